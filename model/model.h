@@ -1,0 +1,334 @@
+// model.h - hsBody, the static description of one robot or environment, its loaders and
+// kinematics.
+//
+// A body is loaded once (hsm_loadVrml, later URDF) and is read-only afterwards: any number of
+// simulations may share one. It lives in a single allocation, so hsm_freeBody releases it in
+// one call; every pointer inside points into that block. Everything that changes while a body
+// is simulated (joint values, the root pose, link poses) lives in an hsBodyState owned by the
+// caller. Lengths are in metres, masses in kilograms, angles in radians; rotations are 3x3
+// row-major, transforms 3x4 row-major [R t] (see util.h).
+//
+// The fields follow OpenHRP 3.1's BodyInfo (see shared/spec/openhrp-interfaces.md), so the
+// conversion to and from the wire is a straight copy.
+
+#ifndef HRPSIM_MODEL_MODEL_H_
+#define HRPSIM_MODEL_MODEL_H_
+
+#include <stddef.h>
+
+#include "util.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//---------------------------------- types -----------------------------------------------------
+
+// joint types, as OpenHRP's jointType strings
+typedef enum hstJoint {
+  hsJOINT_FREE = 0,  // "free": six degrees of freedom (a floating root)
+  hsJOINT_ROTATE,    // "rotate": revolute about axis
+  hsJOINT_SLIDE,     // "slide": prismatic along axis
+  hsJOINT_FIXED,     // "fixed": welded to the parent (or to the world for a root)
+  hsJOINT_CRAWLER    // "crawler": a tracked link whose surface moves along axis
+} hstJoint;
+
+// shape primitive types, in the order of OpenHRP's ShapePrimitiveType
+typedef enum hstPrimitive {
+  hsPRIM_MESH = 0,
+  hsPRIM_BOX,       // params: size x, y, z
+  hsPRIM_CYLINDER,  // params: radius, height, top, bottom, side (flags 0/1); axis is y
+  hsPRIM_CONE,      // params: bottomRadius, height, bottom, side (flags 0/1); axis is y
+  hsPRIM_SPHERE,    // params: radius
+  hsPRIM_PLANE
+} hstPrimitive;
+
+// sensor types, in the order of OpenHRP's SensorState lists
+typedef enum hstSensor {
+  hsSENSOR_FORCE = 0,     // "Force": specValues maxForce(3), maxTorque(3)
+  hsSENSOR_RATEGYRO,      // "RateGyro": specValues maxAngularVelocity(3)
+  hsSENSOR_ACCELERATION,  // "Acceleration": specValues maxAcceleration(3)
+  hsSENSOR_VISION,        // "Vision": front, back, fov, type, width, height, frameRate
+  hsSENSOR_RANGE,         // "Range": scanAngle, scanStep, scanRate, maxDistance
+  hsSENSOR_NTYPES
+} hstSensor;
+
+// light types, in the order of OpenHRP's LightType
+typedef enum hstLight { hsLIGHT_POINT = 0, hsLIGHT_DIRECTIONAL, hsLIGHT_SPOT } hstLight;
+
+// extra (closed-loop) joint types, in the order of OpenHRP's ExtraJointType
+typedef enum hstExtraJoint { hsEXTRA_XYZ = 0, hsEXTRA_XY, hsEXTRA_Z } hstExtraJoint;
+
+// a shape placed in a frame (OpenHRP's TransformedShapeIndex)
+typedef struct hsShapeRef {
+  double T[12];      // shape frame in the owner's frame (link or sensor), 3x4 [R t]; may scale
+  int inlineMatrix;  // index into the owner's inlined matrices, -1 if not from an Inline
+  int shape;         // index into body->shapes
+} hsShapeRef;
+
+// a list of doubles (an OpenHRP DblSequence)
+typedef struct hsDoubles {
+  const double *v;
+  int n;
+} hsDoubles;
+
+// one segment: a rigid mass element of a link (OpenHRP's Segment node)
+typedef struct hsSegment {
+  const char *name;   // DEF name, "" if none
+  int link;           // owning link
+  double mass;        // [kg]
+  double com[3];      // centre of mass, segment frame [m]
+  double inertia[9];  // about com, segment frame, row-major [kg m^2]
+  double T[12];       // segment frame in the link frame
+  const int *shapeRefs;  // indices into the link's shapeRefs
+  int nshapeRef;
+} hsSegment;
+
+// one sensor (OpenHRP's SensorInfo)
+typedef struct hsSensor {
+  const char *name;      // DEF name
+  hstSensor type;
+  int id;                // sensorId, unique within the type
+  int link;              // owning link
+  double translation[3];  // sensor frame origin, link frame [m]
+  double rotation[4];     // sensor frame orientation, link frame, axis-angle
+  const float *specValues;
+  int nspecValue;
+  const char *specFile;
+  const hsShapeRef *shapeRefs;  // shapes in the sensor frame
+  int nshapeRef;
+  const double *inlinedMatrices;  // 12 doubles each
+  int ninlinedMatrix;
+} hsSensor;
+
+// one light (OpenHRP's LightInfo)
+typedef struct hsLight {
+  const char *name;
+  hstLight type;
+  int link;
+  double T[12];  // light frame in the link frame
+  double ambientIntensity;
+  double attenuation[3];
+  double color[3];
+  double intensity;
+  double location[3];
+  int on;
+  double radius;
+  double direction[3];
+  double beamWidth;
+  double cutOffAngle;
+} hsLight;
+
+// one link and the joint that connects it to its parent (OpenHRP's LinkInfo)
+typedef struct hsLink {
+  const char *name;    // DEF name of the Joint node ("root" for an environment)
+  int jointId;         // -1 if the joint is not actuated/numbered
+  hstJoint jointType;
+  const char *jointTypeName;  // as written in the model ("free", "rotate", ...)
+  double jointValue;   // initial joint value [rad or m]
+  double axis[3];      // joint axis, link frame (unit)
+  hsDoubles ulimit, llimit, uvlimit, lvlimit, climit;  // as written; empty when absent
+  double translation[3];  // link frame origin in the parent link frame at q = 0 [m]
+  double rotation[4];     // link frame orientation in the parent frame at q = 0, axis-angle
+  double R[9];            // the same rotation as a matrix
+  double mass;            // merged over all segments [kg]
+  double com[3];          // merged centre of mass, link frame [m]
+  double inertia[9];      // merged inertia about com, link frame [kg m^2]
+  double rotorInertia, rotorResistor, gearRatio, torqueConst, encoderPulse;
+  int parent;             // parent link index, -1 for the root
+  const int *children;    // direct child link indices, in file order
+  int nchild;
+  const hsShapeRef *shapeRefs;  // shapes in the link frame
+  int nshapeRef;
+  const double *inlinedMatrices;  // 12 doubles each
+  int ninlinedMatrix;
+  int AABBmaxDepth, AABBmaxNum;
+  int sensorAdr, nsensor;    // this link's sensors are body->sensors[sensorAdr .. +nsensor)
+  int segmentAdr, nsegment;  // likewise for segments
+  int lightAdr, nlight;      // likewise for lights
+} hsLink;
+
+// one triangle mesh, possibly remembering the primitive it came from (OpenHRP's ShapeInfo)
+typedef struct hsShape {
+  const char *url;        // file the shape was read from
+  hstPrimitive primitive;
+  const float *params;    // primitive parameters (see hstPrimitive)
+  int nparam;
+  const float *vertices;  // x, y, z per vertex, shape frame [m]
+  int nvertex;
+  const int *triangles;   // 3 vertex indices per triangle, counter-clockwise seen from outside
+  int ntriangle;
+  int appearance;         // index into body->appearances, -1 if none
+} hsShape;
+
+// surface attributes of a shape (OpenHRP's AppearanceInfo); index lists are per triangle
+// corner (3 per triangle) when per-vertex, per triangle when per-face
+typedef struct hsAppearance {
+  int material;  // -1 if none
+  const float *normals;  // x, y, z each
+  int nnormal;
+  const int *normalIndices;
+  int nnormalIndex;
+  int normalPerVertex;
+  int solid;
+  float creaseAngle;
+  const float *colors;  // r, g, b each
+  int ncolor;
+  const int *colorIndices;
+  int ncolorIndex;
+  int colorPerVertex;
+  int texture;  // -1 if none
+  const float *texCoords;  // s, t each
+  int ntexCoord;
+  const int *texCoordIndices;
+  int ntexCoordIndex;
+  double texTransform[9];  // 3x3 row-major, acting on (s, t, 1)
+} hsAppearance;
+
+// a VRML Material
+typedef struct hsMaterial {
+  float ambientIntensity;
+  float diffuseColor[3];
+  float emissiveColor[3];
+  float shininess;
+  float specularColor[3];
+  float transparency;
+} hsMaterial;
+
+// a texture image; pixels are present only when the load asked for images
+typedef struct hsTexture {
+  const unsigned char *image;  // width * height * numComponents bytes, rows top first
+  size_t nimage;
+  int numComponents;
+  int width, height;
+  int repeatS, repeatT;
+  const char *url;  // resolved absolute path of the image file
+} hsTexture;
+
+// a closed-loop constraint between two links (OpenHRP's ExtraJointInfo)
+typedef struct hsExtraJoint {
+  const char *name;
+  hstExtraJoint type;
+  double axis[3];
+  const char *linkName[2];
+  int link[2];          // link indices
+  double point[2][3];   // attachment point in each link's frame [m]
+} hsExtraJoint;
+
+// the static description of one body; read-only once loaded
+typedef struct hsBody {
+  const char *name;  // DEF name of the Humanoid, or the file's base name for an environment
+  const char *url;   // absolute path of the file it was loaded from
+  const char *const *info;  // Humanoid info strings
+  int ninfo;
+
+  hsLink *links;  // depth-first from the root; links[0] is the root
+  int nlink;
+  int njoint;            // number of links with jointId >= 0 (jointIds are 0..njoint-1)
+  const int *jointLink;  // link index of each jointId
+
+  hsShape *shapes;
+  int nshape;
+  hsAppearance *appearances;
+  int nappearance;
+  hsMaterial *materials;
+  int nmaterial;
+  hsTexture *textures;
+  int ntexture;
+
+  hsSensor *sensors;  // grouped by link, in link order, then in file order
+  int nsensor;
+  hsSegment *segments;  // grouped by link
+  int nsegment;
+  hsLight *lights;  // grouped by link
+  int nlight;
+  hsExtraJoint *extraJoints;
+  int nextraJoint;
+
+  size_t nbytes;  // size of the single allocation holding the body
+} hsBody;
+
+// the mutable kinematic state of one body; make with hsm_makeState
+typedef struct hsBodyState {
+  const hsBody *body;  // borrowed; must outlive the state
+  double *q;    // joint value per link (0 for links without a 1-dof joint) [rad or m]
+  double *dq;   // joint velocity per link
+  double *ddq;  // joint acceleration per link
+  double *u;    // joint torque or force per link
+  double rootP[3];  // root link origin, world frame [m]
+  double rootR[9];  // root link orientation, world frame
+  double *linkP;    // per link: origin, world frame, 3 each [m]
+  double *linkR;    // per link: orientation, world frame, 9 each
+} hsBodyState;
+
+// load-time options
+typedef struct hsmLoadOptions {
+  int readImage;  // decode texture images (PNG, JPEG) into hsTexture.image
+  int sphereSlices;  // tessellation of spheres, cylinders and cones around their axis
+  int sphereStacks;  // tessellation of spheres from pole to pole
+} hsmLoadOptions;
+
+// a warning produced while loading (not fatal)
+typedef struct hsmWarning {
+  char message[512];
+  char file[512];
+  int line;
+} hsmWarning;
+
+//---------------------------------- load / free -----------------------------------------------
+
+// fill opt with the defaults: no images, 16 slices, 8 stacks
+void hsm_defaultLoadOptions(hsmLoadOptions *opt);
+
+// load an OpenHRP-format VRML97 file (a Humanoid robot, or an environment when the file has no
+// Humanoid); path is a plain path or a file:// URL; opt may be NULL for the defaults.
+// Warnings are logged through hsu_log and, if warnings is not NULL, stored there: up to
+// maxWarnings, with the total count in *nwarnings (nwarnings may be NULL).
+// Returns a new body (free with hsm_freeBody) or NULL with err filled (file, line, column).
+hsBody *hsm_loadVrml(const char *path, const hsmLoadOptions *opt, hsmWarning *warnings,
+                     int maxWarnings, int *nwarnings, hsError *err);
+
+// release a body; NULL is a no-op
+void hsm_freeBody(hsBody *body);
+
+//---------------------------------- names -----------------------------------------------------
+
+// index of the link called name, or -1
+int hsm_linkIndex(const hsBody *body, const char *name);
+
+// index into body->sensors of the sensor called name, or -1
+int hsm_sensorIndex(const hsBody *body, const char *name);
+
+// index into body->sensors of the sensor of the given type and id, or -1
+int hsm_sensorById(const hsBody *body, hstSensor type, int id);
+
+// number of sensors of one type
+int hsm_sensorCount(const hsBody *body, hstSensor type);
+
+// OpenHRP's name for a joint type ("free", ...) / sensor type ("Force", ...)
+const char *hsm_jointTypeName(hstJoint type);
+const char *hsm_sensorTypeName(hstSensor type);
+
+// parse a jointType string; returns 0 and sets *type, or -1 if unknown
+int hsm_parseJointType(const char *name, hstJoint *type);
+
+// total triangles over all shapes
+long hsm_triangleCount(const hsBody *body);
+
+//---------------------------------- state and kinematics --------------------------------------
+
+// make a state for body at its initial configuration (jointValue of each link, root at the
+// root link's translation/rotation) with link poses computed; free with hsm_freeState
+hsBodyState *hsm_makeState(const hsBody *body, hsError *err);
+
+// release a state; NULL is a no-op
+void hsm_freeState(hsBodyState *state);
+
+// compute every link's world pose (linkP, linkR) from rootP, rootR and q:
+// a child's frame is parent * (translation, R) * joint motion(q about/along axis)
+void hsm_forwardKinematics(const hsBody *body, hsBodyState *state);
+
+#ifdef __cplusplus
+}
+#endif
+#endif  // HRPSIM_MODEL_MODEL_H_

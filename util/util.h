@@ -1,0 +1,167 @@
+// util.h - hrpsim's shared C utilities: errors, logging, memory, small vector math.
+//
+// Every library of hrpsim reports failure the same way: a function that can fail returns int
+// (0 ok, a negative hstError code) or a pointer (NULL on failure) and takes `hsError *err` last.
+// The first error recorded in an hsError wins; later ones are ignored so the root cause is kept.
+// Rotations are 3x3 row-major double[9]; rigid transforms are 3x4 row-major double[12] holding
+// the rows of [R t] (the layout of OpenHRP's DblArray12).
+
+#ifndef HRPSIM_UTIL_UTIL_H_
+#define HRPSIM_UTIL_UTIL_H_
+
+#include <stdarg.h>
+#include <stddef.h>
+
+// pi, for code that cannot rely on M_PI
+#define HS_PI 3.14159265358979323846
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//---------------------------------- errors ----------------------------------------------------
+
+// error codes; 0 is success
+typedef enum hstError {
+  hsOK = 0,
+  hsE_INVALID = -1,   // bad argument (wrong name, NaN, wrong size)
+  hsE_NOMEM = -2,     // allocation failed
+  hsE_IO = -3,        // file missing or unreadable
+  hsE_SYNTAX = -4,    // model file does not parse
+  hsE_MODEL = -5,     // model parses but is not a valid body
+  hsE_UNSUPPORTED = -6
+} hstError;
+
+// one error: what went wrong, where in the model file, and where in our C sources
+typedef struct hsError {
+  int code;             // hstError; 0 while no error is recorded
+  char message[512];    // human-readable problem, without the location
+  char file[512];       // model file the error is in, "" if none
+  int line;             // 1-based line in `file`, 0 if unknown
+  int column;           // 1-based column in `file`, 0 if unknown
+  const char *srcFile;  // C source that raised it (static string)
+  int srcLine;          // line in srcFile
+} hsError;
+
+// record an error in err (which may be NULL) unless one is already there; returns code
+int hsu_setError(hsError *err, int code, const char *srcFile, int srcLine, const char *file,
+                 int line, int column, const char *fmt, ...)
+    __attribute__((format(printf, 8, 9)));
+
+// record an error without a model-file location; evaluates to the code
+#define HS_ERR(err, code, ...) hsu_setError((err), (code), __FILE__, __LINE__, NULL, 0, 0, __VA_ARGS__)
+
+// record an error at model file `file`, line, column; evaluates to the code
+#define HS_ERR_AT(err, code, file, line, column, ...) \
+  hsu_setError((err), (code), __FILE__, __LINE__, (file), (line), (column), __VA_ARGS__)
+
+// clear err so it can be reused
+void hsu_clearError(hsError *err);
+
+// format err as "file:line:column: message" (or just the message) into buf; returns buf
+char *hsu_formatError(const hsError *err, char *buf, size_t size);
+
+// abort with a message when one of our own invariants fails (never for user input)
+#define HS_ASSERT(cond) \
+  ((cond) ? (void)0 : hsu_assertFail(#cond, __FILE__, __LINE__))
+void hsu_assertFail(const char *what, const char *file, int line) __attribute__((noreturn));
+
+//---------------------------------- logging ---------------------------------------------------
+
+typedef enum hstLog { hsLOG_DEBUG, hsLOG_INFO, hsLOG_WARNING, hsLOG_ERROR } hstLog;
+
+// a log sink; msg has no trailing newline and is only valid during the call
+typedef void (*hsuLogHandler)(hstLog level, const char *msg, void *user);
+
+// log one message through the current handler (default: "hrpsim: level: msg" on stderr)
+void hsu_log(hstLog level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+// replace the log handler (NULL restores the default); returns the previous one
+hsuLogHandler hsu_setLogHandler(hsuLogHandler handler, void *user);
+
+// messages below this level are dropped (default hsLOG_INFO)
+void hsu_setLogLevel(hstLog level);
+
+//---------------------------------- memory ----------------------------------------------------
+
+// malloc/calloc/realloc/free used by all hrpsim code, so tests can inject failures
+void *hsu_malloc(size_t size);
+void *hsu_calloc(size_t n, size_t size);
+void *hsu_realloc(void *p, size_t size);
+void hsu_free(void *p);
+
+// copy of s allocated with hsu_malloc (NULL stays NULL); caller frees
+char *hsu_strdup(const char *s);
+
+// make the n-th allocation from now fail (n >= 1), or disable injection with n = 0
+void hsu_failAllocAfter(long n);
+
+// a growable array of fixed-size elements; zero-initialise, then push; free with hsu_vecFree
+typedef struct hsuVec {
+  void *data;
+  size_t n;     // elements in use
+  size_t cap;   // elements allocated
+  size_t size;  // bytes per element
+} hsuVec;
+
+// append one element (copied from elem, or zeroed if elem is NULL); returns its address or NULL
+void *hsu_vecPush(hsuVec *v, size_t elemSize, const void *elem);
+
+// release the array's storage and reset it to empty
+void hsu_vecFree(hsuVec *v);
+
+//---------------------------------- math ------------------------------------------------------
+
+// R = identity
+void hsu_setIdentity(double R[9]);
+
+// res = a x b
+void hsu_cross(double res[3], const double a[3], const double b[3]);
+
+// dot product
+double hsu_dot(const double a[3], const double b[3]);
+
+// Euclidean norm
+double hsu_norm(const double a[3]);
+
+// res = R v
+void hsu_rotVec(double res[3], const double R[9], const double v[3]);
+
+// res = R^T v
+void hsu_rotVecT(double res[3], const double R[9], const double v[3]);
+
+// res = A B (res may alias neither)
+void hsu_mulMat(double res[9], const double A[9], const double B[9]);
+
+// res = A^T (res may not alias A)
+void hsu_transpose(double res[9], const double A[9]);
+
+// rotation matrix from axis-angle (x, y, z, angle [rad]); the axis need not be unit length,
+// a zero axis gives identity
+void hsu_axisAngleToMat(double R[9], const double aa[4]);
+
+// axis-angle (unit axis, angle in [0, pi]) of rotation R; identity gives (0, 0, 1, 0)
+void hsu_matToAxisAngle(double aa[4], const double R[9]);
+
+// 3x4 transform [R t] from R and t
+void hsu_makeTransform(double T[12], const double R[9], const double t[3]);
+
+// res = A B as 3x4 transforms with the implicit last row (0 0 0 1); res may not alias
+void hsu_mulTransform(double res[12], const double A[12], const double B[12]);
+
+// res = T p (point)
+void hsu_transformPoint(double res[3], const double T[12], const double p[3]);
+
+// split T into R (3x3 part, not necessarily orthonormal) and t
+void hsu_splitTransform(double R[9], double t[3], const double T[12]);
+
+// 1 if the 3x3 part of T is a rotation (orthonormal, det +1) within tol, else 0
+int hsu_isRigid(const double T[12], double tol);
+
+// 1 if every one of the n values is finite
+int hsu_allFinite(const double *v, size_t n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif  // HRPSIM_UTIL_UTIL_H_
