@@ -30,7 +30,8 @@ typedef enum hstJoint {
   hsJOINT_ROTATE,    // "rotate": revolute about axis
   hsJOINT_SLIDE,     // "slide": prismatic along axis
   hsJOINT_FIXED,     // "fixed": welded to the parent (or to the world for a root)
-  hsJOINT_CRAWLER    // "crawler": a tracked link whose surface moves along axis
+  hsJOINT_CRAWLER    // "crawler": a tracked link; axis is the axis its wheels turn about, so
+                     // the track surface moves along axis x contact normal
 } hstJoint;
 
 // shape primitive types, in the order of OpenHRP's ShapePrimitiveType

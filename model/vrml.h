@@ -36,6 +36,7 @@ struct hsvNode;
 typedef struct hsvValue {
   hstVrmlType type;
   int line, column;  // where the value was written (of the default if not written)
+                     // (a built-in node's defaults carry the node's own location)
   int n;             // number of elements: 1 for SF types (0 for SFNode NULL)
   // numeric types (bool as 0/1, int32, float, time, vec2f, vec3f, color, rotation, image):
   // n elements of hsv_typeWidth(type) numbers each; SFImage holds width, height, components
@@ -107,6 +108,7 @@ hsvScene *hsv_parseString(const char *text, const char *virtualPath, const hsvOp
 void hsv_freeScene(hsvScene *scene);
 
 // numbers per element of a type (SFVec3f: 3, SFRotation: 4, SFString/SFNode: 0, ...)
+// (SFImage: 0, its count varies; see hsvValue)
 int hsv_typeWidth(hstVrmlType type);
 
 // the VRML name of a type ("SFVec3f")

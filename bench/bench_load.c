@@ -1,0 +1,55 @@
+// bench_load.c - time hsm_loadVrml in process: the floor under any through-CORBA figure.
+//
+// Usage: hrpsim-bench-load MODEL.wrl [REPEATS]   prints median and min load time in ms,
+// the triangle count and the body's size in bytes.
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "model.h"
+
+static double nowMs(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmpDouble(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: %s MODEL.wrl [REPEATS]\n", argv[0]);
+    return 2;
+  }
+  int repeats = argc > 2 ? atoi(argv[2]) : 50;
+  if (repeats < 1) {
+    repeats = 1;
+  }
+  double *t = malloc(sizeof(double) * (size_t)repeats);
+  long triangles = 0;
+  size_t bytes = 0;
+  for (int i = 0; i < repeats; i++) {
+    hsError err = {0};
+    double t0 = nowMs();
+    hsBody *b = hsm_loadVrml(argv[1], NULL, NULL, 0, NULL, &err);
+    t[i] = nowMs() - t0;
+    if (!b) {
+      char buf[1200];
+      fprintf(stderr, "%s\n", hsu_formatError(&err, buf, sizeof buf));
+      free(t);
+      return 1;
+    }
+    triangles = hsm_triangleCount(b);
+    bytes = b->nbytes;
+    hsm_freeBody(b);
+  }
+  qsort(t, (size_t)repeats, sizeof(double), cmpDouble);
+  printf("{\"median_ms\": %.4f, \"min_ms\": %.4f, \"triangles\": %ld, \"body_bytes\": %zu}\n",
+         t[repeats / 2], t[0], triangles, bytes);
+  free(t);
+  return 0;
+}

@@ -1,0 +1,130 @@
+#!/usr/bin/env python3
+"""ModelLoader benchmark: load time through CORBA beside in-process loading, and transfer size.
+
+Run after the build:  .venv/bin/python bench/run_bench.py [--repeats N] [--json OUT]
+
+It starts its own naming service and servers (`hrpsim up` in a temporary state directory),
+then for the sample humanoid and for a generated model of 200 links and about 1 million
+triangles (bench/gen_big_model.py) measures, side by side in one run:
+  - in-process hsm_loadVrml (build/bin/hrpsim-bench-load), median of repeated loads;
+  - loadBodyInfo through CORBA from Python, median of repeated loads (parse + activate +
+    round trip; the BodyInfo's attributes are not fetched);
+  - getBodyInfo through CORBA on a cached body (the round trip alone);
+  - fetching every BodyInfo attribute: time, and the CDR-encoded size of what crossed the wire.
+Ratios (CORBA / in-process) are what to compare across machines; absolute times are noisy here.
+"""
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "python"))
+
+import hrpsim  # noqa: E402
+from hrpsim import OpenHRP  # noqa: E402
+
+BODY_ATTRIBUTES = [
+    ("links", "IDL:OpenHRP/LinkInfoSequence:1.0"),
+    ("linkShapeIndices", "IDL:OpenHRP/AllLinkShapeIndexSequence:1.0"),
+    ("shapes", "IDL:OpenHRP/ShapeInfoSequence:1.0"),
+    ("appearances", "IDL:OpenHRP/AppearanceInfoSequence:1.0"),
+    ("materials", "IDL:OpenHRP/MaterialInfoSequence:1.0"),
+    ("textures", "IDL:OpenHRP/TextureInfoSequence:1.0"),
+    ("extraJoints", "IDL:OpenHRP/ExtraJointInfoSequence:1.0"),
+]
+
+
+def median_ms(fn, repeats):
+    times = []
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        fn()
+        times.append((time.perf_counter() - t0) * 1e3)
+    return statistics.median(times), min(times)
+
+
+def in_process(model, repeats):
+    out = subprocess.run([str(REPO / "build/bin/hrpsim-bench-load"), str(model), str(repeats)],
+                         check=True, capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def transfer(body):
+    """Fetch every attribute once; return seconds and CDR bytes."""
+    import CORBA
+    import omniORB
+    t0 = time.perf_counter()
+    values = [(getattr(body, "_get_" + name)(), repo_id) for name, repo_id in BODY_ATTRIBUTES]
+    seconds = time.perf_counter() - t0
+    size = sum(len(omniORB.cdrMarshal(CORBA.TypeCode(repo_id), value))
+               for value, repo_id in values)
+    return seconds, size
+
+
+def measure(client, model, repeats):
+    loader = client.model_loader()
+    url = hrpsim.file_url(model)
+    local = in_process(model, repeats)
+    for _ in range(3):  # warm up the connection and the file cache
+        loader.loadBodyInfo(url)
+    corba_median, corba_min = median_ms(lambda: loader.loadBodyInfo(url), repeats)
+    loader.getBodyInfo(url)
+    cached_median, _ = median_ms(lambda: loader.getBodyInfo(url), repeats)
+    seconds, size = transfer(loader.loadBodyInfo(url))
+    return {
+        "model": str(model.relative_to(REPO)),
+        "triangles": local["triangles"],
+        "in_process_load_ms": local["median_ms"],
+        "corba_loadBodyInfo_ms": corba_median,
+        "corba_loadBodyInfo_min_ms": corba_min,
+        "corba_getBodyInfo_cached_ms": cached_median,
+        "ratio_corba_over_in_process": corba_median / local["median_ms"],
+        "transfer_all_attributes_ms": seconds * 1e3,
+        "transfer_bytes": size,
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--repeats", type=int, default=200, help="loads per figure (humanoid)")
+    ap.add_argument("--big-repeats", type=int, default=7, help="loads per figure (big model)")
+    ap.add_argument("--json", help="also write the results here")
+    args = ap.parse_args()
+
+    big = REPO / "bench/out/big200.wrl"
+    if not big.exists():
+        subprocess.run([sys.executable, str(REPO / "bench/gen_big_model.py"), str(big)],
+                       check=True)
+    cli = [sys.executable, "-m", "hrpsim.cli"]
+    with tempfile.TemporaryDirectory(prefix="hrpsim-bench-") as state:
+        subprocess.run(cli + ["up", "--state-dir", state, "--only", "ModelLoader"], check=True,
+                       stdout=subprocess.DEVNULL)
+        try:
+            client = hrpsim.connect(naming=hrpsim.naming_from_environment(state))
+            results = [
+                measure(client, REPO / "samples/models/humanoid/humanoid.wrl", args.repeats),
+                measure(client, big, args.big_repeats),
+            ]
+        finally:
+            subprocess.run(cli + ["down", "--state-dir", state], check=True,
+                           stdout=subprocess.DEVNULL)
+    for r in results:
+        print("%s (%d triangles)" % (r["model"], r["triangles"]))
+        print("  in-process load          %9.3f ms" % r["in_process_load_ms"])
+        print("  loadBodyInfo via CORBA   %9.3f ms  (x%.2f of in-process)"
+              % (r["corba_loadBodyInfo_ms"], r["ratio_corba_over_in_process"]))
+        print("  getBodyInfo, cached      %9.3f ms" % r["corba_getBodyInfo_cached_ms"])
+        print("  all attributes fetched   %9.3f ms, %d bytes CDR"
+              % (r["transfer_all_attributes_ms"], r["transfer_bytes"]))
+    if args.json:
+        Path(args.json).write_text(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

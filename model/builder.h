@@ -1,0 +1,108 @@
+// builder.h - private to model/: the editable body that loaders fill, compiled into an hsBody.
+//
+// Loading is two stages (as MuJoCo's spec -> compile): a front end (VRML now, URDF later)
+// pushes links, segments, shapes, sensors ... into an hsmBuilder, whose lists grow freely and
+// own their strings and arrays; hsm_compile then checks the whole, merges each link's segments
+// into its mass properties, groups sensors/segments/lights by link, and copies everything into
+// one frozen hsBody allocation. The builder is freed afterwards either way.
+
+#ifndef HRPSIM_MODEL_BUILDER_H_
+#define HRPSIM_MODEL_BUILDER_H_
+
+#include "geometry.h"
+#include "model.h"
+
+// where something was written, for error messages
+typedef struct hsmSource {
+  const char *file;  // borrowed (the parse scene outlives the builder)
+  int line, column;
+} hsmSource;
+
+typedef struct hsmLinkSpec {
+  hsLink link;       // scalar fields; pointer and range fields are filled by hsm_compile
+  char *name;
+  char *jointTypeName;
+  hsuVec limits[5];  // double: ulimit, llimit, uvlimit, lvlimit, climit
+  hsuVec shapeRefs;  // hsShapeRef
+  hsuVec inlined;    // double[12]
+  hsmSource where;       // the Joint node
+  hsmSource jointIdAt;   // the jointId value
+} hsmLinkSpec;
+
+typedef struct hsmSegmentSpec {
+  hsSegment seg;     // scalar fields
+  char *name;
+  hsuVec shapeRefs;  // int: indices into the link's shapeRefs
+  hsmSource where;
+} hsmSegmentSpec;
+
+typedef struct hsmSensorSpec {
+  hsSensor sensor;    // scalar fields
+  char *name;
+  char *specFile;
+  hsuVec specValues;  // float
+  hsuVec shapeRefs;   // hsShapeRef
+  hsuVec inlined;     // double[12]
+  hsmSource idAt;     // the sensorId value
+} hsmSensorSpec;
+
+typedef struct hsmLightSpec {
+  hsLight light;
+  char *name;
+} hsmLightSpec;
+
+typedef struct hsmExtraJointSpec {
+  hsExtraJoint ej;
+  char *name;
+  char *linkName[2];
+  hsmSource where;
+} hsmExtraJointSpec;
+
+typedef struct hsmShapeSpec {
+  hstPrimitive primitive;
+  float params[8];
+  int nparam;
+  char *url;
+  hsmMesh mesh;  // vertices and triangles (attributes moved to the appearance)
+  int appearance;
+} hsmShapeSpec;
+
+typedef struct hsmAppearanceSpec {
+  hsAppearance app;  // scalar fields
+  hsmMesh attrs;     // normals, colours, texture coordinates (+ their indices) only
+} hsmAppearanceSpec;
+
+typedef struct hsmTextureSpec {
+  hsTexture tex;  // scalar fields
+  char *url;
+  unsigned char *image;
+} hsmTextureSpec;
+
+// the editable body; zero-initialise, fill, then hsm_compile (which frees it)
+typedef struct hsmBuilder {
+  char *name;
+  char *url;
+  hsuVec info;         // char *
+  hsuVec links;        // hsmLinkSpec
+  hsuVec segments;     // hsmSegmentSpec
+  hsuVec sensors;      // hsmSensorSpec
+  hsuVec lights;       // hsmLightSpec
+  hsuVec extraJoints;  // hsmExtraJointSpec
+  hsuVec shapes;       // hsmShapeSpec
+  hsuVec appearances;  // hsmAppearanceSpec
+  hsuVec materials;    // hsMaterial
+  hsuVec textures;     // hsmTextureSpec
+} hsmBuilder;
+
+// release everything the builder owns and zero it
+void hsm_freeBuilder(hsmBuilder *b);
+
+// check the builder (jointIds 0..n-1 without duplicates, extra-joint links exist), merge mass
+// properties and freeze it into a new hsBody; frees the builder in all cases. NULL on error.
+hsBody *hsm_compile(hsmBuilder *b, hsError *err);
+
+// merge segments into one mass: total mass, centre of mass and inertia about it, all in the
+// link frame. seg[i] gives mass, com and inertia in its own frame placed at T (rigid).
+void hsm_mergeMass(const hsSegment *seg, int n, double *mass, double com[3], double inertia[9]);
+
+#endif  // HRPSIM_MODEL_BUILDER_H_

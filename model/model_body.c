@@ -1,0 +1,586 @@
+// model_body.c - compile an hsmBuilder into a frozen hsBody held in one allocation.
+//
+// The body block is laid out as: the hsBody header, the arrays of records (links, shapes, ...),
+// then typed pools (shape refs, doubles, ints, floats, pointers, image bytes, characters) from
+// which every variable-length field is cut in order. Sizing counts each pool first, so the block
+// is allocated exactly once and nothing is reallocated while copying.
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "builder.h"
+
+//---------------------------------- builder ---------------------------------------------------
+
+void hsm_freeBuilder(hsmBuilder *b) {
+  if (!b) {
+    return;
+  }
+  hsu_free(b->name);
+  hsu_free(b->url);
+  for (size_t i = 0; i < b->info.n; i++) {
+    hsu_free(((char **)b->info.data)[i]);
+  }
+  hsu_vecFree(&b->info);
+  for (size_t i = 0; i < b->links.n; i++) {
+    hsmLinkSpec *l = (hsmLinkSpec *)b->links.data + i;
+    hsu_free(l->name);
+    hsu_free(l->jointTypeName);
+    for (int k = 0; k < 5; k++) {
+      hsu_vecFree(&l->limits[k]);
+    }
+    hsu_vecFree(&l->shapeRefs);
+    hsu_vecFree(&l->inlined);
+  }
+  hsu_vecFree(&b->links);
+  for (size_t i = 0; i < b->segments.n; i++) {
+    hsmSegmentSpec *s = (hsmSegmentSpec *)b->segments.data + i;
+    hsu_free(s->name);
+    hsu_vecFree(&s->shapeRefs);
+  }
+  hsu_vecFree(&b->segments);
+  for (size_t i = 0; i < b->sensors.n; i++) {
+    hsmSensorSpec *s = (hsmSensorSpec *)b->sensors.data + i;
+    hsu_free(s->name);
+    hsu_free(s->specFile);
+    hsu_vecFree(&s->specValues);
+    hsu_vecFree(&s->shapeRefs);
+    hsu_vecFree(&s->inlined);
+  }
+  hsu_vecFree(&b->sensors);
+  for (size_t i = 0; i < b->lights.n; i++) {
+    hsu_free(((hsmLightSpec *)b->lights.data)[i].name);
+  }
+  hsu_vecFree(&b->lights);
+  for (size_t i = 0; i < b->extraJoints.n; i++) {
+    hsmExtraJointSpec *e = (hsmExtraJointSpec *)b->extraJoints.data + i;
+    hsu_free(e->name);
+    hsu_free(e->linkName[0]);
+    hsu_free(e->linkName[1]);
+  }
+  hsu_vecFree(&b->extraJoints);
+  for (size_t i = 0; i < b->shapes.n; i++) {
+    hsmShapeSpec *s = (hsmShapeSpec *)b->shapes.data + i;
+    hsu_free(s->url);
+    hsm_freeMesh(&s->mesh);
+  }
+  hsu_vecFree(&b->shapes);
+  for (size_t i = 0; i < b->appearances.n; i++) {
+    hsm_freeMesh(&((hsmAppearanceSpec *)b->appearances.data)[i].attrs);
+  }
+  hsu_vecFree(&b->appearances);
+  hsu_vecFree(&b->materials);
+  for (size_t i = 0; i < b->textures.n; i++) {
+    hsmTextureSpec *t = (hsmTextureSpec *)b->textures.data + i;
+    hsu_free(t->url);
+    hsu_free(t->image);
+  }
+  hsu_vecFree(&b->textures);
+  memset(b, 0, sizeof *b);
+}
+
+//---------------------------------- mass properties -------------------------------------------
+
+void hsm_mergeMass(const hsSegment *seg, int n, double *mass, double com[3], double inertia[9]) {
+  // total mass and mass-weighted centre, in the link frame
+  double m = 0, c[3] = {0, 0, 0};
+  for (int i = 0; i < n; i++) {
+    double p[3];
+    hsu_transformPoint(p, seg[i].T, seg[i].com);
+    m += seg[i].mass;
+    for (int k = 0; k < 3; k++) {
+      c[k] += seg[i].mass * p[k];
+    }
+  }
+  if (m > 0) {
+    for (int k = 0; k < 3; k++) {
+      c[k] /= m;
+    }
+  }
+  // rotate each tensor into the link frame (R I R^T) and add the parallel-axis term about c
+  double I[9] = {0};
+  for (int i = 0; i < n; i++) {
+    double R[9], t[3], Rt[9], RI[9], RIRt[9], p[3];
+    hsu_splitTransform(R, t, seg[i].T);
+    hsu_transpose(Rt, R);
+    hsu_mulMat(RI, R, seg[i].inertia);
+    hsu_mulMat(RIRt, RI, Rt);
+    hsu_transformPoint(p, seg[i].T, seg[i].com);
+    double d[3] = {p[0] - c[0], p[1] - c[1], p[2] - c[2]};
+    double dd = hsu_dot(d, d);
+    for (int r = 0; r < 3; r++) {
+      for (int s = 0; s < 3; s++) {
+        I[3 * r + s] += RIRt[3 * r + s] + seg[i].mass * ((r == s ? dd : 0) - d[r] * d[s]);
+      }
+    }
+  }
+  *mass = m;
+  memcpy(com, c, sizeof c);
+  memcpy(inertia, I, sizeof I);
+}
+
+//---------------------------------- sizing ----------------------------------------------------
+
+// element counts of each pool
+typedef struct Pools {
+  size_t refs, dbl, ints, flt, ptrs, bytes, chars;
+} Pools;
+
+static size_t strBytes(const char *s) {
+  return s ? strlen(s) + 1 : 1;
+}
+
+static void countMeshAttrs(Pools *p, const hsmMesh *m) {
+  p->flt += 3 * (size_t)m->nnormal + 3 * (size_t)m->ncolor + 2 * (size_t)m->ntexCoord;
+  p->ints += (size_t)m->nnormalIndex + (size_t)m->ncolorIndex + (size_t)m->ntexCoordIndex;
+}
+
+static Pools countPools(const hsmBuilder *b) {
+  Pools p = {0};
+  p.chars += strBytes(b->name) + strBytes(b->url);
+  p.ptrs += b->info.n;
+  for (size_t i = 0; i < b->info.n; i++) {
+    p.chars += strBytes(((char **)b->info.data)[i]);
+  }
+  for (size_t i = 0; i < b->links.n; i++) {
+    const hsmLinkSpec *l = (const hsmLinkSpec *)b->links.data + i;
+    p.chars += strBytes(l->name) + strBytes(l->jointTypeName);
+    for (int k = 0; k < 5; k++) {
+      p.dbl += l->limits[k].n;
+    }
+    p.refs += l->shapeRefs.n;
+    p.dbl += 12 * l->inlined.n;
+    p.ints += 2;  // one child slot (every link but the root is somebody's child) + jointLink
+  }
+  for (size_t i = 0; i < b->segments.n; i++) {
+    const hsmSegmentSpec *s = (const hsmSegmentSpec *)b->segments.data + i;
+    p.chars += strBytes(s->name);
+    p.ints += s->shapeRefs.n;
+  }
+  for (size_t i = 0; i < b->sensors.n; i++) {
+    const hsmSensorSpec *s = (const hsmSensorSpec *)b->sensors.data + i;
+    p.chars += strBytes(s->name) + strBytes(s->specFile);
+    p.flt += s->specValues.n;
+    p.refs += s->shapeRefs.n;
+    p.dbl += 12 * s->inlined.n;
+  }
+  for (size_t i = 0; i < b->lights.n; i++) {
+    p.chars += strBytes(((const hsmLightSpec *)b->lights.data)[i].name);
+  }
+  for (size_t i = 0; i < b->extraJoints.n; i++) {
+    const hsmExtraJointSpec *e = (const hsmExtraJointSpec *)b->extraJoints.data + i;
+    p.chars += strBytes(e->name) + strBytes(e->linkName[0]) + strBytes(e->linkName[1]);
+  }
+  for (size_t i = 0; i < b->shapes.n; i++) {
+    const hsmShapeSpec *s = (const hsmShapeSpec *)b->shapes.data + i;
+    p.chars += strBytes(s->url);
+    p.flt += (size_t)s->nparam + 3 * (size_t)s->mesh.nvertex;
+    p.ints += 3 * (size_t)s->mesh.ntriangle;
+  }
+  for (size_t i = 0; i < b->appearances.n; i++) {
+    countMeshAttrs(&p, &((const hsmAppearanceSpec *)b->appearances.data)[i].attrs);
+  }
+  for (size_t i = 0; i < b->textures.n; i++) {
+    const hsmTextureSpec *t = (const hsmTextureSpec *)b->textures.data + i;
+    p.chars += strBytes(t->url);
+    p.bytes += t->image ? t->tex.nimage : 0;
+  }
+  return p;
+}
+
+//---------------------------------- carving ---------------------------------------------------
+
+// a cursor over one typed pool inside the body block
+typedef struct Cursor {
+  char *next;
+} Cursor;
+
+static size_t align8(size_t n) {
+  return (n + 7) & ~(size_t)7;
+}
+
+static void *take(Cursor *c, size_t bytes) {
+  void *p = c->next;
+  c->next += bytes;
+  return p;
+}
+
+static const char *copyStr(Cursor *chars, const char *s) {
+  size_t n = strBytes(s);
+  char *d = take(chars, n);
+  memcpy(d, s ? s : "", n);
+  return d;
+}
+
+static const void *copyArr(Cursor *c, const void *src, size_t bytes) {
+  void *d = take(c, bytes);
+  if (bytes) {
+    memcpy(d, src, bytes);
+  }
+  return d;
+}
+
+// stable order of record indices by owning link (records keep file order within a link)
+static int *orderByLink(const void *records, size_t n, size_t stride, size_t linkOffset,
+                        int nlink, int *adr, int *cnt) {
+  int *order = hsu_malloc((n ? n : 1) * sizeof(int));
+  if (!order) {
+    return NULL;
+  }
+  for (int l = 0; l < nlink; l++) {
+    cnt[l] = 0;
+  }
+  for (size_t i = 0; i < n; i++) {
+    cnt[*(const int *)((const char *)records + i * stride + linkOffset)]++;
+  }
+  int pos = 0;
+  for (int l = 0; l < nlink; l++) {
+    adr[l] = pos;
+    pos += cnt[l];
+  }
+  int *fill = hsu_calloc((size_t)nlink, sizeof(int));
+  if (!fill) {
+    hsu_free(order);
+    return NULL;
+  }
+  for (size_t i = 0; i < n; i++) {
+    int l = *(const int *)((const char *)records + i * stride + linkOffset);
+    order[adr[l] + fill[l]++] = (int)i;
+  }
+  hsu_free(fill);
+  return order;
+}
+
+//---------------------------------- checks ----------------------------------------------------
+
+static int checkBuilder(const hsmBuilder *b, hsError *err) {
+  int nlink = (int)b->links.n;
+  if (nlink == 0) {
+    return HS_ERR(err, hsE_MODEL, "the model has no links");
+  }
+  // jointIds must be 0..njoint-1, each once
+  const hsmLinkSpec *links = b->links.data;
+  int *owner = hsu_malloc((size_t)nlink * sizeof(int));
+  if (!owner) {
+    return HS_ERR(err, hsE_NOMEM, "out of memory");
+  }
+  for (int i = 0; i < nlink; i++) {
+    owner[i] = -1;
+  }
+  int rc = 0;
+  for (int i = 0; i < nlink && !rc; i++) {
+    int id = links[i].link.jointId;
+    if (id < -1 || id >= nlink) {
+      const hsmSource *s = &links[i].jointIdAt;
+      rc = HS_ERR_AT(err, hsE_MODEL, s->file, s->line, s->column,
+                     "jointId %d of Joint '%s' is out of range (ids run 0..%d without gaps)", id,
+                     links[i].name, nlink - 1);
+    } else if (id >= 0 && owner[id] >= 0) {
+      const hsmSource *s = &links[i].jointIdAt;
+      rc = HS_ERR_AT(err, hsE_MODEL, s->file, s->line, s->column,
+                     "duplicate jointId %d: Joint '%s' and Joint '%s'", id, links[owner[id]].name,
+                     links[i].name);
+    } else if (id >= 0) {
+      owner[id] = i;
+    }
+  }
+  // no gaps: every id below the largest one is used
+  int maxId = -1;
+  for (int i = 0; i < nlink; i++) {
+    if (links[i].link.jointId > maxId) {
+      maxId = links[i].link.jointId;
+    }
+  }
+  for (int id = 0; id <= maxId && !rc; id++) {
+    if (owner[id] < 0) {
+      // report at the joint holding the largest id, which makes the gap
+      for (int i = 0; i < nlink; i++) {
+        if (links[i].link.jointId == maxId) {
+          const hsmSource *s = &links[i].jointIdAt;
+          rc = HS_ERR_AT(err, hsE_MODEL, s->file, s->line, s->column,
+                         "jointIds are not contiguous: no Joint has jointId %d but '%s' has %d",
+                         id, links[i].name, maxId);
+          break;
+        }
+      }
+    }
+  }
+  hsu_free(owner);
+  if (rc) {
+    return rc;
+  }
+  // duplicate sensorIds within a type
+  const hsmSensorSpec *sensors = b->sensors.data;
+  for (size_t i = 0; i < b->sensors.n; i++) {
+    for (size_t j = 0; j < i; j++) {
+      if (sensors[i].sensor.type == sensors[j].sensor.type &&
+          sensors[i].sensor.id == sensors[j].sensor.id) {
+        const hsmSource *s = &sensors[i].idAt;
+        return HS_ERR_AT(err, hsE_MODEL, s->file, s->line, s->column,
+                         "duplicate sensorId %d for %s sensors: '%s' and '%s'",
+                         sensors[i].sensor.id, hsm_sensorTypeName(sensors[i].sensor.type),
+                         sensors[j].name, sensors[i].name);
+      }
+    }
+  }
+  return 0;
+}
+
+//---------------------------------- compile ---------------------------------------------------
+
+hsBody *hsm_compile(hsmBuilder *b, hsError *err) {
+  hsBody *body = NULL;
+  int *segOrder = NULL, *senOrder = NULL, *lightOrder = NULL, *adr = NULL, *cnt = NULL;
+  if (checkBuilder(b, err)) {
+    goto done;
+  }
+  int nlink = (int)b->links.n;
+  hsmLinkSpec *ls = b->links.data;
+
+  // resolve extra-joint link names
+  hsmExtraJointSpec *ejs = b->extraJoints.data;
+  for (size_t i = 0; i < b->extraJoints.n; i++) {
+    for (int k = 0; k < 2; k++) {
+      ejs[i].ej.link[k] = -1;
+      for (int l = 0; l < nlink; l++) {
+        if (strcmp(ls[l].name, ejs[i].linkName[k]) == 0) {
+          ejs[i].ej.link[k] = l;
+        }
+      }
+      if (ejs[i].ej.link[k] < 0) {
+        HS_ERR_AT(err, hsE_MODEL, ejs[i].where.file, ejs[i].where.line, ejs[i].where.column,
+                  "ExtraJoint '%s': no link named '%s'", ejs[i].name, ejs[i].linkName[k]);
+        goto done;
+      }
+    }
+  }
+
+  // group segments, sensors and lights by link
+  adr = hsu_malloc(3 * (size_t)nlink * sizeof(int));
+  cnt = hsu_malloc(3 * (size_t)nlink * sizeof(int));
+  if (!adr || !cnt) {
+    HS_ERR(err, hsE_NOMEM, "out of memory");
+    goto done;
+  }
+  segOrder = orderByLink(b->segments.data, b->segments.n, sizeof(hsmSegmentSpec),
+                         offsetof(hsmSegmentSpec, seg.link), nlink, adr, cnt);
+  senOrder = orderByLink(b->sensors.data, b->sensors.n, sizeof(hsmSensorSpec),
+                         offsetof(hsmSensorSpec, sensor.link), nlink, adr + nlink, cnt + nlink);
+  lightOrder = orderByLink(b->lights.data, b->lights.n, sizeof(hsmLightSpec),
+                           offsetof(hsmLightSpec, light.link), nlink, adr + 2 * nlink,
+                           cnt + 2 * nlink);
+  if (!segOrder || !senOrder || !lightOrder) {
+    HS_ERR(err, hsE_NOMEM, "out of memory");
+    goto done;
+  }
+
+  // size the block: records, then pools
+  Pools p = countPools(b);
+  size_t nrec[10] = {1, b->links.n, b->shapes.n, b->appearances.n, b->materials.n,
+                     b->textures.n, b->sensors.n, b->segments.n, b->lights.n, b->extraJoints.n};
+  size_t recSize[10] = {sizeof(hsBody), sizeof(hsLink), sizeof(hsShape), sizeof(hsAppearance),
+                        sizeof(hsMaterial), sizeof(hsTexture), sizeof(hsSensor),
+                        sizeof(hsSegment), sizeof(hsLight), sizeof(hsExtraJoint)};
+  size_t total = 0;
+  for (int i = 0; i < 10; i++) {
+    total += align8(nrec[i] * recSize[i]);
+  }
+  total += align8(p.refs * sizeof(hsShapeRef)) + align8(p.dbl * sizeof(double)) +
+           align8(p.ints * sizeof(int)) + align8(p.flt * sizeof(float)) +
+           align8(p.ptrs * sizeof(char *)) + align8(p.bytes) + align8(p.chars);
+  char *block = hsu_calloc(1, total);
+  if (!block) {
+    HS_ERR(err, hsE_NOMEM, "out of memory allocating a %zu-byte body", total);
+    goto done;
+  }
+  Cursor rec = {block};
+  body = take(&rec, align8(sizeof(hsBody)));
+  body->nbytes = total;
+  body->links = take(&rec, align8(b->links.n * sizeof(hsLink)));
+  body->shapes = take(&rec, align8(b->shapes.n * sizeof(hsShape)));
+  body->appearances = take(&rec, align8(b->appearances.n * sizeof(hsAppearance)));
+  body->materials = take(&rec, align8(b->materials.n * sizeof(hsMaterial)));
+  body->textures = take(&rec, align8(b->textures.n * sizeof(hsTexture)));
+  body->sensors = take(&rec, align8(b->sensors.n * sizeof(hsSensor)));
+  body->segments = take(&rec, align8(b->segments.n * sizeof(hsSegment)));
+  body->lights = take(&rec, align8(b->lights.n * sizeof(hsLight)));
+  body->extraJoints = take(&rec, align8(b->extraJoints.n * sizeof(hsExtraJoint)));
+  Cursor refs = {rec.next};
+  Cursor dbl = {refs.next + align8(p.refs * sizeof(hsShapeRef))};
+  Cursor ints = {dbl.next + align8(p.dbl * sizeof(double))};
+  Cursor flt = {ints.next + align8(p.ints * sizeof(int))};
+  Cursor ptrs = {flt.next + align8(p.flt * sizeof(float))};
+  Cursor bytes = {ptrs.next + align8(p.ptrs * sizeof(char *))};
+  Cursor chars = {bytes.next + align8(p.bytes)};
+
+  // body header
+  body->name = copyStr(&chars, b->name);
+  body->url = copyStr(&chars, b->url);
+  body->ninfo = (int)b->info.n;
+  const char **info = take(&ptrs, b->info.n * sizeof(char *));
+  for (size_t i = 0; i < b->info.n; i++) {
+    info[i] = copyStr(&chars, ((char **)b->info.data)[i]);
+  }
+  body->info = info;
+
+  // segments, grouped by link
+  body->nsegment = (int)b->segments.n;
+  for (int i = 0; i < body->nsegment; i++) {
+    const hsmSegmentSpec *s = (const hsmSegmentSpec *)b->segments.data + segOrder[i];
+    hsSegment *d = &body->segments[i];
+    *d = s->seg;
+    d->name = copyStr(&chars, s->name);
+    d->nshapeRef = (int)s->shapeRefs.n;
+    d->shapeRefs = copyArr(&ints, s->shapeRefs.data, s->shapeRefs.n * sizeof(int));
+  }
+
+  // links, with merged mass properties and child lists
+  body->nlink = nlink;
+  int njoint = 0;
+  for (int i = 0; i < nlink; i++) {
+    const hsmLinkSpec *s = &ls[i];
+    hsLink *d = &body->links[i];
+    *d = s->link;
+    d->name = copyStr(&chars, s->name);
+    d->jointTypeName = copyStr(&chars, s->jointTypeName);
+    hsDoubles *lim[5] = {&d->ulimit, &d->llimit, &d->uvlimit, &d->lvlimit, &d->climit};
+    for (int k = 0; k < 5; k++) {
+      lim[k]->n = (int)s->limits[k].n;
+      lim[k]->v = copyArr(&dbl, s->limits[k].data, s->limits[k].n * sizeof(double));
+    }
+    hsu_axisAngleToMat(d->R, d->rotation);
+    d->nshapeRef = (int)s->shapeRefs.n;
+    d->shapeRefs = copyArr(&refs, s->shapeRefs.data, s->shapeRefs.n * sizeof(hsShapeRef));
+    d->ninlinedMatrix = (int)s->inlined.n;
+    d->inlinedMatrices = copyArr(&dbl, s->inlined.data, 12 * s->inlined.n * sizeof(double));
+    d->segmentAdr = adr[i], d->nsegment = cnt[i];
+    d->sensorAdr = adr[nlink + i], d->nsensor = cnt[nlink + i];
+    d->lightAdr = adr[2 * nlink + i], d->nlight = cnt[2 * nlink + i];
+    hsm_mergeMass(body->segments + d->segmentAdr, d->nsegment, &d->mass, d->com, d->inertia);
+    // children in link order (= file order, since links are numbered depth-first)
+    int *children = (int *)ints.next;
+    d->nchild = 0;
+    for (int c = i + 1; c < nlink; c++) {
+      if (ls[c].link.parent == i) {
+        children[d->nchild++] = c;
+      }
+    }
+    take(&ints, (size_t)d->nchild * sizeof(int));
+    d->children = children;
+    njoint += d->jointId >= 0;
+  }
+  body->njoint = njoint;
+  int *jointLink = take(&ints, (size_t)njoint * sizeof(int));
+  for (int i = 0; i < nlink; i++) {
+    if (body->links[i].jointId >= 0) {
+      jointLink[body->links[i].jointId] = i;
+    }
+  }
+  body->jointLink = jointLink;
+
+  // sensors, grouped by link
+  body->nsensor = (int)b->sensors.n;
+  for (int i = 0; i < body->nsensor; i++) {
+    const hsmSensorSpec *s = (const hsmSensorSpec *)b->sensors.data + senOrder[i];
+    hsSensor *d = &body->sensors[i];
+    *d = s->sensor;
+    d->name = copyStr(&chars, s->name);
+    d->specFile = copyStr(&chars, s->specFile);
+    d->nspecValue = (int)s->specValues.n;
+    d->specValues = copyArr(&flt, s->specValues.data, s->specValues.n * sizeof(float));
+    d->nshapeRef = (int)s->shapeRefs.n;
+    d->shapeRefs = copyArr(&refs, s->shapeRefs.data, s->shapeRefs.n * sizeof(hsShapeRef));
+    d->ninlinedMatrix = (int)s->inlined.n;
+    d->inlinedMatrices = copyArr(&dbl, s->inlined.data, 12 * s->inlined.n * sizeof(double));
+  }
+
+  // lights, grouped by link
+  body->nlight = (int)b->lights.n;
+  for (int i = 0; i < body->nlight; i++) {
+    const hsmLightSpec *s = (const hsmLightSpec *)b->lights.data + lightOrder[i];
+    body->lights[i] = s->light;
+    body->lights[i].name = copyStr(&chars, s->name);
+  }
+
+  // extra joints
+  body->nextraJoint = (int)b->extraJoints.n;
+  for (int i = 0; i < body->nextraJoint; i++) {
+    hsExtraJoint *d = &body->extraJoints[i];
+    *d = ejs[i].ej;
+    d->name = copyStr(&chars, ejs[i].name);
+    d->linkName[0] = copyStr(&chars, ejs[i].linkName[0]);
+    d->linkName[1] = copyStr(&chars, ejs[i].linkName[1]);
+  }
+
+  // shapes
+  body->nshape = (int)b->shapes.n;
+  for (int i = 0; i < body->nshape; i++) {
+    const hsmShapeSpec *s = (const hsmShapeSpec *)b->shapes.data + i;
+    hsShape *d = &body->shapes[i];
+    d->url = copyStr(&chars, s->url);
+    d->primitive = s->primitive;
+    d->nparam = s->nparam;
+    d->params = copyArr(&flt, s->params, (size_t)s->nparam * sizeof(float));
+    d->nvertex = s->mesh.nvertex;
+    d->vertices = copyArr(&flt, s->mesh.vertices, 3 * (size_t)s->mesh.nvertex * sizeof(float));
+    d->ntriangle = s->mesh.ntriangle;
+    d->triangles = copyArr(&ints, s->mesh.triangles, 3 * (size_t)s->mesh.ntriangle * sizeof(int));
+    d->appearance = s->appearance;
+  }
+
+  // appearances
+  body->nappearance = (int)b->appearances.n;
+  for (int i = 0; i < body->nappearance; i++) {
+    const hsmAppearanceSpec *s = (const hsmAppearanceSpec *)b->appearances.data + i;
+    const hsmMesh *m = &s->attrs;
+    hsAppearance *d = &body->appearances[i];
+    *d = s->app;
+    d->nnormal = m->nnormal;
+    d->normals = copyArr(&flt, m->normals, 3 * (size_t)m->nnormal * sizeof(float));
+    d->nnormalIndex = m->nnormalIndex;
+    d->normalIndices = copyArr(&ints, m->normalIndices, (size_t)m->nnormalIndex * sizeof(int));
+    d->normalPerVertex = m->normalPerVertex;
+    d->ncolor = m->ncolor;
+    d->colors = copyArr(&flt, m->colors, 3 * (size_t)m->ncolor * sizeof(float));
+    d->ncolorIndex = m->ncolorIndex;
+    d->colorIndices = copyArr(&ints, m->colorIndices, (size_t)m->ncolorIndex * sizeof(int));
+    d->colorPerVertex = m->colorPerVertex;
+    d->ntexCoord = m->ntexCoord;
+    d->texCoords = copyArr(&flt, m->texCoords, 2 * (size_t)m->ntexCoord * sizeof(float));
+    d->ntexCoordIndex = m->ntexCoordIndex;
+    d->texCoordIndices =
+        copyArr(&ints, m->texCoordIndices, (size_t)m->ntexCoordIndex * sizeof(int));
+  }
+
+  // materials and textures
+  body->nmaterial = (int)b->materials.n;
+  if (b->materials.n) {
+    memcpy(body->materials, b->materials.data, b->materials.n * sizeof(hsMaterial));
+  }
+  body->ntexture = (int)b->textures.n;
+  for (int i = 0; i < body->ntexture; i++) {
+    const hsmTextureSpec *s = (const hsmTextureSpec *)b->textures.data + i;
+    hsTexture *d = &body->textures[i];
+    *d = s->tex;
+    d->url = copyStr(&chars, s->url);
+    d->nimage = s->image ? s->tex.nimage : 0;
+    d->image = copyArr(&bytes, s->image, d->nimage);
+  }
+  HS_ASSERT(chars.next <= block + total);
+
+done:
+  hsu_free(segOrder);
+  hsu_free(senOrder);
+  hsu_free(lightOrder);
+  hsu_free(adr);
+  hsu_free(cnt);
+  hsm_freeBuilder(b);
+  return body;
+}
+
+void hsm_freeBody(hsBody *body) {
+  // the header is the start of the single block
+  hsu_free(body);
+}

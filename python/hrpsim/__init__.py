@@ -1,0 +1,173 @@
+"""hrpsim: Python client for the hrpsim CORBA servers (OpenHRP 3.1 compatible).
+
+Typical use, after ``hrpsim up``::
+
+    import hrpsim
+    from hrpsim import OpenHRP
+
+    client = hrpsim.connect()                      # HRPSIM_NAMING or hrpsim up's state
+    body = client.load_body("samples/models/humanoid/humanoid.wrl")
+    print(hrpsim.body_summary(body)["total_mass"])
+    factory = client.resolve("DynamicsSimulatorFactory", OpenHRP.DynamicsSimulatorFactory)
+
+``hrpsim.OpenHRP`` and ``hrpsim.OpenHRP__POA`` are the omniORBpy stubs generated from
+``idl/`` by the build into ``hrpsim._idl``; they are imported on first use.
+"""
+
+import importlib
+import os
+from pathlib import Path
+
+from . import _orb
+from . import paths
+from ._orb import HrpsimError
+from .summary import body_summary, format_summary, read_body
+
+__version__ = "0.1.0"
+
+__all__ = ["connect", "Client", "body_summary", "format_summary", "read_body", "file_url",
+           "naming_from_environment", "HrpsimError", "ServerUnavailable", "NameNotBound",
+           "WrongInterface", "OpenHRP", "OpenHRP__POA", "__version__"]
+
+_STUB_MODULES = ("OpenHRP", "OpenHRP__POA", "OpenRTM", "OpenRTM__POA")
+
+
+def _import_stubs(name):
+    try:
+        return importlib.import_module("hrpsim._idl." + name)
+    except ModuleNotFoundError as exc:
+        if exc.name and (exc.name == "hrpsim._idl" or exc.name.startswith("hrpsim._idl.")):
+            raise ImportError(
+                "hrpsim: IDL stubs missing (%s not found in %s); run the build: "
+                "cmake -S %s -B %s/build && cmake --build %s/build (it generates "
+                "python/hrpsim/_idl)" % (exc.name, paths.PACKAGE_DIR / "_idl", paths.REPO_ROOT,
+                                         paths.REPO_ROOT, paths.REPO_ROOT)) from exc
+        if exc.name in ("omniORB", "CORBA", "PortableServer", "CosNaming"):
+            raise ImportError("hrpsim needs omniORBpy: pip install jeteve-omniorb") from exc
+        raise
+
+
+def __getattr__(name):
+    # PEP 562: import the generated stubs lazily, so `import hrpsim` works without a build
+    if name in _STUB_MODULES:
+        module = _import_stubs(name)
+        globals()[name] = module
+        return module
+    raise AttributeError("module 'hrpsim' has no attribute %r" % name)
+
+
+class ServerUnavailable(HrpsimError):
+    """A name is bound in the naming service but the object behind it does not answer."""
+
+
+class NameNotBound(HrpsimError, LookupError):
+    """Nothing is bound under the name asked for (a LookupError)."""
+
+
+class WrongInterface(HrpsimError, TypeError):
+    """The object bound under a name does not implement the interface asked for."""
+
+
+def file_url(path_or_url):
+    """A ``file://`` URL for a local path (made absolute); URLs are returned unchanged."""
+    text = os.fspath(path_or_url)
+    if "://" in text:
+        return text
+    return "file://" + str(Path(text).expanduser().resolve())
+
+
+def naming_from_environment(state_dir=None):
+    """The naming service to use: ``$HRPSIM_NAMING``, else the corbaloc recorded by
+    ``hrpsim up`` in ``state_dir`` (default state dir). When ``state_dir`` is given it wins
+    over the environment. Raises HrpsimError if neither is available.
+    """
+    if state_dir is None:
+        env = os.environ.get("HRPSIM_NAMING")
+        if env:
+            return env
+    from .launcher import StateDir
+    sd = StateDir(state_dir)
+    state = sd.load()
+    if state is None or not state.get("naming"):
+        raise HrpsimError(
+            "no naming service: pass one (connect(naming=...) / --naming), set HRPSIM_NAMING, "
+            "or start the servers with `hrpsim up` (no state in %s)" % sd.path)
+    return state["naming"]
+
+
+def connect(naming=None, orb_args=(), state_dir=None):
+    """Connect to a naming service and return a Client.
+
+    ``naming`` is a corbaloc URL (``corbaloc:iiop:127.0.0.1:PORT/NameService``) or an IOR;
+    if None it comes from ``$HRPSIM_NAMING``, else from ``hrpsim up``'s state file in
+    ``state_dir`` (default ``$HRPSIM_STATE_DIR`` or ``~/.hrpsim/default``). The ORB is
+    initialised once per process, with ``-ORBInitRef NameService=<naming>`` and the given
+    extra omniORB options (``orb_args``; only the first call's options take effect).
+    Raises HrpsimError if no naming service is known or it does not answer.
+    """
+    naming = naming or naming_from_environment(state_dir)
+    orb = _orb.get_orb(orb_args, naming)
+    return Client(orb, naming)
+
+
+class Client:
+    """A connection to one naming service and the hrpsim servers bound in it.
+
+    Attributes: ``orb`` (the process's ORB), ``naming`` (the corbaloc / IOR used) and
+    ``root`` (the root CosNaming.NamingContext).
+    """
+
+    def __init__(self, orb, naming):
+        self.orb = orb
+        self.naming = naming
+        self.root = _orb.naming_context(naming)
+
+    def __repr__(self):
+        return "<hrpsim.Client naming=%s>" % self.naming
+
+    def names(self):
+        """Names bound in the root context (``"id"`` or ``"id.kind"``)."""
+        return _orb.bound_names(self.root)
+
+    def resolve(self, name, interface=None):
+        """The object bound to ``name`` (``"A"`` or ``"ctx/A"``, empty kinds).
+
+        With ``interface`` (a stub class such as ``OpenHRP.ModelLoader``) the reference is
+        narrowed to it. Raises NameNotBound (a LookupError) if nothing is bound under
+        ``name``, ServerUnavailable if the object does not answer, WrongInterface (a
+        TypeError) if it is not an ``interface``.
+        """
+        CORBA, _ = _orb.corba()
+        obj = _orb.resolve_name(self.root, name)
+        if obj is None:
+            raise NameNotBound("%r is not bound in the naming service %s (is its server "
+                               "running? see `hrpsim status`)" % (name, self.naming))
+        if interface is None:
+            return obj
+        try:
+            narrowed = obj._narrow(interface)
+        except (CORBA.TRANSIENT, CORBA.COMM_FAILURE, CORBA.OBJECT_NOT_EXIST) as exc:
+            raise ServerUnavailable("%r is bound in %s but its server does not answer (%s)"
+                                    % (name, self.naming, _orb.describe_exception(exc))) from exc
+        if narrowed is None:
+            repo_id = getattr(interface, "_NP_RepositoryId", interface)
+            raise WrongInterface("%r is not a %s" % (name, repo_id))
+        return narrowed
+
+    def model_loader(self):
+        """The ``ModelLoader`` server, narrowed to OpenHRP.ModelLoader."""
+        from hrpsim import OpenHRP
+        return self.resolve("ModelLoader", OpenHRP.ModelLoader)
+
+    def load_body(self, url, reload=True):
+        """Load a model through the ModelLoader and return its BodyInfo reference.
+
+        ``url`` is a path (made absolute) or a ``file://`` URL. ``reload=True`` calls
+        ``loadBodyInfo`` (always reads the file); ``reload=False`` calls ``getBodyInfo``
+        (may return the server's cached body). Errors in the model raise
+        ``OpenHRP.ModelLoader.ModelLoaderException`` (its ``description`` names file and
+        line).
+        """
+        loader = self.model_loader()
+        url = file_url(url)
+        return loader.loadBodyInfo(url) if reload else loader.getBodyInfo(url)

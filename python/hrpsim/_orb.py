@@ -1,0 +1,128 @@
+"""The process-wide ORB and the few naming-service operations hrpsim needs.
+
+omniORBpy allows one ORB per process, so ``get_orb`` initialises it on first use and returns
+the same ORB afterwards. Naming contexts are reached through their corbaloc URL with
+``string_to_object`` rather than ``resolve_initial_references``, so one process can talk to
+several naming services (two ``hrpsim up`` state dirs at once) even though the ORB's
+``-ORBInitRef NameService`` can be set only once.
+"""
+
+import threading
+
+_lock = threading.Lock()
+_orb = None
+
+# BodyInfo objects with meshes and textures easily exceed omniORB's 2 MiB default.
+DEFAULT_ORB_ARGS = ("-ORBgiopMaxMsgSize", str(1024 * 1024 * 1024))  # as the servers
+
+
+class HrpsimError(RuntimeError):
+    """A problem hrpsim can explain to its user (no naming service, server not answering...)."""
+
+
+def corba():
+    """Import omniORBpy's CORBA and CosNaming modules, with a clear error if it is missing."""
+    try:
+        from omniORB import CORBA
+        import CosNaming
+    except ImportError as exc:  # pragma: no cover - depends on the installation
+        raise ImportError(
+            "hrpsim needs omniORBpy: install the PyPI package jeteve-omniorb (%s)" % exc) from exc
+    return CORBA, CosNaming
+
+
+def get_orb(args=(), naming=None):
+    """The process's ORB, initialised on the first call.
+
+    ``args`` are extra omniORB options (``-ORBxxx value`` pairs) and ``naming`` a corbaloc
+    that becomes the ORB's ``NameService`` initial reference; both only take effect on the
+    first call in a process.
+    """
+    global _orb
+    with _lock:
+        if _orb is None:
+            CORBA, _ = corba()
+            argv = ["hrpsim"] + list(DEFAULT_ORB_ARGS)
+            if naming:
+                argv += ["-ORBInitRef", "NameService=" + naming]
+            argv += list(args)
+            _orb = CORBA.ORB_init(argv, CORBA.ORB_ID)
+        return _orb
+
+
+def set_call_timeout(obj, millis):
+    """Limit how long calls on ``obj`` may block (omniORB per-reference timeout)."""
+    if millis:
+        import omniORB
+        omniORB.setClientCallTimeout(obj, int(millis))
+    return obj
+
+
+def naming_context(naming, timeout_ms=None):
+    """The root naming context at corbaloc/IOR ``naming``, checked to answer.
+
+    Raises HrpsimError if nothing answers there or it is not a naming context.
+    """
+    CORBA, CosNaming = corba()
+    orb = get_orb(naming=naming)
+    try:
+        obj = orb.string_to_object(naming)
+    except CORBA.BAD_PARAM as exc:
+        raise HrpsimError("not a valid corbaloc or IOR: %r" % naming) from exc
+    set_call_timeout(obj, timeout_ms)
+    try:
+        ctx = obj._narrow(CosNaming.NamingContext)
+    except CORBA.SystemException as exc:
+        raise HrpsimError("no naming service answers at %s (%s); is `hrpsim up` running?"
+                          % (naming, describe_exception(exc))) from exc
+    if ctx is None:
+        raise HrpsimError("%s is not a CosNaming naming context" % naming)
+    return set_call_timeout(ctx, timeout_ms)
+
+
+def to_name(name):
+    """A CosNaming name from ``"A/B"``-style text (empty kinds) or an existing name."""
+    _, CosNaming = corba()
+    if not isinstance(name, str):
+        return list(name)
+    return [CosNaming.NameComponent(part, "") for part in name.split("/") if part]
+
+
+def resolve_name(ctx, name):
+    """The object bound to ``name`` in ``ctx``, or None if nothing is bound there."""
+    _, CosNaming = corba()
+    try:
+        return ctx.resolve(to_name(name))
+    except (CosNaming.NamingContext.NotFound, CosNaming.NamingContext.InvalidName):
+        return None
+
+
+def bound_names(ctx, limit=1000):
+    """Names bound in ``ctx`` (one level), as ``"id"`` or ``"id.kind"`` strings."""
+    bindings, it = ctx.list(limit)
+    if it is not None:
+        it.destroy()
+    out = []
+    for b in bindings:
+        comp = b.binding_name[-1]
+        out.append(comp.id + ("." + comp.kind if comp.kind else ""))
+    return out
+
+
+def is_alive(obj, timeout_ms=3000):
+    """True if ``obj`` answers ``_non_existent()`` with false within ``timeout_ms``."""
+    CORBA, _ = corba()
+    if obj is None:
+        return False
+    try:
+        set_call_timeout(obj, timeout_ms)
+        return not obj._non_existent()
+    except CORBA.SystemException:
+        return False
+
+
+def describe_exception(exc):
+    """Short text for a CORBA system exception: its name and minor code."""
+    minor = getattr(exc, "minor", None)
+    name = type(exc).__name__
+    return "%s (minor 0x%x)" % (name, minor) if isinstance(minor, int) else name

@@ -1,0 +1,281 @@
+"""The `hrpsim` command: start, stop and inspect the servers, and run the demo.
+
+    hrpsim up      start omniNames and the servers found in the bin dir
+    hrpsim down    stop exactly what `up` started
+    hrpsim status  show what `up` started and whether it is alive and bound
+    hrpsim demo    load a model through the ModelLoader and summarise it
+
+Exit codes: 0 success; 1 failure, or for `status` anything not running/answering (also when
+nothing was started at all); 2 usage errors (argparse).
+"""
+
+import argparse
+import json
+import signal
+import sys
+from pathlib import Path
+
+from . import _orb
+from . import launcher
+from . import paths
+from ._orb import HrpsimError
+
+DEFAULT_MODEL = "samples/models/humanoid/humanoid.wrl"
+
+
+def _out(text=""):
+    print(text, flush=True)
+
+
+def _err(text):
+    print(text, file=sys.stderr, flush=True)
+
+
+def _report(kind, text):
+    if kind == "warning":
+        _err("hrpsim: warning: " + text)
+    else:
+        _out("hrpsim: " + text)
+
+
+def _cli_orb():
+    """Initialise the ORB for the command: connection attempts give up after 2 s."""
+    import omniORB
+    _orb.get_orb()
+    omniORB.setClientConnectTimeout(2000)
+
+
+def _state_dir_hint(sd):
+    default = launcher.StateDir(None).path
+    return "" if sd.path == default else " --state-dir %s" % sd.path
+
+
+# ---------------------------------------------------------------------------------------------
+# commands
+# ---------------------------------------------------------------------------------------------
+
+def _terminate(signum, frame):
+    raise SystemExit(128 + signum)
+
+
+def cmd_up(args):
+    _cli_orb()
+    # a SIGTERM while starting unwinds through up(), which stops what it started
+    signal.signal(signal.SIGTERM, _terminate)
+    if args.naming_port is not None and not 0 < args.naming_port < 65536:
+        raise HrpsimError("--naming-port must be a TCP port (1-65535)")
+    try:
+        state = launcher.up(state_dir=args.state_dir, naming=args.naming,
+                            naming_port=args.naming_port, bin_dir=args.bin_dir, only=args.only,
+                            timeout=args.timeout, report=_report)
+    except launcher.AlreadyRunning as exc:
+        _err("hrpsim: " + str(exc))
+        return 1
+    sd = launcher.StateDir(state["state_dir"])
+    naming = state["naming"]
+    servers = [r for r in state["processes"] if r["kind"] == "server"]
+    _out("hrpsim: up: %d server(s) in %s (state %s, logs %s)"
+         % (len(servers), sd.path, sd.state_file, sd.logs_dir))
+    _out("")
+    _out("Connect with:")
+    _out("  export HRPSIM_NAMING=%s" % naming)
+    _out("  <program> -ORBInitRef NameService=%s" % naming)
+    _out("Stop with:")
+    _out("  hrpsim down%s" % _state_dir_hint(sd))
+    return 0
+
+
+def cmd_down(args):
+    sd = launcher.StateDir(args.state_dir)
+    if sd.state_file.exists() and not _naming_started(sd):
+        _cli_orb()  # an external naming service: `down` unbinds our stale names there
+    results = launcher.down(args.state_dir, report=_report)
+    if not results:
+        if sd.state_file.exists():
+            _out("hrpsim: nothing to stop in %s" % sd.path)
+        else:
+            _out("hrpsim: nothing running in %s" % sd.path)
+        return 0
+    stopped = sum(1 for _, outcome in results if outcome != "not running")
+    _out("hrpsim: down: %d process(es) stopped, %d already gone; %s cleared"
+         % (stopped, len(results) - stopped, sd.path))
+    return 0
+
+
+def _naming_started(sd):
+    try:
+        state = sd.load()
+    except HrpsimError:
+        return True
+    return bool(state and state.get("naming_started"))
+
+
+def cmd_status(args):
+    _cli_orb()
+    sd = launcher.StateDir(args.state_dir)
+    result = launcher.status(args.state_dir)
+    if result is None:
+        _out("hrpsim: nothing running in %s (no %s)" % (sd.path, paths.STATE_FILE))
+        return 1
+    state, rows = result
+    if args.json:
+        _out(json.dumps({"state_dir": str(sd.path), "naming": state["naming"],
+                         "processes": rows}, indent=2))
+        return 0 if rows and all(r["ok"] for r in rows) else 1
+    _out("state dir  %s" % sd.path)
+    _out("naming     %s%s" % (state["naming"],
+                              "" if state.get("naming_started") else " (external)"))
+    width = max([len("name")] + [len(r["name"]) for r in rows])
+    bwidth = max([len("naming")] + [len(r["binding"]) for r in rows])
+    _out("")
+    _out("%-*s  %7s  %-7s  %-*s  %s" % (width, "name", "pid", "process", bwidth, "naming",
+                                        "executable"))
+    for r in rows:
+        _out("%-*s  %7s  %-7s  %-*s  %s" % (
+            width, r["name"], r["pid"] if r["pid"] is not None else "-",
+            "alive" if r["alive"] else "dead", bwidth, r["binding"], r["exe"]))
+    ok = bool(rows) and all(r["ok"] for r in rows)
+    _out("")
+    _out("all running" if ok else "NOT all running (see `hrpsim down%s` and the logs in %s)"
+         % (_state_dir_hint(sd), sd.logs_dir))
+    return 0 if ok else 1
+
+
+def _resolve_model(model):
+    """A model path: as given if it exists, else relative to the repo or to samples/models."""
+    if "://" in model:
+        return model
+    p = Path(model).expanduser()
+    if p.exists() or p.is_absolute():
+        return str(p.resolve())
+    for base in (paths.repo_root(), paths.samples_dir() / "models"):
+        if (base / p).exists():
+            return str((base / p).resolve())
+    return str(p.resolve())
+
+
+def cmd_demo(args):
+    import hrpsim
+    from omniORB import CORBA
+    _cli_orb()
+    naming = args.naming
+    if naming is None:
+        naming = hrpsim.naming_from_environment(args.state_dir)
+    client = hrpsim.connect(naming)
+    model = _resolve_model(args.model or DEFAULT_MODEL)
+    loader = client.model_loader()
+    try:
+        body = loader.loadBodyInfo(hrpsim.file_url(model))
+    except hrpsim.OpenHRP.ModelLoader.ModelLoaderException as exc:
+        _err("hrpsim: ModelLoader could not load %s: %s" % (model, exc.description))
+        return 1
+    except CORBA.SystemException as exc:
+        _err("hrpsim: loadBodyInfo(%s) failed: %s" % (model, _orb.describe_exception(exc)))
+        return 1
+    summary = hrpsim.body_summary(body)
+    if args.json:
+        _out(json.dumps(summary, indent=2))
+    else:
+        _out("naming      %s" % client.naming)
+        _out(hrpsim.format_summary(summary))
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------
+# argument parsing
+# ---------------------------------------------------------------------------------------------
+
+def build_parser():
+    server_names = ", ".join(name for name, _ in paths.SERVERS)
+    p = argparse.ArgumentParser(
+        prog="hrpsim",
+        description="Start, stop and use the hrpsim CORBA servers (OpenHRP 3.1 compatible).",
+        epilog="State lives in --state-dir (default $HRPSIM_STATE_DIR or ~/.hrpsim/default); "
+               "clients find the naming service through $HRPSIM_NAMING or that state.")
+    p.add_argument("--version", action="version", version="hrpsim " + _version())
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+
+    def state_dir_arg(sp):
+        sp.add_argument("--state-dir", metavar="DIR", default=None,
+                        help="state directory (default: $HRPSIM_STATE_DIR or "
+                             "~/.hrpsim/default)")
+
+    up = sub.add_parser(
+        "up", help="start the naming service and the servers",
+        description="Start omniNames on a free loopback port (unless --naming is given) and "
+                    "every known server whose executable is in the bin dir, wait until each "
+                    "has bound its name, and record them in STATE_DIR/state.json. Known "
+                    "servers: %s." % server_names)
+    state_dir_arg(up)
+    g = up.add_mutually_exclusive_group()
+    g.add_argument("--naming", metavar="CORBALOC",
+                   help="use this running naming service instead of starting omniNames")
+    g.add_argument("--naming-port", metavar="N", type=int,
+                   help="start omniNames on port N instead of a free one")
+    up.add_argument("--bin-dir", metavar="DIR",
+                    help="server executables (default: $HRPSIM_BIN_DIR or <repo>/build/bin)")
+    up.add_argument("--only", metavar="NAME", nargs="*",
+                    help="start only these servers (names as in the naming service); "
+                         "with no NAME, only the naming service; a missing executable is "
+                         "then an error instead of a warning")
+    up.add_argument("--timeout", metavar="SECONDS", type=float, default=10.0,
+                    help="how long each process may take to answer (default 10)")
+    up.set_defaults(func=cmd_up)
+
+    down = sub.add_parser(
+        "down", help="stop what `up` started",
+        description="Stop exactly the processes recorded by `up` (SIGTERM, then SIGKILL "
+                    "after 5 s), servers first, the naming service last, and remove the "
+                    "state file. With nothing running it says so and succeeds.")
+    state_dir_arg(down)
+    down.set_defaults(func=cmd_down)
+
+    st = sub.add_parser(
+        "status", help="show the recorded processes and whether they answer",
+        description="List each process `up` recorded: pid, alive or dead, and whether its "
+                    "name is bound in the naming service to the object it registered and "
+                    "that object answers. Exit status 0 if everything is running and "
+                    "answering, 1 otherwise, including when nothing was started.")
+    state_dir_arg(st)
+    st.add_argument("--json", action="store_true", help="print the status as JSON")
+    st.set_defaults(func=cmd_status)
+
+    demo = sub.add_parser(
+        "demo", help="load a model through the ModelLoader and print a summary",
+        description="Connect to the running servers (--naming, else $HRPSIM_NAMING, else "
+                    "the state dir; an explicit --state-dir wins over $HRPSIM_NAMING), load "
+                    "MODEL with ModelLoader.loadBodyInfo and summarise the BodyInfo.")
+    state_dir_arg(demo)
+    demo.add_argument("--naming", metavar="CORBALOC", help="naming service to use")
+    demo.add_argument("--json", action="store_true", help="print the full summary as JSON")
+    demo.add_argument("model", metavar="MODEL", nargs="?",
+                      help="model file or URL (default: %s in the repository)"
+                           % DEFAULT_MODEL)
+    demo.set_defaults(func=cmd_demo)
+    return p
+
+
+def _version():
+    from . import __version__
+    return __version__
+
+
+def main(argv=None):
+    """Entry point of the `hrpsim` console script; returns the exit status."""
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except HrpsimError as exc:
+        _err("hrpsim: %s" % exc)
+        return 1
+    except ImportError as exc:
+        _err("hrpsim: %s" % exc)
+        return 1
+    except KeyboardInterrupt:
+        _err("hrpsim: interrupted")
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

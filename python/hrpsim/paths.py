@@ -1,0 +1,60 @@
+"""Where hrpsim finds things: the repository, the server executables, the state directory.
+
+Everything here is a plain function of the environment so that the command line, the
+Python API and the tests agree on the same defaults:
+
+- the repository is two levels above this package (``<repo>/python/hrpsim``);
+- server executables live in ``$HRPSIM_BIN_DIR`` or ``<repo>/build/bin``;
+- ``hrpsim up`` keeps its state in ``$HRPSIM_STATE_DIR`` or ``~/.hrpsim/default``;
+- the naming service is Debian's ``/usr/bin/omniNames`` (``$HRPSIM_OMNINAMES`` overrides).
+"""
+
+import os
+from pathlib import Path
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+REPO_ROOT = PACKAGE_DIR.parents[1]
+
+# Servers that `hrpsim up` knows, in start order: (name bound in the naming service,
+# executable in the bin dir). Each binds its own name (empty kind) in the root context.
+SERVERS = (
+    ("ModelLoader", "hrpsim-modelloader"),
+    ("DynamicsSimulatorFactory", "hrpsim-dynamics"),
+    ("CollisionDetectorFactory", "hrpsim-collision"),
+    ("ViewSimulatorFactory", "hrpsim-view"),
+    ("Scheduler", "hrpsim-scheduler"),
+)
+
+STATE_FILE = "state.json"
+
+
+def repo_root():
+    """The hrpsim source tree this package belongs to."""
+    return REPO_ROOT
+
+
+def samples_dir():
+    """``<repo>/samples``: models, projects, controllers and scripts."""
+    return REPO_ROOT / "samples"
+
+
+def default_bin_dir():
+    """Directory of the server executables: ``$HRPSIM_BIN_DIR`` or ``<repo>/build/bin``."""
+    env = os.environ.get("HRPSIM_BIN_DIR")
+    return Path(env).expanduser() if env else REPO_ROOT / "build" / "bin"
+
+
+def default_state_dir():
+    """State directory of ``hrpsim up``: ``$HRPSIM_STATE_DIR`` or ``~/.hrpsim/default``."""
+    env = os.environ.get("HRPSIM_STATE_DIR")
+    return Path(env).expanduser() if env else Path.home() / ".hrpsim" / "default"
+
+
+def omninames_exe():
+    """The naming service executable: ``$HRPSIM_OMNINAMES`` or ``/usr/bin/omniNames``."""
+    return Path(os.environ.get("HRPSIM_OMNINAMES", "/usr/bin/omniNames"))
+
+
+def corbaloc_for_port(port, host="127.0.0.1"):
+    """The corbaloc URL of a naming service listening on ``host:port``."""
+    return "corbaloc:iiop:%s:%d/NameService" % (host, port)

@@ -1,0 +1,73 @@
+// body_info.h - the one place where hsBody meets OpenHRP's BodyInfo on the wire.
+//
+// BodyInfoServant serves a loaded hsBody as an OpenHRP::BodyInfo object (every attribute is
+// converted on request from the shared, read-only body); SceneInfoServant serves it as a
+// SceneInfo. The inverse conversion (a remote BodyInfo, from any ModelLoader, into an hsBody)
+// will sit beside these in body_info.cpp.
+
+#ifndef HRPSIM_SERVER_COMMON_BODY_INFO_H_
+#define HRPSIM_SERVER_COMMON_BODY_INFO_H_
+
+#include <memory>
+#include <vector>
+
+#include "ModelLoader.hh"
+#include "model.h"
+
+namespace hrpsim {
+
+// a body shared between servants and caches; freed with hsm_freeBody when the last user goes
+using BodyPtr = std::shared_ptr<const hsBody>;
+
+// wrap a freshly loaded body (takes ownership)
+BodyPtr shareBody(hsBody *body);
+
+// per-link bounding-box settings from a ModelLoadOption (OpenHRP's AABBdata/AABBtype)
+struct AabbOption {
+  std::vector<short> data;  // per link, by link index; the last value repeats
+  bool byDepth = true;      // AABB_DEPTH: data are depths, else numbers of boxes
+};
+
+class BodyInfoServant : public POA_OpenHRP::BodyInfo {
+ public:
+  BodyInfoServant(BodyPtr body, AabbOption aabb);
+
+  // ShapeSetInfo
+  OpenHRP::ShapeInfoSequence *shapes() override;
+  OpenHRP::AppearanceInfoSequence *appearances() override;
+  OpenHRP::MaterialInfoSequence *materials() override;
+  OpenHRP::TextureInfoSequence *textures() override;
+  // BodyInfo
+  char *name() override;
+  char *url() override;
+  OpenHRP::StringSequence *info() override;
+  OpenHRP::LinkInfoSequence *links() override;
+  OpenHRP::AllLinkShapeIndexSequence *linkShapeIndices() override;
+  OpenHRP::ExtraJointInfoSequence *extraJoints() override;
+
+  const BodyPtr &body() const { return body_; }
+
+ private:
+  BodyPtr body_;
+  AabbOption aabb_;
+};
+
+class SceneInfoServant : public POA_OpenHRP::SceneInfo {
+ public:
+  explicit SceneInfoServant(BodyPtr body);
+
+  OpenHRP::ShapeInfoSequence *shapes() override;
+  OpenHRP::AppearanceInfoSequence *appearances() override;
+  OpenHRP::MaterialInfoSequence *materials() override;
+  OpenHRP::TextureInfoSequence *textures() override;
+  char *url() override;
+  // every shape of every link, placed in the world at the body's initial configuration
+  OpenHRP::TransformedShapeIndexSequence *shapeIndices() override;
+
+ private:
+  BodyPtr body_;
+};
+
+}  // namespace hrpsim
+
+#endif  // HRPSIM_SERVER_COMMON_BODY_INFO_H_

@@ -1,0 +1,57 @@
+// runtime.h - what every hrpsim server process shares: ORB and POA set-up, binding names in
+// the naming service, clean shutdown on SIGINT/SIGTERM or ServerObject::shutdown, and turning
+// hsError into text for exceptions and the log.
+
+#ifndef HRPSIM_SERVER_COMMON_RUNTIME_H_
+#define HRPSIM_SERVER_COMMON_RUNTIME_H_
+
+#include <omniORB4/CORBA.h>
+
+#include <string>
+#include <vector>
+
+#include "util.h"
+
+namespace hrpsim {
+
+// One per process. Construct first thing in main (it blocks SIGINT/SIGTERM in every thread so
+// one watcher thread can turn them into an orderly ORB shutdown).
+class Runtime {
+ public:
+  // initialise the ORB from the command line (-ORBInitRef NameService=... etc.) and activate
+  // the root POA; `program` names the server in log lines
+  Runtime(int &argc, char **argv, const char *program);
+  ~Runtime();
+
+  CORBA::ORB_ptr orb() const { return orb_; }
+  PortableServer::POA_ptr poa() const { return poa_; }
+
+  // (re)bind obj under `name` (empty kind) in the root naming context; throws on failure
+  void bind(const char *name, CORBA::Object_ptr obj);
+
+  // serve requests until a signal or requestShutdown(); then unbind our names and stop the
+  // ORB. Returns the process exit status.
+  int run();
+
+  // ask run() to return (safe from a request thread, e.g. ServerObject::shutdown)
+  void requestShutdown();
+
+  // the process's runtime (set by the constructor)
+  static Runtime *instance();
+
+ private:
+  CORBA::ORB_var orb_;
+  PortableServer::POA_var poa_;
+  std::vector<std::string> names_;
+  std::string program_;
+};
+
+// "file:line:column: message" for an hsError
+std::string describe(const hsError &err);
+
+// one log line for a failed request: "<operation>: <reason>"
+void logRequestError(const char *operation, const std::string &reason);
+
+}  // namespace hrpsim
+
+#endif  // HRPSIM_SERVER_COMMON_RUNTIME_H_

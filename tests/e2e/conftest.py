@@ -1,0 +1,195 @@
+"""Fixtures for the end-to-end tests: real omniNames and real servers, started with `hrpsim up`.
+
+- ``repo_root``, ``samples_dir``: where the sources and sample models are.
+- ``hrpsim_cli``: runs the `hrpsim` command (``python -m hrpsim.cli``) and returns the
+  CompletedProcess (text output captured).
+- ``servers``: one set of servers for the whole session, started with
+  ``hrpsim up --state-dir <tmp>``; yields a ServerSet (state dir, corbaloc, state, connected
+  Client). At the end it runs ``hrpsim down`` and asserts that no process it started is left.
+- ``state_dirs``: a factory of fresh state directories for tests that run `up` themselves;
+  whatever is still running in them is stopped (and checked gone) after the test.
+
+Nothing here skips: if the build outputs (IDL stubs, server executables, omniNames) are
+missing the fixtures fail with a message saying what to build. The repository's python/
+directory is put on sys.path, so the tests work without `pip install`.
+"""
+
+import dataclasses
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+PYTHON_DIR = REPO_ROOT / "python"
+if str(PYTHON_DIR) not in sys.path:
+    sys.path.insert(0, str(PYTHON_DIR))
+
+import hrpsim  # noqa: E402
+from hrpsim import launcher, paths  # noqa: E402
+
+# servers may start slowly under sanitizers or a loaded machine
+UP_TIMEOUT_S = os.environ.get("HRPSIM_E2E_UP_TIMEOUT", "30")
+
+
+def cli_env():
+    """Environment for `hrpsim` subprocesses: our python/ first, no inherited HRPSIM_NAMING."""
+    env = dict(os.environ)
+    env.pop("HRPSIM_NAMING", None)
+    env["PYTHONPATH"] = os.pathsep.join(
+        [str(PYTHON_DIR)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH") else []))
+    return env
+
+
+def run_cli(*args, timeout=180, env=None):
+    """Run ``hrpsim ARGS...`` and return the CompletedProcess (stdout/stderr as text)."""
+    return subprocess.run([sys.executable, "-m", "hrpsim.cli"] + [str(a) for a in args],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=timeout, env=env or cli_env(), cwd=str(REPO_ROOT))
+
+
+def describe(proc):
+    """Exit status and output of a CompletedProcess, for assertion messages."""
+    return "exit %s\n--- stdout ---\n%s--- stderr ---\n%s" % (
+        proc.returncode, proc.stdout, proc.stderr)
+
+
+def missing_build_outputs(required_servers=("ModelLoader",)):
+    """What is missing for the e2e tests to run, as a list of human-readable lines."""
+    missing = []
+    if not os.access(paths.omninames_exe(), os.X_OK):
+        missing.append("naming service %s (Debian package omniorb-nameserver)"
+                       % paths.omninames_exe())
+    try:
+        hrpsim.OpenHRP  # noqa: B018 - imports the generated stubs
+    except ImportError as exc:
+        missing.append("Python IDL stubs: %s" % exc)
+    bin_dir = paths.default_bin_dir()
+    exes = dict(paths.SERVERS)
+    for name in required_servers:
+        exe = bin_dir / exes[name]
+        if not os.access(exe, os.X_OK):
+            missing.append("%s server executable %s" % (name, exe))
+    return missing
+
+
+def require_build(required_servers=("ModelLoader",)):
+    """Fail the calling test (never skip) if build outputs are missing."""
+    missing = missing_build_outputs(required_servers)
+    if missing:
+        pytest.fail("hrpsim e2e tests need the build outputs; missing:\n  - %s\nBuild with: "
+                    "cmake -S %s -B %s/build && cmake --build %s/build (or point "
+                    "HRPSIM_BIN_DIR at the servers)" % ("\n  - ".join(missing), REPO_ROOT,
+                                                        REPO_ROOT, REPO_ROOT), pytrace=False)
+
+
+def still_running(state):
+    """The processes recorded in ``state`` that are still alive (zombies count as gone)."""
+    return [r for r in (state or {}).get("processes", []) if launcher.is_ours(r)]
+
+
+@dataclasses.dataclass
+class ServerSet:
+    """A running set of servers: where its state is and how to reach it."""
+
+    state_dir: Path
+    corbaloc: str
+    state: dict
+    client: "hrpsim.Client"
+
+    @property
+    def processes(self):
+        """Recorded process records (dicts with name, kind, pid, start_time, cmdline, ...)."""
+        return self.state["processes"]
+
+    def pid(self, name):
+        """PID of the recorded process ``name`` (e.g. "ModelLoader", "NameService")."""
+        return next(r["pid"] for r in self.processes if r["name"] == name)
+
+    def has(self, name):
+        """True if server ``name`` was started (its executable was built)."""
+        return any(r["name"] == name for r in self.processes)
+
+
+def start_servers(state_dir, *extra_args):
+    """``hrpsim up --state-dir state_dir`` or fail the test with its output."""
+    proc = run_cli("up", "--state-dir", state_dir, "--timeout", UP_TIMEOUT_S, *extra_args)
+    if proc.returncode != 0:
+        pytest.fail("hrpsim up failed:\n" + describe(proc), pytrace=False)
+    return proc
+
+
+def stop_servers(state_dir):
+    """``hrpsim down`` for ``state_dir``; assert it succeeds and leaves nothing running."""
+    try:
+        state = launcher.read_state(state_dir)
+    except launcher.LaunchError:
+        state = None
+    proc = run_cli("down", "--state-dir", state_dir)
+    assert proc.returncode == 0, "hrpsim down failed:\n" + describe(proc)
+    left = still_running(state)
+    assert not left, "processes left running after hrpsim down: %s" % [
+        (r["name"], r["pid"]) for r in left]
+    return proc
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _orb_call_timeout():
+    """A server that stops answering fails the test after 2 minutes instead of hanging it."""
+    hrpsim._orb.get_orb(("-ORBclientCallTimeOutPeriod", "120000"))
+
+
+@pytest.fixture(scope="session")
+def repo_root():
+    """The repository root."""
+    return REPO_ROOT
+
+
+@pytest.fixture(scope="session")
+def samples_dir():
+    """``<repo>/samples``."""
+    return REPO_ROOT / "samples"
+
+
+@pytest.fixture(scope="session")
+def hrpsim_cli():
+    """A function running the `hrpsim` command: ``hrpsim_cli("status", "--state-dir", d)``."""
+    return run_cli
+
+
+@pytest.fixture(scope="session")
+def built():
+    """Fails (does not skip) unless omniNames, the stubs and the ModelLoader server exist."""
+    require_build()
+    return paths.default_bin_dir()
+
+
+@pytest.fixture(scope="session")
+def servers(built, tmp_path_factory):
+    """A ServerSet shared by the session; stopped (and checked gone) at the end."""
+    state_dir = tmp_path_factory.mktemp("hrpsim-state")
+    start_servers(state_dir)
+    try:
+        state = launcher.read_state(state_dir)
+        client = hrpsim.connect(state["naming"])
+        yield ServerSet(state_dir=state_dir, corbaloc=state["naming"], state=state,
+                        client=client)
+    finally:
+        stop_servers(state_dir)
+
+
+@pytest.fixture
+def state_dirs(tmp_path_factory):
+    """Factory of fresh state dirs; anything still running in them is stopped afterwards."""
+    made = []
+
+    def make(label="state"):
+        d = tmp_path_factory.mktemp("hrpsim-" + label)
+        made.append(d)
+        return d
+
+    yield make
+    for d in made:
+        stop_servers(d)

@@ -1,0 +1,395 @@
+// test_vrml_nodes.c - the built-in node table, DEF/USE sharing and scoping, Script members,
+// ROUTE and EXTERNPROTO, structural errors with their location, and allocation failure.
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test_support.h"
+#include "vrml.h"
+#include "vrml_private.h"
+
+static hsvScene *parseOk(const char *text) {
+  hsError err = {0};
+  hsvScene *scene = hsv_parseString(text, "/virtual/nodes.wrl", NULL, &err);
+  if (!scene) {
+    char buf[1200];
+    fprintf(stderr, "\n  unexpected error: %s\n", hsu_formatError(&err, buf, sizeof buf));
+  }
+  return scene;
+}
+
+static hsError parseFail(const char *text) {
+  hsError err = {0};
+  hsvScene *scene = hsv_parseString(text, "/virtual/nodes.wrl", NULL, &err);
+  CU_ASSERT_PTR_NULL(scene);
+  hsv_freeScene(scene);
+  return err;
+}
+
+static void checkError(const hsError *err, int code, int line, int column, const char *message) {
+  CU_ASSERT_EQUAL(err->code, code);
+  CU_ASSERT_STRING_EQUAL(err->file, "/virtual/nodes.wrl");
+  CU_ASSERT_EQUAL(err->line, line);
+  CU_ASSERT_EQUAL(err->column, column);
+  CU_ASSERT_STRING_EQUAL(err->message, message);
+  if (err->line != line || err->column != column || strcmp(err->message, message) != 0) {
+    fprintf(stderr, "\n  got %d:%d %s\n", err->line, err->column, err->message);
+  }
+}
+
+static void testBuiltinTable(void) {
+  static const char *const names[] = {
+      "Anchor", "Appearance", "AudioClip", "Background", "Billboard", "Box", "Collision",
+      "Color", "ColorInterpolator", "Cone", "Coordinate", "CoordinateInterpolator", "Cylinder",
+      "CylinderSensor", "DirectionalLight", "ElevationGrid", "Extrusion", "Fog", "FontStyle",
+      "Group", "ImageTexture", "IndexedFaceSet", "IndexedLineSet", "Inline", "LOD", "Material",
+      "MovieTexture", "NavigationInfo", "Normal", "NormalInterpolator",
+      "OrientationInterpolator", "PixelTexture", "PlaneSensor", "PointLight", "PointSet",
+      "PositionInterpolator", "ProximitySensor", "ScalarInterpolator", "Script", "Shape",
+      "Sound", "Sphere", "SphereSensor", "SpotLight", "Switch", "Text", "TextureCoordinate",
+      "TextureTransform", "TimeSensor", "TouchSensor", "Transform", "Viewpoint",
+      "VisibilitySensor", "WorldInfo"};
+  // fields per node type in VRML97 (events included)
+  static const int counts[] = {8, 3, 8, 12, 6, 1, 8, 1, 4, 4, 1, 4, 5, 9, 5, 14, 14, 5,
+                               9, 5, 3, 18, 7, 3, 3, 6, 9, 7, 1, 4, 4, 3, 8, 7, 2, 4, 8, 4,
+                               3, 2, 10, 1, 6, 10, 2, 4, 1, 4, 9, 7, 10, 8, 6, 2};
+  CU_ASSERT_EQUAL_FATAL(hsv_builtinCount(), 54);
+  // every type parses empty, with every field in declaration order and nothing given
+  char text[8192];
+  size_t len = (size_t)snprintf(text, sizeof text, "#VRML V2.0 utf8\n");
+  for (int i = 0; i < 54; i++) {
+    CU_ASSERT_STRING_EQUAL(hsv_builtin(i)->name, names[i]);
+    CU_ASSERT_EQUAL(hsv_builtin(i)->nfield, counts[i]);
+    CU_ASSERT_PTR_EQUAL(hsv_findBuiltin(names[i], strlen(names[i])), hsv_builtin(i));
+    len += (size_t)snprintf(text + len, sizeof text - len, "%s {}\n", names[i]);
+  }
+  CU_ASSERT_PTR_NULL(hsv_findBuiltin("Transformer", 11));
+  CU_ASSERT_PTR_NULL(hsv_findBuiltin("Trans", 5));
+  CU_ASSERT_PTR_NULL(hsv_findBuiltin("AAA", 3));
+  CU_ASSERT_PTR_NULL(hsv_findBuiltin("Zzz", 3));
+  hsvScene *scene = parseOk(text);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(scene);
+  CU_ASSERT_EQUAL_FATAL(scene->nroot, 54);
+  for (int i = 0; i < 54; i++) {
+    const hsvNode *n = scene->roots[i];
+    CU_ASSERT_STRING_EQUAL(n->typeName, names[i]);
+    CU_ASSERT_PTR_NULL(n->proto);
+    CU_ASSERT_EQUAL(n->line, i + 2);
+    CU_ASSERT_EQUAL(n->column, 1);
+    CU_ASSERT_EQUAL_FATAL(n->nfield, counts[i]);
+    for (int k = 0; k < n->nfield; k++) {
+      CU_ASSERT_STRING_EQUAL(n->fields[k].name, hsv_builtin(i)->fields[k].name);
+      CU_ASSERT_EQUAL(n->fields[k].given, 0);
+    }
+  }
+  // declaration order of a grouping node
+  static const char *const transform[] = {"addChildren", "removeChildren", "center", "children",
+                                          "rotation", "scale", "scaleOrientation",
+                                          "translation", "bboxCenter", "bboxSize"};
+  const hsvNode *t = scene->roots[50];
+  for (int k = 0; k < 10; k++) {
+    CU_ASSERT_STRING_EQUAL(t->fields[k].name, transform[k]);
+  }
+  // a sample of the standard's defaults
+  const hsvValue *v = hsv_value(scene->roots[16], "crossSection", hsvMFVEC2F);
+  CU_ASSERT_EQUAL(v->n, 5);
+  CU_ASSERT_EQUAL_FATAL(v->nnum, 10);
+  CU_ASSERT_EQUAL(v->num[2], 1);
+  CU_ASSERT_EQUAL(v->num[3], -1);
+  CU_ASSERT_EQUAL(v->num[9], 1);
+  v = hsv_value(scene->roots[16], "spine", hsvMFVEC3F);
+  CU_ASSERT_EQUAL(v->n, 2);
+  CU_ASSERT_EQUAL(v->num[4], 1);
+  v = hsv_value(scene->roots[16], "orientation", hsvMFROTATION);
+  CU_ASSERT_EQUAL(v->n, 1);
+  CU_ASSERT_EQUAL(v->num[2], 1);
+  v = hsv_value(scene->roots[27], "type", hsvMFSTRING);
+  CU_ASSERT_EQUAL_FATAL(v->n, 2);
+  CU_ASSERT_STRING_EQUAL(v->str[0], "WALK");
+  CU_ASSERT_STRING_EQUAL(v->str[1], "ANY");
+  v = hsv_value(scene->roots[27], "avatarSize", hsvMFFLOAT);
+  CU_ASSERT_EQUAL(v->n, 3);
+  CU_ASSERT_EQUAL(v->num[1], 1.6);
+  CU_ASSERT_STRING_EQUAL(hsv_value(scene->roots[18], "family", hsvMFSTRING)->str[0], "SERIF");
+  CU_ASSERT_STRING_EQUAL(hsv_getString(scene->roots[18], "style"), "PLAIN");
+  CU_ASSERT_STRING_EQUAL(hsv_getString(scene->roots[17], "fogType"), "LINEAR");
+  CU_ASSERT_STRING_EQUAL(hsv_getString(scene->roots[51], "description"), "");
+  double x[4];
+  CU_ASSERT_TRUE(hsv_getVec3(scene->roots[51], "position", x));
+  CU_ASSERT_EQUAL(x[2], 10);
+  CU_ASSERT_TRUE(hsv_getDouble(scene->roots[43], "beamWidth", x));
+  CU_ASSERT_EQUAL(x[0], 1.570796);
+  CU_ASSERT_TRUE(hsv_getDouble(scene->roots[40], "maxBack", x));
+  CU_ASSERT_EQUAL(x[0], 10);
+  CU_ASSERT_TRUE(hsv_getRotation(scene->roots[42], "offset", x));
+  CU_ASSERT_EQUAL(x[1], 1);
+  CU_ASSERT_EQUAL(x[3], 0);
+  int w = 0;
+  CU_ASSERT_TRUE(hsv_getInt(scene->roots[44], "whichChoice", &w));
+  CU_ASSERT_EQUAL(w, -1);
+  v = hsv_value(scene->roots[31], "image", hsvSFIMAGE);
+  CU_ASSERT_EQUAL(v->n, 1);
+  CU_ASSERT_EQUAL(v->nnum, 3);
+  v = hsv_value(scene->roots[3], "skyColor", hsvMFCOLOR);
+  CU_ASSERT_EQUAL(v->n, 1);
+  CU_ASSERT_EQUAL(v->nnum, 3);
+  CU_ASSERT_TRUE(hsv_getVec3(scene->roots[5], "size", x));
+  CU_ASSERT_EQUAL(x[0], 2);
+  CU_ASSERT_EQUAL(hsv_field(scene->roots[49], "touchTime")->access, hsvEVENTOUT);
+  hsv_freeScene(scene);
+}
+
+static void testUnknownNames(void) {
+  hsError err = parseFail("#VRML V2.0 utf8\nGroup { children [\n  Foo { } ] }\n");
+  checkError(&err, hsE_SYNTAX, 3, 3, "unknown node type 'Foo'");
+  err = parseFail("#VRML V2.0 utf8\nTransform {\n  translation 1 2 3 foo 1 }\n");
+  checkError(&err, hsE_SYNTAX, 3, 21, "unknown field 'foo' in Transform");
+  // names are case-sensitive
+  err = parseFail("#VRML V2.0 utf8\ntransform {}\n");
+  checkError(&err, hsE_SYNTAX, 2, 1, "unknown node type 'transform'");
+}
+
+static void testDefUse(void) {
+  hsvScene *scene = parseOk(
+      "#VRML V2.0 utf8\n"
+      "DEF A Transform { children [ DEF S Shape { appearance DEF APP Appearance {} } ] }\n"
+      "Group { children [ USE S USE A ] }\n"
+      "Shape { appearance USE APP }\n"
+      "DEF S Box {}\n"
+      "Shape { geometry USE S }\n"
+      "USE A\n");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(scene);
+  CU_ASSERT_EQUAL_FATAL(scene->nroot, 6);
+  const hsvNode *a = scene->roots[0];
+  CU_ASSERT_STRING_EQUAL(a->defName, "A");
+  const hsvNode *s = hsv_value(a, "children", hsvMFNODE)->node[0];
+  CU_ASSERT_STRING_EQUAL(s->defName, "S");
+  const hsvValue *kids = hsv_value(scene->roots[1], "children", hsvMFNODE);
+  CU_ASSERT_EQUAL_FATAL(kids->n, 2);
+  CU_ASSERT_PTR_EQUAL(kids->node[0], s);
+  CU_ASSERT_PTR_EQUAL(kids->node[1], a);
+  CU_ASSERT_PTR_EQUAL(hsv_value(scene->roots[2], "appearance", hsvSFNODE)->node[0],
+                      hsv_value(s, "appearance", hsvSFNODE)->node[0]);
+  // a later DEF rebinds the name for the USEs after it
+  const hsvNode *box = scene->roots[3];
+  CU_ASSERT_STRING_EQUAL(box->typeName, "Box");
+  CU_ASSERT_PTR_EQUAL(hsv_value(scene->roots[4], "geometry", hsvSFNODE)->node[0], box);
+  CU_ASSERT_PTR_EQUAL(scene->roots[5], a);
+  hsv_freeScene(scene);
+  // USE before DEF, of an unknown name, and of a node inside its own definition
+  hsError err = parseFail("#VRML V2.0 utf8\nGroup { children [ USE X ] }\nDEF X Group {}\n");
+  checkError(&err, hsE_SYNTAX, 2, 24, "USE of undefined name 'X'");
+  err = parseFail("#VRML V2.0 utf8\nDEF G Group {\n  children USE G }\n");
+  checkError(&err, hsE_SYNTAX, 3, 16, "USE of undefined name 'G'");
+  err = parseFail("#VRML V2.0 utf8\nDEF Group {}\n");
+  checkError(&err, hsE_SYNTAX, 2, 11, "expected a node type, got '{'");
+  err = parseFail("#VRML V2.0 utf8\nUSE [\n");
+  checkError(&err, hsE_SYNTAX, 2, 5, "expected a name after USE, got '['");
+}
+
+static void testEventsNeedIs(void) {
+  hsError err = parseFail("#VRML V2.0 utf8\nGroup {\n  addChildren [] }\n");
+  checkError(&err, hsE_SYNTAX, 3, 3,
+             "eventIn 'addChildren' of Group cannot be given a value (only IS in a PROTO body)");
+  err = parseFail("#VRML V2.0 utf8\nTimeSensor { time 1 }\n");
+  checkError(&err, hsE_SYNTAX, 2, 14,
+             "eventOut 'time' of TimeSensor cannot be given a value (only IS in a PROTO body)");
+  err = parseFail("#VRML V2.0 utf8\nTransform { translation IS t }\n");
+  checkError(&err, hsE_SYNTAX, 2, 25, "IS outside a PROTO body");
+  // the implicit events of an exposedField are not fields either
+  err = parseFail("#VRML V2.0 utf8\nTransform { set_translation 1 2 3 }\n");
+  checkError(&err, hsE_SYNTAX, 2, 13, "unknown field 'set_translation' in Transform");
+}
+
+static void testRouteAndExternProto(void) {
+  hsvScene *scene = parseOk(
+      "#VRML V2.0 utf8\n"
+      "DEF T TimeSensor {}\n"
+      "ROUTE T.fraction_changed TO I.set_fraction\n"
+      "DEF G Group { ROUTE T.isActive TO G.foo children Box {} }\n"
+      "ROUTE a.b TO c.d\n");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(scene);
+  CU_ASSERT_EQUAL(scene->nroot, 2);
+  CU_ASSERT_EQUAL(hsv_value(scene->roots[1], "children", hsvMFNODE)->n, 1);
+  hsv_freeScene(scene);
+  hsError err = parseFail("#VRML V2.0 utf8\nROUTE a.b c.d\n");
+  checkError(&err, hsE_SYNTAX, 2, 11, "expected TO in ROUTE, got 'c'");
+  err = parseFail("#VRML V2.0 utf8\nROUTE a b\n");
+  checkError(&err, hsE_SYNTAX, 2, 9, "expected '.' in ROUTE, got 'b'");
+  err = parseFail("#VRML V2.0 utf8\nGroup {}\n  EXTERNPROTO Foo [] \"foo.wrl\"\n");
+  checkError(&err, hsE_UNSUPPORTED, 3, 3, "EXTERNPROTO is not supported");
+  err = parseFail("#VRML V2.0 utf8\nGroup { EXTERNPROTO Foo [] \"foo.wrl\" }\n");
+  checkError(&err, hsE_UNSUPPORTED, 2, 9, "EXTERNPROTO is not supported");
+}
+
+static void testScript(void) {
+  hsError err = parseFail(
+      "#VRML V2.0 utf8\n"
+      "DEF S Script {\n"
+      "  field SFNode target USE S\n"
+      "}\n");
+  checkError(&err, hsE_SYNTAX, 3, 27, "USE of undefined name 'S'");
+  hsvScene *scene = parseOk(
+      "#VRML V2.0 utf8\n"
+      "DEF T Transform {}\n"
+      "DEF S Script {\n"
+      "  url \"javascript: function go(v) { }\"\n"
+      "  eventIn SFFloat go\n"
+      "  field SFNode target USE T\n"
+      "  eventOut MFVec3f moved\n"
+      "  directOutput TRUE\n"
+      "  field MFString names [ \"a\" ]\n"
+      "}\n");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(scene);
+  const hsvNode *s = scene->roots[1];
+  CU_ASSERT_STRING_EQUAL(s->typeName, "Script");
+  CU_ASSERT_EQUAL_FATAL(s->nfield, 7);
+  static const char *const names[] = {"url", "directOutput", "mustEvaluate", "go",
+                                      "target", "moved", "names"};
+  static const hstVrmlAccess access[] = {hsvEXPOSED, hsvFIELD, hsvFIELD, hsvEVENTIN,
+                                         hsvFIELD,   hsvEVENTOUT, hsvFIELD};
+  for (int i = 0; i < 7; i++) {
+    CU_ASSERT_STRING_EQUAL(s->fields[i].name, names[i]);
+    CU_ASSERT_EQUAL(s->fields[i].access, access[i]);
+  }
+  CU_ASSERT_STRING_EQUAL(hsv_value(s, "url", hsvMFSTRING)->str[0],
+                         "javascript: function go(v) { }");
+  int b = 0;
+  CU_ASSERT_TRUE(hsv_getBool(s, "directOutput", &b));
+  CU_ASSERT_EQUAL(b, 1);
+  CU_ASSERT_EQUAL(hsv_field(s, "mustEvaluate")->given, 0);
+  CU_ASSERT_EQUAL(hsv_field(s, "go")->value.type, hsvSFFLOAT);
+  CU_ASSERT_EQUAL(hsv_field(s, "go")->value.n, 0);
+  CU_ASSERT_EQUAL(hsv_field(s, "go")->given, 0);
+  CU_ASSERT_PTR_EQUAL(hsv_value(s, "target", hsvSFNODE)->node[0], scene->roots[0]);
+  CU_ASSERT_EQUAL(hsv_field(s, "target")->given, 1);
+  CU_ASSERT_EQUAL(hsv_value(s, "moved", hsvMFVEC3F)->n, 0);
+  CU_ASSERT_STRING_EQUAL(hsv_value(s, "names", hsvMFSTRING)->str[0], "a");
+  hsv_freeScene(scene);
+  err = parseFail("#VRML V2.0 utf8\nScript { field SFFloat a 1\n field SFInt32 a 2 }\n");
+  checkError(&err, hsE_SYNTAX, 3, 16, "duplicate field 'a' in Script");
+  err = parseFail("#VRML V2.0 utf8\nScript { field SFBool url TRUE }\n");
+  checkError(&err, hsE_SYNTAX, 2, 23, "duplicate field 'url' in Script");
+  err = parseFail("#VRML V2.0 utf8\nScript { field SFFloot a 1 }\n");
+  checkError(&err, hsE_SYNTAX, 2, 16, "expected a field type, got 'SFFloot'");
+  // only a Script declares members
+  err = parseFail("#VRML V2.0 utf8\nGroup { field SFFloat a 1 }\n");
+  checkError(&err, hsE_SYNTAX, 2, 9, "unknown field 'field' in Group");
+}
+
+static void testStructureErrors(void) {
+  hsError err = parseFail("#VRML V2.0 utf8\nTransform [ ]\n");
+  checkError(&err, hsE_SYNTAX, 2, 11, "expected '{' after Transform, got '['");
+  err = parseFail("#VRML V2.0 utf8\nGroup { children [ Box {} ]\n");
+  checkError(&err, hsE_SYNTAX, 3, 1, "expected a field name or '}' in Group, got end of file");
+  err = parseFail("#VRML V2.0 utf8\nGroup { }\n}\n");
+  checkError(&err, hsE_SYNTAX, 3, 1, "expected a node, PROTO or ROUTE, got '}'");
+  err = parseFail("#VRML V2.0 utf8\n 12\n");
+  checkError(&err, hsE_SYNTAX, 2, 2, "expected a node, PROTO or ROUTE, got number 12");
+  err = parseFail("#VRML V2.0 utf8\nGroup { 12 }\n");
+  checkError(&err, hsE_SYNTAX, 2, 9, "expected a field name or '}' in Group, got number 12");
+  err = parseFail("#VRML V2.0 utf8\nGroup { children [ Box {} \n");
+  checkError(&err, hsE_SYNTAX, 3, 1, "field 'children' of Group expects MFNode, got end of file");
+  // very deep nesting fails cleanly instead of exhausting the stack
+  size_t depth = 5000;
+  char *text = malloc(depth * 32 + 64);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+  size_t len = (size_t)sprintf(text, "#VRML V2.0 utf8\n");
+  for (size_t i = 0; i < depth; i++) {
+    len += (size_t)sprintf(text + len, "Group { children ");
+  }
+  sprintf(text + len, "Box {}");
+  err = parseFail(text);
+  CU_ASSERT_EQUAL(err.code, hsE_SYNTAX);
+  CU_ASSERT_STRING_EQUAL(err.message, "nodes nested too deeply");
+  free(text);
+  // empty text and a scene without nodes
+  hsvScene *scene = parseOk("#VRML V2.0 utf8\n# nothing\n");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(scene);
+  CU_ASSERT_EQUAL(scene->nroot, 0);
+  CU_ASSERT_STRING_EQUAL(scene->file, "/virtual/nodes.wrl");
+  hsv_freeScene(scene);
+  hsv_freeScene(NULL);
+  err = (hsError){0};
+  CU_ASSERT_PTR_NULL(hsv_parseString(NULL, "x.wrl", NULL, &err));
+  CU_ASSERT_EQUAL(err.code, hsE_INVALID);
+  // the first error wins: an error already in err is kept
+  err = (hsError){0};
+  HS_ERR(&err, hsE_MODEL, "earlier");
+  CU_ASSERT_PTR_NULL(hsv_parseString("Group {}", "x.wrl", NULL, &err));
+  CU_ASSERT_STRING_EQUAL(err.message, "earlier");
+  // a NULL err is allowed
+  CU_ASSERT_PTR_NULL(hsv_parseString("Group {}", "x.wrl", NULL, NULL));
+}
+
+static void testResolve(void) {
+  hsvScene *scene = parseOk("#VRML V2.0 utf8\nGroup {}\n");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(scene);
+  CU_ASSERT_PTR_EQUAL(hsv_resolve(scene->roots[0], NULL), scene->roots[0]);
+  CU_ASSERT_PTR_NULL(hsv_resolve(NULL, NULL));
+  hsv_freeScene(scene);
+}
+
+static const char *kAllocModel =
+    "#VRML V2.0 utf8\n"
+    "PROTO P [ exposedField SFVec3f t 0 0 0 exposedField MFNode kids [ Box {} ] ]\n"
+    "{ Transform { translation IS t children IS kids } }\n"
+    "DEF A P { t 1 2 3 }\n"
+    "P { kids [ USE A DEF S Shape { geometry IndexedFaceSet { coordIndex [0 1 2 -1]\n"
+    "  coord Coordinate { point [0 0 0, 1 0 0, 0 1 0] } } } ] }\n"
+    "Script { field SFNode n USE S eventIn SFBool e field MFString s [\"x\" \"y\"] }\n"
+    "Group { children [ USE A USE S ] }\n";
+
+// parse text with every allocation in turn failing; each failure must give hsE_NOMEM (and
+// nothing may leak, which valgrind checks); returns how many allocations succeed in the end
+static int failEachAllocation(const char *text, int nroot) {
+  int n;
+  for (n = 1; n < 100000; n++) {
+    hsu_failAllocAfter(n);
+    hsError err = {0};
+    hsvScene *scene = hsv_parseString(text, "/virtual/alloc.wrl", NULL, &err);
+    hsu_failAllocAfter(0);
+    if (scene) {
+      CU_ASSERT_EQUAL(scene->nroot, nroot);
+      hsv_freeScene(scene);
+      break;
+    }
+    CU_ASSERT_EQUAL(err.code, hsE_NOMEM);
+    if (err.code != hsE_NOMEM) {
+      fprintf(stderr, "\n  allocation %d: %s\n", n, err.message);
+      break;
+    }
+  }
+  return n;
+}
+
+static void testAllocationFailure(void) {
+  int n = failEachAllocation(kAllocModel, 4);
+  CU_ASSERT(n > 3 && n < 100000);
+  // a bigger model moves the arena's chunk boundaries into many other places
+  size_t size = strlen(kAllocModel) * 120;
+  char *text = malloc(size);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(text);
+  size_t len = (size_t)snprintf(text, size, "%s", kAllocModel);
+  const char *body = strstr(kAllocModel, "DEF A P");
+  for (int i = 0; i < 100; i++) {
+    len += (size_t)snprintf(text + len, size - len, "%s", body);
+  }
+  n = failEachAllocation(text, 404);
+  CU_ASSERT(n > 15 && n < 100000);
+  free(text);
+}
+
+void register_vrml_nodes(void) {
+  CU_pSuite s = hst_addSuite("vrml_nodes");
+  CU_add_test(s, "built-in node table", testBuiltinTable);
+  CU_add_test(s, "unknown names", testUnknownNames);
+  CU_add_test(s, "DEF and USE", testDefUse);
+  CU_add_test(s, "events need IS", testEventsNeedIs);
+  CU_add_test(s, "ROUTE and EXTERNPROTO", testRouteAndExternProto);
+  CU_add_test(s, "Script members", testScript);
+  CU_add_test(s, "structural errors", testStructureErrors);
+  CU_add_test(s, "resolve", testResolve);
+  CU_add_test(s, "allocation failure", testAllocationFailure);
+}
