@@ -37,8 +37,9 @@ if ! .venv/bin/python -c "import omniORB, pytest, numpy, hrpsim" 2>/dev/null; th
   .venv/bin/pip install -q pytest -e python
 fi
 
-echo "== building (build/)"
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > build.log 2>&1 || { cat build.log; exit 1; }
-ninja -C build >> build.log 2>&1 || { tail -50 build.log; exit 1; }
-rm -f build.log
+echo "== building (build/, log in build/build.log)"
+mkdir -p build
+log=build/build.log
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$log" 2>&1 || { cat "$log"; exit 1; }
+ninja -C build >> "$log" 2>&1 || { tail -50 "$log"; exit 1; }
 echo "== build ok"
