@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # test.sh - the second README command: install what is missing, build, and run every test:
-# the CUnit suites (ctest), the same suites under ASan/UBSan and under valgrind, and the
-# end-to-end pytest suite against real servers and a real naming service.
+# the CUnit suites (ctest), the end-to-end pytest suite against real servers and a real naming
+# service, then both again with everything built with ASan + UBSan (any sanitizer report
+# fails the run), and the CUnit suites under valgrind.
 set -euo pipefail
 cd "$(dirname "$0")"
 tools/bootstrap.sh
@@ -9,11 +10,24 @@ tools/bootstrap.sh
 echo "== unit tests (ctest)"
 ctest --test-dir build --output-on-failure
 
-echo "== unit tests under AddressSanitizer + UndefinedBehaviorSanitizer"
-cmake -S . -B build-asan -G Ninja -DHRPSIM_WITH_SERVERS=OFF -DHRPSIM_SANITIZE=ON \
-  -DCMAKE_BUILD_TYPE=Debug > /dev/null
-ninja -C build-asan > /dev/null
-ASAN_OPTIONS=detect_leaks=1 ctest --test-dir build-asan --output-on-failure
+echo "== end-to-end tests (pytest)"
+.venv/bin/python -m pytest tests/e2e -q
+
+echo "== everything again, built with AddressSanitizer + UndefinedBehaviorSanitizer"
+cmake -S . -B build-asan -G Ninja -DHRPSIM_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug > /dev/null
+ninja -C build-asan > build-asan/build.log 2>&1 || { tail -50 build-asan/build.log; exit 1; }
+reports=$(mktemp -d)
+export ASAN_OPTIONS="detect_leaks=1:log_path=$reports/asan"
+export UBSAN_OPTIONS="print_stacktrace=1:log_path=$reports/ubsan"
+show_reports() { echo "sanitizer reports:"; cat "$reports"/* 2>/dev/null; exit 1; }
+ctest --test-dir build-asan --output-on-failure || show_reports
+HRPSIM_BIN_DIR="$PWD/build-asan/bin" .venv/bin/python -m pytest tests/e2e -q -p no:cacheprovider \
+  || show_reports
+unset ASAN_OPTIONS UBSAN_OPTIONS
+if compgen -G "$reports/*" > /dev/null; then
+  show_reports
+fi
+echo "sanitizers: clean"
 
 echo "== unit tests under valgrind"
 for t in build/bin/*_tests; do
@@ -21,6 +35,3 @@ for t in build/bin/*_tests; do
     "$t" > /dev/null || { echo "valgrind found errors in $t"; exit 1; }
 done
 echo "valgrind: clean"
-
-echo "== end-to-end tests (pytest)"
-.venv/bin/python -m pytest tests/e2e -q

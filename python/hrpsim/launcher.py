@@ -322,7 +322,7 @@ def _plan_servers(bin_dir, only):
         if unknown:
             raise LaunchError("unknown server name(s) %s; known: %s"
                               % (", ".join(unknown), ", ".join(known)))
-    plan, warnings = [], []
+    plan, missing = [], []
     for name, exe in paths.SERVERS:
         if only is not None and name not in only:
             continue
@@ -333,7 +333,11 @@ def _plan_servers(bin_dir, only):
             raise LaunchError("%s: executable %s not found (build it, or set HRPSIM_BIN_DIR / "
                               "--bin-dir)" % (name, path))
         else:
-            warnings.append("%s: %s not found; not started" % (name, path))
+            missing.append(name)
+    warnings = []
+    if missing:
+        warnings.append("not built, not started: %s (no executables in %s)"
+                        % (", ".join(missing), bin_dir))
     return plan, warnings
 
 

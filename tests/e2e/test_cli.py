@@ -284,7 +284,7 @@ def test_up_unknown_or_missing_server(built, state_dirs, hrpsim_cli, tmp_path):
     # without --only, missing executables are warnings and the naming service still starts
     proc = hrpsim_cli("up", "--state-dir", d, "--bin-dir", tmp_path)
     assert proc.returncode == 0, describe(proc)
-    assert "warning: ModelLoader" in proc.stderr
+    assert "not built, not started: ModelLoader" in proc.stderr
     assert [r["kind"] for r in read_state(d)["processes"]] == ["naming"]
 
 

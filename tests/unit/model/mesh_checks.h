@@ -1,5 +1,6 @@
 // mesh_checks.h - helpers shared by the model geometry tests: corner access, signed volume,
-// closedness of a triangle mesh.
+// closedness of a triangle mesh, the corner normals of a smoothed box, and meshing with each
+// allocation in turn failing.
 //
 // Header-only (static inline) because the test build compiles every tests/unit/<module>/test_*.c
 // and nothing else.
@@ -7,11 +8,14 @@
 #ifndef HRPSIM_TESTS_UNIT_MODEL_MESH_CHECKS_H_
 #define HRPSIM_TESTS_UNIT_MODEL_MESH_CHECKS_H_
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "geometry.h"
+#include "test_support.h"
 
+// position of vertex v
 static inline void vertexOf(const hsmMesh *m, int v, double p[3]) {
   for (int k = 0; k < 3; k++) {
     p[k] = m->vertices[3 * v + k];
@@ -49,6 +53,7 @@ static inline double volumeOf(const hsmMesh *m) {
   return vol;
 }
 
+// qsort/bsearch order of edge keys
 static inline int compareEdges(const void *pa, const void *pb) {
   const long long *a = pa, *b = pb;
   return *a < *b ? -1 : *a > *b;
@@ -82,16 +87,66 @@ static inline void cornerNormal(const hsmMesh *m, int t, int k, double n[3]) {
   }
 }
 
+// texture coordinate of corner k of triangle t
 static inline void cornerTex(const hsmMesh *m, int t, int k, double st[2]) {
   int i = m->texCoordIndices[3 * t + k];
   st[0] = m->texCoords[2 * i];
   st[1] = m->texCoords[2 * i + 1];
 }
 
+// 1 if every member of m is zero (as a failed or freed mesher leaves it)
 static inline int isZeroMesh(const hsmMesh *m) {
   hsmMesh zero;
   memset(&zero, 0, sizeof zero);
   return memcmp(m, &zero, sizeof zero) == 0;
+}
+
+// check that every corner normal of a box's 12 triangles, meshed about the origin with smooth
+// normals, points along its corner's diagonal (+-1, +-1, +-1) / sqrt 3
+static inline void checkDiagonalNormals(const hsmMesh *m) {
+  for (int t = 0; t < 12; t++) {
+    for (int k = 0; k < 3; k++) {
+      double p[3], n[3];
+      cornerOf(m, t, k, p);
+      cornerNormal(m, t, k, n);
+      for (int c = 0; c < 3; c++) {
+        HST_NEAR(n[c], (p[c] > 0 ? 1 : -1) / sqrt(3.0), 1e-7);
+      }
+    }
+  }
+}
+
+// run mesh (a mesher wrapped to take its input as in) with allocation n failing for n = 1, 2, ...
+// below limit until it succeeds. Every failure must return hsE_NOMEM, record it in the mesher's
+// err too when checkErr is set, and leave a zero mesh (and leak nothing, which valgrind checks).
+// The mesh that succeeds goes to *done for the caller to check and free, or is freed when done
+// is NULL; returns the number of failures
+static inline int failEachMeshAllocation(int (*mesh)(hsmMesh *m, const void *in, hsError *err),
+                                         const void *in, long limit, int checkErr,
+                                         hsmMesh *done) {
+  int failures = 0;
+  for (long n = 1; n < limit; n++) {
+    hsmMesh m = {0};
+    hsError err = {0};
+    hsu_failAllocAfter(n);
+    int rc = mesh(&m, in, &err);
+    hsu_failAllocAfter(0);
+    if (rc == 0) {
+      if (done) {
+        *done = m;
+      } else {
+        hsm_freeMesh(&m);
+      }
+      break;
+    }
+    failures++;
+    CU_ASSERT_EQUAL(rc, hsE_NOMEM);
+    if (checkErr) {
+      CU_ASSERT_EQUAL(err.code, hsE_NOMEM);
+    }
+    CU_ASSERT_TRUE(isZeroMesh(&m));
+  }
+  return failures;
 }
 
 #endif  // HRPSIM_TESTS_UNIT_MODEL_MESH_CHECKS_H_

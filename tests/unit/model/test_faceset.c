@@ -11,6 +11,17 @@
 #include "mesh_checks.h"
 #include "test_support.h"
 
+// the meshers in the form failEachMeshAllocation takes
+static int meshFaceSet(hsmMesh *m, const void *in, hsError *err) {
+  return hsm_meshFaceSet(m, in, err);
+}
+static int meshElevationGrid(hsmMesh *m, const void *in, hsError *err) {
+  return hsm_meshElevationGrid(m, in, err);
+}
+static int meshExtrusion(hsmMesh *m, const void *in, hsError *err) {
+  return hsm_meshExtrusion(m, in, err);
+}
+
 //---------------------------------- IndexedFaceSet --------------------------------------------
 
 // a 2 x 2 x 2 cube: point i has x, y, z on the + side when bit 0, 1, 2 of i is set
@@ -75,16 +86,7 @@ static void testCube(void) {
   in.creaseAngle = 2;
   CU_ASSERT_EQUAL_FATAL(hsm_meshFaceSet(&m, &in, NULL), 0);
   CU_ASSERT_EQUAL(m.nnormal, 8);
-  for (int t = 0; t < 12; t++) {
-    for (int k = 0; k < 3; k++) {
-      double p[3], c[3];
-      cornerOf(&m, t, k, p);
-      cornerNormal(&m, t, k, c);
-      for (int i = 0; i < 3; i++) {
-        HST_NEAR(c[i], p[i] / sqrt(3.0), 1e-7);
-      }
-    }
-  }
+  checkDiagonalNormals(&m);
   hsm_freeMesh(&m);
 }
 
@@ -337,22 +339,10 @@ static void testFaceSetAllocFailure(void) {
   in.coord = pts, in.ncoord = 6, in.coordIndex = idx, in.ncoordIndex = 11;
   in.texCoord = pts, in.ntexCoord = 9;
   in.ccw = 0, in.convex = 0, in.creaseAngle = 0.5;
-  int failures = 0;
-  for (long n = 1; n < 100; n++) {
-    hsmMesh m = {0};
-    hsError err = {0};
-    hsu_failAllocAfter(n);
-    int rc = hsm_meshFaceSet(&m, &in, &err);
-    hsu_failAllocAfter(0);
-    if (rc == 0) {
-      CU_ASSERT_EQUAL(m.ntriangle, 5);
-      hsm_freeMesh(&m);
-      break;
-    }
-    failures++;
-    CU_ASSERT_EQUAL(rc, hsE_NOMEM);
-    CU_ASSERT_TRUE(isZeroMesh(&m));
-  }
+  hsmMesh m = {0};
+  int failures = failEachMeshAllocation(meshFaceSet, &in, 100, 0, &m);
+  CU_ASSERT_EQUAL(m.ntriangle, 5);
+  hsm_freeMesh(&m);
   CU_ASSERT(failures >= 6);
 }
 
@@ -444,20 +434,7 @@ static void testElevationErrors(void) {
   hsm_freeMesh(&m);
   // allocation failure anywhere leaves a zero mesh
   in.xDimension = 3;
-  int failures = 0;
-  for (long n = 1; n < 50; n++) {
-    hsu_failAllocAfter(n);
-    int rc = hsm_meshElevationGrid(&m, &in, NULL);
-    hsu_failAllocAfter(0);
-    if (rc == 0) {
-      hsm_freeMesh(&m);
-      break;
-    }
-    failures++;
-    CU_ASSERT_EQUAL(rc, hsE_NOMEM);
-    CU_ASSERT_TRUE(isZeroMesh(&m));
-  }
-  CU_ASSERT(failures >= 4);
+  CU_ASSERT(failEachMeshAllocation(meshElevationGrid, &in, 50, 0, NULL) >= 4);
 }
 
 //---------------------------------- Extrusion -------------------------------------------------
@@ -709,20 +686,7 @@ static void testExtrusionErrors(void) {
   static const double ell[14] = {0, 0, 0, 2, 1, 2, 1, 1, 2, 1, 2, 0, 0, 0};
   in = extrusion(ell, 7, spine, 5);
   in.creaseAngle = 1;
-  int failures = 0;
-  for (long n = 1; n < 100; n++) {
-    hsu_failAllocAfter(n);
-    int rc = hsm_meshExtrusion(&m, &in, NULL);
-    hsu_failAllocAfter(0);
-    if (rc == 0) {
-      hsm_freeMesh(&m);
-      break;
-    }
-    failures++;
-    CU_ASSERT_EQUAL(rc, hsE_NOMEM);
-    CU_ASSERT_TRUE(isZeroMesh(&m));
-  }
-  CU_ASSERT(failures >= 10);
+  CU_ASSERT(failEachMeshAllocation(meshExtrusion, &in, 100, 0, NULL) >= 10);
 }
 
 void register_faceset(void) {

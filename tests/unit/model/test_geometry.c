@@ -309,25 +309,15 @@ static void testCone(void) {
   CU_ASSERT_TRUE(isZeroMesh(&m));
 }
 
+// a closed cylinder of 12 slices, in the form failEachMeshAllocation takes (no input)
+static int meshTestCylinder(hsmMesh *m, const void *in, hsError *err) {
+  (void)in;
+  return hsm_meshCylinder(m, 1, 1, 1, 1, 1, 12, err);
+}
+
 static void testPrimitiveAllocFailure(void) {
   // fail each allocation in turn: an error, a zero mesh, and (under valgrind) no leak
-  int failures = 0;
-  for (long n = 1; n < 50; n++) {
-    hsmMesh m = {0};
-    hsError err = {0};
-    hsu_failAllocAfter(n);
-    int rc = hsm_meshCylinder(&m, 1, 1, 1, 1, 1, 12, &err);
-    hsu_failAllocAfter(0);
-    if (rc == 0) {
-      hsm_freeMesh(&m);
-      break;
-    }
-    failures++;
-    CU_ASSERT_EQUAL(rc, hsE_NOMEM);
-    CU_ASSERT_EQUAL(err.code, hsE_NOMEM);
-    CU_ASSERT_TRUE(isZeroMesh(&m));
-  }
-  CU_ASSERT(failures >= 6);
+  CU_ASSERT(failEachMeshAllocation(meshTestCylinder, NULL, 50, 1, NULL) >= 6);
 }
 
 //---------------------------------- normals ---------------------------------------------------
@@ -373,16 +363,7 @@ static void testNormalsSmooth(void) {
     bareCube(&m);
     CU_ASSERT_EQUAL_FATAL(hsm_generateNormals(&m, angles[i], NULL), 0);
     CU_ASSERT_EQUAL(m.nnormal, 8);
-    for (int t = 0; t < 12; t++) {
-      for (int k = 0; k < 3; k++) {
-        double p[3], n[3];
-        cornerOf(&m, t, k, p);
-        cornerNormal(&m, t, k, n);
-        for (int c = 0; c < 3; c++) {
-          HST_NEAR(n[c], (p[c] > 0 ? 1 : -1) / sqrt(3.0), 1e-7);
-        }
-      }
-    }
+    checkDiagonalNormals(&m);
     hsm_freeMesh(&m);
   }
 }

@@ -9,39 +9,12 @@
 
 #include "test_support.h"
 #include "vrml.h"
+#include "vrml_checks.h"
 
 // write a file under the test directory; its resolved absolute path goes to abs
 static void writeFile(const char *name, const char *text, char abs[PATH_MAX]) {
   const char *path = hst_writeFile(name, text);
   CU_ASSERT_PTR_NOT_NULL_FATAL(realpath(path, abs));
-}
-
-static hsvScene *parseFileOk(const char *path, const hsvOptions *opt) {
-  hsError err = {0};
-  hsvScene *scene = hsv_parseFile(path, opt, &err);
-  if (!scene) {
-    char buf[1200];
-    fprintf(stderr, "\n  unexpected error: %s\n", hsu_formatError(&err, buf, sizeof buf));
-  }
-  return scene;
-}
-
-static hsError parseFileFail(const char *path, const hsvOptions *opt) {
-  hsError err = {0};
-  hsvScene *scene = hsv_parseFile(path, opt, &err);
-  CU_ASSERT_PTR_NULL(scene);
-  hsv_freeScene(scene);
-  return err;
-}
-
-static void checkErrorAt(const hsError *err, int code, const char *file, int line, int column) {
-  CU_ASSERT_EQUAL(err->code, code);
-  CU_ASSERT_STRING_EQUAL(err->file, file);
-  CU_ASSERT_EQUAL(err->line, line);
-  CU_ASSERT_EQUAL(err->column, column);
-  if (err->line != line || err->column != column || strcmp(err->file, file) != 0) {
-    fprintf(stderr, "\n  got %s:%d:%d %s\n", err->file, err->line, err->column, err->message);
-  }
 }
 
 static void testRelative(void) {
@@ -78,8 +51,7 @@ static void testRelative(void) {
             "#VRML V2.0 utf8\nInline { url \"parts/leg.wrl\" }\nShape { geometry USE LEG }\n",
             main);
   hsError err = parseFileFail(main, NULL);
-  checkErrorAt(&err, hsE_SYNTAX, main, 3, 22);
-  CU_ASSERT_STRING_EQUAL(err.message, "USE of undefined name 'LEG'");
+  checkErrorAt(&err, hsE_SYNTAX, main, 3, 22, "USE of undefined name 'LEG'");
 }
 
 static void testUrls(void) {
@@ -123,21 +95,19 @@ static void testMissing(void) {
   writeFile("miss/main.wrl",
             "#VRML V2.0 utf8\nGroup { children [\n  Inline { url \"nope.wrl\" } ] }\n", main);
   hsError err = parseFileFail(main, NULL);
-  checkErrorAt(&err, hsE_IO, main, 3, 3);
   snprintf(want, sizeof want,
            "cannot load Inline: tried '%.*s/nope.wrl' (No such file or directory)",
            (int)(strrchr(main, '/') - main), main);
-  CU_ASSERT_STRING_EQUAL(err.message, want);
+  checkErrorAt(&err, hsE_IO, main, 3, 3, want);
   // every url tried is named; a directory is not loadable
   writeFile("miss/two.wrl",
             "#VRML V2.0 utf8\n DEF I Inline { url [ \"http://x/y.wrl\" \".\" ] }\n", main);
   err = parseFileFail(main, NULL);
-  checkErrorAt(&err, hsE_IO, main, 2, 2);
   snprintf(want, sizeof want,
            "cannot load Inline: tried 'http://x/y.wrl' (unsupported URL), '%.*s/.' (Is a "
            "directory)",
            (int)(strrchr(main, '/') - main), main);
-  CU_ASSERT_STRING_EQUAL(err.message, want);
+  checkErrorAt(&err, hsE_IO, main, 2, 2, want);
   // without loading, a missing file is no error
   hsvOptions opt;
   hsv_defaultOptions(&opt);
@@ -159,14 +129,11 @@ static void testCycle(void) {
   writeFile("cyc/top.wrl", "#VRML V2.0 utf8\nInline { url \"a.wrl\" }\n", top);
   writeFile("cyc/self.wrl", "#VRML V2.0 utf8\n\n  Inline { url \"self.wrl\" }\n", self);
   hsError err = parseFileFail(a, NULL);
-  checkErrorAt(&err, hsE_MODEL, b, 3, 5);
-  CU_ASSERT_STRING_EQUAL(err.message, "Inline cycle: a.wrl -> b.wrl -> a.wrl");
+  checkErrorAt(&err, hsE_MODEL, b, 3, 5, "Inline cycle: a.wrl -> b.wrl -> a.wrl");
   err = parseFileFail(top, NULL);
-  checkErrorAt(&err, hsE_MODEL, b, 3, 5);
-  CU_ASSERT_STRING_EQUAL(err.message, "Inline cycle: a.wrl -> b.wrl -> a.wrl");
+  checkErrorAt(&err, hsE_MODEL, b, 3, 5, "Inline cycle: a.wrl -> b.wrl -> a.wrl");
   err = parseFileFail(self, NULL);
-  checkErrorAt(&err, hsE_MODEL, self, 3, 3);
-  CU_ASSERT_STRING_EQUAL(err.message, "Inline cycle: self.wrl -> self.wrl");
+  checkErrorAt(&err, hsE_MODEL, self, 3, 3, "Inline cycle: self.wrl -> self.wrl");
 }
 
 static void testReuse(void) {
@@ -227,8 +194,7 @@ static void testDepthLimit(void) {
   hsv_freeScene(scene);
   opt.maxInlineDepth = 2;
   hsError err = parseFileFail(d0, &opt);
-  checkErrorAt(&err, hsE_MODEL, d2, 2, 3);
-  CU_ASSERT_STRING_EQUAL(err.message, "Inline nesting deeper than 2 levels");
+  checkErrorAt(&err, hsE_MODEL, d2, 2, 3, "Inline nesting deeper than 2 levels");
   // a reused file still counts the levels below it: x (1 level below) via y is too deep
   char main[PATH_MAX], x[PATH_MAX], y[PATH_MAX], z[PATH_MAX];
   writeFile("reuse/z.wrl", "#VRML V2.0 utf8\nSphere {}\n", z);
@@ -237,8 +203,7 @@ static void testDepthLimit(void) {
   writeFile("reuse/main.wrl",
             "#VRML V2.0 utf8\nInline { url \"x.wrl\" }\nInline { url \"y.wrl\" }\n", main);
   err = parseFileFail(main, &opt);
-  checkErrorAt(&err, hsE_MODEL, y, 3, 3);
-  CU_ASSERT_STRING_EQUAL(err.message, "Inline nesting deeper than 2 levels");
+  checkErrorAt(&err, hsE_MODEL, y, 3, 3, "Inline nesting deeper than 2 levels");
   opt.maxInlineDepth = 3;
   scene = parseFileOk(main, &opt);
   CU_ASSERT_PTR_NOT_NULL_FATAL(scene);
@@ -254,11 +219,11 @@ static void testErrorsInInlinedFiles(void) {
   writeFile("errs/nohead.wrl", "Box {}\n", nohead);
   writeFile("errs/main.wrl", "#VRML V2.0 utf8\nInline { url \"bad.wrl\" }\n", main);
   hsError err = parseFileFail(main, NULL);
-  checkErrorAt(&err, hsE_SYNTAX, bad, 2, 14);
-  CU_ASSERT_STRING_EQUAL(err.message, "field 'size' of Box expects SFVec3f, got string \"2\"");
+  checkErrorAt(&err, hsE_SYNTAX, bad, 2, 14,
+               "field 'size' of Box expects SFVec3f, got string \"2\"");
   writeFile("errs/main2.wrl", "#VRML V2.0 utf8\nInline { url \"nohead.wrl\" }\n", main);
   err = parseFileFail(main, NULL);
-  checkErrorAt(&err, hsE_SYNTAX, nohead, 1, 1);
+  checkErrorAt(&err, hsE_SYNTAX, nohead, 1, 1, NULL);
 }
 
 static void testParseFileErrors(void) {
@@ -280,7 +245,7 @@ static void testParseFileErrors(void) {
   char v1[PATH_MAX];
   writeFile("v1.wrl", "#VRML V1.0 ascii\nSeparator {}\n", v1);
   err = parseFileFail(v1, NULL);
-  checkErrorAt(&err, hsE_SYNTAX, v1, 1, 1);
+  checkErrorAt(&err, hsE_SYNTAX, v1, 1, 1, NULL);
 }
 
 static void testVirtualPath(void) {
@@ -309,22 +274,11 @@ static void testAllocationFailure(void) {
             "Inline { url \"part.wrl\" }\n"
             "P { u \"part.wrl\" }\n",
             main);
-  int n;
-  for (n = 1; n < 10000; n++) {
-    hsu_failAllocAfter(n);
-    hsError err = {0};
-    hsvScene *scene = hsv_parseFile(main, NULL, &err);
-    hsu_failAllocAfter(0);
-    if (scene) {
-      CU_ASSERT_EQUAL(scene->roots[0]->ninlined, 2);
-      hsv_freeScene(scene);
-      break;
-    }
-    CU_ASSERT_EQUAL(err.code, hsE_NOMEM);
-    if (err.code != hsE_NOMEM) {
-      fprintf(stderr, "\n  allocation %d: %s\n", n, err.message);
-      break;
-    }
+  hsvScene *scene;
+  int n = failEachAllocation(NULL, main, 10000, &scene);
+  if (scene) {
+    CU_ASSERT_EQUAL(scene->roots[0]->ninlined, 2);
+    hsv_freeScene(scene);
   }
   CU_ASSERT(n > 3 && n < 10000);
 }

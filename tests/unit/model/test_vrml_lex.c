@@ -6,13 +6,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define VRML_TEST_PATH "t.wrl"
+
 #include "test_support.h"
+#include "vrml_checks.h"
 #include "vrml_private.h"
 
 // lex all tokens of text (after the header) into toks; returns the count or -1 on error
 static int lexAll(const char *text, hsvToken *toks, int max, hsError *err) {
   hsvLexer lex;
-  if (hsv_lexInit(&lex, text, strlen(text), "t.wrl", err) != 0) {
+  if (hsv_lexInit(&lex, text, strlen(text), VRML_TEST_PATH, err) != 0) {
     return -1;
   }
   for (int n = 0; n < max; n++) {
@@ -34,6 +37,7 @@ static hsError lexError(const char *text) {
   return err;
 }
 
+// check a token's kind, text, line and column, printing what came on a mismatch
 static void checkTok(const hsvToken *t, hstVrmlToken kind, const char *text, int line, int col) {
   CU_ASSERT_EQUAL(t->kind, kind);
   CU_ASSERT_EQUAL(t->len, strlen(text));
@@ -54,7 +58,7 @@ static void testHeader(void) {
   const char *good[] = {"#VRML V2.0 utf8 made by hand\nGroup {}", "#VRML V2.0 utf8\r\nGroup {}",
                         "\xef\xbb\xbf#VRML V2.0 utf8\nGroup {}", "#VRML V2.0 utf8"};
   for (int i = 0; i < 4; i++) {
-    CU_ASSERT_EQUAL(hsv_lexInit(&lex, good[i], strlen(good[i]), "t.wrl", &err), 0);
+    CU_ASSERT_EQUAL(hsv_lexInit(&lex, good[i], strlen(good[i]), VRML_TEST_PATH, &err), 0);
     CU_ASSERT_EQUAL(hsv_lexNext(&lex, &tok), 0);
     CU_ASSERT_EQUAL(tok.kind, i == 3 ? hsvTOK_EOF : hsvTOK_ID);
     CU_ASSERT_EQUAL(tok.line, i == 3 ? 1 : 2);
@@ -274,18 +278,14 @@ static void testLexErrors(void) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     hsError err = lexError(cases[i].text);
-    CU_ASSERT_EQUAL(err.code, hsE_SYNTAX);
-    CU_ASSERT_STRING_EQUAL(err.file, "t.wrl");
-    CU_ASSERT_EQUAL(err.line, cases[i].line);
-    CU_ASSERT_EQUAL(err.column, cases[i].column);
-    CU_ASSERT_STRING_EQUAL(err.message, cases[i].message);
+    checkError(&err, hsE_SYNTAX, cases[i].line, cases[i].column, cases[i].message);
   }
   // a NUL byte inside the text is an error, the terminating one is the end
   const char text[] = "#VRML V2.0 utf8\nA \0 B";
   hsvLexer lex;
   hsvToken t;
   hsError err = {0};
-  CU_ASSERT_EQUAL(hsv_lexInit(&lex, text, sizeof text - 1, "t.wrl", &err), 0);
+  CU_ASSERT_EQUAL(hsv_lexInit(&lex, text, sizeof text - 1, VRML_TEST_PATH, &err), 0);
   CU_ASSERT_EQUAL(hsv_lexNext(&lex, &t), 0);
   CU_ASSERT_EQUAL(hsv_lexNext(&lex, &t), hsE_SYNTAX);
   CU_ASSERT_STRING_EQUAL(err.message, "unexpected NUL character");

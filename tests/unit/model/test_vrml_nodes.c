@@ -5,38 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define VRML_TEST_PATH "/virtual/nodes.wrl"
+
 #include "test_support.h"
 #include "vrml.h"
+#include "vrml_checks.h"
 #include "vrml_private.h"
-
-static hsvScene *parseOk(const char *text) {
-  hsError err = {0};
-  hsvScene *scene = hsv_parseString(text, "/virtual/nodes.wrl", NULL, &err);
-  if (!scene) {
-    char buf[1200];
-    fprintf(stderr, "\n  unexpected error: %s\n", hsu_formatError(&err, buf, sizeof buf));
-  }
-  return scene;
-}
-
-static hsError parseFail(const char *text) {
-  hsError err = {0};
-  hsvScene *scene = hsv_parseString(text, "/virtual/nodes.wrl", NULL, &err);
-  CU_ASSERT_PTR_NULL(scene);
-  hsv_freeScene(scene);
-  return err;
-}
-
-static void checkError(const hsError *err, int code, int line, int column, const char *message) {
-  CU_ASSERT_EQUAL(err->code, code);
-  CU_ASSERT_STRING_EQUAL(err->file, "/virtual/nodes.wrl");
-  CU_ASSERT_EQUAL(err->line, line);
-  CU_ASSERT_EQUAL(err->column, column);
-  CU_ASSERT_STRING_EQUAL(err->message, message);
-  if (err->line != line || err->column != column || strcmp(err->message, message) != 0) {
-    fprintf(stderr, "\n  got %d:%d %s\n", err->line, err->column, err->message);
-  }
-}
 
 static void testBuiltinTable(void) {
   static const char *const names[] = {
@@ -308,7 +282,7 @@ static void testStructureErrors(void) {
   hsvScene *scene = parseOk("#VRML V2.0 utf8\n# nothing\n");
   CU_ASSERT_PTR_NOT_NULL_FATAL(scene);
   CU_ASSERT_EQUAL(scene->nroot, 0);
-  CU_ASSERT_STRING_EQUAL(scene->file, "/virtual/nodes.wrl");
+  CU_ASSERT_STRING_EQUAL(scene->file, VRML_TEST_PATH);
   hsv_freeScene(scene);
   hsv_freeScene(NULL);
   err = (hsError){0};
@@ -341,31 +315,20 @@ static const char *kAllocModel =
     "Script { field SFNode n USE S eventIn SFBool e field MFString s [\"x\" \"y\"] }\n"
     "Group { children [ USE A USE S ] }\n";
 
-// parse text with every allocation in turn failing; each failure must give hsE_NOMEM (and
-// nothing may leak, which valgrind checks); returns how many allocations succeed in the end
-static int failEachAllocation(const char *text, int nroot) {
-  int n;
-  for (n = 1; n < 100000; n++) {
-    hsu_failAllocAfter(n);
-    hsError err = {0};
-    hsvScene *scene = hsv_parseString(text, "/virtual/alloc.wrl", NULL, &err);
-    hsu_failAllocAfter(0);
-    if (scene) {
-      CU_ASSERT_EQUAL(scene->nroot, nroot);
-      hsv_freeScene(scene);
-      break;
-    }
-    CU_ASSERT_EQUAL(err.code, hsE_NOMEM);
-    if (err.code != hsE_NOMEM) {
-      fprintf(stderr, "\n  allocation %d: %s\n", n, err.message);
-      break;
-    }
+// parse text with every allocation in turn failing (see failEachAllocation); the scene that
+// parses in the end must have nroot roots; returns how many allocations succeed then
+static int allocationsToParse(const char *text, int nroot) {
+  hsvScene *scene;
+  int n = failEachAllocation(text, "/virtual/alloc.wrl", 100000, &scene);
+  if (scene) {
+    CU_ASSERT_EQUAL(scene->nroot, nroot);
+    hsv_freeScene(scene);
   }
   return n;
 }
 
 static void testAllocationFailure(void) {
-  int n = failEachAllocation(kAllocModel, 4);
+  int n = allocationsToParse(kAllocModel, 4);
   CU_ASSERT(n > 3 && n < 100000);
   // a bigger model moves the arena's chunk boundaries into many other places
   size_t size = strlen(kAllocModel) * 120;
@@ -376,7 +339,7 @@ static void testAllocationFailure(void) {
   for (int i = 0; i < 100; i++) {
     len += (size_t)snprintf(text + len, size - len, "%s", body);
   }
-  n = failEachAllocation(text, 404);
+  n = allocationsToParse(text, 404);
   CU_ASSERT(n > 15 && n < 100000);
   free(text);
 }

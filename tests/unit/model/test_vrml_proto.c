@@ -3,39 +3,12 @@
 // DEF/USE inside bodies, scoping, event IS, and Script members mapped with IS.
 
 #include <stdio.h>
-#include <string.h>
+
+#define VRML_TEST_PATH "/virtual/proto.wrl"
 
 #include "test_support.h"
 #include "vrml.h"
-
-static hsvScene *parseOk(const char *text) {
-  hsError err = {0};
-  hsvScene *scene = hsv_parseString(text, "/virtual/proto.wrl", NULL, &err);
-  if (!scene) {
-    char buf[1200];
-    fprintf(stderr, "\n  unexpected error: %s\n", hsu_formatError(&err, buf, sizeof buf));
-  }
-  return scene;
-}
-
-static hsError parseFail(const char *text) {
-  hsError err = {0};
-  hsvScene *scene = hsv_parseString(text, "/virtual/proto.wrl", NULL, &err);
-  CU_ASSERT_PTR_NULL(scene);
-  hsv_freeScene(scene);
-  return err;
-}
-
-static void checkError(const hsError *err, int code, int line, int column, const char *message) {
-  CU_ASSERT_EQUAL(err->code, code);
-  CU_ASSERT_STRING_EQUAL(err->file, "/virtual/proto.wrl");
-  CU_ASSERT_EQUAL(err->line, line);
-  CU_ASSERT_EQUAL(err->column, column);
-  CU_ASSERT_STRING_EQUAL(err->message, message);
-  if (err->line != line || err->column != column || strcmp(err->message, message) != 0) {
-    fprintf(stderr, "\n  got %d:%d %s\n", err->line, err->column, err->message);
-  }
-}
+#include "vrml_checks.h"
 
 // the i-th node of an MF/SF node field, failing the test when absent
 static const hsvNode *child(const hsvNode *node, const char *field, int i) {
@@ -46,6 +19,7 @@ static const hsvNode *child(const hsvNode *node, const char *field, int i) {
   return f->value.node[i];
 }
 
+// check that field of node holds the vector (x, y, z) exactly
 static void checkVec3(const hsvNode *node, const char *field, double x, double y, double z) {
   double v[3] = {-99, -99, -99};
   CU_ASSERT_TRUE(hsv_getVec3(node, field, v));
