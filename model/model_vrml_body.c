@@ -998,6 +998,11 @@ static int walkNode(Walker *w, const hsvNode *raw, const double T[12], Owner o) 
     return placeShape(w, node, T, o);
   }
   if (isType(node, "Transform")) {
+    double scale[3];
+    if (hsv_getVec3(node, "scale", scale) && !(scale[0] > 0 && scale[1] > 0 && scale[2] > 0)) {
+      return errField(w, node, "scale", "Transform scale %g %g %g: VRML97 requires each "
+                      "component to be positive", scale[0], scale[1], scale[2]);
+    }
     double local[12], S[12];
     nodeTransform(node, local);
     hsu_mulTransform(S, T, local);

@@ -1,70 +1,100 @@
 // model_loader.cpp - the ModelLoader servant (model_loader.h).
 //
-// Every request converts its URL (file:// or a plain path) into a path, loads the file with the
-// C loader, and activates a BodyInfoServant holding the body. get* requests share one object
-// per (path, options) until the file changes on disk. load* objects are kept alive for clients
-// to read, up to kMaxFresh objects and kMaxFreshBytes of bodies; past that the oldest is
-// deactivated (a client still holding it gets OBJECT_NOT_EXIST). Errors become
-// ModelLoaderException with "file:line:column: problem" and one log line; the servant's state
-// is untouched by a failed load.
+// Every request turns its URL (file:// or a plain path) into a path, loads the file with the C
+// loader, and activates a BodyInfoServant holding the body. The cache maps (path, options) to
+// the object last loaded for them, with the file's modification time and size: get* returns it
+// while the file is unchanged; load* always reads the file and refreshes the entry. An object
+// that leaves the cache (file changed, reloaded, clearData) is retired, not destroyed: clients
+// may still hold it. Retired objects stay alive up to kMaxRetired of them and kMaxRetiredBytes
+// of bodies; past that the oldest is deactivated (its holders then get OBJECT_NOT_EXIST).
+// Loading happens outside the lock; when two requests race to fill one entry, the first
+// stored wins and the other's fresh object is dropped before anyone sees it. Errors become
+// ModelLoaderException with "file:line:column: problem" and one log line; a failed load
+// changes nothing.
 
 #include "model_loader.h"
 
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <cstring>
 
 #include "runtime.h"
 
 namespace hrpsim {
 
-static const size_t kMaxFresh = 256;
-static const size_t kMaxFreshBytes = size_t(1) << 30;
+static const size_t kMaxRetired = 256;
+static const size_t kMaxRetiredBytes = size_t(1) << 30;
 
-static std::string pathOf(const char *url) {
-  std::string s = url ? url : "";
-  if (s.rfind("file://", 0) == 0) {
-    s = s.substr(7);
-  }
-  return s;
-}
-
-static void fail(const char *operation, const std::string &what) {
+[[noreturn]] static void fail(const char *operation, const std::string &what) {
   logRequestError(operation, what);
   throw OpenHRP::ModelLoader::ModelLoaderException(what.c_str());
 }
 
+// the file path of a file:// URL or plain path; other schemes are refused
+static std::string pathOf(const char *operation, const char *url) {
+  std::string s = url ? url : "";
+  if (s.rfind("file://", 0) == 0) {
+    s = s.substr(7);
+  } else if (s.find("://") != std::string::npos) {
+    fail(operation, "'" + s + "': unsupported URL scheme (use a file:// URL or a path)");
+  }
+  if (s.empty()) {
+    fail(operation, "empty model URL");
+  }
+  return s;
+}
+
+// the cache key: the path and every option that changes what is served
+static std::string cacheKey(const std::string &path,
+                            const OpenHRP::ModelLoader::ModelLoadOption &option) {
+  std::string key = path + (option.readImage ? "|img|" : "|noimg|") +
+                    (option.AABBtype == OpenHRP::ModelLoader::AABB_DEPTH ? "d" : "n");
+  for (CORBA::ULong i = 0; i < option.AABBdata.length(); i++) {
+    key += "," + std::to_string(option.AABBdata[i]);
+  }
+  return key;
+}
+
+static OpenHRP::ModelLoader::ModelLoadOption defaultOption() {
+  OpenHRP::ModelLoader::ModelLoadOption option;
+  option.readImage = false;
+  option.AABBtype = OpenHRP::ModelLoader::AABB_NUM;
+  return option;
+}
+
 ModelLoaderServant::~ModelLoaderServant() = default;
 
-OpenHRP::BodyInfo_ptr ModelLoaderServant::load(const char *operation, const char *url,
-                                               const OpenHRP::ModelLoader::ModelLoadOption *option,
-                                               PortableServer::ObjectId_var &oid, size_t *bytes) {
-  std::string path = pathOf(url);
-  if (path.empty()) {
-    fail(operation, "empty model URL");
+ModelLoaderServant::Cached ModelLoaderServant::load(
+    const char *operation, const char *url, const OpenHRP::ModelLoader::ModelLoadOption &option) {
+  std::string path = pathOf(operation, url);
+  Cached entry;
+  struct stat st;
+  if (stat(path.c_str(), &st) == 0) {
+    entry.mtimeNs = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+    entry.size = st.st_size;
   }
   hsmLoadOptions opt;
   hsm_defaultLoadOptions(&opt);
+  opt.readImage = option.readImage ? 1 : 0;
   AabbOption aabb;
-  if (option) {
-    opt.readImage = option->readImage ? 1 : 0;
-    for (CORBA::ULong i = 0; i < option->AABBdata.length(); i++) {
-      aabb.data.push_back(option->AABBdata[i]);
-    }
-    aabb.byDepth = option->AABBtype == OpenHRP::ModelLoader::AABB_DEPTH;
+  for (CORBA::ULong i = 0; i < option.AABBdata.length(); i++) {
+    aabb.data.push_back(option.AABBdata[i]);
   }
+  aabb.byDepth = option.AABBtype == OpenHRP::ModelLoader::AABB_DEPTH;
   hsError err = {};
   hsBody *raw = hsm_loadVrml(path.c_str(), &opt, nullptr, 0, nullptr, &err);
   if (!raw) {
     fail(operation, describe(err));
   }
-  *bytes = raw->nbytes;
+  entry.bytes = raw->nbytes;
   BodyInfoServant *servant = new BodyInfoServant(shareBody(raw), std::move(aabb));
   PortableServer::POA_ptr poa = Runtime::instance()->poa();
-  oid = poa->activate_object(servant);
+  entry.oid = poa->activate_object(servant);
   servant->_remove_ref();  // the POA holds it now
-  CORBA::Object_var obj = poa->id_to_reference(oid);
-  return OpenHRP::BodyInfo::_narrow(obj);
+  CORBA::Object_var obj = poa->id_to_reference(entry.oid);
+  entry.ref = OpenHRP::BodyInfo::_narrow(obj);
+  return entry;
 }
 
 void ModelLoaderServant::deactivate(const PortableServer::ObjectId &oid) {
@@ -75,11 +105,10 @@ void ModelLoaderServant::deactivate(const PortableServer::ObjectId &oid) {
   }
 }
 
-void ModelLoaderServant::retire(PortableServer::ObjectId_var oid, size_t bytes) {
-  std::lock_guard<std::mutex> lock(mutex_);
-  fresh_.push_back(Fresh{oid, bytes});
+void ModelLoaderServant::retire(const PortableServer::ObjectId &oid, size_t bytes) {
+  fresh_.push_back(Fresh{new PortableServer::ObjectId(oid), bytes});
   freshBytes_ += bytes;
-  while (fresh_.size() > 1 && (fresh_.size() > kMaxFresh || freshBytes_ > kMaxFreshBytes)) {
+  while (fresh_.size() > kMaxRetired || (fresh_.size() > 1 && freshBytes_ > kMaxRetiredBytes)) {
     deactivate(fresh_.front().oid.in());
     freshBytes_ -= fresh_.front().bytes;
     fresh_.pop_front();
@@ -87,66 +116,62 @@ void ModelLoaderServant::retire(PortableServer::ObjectId_var oid, size_t bytes) 
 }
 
 OpenHRP::BodyInfo_ptr ModelLoaderServant::loadBodyInfo(const char *url) {
-  OpenHRP::ModelLoader::ModelLoadOption option;
-  option.readImage = false;
-  option.AABBtype = OpenHRP::ModelLoader::AABB_NUM;
-  return loadBodyInfoEx(url, option);
+  return loadBodyInfoEx(url, defaultOption());
 }
 
 OpenHRP::BodyInfo_ptr ModelLoaderServant::loadBodyInfoEx(
     const char *url, const OpenHRP::ModelLoader::ModelLoadOption &option) {
-  PortableServer::ObjectId_var oid;
-  size_t bytes = 0;
-  OpenHRP::BodyInfo_var ref = load("loadBodyInfo", url, &option, oid, &bytes);
-  retire(oid, bytes);
+  Cached entry = load("loadBodyInfo", url, option);
+  std::string key = cacheKey(pathOf("loadBodyInfo", url), option);
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = cache_.find(key);
+  if (it != cache_.end()) {
+    retire(it->second.oid.in(), it->second.bytes);
+  }
+  OpenHRP::BodyInfo_var ref = OpenHRP::BodyInfo::_duplicate(entry.ref.in());
+  cache_[key] = entry;
   return ref._retn();
 }
 
 OpenHRP::BodyInfo_ptr ModelLoaderServant::getBodyInfo(const char *url) {
-  OpenHRP::ModelLoader::ModelLoadOption option;
-  option.readImage = false;
-  option.AABBtype = OpenHRP::ModelLoader::AABB_NUM;
-  return getBodyInfoEx(url, option);
+  return getBodyInfoEx(url, defaultOption());
 }
 
 OpenHRP::BodyInfo_ptr ModelLoaderServant::getBodyInfoEx(
     const char *url, const OpenHRP::ModelLoader::ModelLoadOption &option) {
-  std::string path = pathOf(url);
+  std::string path = pathOf("getBodyInfo", url);
   struct stat st;
   if (stat(path.c_str(), &st) != 0) {
     fail("getBodyInfo", path + ": cannot open the model file: " + std::strerror(errno));
   }
   long long mtime = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
-  // the cache key covers the options that change what is served
-  std::string key = path + (option.readImage ? "|img|" : "|noimg|") +
-                    (option.AABBtype == OpenHRP::ModelLoader::AABB_DEPTH ? "d" : "n");
-  for (CORBA::ULong i = 0; i < option.AABBdata.length(); i++) {
-    key += "," + std::to_string(option.AABBdata[i]);
-  }
+  std::string key = cacheKey(path, option);
+  auto current = [&](const Cached &c) { return c.mtimeNs == mtime && c.size == st.st_size; };
   {
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = cache_.find(key);
-    if (it != cache_.end() && it->second.mtimeNs == mtime && it->second.size == st.st_size) {
+    if (it != cache_.end() && current(it->second)) {
       return OpenHRP::BodyInfo::_duplicate(it->second.ref.in());
     }
   }
-  PortableServer::ObjectId_var oid;
-  size_t bytes = 0;
-  OpenHRP::BodyInfo_var ref = load("getBodyInfo", url, &option, oid, &bytes);
+  Cached entry = load("getBodyInfo", url, option);
   std::lock_guard<std::mutex> lock(mutex_);
-  Cached &slot = cache_[key];
-  if (slot.oid.operator->() != nullptr) {
-    deactivate(slot.oid.in());  // the file changed: the old object goes
+  auto it = cache_.find(key);
+  if (it != cache_.end() && current(it->second)) {
+    // another request stored the same file meanwhile: serve that one, drop ours unseen
+    deactivate(entry.oid.in());
+    return OpenHRP::BodyInfo::_duplicate(it->second.ref.in());
   }
-  slot.oid = oid;
-  slot.ref = OpenHRP::BodyInfo::_duplicate(ref.in());
-  slot.mtimeNs = mtime;
-  slot.size = st.st_size;
+  if (it != cache_.end()) {
+    retire(it->second.oid.in(), it->second.bytes);  // the file changed
+  }
+  OpenHRP::BodyInfo_var ref = OpenHRP::BodyInfo::_duplicate(entry.ref.in());
+  cache_[key] = entry;
   return ref._retn();
 }
 
 OpenHRP::SceneInfo_ptr ModelLoaderServant::loadSceneInfo(const char *url) {
-  std::string path = pathOf(url);
+  std::string path = pathOf("loadSceneInfo", url);
   hsError err = {};
   hsBody *raw = hsm_loadVrml(path.c_str(), nullptr, nullptr, 0, nullptr, &err);
   if (!raw) {
@@ -158,14 +183,15 @@ OpenHRP::SceneInfo_ptr ModelLoaderServant::loadSceneInfo(const char *url) {
   PortableServer::ObjectId_var oid = poa->activate_object(servant);
   servant->_remove_ref();
   CORBA::Object_var obj = poa->id_to_reference(oid);
-  retire(oid, bytes);
+  std::lock_guard<std::mutex> lock(mutex_);
+  retire(oid.in(), bytes);  // scenes are never cached: budget them like retired bodies
   return OpenHRP::SceneInfo::_narrow(obj);
 }
 
 void ModelLoaderServant::clearData() {
   std::lock_guard<std::mutex> lock(mutex_);
   for (auto &entry : cache_) {
-    deactivate(entry.second.oid.in());
+    retire(entry.second.oid.in(), entry.second.bytes);
   }
   cache_.clear();
 }

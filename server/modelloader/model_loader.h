@@ -22,12 +22,12 @@ class ModelLoaderServant : public POA_OpenHRP::ModelLoader {
   OpenHRP::BodyInfo_ptr getBodyInfo(const char *url) override;
   OpenHRP::BodyInfo_ptr getBodyInfoEx(const char *url,
                                       const OpenHRP::ModelLoader::ModelLoadOption &option) override;
-  // always read the file again
+  // always read the file again (the result also refreshes the get* cache)
   OpenHRP::BodyInfo_ptr loadBodyInfo(const char *url) override;
   OpenHRP::BodyInfo_ptr loadBodyInfoEx(
       const char *url, const OpenHRP::ModelLoader::ModelLoadOption &option) override;
   OpenHRP::SceneInfo_ptr loadSceneInfo(const char *url) override;
-  // forget the cache (cached BodyInfo objects are deactivated)
+  // forget the cache (objects already handed out stay alive within the retire budget)
   void clearData() override;
   void shutdown() override;
 
@@ -37,18 +37,19 @@ class ModelLoaderServant : public POA_OpenHRP::ModelLoader {
     OpenHRP::BodyInfo_var ref;
     long long mtimeNs = 0;
     long long size = 0;
+    size_t bytes = 0;
   };
   struct Fresh {
     PortableServer::ObjectId_var oid;
     size_t bytes = 0;
   };
 
-  // load and activate; throws ModelLoaderException with file:line on failure
-  OpenHRP::BodyInfo_ptr load(const char *operation, const char *url,
-                             const OpenHRP::ModelLoader::ModelLoadOption *option,
-                             PortableServer::ObjectId_var &oid, size_t *bytes);
-  // keep recently loaded (uncached) objects alive within a count and memory budget
-  void retire(PortableServer::ObjectId_var oid, size_t bytes);
+  // load url into a new cache entry (activated, not yet stored); throws ModelLoaderException
+  // with file:line on failure
+  Cached load(const char *operation, const char *url,
+              const OpenHRP::ModelLoader::ModelLoadOption &option);
+  // keep an object no longer cached alive within a count and memory budget (lock held)
+  void retire(const PortableServer::ObjectId &oid, size_t bytes);
   void deactivate(const PortableServer::ObjectId &oid);
 
   std::mutex mutex_;
