@@ -23,7 +23,9 @@ typedef struct hsmLinkSpec {
   char *name;
   char *jointTypeName;
   hsuVec limits[5];  // double: ulimit, llimit, uvlimit, lvlimit, climit
-  hsuVec shapeRefs;  // hsShapeRef
+  hsuVec shapeRefs;  // hsShapeRef: shapes to draw
+  int separateCollision;  // 1: collisionRefs below are the collision shapes, else shapeRefs
+  hsuVec collisionRefs;   // hsShapeRef
   hsuVec inlined;    // double[12]
   hsmSource where;       // the Joint node
   hsmSource jointIdAt;   // the jointId value
@@ -93,6 +95,25 @@ typedef struct hsmBuilder {
   hsuVec materials;    // hsMaterial
   hsuVec textures;     // hsmTextureSpec
 } hsmBuilder;
+
+// a shape to add: its geometry and how it looks
+typedef struct hsmShapeInput {
+  hstPrimitive primitive;  // hsPRIM_MESH unless the mesh is exactly that primitive
+  const float *params;     // primitive parameters (see hstPrimitive), nparam of them
+  int nparam;
+  hsmMesh *mesh;      // taken over: vertices and triangles go to the shape, attributes
+                      // (normals, colours, texture coordinates) to its appearance
+  const char *url;    // file the shape comes from
+  int material;       // index into b->materials, or -1
+  int texture;        // index into b->textures, or -1
+  int solid;
+  double creaseAngle;
+  const double *texTransform;  // 3x3, or NULL for identity
+} hsmShapeInput;
+
+// add a shape and its own appearance; returns the shape index, or -1 with err filled (the mesh
+// is freed either way)
+int hsm_addShape(hsmBuilder *b, const hsmShapeInput *in, hsError *err);
 
 // release everything the builder owns and zero it
 void hsm_freeBuilder(hsmBuilder *b);

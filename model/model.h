@@ -139,8 +139,12 @@ typedef struct hsLink {
   int parent;             // parent link index, -1 for the root
   const int *children;    // direct child link indices, in file order
   int nchild;
-  const hsShapeRef *shapeRefs;  // shapes in the link frame
+  const hsShapeRef *shapeRefs;  // shapes to draw, link frame
   int nshapeRef;
+  // shapes for physics and collision queries, link frame: the same array as shapeRefs unless
+  // the model gives separate collision geometry (URDF's <collision>)
+  const hsShapeRef *collisionRefs;
+  int ncollisionRef;
   const double *inlinedMatrices;  // 12 doubles each
   int ninlinedMatrix;
   int AABBmaxDepth, AABBmaxNum;
@@ -289,12 +293,25 @@ void hsm_defaultLoadOptions(hsmLoadOptions *opt);
 hsBody *hsm_loadVrml(const char *path, const hsmLoadOptions *opt, hsmWarning *warnings,
                      int maxWarnings, int *nwarnings, hsError *err);
 
+// load a URDF robot (links, joints, inertials, visual and collision geometry with meshes read
+// through assimp, materials); arguments, warnings, ownership and errors as hsm_loadVrml.
+// Each non-root link is named after the URDF joint that moves it, the root after its URDF
+// link; every URDF link name is kept as its link's segment name.
+hsBody *hsm_loadUrdf(const char *path, const hsmLoadOptions *opt, hsmWarning *warnings,
+                     int maxWarnings, int *nwarnings, hsError *err);
+
+// load a model by its file name: .urdf (and .xml) with hsm_loadUrdf, anything else with
+// hsm_loadVrml; same arguments and ownership
+hsBody *hsm_loadModel(const char *path, const hsmLoadOptions *opt, hsmWarning *warnings,
+                      int maxWarnings, int *nwarnings, hsError *err);
+
 // release a body; NULL is a no-op
 void hsm_freeBody(hsBody *body);
 
 //---------------------------------- names -----------------------------------------------------
 
-// index of the link called name, or -1
+// index of the link called name, or -1; a link may also be named by its only segment's name
+// (for URDF bodies: the URDF link name beside the joint name)
 int hsm_linkIndex(const hsBody *body, const char *name);
 
 // index into body->sensors of the sensor called name, or -1

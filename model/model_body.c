@@ -32,6 +32,7 @@ void hsm_freeBuilder(hsmBuilder *b) {
       hsu_vecFree(&l->limits[k]);
     }
     hsu_vecFree(&l->shapeRefs);
+    hsu_vecFree(&l->collisionRefs);
     hsu_vecFree(&l->inlined);
   }
   hsu_vecFree(&b->links);
@@ -79,6 +80,50 @@ void hsm_freeBuilder(hsmBuilder *b) {
   }
   hsu_vecFree(&b->textures);
   memset(b, 0, sizeof *b);
+}
+
+int hsm_addShape(hsmBuilder *b, const hsmShapeInput *in, hsError *err) {
+  hsmMesh *mesh = in->mesh;
+  hsmAppearanceSpec a;
+  memset(&a, 0, sizeof a);
+  a.app.material = in->material;
+  a.app.texture = in->texture;
+  a.app.solid = in->solid;
+  a.app.creaseAngle = (float)in->creaseAngle;
+  if (in->texTransform) {
+    memcpy(a.app.texTransform, in->texTransform, sizeof a.app.texTransform);
+  } else {
+    hsu_setIdentity(a.app.texTransform);
+  }
+  // the appearance takes the attributes, the shape keeps vertices and triangles
+  hsmShapeSpec s;
+  memset(&s, 0, sizeof s);
+  s.primitive = in->primitive;
+  s.nparam = in->nparam < 8 ? in->nparam : 8;
+  memcpy(s.params, in->params, (size_t)s.nparam * sizeof(float));
+  s.mesh.vertices = mesh->vertices, s.mesh.nvertex = mesh->nvertex;
+  s.mesh.triangles = mesh->triangles, s.mesh.ntriangle = mesh->ntriangle;
+  a.attrs = *mesh;
+  a.attrs.vertices = NULL, a.attrs.triangles = NULL;
+  a.attrs.nvertex = a.attrs.ntriangle = 0;
+  a.app.normalPerVertex = a.attrs.normalPerVertex;
+  a.app.colorPerVertex = a.attrs.colorPerVertex;
+  memset(mesh, 0, sizeof *mesh);
+  s.url = hsu_strdup(in->url ? in->url : "");
+  s.appearance = (int)b->appearances.n;
+  int index = (int)b->shapes.n;
+  if (!s.url || !hsu_vecPush(&b->appearances, sizeof a, &a)) {
+    hsm_freeMesh(&a.attrs);
+    hsm_freeMesh(&s.mesh);
+    hsu_free(s.url);
+    return HS_ERR(err, hsE_NOMEM, "out of memory"), -1;
+  }
+  if (!hsu_vecPush(&b->shapes, sizeof s, &s)) {
+    hsm_freeMesh(&s.mesh);
+    hsu_free(s.url);
+    return HS_ERR(err, hsE_NOMEM, "out of memory"), -1;  // the appearance stays, unused
+  }
+  return index;
 }
 
 //---------------------------------- mass properties -------------------------------------------
@@ -150,7 +195,7 @@ static Pools countPools(const hsmBuilder *b) {
     for (int k = 0; k < 5; k++) {
       p.dbl += l->limits[k].n;
     }
-    p.refs += l->shapeRefs.n;
+    p.refs += l->shapeRefs.n + (l->separateCollision ? l->collisionRefs.n : 0);
     p.dbl += 12 * l->inlined.n;
     p.ints += 2;  // one child slot (every link but the root is somebody's child) + jointLink
   }
@@ -453,6 +498,14 @@ hsBody *hsm_compile(hsmBuilder *b, hsError *err) {
     hsu_axisAngleToMat(d->R, d->rotation);
     d->nshapeRef = (int)s->shapeRefs.n;
     d->shapeRefs = copyArr(&refs, s->shapeRefs.data, s->shapeRefs.n * sizeof(hsShapeRef));
+    if (s->separateCollision) {
+      d->ncollisionRef = (int)s->collisionRefs.n;
+      d->collisionRefs =
+          copyArr(&refs, s->collisionRefs.data, s->collisionRefs.n * sizeof(hsShapeRef));
+    } else {
+      d->ncollisionRef = d->nshapeRef;
+      d->collisionRefs = d->shapeRefs;
+    }
     d->ninlinedMatrix = (int)s->inlined.n;
     d->inlinedMatrices = copyArr(&dbl, s->inlined.data, 12 * s->inlined.n * sizeof(double));
     d->segmentAdr = adr[i], d->nsegment = cnt[i];

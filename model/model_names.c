@@ -17,6 +17,13 @@ int hsm_linkIndex(const hsBody *body, const char *name) {
       return i;
     }
   }
+  // a link's only segment may name it too (a URDF link beside its joint)
+  for (int i = 0; i < body->nlink; i++) {
+    const hsLink *l = &body->links[i];
+    if (l->nsegment == 1 && strcmp(body->segments[l->segmentAdr].name, name) == 0) {
+      return i;
+    }
+  }
   return -1;
 }
 

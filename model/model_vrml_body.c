@@ -363,45 +363,26 @@ static void textureTransform(const hsvNode *tt, double M[9]) {
   hsu_mulMat(M, Cn, D);
 }
 
-// one appearance per shape: the Appearance node's material and texture, plus the mesh's
-// normals, colours and texture coordinates (moved out of mesh)
-static int addAppearance(Walker *w, const hsvNode *shape, const hsvNode *geom, hsmMesh *mesh) {
-  hsmAppearanceSpec a;
-  memset(&a, 0, sizeof a);
-  a.app.material = -1;
-  a.app.texture = -1;
-  a.app.solid = getBoolOr(geom, "solid", 1);
-  a.app.creaseAngle = (float)getDoubleOr(geom, "creaseAngle", 0);
-  hsu_setIdentity(a.app.texTransform);
+// the material, texture and texture transform of a Shape's Appearance (-1: none); 0 or -1
+static int appearanceOf(Walker *w, const hsvNode *shape, int *material, int *texture,
+                        double texTransform[9]) {
+  *material = -1, *texture = -1;
+  hsu_setIdentity(texTransform);
   const hsvNode *app = childNode(shape, "appearance");
-  if (app) {
-    const hsvNode *mat = childNode(app, "material");
-    if (mat && (a.app.material = addMaterial(w, mat)) < 0) {
-      return -1;
-    }
-    const hsvNode *tex = childNode(app, "texture");
-    if (tex && (isType(tex, "ImageTexture") || isType(tex, "PixelTexture")) &&
-        (a.app.texture = addTexture(w, tex)) < 0) {
-      return -1;
-    }
-    textureTransform(childNode(app, "textureTransform"), a.app.texTransform);
+  if (!app) {
+    return 0;
   }
-  // move the attributes: the shape keeps only vertices and triangles
-  a.attrs = *mesh;
-  a.attrs.vertices = NULL, a.attrs.triangles = NULL;
-  a.attrs.nvertex = a.attrs.ntriangle = 0;
-  hsmMesh bare = {0};
-  bare.vertices = mesh->vertices, bare.nvertex = mesh->nvertex;
-  bare.triangles = mesh->triangles, bare.ntriangle = mesh->ntriangle;
-  *mesh = bare;
-  a.app.normalPerVertex = a.attrs.normalPerVertex;
-  a.app.colorPerVertex = a.attrs.colorPerVertex;
-  int idx = (int)w->b->appearances.n;
-  if (!hsu_vecPush(&w->b->appearances, sizeof a, &a)) {
-    hsm_freeMesh(&a.attrs);
-    return nomem(w);
+  const hsvNode *mat = childNode(app, "material");
+  if (mat && (*material = addMaterial(w, mat)) < 0) {
+    return -1;
   }
-  return idx;
+  const hsvNode *tex = childNode(app, "texture");
+  if (tex && (isType(tex, "ImageTexture") || isType(tex, "PixelTexture")) &&
+      (*texture = addTexture(w, tex)) < 0) {
+    return -1;
+  }
+  textureTransform(childNode(app, "textureTransform"), texTransform);
+  return 0;
 }
 
 //---------------------------------- geometry --------------------------------------------------
@@ -579,18 +560,17 @@ static int addShape(Walker *w, const hsvNode *shape, int rigid) {
     hsm_freeMesh(&s.mesh);
     return rc < 0 ? -1 : -2;
   }
-  s.url = hsu_strdup(shape->file);
-  s.appearance = addAppearance(w, shape, geom, &s.mesh);
-  if (!s.url || s.appearance < 0) {
-    hsu_free(s.url);
+  hsmShapeInput in = {s.primitive, s.params, s.nparam, &s.mesh, shape->file, -1, -1,
+                      getBoolOr(geom, "solid", 1), getDoubleOr(geom, "creaseAngle", 0), NULL};
+  double texTransform[9];
+  if (appearanceOf(w, shape, &in.material, &in.texture, texTransform)) {
     hsm_freeMesh(&s.mesh);
-    return s.url ? -1 : nomem(w);
+    return -1;
   }
-  idx = (int)w->b->shapes.n;
-  if (!hsu_vecPush(&w->b->shapes, sizeof s, &s)) {
-    hsu_free(s.url);
-    hsm_freeMesh(&s.mesh);
-    return nomem(w);
+  in.texTransform = texTransform;
+  idx = hsm_addShape(w->b, &in, w->err);
+  if (idx < 0) {
+    return -1;
   }
   return cachePut(w, &w->shapeCache, shape, rigid, idx) ? -1 : idx;
 }

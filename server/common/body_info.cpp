@@ -241,10 +241,11 @@ OpenHRP::LinkInfoSequence *BodyInfoServant::links() {
 }
 
 OpenHRP::AllLinkShapeIndexSequence *BodyInfoServant::linkShapeIndices() {
+  // the collision shapes (LinkInfo.shapeIndices are the shapes to draw; for VRML they agree)
   OpenHRP::AllLinkShapeIndexSequence_var seq = new OpenHRP::AllLinkShapeIndexSequence;
   seq->length(body_->nlink);
   for (int i = 0; i < body_->nlink; i++) {
-    convertRefs(seq[i], body_->links[i].shapeRefs, body_->links[i].nshapeRef);
+    convertRefs(seq[i], body_->links[i].collisionRefs, body_->links[i].ncollisionRef);
   }
   return seq._retn();
 }

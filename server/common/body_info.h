@@ -2,7 +2,9 @@
 //
 // BodyInfoServant serves a loaded hsBody as an OpenHRP::BodyInfo object (every attribute is
 // converted on request from the shared, read-only body); SceneInfoServant serves it as a
-// SceneInfo. The inverse conversion (a remote BodyInfo, from any ModelLoader, into an hsBody)
+// SceneInfo. Each LinkInfo.shapeIndices lists the shapes to draw and BodyInfo.linkShapeIndices
+// the shapes to collide with: the same lists for VRML models, URDF's <visual> and <collision>
+// for URDF models. The inverse conversion (a remote BodyInfo, from any ModelLoader, into an hsBody)
 // will sit beside these in body_info.cpp.
 
 #ifndef HRPSIM_SERVER_COMMON_BODY_INFO_H_

@@ -83,7 +83,7 @@ ModelLoaderServant::Cached ModelLoaderServant::load(
   }
   aabb.byDepth = option.AABBtype == OpenHRP::ModelLoader::AABB_DEPTH;
   hsError err = {};
-  hsBody *raw = hsm_loadVrml(path.c_str(), &opt, nullptr, 0, nullptr, &err);
+  hsBody *raw = hsm_loadModel(path.c_str(), &opt, nullptr, 0, nullptr, &err);
   if (!raw) {
     fail(operation, describe(err));
   }
@@ -173,7 +173,7 @@ OpenHRP::BodyInfo_ptr ModelLoaderServant::getBodyInfoEx(
 OpenHRP::SceneInfo_ptr ModelLoaderServant::loadSceneInfo(const char *url) {
   std::string path = pathOf("loadSceneInfo", url);
   hsError err = {};
-  hsBody *raw = hsm_loadVrml(path.c_str(), nullptr, nullptr, 0, nullptr, &err);
+  hsBody *raw = hsm_loadModel(path.c_str(), nullptr, nullptr, 0, nullptr, &err);
   if (!raw) {
     fail("loadSceneInfo", describe(err));
   }
