@@ -12,6 +12,10 @@
 #include "geometry.h"
 #include "model.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 // where something was written, for error messages
 typedef struct hsmSource {
   const char *file;  // borrowed (the parse scene outlives the builder)
@@ -27,6 +31,7 @@ typedef struct hsmLinkSpec {
   int separateCollision;  // 1: collisionRefs below are the collision shapes, else shapeRefs
   hsuVec collisionRefs;   // hsShapeRef
   hsuVec inlined;    // double[12]
+  int massGiven;     // 1: link.mass/com/inertia are final (else merged from the segments)
   hsmSource where;       // the Joint node
   hsmSource jointIdAt;   // the jointId value
 } hsmLinkSpec;
@@ -126,4 +131,7 @@ hsBody *hsm_compile(hsmBuilder *b, hsError *err);
 // link frame. seg[i] gives mass, com and inertia in its own frame placed at T (rigid).
 void hsm_mergeMass(const hsSegment *seg, int n, double *mass, double com[3], double inertia[9]);
 
+#ifdef __cplusplus
+}
+#endif
 #endif  // HRPSIM_MODEL_BUILDER_H_

@@ -511,7 +511,9 @@ hsBody *hsm_compile(hsmBuilder *b, hsError *err) {
     d->segmentAdr = adr[i], d->nsegment = cnt[i];
     d->sensorAdr = adr[nlink + i], d->nsensor = cnt[nlink + i];
     d->lightAdr = adr[2 * nlink + i], d->nlight = cnt[2 * nlink + i];
-    hsm_mergeMass(body->segments + d->segmentAdr, d->nsegment, &d->mass, d->com, d->inertia);
+    if (!s->massGiven) {
+      hsm_mergeMass(body->segments + d->segmentAdr, d->nsegment, &d->mass, d->com, d->inertia);
+    }
     // children in link order (= file order, since links are numbered depth-first)
     int *children = (int *)ints.next;
     d->nchild = 0;

@@ -1,12 +1,19 @@
-// body_info.cpp - hsBody -> OpenHRP BodyInfo / SceneInfo (see body_info.h).
+// body_info.cpp - hsBody <-> OpenHRP BodyInfo / SceneInfo (see body_info.h).
 //
-// Each attribute builds a fresh IDL sequence from the body: numbers are copied in bulk where
-// the layouts agree (float and int arrays), field by field otherwise. Nothing is cached: the
-// body is immutable and clients normally read each attribute once.
+// Outward, each attribute builds a fresh IDL sequence from the body: numbers are copied in bulk
+// where the layouts agree (float and int arrays), field by field otherwise. Nothing is cached:
+// the body is immutable and clients normally read each attribute once. Inward (bodyFromInfo),
+// the attributes fill the model library's builder, exactly as a file front end does, after
+// every number and index has been checked, and hsm_compile freezes the result.
 
 #include "body_info.h"
 
+#include <cmath>
 #include <cstring>
+#include <string>
+#include <vector>
+
+#include "builder.h"
 
 namespace hrpsim {
 
@@ -302,6 +309,500 @@ OpenHRP::TransformedShapeIndexSequence *SceneInfoServant::shapeIndices() {
   }
   hsm_freeState(st);
   return seq._retn();
+}
+
+//---------------------------------- BodyInfo -> hsBody ----------------------------------------
+
+namespace {
+
+// fills a builder from BodyInfo data; every method returns false with err set on bad input
+class Importer {
+ public:
+  Importer(hsmBuilder &b, hsError *err) : b_(b), err_(err) {}
+
+  bool fail(int code, const std::string &what) {
+    HS_ERR(err_, code, "BodyInfo: %s", what.c_str());
+    return false;
+  }
+  bool nomem() { return fail(hsE_NOMEM, "out of memory"); }
+
+  template <typename T>
+  bool finite(const T *v, size_t n, const std::string &what) {
+    for (size_t i = 0; i < n; i++) {
+      if (!std::isfinite(static_cast<double>(v[i]))) {
+        return fail(hsE_INVALID, what + " holds a NaN or infinite number");
+      }
+    }
+    return true;
+  }
+
+  char *dup(const char *s) { return hsu_strdup(s ? s : ""); }
+
+  template <typename T>
+  bool push(hsuVec &v, const T &x) {
+    return hsu_vecPush(&v, sizeof(T), &x) ? true : nomem();
+  }
+
+  bool refs(hsuVec &out, const OpenHRP::TransformedShapeIndexSequence &in, int nshape,
+            int nmatrix, const std::string &where) {
+    for (CORBA::ULong i = 0; i < in.length(); i++) {
+      hsShapeRef r;
+      for (int k = 0; k < 12; k++) r.T[k] = in[i].transformMatrix[k];
+      r.inlineMatrix = in[i].inlinedShapeTransformMatrixIndex;
+      r.shape = in[i].shapeIndex;
+      if (r.shape < 0 || r.shape >= nshape || r.inlineMatrix < -1 || r.inlineMatrix >= nmatrix) {
+        return fail(hsE_INVALID, where + ": shape index out of range");
+      }
+      if (!finite(r.T, 12, where + " transformMatrix") || !push(out, r)) return false;
+    }
+    return true;
+  }
+
+  bool matrices(hsuVec &out, const OpenHRP::DblArray12Sequence &in, const std::string &where) {
+    for (CORBA::ULong i = 0; i < in.length(); i++) {
+      double m[12];
+      for (int k = 0; k < 12; k++) m[k] = in[i][k];
+      if (!finite(m, 12, where) || !hsu_vecPush(&out, sizeof m, m)) return false;
+    }
+    return true;
+  }
+
+  bool shapes(const OpenHRP::ShapeInfoSequence &in, int nappearance) {
+    for (CORBA::ULong i = 0; i < in.length(); i++) {
+      const OpenHRP::ShapeInfo &si = in[i];
+      std::string where = "shape " + std::to_string(i);
+      hsmShapeSpec s;
+      std::memset(&s, 0, sizeof s);
+      s.primitive = static_cast<hstPrimitive>(si.primitiveType);
+      s.nparam = std::min<int>(si.primitiveParameters.length(), 8);
+      for (int k = 0; k < s.nparam; k++) s.params[k] = si.primitiveParameters[k];
+      int nv = si.vertices.length() / 3, nt = si.triangles.length() / 3;
+      const int *tri = reinterpret_cast<const int *>(si.triangles.get_buffer());
+      for (int k = 0; k < 3 * nt; k++) {
+        if (tri[k] < 0 || tri[k] >= nv) return fail(hsE_INVALID, where + ": vertex index out of range");
+      }
+      if (!finite(si.vertices.get_buffer(), 3 * nv, where + " vertices")) return false;
+      if (si.appearanceIndex < -1 || si.appearanceIndex >= nappearance) {
+        return fail(hsE_INVALID, where + ": appearance index out of range");
+      }
+      s.appearance = si.appearanceIndex;
+      s.url = dup(si.url);
+      s.mesh.vertices = static_cast<float *>(hsu_malloc(sizeof(float) * 3 * (nv ? nv : 1)));
+      s.mesh.triangles = static_cast<int *>(hsu_malloc(sizeof(int) * 3 * (nt ? nt : 1)));
+      s.mesh.nvertex = nv, s.mesh.ntriangle = nt;
+      if (!s.url || !s.mesh.vertices || !s.mesh.triangles) {
+        hsu_free(s.url);
+        hsm_freeMesh(&s.mesh);
+        return nomem();
+      }
+      std::memcpy(s.mesh.vertices, si.vertices.get_buffer(), sizeof(float) * 3 * nv);
+      std::memcpy(s.mesh.triangles, tri, sizeof(int) * 3 * nt);
+      if (!hsu_vecPush(&b_.shapes, sizeof s, &s)) {
+        hsu_free(s.url);
+        hsm_freeMesh(&s.mesh);
+        return nomem();
+      }
+    }
+    return true;
+  }
+
+  template <typename Seq, typename T>
+  bool copyArray(T **dst, int *n, const Seq &src, int width) {
+    *n = src.length() / width;
+    *dst = static_cast<T *>(hsu_malloc(sizeof(T) * (src.length() ? src.length() : 1)));
+    if (!*dst) return nomem();
+    if (src.length()) std::memcpy(*dst, src.get_buffer(), sizeof(T) * src.length());
+    return true;
+  }
+
+  bool appearances(const OpenHRP::AppearanceInfoSequence &in, int nmaterial, int ntexture) {
+    for (CORBA::ULong i = 0; i < in.length(); i++) {
+      const OpenHRP::AppearanceInfo &ai = in[i];
+      hsmAppearanceSpec a;
+      std::memset(&a, 0, sizeof a);
+      if (ai.materialIndex < -1 || ai.materialIndex >= nmaterial || ai.textureIndex < -1 ||
+          ai.textureIndex >= ntexture) {
+        return fail(hsE_INVALID, "appearance " + std::to_string(i) + ": index out of range");
+      }
+      a.app.material = ai.materialIndex;
+      a.app.texture = ai.textureIndex;
+      a.app.normalPerVertex = ai.normalPerVertex;
+      a.app.solid = ai.solid;
+      a.app.creaseAngle = ai.creaseAngle;
+      a.app.colorPerVertex = ai.colorPerVertex;
+      for (int k = 0; k < 9; k++) a.app.texTransform[k] = ai.textransformMatrix[k];
+      hsmMesh &m = a.attrs;
+      m.normalPerVertex = ai.normalPerVertex;
+      m.colorPerVertex = ai.colorPerVertex;
+      bool ok = copyArray(&m.normals, &m.nnormal, ai.normals, 3) &&
+                copyArray(&m.normalIndices, &m.nnormalIndex, ai.normalIndices, 1) &&
+                copyArray(&m.colors, &m.ncolor, ai.colors, 3) &&
+                copyArray(&m.colorIndices, &m.ncolorIndex, ai.colorIndices, 1) &&
+                copyArray(&m.texCoords, &m.ntexCoord, ai.textureCoordinate, 2) &&
+                copyArray(&m.texCoordIndices, &m.ntexCoordIndex, ai.textureCoordIndices, 1);
+      if (!ok || !hsu_vecPush(&b_.appearances, sizeof a, &a)) {
+        hsm_freeMesh(&m);
+        return ok ? nomem() : false;
+      }
+    }
+    return true;
+  }
+
+  bool materials(const OpenHRP::MaterialInfoSequence &in) {
+    for (CORBA::ULong i = 0; i < in.length(); i++) {
+      hsMaterial m;
+      m.ambientIntensity = in[i].ambientIntensity;
+      for (int k = 0; k < 3; k++) {
+        m.diffuseColor[k] = in[i].diffuseColor[k];
+        m.emissiveColor[k] = in[i].emissiveColor[k];
+        m.specularColor[k] = in[i].specularColor[k];
+      }
+      m.shininess = in[i].shininess;
+      m.transparency = in[i].transparency;
+      if (!push(b_.materials, m)) return false;
+    }
+    return true;
+  }
+
+  bool textures(const OpenHRP::TextureInfoSequence &in) {
+    for (CORBA::ULong i = 0; i < in.length(); i++) {
+      const OpenHRP::TextureInfo &ti = in[i];
+      hsmTextureSpec t;
+      std::memset(&t, 0, sizeof t);
+      t.tex.numComponents = ti.numComponents;
+      t.tex.width = ti.width;
+      t.tex.height = ti.height;
+      t.tex.repeatS = ti.repeatS;
+      t.tex.repeatT = ti.repeatT;
+      t.tex.nimage = ti.image.length();
+      size_t want = size_t(ti.width > 0 ? ti.width : 0) * (ti.height > 0 ? ti.height : 0) *
+                    (ti.numComponents > 0 ? ti.numComponents : 0);
+      if (t.tex.nimage && t.tex.nimage != want) {
+        return fail(hsE_INVALID, "texture " + std::to_string(i) + ": image size mismatch");
+      }
+      t.url = dup(ti.url);
+      t.image = t.tex.nimage ? static_cast<unsigned char *>(hsu_malloc(t.tex.nimage)) : nullptr;
+      if (!t.url || (t.tex.nimage && !t.image)) {
+        hsu_free(t.url);
+        hsu_free(t.image);
+        return nomem();
+      }
+      if (t.tex.nimage) std::memcpy(t.image, ti.image.get_buffer(), t.tex.nimage);
+      if (!hsu_vecPush(&b_.textures, sizeof t, &t)) {
+        hsu_free(t.url);
+        hsu_free(t.image);
+        return nomem();
+      }
+    }
+    return true;
+  }
+
+  bool sensor(const OpenHRP::SensorInfo &si, int link, int nshape) {
+    hsmSensorSpec s;
+    std::memset(&s, 0, sizeof s);
+    std::string where = std::string("sensor '") + static_cast<const char *>(si.name) + "'";
+    int type = -1;
+    for (int k = 0; k < hsSENSOR_NTYPES; k++) {
+      if (std::strcmp(si.type, hsm_sensorTypeName(static_cast<hstSensor>(k))) == 0) type = k;
+    }
+    if (type < 0) {
+      return fail(hsE_INVALID, where + ": unknown type '" + static_cast<const char *>(si.type) + "'");
+    }
+    s.sensor.type = static_cast<hstSensor>(type);
+    s.sensor.id = si.id;
+    s.sensor.link = link;
+    for (int k = 0; k < 3; k++) s.sensor.translation[k] = si.translation[k];
+    for (int k = 0; k < 4; k++) s.sensor.rotation[k] = si.rotation[k];
+    if (!finite(s.sensor.translation, 3, where) || !finite(s.sensor.rotation, 4, where)) {
+      return false;
+    }
+    s.name = dup(si.name);
+    s.specFile = dup(si.specFile);
+    bool ok = s.name && s.specFile;
+    for (CORBA::ULong k = 0; ok && k < si.specValues.length(); k++) {
+      float v = si.specValues[k];
+      ok = hsu_vecPush(&s.specValues, sizeof v, &v) != nullptr;
+    }
+    ok = ok && matrices(s.inlined, si.inlinedShapeTransformMatrices, where) &&
+         refs(s.shapeRefs, si.shapeIndices, nshape, static_cast<int>(s.inlined.n), where);
+    if (!ok || !hsu_vecPush(&b_.sensors, sizeof s, &s)) {
+      hsu_free(s.name);
+      hsu_free(s.specFile);
+      hsu_vecFree(&s.specValues);
+      hsu_vecFree(&s.shapeRefs);
+      hsu_vecFree(&s.inlined);
+      return ok ? nomem() : (err_->code ? false : nomem());
+    }
+    return true;
+  }
+
+  bool segment(const OpenHRP::SegmentInfo &si, int link, int nlinkRefs) {
+    hsmSegmentSpec s;
+    std::memset(&s, 0, sizeof s);
+    s.seg.link = link;
+    s.seg.mass = si.mass;
+    for (int k = 0; k < 3; k++) s.seg.com[k] = si.centerOfMass[k];
+    for (int k = 0; k < 9; k++) s.seg.inertia[k] = si.inertia[k];
+    for (int k = 0; k < 12; k++) s.seg.T[k] = si.transformMatrix[k];
+    std::string where = std::string("segment '") + static_cast<const char *>(si.name) + "'";
+    if (!finite(&s.seg.mass, 1, where) || !finite(s.seg.com, 3, where) ||
+        !finite(s.seg.inertia, 9, where) || !finite(s.seg.T, 12, where)) {
+      return false;
+    }
+    s.name = dup(si.name);
+    bool ok = s.name != nullptr;
+    for (CORBA::ULong k = 0; ok && k < si.shapeIndices.length(); k++) {
+      int r = si.shapeIndices[k];
+      if (r < 0 || r >= nlinkRefs) {
+        hsu_free(s.name);
+        hsu_vecFree(&s.shapeRefs);
+        return fail(hsE_INVALID, where + ": shape index out of range");
+      }
+      ok = hsu_vecPush(&s.shapeRefs, sizeof r, &r) != nullptr;
+    }
+    if (!ok || !hsu_vecPush(&b_.segments, sizeof s, &s)) {
+      hsu_free(s.name);
+      hsu_vecFree(&s.shapeRefs);
+      return nomem();
+    }
+    return true;
+  }
+
+  bool light(const OpenHRP::LightInfo &li, int link) {
+    hsmLightSpec l;
+    std::memset(&l, 0, sizeof l);
+    hsLight &d = l.light;
+    d.type = static_cast<hstLight>(li.type);
+    d.link = link;
+    for (int k = 0; k < 12; k++) d.T[k] = li.transformMatrix[k];
+    d.ambientIntensity = li.ambientIntensity;
+    for (int k = 0; k < 3; k++) {
+      d.attenuation[k] = li.attenuation[k];
+      d.color[k] = li.color[k];
+      d.location[k] = li.location[k];
+      d.direction[k] = li.direction[k];
+    }
+    d.intensity = li.intensity;
+    d.on = li.on;
+    d.radius = li.radius;
+    d.beamWidth = li.beamWidth;
+    d.cutOffAngle = li.cutOffAngle;
+    l.name = dup(li.name);
+    if (!l.name || !hsu_vecPush(&b_.lights, sizeof l, &l)) {
+      hsu_free(l.name);
+      return nomem();
+    }
+    return true;
+  }
+
+  // one link; `order` maps wire indices to depth-first builder indices
+  bool link(const OpenHRP::LinkInfo &li, const OpenHRP::TransformedShapeIndexSequence *collision,
+            const std::vector<int> &order, int nshape) {
+    hsmLinkSpec l;
+    std::memset(&l, 0, sizeof l);
+    hsLink &k = l.link;
+    int self = static_cast<int>(b_.links.n);
+    std::string where = std::string("link '") + static_cast<const char *>(li.name) + "'";
+    if (hsm_parseJointType(li.jointType, &k.jointType)) {
+      return fail(hsE_INVALID, where + ": unknown jointType '" +
+                                   static_cast<const char *>(li.jointType) + "'");
+    }
+    k.jointId = li.jointId;
+    k.jointValue = li.jointValue;
+    for (int i = 0; i < 3; i++) {
+      k.axis[i] = li.jointAxis[i];
+      k.translation[i] = li.translation[i];
+      k.com[i] = li.centerOfMass[i];
+    }
+    for (int i = 0; i < 4; i++) k.rotation[i] = li.rotation[i];
+    for (int i = 0; i < 9; i++) k.inertia[i] = li.inertia[i];
+    k.mass = li.mass;
+    k.rotorInertia = li.rotorInertia;
+    k.rotorResistor = li.rotorResistor;
+    k.gearRatio = li.gearRatio;
+    k.torqueConst = li.torqueConst;
+    k.encoderPulse = li.encoderPulse;
+    k.AABBmaxDepth = li.AABBmaxDepth;
+    k.AABBmaxNum = li.AABBmaxNum;
+    k.parent = li.parentIndex < 0 ? -1 : order[li.parentIndex];
+    double scalars[] = {k.jointValue, k.mass, k.rotorInertia, k.rotorResistor, k.gearRatio,
+                        k.torqueConst, k.encoderPulse};
+    if (!finite(scalars, 7, where) || !finite(k.axis, 3, where + " jointAxis") ||
+        !finite(k.translation, 3, where) || !finite(k.rotation, 4, where) ||
+        !finite(k.com, 3, where) || !finite(k.inertia, 9, where)) {
+      return false;
+    }
+    if (k.mass < 0) return fail(hsE_INVALID, where + ": negative mass");
+    l.massGiven = 1;
+    l.where = hsmSource{"", 0, 0};
+    l.jointIdAt = l.where;
+    l.name = dup(li.name);
+    l.jointTypeName = dup(li.jointType);
+    const OpenHRP::DblSequence *limits[5] = {&li.ulimit, &li.llimit, &li.uvlimit, &li.lvlimit,
+                                             &li.climit};
+    bool ok = l.name && l.jointTypeName;
+    for (int i = 0; ok && i < 5; i++) {
+      for (CORBA::ULong j = 0; ok && j < limits[i]->length(); j++) {
+        double v = (*limits[i])[j];
+        ok = hsu_vecPush(&l.limits[i], sizeof v, &v) != nullptr;
+      }
+    }
+    if (!ok) {
+      nomem();
+    } else {
+      ok = matrices(l.inlined, li.inlinedShapeTransformMatrices, where) &&
+           refs(l.shapeRefs, li.shapeIndices, nshape, static_cast<int>(l.inlined.n), where);
+      if (ok && collision) {
+        l.separateCollision = 1;
+        ok = refs(l.collisionRefs, *collision, nshape, static_cast<int>(l.inlined.n), where);
+      }
+    }
+    int nrefs = static_cast<int>(l.shapeRefs.n);
+    if (!ok || !hsu_vecPush(&b_.links, sizeof l, &l)) {
+      hsu_free(l.name);
+      hsu_free(l.jointTypeName);
+      for (int i = 0; i < 5; i++) hsu_vecFree(&l.limits[i]);
+      hsu_vecFree(&l.shapeRefs);
+      hsu_vecFree(&l.collisionRefs);
+      hsu_vecFree(&l.inlined);
+      return ok ? nomem() : false;
+    }
+    for (CORBA::ULong i = 0; i < li.sensors.length(); i++) {
+      if (!sensor(li.sensors[i], self, nshape)) return false;
+    }
+    for (CORBA::ULong i = 0; i < li.segments.length(); i++) {
+      if (!segment(li.segments[i], self, nrefs)) return false;
+    }
+    for (CORBA::ULong i = 0; i < li.lights.length(); i++) {
+      if (!light(li.lights[i], self)) return false;
+    }
+    return true;
+  }
+
+ private:
+  hsmBuilder &b_;
+  hsError *err_;
+};
+
+// 1 if two shape-ref lists are identical
+bool sameRefs(const OpenHRP::TransformedShapeIndexSequence &a,
+              const OpenHRP::TransformedShapeIndexSequence &b) {
+  if (a.length() != b.length()) return false;
+  for (CORBA::ULong i = 0; i < a.length(); i++) {
+    if (a[i].shapeIndex != b[i].shapeIndex ||
+        a[i].inlinedShapeTransformMatrixIndex != b[i].inlinedShapeTransformMatrixIndex ||
+        std::memcmp(a[i].transformMatrix, b[i].transformMatrix, sizeof(double) * 12) != 0) {
+      return false;
+    }
+  }
+  return true;
+}
+
+}  // namespace
+
+hsBody *bodyFromInfo(OpenHRP::BodyInfo_ptr info, hsError *err) {
+  // fetch every attribute once: each is a round trip
+  CORBA::String_var name = info->name();
+  CORBA::String_var url = info->url();
+  OpenHRP::StringSequence_var infos = info->info();
+  OpenHRP::LinkInfoSequence_var links = info->links();
+  OpenHRP::AllLinkShapeIndexSequence_var collision = info->linkShapeIndices();
+  OpenHRP::ShapeInfoSequence_var shapes = info->shapes();
+  OpenHRP::AppearanceInfoSequence_var appearances = info->appearances();
+  OpenHRP::MaterialInfoSequence_var materials = info->materials();
+  OpenHRP::TextureInfoSequence_var textures = info->textures();
+  OpenHRP::ExtraJointInfoSequence_var extras = info->extraJoints();
+
+  hsmBuilder b;
+  std::memset(&b, 0, sizeof b);
+  Importer in(b, err);
+  int nlink = static_cast<int>(links->length());
+
+  // depth-first order from the root, whatever order the wire used
+  std::vector<int> order(nlink, -1), dfs;
+  std::vector<int> stack;
+  bool ok = true;
+  for (int i = 0; i < nlink && ok; i++) {
+    int p = links[i].parentIndex;
+    if (p < -1 || p >= nlink || p == i) {
+      ok = in.fail(hsE_INVALID, "link " + std::to_string(i) + ": parentIndex out of range");
+    } else if (p == -1) {
+      if (!stack.empty()) ok = in.fail(hsE_INVALID, "more than one root link");
+      stack.push_back(i);
+    }
+  }
+  if (ok && stack.empty()) ok = in.fail(hsE_INVALID, "no root link");
+  while (ok && !stack.empty()) {
+    int i = stack.back();
+    stack.pop_back();
+    if (order[i] >= 0) {
+      ok = in.fail(hsE_INVALID, "the links do not form a tree");
+      break;
+    }
+    order[i] = static_cast<int>(dfs.size());
+    dfs.push_back(i);
+    // children in their listed order: push in reverse
+    std::vector<int> kids;
+    for (int c = 0; c < nlink; c++) {
+      if (links[c].parentIndex == i) kids.push_back(c);
+    }
+    for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(*it);
+  }
+  if (ok && static_cast<int>(dfs.size()) != nlink) {
+    ok = in.fail(hsE_INVALID, "some links are not connected to the root");
+  }
+
+  ok = ok && in.materials(materials.in()) && in.textures(textures.in()) &&
+       in.appearances(appearances.in(), static_cast<int>(materials->length()),
+                      static_cast<int>(textures->length())) &&
+       in.shapes(shapes.in(), static_cast<int>(appearances->length()));
+  int nshape = static_cast<int>(shapes->length());
+  for (int k = 0; ok && k < nlink; k++) {
+    int i = dfs[k];
+    const OpenHRP::TransformedShapeIndexSequence *coll = nullptr;
+    if (collision->length() == static_cast<CORBA::ULong>(nlink) &&
+        !sameRefs(collision[i], links[i].shapeIndices)) {
+      coll = &collision[i];
+    }
+    ok = in.link(links[i], coll, order, nshape);
+  }
+  if (ok) {
+    b.name = in.dup(name);
+    b.url = in.dup(url);
+    ok = (b.name && b.url) || in.nomem();
+  }
+  for (CORBA::ULong i = 0; ok && i < infos->length(); i++) {
+    char *s = in.dup(infos[i]);
+    ok = (s && hsu_vecPush(&b.info, sizeof s, &s)) || (hsu_free(s), in.nomem());
+  }
+  for (CORBA::ULong i = 0; ok && i < extras->length(); i++) {
+    const OpenHRP::ExtraJointInfo &ei = extras[i];
+    hsmExtraJointSpec e;
+    std::memset(&e, 0, sizeof e);
+    e.ej.type = static_cast<hstExtraJoint>(ei.jointType);
+    for (int k = 0; k < 3; k++) {
+      e.ej.axis[k] = ei.axis[k];
+      e.ej.point[0][k] = ei.point[0][k];
+      e.ej.point[1][k] = ei.point[1][k];
+    }
+    e.where = hsmSource{"", 0, 0};
+    e.name = in.dup(ei.name);
+    e.linkName[0] = in.dup(ei.link[0]);
+    e.linkName[1] = in.dup(ei.link[1]);
+    ok = e.name && e.linkName[0] && e.linkName[1] &&
+         hsu_vecPush(&b.extraJoints, sizeof e, &e);
+    if (!ok) {
+      hsu_free(e.name);
+      hsu_free(e.linkName[0]);
+      hsu_free(e.linkName[1]);
+      in.nomem();
+    }
+  }
+  if (!ok) {
+    hsm_freeBuilder(&b);
+    return nullptr;
+  }
+  return hsm_compile(&b, err);
 }
 
 }  // namespace hrpsim

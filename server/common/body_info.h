@@ -4,8 +4,7 @@
 // converted on request from the shared, read-only body); SceneInfoServant serves it as a
 // SceneInfo. Each LinkInfo.shapeIndices lists the shapes to draw and BodyInfo.linkShapeIndices
 // the shapes to collide with: the same lists for VRML models, URDF's <visual> and <collision>
-// for URDF models. The inverse conversion (a remote BodyInfo, from any ModelLoader, into an hsBody)
-// will sit beside these in body_info.cpp.
+// for URDF models. bodyFromInfo is the inverse: a remote BodyInfo into an hsBody.
 
 #ifndef HRPSIM_SERVER_COMMON_BODY_INFO_H_
 #define HRPSIM_SERVER_COMMON_BODY_INFO_H_
@@ -69,6 +68,12 @@ class SceneInfoServant : public POA_OpenHRP::SceneInfo {
  private:
   BodyPtr body_;
 };
+
+// read a BodyInfo served by any ModelLoader (ours or OpenHRP's) into a new hsBody: every
+// attribute is fetched once; numbers are checked (finite, indices in range, known joint and
+// sensor types) before they reach the C libraries. Returns NULL with err filled on bad data;
+// CORBA exceptions from the remote object propagate. The caller frees with hsm_freeBody.
+hsBody *bodyFromInfo(OpenHRP::BodyInfo_ptr info, hsError *err);
 
 }  // namespace hrpsim
 

@@ -11,6 +11,10 @@
 
 #include "util.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 // parse the runner's arguments (an optional suite name filter)
 void hst_init(int argc, char **argv);
 
@@ -39,4 +43,7 @@ const char *hst_tmpDir(void);
 // assert two doubles are within tol, printing both on failure
 #define HST_NEAR(a, b, tol) CU_ASSERT_DOUBLE_EQUAL((a), (b), (tol))
 
+#ifdef __cplusplus
+}
+#endif
 #endif  // HRPSIM_TESTS_UNIT_TEST_SUPPORT_H_
