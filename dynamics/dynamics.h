@@ -1,0 +1,223 @@
+// dynamics.h - hsdWorld: rigid-body dynamics of hsBody characters on ODE, with OpenHRP 3.1's
+// semantics (joint modes, link data, contacts, body sensors).
+//
+// A world holds characters (each an hsBody, borrowed, plus its own state) and steps them with
+// ODE. Each link is one ODE body placed at the link's centre of mass; OpenHRP link frames sit at
+// the joint, so every pose and velocity crossing this interface is converted: all positions,
+// rotations and velocities here are of the LINK FRAME as written in the model, in the world
+// frame, SI units. Joints: rotate -> hinge, slide -> slider, fixed -> fixed joint, a free root ->
+// no joint, a fixed root -> fixed to the world. Collision geometry comes from each link's
+// collisionRefs: ODE boxes, spheres, cylinders (capsules never: a VRML Cylinder is flat-ended)
+// where the shape is a primitive under a rigid transform, ODE trimeshes otherwise. Only
+// registered pairs collide, and contacts are generated in a fixed order (pairs in registration
+// order, geoms in link/shape order: no spaces, no pointer-ordered hashing), so the same inputs
+// give bit-identical trajectories.
+//
+// Joint modes follow OpenHRP: in torque mode a 1-dof joint is driven by its u; in high-gain mode
+// it follows the commanded q/dq/ddq exactly (a kinematic servo with unbounded force), and u
+// reads back the torque the servo applied. A link whose "position given" flag is set (the root
+// included) moves exactly where it is told.
+//
+// ODE's collision is not thread-safe in Debian's build: a process must never step or query two
+// worlds at the same time (servers serialise calls process-wide). hsd_initODE must be called
+// once per process before any world is made.
+//
+// Later issues add ExtraJoint loop closures, crawler joints, range/vision sensors and distance
+// queries; the world keeps per-character and per-pair records that leave room for them.
+
+#ifndef HRPSIM_DYNAMICS_DYNAMICS_H_
+#define HRPSIM_DYNAMICS_DYNAMICS_H_
+
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//---------------------------------- options ---------------------------------------------------
+
+// ODE steppers
+typedef enum hstStepper {
+  hsSTEPPER_WORLD = 0,  // dWorldStep: direct (big-matrix) solver, exact constraints
+  hsSTEPPER_QUICK       // dWorldQuickStep: iterative (SOR-LCP) solver
+} hstStepper;
+
+// tunables of a world; fill with hsd_defaultOptions, then change what you need
+typedef struct hsdOptions {
+  hstStepper stepper;
+  int quickIterations;      // SOR iterations for hsSTEPPER_QUICK
+  double erp;               // global error reduction parameter (0..1)
+  double cfm;               // global constraint force mixing [m/N-ish, ODE units]
+  double contactErp;        // ERP of contact joints
+  double contactCfm;        // CFM of contact joints
+  double contactSurfaceLayer;      // allowed penetration before correction [m]
+  double contactMaxCorrectingVel;  // cap on the velocity contacts use to push apart [m/s]
+  int maxContactsPerPair;   // contact points kept per colliding geom pair
+  int maxContacts;          // contact points per step in the whole world (overflow: counted)
+  double highGainFMax;      // force/torque bound of high-gain servos [N or N m] (huge)
+} hsdOptions;
+
+// the defaults (documented in DESIGN/README with the measurements that chose them)
+void hsd_defaultOptions(hsdOptions *opt);
+
+// once per process, before any world: initialise ODE and route its messages to hsu_log
+void hsd_initODE(void);
+
+//---------------------------------- world -----------------------------------------------------
+
+typedef struct hsdWorld hsdWorld;
+
+// OpenHRP's joint drive modes
+typedef enum hstJointMode { hsMODE_HIGH_GAIN = 0, hsMODE_TORQUE } hstJointMode;
+
+// make an empty world with opt (NULL: defaults), time step 0.001 s and gravity (0, 0, -9.8)
+hsdWorld *hsd_makeWorld(const hsdOptions *opt, hsError *err);
+
+// free a world and everything it made; NULL is a no-op. Bodies stay the caller's.
+void hsd_freeWorld(hsdWorld *w);
+
+// add a character named name for body (borrowed: must outlive the world); before hsd_init only.
+// Returns its index, or -1 (duplicate name, bad body) with err.
+int hsd_addCharacter(hsdWorld *w, const char *name, const hsBody *body, hsError *err);
+
+// index of the character called name, or -1
+int hsd_characterIndex(const hsdWorld *w, const char *name);
+
+// number of characters
+int hsd_characterCount(const hsdWorld *w);
+
+// the name and body of character ch
+const char *hsd_characterName(const hsdWorld *w, int ch);
+const hsBody *hsd_characterBody(const hsdWorld *w, int ch);
+
+// time step [s] (> 0, finite)
+int hsd_setTimeStep(hsdWorld *w, double dt, hsError *err);
+double hsd_timeStep(const hsdWorld *w);
+
+// gravitational ACCELERATION, world frame [m/s^2] (OpenHRP's setGVector(0,0,9.8) is (0,0,-9.8))
+int hsd_setGravity(hsdWorld *w, const double g[3], hsError *err);
+void hsd_gravity(const hsdWorld *w, double g[3]);
+
+// simulated time [s] since hsd_init
+double hsd_time(const hsdWorld *w);
+
+//---------------------------------- pairs -----------------------------------------------------
+
+// surface properties of a colliding pair
+typedef struct hsdSurface {
+  double staticFriction;  // Coulomb coefficient used while sticking
+  double slipFriction;    // Coulomb coefficient used while sliding
+  double restitution;     // 0..1
+  double cullingThresh;   // contact points closer than this to an earlier one are merged [m]
+} hsdSurface;
+
+// register a contact pair: link index -1 means every link of that character; the same
+// character twice means self-collision among its links (never a link with its parent)
+int hsd_addContactPair(hsdWorld *w, int ch1, int link1, int ch2, int link2,
+                       const hsdSurface *surface, hsError *err);
+
+// register a pair for intersection checks only (no contact forces); tolerance [m]
+int hsd_addIntersectionPair(hsdWorld *w, int ch1, int link1, int ch2, int link2,
+                            double tolerance, hsError *err);
+
+//---------------------------------- simulation ------------------------------------------------
+
+// build the ODE bodies, joints and geoms from each character's current state (set with the
+// setters below beforehand); may be called again to restart from the current state
+int hsd_init(hsdWorld *w, hsError *err);
+
+// advance one time step: apply torques / servo targets / external forces, collide the
+// registered pairs, step ODE, read back every state, compute sensor readings; then clear the
+// external forces. Numerical trouble is counted in the warnings (hsd_warningCount).
+int hsd_step(hsdWorld *w, hsError *err);
+
+// number of steps run since hsd_init
+long hsd_stepCount(const hsdWorld *w);
+
+// warnings counted so far (contact buffer overflow, non-finite state, ...); logged once each
+int hsd_warningCount(const hsdWorld *w);
+
+//---------------------------------- character state -------------------------------------------
+
+// the kinematic state of a character (q/dq/ddq/u per link, root and link poses); the world owns
+// it. Writes to q, rootP, rootR between steps take effect through hsd_setState... calls only.
+const hsBodyState *hsd_state(const hsdWorld *w, int ch);
+
+// per-link extras, world frame, of the link frame origin
+typedef struct hsdLinkMotion {
+  double v[3];   // linear velocity of the link origin [m/s]
+  double w[3];   // angular velocity [rad/s]
+  double dv[3];  // linear acceleration of the link origin [m/s^2]
+  double dw[3];  // angular acceleration [rad/s^2]
+} hsdLinkMotion;
+
+// motion of link `link` of character ch (valid after hsd_init / hsd_step)
+const hsdLinkMotion *hsd_linkMotion(const hsdWorld *w, int ch, int link);
+
+// set a joint value / velocity / acceleration / torque of one link (1-dof joints only)
+int hsd_setJointValue(hsdWorld *w, int ch, int link, double q, hsError *err);
+int hsd_setJointVelocity(hsdWorld *w, int ch, int link, double dq, hsError *err);
+int hsd_setJointAcceleration(hsdWorld *w, int ch, int link, double ddq, hsError *err);
+int hsd_setJointTorque(hsdWorld *w, int ch, int link, double u, hsError *err);
+
+// place a link's frame in the world (p, R row-major). For the root this moves the whole body
+// (children follow through FK); for another link only meaningful with position given.
+int hsd_setLinkPose(hsdWorld *w, int ch, int link, const double p[3], const double R[9],
+                    hsError *err);
+
+// set the linear and angular velocity of a link's frame origin (root: the whole body moves)
+int hsd_setLinkVelocity(hsdWorld *w, int ch, int link, const double v[3], const double wv[3],
+                        hsError *err);
+
+// joint drive mode of one link / every non-root 1-dof link
+int hsd_setJointMode(hsdWorld *w, int ch, int link, hstJointMode mode, hsError *err);
+int hsd_setAllJointModes(hsdWorld *w, int ch, hstJointMode mode, hsError *err);
+hstJointMode hsd_jointMode(const hsdWorld *w, int ch, int link);
+
+// position given: the link (root included) follows the commanded pose / joint value exactly
+int hsd_setPositionGiven(hsdWorld *w, int ch, int link, int given, hsError *err);
+int hsd_positionGiven(const hsdWorld *w, int ch, int link);
+
+// force and torque applied to a link for the next step only, world frame; the torque is about
+// the link frame's origin (not the centre of mass) [N, N m]
+int hsd_setExternalForce(hsdWorld *w, int ch, int link, const double f[3], const double t[3],
+                         hsError *err);
+
+// recompute link poses of one character / every character from its root pose and q
+void hsd_forwardKinematics(hsdWorld *w, int ch);
+
+//---------------------------------- contacts --------------------------------------------------
+
+// one contact point of the last step
+typedef struct hsdContact {
+  int pair;          // index of the registered contact pair
+  int ch[2];         // characters
+  int link[2];       // links
+  double p[3];       // contact point, world frame [m]
+  double n[3];       // normal, world frame, pointing from link[1] towards link[0]
+  double depth;      // penetration depth [m]
+  double force[3];   // force on link[0] at p, world frame [N] (link[1] gets the opposite)
+} hsdContact;
+
+// contacts of the last step, in deterministic order; *n receives the count
+const hsdContact *hsd_contacts(const hsdWorld *w, int *n);
+
+// check the registered contact and intersection pairs at the current poses (no step): 1 if any
+// pair intersects. With hits non-NULL, fills up to maxHits pair indices (intersection pairs are
+// numbered after contact pairs) and returns the count.
+int hsd_checkIntersections(hsdWorld *w, int checkAll, int *hits, int maxHits);
+
+//---------------------------------- sensors ---------------------------------------------------
+
+// readings of a character's body sensors after the last step (zeros before): per sensor index
+// into body->sensors, as many numbers as the type gives (force 6: force then moment about the
+// sensor origin in the sensor frame, of what the sensor's link and beyond exert on its parent;
+// rate gyro 3: angular velocity in the sensor frame; accelerometer 3: acceleration of the
+// sensor point minus gravity, i.e. (0,0,+9.8) at rest z-up, in the sensor frame); range and
+// vision: 0 numbers here
+const double *hsd_sensorReading(const hsdWorld *w, int ch, int sensor, int *n);
+
+#ifdef __cplusplus
+}
+#endif
+#endif  // HRPSIM_DYNAMICS_DYNAMICS_H_
