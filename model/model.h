@@ -346,6 +346,60 @@ void hsm_freeState(hsBodyState *state);
 // a child's frame is parent * (translation, R) * joint motion(q about/along axis)
 void hsm_forwardKinematics(const hsBody *body, hsBodyState *state);
 
+// the joints between two links, in order from base to target (OpenHRP's JointPath): up from
+// base to the nearest common ancestor of the two, then down to target. Only numbered 1-dof
+// joints count (jointType rotate or slide with jointId >= 0, as in OpenHRP); the common
+// ancestor's own joint is not on the path. links[i] gets the link index of the i-th joint and
+// signs[i] +1 if the path crosses it from parent to child, -1 if from child to parent. At most
+// maxJoints entries are written; links and signs may be NULL. Returns the number of joints on
+// the path (which may exceed maxJoints; 0 when base == target), or hsE_INVALID for a bad index.
+int hsm_jointPath(const hsBody *body, int base, int target, int *links, int *signs,
+                  int maxJoints, hsError *err);
+
+// the 6 x n Jacobian of target relative to base, n the hsm_jointPath joints, row-major in J
+// (entry J[r * n + c]): column c is the motion that a unit rate of the c-th path joint gives
+// target's origin (rows 0-2, linear [m/s]) and frame (rows 3-5, angular [rad/s]), world frame,
+// with base held still: rotate sign * [w x (p_target - p_joint); w], slide sign * [w; 0], w the
+// joint axis in the world (OpenHRP's calcCharacterJacobian). Reads the link poses in state, so
+// run hsm_forwardKinematics after changing q or the root. J may be NULL to only count the
+// joints; otherwise it holds 6 * maxJoints doubles. Returns n, or hsE_INVALID (bad index, no
+// state, n > maxJoints) with err filled.
+int hsm_jacobian(const hsBody *body, const hsBodyState *state, int base, int target, double *J,
+                 int maxJoints, hsError *err);
+
+// tunables of hsm_inverseKinematics; fill with hsm_defaultIkOptions
+typedef struct hsmIkOptions {
+  int maxIterations;   // Levenberg-Marquardt iterations, undone trial steps included
+  double tolPosition;  // success when target's origin is this close to the goal [m]
+  double tolRotation;  // ... and its frame is this close, as a rotation angle [rad]
+  double damping;      // initial damping lambda of (J^T J + lambda I) [m^2 or rad^2]
+  double minDamping;   // lambda never shrinks below this
+  double maxDamping;   // the solve gives up when lambda grows past this
+  double maxStep;      // largest change of one joint in one iteration [rad or m]
+  int useLimits;       // keep joints within llimit/ulimit where the model gives them
+} hsmIkOptions;
+
+// fill opt with the defaults: 200 iterations, tolerances 1e-6 m and 1e-6 rad, damping 1e-3
+// (from 1e-12 to 1e8), steps of at most 0.5, limits on
+void hsm_defaultIkOptions(hsmIkOptions *opt);
+
+// bytes of the workspace hsm_inverseKinematics needs for any pair of links of body
+size_t hsm_ikWorkSize(const hsBody *body);
+
+// move the joints on the path from base to target (hsm_jointPath) so that target's frame
+// reaches the goal (p [m], R rotation, world frame), keeping base's world pose as it is in
+// state->linkP/linkR on entry: when base is not the root, the root moves (OpenHRP's
+// calcCharacterInverseKinematics). base == target moves the whole body rigidly onto the goal.
+// R must be a rotation to within 1e-3; its nearest exact rotation is used. Damped least squares
+// with joint limits clamped at each step (opt NULL: defaults). work is NULL (one allocation per
+// call) or hsm_ikWorkSize(body) bytes aligned for double. Returns 1 with state at the solution
+// (q, root and link poses consistent) when within tolPosition and tolRotation; 0 when the goal
+// is not reached (unreachable, limits, iteration limit), with state bit for bit unchanged;
+// hsE_INVALID or hsE_NOMEM (state unchanged, err filled) on bad arguments or no memory.
+int hsm_inverseKinematics(const hsBody *body, hsBodyState *state, int base, int target,
+                          const double p[3], const double R[9], const hsmIkOptions *opt,
+                          void *work, hsError *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -84,7 +84,8 @@ void hsu_matToAxisAngle(double aa[4], const double R[9]) {
     aa[0] = 0, aa[1] = 0, aa[2] = 1, aa[3] = 0;
     return;
   }
-  if (s > 1e-6) {
+  // away from pi the antisymmetric part gives the axis (for small angles too: v ~ 2 angle axis)
+  if (s > 1e-6 || c > 0) {
     aa[0] = v[0] / s, aa[1] = v[1] / s, aa[2] = v[2] / s, aa[3] = angle;
     return;
   }

@@ -25,6 +25,13 @@ static void testAxisAngleRoundTrip(void) {
   HST_NEAR(back[3], HS_PI, 1e-9);
   HST_NEAR(fabs(back[0]), 1 / n, 1e-9);
   HST_NEAR(back[0] * back[1], 1.0 / 3, 1e-9);
+  // a tiny angle keeps its axis (it must not be taken for a half turn)
+  double tiny[4] = {0.6, 0.8, 0, 3e-7};
+  hsu_axisAngleToMat(R, tiny);
+  hsu_matToAxisAngle(back, R);
+  HST_NEAR(back[0], 0.6, 1e-6);
+  HST_NEAR(back[1], 0.8, 1e-6);
+  HST_NEAR(back[3], 3e-7, 1e-15);
 }
 
 static void testTransformCompose(void) {
