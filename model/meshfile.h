@@ -5,7 +5,13 @@
 // the file's own frame as its author meant it: COLLADA's <unit> is applied, and its <up_axis> is
 // honoured so that a Z_UP file keeps z up (assimp's own conversion to y-up is undone), while a
 // Y_UP file is turned so its up becomes z; node transforms of the file's scene are applied.
-// STL and OBJ carry no unit and are taken as metres. The caller's scale is applied last.
+// STL and OBJ carry no unit and are taken as metres. The caller's scale is applied last (NULL
+// means 1 1 1; a zero or non-finite component is hsE_INVALID; a negative one mirrors, with the
+// winding flipped so triangles still face out). Vertices are welded by exact position; triangles
+// with two corners at one position are dropped; a file left without triangles is hsE_MODEL. A
+// part whose file normals include a zero or NaN one gets none (the caller generates them). Parts
+// come in depth-first node order. Imports are serialised process-wide (assimp's C API keeps its
+// last error in one global); converting the scenes runs in parallel.
 
 #ifndef HRPSIM_MODEL_MESHFILE_H_
 #define HRPSIM_MODEL_MESHFILE_H_

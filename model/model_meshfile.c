@@ -1,0 +1,687 @@
+// model_meshfile.c - read mesh files (STL, COLLADA, OBJ, ...) through assimp's C API into
+// hsmMeshPart arrays (see meshfile.h).
+//
+// assimp imports the file with aiProcess_Triangulate and aiProcess_SortByPType, and drops point
+// and line primitives (AI_CONFIG_PP_SBP_REMOVE). We then walk the scene's node tree, multiplying
+// node transforms, and emit one part for every mesh reference of every node (a mesh used by two
+// nodes gives two parts), in depth-first order, a node's own meshes before its children's.
+// Triangles with two corners at the same position are left out; a mesh left without triangles
+// gives no part, and a file without any is an error.
+//
+// Frames and units. assimp 5.2.5's COLLADA importer bakes the file's <unit> scale and a rotation
+// to y-up into the root node's transform (nothing for Y_UP; for Z_UP (x, y, z) -> (x, z, -y);
+// for X_UP (x, y, z) -> (-y, x, z)). So every COLLADA scene comes out y-up in metres, and we
+// premultiply one fixed rotation, y-up to z-up ((x, y, z) -> (x, -z, y)): a Z_UP file gets back
+// exactly its authored coordinates, a Y_UP file gets its +y turned to +z, and <unit> stays
+// applied. Other formats are taken as authored, in metres. The caller's scale comes last (NULL
+// means 1, 1, 1); when the whole transform of a part mirrors (negative determinant) its
+// triangles are flipped so they still run counter-clockwise seen from outside.
+//
+// Attributes. The file's normals are kept (turned by the inverse transpose, renormalised), none
+// are made up; a part with a zero or non-finite normal gets none, for the caller to generate.
+// Texture coordinates come from channel 0. Materials are mapped to VRML's as readMaterial() says;
+// the diffuse texture's path is made absolute against the mesh file's directory.
+//
+// Sharing. Vertices are welded per part by exact (bit-for-bit) position, and normals and
+// texture coordinates separately by exact value, each with its own per-corner index list, so an
+// STL cube comes out with 8 vertices and 6 normals. We do not use aiProcess_JoinIdenticalVertices:
+// it compares normals too, so it cannot share STL corners that carry different facet normals,
+// and it took 7 s on a 1-million-triangle STL whose whole read takes 0.45 s this way.
+//
+// Threads. Each import has its own assimp importer and property store, but assimp's C API keeps
+// the last error message in one unguarded global string, written by any failing import; so
+// imports (and the copy of that message) are serialised by a process-wide mutex. Converting the
+// scene into parts runs outside the lock.
+
+#include <assimp/cimport.h>
+#include <assimp/commonMetaData.h>
+#include <assimp/postprocess.h>
+#include <assimp/scene.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "meshfile.h"
+
+// assimp imports run one at a time (see the file comment)
+static pthread_mutex_t g_importLock = PTHREAD_MUTEX_INITIALIZER;
+
+// values of VRML's Material node, used where the file gives none
+static const hsMaterial kVrmlMaterial = {0.2f, {0.8f, 0.8f, 0.8f}, {0, 0, 0}, 0.2f, {0, 0, 0}, 0};
+
+// a hash table entry: index of a welded value (-1: empty) and the value's hash
+typedef struct Slot {
+  int index;
+  uint32_t hash;
+} Slot;
+
+// one file being converted
+typedef struct Reader {
+  const char *path;
+  const struct aiScene *scene;
+  hsuVec parts;  // hsmMeshPart
+  // scratch of weld(), shared by the parts: per source vertex the index of its value, and an
+  // open-addressing hash table of the values
+  int *remap;
+  size_t nremap;
+  Slot *slots;
+  size_t nslot;
+  hsError *err;
+} Reader;
+
+// the value of source vertex v of mesh under M, dim floats into out; 0 if unusable
+typedef int (*ValueFn)(float *out, const struct aiMesh *mesh, unsigned v, const double M[12]);
+
+//---------------------------------- transforms ------------------------------------------------
+
+// 3x4 [A t] from assimp's row-major 4x4 (column vectors, translation in the 4th column)
+static void fromAiMatrix(double T[12], const struct aiMatrix4x4 *m) {
+  const double rows[12] = {m->a1, m->a2, m->a3, m->a4, m->b1, m->b2, m->b3, m->b4,
+                           m->c1, m->c2, m->c3, m->c4};
+  memcpy(T, rows, sizeof rows);
+}
+
+// determinant of the 3x3 part of T
+static double det3(const double T[12]) {
+  return T[0] * (T[5] * T[10] - T[6] * T[9]) - T[1] * (T[4] * T[10] - T[6] * T[8]) +
+         T[2] * (T[4] * T[9] - T[5] * T[8]);
+}
+
+// N = inverse transpose of the 3x3 part of T (3x4 with zero translation); 0 if singular
+static int normalMatrix(double N[12], const double T[12]) {
+  double d = det3(T);
+  memset(N, 0, 12 * sizeof *N);
+  if (!isfinite(d) || fabs(d) < 1e-300) {
+    return 0;
+  }
+  // cofactors of the 3x3 part, divided by the determinant
+  N[0] = (T[5] * T[10] - T[6] * T[9]) / d;
+  N[1] = (T[6] * T[8] - T[4] * T[10]) / d;
+  N[2] = (T[4] * T[9] - T[5] * T[8]) / d;
+  N[4] = (T[2] * T[9] - T[1] * T[10]) / d;
+  N[5] = (T[0] * T[10] - T[2] * T[8]) / d;
+  N[6] = (T[1] * T[8] - T[0] * T[9]) / d;
+  N[8] = (T[1] * T[6] - T[2] * T[5]) / d;
+  N[9] = (T[2] * T[4] - T[0] * T[6]) / d;
+  N[10] = (T[0] * T[5] - T[1] * T[4]) / d;
+  return 1;
+}
+
+// position of vertex v under T
+static int positionOf(float *out, const struct aiMesh *mesh, unsigned v, const double T[12]) {
+  const struct aiVector3D *p = &mesh->mVertices[v];
+  double src[3] = {p->x, p->y, p->z}, dst[3];
+  hsu_transformPoint(dst, T, src);
+  for (int k = 0; k < 3; k++) {
+    out[k] = (float)dst[k] + 0.0f;  // + 0 turns -0 into +0, so the weld sees them equal
+  }
+  return hsu_allFinite(dst, 3) && isfinite(out[0]) && isfinite(out[1]) && isfinite(out[2]);
+}
+
+// unit normal of vertex v under the normal matrix N; 0 if zero or not finite
+static int normalOf(float *out, const struct aiMesh *mesh, unsigned v, const double N[12]) {
+  const struct aiVector3D *n = &mesh->mNormals[v];
+  double src[3] = {n->x, n->y, n->z}, dst[3];
+  hsu_transformPoint(dst, N, src);
+  double len = hsu_norm(dst);
+  if (!isfinite(len) || len < 1e-12) {
+    return 0;
+  }
+  for (int k = 0; k < 3; k++) {
+    out[k] = (float)(dst[k] / len) + 0.0f;
+  }
+  return 1;
+}
+
+// texture coordinate (u, v) of vertex v from channel 0
+static int texCoordOf(float *out, const struct aiMesh *mesh, unsigned v, const double M[12]) {
+  (void)M;
+  const struct aiVector3D *t = &mesh->mTextureCoords[0][v];
+  out[0] = t->x + 0.0f;
+  out[1] = t->y + 0.0f;
+  return isfinite(out[0]) && isfinite(out[1]);
+}
+
+//---------------------------------- welding ---------------------------------------------------
+
+// 1 if face is a triangle whose three corners are at different positions in the file (indices
+// already checked); others (points, lines, degenerate triangles) are left out
+static int isTriangle(const struct aiMesh *mesh, const struct aiFace *face) {
+  if (face->mNumIndices != 3) {
+    return 0;
+  }
+  const struct aiVector3D *a = &mesh->mVertices[face->mIndices[0]];
+  const struct aiVector3D *b = &mesh->mVertices[face->mIndices[1]];
+  const struct aiVector3D *c = &mesh->mVertices[face->mIndices[2]];
+  return (a->x != b->x || a->y != b->y || a->z != b->z) &&
+         (b->x != c->x || b->y != c->y || b->z != c->z) &&
+         (c->x != a->x || c->y != a->y || c->z != a->z);
+}
+
+// hash of dim floats by their bits
+static uint32_t hashValue(const float *v, int dim) {
+  uint32_t h = 0x811c9dc5u;
+  for (int k = 0; k < dim; k++) {
+    uint32_t b;
+    memcpy(&b, &v[k], sizeof b);
+    h = (h ^ b) * 0x9e3779b1u;
+    h ^= h >> 15;
+  }
+  return h;
+}
+
+// 1 if a and b (dim floats each) have the same bits
+static int sameValue(const float *a, const float *b, int dim) {
+  for (int k = 0; k < dim; k++) {
+    uint32_t x, y;
+    memcpy(&x, &a[k], sizeof x);
+    memcpy(&y, &b[k], sizeof y);
+    if (x != y) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+// make the reader's hash table nslot (a power of two) slots, all empty; 0 when out of memory
+static int resetSlots(Reader *r, size_t nslot) {
+  if (r->nslot < nslot) {
+    Slot *p = hsu_realloc(r->slots, nslot * sizeof *p);
+    if (!p) {
+      return 0;
+    }
+    r->slots = p, r->nslot = nslot;
+  }
+  memset(r->slots, 0xff, nslot * sizeof *r->slots);
+  return 1;
+}
+
+// the slot of value v (hash h) among the n values of out, or the empty slot where it belongs
+static Slot *findSlot(Slot *slots, size_t mask, const float *out, int dim, const float *v,
+                      uint32_t h) {
+  size_t i = h & mask;
+  while (slots[i].index >= 0 &&
+         (slots[i].hash != h || !sameValue(&out[(size_t)slots[i].index * dim], v, dim))) {
+    i = (i + 1) & mask;
+  }
+  return &slots[i];
+}
+
+// double the hash table holding the n values of out; 0 when out of memory
+static int growSlots(Reader *r, size_t *mask, const float *out, int n, int dim) {
+  size_t nslot = 2 * (*mask + 1);
+  if (!resetSlots(r, nslot)) {
+    return 0;
+  }
+  *mask = nslot - 1;
+  for (int i = 0; i < n; i++) {
+    uint32_t h = hashValue(&out[(size_t)i * dim], dim);
+    size_t j = h & *mask;
+    while (r->slots[j].index >= 0) {
+      j = (j + 1) & *mask;
+    }
+    r->slots[j].index = i, r->slots[j].hash = h;
+  }
+  return 1;
+}
+
+// give every triangle corner of mesh (the nt faces isTriangle() takes) the index of its value
+// (fn of its source vertex under M) in *values, which holds the *nvalue distinct ones, dim
+// floats each; idx receives 3 nt indices. Returns 0, 1 if some value is unusable (nothing is
+// then allocated), or hsE_NOMEM.
+static int weld(Reader *r, const struct aiMesh *mesh, int nt, int dim, ValueFn fn,
+                const double M[12], float **values, int *nvalue, int *idx) {
+  size_t nsrc = mesh->mNumVertices;
+  size_t cap = nsrc < 3 * (size_t)nt ? nsrc : 3 * (size_t)nt;  // distinct values at most
+  // per source vertex the output index met so far (-1 if none)
+  if (r->nremap < nsrc) {
+    int *p = hsu_realloc(r->remap, nsrc * sizeof *p);
+    if (!p) {
+      return hsE_NOMEM;
+    }
+    r->remap = p, r->nremap = nsrc;
+  }
+  memset(r->remap, 0xff, nsrc * sizeof *r->remap);
+  // a hash table kept at most half full, starting small so it stays in cache when many source
+  // vertices share few values (as STL's do)
+  size_t mask = 15;
+  while (mask + 1 < 2 * cap && mask < 4095) {
+    mask = 2 * mask + 1;
+  }
+  float *out = resetSlots(r, mask + 1) ? hsu_malloc(cap * (size_t)dim * sizeof *out) : NULL;
+  if (!out) {
+    return hsE_NOMEM;
+  }
+  int *remap = r->remap, n = 0, c = 0, last = -1;
+  for (unsigned f = 0; f < mesh->mNumFaces; f++) {
+    const struct aiFace *face = &mesh->mFaces[f];
+    if (!isTriangle(mesh, face)) {
+      continue;
+    }
+    for (int k = 0; k < 3; k++) {
+      unsigned v = face->mIndices[k];
+      if (remap[v] < 0) {
+        float val[3];
+        if (!fn(val, mesh, v, M)) {
+          hsu_free(out);
+          return 1;
+        }
+        // the same as the previous corner's (an STL facet normal)? else look it up or add it
+        if (last >= 0 && sameValue(&out[(size_t)last * dim], val, dim)) {
+          remap[v] = last;
+        } else {
+          uint32_t h = hashValue(val, dim);
+          Slot *slot = findSlot(r->slots, mask, out, dim, val, h);
+          if (slot->index < 0) {
+            if (2 * (size_t)(n + 1) > mask + 1) {
+              if (!growSlots(r, &mask, out, n, dim)) {
+                hsu_free(out);
+                return hsE_NOMEM;
+              }
+              slot = findSlot(r->slots, mask, out, dim, val, h);
+            }
+            memcpy(&out[(size_t)n * dim], val, (size_t)dim * sizeof *val);
+            slot->index = n++, slot->hash = h;
+          }
+          remap[v] = slot->index;
+        }
+      }
+      idx[c++] = last = remap[v];
+    }
+  }
+  // give back a large unused tail (small ones are not worth a call)
+  if (cap - (size_t)n > 1024) {
+    float *p = hsu_realloc(out, (size_t)n * dim * sizeof *out);
+    out = p ? p : out;
+  }
+  *values = out;
+  *nvalue = n;
+  return 0;
+}
+
+//---------------------------------- materials -------------------------------------------------
+
+static float clamp01(double x) {
+  return (float)(x > 1 ? 1 : x > 0 ? x : 0);  // NaN gives 0
+}
+
+// r, g, b of a colour key into rgb (clamped to 0..1); 0 if the material lacks it
+static int readColor(float rgb[3], const struct aiMaterial *mat, const char *key, unsigned type,
+                     unsigned index) {
+  struct aiColor4D c;
+  if (aiGetMaterialColor(mat, key, type, index, &c) != aiReturn_SUCCESS) {
+    return 0;
+  }
+  rgb[0] = clamp01(c.r), rgb[1] = clamp01(c.g), rgb[2] = clamp01(c.b);
+  return 1;
+}
+
+// one float key into *x; 0 if the material lacks it or it is not finite
+static int readFloat(double *x, const struct aiMaterial *mat, const char *key, unsigned type,
+                     unsigned index) {
+  ai_real v;
+  unsigned n = 1;
+  if (aiGetMaterialFloatArray(mat, key, type, index, &v, &n) != aiReturn_SUCCESS || n < 1 ||
+      !isfinite(v)) {
+    return 0;
+  }
+  *x = v;
+  return 1;
+}
+
+// the part's material: VRML's defaults, overwritten by what a named (not assimp's default)
+// material gives. shininess is assimp's Phong exponent / 128 (VRML's 0..1 scale); transparency
+// is 1 - opacity; ambientIntensity is the mean ratio ambient / diffuse over the channels with
+// some diffuse, or stays 0.2 when the file has no ambient colour or the diffuse is black
+static void readMaterial(hsmMeshPart *part, const struct aiMaterial *mat) {
+  part->material = kVrmlMaterial;
+  part->hasMaterial = 0;
+  struct aiString name;
+  if (!mat || aiGetMaterialString(mat, AI_MATKEY_NAME, &name) != aiReturn_SUCCESS ||
+      strcmp(name.data, AI_DEFAULT_MATERIAL_NAME) == 0) {
+    return;
+  }
+  hsMaterial *m = &part->material;
+  part->hasMaterial = 1;
+  readColor(m->diffuseColor, mat, AI_MATKEY_COLOR_DIFFUSE);
+  readColor(m->specularColor, mat, AI_MATKEY_COLOR_SPECULAR);
+  readColor(m->emissiveColor, mat, AI_MATKEY_COLOR_EMISSIVE);
+  double x;
+  if (readFloat(&x, mat, AI_MATKEY_SHININESS)) {
+    m->shininess = clamp01(x / 128);
+  }
+  if (readFloat(&x, mat, AI_MATKEY_OPACITY)) {
+    m->transparency = clamp01(1 - x);
+  }
+  float ambient[3];
+  if (readColor(ambient, mat, AI_MATKEY_COLOR_AMBIENT)) {
+    double sum = 0;
+    int n = 0;
+    for (int k = 0; k < 3; k++) {
+      if (m->diffuseColor[k] > 1e-6f) {
+        sum += ambient[k] / m->diffuseColor[k];
+        n++;
+      }
+    }
+    if (n > 0) {
+      m->ambientIntensity = clamp01(sum / n);
+    }
+  }
+}
+
+// *out = absolute path of the part's diffuse texture, or NULL if it has none
+static int readTexture(char **out, const Reader *r, const struct aiMaterial *mat) {
+  *out = NULL;
+  struct aiString tex;
+  if (!mat || aiGetMaterialTextureCount(mat, aiTextureType_DIFFUSE) == 0 ||
+      aiGetMaterialTexture(mat, aiTextureType_DIFFUSE, 0, &tex, NULL, NULL, NULL, NULL, NULL,
+                           NULL) != aiReturn_SUCCESS) {
+    return 0;
+  }
+  const char *name = tex.data;
+  // "*N" names an image embedded in the file (scene->mTextures[N]); we read textures from
+  // files only, so the part has none
+  if (!name[0] || name[0] == '*') {
+    return 0;
+  }
+  // assimp has already decoded COLLADA's URIs; other formats may still say file://
+  if (strncmp(name, "file://", 7) == 0) {
+    name += 7;
+  }
+  while (name[0] == '.' && name[1] == '/') {
+    name += 2;
+  }
+  // the directory of the mesh file (with its slash), made absolute, unless the texture's path
+  // is absolute
+  char cwd[PATH_MAX] = "";
+  int dirLen = 0;
+  if (name[0] != '/') {
+    const char *slash = strrchr(r->path, '/');
+    dirLen = slash ? (int)(slash - r->path) + 1 : 0;
+    if (r->path[0] != '/' && getcwd(cwd, sizeof cwd - 1) == NULL) {
+      cwd[0] = 0;  // leave the path relative
+    } else if (cwd[0] && cwd[strlen(cwd) - 1] != '/') {
+      strcat(cwd, "/");
+    }
+  }
+  size_t len = strlen(cwd) + (size_t)dirLen + strlen(name) + 1;
+  char *p = hsu_malloc(len);
+  if (!p) {
+    return HS_ERR(r->err, hsE_NOMEM, "%s: out of memory", r->path);
+  }
+  snprintf(p, len, "%s%.*s%s", cwd, dirLen, r->path, name);
+  // texture names written on Windows use backslashes
+  for (char *c = p + strlen(cwd) + dirLen; *c; c++) {
+    *c = *c == '\\' ? '/' : *c;
+  }
+  *out = p;
+  return 0;
+}
+
+//---------------------------------- parts -----------------------------------------------------
+
+// swap corners 1 and 2 of each of nt triangles in idx (NULL: nothing)
+static void flipCorners(int *idx, int nt) {
+  for (int t = 0; idx && t < nt; t++) {
+    int s = idx[3 * t + 1];
+    idx[3 * t + 1] = idx[3 * t + 2];
+    idx[3 * t + 2] = s;
+  }
+}
+
+// weld an optional attribute (normals or texture coordinates) of a part; an unusable value
+// leaves the attribute out (the caller then generates normals as it sees fit)
+static int weldAttribute(Reader *r, const struct aiMesh *mesh, int nt, int dim, ValueFn fn,
+                         const double M[12], float **values, int *nvalue, int **idx) {
+  *idx = hsu_malloc(3 * (size_t)nt * sizeof **idx);
+  int rc = *idx ? weld(r, mesh, nt, dim, fn, M, values, nvalue, *idx) : hsE_NOMEM;
+  if (rc != 0) {
+    hsu_free(*idx);
+    *idx = NULL;
+  }
+  return rc == 1 ? 0 : rc;
+}
+
+// append the part of mesh number m placed by T (file frame, scaled); nothing if the mesh has
+// no triangles
+static int addPart(Reader *r, unsigned m, const double T[12]) {
+  const struct aiMesh *mesh = r->scene->mMeshes[m];
+  // check the indices, count the triangles
+  size_t nt = 0;
+  for (unsigned f = 0; f < mesh->mNumFaces; f++) {
+    const struct aiFace *face = &mesh->mFaces[f];
+    for (unsigned k = 0; k < face->mNumIndices; k++) {
+      if (face->mIndices[k] >= mesh->mNumVertices) {
+        return HS_ERR(r->err, hsE_MODEL, "%s: mesh %u has a vertex index out of range", r->path,
+                      m);
+      }
+    }
+    nt += isTriangle(mesh, face);
+  }
+  if (nt == 0) {
+    return 0;
+  }
+  if (nt > INT_MAX / 3 || mesh->mNumVertices > INT_MAX) {
+    return HS_ERR(r->err, hsE_MODEL, "%s: mesh %u is too large", r->path, m);
+  }
+
+  hsmMeshPart part;
+  memset(&part, 0, sizeof part);
+  hsmMesh *out = &part.mesh;
+  int n = (int)nt, rc = 0;
+  out->ntriangle = n;
+  out->normalPerVertex = 1;
+  out->colorPerVertex = 1;
+
+  // vertices, shared by exact position
+  out->triangles = hsu_malloc(3 * nt * sizeof *out->triangles);
+  rc = out->triangles ? weld(r, mesh, n, 3, positionOf, T, &out->vertices, &out->nvertex,
+                             out->triangles)
+                      : hsE_NOMEM;
+  if (rc == 1) {
+    rc = HS_ERR(r->err, hsE_MODEL, "%s: mesh %u has a vertex that is not finite (or leaves the "
+                "range of float after scaling)", r->path, m);
+  }
+  // normals, turned by the inverse transpose and renormalised
+  double N[12];
+  if (rc == 0 && mesh->mNormals && normalMatrix(N, T)) {
+    rc = weldAttribute(r, mesh, n, 3, normalOf, N, &out->normals, &out->nnormal,
+                       &out->normalIndices);
+    out->nnormalIndex = out->normalIndices ? 3 * n : 0;
+  }
+  // texture coordinates of channel 0
+  if (rc == 0 && mesh->mTextureCoords[0]) {
+    rc = weldAttribute(r, mesh, n, 2, texCoordOf, NULL, &out->texCoords, &out->ntexCoord,
+                       &out->texCoordIndices);
+    out->ntexCoordIndex = out->texCoordIndices ? 3 * n : 0;
+  }
+  // a mirroring transform turns triangles inside out: flip them back
+  if (rc == 0 && det3(T) < 0) {
+    flipCorners(out->triangles, n);
+    flipCorners(out->normalIndices, n);
+    flipCorners(out->texCoordIndices, n);
+  }
+  // how it looks
+  const struct aiMaterial *mat =
+      mesh->mMaterialIndex < r->scene->mNumMaterials ? r->scene->mMaterials[mesh->mMaterialIndex]
+                                                     : NULL;
+  readMaterial(&part, mat);
+  if (rc == 0) {
+    rc = readTexture(&part.texture, r, mat);
+  }
+  if (rc == 0 && !hsu_vecPush(&r->parts, sizeof part, &part)) {
+    rc = hsE_NOMEM;
+  }
+  if (rc != 0) {
+    hsm_freeMesh(&part.mesh);
+    hsu_free(part.texture);
+    return rc == hsE_NOMEM ? HS_ERR(r->err, hsE_NOMEM, "%s: out of memory", r->path) : rc;
+  }
+  return 0;
+}
+
+// emit the meshes of node and its descendants; parent places node's parent
+static int walkNode(Reader *r, const struct aiNode *node, const double parent[12]) {
+  double local[12], T[12];
+  fromAiMatrix(local, &node->mTransformation);
+  hsu_mulTransform(T, parent, local);
+  for (unsigned i = 0; i < node->mNumMeshes; i++) {
+    if (node->mMeshes[i] >= r->scene->mNumMeshes) {
+      return HS_ERR(r->err, hsE_MODEL, "%s: node '%s' refers to a missing mesh", r->path,
+                    node->mName.data);
+    }
+    int rc = addPart(r, node->mMeshes[i], T);
+    if (rc) {
+      return rc;
+    }
+  }
+  for (unsigned i = 0; i < node->mNumChildren; i++) {
+    int rc = walkNode(r, node->mChildren[i], T);
+    if (rc) {
+      return rc;
+    }
+  }
+  return 0;
+}
+
+//---------------------------------- reading ---------------------------------------------------
+
+// 1 if assimp read the scene with its COLLADA importer (by the format it records, else by the
+// file's extension)
+static int isCollada(const struct aiScene *scene, const char *path) {
+  const struct aiMetadata *md = scene->mMetaData;
+  for (unsigned i = 0; md && i < md->mNumProperties; i++) {
+    if (strcmp(md->mKeys[i].data, AI_METADATA_SOURCE_FORMAT) == 0 &&
+        md->mValues[i].mType == AI_AISTRING && md->mValues[i].mData) {
+      return strncasecmp(((const struct aiString *)md->mValues[i].mData)->data, "collada", 7) == 0;
+    }
+  }
+  const char *dot = strrchr(path, '.');
+  return dot && (strcasecmp(dot, ".dae") == 0 || strcasecmp(dot, ".zae") == 0);
+}
+
+// check that path is a readable, non-empty regular file
+static int checkFile(const char *path, hsError *err) {
+  struct stat st;
+  if (stat(path, &st) != 0) {
+    return HS_ERR(err, hsE_IO, "%s: cannot open mesh file: %s", path, strerror(errno));
+  }
+  if (!S_ISREG(st.st_mode)) {
+    return HS_ERR(err, hsE_IO, "%s: cannot open mesh file: not a regular file", path);
+  }
+  FILE *f = fopen(path, "rb");
+  if (!f) {
+    return HS_ERR(err, hsE_IO, "%s: cannot open mesh file: %s", path, strerror(errno));
+  }
+  fclose(f);
+  if (st.st_size == 0) {
+    return HS_ERR(err, hsE_MODEL, "%s: mesh file is empty", path);
+  }
+  return 0;
+}
+
+// import path with assimp into *scene (serialised, see the file comment)
+static int importScene(const struct aiScene **scene, const char *path, hsError *err) {
+  *scene = NULL;
+  struct aiPropertyStore *props = aiCreatePropertyStore();
+  if (!props) {
+    return HS_ERR(err, hsE_NOMEM, "%s: out of memory", path);
+  }
+  aiSetImportPropertyInteger(props, AI_CONFIG_PP_SBP_REMOVE,
+                             aiPrimitiveType_POINT | aiPrimitiveType_LINE);
+  char why[400] = "";
+  pthread_mutex_lock(&g_importLock);
+  const struct aiScene *sc = aiImportFileExWithProperties(
+      path, aiProcess_Triangulate | aiProcess_SortByPType, NULL, props);
+  if (!sc) {
+    snprintf(why, sizeof why, "%s", aiGetErrorString());
+  }
+  pthread_mutex_unlock(&g_importLock);
+  aiReleasePropertyStore(props);
+  if (!sc) {
+    return HS_ERR(err, hsE_MODEL, "%s: cannot read mesh: %s", path, why[0] ? why : "unknown error");
+  }
+  if (!sc->mRootNode) {
+    aiReleaseImport(sc);
+    return HS_ERR(err, hsE_MODEL, "%s: mesh file has no scene", path);
+  }
+  *scene = sc;
+  return 0;
+}
+
+int hsm_readMeshFile(const char *path, const double scale[3], hsmMeshPart **parts, int *nparts,
+                     hsError *err) {
+  if (parts) {
+    *parts = NULL;
+  }
+  if (nparts) {
+    *nparts = 0;
+  }
+  if (!path || !parts || !nparts) {
+    return HS_ERR(err, hsE_INVALID, "%s: reading a mesh file: no path or output given",
+                  path ? path : "(no path)");
+  }
+  // scale may be NULL (1, 1, 1); a zero component would flatten the mesh
+  double s[3] = {1, 1, 1};
+  if (scale) {
+    if (!hsu_allFinite(scale, 3) || scale[0] == 0 || scale[1] == 0 || scale[2] == 0) {
+      return HS_ERR(err, hsE_INVALID, "%s: mesh scale (%g, %g, %g) must be finite and non-zero",
+                    path, scale[0], scale[1], scale[2]);
+    }
+    memcpy(s, scale, sizeof s);
+  }
+  int rc = checkFile(path, err);
+  if (rc) {
+    return rc;
+  }
+  Reader r;
+  memset(&r, 0, sizeof r);
+  r.path = path;
+  r.err = err;
+  rc = importScene(&r.scene, path, err);
+  if (rc) {
+    return rc;
+  }
+
+  // the frame placing the root node: scale, after (for COLLADA) assimp's y-up turned to z-up
+  double pre[12] = {s[0], 0, 0, 0, 0, s[1], 0, 0, 0, 0, s[2], 0};
+  if (isCollada(r.scene, path)) {
+    double yUpToZUp[12] = {1, 0, 0, 0, 0, 0, -1, 0, 0, 1, 0, 0};
+    double S[12];
+    memcpy(S, pre, sizeof S);
+    hsu_mulTransform(pre, S, yUpToZUp);
+  }
+  rc = walkNode(&r, r.scene->mRootNode, pre);
+  if (rc == 0 && r.parts.n == 0) {
+    rc = HS_ERR(err, hsE_MODEL, "%s: mesh file has no triangles", path);
+  }
+
+  aiReleaseImport(r.scene);
+  hsu_free(r.remap);
+  hsu_free(r.slots);
+  if (rc) {
+    hsm_freeMeshParts(r.parts.data, (int)r.parts.n);
+    return rc;
+  }
+  *parts = r.parts.data;
+  *nparts = (int)r.parts.n;
+  return 0;
+}
+
+void hsm_freeMeshParts(hsmMeshPart *parts, int nparts) {
+  if (!parts) {
+    return;
+  }
+  for (int i = 0; i < nparts; i++) {
+    hsm_freeMesh(&parts[i].mesh);
+    hsu_free(parts[i].texture);
+  }
+  hsu_free(parts);
+}
