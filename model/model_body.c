@@ -100,7 +100,9 @@ int hsm_addShape(hsmBuilder *b, const hsmShapeInput *in, hsError *err) {
   memset(&s, 0, sizeof s);
   s.primitive = in->primitive;
   s.nparam = in->nparam < 8 ? in->nparam : 8;
-  memcpy(s.params, in->params, (size_t)s.nparam * sizeof(float));
+  if (s.nparam > 0) {
+    memcpy(s.params, in->params, (size_t)s.nparam * sizeof(float));
+  }
   s.mesh.vertices = mesh->vertices, s.mesh.nvertex = mesh->nvertex;
   s.mesh.triangles = mesh->triangles, s.mesh.ntriangle = mesh->ntriangle;
   a.attrs = *mesh;

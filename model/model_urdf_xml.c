@@ -1,0 +1,758 @@
+// model_urdf_xml.c - read a URDF file with libxml2 into the plain records of urdf_private.h.
+//
+// The file is read into memory and parsed by a private libxml2 parser context: no network
+// (XML_PARSE_NONET), no entity substitution, no DTD loading, external entities refused, and
+// every libxml2 diagnostic captured by a structured error handler on that context (so nothing
+// is printed and the first error, with its line, becomes ours). Then the direct children of
+// <robot> are read: robot-level <material>s first (a visual may name one defined further down,
+// as urdfdom allows), then <link>s and <joint>s in file order. Elements with a namespace prefix
+// (xacro:, gazebo extensions ...) and elements URDF does not define for a body (<transmission>,
+// <gazebo>, <ros2_control> ...) are skipped. Every number is checked here: an attribute must
+// hold exactly the count of finite numbers it needs, or the error names the element, the
+// attribute, its text and the line. Lines are libxml2's (xmlGetLineNo): the line on which an
+// element's start tag ends; attribute errors are reported there too, as libxml2 keeps no line
+// per attribute.
+//
+// A visual's <material> resolves as in urdfdom: a name defined at robot level wins; otherwise an
+// inline definition (colour and/or texture) is used and, if named, becomes visible to the
+// visuals that follow; a name defined nowhere is an error.
+
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxml/xmlerror.h>
+#include <libxml/xmlversion.h>
+
+#include "urdf_private.h"
+
+#define LINKS(u) ((hsmUrdfLink *)(u)->doc.links.data)
+#define JOINTS(u) ((hsmUrdfJoint *)(u)->doc.joints.data)
+#define MATERIALS(u) ((hsmUrdfMaterial *)(u)->doc.materials.data)
+
+//---------------------------------- libxml2 setup ---------------------------------------------
+
+static pthread_once_t g_xmlOnce = PTHREAD_ONCE_INIT;
+
+static void initXml(void) {
+  xmlInitParser();
+}
+
+// the first error libxml2 reports while parsing
+typedef struct XmlCapture {
+  int have;
+  int line;
+  int column;
+  char message[400];
+} XmlCapture;
+
+// structured error handler of our parser context (data is the context); libxml2 2.12 made
+// the error const
+#if LIBXML_VERSION >= 21200
+static void captureXmlError(void *data, const xmlError *e) {
+#else
+static void captureXmlError(void *data, xmlErrorPtr e) {
+#endif
+  xmlParserCtxtPtr ctxt = data;
+  XmlCapture *cap = ctxt ? ctxt->_private : NULL;
+  if (!cap || !e || cap->have || e->level < XML_ERR_ERROR) {
+    return;
+  }
+  cap->have = 1;
+  cap->line = e->line;
+  cap->column = e->int2;
+  snprintf(cap->message, sizeof cap->message, "%s", e->message ? e->message : "XML error");
+  // libxml2 messages end with a newline
+  size_t n = strlen(cap->message);
+  while (n > 0 && isspace((unsigned char)cap->message[n - 1])) {
+    cap->message[--n] = 0;
+  }
+}
+
+// external entities are never loaded
+static xmlParserInputPtr refuseEntity(void *ctx, const xmlChar *publicId,
+                                      const xmlChar *systemId) {
+  (void)ctx, (void)publicId, (void)systemId;
+  return NULL;
+}
+
+// read the whole file into a new buffer (hsu_free)
+static int readFile(hsmUrdfLoad *u, char **text, size_t *len) {
+  FILE *f = fopen(u->file, "rb");
+  if (!f) {
+    int e = errno;
+    return HS_ERR_AT(u->err, hsE_IO, u->file, 0, 0, "cannot read '%s': %s", u->file,
+                     strerror(e));
+  }
+  size_t cap = 65536, n = 0;
+  char *buf = hsu_malloc(cap);
+  int rc = buf ? 0 : hsm_urdfNomem(u);
+  while (!rc) {
+    if (n == cap) {
+      char *bigger = cap < (size_t)INT_MAX ? hsu_realloc(buf, 2 * cap) : NULL;
+      if (!bigger) {
+        rc = cap < (size_t)INT_MAX ? hsm_urdfNomem(u)
+                                   : HS_ERR_AT(u->err, hsE_IO, u->file, 0, 0, "file too large");
+        break;
+      }
+      buf = bigger;
+      cap *= 2;
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) {
+      if (ferror(f)) {
+        int e = errno;
+        rc = HS_ERR_AT(u->err, hsE_IO, u->file, 0, 0, "cannot read '%s': %s", u->file,
+                       strerror(e));
+      }
+      break;
+    }
+  }
+  fclose(f);
+  if (rc || n > (size_t)INT_MAX) {
+    hsu_free(buf);
+    return rc ? rc : HS_ERR_AT(u->err, hsE_IO, u->file, 0, 0, "file too large");
+  }
+  *text = buf;
+  *len = n;
+  return 0;
+}
+
+// parse the file; NULL with u->err filled
+static xmlDocPtr parseXml(hsmUrdfLoad *u) {
+  char *text = NULL;
+  size_t len = 0;
+  if (readFile(u, &text, &len)) {
+    return NULL;
+  }
+  pthread_once(&g_xmlOnce, initXml);
+  xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
+  if (!ctxt || !ctxt->sax) {
+    xmlFreeParserCtxt(ctxt);
+    hsu_free(text);
+    hsm_urdfNomem(u);
+    return NULL;
+  }
+  XmlCapture cap;
+  memset(&cap, 0, sizeof cap);
+  ctxt->_private = &cap;
+  ctxt->sax->serror = captureXmlError;
+  ctxt->sax->resolveEntity = refuseEntity;
+  xmlDocPtr doc = xmlCtxtReadMemory(ctxt, text, (int)len, u->file, NULL,
+                                    XML_PARSE_NONET | XML_PARSE_BIG_LINES);
+  if (!doc) {
+    if (cap.have) {
+      HS_ERR_AT(u->err, hsE_SYNTAX, u->file, cap.line, cap.column, "not well-formed XML: %s",
+                cap.message);
+    } else {
+      HS_ERR_AT(u->err, hsE_SYNTAX, u->file, 0, 0, "not well-formed XML");
+    }
+  }
+  xmlFreeParserCtxt(ctxt);
+  hsu_free(text);
+  return doc;
+}
+
+//---------------------------------- element helpers -------------------------------------------
+
+static int lineOf(const xmlNode *n) {
+  long line = xmlGetLineNo((xmlNodePtr)n);
+  return line > 0 && line < INT_MAX ? (int)line : 0;
+}
+
+// 1 if n is an element called name without a namespace prefix
+static int isElem(const xmlNode *n, const char *name) {
+  return n && n->type == XML_ELEMENT_NODE && (!n->ns || !n->ns->prefix) &&
+         strcmp((const char *)n->name, name) == 0;
+}
+
+// the first child element of n called name, or NULL
+static const xmlNode *child(const xmlNode *n, const char *name) {
+  for (const xmlNode *c = n ? n->children : NULL; c; c = c->next) {
+    if (isElem(c, name)) {
+      return c;
+    }
+  }
+  return NULL;
+}
+
+// the first child element of n (any name), or NULL
+static const xmlNode *firstElem(const xmlNode *n) {
+  for (const xmlNode *c = n->children; c; c = c->next) {
+    if (c->type == XML_ELEMENT_NODE) {
+      return c;
+    }
+  }
+  return NULL;
+}
+
+// an attribute's value (free with xmlFree), or NULL if absent
+static xmlChar *attr(const xmlNode *n, const char *name) {
+  return xmlGetNoNsProp(n, (const xmlChar *)name);
+}
+
+static int hasAttr(const xmlNode *n, const char *name) {
+  return xmlHasNsProp(n, (const xmlChar *)name, NULL) != NULL;
+}
+
+// a copy (hsu_free) of a required, non-empty attribute; `what` names the owner in the message
+static int requiredName(hsmUrdfLoad *u, const xmlNode *n, const char *name, const char *what,
+                        char **out) {
+  xmlChar *v = attr(n, name);
+  if (!v || !v[0]) {
+    xmlFree(v);
+    return hsm_urdfError(u, hsE_MODEL, lineOf(n), "%s needs a non-empty '%s' attribute", what,
+                         name);
+  }
+  *out = hsu_strdup((const char *)v);
+  xmlFree(v);
+  return *out ? 0 : hsm_urdfNomem(u);
+}
+
+// exactly `count` finite numbers from attribute `name` of n into out. An absent attribute
+// leaves out as it is (the defaults), or is an error when required.
+static int numbers(hsmUrdfLoad *u, const xmlNode *n, const char *name, int count, double *out,
+                   int required) {
+  xmlChar *v = attr(n, name);
+  if (!v) {
+    return required ? hsm_urdfError(u, hsE_MODEL, lineOf(n), "<%s> needs attribute '%s'",
+                                    (const char *)n->name, name)
+                    : 0;
+  }
+  double tmp[4];
+  int k = 0, bad = 0;
+  const char *s = (const char *)v;
+  for (;;) {
+    while (isspace((unsigned char)*s)) {
+      s++;
+    }
+    if (!*s) {
+      break;
+    }
+    char *end;
+    double x = strtod(s, &end);
+    if (end == s || !isfinite(x) || (*end && !isspace((unsigned char)*end)) || k == count) {
+      bad = 1;
+      break;
+    }
+    tmp[k++] = x;
+    s = end;
+  }
+  int rc = 0;
+  if (bad || k != count) {
+    rc = hsm_urdfError(u, hsE_MODEL, lineOf(n), "<%s> %s=\"%.80s\": expected %d finite number%s",
+                       (const char *)n->name, name, (const char *)v, count, count > 1 ? "s" : "");
+  } else {
+    memcpy(out, tmp, (size_t)count * sizeof(double));
+  }
+  xmlFree(v);
+  return rc;
+}
+
+// one number that must be positive (dimensions of primitives)
+static int positive(hsmUrdfLoad *u, const xmlNode *n, const char *name, double *out) {
+  if (numbers(u, n, name, 1, out, 1)) {
+    return -1;
+  }
+  return *out > 0 ? 0 : hsm_urdfError(u, hsE_MODEL, lineOf(n), "<%s> %s=%g must be positive",
+                                      (const char *)n->name, name, *out);
+}
+
+// the transform of the first <origin> child of n (identity if there is none)
+static int origin(hsmUrdfLoad *u, const xmlNode *n, double T[12]) {
+  double xyz[3] = {0, 0, 0}, rpy[3] = {0, 0, 0}, R[9];
+  const xmlNode *o = child(n, "origin");
+  if (o && (numbers(u, o, "xyz", 3, xyz, 0) || numbers(u, o, "rpy", 3, rpy, 0))) {
+    return -1;
+  }
+  hsm_urdfRpyToMat(R, rpy);
+  hsu_makeTransform(T, R, xyz);
+  return 0;
+}
+
+void hsm_urdfRpyToMat(double R[9], const double rpy[3]) {
+  double cr = cos(rpy[0]), sr = sin(rpy[0]);
+  double cp = cos(rpy[1]), sp = sin(rpy[1]);
+  double cy = cos(rpy[2]), sy = sin(rpy[2]);
+  // Rz(yaw) Ry(pitch) Rx(roll), row-major
+  R[0] = cy * cp, R[1] = cy * sp * sr - sy * cr, R[2] = cy * sp * cr + sy * sr;
+  R[3] = sy * cp, R[4] = sy * sp * sr + cy * cr, R[5] = sy * sp * cr - cy * sr;
+  R[6] = -sp, R[7] = cp * sr, R[8] = cp * cr;
+}
+
+//---------------------------------- materials -------------------------------------------------
+
+// the material table entry called name, or -1 (anonymous entries are never found)
+static int findMaterial(hsmUrdfLoad *u, const char *name) {
+  for (size_t i = 0; name[0] && i < u->doc.materials.n; i++) {
+    if (strcmp(MATERIALS(u)[i].name, name) == 0) {
+      return (int)i;
+    }
+  }
+  return -1;
+}
+
+// read the colour and texture of a <material> element into m (name already set); *defined
+// tells whether it has either
+static int materialBody(hsmUrdfLoad *u, const xmlNode *n, hsmUrdfMaterial *m, int *defined) {
+  const xmlNode *color = child(n, "color");
+  const xmlNode *texture = child(n, "texture");
+  *defined = 0;
+  if (color) {
+    if (numbers(u, color, "rgba", 4, m->rgba, 1)) {
+      return -1;
+    }
+    for (int k = 0; k < 4; k++) {
+      if (m->rgba[k] < 0 || m->rgba[k] > 1) {
+        return hsm_urdfError(u, hsE_MODEL, lineOf(color),
+                             "<color> rgba components must lie in [0, 1], got %g", m->rgba[k]);
+      }
+    }
+    m->hasColor = 1;
+    *defined = 1;
+  }
+  if (texture) {
+    xmlChar *file = attr(texture, "filename");
+    if (file && file[0]) {
+      m->texture = hsu_strdup((const char *)file);
+      if (!m->texture) {
+        xmlFree(file);
+        return hsm_urdfNomem(u);
+      }
+      *defined = 1;
+    }
+    xmlFree(file);
+  }
+  return 0;
+}
+
+// append a material entry (taking over name and texture); its index or -1
+static int pushMaterial(hsmUrdfLoad *u, hsmUrdfMaterial *m) {
+  m->material = -1;
+  m->texIndex = -1;
+  int idx = (int)u->doc.materials.n;
+  if (!hsu_vecPush(&u->doc.materials, sizeof *m, m)) {
+    hsu_free(m->name);
+    hsu_free(m->texture);
+    return hsm_urdfNomem(u), -1;
+  }
+  return idx;
+}
+
+// a robot-level <material name="...">
+static int robotMaterial(hsmUrdfLoad *u, const xmlNode *n) {
+  hsmUrdfMaterial m;
+  memset(&m, 0, sizeof m);
+  m.line = lineOf(n);
+  if (requiredName(u, n, "name", "a robot-level <material>", &m.name)) {
+    return -1;
+  }
+  int defined = 0;
+  int rc = materialBody(u, n, &m, &defined);
+  if (!rc && findMaterial(u, m.name) >= 0) {
+    rc = hsm_urdfError(u, hsE_MODEL, m.line, "material '%s' is defined twice (first on line %d)",
+                       m.name, MATERIALS(u)[findMaterial(u, m.name)].line);
+  } else if (!rc && !defined) {
+    rc = hsm_urdfError(u, hsE_MODEL, m.line, "material '%s' has neither a <color> nor a "
+                       "<texture filename>", m.name);
+  }
+  if (rc) {
+    hsu_free(m.name);
+    hsu_free(m.texture);
+    return rc;
+  }
+  return pushMaterial(u, &m) < 0 ? -1 : 0;
+}
+
+// the <material> of a visual: an index into the table (see the file comment)
+static int visualMaterial(hsmUrdfLoad *u, const xmlNode *n, int *index) {
+  hsmUrdfMaterial m;
+  memset(&m, 0, sizeof m);
+  m.line = lineOf(n);
+  xmlChar *name = attr(n, "name");
+  m.name = hsu_strdup(name ? (const char *)name : "");
+  xmlFree(name);
+  if (!m.name) {
+    return hsm_urdfNomem(u);
+  }
+  int defined = 0;
+  if (materialBody(u, n, &m, &defined)) {
+    hsu_free(m.name);
+    hsu_free(m.texture);
+    return -1;
+  }
+  int found = findMaterial(u, m.name);
+  if (found >= 0 || !defined) {
+    int rc = 0;
+    if (found < 0) {
+      rc = m.name[0] ? hsm_urdfError(u, hsE_MODEL, m.line, "material '%s' is not defined",
+                                     m.name)
+                     : hsm_urdfError(u, hsE_MODEL, m.line, "<material> needs a name, a <color> "
+                                     "or a <texture filename>");
+    }
+    hsu_free(m.name);
+    hsu_free(m.texture);
+    *index = found;
+    return rc;
+  }
+  *index = pushMaterial(u, &m);
+  return *index < 0 ? -1 : 0;
+}
+
+//---------------------------------- links -----------------------------------------------------
+
+// <inertial>: origin, mass, inertia (checked positive and positive definite)
+static int inertial(hsmUrdfLoad *u, const xmlNode *n, hsmUrdfLink *l) {
+  l->hasInertial = 1;
+  l->inertialLine = lineOf(n);
+  if (origin(u, n, l->T)) {
+    return -1;
+  }
+  const xmlNode *mass = child(n, "mass");
+  if (!mass) {
+    return hsm_urdfError(u, hsE_MODEL, lineOf(n), "link '%s': <inertial> has no <mass>",
+                         l->name);
+  }
+  if (numbers(u, mass, "value", 1, &l->mass, 1)) {
+    return -1;
+  }
+  if (!(l->mass > 0)) {
+    return hsm_urdfError(u, hsE_MODEL, lineOf(mass), "link '%s': mass %g is not positive",
+                         l->name, l->mass);
+  }
+  const xmlNode *in = child(n, "inertia");
+  if (!in) {
+    return hsm_urdfError(u, hsE_MODEL, lineOf(n), "link '%s': <inertial> has no <inertia>",
+                         l->name);
+  }
+  static const char *const names[6] = {"ixx", "ixy", "ixz", "iyy", "iyz", "izz"};
+  double v[6];
+  for (int k = 0; k < 6; k++) {
+    if (numbers(u, in, names[k], 1, &v[k], 1)) {
+      return -1;
+    }
+  }
+  double I[9] = {v[0], v[1], v[2], v[1], v[3], v[4], v[2], v[4], v[5]};
+  memcpy(l->inertia, I, sizeof I);
+  // positive definite: positive leading principal minors
+  double d2 = I[0] * I[4] - I[1] * I[1];
+  double d3 = I[0] * (I[4] * I[8] - I[5] * I[5]) - I[1] * (I[1] * I[8] - I[5] * I[2]) +
+              I[2] * (I[1] * I[5] - I[4] * I[2]);
+  if (!(I[0] > 0 && d2 > 0 && d3 > 0)) {
+    return hsm_urdfError(u, hsE_MODEL, lineOf(in), "link '%s': inertia (ixx %g ixy %g ixz %g "
+                         "iyy %g iyz %g izz %g) is not positive definite", l->name, v[0], v[1],
+                         v[2], v[3], v[4], v[5]);
+  }
+  return 0;
+}
+
+// the <geometry> of a visual or collision
+static int geometry(hsmUrdfLoad *u, const xmlNode *n, const char *what, const char *linkName,
+                    hsmUrdfGeom *g) {
+  const xmlNode *geom = child(n, "geometry");
+  if (!geom) {
+    return hsm_urdfError(u, hsE_MODEL, lineOf(n), "link '%s': <%s> has no <geometry>", linkName,
+                         what);
+  }
+  const xmlNode *s = firstElem(geom);
+  if (!s) {
+    return hsm_urdfError(u, hsE_MODEL, lineOf(geom), "link '%s': <geometry> is empty", linkName);
+  }
+  g->geomLine = lineOf(s);
+  if (isElem(s, "box")) {
+    g->type = hsURDF_BOX;
+    if (numbers(u, s, "size", 3, g->size, 1)) {
+      return -1;
+    }
+    for (int k = 0; k < 3; k++) {
+      if (!(g->size[k] > 0)) {
+        return hsm_urdfError(u, hsE_MODEL, g->geomLine, "<box> size components must be "
+                             "positive, got %g", g->size[k]);
+      }
+    }
+    return 0;
+  }
+  if (isElem(s, "sphere")) {
+    g->type = hsURDF_SPHERE;
+    return positive(u, s, "radius", &g->size[0]);
+  }
+  if (isElem(s, "cylinder")) {
+    g->type = hsURDF_CYLINDER;
+    return positive(u, s, "radius", &g->size[0]) || positive(u, s, "length", &g->size[1]) ? -1
+                                                                                           : 0;
+  }
+  if (isElem(s, "mesh")) {
+    g->type = hsURDF_MESH;
+    g->scale[0] = g->scale[1] = g->scale[2] = 1;
+    return requiredName(u, s, "filename", "<mesh>", &g->filename) ||
+                   numbers(u, s, "scale", 3, g->scale, 0)
+               ? -1
+               : 0;
+  }
+  return hsm_urdfError(u, hsE_MODEL, g->geomLine, "link '%s': unsupported geometry <%s> "
+                       "(expected box, sphere, cylinder or mesh)", linkName,
+                       (const char *)s->name);
+}
+
+// a <visual> (with its material) or <collision>, appended to list
+static int geomElement(hsmUrdfLoad *u, const xmlNode *n, int visual, hsmUrdfLink *l) {
+  hsmUrdfGeom g;
+  memset(&g, 0, sizeof g);
+  g.line = lineOf(n);
+  g.material = -1;
+  const char *what = visual ? "visual" : "collision";
+  int rc = origin(u, n, g.T) || geometry(u, n, what, l->name, &g) ? -1 : 0;
+  const xmlNode *mat = visual ? child(n, "material") : NULL;
+  if (!rc && mat) {
+    rc = visualMaterial(u, mat, &g.material);
+  }
+  hsuVec *list = visual ? &l->visuals : &l->collisions;
+  if (!rc && !hsu_vecPush(list, sizeof g, &g)) {
+    rc = hsm_urdfNomem(u);
+  }
+  if (rc) {
+    hsu_free(g.filename);
+  }
+  return rc;
+}
+
+static int readLink(hsmUrdfLoad *u, const xmlNode *n) {
+  hsmUrdfLink l;
+  memset(&l, 0, sizeof l);
+  l.line = lineOf(n);
+  l.parentJoint = -1;
+  l.firstChild = -1;
+  double I[9];
+  hsu_setIdentity(I);
+  double zero[3] = {0, 0, 0};
+  hsu_makeTransform(l.T, I, zero);
+  // push first, so whatever is filled in below is freed with the document
+  if (requiredName(u, n, "name", "<link>", &l.name)) {
+    return -1;
+  }
+  hsmUrdfLink *p = hsu_vecPush(&u->doc.links, sizeof l, &l);
+  if (!p) {
+    hsu_free(l.name);
+    return hsm_urdfNomem(u);
+  }
+  const xmlNode *in = child(n, "inertial");
+  if (in && inertial(u, in, p)) {
+    return -1;
+  }
+  for (const xmlNode *c = n->children; c; c = c->next) {
+    if ((isElem(c, "visual") && geomElement(u, c, 1, p)) ||
+        (isElem(c, "collision") && geomElement(u, c, 0, p))) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+//---------------------------------- joints ----------------------------------------------------
+
+static int jointType(hsmUrdfLoad *u, const xmlNode *n, hsmUrdfJoint *j) {
+  static const char *const names[] = {"revolute", "continuous", "prismatic", "fixed", "floating"};
+  xmlChar *type = attr(n, "type");
+  int rc = 0;
+  if (!type || !type[0]) {
+    rc = hsm_urdfError(u, hsE_MODEL, j->line, "joint '%s' needs a non-empty 'type' attribute",
+                       j->name);
+  } else if (strcmp((const char *)type, "planar") == 0) {
+    rc = hsm_urdfError(u, hsE_MODEL, j->line, "joint '%s': planar joints are not supported",
+                       j->name);
+  } else {
+    int k = 0;
+    while (k < 5 && strcmp((const char *)type, names[k]) != 0) {
+      k++;
+    }
+    if (k == 5) {
+      rc = hsm_urdfError(u, hsE_MODEL, j->line, "joint '%s': unknown type '%.80s' (expected "
+                         "revolute, continuous, prismatic, fixed or floating)", j->name,
+                         (const char *)type);
+    }
+    j->type = (hstUrdfJoint)k;
+  }
+  xmlFree(type);
+  return rc;
+}
+
+// <parent link> or <child link>
+static int jointEnd(hsmUrdfLoad *u, const xmlNode *n, const char *which, hsmUrdfJoint *j,
+                    char **name, int *line) {
+  const xmlNode *e = child(n, which);
+  if (!e) {
+    return hsm_urdfError(u, hsE_MODEL, j->line, "joint '%s' has no <%s>", j->name, which);
+  }
+  *line = lineOf(e);
+  char what[300];
+  snprintf(what, sizeof what, "<%s> of joint '%s'", which, j->name);
+  return requiredName(u, e, "link", what, name);
+}
+
+static int isMovable(hstUrdfJoint type) {
+  return type == hsURDF_REVOLUTE || type == hsURDF_CONTINUOUS || type == hsURDF_PRISMATIC;
+}
+
+// <axis>, <limit>, <dynamics>, <mimic> of a movable joint
+static int jointMotion(hsmUrdfLoad *u, const xmlNode *n, hsmUrdfJoint *j) {
+  const xmlNode *axis = child(n, "axis");
+  if (axis && numbers(u, axis, "xyz", 3, j->axis, 0)) {
+    return -1;
+  }
+  double len = hsu_norm(j->axis);
+  if (!(len > 0)) {
+    return hsm_urdfError(u, hsE_MODEL, axis ? lineOf(axis) : j->line,
+                         "joint '%s': axis has zero length",
+                         j->name);
+  }
+  for (int k = 0; k < 3; k++) {
+    j->axis[k] /= len;
+  }
+  const xmlNode *limit = child(n, "limit");
+  if (limit) {
+    j->hasLimit = 1;
+    j->limitLine = lineOf(limit);
+    j->hasLower = hasAttr(limit, "lower"), j->hasUpper = hasAttr(limit, "upper");
+    j->hasVelocity = hasAttr(limit, "velocity"), j->hasEffort = hasAttr(limit, "effort");
+    if (numbers(u, limit, "lower", 1, &j->lower, 0) ||
+        numbers(u, limit, "upper", 1, &j->upper, 0) ||
+        numbers(u, limit, "velocity", 1, &j->velocity, 0) ||
+        numbers(u, limit, "effort", 1, &j->effort, 0)) {
+      return -1;
+    }
+    if (j->velocity < 0 || j->effort < 0) {
+      return hsm_urdfError(u, hsE_MODEL, j->limitLine, "joint '%s': limit %s %g is negative",
+                           j->name, j->velocity < 0 ? "velocity" : "effort",
+                           j->velocity < 0 ? j->velocity : j->effort);
+    }
+    if (j->type != hsURDF_CONTINUOUS && j->lower > j->upper) {
+      return hsm_urdfError(u, hsE_MODEL, j->limitLine, "joint '%s': limit lower %g is above "
+                           "upper %g", j->name, j->lower, j->upper);
+    }
+  } else if (j->type != hsURDF_CONTINUOUS) {
+    hsm_urdfWarn(u, j->line, "joint '%s' (%s) has no <limit>: no position, velocity or effort "
+                 "limits", j->name, j->type == hsURDF_REVOLUTE ? "revolute" : "prismatic");
+  }
+  const xmlNode *dyn = child(n, "dynamics");
+  if (dyn) {
+    j->hasDynamics = 1;
+    if (numbers(u, dyn, "damping", 1, &j->damping, 0) ||
+        numbers(u, dyn, "friction", 1, &j->friction, 0)) {
+      return -1;
+    }
+  }
+  const xmlNode *mimic = child(n, "mimic");
+  if (mimic) {
+    j->hasMimic = 1;
+    j->mimicLine = lineOf(mimic);
+    char what[300];
+    snprintf(what, sizeof what, "<mimic> of joint '%s'", j->name);
+    if (requiredName(u, mimic, "joint", what, &j->mimicJoint) ||
+        numbers(u, mimic, "multiplier", 1, &j->multiplier, 0) ||
+        numbers(u, mimic, "offset", 1, &j->offset, 0)) {
+      return -1;
+    }
+  }
+  return 0;
+}
+
+static int readJoint(hsmUrdfLoad *u, const xmlNode *n) {
+  hsmUrdfJoint j;
+  memset(&j, 0, sizeof j);
+  j.line = lineOf(n);
+  j.axis[0] = 1;
+  j.multiplier = 1;
+  j.parent = j.child = j.nextSibling = -1;
+  if (requiredName(u, n, "name", "<joint>", &j.name)) {
+    return -1;
+  }
+  hsmUrdfJoint *p = hsu_vecPush(&u->doc.joints, sizeof j, &j);
+  if (!p) {
+    hsu_free(j.name);
+    return hsm_urdfNomem(u);
+  }
+  if (jointType(u, n, p) || origin(u, n, p->T) ||
+      jointEnd(u, n, "parent", p, &p->parentName, &p->parentLine) ||
+      jointEnd(u, n, "child", p, &p->childName, &p->childLine)) {
+    return -1;
+  }
+  // fixed and floating joints ignore axis, limits, dynamics and mimic, as urdfdom does
+  return isMovable(p->type) ? jointMotion(u, n, p) : 0;
+}
+
+//---------------------------------- the robot -------------------------------------------------
+
+int hsm_urdfRead(hsmUrdfLoad *u) {
+  xmlDocPtr doc = parseXml(u);
+  if (!doc) {
+    return u->err ? u->err->code : hsE_SYNTAX;
+  }
+  int rc = 0;
+  const xmlNode *robot = xmlDocGetRootElement(doc);
+  if (!robot) {
+    rc = hsm_urdfError(u, hsE_MODEL, 1, "the file has no root element");
+  } else if (!isElem(robot, "robot")) {
+    rc = hsm_urdfError(u, hsE_MODEL, lineOf(robot), "the root element is <%s>, not <robot>",
+                       (const char *)robot->name);
+  } else {
+    u->doc.line = lineOf(robot);
+    rc = requiredName(u, robot, "name", "<robot>", &u->doc.name);
+  }
+  // robot-level materials first, then links and joints in file order
+  for (const xmlNode *c = robot ? robot->children : NULL; c && !rc; c = c->next) {
+    if (isElem(c, "material")) {
+      rc = robotMaterial(u, c);
+    }
+  }
+  for (const xmlNode *c = robot ? robot->children : NULL; c && !rc; c = c->next) {
+    if (isElem(c, "link")) {
+      rc = readLink(u, c);
+    } else if (isElem(c, "joint")) {
+      rc = readJoint(u, c);
+    }
+  }
+  if (!rc && u->doc.links.n == 0) {
+    rc = hsm_urdfError(u, hsE_MODEL, u->doc.line, "robot '%s' has no <link>", u->doc.name);
+  }
+  xmlFreeDoc(doc);
+  return rc ? (u->err && u->err->code ? u->err->code : rc) : 0;
+}
+
+void hsm_urdfFreeDoc(hsmUrdfDoc *doc) {
+  hsu_free(doc->name);
+  hsmUrdfLink *links = doc->links.data;
+  for (size_t i = 0; i < doc->links.n; i++) {
+    hsuVec *lists[2] = {&links[i].visuals, &links[i].collisions};
+    for (int k = 0; k < 2; k++) {
+      for (size_t g = 0; g < lists[k]->n; g++) {
+        hsu_free(((hsmUrdfGeom *)lists[k]->data)[g].filename);
+      }
+      hsu_vecFree(lists[k]);
+    }
+    hsu_free(links[i].name);
+  }
+  hsu_vecFree(&doc->links);
+  hsmUrdfJoint *joints = doc->joints.data;
+  for (size_t i = 0; i < doc->joints.n; i++) {
+    hsu_free(joints[i].name);
+    hsu_free(joints[i].parentName);
+    hsu_free(joints[i].childName);
+    hsu_free(joints[i].mimicJoint);
+  }
+  hsu_vecFree(&doc->joints);
+  hsmUrdfMaterial *mats = doc->materials.data;
+  for (size_t i = 0; i < doc->materials.n; i++) {
+    hsu_free(mats[i].name);
+    hsu_free(mats[i].texture);
+  }
+  hsu_vecFree(&doc->materials);
+  memset(doc, 0, sizeof *doc);
+}

@@ -1,0 +1,156 @@
+// urdf_private.h - internals shared by the files of the URDF front end (see hsm_loadUrdf).
+//
+// The front end works in three passes. model_urdf_xml.c reads the file with libxml2 and turns
+// <robot> into the plain records below (numbers parsed and checked, names copied, material
+// references resolved), reporting malformed input with its line. model_urdf.c checks the
+// kinematic tree (names, parents, root, cycles), applies the ROS world-link convention, numbers
+// the joints and fills the builder's links, segments and info strings. model_urdf_shape.c turns
+// visual and collision elements into shapes (primitives, or mesh files read through
+// hsm_readMeshFile), with materials and textures; model_urdf_path.c finds the files named by
+// package://, file:// and relative references. No libxml2 type leaves model_urdf_xml.c.
+
+#ifndef HRPSIM_MODEL_URDF_PRIVATE_H_
+#define HRPSIM_MODEL_URDF_PRIVATE_H_
+
+#include "builder.h"
+
+//---------------------------------- parsed document -------------------------------------------
+
+// geometry kinds of a visual or collision element
+typedef enum hstUrdfGeom { hsURDF_BOX, hsURDF_SPHERE, hsURDF_CYLINDER, hsURDF_MESH } hstUrdfGeom;
+
+// joint kinds (planar and unknown types are rejected while parsing)
+typedef enum hstUrdfJoint {
+  hsURDF_REVOLUTE,
+  hsURDF_CONTINUOUS,
+  hsURDF_PRISMATIC,
+  hsURDF_FIXED,
+  hsURDF_FLOATING
+} hstUrdfJoint;
+
+// a named or inline <material>
+typedef struct hsmUrdfMaterial {
+  char *name;       // "" for an anonymous inline material
+  int line;         // where it is defined
+  int hasColor;
+  double rgba[4];
+  char *texture;    // <texture filename> as written, or NULL
+  int material;     // builder material once added (-1 for none: no colour)
+  int texIndex;     // builder texture once added (-1 for none or not found)
+  int added;        // 1 once material/texIndex are filled
+} hsmUrdfMaterial;
+
+// one <visual> or <collision>
+typedef struct hsmUrdfGeom {
+  int line;            // the visual/collision element
+  int geomLine;        // the box/sphere/cylinder/mesh element
+  double T[12];        // <origin> in the link frame
+  hstUrdfGeom type;
+  double size[3];      // box: size; sphere: radius in [0]; cylinder: radius, length
+  char *filename;      // mesh: filename as written
+  double scale[3];     // mesh: scale (default 1 1 1)
+  int material;        // index into hsmUrdfDoc.materials, -1 if none
+} hsmUrdfGeom;
+
+// one <link>
+typedef struct hsmUrdfLink {
+  char *name;
+  int line;
+  int hasInertial;
+  int inertialLine;
+  double mass;         // [kg]
+  double inertia[9];   // about the centre of mass, inertial frame [kg m^2]
+  double T[12];        // inertial frame (its origin is the centre of mass) in the link frame
+  hsuVec visuals;      // hsmUrdfGeom
+  hsuVec collisions;   // hsmUrdfGeom
+  // the tree (filled by model_urdf.c)
+  int parentJoint;     // the joint whose child this link is, -1 for a root
+  int firstChild;      // first child joint in file order, -1 if none
+} hsmUrdfLink;
+
+// one <joint>
+typedef struct hsmUrdfJoint {
+  char *name;
+  int line;
+  hstUrdfJoint type;
+  double T[12];        // <origin>: child frame in the parent link frame
+  double axis[3];      // unit, child frame (1 0 0 when not given)
+  char *parentName, *childName;
+  int parentLine, childLine;  // the parent/child elements
+  int hasLimit, limitLine;
+  int hasLower, hasUpper, hasVelocity, hasEffort;
+  double lower, upper, velocity, effort;
+  int hasDynamics;
+  double damping, friction;
+  int hasMimic, mimicLine;
+  char *mimicJoint;
+  double multiplier, offset;
+  // the tree (filled by model_urdf.c)
+  int parent, child;   // link indices
+  int nextSibling;     // next child joint of the same parent, in file order, -1 at the end
+} hsmUrdfJoint;
+
+// the <robot>
+typedef struct hsmUrdfDoc {
+  char *name;
+  int line;
+  hsuVec links;      // hsmUrdfLink, file order
+  hsuVec joints;     // hsmUrdfJoint, file order
+  hsuVec materials;  // hsmUrdfMaterial: robot-level first, then inline ones as met
+} hsmUrdfDoc;
+
+//---------------------------------- load context ----------------------------------------------
+
+// one load in progress
+typedef struct hsmUrdfLoad {
+  const char *file;  // absolute path of the URDF file (for locations and relative paths)
+  hsmLoadOptions opt;
+  hsError *err;
+  hsmWarning *warnings;
+  int maxWarnings;
+  int nwarnings;
+  hsmUrdfDoc doc;
+  hsmBuilder *b;
+  hsuVec meshCache;  // meshes already turned into shapes (model_urdf_shape.c)
+} hsmUrdfLoad;
+
+// an error at a line of the URDF file; returns code
+int hsm_urdfError(hsmUrdfLoad *u, int code, int line, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+// an out-of-memory error; returns hsE_NOMEM
+int hsm_urdfNomem(hsmUrdfLoad *u);
+
+// a warning at a line of the URDF file: logged and, if the caller asked, collected
+void hsm_urdfWarn(hsmUrdfLoad *u, int line, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+//---------------------------------- passes ----------------------------------------------------
+
+// read u->file into u->doc (model_urdf_xml.c); 0 or a negative code with u->err filled
+int hsm_urdfRead(hsmUrdfLoad *u);
+
+// release everything the document owns and zero it
+void hsm_urdfFreeDoc(hsmUrdfDoc *doc);
+
+// add the shapes of one visual (visual = 1) or collision element to link `link` of the builder
+// (its shapeRefs or collisionRefs) and, for visuals, to segment `segment`'s list
+int hsm_urdfAddGeom(hsmUrdfLoad *u, const hsmUrdfGeom *g, int link, int segment, int visual);
+
+// release the shape cache
+void hsm_urdfFreeShapeCache(hsmUrdfLoad *u);
+
+// find the file a mesh or texture reference names (package://pkg/path, file://path, a path
+// absolute or relative to the URDF file). Returns 0 with *found a new absolute path (hsu_free),
+// 1 if no candidate exists (with the candidates tried, "; "-separated, in tried[size]),
+// hsE_NOMEM, hsE_UNSUPPORTED for another URL scheme, or hsE_MODEL for a malformed package URL
+int hsm_urdfResolvePath(const char *ref, const char *urdfFile, char **found, char *tried,
+                        size_t size);
+
+//---------------------------------- small math ------------------------------------------------
+
+// the rotation of URDF rpy: fixed-axis roll about x, then pitch about y, then yaw about z,
+// R = Rz(yaw) Ry(pitch) Rx(roll)
+void hsm_urdfRpyToMat(double R[9], const double rpy[3]);
+
+#endif  // HRPSIM_MODEL_URDF_PRIVATE_H_
