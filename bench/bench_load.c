@@ -1,4 +1,4 @@
-// bench_load.c - time hsm_loadVrml in process: the floor under any through-CORBA figure.
+// bench_load.c - time hsm_loadModel (VRML or URDF) in process: the floor under any through-CORBA figure.
 //
 // Usage: hrpsim-bench-load MODEL.wrl [REPEATS]   prints median and min load time in ms,
 // the triangle count and the body's size in bytes.
@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < repeats; i++) {
     hsError err = {0};
     double t0 = nowMs();
-    hsBody *b = hsm_loadVrml(argv[1], NULL, NULL, 0, NULL, &err);
+    hsBody *b = hsm_loadModel(argv[1], NULL, NULL, 0, NULL, &err);
     t[i] = nowMs() - t0;
     if (!b) {
       char buf[1200];

@@ -5,8 +5,12 @@ Run after the build:  .venv/bin/python bench/run_bench.py [--repeats N] [--json 
 
 It starts its own naming service and servers (`hrpsim up` in a temporary state directory),
 then for the sample humanoid and for a generated model of 200 links and about 1 million
-triangles (bench/gen_big_model.py) measures, side by side in one run:
-  - in-process hsm_loadVrml (build/bin/hrpsim-bench-load), median of repeated loads;
+triangles (bench/gen_big_model.py), and for the same two as URDF (the URDF humanoid of
+samples/models/urdf/humanoid/ and bench/gen_big_urdf.py's BIG200_URDF, whose 200 binary STL
+files hold the million triangles), measures, side by side in one run:
+  - in-process loading (build/bin/hrpsim-bench-load, hsm_loadModel), median of repeated
+    loads; if that program cannot load a model the figure is reported as unavailable, with
+    its error, and the ratio is left out;
   - loadBodyInfo through CORBA from Python, median of repeated loads (parse + activate +
     round trip; the BodyInfo's attributes are not fetched);
   - getBodyInfo through CORBA on a cached body (the round trip alone);
@@ -50,13 +54,20 @@ def median_ms(fn, repeats):
 
 
 def in_process(model, repeats):
-    out = subprocess.run([str(REPO / "build/bin/hrpsim-bench-load"), str(model), str(repeats)],
-                         check=True, capture_output=True, text=True).stdout
-    return json.loads(out)
+    """hrpsim-bench-load's figures, or {"error": why} if it cannot load a non-VRML model (a
+    VRML model it cannot load is an error, as before)."""
+    proc = subprocess.run([str(REPO / "build/bin/hrpsim-bench-load"), str(model), str(repeats)],
+                          capture_output=True, text=True)
+    if proc.returncode != 0 and model.suffix == ".wrl":
+        proc.check_returncode()
+    if proc.returncode != 0:
+        lines = (proc.stderr or proc.stdout).strip().splitlines()
+        return {"error": lines[-1] if lines else "exit status %d" % proc.returncode}
+    return json.loads(proc.stdout)
 
 
 def transfer(body):
-    """Fetch every attribute once; return seconds and CDR bytes."""
+    """Fetch every attribute once; return seconds, CDR bytes and the triangle count."""
     import CORBA
     import omniORB
     t0 = time.perf_counter()
@@ -64,7 +75,9 @@ def transfer(body):
     seconds = time.perf_counter() - t0
     size = sum(len(omniORB.cdrMarshal(CORBA.TypeCode(repo_id), value))
                for value, repo_id in values)
-    return seconds, size
+    shapes = values[[name for name, _ in BODY_ATTRIBUTES].index("shapes")][0]
+    triangles = sum(len(s.triangles) // 3 for s in shapes)
+    return seconds, size, triangles
 
 
 def measure(client, model, repeats):
@@ -76,15 +89,17 @@ def measure(client, model, repeats):
     corba_median, corba_min = median_ms(lambda: loader.loadBodyInfo(url), repeats)
     loader.getBodyInfo(url)
     cached_median, _ = median_ms(lambda: loader.getBodyInfo(url), repeats)
-    seconds, size = transfer(loader.loadBodyInfo(url))
+    seconds, size, triangles = transfer(loader.loadBodyInfo(url))
+    in_ms = local.get("median_ms")
     return {
         "model": str(model.relative_to(REPO)),
-        "triangles": local["triangles"],
-        "in_process_load_ms": local["median_ms"],
+        "triangles": local.get("triangles", triangles),
+        "in_process_load_ms": in_ms,
+        "in_process_error": local.get("error"),
         "corba_loadBodyInfo_ms": corba_median,
         "corba_loadBodyInfo_min_ms": corba_min,
         "corba_getBodyInfo_cached_ms": cached_median,
-        "ratio_corba_over_in_process": corba_median / local["median_ms"],
+        "ratio_corba_over_in_process": corba_median / in_ms if in_ms else None,
         "transfer_all_attributes_ms": seconds * 1e3,
         "transfer_bytes": size,
     }
@@ -101,6 +116,10 @@ def main():
     if not big.exists():
         subprocess.run([sys.executable, str(REPO / "bench/gen_big_model.py"), str(big)],
                        check=True)
+    big_urdf = REPO / "bench/out/big200_urdf/big200.urdf"
+    if not big_urdf.exists():
+        subprocess.run([sys.executable, str(REPO / "bench/gen_big_urdf.py"), str(big_urdf)],
+                       check=True)
     cli = [sys.executable, "-m", "hrpsim.cli"]
     with tempfile.TemporaryDirectory(prefix="hrpsim-bench-") as state:
         subprocess.run(cli + ["up", "--state-dir", state, "--only", "ModelLoader"], check=True,
@@ -110,15 +129,22 @@ def main():
             results = [
                 measure(client, REPO / "samples/models/humanoid/humanoid.wrl", args.repeats),
                 measure(client, big, args.big_repeats),
+                measure(client, REPO / "samples/models/urdf/humanoid/humanoid.urdf",
+                        args.repeats),
+                measure(client, big_urdf, args.big_repeats),
             ]
         finally:
             subprocess.run(cli + ["down", "--state-dir", state], check=True,
                            stdout=subprocess.DEVNULL)
     for r in results:
         print("%s (%d triangles)" % (r["model"], r["triangles"]))
-        print("  in-process load          %9.3f ms" % r["in_process_load_ms"])
-        print("  loadBodyInfo via CORBA   %9.3f ms  (x%.2f of in-process)"
-              % (r["corba_loadBodyInfo_ms"], r["ratio_corba_over_in_process"]))
+        if r["in_process_load_ms"] is not None:
+            print("  in-process load          %9.3f ms" % r["in_process_load_ms"])
+            print("  loadBodyInfo via CORBA   %9.3f ms  (x%.2f of in-process)"
+                  % (r["corba_loadBodyInfo_ms"], r["ratio_corba_over_in_process"]))
+        else:
+            print("  in-process load          unavailable (%s)" % r["in_process_error"])
+            print("  loadBodyInfo via CORBA   %9.3f ms" % r["corba_loadBodyInfo_ms"])
         print("  getBodyInfo, cached      %9.3f ms" % r["corba_getBodyInfo_cached_ms"])
         print("  all attributes fetched   %9.3f ms, %d bytes CDR"
               % (r["transfer_all_attributes_ms"], r["transfer_bytes"]))
