@@ -1,6 +1,7 @@
-// bench_load.c - time hsm_loadModel (VRML or URDF) in process: the floor under any through-CORBA figure.
+// bench_load.c - time hsm_loadModel (VRML or URDF) in process: the floor under any
+// through-CORBA figure.
 //
-// Usage: hrpsim-bench-load MODEL.wrl [REPEATS]   prints median and min load time in ms,
+// Usage: hrpsim-bench-load MODEL [REPEATS]   prints median and min load time in ms,
 // the triangle count and the body's size in bytes.
 
 #include <stdio.h>
