@@ -2,21 +2,36 @@
 // semantics (joint modes, link data, contacts, body sensors).
 //
 // A world holds characters (each an hsBody, borrowed, plus its own state) and steps them with
-// ODE. Each link is one ODE body placed at the link's centre of mass; OpenHRP link frames sit at
-// the joint, so every pose and velocity crossing this interface is converted: all positions,
-// rotations and velocities here are of the LINK FRAME as written in the model, in the world
-// frame, SI units. Joints: rotate -> hinge, slide -> slider, fixed -> fixed joint, a free root ->
-// no joint, a fixed root -> fixed to the world. Collision geometry comes from each link's
+// ODE. ODE bodies sit at centres of mass; OpenHRP link frames sit at the joint, so every pose and
+// velocity crossing this interface is converted: all positions, rotations and velocities here
+// are of the LINK FRAME as written in the model, in the world frame, SI units. Links welded by a
+// fixed joint share one ODE body (summed mass and inertia); rotate -> hinge, slide -> slider, a
+// free root -> no joint, a fixed root (and what is welded to it) -> static, never moving. A
+// character whose 1-dof joints are all high gain or position given needs no joint dynamics:
+// with a free root it moves as one composite ODE body carrying its total momentum (joints
+// exactly on their commands, contacts seeing the joints' motion as surface velocity); with a
+// fixed or given root it is purely kinematic (see dynamics_servo.c). Collision geometry comes
+// from each link's
 // collisionRefs: ODE boxes, spheres, cylinders (capsules never: a VRML Cylinder is flat-ended)
 // where the shape is a primitive under a rigid transform, ODE trimeshes otherwise. Only
 // registered pairs collide, and contacts are generated in a fixed order (pairs in registration
 // order, geoms in link/shape order: no spaces, no pointer-ordered hashing), so the same inputs
 // give bit-identical trajectories.
 //
-// Joint modes follow OpenHRP: in torque mode a 1-dof joint is driven by its u; in high-gain mode
-// it follows the commanded q/dq/ddq exactly (a kinematic servo with unbounded force), and u
-// reads back the torque the servo applied. A link whose "position given" flag is set (the root
-// included) moves exactly where it is told.
+// Joint modes follow OpenHRP: in torque mode a 1-dof joint is driven by its u (kept until
+// changed); in high-gain mode it follows its commands exactly (a kinematic servo with unbounded
+// force): a JOINT_VALUE set since the last step is where the joint is after the step, else a
+// velocity (+ acceleration) command drives it, else it holds its last target; u reads back the
+// torque the servo applied (inverse dynamics of the step, or ODE's motor force). A link whose
+// "position given" flag is set (the root included) moves exactly where it is told. Setting the
+// value, velocity or pose of something that moves under dynamics (a torque-mode joint, a free
+// root) teleports it, applied at the start of the next step. Joint rotor inertia
+// (rotorInertia * gearRatio^2) and joint limits are not simulated, as in OpenHRP 3.1.
+//
+// Inputs are checked before they reach ODE (whose checks abort): numbers must be finite and
+// within +-1e12, indices valid, the time step in (0, 1] s. A state running away (speeds over
+// 1e8, positions over 1e9) is stopped where it was before ODE sees it, with a counted warning
+// (hsd_warningCount) logged once.
 //
 // ODE's collision is not thread-safe in Debian's build: a process must never step or query two
 // worlds at the same time (servers serialise calls process-wide). hsd_initODE must be called
@@ -39,22 +54,35 @@ extern "C" {
 // ODE steppers
 typedef enum hstStepper {
   hsSTEPPER_WORLD = 0,  // dWorldStep: direct (big-matrix) solver, exact constraints
-  hsSTEPPER_QUICK       // dWorldQuickStep: iterative (SOR-LCP) solver
+  hsSTEPPER_QUICK,      // dWorldQuickStep: iterative (SOR-LCP) solver
+  hsSTEPPER_AUTO        // dWorldStep, or QuickStep for a step whose largest island (bodies
+                        // linked by joints and contacts) has more than autoRows constraint rows,
+                        // unless a high-gain joint motor is in use (QuickStep cannot hold them)
 } hstStepper;
 
 // tunables of a world; fill with hsd_defaultOptions, then change what you need
 typedef struct hsdOptions {
   hstStepper stepper;
   int quickIterations;      // SOR iterations for hsSTEPPER_QUICK
+  int autoRows;             // hsSTEPPER_AUTO: island size (constraint rows) above which a step
+                            // uses QuickStep
   double erp;               // global error reduction parameter (0..1)
   double cfm;               // global constraint force mixing [m/N-ish, ODE units]
   double contactErp;        // ERP of contact joints
   double contactCfm;        // CFM of contact joints
   double contactSurfaceLayer;      // allowed penetration before correction [m]
   double contactMaxCorrectingVel;  // cap on the velocity contacts use to push apart [m/s]
-  int maxContactsPerPair;   // contact points kept per colliding geom pair
+  int maxContactsPerPair;   // contact points kept per colliding geom pair: the deepest, then the
+                            // most spread out (a resting face keeps its corners)
   int maxContacts;          // contact points per step in the whole world (overflow: counted)
-  double highGainFMax;      // force/torque bound of high-gain servos [N or N m] (huge)
+  double highGainFMax;      // force/torque bound of high-gain joint motors [N or N m] (huge)
+  int servoMotors;          // 0 (default): a character whose 1-dof joints are all high gain or
+                            // position given moves as one composite body (joints exactly on
+                            // their commands, torques by inverse dynamics); 1: such joints are
+                            // ODE joint motors too (much slower; for cross-checks)
+  double stickVelocity;     // relative tangential speed at a contact below which the pair's
+                            // staticFriction applies, slipFriction above [m/s]
+  double bounceVelocity;    // approach speed below which restitution is not applied [m/s]
 } hsdOptions;
 
 // the defaults (documented in DESIGN/README with the measurements that chose them)
@@ -116,7 +144,8 @@ typedef struct hsdSurface {
 int hsd_addContactPair(hsdWorld *w, int ch1, int link1, int ch2, int link2,
                        const hsdSurface *surface, hsError *err);
 
-// register a pair for intersection checks only (no contact forces); tolerance [m]
+// register a pair for intersection checks only (no contact forces); tolerance [m] is stored but
+// not used yet: intersection means penetration until distance queries arrive
 int hsd_addIntersectionPair(hsdWorld *w, int ch1, int link1, int ch2, int link2,
                             double tolerance, hsError *err);
 
@@ -140,7 +169,8 @@ int hsd_warningCount(const hsdWorld *w);
 //---------------------------------- character state -------------------------------------------
 
 // the kinematic state of a character (q/dq/ddq/u per link, root and link poses); the world owns
-// it. Writes to q, rootP, rootR between steps take effect through hsd_setState... calls only.
+// it. The setters below write it at once (so it shows what was set until the next step reads
+// the simulation back); writing it directly has no effect on the simulation.
 const hsBodyState *hsd_state(const hsdWorld *w, int ch);
 
 // per-link extras, world frame, of the link frame origin
@@ -154,18 +184,24 @@ typedef struct hsdLinkMotion {
 // motion of link `link` of character ch (valid after hsd_init / hsd_step)
 const hsdLinkMotion *hsd_linkMotion(const hsdWorld *w, int ch, int link);
 
-// set a joint value / velocity / acceleration / torque of one link (1-dof joints only)
+// set a joint value / velocity / acceleration / torque of one link: any link but the root (an
+// error), acting on 1-dof joints only. For a high-gain or position-given joint q/dq/ddq are
+// commands for the next step; for a torque-mode joint q/dq teleport it and u drives it.
 int hsd_setJointValue(hsdWorld *w, int ch, int link, double q, hsError *err);
 int hsd_setJointVelocity(hsdWorld *w, int ch, int link, double dq, hsError *err);
 int hsd_setJointAcceleration(hsdWorld *w, int ch, int link, double ddq, hsError *err);
 int hsd_setJointTorque(hsdWorld *w, int ch, int link, double u, hsError *err);
 
 // place a link's frame in the world (p, R row-major). For the root this moves the whole body
-// (children follow through FK); for another link only meaningful with position given.
+// (children follow through FK): a position-given free root moves there over the next step, any
+// other root is teleported. For another link it only writes the state (the next step or
+// hsd_forwardKinematics overwrites it).
 int hsd_setLinkPose(hsdWorld *w, int ch, int link, const double p[3], const double R[9],
                     hsError *err);
 
-// set the linear and angular velocity of a link's frame origin (root: the whole body moves)
+// set the linear and angular velocity of a link's frame origin: for a position-given free root
+// a command (used when no pose is commanded), for a free root a teleport of its velocity
+// (children follow with their dq); for another link it only writes its hsdLinkMotion
 int hsd_setLinkVelocity(hsdWorld *w, int ch, int link, const double v[3], const double wv[3],
                         hsError *err);
 
@@ -183,7 +219,7 @@ int hsd_positionGiven(const hsdWorld *w, int ch, int link);
 int hsd_setExternalForce(hsdWorld *w, int ch, int link, const double f[3], const double t[3],
                          hsError *err);
 
-// recompute link poses of one character / every character from its root pose and q
+// recompute link poses of character ch (ch < 0: every character) from its root pose and q
 void hsd_forwardKinematics(hsdWorld *w, int ch);
 
 //---------------------------------- contacts --------------------------------------------------
@@ -202,9 +238,10 @@ typedef struct hsdContact {
 // contacts of the last step, in deterministic order; *n receives the count
 const hsdContact *hsd_contacts(const hsdWorld *w, int *n);
 
-// check the registered contact and intersection pairs at the current poses (no step): 1 if any
-// pair intersects. With hits non-NULL, fills up to maxHits pair indices (intersection pairs are
-// numbered after contact pairs) and returns the count.
+// check the registered contact and intersection pairs at the current poses (no step; pending
+// teleports are applied first): 1 if any pair intersects. With hits non-NULL, fills up to maxHits
+// pair indices (intersection pairs are numbered after contact pairs) and returns how many it
+// filled; checkAll 0 stops at the first hit. hsE_INVALID before hsd_init (no geometry yet).
 int hsd_checkIntersections(hsdWorld *w, int checkAll, int *hits, int maxHits);
 
 //---------------------------------- sensors ---------------------------------------------------

@@ -8,7 +8,7 @@ Typical use, after ``hrpsim up``::
     client = hrpsim.connect()                      # HRPSIM_NAMING or hrpsim up's state
     body = client.load_body("samples/models/humanoid/humanoid.wrl")
     print(hrpsim.body_summary(body)["total_mass"])
-    factory = client.resolve("DynamicsSimulatorFactory", OpenHRP.DynamicsSimulatorFactory)
+    sim = client.dynamics_simulator()              # a new DynamicsSimulator (one world)
 
 ``hrpsim.OpenHRP`` and ``hrpsim.OpenHRP__POA`` are the omniORBpy stubs generated from
 ``idl/`` by the build into ``hrpsim._idl``; they are imported on first use.
@@ -158,6 +158,21 @@ class Client:
         """The ``ModelLoader`` server, narrowed to OpenHRP.ModelLoader."""
         from hrpsim import OpenHRP
         return self.resolve("ModelLoader", OpenHRP.ModelLoader)
+
+    def dynamics_factory(self):
+        """The ``DynamicsSimulatorFactory`` server, narrowed to
+        OpenHRP.DynamicsSimulatorFactory."""
+        from hrpsim import OpenHRP
+        return self.resolve("DynamicsSimulatorFactory", OpenHRP.DynamicsSimulatorFactory)
+
+    def dynamics_simulator(self):
+        """A new, independent OpenHRP.DynamicsSimulator (one physics world) from the factory.
+
+        Each call makes a new world on the server; release it with its ``destroy()`` when
+        done. Bad arguments raise CORBA.BAD_PARAM, calls out of order CORBA.BAD_INV_ORDER
+        (the server logs why); see the README's "DynamicsSimulator" section.
+        """
+        return self.dynamics_factory().create()
 
     def load_body(self, url, reload=True):
         """Load a model through the ModelLoader and return its BodyInfo reference.

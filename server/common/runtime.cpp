@@ -73,16 +73,32 @@ void Runtime::bind(const char *name, CORBA::Object_ptr obj) {
   n[0].id = CORBA::string_dup(name);
   n[0].kind = CORBA::string_dup("");
   ctx->rebind(n, obj);
+  std::lock_guard<std::mutex> lock(namesMutex_);
   names_.push_back(name);
   hsu_log(hsLOG_INFO, "bound '%s' in the naming service", name);
 }
 
 int Runtime::run() {
   orb_->run();
-  // unbind what we bound (best effort: the naming service may be gone already)
+  unbindNames();  // normally done already by requestShutdown
+  orb_->destroy();
+  hsu_log(hsLOG_INFO, "stopped");
+  return 0;
+}
+
+void Runtime::unbindNames() {
+  std::vector<std::string> names;
+  {
+    std::lock_guard<std::mutex> lock(namesMutex_);
+    names.swap(names_);
+  }
+  if (names.empty()) {
+    return;
+  }
+  // best effort: the naming service may be gone already
   try {
     CosNaming::NamingContext_var ctx = rootContext(orb_);
-    for (const std::string &name : names_) {
+    for (const std::string &name : names) {
       CosNaming::Name n;
       n.length(1);
       n[0].id = CORBA::string_dup(name.c_str());
@@ -92,12 +108,11 @@ int Runtime::run() {
   } catch (const CORBA::Exception &e) {
     hsu_log(hsLOG_WARNING, "could not unbind names: %s", e._name());
   }
-  orb_->destroy();
-  hsu_log(hsLOG_INFO, "stopped");
-  return 0;
 }
 
 void Runtime::requestShutdown() {
+  // unbind while the ORB still runs: once it is shut down, no call leaves the process
+  unbindNames();
   orb_->shutdown(false);
 }
 
@@ -108,6 +123,18 @@ std::string describe(const hsError &err) {
 
 void logRequestError(const char *operation, const std::string &reason) {
   hsu_log(hsLOG_ERROR, "%s: %s", operation, reason.c_str());
+}
+
+void raiseSystemException(const char *operation, const hsError &err) {
+  logRequestError(operation, describe(err));
+  switch (err.code) {
+    case hsE_NOMEM:
+      throw CORBA::NO_MEMORY(0, CORBA::COMPLETED_NO);
+    case hsE_UNSUPPORTED:
+      throw CORBA::NO_IMPLEMENT(0, CORBA::COMPLETED_NO);
+    default:
+      throw CORBA::BAD_PARAM(0, CORBA::COMPLETED_NO);
+  }
 }
 
 }  // namespace hrpsim

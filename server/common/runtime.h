@@ -7,6 +7,7 @@
 
 #include <omniORB4/CORBA.h>
 
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -33,7 +34,8 @@ class Runtime {
   // ORB. Returns the process exit status.
   int run();
 
-  // ask run() to return (safe from a request thread, e.g. ServerObject::shutdown)
+  // unbind our names, then ask run() to return (safe from a request thread, e.g.
+  // ServerObject::shutdown, and from the signal watcher)
   void requestShutdown();
 
   // the process's runtime (set by the constructor)
@@ -42,6 +44,10 @@ class Runtime {
  private:
   CORBA::ORB_var orb_;
   PortableServer::POA_var poa_;
+  // unbind the names bound so far (best effort, each once)
+  void unbindNames();
+
+  std::mutex namesMutex_;
   std::vector<std::string> names_;
   std::string program_;
 };
@@ -51,6 +57,11 @@ std::string describe(const hsError &err);
 
 // one log line for a failed request: "<operation>: <reason>"
 void logRequestError(const char *operation, const std::string &reason);
+
+// for interfaces without a user exception of their own: log "<operation>: <problem>" and raise
+// the CORBA system exception matching err.code (hsE_NOMEM: NO_MEMORY, hsE_UNSUPPORTED:
+// NO_IMPLEMENT, anything else: BAD_PARAM), completed NO
+[[noreturn]] void raiseSystemException(const char *operation, const hsError &err);
 
 }  // namespace hrpsim
 

@@ -1,0 +1,105 @@
+// bench_world.c - steps per second of the C world alone (no CORBA), for the scenes that
+// bench_dynamics_client.cpp drives through the server.
+//
+//   hrpsim-bench-world SCENE STEPS FLOOR MODEL
+//
+// SCENE "humanoid": FLOOR and the sample humanoid MODEL at its initial pose, every joint in
+// high-gain mode, one contact pair floor/robot (all links), 1 ms step; sensors are always
+// computed by hsd_step. SCENE "boxes": 100 copies of the box MODEL in a 5 x 5 x 4 grid (the
+// poses of bench_dynamics_client.cpp), pairs floor/box and box/box for every box. Friction 0.5,
+// culling 0.01, restitution 0. Only hsd_step is timed. Prints one JSON object: scene, steps,
+// seconds, steps_per_s, plus the root height / contact count at the end as a sanity check.
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dynamics.h"
+
+static double now(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return ts.tv_sec + ts.tv_nsec * 1e-9;
+}
+
+static void check(int rc, const hsError *err) {
+  if (rc < 0) {
+    char buf[1200];
+    fprintf(stderr, "bench_world: %s\n", hsu_formatError(err, buf, sizeof buf));
+    exit(1);
+  }
+}
+
+int main(int argc, char **argv) {
+  if (argc != 5) {
+    fprintf(stderr, "usage: %s humanoid|boxes STEPS FLOOR MODEL\n", argv[0]);
+    return 1;
+  }
+  const char *scene = argv[1];
+  long steps = atol(argv[2]);
+  hsError err = {0};
+  hsd_initODE();
+  hsBody *floor = hsm_loadVrml(argv[3], NULL, NULL, 0, NULL, &err);
+  hsBody *model = floor ? hsm_loadVrml(argv[4], NULL, NULL, 0, NULL, &err) : NULL;
+  if (!model) {
+    check(-1, &err);
+  }
+  hsdWorld *w = hsd_makeWorld(NULL, &err);
+  if (!w) {
+    check(-1, &err);
+  }
+  hsdSurface surface = {0.5, 0.5, 0.0, 0.01};
+  int floorCh = hsd_addCharacter(w, "floor", floor, &err);
+  check(floorCh, &err);
+  int probe = -1;
+  if (strcmp(scene, "humanoid") == 0) {
+    probe = hsd_addCharacter(w, "robot", model, &err);
+    check(probe, &err);
+    check(hsd_setAllJointModes(w, probe, hsMODE_HIGH_GAIN, &err), &err);
+    check(hsd_addContactPair(w, floorCh, -1, probe, -1, &surface, &err), &err);
+  } else if (strcmp(scene, "boxes") == 0) {
+    int box[100];
+    for (int i = 0; i < 100; i++) {
+      char name[16];
+      snprintf(name, sizeof name, "box%02d", i);
+      box[i] = hsd_addCharacter(w, name, model, &err);
+      check(box[i], &err);
+      int layer = i / 25, row = (i % 25) / 5, col = i % 5;
+      double yaw = 0.1 * layer, c = cos(yaw), s = sin(yaw);
+      double p[3] = {(col - 2) * 0.15 + 0.03 * layer, (row - 2) * 0.15 - 0.02 * layer,
+                     0.1 + 0.15 * layer};
+      double R[9] = {c, -s, 0, s, c, 0, 0, 0, 1};
+      check(hsd_setLinkPose(w, box[i], 0, p, R, &err), &err);
+      check(hsd_addContactPair(w, floorCh, -1, box[i], -1, &surface, &err), &err);
+    }
+    for (int i = 0; i < 100; i++) {
+      for (int j = i + 1; j < 100; j++) {
+        check(hsd_addContactPair(w, box[i], -1, box[j], -1, &surface, &err), &err);
+      }
+    }
+    probe = box[0];
+  } else {
+    fprintf(stderr, "unknown scene '%s'\n", scene);
+    return 1;
+  }
+  check(hsd_setTimeStep(w, 0.001, &err), &err);
+  check(hsd_init(w, &err), &err);
+
+  double t0 = now();
+  for (long i = 0; i < steps; i++) {
+    check(hsd_step(w, &err), &err);
+  }
+  double seconds = now() - t0;
+  int ncontact = 0;
+  hsd_contacts(w, &ncontact);
+  printf("{\"scene\": \"%s\", \"steps\": %ld, \"seconds\": %.6f, \"steps_per_s\": %.1f, "
+         "\"root_z\": %.6f, \"contacts\": %d, \"warnings\": %d}\n",
+         scene, steps, seconds, steps / seconds, hsd_state(w, probe)->rootP[2], ncontact,
+         hsd_warningCount(w));
+  hsd_freeWorld(w);
+  hsm_freeBody(model);
+  hsm_freeBody(floor);
+  return 0;
+}

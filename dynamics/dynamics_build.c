@@ -1,0 +1,594 @@
+// dynamics_build.c - hsd_init: ODE bodies, joints and collision geoms from each character.
+//
+// Rigid groups: a link joins its parent's group unless its joint is rotate or slide (fixed
+// and, until a later issue, crawler joints weld). The root's group is dynamic when the root is
+// free and static otherwise (a fixed root never moves: its group has no ODE body and its geoms
+// sit in the world). Each dynamic group becomes one ODE body at the group's centre of mass,
+// oriented like the group's top link, carrying the summed mass and the inertia about that
+// centre. A moving group whose mass is zero gets 1e-3 of the body's mean link mass (at least
+// 1e-6 kg), and an inertia that is not positive definite gets the smallest isotropic addition
+// that makes it so: ODE needs both, and those links are then almost weightless.
+//
+// Joints: rotate -> dHinge, slide -> dSlider, anchored at the link origin with the link's axis
+// in the world, body1 the link's body and body2 the parent's (0 for the static group). Their
+// motors serve high-gain and position-given joints (see dynamics_step.c).
+//
+// Geoms: boxes, spheres and cylinders (VRML's y axis turned onto ODE's z) where the shape is
+// that primitive under a rigid transform (scaling allowed where it keeps the primitive:
+// per-axis for boxes, uniform for spheres, equal in x and z for cylinders); trimeshes made from
+// the shape's triangles otherwise (cones, faces sets, planes). Debian's ODE has no
+// cylinder-cylinder collider, so each cylinder also gets a trimesh twin used for that pair.
+
+#include <math.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "dynamics_private.h"
+
+//---------------------------------- small math -------------------------------------------------
+
+void hsd_fromOdeR(double R[9], const dReal *m) {
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      R[3 * i + j] = m[4 * i + j];
+    }
+  }
+}
+
+void hsd_toOdeR(dMatrix3 m, const double R[9]) {
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      m[4 * i + j] = R[3 * i + j];
+    }
+    m[4 * i + 3] = 0;
+  }
+}
+
+// 1 if the symmetric 3x3 matrix I is positive definite (leading minors)
+static int posDef(const double I[9]) {
+  double m1 = I[0];
+  double m2 = I[0] * I[4] - I[1] * I[3];
+  double m3 = I[0] * (I[4] * I[8] - I[5] * I[7]) - I[1] * (I[3] * I[8] - I[5] * I[6]) +
+              I[2] * (I[3] * I[7] - I[4] * I[6]);
+  return m1 > 0 && m2 > 0 && m3 > 0;
+}
+
+//---------------------------------- destroy ---------------------------------------------------
+
+static void destroyGeom(hsdGeom *g) {
+  if (g->g) {
+    dGeomDestroy(g->g);
+  }
+  if (g->twin) {
+    dGeomDestroy(g->twin);
+  }
+  if (g->data) {
+    dGeomTriMeshDataDestroy(g->data);
+  }
+  if (g->twinData) {
+    dGeomTriMeshDataDestroy(g->twinData);
+  }
+  hsu_free(g->verts);
+  hsu_free(g->tris);
+  hsu_free(g->twinVerts);
+  hsu_free(g->twinTris);
+  memset(g, 0, sizeof *g);
+}
+
+void hsd_destroyOde(hsdWorld *w) {
+  for (int c = 0; c < w->nchar; c++) {
+    hsdCharacter *ch = &w->chars[c];
+    for (int i = 0; i < ch->ngeom; i++) {
+      destroyGeom(&ch->geoms[i]);
+    }
+    hsu_free(ch->geoms);
+    ch->geoms = NULL;
+    ch->ngeom = 0;
+    ch->cbody = NULL;
+    ch->rep = hsdREP_ARTICULATED;
+    for (int i = 0; i < ch->body->nlink; i++) {
+      hsdLink *l = &ch->links[i];
+      l->body = NULL;
+      l->joint = NULL;
+      l->jkind = hsdJ_NONE;
+      l->ngeom = 0;
+      l->hasAabb = 0;
+    }
+  }
+  hsu_free(w->islandParent);
+  hsu_free(w->islandRows);
+  w->islandParent = w->islandRows = NULL;
+  w->nbody = 0;
+  if (w->contactGroup) {
+    dJointGroupDestroy(w->contactGroup);
+    w->contactGroup = NULL;
+  }
+  if (w->world) {
+    dWorldDestroy(w->world);
+    w->world = NULL;
+  }
+  w->ncontact = 0;
+  w->initialised = 0;
+}
+
+//---------------------------------- bodies ----------------------------------------------------
+
+// make the ODE body of the dynamic group topped by link t of character c
+static int makeGroupBody(hsdWorld *w, hsdCharacter *c, int t, hsError *err) {
+  const hsBody *b = c->body;
+  const hsBodyState *st = c->state;
+  const double *pt = st->linkP + 3 * t, *Rt = st->linkR + 9 * t;
+  // mass, centre and inertia of the group in the top link's frame
+  double M = 0, com[3] = {0, 0, 0}, I[9] = {0};
+  for (int k = t; k < b->nlink; k++) {
+    if (c->links[k].top != t) {
+      continue;
+    }
+    const hsLink *lk = &b->links[k];
+    double d[3], pk[3], Rk[9], ck[3];
+    for (int j = 0; j < 3; j++) {
+      d[j] = st->linkP[3 * k + j] - pt[j];
+    }
+    hsu_rotVecT(pk, Rt, d);
+    double RtT[9];
+    hsu_transpose(RtT, Rt);
+    hsu_mulMat(Rk, RtT, st->linkR + 9 * k);
+    hsu_rotVec(ck, Rk, lk->com);
+    for (int j = 0; j < 3; j++) {
+      ck[j] += pk[j];
+      com[j] += lk->mass * ck[j];
+    }
+    M += lk->mass;
+    memcpy(c->links[k].offP, pk, sizeof pk);  // link origin in the top frame, for now
+    memcpy(c->links[k].offR, Rk, sizeof Rk);
+  }
+  for (int j = 0; j < 3; j++) {
+    com[j] = M > 0 ? com[j] / M : 0;
+  }
+  for (int k = t; k < b->nlink; k++) {
+    if (c->links[k].top != t) {
+      continue;
+    }
+    const hsLink *lk = &b->links[k];
+    const double *Rk = c->links[k].offR;
+    double RI[9], RIRt[9], RkT[9], ck[3], d[3];
+    hsu_mulMat(RI, Rk, lk->inertia);
+    hsu_transpose(RkT, Rk);
+    hsu_mulMat(RIRt, RI, RkT);
+    hsu_rotVec(ck, Rk, lk->com);
+    for (int j = 0; j < 3; j++) {
+      d[j] = ck[j] + c->links[k].offP[j] - com[j];
+    }
+    double dd = hsu_dot(d, d);
+    for (int r = 0; r < 3; r++) {
+      for (int s = 0; s < 3; s++) {
+        I[3 * r + s] += RIRt[3 * r + s] + lk->mass * ((r == s ? dd : 0) - d[r] * d[s]);
+      }
+    }
+  }
+  // what ODE needs: a positive mass and a symmetric positive definite inertia
+  if (!(M > 0)) {
+    double total = 0;
+    for (int k = 0; k < b->nlink; k++) {
+      total += b->links[k].mass;
+    }
+    M = fmax(1e-6, 1e-3 * total / b->nlink);
+    hsu_log(hsLOG_INFO, "dynamics: %s: moving link %s has no mass; using %g kg", c->name,
+            b->links[t].name, M);
+  }
+  for (int r = 0; r < 3; r++) {
+    for (int s = r + 1; s < 3; s++) {
+      double a = 0.5 * (I[3 * r + s] + I[3 * s + r]);
+      I[3 * r + s] = I[3 * s + r] = a;
+    }
+  }
+  if (!posDef(I)) {
+    double add = M * 1e-6;
+    double J[9];
+    for (int it = 0; it < 200; it++, add *= 2) {
+      memcpy(J, I, sizeof J);
+      J[0] += add;
+      J[4] += add;
+      J[8] += add;
+      if (posDef(J)) {
+        break;
+      }
+    }
+    memcpy(I, J, sizeof I);
+    hsu_log(hsLOG_INFO, "dynamics: %s: link %s has no positive definite inertia; adding %g kg m^2",
+            c->name, b->links[t].name, add);
+  }
+  if (!posDef(I) || !hsd_sane(I, 9) || !isfinite(M)) {
+    return HS_ERR(err, hsE_INVALID, "%s: link %s: unusable mass or inertia", c->name,
+                  b->links[t].name);
+  }
+  // the body, at the group's centre of mass
+  dBodyID body = dBodyCreate(w->world);
+  dMass m;
+  dMassSetZero(&m);
+  m.mass = M;
+  for (int r = 0; r < 3; r++) {
+    for (int s = 0; s < 3; s++) {
+      m.I[4 * r + s] = I[3 * r + s];
+    }
+  }
+  dBodySetMass(body, &m);
+  dBodySetData(body, (void *)(intptr_t)(++w->nbody));  // island index + 1
+  dBodySetAutoDisableFlag(body, 0);
+  dBodySetDamping(body, 0, 0);
+  for (int k = t; k < b->nlink; k++) {
+    if (c->links[k].top != t) {
+      continue;
+    }
+    hsdLink *l = &c->links[k];
+    l->body = body;
+    l->dynamic = 1;
+    for (int j = 0; j < 3; j++) {
+      l->offP[j] -= com[j];
+    }
+  }
+  return 0;
+}
+
+//---------------------------------- joints ----------------------------------------------------
+
+// set a joint's motor for its mode (high gain / position given: huge force bound; torque: off)
+void hsd_configureMotor(const hsdWorld *w, hsdLink *l) {
+  double fmax = (l->mode == hsMODE_HIGH_GAIN || l->given) ? w->opt.highGainFMax : 0;
+  if (l->jkind == hsdJ_HINGE) {
+    dJointSetHingeParam(l->joint, dParamVel, 0);
+    dJointSetHingeParam(l->joint, dParamFMax, fmax);
+  } else if (l->jkind == hsdJ_SLIDER) {
+    dJointSetSliderParam(l->joint, dParamVel, 0);
+    dJointSetSliderParam(l->joint, dParamFMax, fmax);
+  }
+}
+
+// make the joint of link i (rotate / slide) to its parent's body
+static void makeJoint(hsdWorld *w, hsdCharacter *c, int i) {
+  const hsLink *lk = &c->body->links[i];
+  hsdLink *l = &c->links[i];
+  const double *p = c->state->linkP + 3 * i, *R = c->state->linkR + 9 * i;
+  double axis[3], a[3];
+  double n = hsu_norm(lk->axis);
+  for (int j = 0; j < 3; j++) {
+    a[j] = lk->axis[j] / n;
+  }
+  hsu_rotVec(axis, R, a);
+  dBodyID parent = c->links[lk->parent].body;
+  if (lk->jointType == hsJOINT_ROTATE) {
+    l->joint = dJointCreateHinge(w->world, 0);
+    dJointAttach(l->joint, l->body, parent);
+    dJointSetHingeAnchor(l->joint, p[0], p[1], p[2]);
+    dJointSetHingeAxis(l->joint, axis[0], axis[1], axis[2]);
+    l->jkind = hsdJ_HINGE;
+  } else {
+    l->joint = dJointCreateSlider(w->world, 0);
+    dJointAttach(l->joint, l->body, parent);
+    dJointSetSliderAxis(l->joint, axis[0], axis[1], axis[2]);
+    l->jkind = hsdJ_SLIDER;
+  }
+  memset(&l->fb, 0, sizeof l->fb);
+  dJointSetFeedback(l->joint, &l->fb);
+  hsd_configureMotor(w, l);
+}
+
+//---------------------------------- geoms -----------------------------------------------------
+
+// split the 3x3 part of T into R S with S = diag(s) when its columns are orthogonal and it
+// keeps handedness; returns 0 otherwise
+static int splitScale(double R[9], double s[3], const double T[12]) {
+  double c[3][3];
+  for (int j = 0; j < 3; j++) {
+    for (int i = 0; i < 3; i++) {
+      c[j][i] = T[4 * i + j];
+    }
+    s[j] = hsu_norm(c[j]);
+    if (!(s[j] > 0)) {
+      return 0;
+    }
+  }
+  for (int j = 0; j < 3; j++) {
+    for (int k = j + 1; k < 3; k++) {
+      if (fabs(hsu_dot(c[j], c[k])) > 1e-9 * s[j] * s[k]) {
+        return 0;
+      }
+    }
+  }
+  for (int j = 0; j < 3; j++) {
+    for (int i = 0; i < 3; i++) {
+      R[3 * i + j] = c[j][i] / s[j];
+    }
+  }
+  double x[3];
+  hsu_cross(x, c[0], c[1]);
+  return hsu_dot(x, c[2]) > 0;
+}
+
+static int near(double a, double b) {
+  return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
+}
+
+// a trimesh of shape sh under T (link frame); NULL when the shape has no usable triangles, or
+// (with *nomem set) when memory ran out
+static dGeomID makeTrimesh(const hsShape *sh, const double T[12], double **verts,
+                           dTriIndex **tris, dTriMeshDataID *data, int *nomem) {
+  int nv = sh->nvertex, nt = 0;
+  if (nv < 3 || sh->ntriangle < 1) {
+    return NULL;
+  }
+  double *v = hsu_malloc((size_t)nv * 3 * sizeof *v);
+  dTriIndex *t = hsu_malloc((size_t)sh->ntriangle * 3 * sizeof *t);
+  if (!v || !t) {
+    hsu_free(v);
+    hsu_free(t);
+    *nomem = 1;
+    return NULL;
+  }
+  for (int i = 0; i < nv; i++) {
+    double p[3] = {sh->vertices[3 * i], sh->vertices[3 * i + 1], sh->vertices[3 * i + 2]};
+    hsu_transformPoint(v + 3 * i, T, p);
+  }
+  for (int i = 0; i < sh->ntriangle; i++) {
+    const int *tri = sh->triangles + 3 * i;
+    if (tri[0] < 0 || tri[0] >= nv || tri[1] < 0 || tri[1] >= nv || tri[2] < 0 || tri[2] >= nv) {
+      continue;
+    }
+    for (int k = 0; k < 3; k++) {
+      t[3 * nt + k] = (dTriIndex)tri[k];
+    }
+    nt++;
+  }
+  if (nt == 0 || !hsd_sane(v, 3 * nv)) {
+    hsu_free(v);
+    hsu_free(t);
+    return NULL;
+  }
+  *data = dGeomTriMeshDataCreate();
+  dGeomTriMeshDataBuildDouble(*data, v, 3 * sizeof(double), nv, t, 3 * nt,
+                              3 * sizeof(dTriIndex));
+  *verts = v;
+  *tris = t;
+  return dCreateTriMesh(0, *data, NULL, NULL, NULL);
+}
+
+// place geom g of link l: attached to its body with the offset (offR, offP) * T, or fixed in
+// the world at the link's pose * T
+void hsd_placeGeom(dGeomID g, const hsdLink *l, const double T[12], const double linkP[3],
+                   const double linkR[9]) {
+  double R[9], t[3], RT[9], x[3];
+  hsu_splitTransform(R, t, T);
+  dMatrix3 m;
+  if (l->body) {
+    hsu_mulMat(RT, l->offR, R);
+    hsu_rotVec(x, l->offR, t);
+    for (int j = 0; j < 3; j++) {
+      x[j] += l->offP[j];
+    }
+    hsd_toOdeR(m, RT);
+    dGeomSetBody(g, l->body);
+    dGeomSetOffsetPosition(g, x[0], x[1], x[2]);
+    dGeomSetOffsetRotation(g, m);
+  } else {
+    hsu_mulMat(RT, linkR, R);
+    hsu_rotVec(x, linkR, t);
+    for (int j = 0; j < 3; j++) {
+      x[j] += linkP[j];
+    }
+    hsd_toOdeR(m, RT);
+    dGeomSetPosition(g, x[0], x[1], x[2]);
+    dGeomSetRotation(g, m);
+  }
+}
+
+// make the geoms of one collision shape reference of link k: 1 when made, 0 when the shape
+// gives nothing to collide with (degenerate), hsE_NOMEM
+static int makeShapeGeom(hsdCharacter *c, int k, const hsShapeRef *ref, hsdGeom *g) {
+  const hsShape *sh = &c->body->shapes[ref->shape];
+  const float *pa = sh->params;
+  double R[9], s[3];
+  int nomem = 0;
+  memset(g, 0, sizeof *g);
+  g->link = k;
+  // a primitive under a transform that keeps it that primitive
+  if (hsd_sane(ref->T, 12) && splitScale(R, s, ref->T)) {
+    double t[3] = {ref->T[3], ref->T[7], ref->T[11]};
+    hsu_makeTransform(g->T, R, t);
+    if (sh->primitive == hsPRIM_BOX && sh->nparam >= 3) {
+      double d[3] = {pa[0] * s[0], pa[1] * s[1], pa[2] * s[2]};
+      if (d[0] > 0 && d[1] > 0 && d[2] > 0 && hsd_sane(d, 3)) {
+        g->g = dCreateBox(0, d[0], d[1], d[2]);
+      }
+    } else if (sh->primitive == hsPRIM_SPHERE && sh->nparam >= 1 && near(s[0], s[1]) &&
+               near(s[0], s[2])) {
+      double r = pa[0] * s[0];
+      if (r > 0 && hsd_sane(&r, 1)) {
+        g->g = dCreateSphere(0, r);
+      }
+    } else if (sh->primitive == hsPRIM_CYLINDER && sh->nparam >= 2 && near(s[0], s[2])) {
+      double d[2] = {pa[0] * s[0], pa[1] * s[1]};
+      if (d[0] > 0 && d[1] > 0 && hsd_sane(d, 2)) {
+        g->g = dCreateCylinder(0, d[0], d[1]);
+        // ODE's cylinder axis is z, VRML's y: the geom frame is the shape frame turned -90
+        // degrees about x, which takes z onto y
+        static const double Ry[12] = {1, 0, 0, 0, 0, 0, 1, 0, 0, -1, 0, 0};
+        double T2[12];
+        hsu_mulTransform(T2, g->T, Ry);
+        memcpy(g->T, T2, sizeof T2);
+        // the twin: the shape's own triangles under the full transform
+        g->twin = makeTrimesh(sh, ref->T, &g->twinVerts, &g->twinTris, &g->twinData, &nomem);
+      }
+    }
+  }
+  // anything else: the shape's triangles, in the link frame
+  if (!g->g && !nomem) {
+    static const double I[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
+    memcpy(g->T, I, sizeof I);
+    g->g = makeTrimesh(sh, ref->T, &g->verts, &g->tris, &g->data, &nomem);
+  }
+  if (!g->g || nomem) {
+    destroyGeom(g);
+    return nomem ? hsE_NOMEM : 0;
+  }
+  g->cls = dGeomGetClass(g->g);
+  return 1;
+}
+
+// make every geom of character c
+static int makeGeoms(hsdCharacter *c, hsError *err) {
+  const hsBody *b = c->body;
+  int n = 0;
+  for (int k = 0; k < b->nlink; k++) {
+    n += b->links[k].ncollisionRef;
+  }
+  c->geoms = hsu_calloc((size_t)n + 1, sizeof *c->geoms);
+  if (!c->geoms) {
+    return HS_ERR(err, hsE_NOMEM, "out of memory");
+  }
+  c->ngeom = 0;
+  for (int k = 0; k < b->nlink; k++) {
+    const hsLink *lk = &b->links[k];
+    hsdLink *l = &c->links[k];
+    l->geomAdr = c->ngeom;
+    for (int r = 0; r < lk->ncollisionRef; r++) {
+      const hsShapeRef *ref = &lk->collisionRefs[r];
+      if (ref->shape < 0 || ref->shape >= b->nshape) {
+        continue;
+      }
+      hsdGeom *g = &c->geoms[c->ngeom];
+      int made = makeShapeGeom(c, k, ref, g);
+      if (made < 0) {
+        return HS_ERR(err, hsE_NOMEM, "out of memory");
+      }
+      if (made) {
+        const double *p = c->state->linkP + 3 * k, *R = c->state->linkR + 9 * k;
+        hsd_placeGeom(g->g, l, g->T, p, R);
+        if (g->twin) {
+          double I[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
+          hsd_placeGeom(g->twin, l, I, p, R);
+        }
+        c->ngeom++;
+      }
+    }
+    l->ngeom = c->ngeom - l->geomAdr;
+  }
+  return 0;
+}
+
+//---------------------------------- init ------------------------------------------------------
+
+int hsd_init(hsdWorld *w, hsError *err) {
+  if (!w) {
+    return HS_ERR(err, hsE_INVALID, "no world");
+  }
+  hsd_destroyOde(w);
+  w->world = dWorldCreate();
+  w->contactGroup = dJointGroupCreate(0);
+  const hsdOptions *o = &w->opt;
+  dWorldSetGravity(w->world, w->g[0], w->g[1], w->g[2]);
+  dWorldSetERP(w->world, o->erp);
+  dWorldSetCFM(w->world, o->cfm);
+  dWorldSetQuickStepNumIterations(w->world, o->quickIterations);
+  dWorldSetContactSurfaceLayer(w->world, o->contactSurfaceLayer);
+  // contacts cap their push-out speed themselves (dynamics_contact.c)
+  dWorldSetContactMaxCorrectingVel(w->world, dInfinity);
+  dWorldSetAutoDisableFlag(w->world, 0);
+  for (int ci = 0; ci < w->nchar; ci++) {
+    hsdCharacter *c = &w->chars[ci];
+    const hsBody *b = c->body;
+    hsm_forwardKinematics(b, c->state);
+    // rigid groups
+    for (int k = 0; k < b->nlink; k++) {
+      const hsLink *lk = &b->links[k];
+      hsdLink *l = &c->links[k];
+      int own = k == 0 || lk->jointType == hsJOINT_ROTATE || lk->jointType == hsJOINT_SLIDE;
+      l->top = own ? k : c->links[lk->parent].top;
+      l->dynamic = 0;
+      l->body = NULL;
+      l->joint = NULL;
+      l->jkind = hsdJ_NONE;
+      hsu_setIdentity(l->offR);
+      memset(l->offP, 0, sizeof l->offP);
+    }
+    for (int k = 0; k < b->nlink; k++) {
+      int dyn = k > 0 || b->links[0].jointType == hsJOINT_FREE;
+      if (c->links[k].top == k && dyn && makeGroupBody(w, c, k, err) < 0) {
+        hsd_destroyOde(w);
+        return hsE_INVALID;
+      }
+    }
+    // static links: offsets relative to the root frame (used for their poses)
+    for (int k = 0; k < b->nlink; k++) {
+      hsdLink *l = &c->links[k];
+      if (!l->body) {
+        const double *pt = c->state->linkP, *Rt = c->state->linkR;
+        double d[3], RtT[9];
+        for (int j = 0; j < 3; j++) {
+          d[j] = c->state->linkP[3 * k + j] - pt[j];
+        }
+        hsu_rotVecT(l->offP, Rt, d);
+        hsu_transpose(RtT, Rt);
+        hsu_mulMat(l->offR, RtT, c->state->linkR + 9 * k);
+      }
+    }
+    if (c->links[0].given && c->links[0].body) {
+      dBodySetKinematic(c->links[0].body);
+    }
+    // the composite body of a free root (enabled only while every joint is servoed)
+    c->cbody = NULL;
+    if (b->links[0].jointType == hsJOINT_FREE) {
+      c->cbody = dBodyCreate(w->world);
+      dBodySetData(c->cbody, (void *)(intptr_t)(++w->nbody));
+      dBodySetAutoDisableFlag(c->cbody, 0);
+      dBodySetGyroscopicMode(c->cbody, 0);
+      dBodySetFiniteRotationMode(c->cbody, 1);
+      dBodySetDamping(c->cbody, 0, 0);
+      dBodyDisable(c->cbody);
+    }
+    c->still = b->links[0].jointType != hsJOINT_FREE;
+    for (int k = 1; k < b->nlink; k++) {
+      if (b->links[k].jointType == hsJOINT_ROTATE || b->links[k].jointType == hsJOINT_SLIDE) {
+        c->still = 0;
+      }
+    }
+    // bodies where the state puts them, before the joints record their zero configuration
+    w->initialised = 1;
+    hsd_syncFromState(w, ci, hsdREP_ARTICULATED);
+    for (int k = 1; k < b->nlink; k++) {
+      if (c->links[k].top == k) {
+        makeJoint(w, c, k);
+      }
+    }
+    if (makeGeoms(c, err) < 0) {
+      hsd_destroyOde(w);
+      return hsE_NOMEM;
+    }
+    // force sensors without a joint of their own need the Newton-Euler fallback
+    c->needWrench = 0;
+    for (int s = 0; s < b->nsensor; s++) {
+      const hsSensor *sn = &b->sensors[s];
+      if (sn->type == hsSENSOR_FORCE && c->links[sn->link].jkind == hsdJ_NONE) {
+        c->needWrench = 1;
+      }
+    }
+    memset(c->readings, 0, 6 * (size_t)b->nsensor * sizeof *c->readings);
+    for (int k = 0; k < b->nlink; k++) {
+      c->links[k].cmd = 0;
+      c->links[k].hasExt = 0;
+    }
+    hsd_syncFromState(w, ci, hsd_chooseRep(w, ci));
+  }
+  w->islandParent = hsu_calloc((size_t)w->nbody + 1, sizeof *w->islandParent);
+  w->islandRows = hsu_calloc((size_t)w->nbody + 1, sizeof *w->islandRows);
+  if (!w->islandParent || !w->islandRows) {
+    hsd_destroyOde(w);
+    return HS_ERR(err, hsE_NOMEM, "out of memory");
+  }
+  w->initialised = 1;
+  w->quickSteps = 0;
+  w->time = 0;
+  w->steps = 0;
+  w->seed = 1;
+  w->ncontact = 0;
+  return 0;
+}

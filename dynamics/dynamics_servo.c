@@ -1,0 +1,525 @@
+// dynamics_servo.c - characters whose every 1-dof joint is servoed (high gain or position
+// given): the composite and kinematic representations, and inverse dynamics.
+//
+// A servoed joint follows its command exactly, so such a character has no joint dynamics to
+// solve: with a free root only the root's six degrees of freedom move under forces, and with a
+// fixed or position-given root nothing does. Solving 30 hinge constraints with motors every
+// step (as the articulated representation does) gives the same motion at many times the cost,
+// so these characters are simulated like this (OpenHRP's AIST engine does the same for
+// high-gain joints):
+//
+// Composite (free root): one ODE body stands for the whole character frozen in its current
+// configuration: mass M, centre c, inertia I_c about c, oriented like the root. The state
+// carried from step to step is the character's total momentum P and angular momentum L about
+// c. Before a step, the joint velocities of the step dq (see hsd_servoVelocity) give each
+// link's velocity relative to the root frame ("internal" velocity) and the momentum it carries
+// (P_int, L_int); the body gets the rigid velocity that leaves the rest: v = (P - P_int) / M,
+// w = I_c^-1 (L - L_int). ODE then applies gravity, external forces and contacts; a contact on
+// a link attaches to this body and carries the link's internal velocity at the contact point as
+// ODE's surface motion (motion1, motion2, motionN), so the constraint acts on the true point
+// velocity. After the step P = M v' + P_int and L = I_c w' + L_int (ODE's gyroscopic term is
+// off: with the momentum carried over and w recomputed from it, the rigid rotation conserves L
+// exactly), the root moves with the body, the joints land on their targets (q + dq dt, exactly
+// the commanded value when one was given) and every link follows by forward kinematics.
+//
+// Kinematic (fixed or given root): every link moves by its commands; contacts attach only to
+// the other side's body, with this side's whole point velocity as surface motion.
+//
+// In both, each link keeps a kinematic ODE body (for its geoms), and joint torques and force
+// sensor readings come from inverse dynamics (Newton-Euler, backwards over the tree) of the
+// motion the step produced, with the contact and external forces each link received.
+
+#include <math.h>
+#include <string.h>
+
+#include "dynamics_private.h"
+
+//---------------------------------- helpers ---------------------------------------------------
+
+static int oneDof(const hsBody *b, int k) {
+  return k > 0 &&
+         (b->links[k].jointType == hsJOINT_ROTATE || b->links[k].jointType == hsJOINT_SLIDE);
+}
+
+static int servoed(const hsdLink *l) {
+  return l->mode == hsMODE_HIGH_GAIN || l->given;
+}
+
+// unit joint axis of link k in the world, for link rotation R
+static void axisOf(double a[3], const hsLink *lk, const double R[9]) {
+  double n = hsu_norm(lk->axis), u[3] = {lk->axis[0] / n, lk->axis[1] / n, lk->axis[2] / n};
+  hsu_rotVec(a, R, u);
+}
+
+// res = inverse of the symmetric positive definite 3x3 matrix A
+static void inv3(double res[9], const double A[9]) {
+  double c[9] = {A[4] * A[8] - A[5] * A[7], A[2] * A[7] - A[1] * A[8], A[1] * A[5] - A[2] * A[4],
+                 A[5] * A[6] - A[3] * A[8], A[0] * A[8] - A[2] * A[6], A[2] * A[3] - A[0] * A[5],
+                 A[3] * A[7] - A[4] * A[6], A[1] * A[6] - A[0] * A[7], A[0] * A[4] - A[1] * A[3]};
+  double det = A[0] * c[0] + A[1] * c[3] + A[2] * c[6];
+  for (int i = 0; i < 9; i++) {
+    res[i] = c[i] / det;
+  }
+}
+
+// world inertia of link k about its centre: R I R^T
+static void worldInertia(double Iw[9], const hsLink *lk, const double R[9]) {
+  double RI[9], RT[9];
+  hsu_mulMat(RI, R, lk->inertia);
+  hsu_transpose(RT, R);
+  hsu_mulMat(Iw, RI, RT);
+}
+
+// velocities of every link from the root twist (v0 at the root origin, w0) and the joint
+// velocities dqStep, at the actual configuration: v/w arrays of 3 per link
+static void velocityPass(const hsdCharacter *c, const double v0[3], const double w0[3],
+                         double *v, double *wv, int useStep) {
+  const hsBody *b = c->body;
+  memcpy(v, v0, 3 * sizeof *v);
+  memcpy(wv, w0, 3 * sizeof *wv);
+  for (int k = 1; k < b->nlink; k++) {
+    const hsdLink *l = &c->links[k];
+    int p = b->links[k].parent;
+    double r[3], x[3];
+    for (int j = 0; j < 3; j++) {
+      r[j] = l->pAct[j] - c->links[p].pAct[j];
+    }
+    hsu_cross(x, wv + 3 * p, r);
+    for (int j = 0; j < 3; j++) {
+      v[3 * k + j] = v[3 * p + j] + x[j];
+      wv[3 * k + j] = wv[3 * p + j];
+    }
+    if (oneDof(b, k)) {
+      double a[3], dq = useStep ? l->dqStep : l->dqAct;
+      axisOf(a, &b->links[k], l->RAct);
+      for (int j = 0; j < 3; j++) {
+        if (b->links[k].jointType == hsJOINT_ROTATE) {
+          wv[3 * k + j] += a[j] * dq;
+        } else {
+          v[3 * k + j] += a[j] * dq;
+        }
+      }
+    }
+  }
+}
+
+// put every kinematic link body where pAct/RAct say (top links carry the bodies)
+static void placeLinkBodies(hsdCharacter *c) {
+  for (int k = 0; k < c->body->nlink; k++) {
+    hsdLink *l = &c->links[k];
+    if (!l->body || l->top != k) {
+      continue;
+    }
+    double x[3];
+    hsu_rotVec(x, l->RAct, l->offP);
+    dMatrix3 m;
+    hsd_toOdeR(m, l->RAct);
+    dBodySetPosition(l->body, l->pAct[0] - x[0], l->pAct[1] - x[1], l->pAct[2] - x[2]);
+    dBodySetRotation(l->body, m);
+  }
+}
+
+//---------------------------------- representation -------------------------------------------
+
+hstdRep hsd_chooseRep(const hsdWorld *w, int ci) {
+  const hsdCharacter *c = &w->chars[ci];
+  const hsBody *b = c->body;
+  int all = 1, n = 0;
+  for (int k = 1; k < b->nlink; k++) {
+    if (oneDof(b, k)) {
+      n++;
+      all = all && servoed(&c->links[k]);
+    }
+  }
+  if (!all || (w->opt.servoMotors && n > 0)) {
+    return hsdREP_ARTICULATED;
+  }
+  if (c->links[0].body && !c->links[0].given) {
+    return n > 0 ? hsdREP_COMPOSITE : hsdREP_ARTICULATED;
+  }
+  return hsdREP_KINEMATIC;
+}
+
+double hsd_servoVelocity(const hsdWorld *w, const hsdCharacter *c, int k) {
+  const hsdLink *l = &c->links[k];
+  double dt = w->dt;
+  if (l->cmd & hsdCMD_Q) {
+    return (l->qCmd - l->qAct) / dt;
+  }
+  if (l->cmd & hsdCMD_DQ) {
+    return l->dqCmd + ((l->cmd & hsdCMD_DDQ) ? l->ddqCmd * dt : 0);
+  }
+  if (l->cmd & hsdCMD_DDQ) {
+    return l->dqAct + l->ddqCmd * dt;
+  }
+  return (l->qCmd - l->qAct) / dt;
+}
+
+void hsd_momentum(hsdCharacter *c) {
+  const hsBody *b = c->body;
+  double M = 0, com[3] = {0, 0, 0};
+  for (int k = 0; k < b->nlink; k++) {
+    double ck[3];
+    hsu_rotVec(ck, c->links[k].RAct, b->links[k].com);
+    for (int j = 0; j < 3; j++) {
+      com[j] += b->links[k].mass * (ck[j] + c->links[k].pAct[j]);
+    }
+    M += b->links[k].mass;
+  }
+  for (int j = 0; j < 3; j++) {
+    com[j] = M > 0 ? com[j] / M : c->links[0].pAct[j];
+    c->P[j] = c->L[j] = 0;
+  }
+  for (int k = 0; k < b->nlink; k++) {
+    const hsLink *lk = &b->links[k];
+    const hsdLinkMotion *m = &c->motion[k];
+    double rc[3], x[3], vc[3], d[3], Iw[9], Iww[3], dxv[3];
+    hsu_rotVec(rc, c->links[k].RAct, lk->com);
+    hsu_cross(x, m->w, rc);
+    for (int j = 0; j < 3; j++) {
+      vc[j] = m->v[j] + x[j];
+      d[j] = c->links[k].pAct[j] + rc[j] - com[j];
+    }
+    worldInertia(Iw, lk, c->links[k].RAct);
+    hsu_rotVec(Iww, Iw, m->w);
+    hsu_cross(dxv, d, vc);
+    for (int j = 0; j < 3; j++) {
+      c->P[j] += lk->mass * vc[j];
+      c->L[j] += Iww[j] + lk->mass * dxv[j];
+    }
+  }
+}
+
+//---------------------------------- before the step -------------------------------------------
+
+// the composite body's mass properties and state for this step
+static void prepareComposite(hsdCharacter *c) {
+  const hsBody *b = c->body;
+  double M = 0, com[3] = {0, 0, 0}, Ic[9] = {0};
+  for (int k = 0; k < b->nlink; k++) {
+    double ck[3];
+    hsu_rotVec(ck, c->links[k].RAct, b->links[k].com);
+    for (int j = 0; j < 3; j++) {
+      com[j] += b->links[k].mass * (ck[j] + c->links[k].pAct[j]);
+    }
+    M += b->links[k].mass;
+  }
+  double Mr = M;
+  if (!(M > 0)) {
+    Mr = 1e-6;  // a weightless character: keep ODE's body valid
+  }
+  for (int j = 0; j < 3; j++) {
+    com[j] = M > 0 ? com[j] / M : c->links[0].pAct[j];
+    c->PInt[j] = c->LInt[j] = 0;
+  }
+  for (int k = 0; k < b->nlink; k++) {
+    const hsLink *lk = &b->links[k];
+    const hsdLink *l = &c->links[k];
+    double rc[3], d[3], Iw[9], x[3], vc[3], Iww[3], dxv[3];
+    hsu_rotVec(rc, l->RAct, lk->com);
+    for (int j = 0; j < 3; j++) {
+      d[j] = l->pAct[j] + rc[j] - com[j];
+    }
+    worldInertia(Iw, lk, l->RAct);
+    double dd = hsu_dot(d, d);
+    for (int r = 0; r < 3; r++) {
+      for (int s = 0; s < 3; s++) {
+        Ic[3 * r + s] += Iw[3 * r + s] + lk->mass * ((r == s ? dd : 0) - d[r] * d[s]);
+      }
+    }
+    // momentum of the joint motion (root frame at rest)
+    hsu_cross(x, l->wInt, rc);
+    for (int j = 0; j < 3; j++) {
+      vc[j] = l->vInt[j] + x[j];
+    }
+    hsu_rotVec(Iww, Iw, l->wInt);
+    hsu_cross(dxv, d, vc);
+    for (int j = 0; j < 3; j++) {
+      c->PInt[j] += lk->mass * vc[j];
+      c->LInt[j] += Iww[j] + lk->mass * dxv[j];
+    }
+  }
+  // ODE needs a positive definite inertia: a character that is a point or a rod gets a trace
+  double tr = Ic[0] + Ic[4] + Ic[8], add = fmax(1e-12, 1e-9 * tr);
+  for (int it = 0; it < 200; it++) {
+    double m2 = Ic[0] * Ic[4] - Ic[1] * Ic[3];
+    double m3 = Ic[0] * (Ic[4] * Ic[8] - Ic[5] * Ic[7]) - Ic[1] * (Ic[3] * Ic[8] - Ic[5] * Ic[6]) +
+                Ic[2] * (Ic[3] * Ic[7] - Ic[4] * Ic[6]);
+    if (Ic[0] > 0 && m2 > 0 && m3 > 0) {
+      break;
+    }
+    Ic[0] += add;
+    Ic[4] += add;
+    Ic[8] += add;
+    add *= 2;
+  }
+  c->M = Mr;
+  memcpy(c->com, com, sizeof com);
+  memcpy(c->Ic, Ic, sizeof Ic);
+  // the rigid velocity that leaves the internal momentum to the joints
+  double Ii[9], dL[3], wB[3], vB[3];
+  inv3(Ii, Ic);
+  for (int j = 0; j < 3; j++) {
+    dL[j] = c->L[j] - c->LInt[j];
+    vB[j] = (c->P[j] - c->PInt[j]) / Mr;
+  }
+  hsu_rotVec(wB, Ii, dL);
+  // place the body: at the centre, oriented like the root, with the frozen inertia
+  const double *R0 = c->links[0].RAct;
+  double RT[9], IR[9], Ib[9], d0[3];
+  hsu_transpose(RT, R0);
+  hsu_mulMat(IR, RT, Ic);
+  hsu_mulMat(Ib, IR, R0);
+  dMass m;
+  dMassSetZero(&m);
+  m.mass = Mr;
+  for (int r = 0; r < 3; r++) {
+    for (int s = 0; s < 3; s++) {
+      m.I[4 * r + s] = 0.5 * (Ib[3 * r + s] + Ib[3 * s + r]);
+    }
+  }
+  dBodySetMass(c->cbody, &m);
+  dMatrix3 mR;
+  hsd_toOdeR(mR, R0);
+  dBodySetPosition(c->cbody, com[0], com[1], com[2]);
+  dBodySetRotation(c->cbody, mR);
+  dBodySetLinearVel(c->cbody, vB[0], vB[1], vB[2]);
+  dBodySetAngularVel(c->cbody, wB[0], wB[1], wB[2]);
+  for (int j = 0; j < 3; j++) {
+    d0[j] = c->links[0].pAct[j] - com[j];
+  }
+  hsu_rotVecT(c->bo, R0, d0);
+}
+
+// the root twist of a kinematic character this step (position given: towards its command)
+static void kinematicRootVelocity(const hsdWorld *w, hsdCharacter *c) {
+  const hsdLink *l = &c->links[0];
+  memset(c->vRoot, 0, sizeof c->vRoot);
+  memset(c->wRoot, 0, sizeof c->wRoot);
+  if (!l->given || c->body->links[0].jointType != hsJOINT_FREE) {
+    return;  // a fixed root never moves
+  }
+  if ((l->cmd & hsdCMD_VEL) && !(l->cmd & hsdCMD_POSE)) {
+    memcpy(c->vRoot, l->vCmd, sizeof c->vRoot);
+    memcpy(c->wRoot, l->wCmd, sizeof c->wRoot);
+    return;
+  }
+  double RT[9], Rd[9], aa[4];
+  hsu_transpose(RT, l->RAct);
+  hsu_mulMat(Rd, l->RCmd, RT);
+  hsu_matToAxisAngle(aa, Rd);
+  for (int j = 0; j < 3; j++) {
+    c->vRoot[j] = (l->pCmd[j] - l->pAct[j]) / w->dt;
+    c->wRoot[j] = aa[j] * aa[3] / w->dt;
+  }
+}
+
+void hsd_servoPrepare(hsdWorld *w, int ci) {
+  hsdCharacter *c = &w->chars[ci];
+  const hsBody *b = c->body;
+  for (int k = 1; k < b->nlink; k++) {
+    c->links[k].dqStep = oneDof(b, k) ? hsd_servoVelocity(w, c, k) : 0;
+  }
+  // internal velocities: the joint motion with the root at rest (kinematic: the whole motion)
+  double v0[3] = {0, 0, 0}, w0[3] = {0, 0, 0};
+  if (c->rep == hsdREP_KINEMATIC) {
+    kinematicRootVelocity(w, c);
+    memcpy(v0, c->vRoot, sizeof v0);
+    memcpy(w0, c->wRoot, sizeof w0);
+  }
+  hsdLink *L = c->links;
+  memcpy(L[0].vInt, v0, sizeof v0);
+  memcpy(L[0].wInt, w0, sizeof w0);
+  for (int k = 1; k < b->nlink; k++) {
+    int p = b->links[k].parent;
+    double r[3], x[3];
+    for (int j = 0; j < 3; j++) {
+      r[j] = L[k].pAct[j] - L[p].pAct[j];
+    }
+    hsu_cross(x, L[p].wInt, r);
+    for (int j = 0; j < 3; j++) {
+      L[k].vInt[j] = L[p].vInt[j] + x[j];
+      L[k].wInt[j] = L[p].wInt[j];
+    }
+    if (oneDof(b, k)) {
+      double a[3];
+      axisOf(a, &b->links[k], L[k].RAct);
+      for (int j = 0; j < 3; j++) {
+        if (b->links[k].jointType == hsJOINT_ROTATE) {
+          L[k].wInt[j] += a[j] * L[k].dqStep;
+        } else {
+          L[k].vInt[j] += a[j] * L[k].dqStep;
+        }
+      }
+    }
+  }
+  if (c->rep == hsdREP_COMPOSITE) {
+    prepareComposite(c);
+    for (int k = 0; k < b->nlink; k++) {
+      L[k].att = c->cbody;
+    }
+  } else {
+    for (int k = 0; k < b->nlink; k++) {
+      L[k].att = NULL;
+    }
+  }
+}
+
+//---------------------------------- after the step --------------------------------------------
+
+void hsd_servoFinish(hsdWorld *w, int ci) {
+  hsdCharacter *c = &w->chars[ci];
+  const hsBody *b = c->body;
+  hsBodyState *st = c->state;
+  hsdLink *l0 = &c->links[0];
+  double p0[3], R0[9], v0[3], w0[3];
+  if (c->rep == hsdREP_COMPOSITE) {
+    const dReal *x = dBodyGetPosition(c->cbody), *vb = dBodyGetLinearVel(c->cbody);
+    const dReal *wb = dBodyGetAngularVel(c->cbody);
+    double Icw[3], wB[3] = {wb[0], wb[1], wb[2]}, ro[3];
+    hsd_fromOdeR(R0, dBodyGetRotation(c->cbody));
+    hsu_rotVec(Icw, c->Ic, wB);
+    hsu_rotVec(ro, R0, c->bo);
+    for (int j = 0; j < 3; j++) {
+      c->P[j] = c->M * vb[j] + c->PInt[j];
+      c->L[j] = Icw[j] + c->LInt[j];
+      p0[j] = x[j] + ro[j];
+      w0[j] = wB[j];
+    }
+    // the root origin's velocity: the body's rigid motion at the root origin
+    double xr[3];
+    hsu_cross(xr, wB, ro);
+    for (int j = 0; j < 3; j++) {
+      v0[j] = vb[j] + xr[j];
+    }
+  } else {
+    memcpy(v0, c->vRoot, sizeof v0);
+    memcpy(w0, c->wRoot, sizeof w0);
+    if (l0->given && b->links[0].jointType == hsJOINT_FREE) {
+      if ((l0->cmd & hsdCMD_VEL) && !(l0->cmd & hsdCMD_POSE)) {
+        double aa[4] = {w0[0], w0[1], w0[2], hsu_norm(w0) * w->dt}, Rd[9];
+        hsu_axisAngleToMat(Rd, aa);
+        hsu_mulMat(R0, Rd, l0->RAct);
+        for (int j = 0; j < 3; j++) {
+          p0[j] = l0->pAct[j] + v0[j] * w->dt;
+        }
+        memcpy(l0->pCmd, p0, sizeof p0);  // then hold there
+        memcpy(l0->RCmd, R0, sizeof R0);
+      } else {
+        memcpy(p0, l0->pCmd, sizeof p0);
+        memcpy(R0, l0->RCmd, sizeof R0);
+      }
+    } else {
+      memcpy(p0, l0->pAct, sizeof p0);
+      memcpy(R0, l0->RAct, sizeof R0);
+    }
+  }
+  // joints land on their targets; links follow
+  memcpy(st->rootP, p0, sizeof p0);
+  memcpy(st->rootR, R0, sizeof R0);
+  for (int k = 1; k < b->nlink; k++) {
+    hsdLink *l = &c->links[k];
+    if (!oneDof(b, k)) {
+      continue;
+    }
+    l->qAct = (l->cmd & hsdCMD_Q) ? l->qCmd : l->qAct + l->dqStep * w->dt;
+    st->ddq[k] = (l->dqStep - l->dqAct) / w->dt;
+    if (!(l->cmd & hsdCMD_Q) && (l->cmd & (hsdCMD_DQ | hsdCMD_DDQ))) {
+      l->qCmd = l->qAct;  // after a velocity command the servo holds where it went
+    }
+    l->dqAct = l->dqStep;
+    st->q[k] = l->qAct;
+    st->dq[k] = l->dqStep;
+  }
+  hsm_forwardKinematics(b, st);
+  if (c->rep == hsdREP_COMPOSITE && c->M > 0) {
+    // the centre of mass moves exactly as the momentum says (c' = c + dt P' / M): shift the
+    // character by what the joints' second-order motion added
+    double cn[3] = {0, 0, 0}, M = 0;
+    for (int k = 0; k < b->nlink; k++) {
+      double ck[3];
+      hsu_rotVec(ck, st->linkR + 9 * k, b->links[k].com);
+      for (int j = 0; j < 3; j++) {
+        cn[j] += b->links[k].mass * (ck[j] + st->linkP[3 * k + j]);
+      }
+      M += b->links[k].mass;
+    }
+    if (M > 0) {
+      for (int j = 0; j < 3; j++) {
+        double d = c->com[j] + w->dt * c->P[j] / M - cn[j] / M;
+        st->rootP[j] += d;
+        for (int k = 0; k < b->nlink; k++) {
+          st->linkP[3 * k + j] += d;
+        }
+      }
+    }
+  }
+  for (int k = 0; k < b->nlink; k++) {
+    memcpy(c->links[k].pAct, st->linkP + 3 * k, 3 * sizeof(double));
+    memcpy(c->links[k].RAct, st->linkR + 9 * k, 9 * sizeof(double));
+  }
+  placeLinkBodies(c);
+  // velocities at the new configuration
+  double *vp = c->scratch, *wp = c->scratch + 3 * b->nlink;
+  velocityPass(c, v0, w0, vp, wp, 1);
+  for (int k = 0; k < b->nlink; k++) {
+    memcpy(c->motion[k].v, vp + 3 * k, 3 * sizeof(double));
+    memcpy(c->motion[k].w, wp + 3 * k, 3 * sizeof(double));
+  }
+}
+
+//---------------------------------- inverse dynamics ------------------------------------------
+
+void hsd_inverseDynamics(hsdWorld *w, int ci) {
+  hsdCharacter *c = &w->chars[ci];
+  const hsBody *b = c->body;
+  const hsBodyState *st = c->state;
+  // each link's own share: applied forces minus the rate of change of its momentum
+  for (int k = 0; k < b->nlink; k++) {
+    const hsLink *lk = &b->links[k];
+    const hsdLink *l = &c->links[k];
+    const hsdLinkMotion *m = &c->motion[k];
+    const double *R = st->linkR + 9 * k;
+    double *W = c->subW[k], rc[3], f[3], x[3], Iw[9], Idw[3], Iww[3], wIw[3], xe[3];
+    hsu_rotVec(rc, R, lk->com);
+    for (int j = 0; j < 3; j++) {
+      f[j] = lk->mass * (w->g[j] - l->ac[j]);
+      W[j] = f[j] + c->linkWrench[k][j];
+    }
+    hsu_cross(x, rc, f);
+    hsu_cross(xe, rc, c->linkWrench[k]);
+    worldInertia(Iw, lk, R);
+    hsu_rotVec(Idw, Iw, m->dw);
+    hsu_rotVec(Iww, Iw, m->w);
+    hsu_cross(wIw, m->w, Iww);
+    for (int j = 0; j < 3; j++) {
+      W[3 + j] = x[j] + xe[j] + c->linkWrench[k][3 + j] - Idw[j] - wIw[j];
+    }
+  }
+  // children into parents (children have larger indices)
+  for (int k = b->nlink - 1; k > 0; k--) {
+    int p = b->links[k].parent;
+    double r[3], x[3];
+    for (int j = 0; j < 3; j++) {
+      r[j] = st->linkP[3 * k + j] - st->linkP[3 * p + j];
+    }
+    hsu_cross(x, r, c->subW[k]);
+    for (int j = 0; j < 3; j++) {
+      c->subW[p][j] += c->subW[k][j];
+      c->subW[p][3 + j] += c->subW[k][3 + j] + x[j];
+    }
+  }
+  if (c->rep == hsdREP_ARTICULATED) {
+    return;
+  }
+  // the torque each servo applied: what the parent exerts on the subtree, about the axis
+  for (int k = 1; k < b->nlink; k++) {
+    if (!oneDof(b, k)) {
+      continue;
+    }
+    double a[3];
+    axisOf(a, &b->links[k], st->linkR + 9 * k);
+    c->state->u[k] = b->links[k].jointType == hsJOINT_ROTATE ? -hsu_dot(a, c->subW[k] + 3)
+                                                              : -hsu_dot(a, c->subW[k]);
+  }
+}

@@ -1,0 +1,28 @@
+// main.cpp - hrpsim-dynamics: serves OpenHRP's DynamicsSimulatorFactory, bound as
+// "DynamicsSimulatorFactory"; each create() makes an independent DynamicsSimulator (one ODE
+// world).
+//
+// Usage: hrpsim-dynamics -ORBInitRef NameService=corbaloc:iiop:HOST:PORT/NameService
+//        [other -ORB options]
+
+#include <cstdio>
+
+#include "dynamics_simulator.h"
+#include "runtime.h"
+
+int main(int argc, char **argv) {
+  try {
+    hrpsim::Runtime runtime(argc, argv, "hrpsim-dynamics");
+    hsd_initODE();  // once per process, before any world; routes ODE's messages to our log
+    hrpsim::DynamicsSimulatorFactoryServant *factory = new hrpsim::DynamicsSimulatorFactoryServant;
+    PortableServer::ObjectId_var oid = runtime.poa()->activate_object(factory);
+    factory->_remove_ref();
+    CORBA::Object_var ref = runtime.poa()->id_to_reference(oid);
+    runtime.bind("DynamicsSimulatorFactory", ref);
+    return runtime.run();
+  } catch (const CORBA::Exception &e) {
+    std::fprintf(stderr, "hrpsim-dynamics: cannot start: CORBA %s (is the naming service "
+                 "running and given with -ORBInitRef NameService=...?)\n", e._name());
+    return 1;
+  }
+}

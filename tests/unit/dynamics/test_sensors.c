@@ -1,0 +1,165 @@
+// test_sensors.c - body sensors: accelerometers at rest, in free fall and on a spinning body,
+// rate gyros, force sensors under a standing robot.
+
+#include "dyn_helpers.h"
+
+// a z-up accelerometer and a gyro at the box centre, and a second pair turned 90 degrees about x
+// and placed 0.1 m out along x
+static const char *kSensors =
+    "DEF ACC0 AccelerationSensor { sensorId 0 }\n"
+    "DEF GYRO0 Gyro { sensorId 0 }\n"
+    "DEF ACC1 AccelerationSensor { sensorId 1 translation 0.1 0 0\n"
+    "  rotation 1 0 0 1.5707963267948966 }\n"
+    "DEF GYRO1 Gyro { sensorId 1 translation 0.1 0 0 rotation 1 0 0 1.5707963267948966 }\n";
+
+static const double *reading(const hsdWorld *w, int ch, const hsBody *b, hstSensor type, int id) {
+  int n;
+  const double *r = hsd_sensorReading(w, ch, hsm_sensorById(b, type, id), &n);
+  CU_ASSERT_EQUAL(n, type == hsSENSOR_FORCE ? 6 : 3);
+  return r;
+}
+
+// zeros before the first step
+static void testZerosBeforeStep(void) {
+  hsBody *box = dynBox("sens0.wrl", 1, 0.2, 0.2, 0.2, 0, 0, 0, kSensors);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(box);
+  CU_ASSERT_EQUAL(box->nsensor, 4);
+  hsdWorld *w = dynWorld(NULL);
+  hsd_addCharacter(w, "box", box, NULL);
+  CU_ASSERT_EQUAL(hsd_init(w, NULL), 0);
+  const double *a = reading(w, 0, box, hsSENSOR_ACCELERATION, 0);
+  for (int j = 0; j < 3; j++) {
+    HST_NEAR(a[j], 0, 0);
+  }
+  hsd_freeWorld(w);
+  hsm_freeBody(box);
+}
+
+// in free fall (any rotation of the sensor) the accelerometer reads 0 (1e-9) and the gyro 0
+static void testFreeFall(void) {
+  hsBody *box = dynBox("sens1.wrl", 1, 0.2, 0.2, 0.2, 0, 0, 0, kSensors);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(box);
+  hsdWorld *w = dynWorld(NULL);
+  hsd_addCharacter(w, "box", box, NULL);
+  CU_ASSERT_EQUAL(hsd_init(w, NULL), 0);
+  dynSteps(w, 100);
+  for (int id = 0; id < 2; id++) {
+    const double *a = reading(w, 0, box, hsSENSOR_ACCELERATION, id);
+    const double *g = reading(w, 0, box, hsSENSOR_RATEGYRO, id);
+    for (int j = 0; j < 3; j++) {
+      HST_NEAR(a[j], 0, 1e-9);
+      HST_NEAR(g[j], 0, 1e-12);
+    }
+  }
+  hsd_freeWorld(w);
+  hsm_freeBody(box);
+}
+
+// at rest on the floor: (0, 0, 9.8) in a z-up sensor frame; the turned sensor (90 degrees about
+// x: its y axis points up) reads (0, 9.8, 0); 1e-6
+static void testAtRest(void) {
+  hsBody *box = dynBox("sens2.wrl", 1, 0.2, 0.2, 0.2, 0, 0, 0, kSensors);
+  hsBody *floor = dynLoadSample("floor/floor.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(box);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(floor);
+  hsdWorld *w = dynWorld(NULL);
+  hsd_addCharacter(w, "box", box, NULL);
+  hsd_addCharacter(w, "floor", floor, NULL);
+  hsdSurface s = {0.5, 0.5, 0, 0.01};
+  hsd_addContactPair(w, 0, -1, 1, -1, &s, NULL);
+  dynPlace(w, 0, 0, 0, 0.1, NULL);
+  CU_ASSERT_EQUAL(hsd_init(w, NULL), 0);
+  dynSteps(w, 500);
+  const double *a0 = reading(w, 0, box, hsSENSOR_ACCELERATION, 0);
+  const double *a1 = reading(w, 0, box, hsSENSOR_ACCELERATION, 1);
+  HST_NEAR(a0[0], 0, 1e-6);
+  HST_NEAR(a0[1], 0, 1e-6);
+  HST_NEAR(a0[2], 9.8, 1e-6);
+  HST_NEAR(a1[0], 0, 1e-6);
+  HST_NEAR(a1[1], 9.8, 1e-6);
+  HST_NEAR(a1[2], 0, 1e-6);
+  hsd_freeWorld(w);
+  hsm_freeBody(box);
+  hsm_freeBody(floor);
+}
+
+// a box spinning at 2 rad/s about its principal z axis without gravity: the centre gyro reads
+// (0, 0, 2), the turned one (0, 2, 0) (1e-12); the accelerometer 0.1 m out reads the centripetal
+// -w^2 r = -0.4 m/s^2 along its x (the finite difference over a step sees the chord: 1e-3)
+static void testSpinning(void) {
+  hsBody *box = dynBox("sens3.wrl", 1, 0.3, 0.2, 0.1, 0, 0, 0, kSensors);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(box);
+  hsdWorld *w = dynWorld(NULL);
+  double zero[3] = {0, 0, 0}, wz[3] = {0, 0, 2};
+  hsd_setGravity(w, zero, NULL);
+  hsd_addCharacter(w, "box", box, NULL);
+  hsd_setLinkVelocity(w, 0, 0, zero, wz, NULL);
+  CU_ASSERT_EQUAL(hsd_init(w, NULL), 0);
+  dynSteps(w, 777);
+  const double *g0 = reading(w, 0, box, hsSENSOR_RATEGYRO, 0);
+  const double *g1 = reading(w, 0, box, hsSENSOR_RATEGYRO, 1);
+  const double *a1 = reading(w, 0, box, hsSENSOR_ACCELERATION, 1);
+  HST_NEAR(g0[0], 0, 1e-12);
+  HST_NEAR(g0[1], 0, 1e-12);
+  HST_NEAR(g0[2], 2, 1e-12);
+  HST_NEAR(g1[0], 0, 1e-12);
+  HST_NEAR(g1[1], 2, 1e-12);
+  HST_NEAR(g1[2], 0, 1e-12);
+  HST_NEAR(a1[0], -0.4, 1e-3);
+  HST_NEAR(a1[1], 0, 1e-3);
+  HST_NEAR(a1[2], 0, 1e-3);
+  hsd_freeWorld(w);
+  hsm_freeBody(box);
+}
+
+// the humanoid standing in high gain: the waist accelerometer reads (0, 0, 9.8) and the gyro 0
+// (1e-4 m/s^2 and 1e-5 rad/s: the feet settle into the soft contacts by micrometres), and the
+// ankle force sensors carry the weight above the feet, (50.6 - 2 * 1.2) kg * 9.8 = 472.36 N in
+// all, positive Fz in their z-up frames (1 %), with small shear
+static void testHumanoidStanding(void) {
+  hsBody *robot = dynLoadSample("humanoid/humanoid.wrl");
+  hsBody *floor = dynLoadSample("floor/floor.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(robot);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(floor);
+  hsdWorld *w = dynWorld(NULL);
+  hsd_addCharacter(w, "floor", floor, NULL);
+  hsd_addCharacter(w, "robot", robot, NULL);
+  hsdSurface s = {0.5, 0.5, 0, 0.01};
+  hsd_addContactPair(w, 1, -1, 0, -1, &s, NULL);
+  hsd_setAllJointModes(w, 1, hsMODE_HIGH_GAIN, NULL);
+  CU_ASSERT_EQUAL(hsd_init(w, NULL), 0);
+  dynSteps(w, 500);
+  const double *acc = reading(w, 1, robot, hsSENSOR_ACCELERATION, 0);
+  const double *gyro = reading(w, 1, robot, hsSENSOR_RATEGYRO, 0);
+  const double *fr = reading(w, 1, robot, hsSENSOR_FORCE, 0);
+  const double *fl = reading(w, 1, robot, hsSENSOR_FORCE, 1);
+  const double *fw = reading(w, 1, robot, hsSENSOR_FORCE, 2);
+  HST_NEAR(acc[0], 0, 1e-4);
+  HST_NEAR(acc[1], 0, 1e-4);
+  HST_NEAR(acc[2], 9.8, 1e-4);
+  for (int j = 0; j < 3; j++) {
+    HST_NEAR(gyro[j], 0, 1e-5);
+  }
+  double want = (dynMass(robot) - 2 * 1.2) * 9.8;
+  fprintf(stderr, " [Fz %.3f + %.3f = %.3f N, want %.3f] ", fr[2], fl[2], fr[2] + fl[2], want);
+  HST_NEAR(fr[2] + fl[2], want, 0.01 * want);
+  CU_ASSERT(fr[2] > 0.3 * want && fl[2] > 0.3 * want);
+  CU_ASSERT(fabs(fr[0]) < 0.01 * want && fabs(fr[1]) < 0.01 * want);
+  // a hand hanging free: its sensor carries the hand (0.5 kg at 0.065 m below the sensor),
+  // downwards in the z-up frame
+  HST_NEAR(fw[2], -0.5 * 9.8, 1e-6);
+  HST_NEAR(fw[4], 0, 1e-6);
+  hsd_freeWorld(w);
+  hsm_freeBody(robot);
+  hsm_freeBody(floor);
+}
+
+void register_sensors(void) {
+  hsd_initODE();
+  CU_pSuite s = hst_addSuite("dynamics_sensors");
+  CU_add_test(s, "zeros before the first step", testZerosBeforeStep);
+  CU_add_test(s, "free fall: accelerometer and gyro read zero", testFreeFall);
+  CU_add_test(s, "at rest: accelerometer reads +g up", testAtRest);
+  CU_add_test(s, "spinning: gyro and centripetal acceleration", testSpinning);
+  CU_add_test(s, "standing humanoid: accelerometer, gyro, force sensors", testHumanoidStanding);
+}

@@ -1,0 +1,437 @@
+// test_servo.c - high-gain and position-given motion: an arm tracking a sinusoid with torques
+// checked against an independent recursive Newton-Euler, the humanoid standing and squatting
+// (the composite representation against ODE joint motors), momentum in flight, a given root,
+// mode switches.
+
+#include "dyn_helpers.h"
+
+//---------------------------------- independent inverse dynamics -------------------------------
+
+// joint torques of a fixed-base tree at (q, dq, ddq) per link under gravity g (acceleration),
+// by the textbook recursive Newton-Euler: forward pass of angular velocity/acceleration and
+// origin acceleration (the base accelerates with -g), backward pass of forces and moments
+static void rnea(const hsBody *b, const double *q, const double *dq, const double *ddq,
+                 const double g[3], double *tau) {
+  hsError err = {0};
+  hsBodyState *st = hsm_makeState(b, &err);
+  for (int k = 0; k < b->nlink; k++) {
+    st->q[k] = q[k];
+  }
+  hsm_forwardKinematics(b, st);
+  int n = b->nlink;
+  double w[64][3], dw[64][3], a[64][3], f[64][3], m[64][3], ax[64][3];
+  for (int k = 0; k < n; k++) {
+    const hsLink *lk = &b->links[k];
+    const double *R = st->linkR + 9 * k;
+    double na = hsu_norm(lk->axis), u[3] = {0, 0, 0};
+    if (na > 0) {
+      for (int j = 0; j < 3; j++) {
+        u[j] = lk->axis[j] / na;
+      }
+    }
+    hsu_rotVec(ax[k], R, u);
+    if (k == 0) {
+      for (int j = 0; j < 3; j++) {
+        w[0][j] = dw[0][j] = 0;
+        a[0][j] = -g[j];
+      }
+      continue;
+    }
+    int p = lk->parent;
+    double r[3], x[3], y[3];
+    for (int j = 0; j < 3; j++) {
+      r[j] = st->linkP[3 * k + j] - st->linkP[3 * p + j];
+    }
+    // origin acceleration: parent's plus dw x r + w x (w x r)
+    hsu_cross(x, dw[p], r);
+    hsu_cross(y, w[p], r);
+    double z[3];
+    hsu_cross(z, w[p], y);
+    for (int j = 0; j < 3; j++) {
+      a[k][j] = a[p][j] + x[j] + z[j];
+    }
+    double wz[3];
+    hsu_cross(wz, w[p], ax[k]);
+    for (int j = 0; j < 3; j++) {
+      w[k][j] = w[p][j] + ax[k][j] * dq[k];
+      dw[k][j] = dw[p][j] + wz[j] * dq[k] + ax[k][j] * ddq[k];
+    }
+  }
+  for (int k = n - 1; k >= 0; k--) {
+    const hsLink *lk = &b->links[k];
+    const double *R = st->linkR + 9 * k;
+    double rc[3], x[3], y[3], ac[3], RI[9], RT[9], I[9], Idw[3], Iw[3], wIw[3];
+    hsu_rotVec(rc, R, lk->com);
+    hsu_cross(x, dw[k], rc);
+    hsu_cross(y, w[k], rc);
+    double z[3];
+    hsu_cross(z, w[k], y);
+    for (int j = 0; j < 3; j++) {
+      ac[j] = a[k][j] + x[j] + z[j];
+    }
+    hsu_mulMat(RI, R, lk->inertia);
+    hsu_transpose(RT, R);
+    hsu_mulMat(I, RI, RT);
+    hsu_rotVec(Idw, I, dw[k]);
+    hsu_rotVec(Iw, I, w[k]);
+    hsu_cross(wIw, w[k], Iw);
+    double F[3], mc[3];
+    for (int j = 0; j < 3; j++) {
+      F[j] = lk->mass * ac[j];
+    }
+    hsu_cross(mc, rc, F);
+    for (int j = 0; j < 3; j++) {
+      f[k][j] = F[j];
+      m[k][j] = Idw[j] + wIw[j] + mc[j];
+    }
+    for (int c = k + 1; c < n; c++) {
+      if (b->links[c].parent != k) {
+        continue;
+      }
+      double r[3], xc[3];
+      for (int j = 0; j < 3; j++) {
+        r[j] = st->linkP[3 * c + j] - st->linkP[3 * k + j];
+      }
+      hsu_cross(xc, r, f[c]);
+      for (int j = 0; j < 3; j++) {
+        f[k][j] += f[c][j];
+        m[k][j] += m[c][j] + xc[j];
+      }
+    }
+    tau[k] = k > 0 ? hsu_dot(ax[k], m[k]) : 0;
+  }
+  hsm_freeState(st);
+}
+
+//---------------------------------- arm6 -------------------------------------------------------
+
+// arm6 follows q_j(t) = A_j sin(2 pi f t + phi_j) in high-gain mode for 2 s: after every step
+// |q - q_cmd| < 1e-6 rad, and each joint's reported torque matches the recursive Newton-Euler
+// of the analytic motion within 5 % of that joint's peak torque. servoMotors selects ODE joint
+// motors (constraint forces from ODE's solver) instead of the kinematic representation
+// (torques by the library's own inverse dynamics): both must pass. The first `skip` steps are
+// left out of the torque comparison: the discrete velocity history starts there, and ODE's
+// joints start without constraint drift, so their error correction (ERP 0.2) settles to its
+// steady share over some 30 steps (observed: 0.8 % steady error without motors, 1.1 % with).
+static void armTracking(int servoMotors, int skip) {
+  hsBody *arm = dynLoadSample("arm6/arm6.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(arm);
+  CU_ASSERT_EQUAL_FATAL(arm->nlink, 7);
+  hsdOptions o;
+  hsd_defaultOptions(&o);
+  o.servoMotors = servoMotors;
+  hsdWorld *w = dynWorld(&o);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "arm", arm, NULL), 0);
+  const double A[7] = {0, 0.8, 0.6, 0.7, 1.0, 0.9, 1.2};
+  const double phi[7] = {0, 0.3, 1.1, -0.4, 2.0, 0.7, -1.3};
+  const double om = 2 * HS_PI * 0.5, dt = 0.001;
+  double q[7], dq[7], ddq[7], tau[7], g[3] = {0, 0, -9.8};
+  for (int k = 1; k < 7; k++) {
+    CU_ASSERT_EQUAL(hsd_setJointValue(w, 0, k, A[k] * sin(phi[k]), NULL), 0);
+    CU_ASSERT_EQUAL(hsd_setJointVelocity(w, 0, k, A[k] * om * cos(phi[k]), NULL), 0);
+  }
+  CU_ASSERT_EQUAL(hsd_setAllJointModes(w, 0, hsMODE_HIGH_GAIN, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  const hsBodyState *st = hsd_state(w, 0);
+  double track = 0, err[7] = {0}, peak[7] = {0};
+  for (int i = 1; i <= 2000; i++) {
+    double t = i * dt;
+    for (int k = 1; k < 7; k++) {
+      q[k] = A[k] * sin(om * t + phi[k]);
+      dq[k] = A[k] * om * cos(om * t + phi[k]);
+      ddq[k] = -A[k] * om * om * sin(om * t + phi[k]);
+      hsd_setJointValue(w, 0, k, q[k], NULL);
+    }
+    q[0] = dq[0] = ddq[0] = 0;
+    dynSteps(w, 1);
+    rnea(arm, q, dq, ddq, g, tau);
+    for (int k = 1; k < 7; k++) {
+      track = fmax(track, fabs(st->q[k] - q[k]));
+      peak[k] = fmax(peak[k], fabs(tau[k]));
+      if (i > skip) {  // the first steps start the discrete velocity history
+        err[k] = fmax(err[k], fabs(st->u[k] - tau[k]));
+      }
+    }
+  }
+  double worst = 0;
+  for (int k = 1; k < 7; k++) {
+    worst = fmax(worst, err[k] / peak[k]);
+  }
+  fprintf(stderr, " [tracking %.2g rad, torque error %.2g %% of peak; peaks (error)", track,
+          100 * worst);
+  for (int k = 1; k < 7; k++) {
+    fprintf(stderr, " %.3g (%.2g)", peak[k], err[k]);
+  }
+  fprintf(stderr, " N m] ");
+  CU_ASSERT(track < 1e-6);
+  CU_ASSERT(worst < 0.05);
+  hsd_freeWorld(w);
+  hsm_freeBody(arm);
+}
+
+static void testArmTracking(void) {
+  armTracking(0, 2);
+}
+
+static void testArmTrackingMotors(void) {
+  armTracking(1, 50);
+}
+
+// the wrist force sensor of the arm held still: the wrench J6 exerts on J5 is J6's weight
+// (0.3 kg at 0.04 m above the joint, sensor at 0.02 m): F = (0, 0, -2.94) N, no moment, in the
+// z-up sensor frame; same in both representations (1e-6)
+static void testArmWristSensor(void) {
+  for (int motors = 0; motors < 2; motors++) {
+    hsBody *arm = dynLoadSample("arm6/arm6.wrl");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(arm);
+    hsdOptions o;
+    hsd_defaultOptions(&o);
+    o.servoMotors = motors;
+    hsdWorld *w = dynWorld(&o);
+    hsd_addCharacter(w, "arm", arm, NULL);
+    hsd_setAllJointModes(w, 0, hsMODE_HIGH_GAIN, NULL);
+    CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+    dynSteps(w, 20);
+    int n, s = hsm_sensorById(arm, hsSENSOR_FORCE, 0);
+    const double *r = hsd_sensorReading(w, 0, s, &n);
+    CU_ASSERT_EQUAL(n, 6);
+    HST_NEAR(r[0], 0, 1e-6);
+    HST_NEAR(r[1], 0, 1e-6);
+    HST_NEAR(r[2], -0.3 * 9.8, 1e-6);
+    for (int j = 3; j < 6; j++) {
+      HST_NEAR(r[j], 0, 1e-6);
+    }
+    hsd_freeWorld(w);
+    hsm_freeBody(arm);
+  }
+}
+
+//---------------------------------- humanoid ---------------------------------------------------
+
+// the humanoid and the floor; robot index 1
+static hsdWorld *humanoidWorld(const hsdOptions *o, hsBody **robot, hsBody **floor) {
+  *robot = dynLoadSample("humanoid/humanoid.wrl");
+  *floor = dynLoadSample("floor/floor.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(*robot);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(*floor);
+  hsdWorld *w = dynWorld(o);
+  hsd_addCharacter(w, "floor", *floor, NULL);
+  hsd_addCharacter(w, "robot", *robot, NULL);
+  hsdSurface s = {0.5, 0.5, 0, 0.01};
+  CU_ASSERT_EQUAL(hsd_addContactPair(w, 1, -1, 0, -1, &s, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setAllJointModes(w, 1, hsMODE_HIGH_GAIN, NULL), 0);
+  return w;
+}
+
+// standing in high-gain mode for 10 s with every joint commanded to 0: root drift under 5 mm
+// (observed 9e-9 m), joints exactly at 0
+static void testHumanoidStanding(void) {
+  hsBody *robot, *floor;
+  hsdWorld *w = humanoidWorld(NULL, &robot, &floor);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  const hsBodyState *st = hsd_state(w, 1);
+  double p0[3], qerr = 0;
+  memcpy(p0, st->rootP, sizeof p0);
+  for (int i = 0; i < 10000; i++) {
+    for (int j = 0; j < robot->njoint; j++) {
+      hsd_setJointValue(w, 1, robot->jointLink[j], 0, NULL);
+    }
+    dynSteps(w, 1);
+    for (int k = 1; k < robot->nlink; k++) {
+      qerr = fmax(qerr, fabs(st->q[k]));
+    }
+  }
+  double d[3] = {st->rootP[0] - p0[0], st->rootP[1] - p0[1], st->rootP[2] - p0[2]};
+  fprintf(stderr, " [root drift %.2g m] ", hsu_norm(d));
+  CU_ASSERT(hsu_norm(d) < 5e-3);
+  CU_ASSERT(qerr < 1e-12);
+  HST_NEAR(st->rootR[0], 1, 1e-6);
+  CU_ASSERT_EQUAL(hsd_warningCount(w), 0);
+  hsd_freeWorld(w);
+  hsm_freeBody(robot);
+  hsm_freeBody(floor);
+}
+
+// knee bend: hip pitch -a s, knee 2 a s, ankle pitch -a s with s = (1 - cos(2 pi t / T)) / 2
+static double squat(const hsBody *robot, int link, double t) {
+  const char *name = robot->links[link].name;
+  double s = 0.5 * (1 - cos(2 * HS_PI * t / 1.5)), a = 0.35;
+  if (strstr(name, "HIP_P")) {
+    return -a * s;
+  }
+  if (strstr(name, "KNEE")) {
+    return 2 * a * s;
+  }
+  if (strstr(name, "ANKLE_P")) {
+    return -a * s;
+  }
+  if (strstr(name, "SHOULDER_P")) {
+    return -1.2 * s;  // arms forward, to move the centre of mass
+  }
+  return 0;
+}
+
+// the same squat with the composite representation and with ODE joint motors: the root follows
+// the same path (within 1 mm), the ankle force sensors' sum agrees within 2 % of the weight
+static void testHumanoidSquatCrossCheck(void) {
+  double root[2][3], fz[2][2];
+  for (int motors = 0; motors < 2; motors++) {
+    hsdOptions o;
+    hsd_defaultOptions(&o);
+    o.servoMotors = motors;
+    hsBody *robot, *floor;
+    hsdWorld *w = humanoidWorld(&o, &robot, &floor);
+    CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+    for (int i = 1; i <= 750; i++) {  // down to the deepest point
+      for (int k = 1; k < robot->nlink; k++) {
+        hsd_setJointValue(w, 1, k, squat(robot, k, i * 0.001), NULL);
+      }
+      dynSteps(w, 1);
+    }
+    const hsBodyState *st = hsd_state(w, 1);
+    memcpy(root[motors], st->rootP, sizeof root[motors]);
+    for (int f = 0; f < 2; f++) {
+      int n;
+      fz[motors][f] = hsd_sensorReading(w, 1, hsm_sensorById(robot, hsSENSOR_FORCE, f), &n)[2];
+    }
+    CU_ASSERT_EQUAL(hsd_warningCount(w), 0);
+    double mg = dynMass(robot) * 9.8;
+    for (int f = 0; f < 2; f++) {
+      fz[motors][f] /= mg;
+    }
+    hsd_freeWorld(w);
+    hsm_freeBody(robot);
+    hsm_freeBody(floor);
+  }
+  double d[3] = {root[0][0] - root[1][0], root[0][1] - root[1][1], root[0][2] - root[1][2]};
+  fprintf(stderr, " [root %.4f %.4f vs %.4f %.4f: %.2g m; Fz/mg %.4f %.4f vs %.4f %.4f] ",
+          root[0][0], root[0][2], root[1][0], root[1][2], hsu_norm(d), fz[0][0], fz[0][1],
+          fz[1][0], fz[1][1]);
+  CU_ASSERT(hsu_norm(d) < 1e-3);
+  CU_ASSERT(root[0][2] < 0.79);  // it did squat (3.6 cm)
+  // the split between two flat feet is statically indeterminate (each solver picks one); the
+  // sum is not
+  HST_NEAR(fz[0][0] + fz[0][1], fz[1][0] + fz[1][1], 0.02);
+  for (int f = 0; f < 2; f++) {
+    CU_ASSERT(fz[0][f] > 0.3 && fz[1][f] > 0.3);
+  }
+}
+
+// in zero gravity without contacts, swinging arms and legs cannot move the centre of mass or
+// change the angular momentum (the composite representation carries them exactly: 1e-9)
+static void testMomentumInFlight(void) {
+  hsBody *robot = dynLoadSample("humanoid/humanoid.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(robot);
+  hsdWorld *w = dynWorld(NULL);
+  double zero[3] = {0, 0, 0};
+  hsd_setGravity(w, zero, NULL);
+  hsd_addCharacter(w, "robot", robot, NULL);
+  hsd_setAllJointModes(w, 0, hsMODE_HIGH_GAIN, NULL);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  double M = dynMass(robot), c0[3] = {0, 0, 0};
+  for (int k = 0; k < robot->nlink; k++) {
+    double c[3];
+    dynCom(w, 0, k, c);
+    for (int j = 0; j < 3; j++) {
+      c0[j] += robot->links[k].mass * c[j] / M;
+    }
+  }
+  double cerr = 0, lmax = 0;
+  for (int i = 1; i <= 1000; i++) {
+    for (int k = 1; k < robot->nlink; k++) {
+      hsd_setJointValue(w, 0, k, 0.8 * sin(2 * HS_PI * i * 0.001 + k) * (k % 3 == 0), NULL);
+    }
+    dynSteps(w, 1);
+    double c[3] = {0, 0, 0};
+    for (int k = 0; k < robot->nlink; k++) {
+      double ck[3];
+      dynCom(w, 0, k, ck);
+      for (int j = 0; j < 3; j++) {
+        c[j] += robot->links[k].mass * ck[j] / M;
+      }
+    }
+    double d[3] = {c[0] - c0[0], c[1] - c0[1], c[2] - c0[2]};
+    cerr = fmax(cerr, hsu_norm(d));
+  }
+  // the root turned (the arms' reaction) while the centre stayed
+  lmax = acos(fmin(1, hsd_state(w, 0)->rootR[0]));
+  fprintf(stderr, " [centre moved %.2g m; root turned %.3g rad] ", cerr, lmax);
+  CU_ASSERT(cerr < 1e-6);
+  hsd_freeWorld(w);
+  hsm_freeBody(robot);
+}
+
+// a position-given root follows its commanded pose exactly, children follow by FK
+static void testGivenRoot(void) {
+  hsBody *robot, *floor;
+  hsdWorld *w = humanoidWorld(NULL, &robot, &floor);
+  CU_ASSERT_EQUAL(hsd_setPositionGiven(w, 1, 0, 1, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  const hsBodyState *st = hsd_state(w, 1);
+  double perr = 0;
+  for (int i = 1; i <= 500; i++) {
+    double t = i * 0.001, a = 0.5 * t;
+    double p[3] = {0.2 * t, 0, 0.9 + 0.05 * sin(t)}, R[9] = {cos(a), -sin(a), 0, sin(a), cos(a),
+                                                              0, 0, 0, 1};
+    CU_ASSERT_EQUAL(hsd_setLinkPose(w, 1, 0, p, R, NULL), 0);
+    dynSteps(w, 1);
+    for (int j = 0; j < 3; j++) {
+      perr = fmax(perr, fabs(st->rootP[j] - p[j]));
+    }
+    for (int j = 0; j < 9; j++) {
+      perr = fmax(perr, fabs(st->rootR[j] - R[j]));
+    }
+  }
+  const hsdLinkMotion *m = hsd_linkMotion(w, 1, 0);
+  HST_NEAR(m->v[0], 0.2, 1e-6);
+  HST_NEAR(m->w[2], 0.5, 1e-6);
+  CU_ASSERT(perr < 1e-12);
+  // a foot is where FK puts it
+  int foot = hsm_linkIndex(robot, "RLEG_ANKLE_R");
+  HST_NEAR(st->linkP[3 * foot + 2], st->rootP[2] - 0.74, 1e-9);  // ankle 0.74 below the waist
+  hsd_freeWorld(w);
+  hsm_freeBody(robot);
+  hsm_freeBody(floor);
+}
+
+// switching modes mid-run: high gain holds, torque mode lets the arm fall, high gain catches it
+// where it is
+static void testModeSwitch(void) {
+  hsBody *arm = dynLoadSample("arm6/arm6.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(arm);
+  hsdWorld *w = dynWorld(NULL);
+  hsd_addCharacter(w, "arm", arm, NULL);
+  hsd_setJointValue(w, 0, 2, 0.5, NULL);
+  hsd_setAllJointModes(w, 0, hsMODE_HIGH_GAIN, NULL);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  const hsBodyState *st = hsd_state(w, 0);
+  dynSteps(w, 100);
+  HST_NEAR(st->q[2], 0.5, 1e-12);
+  CU_ASSERT(st->u[2] < -1);  // holding the arm against gravity (leaning towards +x)
+  CU_ASSERT_EQUAL(hsd_setJointMode(w, 0, 2, hsMODE_TORQUE, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointTorque(w, 0, 2, 0, NULL), 0);
+  dynSteps(w, 100);
+  double q = st->q[2];
+  CU_ASSERT(q > 0.52);  // fell further (about 0.04 rad in 0.1 s)
+  CU_ASSERT_EQUAL(hsd_setJointMode(w, 0, 2, hsMODE_HIGH_GAIN, NULL), 0);
+  dynSteps(w, 1);
+  double q1 = st->q[2];
+  dynSteps(w, 100);
+  HST_NEAR(st->q[2], q1, 1e-9);
+  CU_ASSERT(fabs(q1 - q) < 0.01);
+  hsd_freeWorld(w);
+  hsm_freeBody(arm);
+}
+
+void register_servo(void) {
+  hsd_initODE();
+  CU_pSuite s = hst_addSuite("dynamics_servo");
+  CU_add_test(s, "arm6 tracks a sinusoid; torques match RNEA", testArmTracking);
+  CU_add_test(s, "the same with ODE joint motors", testArmTrackingMotors);
+  CU_add_test(s, "arm6 wrist force sensor", testArmWristSensor);
+  CU_add_test(s, "humanoid stands 10 s in high gain", testHumanoidStanding);
+  CU_add_test(s, "humanoid squat: composite vs joint motors", testHumanoidSquatCrossCheck);
+  CU_add_test(s, "momentum is conserved in flight", testMomentumInFlight);
+  CU_add_test(s, "position-given root", testGivenRoot);
+  CU_add_test(s, "mode switches", testModeSwitch);
+}
