@@ -438,8 +438,10 @@ def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, t
             started = []
             for name, exe in plan:
                 previous = _current_ior(ctx, name)
+                # loopback TCP for everyone, plus a unix socket that local omniORB clients
+                # prefer (a round trip costs noticeably less)
                 argv = [str(exe), "-ORBInitRef", "NameService=" + state["naming"],
-                        "-ORBendPoint", "giop:tcp:127.0.0.1:"]
+                        "-ORBendPoint", "giop:tcp:127.0.0.1:", "-ORBendPoint", "giop:unix:"]
                 proc, rec = _spawn(name, "server", argv, sd.logs_dir / (exe.name + ".log"),
                                    sd.path)
                 state["processes"].append(rec)
