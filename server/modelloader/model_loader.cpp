@@ -106,12 +106,12 @@ void ModelLoaderServant::deactivate(const PortableServer::ObjectId &oid) {
 }
 
 void ModelLoaderServant::retire(const PortableServer::ObjectId &oid, size_t bytes) {
-  fresh_.push_back(Fresh{new PortableServer::ObjectId(oid), bytes});
-  freshBytes_ += bytes;
-  while (fresh_.size() > kMaxRetired || (fresh_.size() > 1 && freshBytes_ > kMaxRetiredBytes)) {
-    deactivate(fresh_.front().oid.in());
-    freshBytes_ -= fresh_.front().bytes;
-    fresh_.pop_front();
+  retired_.push_back(Retired{new PortableServer::ObjectId(oid), bytes});
+  retiredBytes_ += bytes;
+  while (retired_.size() > kMaxRetired || (retired_.size() > 1 && retiredBytes_ > kMaxRetiredBytes)) {
+    deactivate(retired_.front().oid.in());
+    retiredBytes_ -= retired_.front().bytes;
+    retired_.pop_front();
   }
 }
 

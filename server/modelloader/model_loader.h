@@ -39,7 +39,7 @@ class ModelLoaderServant : public POA_OpenHRP::ModelLoader {
     long long size = 0;
     size_t bytes = 0;
   };
-  struct Fresh {
+  struct Retired {
     PortableServer::ObjectId_var oid;
     size_t bytes = 0;
   };
@@ -54,8 +54,8 @@ class ModelLoaderServant : public POA_OpenHRP::ModelLoader {
 
   std::mutex mutex_;
   std::map<std::string, Cached> cache_;
-  std::deque<Fresh> fresh_;
-  size_t freshBytes_ = 0;
+  std::deque<Retired> retired_;
+  size_t retiredBytes_ = 0;
 };
 
 }  // namespace hrpsim
