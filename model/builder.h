@@ -120,6 +120,11 @@ typedef struct hsmShapeInput {
 // is freed either way)
 int hsm_addShape(hsmBuilder *b, const hsmShapeInput *in, hsError *err);
 
+// decode the image file t->url into t (pixels, size, components) when readImage is set; 0 when
+// decoded or not asked, else the hsError code with why = "texture not loaded: <reason>" (t
+// keeps its url and no image: a missing picture loses nothing physical)
+int hsm_readTextureImage(hsmTextureSpec *t, int readImage, char *why, size_t whySize);
+
 // release everything the builder owns and zero it
 void hsm_freeBuilder(hsmBuilder *b);
 

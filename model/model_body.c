@@ -7,12 +7,32 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "builder.h"
 
 //---------------------------------- builder ---------------------------------------------------
+
+int hsm_readTextureImage(hsmTextureSpec *t, int readImage, char *why, size_t whySize) {
+  if (!readImage) {
+    return 0;
+  }
+  hsmImage img;
+  hsError imgErr = {0};
+  int rc = hsm_readImage(t->url, &img, &imgErr);
+  if (rc == 0) {
+    t->image = img.pixels;
+    t->tex.width = img.width, t->tex.height = img.height;
+    t->tex.numComponents = img.components;
+    t->tex.nimage = (size_t)img.width * img.height * img.components;
+    return 0;
+  }
+  char buf[700];
+  snprintf(why, whySize, "texture not loaded: %s", hsu_formatError(&imgErr, buf, sizeof buf));
+  return imgErr.code ? imgErr.code : rc;
+}
 
 void hsm_freeBuilder(hsmBuilder *b) {
   if (!b) {

@@ -183,21 +183,6 @@ static void findInPackage(Search *s, const char *pkg, const char *rest, const ch
   }
 }
 
-// decode %XX escapes in place
-static void percentDecode(char *s) {
-  char *w = s;
-  for (const char *r = s; *r; r++) {
-    if (r[0] == '%' && isxdigit((unsigned char)r[1]) && isxdigit((unsigned char)r[2])) {
-      char hex[3] = {r[1], r[2], 0};
-      *w++ = (char)strtol(hex, NULL, 16);
-      r += 2;
-    } else {
-      *w++ = *r;
-    }
-  }
-  *w = 0;
-}
-
 // a path absolute or relative to the URDF file's directory
 static void findPath(Search *s, const char *path, const char *urdfFile) {
   if (path[0] == '/') {
@@ -242,12 +227,7 @@ int hsm_urdfResolvePath(const char *ref, const char *urdfFile, char **found, cha
     }
   } else if (strncmp(ref, "file://", 7) == 0) {
     char path[PATH_MAX];
-    const char *p = ref + 7;
-    if (strncmp(p, "localhost/", 10) == 0) {
-      p += 9;
-    }
-    snprintf(path, sizeof path, "%s", p);
-    percentDecode(path);
+    hsu_fileUrlToPath(ref, path, sizeof path);  // a cut path is looked for as it is
     findPath(s, path, urdfFile);
   } else {
     // another URL scheme?

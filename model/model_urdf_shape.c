@@ -65,22 +65,13 @@ static int addTexture(hsmUrdfLoad *u, const char *path, int line) {
   if (!t.url) {
     return hsm_urdfNomem(u), -1;
   }
-  if (u->opt.readImage) {
-    hsmImage img;
-    hsError imgErr = {0};
-    if (hsm_readImage(t.url, &img, &imgErr) == 0) {
-      t.image = img.pixels;
-      t.tex.width = img.width, t.tex.height = img.height;
-      t.tex.numComponents = img.components;
-      t.tex.nimage = (size_t)img.width * img.height * img.components;
-    } else if (imgErr.code == hsE_NOMEM) {
-      hsu_free(t.url);
-      return hsm_urdfNomem(u), -1;
-    } else {
-      // a missing picture loses nothing physical: warn and keep the url
-      char buf[700];
-      hsm_urdfWarn(u, line, "texture not loaded: %s", hsu_formatError(&imgErr, buf, sizeof buf));
-    }
+  char why[800];
+  int rc = hsm_readTextureImage(&t, u->opt.readImage, why, sizeof why);
+  if (rc == hsE_NOMEM) {
+    hsu_free(t.url);
+    return hsm_urdfNomem(u), -1;
+  } else if (rc) {
+    hsm_urdfWarn(u, line, "%s", why);
   }
   int idx = (int)u->b->textures.n;
   if (!hsu_vecPush(&u->b->textures, sizeof t, &t)) {

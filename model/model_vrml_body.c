@@ -308,19 +308,9 @@ static int addTexture(Walker *w, const hsvNode *tex) {
       if (!t.url) {
         return nomem(w);
       }
-      if (w->opt.readImage) {
-        hsmImage img;
-        hsError imgErr = {0};
-        if (hsm_readImage(t.url, &img, &imgErr) == 0) {
-          t.image = img.pixels;
-          t.tex.width = img.width, t.tex.height = img.height;
-          t.tex.numComponents = img.components;
-          t.tex.nimage = (size_t)img.width * img.height * img.components;
-        } else {
-          // a missing picture loses nothing physical: warn and keep the url
-          char buf[700];
-          warn(w, tex, "texture not loaded: %s", hsu_formatError(&imgErr, buf, sizeof buf));
-        }
+      char why[800];
+      if (hsm_readTextureImage(&t, w->opt.readImage, why, sizeof why)) {
+        warn(w, tex, "%s", why);
       }
     }
   } else {

@@ -1200,34 +1200,12 @@ static int readFile(const char *path, char **text, size_t *len, int *sysErr) {
   return 0;
 }
 
-// decode %xx escapes of a URL path in place
-static void percentDecode(char *s) {
-  char *w = s;
-  for (const char *r = s; *r; r++) {
-    if (r[0] == '%' && isxdigit((unsigned char)r[1]) && isxdigit((unsigned char)r[2])) {
-      char hex[3] = {r[1], r[2], 0};
-      *w++ = (char)strtol(hex, NULL, 16);
-      r += 2;
-    } else {
-      *w++ = *r;
-    }
-  }
-  *w = 0;
-}
-
 // the local path of a file:// URL or plain path in out (size bytes); -1 if the URL has another
 // scheme or does not fit
 static int urlToPath(const char *url, char *out, size_t size) {
-  if (strncmp(url, "file://", 7) == 0) {
-    url += 7;
-    if (strncmp(url, "localhost/", 10) == 0) {
-      url += 9;
-    }
-    if (snprintf(out, size, "%s", url) >= (int)size) {
-      return -1;
-    }
-    percentDecode(out);
-    return 0;
+  int rc = hsu_fileUrlToPath(url, out, size);
+  if (rc <= 0) {
+    return rc;
   }
   // another scheme (http:, urn:, ...)?
   const char *s = url;

@@ -1,4 +1,5 @@
-// util.h - hrpsim's shared C utilities: errors, logging, memory, small vector math.
+// util.h - hrpsim's shared C utilities: errors, logging, memory, file:// paths, small vector
+// math.
 //
 // Every library of hrpsim reports failure the same way: a function that can fail returns int
 // (0 ok, a negative hstError code) or a pointer (NULL on failure) and takes `hsError *err` last.
@@ -109,6 +110,12 @@ void *hsu_vecPush(hsuVec *v, size_t elemSize, const void *elem);
 
 // release the array's storage and reset it to empty
 void hsu_vecFree(hsuVec *v);
+
+//---------------------------------- paths -----------------------------------------------------
+
+// the local path a file:// URL names (file://localhost/PATH too, %XX escapes decoded) in out
+// (size > 0 bytes, cut to fit); 0 done, -1 cut, 1 when url is not file:// (out untouched)
+int hsu_fileUrlToPath(const char *url, char *out, size_t size);
 
 //---------------------------------- math ------------------------------------------------------
 

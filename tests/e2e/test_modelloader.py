@@ -40,6 +40,8 @@ import hrpsim
 from hrpsim import OpenHRP
 from hrpsim import paths
 
+from helpers import (axis_angle_matrix, diag, floats, link_by_name, matrix12,  # noqa: I100
+                     snapshot, vertices)
 from conftest import describe  # noqa: I100
 
 REPO = Path(__file__).resolve().parents[2]
@@ -59,42 +61,8 @@ ModelLoaderException = OpenHRP.ModelLoader.ModelLoaderException
 # helpers
 # =============================================================================================
 
-BODY_ATTRS = ("name", "url", "info", "links", "linkShapeIndices", "extraJoints", "shapes",
-              "appearances", "materials", "textures")
-
-
-def snapshot(body):
-    """Every attribute of a BodyInfo, read once, as a SimpleNamespace."""
-    return SimpleNamespace(**{a: getattr(body, "_get_" + a)() for a in BODY_ATTRS})
-
-
 def approx(expected, rel=REL_DOUBLE, abs=1e-12):  # noqa: A002 - pytest's own keyword name
     return pytest.approx(expected, rel=rel, abs=abs)
-
-
-def floats(seq):
-    return [float(x) for x in seq]
-
-
-def axis_angle_matrix(aa):
-    """Rotation matrix of an axis-angle (x, y, z, angle); the axis is normalised first."""
-    axis = np.array(aa[:3], dtype=float)
-    angle = float(aa[3])
-    n = np.linalg.norm(axis)
-    if n == 0.0 or angle == 0.0:
-        return np.eye(3)
-    x, y, z = axis / n
-    c, s, t = math.cos(angle), math.sin(angle), 1.0 - math.cos(angle)
-    return np.array([[t * x * x + c, t * x * y - s * z, t * x * z + s * y],
-                     [t * x * y + s * z, t * y * y + c, t * y * z - s * x],
-                     [t * x * z - s * y, t * y * z + s * x, t * z * z + c]])
-
-
-def matrix12(m12):
-    """A 4x4 homogeneous matrix from a DblArray12 (3x4 row-major [R t])."""
-    m = np.eye(4)
-    m[:3, :] = np.array(m12, dtype=float).reshape(3, 4)
-    return m
 
 
 def link_frame(link):
@@ -112,11 +80,6 @@ def world_frames(links):
         local = link_frame(lk)
         frames.append(local if lk.parentIndex < 0 else frames[lk.parentIndex] @ local)
     return frames
-
-
-def vertices(shape):
-    """The vertices of a ShapeInfo as an (n, 3) array."""
-    return np.array(shape.vertices, dtype=float).reshape(-1, 3)
 
 
 def triangles(shape):
@@ -148,13 +111,6 @@ def placements_by_type(body, include_sensors=False):
         for t in tsis:
             kinds[body.shapes[t.shapeIndex].primitiveType._n] += 1
     return kinds
-
-
-def link_by_name(body, name):
-    found = [lk for lk in body.links if lk.name == name]
-    assert len(found) == 1, "link %s: %d matches in %s" % (name, len(found),
-                                                          [lk.name for lk in body.links])
-    return found[0]
 
 
 def mesh_triangle_counts(body, link):
@@ -405,10 +361,6 @@ SENSORS = {
         ("Acceleration", 0, "gsensor", "CHASSIS", [0, 0, 0], IDENTITY, [40, 40, 40], 0),
     ],
 }
-
-
-def diag(a, b, c):
-    return [a, 0, 0, 0, b, 0, 0, 0, c]
 
 
 # link: merged inertia (link frame, about the merged centre), then per segment: name, mass,

@@ -43,7 +43,6 @@ import re
 import shutil
 from collections import Counter
 from pathlib import Path
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -51,6 +50,8 @@ import pytest
 import hrpsim
 from hrpsim import OpenHRP, launcher
 
+from helpers import (axis_angle_matrix, diag, floats, link_by_name, matrix12,  # noqa: I100
+                     snapshot, vertices)
 from conftest import run_cli, describe, UP_TIMEOUT_S, cli_env  # noqa: I100
 
 REPO = Path(__file__).resolve().parents[2]
@@ -75,35 +76,8 @@ ModelLoaderException = OpenHRP.ModelLoader.ModelLoaderException
 # helpers
 # =============================================================================================
 
-BODY_ATTRS = ("name", "url", "info", "links", "linkShapeIndices", "extraJoints", "shapes",
-              "appearances", "materials", "textures")
-
-
-def snapshot(body):
-    """Every attribute of a BodyInfo, read once, as a SimpleNamespace."""
-    return SimpleNamespace(**{a: getattr(body, "_get_" + a)() for a in BODY_ATTRS})
-
-
 def approx(expected, rel=EXACT, abs=1e-12):  # noqa: A002 - pytest's own keyword name
     return pytest.approx(expected, rel=rel, abs=abs)
-
-
-def floats(seq):
-    return [float(x) for x in seq]
-
-
-def axis_angle_matrix(aa):
-    """Rotation matrix of an axis-angle (x, y, z, angle); the axis is normalised first."""
-    axis = np.array(aa[:3], dtype=float)
-    angle = float(aa[3])
-    n = np.linalg.norm(axis)
-    if n == 0.0 or angle == 0.0:
-        return np.eye(3)
-    x, y, z = axis / n
-    c, s, t = math.cos(angle), math.sin(angle), 1.0 - math.cos(angle)
-    return np.array([[t * x * x + c, t * x * y - s * z, t * x * z + s * y],
-                     [t * x * y + s * z, t * y * y + c, t * y * z - s * x],
-                     [t * x * z - s * y, t * y * z + s * x, t * z * z + c]])
 
 
 def rx(angle):
@@ -114,24 +88,6 @@ def rx(angle):
 def rz(angle):
     c, s = math.cos(angle), math.sin(angle)
     return np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]])
-
-
-def matrix12(m12):
-    """A 4x4 homogeneous matrix from a DblArray12 (3x4 row-major [R t])."""
-    m = np.eye(4)
-    m[:3, :] = np.array(m12, dtype=float).reshape(3, 4)
-    return m
-
-
-def vertices(shape):
-    return np.array(shape.vertices, dtype=float).reshape(-1, 3)
-
-
-def link_by_name(body, name):
-    found = [lk for lk in body.links if lk.name == name]
-    assert len(found) == 1, "link %s: %d matches in %s" % (name, len(found),
-                                                          [lk.name for lk in body.links])
-    return found[0]
 
 
 def index_of(body, name):
@@ -413,10 +369,6 @@ ARM_TABLE = [
     ("tool_joint", -1, "fixed", "forearm_slide", [0, 0, 0.25], None, 0.2, [0, 0, 0.03],
      "tool_link"),
 ]
-
-
-def diag(a, b, c):
-    return [a, 0, 0, 0, b, 0, 0, 0, c]
 
 
 ARM_INERTIA = {

@@ -1,6 +1,6 @@
-// dyn_helpers.h - shared helpers of the dynamics tests: OpenHRP PROTO header for inline models,
-// model loading, a one-box model, energy and small vector helpers. Everything is static inline
-// so each test file takes what it uses.
+// dyn_helpers.h - shared helpers of the dynamics tests: model loading (openhrp_fixtures.h), a
+// one-box model, energy and small vector helpers. Everything is static inline so each test file
+// takes what it uses.
 
 #ifndef HRPSIM_TESTS_UNIT_DYNAMICS_DYN_HELPERS_H_
 #define HRPSIM_TESTS_UNIT_DYNAMICS_DYN_HELPERS_H_
@@ -10,57 +10,17 @@
 #include <string.h>
 
 #include "dynamics.h"
+#include "openhrp_fixtures.h"
 #include "test_support.h"
-
-// OpenHRP-style PROTO declarations (ours) for inline test models
-static const char *const kDynProtos =
-    "#VRML V2.0 utf8\n"
-    "PROTO Joint [ exposedField SFVec3f center 0 0 0 exposedField MFNode children []\n"
-    "  exposedField SFRotation rotation 0 0 1 0 exposedField SFVec3f translation 0 0 0\n"
-    "  exposedField SFString jointType \"\" exposedField SFInt32 jointId -1\n"
-    "  exposedField SFVec3f jointAxis 0 0 1 exposedField MFFloat ulimit []\n"
-    "  exposedField MFFloat llimit [] exposedField SFFloat gearRatio 1\n"
-    "  exposedField SFFloat rotorInertia 0 exposedField SFFloat jointValue 0 ]\n"
-    "{ Transform { center IS center children IS children rotation IS rotation\n"
-    "  translation IS translation } }\n"
-    "PROTO Segment [ exposedField SFVec3f centerOfMass 0 0 0 exposedField MFNode children []\n"
-    "  exposedField SFFloat mass 0 exposedField MFFloat momentsOfInertia [0 0 0 0 0 0 0 0 0] ]\n"
-    "{ Group { children IS children } }\n"
-    "PROTO Humanoid [ exposedField SFString name \"\" exposedField MFString info []\n"
-    "  exposedField MFNode joints [] exposedField MFNode humanoidBody [] ]\n"
-    "{ Group { children IS humanoidBody } }\n"
-    "PROTO ForceSensor [ exposedField SFVec3f maxForce -1 -1 -1 exposedField SFVec3f maxTorque\n"
-    "  -1 -1 -1 exposedField SFVec3f translation 0 0 0 exposedField SFRotation rotation 0 0 1 0\n"
-    "  exposedField SFInt32 sensorId -1 ] { Transform { translation IS translation } }\n"
-    "PROTO Gyro [ exposedField SFVec3f maxAngularVelocity -1 -1 -1 exposedField SFVec3f\n"
-    "  translation 0 0 0 exposedField SFRotation rotation 0 0 1 0 exposedField SFInt32 sensorId\n"
-    "  -1 ] { Transform { translation IS translation rotation IS rotation } }\n"
-    "PROTO AccelerationSensor [ exposedField SFVec3f maxAcceleration -1 -1 -1 exposedField\n"
-    "  SFVec3f translation 0 0 0 exposedField SFRotation rotation 0 0 1 0 exposedField SFInt32\n"
-    "  sensorId -1 ] { Transform { translation IS translation rotation IS rotation } }\n";
 
 // load protos + text (written to name); fails the test on error
 static inline hsBody *dynLoadText(const char *name, const char *text) {
-  static char buf[32768];
-  snprintf(buf, sizeof buf, "%s%s", kDynProtos, text);
-  hsError err = {0};
-  hsBody *b = hsm_loadVrml(hst_writeFile(name, buf), NULL, NULL, 0, NULL, &err);
-  if (!b) {
-    fprintf(stderr, "\n  load %s: %s\n", name, err.message);
-  }
-  return b;
+  return hst_loadVrmlText(name, text);
 }
 
 // load a sample model (path relative to HST_SAMPLES_DIR)
 static inline hsBody *dynLoadSample(const char *rel) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", HST_SAMPLES_DIR, rel);
-  hsError err = {0};
-  hsBody *b = hsm_loadVrml(path, NULL, NULL, 0, NULL, &err);
-  if (!b) {
-    fprintf(stderr, "\n  load %s: %s\n", path, err.message);
-  }
-  return b;
+  return hst_loadSample(rel);
 }
 
 // a free box: mass m [kg], size sx sy sz [m] centred on the link origin plus com offset

@@ -14,24 +14,8 @@
 #include <string.h>
 
 #include "model.h"
+#include "openhrp_fixtures.h"
 #include "test_support.h"
-
-// OpenHRP-style PROTO declarations (ours) for the inline models
-static const char *kProtos =
-    "#VRML V2.0 utf8\n"
-    "PROTO Joint [ exposedField SFVec3f center 0 0 0 exposedField MFNode children []\n"
-    "  exposedField SFRotation rotation 0 0 1 0 exposedField SFVec3f translation 0 0 0\n"
-    "  exposedField SFString jointType \"\" exposedField SFInt32 jointId -1\n"
-    "  exposedField SFVec3f jointAxis 0 0 1 exposedField MFFloat ulimit []\n"
-    "  exposedField MFFloat llimit [] exposedField SFFloat jointValue 0 ]\n"
-    "{ Transform { center IS center children IS children rotation IS rotation\n"
-    "  translation IS translation } }\n"
-    "PROTO Segment [ exposedField SFVec3f centerOfMass 0 0 0 exposedField MFNode children []\n"
-    "  exposedField SFFloat mass 0 exposedField MFFloat momentsOfInertia [0 0 0 0 0 0 0 0 0] ]\n"
-    "{ Group { children IS children } }\n"
-    "PROTO Humanoid [ exposedField SFString name \"\" exposedField MFString info []\n"
-    "  exposedField MFNode joints [] exposedField MFNode humanoidBody [] ]\n"
-    "{ Group { children IS humanoidBody } }\n";
 
 // a planar arm on a fixed base: L1 (z, at the origin), L2 (z, 0.4 along L1's x), HAND fixed
 // 0.3 along L2's x; limits L1 [-0.5, 0.5], L2 [0, 1]
@@ -74,28 +58,6 @@ static const char *kTree =
     "joints [ USE ROOT USE A USE B USE C USE U USE D USE E USE F USE G ] }\n";
 
 //---------------------------------- helpers ---------------------------------------------------
-
-static hsBody *loadInline(const char *name, const char *model) {
-  static char text[16384];
-  snprintf(text, sizeof text, "%s%s", kProtos, model);
-  hsError err = {0};
-  hsBody *b = hsm_loadVrml(hst_writeFile(name, text), NULL, NULL, 0, NULL, &err);
-  if (!b) {
-    fprintf(stderr, "\n  load %s: %s\n", name, err.message);
-  }
-  return b;
-}
-
-static hsBody *loadSample(const char *rel) {
-  char path[1024];
-  snprintf(path, sizeof path, "%s/%s", HST_SAMPLES_DIR, rel);
-  hsError err = {0};
-  hsBody *b = hsm_loadVrml(path, NULL, NULL, 0, NULL, &err);
-  if (!b) {
-    fprintf(stderr, "\n  load %s: %s\n", path, err.message);
-  }
-  return b;
-}
 
 // xorshift64*: a deterministic uniform number in [0, 1)
 static double rnd(uint64_t *s) {
@@ -257,7 +219,7 @@ static void expectPath(const hsBody *b, const char *base, const char *target, in
 }
 
 static void testPathHumanoid(void) {
-  hsBody *b = loadSample("humanoid/humanoid.wrl");
+  hsBody *b = hst_loadSample("humanoid/humanoid.wrl");
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
   static const char *leg[] = {"RLEG_HIP_Y",   "RLEG_HIP_R",  "RLEG_HIP_P",
                               "RLEG_KNEE",    "RLEG_ANKLE_P", "RLEG_ANKLE_R"};
@@ -307,7 +269,7 @@ static void testPathHumanoid(void) {
 }
 
 static void testPathTree(void) {
-  hsBody *b = loadInline("tree.wrl", kTree);
+  hsBody *b = hst_loadVrmlText("tree.wrl", kTree);
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
   CU_ASSERT_EQUAL_FATAL(b->nlink, 9);
   CU_ASSERT_EQUAL(b->links[linkOf(b, "U")].jointId, -1);
@@ -385,7 +347,7 @@ static void checkJacobianFd(const hsBody *b, hsBodyState *st, int base, int targ
 
 // checkJacobianFd over named pairs in a few random configurations
 static void checkPairs(const char *model, const char *const (*pairs)[2], int npair) {
-  hsBody *b = strstr(model, ".wrl") ? loadSample(model) : loadInline("model.wrl", model);
+  hsBody *b = strstr(model, ".wrl") ? hst_loadSample(model) : hst_loadVrmlText("model.wrl", model);
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
   hsBodyState *st = hsm_makeState(b, NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(st);
@@ -426,7 +388,7 @@ static void testJacobianTree(void) {
 
 static void testJacobianPlanar(void) {
   // x = a1 c1 + a2 c12, y = a1 s1 + a2 s12, angle = q1 + q2 (all about z)
-  hsBody *b = loadInline("planar.wrl", kPlanar);
+  hsBody *b = hst_loadVrmlText("planar.wrl", kPlanar);
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
   hsBodyState *st = hsm_makeState(b, NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(st);
@@ -456,7 +418,7 @@ static void testJacobianPlanar(void) {
 }
 
 static void testJacobianErrors(void) {
-  hsBody *b = loadSample("arm6/arm6.wrl");
+  hsBody *b = hst_loadSample("arm6/arm6.wrl");
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
   hsBodyState *st = hsm_makeState(b, NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(st);
@@ -504,7 +466,7 @@ static void expectReached(const hsBody *b, const hsBodyState *st, int target, co
 // joints off the path alone, and leave the state consistent with forward kinematics
 static void checkReachable(const char *model, const char *baseName, const char *targetName,
                            int trials, double perturb) {
-  hsBody *b = loadSample(model);
+  hsBody *b = hst_loadSample(model);
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
   hsBodyState *st = hsm_makeState(b, NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(st);
@@ -592,7 +554,7 @@ static void testIkFromInitialPose(void) {
   // the humanoid at its initial pose (straight legs, singular for lowering the waist) lowers
   // its waist by 5 cm and turns it 0.1 rad about z with the right foot kept on the floor, then
   // lifts that foot by 5 cm with the goal given as pointers into the state
-  hsBody *b = loadSample("humanoid/humanoid.wrl");
+  hsBody *b = hst_loadSample("humanoid/humanoid.wrl");
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
   hsBodyState *st = hsm_makeState(b, NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(st);
@@ -634,7 +596,7 @@ static void expectRefused(const hsBody *b, hsBodyState *st, int base, int target
 }
 
 static void testIkUnreachable(void) {
-  hsBody *b = loadSample("arm6/arm6.wrl");
+  hsBody *b = hst_loadSample("arm6/arm6.wrl");
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
   hsBodyState *st = hsm_makeState(b, NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(st);
@@ -657,7 +619,7 @@ static void testIkUnreachable(void) {
   hsm_freeBody(b);
 
   // the humanoid cannot lift its waist 2 m above the foot it stands on
-  b = loadSample("humanoid/humanoid.wrl");
+  b = hst_loadSample("humanoid/humanoid.wrl");
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
   st = hsm_makeState(b, NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(st);
@@ -673,7 +635,7 @@ static void testIkUnreachable(void) {
 }
 
 static void testIkLimits(void) {
-  hsBody *b = loadInline("planar.wrl", kPlanar);
+  hsBody *b = hst_loadVrmlText("planar.wrl", kPlanar);
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
   hsBodyState *st = hsm_makeState(b, NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(st);
@@ -713,7 +675,7 @@ static void testIkLimits(void) {
 
   // the humanoid's knee cannot bend backwards: a foot goal made with the knee at -0.4 is
   // refused or met within every limit
-  b = loadSample("humanoid/humanoid.wrl");
+  b = hst_loadSample("humanoid/humanoid.wrl");
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
   st = hsm_makeState(b, NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(st);
@@ -740,7 +702,7 @@ static void testIkLimits(void) {
 
 static void testIkBaseIsTarget(void) {
   // no joints: the body moves rigidly so the link lands on the goal
-  hsBody *b = loadSample("humanoid/humanoid.wrl");
+  hsBody *b = hst_loadSample("humanoid/humanoid.wrl");
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
   hsBodyState *st = hsm_makeState(b, NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(st);
@@ -767,7 +729,7 @@ static void testIkBaseIsTarget(void) {
 }
 
 static void testIkArguments(void) {
-  hsBody *b = loadSample("arm6/arm6.wrl");
+  hsBody *b = hst_loadSample("arm6/arm6.wrl");
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
   hsBodyState *st = hsm_makeState(b, NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(st);
@@ -805,7 +767,7 @@ static void testIkArguments(void) {
 
 static void testIkWorkspace(void) {
   // a caller's workspace gives the same answer, bit for bit, and the solve allocates nothing
-  hsBody *b = loadSample("humanoid/humanoid.wrl");
+  hsBody *b = hst_loadSample("humanoid/humanoid.wrl");
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
   hsBodyState *st = hsm_makeState(b, NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(st);

@@ -7,52 +7,21 @@
 
 #include "builder.h"
 #include "model.h"
+#include "openhrp_fixtures.h"
 #include "test_support.h"
-
-// OpenHRP-style PROTO declarations (ours), 20 lines; model text starts on line 21
-static const char *kProtos =
-    "#VRML V2.0 utf8\n"
-    "PROTO Joint [ exposedField SFVec3f center 0 0 0 exposedField MFNode children []\n"
-    "  exposedField SFRotation rotation 0 0 1 0 exposedField SFVec3f translation 0 0 0\n"
-    "  exposedField SFString jointType \"\" exposedField SFInt32 jointId -1\n"
-    "  exposedField SFVec3f jointAxis 0 0 1 exposedField MFFloat ulimit []\n"
-    "  exposedField MFFloat llimit [] exposedField SFFloat gearRatio 1\n"
-    "  exposedField SFFloat rotorInertia 0 exposedField SFFloat jointValue 0 ]\n"
-    "{ Transform { center IS center children IS children rotation IS rotation\n"
-    "  translation IS translation } }\n"
-    "PROTO Segment [ exposedField SFVec3f centerOfMass 0 0 0 exposedField MFNode children []\n"
-    "  exposedField SFFloat mass 0 exposedField MFFloat momentsOfInertia [0 0 0 0 0 0 0 0 0] ]\n"
-    "{ Group { children IS children } }\n"
-    "PROTO Humanoid [ exposedField SFString name \"\" exposedField MFString info []\n"
-    "  exposedField MFNode joints [] exposedField MFNode humanoidBody [] ]\n"
-    "{ Group { children IS humanoidBody } }\n"
-    "PROTO ForceSensor [ exposedField SFVec3f maxForce -1 -1 -1 exposedField SFVec3f maxTorque "
-    "-1 -1 -1 exposedField SFVec3f translation 0 0 0 exposedField SFRotation rotation 0 0 1 0 "
-    "exposedField SFInt32 sensorId -1 ] { Transform { translation IS translation } }\n"
-    "PROTO Gyro [ exposedField SFVec3f maxAngularVelocity -1 -1 -1 exposedField SFVec3f "
-    "translation 0 0 0 exposedField SFRotation rotation 0 0 1 0 exposedField SFInt32 sensorId -1 "
-    "exposedField MFNode children [] ] { Transform { translation IS translation children IS children } }\n"
-    "PROTO ExtraJoint [ exposedField SFString link1Name \"\" exposedField SFString link2Name \"\"\n"
-    "  exposedField SFVec3f link1LocalPos 0 0 0 exposedField SFVec3f link2LocalPos 0 0 0\n"
-    "  exposedField SFString jointType \"xyz\" exposedField SFVec3f jointAxis 1 0 0 ] { Group {} }\n";
 
 static char g_text[16384];
 
 // write protos + body to name and load it
 static hsBody *loadText(const char *name, const char *body, hsError *err) {
-  snprintf(g_text, sizeof g_text, "%s%s", kProtos, body);
+  snprintf(g_text, sizeof g_text, "%s%s", hst_openhrpProtos, body);
   const char *path = hst_writeFile(name, g_text);
   return hsm_loadVrml(path, NULL, NULL, 0, NULL, err);
 }
 
 // the 1-based line of the first occurrence of needle in the last loaded text
 static int lineOf(const char *needle) {
-  const char *p = strstr(g_text, needle);
-  int line = 1;
-  for (const char *c = g_text; p && c < p; c++) {
-    line += *c == '\n';
-  }
-  return p ? line : -1;
+  return hst_lineOf(g_text, needle);
 }
 
 // a two-link robot: free root with two segments, one rotating child
@@ -367,7 +336,7 @@ static void testJointsListWarning(void) {
   hst_expectLog(1);
   hsmWarning warnings[4];
   int nwarn = 0;
-  snprintf(g_text, sizeof g_text, "%s%s", kProtos,
+  snprintf(g_text, sizeof g_text, "%s%s", hst_openhrpProtos,
            "DEF R Humanoid { humanoidBody [ DEF A Joint { jointType \"free\" children [\n"
            " DEF B Joint { jointType \"rotate\" jointId 0 } ] } ] joints [ USE A ] }\n");
   const char *path = hst_writeFile("warn.wrl", g_text);
@@ -384,7 +353,7 @@ static void testAllocationFailureIsClean(void) {
   // every allocation the load makes may fail; each must give an error, never a crash or leak
   for (long n = 1; n < 400; n += 7) {
     hsError err = {0};
-    snprintf(g_text, sizeof g_text, "%s%s", kProtos, kTwoLink);
+    snprintf(g_text, sizeof g_text, "%s%s", hst_openhrpProtos, kTwoLink);
     const char *path = hst_writeFile("oom.wrl", g_text);
     hsu_failAllocAfter(n);
     hsBody *b = hsm_loadVrml(path, NULL, NULL, 0, NULL, &err);

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "openhrp_fixtures.h"
 #include "test_support.h"
 
 // a unit inertial, and a link that has only it
@@ -30,12 +31,7 @@ static hsBody *loadUrdf(const char *name, const char *text, hsError *err) {
 
 // the 1-based line of the first occurrence of needle in the last loaded text
 static int lineOf(const char *needle) {
-  const char *p = strstr(g_text, needle);
-  int line = 1;
-  for (const char *c = g_text; p && c < p; c++) {
-    line += *c == '\n';
-  }
-  return p ? line : -1;
+  return hst_lineOf(g_text, needle);
 }
 
 static void printError(const hsError *err) {
