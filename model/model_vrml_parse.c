@@ -1389,9 +1389,12 @@ static int loadInline(Parser *p, hsvNode *node) {
       }
     }
     if (!rc && !loaded) {
+      // a long list is cut at the buffer's end: the first paths tried are the useful ones
       size_t n = strlen(tried);
-      snprintf(tried + n, sizeof buf->tried - n, "%s'%s' (%s)", n ? ", " : "", path,
-               why ? why : strerror(sysErr));
+      if (snprintf(tried + n, sizeof buf->tried - n, "%s'%s' (%s)", n ? ", " : "", path,
+                   why ? why : strerror(sysErr)) < 0) {
+        tried[n] = 0;
+      }
     }
   }
   if (!rc && !loaded) {
