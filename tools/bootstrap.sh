@@ -31,7 +31,7 @@ if [ ! -x .venv/bin/python ]; then
   echo "== creating the Python virtualenv .venv"
   python3 -m venv .venv
 fi
-if ! .venv/bin/python -c "import omniORB, pytest, numpy, hrpsim" 2>/dev/null; then
+if ! .venv/bin/python -c "import omniORB, pytest, numpy, matplotlib, hrpsim" 2>/dev/null; then
   echo "== installing Python packages into .venv"
   .venv/bin/pip install -q --upgrade pip
   .venv/bin/pip install -q pytest -e python

@@ -11,7 +11,14 @@ Typical use, after ``hrpsim up``::
     sim = client.dynamics_simulator()              # a new DynamicsSimulator (one world)
 
 ``hrpsim.OpenHRP`` and ``hrpsim.OpenHRP__POA`` are the omniORBpy stubs generated from
-``idl/`` by the build into ``hrpsim._idl``; they are imported on first use.
+``idl/`` by the build into ``hrpsim._idl``; ``hrpsim.SchedulerIDL`` (``SchedulerIDL__POA``)
+are those of hrpsim's own scheduler interface (IDL module ``hrpsim``). They are imported on
+first use.
+
+Scripting (see the README's "Python scripting"): ``hrpsim.Simulation`` configures, steps and
+reads one simulation, client-driven or through the scheduler server; ``hrpsim.sweep(func,
+params, workers=N)`` runs ``func(sim, param)`` for many parameters in parallel over the
+dynamics servers of ``hrpsim up --dynamics N``.
 """
 
 import importlib
@@ -22,14 +29,22 @@ from . import _orb
 from . import paths
 from ._orb import HrpsimError
 from .summary import body_summary, format_summary, read_body
+# imported here, so the function `hrpsim.sweep` always shadows the module of the same name
+from .sweep import dynamics_factories, sweep
 
 __version__ = "0.1.0"
 
 __all__ = ["connect", "Client", "body_summary", "format_summary", "read_body", "file_url",
            "naming_from_environment", "HrpsimError", "ServerUnavailable", "NameNotBound",
-           "WrongInterface", "OpenHRP", "OpenHRP__POA", "__version__"]
+           "WrongInterface", "OpenHRP", "OpenHRP__POA", "SchedulerIDL", "SchedulerIDL__POA",
+           "Simulation", "sweep", "dynamics_factories", "__version__"]
 
-_STUB_MODULES = ("OpenHRP", "OpenHRP__POA", "OpenRTM", "OpenRTM__POA")
+# attribute -> module under hrpsim._idl (hrpsim's own IDL module is also named "hrpsim")
+_STUB_MODULES = {"OpenHRP": "OpenHRP", "OpenHRP__POA": "OpenHRP__POA", "OpenRTM": "OpenRTM",
+                 "OpenRTM__POA": "OpenRTM__POA", "SchedulerIDL": "hrpsim",
+                 "SchedulerIDL__POA": "hrpsim__POA"}
+# attribute -> (module, name): imported on first use (Simulation needs numpy)
+_LAZY = {"Simulation": ("simulation", "Simulation")}
 
 
 def _import_stubs(name):
@@ -50,9 +65,14 @@ def _import_stubs(name):
 def __getattr__(name):
     # PEP 562: import the generated stubs lazily, so `import hrpsim` works without a build
     if name in _STUB_MODULES:
-        module = _import_stubs(name)
+        module = _import_stubs(_STUB_MODULES[name])
         globals()[name] = module
         return module
+    if name in _LAZY:
+        module_name, attr = _LAZY[name]
+        value = getattr(importlib.import_module("hrpsim." + module_name), attr)
+        globals()[name] = value
+        return value
     raise AttributeError("module 'hrpsim' has no attribute %r" % name)
 
 

@@ -4,6 +4,7 @@
     hrpsim down    stop exactly what `up` started
     hrpsim status  show what `up` started and whether it is alive and bound
     hrpsim demo    load a model through the ModelLoader and summarise it
+    hrpsim run     run a project through the Scheduler and write a results directory
 
 Exit codes: 0 success; 1 failure, or for `status` anything not running/answering (also when
 nothing was started at all); 2 usage errors (argparse).
@@ -67,7 +68,7 @@ def cmd_up(args):
     try:
         state = launcher.up(state_dir=args.state_dir, naming=args.naming,
                             naming_port=args.naming_port, bin_dir=args.bin_dir, only=args.only,
-                            timeout=args.timeout, report=_report)
+                            timeout=args.timeout, report=_report, dynamics=args.dynamics)
     except launcher.AlreadyRunning as exc:
         _err("hrpsim: " + str(exc))
         return 1
@@ -181,6 +182,38 @@ def cmd_demo(args):
     return 0
 
 
+def cmd_run(args):
+    # every failure is one line "hrpsim run: <reason>" and exit status 1
+    from . import run as run_mod
+    from omniORB import CORBA
+    _cli_orb()
+    signal.signal(signal.SIGTERM, _terminate)
+
+    def warn(text):
+        if not args.quiet:
+            _err("hrpsim run: warning: " + text)
+
+    try:
+        out, summary = run_mod.run_project(
+            args.project, out_dir=args.out, state_dir=args.state_dir,
+            plots=not args.no_plots, progress=None if not args.quiet else False, warn=warn)
+    except HrpsimError as exc:
+        _err("hrpsim run: %s" % str(exc).replace("\n", " "))
+        return 1
+    except CORBA.SystemException as exc:
+        _err("hrpsim run: %s" % _orb.describe_exception(exc))
+        return 1
+    except OSError as exc:
+        _err("hrpsim run: %s" % exc)
+        return 1
+    if not args.quiet:
+        _out("hrpsim run: %d steps, %.3f s simulated in %.3f s (x%.2f real time)"
+             % (summary["steps"], summary["simulated_time"], summary["wall_time"],
+                summary["real_time_factor"]))
+    _out("hrpsim run: results in %s" % out)
+    return 0
+
+
 # ---------------------------------------------------------------------------------------------
 # argument parsing
 # ---------------------------------------------------------------------------------------------
@@ -219,6 +252,11 @@ def build_parser():
                     help="start only these servers (names as in the naming service); "
                          "with no NAME, only the naming service; a missing executable is "
                          "then an error instead of a warning")
+    up.add_argument("--dynamics", metavar="N", type=int, default=1,
+                    help="start N hrpsim-dynamics processes (default 1), bound as "
+                         "DynamicsSimulatorFactory, DynamicsSimulatorFactory1, ..., "
+                         "DynamicsSimulatorFactory<N-1>; hrpsim.sweep runs in parallel "
+                         "over them")
     up.add_argument("--timeout", metavar="SECONDS", type=float, default=10.0,
                     help="how long each process may take to answer (default 10)")
     up.set_defaults(func=cmd_up)
@@ -253,6 +291,24 @@ def build_parser():
                       help="model file or URL (default: %s in the repository)"
                            % DEFAULT_MODEL)
     demo.set_defaults(func=cmd_demo)
+
+    run = sub.add_parser(
+        "run", help="run a project through the Scheduler and write a results directory",
+        description="Run PROJECT (hrpsim's project XML or an OpenHRP GrxUI project) through "
+                    "the Scheduler server: use the servers of $HRPSIM_NAMING or the state "
+                    "dir if a Scheduler answers there, else start them in a private state "
+                    "dir and stop them afterwards; start the project's command controllers; "
+                    "show progress; write log.npz, summary.json, summary.txt and plots to "
+                    "the results directory and print where it is. Exit status 0 on "
+                    "success, 1 with one line 'hrpsim run: <reason>' on any error.")
+    state_dir_arg(run)
+    run.add_argument("--out", metavar="DIR",
+                     help="results directory (default results/<project>-<timestamp>)")
+    run.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
+    run.add_argument("--quiet", action="store_true",
+                     help="no progress bar, warnings or statistics; only the results line")
+    run.add_argument("project", metavar="PROJECT", help="project file")
+    run.set_defaults(func=cmd_run)
     return p
 
 

@@ -378,17 +378,42 @@ def processes_alive(state):
     return [r for r in state.get("processes", []) if is_ours(r)]
 
 
+def _dynamics_context(root, index):
+    """The naming context in which the ``index``-th extra dynamics server binds its name.
+
+    hrpsim-dynamics always binds "DynamicsSimulatorFactory" in the root context of the naming
+    service it is given; an extra process is given its own sub-context (named
+    ``hrpsim-dynamics-<index>`` in the root) as its naming service, so it never replaces the
+    first server's binding, and `up` then binds its factory in the root as
+    DynamicsSimulatorFactory<index>. Any server binding that one name works this way.
+    """
+    _, CosNaming = _orb.corba()
+    name = _orb.to_name("hrpsim-dynamics-%d" % index)
+    try:
+        return root.bind_new_context(name)
+    except CosNaming.NamingContext.AlreadyBound:
+        ctx = root.resolve(name)._narrow(CosNaming.NamingContext)
+        if ctx is None:
+            raise LaunchError("hrpsim-dynamics-%d is bound in the naming service to something "
+                              "that is not a naming context" % index)
+        return ctx
+
+
 def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, timeout=10.0,
-       report=None):
+       report=None, dynamics=1):
     """Start the naming service (unless ``naming`` is given) and the servers; return the state.
 
     ``only`` is None for every known server whose executable exists (missing ones are
     reported as warnings), or a list of names (an empty list starts just the naming service;
-    a missing executable is then an error). ``report(kind, text)`` receives progress lines,
-    kind being "info" or "warning". On failure everything started is stopped again, the state
-    file removed, and LaunchError raised.
+    a missing executable is then an error). ``dynamics`` is the number of hrpsim-dynamics
+    processes (default 1): the first binds DynamicsSimulatorFactory, the k-th extra one
+    DynamicsSimulatorFactory<k> (see paths.dynamics_factory_name). ``report(kind, text)``
+    receives progress lines, kind being "info" or "warning". On failure everything started is
+    stopped again, the state file removed, and LaunchError raised.
     """
     report = report or (lambda kind, text: None)
+    if not isinstance(dynamics, int) or dynamics < 1:
+        raise LaunchError("--dynamics must be a whole number >= 1 (got %r)" % (dynamics,))
     sd = StateDir(state_dir)
     bin_dir = Path(bin_dir).expanduser() if bin_dir else paths.default_bin_dir()
     if naming and naming_port:
@@ -435,20 +460,37 @@ def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, t
             ctx = _orb.naming_context(state["naming"], LIVENESS_TIMEOUT_MS)
 
             # the servers: start them all, then wait for each to bind its name
-            started = []
+            # (name bound in the root, exe, naming context it binds in, name it binds there,
+            #  that context's reference as text, log file)
+            launches = []
             for name, exe in plan:
-                previous = _current_ior(ctx, name)
+                launches.append((name, exe, ctx, name, state["naming"],
+                                 sd.logs_dir / (exe.name + ".log")))
+                if name == paths.DYNAMICS_FACTORY:
+                    for k in range(1, dynamics):
+                        sub = _dynamics_context(ctx, k)
+                        launches.append((paths.dynamics_factory_name(k), exe, sub, name,
+                                         _orb.get_orb().object_to_string(sub),
+                                         sd.logs_dir / ("%s-%d.log" % (exe.name, k))))
+            if dynamics > 1 and not any(n == paths.DYNAMICS_FACTORY for n, _ in plan):
+                report("warning", "--dynamics %d: hrpsim-dynamics is not started" % dynamics)
+            started = []
+            for name, exe, bind_ctx, bind_name, naming_ref, log in launches:
+                previous = _current_ior(bind_ctx, bind_name)
                 # loopback TCP for everyone, plus a unix socket that local omniORB clients
                 # prefer (a round trip costs noticeably less)
-                argv = [str(exe), "-ORBInitRef", "NameService=" + state["naming"],
+                argv = [str(exe), "-ORBInitRef", "NameService=" + naming_ref,
                         "-ORBendPoint", "giop:tcp:127.0.0.1:", "-ORBendPoint", "giop:unix:"]
-                proc, rec = _spawn(name, "server", argv, sd.logs_dir / (exe.name + ".log"),
-                                   sd.path)
+                proc, rec = _spawn(name, "server", argv, log, sd.path)
+                if bind_name != name:
+                    rec["context"] = "hrpsim-dynamics-%d" % paths.dynamics_factory_index(name)
                 state["processes"].append(rec)
                 sd.save(state)
-                started.append((name, proc, rec, previous))
-            for name, proc, rec, previous in started:
-                rec["ior"] = _wait_bound(ctx, name, proc, rec, previous, timeout)
+                started.append((name, proc, rec, previous, bind_ctx, bind_name))
+            for name, proc, rec, previous, bind_ctx, bind_name in started:
+                rec["ior"] = _wait_bound(bind_ctx, bind_name, proc, rec, previous, timeout)
+                if bind_name != name:
+                    ctx.rebind(_orb.to_name(name), _orb.get_orb().string_to_object(rec["ior"]))
                 sd.save(state)
                 report("info", "%s bound (%s, pid %d)" % (name, Path(rec["exe"]).name,
                                                           rec["pid"]))
@@ -495,6 +537,17 @@ def _unbind_ours(state):
                 ctx.unbind(_orb.to_name(rec["name"]))
         except (CORBA.SystemException, CosNaming.NamingContext.NotFound):
             pass
+        if rec.get("context"):
+            # the sub-context an extra dynamics server bound its name in (see up)
+            try:
+                sub = _orb.resolve_name(ctx, rec["context"])
+                sub = sub._narrow(CosNaming.NamingContext) if sub is not None else None
+                if sub is not None:
+                    ctx.unbind(_orb.to_name(rec["context"]))
+                    sub.destroy()
+            except (CORBA.SystemException, CosNaming.NamingContext.NotFound,
+                    CosNaming.NamingContext.NotEmpty):
+                pass
 
 
 def down(state_dir=None, report=None):

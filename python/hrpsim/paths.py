@@ -27,6 +27,27 @@ SERVERS = (
 
 STATE_FILE = "state.json"
 
+# `hrpsim up --dynamics N` starts N hrpsim-dynamics processes: the first bound as
+# DYNAMICS_FACTORY, the others as DYNAMICS_FACTORY + "1" ... + "N-1" (hrpsim.sweep spreads its
+# runs over them; each process serialises its own ODE work).
+DYNAMICS_FACTORY = "DynamicsSimulatorFactory"
+
+
+def dynamics_factory_name(index):
+    """Naming-service name of the ``index``-th dynamics server (0: DynamicsSimulatorFactory,
+    k > 0: DynamicsSimulatorFactory<k>)."""
+    return DYNAMICS_FACTORY + (str(index) if index else "")
+
+
+def dynamics_factory_index(name):
+    """The index of a dynamics server name (inverse of dynamics_factory_name), or None."""
+    if name == DYNAMICS_FACTORY:
+        return 0
+    rest = name[len(DYNAMICS_FACTORY):] if name.startswith(DYNAMICS_FACTORY) else ""
+    if rest.isdigit() and not rest.startswith("0"):
+        return int(rest)
+    return None
+
 
 def repo_root():
     """The hrpsim source tree this package belongs to."""

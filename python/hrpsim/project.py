@@ -1,0 +1,778 @@
+"""Simulation projects: hrpsim's own XML format and OpenHRP GrxUI project files.
+
+Both formats parse into one ``Project`` (plain data: time step, end time, models with their
+initial state and joint modes, collision pairs, controllers, logging, plots), which
+``Project.configure(scheduler, client)`` applies through the hrpsim Scheduler IDL.
+
+Parsing uses expat directly (Python's standard library) into a tiny element tree that keeps
+the line of every element, so that every error names the file, the line and the field:
+
+    humanoid.xml:12: <simulation> timeStep: must be a positive number, got 'abc'
+
+That text is ``str(ProjectError)``; the exception also carries ``file``, ``line`` and
+``field``. GrxUI items or properties hrpsim cannot honour are not errors: they become
+``Project.warnings`` (with their line), which `hrpsim run` prints and keeps in the summary.
+
+The format is documented in the README ("Projects and hrpsim run").
+"""
+
+import math
+import os
+import shlex
+import sys
+import xml.parsers.expat
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ._orb import HrpsimError
+
+FORMAT_HRPSIM = "hrpsim"
+FORMAT_GRXUI = "grxui"
+
+JOINT_MODES = {"torque": "TORQUE_MODE", "highgain": "HIGH_GAIN_MODE",
+               "high_gain": "HIGH_GAIN_MODE", "high-gain": "HIGH_GAIN_MODE"}
+METHODS = ("EULER", "RUNGE_KUTTA")
+
+
+class ProjectError(HrpsimError):
+    """An invalid project: ``file``, ``line`` (or None) and ``field`` say where."""
+
+    def __init__(self, file, line, field_, message):
+        self.file, self.line, self.field, self.message = str(file), line, field_, message
+        where = "%s:%s" % (self.file, line) if line else self.file
+        super().__init__("%s: %s%s" % (where, field_ + ": " if field_ else "", message))
+
+
+# ---------------------------------------------------------------------------------------------
+# the parsed project
+# ---------------------------------------------------------------------------------------------
+
+@dataclass
+class ModelSpec:
+    """One model: registered in the simulation as ``name``, loaded from ``url``."""
+    name: str
+    url: str                                  # absolute path or URL
+    line: int = 0
+    root_translation: list = None             # [x, y, z] [m] or None (the model's own)
+    root_rotation: list = None                # axis-angle [x, y, z, angle] or None
+    root_velocity: list = None                # [vx, vy, vz, wx, wy, wz] or None
+    all_joint_value: float = None             # every joint's initial value, or None
+    joint_values: dict = field(default_factory=dict)   # joint (link) name -> value
+    joint_velocities: dict = field(default_factory=dict)
+    all_joint_mode: str = None                # "TORQUE_MODE" / "HIGH_GAIN_MODE" or None
+    joint_modes: dict = field(default_factory=dict)    # link name -> mode
+
+
+@dataclass
+class CollisionSpec:
+    """A contact pair; empty link names mean every link."""
+    object1: str
+    object2: str
+    link1: str = ""
+    link2: str = ""
+    static_friction: float = 0.5
+    slip_friction: float = 0.5
+    culling: float = 0.01
+    restitution: float = 0.0
+    line: int = 0
+
+
+@dataclass
+class ControllerSpec:
+    """An OpenHRP Controller, found by ``name`` in the naming service; ``command`` (argv list,
+    or None) is started by `hrpsim run` before the run and stopped after it."""
+    name: str
+    character: str = ""
+    period: float = None                      # [s]; None: the time step
+    command: list = None
+    line: int = 0
+
+
+@dataclass
+class Project:
+    """Everything needed to configure one run of the Scheduler."""
+    path: Path
+    format: str = FORMAT_HRPSIM
+    time_step: float = 0.001
+    end_time: float = 5.0
+    method: str = "EULER"
+    sensors: bool = True
+    gravity: list = field(default_factory=lambda: [0.0, 0.0, 9.8])  # OpenHRP convention
+    real_time: float = 0.0
+    controller_timeout: float = 10.0
+    models: list = field(default_factory=list)
+    collisions: list = field(default_factory=list)
+    controllers: list = field(default_factory=list)
+    log_period: float = None                  # [s]; None: every step
+    log_sensors: bool = True
+    plot_root: bool = True
+    plot_joints: list = None                  # joint names; None: all
+    plots: bool = True
+    warnings: list = field(default_factory=list)   # "file:line: text"
+    lines: dict = field(default_factory=dict)      # element tag -> line, for messages
+
+    @property
+    def stem(self):
+        return Path(self.path).stem
+
+    def model(self, name):
+        return next((m for m in self.models if m.name == name), None)
+
+    def warn(self, line, text):
+        self.warnings.append("%s:%s: %s" % (self.path, line, text) if line
+                             else "%s: %s" % (self.path, text))
+
+    # -----------------------------------------------------------------------------------------
+    def configure(self, scheduler, client=None, bodies=None):
+        """Apply the project through the Scheduler IDL (reset first). ``bodies`` maps model
+        names to BodyInfo link lists (fetched through ``client``'s ModelLoader if missing),
+        needed to find root links and joint names. Raises ProjectError naming the field for
+        anything the Scheduler refuses."""
+        from . import OpenHRP
+        import hrpsim._idl.hrpsim as H
+        DS = OpenHRP.DynamicsSimulator
+        bodies = dict(bodies or {})
+
+        def call(line, fld, fn, *args):
+            try:
+                return fn(*args)
+            except H.SchedulerError as exc:
+                raise ProjectError(self.path, line, fld, exc.description) from exc
+
+        sim_line = self.lines.get("simulation", 0)
+        scheduler.reset()
+        call(sim_line, "timeStep", scheduler.setTimeStep, float(self.time_step))
+        call(sim_line, "endTime", scheduler.setEndTime, float(self.end_time))
+        call(sim_line, "method", scheduler.setIntegrateMethod, getattr(DS, self.method))
+        call(sim_line, "sensors", scheduler.setSensorOption,
+             DS.ENABLE_SENSOR if self.sensors else DS.DISABLE_SENSOR)
+        call(sim_line, "gravity", scheduler.setGVector, [float(g) for g in self.gravity])
+        for m in self.models:
+            call(m.line, "model %s url" % m.name, scheduler.addModel, m.name, _file_url(m.url))
+        for m in self.models:
+            links = bodies.get(m.name)
+            if links is None and client is not None:
+                links = list(client.load_body(m.url, reload=False)._get_links())
+                bodies[m.name] = links
+            self._configure_model(scheduler, call, DS, m, links or [])
+        for c in self.collisions:
+            pair = H.CollisionPair(c.object1, c.link1, c.object2, c.link2,
+                                   float(c.static_friction), float(c.slip_friction),
+                                   float(c.culling), float(c.restitution))
+            call(c.line, "collision %s/%s" % (c.object1, c.object2),
+                 scheduler.addCollisionPair, pair)
+        call(sim_line, "controllerTimeout", scheduler.setControllerTimeout,
+             float(self.controller_timeout))
+        for c in self.controllers:
+            spec = H.ControllerSpec(c.name, c.character or "",
+                                    float(c.period if c.period else self.time_step))
+            call(c.line, "controller %s" % c.name, scheduler.addController, spec)
+        call(self.lines.get("log", 0), "log", scheduler.setLogOptions,
+             H.LogOptions(float(self.log_period or 0.0), bool(self.log_sensors)))
+        call(sim_line, "realTime", scheduler.setRealTime, float(self.real_time))
+        return bodies
+
+    def _configure_model(self, scheduler, call, DS, m, links):
+        names = [lk.name for lk in links]
+        joints = [lk.name for lk in links if lk.jointId >= 0 and lk.jointType in
+                  ("rotate", "slide")]
+        fld = "model %s" % m.name
+
+        def check_link(name, what):
+            if links and name not in names:
+                raise ProjectError(self.path, m.line, "%s %s" % (fld, what),
+                                   "no link named %r in %s" % (name, m.url))
+
+        if m.all_joint_mode:
+            call(m.line, fld + " mode", scheduler.setAllJointModes, m.name,
+                 getattr(DS, m.all_joint_mode))
+        for link, mode in m.joint_modes.items():
+            check_link(link, "joint mode")
+            call(m.line, "%s %s.mode" % (fld, link), scheduler.setLinkData, m.name, link,
+                 DS.POSITION_GIVEN, [1.0 if mode == "HIGH_GAIN_MODE" else 0.0])
+        if m.all_joint_value is not None:
+            for j in joints:
+                call(m.line, fld + " joints value", scheduler.setLinkData, m.name, j,
+                     DS.JOINT_VALUE, [float(m.all_joint_value)])
+        for j, v in m.joint_values.items():
+            check_link(j, "joint value")
+            call(m.line, "%s %s" % (fld, j), scheduler.setLinkData, m.name, j,
+                 DS.JOINT_VALUE, [float(v)])
+        for j, v in m.joint_velocities.items():
+            check_link(j, "joint velocity")
+            call(m.line, "%s %s" % (fld, j), scheduler.setLinkData, m.name, j,
+                 DS.JOINT_VELOCITY, [float(v)])
+        if links and (m.root_translation is not None or m.root_rotation is not None):
+            root = links[0]
+            p = m.root_translation if m.root_translation is not None else list(root.translation)
+            aa = m.root_rotation if m.root_rotation is not None else list(root.rotation)
+            call(m.line, fld + " root pose", scheduler.setLinkData, m.name, root.name,
+                 DS.ABS_TRANSFORM, [float(x) for x in p] + axis_angle_to_matrix(aa))
+        if links and m.root_velocity is not None:
+            call(m.line, fld + " root velocity", scheduler.setLinkData, m.name,
+                 links[0].name, DS.ABS_VELOCITY, [float(x) for x in m.root_velocity])
+
+
+def _file_url(url):
+    from . import file_url
+    return file_url(url)
+
+
+def axis_angle_to_matrix(aa):
+    """A 3x3 row-major rotation (9 floats) from axis-angle [x, y, z, angle]."""
+    x, y, z, a = (float(v) for v in aa)
+    n = math.sqrt(x * x + y * y + z * z)
+    if n < 1e-12 or a == 0.0:
+        return [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+    x, y, z = x / n, y / n, z / n
+    c, s = math.cos(a), math.sin(a)
+    t = 1.0 - c
+    return [t * x * x + c, t * x * y - s * z, t * x * z + s * y,
+            t * x * y + s * z, t * y * y + c, t * y * z - s * x,
+            t * x * z - s * y, t * y * z + s * x, t * z * z + c]
+
+
+# ---------------------------------------------------------------------------------------------
+# a line-tracking element tree (expat)
+# ---------------------------------------------------------------------------------------------
+
+class Element:
+    __slots__ = ("tag", "attrs", "line", "children", "text")
+
+    def __init__(self, tag, attrs, line):
+        self.tag, self.attrs, self.line, self.children, self.text = tag, attrs, line, [], ""
+
+
+def read_xml(path):
+    """The root Element of the XML file ``path``; ProjectError with the line on bad XML."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ProjectError(path, None, "", "cannot read the project: %s" % exc.strerror) from exc
+    parser = xml.parsers.expat.ParserCreate()
+    stack, root = [], []
+
+    def start(tag, attrs):
+        el = Element(tag, attrs, parser.CurrentLineNumber)
+        if stack:
+            stack[-1].children.append(el)
+        else:
+            root.append(el)
+        stack.append(el)
+
+    def end(tag):
+        stack.pop()
+
+    def chars(text):
+        if stack:
+            stack[-1].text += text
+
+    parser.StartElementHandler = start
+    parser.EndElementHandler = end
+    parser.CharacterDataHandler = chars
+    try:
+        parser.Parse(data, True)
+    except xml.parsers.expat.ExpatError as exc:
+        raise ProjectError(path, exc.lineno, "",
+                           "not well-formed XML: %s" % xml.parsers.expat.ErrorString(exc.code))
+    return root[0]
+
+
+# ---------------------------------------------------------------------------------------------
+# values
+# ---------------------------------------------------------------------------------------------
+
+class _Ctx:
+    """Where we are: file, project dir, and the functions that read typed attribute values."""
+
+    def __init__(self, path):
+        self.path = Path(path)
+        self.dir = self.path.resolve().parent
+
+    def err(self, line, fld, msg):
+        return ProjectError(self.path, line, fld, msg)
+
+    def expand(self, text):
+        d = str(self.dir)
+        return (text.replace("$(PROJECT_DIR)", d).replace("$(CURRENT_DIR)", d)
+                .replace("$(PYTHON)", sys.executable))
+
+    def url(self, text, line, fld):
+        text = self.expand(text.strip())
+        if not text:
+            raise self.err(line, fld, "must not be empty")
+        if text.startswith("file://"):
+            text = text[len("file://"):]
+        elif "://" in text:
+            return text
+        p = Path(os.path.expanduser(text))
+        if not p.is_absolute():
+            p = self.dir / p
+        p = p.resolve()
+        if not p.exists():
+            raise self.err(line, fld, "no such file: %s" % p)
+        return str(p)
+
+    def number(self, text, line, fld, positive=False, nonneg=False):
+        try:
+            v = float(text)
+        except (TypeError, ValueError):
+            v = float("nan")
+        if not math.isfinite(v):
+            raise self.err(line, fld, "must be a number, got %r" % text)
+        if positive and v <= 0:
+            raise self.err(line, fld, "must be a positive number, got %r" % text)
+        if nonneg and v < 0:
+            raise self.err(line, fld, "must not be negative, got %r" % text)
+        return v
+
+    def vector(self, text, n, line, fld):
+        parts = text.replace(",", " ").split()
+        if len(parts) != n:
+            raise self.err(line, fld, "needs %d numbers, got %r" % (n, text))
+        return [self.number(p, line, fld) for p in parts]
+
+    def boolean(self, text, line, fld):
+        t = text.strip().lower()
+        if t in ("true", "1", "yes", "on"):
+            return True
+        if t in ("false", "0", "no", "off"):
+            return False
+        raise self.err(line, fld, "must be true or false, got %r" % text)
+
+    def mode(self, text, line, fld):
+        m = JOINT_MODES.get(text.strip().lower())
+        if m is None:
+            raise self.err(line, fld, "must be torque or highgain, got %r" % text)
+        return m
+
+    def method(self, text, line, fld):
+        t = text.strip().upper().replace("-", "_")
+        if t not in METHODS:
+            raise self.err(line, fld, "must be EULER or RUNGE_KUTTA, got %r" % text)
+        return t
+
+
+def load_project(path):
+    """Parse a project file (hrpsim's format or GrxUI's, chosen by the root element)."""
+    root = read_xml(path)
+    ctx = _Ctx(path)
+    if root.tag == "hrpsim-project":
+        project = _parse_hrpsim(root, ctx)
+    elif root.tag == "grxui":
+        project = _parse_grxui(root, ctx)
+    else:
+        raise ctx.err(root.line, "<%s>" % root.tag,
+                      "not a project: the root element must be <hrpsim-project> or <grxui>")
+    _check(project, ctx)
+    return project
+
+
+# ---------------------------------------------------------------------------------------------
+# hrpsim's own format
+# ---------------------------------------------------------------------------------------------
+
+_ALLOWED = {
+    "hrpsim-project": {"version"},
+    "simulation": {"timeStep", "endTime", "method", "sensors", "gravity", "realTime",
+                   "controllerTimeout"},
+    "model": {"name", "url"},
+    "rootPose": {"translation", "rotation"},
+    "rootVelocity": {"linear", "angular"},
+    "joints": {"value", "mode"},
+    "joint": {"name", "value", "velocity", "mode"},
+    "collision": {"object1", "object2", "link1", "link2", "staticFriction", "slipFriction",
+                  "culling", "restitution"},
+    "controller": {"name", "command", "character", "period"},
+    "log": {"period", "sensors"},
+    "plots": {"enabled", "root", "joints"},
+}
+_CHILDREN = {
+    "hrpsim-project": {"simulation", "model", "collision", "controller", "log", "plots"},
+    "model": {"rootPose", "rootVelocity", "joints", "joint"},
+}
+
+
+def _attrs(el, ctx, required=()):
+    tag = "<%s>" % el.tag
+    allowed = _ALLOWED.get(el.tag, set())
+    for k in el.attrs:
+        if k not in allowed:
+            raise ctx.err(el.line, "%s %s" % (tag, k),
+                          "unknown attribute (allowed: %s)" % ", ".join(sorted(allowed)))
+    for k in required:
+        if not el.attrs.get(k, "").strip():
+            raise ctx.err(el.line, "%s %s" % (tag, k), "required attribute is missing")
+    for c in el.children:
+        if c.tag not in _CHILDREN.get(el.tag, set()):
+            raise ctx.err(c.line, "<%s>" % c.tag, "unexpected element inside %s" % tag)
+    return el.attrs
+
+
+def _parse_hrpsim(root, ctx):
+    p = Project(path=ctx.path, format=FORMAT_HRPSIM)
+    _attrs(root, ctx)
+    ver = root.attrs.get("version", "1")
+    if ver != "1":
+        raise ctx.err(root.line, "<hrpsim-project> version", "unsupported version %r" % ver)
+    seen = set()
+    for el in root.children:
+        a = _attrs(el, ctx, required={"model": ("name", "url"),
+                                      "collision": ("object1", "object2"),
+                                      "controller": ("name",)}.get(el.tag, ()))
+
+        def f(name, _el=el):
+            return "<%s> %s" % (_el.tag, name)
+
+        if el.tag in ("simulation", "log", "plots"):
+            p.lines[el.tag] = el.line
+            if el.tag in seen:
+                raise ctx.err(el.line, "<%s>" % el.tag, "given twice")
+            seen.add(el.tag)
+        if el.tag == "simulation":
+            if "timeStep" in a:
+                p.time_step = ctx.number(a["timeStep"], el.line, f("timeStep"), positive=True)
+            if "endTime" in a:
+                p.end_time = ctx.number(a["endTime"], el.line, f("endTime"), positive=True)
+            if "method" in a:
+                p.method = ctx.method(a["method"], el.line, f("method"))
+            if "sensors" in a:
+                p.sensors = ctx.boolean(a["sensors"], el.line, f("sensors"))
+            if "gravity" in a:
+                p.gravity = ctx.vector(a["gravity"], 3, el.line, f("gravity"))
+            if "realTime" in a:
+                p.real_time = ctx.number(a["realTime"], el.line, f("realTime"), nonneg=True)
+            if "controllerTimeout" in a:
+                p.controller_timeout = ctx.number(a["controllerTimeout"], el.line,
+                                                  f("controllerTimeout"), positive=True)
+        elif el.tag == "model":
+            p.models.append(_parse_model(el, a, ctx))
+        elif el.tag == "collision":
+            c = CollisionSpec(a["object1"], a["object2"], a.get("link1", ""),
+                              a.get("link2", ""), line=el.line)
+            for attr, key in (("staticFriction", "static_friction"),
+                              ("slipFriction", "slip_friction"), ("culling", "culling"),
+                              ("restitution", "restitution")):
+                if attr in a:
+                    setattr(c, key, ctx.number(a[attr], el.line, f(attr), nonneg=True))
+            if c.restitution > 1:
+                raise ctx.err(el.line, f("restitution"), "must be between 0 and 1")
+            p.collisions.append(c)
+        elif el.tag == "controller":
+            c = ControllerSpec(a["name"], a.get("character", ""), line=el.line)
+            if "period" in a:
+                c.period = ctx.number(a["period"], el.line, f("period"), positive=True)
+            if "command" in a:
+                c.command = _command(a["command"], el.line, f("command"), ctx)
+            p.controllers.append(c)
+        elif el.tag == "log":
+            if "period" in a:
+                p.log_period = ctx.number(a["period"], el.line, f("period"), nonneg=True)
+            if "sensors" in a:
+                p.log_sensors = ctx.boolean(a["sensors"], el.line, f("sensors"))
+        elif el.tag == "plots":
+            if "enabled" in a:
+                p.plots = ctx.boolean(a["enabled"], el.line, f("enabled"))
+            if "root" in a:
+                p.plot_root = ctx.boolean(a["root"], el.line, f("root"))
+            if "joints" in a and a["joints"].strip().lower() != "all":
+                p.plot_joints = a["joints"].replace(",", " ").split()
+    return p
+
+
+def _command(text, line, fld, ctx):
+    try:
+        argv = shlex.split(ctx.expand(text))
+    except ValueError as exc:
+        raise ctx.err(line, fld, "cannot split the command line: %s" % exc)
+    if not argv:
+        raise ctx.err(line, fld, "must not be empty")
+    # a bare python/python3 is the Python running hrpsim (it has omniORBpy)
+    if argv[0] in ("python", "python3"):
+        argv[0] = sys.executable
+    return argv
+
+
+def _parse_model(el, a, ctx):
+    m = ModelSpec(a["name"], ctx.url(a["url"], el.line, "<model> url"), line=el.line)
+    for c in el.children:
+        ca = _attrs(c, ctx)
+        fld = "<%s> " % c.tag
+        if c.tag == "rootPose":
+            if "translation" in ca:
+                m.root_translation = ctx.vector(ca["translation"], 3, c.line,
+                                                fld + "translation")
+            if "rotation" in ca:
+                m.root_rotation = ctx.vector(ca["rotation"], 4, c.line, fld + "rotation")
+        elif c.tag == "rootVelocity":
+            lin = ctx.vector(ca.get("linear", "0 0 0"), 3, c.line, fld + "linear")
+            ang = ctx.vector(ca.get("angular", "0 0 0"), 3, c.line, fld + "angular")
+            m.root_velocity = lin + ang
+        elif c.tag == "joints":
+            if "value" in ca:
+                m.all_joint_value = ctx.number(ca["value"], c.line, fld + "value")
+            if "mode" in ca:
+                m.all_joint_mode = ctx.mode(ca["mode"], c.line, fld + "mode")
+        elif c.tag == "joint":
+            name = ca.get("name", "").strip()
+            if not name:
+                raise ctx.err(c.line, fld + "name", "required attribute is missing")
+            if "value" in ca:
+                m.joint_values[name] = ctx.number(ca["value"], c.line, fld + "value")
+            if "velocity" in ca:
+                m.joint_velocities[name] = ctx.number(ca["velocity"], c.line,
+                                                      fld + "velocity")
+            if "mode" in ca:
+                m.joint_modes[name] = ctx.mode(ca["mode"], c.line, fld + "mode")
+    return m
+
+
+# ---------------------------------------------------------------------------------------------
+# GrxUI project files
+# ---------------------------------------------------------------------------------------------
+
+_GRX_SIM_HANDLED = {"totalTime", "timeStep", "method", "gravity", "integrate",
+                    "viewsimulate", "realTime"}
+
+
+def _props(item, ctx):
+    """Properties of a GrxUI item as {name: (value, line)}; anything else inside is warned."""
+    out = {}
+    for c in item.children:
+        if c.tag == "property":
+            name = c.attrs.get("name")
+            if not name:
+                raise ctx.err(c.line, "<property> name", "required attribute is missing")
+            out[name] = (c.attrs.get("value", ""), c.line)
+    return out
+
+
+def _parse_grxui(root, ctx):
+    p = Project(path=ctx.path, format=FORMAT_GRXUI)
+    p.end_time = 10.0
+    modes = [c for c in root.children if c.tag == "mode"]
+    sim_modes = [c for c in modes if c.attrs.get("name") == "Simulation"] or modes
+    for c in root.children:
+        if c.tag != "mode":
+            p.warn(c.line, "<%s> ignored (only <mode> elements are read)" % c.tag)
+    for mode in modes:
+        if mode not in sim_modes:
+            p.warn(mode.line, "mode %r ignored (only the Simulation mode is run)"
+                   % mode.attrs.get("name", ""))
+    items = [it for mode in sim_modes for it in mode.children if it.tag == "item"]
+    for mode in sim_modes:
+        for c in mode.children:
+            if c.tag != "item":
+                p.warn(c.line, "<%s> %r ignored (GrxUI %s elements do not affect a run)"
+                       % (c.tag, c.attrs.get("name", ""), c.tag))
+    pending_controllers = []
+    for it in items:
+        cls = it.attrs.get("class", "")
+        short = cls.rsplit(".", 1)[-1]
+        name = it.attrs.get("name", "")
+        props = _props(it, ctx)
+        if short == "GrxSimulationItem":
+            p.lines["simulation"] = it.line
+            _grx_simulation(p, props, ctx)
+        elif short == "GrxModelItem":
+            _grx_model(p, it, name, props, ctx, pending_controllers)
+        elif short == "GrxCollisionPairItem":
+            _grx_pair(p, it, name, props, ctx)
+        elif short == "GrxControllerItem" or short.endswith("ControllerItem"):
+            fld = "item %s " % name
+            cname = props.get("controller", (name, 0))[0] or name
+            period = None
+            if "controlTime" in props:
+                v, ln = props["controlTime"]
+                period = ctx.number(v, ln, fld + "controlTime", positive=True)
+            character = props.get("model", props.get("robotName", ("", 0)))[0]
+            pending_controllers.append(ControllerSpec(cname, character, period,
+                                                      line=it.line))
+            for k, (v, ln) in props.items():
+                if k not in ("controller", "controlTime", "model", "robotName"):
+                    p.warn(ln, "controller %s: property %s ignored" % (name, k))
+        else:
+            p.warn(it.line, "item %r (%s) is not supported and was ignored"
+                   % (name, short or "no class"))
+    p.controllers.extend(pending_controllers)
+    if not p.models:
+        raise ctx.err(root.line, "<grxui>", "no GrxModelItem in the Simulation mode")
+    return p
+
+
+def _grx_simulation(p, props, ctx):
+    f = "simulationItem "
+    if "timeStep" in props:
+        v, ln = props["timeStep"]
+        p.time_step = ctx.number(v, ln, f + "timeStep", positive=True)
+    if "totalTime" in props:
+        v, ln = props["totalTime"]
+        p.end_time = ctx.number(v, ln, f + "totalTime", positive=True)
+    if "method" in props:
+        v, ln = props["method"]
+        p.method = ctx.method(v, ln, f + "method")
+    if "gravity" in props:
+        v, ln = props["gravity"]
+        g = ctx.number(v, ln, f + "gravity")
+        p.gravity = [0.0, 0.0, g]
+    if "integrate" in props:
+        v, ln = props["integrate"]
+        if not ctx.boolean(v, ln, f + "integrate"):
+            p.warn(ln, "simulationItem integrate=false (kinematics only) is not supported; "
+                       "the dynamics are integrated")
+    if "viewsimulate" in props:
+        v, ln = props["viewsimulate"]
+        if ctx.boolean(v, ln, f + "viewsimulate"):
+            p.warn(ln, "simulationItem viewsimulate=true ignored (no vision simulation in runs)")
+    if "realTime" in props:
+        v, ln = props["realTime"]
+        if ctx.boolean(v, ln, f + "realTime"):
+            p.real_time = 1.0
+    for k, (v, ln) in props.items():
+        if k not in _GRX_SIM_HANDLED:
+            p.warn(ln, "simulationItem property %s ignored" % k)
+
+
+_GRX_MODEL_HANDLED = {"url", "isRobot", "controller", "controlTime", "markRadius",
+                      "setupDirectory", "setupCommand"}
+
+
+def _grx_model(p, it, name, props, ctx, controllers):
+    fld = "item %s " % name
+    if not name:
+        raise ctx.err(it.line, "GrxModelItem name", "required attribute is missing")
+    url = it.attrs.get("url") or props.get("url", ("", 0))[0]
+    if not url:
+        raise ctx.err(it.line, fld + "url", "required (attribute or property)")
+    m = ModelSpec(name, ctx.url(url, it.line, fld + "url"), line=it.line)
+    root_candidates = {}
+    for k, (v, ln) in props.items():
+        if "." not in k:
+            if k in ("controller", "controlTime"):
+                continue
+            if k not in _GRX_MODEL_HANDLED:
+                p.warn(ln, "model %s: property %s ignored" % (name, k))
+            elif k in ("setupDirectory", "setupCommand") and v.strip():
+                p.warn(ln, "model %s: %s ignored (start controllers with an hrpsim project "
+                           "command= instead)" % (name, k))
+            continue
+        link, attr = k.rsplit(".", 1)
+        if attr == "translation":
+            root_candidates.setdefault(link, {})["translation"] = ctx.vector(v, 3, ln, fld + k)
+        elif attr == "rotation":
+            root_candidates.setdefault(link, {})["rotation"] = ctx.vector(v, 4, ln, fld + k)
+        elif attr == "velocity":
+            root_candidates.setdefault(link, {})["velocity"] = ctx.vector(v, 3, ln, fld + k)
+        elif attr == "angularVelocity":
+            root_candidates.setdefault(link, {})["angularVelocity"] = ctx.vector(v, 3, ln,
+                                                                              fld + k)
+        elif attr == "angle":
+            m.joint_values[link] = ctx.number(v, ln, fld + k)
+        elif attr == "mode":
+            t = v.strip().lower()
+            if t in ("torque", "highgain", "high_gain"):
+                m.joint_modes[link] = ctx.mode(t, ln, fld + k)
+            else:
+                raise ctx.err(ln, fld + k, "must be Torque or HighGain, got %r" % v)
+        else:
+            p.warn(ln, "model %s: property %s ignored" % (name, k))
+    # GrxUI writes the pose of the root only (other links follow from the joints)
+    for i, (link, d) in enumerate(root_candidates.items()):
+        if i > 0:
+            p.warn(it.line, "model %s: pose of %s ignored (only the root's is used)"
+                   % (name, link))
+            continue
+        m.root_translation = d.get("translation")
+        m.root_rotation = d.get("rotation")
+        if "velocity" in d or "angularVelocity" in d:
+            m.root_velocity = d.get("velocity", [0.0] * 3) + d.get("angularVelocity", [0.0] * 3)
+    # a controller named on the model item (OpenHRP 3.1's way)
+    if props.get("controller", ("", 0))[0].strip():
+        cname, ln = props["controller"]
+        period = None
+        if "controlTime" in props:
+            v, ln2 = props["controlTime"]
+            period = ctx.number(v, ln2, fld + "controlTime", positive=True)
+        controllers.append(ControllerSpec(cname.strip(), name, period, line=ln))
+    p.models.append(m)
+
+
+def _grx_pair(p, it, name, props, ctx):
+    fld = "item %s " % name
+
+    def get(k, default=""):
+        return props.get(k, (default, it.line))
+
+    o1, o2 = get("objectName1")[0].strip(), get("objectName2")[0].strip()
+    for k, v in (("objectName1", o1), ("objectName2", o2)):
+        if not v:
+            raise ctx.err(it.line, fld + k, "required property is missing")
+    c = CollisionSpec(o1, o2, get("jointName1")[0].strip(), get("jointName2")[0].strip(),
+                      line=it.line)
+    if "staticFriction" in props:
+        v, ln = props["staticFriction"]
+        c.static_friction = ctx.number(v, ln, fld + "staticFriction", nonneg=True)
+    if "slidingFriction" in props:
+        v, ln = props["slidingFriction"]
+        c.slip_friction = ctx.number(v, ln, fld + "slidingFriction", nonneg=True)
+    if "cullingThresh" in props:
+        v, ln = props["cullingThresh"]
+        c.culling = ctx.number(v, ln, fld + "cullingThresh", nonneg=True)
+    if "restitution" in props:
+        v, ln = props["restitution"]
+        c.restitution = ctx.number(v, ln, fld + "restitution", nonneg=True)
+    handled = {"objectName1", "objectName2", "jointName1", "jointName2", "staticFriction",
+               "slidingFriction", "cullingThresh", "restitution"}
+    for k, (v, ln) in props.items():
+        if k in handled:
+            continue
+        if k in ("springConstant", "damperConstant", "springDamperModel", "sprintDamperModel"):
+            if k.endswith("Model") and ctx.boolean(v, ln, fld + k) is False:
+                continue
+            if not k.endswith("Model") and v.replace(",", " ").split() in ([], ["0"] * 6,
+                                                                          ["0"] * 3):
+                continue
+            p.warn(ln, "collision pair %s: %s ignored (contacts are ODE constraints, no "
+                       "spring-damper model)" % (name, k))
+        else:
+            p.warn(ln, "collision pair %s: property %s ignored" % (name, k))
+    p.collisions.append(c)
+
+
+# ---------------------------------------------------------------------------------------------
+# cross-checks
+# ---------------------------------------------------------------------------------------------
+
+def _check(p, ctx):
+    if not p.models:
+        raise ctx.err(None, "<model>", "the project has no model")
+    names = set()
+    for m in p.models:
+        if m.name in names:
+            raise ctx.err(m.line, "model name", "%r given twice" % m.name)
+        names.add(m.name)
+    for c in p.collisions:
+        for k, v in (("object1", c.object1), ("object2", c.object2)):
+            if v not in names:
+                raise ctx.err(c.line, "collision %s" % k, "no model named %r" % v)
+    cnames = set()
+    for c in p.controllers:
+        if c.name in cnames:
+            raise ctx.err(c.line, "controller name", "%r given twice" % c.name)
+        cnames.add(c.name)
+        if c.character and c.character not in names:
+            raise ctx.err(c.line, "controller character", "no model named %r" % c.character)
+        if c.period is not None and not _multiple(c.period, p.time_step):
+            raise ctx.err(c.line, "controller period", "%g s is not a whole multiple of the "
+                          "time step %g s" % (c.period, p.time_step))
+    if p.log_period and not _multiple(p.log_period, p.time_step):
+        raise ctx.err(p.lines.get("log"), "<log> period", "%g s is not a whole multiple of the time step %g s"
+                      % (p.log_period, p.time_step))
+    if p.end_time < p.time_step:
+        raise ctx.err(p.lines.get("simulation"), "endTime", "shorter than one time step")
+
+
+def _multiple(period, dt):
+    k = round(period / dt)
+    return k >= 1 and abs(k * dt - period) <= 1e-9 * max(1.0, period)

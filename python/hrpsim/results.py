@@ -1,0 +1,193 @@
+"""The results directory of a run: log.npz, summary.json, summary.txt and PNG plots.
+
+``LogCollector`` turns the Scheduler's ``LogRecord``s (fetched with ``getLog`` while the run
+goes on) into NumPy arrays; ``write_results`` writes the directory:
+
+    log.npz        np.load(path): "time" (N,); per character C with joints
+                   "C.root_p" (N, 3) [m], "C.root_R" (N, 3, 3) row-major, "C.link_p"
+                   (N, links, 3), "C.q", "C.dq", "C.u" (N, joints, jointId order),
+                   "C.joint_names" (joints,); when sensors are logged "C.force" (N, n, 6),
+                   "C.rate_gyro" (N, n, 3), "C.accel" (N, n, 3); static characters (no
+                   joints, e.g. the floor) have only root_p and root_R
+    summary.json   project, format, models, steps, simulated and wall time, real-time factor,
+                   records, warnings, plots, status
+    summary.txt    the same, short, for people
+    root.png       per character with joints: root height vs time and x-y path
+    joints.png     per character with joints: joint angles vs time
+"""
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+
+class LogCollector:
+    """Accumulates LogRecords. ``characters``: registration order of (name, joint names)."""
+
+    def __init__(self, characters):
+        self.characters = list(characters)
+        self.time = []
+        self.root_p = {n: [] for n, _ in self.characters}
+        self.root_R = {n: [] for n, _ in self.characters}
+        self.link_p = {n: [] for n, _ in self.characters}
+        self.sensor = {n: {k: [] for k in ("q", "dq", "u", "force", "rate_gyro", "accel")}
+                       for n, _ in self.characters}
+        self.has_sensors = False
+
+    def __len__(self):
+        return len(self.time)
+
+    def add(self, records):
+        for rec in records:
+            ws = rec.world
+            self.time.append(ws.time)
+            by_name = {cp.characterName: cp for cp in ws.characterPositions}
+            for name, _ in self.characters:
+                cp = by_name.get(name)
+                lps = cp.linkPositions if cp is not None else []
+                if lps:
+                    self.root_p[name].append(list(lps[0].p))
+                    self.root_R[name].append(list(lps[0].R))
+                    self.link_p[name].append([list(lp.p) for lp in lps])
+                else:
+                    self.root_p[name].append([np.nan] * 3)
+                    self.root_R[name].append([np.nan] * 9)
+                    self.link_p[name].append([])
+            if len(rec.sensors):
+                self.has_sensors = True
+            for (name, joints), ss in zip(self.characters, rec.sensors):
+                s = self.sensor[name]
+                s["q"].append(list(ss.q))
+                s["dq"].append(list(ss.dq))
+                s["u"].append(list(ss.u))
+                s["force"].append([list(f) for f in ss.force])
+                s["rate_gyro"].append([list(g) for g in ss.rateGyro])
+                s["accel"].append([list(a) for a in ss.accel])
+
+    def arrays(self):
+        """The log as a dict of NumPy arrays (the contents of log.npz)."""
+        n = len(self.time)
+        out = {"time": np.asarray(self.time, dtype=float)}
+        for name, joints in self.characters:
+            out[name + ".root_p"] = np.asarray(self.root_p[name], dtype=float).reshape(n, 3)
+            out[name + ".root_R"] = np.asarray(self.root_R[name], dtype=float).reshape(n, 3, 3)
+            if not joints:
+                continue
+            out[name + ".link_p"] = np.asarray(self.link_p[name], dtype=float).reshape(n, -1, 3)
+            out[name + ".joint_names"] = np.asarray(joints, dtype=str)
+            s = self.sensor[name]
+            for key in ("q", "dq", "u"):
+                if len(s[key]) == n:
+                    out[name + "." + key] = np.asarray(s[key], dtype=float).reshape(n, -1)
+            for key, width in (("force", 6), ("rate_gyro", 3), ("accel", 3)):
+                if len(s[key]) == n and s[key] and s[key][0]:
+                    out[name + "." + key] = np.asarray(s[key], dtype=float).reshape(n, -1, width)
+        return out
+
+
+def write_results(out_dir, arrays, summary, plots=True, plot_joints=None):
+    """Write log.npz, summary.json, summary.txt and (with ``plots``) the PNG plots into
+    ``out_dir`` (created). Returns the list of files written."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    np.savez_compressed(out / "log.npz", **arrays)
+    written = [out / "log.npz"]
+    if plots:
+        summary["plots"] = [p.name for p in _plots(out, arrays, plot_joints)]
+        written += [out / p for p in summary["plots"]]
+    else:
+        summary["plots"] = []
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (out / "summary.txt").write_text(format_summary(summary) + "\n")
+    return written + [out / "summary.json", out / "summary.txt"]
+
+
+def format_summary(s):
+    """A short human-readable text of a summary dict."""
+    lines = [
+        "project     %s (%s)" % (s["project"], s["format"]),
+        "models      %s" % ", ".join("%s (%s)" % (m["name"], m["url"]) for m in s["models"]),
+        "status      %s%s" % (s["status"], ": " + s["message"] if s.get("message") else ""),
+        "steps       %d of %g s" % (s["steps"], s["time_step"]),
+        "simulated   %.3f s" % s["simulated_time"],
+        "wall time   %.3f s" % s["wall_time"],
+        "real time   x %.2f" % s["real_time_factor"],
+        "records     %d" % s["records"],
+        "plots       %s" % (", ".join(s.get("plots", [])) or "none"),
+    ]
+    if s.get("warnings"):
+        lines.append("warnings    %d" % len(s["warnings"]))
+        lines += ["  " + w for w in s["warnings"]]
+    else:
+        lines.append("warnings    none")
+    return "\n".join(lines)
+
+
+def _characters_with_joints(arrays):
+    return [k[:-len(".q")] for k in arrays if k.endswith(".q")]
+
+
+def _plots(out, arrays, plot_joints):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    t = arrays["time"]
+    chars = _characters_with_joints(arrays)
+    if not chars:  # no joint data: plot every character that moves
+        chars = [k[:-len(".root_p")] for k in arrays if k.endswith(".root_p")
+                 and np.ptp(np.nan_to_num(arrays[k]), axis=0).max() > 0]
+    written = []
+    if not chars or len(t) == 0:
+        return written
+
+    # root trajectory: height vs time, and the x-y path
+    fig, axes = plt.subplots(len(chars), 2, figsize=(11, 3.6 * len(chars)), squeeze=False)
+    for row, c in zip(axes, chars):
+        p = arrays[c + ".root_p"]
+        row[0].plot(t, p[:, 2])
+        row[0].set_xlabel("time [s]")
+        row[0].set_ylabel("root z [m]")
+        row[0].set_title("%s: root height" % c)
+        row[0].grid(True)
+        row[1].plot(p[:, 0], p[:, 1])
+        row[1].plot(p[:1, 0], p[:1, 1], "o", label="start")
+        row[1].set_xlabel("x [m]")
+        row[1].set_ylabel("y [m]")
+        row[1].set_title("%s: root x-y path" % c)
+        row[1].axis("equal")
+        row[1].legend()
+        row[1].grid(True)
+    fig.tight_layout()
+    fig.savefig(out / "root.png", dpi=90)
+    plt.close(fig)
+    written.append(out / "root.png")
+
+    # joint angles vs time
+    chars_q = [c for c in chars if c + ".q" in arrays and arrays[c + ".q"].shape[1]]
+    if chars_q:
+        fig, axes = plt.subplots(len(chars_q), 1, figsize=(11, 4.5 * len(chars_q)),
+                                 squeeze=False)
+        for ax, c in zip(axes[:, 0], chars_q):
+            q = arrays[c + ".q"]
+            names = [str(n) for n in arrays.get(c + ".joint_names", [])]
+            if len(names) != q.shape[1]:
+                names = ["joint %d" % i for i in range(q.shape[1])]
+            wanted = plot_joints or names
+            moved = [i for i, n in enumerate(names) if n in wanted]
+            if plot_joints is None:  # all: leave out the joints that stay put
+                moved = [i for i in moved if np.ptp(q[:, i]) > 1e-3] or moved
+            for i in moved:
+                ax.plot(t, q[:, i], label=names[i])
+            ax.set_xlabel("time [s]")
+            ax.set_ylabel("joint angle [rad]")
+            ax.set_title("%s: joint angles" % c)
+            ax.grid(True)
+            if len(moved) <= 16:
+                ax.legend(fontsize=7, ncol=2, loc="best")
+        fig.tight_layout()
+        fig.savefig(out / "joints.png", dpi=90)
+        plt.close(fig)
+        written.append(out / "joints.png")
+    return written

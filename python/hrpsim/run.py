@@ -1,0 +1,358 @@
+"""`hrpsim run PROJECT`: the main job.
+
+1. parse the project (hrpsim's format or GrxUI's; errors name file, line and field);
+2. find running servers (``$HRPSIM_NAMING`` or the state dir) with a Scheduler bound; if there
+   are none, start a naming service and the servers in a fresh private state dir (the
+   launcher's ``up``) and stop them afterwards;
+3. start the controllers the project gives a ``command`` for (argv + ``-ORBInitRef
+   NameService=...``, cwd the project's directory, output to ``<results>/<name>.log``) and
+   wait until each has bound its name;
+4. configure the Scheduler from the project and ``start()`` it; while it runs, show a progress
+   bar on stderr (when stderr is a terminal) and fetch the log with ``getLog``;
+5. write the results directory (results.py) and return it; stop the controllers and any
+   servers started here, whatever happened.
+
+Failures raise ``RunError`` whose text is the one-line reason `hrpsim run` prints. A run the
+Scheduler stopped (a controller raised, hung or vanished) still writes its results directory
+before failing with the Scheduler's message (which names the controller and the time).
+"""
+
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from datetime import datetime
+from pathlib import Path
+
+from . import _orb
+from . import launcher
+from ._orb import HrpsimError
+from .project import load_project, ProjectError  # noqa: F401 - re-exported for callers
+from .results import LogCollector, write_results
+
+POLL_S = 0.2                 # progress bar and log fetch period (~5 updates per second)
+CONTROLLER_BIND_TIMEOUT_S = 30.0
+CONTROLLER_STOP_GRACE_S = 5.0
+REQUIRED_SERVERS = ("ModelLoader", "Scheduler")
+
+
+class RunError(HrpsimError):
+    """`hrpsim run` failed; the text is the one-line reason."""
+
+
+# ---------------------------------------------------------------------------------------------
+# servers
+# ---------------------------------------------------------------------------------------------
+
+def _scheduler_at(naming):
+    """(client, scheduler) if a naming service at ``naming`` has a live Scheduler, else None."""
+    import hrpsim
+    import hrpsim._idl.hrpsim as H
+    try:
+        ctx = _orb.naming_context(naming, 2000)
+        obj = _orb.resolve_name(ctx, "Scheduler")
+        if obj is None or not _orb.is_alive(obj, 2000):
+            return None
+        client = hrpsim.connect(naming)
+        sched = client.resolve("Scheduler", H.Scheduler)
+        _orb.set_call_timeout(sched, 0)
+        return client, sched
+    except (HrpsimError, Exception):  # noqa: BLE001 - anything means "not reachable"
+        return None
+
+
+class Servers:
+    """Running servers to use: found, or started here (and then stopped by ``close``)."""
+
+    def __init__(self, state_dir=None, bin_dir=None, report=None, timeout=30.0):
+        import hrpsim
+        self.private_dir = None
+        self.naming = None
+        found = None
+        try:
+            naming = hrpsim.naming_from_environment(state_dir)
+            found = _scheduler_at(naming)
+            if found:
+                self.naming = naming
+        except HrpsimError:
+            found = None
+        if found is None:
+            self.private_dir = Path(tempfile.mkdtemp(prefix="hrpsim-run-"))
+            try:
+                state = launcher.up(state_dir=self.private_dir, bin_dir=bin_dir,
+                                    timeout=timeout, report=report or (lambda k, t: None))
+            except HrpsimError as exc:
+                self.close()
+                raise RunError("could not start the servers: %s" % exc) from exc
+            self.naming = state["naming"]
+            missing = [r for r in REQUIRED_SERVERS
+                       if not any(p["name"] == r for p in state["processes"])]
+            if missing:
+                self.close()
+                raise RunError("no %s server executable in %s (build it, or set "
+                               "HRPSIM_BIN_DIR)" % (" or ".join(missing),
+                                                     bin_dir or launcher.paths.default_bin_dir()))
+            found = _scheduler_at(self.naming)
+            if found is None:
+                self.close()
+                raise RunError("the Scheduler started but does not answer at %s" % self.naming)
+        self.client, self.scheduler = found
+
+    @property
+    def started(self):
+        return self.private_dir is not None
+
+    def close(self):
+        if self.private_dir is not None:
+            try:
+                launcher.down(self.private_dir, report=lambda k, t: None)
+            finally:
+                shutil.rmtree(self.private_dir, ignore_errors=True)
+                self.private_dir = None
+
+
+# ---------------------------------------------------------------------------------------------
+# controllers started from a command line
+# ---------------------------------------------------------------------------------------------
+
+class ControllerProcesses:
+    """The project's command controllers, started and stopped as a group."""
+
+    def __init__(self):
+        self.procs = []  # (spec, Popen, log path)
+
+    def start(self, project, naming, log_dir):
+        ctx = _orb.naming_context(naming, 5000)
+        for spec in project.controllers:
+            if not spec.command:
+                continue
+            previous = _orb.resolve_name(ctx, spec.name)
+            previous_ior = _orb.get_orb().object_to_string(previous) if previous else None
+            log_path = Path(log_dir) / ("controller-%s.log" % spec.name.replace("/", "_"))
+            argv = list(spec.command) + ["-ORBInitRef", "NameService=" + naming]
+            env = dict(os.environ, HRPSIM_NAMING=naming)
+            try:
+                with open(log_path, "wb") as log:
+                    proc = subprocess.Popen(argv, cwd=str(Path(project.path).resolve().parent),
+                                            stdin=subprocess.DEVNULL, stdout=log,
+                                            stderr=subprocess.STDOUT, env=env,
+                                            start_new_session=True)
+            except OSError as exc:
+                raise RunError("%s:%s: controller %s: cannot start %r: %s"
+                               % (project.path, spec.line, spec.name, argv[0],
+                                  exc.strerror)) from exc
+            self.procs.append((spec, proc, log_path))
+            self._wait_bound(ctx, spec, proc, log_path, previous_ior)
+
+    def _wait_bound(self, ctx, spec, proc, log_path, previous_ior):
+        orb = _orb.get_orb()
+        deadline = time.monotonic() + CONTROLLER_BIND_TIMEOUT_S
+        while True:
+            code = proc.poll()
+            if code is not None:
+                raise RunError("controller %s exited with status %s before binding its name "
+                               "(%s)%s" % (spec.name, code, log_path, _last_line(log_path)))
+            obj = _orb.resolve_name(ctx, spec.name)
+            if obj is not None and orb.object_to_string(obj) != previous_ior \
+                    and _orb.is_alive(obj, 2000):
+                return
+            if time.monotonic() > deadline:
+                raise RunError("controller %s did not bind its name within %g s (%s)"
+                               % (spec.name, CONTROLLER_BIND_TIMEOUT_S, log_path))
+            time.sleep(0.05)
+
+    def check(self):
+        """RunError if a started controller process has died."""
+        for spec, proc, log_path in self.procs:
+            code = proc.poll()
+            if code is not None:
+                raise RunError("controller %s exited with status %s (%s)%s"
+                               % (spec.name, code, log_path, _last_line(log_path)))
+
+    def stop(self):
+        for spec, proc, _ in self.procs:
+            if proc.poll() is None:
+                try:
+                    os.killpg(proc.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+        for spec, proc, _ in self.procs:
+            try:
+                proc.wait(CONTROLLER_STOP_GRACE_S)
+            except subprocess.TimeoutExpired:
+                try:
+                    os.killpg(proc.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+                proc.wait()
+        self.procs = []
+
+
+def _last_line(path):
+    try:
+        lines = [ln for ln in Path(path).read_text(errors="replace").splitlines() if ln.strip()]
+    except OSError:
+        return ""
+    return ": " + lines[-1].strip() if lines else ""
+
+
+# ---------------------------------------------------------------------------------------------
+# progress bar
+# ---------------------------------------------------------------------------------------------
+
+class Progress:
+    def __init__(self, end_time, enabled):
+        self.end = end_time
+        self.enabled = enabled
+        self.shown = False
+
+    def update(self, status):
+        if not self.enabled:
+            return
+        frac = min(1.0, max(0.0, status.time / self.end)) if self.end > 0 else 0.0
+        width = 30
+        fill = int(round(frac * width))
+        sys.stderr.write("\r[%s%s] %3d%%  t=%.2f/%.2f s  x%.2f real time "
+                         % ("#" * fill, "." * (width - fill), int(frac * 100), status.time,
+                            self.end, status.realTimeFactor))
+        sys.stderr.flush()
+        self.shown = True
+
+    def done(self):
+        if self.shown:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+            self.shown = False
+
+
+# ---------------------------------------------------------------------------------------------
+# the job
+# ---------------------------------------------------------------------------------------------
+
+def default_out_dir(project, base="results"):
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    out = Path(base) / ("%s-%s" % (project.stem, stamp))
+    n = 2
+    while out.exists():
+        out = Path(base) / ("%s-%s-%d" % (project.stem, stamp, n))
+        n += 1
+    return out
+
+
+def _enum(v):
+    return getattr(v, "_n", str(v))
+
+
+def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, bin_dir=None,
+                warn=None):
+    """Run the project at ``path``; return (results dir, summary dict).
+
+    ``progress``: show a progress bar on stderr (default: when stderr is a terminal).
+    ``warn(text)`` receives each project warning. Raises ProjectError or RunError.
+    """
+    import hrpsim
+    import hrpsim._idl.hrpsim as H
+    from omniORB import CORBA
+
+    project = load_project(path)
+    for w in project.warnings:
+        if warn:
+            warn(w)
+    if progress is None:
+        progress = sys.stderr.isatty()
+    out = Path(out_dir) if out_dir else default_out_dir(project)
+    out.mkdir(parents=True, exist_ok=True)
+
+    servers = None
+    controllers = ControllerProcesses()
+    sched = None
+    started = False
+    try:
+        servers = Servers(state_dir=state_dir, bin_dir=bin_dir)
+        client, sched = servers.client, servers.scheduler
+
+        # bodies first: a broken model fails here with the ModelLoader's file:line
+        bodies = {}
+        for m in project.models:
+            try:
+                bodies[m.name] = list(client.load_body(m.url)._get_links())
+            except hrpsim.OpenHRP.ModelLoader.ModelLoaderException as exc:
+                raise RunError("%s:%s: model %s: %s" % (project.path, m.line, m.name,
+                                                         exc.description)) from exc
+        controllers.start(project, servers.naming, out)
+        try:
+            project.configure(sched, client, bodies)
+        except H.SchedulerError as exc:
+            raise RunError("scheduler refused the project: %s" % exc.description) from exc
+
+        characters = []
+        for m in project.models:
+            joints = sorted((lk.jointId, lk.name) for lk in bodies[m.name] if lk.jointId >= 0)
+            characters.append((m.name, [n for _, n in joints]))
+        log = LogCollector(characters)
+        bar = Progress(project.end_time, progress)
+        try:
+            sched.start()
+        except H.SchedulerError as exc:
+            raise RunError("start failed: %s" % exc.description) from exc
+        started = True
+        terminal = (H.FINISHED, H.FAILED)
+        try:
+            while True:
+                status = sched.wait(POLL_S)
+                log.add(sched.getLog(len(log)))
+                bar.update(status)
+                if status.state in terminal or status.state in (H.IDLE, H.READY):
+                    break
+                if status.state == H.PAUSED:  # nobody else should pause our run
+                    sched.resume()
+                controllers.check()
+        finally:
+            bar.done()
+        log.add(sched.getLog(len(log)))
+        status = sched.status()
+        started = False
+
+        arrays = log.arrays()
+        summary = {
+            "project": str(Path(project.path).resolve()),
+            "format": project.format,
+            "status": _enum(status.state),
+            "message": status.message,
+            "models": [{"name": m.name, "url": m.url} for m in project.models],
+            "controllers": [{"name": c.name, "character": c.character,
+                             "period": c.period or project.time_step,
+                             "command": c.command} for c in project.controllers],
+            "time_step": project.time_step,
+            "end_time": project.end_time,
+            "steps": int(status.steps),
+            "simulated_time": float(status.time),
+            "wall_time": float(status.wallTime),
+            "real_time_factor": float(status.realTimeFactor),
+            "records": len(log),
+            "log_period": project.log_period or project.time_step,
+            "warnings": list(project.warnings),
+            "naming": servers.naming,
+            "servers_started": servers.started,
+        }
+        write_results(out, arrays, summary, plots=plots and project.plots,
+                      plot_joints=project.plot_joints)
+        if status.state == H.FAILED:
+            raise RunError("run failed: %s (partial results in %s)"
+                           % (status.message or "no reason given", out))
+        return out, summary
+    except CORBA.SystemException as exc:
+        raise RunError("lost the scheduler or a server: %s" % _orb.describe_exception(exc)) \
+            from exc
+    finally:
+        if started and sched is not None:
+            try:
+                sched.stop()
+            except Exception:  # noqa: BLE001 - best effort on the way out
+                pass
+        controllers.stop()
+        if servers is not None:
+            servers.close()

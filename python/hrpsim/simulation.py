@@ -1,0 +1,564 @@
+"""hrpsim.Simulation: script one simulation: configure, step or run, read states as NumPy arrays.
+
+A Simulation keeps its configuration (models, time step, gravity, joint modes, initial root
+poses and joint values, collision pairs, controllers) as plain data and builds the simulation
+from it on the first ``step``/``run``, so ``reset()`` can throw the world away and build the
+same one again in the same servers: the same calls then give the same arrays, bit for bit.
+
+It works in one of two ways, chosen when it is made:
+
+- client-driven (default): it creates its own OpenHRP.DynamicsSimulator from a
+  DynamicsSimulatorFactory (``factory=`` names which one) and calls ``stepSimulation`` itself;
+- through the scheduler server (``scheduler=True``): it configures hrpsim::Scheduler
+  (``reset``, ``setTimeStep``, ``addModel``, ...), starts it paused and drives it with
+  ``step(n)`` / ``runUntil(t)``; controllers added with ``add_controller`` are ticked by the
+  scheduler. States are read from the scheduler's co-located DynamicsSimulator
+  (``Scheduler.dynamics()``).
+
+Either way ``sim.dynamics`` is the OpenHRP.DynamicsSimulator being stepped, for anything the
+wrapper does not cover. Conventions are OpenHRP's (see the README's DynamicsSimulator section):
+``gravity`` is given as to ``setGVector`` ((0, 0, 9.8) is ordinary gravity towards -z), poses are
+of link origins in the world frame, rotations 3x3, joint arrays in jointId order.
+"""
+
+import math
+
+import numpy as np
+
+__all__ = ["Simulation"]
+
+_MODES = {"torque": "TORQUE_MODE", "high_gain": "HIGH_GAIN_MODE", "highgain": "HIGH_GAIN_MODE"}
+_METHODS = {"euler": "EULER", "runge_kutta": "RUNGE_KUTTA", "rk": "RUNGE_KUTTA"}
+
+
+def _finite_vector(name, values, size=None):
+    arr = np.asarray(values, dtype=float).reshape(-1)
+    if size is not None and arr.size != size:
+        raise ValueError("%s needs %d numbers, got %d" % (name, size, arr.size))
+    if not np.all(np.isfinite(arr)):
+        raise ValueError("%s must be finite numbers: %r" % (name, values))
+    return [float(v) for v in arr]
+
+
+def _rotation(R):
+    """A rotation as 9 row-major numbers: from a 3x3 matrix, 9 numbers, or None (identity)."""
+    if R is None:
+        return [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
+    return _finite_vector("rotation", R, 9)
+
+
+class _Model:
+    """What the Simulation knows of one character: its url, BodyInfo, link names, joints."""
+
+    def __init__(self, name, url, body):
+        self.name = name
+        self.url = url
+        self.body = body
+        links = body._get_links()
+        self.link_names = [lk.name for lk in links]
+        self.root = next((lk.name for lk in links if lk.parentIndex < 0), self.link_names[0])
+        njoints = max([lk.jointId for lk in links] + [-1]) + 1
+        self.joint_links = [None] * njoints  # jointId -> link name
+        for lk in links:
+            if lk.jointId >= 0:
+                self.joint_links[lk.jointId] = lk.name
+        self.num_joints = njoints
+
+
+class Simulation:
+    """One simulation, client-driven or through the scheduler server.
+
+    ``client`` is an hrpsim.Client (default: ``hrpsim.connect(naming)``). ``factory`` is the
+    naming-service name of the DynamicsSimulatorFactory to create the world from (default
+    "DynamicsSimulatorFactory"; sweeps pass DynamicsSimulatorFactory<k>). ``scheduler`` is
+    False (client-driven), True (the server bound as "Scheduler") or another name. ``dt`` [s],
+    ``gravity`` (OpenHRP's setGVector convention), ``method`` ("euler" or "runge_kutta"),
+    ``sensors`` (compute body sensors) and ``models`` ({name: path or url}, registered in that
+    order) may be given here or set later, before the first step.
+
+    Configuration methods (``add_model``, ``set_time_step``, ``set_gravity``,
+    ``set_joint_mode``, ``set_root_pose``, ``set_joint_values``, ``set_link_data``,
+    ``add_collision_pair``, ``add_controller``) describe the initial state; they must come
+    before the first ``step``/``run`` or after a ``reset``, except ``set_joint_values``,
+    ``set_joint_torques`` and ``set_link_data``, which between steps write to the running world
+    (commands in high-gain mode, torques in torque mode).
+    """
+
+    def __init__(self, client=None, *, naming=None, factory=None, scheduler=False, dt=0.001,
+                 gravity=(0.0, 0.0, 9.8), method="euler", sensors=True, models=None):
+        if client is None:
+            from . import connect
+            client = connect(naming)
+        from . import paths
+        self.client = client
+        self.factory_name = factory or paths.DYNAMICS_FACTORY
+        self.scheduler_name = ("Scheduler" if scheduler is True else scheduler) or None
+        self._models = {}
+        self._dt = None
+        self._gravity = None
+        self._method = None
+        self._sensors = bool(sensors)
+        self._modes = []        # (character, mode name)
+        self._init_data = []    # ("link", ch, link, type name, data) / ("joints", ch, type, q)
+        self._pairs = []        # dicts of registerCollisionCheckPair's arguments
+        self._controllers = []  # (name, character, period)
+        self._log = None        # (period, sensors) for the scheduler
+        self._scheduler = None
+        self._dynamics = None
+        self._started = False
+        self._steps = 0
+        self.set_time_step(dt)
+        self.set_gravity(gravity)
+        self.set_method(method)
+        for name, url in (models or {}).items():
+            self.add_model(name, url)
+
+    # -----------------------------------------------------------------------------------------
+    # stubs
+    # -----------------------------------------------------------------------------------------
+
+    @staticmethod
+    def _ds():
+        from . import OpenHRP
+        return OpenHRP.DynamicsSimulator
+
+    def _type(self, name):
+        """A LinkDataType from its name ("JOINT_VALUE", ...) or the enum value itself."""
+        return getattr(self._ds(), name) if isinstance(name, str) else name
+
+    def __repr__(self):
+        how = "scheduler %s" % self.scheduler_name if self.scheduler_name else self.factory_name
+        return "<hrpsim.Simulation %s models=%s steps=%d>" % (how, list(self._models),
+                                                               self._steps)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+
+    # -----------------------------------------------------------------------------------------
+    # configuration
+    # -----------------------------------------------------------------------------------------
+
+    def _configurable(self, what):
+        if self._started:
+            raise RuntimeError("%s: the simulation has started; call reset() first" % what)
+
+    def add_model(self, name, url):
+        """Load ``url`` (a path or URL) through the ModelLoader and register it as character
+        ``name``; returns its BodyInfo."""
+        from . import file_url
+        self._configurable("add_model")
+        if not name or name in self._models:
+            raise ValueError("model name %r is empty or already used" % name)
+        url = file_url(url)
+        body = self.client.load_body(url, reload=False)
+        self._models[name] = _Model(name, url, body)
+        return body
+
+    @property
+    def models(self):
+        """Character names, in registration order."""
+        return list(self._models)
+
+    def body(self, character):
+        """The BodyInfo of a character."""
+        return self._model(character).body
+
+    def link_names(self, character):
+        """The character's link names in link index order (the order of link_poses)."""
+        return list(self._model(character).link_names)
+
+    def joint_names(self, character):
+        """The names of the links with a jointId, in jointId order (the order of q, dq, u)."""
+        return list(self._model(character).joint_links)
+
+    def _model(self, character):
+        try:
+            return self._models[character]
+        except KeyError:
+            raise KeyError("no model %r (models: %s)" % (character, list(self._models))) from None
+
+    def set_time_step(self, dt):
+        """The time step [s] (positive)."""
+        self._configurable("set_time_step")
+        dt = float(dt)
+        if not (dt > 0 and math.isfinite(dt)):
+            raise ValueError("time step must be positive and finite, got %r" % dt)
+        self._dt = dt
+
+    @property
+    def dt(self):
+        """The time step [s]."""
+        return self._dt
+
+    def set_gravity(self, g):
+        """Gravity as for setGVector: (0, 0, 9.8) is ordinary gravity pulling towards -z."""
+        self._configurable("set_gravity")
+        self._gravity = _finite_vector("gravity", g, 3)
+
+    def set_method(self, method):
+        """The integration method: "euler" or "runge_kutta" (ODE runs its one method for both)."""
+        self._configurable("set_method")
+        key = method.lower() if isinstance(method, str) else method
+        if key not in _METHODS:
+            raise ValueError("method must be one of %s, got %r" % (sorted(_METHODS), method))
+        self._method = _METHODS[key]
+
+    def set_joint_mode(self, character, mode):
+        """Every joint of ``character`` in "torque" or "high_gain" mode."""
+        self._configurable("set_joint_mode")
+        self._model(character)
+        key = mode.lower() if isinstance(mode, str) else mode
+        if key not in _MODES:
+            raise ValueError("joint mode must be 'torque' or 'high_gain', got %r" % (mode,))
+        self._modes.append((character, _MODES[key]))
+
+    def set_root_pose(self, character, p, R=None):
+        """The initial pose of the root link: position ``p`` [m] and rotation ``R`` (3x3 or 9
+        row-major numbers; None: identity)."""
+        data = _finite_vector("position", p, 3) + _rotation(R)
+        self.set_link_data(character, self._model(character).root, "ABS_TRANSFORM", data)
+
+    def set_root_velocity(self, character, v, w=(0.0, 0.0, 0.0)):
+        """The root link's linear velocity (of its origin) and angular velocity [m/s, rad/s]."""
+        data = _finite_vector("velocity", v, 3) + _finite_vector("angular velocity", w, 3)
+        self.set_link_data(character, self._model(character).root, "ABS_VELOCITY", data)
+
+    def set_joint_values(self, character, q):
+        """Joint values in jointId order: the initial state before the first step, a command
+        (high-gain mode) or a new state (torque mode) between steps."""
+        self._set_joints(character, "JOINT_VALUE", q)
+
+    def set_joint_velocities(self, character, dq):
+        """Joint velocities in jointId order (as set_joint_values)."""
+        self._set_joints(character, "JOINT_VELOCITY", dq)
+
+    def set_joint_torques(self, character, u):
+        """Joint torques [N m] / forces [N] in jointId order, for torque-mode joints; kept
+        until changed."""
+        self._set_joints(character, "JOINT_TORQUE", u)
+
+    def _set_joints(self, character, type_name, values):
+        model = self._model(character)
+        values = _finite_vector(type_name, values, model.num_joints)
+        if not self._started:
+            self._init_data.append(("joints", character, type_name, values))
+        else:
+            # our world, or the scheduler's co-located one
+            self._dynamics.setCharacterAllLinkData(character, self._type(type_name), values)
+
+    def set_link_data(self, character, link, type_name, data):
+        """setCharacterLinkData: before the first step part of the initial state, between
+        steps written to the running world. ``type_name`` is a LinkDataType name
+        ("ABS_TRANSFORM", "EXTERNAL_FORCE", ...)."""
+        model = self._model(character)
+        if link not in model.link_names:
+            raise KeyError("character %r has no link %r" % (character, link))
+        data = _finite_vector(type_name, data)
+        if not self._started:
+            self._init_data.append(("link", character, link, type_name, data))
+        else:
+            self._dynamics.setCharacterLinkData(character, link, self._type(type_name), data)
+
+    def add_collision_pair(self, char1, char2, link1="", link2="", friction=0.5,
+                           slip_friction=None, culling=0.01, restitution=0.0):
+        """Let two characters (or links; "" = every link) collide, with Coulomb friction
+        ``friction`` (static) and ``slip_friction`` (sliding; default the same)."""
+        self._configurable("add_collision_pair")
+        self._model(char1)
+        self._model(char2)
+        mu = float(friction)
+        slip = mu if slip_friction is None else float(slip_friction)
+        if not (mu >= 0 and slip >= 0 and math.isfinite(mu) and math.isfinite(slip)):
+            raise ValueError("friction must be finite and >= 0")
+        self._pairs.append(dict(char1=char1, link1=link1, char2=char2, link2=link2,
+                                static=mu, slip=slip, culling=float(culling),
+                                restitution=float(restitution)))
+
+    def add_controller(self, name, character="", period=None):
+        """(Scheduler mode) an OpenHRP::Controller bound as ``name``, ticked every ``period``
+        seconds (default: every step) by the scheduler."""
+        self._configurable("add_controller")
+        if self.scheduler_name is None:
+            raise RuntimeError("controllers are ticked by the scheduler: make the Simulation "
+                               "with scheduler=True")
+        self._controllers.append((name, character, float(period or self._dt)))
+
+    def set_log(self, period=0.0, sensors=False):
+        """(Scheduler mode) record the world (and sensor) state every ``period`` seconds."""
+        self._configurable("set_log")
+        self._log = (float(period), bool(sensors))
+
+    # -----------------------------------------------------------------------------------------
+    # building and stepping
+    # -----------------------------------------------------------------------------------------
+
+    def _build(self):
+        if self._started:
+            return
+        if not self._models:
+            raise RuntimeError("no model: add_model() first")
+        if self.scheduler_name is None:
+            self._build_client_driven()
+        else:
+            self._build_scheduler()
+        self._started = True
+        self._steps = 0
+
+    def _build_client_driven(self):
+        from . import OpenHRP
+        DS = self._ds()
+        factory = self.client.resolve(self.factory_name, OpenHRP.DynamicsSimulatorFactory)
+        ds = factory.create()
+        try:
+            for m in self._models.values():
+                ds.registerCharacter(m.name, m.body)
+            ds.init(self._dt, getattr(DS, self._method),
+                    DS.ENABLE_SENSOR if self._sensors else DS.DISABLE_SENSOR)
+            ds.setGVector(list(self._gravity))
+            for ch, mode in self._modes:
+                ds.setCharacterAllJointModes(ch, getattr(DS, mode))
+            for item in self._init_data:
+                if item[0] == "joints":
+                    _, ch, type_name, values = item
+                    ds.setCharacterAllLinkData(ch, self._type(type_name), values)
+                else:
+                    _, ch, link, type_name, data = item
+                    ds.setCharacterLinkData(ch, link, self._type(type_name), data)
+            ds.calcWorldForwardKinematics()
+            for p in self._pairs:
+                ds.registerCollisionCheckPair(p["char1"], p["link1"], p["char2"], p["link2"],
+                                              p["static"], p["slip"], [], [], p["culling"],
+                                              p["restitution"])
+            ds.initSimulation()
+        except BaseException:
+            ds.destroy()
+            raise
+        self._dynamics = ds
+
+    def scheduler(self):
+        """(Scheduler mode) the hrpsim::Scheduler reference."""
+        if self.scheduler_name is None:
+            raise RuntimeError("this Simulation is client-driven (scheduler=False)")
+        if self._scheduler is None:
+            from . import SchedulerIDL
+            self._scheduler = self.client.resolve(self.scheduler_name, SchedulerIDL.Scheduler)
+        return self._scheduler
+
+    def _build_scheduler(self):
+        from . import SchedulerIDL as H
+        DS = self._ds()
+        s = self.scheduler()
+        s.reset()
+        s.setTimeStep(self._dt)
+        s.setIntegrateMethod(getattr(DS, self._method))
+        s.setSensorOption(DS.ENABLE_SENSOR if self._sensors else DS.DISABLE_SENSOR)
+        s.setGVector(list(self._gravity))
+        for m in self._models.values():
+            s.addModel(m.name, m.url)
+        for ch, mode in self._modes:
+            s.setAllJointModes(ch, getattr(DS, mode))
+        for item in self._init_data:
+            if item[0] == "joints":
+                _, ch, type_name, values = item
+                for link, v in zip(self._model(ch).joint_links, values):
+                    if link is not None:
+                        s.setLinkData(ch, link, self._type(type_name), [v])
+            else:
+                _, ch, link, type_name, data = item
+                s.setLinkData(ch, link, self._type(type_name), data)
+        for p in self._pairs:
+            s.addCollisionPair(H.CollisionPair(p["char1"], p["link1"], p["char2"], p["link2"],
+                                               p["static"], p["slip"], p["culling"],
+                                               p["restitution"]))
+        for name, character, period in self._controllers:
+            s.addController(H.ControllerSpec(name, character, period))
+        if self._log is not None:
+            s.setLogOptions(H.LogOptions(*self._log))
+        s.startPaused()
+        self._dynamics = s.dynamics()
+
+    def start(self):
+        """Build the simulation now (the first step or run does it otherwise)."""
+        self._build()
+        return self
+
+    @property
+    def dynamics(self):
+        """The OpenHRP.DynamicsSimulator being stepped (built on first use)."""
+        self._build()
+        return self._dynamics
+
+    def step(self, n=1, before=None):
+        """Advance ``n`` steps. ``before(sim)``, if given, is called before each step (to send
+        commands); in scheduler mode the steps are then requested one at a time."""
+        n = int(n)
+        if n < 0:
+            raise ValueError("step(n) needs n >= 0")
+        self._build()
+        # self.steps counts the steps done so far, also as seen by before()
+        if self.scheduler_name is None:
+            ds = self._dynamics
+            for _ in range(n):
+                if before is not None:
+                    before(self)
+                ds.stepSimulation()
+                self._steps += 1
+        elif before is None:
+            if n:
+                self._scheduler.step(n)
+                self._steps += n
+        else:
+            for _ in range(n):
+                before(self)
+                self._scheduler.step(1)
+                self._steps += 1
+        return self
+
+    def run(self, until, before=None):
+        """Advance until the simulated time reaches ``until`` [s]: to the first whole step at
+        or after it (a step that ends within 1e-9 of a step short of it counts as reaching it);
+        returns self."""
+        self._build()
+        target = int(math.ceil(float(until) / self._dt - 1e-9))
+        if target < self._steps:
+            raise ValueError("run(until=%g): already at t=%g" % (until, self._steps * self._dt))
+        if self.scheduler_name is not None and before is None:
+            if target > self._steps:
+                self._scheduler.runUntil(target * self._dt)
+                self._steps = target
+            return self
+        return self.step(target - self._steps, before)
+
+    @property
+    def steps(self):
+        """Steps done since the start (or the last reset)."""
+        return self._steps
+
+    @property
+    def time(self):
+        """The simulated time [s], as the dynamics report it (0 before the first step)."""
+        if not self._started:
+            return 0.0
+        return float(self._dynamics.getWorldState().time)
+
+    def reset(self):
+        """Throw the running world away; the next step builds it again from the configuration
+        (same servers), so the same steps give the same results."""
+        if self._started and self.scheduler_name is None and self._dynamics is not None:
+            self._destroy_dynamics()
+        self._dynamics = None
+        self._started = False
+        self._steps = 0
+        return self
+
+    def _destroy_dynamics(self):
+        from omniORB import CORBA
+        try:
+            self._dynamics.destroy()
+        except (CORBA.OBJECT_NOT_EXIST, CORBA.TRANSIENT, CORBA.COMM_FAILURE):
+            pass
+
+    def close(self):
+        """Release the world (client-driven: destroy the DynamicsSimulator; scheduler: stop
+        the run). Idempotent."""
+        if self._started and self._dynamics is not None:
+            if self.scheduler_name is None:
+                self._destroy_dynamics()
+            else:
+                try:
+                    self._scheduler.stop()
+                except Exception:  # noqa: BLE001 - already finished or failed: nothing to do
+                    pass
+        self._dynamics = None
+        self._started = False
+
+    # -----------------------------------------------------------------------------------------
+    # reading states
+    # -----------------------------------------------------------------------------------------
+
+    def world_state(self):
+        """The raw OpenHRP.WorldState (time, link poses of every character, contacts)."""
+        return self.dynamics.getWorldState()
+
+    def link_data(self, character, link, type_name):
+        """getCharacterLinkData as a float array (e.g. "ABS_VELOCITY": 6 numbers)."""
+        return np.array(self.dynamics.getCharacterLinkData(character, link,
+                                                           self._type(type_name)), dtype=float)
+
+    def root_pose(self, character):
+        """(p (3,), R (3, 3)): the root link's origin and rotation, world frame."""
+        d = self.link_data(character, self._model(character).root, "ABS_TRANSFORM")
+        return d[:3], d[3:].reshape(3, 3)
+
+    def root_velocity(self, character):
+        """(v (3,), w (3,)): the root origin's linear and the root's angular velocity."""
+        d = self.link_data(character, self._model(character).root, "ABS_VELOCITY")
+        return d[:3], d[3:]
+
+    def link_poses(self, character):
+        """(P (nlinks, 3), R (nlinks, 3, 3)) of every link, in link index order."""
+        for cp in self.world_state().characterPositions:
+            if cp.characterName == character:
+                P = np.array([lp.p for lp in cp.linkPositions], dtype=float).reshape(-1, 3)
+                R = np.array([lp.R for lp in cp.linkPositions], dtype=float).reshape(-1, 3, 3)
+                return P, R
+        raise KeyError("no character %r in the world state" % character)
+
+    def _all(self, character, type_name):
+        self._model(character)
+        return np.array(self.dynamics.getCharacterAllLinkData(character, self._type(type_name)),
+                        dtype=float)
+
+    def q(self, character):
+        """Joint values (njoints,) in jointId order."""
+        return self._all(character, "JOINT_VALUE")
+
+    def dq(self, character):
+        """Joint velocities (njoints,) in jointId order."""
+        return self._all(character, "JOINT_VELOCITY")
+
+    def u(self, character):
+        """Joint torques / forces (njoints,) in jointId order."""
+        return self._all(character, "JOINT_TORQUE")
+
+    def sensors(self, character):
+        """The sensor state as arrays: {"q", "dq", "u": (njoints,), "force": (nforce, 6)
+        (force then moment, sensor frame), "gyro": (ngyro, 3), "accel": (naccel, 3)}."""
+        self._model(character)
+        s = self.dynamics.getCharacterSensorState(character)
+        return {
+            "q": np.array(s.q, dtype=float),
+            "dq": np.array(s.dq, dtype=float),
+            "u": np.array(s.u, dtype=float),
+            "force": np.array(s.force, dtype=float).reshape(-1, 6),
+            "gyro": np.array(s.rateGyro, dtype=float).reshape(-1, 3),
+            "accel": np.array(s.accel, dtype=float).reshape(-1, 3),
+        }
+
+    def force(self, character):
+        """Force sensors (nforce, 6): force [N] then moment [N m], sensor frames."""
+        return self.sensors(character)["force"]
+
+    def gyro(self, character):
+        """Rate gyros (ngyro, 3) [rad/s], sensor frames."""
+        return self.sensors(character)["gyro"]
+
+    def accel(self, character):
+        """Accelerometers (naccel, 3) [m/s^2], sensor frames."""
+        return self.sensors(character)["accel"]
+
+    def snapshot(self):
+        """Everything at once, for comparing runs: {"time": t, name: {"p", "R" (link poses),
+        "q", "dq", "u", "force", "gyro", "accel"}} for every character."""
+        ws = self.world_state()
+        out = {"time": float(ws.time)}
+        for cp in ws.characterPositions:
+            entry = dict(self.sensors(cp.characterName))
+            entry["p"] = np.array([lp.p for lp in cp.linkPositions], dtype=float).reshape(-1, 3)
+            entry["R"] = np.array([lp.R for lp in cp.linkPositions],
+                                  dtype=float).reshape(-1, 3, 3)
+            out[cp.characterName] = entry
+        return out

@@ -1,0 +1,194 @@
+#!/usr/bin/env python3
+"""Sweep the friction coefficient of a box on a 10-degree slope; plot slide distance against mu.
+
+    hrpsim up --dynamics 4
+    .venv/bin/python samples/scripts/slope_friction_sweep.py [--workers 4] [--time 1.0]
+        [--out slope_friction.png] [--mu 0 0.05 ...]
+
+A 1 kg, 0.2 m cube (written by this script: BOX_VRML) rests at rest on samples/models/floor/
+slope.wrl, its bottom face flat on the plane, with one friction coefficient mu for the pair
+(static = sliding). Each run lets it go for ``--time`` seconds and measures how far it slid
+down the slope. With Coulomb friction the analytic answer is
+
+    d = 1/2 g (sin(theta) - mu cos(theta)) t^2,   and d = 0 when tan(theta) <= mu,
+
+theta = 10 degrees (tan(theta) = 0.1763). The runs go through ``hrpsim.sweep`` over the
+dynamics servers of ``hrpsim up --dynamics N``; the figure (PNG) shows the simulated distances
+over the analytic curve, and the table printed gives both and their relative difference. The
+script exits non-zero if a simulated distance differs from the analytic one by more than 5 %
+(or, where the box should stick, moves more than 1 mm).
+"""
+
+import argparse
+import functools
+import math
+import sys
+import tempfile
+from pathlib import Path
+
+import numpy as np
+
+REPO = Path(__file__).resolve().parents[2]
+if str(REPO / "python") not in sys.path:
+    sys.path.insert(0, str(REPO / "python"))
+
+import hrpsim  # noqa: E402
+
+SLOPE = REPO / "samples" / "models" / "floor" / "slope.wrl"
+THETA = math.radians(10.0)  # the slope of slope.wrl (0.1745329252 rad)
+G = 9.8
+SIZE = 0.2     # cube edge [m]
+MASS = 1.0     # [kg]
+DEFAULT_MUS = (0.0, 0.04, 0.08, 0.12, 0.15, 0.17, 0.2, 0.3)
+
+# a free cube, its frame at the centre of mass; I = m a^2 / 6 about every axis
+BOX_VRML = """#VRML V2.0 utf8
+# hrpsim sample (written by samples/scripts/slope_friction_sweep.py): a free %(m)g kg cube,
+# edge %(a)g m, frame at its centre.
+PROTO Joint [
+  exposedField SFVec3f translation 0 0 0
+  exposedField SFRotation rotation 0 0 1 0
+  exposedField MFNode children [ ]
+  exposedField SFString jointType ""
+  exposedField SFInt32 jointId -1
+  exposedField SFVec3f jointAxis 0 0 1
+] { Transform { translation IS translation rotation IS rotation children IS children } }
+PROTO Segment [
+  exposedField SFVec3f centerOfMass 0 0 0
+  exposedField SFFloat mass 0
+  exposedField MFFloat momentsOfInertia [ 0 0 0 0 0 0 0 0 0 ]
+  exposedField MFNode children [ ]
+] { Group { children IS children } }
+PROTO Humanoid [
+  exposedField SFString name ""
+  exposedField MFString info [ ]
+  exposedField MFNode humanoidBody [ ]
+  exposedField MFNode joints [ ]
+  exposedField MFNode segments [ ]
+  exposedField SFString version "1.1"
+] { Group { children IS humanoidBody } }
+DEF SLOPE_BOX Humanoid {
+  name "SLOPE_BOX"
+  humanoidBody [
+    DEF BOX Joint {
+      jointType "free"
+      children [
+        Segment {
+          mass %(m).17g
+          momentsOfInertia [ %(i).17g 0 0 0 %(i).17g 0 0 0 %(i).17g ]
+          children [ Shape { geometry Box { size %(a)g %(a)g %(a)g } } ]
+        }
+      ]
+    }
+  ]
+}
+""" % {"m": MASS, "a": SIZE, "i": MASS * SIZE * SIZE / 6}
+
+
+def write_box(directory):
+    """Write the cube model into ``directory``; return its path."""
+    path = Path(directory) / "slope_box.wrl"
+    path.write_text(BOX_VRML)
+    return path
+
+
+def analytic_distance(mu, t, theta=THETA, g=G):
+    """Slide distance [m] after t seconds from rest under Coulomb friction mu."""
+    a = g * (math.sin(theta) - mu * math.cos(theta))
+    return 0.5 * a * t * t if a > 0 else 0.0
+
+
+def slide(sim, mu, box_url, duration=1.0):
+    """One run: the cube at rest on the slope with friction mu; returns the distance [m] it
+    slid down the slope in ``duration`` seconds (run by hrpsim.sweep in a worker)."""
+    sim.add_model("slope", SLOPE)
+    sim.add_model("box", box_url)
+    # the slope's top face is the plane through the origin with normal n = (sin, 0, cos);
+    # the cube sits on it turned like the slope (about y by theta), its centre at n * a / 2
+    c, s = math.cos(THETA), math.sin(THETA)
+    normal = np.array([s, 0.0, c])
+    R = np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
+    p0 = normal * SIZE / 2
+    sim.set_root_pose("box", p0, R)
+    sim.add_collision_pair("slope", "box", friction=mu, slip_friction=mu, culling=0.01)
+    sim.run(duration)
+    p, _ = sim.root_pose("box")
+    downhill = np.array([c, 0.0, -s])
+    return float(np.dot(p - p0, downhill))
+
+
+def run_sweep(mus, duration=1.0, workers=None, naming=None, model_dir=None):
+    """Slide distances for every mu (in order), via hrpsim.sweep."""
+    with tempfile.TemporaryDirectory(prefix="hrpsim-slope-") as tmp:
+        box = write_box(model_dir or tmp)
+        func = functools.partial(slide, box_url=str(box), duration=duration)
+        return hrpsim.sweep(func, mus, workers=workers, naming=naming)
+
+
+def plot(mus, distances, duration, out):
+    """The simulated distances over the analytic curve, to the PNG ``out``."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    fine = np.linspace(0.0, max(max(mus), math.tan(THETA) * 1.5), 400)
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    ax.plot(fine, [analytic_distance(m, duration) for m in fine], "-", color="0.3",
+            label=r"analytic $\frac{1}{2} g (\sin\theta - \mu\cos\theta) t^2$")
+    ax.plot(mus, distances, "o", color="tab:red", label="hrpsim (ODE)")
+    ax.axvline(math.tan(THETA), color="0.6", ls=":", label=r"$\mu = \tan\theta$")
+    ax.set_xlabel(r"friction coefficient $\mu$")
+    ax.set_ylabel("slide distance after %g s [m]" % duration)
+    ax.set_title(r"box on a 10$^\circ$ slope")
+    ax.grid(True, alpha=0.3)
+    ax.legend()
+    fig.tight_layout()
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+
+
+def check(mus, distances, duration, rel=0.05, stick_tol=1e-3):
+    """Lines of a table (mu, simulated, analytic, difference) and whether all agree."""
+    lines, ok = ["     mu   simulated [m]   analytic [m]   difference"], True
+    for mu, d in zip(mus, distances):
+        ref = analytic_distance(mu, duration)
+        if ref > 0:
+            diff = (d - ref) / ref
+            good = abs(diff) <= rel
+            text = "%+.2f %%" % (diff * 100)
+        else:
+            good = abs(d) <= stick_tol
+            text = "%+.3f mm (sticks)" % (d * 1e3)
+        ok = ok and good
+        lines.append("%7.3f   %13.6f   %12.6f   %s%s" % (mu, d, ref, text,
+                                                         "" if good else "  <-- off"))
+    return lines, ok
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--naming", help="naming service (default: HRPSIM_NAMING or hrpsim up's "
+                    "state)")
+    ap.add_argument("--workers", type=int, default=None,
+                    help="worker processes (default: one per dynamics server)")
+    ap.add_argument("--time", type=float, default=1.0, help="seconds per run (default 1)")
+    ap.add_argument("--mu", type=float, nargs="+", default=list(DEFAULT_MUS),
+                    help="friction coefficients (default %s)" % " ".join(map(str, DEFAULT_MUS)))
+    ap.add_argument("--out", default="slope_friction.png", help="the plot (PNG)")
+    args = ap.parse_args()
+    try:
+        distances = run_sweep(args.mu, args.time, args.workers, args.naming)
+    except hrpsim.HrpsimError as exc:
+        print("error: %s" % exc, file=sys.stderr)
+        return 1
+    lines, ok = check(args.mu, distances, args.time)
+    print("\n".join(lines))
+    plot(args.mu, distances, args.time, args.out)
+    print("plot: %s" % Path(args.out).resolve())
+    if not ok:
+        print("error: a simulated distance is more than 5 %% off the analytic one",
+              file=sys.stderr)
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

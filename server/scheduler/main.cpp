@@ -1,0 +1,44 @@
+// main.cpp - hrpsim-scheduler: the simulation loop server. Binds "Scheduler" (hrpsim::Scheduler)
+// and "ClockGenerator" (OpenHRP::ClockGenerator); hosts the DynamicsSimulator it steps in this
+// process (scheduler.h).
+//
+// Usage: hrpsim-scheduler -ORBInitRef NameService=corbaloc:iiop:HOST:PORT/NameService
+//        [other -ORB options]
+
+#include <cstdio>
+
+#include "runtime.h"
+#include "scheduler.h"
+
+int main(int argc, char **argv) {
+  try {
+    hrpsim::Runtime runtime(argc, argv, "hrpsim-scheduler");
+    hrpsim::installLogCapture("hrpsim-scheduler");
+    hsd_initODE();  // once per process, before any world; routes ODE's messages to our log
+    PortableServer::POA_ptr poa = runtime.poa();
+    hrpsim::SchedulerServant *scheduler = new hrpsim::SchedulerServant;  // our reference
+    PortableServer::ObjectId_var sid = poa->activate_object(scheduler);
+    hrpsim::ClockGeneratorServant *clock = new hrpsim::ClockGeneratorServant(scheduler);
+    PortableServer::ObjectId_var cid = poa->activate_object(clock);
+    clock->_remove_ref();  // the POA holds it (and it holds the scheduler)
+    CORBA::Object_var sref = poa->id_to_reference(sid);
+    CORBA::Object_var cref = poa->id_to_reference(cid);
+    runtime.bind("Scheduler", sref);
+    runtime.bind("ClockGenerator", cref);
+    // Runtime::run, with one step between the ORB's shutdown (requested by a signal or
+    // ServerObject::shutdown, which unbind our names first) and its destruction: a run still
+    // going is halted (its controllers left alone) while the ORB can still be used. run()
+    // returns once the requests in progress are done, so a client blocked in Scheduler::wait
+    // delays the exit by up to its timeout.
+    runtime.orb()->run();
+    scheduler->halt();
+    scheduler->_remove_ref();
+    runtime.orb()->destroy();
+    hsu_log(hsLOG_INFO, "stopped");
+    return 0;
+  } catch (const CORBA::Exception &e) {
+    std::fprintf(stderr, "hrpsim-scheduler: cannot start: CORBA %s (is the naming service "
+                 "running and given with -ORBInitRef NameService=...?)\n", e._name());
+    return 1;
+  }
+}

@@ -1,0 +1,1147 @@
+// scheduler.cpp - the Scheduler and ClockGenerator servants (scheduler.h).
+//
+// Configuration calls check the state (IDLE or READY), check their arguments and apply them at
+// once to the hosted dynamics servant, whose validation raises BAD_PARAM with a log line; the
+// line is captured per thread (installLogCapture) and becomes the SchedulerError's text.
+//
+// A run: begin() resolves the controllers by name, initialises the simulation and the
+// controllers in the caller's thread (so start() reports their failures), records the state at
+// time 0 and starts the loop thread. The loop steps while it is free running or short of the
+// step target that step() / runUntil() set, and otherwise pauses; each step is tick(): due
+// controllers input() and control(), stepSimulation(), due execution contexts tick(), output()
+// of the controllers of this step, a log record at the log period (and the online viewer's
+// update with it), then a sleep when paced to real time. "Due" is decided on the step index k
+// of the step (from time k dt to (k + 1) dt): k % periodSteps == 0. A failure of any remote call
+// ends the run: the message names who failed, when and why; the other controllers get stop().
+
+#include "scheduler.h"
+
+#include <omniORB4/Naming.hh>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdarg>
+#include <cstdio>
+
+#include "runtime.h"
+
+namespace hrpsim {
+
+using DS = OpenHRP::DynamicsSimulator;
+
+//---------------------------------- log capture -----------------------------------------------
+
+namespace {
+
+thread_local std::string t_lastError;
+hsuLogHandler g_runtimeHandler = nullptr;
+const char *g_program = "hrpsim-scheduler";
+
+void captureHandler(hstLog level, const char *msg, void *user) {
+  if (level >= hsLOG_WARNING) {
+    t_lastError = msg;
+  }
+  if (g_runtimeHandler) {
+    g_runtimeHandler(level, msg, user);
+  }
+}
+
+}  // namespace
+
+void installLogCapture(const char *program) {
+  g_program = program;
+  // the runtime's handler takes the program name as its user pointer
+  g_runtimeHandler = hsu_setLogHandler(captureHandler, const_cast<char *>(g_program));
+}
+
+//---------------------------------- helpers ---------------------------------------------------
+
+namespace {
+
+std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+std::string format(const char *fmt, ...) {
+  char buf[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  std::vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  return buf;
+}
+
+// log "op: what" and raise SchedulerError(what)
+[[noreturn]] void refuse(const char *op, const std::string &what) {
+  logRequestError(op, what);
+  throw hrpsim::SchedulerError(what.c_str());
+}
+
+// a simulated time for messages: enough digits for any step, none of the accumulation noise
+std::string timeText(double t) {
+  return format("%.10g", t);
+}
+
+const char *stateName(hrpsim::RunState s) {
+  switch (s) {
+    case hrpsim::IDLE: return "IDLE";
+    case hrpsim::READY: return "READY";
+    case hrpsim::RUNNING: return "RUNNING";
+    case hrpsim::PAUSED: return "PAUSED";
+    case hrpsim::FINISHED: return "FINISHED";
+    case hrpsim::FAILED: return "FAILED";
+    default: return "?";
+  }
+}
+
+// what a system exception raised by the hosted servant was about: the error line the servant
+// logged in this thread, else the exception's name
+std::string servantError(const CORBA::SystemException &e) {
+  if (!t_lastError.empty()) {
+    return t_lastError;
+  }
+  return format("CORBA::%s", e._name());
+}
+
+// call f on the hosted servant; its system exceptions become SchedulerError (op names the
+// scheduler's operation)
+template <class F>
+void onServant(const char *op, F f) {
+  t_lastError.clear();
+  try {
+    f();
+  } catch (const CORBA::SystemException &e) {
+    std::string why = servantError(e);
+    t_lastError.clear();
+    throw hrpsim::SchedulerError(format("%s: %s", op, why.c_str()).c_str());
+  }
+}
+
+// "CORBA::TRANSIENT (TRANSIENT_CallTimedout)"
+std::string systemText(const CORBA::SystemException &e) {
+  const char *minor = e.NP_minorString();
+  return minor ? format("CORBA::%s (%s)", e._name(), minor) : format("CORBA::%s", e._name());
+}
+
+// why a remote call op() on a controller or context failed
+std::string remoteFailure(const char *op, const CORBA::Exception &ex, double timeoutS) {
+  if (const OpenHRP::Controller::ControllerException *ce =
+          OpenHRP::Controller::ControllerException::_downcast(&ex)) {
+    return format("%s() raised ControllerException: %s", op, ce->description.in());
+  }
+  const CORBA::SystemException *se = CORBA::SystemException::_downcast(&ex);
+  if (!se) {
+    return format("%s() raised %s", op, ex._name());
+  }
+  const char *minor = se->NP_minorString();
+  std::string name = se->_name();
+  if (name == "TIMEOUT" ||
+      (name == "TRANSIENT" && minor && std::string(minor) == "TRANSIENT_CallTimedout")) {
+    return format("no answer to %s() within the timeout of %g s (%s)", op, timeoutS,
+                  systemText(*se).c_str());
+  }
+  if (name == "OBJECT_NOT_EXIST") {
+    return format("%s(): the object no longer exists (%s)", op, systemText(*se).c_str());
+  }
+  if (name == "TRANSIENT" || name == "COMM_FAILURE") {
+    return format("%s(): no connection (is its process gone?) (%s)", op, systemText(*se).c_str());
+  }
+  return format("%s() raised %s", op, systemText(*se).c_str());
+}
+
+// period [s] as a whole number of steps of dt, or 0 if it is not one (1e-9 relative)
+long long periodSteps(double period, double dt) {
+  if (!std::isfinite(period) || period <= 0.0 || !(dt > 0.0)) {
+    return 0;
+  }
+  double n = std::llround(period / dt);
+  if (n < 1.0 || std::fabs(n * dt - period) > 1e-9 * period) {
+    return 0;
+  }
+  return static_cast<long long>(n);
+}
+
+// the first step count at which time reaches t (to the step; 1e-9 steps of slack)
+long long stepsToReach(double t, double dt) {
+  double n = std::ceil(t / dt - 1e-9);
+  return n > 0.0 ? static_cast<long long>(n) : 0;
+}
+
+CosNaming::NamingContext_ptr namingContext(const char *op) {
+  CORBA::ORB_ptr orb = Runtime::instance()->orb();
+  try {
+    CORBA::Object_var obj = orb->resolve_initial_references("NameService");
+    CosNaming::NamingContext_var ctx = CosNaming::NamingContext::_narrow(obj);
+    if (CORBA::is_nil(ctx)) {
+      refuse(op, "the NameService initial reference is not a naming context");
+    }
+    return ctx._retn();
+  } catch (const CORBA::SystemException &e) {
+    refuse(op, format("cannot reach the naming service (CORBA %s)", e._name()));
+  } catch (const CORBA::ORB::InvalidName &) {
+    refuse(op, "no naming service given (-ORBInitRef NameService=...)");
+  }
+}
+
+// the object bound under name in the naming service, or nil if nothing is bound there
+CORBA::Object_ptr resolveName(const char *op, const char *name) {
+  CosNaming::NamingContext_var ctx = namingContext(op);
+  CosNaming::Name n;
+  n.length(1);
+  n[0].id = CORBA::string_dup(name);
+  n[0].kind = CORBA::string_dup("");
+  try {
+    return ctx->resolve(n);
+  } catch (const CosNaming::NamingContext::NotFound &) {
+    return CORBA::Object::_nil();
+  } catch (const CORBA::Exception &e) {
+    refuse(op, format("cannot look '%s' up in the naming service (CORBA %s)", name, e._name()));
+  }
+}
+
+}  // namespace
+
+//---------------------------------- hosted dynamics -------------------------------------------
+
+void HostedDynamics::destroy() {
+  logRequestError("destroy", "the scheduler's DynamicsSimulator belongs to the scheduler "
+                             "(Scheduler::reset replaces it)");
+  throw CORBA::NO_PERMISSION(0, CORBA::COMPLETED_NO);
+}
+
+//---------------------------------- lifecycle -------------------------------------------------
+
+SchedulerServant::SchedulerServant() {
+  makeDynamics();
+}
+
+void SchedulerServant::halt() {
+  std::unique_lock<std::mutex> lk(mutex_);
+  halting_ = true;
+  stopRequested_ = true;
+  cv_.notify_all();
+  joinLoop(lk);
+}
+
+SchedulerServant::~SchedulerServant() {
+  std::lock_guard<std::mutex> op(opMutex_);
+  std::unique_lock<std::mutex> lk(mutex_);
+  halting_ = true;
+  stopRequested_ = true;
+  cv_.notify_all();
+  joinLoop(lk);
+  lk.unlock();
+  releaseDynamics();
+}
+
+// a new dynamics servant with the configured time step and options (mutex_ held or no loop)
+void SchedulerServant::makeDynamics() {
+  PortableServer::POA_ptr poa = Runtime::instance()->poa();
+  dyn_ = new HostedDynamics;  // our reference
+  dynOid_ = poa->activate_object(dyn_);
+  CORBA::Object_var obj = poa->id_to_reference(dynOid_);
+  dynRef_ = OpenHRP::DynamicsSimulator::_narrow(obj);
+}
+
+// deactivate the dynamics servant and drop our reference (no loop running)
+void SchedulerServant::releaseDynamics() {
+  if (!dyn_) {
+    return;
+  }
+  try {
+    Runtime::instance()->poa()->deactivate_object(dynOid_);
+  } catch (const CORBA::Exception &e) {
+    // at shutdown the POA has let go of it already
+    hsu_log(halting_ ? hsLOG_DEBUG : hsLOG_WARNING,
+            "could not deactivate the old DynamicsSimulator: %s", e._name());
+  }
+  dynRef_ = OpenHRP::DynamicsSimulator::_nil();
+  dyn_->_remove_ref();  // the POA drops its own once the calls in progress return
+  dyn_ = nullptr;
+}
+
+// hand the loop thread over and join it without mutex_ (lk is mutex_, relocked on return)
+void SchedulerServant::joinLoop(std::unique_lock<std::mutex> &lk) {
+  std::thread t = std::move(thread_);
+  if (t.joinable()) {
+    lk.unlock();
+    t.join();
+    lk.lock();
+  }
+}
+
+void SchedulerServant::reset() {
+  std::lock_guard<std::mutex> op(opMutex_);
+  std::unique_lock<std::mutex> lk(mutex_);
+  if (thread_.joinable()) {
+    stopRequested_ = true;
+    cv_.notify_all();
+    joinLoop(lk);
+  }
+  releaseDynamics();
+  makeDynamics();
+  dt_ = 0.001;
+  endTime_ = 0.0;
+  method_ = DS::EULER;
+  sensorOption_ = DS::ENABLE_SENSOR;
+  models_.clear();
+  controllers_.clear();
+  timeout_ = 10.0;
+  logPeriod_ = 0.0;
+  logSensors_ = false;
+  realTime_ = 0.0;
+  viewer_ = OpenHRP::OnlineViewer::_nil();
+  state_ = hrpsim::IDLE;
+  message_.clear();
+  starting_ = freeRunning_ = stopRequested_ = active_ = false;
+  stepTarget_ = endSteps_ = steps_ = 0;
+  time_ = wallTime_ = 0.0;
+  run_.clear();
+  lk.unlock();
+  std::lock_guard<std::mutex> log(logMutex_);
+  log_.clear();
+}
+
+void SchedulerServant::shutdown() {
+  hsu_log(hsLOG_INFO, "shutdown requested by a client");
+  {
+    std::lock_guard<std::mutex> op(opMutex_);
+    std::unique_lock<std::mutex> lk(mutex_);
+    if (thread_.joinable()) {
+      stopRequested_ = true;
+      cv_.notify_all();
+      joinLoop(lk);
+    }
+  }
+  Runtime::instance()->requestShutdown();
+}
+
+//---------------------------------- configuration ---------------------------------------------
+
+// raise unless configuration calls are allowed now (mutex_ held)
+void SchedulerServant::requireConfigurable(const char *op) {
+  if (state_ == hrpsim::IDLE || state_ == hrpsim::READY) {
+    return;
+  }
+  if (state_ == hrpsim::FINISHED || state_ == hrpsim::FAILED) {
+    refuse(op, format("the run has ended (%s): call reset() and configure again",
+                      stateName(state_)));
+  }
+  refuse(op, format("cannot change the configuration while %s: stop() and reset() first",
+                    stateName(state_)));
+}
+
+void SchedulerServant::setTimeStep(CORBA::Double dt) {
+  const char *op = "setTimeStep";
+  std::lock_guard<std::mutex> lk(mutex_);
+  requireConfigurable(op);
+  if (!std::isfinite(dt) || dt <= 0.0 || dt > 1.0) {
+    refuse(op, format("the time step must be in (0, 1] s, got %g", dt));
+  }
+  onServant(op, [&] { dyn_->init(dt, method_, sensorOption_); });
+  dt_ = dt;
+}
+
+void SchedulerServant::setEndTime(CORBA::Double t) {
+  const char *op = "setEndTime";
+  std::lock_guard<std::mutex> lk(mutex_);
+  requireConfigurable(op);
+  if (std::isnan(t) || std::isinf(t)) {
+    refuse(op, format("the end time must be a finite number of seconds (0 or less: no end), "
+                      "got %g", t));
+  }
+  endTime_ = t;
+}
+
+void SchedulerServant::setIntegrateMethod(DS::IntegrateMethod method) {
+  const char *op = "setIntegrateMethod";
+  std::lock_guard<std::mutex> lk(mutex_);
+  requireConfigurable(op);
+  if (method != DS::EULER && method != DS::RUNGE_KUTTA) {
+    refuse(op, format("unknown integration method %d", static_cast<int>(method)));
+  }
+  onServant(op, [&] { dyn_->init(dt_, method, sensorOption_); });
+  method_ = method;
+}
+
+void SchedulerServant::setSensorOption(DS::SensorOption option) {
+  const char *op = "setSensorOption";
+  std::lock_guard<std::mutex> lk(mutex_);
+  requireConfigurable(op);
+  if (option != DS::DISABLE_SENSOR && option != DS::ENABLE_SENSOR) {
+    refuse(op, format("unknown sensor option %d", static_cast<int>(option)));
+  }
+  onServant(op, [&] { dyn_->init(dt_, method_, option); });
+  sensorOption_ = option;
+}
+
+void SchedulerServant::setGVector(const OpenHRP::DblSequence3 &g) {
+  const char *op = "setGVector";
+  std::lock_guard<std::mutex> lk(mutex_);
+  requireConfigurable(op);
+  onServant(op, [&] { dyn_->setGVector(g); });
+}
+
+void SchedulerServant::addModel(const char *name, const char *url) {
+  const char *op = "addModel";
+  {
+    std::lock_guard<std::mutex> lk(mutex_);
+    requireConfigurable(op);
+    if (!*name) {
+      refuse(op, "empty model name");
+    }
+    for (const auto &m : models_) {
+      if (m.first == name) {
+        refuse(op, format("a model named '%s' is already added", name));
+      }
+    }
+  }
+  // load without our lock: the model loader may take a while (status() stays responsive)
+  CORBA::Object_var obj = resolveName(op, "ModelLoader");
+  if (CORBA::is_nil(obj)) {
+    refuse(op, "no ModelLoader is bound in the naming service (is hrpsim-modelloader running?)");
+  }
+  OpenHRP::BodyInfo_var info;
+  try {
+    OpenHRP::ModelLoader_var loader = OpenHRP::ModelLoader::_narrow(obj);
+    if (CORBA::is_nil(loader)) {
+      refuse(op, "the object bound as 'ModelLoader' is not an OpenHRP::ModelLoader");
+    }
+    info = loader->getBodyInfo(url);
+  } catch (const OpenHRP::ModelLoader::ModelLoaderException &e) {
+    refuse(op, format("'%s': cannot load %s: %s", name, url, e.description.in()));
+  } catch (const CORBA::SystemException &e) {
+    refuse(op, format("'%s': the ModelLoader failed on %s (%s)", name, url,
+                      systemText(e).c_str()));
+  }
+  std::lock_guard<std::mutex> lk(mutex_);
+  requireConfigurable(op);  // again: a reset or start may have come meanwhile
+  for (const auto &m : models_) {
+    if (m.first == name) {
+      refuse(op, format("a model named '%s' is already added", name));
+    }
+  }
+  onServant(op, [&] { dyn_->registerCharacter(name, info); });
+  models_.emplace_back(name, url);
+  state_ = hrpsim::READY;
+}
+
+void SchedulerServant::setLinkData(const char *character, const char *link,
+                                   DS::LinkDataType type, const OpenHRP::DblSequence &data) {
+  const char *op = "setLinkData";
+  std::lock_guard<std::mutex> lk(mutex_);
+  requireConfigurable(op);
+  onServant(op, [&] { dyn_->setCharacterLinkData(character, link, type, data); });
+}
+
+void SchedulerServant::setAllJointModes(const char *character, DS::JointDriveMode mode) {
+  const char *op = "setAllJointModes";
+  std::lock_guard<std::mutex> lk(mutex_);
+  requireConfigurable(op);
+  onServant(op, [&] { dyn_->setCharacterAllJointModes(character, mode); });
+}
+
+void SchedulerServant::addCollisionPair(const hrpsim::CollisionPair &pair) {
+  const char *op = "addCollisionPair";
+  std::lock_guard<std::mutex> lk(mutex_);
+  requireConfigurable(op);
+  OpenHRP::DblSequence6 K, C;  // OpenHRP's spring-damper parameters: unused by ODE contacts
+  onServant(op, [&] {
+    dyn_->registerCollisionCheckPair(pair.char1, pair.link1, pair.char2, pair.link2,
+                                     pair.staticFriction, pair.slipFriction, K, C,
+                                     pair.cullingThresh, pair.restitution);
+  });
+}
+
+void SchedulerServant::addController(const hrpsim::ControllerSpec &controller) {
+  const char *op = "addController";
+  std::lock_guard<std::mutex> lk(mutex_);
+  requireConfigurable(op);
+  std::string name = controller.name.in();
+  std::string character = controller.character.in();
+  if (name.empty()) {
+    refuse(op, "empty controller name (the name it is bound under in the naming service)");
+  }
+  for (const ControllerConfig &c : controllers_) {
+    if (c.name == name) {
+      refuse(op, format("controller '%s' is already added", name.c_str()));
+    }
+  }
+  if (!character.empty()) {
+    bool known = false;
+    std::string names;
+    for (const auto &m : models_) {
+      known = known || m.first == character;
+      names += (names.empty() ? "'" : ", '") + m.first + "'";
+    }
+    if (!known) {
+      refuse(op, format("controller '%s': unknown model '%s' (added: %s)", name.c_str(),
+                        character.c_str(), names.empty() ? "none" : names.c_str()));
+    }
+  }
+  if (periodSteps(controller.period, dt_) == 0) {
+    refuse(op, format("controller '%s': the period %g s is not a whole multiple of the time "
+                      "step %g s", name.c_str(), controller.period, dt_));
+  }
+  controllers_.push_back(ControllerConfig{name, character, controller.period});
+}
+
+void SchedulerServant::setControllerTimeout(CORBA::Double seconds) {
+  const char *op = "setControllerTimeout";
+  std::lock_guard<std::mutex> lk(mutex_);
+  if (!std::isfinite(seconds) || seconds <= 0.0 || seconds > 4e6) {
+    refuse(op, format("the timeout must be a positive number of seconds (at most 4e6), got %g",
+                      seconds));
+  }
+  timeout_ = seconds;
+}
+
+void SchedulerServant::setLogOptions(const hrpsim::LogOptions &options) {
+  const char *op = "setLogOptions";
+  std::lock_guard<std::mutex> lk(mutex_);
+  requireConfigurable(op);
+  if (options.period != 0.0 && periodSteps(options.period, dt_) == 0) {
+    refuse(op, format("the log period %g s is not a whole multiple of the time step %g s (0: "
+                      "every step)", options.period, dt_));
+  }
+  logPeriod_ = options.period;
+  logSensors_ = options.sensors;
+}
+
+void SchedulerServant::setRealTime(CORBA::Double factor) {
+  const char *op = "setRealTime";
+  std::lock_guard<std::mutex> lk(mutex_);
+  if (!std::isfinite(factor) || factor < 0.0) {
+    refuse(op, format("the real-time factor must be >= 0 (0: as fast as possible), got %g",
+                      factor));
+  }
+  realTime_ = factor;
+}
+
+void SchedulerServant::setOnlineViewer(OpenHRP::OnlineViewer_ptr viewer) {
+  std::lock_guard<std::mutex> lk(mutex_);
+  viewer_ = OpenHRP::OnlineViewer::_duplicate(viewer);
+}
+
+OpenHRP::DynamicsSimulator_ptr SchedulerServant::dynamics() {
+  std::lock_guard<std::mutex> lk(mutex_);
+  return OpenHRP::DynamicsSimulator::_duplicate(dynRef_);
+}
+
+//---------------------------------- clock -----------------------------------------------------
+
+void SchedulerServant::subscribe(OpenRTM::ExtTrigExecutionContextService_ptr ec, double period) {
+  const char *op = "ClockGenerator::subscribe";
+  std::lock_guard<std::mutex> lk(mutex_);
+  if (CORBA::is_nil(ec)) {
+    logRequestError(op, "the execution context reference is nil");
+    throw CORBA::BAD_PARAM(0, CORBA::COMPLETED_NO);
+  }
+  double dt = state_ == hrpsim::RUNNING || state_ == hrpsim::PAUSED ? runDt_ : dt_;
+  if (periodSteps(period, dt) == 0) {
+    logRequestError(op, format("the period %g s is not a whole multiple of the time step %g s",
+                               period, dt));
+    throw CORBA::BAD_PARAM(0, CORBA::COMPLETED_NO);
+  }
+  auto next = std::make_shared<SubscriptionList>();
+  int id = 0;
+  for (const auto &s : *subscriptions_) {
+    if (s->ec->_is_equivalent(ec)) {
+      id = s->id;  // subscribed again: the new period replaces the old
+    } else {
+      next->push_back(s);
+    }
+  }
+  auto sub = std::make_shared<Subscription>();
+  sub->id = id ? id : nextSubscription_++;
+  sub->ec = OpenRTM::ExtTrigExecutionContextService::_duplicate(ec);
+  sub->period = period;
+  omniORB::setClientCallTimeout(sub->ec, static_cast<CORBA::ULong>(timeout_ * 1000.0 + 0.5));
+  next->push_back(sub);
+  subscriptions_ = next;
+  hsu_log(hsLOG_INFO, "execution context %d subscribed with period %g s", sub->id, period);
+}
+
+void SchedulerServant::unsubscribe(OpenRTM::ExtTrigExecutionContextService_ptr ec) {
+  std::lock_guard<std::mutex> lk(mutex_);
+  if (CORBA::is_nil(ec)) {
+    return;
+  }
+  auto next = std::make_shared<SubscriptionList>();
+  for (const auto &s : *subscriptions_) {
+    if (s->ec->_is_equivalent(ec)) {
+      hsu_log(hsLOG_INFO, "execution context %d unsubscribed", s->id);
+    } else {
+      next->push_back(s);
+    }
+  }
+  subscriptions_ = next;
+}
+
+ClockGeneratorServant::ClockGeneratorServant(SchedulerServant *scheduler)
+    : scheduler_(scheduler) {
+  scheduler_->_add_ref();
+}
+
+ClockGeneratorServant::~ClockGeneratorServant() {
+  scheduler_->_remove_ref();
+}
+
+void ClockGeneratorServant::subscribe(OpenRTM::ExtTrigExecutionContextService_ptr ec,
+                                      CORBA::Double period) {
+  scheduler_->subscribe(ec, period);
+}
+
+void ClockGeneratorServant::unsubscribe(OpenRTM::ExtTrigExecutionContextService_ptr ec) {
+  scheduler_->unsubscribe(ec);
+}
+
+//---------------------------------- running ---------------------------------------------------
+
+// initialise a run from READY (opMutex_ held by the caller, mutex_ not): on success the loop
+// thread exists and the state is PAUSED (paused) or RUNNING
+void SchedulerServant::begin(const char *op, bool paused) {
+  std::unique_lock<std::mutex> lk(mutex_);
+  if (state_ == hrpsim::IDLE) {
+    refuse(op, "nothing to simulate: add a model first (addModel)");
+  }
+  if (state_ != hrpsim::READY) {
+    refuse(op, format("a run exists already (%s): %s", stateName(state_),
+                      state_ == hrpsim::FINISHED || state_ == hrpsim::FAILED
+                          ? "call reset() and configure again"
+                          : "stop() it first"));
+  }
+  // periods against the time step of the run
+  run_.clear();
+  for (const ControllerConfig &c : controllers_) {
+    long long n = periodSteps(c.period, dt_);
+    if (n == 0) {
+      refuse(op, format("controller '%s': the period %g s is not a whole multiple of the time "
+                        "step %g s", c.name.c_str(), c.period, dt_));
+    }
+    RunController rc;
+    rc.name = c.name;
+    rc.character = c.character;
+    rc.period = c.period;
+    rc.periodSteps = n;
+    run_.push_back(std::move(rc));
+  }
+  for (const auto &s : *subscriptions_) {
+    if (periodSteps(s->period, dt_) == 0) {
+      refuse(op, format("execution context %d: its period %g s is not a whole multiple of the "
+                        "time step %g s", s->id, s->period, dt_));
+    }
+  }
+  logSteps_ = logPeriod_ == 0.0 ? 1 : periodSteps(logPeriod_, dt_);
+  if (logSteps_ == 0) {
+    refuse(op, format("the log period %g s is not a whole multiple of the time step %g s",
+                      logPeriod_, dt_));
+  }
+  runLogSensors_ = logSensors_;
+  runDt_ = dt_;
+  timeoutMs_ = static_cast<unsigned long>(timeout_ * 1000.0 + 0.5);
+  endSteps_ = endTime_ > 0.0 ? std::max(1LL, stepsToReach(endTime_, dt_)) : 0;
+  for (const auto &s : *subscriptions_) {
+    omniORB::setClientCallTimeout(s->ec, static_cast<CORBA::ULong>(timeoutMs_));
+  }
+  std::vector<std::pair<std::string, std::string>> models = models_;
+  OpenHRP::OnlineViewer_var viewer = viewer_;
+  DS::IntegrateMethod method = method_;
+  DS::SensorOption sensors = sensorOption_;
+  double timeout = timeout_;
+  state_ = hrpsim::RUNNING;
+  starting_ = true;
+  message_.clear();
+  steps_ = stepTarget_ = 0;
+  time_ = wallTime_ = 0.0;
+  freeRunning_ = stopRequested_ = active_ = false;
+  lk.unlock();
+  {
+    std::lock_guard<std::mutex> log(logMutex_);
+    log_.clear();
+  }
+
+  // resolve the controllers: a name that is not there is a configuration problem (stay READY)
+  try {
+    for (RunController &c : run_) {
+      CORBA::Object_var obj = resolveName(op, c.name.c_str());
+      if (CORBA::is_nil(obj)) {
+        refuse(op, format("controller '%s' is not bound in the naming service", c.name.c_str()));
+      }
+      try {
+        c.ref = OpenHRP::Controller::_narrow(obj);
+      } catch (const CORBA::SystemException &e) {
+        refuse(op, format("controller '%s' does not answer (%s)", c.name.c_str(),
+                          systemText(e).c_str()));
+      }
+      if (CORBA::is_nil(c.ref)) {
+        refuse(op, format("the object bound as '%s' is not an OpenHRP::Controller",
+                          c.name.c_str()));
+      }
+      omniORB::setClientCallTimeout(c.ref, static_cast<CORBA::ULong>(timeoutMs_));
+    }
+  } catch (...) {
+    lk.lock();
+    run_.clear();
+    state_ = hrpsim::READY;
+    starting_ = false;
+    cv_.notify_all();
+    throw;
+  }
+
+  // initialise the simulation, then the controllers in the order added
+  std::string failure;
+  t_lastError.clear();
+  try {
+    dyn_->init(runDt_, method, sensors);
+    dyn_->initSimulation();
+  } catch (const CORBA::SystemException &e) {
+    failure = format("initSimulation failed: %s", servantError(e).c_str());
+  }
+  OpenHRP::DynamicsSimulator_var dynRef = OpenHRP::DynamicsSimulator::_duplicate(dynRef_);
+  for (size_t i = 0; i < run_.size() && failure.empty(); i++) {
+    RunController &c = run_[i];
+    const char *step = "setDynamicsSimulator";
+    try {
+      c.ref->setDynamicsSimulator(dynRef);
+      step = "setModelName";
+      c.ref->setModelName(c.character.c_str());
+      step = "setTimeStep";
+      c.ref->setTimeStep(c.period);
+      step = "initialize";
+      c.ref->initialize();
+      step = "start";
+      c.ref->start();
+      c.started = true;
+    } catch (const CORBA::Exception &e) {
+      failure = format("controller '%s' failed at t = 0 s: %s", c.name.c_str(),
+                       remoteFailure(step, e, timeout).c_str());
+      stopControllers(&c);
+    }
+  }
+  if (!failure.empty()) {
+    hsu_log(hsLOG_ERROR, "%s", failure.c_str());
+    lk.lock();
+    state_ = hrpsim::FAILED;
+    message_ = failure;
+    starting_ = false;
+    cv_.notify_all();
+    throw hrpsim::SchedulerError(failure.c_str());
+  }
+  // the viewer gets the models (best effort: a viewer that fails is detached)
+  if (!CORBA::is_nil(viewer)) {
+    try {
+      for (const auto &m : models) {
+        viewer->load(m.first.c_str(), m.second.c_str());
+      }
+    } catch (const CORBA::Exception &e) {
+      hsu_log(hsLOG_WARNING, "the online viewer failed to load the models (%s): detached",
+              e._name());
+      lk.lock();
+      viewer_ = OpenHRP::OnlineViewer::_nil();
+      lk.unlock();
+    }
+  }
+  record();  // the state at time 0
+
+  lk.lock();
+  starting_ = false;
+  freeRunning_ = !paused;
+  state_ = paused ? hrpsim::PAUSED : hrpsim::RUNNING;
+  thread_ = std::thread(&SchedulerServant::loop, this);
+  cv_.notify_all();
+  hsu_log(hsLOG_INFO, "run started (%zu models, %zu controllers, dt %g s, %s)", models.size(),
+          run_.size(), runDt_, paused ? "paused" : "running");
+}
+
+void SchedulerServant::start() {
+  std::lock_guard<std::mutex> op(opMutex_);
+  begin("start", false);
+}
+
+void SchedulerServant::startPaused() {
+  std::lock_guard<std::mutex> op(opMutex_);
+  begin("startPaused", true);
+}
+
+void SchedulerServant::pause() {
+  const char *op = "pause";
+  std::lock_guard<std::mutex> opLock(opMutex_);
+  std::unique_lock<std::mutex> lk(mutex_);
+  if (state_ == hrpsim::PAUSED) {
+    return;
+  }
+  if (state_ != hrpsim::RUNNING || starting_) {
+    refuse(op, format("nothing is running (%s)", stateName(state_)));
+  }
+  freeRunning_ = false;
+  stepTarget_ = steps_;  // a step in progress completes, then the loop pauses
+  cv_.notify_all();
+  cv_.wait(lk, [this] { return state_ != hrpsim::RUNNING; });
+}
+
+void SchedulerServant::resume() {
+  const char *op = "resume";
+  std::lock_guard<std::mutex> opLock(opMutex_);
+  std::lock_guard<std::mutex> lk(mutex_);
+  if (state_ == hrpsim::RUNNING && !starting_ && freeRunning_) {
+    return;
+  }
+  if (state_ != hrpsim::PAUSED) {
+    refuse(op, format("only a PAUSED run can be resumed (the state is %s%s)",
+                      stateName(state_), state_ == hrpsim::READY ? ": start() it" : ""));
+  }
+  freeRunning_ = true;
+  state_ = hrpsim::RUNNING;
+  cv_.notify_all();
+}
+
+void SchedulerServant::stop() {
+  const char *op = "stop";
+  std::lock_guard<std::mutex> opLock(opMutex_);
+  std::unique_lock<std::mutex> lk(mutex_);
+  if (state_ == hrpsim::IDLE || state_ == hrpsim::READY) {
+    refuse(op, format("no run to stop (%s)", stateName(state_)));
+  }
+  stopRequested_ = true;
+  cv_.notify_all();
+  joinLoop(lk);  // the loop stops the controllers and sets FINISHED (or FAILED) on its way out
+}
+
+// run until steps_ reaches target (opMutex_ held through opLock; released while waiting, so
+// pause() and stop() can come meanwhile)
+void SchedulerServant::runSteps(const char *op, long long target,
+                                std::unique_lock<std::mutex> &opLock) {
+  std::unique_lock<std::mutex> lk(mutex_);
+  if (state_ != hrpsim::PAUSED) {
+    refuse(op, format("the run is %s: %s", stateName(state_),
+                      state_ == hrpsim::RUNNING ? "pause() it first"
+                                                : "call reset() and configure again"));
+  }
+  if (endSteps_ > 0 && target > endSteps_) {
+    target = endSteps_;  // the run ends there
+  }
+  if (target <= steps_) {
+    return;
+  }
+  stepTarget_ = target;
+  state_ = hrpsim::RUNNING;
+  cv_.notify_all();
+  opLock.unlock();
+  cv_.wait(lk, [this] { return state_ != hrpsim::RUNNING; });
+  if (state_ == hrpsim::FAILED) {
+    throw hrpsim::SchedulerError(message_.c_str());
+  }
+}
+
+void SchedulerServant::step(CORBA::Long n) {
+  const char *op = "step";
+  std::unique_lock<std::mutex> opLock(opMutex_);
+  if (n < 0) {
+    refuse(op, format("the number of steps must be >= 0, got %d", static_cast<int>(n)));
+  }
+  bool ready = false;
+  {
+    std::lock_guard<std::mutex> lk(mutex_);
+    ready = state_ == hrpsim::READY || state_ == hrpsim::IDLE;
+  }
+  if (ready) {
+    begin(op, true);
+  }
+  long long target;
+  {
+    std::lock_guard<std::mutex> lk(mutex_);
+    target = steps_ + n;
+  }
+  runSteps(op, target, opLock);
+}
+
+void SchedulerServant::runUntil(CORBA::Double t) {
+  const char *op = "runUntil";
+  std::unique_lock<std::mutex> opLock(opMutex_);
+  if (!std::isfinite(t)) {
+    refuse(op, format("the time must be finite, got %g", t));
+  }
+  bool ready = false;
+  {
+    std::lock_guard<std::mutex> lk(mutex_);
+    ready = state_ == hrpsim::READY || state_ == hrpsim::IDLE;
+  }
+  if (ready) {
+    begin(op, true);
+  }
+  long long target;
+  {
+    std::lock_guard<std::mutex> lk(mutex_);
+    target = stepsToReach(t, runDt_);
+  }
+  runSteps(op, target, opLock);
+}
+
+hrpsim::RunStatus *SchedulerServant::statusLocked() const {
+  hrpsim::RunStatus_var s = new hrpsim::RunStatus;
+  s->state = state_;
+  s->time = time_;
+  s->steps = steps_;
+  double wall = wallTime_;
+  if (active_) {
+    wall += std::chrono::duration<double>(Clock::now() - activeSince_).count();
+  }
+  s->wallTime = wall;
+  s->realTimeFactor = wall > 0.0 ? time_ / wall : 0.0;
+  s->message = CORBA::string_dup(message_.c_str());
+  return s._retn();
+}
+
+hrpsim::RunStatus *SchedulerServant::status() {
+  std::lock_guard<std::mutex> lk(mutex_);
+  return statusLocked();
+}
+
+hrpsim::RunStatus *SchedulerServant::wait(CORBA::Double timeout) {
+  std::unique_lock<std::mutex> lk(mutex_);
+  if (std::isfinite(timeout) && timeout > 0.0) {
+    // (halt() ends it too)
+    Clock::time_point end =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>(std::min(timeout, 1e7)));
+    while (state_ == hrpsim::RUNNING && Clock::now() < end && !halting_) {
+      cv_.wait_until(lk, end);
+    }
+  }
+  return statusLocked();
+}
+
+hrpsim::LogRecordSequence *SchedulerServant::getLog(CORBA::Long from) {
+  if (from < 0) {
+    refuse("getLog", format("from must be >= 0, got %d", static_cast<int>(from)));
+  }
+  std::lock_guard<std::mutex> lk(logMutex_);
+  hrpsim::LogRecordSequence_var out = new hrpsim::LogRecordSequence;
+  size_t first = std::min(static_cast<size_t>(from), log_.size());
+  out->length(static_cast<CORBA::ULong>(log_.size() - first));
+  for (size_t i = first; i < log_.size(); i++) {
+    hrpsim::LogRecord &r = out[static_cast<CORBA::ULong>(i - first)];
+    const Record &src = log_[i];
+    r.world = src.world.in();
+    r.sensors.length(static_cast<CORBA::ULong>(src.sensors.size()));
+    for (size_t c = 0; c < src.sensors.size(); c++) {
+      r.sensors[static_cast<CORBA::ULong>(c)] = src.sensors[c].in();
+    }
+  }
+  return out._retn();
+}
+
+//---------------------------------- the loop --------------------------------------------------
+
+// the loop thread: step while there is work, pause when there is none, and end on stop(), at
+// the end time or on a failure
+void SchedulerServant::loop() {
+  std::unique_lock<std::mutex> lk(mutex_);
+  long long k = steps_;
+  double time = time_;
+  std::string failure;
+  int failed = -2;  // -2: none; -1: not a controller; else the controller's index
+  bool paced = false;
+  double paceFactor = 0.0, paceSim = 0.0;
+  Clock::time_point paceWall;
+  for (;;) {
+    if (stopRequested_ || (endSteps_ > 0 && steps_ >= endSteps_)) {
+      break;
+    }
+    if (!freeRunning_ && steps_ >= stepTarget_) {
+      // nothing to do: pause until asked
+      if (active_) {
+        wallTime_ += std::chrono::duration<double>(Clock::now() - activeSince_).count();
+        active_ = false;
+      }
+      if (state_ == hrpsim::RUNNING) {
+        state_ = hrpsim::PAUSED;
+        cv_.notify_all();
+      }
+      paced = false;
+      cv_.wait(lk, [this] {
+        return stopRequested_ || freeRunning_ || steps_ < stepTarget_;
+      });
+      continue;
+    }
+    if (!active_) {
+      active_ = true;
+      activeSince_ = Clock::now();
+    }
+    double factor = realTime_;
+    std::shared_ptr<const SubscriptionList> subs = subscriptions_;
+    lk.unlock();
+
+    if (factor > 0.0 && (!paced || factor != paceFactor)) {
+      paced = true;
+      paceFactor = factor;
+      paceSim = time;
+      paceWall = Clock::now();
+    } else if (factor <= 0.0) {
+      paced = false;
+    }
+    t_lastError.clear();
+    bool ok = true, stepped = false;
+    // 1. due controllers: input, then control, in the order added
+    for (size_t i = 0; i < run_.size() && ok; i++) {
+      RunController &c = run_[i];
+      if (k % c.periodSteps == 0) {
+        ok = callController(c, "input", time, failure) &&
+             callController(c, "control", time, failure);
+        failed = ok ? failed : static_cast<int>(i);
+      }
+    }
+    // 2. the physics, in this process
+    if (ok) {
+      try {
+        dyn_->stepSimulation();
+        time += runDt_;  // as the world counts its time
+        stepped = true;
+      } catch (const CORBA::SystemException &e) {
+        failure = format("stepSimulation failed at t = %s s: %s", timeText(time).c_str(),
+                         servantError(e).c_str());
+        failed = -1;
+        ok = false;
+      }
+    }
+    // 3. due execution contexts
+    for (size_t i = 0; ok && i < subs->size(); i++) {
+      const Subscription &s = *(*subs)[i];
+      long long n = std::llround(s.period / runDt_);
+      if (n > 0 && k % n != 0) {
+        continue;
+      }
+      try {
+        s.ec->tick();
+      } catch (const CORBA::Exception &e) {
+        failure = format("execution context %d (period %g s) failed at t = %s s: %s", s.id,
+                         s.period, timeText(time).c_str(),
+                         remoteFailure("tick", e, timeoutMs_ / 1000.0).c_str());
+        failed = -1;
+        ok = false;
+        unsubscribe(s.ec);  // as OpenHRP's clock: a context that fails is dropped
+      }
+    }
+    // 4. output of the controllers of this step
+    for (size_t i = 0; ok && i < run_.size(); i++) {
+      RunController &c = run_[i];
+      if (k % c.periodSteps == 0) {
+        ok = callController(c, "output", time, failure);
+        failed = ok ? failed : static_cast<int>(i);
+      }
+    }
+    if (stepped) {
+      k++;
+      // 5. log (and viewer), then pacing
+      if (ok && k % logSteps_ == 0) {
+        record();
+      }
+      if (ok && paced) {
+        std::this_thread::sleep_until(
+            paceWall + std::chrono::duration_cast<Clock::duration>(
+                           std::chrono::duration<double>((time - paceSim) / paceFactor)));
+      }
+    }
+    lk.lock();
+    steps_ = k;
+    time_ = time;
+    if (!ok) {
+      break;
+    }
+  }
+  // the end: account the wall time, stop the controllers, publish the outcome
+  if (active_) {
+    wallTime_ += std::chrono::duration<double>(Clock::now() - activeSince_).count();
+    active_ = false;
+  }
+  bool halting = halting_;
+  lk.unlock();
+  if (failed != -2) {
+    hsu_log(hsLOG_ERROR, "%s", failure.c_str());
+  }
+  if (!halting) {
+    stopControllers(failed >= 0 ? &run_[static_cast<size_t>(failed)] : nullptr);
+  }
+  lk.lock();
+  state_ = failed != -2 ? hrpsim::FAILED : hrpsim::FINISHED;
+  message_ = failed != -2 ? failure : std::string();
+  cv_.notify_all();
+  hsu_log(hsLOG_INFO, "run %s at t = %s s after %lld steps", failed != -2 ? "failed" : "ended",
+          timeText(time_).c_str(), steps_);
+}
+
+// one remote call on a controller; on failure fill failure and return false
+bool SchedulerServant::callController(RunController &c, const char *op, double t,
+                                      std::string &failure) {
+  try {
+    switch (op[0]) {
+      case 'i':
+        c.ref->input();
+        break;
+      case 'c':
+        c.ref->control();
+        break;
+      default:
+        c.ref->output();
+        break;
+    }
+    return true;
+  } catch (const CORBA::Exception &e) {
+    failure = format("controller '%s' failed at t = %s s: %s", c.name.c_str(),
+                     timeText(t).c_str(), remoteFailure(op, e, timeoutMs_ / 1000.0).c_str());
+    return false;
+  }
+}
+
+// stop() on every started controller but failed (best effort, short timeout)
+void SchedulerServant::stopControllers(const RunController *failed) {
+  CORBA::ULong ms = static_cast<CORBA::ULong>(std::min<unsigned long>(timeoutMs_, 2000));
+  for (RunController &c : run_) {
+    if (&c == failed || !c.started || CORBA::is_nil(c.ref)) {
+      continue;
+    }
+    try {
+      omniORB::setClientCallTimeout(c.ref, ms);
+      c.ref->stop();
+    } catch (const CORBA::Exception &e) {
+      hsu_log(hsLOG_WARNING, "controller '%s': stop() failed: %s", c.name.c_str(),
+              remoteFailure("stop", e, ms / 1000.0).c_str());
+    }
+    c.started = false;
+  }
+}
+
+// append the current world state (and sensor states) to the log; push it to the viewer
+void SchedulerServant::record() {
+  // the servant's answers are kept as they are (a _var copy would be a deep copy)
+  OpenHRP::WorldState_var world;
+  std::vector<OpenHRP::SensorState_var> sensors;
+  dyn_->getWorldState(world.out());
+  if (runLogSensors_) {
+    const OpenHRP::CharacterPositionSequence &chars = world->characterPositions;
+    sensors.resize(chars.length());
+    for (CORBA::ULong c = 0; c < chars.length(); c++) {
+      dyn_->getCharacterSensorState(chars[c].characterName, sensors[c].out());
+    }
+  }
+  OpenHRP::OnlineViewer_var viewer;
+  {
+    std::lock_guard<std::mutex> lk(mutex_);
+    viewer = viewer_;
+  }
+  if (!CORBA::is_nil(viewer)) {
+    try {
+      viewer->update(world.in());
+    } catch (const CORBA::Exception &e) {
+      hsu_log(hsLOG_WARNING, "the online viewer failed (%s): detached", e._name());
+      std::lock_guard<std::mutex> lk(mutex_);
+      if (viewer_->_is_equivalent(viewer)) {
+        viewer_ = OpenHRP::OnlineViewer::_nil();
+      }
+    }
+  }
+  std::lock_guard<std::mutex> lk(logMutex_);
+  log_.emplace_back();
+  log_.back().world = world._retn();
+  log_.back().sensors.swap(sensors);
+}
+
+}  // namespace hrpsim

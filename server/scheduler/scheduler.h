@@ -1,0 +1,213 @@
+// scheduler.h - the Scheduler and ClockGenerator servants of hrpsim-scheduler: the simulation
+// loop that owns the clock, steps a DynamicsSimulator living in this process and ticks every
+// controller and OpenRTM execution context at its period (idl/Scheduler.idl, DESIGN.md "The
+// simulation loop").
+//
+// Threads. The loop runs in one thread of its own, started by start() / startPaused() (or by the
+// first step() / runUntil() of a READY configuration). Client requests arrive on omniORB's
+// threads; they change the configuration and the run's control flags under mutex_, and wait on
+// cv_ for the loop to reach what they asked for. The loop holds mutex_ only to read its flags and
+// publish its counters between steps, never during a step, so a controller may call status() or
+// read the dynamics from inside its own callbacks. Calls that start, stop or reset a run are
+// serialised by opMutex_ (taken before mutex_, never while waiting for steps to be done).
+//
+// The dynamics are a DynamicsSimulatorServant owned here and activated in the process's POA:
+// the loop calls its C++ methods directly (stepSimulation, getWorldState, ...: no CORBA round
+// trip), while controllers and clients reach the same object through dynamics(). The servant's
+// own mutex serialises the two.
+//
+// Determinism: the loop decides everything from step counts (period steps, log steps, end step);
+// wall-clock time is read only to report wallTime and to sleep when paced to real time.
+
+#ifndef HRPSIM_SERVER_SCHEDULER_SCHEDULER_H_
+#define HRPSIM_SERVER_SCHEDULER_SCHEDULER_H_
+
+#include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "ClockGenerator.hh"
+#include "Scheduler.hh"
+#include "dynamics_simulator.h"
+
+namespace hrpsim {
+
+// route hsu_log through the runtime's handler and remember, per thread, the last error line
+// (the servants log why they raise a system exception; the scheduler quotes it in its own
+// SchedulerError). Call once in main, after the Runtime is made.
+void installLogCapture(const char *program);
+
+// the DynamicsSimulator the scheduler hosts: like any other, except that clients may not
+// destroy it (it belongs to the scheduler; reset() replaces it)
+class HostedDynamics : public DynamicsSimulatorServant {
+ public:
+  void destroy() override;  // raises NO_PERMISSION (logged)
+};
+
+class SchedulerServant : public POA_hrpsim::Scheduler {
+ public:
+  // an IDLE scheduler with a fresh, activated dynamics servant
+  SchedulerServant();
+  // stops a run in progress (without calling the controllers) and releases the dynamics
+  ~SchedulerServant() override;
+
+  // Scheduler (see idl/Scheduler.idl for each operation's contract)
+  void reset() override;
+  void setTimeStep(CORBA::Double dt) override;
+  void setEndTime(CORBA::Double t) override;
+  void setIntegrateMethod(OpenHRP::DynamicsSimulator::IntegrateMethod method) override;
+  void setSensorOption(OpenHRP::DynamicsSimulator::SensorOption option) override;
+  void setGVector(const OpenHRP::DblSequence3 &g) override;
+  void addModel(const char *name, const char *url) override;
+  void setLinkData(const char *character, const char *link,
+                   OpenHRP::DynamicsSimulator::LinkDataType type,
+                   const OpenHRP::DblSequence &data) override;
+  void setAllJointModes(const char *character,
+                        OpenHRP::DynamicsSimulator::JointDriveMode mode) override;
+  void addCollisionPair(const hrpsim::CollisionPair &pair) override;
+  void addController(const hrpsim::ControllerSpec &controller) override;
+  void setControllerTimeout(CORBA::Double seconds) override;
+  void setLogOptions(const hrpsim::LogOptions &options) override;
+  void setRealTime(CORBA::Double factor) override;
+  void setOnlineViewer(OpenHRP::OnlineViewer_ptr viewer) override;
+  OpenHRP::DynamicsSimulator_ptr dynamics() override;
+  void start() override;
+  void startPaused() override;
+  void pause() override;
+  void resume() override;
+  void stop() override;
+  void step(CORBA::Long n) override;
+  void runUntil(CORBA::Double t) override;
+  hrpsim::RunStatus *wait(CORBA::Double timeout) override;
+  hrpsim::RunStatus *status() override;
+  hrpsim::LogRecordSequence *getLog(CORBA::Long from) override;
+  // ServerObject: stop a run in progress, then the process
+  void shutdown() override;
+
+  // the process is going down: end the run without calling the controllers and release every
+  // request waiting on it (main calls this once the ORB's run() has returned)
+  void halt();
+
+  // ClockGenerator, forwarded by ClockGeneratorServant: period [s] must be a whole multiple of
+  // the current time step (else BAD_PARAM, logged); subscribing again changes the period.
+  // Subscriptions belong to the clock, not to a configuration: reset() keeps them; a context
+  // whose tick() fails is dropped (as OpenHRP's ClockGenerator does).
+  void subscribe(OpenRTM::ExtTrigExecutionContextService_ptr ec, double period);
+  void unsubscribe(OpenRTM::ExtTrigExecutionContextService_ptr ec);
+
+ private:
+  // a controller of the configuration
+  struct ControllerConfig {
+    std::string name;       // naming-service name
+    std::string character;  // for setModelName
+    double period;          // [s]
+  };
+  // a controller of a run: its reference and period in steps
+  struct RunController {
+    std::string name;
+    std::string character;
+    double period;
+    long long periodSteps;
+    OpenHRP::Controller_var ref;
+    bool started = false;  // start() returned: it gets stop() at the end
+  };
+  // a subscribed execution context (immutable once made; the list is copied on write)
+  struct Subscription {
+    int id;  // 1, 2, ... in subscription order, for messages
+    OpenRTM::ExtTrigExecutionContextService_var ec;
+    double period;  // [s]
+  };
+  using SubscriptionList = std::vector<std::shared_ptr<const Subscription>>;
+  // one log record (kept as the servant's answers; copied into LogRecords by getLog)
+  struct Record {
+    OpenHRP::WorldState_var world;
+    std::vector<OpenHRP::SensorState_var> sensors;
+  };
+  using Clock = std::chrono::steady_clock;
+
+  // --- helpers (lock requirements in scheduler.cpp) ---
+  void requireConfigurable(const char *op);
+  void makeDynamics();
+  void releaseDynamics();
+  void joinLoop(std::unique_lock<std::mutex> &lock);
+  void begin(const char *op, bool paused);
+  void runSteps(const char *op, long long target, std::unique_lock<std::mutex> &opLock);
+  hrpsim::RunStatus *statusLocked() const;
+  void loop();
+  bool tick(long long k, double &time, std::string &failure);
+  bool callController(RunController &c, const char *op, double t, std::string &failure);
+  void stopControllers(const RunController *failed);
+  void record();
+
+  // --- configuration (mutex_) ---
+  std::mutex opMutex_;  // start / stop / reset / step / runUntil / pause / resume, one at a time
+  mutable std::mutex mutex_;
+  std::condition_variable cv_;
+  HostedDynamics *dyn_ = nullptr;  // our own reference; the POA holds another
+  PortableServer::ObjectId_var dynOid_;
+  OpenHRP::DynamicsSimulator_var dynRef_;
+  double dt_ = 0.001;
+  double endTime_ = 0.0;
+  OpenHRP::DynamicsSimulator::IntegrateMethod method_ = OpenHRP::DynamicsSimulator::EULER;
+  OpenHRP::DynamicsSimulator::SensorOption sensorOption_ =
+      OpenHRP::DynamicsSimulator::ENABLE_SENSOR;
+  std::vector<std::pair<std::string, std::string>> models_;  // name, url
+  std::vector<ControllerConfig> controllers_;
+  double timeout_ = 10.0;  // [s]
+  double logPeriod_ = 0.0;
+  bool logSensors_ = false;
+  double realTime_ = 0.0;
+  OpenHRP::OnlineViewer_var viewer_;
+  std::shared_ptr<const SubscriptionList> subscriptions_ = std::make_shared<SubscriptionList>();
+  int nextSubscription_ = 1;
+
+  // --- the run (mutex_) ---
+  hrpsim::RunState state_ = hrpsim::IDLE;
+  std::string message_;
+  bool starting_ = false;     // begin() is initialising (state_ shows RUNNING)
+  bool freeRunning_ = false;  // run until the end (or a pause), not to stepTarget_
+  long long stepTarget_ = 0;  // when not free running: pause once steps_ reaches it
+  long long endSteps_ = 0;    // 0: no end time
+  bool stopRequested_ = false;
+  bool halting_ = false;  // the process is going down: leave the controllers alone
+  bool active_ = false;   // the loop is stepping (wallTime accrues)
+  Clock::time_point activeSince_;
+  double wallTime_ = 0.0;  // [s] of earlier active spans
+  long long steps_ = 0;
+  double time_ = 0.0;  // [s], accumulated as the world does (time += dt)
+  std::thread thread_;
+
+  // --- owned by the loop while a run exists (set up by begin before the thread starts) ---
+  std::vector<RunController> run_;  // loop-owned while a run exists
+  long long logSteps_ = 1;
+  bool runLogSensors_ = false;
+  double runDt_ = 0.001;
+  unsigned long timeoutMs_ = 10000;
+
+  // --- the log (logMutex_; appended by the loop, read by getLog) ---
+  std::mutex logMutex_;
+  std::deque<Record> log_;
+};
+
+// OpenHRP's ClockGenerator, bound as "ClockGenerator": forwards to the scheduler's clock
+class ClockGeneratorServant : public POA_OpenHRP::ClockGenerator {
+ public:
+  // keeps a reference to scheduler (released in the destructor)
+  explicit ClockGeneratorServant(SchedulerServant *scheduler);
+  ~ClockGeneratorServant() override;
+
+  void subscribe(OpenRTM::ExtTrigExecutionContextService_ptr ec, CORBA::Double period) override;
+  void unsubscribe(OpenRTM::ExtTrigExecutionContextService_ptr ec) override;
+
+ private:
+  SchedulerServant *scheduler_;
+};
+
+}  // namespace hrpsim
+
+#endif  // HRPSIM_SERVER_SCHEDULER_SCHEDULER_H_

@@ -1,0 +1,236 @@
+"""`hrpsim run` end to end: the sample projects run through the real Scheduler (with the Python
+PD controller started from the project's command line), write their results directory, and
+fail with one line naming the reason (project file:line and field, or the controller)."""
+
+import json
+import shutil
+import textwrap
+
+import numpy as np
+import pytest
+
+from conftest import REPO_ROOT, cli_env, describe, require_build, run_cli
+
+SQUAT = "samples/projects/humanoid_squat.xml"
+STANDING = "samples/projects/humanoid_standing.xml"
+GRXUI = "samples/projects/grxui_humanoid.xml"
+Z0 = 0.80804  # waist height of the bent-knee pose
+
+
+@pytest.fixture(scope="module")
+def sched_servers(servers):
+    """The session's servers; they must include the Scheduler."""
+    require_build(("ModelLoader", "DynamicsSimulatorFactory", "Scheduler"))
+    assert servers.has("Scheduler"), "hrpsim up did not start the Scheduler"
+    return servers
+
+
+def run(servers, project, out, *extra, env=None):
+    return run_cli("run", "--state-dir", servers.state_dir, "--out", out, *extra, project,
+                   env=env)
+
+
+def one_line_error(proc):
+    assert proc.returncode != 0, describe(proc)
+    lines = [ln for ln in proc.stderr.splitlines() if ln.strip()]
+    assert len(lines) == 1, describe(proc)
+    assert lines[0].startswith("hrpsim run: "), describe(proc)
+    return lines[0]
+
+
+def check_results_dir(out, plots=True):
+    names = {p.name for p in out.iterdir()}
+    assert {"log.npz", "summary.json", "summary.txt"} <= names, names
+    if plots:
+        assert {"root.png", "joints.png"} <= names, names
+        for png in ("root.png", "joints.png"):
+            assert (out / png).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    summary = json.loads((out / "summary.json").read_text())
+    return np.load(out / "log.npz"), summary
+
+
+def test_squat_stands_dips_and_rises(sched_servers, tmp_path):
+    out = tmp_path / "squat"
+    proc = run(sched_servers, SQUAT, out)
+    assert proc.returncode == 0, describe(proc)
+    assert "results in %s" % out in proc.stdout
+    log, summary = check_results_dir(out)
+    assert (out / "controller-PDController.log").exists()
+
+    t = log["time"]
+    assert len(t) == 1001  # a record at 0 and every 5 ms to 5 s
+    assert t[0] == 0.0 and t[-1] == pytest.approx(5.0)
+    assert log["robot.root_p"].shape == (1001, 3)
+    assert log["robot.root_R"].shape == (1001, 3, 3)
+    assert log["robot.link_p"].shape == (1001, 31, 3)
+    for key in ("q", "dq", "u"):
+        assert log["robot." + key].shape == (1001, 30)
+    assert log["robot.force"].shape == (1001, 4, 6)
+    assert log["robot.rate_gyro"].shape == (1001, 1, 3)
+    assert log["robot.accel"].shape == (1001, 1, 3)
+    assert list(log["robot.joint_names"][:4]) == ["RLEG_HIP_Y", "RLEG_HIP_R", "RLEG_HIP_P",
+                                                 "RLEG_KNEE"]
+    assert log["floor.root_p"].shape == (1001, 3)
+
+    z = log["robot.root_p"][:, 2]
+    standing = t <= 1.0
+    assert np.all(np.abs(z[standing] - Z0) < 0.01), z[standing].min()
+    deep = (t >= 2.5) & (t <= 3.0)
+    assert np.all(z[deep] < Z0 - 0.07), z[deep].max()   # the squat goes ~9 cm down
+    assert abs(z[-1] - Z0) < 0.01                        # and back up
+    assert np.all(np.abs(log["robot.root_p"][:, :2]) < 0.05)  # in place
+    knee = list(log["robot.joint_names"]).index("RLEG_KNEE")
+    assert log["robot.q"][deep, knee].min() > 1.0        # knees bent to ~1.2 rad
+
+    assert summary["status"] == "FINISHED"
+    assert summary["steps"] == 5000
+    assert summary["simulated_time"] == pytest.approx(5.0)
+    assert summary["records"] == 1001
+    assert summary["real_time_factor"] > 0
+    assert [m["name"] for m in summary["models"]] == ["floor", "robot"]
+    assert summary["warnings"] == []
+    text = (out / "summary.txt").read_text()
+    assert "steps       5000" in text and "warnings    none" in text
+
+
+def test_standing_high_gain_on_private_servers(built, tmp_path):
+    """No servers reachable: `hrpsim run` starts its own and stops them afterwards."""
+    require_build(("ModelLoader", "DynamicsSimulatorFactory", "Scheduler"))
+    env = cli_env()
+    env["HRPSIM_STATE_DIR"] = str(tmp_path / "no-state")
+    out = tmp_path / "standing"
+    proc = run_cli("run", "--out", out, "--quiet", STANDING, env=env)
+    assert proc.returncode == 0, describe(proc)
+    assert proc.stdout.strip() == "hrpsim run: results in %s" % out
+    log, summary = check_results_dir(out)
+    assert summary["servers_started"] is True
+    z = log["robot.root_p"][:, 2]
+    assert len(z) == 301
+    assert z.min() > Z0 - 0.005 and z.max() < Z0 + 0.005
+    # what it started is gone: nobody answers at its naming service any more
+    from hrpsim import _orb
+    from hrpsim._orb import HrpsimError
+    with pytest.raises(HrpsimError):
+        _orb.naming_context(summary["naming"], 2000)
+
+
+def test_no_plots(sched_servers, tmp_path):
+    out = tmp_path / "np"
+    proc = run(sched_servers, STANDING, out, "--no-plots", "--quiet")
+    assert proc.returncode == 0, describe(proc)
+    log, summary = check_results_dir(out, plots=False)
+    assert not list(out.glob("*.png"))
+    assert summary["plots"] == []
+
+
+def test_default_results_dir(sched_servers, tmp_path):
+    env = cli_env()
+    proc = run_cli("run", "--state-dir", sched_servers.state_dir, "--quiet", "--no-plots",
+                   STANDING, env=env)
+    assert proc.returncode == 0, describe(proc)
+    line = proc.stdout.strip().splitlines()[-1]
+    path = line.split("results in ", 1)[1]
+    assert path.startswith("results/humanoid_standing-")
+    assert (REPO_ROOT / path / "log.npz").exists()
+    shutil.rmtree(REPO_ROOT / path)
+
+
+def test_grxui_project_runs(sched_servers, tmp_path):
+    out = tmp_path / "grx"
+    proc = run(sched_servers, GRXUI, out)
+    assert proc.returncode == 0, describe(proc)
+    warnings = [ln for ln in proc.stderr.splitlines() if "warning:" in ln]
+    assert len(warnings) == 2 and any("GrxGraphItem" in w for w in warnings), describe(proc)
+    log, summary = check_results_dir(out)
+    assert summary["format"] == "grxui"
+    assert len(summary["warnings"]) == 2
+    assert "GrxGraphItem" in (out / "summary.txt").read_text()
+    z = log["robot.root_p"][:, 2]
+    assert log["time"][-1] == pytest.approx(2.0)
+    assert z.min() > Z0 - 0.005, z.min()
+    knee = list(log["robot.joint_names"]).index("LLEG_KNEE")
+    assert np.allclose(log["robot.q"][:, knee], 0.4, atol=1e-6)
+
+
+def test_broken_project_one_line(sched_servers, tmp_path):
+    path = tmp_path / "broken.xml"
+    path.write_text(textwrap.dedent("""\
+        <hrpsim-project>
+          <simulation timeStep="fast"/>
+          <model name="m" url="x.wrl"/>
+        </hrpsim-project>
+        """))
+    proc = run(sched_servers, path, tmp_path / "out")
+    line = one_line_error(proc)
+    assert line.startswith("hrpsim run: %s:2: <simulation> timeStep: " % path), line
+
+
+def test_missing_project_one_line(sched_servers, tmp_path):
+    proc = run(sched_servers, tmp_path / "nothing.xml", tmp_path / "out")
+    assert "nothing.xml" in one_line_error(proc)
+
+
+FAILING = """\
+import sys
+sys.path.insert(0, %(controllers)r)
+import pd_controller as pc
+
+make = pc.make_servant
+
+
+def failing(squat):
+    servant = make(squat)
+    control = servant.control
+
+    def control_or_fail():
+        if servant.count * servant.dt >= 0.2:
+            raise RuntimeError("deliberate failure")
+        control()
+
+    servant.control = control_or_fail
+    return servant
+
+
+pc.make_servant = failing
+sys.exit(pc.main())
+"""
+
+
+def squat_with_controller(tmp_path, repo_root, command, name):
+    text = (repo_root / SQUAT).read_text()
+    text = text.replace("../models/", "%s/samples/models/" % repo_root)
+    text = text.replace('$(PROJECT_DIR)/%s/samples/models/' % repo_root,
+                        '%s/samples/models/' % repo_root)
+    text = text.replace('name="PDController"', 'name="%s"' % name)
+    start = text.index('command="')
+    end = text.index('"', start + len('command="'))
+    text = text[:start] + 'command="%s"' % command + text[end + 1:]
+    path = tmp_path / ("%s.xml" % name)
+    path.write_text(text)
+    return path
+
+
+def test_failing_controller_names_it(sched_servers, tmp_path, repo_root):
+    script = tmp_path / "failing_controller.py"
+    script.write_text(FAILING % {"controllers": str(repo_root / "samples/controllers")})
+    project = squat_with_controller(tmp_path, repo_root,
+                                    "python3 %s --name FailingController" % script,
+                                    "FailingController")
+    out = tmp_path / "out"
+    proc = run(sched_servers, project, out)
+    line = one_line_error(proc)
+    assert "FailingController" in line, line
+    assert "0.2" in line, line  # the simulated time it failed at
+    # partial results are kept; the servers still answer and the next run works
+    _, summary = check_results_dir(out)
+    assert summary["status"] == "FAILED"
+    proc = run(sched_servers, STANDING, tmp_path / "after", "--quiet", "--no-plots")
+    assert proc.returncode == 0, describe(proc)
+
+
+def test_controller_that_exits_names_it(sched_servers, tmp_path, repo_root):
+    project = squat_with_controller(tmp_path, repo_root, "python3 -c 'raise SystemExit(3)'",
+                                    "GoneController")
+    proc = run(sched_servers, project, tmp_path / "out")
+    line = one_line_error(proc)
+    assert "controller GoneController exited with status 3" in line, line
