@@ -111,9 +111,19 @@ void Runtime::unbindNames() {
 }
 
 void Runtime::requestShutdown() {
+  // the hooks run once, whoever asks first (a signal, a client, or both)
+  if (!shuttingDown_.exchange(true)) {
+    for (const auto &hook : hooks_) {
+      hook();
+    }
+  }
   // unbind while the ORB still runs: once it is shut down, no call leaves the process
   unbindNames();
   orb_->shutdown(false);
+}
+
+void Runtime::onShutdown(std::function<void()> hook) {
+  hooks_.push_back(std::move(hook));
 }
 
 std::string describe(const hsError &err) {

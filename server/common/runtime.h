@@ -7,6 +7,8 @@
 
 #include <omniORB4/CORBA.h>
 
+#include <atomic>
+#include <functional>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -34,9 +36,13 @@ class Runtime {
   // ORB. Returns the process exit status.
   int run();
 
-  // unbind our names, then ask run() to return (safe from a request thread, e.g.
-  // ServerObject::shutdown, and from the signal watcher)
+  // run the shutdown hooks (once), unbind our names, then ask run() to return (safe from a
+  // request thread, e.g. ServerObject::shutdown, and from the signal watcher)
   void requestShutdown();
+
+  // register work to do at the start of a shutdown, while the ORB still serves: e.g. ending
+  // requests that would otherwise hold the ORB's shutdown back. Register before run().
+  void onShutdown(std::function<void()> hook);
 
   // the process's runtime (set by the constructor)
   static Runtime *instance();
@@ -50,6 +56,8 @@ class Runtime {
   std::mutex namesMutex_;
   std::vector<std::string> names_;
   std::string program_;
+  std::vector<std::function<void()>> hooks_;
+  std::atomic<bool> shuttingDown_{false};
 };
 
 // "file:line:column: message" for an hsError

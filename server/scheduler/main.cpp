@@ -25,11 +25,10 @@ int main(int argc, char **argv) {
     CORBA::Object_var cref = poa->id_to_reference(cid);
     runtime.bind("Scheduler", sref);
     runtime.bind("ClockGenerator", cref);
-    // Runtime::run, with one step between the ORB's shutdown (requested by a signal or
-    // ServerObject::shutdown, which unbind our names first) and its destruction: a run still
-    // going is halted (its controllers left alone) while the ORB can still be used. run()
-    // returns once the requests in progress are done, so a client blocked in Scheduler::wait
-    // delays the exit by up to its timeout.
+    // a shutdown (a signal or ServerObject::shutdown) first halts a run still going (its
+    // controllers left alone), which also releases clients blocked in Scheduler::wait, so the
+    // ORB's shutdown does not wait for them; then names are unbound and the ORB stops
+    runtime.onShutdown([scheduler] { scheduler->halt(); });
     runtime.orb()->run();
     scheduler->halt();
     scheduler->_remove_ref();

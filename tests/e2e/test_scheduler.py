@@ -34,9 +34,9 @@ import pytest
 from omniORB import CORBA
 
 import hrpsim
-from hrpsim import OpenHRP
+from hrpsim import OpenHRP, launcher
 
-from conftest import PYTHON_DIR  # noqa: I100
+from conftest import PYTHON_DIR, start_servers  # noqa: I100
 
 import hrpsim._idl.hrpsim as H  # noqa: E402,I100
 import hrpsim._idl.hrpsim__POA  # noqa: E402,F401
@@ -764,3 +764,51 @@ def test_configuration_errors_raise_scheduler_error(sched, bind):
     # the scheduler's dynamics belong to it
     with pytest.raises(CORBA.NO_PERMISSION):
         sched.dynamics().destroy()
+
+
+# =============================================================================================
+# shutdown
+# =============================================================================================
+
+def _ended(pid):
+    """True once pid has exited (a zombie counts: this container's PID 1 may not reap it)."""
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"
+    except FileNotFoundError:
+        return True
+
+
+def test_sigterm_while_a_client_waits_ends_the_server_promptly(state_dirs):
+    """A client blocked in wait(30) must not hold a SIGTERM back: the shutdown halts the run,
+    which releases the waiter, so the process ends in well under the wait's 30 s (10 s allows
+    for a loaded machine; without the shutdown hook it took the full 30 s)."""
+    d = state_dirs("sigterm")
+    start_servers(d, "--only", "ModelLoader", "Scheduler")
+    state = launcher.read_state(d)
+    pid = next(r["pid"] for r in state["processes"] if r["name"] == "Scheduler")
+    client = hrpsim.connect(naming=state["naming"])
+    s = client.resolve("Scheduler", H.Scheduler)
+    configure(s, end_time=0.0)  # no end: runs until stopped
+    s.start()
+    waited = {}
+
+    def waiter():
+        t0 = time.monotonic()
+        try:
+            s.wait(30.0)
+        except CORBA.Exception as exc:  # the server going away mid-call is fine
+            waited["exception"] = exc
+        waited["seconds"] = time.monotonic() - t0
+
+    thread = threading.Thread(target=waiter)
+    thread.start()
+    time.sleep(0.5)
+    t0 = time.monotonic()
+    os.kill(pid, signal.SIGTERM)
+    while not _ended(pid) and time.monotonic() - t0 < 10.0:
+        time.sleep(0.05)
+    ended_after = time.monotonic() - t0
+    thread.join(35.0)
+    assert _ended(pid), "the scheduler was still running 10 s after SIGTERM"
+    assert ended_after < 10.0 and waited["seconds"] < 10.5, (ended_after, waited)
