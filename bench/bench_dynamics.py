@@ -32,6 +32,7 @@ sys.path.insert(0, str(REPO / "python"))
 
 import hrpsim  # noqa: E402
 from hrpsim import paths  # noqa: E402
+from hrpsim.models import OPENHRP_PROTOS  # noqa: E402
 
 FLOOR = REPO / "samples/models/floor/floor.wrl"
 HUMANOID = REPO / "samples/models/humanoid/humanoid.wrl"
@@ -39,29 +40,7 @@ BOX = REPO / "bench/out/bench_box.wrl"
 
 BOX_WRL = """#VRML V2.0 utf8
 # bench_box: a free 0.1 m cube of 0.5 kg (written by bench/bench_dynamics.py)
-PROTO Joint [
-  exposedField SFVec3f translation 0 0 0
-  exposedField SFRotation rotation 0 0 1 0
-  exposedField MFNode children [ ]
-  exposedField SFString jointType ""
-  exposedField SFInt32 jointId -1
-  exposedField SFVec3f jointAxis 0 0 1
-] { Transform { translation IS translation rotation IS rotation children IS children } }
-PROTO Segment [
-  exposedField SFVec3f centerOfMass 0 0 0
-  exposedField SFFloat mass 0
-  exposedField MFFloat momentsOfInertia [ 0 0 0 0 0 0 0 0 0 ]
-  exposedField MFNode children [ ]
-] { Group { children IS children } }
-PROTO Humanoid [
-  exposedField SFString name ""
-  exposedField MFString info [ ]
-  exposedField MFNode humanoidBody [ ]
-  exposedField MFNode joints [ ]
-  exposedField MFNode segments [ ]
-  exposedField SFString version "1.1"
-] { Group { children IS humanoidBody } }
-DEF BENCH_BOX Humanoid {
+""" + OPENHRP_PROTOS + """DEF BENCH_BOX Humanoid {
   name "BENCH_BOX"
   humanoidBody [
     DEF BOX Joint {

@@ -33,6 +33,7 @@ if str(REPO / "python") not in sys.path:
     sys.path.insert(0, str(REPO / "python"))
 
 import hrpsim  # noqa: E402
+from hrpsim.models import OPENHRP_PROTOS  # noqa: E402
 
 SLOPE = REPO / "samples" / "models" / "floor" / "slope.wrl"
 THETA = math.radians(10.0)  # the slope of slope.wrl (0.1745329252 rad)
@@ -42,32 +43,10 @@ MASS = 1.0     # [kg]
 DEFAULT_MUS = (0.0, 0.04, 0.08, 0.12, 0.15, 0.17, 0.2, 0.3)
 
 # a free cube, its frame at the centre of mass; I = m a^2 / 6 about every axis
-BOX_VRML = """#VRML V2.0 utf8
+BOX_VRML = ("""#VRML V2.0 utf8
 # hrpsim sample (written by samples/scripts/slope_friction_sweep.py): a free %(m)g kg cube,
 # edge %(a)g m, frame at its centre.
-PROTO Joint [
-  exposedField SFVec3f translation 0 0 0
-  exposedField SFRotation rotation 0 0 1 0
-  exposedField MFNode children [ ]
-  exposedField SFString jointType ""
-  exposedField SFInt32 jointId -1
-  exposedField SFVec3f jointAxis 0 0 1
-] { Transform { translation IS translation rotation IS rotation children IS children } }
-PROTO Segment [
-  exposedField SFVec3f centerOfMass 0 0 0
-  exposedField SFFloat mass 0
-  exposedField MFFloat momentsOfInertia [ 0 0 0 0 0 0 0 0 0 ]
-  exposedField MFNode children [ ]
-] { Group { children IS children } }
-PROTO Humanoid [
-  exposedField SFString name ""
-  exposedField MFString info [ ]
-  exposedField MFNode humanoidBody [ ]
-  exposedField MFNode joints [ ]
-  exposedField MFNode segments [ ]
-  exposedField SFString version "1.1"
-] { Group { children IS humanoidBody } }
-DEF SLOPE_BOX Humanoid {
+""" + OPENHRP_PROTOS + """DEF SLOPE_BOX Humanoid {
   name "SLOPE_BOX"
   humanoidBody [
     DEF BOX Joint {
@@ -82,7 +61,7 @@ DEF SLOPE_BOX Humanoid {
     }
   ]
 }
-""" % {"m": MASS, "a": SIZE, "i": MASS * SIZE * SIZE / 6}
+""") % {"m": MASS, "a": SIZE, "i": MASS * SIZE * SIZE / 6}
 
 
 def write_box(directory):

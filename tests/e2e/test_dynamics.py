@@ -46,6 +46,7 @@ from omniORB import CORBA
 
 import hrpsim
 from hrpsim import OpenHRP
+from hrpsim.models import OPENHRP_PROTOS
 
 from conftest import describe  # noqa: I100
 
@@ -64,30 +65,7 @@ I3 = [1.0, 0, 0, 0, 1.0, 0, 0, 0, 1.0]
 # test models, written here so their numbers are in plain sight
 # =============================================================================================
 
-PROTOS = """#VRML V2.0 utf8
-PROTO Joint [
-  exposedField SFVec3f translation 0 0 0
-  exposedField SFRotation rotation 0 0 1 0
-  exposedField MFNode children [ ]
-  exposedField SFString jointType ""
-  exposedField SFInt32 jointId -1
-  exposedField SFVec3f jointAxis 0 0 1
-] { Transform { translation IS translation rotation IS rotation children IS children } }
-PROTO Segment [
-  exposedField SFVec3f centerOfMass 0 0 0
-  exposedField SFFloat mass 0
-  exposedField MFFloat momentsOfInertia [ 0 0 0 0 0 0 0 0 0 ]
-  exposedField MFNode children [ ]
-] { Group { children IS children } }
-PROTO Humanoid [
-  exposedField SFString name ""
-  exposedField MFString info [ ]
-  exposedField MFNode humanoidBody [ ]
-  exposedField MFNode joints [ ]
-  exposedField MFNode segments [ ]
-  exposedField SFString version "1.1"
-] { Group { children IS humanoidBody } }
-"""
+PROTOS = "#VRML V2.0 utf8\n" + OPENHRP_PROTOS
 
 
 def box_inertia(mass, size):
