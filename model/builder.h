@@ -1,4 +1,4 @@
-// builder.h - private to model/: the editable body that loaders fill, compiled into an hsBody.
+// builder.h - the editable body that loaders fill, compiled into an hsBody.
 //
 // Loading is two stages (as MuJoCo's spec -> compile): a front end (VRML now, URDF later)
 // pushes links, segments, shapes, sensors ... into an hsmBuilder, whose lists grow freely and
@@ -9,7 +9,7 @@
 #ifndef HRPSIM_MODEL_BUILDER_H_
 #define HRPSIM_MODEL_BUILDER_H_
 
-#include "geometry.h"
+#include "mesh/mesh.h"
 #include "model.h"
 
 #ifdef __cplusplus

@@ -785,7 +785,7 @@ def test_no_extra_joints(model, rel):
 def test_environment_is_one_fixed_root_link(model, rel):
     body = model(rel)
     assert body.url == str(MODELS / rel)
-    # hrpsim names an environment after its file (model/model_vrml_body.c)
+    # hrpsim names an environment after its file (model/vrml/vrml_body.c)
     assert body.name == Path(rel).stem
     assert len(body.links) == 1
     root = body.links[0]

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "geometry.h"
+#include "mesh.h"
 #include "test_support.h"
 
 // position of vertex v

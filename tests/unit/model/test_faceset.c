@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "geometry.h"
+#include "vrml_geometry.h"
 #include "mesh_checks.h"
 #include "test_support.h"
 

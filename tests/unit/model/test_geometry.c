@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "geometry.h"
+#include "mesh.h"
 #include "mesh_checks.h"
 #include "test_support.h"
 

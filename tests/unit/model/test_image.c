@@ -10,7 +10,7 @@
 // jpeglib.h needs stdio.h first
 #include <jpeglib.h>
 
-#include "geometry.h"
+#include "mesh.h"
 #include "test_support.h"
 
 // a path buffer

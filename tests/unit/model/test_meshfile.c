@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "mesh_checks.h"
-#include "meshfile.h"
+#include "mesh_import.h"
 #include "test_support.h"
 
 // absolute path of a fixture (static storage, valid until the next call)

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "geometry.h"
+#include "mesh.h"
 #include "test_support.h"
 
 // 2D polygon (x, y) to 3D points (x, y, 0)

@@ -1,4 +1,4 @@
-// model_urdf_path.c - find the files a URDF names (meshes and textures).
+// urdf_path.c - find the files a URDF names (meshes and textures).
 //
 // A reference is one of:
 //   - package://PKG/REST: the first existing regular file among, in this order,

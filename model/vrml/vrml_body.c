@@ -1,4 +1,4 @@
-// model_vrml_body.c - build an hsBody from an OpenHRP-format VRML97 scene.
+// vrml_body.c - build an hsBody from an OpenHRP-format VRML97 scene.
 //
 // The generic reader (vrml.h) gives a typed scene graph; this file gives it OpenHRP's meaning.
 // A Humanoid's root Joint is walked depth-first: every Joint becomes a link (numbered in
@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "builder.h"
+#include "../builder.h"
+#include "vrml_geometry.h"
 #include "vrml.h"
 
 // PROTO names that carry OpenHRP meaning (kept, not resolved to their bodies)

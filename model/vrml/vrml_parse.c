@@ -1,9 +1,9 @@
-// model_vrml_parse.c - the VRML97 parser: node statements, field values, DEF/USE, PROTO with IS,
+// vrml_parse.c - the VRML97 parser: node statements, field values, DEF/USE, PROTO with IS,
 // Inline, ROUTE skipping, and the getters of vrml.h.
 //
-// A recursive-descent parser reads one token ahead from the lexer (model_vrml_lex.c) and builds
+// A recursive-descent parser reads one token ahead from the lexer (vrml_lex.c) and builds
 // hsvNode trees in the scene's arena. Each node gets a copy of its type's field list with the
-// defaults (model_vrml_nodes.c, or the PROTO interface); written fields replace the value and
+// defaults (vrml_nodes.c, or the PROTO interface); written fields replace the value and
 // set `given`. Values are collected on scratch stacks owned by the parser (numbers, strings,
 // nodes; nested nodes push above their parent's entries and pop back) and copied to the arena
 // once complete, so a large coordinate array costs one copy and no per-number allocation.

@@ -1,4 +1,4 @@
-// model_image.c - decode PNG (libpng) and JPEG (libjpeg) files into 8-bit pixels.
+// mesh_image.c - decode PNG (libpng) and JPEG (libjpeg) files into 8-bit pixels.
 //
 // hsm_readImage opens the file, tells the format from its first bytes (PNG signature, JPEG SOI
 // marker) and hands the stream to one decoder. Both libraries report fatal errors by calling a
@@ -24,7 +24,7 @@
 #include <jpeglib.h>
 #include <jerror.h>
 
-#include "geometry.h"
+#include "mesh.h"
 
 // images larger than this many bytes are refused
 static const size_t kMaxImageBytes = (size_t)1 << 30;

@@ -1,4 +1,4 @@
-// model_vrml_lex.c - the VRML97 tokenizer: identifiers, numbers, strings and punctuation with
+// vrml_lex.c - the VRML97 tokenizer: identifiers, numbers, strings and punctuation with
 // their line and column.
 //
 // The lexer works on a whole file held in memory (NUL-terminated) and never allocates. It

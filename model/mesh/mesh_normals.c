@@ -1,4 +1,4 @@
-// model_normals.c - per-corner normals for a triangle mesh, smoothed up to a crease angle.
+// mesh_normals.c - per-corner normals for a triangle mesh, smoothed up to a crease angle.
 //
 // hsm_generateNormals computes every triangle's unit normal and, at each corner, the angle of
 // the triangle there. A corner of triangle t at vertex v gets the normalised sum of the normals
@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "geometry.h"
+#include "mesh.h"
 
 // vertices with more triangles than this group their triangles by normal first
 enum { kGroupDegree = 32 };

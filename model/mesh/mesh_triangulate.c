@@ -1,4 +1,4 @@
-// model_triangulate.c - ear clipping of one simple polygon in its best-fit plane.
+// mesh_triangulate.c - ear clipping of one simple polygon in its best-fit plane.
 //
 // hsm_triangulatePolygon projects the polygon onto the plane whose normal is Newell's normal
 // (the polygon's area vector, well defined for non-planar and non-convex outlines), using an
@@ -20,7 +20,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "geometry.h"
+#include "mesh.h"
 
 // polygons up to this size use stack scratch space, larger ones allocate
 enum { kStackPoints = 64 };

@@ -1,4 +1,4 @@
-// model_geometry.c - triangle meshes of the VRML97 primitives (Box, Sphere, Cylinder, Cone), and
+// mesh_primitives.c - triangle meshes of the VRML97 primitives (Box, Sphere, Cylinder, Cone), and
 // hsm_freeMesh.
 //
 // Each builder computes its exact counts, allocates every array once, then fills positions,
@@ -30,7 +30,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "geometry.h"
+#include "mesh.h"
 
 // a bound on the number of triangles a primitive may have (keeps every count in an int)
 static const long kMaxTriangles = 50000000;

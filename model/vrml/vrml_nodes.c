@@ -1,4 +1,4 @@
-// model_vrml_nodes.c - the VRML97 field types, the 54 built-in node types with every field and
+// vrml_nodes.c - the VRML97 field types, the 54 built-in node types with every field and
 // its default (ISO/IEC 14772-1:1997 clause 6), and the arena every scene lives in.
 //
 // Each node type is a static array of field declarations in the order the standard lists them,

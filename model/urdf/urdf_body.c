@@ -1,7 +1,7 @@
-// model_urdf.c - build an hsBody from a URDF robot (hsm_loadUrdf).
+// urdf_body.c - build an hsBody from a URDF robot (hsm_loadUrdf).
 //
-// model_urdf_xml.c reads the file into plain records; this file checks the kinematic tree and
-// fills the builder; model_urdf_shape.c adds the geometry. The mapping onto OpenHRP's BodyInfo:
+// urdf_xml.c reads the file into plain records; this file checks the kinematic tree and
+// fills the builder; urdf_shape.c adds the geometry. The mapping onto OpenHRP's BodyInfo:
 //
 // Tree. The root is the one link that is no joint's child. ROS base convention: when the root is
 // a link named `world` without <inertial>, <visual> or <collision>, and it has exactly one child
@@ -42,7 +42,7 @@
 // tensor into the link frame when hsm_compile merges the segment). Mass must be positive and the
 // tensor positive definite. A link without <inertial> gets a massless segment and a warning.
 //
-// Geometry (see model_urdf_shape.c): <visual>s are the link's shapeRefs (and its segment's),
+// Geometry (see urdf_shape.c): <visual>s are the link's shapeRefs (and its segment's),
 // <collision>s its collisionRefs; every link has separate collision geometry, so a link with
 // visuals but no collision has no collision shapes.
 

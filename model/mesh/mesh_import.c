@@ -1,5 +1,5 @@
-// model_meshfile.c - read mesh files (STL, COLLADA, OBJ, ...) through assimp's C API into
-// hsmMeshPart arrays (see meshfile.h).
+// mesh_import.c - read mesh files (STL, COLLADA, OBJ, ...) through assimp's C API into
+// hsmMeshPart arrays (see mesh_import.h).
 //
 // assimp imports the file with aiProcess_Triangulate and aiProcess_SortByPType, and drops point
 // and line primitives (AI_CONFIG_PP_SBP_REMOVE). We then walk the scene's node tree, multiplying
@@ -48,7 +48,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "meshfile.h"
+#include "mesh_import.h"
 
 // assimp imports run one at a time (see the file comment)
 static pthread_mutex_t g_importLock = PTHREAD_MUTEX_INITIALIZER;

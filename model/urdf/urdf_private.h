@@ -1,18 +1,18 @@
 // urdf_private.h - internals shared by the files of the URDF front end (see hsm_loadUrdf).
 //
-// The front end works in three passes. model_urdf_xml.c reads the file with libxml2 and turns
+// The front end works in three passes. urdf_xml.c reads the file with libxml2 and turns
 // <robot> into the plain records below (numbers parsed and checked, names copied, material
-// references resolved), reporting malformed input with its line. model_urdf.c checks the
+// references resolved), reporting malformed input with its line. urdf_body.c checks the
 // kinematic tree (names, parents, root, cycles), applies the ROS world-link convention, numbers
-// the joints and fills the builder's links, segments and info strings. model_urdf_shape.c turns
+// the joints and fills the builder's links, segments and info strings. urdf_shape.c turns
 // visual and collision elements into shapes (primitives, or mesh files read through
-// hsm_readMeshFile), with materials and textures; model_urdf_path.c finds the files named by
-// package://, file:// and relative references. No libxml2 type leaves model_urdf_xml.c.
+// hsm_readMeshFile), with materials and textures; urdf_path.c finds the files named by
+// package://, file:// and relative references. No libxml2 type leaves urdf_xml.c.
 
 #ifndef HRPSIM_MODEL_URDF_PRIVATE_H_
 #define HRPSIM_MODEL_URDF_PRIVATE_H_
 
-#include "builder.h"
+#include "../builder.h"
 
 //---------------------------------- parsed document -------------------------------------------
 
@@ -63,7 +63,7 @@ typedef struct hsmUrdfLink {
   double T[12];        // inertial frame (its origin is the centre of mass) in the link frame
   hsuVec visuals;      // hsmUrdfGeom
   hsuVec collisions;   // hsmUrdfGeom
-  // the tree (filled by model_urdf.c)
+  // the tree (filled by urdf_body.c)
   int parentJoint;     // the joint whose child this link is, -1 for a root
   int firstChild;      // first child joint in file order, -1 if none
 } hsmUrdfLink;
@@ -85,7 +85,7 @@ typedef struct hsmUrdfJoint {
   int hasMimic, mimicLine;
   char *mimicJoint;
   double multiplier, offset;
-  // the tree (filled by model_urdf.c)
+  // the tree (filled by urdf_body.c)
   int parent, child;   // link indices
   int nextSibling;     // next child joint of the same parent, in file order, -1 at the end
 } hsmUrdfJoint;
@@ -111,7 +111,7 @@ typedef struct hsmUrdfLoad {
   int nwarnings;
   hsmUrdfDoc doc;
   hsmBuilder *b;
-  hsuVec meshCache;  // meshes already turned into shapes (model_urdf_shape.c)
+  hsuVec meshCache;  // meshes already turned into shapes (urdf_shape.c)
 } hsmUrdfLoad;
 
 // an error at a line of the URDF file; returns code
@@ -127,7 +127,7 @@ void hsm_urdfWarn(hsmUrdfLoad *u, int line, const char *fmt, ...)
 
 //---------------------------------- passes ----------------------------------------------------
 
-// read u->file into u->doc (model_urdf_xml.c); 0 or a negative code with u->err filled
+// read u->file into u->doc (urdf_xml.c); 0 or a negative code with u->err filled
 int hsm_urdfRead(hsmUrdfLoad *u);
 
 // release everything the document owns and zero it

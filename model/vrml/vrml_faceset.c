@@ -1,4 +1,4 @@
-// model_faceset.c - triangle meshes of IndexedFaceSet, ElevationGrid and Extrusion (VRML97).
+// vrml_faceset.c - triangle meshes of IndexedFaceSet, ElevationGrid and Extrusion (VRML97).
 //
 // IndexedFaceSet: a first pass over coordIndex checks every index and counts polygons and an
 // upper bound on triangles; the attribute index lists are checked against the same polygons;
@@ -39,7 +39,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "geometry.h"
+#include "vrml_geometry.h"
 
 // a triangle whose |sin| of the corner angle is below this has no area
 static const double kSinTol = 1e-10;

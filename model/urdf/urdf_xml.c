@@ -1,4 +1,4 @@
-// model_urdf_xml.c - read a URDF file with libxml2 into the plain records of urdf_private.h.
+// urdf_xml.c - read a URDF file with libxml2 into the plain records of urdf_private.h.
 //
 // The file is read into memory and parsed by a private libxml2 parser context: no network
 // (XML_PARSE_NONET), no entity substitution, no DTD loading, external entities refused, and

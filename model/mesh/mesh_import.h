@@ -1,4 +1,4 @@
-// meshfile.h - private to model/: read mesh files (STL, COLLADA, OBJ and whatever else assimp
+// mesh_import.h - private to model/: read mesh files (STL, COLLADA, OBJ and whatever else assimp
 // reads) into triangle meshes.
 //
 // A file becomes one part per assimp mesh, each with its own material. Vertices are in metres in
@@ -13,11 +13,11 @@
 // come in depth-first node order. Imports are serialised process-wide (assimp's C API keeps its
 // last error in one global); converting the scenes runs in parallel.
 
-#ifndef HRPSIM_MODEL_MESHFILE_H_
-#define HRPSIM_MODEL_MESHFILE_H_
+#ifndef HRPSIM_MODEL_MESH_MESH_IMPORT_H_
+#define HRPSIM_MODEL_MESH_MESH_IMPORT_H_
 
-#include "geometry.h"
-#include "model.h"
+#include "mesh.h"
+#include "../model.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -26,7 +26,7 @@ extern "C" {
 // one mesh of a file, with how it looks
 typedef struct hsmMeshPart {
   hsmMesh mesh;         // vertices, triangles, and normals / texture coordinates if the file
-                        // has them (per-corner indices, as geometry.h describes)
+                        // has them (per-corner indices, as mesh.h describes)
   int hasMaterial;      // 1 if the file gives a material for this part
   hsMaterial material;  // its colours (diffuse, specular, emissive, shininess, transparency)
   char *texture;        // absolute path of its diffuse texture image, or NULL
@@ -44,4 +44,4 @@ void hsm_freeMeshParts(hsmMeshPart *parts, int nparts);
 #ifdef __cplusplus
 }
 #endif
-#endif  // HRPSIM_MODEL_MESHFILE_H_
+#endif  // HRPSIM_MODEL_MESH_MESH_IMPORT_H_

@@ -1,8 +1,8 @@
 // vrml_private.h - internals shared by the files of the VRML97 reader (see vrml.h).
 //
-// The reader is split in three: model_vrml_lex.c turns text into tokens with line and column,
-// model_vrml_nodes.c holds the arena and the table of the 54 VRML97 built-in node types with
-// their fields and defaults, and model_vrml_parse.c builds the scene graph (DEF/USE, PROTO with
+// The reader is split in three: vrml_lex.c turns text into tokens with line and column,
+// vrml_nodes.c holds the arena and the table of the 54 VRML97 built-in node types with
+// their fields and defaults, and vrml_parse.c builds the scene graph (DEF/USE, PROTO with
 // IS, Inline, ROUTE) and implements the getters. Nothing here is visible outside model/.
 
 #ifndef HRPSIM_MODEL_VRML_PRIVATE_H_

@@ -1,4 +1,4 @@
-// model_urdf_shape.c - URDF visual and collision elements as shapes, materials and textures.
+// urdf_shape.c - URDF visual and collision elements as shapes, materials and textures.
 //
 // box, sphere and cylinder become our primitives (hsPRIM_BOX with its size, hsPRIM_SPHERE with
 // its radius, hsPRIM_CYLINDER with radius, height = length, top, bottom, side = 1 1 1). Our
@@ -21,7 +21,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "meshfile.h"
+#include "../mesh/mesh_import.h"
 #include "urdf_private.h"
 
 #define LINKSPEC(u, i) (((hsmLinkSpec *)(u)->b->links.data)[i])
