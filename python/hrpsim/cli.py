@@ -3,6 +3,7 @@
     hrpsim up      start omniNames and the servers found in the bin dir
     hrpsim down    stop exactly what `up` started
     hrpsim status  show what `up` started and whether it is alive and bound
+    hrpsim env     print shell exports for the running servers: eval "$(hrpsim env)"
     hrpsim demo    load a model through the ModelLoader and summarise it
     hrpsim run     run a project through the Scheduler and write a results directory
 
@@ -12,6 +13,7 @@ nothing was started at all); 2 usage errors (argparse).
 
 import argparse
 import json
+import shlex
 import signal
 import sys
 from pathlib import Path
@@ -140,6 +142,25 @@ def cmd_status(args):
     _out("all running" if ok else "NOT all running (see `hrpsim down%s` and the logs in %s)"
          % (_state_dir_hint(sd), sd.logs_dir))
     return 0 if ok else 1
+
+
+def cmd_env(args):
+    # stdout is meant for `eval`: only export lines there, every complaint on stderr
+    sd = launcher.StateDir(args.state_dir)
+    state = sd.load()
+    if state is None or not state.get("naming"):
+        _err("hrpsim env: nothing running in %s (start the servers with `hrpsim up%s`)"
+             % (sd.path, _state_dir_hint(sd)))
+        return 1
+    naming_recs = [r for r in state.get("processes", []) if r.get("kind") == "naming"]
+    if naming_recs and not all(launcher.is_ours(r) for r in naming_recs):
+        _err("hrpsim env: the naming service recorded in %s is not running any more (run "
+             "`hrpsim down%s`, then `hrpsim up`)" % (sd.path, _state_dir_hint(sd)))
+        return 1
+    _out("export HRPSIM_NAMING=%s" % shlex.quote(state["naming"]))
+    if sd.path != launcher.StateDir(None).path or args.state_dir is not None:
+        _out("export HRPSIM_STATE_DIR=%s" % shlex.quote(str(sd.path)))
+    return 0
 
 
 def _resolve_model(model):
@@ -278,6 +299,18 @@ def build_parser():
     state_dir_arg(st)
     st.add_argument("--json", action="store_true", help="print the status as JSON")
     st.set_defaults(func=cmd_status)
+
+    env = sub.add_parser(
+        "env", help="print shell exports for the running servers",
+        description="Print 'export HRPSIM_NAMING=...' (and HRPSIM_STATE_DIR when a state dir "
+                    "is given) for the servers `hrpsim up` started, so that a shell can take "
+                    "them over: eval \"$(.venv/bin/hrpsim env)\". Exit status 1, with nothing "
+                    "on stdout, if nothing is running there.",
+        epilog="example: eval \"$(.venv/bin/hrpsim env)\"; "
+               "build/bin/hrpsim-print-tree -ORBInitRef NameService=$HRPSIM_NAMING "
+               "samples/models/arm6/arm6.wrl")
+    state_dir_arg(env)
+    env.set_defaults(func=cmd_env)
 
     demo = sub.add_parser(
         "demo", help="load a model through the ModelLoader and print a summary",

@@ -6,6 +6,10 @@ One *state directory* describes one running set:
     STATE_DIR/logs/<exe>.log stdout and stderr of each process
     STATE_DIR/names/         omniNames' data files (emptied at every `up`)
     STATE_DIR/lock           flock()ed while `up` or `down` runs, so they never interleave
+                             (created by `up`; `down` and `status` create nothing)
+
+`up` refuses a directory holding anything else (it would litter a source tree or a home
+directory), and an empty path (which would mean the current directory).
 
 `up` starts omniNames on a free loopback port (unless told to use an existing naming service),
 then each server executable found in the bin dir, each in its own session so it outlives the
@@ -161,7 +165,14 @@ def log_tail(path, lines=20):
 class StateDir:
     """One state directory: state.json, logs/, names/ and the lock file."""
 
+    # what a state directory may hold; `up` refuses a directory with anything else in it
+    OWN_ENTRIES = frozenset((paths.STATE_FILE, paths.STATE_FILE + ".tmp", "lock", "logs",
+                             "names"))
+
     def __init__(self, path=None):
+        if path is not None and not str(path).strip():
+            # Path("") is the current directory: a state dir there would litter it
+            raise LaunchError("the state directory path is empty")
         self.path = Path(path if path is not None else paths.default_state_dir())
         self.path = self.path.expanduser().resolve()
 
@@ -169,16 +180,45 @@ class StateDir:
     logs_dir = property(lambda self: self.path / "logs")
     names_dir = property(lambda self: self.path / "names")
 
+    lock_file = property(lambda self: self.path / "lock")
+
+    def check_own(self):
+        """LaunchError if the directory exists and holds anything a state dir does not (a
+        source tree, a home directory...): `up` must not write its files among them."""
+        try:
+            foreign = sorted(p.name for p in self.path.iterdir()
+                             if p.name not in self.OWN_ENTRIES)
+        except FileNotFoundError:
+            return
+        except NotADirectoryError as exc:
+            raise LaunchError("state directory %s is not a directory" % self.path) from exc
+        if foreign:
+            raise LaunchError("%s is not an hrpsim state directory (it holds %s%s); give a new "
+                              "or empty directory with --state-dir"
+                              % (self.path, ", ".join(foreign[:3]),
+                                 ", ..." if len(foreign) > 3 else ""))
+
     @contextlib.contextmanager
-    def locked(self):
-        """Hold the directory's lock (blocking) for the duration of the block."""
-        self.path.mkdir(parents=True, exist_ok=True)
-        with open(self.path / "lock", "a") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
+    def locked(self, create=True):
+        """Hold the directory's lock (blocking) for the duration of the block; yields True.
+
+        With ``create`` false nothing is created: if there is no lock file (no `up` ever ran
+        here, so none can be running) the block runs unlocked and receives False.
+        """
+        if create:
+            self.path.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        else:
             try:
-                yield self
-            finally:
-                fcntl.flock(f, fcntl.LOCK_UN)
+                fd = os.open(self.lock_file, os.O_RDWR | os.O_CLOEXEC)
+            except FileNotFoundError:
+                yield False
+                return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield True
+        finally:
+            os.close(fd)  # releases the lock
 
     def load(self):
         """The recorded state, or None if there is none. Raises LaunchError if unreadable."""
@@ -418,6 +458,7 @@ def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, t
     bin_dir = Path(bin_dir).expanduser() if bin_dir else paths.default_bin_dir()
     if naming and naming_port:
         raise LaunchError("give either --naming or --naming-port, not both")
+    sd.check_own()
     with sd.locked():
         old = sd.load()
         if old is not None:
@@ -558,9 +599,9 @@ def down(state_dir=None, report=None):
     """
     report = report or (lambda kind, text: None)
     sd = StateDir(state_dir)
-    if not sd.path.exists():
-        return []
-    with sd.locked():
+    # never create anything here: `down` in a directory where `up` never ran (no lock file)
+    # must leave it as it was
+    with sd.locked(create=False):
         state = sd.load()
         if state is None:
             return []
