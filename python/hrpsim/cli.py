@@ -70,7 +70,8 @@ def cmd_up(args):
     try:
         state = launcher.up(state_dir=args.state_dir, naming=args.naming,
                             naming_port=args.naming_port, bin_dir=args.bin_dir, only=args.only,
-                            timeout=args.timeout, report=_report, dynamics=args.dynamics)
+                            timeout=args.timeout, report=_report, dynamics=args.dynamics,
+                            **_exposure_args(args))
     except launcher.AlreadyRunning as exc:
         _err("hrpsim: " + str(exc))
         return 1
@@ -79,6 +80,10 @@ def cmd_up(args):
     servers = [r for r in state["processes"] if r["kind"] == "server"]
     _out("hrpsim: up: %d server(s) in %s (state %s, logs %s)"
          % (len(servers), sd.path, sd.state_file, sd.logs_dir))
+    if state.get("exposed"):
+        _out("hrpsim: listening on %s: ModelLoader serves only %s; shutdown() from clients %s"
+             % (state["listen"], ", ".join(state["model_roots"]),
+                "allowed" if state["allow_remote_shutdown"] else "refused"))
     _out("")
     _out("Connect with:")
     _out("  export HRPSIM_NAMING=%s" % naming)
@@ -86,6 +91,11 @@ def cmd_up(args):
     _out("Stop with:")
     _out("  hrpsim down%s" % _state_dir_hint(sd))
     return 0
+
+
+def _exposure_args(args):
+    return {"listen": args.listen, "model_roots": args.model_root or (),
+            "allow_remote_shutdown": args.allow_remote_shutdown}
 
 
 def cmd_down(args):
@@ -128,6 +138,10 @@ def cmd_status(args):
     _out("state dir  %s" % sd.path)
     _out("naming     %s%s" % (state["naming"],
                               "" if state.get("naming_started") else " (external)"))
+    if state.get("exposed"):
+        _out("exposed    listening on %s; model roots %s; client shutdown() %s"
+             % (state["listen"], ", ".join(state.get("model_roots", [])) or "none",
+                "allowed" if state.get("allow_remote_shutdown") else "refused"))
     width = max([len("name")] + [len(r["name"]) for r in rows])
     bwidth = max([len("naming")] + [len(r["binding"]) for r in rows])
     _out("")
@@ -278,6 +292,19 @@ def build_parser():
                          "DynamicsSimulatorFactory, DynamicsSimulatorFactory1, ..., "
                          "DynamicsSimulatorFactory<N-1>; hrpsim.sweep runs in parallel "
                          "over them")
+    exposure = up.add_argument_group(
+        "exposure", "By default everything listens on 127.0.0.1 only. --listen ADDR makes the "
+                    "naming service and the servers listen on ADDR instead (an address of this "
+                    "host that other hosts use); then the ModelLoader serves only files under "
+                    "the --model-root directories and clients cannot shutdown() the servers. "
+                    "Example: hrpsim up --listen 192.168.1.20 --model-root ~/models")
+    exposure.add_argument("--listen", metavar="ADDR",
+                          help="listen on ADDR instead of 127.0.0.1 (needs --model-root)")
+    exposure.add_argument("--model-root", metavar="DIR", action="append",
+                          help="the ModelLoader serves only files under DIR (repeatable; "
+                               "symbolic links resolved first); also usable on loopback")
+    exposure.add_argument("--allow-remote-shutdown", action="store_true",
+                          help="let clients stop exposed servers with shutdown()")
     up.add_argument("--timeout", metavar="SECONDS", type=float, default=10.0,
                     help="how long each process may take to answer (default 10)")
     up.set_defaults(func=cmd_up)

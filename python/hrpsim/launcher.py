@@ -257,11 +257,43 @@ def read_state(state_dir=None):
 # up
 # ---------------------------------------------------------------------------------------------
 
-def free_port():
-    """A TCP port on 127.0.0.1 that was free a moment ago (bind port 0, read it, close)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
+def free_port(host=paths.LOOPBACK):
+    """A TCP port on ``host`` that was free a moment ago (bind port 0, read it, close)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
         return s.getsockname()[1]
+
+
+def check_listen(listen, model_roots):
+    """Validate ``up``'s exposure options; return (listen address, absolute model roots).
+
+    ``listen`` must be an address of this host that clients can use (not a wildcard);
+    ``model_roots`` must be existing directories, at least one when ``listen`` exposes the
+    servers (paths.is_exposed). Raises LaunchError.
+    """
+    roots = []
+    for r in model_roots or ():
+        p = Path(r).expanduser()
+        if not p.is_dir():
+            raise LaunchError("--model-root %s: not a directory" % r)
+        roots.append(str(p.resolve()))
+    if listen is None:
+        return paths.LOOPBACK, roots
+    host = listen.strip("[]")
+    if host in ("", "0.0.0.0", "::", "*"):
+        raise LaunchError("--listen needs the address clients will connect to (an address of "
+                          "this host), not a wildcard such as %r" % listen)
+    try:
+        free_port(host)
+    except (OSError, UnicodeError) as exc:
+        raise LaunchError("--listen %s: not an address of this host (%s)"
+                          % (listen, getattr(exc, "strerror", None) or exc)) from exc
+    if paths.is_exposed(host) and not roots:
+        raise LaunchError("--listen %s exposes the servers beyond this machine's loopback "
+                          "address: give --model-root DIR (repeatable) for the model files the "
+                          "ModelLoader may serve" % listen)
+    return host, roots
 
 
 class _Detached(subprocess.Popen):
@@ -318,8 +350,8 @@ def _wait_naming(proc, corbaloc, deadline):
         time.sleep(POLL_S)
 
 
-def _start_naming(sd, port, timeout):
-    """Start omniNames on ``port`` (a free one if None); return (record, corbaloc)."""
+def _start_naming(sd, port, timeout, host=paths.LOOPBACK):
+    """Start omniNames on ``host``:``port`` (a free port if None); return (record, corbaloc)."""
     exe = paths.omninames_exe()
     if not os.access(exe, os.X_OK):
         raise LaunchError("naming service %s not found; install Debian's omniorb-nameserver "
@@ -327,17 +359,17 @@ def _start_naming(sd, port, timeout):
     attempts = 1 if port else PORT_ATTEMPTS
     log_path = sd.logs_dir / "omniNames.log"
     for attempt in range(attempts):
-        p = port or free_port()
+        p = port or (free_port() if host == paths.LOOPBACK else free_port(host))
         # a fresh data dir each time: omniNames only honours -start with no data files
         if sd.names_dir.exists():
             for f in sd.names_dir.iterdir():
                 f.unlink()
         sd.names_dir.mkdir(parents=True, exist_ok=True)
         argv = [str(exe), "-start", str(p), "-always", "-datadir", str(sd.names_dir),
-                "-ORBendPoint", "giop:tcp:127.0.0.1:%d" % p]
+                "-ORBendPoint", "giop:tcp:%s:%d" % (paths.endpoint_host(host), p)]
         proc, rec = _spawn("NameService", "naming", argv, log_path, sd.path)
         rec["port"] = p
-        corbaloc = paths.corbaloc_for_port(p)
+        corbaloc = paths.corbaloc_for_port(p, host)
         if _wait_naming(proc, corbaloc, time.monotonic() + timeout):
             rec["cmdline"] = proc_cmdline(proc.pid) or rec["cmdline"]
             return rec, corbaloc
@@ -440,7 +472,7 @@ def _dynamics_context(root, index):
 
 
 def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, timeout=10.0,
-       report=None, dynamics=1):
+       report=None, dynamics=1, listen=None, model_roots=(), allow_remote_shutdown=False):
     """Start the naming service (unless ``naming`` is given) and the servers; return the state.
 
     ``only`` is None for every known server whose executable exists (missing ones are
@@ -450,6 +482,11 @@ def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, t
     DynamicsSimulatorFactory<k> (see paths.dynamics_factory_name). ``report(kind, text)``
     receives progress lines, kind being "info" or "warning". On failure everything started is
     stopped again, the state file removed, and LaunchError raised.
+
+    ``listen``: the address the naming service and the servers listen on (default 127.0.0.1);
+    any other address exposes them (see check_listen), and then ``model_roots`` (directories)
+    must name what the ModelLoader may serve. ``model_roots`` also restricts it on loopback.
+    ``allow_remote_shutdown`` lets clients stop exposed servers with shutdown().
     """
     report = report or (lambda kind, text: None)
     if not isinstance(dynamics, int) or dynamics < 1:
@@ -458,6 +495,7 @@ def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, t
     bin_dir = Path(bin_dir).expanduser() if bin_dir else paths.default_bin_dir()
     if naming and naming_port:
         raise LaunchError("give either --naming or --naming-port, not both")
+    host, roots = check_listen(listen, model_roots)
     sd.check_own()
     with sd.locked():
         old = sd.load()
@@ -485,6 +523,10 @@ def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, t
             "naming": None,
             "naming_port": None,
             "naming_started": False,
+            "listen": host,
+            "exposed": paths.is_exposed(host),
+            "model_roots": roots,
+            "allow_remote_shutdown": bool(allow_remote_shutdown),
             "processes": [],
         }
         try:
@@ -493,7 +535,7 @@ def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, t
                 _orb.naming_context(naming, LIVENESS_TIMEOUT_MS)  # raises if it does not answer
                 state["naming"] = naming
             else:
-                rec, corbaloc = _start_naming(sd, naming_port, timeout)
+                rec, corbaloc = _start_naming(sd, naming_port, timeout, host)
                 state.update(naming=corbaloc, naming_port=rec["port"], naming_started=True)
                 state["processes"].append(rec)
                 sd.save(state)
@@ -518,10 +560,17 @@ def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, t
             started = []
             for name, exe, bind_ctx, bind_name, naming_ref, log in launches:
                 previous = _current_ior(bind_ctx, bind_name)
-                # loopback TCP for everyone, plus a unix socket that local omniORB clients
-                # prefer (a round trip costs noticeably less)
+                # TCP on the listen address (loopback unless --listen), plus a unix socket that
+                # local omniORB clients prefer (a round trip costs noticeably less; the
+                # servers keep it in a private per-user directory)
                 argv = [str(exe), "-ORBInitRef", "NameService=" + naming_ref,
-                        "-ORBendPoint", "giop:tcp:127.0.0.1:", "-ORBendPoint", "giop:unix:"]
+                        "-ORBendPoint", "giop:tcp:%s:" % paths.endpoint_host(host),
+                        "-ORBendPoint", "giop:unix:"]
+                if bind_name == "ModelLoader":
+                    for root in roots:
+                        argv += ["--model-root", root]
+                if allow_remote_shutdown:
+                    argv.append("--allow-remote-shutdown")
                 proc, rec = _spawn(name, "server", argv, log, sd.path)
                 if bind_name != name:
                     rec["context"] = "hrpsim-dynamics-%d" % paths.dynamics_factory_index(name)

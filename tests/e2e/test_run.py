@@ -133,6 +133,7 @@ def test_no_plots(sched_servers, tmp_path):
 
 def test_default_results_dir(sched_servers, tmp_path):
     env = cli_env()
+    had_results = (REPO_ROOT / "results").exists()
     proc = run_cli("run", "--state-dir", sched_servers.state_dir, "--quiet", "--no-plots",
                    STANDING, env=env)
     assert proc.returncode == 0, describe(proc)
@@ -141,6 +142,8 @@ def test_default_results_dir(sched_servers, tmp_path):
     assert path.startswith("results/humanoid_standing-")
     assert (REPO_ROOT / path / "log.npz").exists()
     shutil.rmtree(REPO_ROOT / path)
+    if not had_results:  # leave the checkout as it was
+        (REPO_ROOT / "results").rmdir()
 
 
 def test_grxui_project_runs(sched_servers, tmp_path):
