@@ -239,7 +239,8 @@ class ControllerProcesses:
     def stop(self):
         """SIGTERM every controller still running, wait up to CONTROLLER_STOP_GRACE_S for
         each, SIGKILL the stragglers; record how each ended. Idempotent."""
-        self.poll()
+        while self.poll() is not None:  # every one that already exited on its own
+            pass
         running = [cp for cp in self.procs if cp.ended == "running"]
         for cp in running:
             try:
