@@ -5,8 +5,13 @@ the same ORB afterwards. Naming contexts are reached through their corbaloc URL 
 ``string_to_object`` rather than ``resolve_initial_references``, so one process can talk to
 several naming services (two ``hrpsim up`` state dirs at once) even though the ORB's
 ``-ORBInitRef NameService`` can be set only once.
+
+A process that serves objects (a controller, an execution context) listens on 127.0.0.1
+unless ``$HRPSIM_LISTEN`` names another address of this host or the ORB arguments give an
+``-ORBendPoint`` (omniORB alone would listen on every interface). Pure clients never listen.
 """
 
+import os
 import threading
 
 _lock = threading.Lock()
@@ -46,8 +51,21 @@ def get_orb(args=(), naming=None):
             if naming:
                 argv += ["-ORBInitRef", "NameService=" + naming]
             argv += list(args)
+            argv += default_endpoint_args(argv)
             _orb = CORBA.ORB_init(argv, CORBA.ORB_ID)
         return _orb
+
+
+def default_endpoint_args(argv, environ=None):
+    """``-ORBendPoint giop:tcp:HOST:`` for an ORB whose ``argv`` (and environment) names no
+    endpoint: HOST is ``$HRPSIM_LISTEN`` or 127.0.0.1; [] when an endpoint is given."""
+    environ = os.environ if environ is None else environ
+    if "ORBendPoint" in environ or any(
+            a in ("-ORBendPoint", "-ORBendPointNoPublish") for a in argv):
+        return []
+    host = environ.get("HRPSIM_LISTEN", "").strip() or "127.0.0.1"
+    host = host.strip("[]")
+    return ["-ORBendPoint", "giop:tcp:%s:" % ("[%s]" % host if ":" in host else host)]
 
 
 def set_call_timeout(obj, millis):

@@ -3,6 +3,7 @@
     hrpsim up      start omniNames and the servers found in the bin dir
     hrpsim down    stop exactly what `up` started
     hrpsim status  show what `up` started and whether it is alive and bound
+    hrpsim env     print shell exports for the running servers: eval "$(hrpsim env)"
     hrpsim demo    load a model through the ModelLoader and summarise it
     hrpsim run     run a project through the Scheduler and write a results directory
 
@@ -12,6 +13,7 @@ nothing was started at all); 2 usage errors (argparse).
 
 import argparse
 import json
+import shlex
 import signal
 import sys
 from pathlib import Path
@@ -68,7 +70,8 @@ def cmd_up(args):
     try:
         state = launcher.up(state_dir=args.state_dir, naming=args.naming,
                             naming_port=args.naming_port, bin_dir=args.bin_dir, only=args.only,
-                            timeout=args.timeout, report=_report, dynamics=args.dynamics)
+                            timeout=args.timeout, report=_report, dynamics=args.dynamics,
+                            **_exposure_args(args))
     except launcher.AlreadyRunning as exc:
         _err("hrpsim: " + str(exc))
         return 1
@@ -77,6 +80,10 @@ def cmd_up(args):
     servers = [r for r in state["processes"] if r["kind"] == "server"]
     _out("hrpsim: up: %d server(s) in %s (state %s, logs %s)"
          % (len(servers), sd.path, sd.state_file, sd.logs_dir))
+    if state.get("exposed"):
+        _out("hrpsim: listening on %s: ModelLoader serves only %s; shutdown() from clients %s"
+             % (state["listen"], ", ".join(state["model_roots"]),
+                "allowed" if state["allow_remote_shutdown"] else "refused"))
     _out("")
     _out("Connect with:")
     _out("  export HRPSIM_NAMING=%s" % naming)
@@ -84,6 +91,11 @@ def cmd_up(args):
     _out("Stop with:")
     _out("  hrpsim down%s" % _state_dir_hint(sd))
     return 0
+
+
+def _exposure_args(args):
+    return {"listen": args.listen, "model_roots": args.model_root or (),
+            "allow_remote_shutdown": args.allow_remote_shutdown}
 
 
 def cmd_down(args):
@@ -126,6 +138,10 @@ def cmd_status(args):
     _out("state dir  %s" % sd.path)
     _out("naming     %s%s" % (state["naming"],
                               "" if state.get("naming_started") else " (external)"))
+    if state.get("exposed"):
+        _out("exposed    listening on %s; model roots %s; client shutdown() %s"
+             % (state["listen"], ", ".join(state.get("model_roots", [])) or "none",
+                "allowed" if state.get("allow_remote_shutdown") else "refused"))
     width = max([len("name")] + [len(r["name"]) for r in rows])
     bwidth = max([len("naming")] + [len(r["binding"]) for r in rows])
     _out("")
@@ -140,6 +156,25 @@ def cmd_status(args):
     _out("all running" if ok else "NOT all running (see `hrpsim down%s` and the logs in %s)"
          % (_state_dir_hint(sd), sd.logs_dir))
     return 0 if ok else 1
+
+
+def cmd_env(args):
+    # stdout is meant for `eval`: only export lines there, every complaint on stderr
+    sd = launcher.StateDir(args.state_dir)
+    state = sd.load()
+    if state is None or not state.get("naming"):
+        _err("hrpsim env: nothing running in %s (start the servers with `hrpsim up%s`)"
+             % (sd.path, _state_dir_hint(sd)))
+        return 1
+    naming_recs = [r for r in state.get("processes", []) if r.get("kind") == "naming"]
+    if naming_recs and not all(launcher.is_ours(r) for r in naming_recs):
+        _err("hrpsim env: the naming service recorded in %s is not running any more (run "
+             "`hrpsim down%s`, then `hrpsim up`)" % (sd.path, _state_dir_hint(sd)))
+        return 1
+    _out("export HRPSIM_NAMING=%s" % shlex.quote(state["naming"]))
+    if sd.path != launcher.StateDir(None).path or args.state_dir is not None:
+        _out("export HRPSIM_STATE_DIR=%s" % shlex.quote(str(sd.path)))
+    return 0
 
 
 def _resolve_model(model):
@@ -257,6 +292,19 @@ def build_parser():
                          "DynamicsSimulatorFactory, DynamicsSimulatorFactory1, ..., "
                          "DynamicsSimulatorFactory<N-1>; hrpsim.sweep runs in parallel "
                          "over them")
+    exposure = up.add_argument_group(
+        "exposure", "By default everything listens on 127.0.0.1 only. --listen ADDR makes the "
+                    "naming service and the servers listen on ADDR instead (an address of this "
+                    "host that other hosts use); then the ModelLoader serves only files under "
+                    "the --model-root directories and clients cannot shutdown() the servers. "
+                    "Example: hrpsim up --listen 192.168.1.20 --model-root ~/models")
+    exposure.add_argument("--listen", metavar="ADDR",
+                          help="listen on ADDR instead of 127.0.0.1 (needs --model-root)")
+    exposure.add_argument("--model-root", metavar="DIR", action="append",
+                          help="the ModelLoader serves only files under DIR (repeatable; "
+                               "symbolic links resolved first); also usable on loopback")
+    exposure.add_argument("--allow-remote-shutdown", action="store_true",
+                          help="let clients stop exposed servers with shutdown()")
     up.add_argument("--timeout", metavar="SECONDS", type=float, default=10.0,
                     help="how long each process may take to answer (default 10)")
     up.set_defaults(func=cmd_up)
@@ -278,6 +326,18 @@ def build_parser():
     state_dir_arg(st)
     st.add_argument("--json", action="store_true", help="print the status as JSON")
     st.set_defaults(func=cmd_status)
+
+    env = sub.add_parser(
+        "env", help="print shell exports for the running servers",
+        description="Print 'export HRPSIM_NAMING=...' (and HRPSIM_STATE_DIR when a state dir "
+                    "is given) for the servers `hrpsim up` started, so that a shell can take "
+                    "them over: eval \"$(.venv/bin/hrpsim env)\". Exit status 1, with nothing "
+                    "on stdout, if nothing is running there.",
+        epilog="example: eval \"$(.venv/bin/hrpsim env)\"; "
+               "build/bin/hrpsim-print-tree -ORBInitRef NameService=$HRPSIM_NAMING "
+               "samples/models/arm6/arm6.wrl")
+    state_dir_arg(env)
+    env.set_defaults(func=cmd_env)
 
     demo = sub.add_parser(
         "demo", help="load a model through the ModelLoader and print a summary",

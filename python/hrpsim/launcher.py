@@ -6,6 +6,10 @@ One *state directory* describes one running set:
     STATE_DIR/logs/<exe>.log stdout and stderr of each process
     STATE_DIR/names/         omniNames' data files (emptied at every `up`)
     STATE_DIR/lock           flock()ed while `up` or `down` runs, so they never interleave
+                             (created by `up`; `down` and `status` create nothing)
+
+`up` refuses a directory holding anything else (it would litter a source tree or a home
+directory), and an empty path (which would mean the current directory).
 
 `up` starts omniNames on a free loopback port (unless told to use an existing naming service),
 then each server executable found in the bin dir, each in its own session so it outlives the
@@ -161,7 +165,14 @@ def log_tail(path, lines=20):
 class StateDir:
     """One state directory: state.json, logs/, names/ and the lock file."""
 
+    # what a state directory may hold; `up` refuses a directory with anything else in it
+    OWN_ENTRIES = frozenset((paths.STATE_FILE, paths.STATE_FILE + ".tmp", "lock", "logs",
+                             "names"))
+
     def __init__(self, path=None):
+        if path is not None and not str(path).strip():
+            # Path("") is the current directory: a state dir there would litter it
+            raise LaunchError("the state directory path is empty")
         self.path = Path(path if path is not None else paths.default_state_dir())
         self.path = self.path.expanduser().resolve()
 
@@ -169,16 +180,45 @@ class StateDir:
     logs_dir = property(lambda self: self.path / "logs")
     names_dir = property(lambda self: self.path / "names")
 
+    lock_file = property(lambda self: self.path / "lock")
+
+    def check_own(self):
+        """LaunchError if the directory exists and holds anything a state dir does not (a
+        source tree, a home directory...): `up` must not write its files among them."""
+        try:
+            foreign = sorted(p.name for p in self.path.iterdir()
+                             if p.name not in self.OWN_ENTRIES)
+        except FileNotFoundError:
+            return
+        except NotADirectoryError as exc:
+            raise LaunchError("state directory %s is not a directory" % self.path) from exc
+        if foreign:
+            raise LaunchError("%s is not an hrpsim state directory (it holds %s%s); give a new "
+                              "or empty directory with --state-dir"
+                              % (self.path, ", ".join(foreign[:3]),
+                                 ", ..." if len(foreign) > 3 else ""))
+
     @contextlib.contextmanager
-    def locked(self):
-        """Hold the directory's lock (blocking) for the duration of the block."""
-        self.path.mkdir(parents=True, exist_ok=True)
-        with open(self.path / "lock", "a") as f:
-            fcntl.flock(f, fcntl.LOCK_EX)
+    def locked(self, create=True):
+        """Hold the directory's lock (blocking) for the duration of the block; yields True.
+
+        With ``create`` false nothing is created: if there is no lock file (no `up` ever ran
+        here, so none can be running) the block runs unlocked and receives False.
+        """
+        if create:
+            self.path.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.lock_file, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        else:
             try:
-                yield self
-            finally:
-                fcntl.flock(f, fcntl.LOCK_UN)
+                fd = os.open(self.lock_file, os.O_RDWR | os.O_CLOEXEC)
+            except FileNotFoundError:
+                yield False
+                return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield True
+        finally:
+            os.close(fd)  # releases the lock
 
     def load(self):
         """The recorded state, or None if there is none. Raises LaunchError if unreadable."""
@@ -217,11 +257,43 @@ def read_state(state_dir=None):
 # up
 # ---------------------------------------------------------------------------------------------
 
-def free_port():
-    """A TCP port on 127.0.0.1 that was free a moment ago (bind port 0, read it, close)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
+def free_port(host=paths.LOOPBACK):
+    """A TCP port on ``host`` that was free a moment ago (bind port 0, read it, close)."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as s:
+        s.bind((host, 0))
         return s.getsockname()[1]
+
+
+def check_listen(listen, model_roots):
+    """Validate ``up``'s exposure options; return (listen address, absolute model roots).
+
+    ``listen`` must be an address of this host that clients can use (not a wildcard);
+    ``model_roots`` must be existing directories, at least one when ``listen`` exposes the
+    servers (paths.is_exposed). Raises LaunchError.
+    """
+    roots = []
+    for r in model_roots or ():
+        p = Path(r).expanduser()
+        if not p.is_dir():
+            raise LaunchError("--model-root %s: not a directory" % r)
+        roots.append(str(p.resolve()))
+    if listen is None:
+        return paths.LOOPBACK, roots
+    host = listen.strip("[]")
+    if host in ("", "0.0.0.0", "::", "*"):
+        raise LaunchError("--listen needs the address clients will connect to (an address of "
+                          "this host), not a wildcard such as %r" % listen)
+    try:
+        free_port(host)
+    except (OSError, UnicodeError) as exc:
+        raise LaunchError("--listen %s: not an address of this host (%s)"
+                          % (listen, getattr(exc, "strerror", None) or exc)) from exc
+    if paths.is_exposed(host) and not roots:
+        raise LaunchError("--listen %s exposes the servers beyond this machine's loopback "
+                          "address: give --model-root DIR (repeatable) for the model files the "
+                          "ModelLoader may serve" % listen)
+    return host, roots
 
 
 class _Detached(subprocess.Popen):
@@ -278,8 +350,8 @@ def _wait_naming(proc, corbaloc, deadline):
         time.sleep(POLL_S)
 
 
-def _start_naming(sd, port, timeout):
-    """Start omniNames on ``port`` (a free one if None); return (record, corbaloc)."""
+def _start_naming(sd, port, timeout, host=paths.LOOPBACK):
+    """Start omniNames on ``host``:``port`` (a free port if None); return (record, corbaloc)."""
     exe = paths.omninames_exe()
     if not os.access(exe, os.X_OK):
         raise LaunchError("naming service %s not found; install Debian's omniorb-nameserver "
@@ -287,17 +359,17 @@ def _start_naming(sd, port, timeout):
     attempts = 1 if port else PORT_ATTEMPTS
     log_path = sd.logs_dir / "omniNames.log"
     for attempt in range(attempts):
-        p = port or free_port()
+        p = port or (free_port() if host == paths.LOOPBACK else free_port(host))
         # a fresh data dir each time: omniNames only honours -start with no data files
         if sd.names_dir.exists():
             for f in sd.names_dir.iterdir():
                 f.unlink()
         sd.names_dir.mkdir(parents=True, exist_ok=True)
         argv = [str(exe), "-start", str(p), "-always", "-datadir", str(sd.names_dir),
-                "-ORBendPoint", "giop:tcp:127.0.0.1:%d" % p]
+                "-ORBendPoint", "giop:tcp:%s:%d" % (paths.endpoint_host(host), p)]
         proc, rec = _spawn("NameService", "naming", argv, log_path, sd.path)
         rec["port"] = p
-        corbaloc = paths.corbaloc_for_port(p)
+        corbaloc = paths.corbaloc_for_port(p, host)
         if _wait_naming(proc, corbaloc, time.monotonic() + timeout):
             rec["cmdline"] = proc_cmdline(proc.pid) or rec["cmdline"]
             return rec, corbaloc
@@ -400,7 +472,7 @@ def _dynamics_context(root, index):
 
 
 def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, timeout=10.0,
-       report=None, dynamics=1):
+       report=None, dynamics=1, listen=None, model_roots=(), allow_remote_shutdown=False):
     """Start the naming service (unless ``naming`` is given) and the servers; return the state.
 
     ``only`` is None for every known server whose executable exists (missing ones are
@@ -410,6 +482,11 @@ def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, t
     DynamicsSimulatorFactory<k> (see paths.dynamics_factory_name). ``report(kind, text)``
     receives progress lines, kind being "info" or "warning". On failure everything started is
     stopped again, the state file removed, and LaunchError raised.
+
+    ``listen``: the address the naming service and the servers listen on (default 127.0.0.1);
+    any other address exposes them (see check_listen), and then ``model_roots`` (directories)
+    must name what the ModelLoader may serve. ``model_roots`` also restricts it on loopback.
+    ``allow_remote_shutdown`` lets clients stop exposed servers with shutdown().
     """
     report = report or (lambda kind, text: None)
     if not isinstance(dynamics, int) or dynamics < 1:
@@ -418,6 +495,8 @@ def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, t
     bin_dir = Path(bin_dir).expanduser() if bin_dir else paths.default_bin_dir()
     if naming and naming_port:
         raise LaunchError("give either --naming or --naming-port, not both")
+    host, roots = check_listen(listen, model_roots)
+    sd.check_own()
     with sd.locked():
         old = sd.load()
         if old is not None:
@@ -444,6 +523,10 @@ def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, t
             "naming": None,
             "naming_port": None,
             "naming_started": False,
+            "listen": host,
+            "exposed": paths.is_exposed(host),
+            "model_roots": roots,
+            "allow_remote_shutdown": bool(allow_remote_shutdown),
             "processes": [],
         }
         try:
@@ -452,7 +535,7 @@ def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, t
                 _orb.naming_context(naming, LIVENESS_TIMEOUT_MS)  # raises if it does not answer
                 state["naming"] = naming
             else:
-                rec, corbaloc = _start_naming(sd, naming_port, timeout)
+                rec, corbaloc = _start_naming(sd, naming_port, timeout, host)
                 state.update(naming=corbaloc, naming_port=rec["port"], naming_started=True)
                 state["processes"].append(rec)
                 sd.save(state)
@@ -477,10 +560,17 @@ def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, t
             started = []
             for name, exe, bind_ctx, bind_name, naming_ref, log in launches:
                 previous = _current_ior(bind_ctx, bind_name)
-                # loopback TCP for everyone, plus a unix socket that local omniORB clients
-                # prefer (a round trip costs noticeably less)
+                # TCP on the listen address (loopback unless --listen), plus a unix socket that
+                # local omniORB clients prefer (a round trip costs noticeably less; the
+                # servers keep it in a private per-user directory)
                 argv = [str(exe), "-ORBInitRef", "NameService=" + naming_ref,
-                        "-ORBendPoint", "giop:tcp:127.0.0.1:", "-ORBendPoint", "giop:unix:"]
+                        "-ORBendPoint", "giop:tcp:%s:" % paths.endpoint_host(host),
+                        "-ORBendPoint", "giop:unix:"]
+                if bind_name == "ModelLoader":
+                    for root in roots:
+                        argv += ["--model-root", root]
+                if allow_remote_shutdown:
+                    argv.append("--allow-remote-shutdown")
                 proc, rec = _spawn(name, "server", argv, log, sd.path)
                 if bind_name != name:
                     rec["context"] = "hrpsim-dynamics-%d" % paths.dynamics_factory_index(name)
@@ -558,9 +648,9 @@ def down(state_dir=None, report=None):
     """
     report = report or (lambda kind, text: None)
     sd = StateDir(state_dir)
-    if not sd.path.exists():
-        return []
-    with sd.locked():
+    # never create anything here: `down` in a directory where `up` never ran (no lock file)
+    # must leave it as it was
+    with sd.locked(create=False):
         state = sd.load()
         if state is None:
             return []

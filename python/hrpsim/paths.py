@@ -76,6 +76,24 @@ def omninames_exe():
     return Path(os.environ.get("HRPSIM_OMNINAMES", "/usr/bin/omniNames"))
 
 
-def corbaloc_for_port(port, host="127.0.0.1"):
+# where servers listen unless told otherwise
+LOOPBACK = "127.0.0.1"
+
+
+def is_exposed(host):
+    """True if servers listening on ``host`` are reachable beyond this machine's default
+    loopback address: anything but 127.0.0.1, ::1 and localhost counts (another loopback
+    alias such as 127.0.0.2 too, so that exposure can be tested on one machine). The servers
+    apply the same rule to their endpoints (server/common/runtime.h)."""
+    return host.strip("[]").lower() not in ("127.0.0.1", "::1", "localhost")
+
+
+def endpoint_host(host):
+    """``host`` as it goes into an omniORB endpoint or a corbaloc URL (IPv6 in brackets)."""
+    host = host.strip("[]")
+    return "[%s]" % host if ":" in host else host
+
+
+def corbaloc_for_port(port, host=LOOPBACK):
     """The corbaloc URL of a naming service listening on ``host:port``."""
-    return "corbaloc:iiop:%s:%d/NameService" % (host, port)
+    return "corbaloc:iiop:%s:%d/NameService" % (endpoint_host(host), port)

@@ -9,8 +9,9 @@ goes on) into NumPy arrays; ``write_results`` writes the directory:
                    "C.joint_names" (joints,); when sensors are logged "C.force" (N, n, 6),
                    "C.rate_gyro" (N, n, 3), "C.accel" (N, n, 3); static characters (no
                    joints, e.g. the floor) have only root_p and root_R
-    summary.json   project, format, models, steps, simulated and wall time, real-time factor,
-                   records, warnings, plots, status
+    summary.json   project, format, models, controllers (each with how its process ended),
+                   steps, simulated and wall time, real-time factor, records, warnings,
+                   plots, status (and the Scheduler's own status)
     summary.txt    the same, short, for people
     root.png       per character with joints: root height vs time and x-y path
     joints.png     per character with joints: joint angles vs time
@@ -114,6 +115,18 @@ def format_summary(s):
         "wall time   %.3f s" % s["wall_time"],
         "real time   x %.2f" % s["real_time_factor"],
         "records     %d" % s["records"],
+    ]
+    if s.get("scheduler_status") and s["scheduler_status"] != s["status"]:
+        lines.insert(3, "scheduler   %s%s" % (s["scheduler_status"],
+                                              ": " + s["scheduler_message"]
+                                              if s.get("scheduler_message") else ""))
+    for c in s.get("controllers", []):
+        proc = c.get("process")
+        lines.append("controller  %s (%s, every %g s): %s"
+                     % (c["name"], c["character"], c["period"],
+                        "not started by hrpsim run" if not proc else
+                        ("ok, " if proc["ok"] else "FAILED, ") + proc["result"]))
+    lines += [
         "plots       %s" % (", ".join(s.get("plots", [])) or "none"),
     ]
     if s.get("warnings"):

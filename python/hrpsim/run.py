@@ -9,14 +9,21 @@
    wait until each has bound its name;
 4. configure the Scheduler from the project and ``start()`` it; while it runs, show a progress
    bar on stderr (when stderr is a terminal) and fetch the log with ``getLog``;
-5. write the results directory (results.py) and return it; stop the controllers and any
+5. when the run ends, stop the controllers (SIGTERM, SIGKILL after a grace period) and
+   record how each ended; write the results directory (results.py) and return it; stop any
    servers started here, whatever happened.
 
 Failures raise ``RunError`` whose text is the one-line reason `hrpsim run` prints. A run the
 Scheduler stopped (a controller raised, hung or vanished) still writes its results directory
-before failing with the Scheduler's message (which names the controller and the time).
+before failing with the Scheduler's message (which names the controller and the time). The
+controllers' processes count too: the run's status is FAILED, with the controller named, if
+one exits on its own during the run, ends with a non-zero status or a signal other than our
+SIGTERM when stopped (a crash on the way out), or has to be killed; the summary keeps each
+process's exit status and the Scheduler's own verdict (``scheduler_status``).
 """
 
+import contextlib
+import dataclasses
 import os
 import shutil
 import signal
@@ -118,11 +125,66 @@ class Servers:
 # controllers started from a command line
 # ---------------------------------------------------------------------------------------------
 
+@dataclasses.dataclass
+class ControllerProcess:
+    """One controller process `hrpsim run` started, and how it ended.
+
+    ``returncode`` is Popen's (negative: killed by that signal); ``ended`` says how:
+    "running", "exited during the run", "stopped" (exited after our SIGTERM) or "killed"
+    (still alive ``CONTROLLER_STOP_GRACE_S`` after the SIGTERM, so SIGKILLed).
+    """
+
+    spec: object
+    proc: subprocess.Popen
+    log_path: Path
+    returncode: int = None
+    ended: str = "running"
+
+    @property
+    def ok(self):
+        """True unless it failed: exited on its own during the run, exited with a non-zero
+        status or a signal other than our SIGTERM when stopped, or had to be killed."""
+        if self.ended == "running":
+            return True
+        if self.ended != "stopped":
+            return False
+        return self.returncode in (0, -signal.SIGTERM)
+
+    def describe(self):
+        """How it ended, in words: "exit status 0", "killed by SIGABRT", ..."""
+        code = self.returncode
+        if code is None:
+            return "running"
+        what = ("exit status %d" % code if code >= 0
+                else "killed by %s" % _signal_name(-code))
+        if self.ended == "killed":
+            return "did not stop within %g s of SIGTERM; SIGKILLed (%s)" % (
+                CONTROLLER_STOP_GRACE_S, what)
+        if self.ended == "exited during the run":
+            return "%s during the run" % what
+        return "%s when stopped" % what
+
+    def record(self):
+        """The summary's view of this process (JSON-ready)."""
+        code = self.returncode
+        return {"pid": self.proc.pid, "exit_status": code if code is None or code >= 0 else None,
+                "signal": _signal_name(-code) if code is not None and code < 0 else None,
+                "ended": self.ended, "ok": self.ok, "result": self.describe(),
+                "log": self.log_path.name}
+
+
+def _signal_name(num):
+    try:
+        return signal.Signals(num).name
+    except ValueError:
+        return "signal %d" % num
+
+
 class ControllerProcesses:
     """The project's command controllers, started and stopped as a group."""
 
     def __init__(self):
-        self.procs = []  # (spec, Popen, log path)
+        self.procs = []  # ControllerProcess, in project order
 
     def start(self, project, naming, log_dir):
         ctx = _orb.naming_context(naming, 5000)
@@ -144,7 +206,7 @@ class ControllerProcesses:
                 raise RunError("%s:%s: controller %s: cannot start %r: %s"
                                % (project.path, spec.line, spec.name, argv[0],
                                   exc.strerror)) from exc
-            self.procs.append((spec, proc, log_path))
+            self.procs.append(ControllerProcess(spec, proc, log_path))
             self._wait_bound(ctx, spec, proc, log_path, previous_ior)
 
     def _wait_bound(self, ctx, spec, proc, log_path, previous_ior):
@@ -164,31 +226,49 @@ class ControllerProcesses:
                                % (spec.name, CONTROLLER_BIND_TIMEOUT_S, log_path))
             time.sleep(0.05)
 
-    def check(self):
-        """RunError if a started controller process has died."""
-        for spec, proc, log_path in self.procs:
-            code = proc.poll()
-            if code is not None:
-                raise RunError("controller %s exited with status %s (%s)%s"
-                               % (spec.name, code, log_path, _last_line(log_path)))
+    def poll(self):
+        """The first started controller that has exited on its own during the run, or None."""
+        for cp in self.procs:
+            if cp.ended == "running":
+                code = cp.proc.poll()
+                if code is not None:
+                    cp.returncode, cp.ended = code, "exited during the run"
+                    return cp
+        return None
 
     def stop(self):
-        for spec, proc, _ in self.procs:
-            if proc.poll() is None:
-                try:
-                    os.killpg(proc.pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
-        for spec, proc, _ in self.procs:
+        """SIGTERM every controller still running, wait up to CONTROLLER_STOP_GRACE_S for
+        each, SIGKILL the stragglers; record how each ended. Idempotent."""
+        while self.poll() is not None:  # every one that already exited on its own
+            pass
+        running = [cp for cp in self.procs if cp.ended == "running"]
+        for cp in running:
             try:
-                proc.wait(CONTROLLER_STOP_GRACE_S)
+                os.killpg(cp.proc.pid, signal.SIGTERM)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + CONTROLLER_STOP_GRACE_S
+        for cp in running:
+            try:
+                cp.returncode = cp.proc.wait(max(0.0, deadline - time.monotonic()))
+                cp.ended = "stopped"
             except subprocess.TimeoutExpired:
                 try:
-                    os.killpg(proc.pid, signal.SIGKILL)
+                    os.killpg(cp.proc.pid, signal.SIGKILL)
                 except ProcessLookupError:
                     pass
-                proc.wait()
-        self.procs = []
+                cp.returncode = cp.proc.wait()
+                cp.ended = "killed"
+        return self.procs
+
+    def failure(self):
+        """One line naming the first controller that failed (see ControllerProcess.ok)."""
+        for cp in self.procs:
+            if not cp.ok:
+                return "controller %s (pid %d): %s (%s)%s" % (
+                    cp.spec.name, cp.proc.pid, cp.describe(), cp.log_path,
+                    _last_line(cp.log_path))
+        return None
 
 
 def _last_line(path):
@@ -300,6 +380,7 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
             raise RunError("start failed: %s" % exc.description) from exc
         started = True
         terminal = (H.FINISHED, H.FAILED)
+        dead = None  # a controller process that exited during the run
         try:
             while True:
                 status = sched.wait(POLL_S)
@@ -309,23 +390,41 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
                     break
                 if status.state == H.PAUSED:  # nobody else should pause our run
                     sched.resume()
-                controllers.check()
+                dead = controllers.poll()
+                if dead is not None:
+                    with contextlib.suppress(H.SchedulerError):
+                        sched.stop()
+                    break
         finally:
             bar.done()
         log.add(sched.getLog(len(log)))
         status = sched.status()
         started = False
 
+        # the run is over: stop the controllers, and judge them by how they end
+        controllers.stop()
+        state, message = _enum(status.state), status.message
+        if dead is not None:
+            state, message = "FAILED", "controller %s (pid %d): %s at t = %g s (%s)%s" % (
+                dead.spec.name, dead.proc.pid, dead.describe(), status.time, dead.log_path,
+                _last_line(dead.log_path))
+        elif state != "FAILED" and controllers.failure():
+            state, message = "FAILED", controllers.failure()
+
         arrays = log.arrays()
+        processes = {cp.spec.name: cp.record() for cp in controllers.procs}
         summary = {
             "project": str(Path(project.path).resolve()),
             "format": project.format,
-            "status": _enum(status.state),
-            "message": status.message,
+            "status": state,
+            "message": message,
+            "scheduler_status": _enum(status.state),
+            "scheduler_message": status.message,
             "models": [{"name": m.name, "url": m.url} for m in project.models],
             "controllers": [{"name": c.name, "character": c.character,
                              "period": c.period or project.time_step,
-                             "command": c.command} for c in project.controllers],
+                             "command": c.command,
+                             "process": processes.get(c.name)} for c in project.controllers],
             "time_step": project.time_step,
             "end_time": project.end_time,
             "steps": int(status.steps),
@@ -340,9 +439,11 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
         }
         write_results(out, arrays, summary, plots=plots and project.plots,
                       plot_joints=project.plot_joints)
-        if status.state == H.FAILED:
-            raise RunError("run failed: %s (partial results in %s)"
-                           % (status.message or "no reason given", out))
+        if state == "FAILED":
+            raise RunError("run failed: %s (%s results in %s)"
+                           % (message or "no reason given",
+                              "partial" if status.time < project.end_time - 1e-9 else "the",
+                              out))
         return out, summary
     except CORBA.SystemException as exc:
         raise RunError("lost the scheduler or a server: %s" % _orb.describe_exception(exc)) \

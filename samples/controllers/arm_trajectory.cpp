@@ -24,6 +24,7 @@
 #include <csignal>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -154,7 +155,15 @@ int main(int argc, char **argv) {
   sigaddset(&stop, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &stop, nullptr);
   try {
-    CORBA::ORB_var orb = CORBA::ORB_init(argc, argv);
+    // listen on loopback unless the command line or environment names an endpoint (omniORB
+    // alone would listen on every interface)
+    bool endpointGiven = std::getenv("ORBendPoint") != nullptr;
+    for (int i = 1; i < argc; i++) {
+      endpointGiven = endpointGiven || std::strcmp(argv[i], "-ORBendPoint") == 0;
+    }
+    static const char *loopback[][2] = {{"endPoint", "giop:tcp:127.0.0.1:"}, {nullptr, nullptr}};
+    static const char *asGiven[][2] = {{nullptr, nullptr}};
+    CORBA::ORB_var orb = CORBA::ORB_init(argc, argv, "omniORB4", endpointGiven ? asGiven : loopback);
     const char *name = argc > 1 ? argv[1] : "ArmController";
     CORBA::Object_var obj = orb->resolve_initial_references("RootPOA");
     PortableServer::POA_var poa = PortableServer::POA::_narrow(obj);

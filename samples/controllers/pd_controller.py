@@ -6,7 +6,8 @@
 
 An OpenHRP ``Controller`` servant (omniORBpy). It registers itself in the naming service under
 ``--name`` (default "PDController"), waits for a scheduler (hrpsim's Scheduler, or any OpenHRP
-scheduler) to call it, and runs until killed (SIGINT/SIGTERM unbind the name). The naming
+scheduler) to call it, and runs until SIGINT/SIGTERM, which unbind the name, let calls in
+progress finish and exit with status 0. The naming
 service comes from ``-ORBInitRef NameService=...`` (`hrpsim run` appends it), else
 ``$HRPSIM_NAMING``, else `hrpsim up`'s state.
 
@@ -241,7 +242,13 @@ def main():
         ctx.unbind(name)
     except Exception:  # noqa: BLE001 - the naming service may already be gone
         pass
-    orb.shutdown(False)
+    # finish the ORB here, in the main thread, before the interpreter exits: shutdown(True)
+    # waits for calls in progress and for the POAs to go down, destroy() releases the rest.
+    # shutdown(False) returned at once and left an ORB thread deactivating the servant
+    # while Python finalised; that thread, cancelled when it asked for the GIL, unwound
+    # through omniORB's catch-all and the process aborted ("FATAL: exception not rethrown")
+    orb.shutdown(True)
+    orb.destroy()
     return 0
 
 

@@ -1,9 +1,8 @@
 #!/usr/bin/env python3
 """Sweep the friction coefficient of a box on a 10-degree slope; plot slide distance against mu.
 
-    hrpsim up --dynamics 4
     .venv/bin/python samples/scripts/slope_friction_sweep.py [--workers 4] [--time 1.0]
-        [--out slope_friction.png] [--mu 0 0.05 ...]
+        [--out-dir results | --out FILE.png] [--mu 0 0.05 ...] [--naming CORBALOC]
 
 A 1 kg, 0.2 m cube (written by this script: BOX_VRML) rests at rest on samples/models/floor/
 slope.wrl, its bottom face flat on the plane, with one friction coefficient mu for the pair
@@ -13,13 +12,18 @@ down the slope. With Coulomb friction the analytic answer is
     d = 1/2 g (sin(theta) - mu cos(theta)) t^2,   and d = 0 when tan(theta) <= mu,
 
 theta = 10 degrees (tan(theta) = 0.1763). The runs go through ``hrpsim.sweep`` over the
-dynamics servers of ``hrpsim up --dynamics N``; the figure (PNG) shows the simulated distances
-over the analytic curve, and the table printed gives both and their relative difference. The
-script exits non-zero if a simulated distance differs from the analytic one by more than 5 %
-(or, where the box should stick, moves more than 1 mm).
+dynamics servers that are running (``$HRPSIM_NAMING``, else `hrpsim up`'s state): the one that
+setup.sh starts does them one by one, ``hrpsim up --dynamics N`` gives N that run in parallel.
+With no servers running, the script starts a private set (``--dynamics 4``) and stops it at
+the end. The figure (``results/slope_friction.png`` under the working directory, or
+``--out-dir``/``--out``) shows the simulated distances over the analytic curve, and the
+table printed gives both and their relative difference. The script exits non-zero if a
+simulated distance differs from the analytic one by more than 5 % (or, where the box should
+stick, moves more than 1 mm).
 """
 
 import argparse
+import contextlib
 import functools
 import math
 import sys
@@ -96,6 +100,38 @@ def slide(sim, mu, box_url, duration=1.0):
     return float(np.dot(p - p0, downhill))
 
 
+PRIVATE_DYNAMICS = 4  # dynamics servers of the private set started when none are running
+
+
+@contextlib.contextmanager
+def servers(naming=None):
+    """The naming service to sweep on: ``naming``, else the running servers'
+    (``$HRPSIM_NAMING`` or `hrpsim up`'s state) if they answer, else a private set started
+    here in a temporary state dir and stopped on exit."""
+    from hrpsim import launcher
+    if naming:
+        yield naming
+        return
+    try:
+        found = hrpsim.naming_from_environment()
+        hrpsim.connect(found).root._non_existent()
+        yield found
+        return
+    except hrpsim.HrpsimError:
+        pass
+    except Exception:  # noqa: BLE001 - recorded but not answering: start our own
+        pass
+    with tempfile.TemporaryDirectory(prefix="hrpsim-slope-servers-") as state_dir:
+        state = launcher.up(state_dir=state_dir, only=["ModelLoader", "DynamicsSimulatorFactory"],
+                            dynamics=PRIVATE_DYNAMICS, timeout=30.0)
+        print("no servers running: started %d dynamics servers (naming service %s)"
+              % (PRIVATE_DYNAMICS, state["naming"]), flush=True)
+        try:
+            yield state["naming"]
+        finally:
+            launcher.down(state_dir)
+
+
 def run_sweep(mus, duration=1.0, workers=None, naming=None, model_dir=None):
     """Slide distances for every mu (in order), via hrpsim.sweep."""
     with tempfile.TemporaryDirectory(prefix="hrpsim-slope-") as tmp:
@@ -152,17 +188,23 @@ def main():
     ap.add_argument("--time", type=float, default=1.0, help="seconds per run (default 1)")
     ap.add_argument("--mu", type=float, nargs="+", default=list(DEFAULT_MUS),
                     help="friction coefficients (default %s)" % " ".join(map(str, DEFAULT_MUS)))
-    ap.add_argument("--out", default="slope_friction.png", help="the plot (PNG)")
+    out = ap.add_mutually_exclusive_group()
+    out.add_argument("--out-dir", default="results",
+                     help="directory for slope_friction.png (default: results, created)")
+    out.add_argument("--out", help="the plot's file name (PNG), instead of --out-dir")
     args = ap.parse_args()
     try:
-        distances = run_sweep(args.mu, args.time, args.workers, args.naming)
+        with servers(args.naming) as naming:
+            distances = run_sweep(args.mu, args.time, args.workers, naming)
     except hrpsim.HrpsimError as exc:
         print("error: %s" % exc, file=sys.stderr)
         return 1
     lines, ok = check(args.mu, distances, args.time)
     print("\n".join(lines))
-    plot(args.mu, distances, args.time, args.out)
-    print("plot: %s" % Path(args.out).resolve())
+    path = Path(args.out) if args.out else Path(args.out_dir) / "slope_friction.png"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    plot(args.mu, distances, args.time, path)
+    print("plot: %s" % path.resolve())
     if not ok:
         print("error: a simulated distance is more than 5 %% off the analytic one",
               file=sys.stderr)

@@ -1,6 +1,12 @@
 // runtime.h - what every hrpsim server process shares: ORB and POA set-up, binding names in
 // the naming service, clean shutdown on SIGINT/SIGTERM or ServerObject::shutdown, and turning
 // hsError into text for exceptions and the log.
+//
+// Safe by default: without an -ORBendPoint a server listens on 127.0.0.1 only (omniORB alone
+// would listen on every interface); unix-socket endpoints live in a per-user directory of
+// mode 0700 ($XDG_RUNTIME_DIR/hrpsim, else /tmp/hrpsim-<uid>), sockets mode 0600. A server
+// with a TCP endpoint on any other address is "exposed": there a client's shutdown() is
+// refused unless the server was started with --allow-remote-shutdown.
 
 #ifndef HRPSIM_SERVER_COMMON_RUNTIME_H_
 #define HRPSIM_SERVER_COMMON_RUNTIME_H_
@@ -22,7 +28,9 @@ namespace hrpsim {
 class Runtime {
  public:
   // initialise the ORB from the command line (-ORBInitRef NameService=... etc.) and activate
-  // the root POA; `program` names the server in log lines
+  // the root POA; `program` names the server in log lines. Consumes the options every server
+  // shares (--allow-remote-shutdown) from argv; the server's own options stay there. Exits
+  // the process with status 2 and a message on an unsafe unix-socket directory.
   Runtime(int &argc, char **argv, const char *program);
   ~Runtime();
 
@@ -36,9 +44,21 @@ class Runtime {
   // ORB. Returns the process exit status.
   int run();
 
-  // run the shutdown hooks (once), unbind our names, then ask run() to return (safe from a
-  // request thread, e.g. ServerObject::shutdown, and from the signal watcher)
+  // a client asked the server to stop (ServerObject::shutdown and the like): refused, with a
+  // log line, when the server is exposed() and was not started with --allow-remote-shutdown;
+  // otherwise as shutdown(). Safe from a request thread.
   void requestShutdown();
+
+  // run the shutdown hooks (once), unbind our names, then ask run() to return (safe from a
+  // request thread and from the signal watcher)
+  void shutdown();
+
+  // true if a TCP endpoint listens on anything but 127.0.0.1 / ::1 / localhost (another
+  // loopback alias such as 127.0.0.2, a LAN address, or every interface)
+  bool exposed() const { return exposed_; }
+
+  // the listening endpoints given on the command line (or the loopback default), for logs
+  const std::string &endpoints() const { return endpoints_; }
 
   // register work to do at the start of a shutdown, while the ORB still serves: e.g. ending
   // requests that would otherwise hold the ORB's shutdown back. Register before run().
@@ -58,7 +78,21 @@ class Runtime {
   std::string program_;
   std::vector<std::function<void()>> hooks_;
   std::atomic<bool> shuttingDown_{false};
+  bool exposed_ = false;
+  bool allowRemoteShutdown_ = false;
+  std::string endpoints_;
 };
+
+// the per-user directory for unix-socket endpoints ($XDG_RUNTIME_DIR/hrpsim when that is an
+// absolute path, else /tmp/hrpsim-<uid>), created mode 0700 if missing; returns false with
+// the reason in *why if it is not a directory of ours (a symlink, another owner) or cannot be
+// made private
+bool makeSocketDir(std::string *dir, std::string *why);
+
+// true if the host of a "giop:tcp:HOST:PORT" endpoint is this machine's default loopback
+// address (127.0.0.1, ::1 or localhost); false for every other address, an empty host
+// (every interface) and every other transport except giop:unix (which counts as loopback)
+bool isLoopbackEndpoint(const std::string &endpoint);
 
 // "file:line:column: message" for an hsError
 std::string describe(const hsError &err);

@@ -11,12 +11,21 @@
 // stored wins and the other's fresh object is dropped before anyone sees it. Errors become
 // ModelLoaderException with "file:line:column: problem" and one log line; a failed load
 // changes nothing.
+//
+// With model roots (--model-root, required when the server is exposed) a request's path is
+// turned into its real path (realpath: every symbolic link and ".." resolved) and served
+// only if that lies under a root; a missing file and a file outside the roots get the same
+// answer, so the error tells nothing about files elsewhere. Parse errors then carry the
+// location and the kind of problem only: the parsers quote the offending text, and that
+// text goes to the server's log, never to the client.
 
 #include "model_loader.h"
 
+#include <limits.h>
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 
 #include "runtime.h"
@@ -31,8 +40,29 @@ static const size_t kMaxRetiredBytes = size_t(1) << 30;
   throw OpenHRP::ModelLoader::ModelLoaderException(what.c_str());
 }
 
-// the file path of a file:// URL or plain path; other schemes are refused
-static std::string pathOf(const char *operation, const char *url) {
+std::string resolveModelRoot(const char *dir, std::string *why) {
+  char real[PATH_MAX];
+  struct stat st;
+  if (!realpath(dir, real)) {
+    *why = std::string(dir) + ": " + std::strerror(errno);
+    return "";
+  }
+  if (stat(real, &st) != 0 || !S_ISDIR(st.st_mode)) {
+    *why = std::string(dir) + ": not a directory";
+    return "";
+  }
+  return real;
+}
+
+bool isUnderRoot(const std::string &path, const std::string &root) {
+  if (root == "/") {
+    return !path.empty() && path[0] == '/';
+  }
+  return path.compare(0, root.size(), root) == 0 &&
+         (path.size() == root.size() || path[root.size()] == '/');
+}
+
+std::string ModelLoaderServant::pathOf(const char *operation, const char *url) const {
   std::string s = url ? url : "";
   if (s.rfind("file://", 0) == 0) {
     s = s.substr(7);
@@ -42,7 +72,81 @@ static std::string pathOf(const char *operation, const char *url) {
   if (s.empty()) {
     fail(operation, "empty model URL");
   }
-  return s;
+  if (roots_.empty()) {
+    return s;
+  }
+  // the real path of each candidate (a relative path under each root in turn), served only
+  // if it is a regular file under a root; anything else gets one answer
+  std::vector<std::string> candidates;
+  if (s[0] == '/') {
+    candidates.push_back(s);
+  } else {
+    for (const std::string &root : roots_) {
+      candidates.push_back(root + "/" + s);
+    }
+  }
+  for (const std::string &candidate : candidates) {
+    char real[PATH_MAX];
+    struct stat st;
+    if (!realpath(candidate.c_str(), real) || stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
+      continue;
+    }
+    for (const std::string &root : roots_) {
+      if (isUnderRoot(real, root)) {
+        return real;
+      }
+    }
+    hsu_log(hsLOG_WARNING, "%s: '%s' resolves to %s, outside the model roots", operation,
+            s.c_str(), real);
+  }
+  fail(operation, "'" + s + "': no such model file under the model roots");
+}
+
+void ModelLoaderServant::failLoad(const char *operation, const std::string &path,
+                                  const hsError &err) const {
+  std::string full = describe(err);
+  if (roots_.empty()) {
+    fail(operation, full);
+  }
+  logRequestError(operation, full);
+  // the location (a file under the roots, else the file asked for) and the kind of problem
+  std::string file = err.file[0] ? err.file : path;
+  char real[PATH_MAX];
+  bool inside = false;
+  if (realpath(file.c_str(), real)) {
+    for (const std::string &root : roots_) {
+      inside = inside || isUnderRoot(real, root);
+    }
+  }
+  std::string where = inside ? file : path;
+  if (inside && err.file[0] && err.line > 0) {
+    where += ":" + std::to_string(err.line);
+    if (err.column > 0) {
+      where += ":" + std::to_string(err.column);
+    }
+  }
+  const char *kind = "cannot load the model";
+  switch (err.code) {
+    case hsE_IO:
+      kind = "cannot read a file of the model";
+      break;
+    case hsE_SYNTAX:
+      kind = "syntax error";
+      break;
+    case hsE_MODEL:
+      kind = "not a valid model";
+      break;
+    case hsE_UNSUPPORTED:
+      kind = "unsupported feature";
+      break;
+    case hsE_NOMEM:
+      kind = "out of memory";
+      break;
+    default:
+      break;
+  }
+  std::string what = where + ": " + kind + " (details in the ModelLoader's log)";
+  throw OpenHRP::ModelLoader::ModelLoaderException(what.c_str());
 }
 
 // the cache key: the path and every option that changes what is served
@@ -85,7 +189,7 @@ ModelLoaderServant::Cached ModelLoaderServant::load(
   hsError err = {};
   hsBody *raw = hsm_loadModel(path.c_str(), &opt, nullptr, 0, nullptr, &err);
   if (!raw) {
-    fail(operation, describe(err));
+    failLoad(operation, path, err);
   }
   entry.bytes = raw->nbytes;
   BodyInfoServant *servant = new BodyInfoServant(shareBody(raw), std::move(aabb));
@@ -175,7 +279,7 @@ OpenHRP::SceneInfo_ptr ModelLoaderServant::loadSceneInfo(const char *url) {
   hsError err = {};
   hsBody *raw = hsm_loadModel(path.c_str(), nullptr, nullptr, 0, nullptr, &err);
   if (!raw) {
-    fail("loadSceneInfo", describe(err));
+    failLoad("loadSceneInfo", path, err);
   }
   size_t bytes = raw->nbytes;
   SceneInfoServant *servant = new SceneInfoServant(shareBody(raw));
@@ -198,7 +302,7 @@ void ModelLoaderServant::clearData() {
 
 void ModelLoaderServant::shutdown() {
   hsu_log(hsLOG_INFO, "shutdown requested by a client");
-  Runtime::instance()->requestShutdown();
+  Runtime::instance()->requestShutdown();  // refused there when exposed (runtime.h)
 }
 
 }  // namespace hrpsim

@@ -1,5 +1,5 @@
 // model_loader.h - the ModelLoader servant: loads model files into hsBody and serves them as
-// BodyInfo / SceneInfo objects.
+// BodyInfo / SceneInfo objects, optionally only files under a set of model roots.
 
 #ifndef HRPSIM_SERVER_MODELLOADER_MODEL_LOADER_H_
 #define HRPSIM_SERVER_MODELLOADER_MODEL_LOADER_H_
@@ -8,6 +8,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "body_info.h"
 
@@ -15,7 +16,14 @@ namespace hrpsim {
 
 class ModelLoaderServant : public POA_OpenHRP::ModelLoader {
  public:
+  // serve any file the process can read (and quote the file in parse errors)
   ModelLoaderServant() = default;
+  // serve only files whose real path (symbolic links resolved) is under one of `roots`
+  // (absolute, symlink-free directory paths, see resolveModelRoot); relative paths are looked
+  // up under each root in turn. Errors then name file, line, column and the kind of problem
+  // only, never text from the file (the full message goes to the log). Empty `roots`: as the
+  // default constructor.
+  explicit ModelLoaderServant(std::vector<std::string> roots) : roots_(std::move(roots)) {}
   ~ModelLoaderServant() override;
 
   // cached per (path, options) and reloaded when the file's modification time or size changes
@@ -44,6 +52,12 @@ class ModelLoaderServant : public POA_OpenHRP::ModelLoader {
     size_t bytes = 0;
   };
 
+  // the file a request's url names (file:// stripped), checked against the model roots;
+  // throws ModelLoaderException for other schemes, empty urls and files outside the roots
+  std::string pathOf(const char *operation, const char *url) const;
+  // log err in full and throw it as a ModelLoaderException (redacted when roots are set)
+  [[noreturn]] void failLoad(const char *operation, const std::string &path,
+                             const hsError &err) const;
   // load url into a new cache entry (activated, not yet stored); throws ModelLoaderException
   // with file:line on failure
   Cached load(const char *operation, const char *url,
@@ -52,11 +66,19 @@ class ModelLoaderServant : public POA_OpenHRP::ModelLoader {
   void retire(const PortableServer::ObjectId &oid, size_t bytes);
   void deactivate(const PortableServer::ObjectId &oid);
 
+  const std::vector<std::string> roots_;
   std::mutex mutex_;
   std::map<std::string, Cached> cache_;
   std::deque<Retired> retired_;
   size_t retiredBytes_ = 0;
 };
+
+// the real path of a --model-root directory (symbolic links resolved), or "" with the
+// reason in *why if it is not an existing directory
+std::string resolveModelRoot(const char *dir, std::string *why);
+
+// true if the real path `path` is `root` or lies below it (both absolute and symlink-free)
+bool isUnderRoot(const std::string &path, const std::string &root);
 
 }  // namespace hrpsim
 

@@ -83,6 +83,14 @@ def test_squat_stands_dips_and_rises(sched_servers, tmp_path):
     assert log["robot.q"][deep, knee].min() > 1.0        # knees bent to ~1.2 rad
 
     assert summary["status"] == "FINISHED"
+    assert summary["scheduler_status"] == "FINISHED"
+    # the PD controller was stopped with SIGTERM after the run and exited cleanly (it used to
+    # abort in omniORB's shutdown: SIGABRT, "FATAL: exception not rethrown")
+    proc_info = summary["controllers"][0]["process"]
+    assert proc_info["ended"] == "stopped" and proc_info["exit_status"] == 0, proc_info
+    assert proc_info["signal"] is None and proc_info["ok"] is True, proc_info
+    assert "controller  PDController (robot, every 0.001 s): ok, exit status 0 when stopped" \
+        in (out / "summary.txt").read_text()
     assert summary["steps"] == 5000
     assert summary["simulated_time"] == pytest.approx(5.0)
     assert summary["records"] == 1001
@@ -125,6 +133,7 @@ def test_no_plots(sched_servers, tmp_path):
 
 def test_default_results_dir(sched_servers, tmp_path):
     env = cli_env()
+    had_results = (REPO_ROOT / "results").exists()
     proc = run_cli("run", "--state-dir", sched_servers.state_dir, "--quiet", "--no-plots",
                    STANDING, env=env)
     assert proc.returncode == 0, describe(proc)
@@ -133,6 +142,8 @@ def test_default_results_dir(sched_servers, tmp_path):
     assert path.startswith("results/humanoid_standing-")
     assert (REPO_ROOT / path / "log.npz").exists()
     shutil.rmtree(REPO_ROOT / path)
+    if not had_results:  # leave the checkout as it was
+        (REPO_ROOT / "results").rmdir()
 
 
 def test_grxui_project_runs(sched_servers, tmp_path):
@@ -234,3 +245,77 @@ def test_controller_that_exits_names_it(sched_servers, tmp_path, repo_root):
     proc = run(sched_servers, project, tmp_path / "out")
     line = one_line_error(proc)
     assert "controller GoneController exited with status 3" in line, line
+
+
+# a controller that serves the whole run and then fails on its way out: before, `hrpsim run`
+# said FINISHED and exited 0 whatever the controller's exit status was
+BAD_EXIT = """\
+import os, sys
+sys.path.insert(0, %(controllers)r)
+import pd_controller as pc
+pc.main()
+%(ending)s
+"""
+
+
+@pytest.mark.parametrize("ending,expect", [
+    ("os.abort()", "killed by SIGABRT when stopped"),
+    ("sys.exit(5)", "exit status 5 when stopped"),
+])
+def test_controller_failing_at_stop_fails_the_run(sched_servers, tmp_path, repo_root, ending,
+                                                  expect):
+    script = tmp_path / "bad_exit.py"
+    script.write_text(BAD_EXIT % {"controllers": str(repo_root / "samples/controllers"),
+                                  "ending": ending})
+    project = squat_with_controller(tmp_path, repo_root,
+                                    "python3 %s --name BadExitController" % script,
+                                    "BadExitController")
+    text = project.read_text().replace('endTime="5"', 'endTime="0.2"')
+    project.write_text(text)
+    out = tmp_path / "out"
+    proc = run(sched_servers, project, out)
+    line = one_line_error(proc)
+    assert "run failed: controller BadExitController" in line, line
+    assert expect in line, line
+    _, summary = check_results_dir(out)
+    assert summary["status"] == "FAILED" and summary["scheduler_status"] == "FINISHED"
+    assert summary["steps"] == 200  # the run itself completed
+    info = summary["controllers"][0]["process"]
+    assert info["ok"] is False and info["ended"] == "stopped", info
+    if ending.startswith("os.abort"):
+        assert info["signal"] == "SIGABRT" and info["exit_status"] is None, info
+    else:
+        assert info["exit_status"] == 5 and info["signal"] is None, info
+    text = (out / "summary.txt").read_text()
+    assert "status      FAILED: controller BadExitController" in text, text
+    assert "scheduler   FINISHED" in text, text
+
+
+def test_pd_controller_exits_cleanly_on_sigterm(sched_servers, repo_root):
+    """The sample controller, stopped by SIGTERM (as `hrpsim run` stops it), unbinds its name
+    and exits with status 0; it used to abort with SIGABRT every time."""
+    import signal
+    import subprocess
+    import sys
+    import time
+    from hrpsim import _orb
+    env = cli_env()
+    proc = subprocess.Popen([sys.executable, str(repo_root / "samples/controllers/pd_controller.py"),
+                             "--name", "SigtermPD", "-ORBInitRef",
+                             "NameService=" + sched_servers.corbaloc],
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    try:
+        ctx = _orb.naming_context(sched_servers.corbaloc, 5000)
+        deadline = time.monotonic() + 30
+        while _orb.resolve_name(ctx, "SigtermPD") is None:
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stdout.read()
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGTERM)
+        output, _ = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0, (proc.returncode, output)
+    assert "FATAL" not in output and "Unexpected exception" not in output, output
+    assert _orb.resolve_name(ctx, "SigtermPD") is None

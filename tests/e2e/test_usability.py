@@ -1,0 +1,181 @@
+"""What a new user hits first: taking the servers over into a shell (`hrpsim env`), state
+directories that never litter the current directory, sample scripts that write into results/
+and need no preparation beyond setup.sh, and a README that only points inside the repository.
+
+Each test here failed before its fix: `hrpsim env` did not exist; `hrpsim down --state-dir`
+on an ordinary directory (or an empty path, i.e. the current directory) left an empty `lock`
+file there; the slope sweep wrote slope_friction.png into the current directory; the README
+pointed at ../shared/.
+"""
+
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+import hrpsim
+from hrpsim import launcher, paths
+
+from conftest import REPO_ROOT, cli_env, describe, run_cli  # noqa: I100
+
+
+def cli_in(cwd, *args, env=None):
+    """``hrpsim ARGS`` run with the working directory ``cwd``."""
+    return subprocess.run([sys.executable, "-m", "hrpsim.cli"] + [str(a) for a in args],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=120,
+                          env=env or cli_env(), cwd=str(cwd))
+
+
+# ---------------------------------------------------------------------------------------------
+# hrpsim env
+# ---------------------------------------------------------------------------------------------
+
+def test_env_exports_take_the_servers_into_a_shell(servers):
+    proc = run_cli("env", "--state-dir", servers.state_dir)
+    assert proc.returncode == 0, describe(proc)
+    assert proc.stdout.splitlines() == [
+        "export HRPSIM_NAMING=%s" % servers.corbaloc,
+        "export HRPSIM_STATE_DIR=%s" % servers.state_dir.resolve()]
+    # what the README says to type: eval "$(hrpsim env)"; then a client finds the servers
+    script = ('eval "$(%s -m hrpsim.cli env --state-dir %s)" && echo "N=$HRPSIM_NAMING" && '
+              '%s -c "import hrpsim; c = hrpsim.connect(); '
+              'print(c.naming, c.model_loader()._non_existent())"'
+              % (sys.executable, servers.state_dir, sys.executable))
+    env = cli_env()
+    env.pop("HRPSIM_STATE_DIR", None)
+    out = subprocess.run(["bash", "-c", script], capture_output=True, text=True, timeout=60,
+                         env=env, cwd=str(REPO_ROOT))
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines == ["N=" + servers.corbaloc, "%s False" % servers.corbaloc], out.stdout
+
+
+def test_env_with_nothing_running_prints_no_exports(tmp_path):
+    proc = run_cli("env", "--state-dir", tmp_path / "none")
+    assert proc.returncode == 1, describe(proc)
+    assert proc.stdout == ""  # nothing for eval to pick up
+    assert "nothing running" in proc.stderr and "hrpsim up" in proc.stderr
+    assert not (tmp_path / "none").exists()
+
+
+def test_env_refuses_a_dead_naming_service(tmp_path):
+    # a state whose naming service process is gone (a PID that cannot be ours)
+    d = tmp_path / "dead"
+    sd = launcher.StateDir(d)
+    d.mkdir()
+    sd.save({"format": launcher.STATE_FORMAT, "state_dir": str(d),
+             "naming": "corbaloc:iiop:127.0.0.1:9/NameService", "naming_port": 9,
+             "naming_started": True,
+             "processes": [{"name": "NameService", "kind": "naming", "exe": "omniNames",
+                            "pid": os.getpid(), "start_time": 1, "cmdline": ["x"]}]})
+    proc = run_cli("env", "--state-dir", d)
+    assert proc.returncode == 1 and proc.stdout == "", describe(proc)
+    assert "not running any more" in proc.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# state directories never litter other directories
+# ---------------------------------------------------------------------------------------------
+
+def test_down_in_an_ordinary_directory_creates_nothing(tmp_path):
+    d = tmp_path / "project"
+    d.mkdir()
+    (d / "notes.txt").write_text("mine\n")
+    proc = run_cli("down", "--state-dir", d)
+    assert proc.returncode == 0, describe(proc)
+    assert sorted(p.name for p in d.iterdir()) == ["notes.txt"]  # no `lock` left behind
+    proc = run_cli("status", "--state-dir", d)
+    assert proc.returncode == 1, describe(proc)
+    assert sorted(p.name for p in d.iterdir()) == ["notes.txt"]
+
+
+def test_empty_state_dir_path_is_refused_not_the_current_directory(tmp_path):
+    for command in ("down", "up", "status", "env"):
+        proc = cli_in(tmp_path, command, "--state-dir", "")
+        assert proc.returncode == 1, describe(proc)
+        assert "state directory path is empty" in proc.stderr, describe(proc)
+        assert list(tmp_path.iterdir()) == [], (command, list(tmp_path.iterdir()))
+
+
+def test_up_refuses_a_directory_with_other_files(tmp_path):
+    d = tmp_path / "src"
+    d.mkdir()
+    (d / "README.md").write_text("a source tree\n")
+    proc = run_cli("up", "--state-dir", d, "--only")
+    assert proc.returncode == 1, describe(proc)
+    assert "is not an hrpsim state directory" in proc.stderr and "README.md" in proc.stderr
+    assert sorted(p.name for p in d.iterdir()) == ["README.md"]
+
+
+def test_the_test_run_leaves_nothing_in_the_repository_root(servers):
+    """No `lock`, state.json, logs/ or plots in the repository root (they were left there)."""
+    for name in ("lock", paths.STATE_FILE, "logs", "names", "slope_friction.png"):
+        assert not (REPO_ROOT / name).exists(), "%s in the repository root" % name
+
+
+# ---------------------------------------------------------------------------------------------
+# sample scripts
+# ---------------------------------------------------------------------------------------------
+
+SLOPE = REPO_ROOT / "samples" / "scripts" / "slope_friction_sweep.py"
+
+
+def test_slope_sweep_runs_on_the_servers_setup_leaves_and_writes_into_results(servers,
+                                                                            tmp_path):
+    """After setup.sh (one dynamics server, no `hrpsim down`/`up --dynamics` needed) the sweep
+    runs; by default its plot goes to results/ under the working directory."""
+    env = cli_env()
+    env["HRPSIM_NAMING"] = servers.corbaloc
+    proc = subprocess.run([sys.executable, str(SLOPE), "--mu", "0.0", "0.3", "--time", "0.3"],
+                          capture_output=True, text=True, timeout=300, env=env,
+                          cwd=str(tmp_path))
+    assert proc.returncode == 0, describe(proc)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["results"], list(tmp_path.iterdir())
+    plot = tmp_path / "results" / "slope_friction.png"
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "plot: %s" % plot in proc.stdout
+
+
+def test_slope_sweep_starts_its_own_servers_when_none_run(built, tmp_path):
+    env = cli_env()
+    env["HRPSIM_STATE_DIR"] = str(tmp_path / "no-state")
+    proc = subprocess.run([sys.executable, str(SLOPE), "--mu", "0.0", "0.3", "--time", "0.3",
+                           "--out-dir", str(tmp_path / "plots")],
+                          capture_output=True, text=True, timeout=300, env=env,
+                          cwd=str(tmp_path))
+    assert proc.returncode == 0, describe(proc)
+    assert "no servers running: started" in proc.stdout, proc.stdout
+    assert (tmp_path / "plots" / "slope_friction.png").is_file()
+    assert not (tmp_path / "no-state").exists()
+    # the servers it started are gone again
+    started = re.search(r"naming service (corbaloc:\S+)", proc.stdout).group(1)
+    with pytest.raises(hrpsim.HrpsimError):
+        hrpsim._orb.naming_context(started, 2000)
+
+
+# ---------------------------------------------------------------------------------------------
+# README
+# ---------------------------------------------------------------------------------------------
+
+def test_readme_points_only_inside_the_repository():
+    text = (REPO_ROOT / "README.md").read_text()
+    assert "../" not in re.sub(r"```.*?```", "", text, flags=re.S).replace(
+        'url="../models', ""), "README points outside the repository"
+    for link in re.findall(r"`((?:docs|samples|python|tests|bench|tools|server)/[\w./-]+)`",
+                           text):
+        if any(ch in link for ch in "*<>"):
+            continue
+        assert (REPO_ROOT / link.rstrip(".")).exists(), "README names %s, which is missing" \
+            % link
+
+
+def test_readme_documents_env_and_logdir():
+    text = (REPO_ROOT / "README.md").read_text()
+    assert 'eval "$(.venv/bin/hrpsim env)"' in text
+    # omniNames refuses a -logdir that does not exist: the README creates it first
+    m = re.search(r"^(.*)omniNames -start", text, flags=re.M)
+    assert m, "README no longer shows omniNames started by hand"
+    before = text[:m.start()].splitlines()[-3:] + [m.group(1)]
+    assert any("mkdir -p" in ln for ln in before), before
