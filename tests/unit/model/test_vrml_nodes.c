@@ -291,10 +291,10 @@ static void testStructureErrors(void) {
   // the first error wins: an error already in err is kept
   err = (hsError){0};
   HS_ERR(&err, hsE_MODEL, "earlier");
-  CU_ASSERT_PTR_NULL(hsv_parseString("Group {}", "x.wrl", NULL, &err));
+  CU_ASSERT_PTR_NULL(hsv_parseString("#VRML V2.0 utf8\nGroup {", "x.wrl", NULL, &err));
   CU_ASSERT_STRING_EQUAL(err.message, "earlier");
   // a NULL err is allowed
-  CU_ASSERT_PTR_NULL(hsv_parseString("Group {}", "x.wrl", NULL, NULL));
+  CU_ASSERT_PTR_NULL(hsv_parseString("#VRML V2.0 utf8\nGroup {", "x.wrl", NULL, NULL));
 }
 
 static void testResolve(void) {
