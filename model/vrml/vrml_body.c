@@ -145,14 +145,36 @@ static void warn(Walker *w, const hsvNode *node, const char *fmt, ...) {
   warnAt(w, node ? node->file : "", node ? node->line : 0, msg);
 }
 
+// 1 if a field is served as a double exactly as written (joint limits: 1e300 may stand for
+// "no limit"), so only a non-finite number in it is bad
+static int servedAsWritten(const char *name) {
+  static const char *const names[] = {"ulimit", "llimit", "uvlimit", "lvlimit", "climit"};
+  for (int i = 0; i < 5; i++) {
+    if (strcmp(name, names[i]) == 0) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
 // the first numeric field of node holding a number that is not finite or beyond a float's
 // range, or NULL; Transform-like bounding boxes (never used) are not looked at
 static const hsvField *badNumbers(const hsvNode *node) {
   for (int i = 0; node && i < node->nfield; i++) {
     const hsvField *f = &node->fields[i];
-    if (f->value.badLine && strncmp(f->name, "bbox", 4) != 0) {
-      return f;
+    if (!f->value.badLine || strncmp(f->name, "bbox", 4) == 0) {
+      continue;
     }
+    if (servedAsWritten(f->name)) {
+      int finite = 1;
+      for (int k = 0; k < f->value.nnum; k++) {
+        finite &= isfinite(f->value.num[k]) != 0;
+      }
+      if (finite) {
+        continue;
+      }
+    }
+    return f;
   }
   return NULL;
 }
