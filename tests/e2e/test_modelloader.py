@@ -27,6 +27,7 @@ import re
 import struct
 import subprocess
 import threading
+import time
 import zlib
 from collections import Counter
 from pathlib import Path
@@ -1725,3 +1726,156 @@ def test_print_tree_reports_a_bad_model(servers, tmp_path):
     assert proc.returncode == 1, describe(proc)
     line = expected_line(text, ("DEF J2", "jointId 0"))
     assert "%s:%d:" % (path, line) in proc.stderr, describe(proc)
+
+
+# =============================================================================================
+# 9. what real OpenHRP and Choreonoid files contain (issue 8): each loads as OpenHRP loads it,
+#    with its warning in the server log and in BodyInfo.info ("warning: file:line: ..."), or
+#    fails fast with its error while the server keeps serving
+# =============================================================================================
+
+def warnings_of(body):
+    return [s for s in body.info if s.startswith("warning: ")]
+
+
+def line_of(text, needle):
+    return text[:text.index(needle)].count("\n") + 1
+
+
+EMPTY_BODY_PROTOS = MINI_PROTOS.replace(
+    "]\n{ Group { } }\n", "]\n{ }\n")  # ExtraJoint exactly as the OpenHRP model-file spec
+
+
+def real_file_cases(tmp_path):
+    """name -> (path, text, check(body), warning needle or None, line of the warning)."""
+    cases = {}
+
+    def add(name, text, check, needle=None, at=None, fname=None):
+        path = tmp_path / (fname or name + ".wrl")
+        path.write_text(text)
+        cases[name] = (path, text, check, needle, line_of(text, at) if at else None)
+
+    def no_header(b):
+        assert [lk.name for lk in b.links] == ["ROOT", "J1"]
+    add("no_header", bad_robot(joint("J1", 0))[len("#VRML V2.0 utf8\n"):], no_header,
+        "no '#VRML V2.0 utf8' header", "PROTO Joint")
+
+    def extra_joint(b):
+        assert [(e.name, list(e.link)) for e in b.extraJoints] == [("LOOP", ["J1", "J2"])]
+    add("empty_proto_body", robot_file(EMPTY_BODY_PROTOS, root_with(joint("J1", 0) +
+                                                                    joint("J2", 1)),
+                                       'DEF LOOP ExtraJoint { link1Name "J1" link2Name "J2" }\n'),
+        extra_joint)
+
+    def flat_box(b):
+        assert [(s.primitiveType, floats(s.primitiveParameters), len(s.triangles) // 3)
+                for s in b.shapes] == [(OpenHRP.SP_BOX, [10, 10, 0], 12)]
+    add("plane", "#VRML V2.0 utf8\nShape { geometry Box { size 10 10 0 } }\n", flat_box)
+
+    def regenerated_normals(b):
+        normals = np.array(b.appearances[b.shapes[0].appearanceIndex].normals)
+        assert len(normals) > 0 and np.all(np.isfinite(normals))
+    add("nan_normals",
+        "#VRML V2.0 utf8\nShape { geometry IndexedFaceSet {\n"
+        "  coord Coordinate { point [0 0 0, 1 0 0, 1 1 0] } coordIndex [0 1 2 -1]\n"
+        "  normal Normal { vector [-nan -nan -nan, 0 0 1, nan inf 0] } } }\n",
+        regenerated_normals, "normals are dropped and generated", "normal Normal")
+
+    gaps_text = bad_robot(joint("J0", 0) + joint("J1", 1) + joint("CAM", 9))
+
+    def gaps(b):
+        assert [lk.jointId for lk in b.links] == [-1, 0, 1, 9]   # served as written
+    add("joint_id_gap", gaps_text, gaps, "jointIds have gaps: 7 of 0..9 unused",
+        "jointId 9")
+
+    zero_axis = root_with("").replace('jointType "free"', 'jointType "free"\n'
+                                      '      jointAxis 0 0 0')
+
+    def axis_zero(b):
+        assert floats(b.links[0].jointAxis) == [0, 0, 0]
+    add("zero_axis_free", robot_file(MINI_PROTOS, zero_axis), axis_zero)
+
+    track = joint("TRACK", 0).replace('"rotate"', '"pseudoContinuousTrack"')
+
+    def crawler(b):
+        assert (b.links[1].name, b.links[1].jointType) == ("TRACK", "crawler")
+    add("choreonoid_track", bad_robot(track), crawler,
+        '"pseudoContinuousTrack" (Choreonoid) read as "crawler"', "DEF TRACK")
+    return cases
+
+
+CASE_NAMES = ["no_header", "empty_proto_body", "plane", "nan_normals", "joint_id_gap",
+              "zero_axis_free", "choreonoid_track"]
+
+
+@pytest.mark.parametrize("case", CASE_NAMES)
+def test_real_file_cases_load_as_openhrp_does(tmp_path, loader, case):
+    path, text, check, needle, line = real_file_cases(tmp_path)[case]
+    body = snapshot(loader.loadBodyInfo(str(path)))
+    check(body)
+    warnings = warnings_of(body)
+    if needle is None:
+        assert warnings == []
+    else:
+        assert len(warnings) == 1, warnings
+        assert warnings[0].startswith("warning: %s:%d: " % (path, line)), warnings
+        assert needle in warnings[0], warnings
+    assert_server_answers(loader)
+
+
+def test_joint_id_gap_arrays_over_the_wire(tmp_path, servers, loader):
+    """Joint-ordered arrays have the largest jointId + 1 entries; the gap entries read 0 and
+    ignore what is written, as OpenHRP's empty joints do."""
+    if not servers.has("DynamicsSimulatorFactory"):
+        pytest.skip("hrpsim-dynamics not running")
+    path = tmp_path / "gaps.wrl"
+    path.write_text(bad_robot(joint("J0", 0) + joint("J1", 1) + joint("CAM", 4)))
+    sim = servers.client.dynamics_simulator()
+    try:
+        sim.registerCharacter("pt", loader.loadBodyInfo(str(path)))
+        sim.init(0.001, OpenHRP.DynamicsSimulator.RUNGE_KUTTA,
+                 OpenHRP.DynamicsSimulator.DISABLE_SENSOR)
+        DS = OpenHRP.DynamicsSimulator
+        sim.setCharacterAllLinkData("pt", DS.JOINT_VALUE, [0.1, 0.2, 7.0, 7.0, 0.4])
+        sim.calcWorldForwardKinematics()
+        q = list(sim.getCharacterAllLinkData("pt", DS.JOINT_VALUE))
+        assert q == pytest.approx([0.1, 0.2, 0.0, 0.0, 0.4], abs=1e-12)
+        assert len(sim.getCharacterSensorState("pt").q) == 5
+    finally:
+        sim.destroy()
+
+
+def doubling_def_use(levels):
+    text = "#VRML V2.0 utf8\nDEF G0 Group { children Shape { geometry Box {} } }\n"
+    for i in range(1, levels + 1):
+        text += "DEF G%d Group { children [ USE G%d USE G%d ] }\n" % (i, i - 1, i - 1)
+    return text
+
+
+def test_def_use_doubling_fails_fast(tmp_path, loader):
+    """2^30 placed shapes by DEF/USE: refused within seconds, naming the file; the server
+    keeps serving (it used to grow to 15 GB and ignore SIGTERM)."""
+    path = tmp_path / "doubling.wrl"
+    path.write_text(doubling_def_use(30))
+    t0 = time.monotonic()
+    with pytest.raises(ModelLoaderException) as info:
+        loader.loadBodyInfo(str(path))
+    assert time.monotonic() - t0 < 20
+    assert str(path) in info.value.description
+    assert "more than 1000000 shapes" in info.value.description
+    assert_server_answers(loader)
+
+
+def test_inline_doubling_fails_fast(tmp_path, loader):
+    """Each file Inlines the next one twice, 28 levels deep."""
+    for k in range(28):
+        body = ('Inline { url "l%d.wrl" }\nTransform { translation 1 0 0 children '
+                'Inline { url "l%d.wrl" } }\n' % (k + 1, k + 1)) if k < 27 else \
+            "Shape { geometry Sphere {} }\n"
+        (tmp_path / ("l%d.wrl" % k)).write_text("#VRML V2.0 utf8\n" + body)
+    t0 = time.monotonic()
+    with pytest.raises(ModelLoaderException) as info:
+        loader.getBodyInfo(str(tmp_path / "l0.wrl"))
+    assert time.monotonic() - t0 < 20
+    assert re.search(r"more than \d+ (shapes|triangles)", info.value.description)
+    assert_server_answers(loader)
