@@ -193,10 +193,19 @@ int hsm_meshSphere(hsmMesh *mesh, double r, int slices, int stacks, hsError *err
   // vertices (normals share their indices): north pole, rings from the top, south pole
   addVertex(&w, 0, r, 0);
   addNormal(&w, 0, 1, 0);
+  // the slice angles' sines and cosines once (the same values as computed in the loop)
+  enum { kTable = 256 };
+  double sinTh[kTable], cosTh[kTable];
+  for (int j = 0; j < slices && j < kTable; j++) {
+    double th = 2 * HS_PI * j / slices;
+    sinTh[j] = sin(th), cosTh[j] = cos(th);
+  }
   for (int k = 1; k <= nring; k++) {
     double phi = HS_PI * k / stacks, y = cos(phi), rho = sin(phi);
     for (int j = 0; j < slices; j++) {
-      double th = 2 * HS_PI * j / slices, x = -rho * sin(th), z = -rho * cos(th);
+      double th = 2 * HS_PI * j / slices;
+      double st = j < kTable ? sinTh[j] : sin(th), ct = j < kTable ? cosTh[j] : cos(th);
+      double x = -rho * st, z = -rho * ct;
       addVertex(&w, r * x, r * y, r * z);
       addNormal(&w, x, y, z);
     }
