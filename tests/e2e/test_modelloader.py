@@ -1879,3 +1879,68 @@ def test_inline_doubling_fails_fast(tmp_path, loader):
     assert time.monotonic() - t0 < 20
     assert re.search(r"more than \d+ (shapes|triangles)", info.value.description)
     assert_server_answers(loader)
+
+
+# =============================================================================================
+# 10. OpenHRP's shape lists on models that mimic its samples (tests/data/vrml_openhrp, written
+#     for these tests): frame (a scaled Inline of primitives), table (scaled top, DEF/USE legs,
+#     a part file Inlined twice), vehicle (RH2-like: header-less parts Inlined per wheel, a
+#     pan-tilt with a jointId gap, a Choreonoid track, degenerate polygons)
+# =============================================================================================
+
+OPENHRP_LIKE = Path(__file__).resolve().parent.parent / "data" / "vrml_openhrp"
+
+
+def shape_list(body):
+    """(type name, rounded parameters, triangle count) of each shape, in order."""
+    return [(str(s.primitiveType), [round(p, 6) for p in s.primitiveParameters],
+             len(s.triangles) // 3) for s in body.shapes]
+
+
+def test_frame_like_keeps_its_primitives(loader):
+    body = snapshot(loader.loadBodyInfo(str(OPENHRP_LIKE / "frame.wrl")))
+    kinds = [k for k, _, _ in shape_list(body)]
+    assert kinds == ["SP_BOX"] + ["SP_CYLINDER", "SP_CONE"] * 3
+    assert shape_list(body)[0][1] == [0.15, 0.15, 0.15]
+    assert shape_list(body)[1][1] == [0.05, 0.7, 1, 1, 1]
+    assert shape_list(body)[2][1] == [0.1, 0.3, 1, 1]
+    for t in body.links[0].shapeIndices:       # the 0.2 scale is in every placement
+        m = matrix12(t.transformMatrix)
+        assert np.linalg.norm(m[:3, :3], axis=0) == approx([0.2] * 3, abs=1e-6)
+    assert warnings_of(body) == []
+
+
+def test_table_like_shapes(loader):
+    body = snapshot(loader.loadBodyInfo(str(OPENHRP_LIKE / "table.wrl")))
+    # top, leg (4 uses), then the chair file's 2 boxes once per Inline
+    assert [k for k, _, _ in shape_list(body)] == ["SP_BOX", "SP_CYLINDER"] + ["SP_BOX"] * 4
+    assert [t.shapeIndex for t in body.links[0].shapeIndices] == [0, 1, 1, 1, 1, 2, 3, 4, 5]
+    assert shape_list(body)[0][1] == [1, 1, 1]  # unscaled; the scale is in the placement
+    warnings = warnings_of(body)
+    assert len(warnings) == 1 and warnings[0].startswith(
+        "warning: %s:1: no '#VRML V2.0 utf8' header" % (OPENHRP_LIKE / "parts" / "chair.wrl"))
+
+
+def test_vehicle_like_body(loader):
+    body = snapshot(loader.loadBodyInfo(str(OPENHRP_LIKE / "vehicle.wrl")))
+    assert [(lk.name, lk.jointId, lk.jointType) for lk in body.links] == [
+        ("BASE", -1, "free"), ("WHEEL_L", 0, "rotate"), ("WHEEL_R", 1, "rotate"),
+        ("PAN", 2, "rotate"), ("TILT", 3, "rotate"), ("CAMERA", 9, "fixed"),
+        ("TRACK", 4, "crawler")]
+    assert floats(body.links[0].jointAxis) == [0, 0, 0]
+    # the wheel part once per wheel (cylinder + mesh), the pan part once per joint
+    assert shape_list(body) == [
+        ("SP_BOX", [1, 1, 1], 12),
+        ("SP_CYLINDER", [0.1, 0.04, 1, 1, 1], len(body.shapes[1].triangles) // 3),
+        ("SP_MESH", [], 3),
+        ("SP_CYLINDER", [0.1, 0.04, 1, 1, 1], len(body.shapes[3].triangles) // 3),
+        ("SP_MESH", [], 3),
+        ("SP_BOX", [0.05, 0.05, 0.03], 12), ("SP_BOX", [0.05, 0.05, 0.03], 12)]
+    # the degenerate polygons as OpenHRP's Triangulator leaves them: the 5-gon with a point on
+    # its top edge gives 2 ears and stops; (0 1 1) stays; (2 3) gives nothing
+    assert list(body.shapes[2].triangles) == [4, 0, 1, 4, 1, 2, 0, 1, 1]
+    warnings = warnings_of(body)
+    assert len(warnings) == 4, warnings
+    assert "wheel.wrl:1: no '#VRML" in warnings[0] and "pan.wrl:1: no '#VRML" in warnings[1]
+    assert '"pseudoContinuousTrack" (Choreonoid) read as "crawler"' in warnings[2]
+    assert "jointIds have gaps: 4 of 0..9 unused" in warnings[3]
