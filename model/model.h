@@ -278,7 +278,7 @@ typedef struct hsmLoadOptions {
   long maxNodeVisits;      // nodes visited while placing a scene's parts, each USE and each
                            // Inline counted again (10,000,000)
   long maxShapeInstances;  // placed shapes over all links and sensors (1,000,000)
-  long maxTriangles;       // triangles over all distinct shapes (20,000,000)
+  long maxTriangles;       // triangles over all distinct shapes (5,000,000: ~300 MB of body)
   int maxNesting;          // grouping nodes nested inside one another, across Inlines (1,000)
 } hsmLoadOptions;
 

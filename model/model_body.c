@@ -42,7 +42,7 @@ void hsm_defaultLoadOptions(hsmLoadOptions *opt) {
   opt->maxInlineDepth = 32;
   opt->maxNodeVisits = 10000000;
   opt->maxShapeInstances = 1000000;
-  opt->maxTriangles = 20000000;
+  opt->maxTriangles = 5000000;
   opt->maxNesting = 1000;
 }
 
