@@ -621,7 +621,8 @@ static hsvNode *newNode(Parser *p, const char *file, int line, int column) {
 // index of the field called name (n bytes) among the first nfield fields, or -1
 static int fieldIndex(const hsvField *fields, int nfield, const char *name, size_t n) {
   for (int i = 0; i < nfield; i++) {
-    if (strncmp(fields[i].name, name, n) == 0 && fields[i].name[n] == 0) {
+    if (fields[i].name[0] == name[0] && strncmp(fields[i].name, name, n) == 0 &&
+        fields[i].name[n] == 0) {
       return i;
     }
   }
@@ -1618,7 +1619,8 @@ const hsvField *hsv_field(const hsvNode *node, const char *name) {
     return NULL;
   }
   for (int i = 0; i < node->nfield; i++) {
-    if (strcmp(node->fields[i].name, name) == 0) {
+    // the first character decides most comparisons without a call
+    if (node->fields[i].name[0] == name[0] && strcmp(node->fields[i].name, name) == 0) {
       return &node->fields[i];
     }
   }
