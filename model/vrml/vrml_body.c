@@ -581,8 +581,21 @@ static int faceSetMesh(Walker *w, const hsvNode *g, hsmMesh *mesh) {
   return rc;
 }
 
+// an error when a geometry would make more triangles than the budget has left (a few numbers
+// can ask for a huge grid or extrusion: checked before anything is allocated)
+static int checkTriangleBudget(Walker *w, const hsvNode *g, double triangles) {
+  if (w->triangles + triangles > (double)w->opt.maxTriangles) {
+    return errNode(w, g, "%s would make %.0f triangles, beyond the model's limit of %ld (raise "
+                   "the maxTriangles option if it is really this large)", g->typeName,
+                   triangles, w->opt.maxTriangles);
+  }
+  return 0;
+}
+
 static int elevationGridMesh(Walker *w, const hsvNode *g, hsmMesh *mesh) {
-  if (checkNumbers(w, g)) {
+  if (checkNumbers(w, g) ||
+      checkTriangleBudget(w, g, 2.0 * fmax(getIntOr(g, "xDimension", 0) - 1, 0) *
+                                    fmax(getIntOr(g, "zDimension", 0) - 1, 0))) {
     return -1;
   }
   hsmElevationGridInput in;
@@ -622,6 +635,9 @@ static int extrusionMesh(Walker *w, const hsvNode *g, hsmMesh *mesh) {
   }
   if (ori) {
     in.orientation = ori->num, in.norientation = ori->n;
+  }
+  if (checkTriangleBudget(w, g, 2.0 * in.nspine * in.ncrossSection + 2.0 * in.ncrossSection)) {
+    return -1;
   }
   in.beginCap = getBoolOr(g, "beginCap", 1);
   in.endCap = getBoolOr(g, "endCap", 1);

@@ -432,6 +432,41 @@ static void testProtoDoubling(void) {
   hsu_free(text);
 }
 
+static void testGeometryBudget(void) {
+  // a few numbers asking for a huge grid or extrusion are refused before anything is built
+  hsmLoadOptions small = smallLimits();  // 100,000 triangles
+  hsError err = {0};
+  double t0 = seconds();
+  hsBody *b = load("grid.wrl", "Shape { geometry ElevationGrid {\n xDimension 30000 zDimension "
+                   "30000 } }\n", &small, NULL, NULL, &err);
+  CU_ASSERT_PTR_NULL(b);
+  hsm_freeBody(b);
+  CU_ASSERT_EQUAL(err.line, lineOf("Shape { geometry ElevationGrid"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "ElevationGrid would make 1799880002 triangles"));
+  char *text = hsu_malloc(200000);
+  size_t n = (size_t)snprintf(text, 200000, "Shape { geometry Extrusion { spine [");
+  for (int i = 0; i < 400; i++) {
+    n += (size_t)snprintf(text + n, 200000 - n, " 0 %d 0", i);
+  }
+  n += (size_t)snprintf(text + n, 200000 - n, " ] crossSection [");
+  for (int i = 0; i < 400; i++) {
+    n += (size_t)snprintf(text + n, 200000 - n, " %g %g", cos(i * 0.01), sin(i * 0.01));
+  }
+  snprintf(text + n, 200000 - n, " ] } }\n");
+  err = (hsError){0};
+  b = load("extrusion.wrl", text, &small, NULL, NULL, &err);
+  CU_ASSERT_PTR_NULL(b);
+  hsm_freeBody(b);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "Extrusion would make"));
+  CU_ASSERT_TRUE(seconds() - t0 < 5);
+  // the same extrusion fits the default budget
+  err = (hsError){0};
+  b = load("extrusion.wrl", text, NULL, NULL, NULL, &err);
+  CU_ASSERT_PTR_NOT_NULL(b);
+  hsm_freeBody(b);
+  hsu_free(text);
+}
+
 static void testHugeNumbers(void) {
   // finite numbers near the top of the double range that would be served as inf or NaN
   const char *bad[][3] = {
@@ -483,5 +518,6 @@ void register_vrml_openhrp(void) {
   CU_add_test(s, "DEF/USE doubling", testDefUseDoubling);
   CU_add_test(s, "Inline doubling", testInlineDoubling);
   CU_add_test(s, "PROTO doubling", testProtoDoubling);
+  CU_add_test(s, "geometry within the triangle budget", testGeometryBudget);
   CU_add_test(s, "huge numbers", testHugeNumbers);
 }
