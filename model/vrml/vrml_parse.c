@@ -775,6 +775,55 @@ static int skipRoute(Parser *p) {
 
 static int parseProto(Parser *p);
 
+// skip "EXTERNPROTO name [ interface ] url" (current token EXTERNPROTO) with a warning, as
+// OpenHRP skips it; an instance of it is then an unknown node type
+static int skipExternProto(Parser *p) {
+  const hsvToken kw = p->tok;
+  int rc = next(p);
+  if (rc) {
+    return rc;
+  }
+  if (p->tok.kind != hsvTOK_ID) {
+    return errExpected(p, "an EXTERNPROTO name");
+  }
+  const hsvToken name = p->tok;
+  if ((rc = next(p)) != 0) {
+    return rc;
+  }
+  if (p->tok.kind != hsvTOK_LBRACKET) {
+    return errExpected(p, "'[' after the EXTERNPROTO name");
+  }
+  // the interface: access type name, no values
+  while ((rc = next(p)) == 0 && p->tok.kind == hsvTOK_ID) {
+  }
+  if (rc) {
+    return rc;
+  }
+  if (p->tok.kind != hsvTOK_RBRACKET) {
+    return errExpected(p, "an interface declaration or ']' in EXTERNPROTO");
+  }
+  if ((rc = next(p)) != 0) {
+    return rc;
+  }
+  // the url: a string or a bracketed list of them
+  if (p->tok.kind == hsvTOK_LBRACKET) {
+    while ((rc = next(p)) == 0 && p->tok.kind == hsvTOK_STRING) {
+    }
+    if (rc) {
+      return rc;
+    }
+    if (p->tok.kind != hsvTOK_RBRACKET) {
+      return errExpected(p, "a url string or ']' in EXTERNPROTO");
+    }
+  } else if (p->tok.kind != hsvTOK_STRING) {
+    return errExpected(p, "the url of the EXTERNPROTO");
+  }
+  warnAt(p, p->file, kw.line, kw.column,
+         "EXTERNPROTO %.*s skipped (external PROTOs are not supported; OpenHRP skips them too): "
+         "an instance of it is an unknown node type", (int)name.len, name.start);
+  return next(p);
+}
+
 // expand a complete PROTO instance: copy the node-valued defaults it did not set, then the body
 static int finishInstance(Parser *p, hsvNode *node) {
   const hsvProto *pr = node->proto;
@@ -1040,8 +1089,7 @@ static int parseNode(Parser *p, const char *defName, int line, int column, hsvNo
     } else if (hsv_tokIs(&p->tok, "PROTO")) {
       rc = parseProto(p);
     } else if (hsv_tokIs(&p->tok, "EXTERNPROTO")) {
-      return errAt(p, hsE_UNSUPPORTED, p->tok.line, p->tok.column,
-                   "EXTERNPROTO is not supported");
+      rc = skipExternProto(p);
     } else if (isScript && (hsv_tokIs(&p->tok, "field") || hsv_tokIs(&p->tok, "eventIn") ||
                             hsv_tokIs(&p->tok, "eventOut") ||
                             hsv_tokIs(&p->tok, "exposedField"))) {
@@ -1215,7 +1263,7 @@ static int parseStatements(Parser *p, int untilBrace) {
     if (hsv_tokIs(&p->tok, "PROTO")) {
       rc = parseProto(p);
     } else if (hsv_tokIs(&p->tok, "EXTERNPROTO")) {
-      rc = errAt(p, hsE_UNSUPPORTED, p->tok.line, p->tok.column, "EXTERNPROTO is not supported");
+      rc = skipExternProto(p);
     } else if (hsv_tokIs(&p->tok, "ROUTE")) {
       rc = skipRoute(p);
     } else {

@@ -1416,10 +1416,11 @@ ERROR_CASES = {
         {"m.wrl": bad_robot("", 'DEF EJ ExtraJoint {\n  link1Name "ROOT"\n  link2Name "ROOT"\n'
                                 '  jointType "xz"\n}\n')},
         "m.wrl", "m.wrl", '"xz"', r"ExtraJoint.*xz"),
-    "externproto": (
+    # the declaration is skipped with a warning (as OpenHRP skips it); its instance is unknown
+    "externproto_instance": (
         {"m.wrl": "#VRML V2.0 utf8\n# an external PROTO\nEXTERNPROTO Foo [ field SFFloat a ] "
                   "\"foo.wrl\"\nFoo { }\n"},
-        "m.wrl", "m.wrl", "EXTERNPROTO", r"EXTERNPROTO"),
+        "m.wrl", "m.wrl", "Foo { }", r"unknown node type 'Foo'"),
 }
 
 
