@@ -1861,7 +1861,7 @@ def test_def_use_doubling_fails_fast(tmp_path, loader):
     t0 = time.monotonic()
     with pytest.raises(ModelLoaderException) as info:
         loader.loadBodyInfo(str(path))
-    assert time.monotonic() - t0 < 20
+    assert time.monotonic() - t0 < 60  # ~1-3 s here; generous for sanitizer builds
     assert str(path) in info.value.description
     assert "more than 1000000 shapes" in info.value.description
     assert_server_answers(loader)
@@ -1877,7 +1877,7 @@ def test_inline_doubling_fails_fast(tmp_path, loader):
     t0 = time.monotonic()
     with pytest.raises(ModelLoaderException) as info:
         loader.getBodyInfo(str(tmp_path / "l0.wrl"))
-    assert time.monotonic() - t0 < 20
+    assert time.monotonic() - t0 < 60  # ~1-3 s here; generous for sanitizer builds
     assert re.search(r"more than \d+ (shapes|triangles)", info.value.description)
     assert_server_answers(loader)
 
