@@ -7,8 +7,9 @@ Nothing here is copied from OpenHRP; the models only have the same make-up:
 
 - sample1_like.wrl: a 29-joint humanoid (free waist, 2 legs x 6, chest 3, 2 arms x 7) in one
   ~40 KB file with OpenHRP's PROTO header, 2 vision sensors, 2 force
-  sensors, a gyro and an accelerometer; each link has one Segment with 2-3 primitives (Box,
-  Cylinder, Sphere) under Transforms, shared appearances and a DEF/USE'd camera shape.
+  sensors, a gyro and an accelerometer; each link has one Segment with 3 primitives (Boxes and
+  Cylinders, as sample1 has) under Transforms, some scaled, shared appearances and a DEF/USE'd
+  camera shape.
 - mockup_like/main.wrl: an environment (no Humanoid) of 613 shapes, 553 of them Cylinders
   (pipes and rails of a plant, many under scaling Transforms), 40 Boxes and 20 IndexedFaceSets
   of 96 triangles, spread over 12 part files that main.wrl Inlines (two of them twice, which
@@ -145,7 +146,9 @@ def limb_shapes(i, app):
         " appearance USE %s geometry Cylinder { radius %.3f height 0.2 } } }" % (app, r),
         "Transform { translation 0 0 -0.2 scale 1 1 0.5 children Shape {"
         " appearance USE %s geometry Box { size 0.06 0.06 0.08 } } }" % app,
-        "Shape { appearance USE %s geometry Sphere { radius 0.035 } }" % app,
+        # a joint drum, as sample1 draws its joints (it has no spheres)
+        "Transform { rotation 0 0 1 1.5708 children Shape { appearance USE %s"
+        " geometry Cylinder { radius 0.025 height 0.05 } } }" % app,
     ]
 
 
