@@ -48,6 +48,7 @@ typedef struct Owner {
   int segment;       // builder segment index the shapes belong to, or -1
   int inlineMatrix;  // index into the owner's inlined matrices, or -1
   long ctx;          // Inline context: 0 in the top file, one per chain of Inline nodes
+  const char *inlineUrl;  // the file of the outermost Inline the walk is in, or NULL
 } Owner;
 
 // a hash map from (node, context) to a builder index
@@ -730,8 +731,10 @@ static int geometryMesh(Walker *w, const hsvNode *g, hsmShapeSpec *s) {
   return 0;
 }
 
-// the builder shape for a Shape node in an Inline context; -2 if it has no triangles
-static int addShape(Walker *w, const hsvNode *shape, long ctx) {
+// the builder shape for a Shape node in an Inline context, named after url (the file of the
+// outermost Inline, or NULL for the body's own file, as OpenHRP names shapes); -2 if it has no
+// triangles
+static int addShape(Walker *w, const hsvNode *shape, long ctx, const char *url) {
   int idx = cacheFind(&w->shapeCache, shape, ctx);
   if (idx >= 0) {
     return idx;
@@ -762,7 +765,7 @@ static int addShape(Walker *w, const hsvNode *shape, long ctx) {
     return errNode(w, shape, "the model has more than %ld triangles (raise the maxTriangles "
                    "option if it is really this large)", w->opt.maxTriangles), -1;
   }
-  hsmShapeInput in = {s.primitive, s.params, s.nparam, &s.mesh, shape->file, -1, -1,
+  hsmShapeInput in = {s.primitive, s.params, s.nparam, &s.mesh, url ? url : w->b->url, -1, -1,
                       getBoolOr(geom, "solid", 1), getDoubleOr(geom, "creaseAngle", 0), NULL};
   double texTransform[9];
   if (appearanceOf(w, shape, &in.material, &in.texture, texTransform)) {
@@ -783,7 +786,7 @@ static int placeShape(Walker *w, const hsvNode *shape, const double T[12], Owner
                    "repeat them; raise the maxShapeInstances option if it is really this "
                    "large)", w->opt.maxShapeInstances);
   }
-  int idx = addShape(w, shape, o.ctx);
+  int idx = addShape(w, shape, o.ctx, o.inlineUrl);
   if (idx == -2) {
     return 0;
   }
@@ -1002,7 +1005,7 @@ static int addSensor(Walker *w, const hsvNode *node, int type, const double T[12
   }
   double I[12];
   identity12(I);
-  Owner inner = {o.link, idx, -1, -1, o.ctx};
+  Owner inner = {o.link, idx, -1, -1, o.ctx, NULL};
   return walkChildren(w, node, children->node, children->n, I, inner);
 }
 
@@ -1207,7 +1210,7 @@ static int addJoint(Walker *w, const hsvNode *node, int parent, const double T[1
   }
   double I[12];
   identity12(I);
-  Owner o = {idx, -1, -1, -1, ctx};
+  Owner o = {idx, -1, -1, -1, ctx, NULL};
   return walkChildren(w, node, children->node, children->n, I, o);
 }
 
@@ -1289,12 +1292,16 @@ static int walkNode(Walker *w, const hsvNode *raw, const double T[12], Owner o) 
     return c && c->n > 0 ? walkChildren(w, node, &c->node[0], 1, T, o) : 0;
   }
   if (isType(node, "Inline")) {
-    // remember the Inline's frame so clients can tell inlined parts apart
-    hsuVec *mats = o.sensor >= 0 ? &SENSOR(w, o.sensor).inlined : &LINK(w, o.link).inlined;
+    // as OpenHRP: the outermost Inline's frame is remembered so clients can tell inlined parts
+    // apart, and its file names the shapes inside (nested Inlines keep both)
     Owner inner = o;
-    inner.inlineMatrix = (int)mats->n;
-    if (!hsu_vecPush(mats, 12 * sizeof(double), T)) {
-      return nomem(w);
+    if (o.inlineMatrix < 0) {
+      hsuVec *mats = o.sensor >= 0 ? &SENSOR(w, o.sensor).inlined : &LINK(w, o.link).inlined;
+      inner.inlineMatrix = (int)mats->n;
+      inner.inlineUrl = node->inlineUrl;
+      if (!hsu_vecPush(mats, 12 * sizeof(double), T)) {
+        return nomem(w);
+      }
     }
     // the file's nodes are OpenHRP's own copy for each chain of Inline nodes: a context
     long ctx = cacheFind(&w->inlineCtx, node, o.ctx);
@@ -1477,7 +1484,7 @@ static int loadEnvironment(Walker *w, const hsvScene *scene) {
   }
   double I[12];
   identity12(I);
-  Owner o = {0, -1, -1, -1, 0};
+  Owner o = {0, -1, -1, -1, 0, NULL};
   for (int i = 0; i < scene->nroot; i++) {
     const hsvNode *n = hsv_resolve(scene->roots[i], kOpenHrpNodes);
     if (n && n->proto && isType(n, "ExtraJoint")) {

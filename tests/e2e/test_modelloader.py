@@ -1306,7 +1306,12 @@ def test_inline_relative_urls_diamond_and_url_list(tmp_path, loader):
         % (tmp_path / "sub" / "leaf.wrl"))
     body = snapshot(loader.loadBodyInfo(str(tmp_path / "top.wrl")))
     assert len(body.shapes) == 2   # leaf.wrl through two chains of Inline nodes
-    assert [s.url for s in body.shapes] == [str(tmp_path / "sub" / "leaf.wrl")] * 2
+    # as OpenHRP names them: after the file of the outermost Inline
+    assert [s.url for s in body.shapes] == [str(tmp_path / "sub" / "mid.wrl"),
+                                            str(tmp_path / "alt.wrl")]
+    # one inlined-part matrix per outermost Inline, each placement pointing at its own
+    assert [t.inlinedShapeTransformMatrixIndex for t in body.links[0].shapeIndices] == [0, 1]
+    assert len(body.links[0].inlinedShapeTransformMatrices) == 2
     placements = body.links[0].shapeIndices
     assert [t.shapeIndex for t in placements] == [0, 1]
     assert [matrix12(t.transformMatrix)[0, 3] for t in placements] == [0.0, 5.0]

@@ -291,6 +291,13 @@ static void testShapeRules(void) {
   CU_ASSERT_NOT_EQUAL(r[0].shape, r[2].shape);
   CU_ASSERT_EQUAL(b->shapes[r[0].shape].primitive, hsPRIM_CYLINDER);
   CU_ASSERT_EQUAL(b->shapes[r[2].shape].primitive, hsPRIM_CYLINDER);
+  // named after the Inline's file, the others after the body's file; one matrix per Inline
+  CU_ASSERT_PTR_NOT_NULL(strstr(b->shapes[r[0].shape].url, "rules/leg.wrl"));
+  CU_ASSERT_STRING_EQUAL(b->shapes[r[4].shape].url, b->url);
+  CU_ASSERT_EQUAL(b->links[0].ninlinedMatrix, 2);
+  CU_ASSERT_EQUAL(r[1].inlineMatrix, 0);
+  CU_ASSERT_EQUAL(r[3].inlineMatrix, 1);
+  CU_ASSERT_EQUAL(r[4].inlineMatrix, -1);
   // the table top: one primitive, its scaled use keeps the unscaled size
   CU_ASSERT_EQUAL(r[4].shape, r[5].shape);
   const hsShape *top = &b->shapes[r[4].shape];
