@@ -2,7 +2,7 @@
 // through-CORBA figure.
 //
 // Usage: hrpsim-bench-load MODEL [REPEATS]   prints median and min load time in ms,
-// the triangle count and the body's size in bytes.
+// the triangle count, the body's size in bytes and its shapes by primitive type.
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,6 +33,7 @@ int main(int argc, char **argv) {
   double *t = malloc(sizeof(double) * (size_t)repeats);
   long triangles = 0;
   size_t bytes = 0;
+  int nshape = 0, kinds[6] = {0};
   for (int i = 0; i < repeats; i++) {
     hsError err = {0};
     double t0 = nowMs();
@@ -46,11 +47,21 @@ int main(int argc, char **argv) {
     }
     triangles = hsm_triangleCount(b);
     bytes = b->nbytes;
+    nshape = b->nshape;
+    for (int k = 0; k < 6; k++) {
+      kinds[k] = 0;
+    }
+    for (int s = 0; s < b->nshape; s++) {
+      kinds[b->shapes[s].primitive]++;
+    }
     hsm_freeBody(b);
   }
   qsort(t, (size_t)repeats, sizeof(double), cmpDouble);
-  printf("{\"median_ms\": %.4f, \"min_ms\": %.4f, \"triangles\": %ld, \"body_bytes\": %zu}\n",
-         t[repeats / 2], t[0], triangles, bytes);
+  printf("{\"median_ms\": %.4f, \"min_ms\": %.4f, \"triangles\": %ld, \"body_bytes\": %zu, "
+         "\"shapes\": %d, \"by_primitive\": {\"mesh\": %d, \"box\": %d, \"cylinder\": %d, "
+         "\"cone\": %d, \"sphere\": %d, \"plane\": %d}}\n",
+         t[repeats / 2], t[0], triangles, bytes, nshape, kinds[0], kinds[1], kinds[2], kinds[3],
+         kinds[4], kinds[5]);
   free(t);
   return 0;
 }

@@ -99,6 +99,7 @@ typedef struct hsmBuilder {
   hsuVec appearances;  // hsmAppearanceSpec
   hsuVec materials;    // hsMaterial
   hsuVec textures;     // hsmTextureSpec
+  int nwarningInfo;    // warnings offered to hsm_addWarningInfo
 } hsmBuilder;
 
 // a shape to add: its geometry and how it looks
@@ -124,6 +125,15 @@ int hsm_addShape(hsmBuilder *b, const hsmShapeInput *in, hsError *err);
 // decoded or not asked, else the hsError code with why = "texture not loaded: <reason>" (t
 // keeps its url and no image: a missing picture loses nothing physical)
 int hsm_readTextureImage(hsmTextureSpec *t, int readImage, char *why, size_t whySize);
+
+// the options a front end works with: *in (or the defaults when in is NULL) with every value
+// out of its range (slices < 3, stacks < 2, limits <= 0) replaced by its default
+void hsm_effectiveLoadOptions(hsmLoadOptions *out, const hsmLoadOptions *in);
+
+// record a load warning as a body info string "warning: <file>:<line>: <message>" (how
+// warnings reach OpenHRP clients, whose BodyInfo has no other place for them); at most 100 are
+// kept, then one line counting the rest. Returns 0 or hsE_NOMEM.
+int hsm_addWarningInfo(hsmBuilder *b, const char *file, int line, const char *message);
 
 // release everything the builder owns and zero it
 void hsm_freeBuilder(hsmBuilder *b);

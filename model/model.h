@@ -229,8 +229,9 @@ typedef struct hsBody {
 
   hsLink *links;  // depth-first from the root; links[0] is the root
   int nlink;
-  int njoint;            // number of links with jointId >= 0 (jointIds are 0..njoint-1)
-  const int *jointLink;  // link index of each jointId
+  int njoint;            // the largest jointId + 1: the length of joint-ordered arrays
+  const int *jointLink;  // link index of each jointId, -1 for an id no link has (a gap, which
+                         // OpenHRP fills with an empty joint: it reads 0 and ignores writes)
 
   hsShape *shapes;
   int nshape;
@@ -266,11 +267,19 @@ typedef struct hsBodyState {
   double *linkR;    // per link: orientation, world frame, 9 each
 } hsBodyState;
 
-// load-time options
+// load-time options; the limits bound what a file may expand to (DEF/USE and Inline repeat
+// parts without copying text), so a hostile or broken file fails fast with a clear error
 typedef struct hsmLoadOptions {
   int readImage;  // decode texture images (PNG, JPEG) into hsTexture.image
   int sphereSlices;  // tessellation of spheres, cylinders and cones around their axis
   int sphereStacks;  // tessellation of spheres from pole to pole
+  long maxSceneNodes;      // nodes a VRML parse may make, PROTO copies included (2,000,000)
+  int maxInlineDepth;      // Inline nesting (32)
+  long maxNodeVisits;      // nodes visited while placing a scene's parts, each USE and each
+                           // Inline counted again (10,000,000)
+  long maxShapeInstances;  // placed shapes over all links and sensors (1,000,000)
+  long maxTriangles;       // triangles over all distinct shapes (5,000,000: ~300 MB of body)
+  int maxNesting;          // grouping nodes nested inside one another, across Inlines (1,000)
 } hsmLoadOptions;
 
 // a warning produced while loading (not fatal)
@@ -282,7 +291,7 @@ typedef struct hsmWarning {
 
 //---------------------------------- load / free -----------------------------------------------
 
-// fill opt with the defaults: no images, 16 slices, 8 stacks
+// fill opt with the defaults: no images, 16 slices, 8 stacks, the limits above
 void hsm_defaultLoadOptions(hsmLoadOptions *opt);
 
 // load an OpenHRP-format VRML97 file (a Humanoid robot, or an environment when the file has no

@@ -34,6 +34,77 @@ int hsm_readTextureImage(hsmTextureSpec *t, int readImage, char *why, size_t why
   return imgErr.code ? imgErr.code : rc;
 }
 
+void hsm_defaultLoadOptions(hsmLoadOptions *opt) {
+  opt->readImage = 0;
+  opt->sphereSlices = 16;
+  opt->sphereStacks = 8;
+  opt->maxSceneNodes = 2000000;
+  opt->maxInlineDepth = 32;
+  opt->maxNodeVisits = 10000000;
+  opt->maxShapeInstances = 1000000;
+  opt->maxTriangles = 5000000;
+  opt->maxNesting = 1000;
+}
+
+void hsm_effectiveLoadOptions(hsmLoadOptions *out, const hsmLoadOptions *in) {
+  hsmLoadOptions d;
+  hsm_defaultLoadOptions(&d);
+  *out = in ? *in : d;
+  out->readImage = out->readImage != 0;
+  if (out->sphereSlices < 3) {
+    out->sphereSlices = d.sphereSlices;
+  }
+  if (out->sphereStacks < 2) {
+    out->sphereStacks = d.sphereStacks;
+  }
+  if (out->maxSceneNodes <= 0) {
+    out->maxSceneNodes = d.maxSceneNodes;
+  }
+  if (out->maxInlineDepth <= 0) {
+    out->maxInlineDepth = d.maxInlineDepth;
+  }
+  if (out->maxNodeVisits <= 0) {
+    out->maxNodeVisits = d.maxNodeVisits;
+  }
+  if (out->maxShapeInstances <= 0) {
+    out->maxShapeInstances = d.maxShapeInstances;
+  }
+  if (out->maxTriangles <= 0) {
+    out->maxTriangles = d.maxTriangles;
+  }
+  if (out->maxNesting <= 0) {
+    out->maxNesting = d.maxNesting;
+  }
+}
+
+int hsm_addWarningInfo(hsmBuilder *b, const char *file, int line, const char *message) {
+  enum { kMaxWarningInfo = 100 };
+  int k = b->nwarningInfo++;
+  char buf[1200];
+  if (k < kMaxWarningInfo) {
+    snprintf(buf, sizeof buf, "warning: %s:%d: %s", file ? file : "", line, message);
+  } else {
+    snprintf(buf, sizeof buf, "warning: %d more warnings (see the server log)",
+             k + 1 - kMaxWarningInfo);
+  }
+  char *s = hsu_strdup(buf);
+  if (!s) {
+    return hsE_NOMEM;
+  }
+  if (k > kMaxWarningInfo) {
+    // replace the running count
+    char **last = (char **)b->info.data + b->info.n - 1;
+    hsu_free(*last);
+    *last = s;
+    return 0;
+  }
+  if (!hsu_vecPush(&b->info, sizeof s, &s)) {
+    hsu_free(s);
+    return hsE_NOMEM;
+  }
+  return 0;
+}
+
 void hsm_freeBuilder(hsmBuilder *b) {
   if (!b) {
     return;
@@ -206,6 +277,7 @@ static void countMeshAttrs(Pools *p, const hsmMesh *m) {
 
 static Pools countPools(const hsmBuilder *b) {
   Pools p = {0};
+  int maxId = -1;
   p.chars += strBytes(b->name) + strBytes(b->url);
   p.ptrs += b->info.n;
   for (size_t i = 0; i < b->info.n; i++) {
@@ -219,8 +291,12 @@ static Pools countPools(const hsmBuilder *b) {
     }
     p.refs += l->shapeRefs.n + (l->separateCollision ? l->collisionRefs.n : 0);
     p.dbl += 12 * l->inlined.n;
-    p.ints += 2;  // one child slot (every link but the root is somebody's child) + jointLink
+    p.ints += 1;  // one child slot (every link but the root is somebody's child)
+    if (l->link.jointId >= 0) {
+      maxId = l->link.jointId > maxId ? l->link.jointId : maxId;
+    }
   }
+  p.ints += (size_t)(maxId + 1);  // jointLink
   for (size_t i = 0; i < b->segments.n; i++) {
     const hsmSegmentSpec *s = (const hsmSegmentSpec *)b->segments.data + i;
     p.chars += strBytes(s->name);
@@ -327,51 +403,37 @@ static int checkBuilder(const hsmBuilder *b, hsError *err) {
   if (nlink == 0) {
     return HS_ERR(err, hsE_MODEL, "the model has no links");
   }
-  // jointIds must be 0..njoint-1, each once
+  // jointIds are -1 or 0..32767 (OpenHRP's short), each used once; gaps are allowed (OpenHRP
+  // fills them with empty joints; front ends warn)
   const hsmLinkSpec *links = b->links.data;
-  int *owner = hsu_malloc((size_t)nlink * sizeof(int));
+  int maxId = -1;
+  for (int i = 0; i < nlink; i++) {
+    int id = links[i].link.jointId;
+    if (id < -1 || id > 32767) {
+      const hsmSource *s = &links[i].jointIdAt;
+      return HS_ERR_AT(err, hsE_MODEL, s->file, s->line, s->column,
+                       "jointId %d of Joint '%s' is out of range (-1, or 0 to 32767)", id,
+                       links[i].name);
+    }
+    maxId = id > maxId ? id : maxId;
+  }
+  int *owner = hsu_malloc((size_t)(maxId + 1) * sizeof(int) + 1);
   if (!owner) {
     return HS_ERR(err, hsE_NOMEM, "out of memory");
   }
-  for (int i = 0; i < nlink; i++) {
+  for (int i = 0; i <= maxId; i++) {
     owner[i] = -1;
   }
   int rc = 0;
   for (int i = 0; i < nlink && !rc; i++) {
     int id = links[i].link.jointId;
-    if (id < -1 || id >= nlink) {
-      const hsmSource *s = &links[i].jointIdAt;
-      rc = HS_ERR_AT(err, hsE_MODEL, s->file, s->line, s->column,
-                     "jointId %d of Joint '%s' is out of range (ids run 0..%d without gaps)", id,
-                     links[i].name, nlink - 1);
-    } else if (id >= 0 && owner[id] >= 0) {
+    if (id >= 0 && owner[id] >= 0) {
       const hsmSource *s = &links[i].jointIdAt;
       rc = HS_ERR_AT(err, hsE_MODEL, s->file, s->line, s->column,
                      "duplicate jointId %d: Joint '%s' and Joint '%s'", id, links[owner[id]].name,
                      links[i].name);
     } else if (id >= 0) {
       owner[id] = i;
-    }
-  }
-  // no gaps: every id below the largest one is used
-  int maxId = -1;
-  for (int i = 0; i < nlink; i++) {
-    if (links[i].link.jointId > maxId) {
-      maxId = links[i].link.jointId;
-    }
-  }
-  for (int id = 0; id <= maxId && !rc; id++) {
-    if (owner[id] < 0) {
-      // report at the joint holding the largest id, which makes the gap
-      for (int i = 0; i < nlink; i++) {
-        if (links[i].link.jointId == maxId) {
-          const hsmSource *s = &links[i].jointIdAt;
-          rc = HS_ERR_AT(err, hsE_MODEL, s->file, s->line, s->column,
-                         "jointIds are not contiguous: no Joint has jointId %d but '%s' has %d",
-                         id, links[i].name, maxId);
-          break;
-        }
-      }
     }
   }
   hsu_free(owner);
@@ -546,16 +608,36 @@ hsBody *hsm_compile(hsmBuilder *b, hsError *err) {
     }
     take(&ints, (size_t)d->nchild * sizeof(int));
     d->children = children;
-    njoint += d->jointId >= 0;
+    njoint = d->jointId >= njoint ? d->jointId + 1 : njoint;
   }
   body->njoint = njoint;
   int *jointLink = take(&ints, (size_t)njoint * sizeof(int));
+  for (int j = 0; j < njoint; j++) {
+    jointLink[j] = -1;
+  }
   for (int i = 0; i < nlink; i++) {
     if (body->links[i].jointId >= 0) {
       jointLink[body->links[i].jointId] = i;
     }
   }
   body->jointLink = jointLink;
+
+  // merged mass properties of huge but finite inputs can overflow
+  for (int i = 0; i < nlink; i++) {
+    const hsLink *d = &body->links[i];
+    int bad = !isfinite(d->mass);
+    for (int k = 0; k < 9; k++) {
+      bad |= !isfinite(d->inertia[k]) || (k < 3 && !isfinite(d->com[k]));
+    }
+    if (bad) {
+      const hsmSource *w = &ls[i].where;
+      HS_ERR_AT(err, hsE_MODEL, w->file, w->line, w->column,
+                "link '%s': its merged mass properties overflow (not finite)", d->name);
+      hsm_freeBody(body);
+      body = NULL;
+      goto done;
+    }
+  }
 
   // sensors, grouped by link
   body->nsensor = (int)b->sensors.n;

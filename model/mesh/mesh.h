@@ -50,6 +50,9 @@ typedef struct hsmMesh {
 // release a mesh's arrays and zero it; NULL is a no-op
 void hsm_freeMesh(hsmMesh *mesh);
 
+// Sizes of the primitives may be zero (a flat or degenerate mesh with the same counts) but not
+// negative or non-finite.
+
 // box of the given full size centred on the origin: 8 vertices, 12 triangles
 int hsm_meshBox(hsmMesh *mesh, const double size[3], hsError *err);
 

@@ -117,9 +117,10 @@ static void checkFull(const Writer *w) {
             w->ntc == w->m->ntexCoord);
 }
 
-// 1 if x is a finite number above zero
-static int positive(double x) {
-  return x > 0 && isfinite(x);
+// 1 if x is a finite number, zero or above (a zero size gives a flat or degenerate mesh, as
+// OpenHRP makes it: OpenHRP's plane.wrl is a Box of zero thickness)
+static int nonNegative(double x) {
+  return x >= 0 && isfinite(x);
 }
 
 //---------------------------------- box -------------------------------------------------------
@@ -128,8 +129,8 @@ int hsm_meshBox(hsmMesh *mesh, const double size[3], hsError *err) {
   if (!mesh || !size) {
     return HS_ERR(err, hsE_INVALID, "Box: no mesh or size given");
   }
-  if (!positive(size[0]) || !positive(size[1]) || !positive(size[2])) {
-    return HS_ERR(err, hsE_INVALID, "Box size %g %g %g must be positive", size[0], size[1],
+  if (!nonNegative(size[0]) || !nonNegative(size[1]) || !nonNegative(size[2])) {
+    return HS_ERR(err, hsE_INVALID, "Box size %g %g %g must not be negative", size[0], size[1],
                   size[2]);
   }
   // vertex i has x, y, z on the + side when bit 0, 1, 2 of i is set
@@ -173,8 +174,8 @@ int hsm_meshSphere(hsmMesh *mesh, double r, int slices, int stacks, hsError *err
   if (!mesh) {
     return HS_ERR(err, hsE_INVALID, "Sphere: no mesh given");
   }
-  if (!positive(r)) {
-    return HS_ERR(err, hsE_INVALID, "Sphere radius %g must be positive", r);
+  if (!nonNegative(r)) {
+    return HS_ERR(err, hsE_INVALID, "Sphere radius %g must not be negative", r);
   }
   if (slices < 3 || stacks < 2 || 2L * slices * (stacks - 1) > kMaxTriangles ||
       (long)(slices + 1) * (stacks + 1) > kMaxTriangles) {
@@ -192,10 +193,19 @@ int hsm_meshSphere(hsmMesh *mesh, double r, int slices, int stacks, hsError *err
   // vertices (normals share their indices): north pole, rings from the top, south pole
   addVertex(&w, 0, r, 0);
   addNormal(&w, 0, 1, 0);
+  // the slice angles' sines and cosines once (the same values as computed in the loop)
+  enum { kTable = 256 };
+  double sinTh[kTable], cosTh[kTable];
+  for (int j = 0; j < slices && j < kTable; j++) {
+    double th = 2 * HS_PI * j / slices;
+    sinTh[j] = sin(th), cosTh[j] = cos(th);
+  }
   for (int k = 1; k <= nring; k++) {
     double phi = HS_PI * k / stacks, y = cos(phi), rho = sin(phi);
     for (int j = 0; j < slices; j++) {
-      double th = 2 * HS_PI * j / slices, x = -rho * sin(th), z = -rho * cos(th);
+      double th = 2 * HS_PI * j / slices;
+      double st = j < kTable ? sinTh[j] : sin(th), ct = j < kTable ? cosTh[j] : cos(th);
+      double x = -rho * st, z = -rho * ct;
       addVertex(&w, r * x, r * y, r * z);
       addNormal(&w, x, y, z);
     }
@@ -267,8 +277,9 @@ static void addCap(Writer *w, int ring, int slices, int up) {
 
 // check a round primitive's radius, height and slices
 static int checkRound(const char *what, double r, double h, int slices, hsError *err) {
-  if (!positive(r) || !positive(h)) {
-    return HS_ERR(err, hsE_INVALID, "%s radius %g and height %g must be positive", what, r, h);
+  if (!nonNegative(r) || !nonNegative(h)) {
+    return HS_ERR(err, hsE_INVALID, "%s radius %g and height %g must not be negative", what, r,
+                  h);
   }
   if (slices < 3 || slices > kMaxTriangles / 4) {
     return HS_ERR(err, hsE_INVALID, "%s tessellation of %d slices is out of range (at least 3)",

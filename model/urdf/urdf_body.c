@@ -539,17 +539,7 @@ hsBody *hsm_loadUrdf(const char *path, const hsmLoadOptions *opt, hsmWarning *wa
   u.warnings = warnings;
   u.maxWarnings = warnings ? maxWarnings : 0;
   u.b = &b;
-  if (opt) {
-    u.opt = *opt;
-  } else {
-    hsm_defaultLoadOptions(&u.opt);
-  }
-  if (u.opt.sphereSlices < 3) {
-    u.opt.sphereSlices = 16;
-  }
-  if (u.opt.sphereStacks < 2) {
-    u.opt.sphereStacks = 8;
-  }
+  hsm_effectiveLoadOptions(&u.opt, opt);
   Tree t;
   memset(&t, 0, sizeof t);
   int rc = hsm_urdfRead(&u);

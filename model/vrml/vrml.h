@@ -38,6 +38,8 @@ typedef struct hsvValue {
   int line, column;  // where the value was written (of the default if not written)
                      // (a built-in node's defaults carry the node's own location)
   int n;             // number of elements: 1 for SF types (0 for SFNode NULL)
+  int badLine, badColumn;  // the first number that is not finite or beyond a float's range
+                           // (|x| > 3.4e38), 0 if none: the loader decides what that means
   // numeric types (bool as 0/1, int32, float, time, vec2f, vec3f, color, rotation, image):
   // n elements of hsv_typeWidth(type) numbers each; SFImage holds width, height, components
   // then one number per pixel (n = 1, count in nnum)
@@ -78,11 +80,21 @@ typedef struct hsvNode {
   int line, column;  // where the node's type name (or DEF) was written
 } hsvNode;
 
+// a problem the parser read past (OpenHRP reads such files too)
+typedef struct hsvWarning {
+  const char *file;  // absolute path of the file
+  int line, column;
+  const char *message;
+} hsvWarning;
+
 // a parsed file
 typedef struct hsvScene {
   const char *file;  // absolute path of the top file
   int nroot;
   hsvNode **roots;   // top-level nodes, in file order (PROTO declarations are not nodes)
+  int nwarning;
+  const hsvWarning *warnings;  // in the order found
+  long nnode;        // nodes made, PROTO expansions and copies included
   struct hsvArena *arena;  // owns everything
 } hsvScene;
 
@@ -90,6 +102,8 @@ typedef struct hsvScene {
 typedef struct hsvOptions {
   int loadInlines;  // 1: read Inline files (default 1)
   int maxInlineDepth;  // nesting limit for Inline, beyond which loading fails (default 32)
+  long maxNodes;    // nodes the parse may make, PROTO expansions included, beyond which it
+                    // fails (default 2,000,000: about 1 GB of scene at worst)
 } hsvOptions;
 
 // fill the defaults

@@ -7,10 +7,27 @@
 // placed by the accumulated frame, lights add lights, and ExtraJoint nodes add closed-loop
 // constraints. A file without a Humanoid is an environment: one fixed link called "root"
 // carrying every shape. PROTOs other than OpenHRP's are replaced by their first body node, as
-// VRML97 prescribes. Each Shape node becomes one hsShape (shared by every link that USEs it),
-// except that a primitive placed under a scaling transform gets a separate mesh-only copy.
+// VRML97 prescribes.
+//
+// Shapes follow OpenHRP 3.1's ModelLoader (ShapeSetInfo_impl, TriangleMeshShaper): each Shape
+// node becomes one hsShape, shared by every place that USEs it; OpenHRP reads an Inline's file
+// anew for every Inline node, so a Shape reached through a different chain of Inline nodes is a
+// different hsShape (the parse reads each file once; the walk tells the copies apart by an
+// Inline context, one per chain of Inline nodes). A Box, Sphere, Cylinder or Cone keeps its
+// primitive type and parameters under any transform, scaling included (the transform goes with
+// the shape reference); a geometry given through a PROTO instance is a mesh, except OpenHRP's
+// "Plane" PROTO over a Box, which is a plane.
+//
+// Limits (hsmLoadOptions): nodes visited, shapes placed, triangles and nesting are counted as
+// the walk goes, so DEF/USE or Inline doubling fails fast with an error naming the node. Numbers
+// that are not finite or exceed a float's range are refused where they carry meaning (mass,
+// frames, geometry), and dropped with a warning where they are only shading (normals, colours,
+// texture coordinates), which are then regenerated or left out.
 
+#include <float.h>
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,14 +47,21 @@ typedef struct Owner {
   int sensor;        // builder sensor index (shapes go to the sensor), or -1
   int segment;       // builder segment index the shapes belong to, or -1
   int inlineMatrix;  // index into the owner's inlined matrices, or -1
+  long ctx;          // Inline context: 0 in the top file, one per chain of Inline nodes
+  const char *inlineUrl;  // the file of the outermost Inline the walk is in, or NULL
 } Owner;
 
-// a cache entry: which builder record a scene node (and variant) became
-typedef struct CacheEntry {
-  const void *key;
-  int variant;
-  int index;
-} CacheEntry;
+// a hash map from (node, context) to a builder index
+typedef struct MapEntry {
+  const void *key;  // NULL: empty slot
+  long ctx;
+  int value;
+} MapEntry;
+
+typedef struct Map {
+  MapEntry *e;
+  size_t n, cap;  // cap is 0 or a power of two
+} Map;
 
 typedef struct Walker {
   hsmBuilder *b;
@@ -46,9 +70,13 @@ typedef struct Walker {
   hsmWarning *warnings;
   int maxWarnings;
   int nwarnings;
-  hsuVec shapeCache;     // Shape node x rigid -> shape
-  hsuVec materialCache;  // Material node -> material
-  hsuVec textureCache;   // texture node -> texture
+  Map shapeCache;     // Shape node x Inline context -> shape
+  Map materialCache;  // Material node -> material
+  Map textureCache;   // texture node -> texture
+  Map inlineCtx;      // Inline node x enclosing context -> context
+  long nctx;          // contexts handed out
+  long visits, instances, triangles;  // counted against the limits
+  int depth;          // grouping nesting of the walk
 } Walker;
 
 #define LINK(w, i) (((hsmLinkSpec *)(w)->b->links.data)[i])
@@ -56,6 +84,8 @@ typedef struct Walker {
 #define SEGMENT(w, i) (((hsmSegmentSpec *)(w)->b->segments.data)[i])
 
 static int walkNodes(Walker *w, hsvNode *const *nodes, int n, const double T[12], Owner o);
+static int walkChildren(Walker *w, const hsvNode *node, hsvNode *const *nodes, int n,
+                        const double T[12], Owner o);
 
 //---------------------------------- reporting -------------------------------------------------
 
@@ -93,6 +123,18 @@ static int errField(Walker *w, const hsvNode *node, const char *field, const cha
 }
 
 // a non-fatal problem: logged and, if the caller asked, collected
+static void warnAt(Walker *w, const char *file, int line, const char *msg) {
+  hsu_log(hsLOG_WARNING, "%s:%d: %s", file ? file : "", line, msg);
+  if (w->warnings && w->nwarnings < w->maxWarnings) {
+    hsmWarning *out = &w->warnings[w->nwarnings];
+    snprintf(out->message, sizeof out->message, "%s", msg);
+    snprintf(out->file, sizeof out->file, "%s", file ? file : "");
+    out->line = line;
+  }
+  w->nwarnings++;
+  hsm_addWarningInfo(w->b, file, line, msg);  // only a warning: lost if out of memory
+}
+
 static void warn(Walker *w, const hsvNode *node, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 static void warn(Walker *w, const hsvNode *node, const char *fmt, ...) {
@@ -101,14 +143,66 @@ static void warn(Walker *w, const hsvNode *node, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
-  hsu_log(hsLOG_WARNING, "%s:%d: %s", node ? node->file : "", node ? node->line : 0, msg);
-  if (w->warnings && w->nwarnings < w->maxWarnings) {
-    hsmWarning *out = &w->warnings[w->nwarnings];
-    snprintf(out->message, sizeof out->message, "%s", msg);
-    snprintf(out->file, sizeof out->file, "%s", node ? node->file : "");
-    out->line = node ? node->line : 0;
+  warnAt(w, node ? node->file : "", node ? node->line : 0, msg);
+}
+
+// 1 if a field is served as a double exactly as written (joint limits: 1e300 may stand for
+// "no limit"), so only a non-finite number in it is bad
+static int servedAsWritten(const char *name) {
+  static const char *const names[] = {"ulimit", "llimit", "uvlimit", "lvlimit", "climit"};
+  for (int i = 0; i < 5; i++) {
+    if (strcmp(name, names[i]) == 0) {
+      return 1;
+    }
   }
-  w->nwarnings++;
+  return 0;
+}
+
+// the first numeric field of node holding a number that is not finite or beyond a float's
+// range, or NULL; Transform-like bounding boxes (never used) are not looked at
+static const hsvField *badNumbers(const hsvNode *node) {
+  for (int i = 0; node && i < node->nfield; i++) {
+    const hsvField *f = &node->fields[i];
+    if (!f->value.badLine || strncmp(f->name, "bbox", 4) == 0) {
+      continue;
+    }
+    if (servedAsWritten(f->name)) {
+      int finite = 1;
+      for (int k = 0; k < f->value.nnum; k++) {
+        finite &= isfinite(f->value.num[k]) != 0;
+      }
+      if (finite) {
+        continue;
+      }
+    }
+    return f;
+  }
+  return NULL;
+}
+
+// an error when a node the body is built from holds such a number
+static int checkNumbers(Walker *w, const hsvNode *node) {
+  const hsvField *f = badNumbers(node);
+  if (!f) {
+    return 0;
+  }
+  return HS_ERR_AT(w->err, hsE_MODEL, node->file, f->value.badLine, f->value.badColumn,
+                   "%s '%s': field '%s' holds a number that is not finite or is beyond "
+                   "3.4e38 (the range of the float it is served as)",
+                   node->typeName, node->defName ? node->defName : "", f->name);
+}
+
+// an error when a transform computed from the file's numbers overflowed
+static int checkFinite(Walker *w, const hsvNode *node, const double *v, int n,
+                       const char *what) {
+  for (int i = 0; i < n; i++) {
+    if (!(fabs(v[i]) <= FLT_MAX)) {
+      return errNode(w, node, "%s '%s': its %s is not finite or beyond 3.4e38 (nested scales "
+                     "or translations overflow)", node->typeName,
+                     node->defName ? node->defName : "", what);
+    }
+  }
+  return 0;
 }
 
 //---------------------------------- small helpers ---------------------------------------------
@@ -117,19 +211,50 @@ static int isType(const hsvNode *node, const char *name) {
   return node && strcmp(node->typeName, name) == 0;
 }
 
-static int cacheFind(const hsuVec *cache, const void *key, int variant) {
-  const CacheEntry *e = cache->data;
-  for (size_t i = 0; i < cache->n; i++) {
-    if (e[i].key == key && e[i].variant == variant) {
-      return e[i].index;
-    }
+static size_t mapSlot(const MapEntry *e, size_t cap, const void *key, long ctx) {
+  uint64_t h = ((uint64_t)(uintptr_t)key >> 4) * 0x9e3779b97f4a7c15u ^ (uint64_t)ctx * 0xff51afd7ed558ccdu;
+  size_t i = (size_t)(h >> 17) & (cap - 1);
+  while (e[i].key && !(e[i].key == key && e[i].ctx == ctx)) {
+    i = (i + 1) & (cap - 1);
   }
-  return -1;
+  return i;
 }
 
-static int cachePut(Walker *w, hsuVec *cache, const void *key, int variant, int index) {
-  CacheEntry e = {key, variant, index};
-  return hsu_vecPush(cache, sizeof e, &e) ? 0 : nomem(w);
+// the value stored for (key, ctx), or -1
+static int cacheFind(const Map *m, const void *key, long ctx) {
+  if (!m->cap) {
+    return -1;
+  }
+  const MapEntry *e = &m->e[mapSlot(m->e, m->cap, key, ctx)];
+  return e->key ? e->value : -1;
+}
+
+// store value for (key, ctx), which must be absent
+static int cachePut(Walker *w, Map *m, const void *key, long ctx, int value) {
+  if (2 * (m->n + 1) > m->cap) {
+    size_t cap = m->cap ? 2 * m->cap : 64;
+    MapEntry *e = hsu_malloc(cap * sizeof *e);
+    if (!e) {
+      return nomem(w);
+    }
+    memset(e, 0, cap * sizeof *e);
+    for (size_t i = 0; i < m->cap; i++) {
+      if (m->e[i].key) {
+        e[mapSlot(e, cap, m->e[i].key, m->e[i].ctx)] = m->e[i];
+      }
+    }
+    hsu_free(m->e);
+    m->e = e;
+    m->cap = cap;
+  }
+  m->e[mapSlot(m->e, m->cap, key, ctx)] = (MapEntry){key, ctx, value};
+  m->n++;
+  return 0;
+}
+
+static void mapFree(Map *m) {
+  hsu_free(m->e);
+  memset(m, 0, sizeof *m);
 }
 
 static double getDoubleOr(const hsvNode *node, const char *name, double fallback) {
@@ -364,6 +489,12 @@ static int appearanceOf(Walker *w, const hsvNode *shape, int *material, int *tex
     return 0;
   }
   const hsvNode *mat = childNode(app, "material");
+  const hsvField *bad = badNumbers(mat);
+  if (bad) {
+    warn(w, mat, "Material: field '%s' holds a number that is not finite or beyond 3.4e38; "
+         "the material is left out", bad->name);
+    mat = NULL;
+  }
   if (mat && (*material = addMaterial(w, mat)) < 0) {
     return -1;
   }
@@ -384,13 +515,34 @@ static int errGeometry(Walker *w, const hsvNode *g, const hsError *e) {
                    g->typeName, e->message);
 }
 
+// the numbers of an attribute array (normals, colours, texture coordinates), or NULL when the
+// array holds a number that is not finite or beyond a float's range: then it is dropped with a
+// warning (an exporter's broken normals are regenerated)
+static const hsvValue *shadingArray(Walker *w, const hsvNode *g, const char *field,
+                                    const char *array, hstVrmlType type, const char *what) {
+  const hsvValue *v = childArray(g, field, array, type);
+  if (v && v->badLine) {
+    char msg[300];
+    snprintf(msg, sizeof msg, "%s: %s holds a number that is not finite or beyond 3.4e38; the "
+             "%s are dropped%s", g->typeName, array, what,
+             strcmp(what, "normals") == 0 ? " and generated from the geometry" : "");
+    warnAt(w, g->file, v->badLine, msg);
+    return NULL;
+  }
+  return v;
+}
+
 static int faceSetMesh(Walker *w, const hsvNode *g, hsmMesh *mesh) {
   hsmFaceSetInput in;
   memset(&in, 0, sizeof in);
   const hsvValue *coord = childArray(g, "coord", "point", hsvMFVEC3F);
-  const hsvValue *normal = childArray(g, "normal", "vector", hsvMFVEC3F);
-  const hsvValue *color = childArray(g, "color", "color", hsvMFCOLOR);
-  const hsvValue *tex = childArray(g, "texCoord", "point", hsvMFVEC2F);
+  if (checkNumbers(w, g) || checkNumbers(w, childNode(g, "coord"))) {
+    return -1;
+  }
+  const hsvValue *normal = shadingArray(w, g, "normal", "vector", hsvMFVEC3F, "normals");
+  const hsvValue *color = shadingArray(w, g, "color", "color", hsvMFCOLOR, "colours");
+  const hsvValue *tex =
+      shadingArray(w, g, "texCoord", "point", hsvMFVEC2F, "texture coordinates");
   if (coord) {
     in.coord = coord->num, in.ncoord = coord->n;
   }
@@ -404,9 +556,9 @@ static int faceSetMesh(Walker *w, const hsvNode *g, hsmMesh *mesh) {
     in.texCoord = tex->num, in.ntexCoord = tex->n;
   }
   int *ci = intsOf(hsv_value(g, "coordIndex", hsvMFINT32), &in.ncoordIndex);
-  int *ni = intsOf(hsv_value(g, "normalIndex", hsvMFINT32), &in.nnormalIndex);
-  int *ki = intsOf(hsv_value(g, "colorIndex", hsvMFINT32), &in.ncolorIndex);
-  int *ti = intsOf(hsv_value(g, "texCoordIndex", hsvMFINT32), &in.ntexCoordIndex);
+  int *ni = intsOf(normal ? hsv_value(g, "normalIndex", hsvMFINT32) : NULL, &in.nnormalIndex);
+  int *ki = intsOf(color ? hsv_value(g, "colorIndex", hsvMFINT32) : NULL, &in.ncolorIndex);
+  int *ti = intsOf(tex ? hsv_value(g, "texCoordIndex", hsvMFINT32) : NULL, &in.ntexCoordIndex);
   int rc = 0;
   if ((in.ncoordIndex && !ci) || (in.nnormalIndex && !ni) || (in.ncolorIndex && !ki) ||
       (in.ntexCoordIndex && !ti)) {
@@ -430,7 +582,23 @@ static int faceSetMesh(Walker *w, const hsvNode *g, hsmMesh *mesh) {
   return rc;
 }
 
+// an error when a geometry would make more triangles than the budget has left (a few numbers
+// can ask for a huge grid or extrusion: checked before anything is allocated)
+static int checkTriangleBudget(Walker *w, const hsvNode *g, double triangles) {
+  if (w->triangles + triangles > (double)w->opt.maxTriangles) {
+    return errNode(w, g, "%s would make %.0f triangles, beyond the model's limit of %ld (raise "
+                   "the maxTriangles option if it is really this large)", g->typeName,
+                   triangles, w->opt.maxTriangles);
+  }
+  return 0;
+}
+
 static int elevationGridMesh(Walker *w, const hsvNode *g, hsmMesh *mesh) {
+  if (checkNumbers(w, g) ||
+      checkTriangleBudget(w, g, 2.0 * fmax(getIntOr(g, "xDimension", 0) - 1, 0) *
+                                    fmax(getIntOr(g, "zDimension", 0) - 1, 0))) {
+    return -1;
+  }
   hsmElevationGridInput in;
   memset(&in, 0, sizeof in);
   in.xDimension = getIntOr(g, "xDimension", 0);
@@ -448,6 +616,9 @@ static int elevationGridMesh(Walker *w, const hsvNode *g, hsmMesh *mesh) {
 }
 
 static int extrusionMesh(Walker *w, const hsvNode *g, hsmMesh *mesh) {
+  if (checkNumbers(w, g)) {
+    return -1;
+  }
   hsmExtrusionInput in;
   memset(&in, 0, sizeof in);
   const hsvValue *cs = hsv_value(g, "crossSection", hsvMFVEC2F);
@@ -466,6 +637,9 @@ static int extrusionMesh(Walker *w, const hsvNode *g, hsmMesh *mesh) {
   if (ori) {
     in.orientation = ori->num, in.norientation = ori->n;
   }
+  if (checkTriangleBudget(w, g, 2.0 * in.nspine * in.ncrossSection + 2.0 * in.ncrossSection)) {
+    return -1;
+  }
   in.beginCap = getBoolOr(g, "beginCap", 1);
   in.endCap = getBoolOr(g, "endCap", 1);
   in.ccw = getBoolOr(g, "ccw", 1);
@@ -475,16 +649,35 @@ static int extrusionMesh(Walker *w, const hsvNode *g, hsmMesh *mesh) {
   return hsm_meshExtrusion(mesh, &in, &e) ? errGeometry(w, g, &e) : 0;
 }
 
-// build the mesh of a geometry node and remember its primitive (when kept); returns 1 if the
-// node has no triangles (Text, PointSet, IndexedLineSet), 0 on success, negative on error
-static int geometryMesh(Walker *w, const hsvNode *g, int rigid, hsmShapeSpec *s) {
+// a negative primitive size: OpenHRP's TriangleMeshShaper removes the shape with a message
+static int negativeSize(Walker *w, const hsvNode *g, const double *v, int n) {
+  for (int k = 0; k < n; k++) {
+    if (v[k] < 0) {
+      warn(w, g, "%s has a negative size; the shape is left out (as OpenHRP leaves it out)",
+           g->typeName);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// build the mesh of a geometry node and remember its primitive; returns 1 if the node has no
+// triangles (Text, PointSet, IndexedLineSet, negative sizes), 0 on success, negative on error
+static int geometryMesh(Walker *w, const hsvNode *g, hsmShapeSpec *s) {
   hsError e = {0};
   int rc = 0;
   int slices = w->opt.sphereSlices, stacks = w->opt.sphereStacks;
   s->primitive = hsPRIM_MESH;
+  if ((isType(g, "Box") || isType(g, "Sphere") || isType(g, "Cylinder") || isType(g, "Cone")) &&
+      checkNumbers(w, g)) {
+    return -1;
+  }
   if (isType(g, "Box")) {
     double size[3];
     getVec3Or(g, "size", size, 2, 2, 2);
+    if (negativeSize(w, g, size, 3)) {
+      return 1;
+    }
     rc = hsm_meshBox(&s->mesh, size, &e);
     s->primitive = hsPRIM_BOX;
     s->nparam = 3;
@@ -493,6 +686,9 @@ static int geometryMesh(Walker *w, const hsvNode *g, int rigid, hsmShapeSpec *s)
     }
   } else if (isType(g, "Sphere")) {
     double r = getDoubleOr(g, "radius", 1);
+    if (negativeSize(w, g, &r, 1)) {
+      return 1;
+    }
     rc = hsm_meshSphere(&s->mesh, r, slices, stacks, &e);
     s->primitive = hsPRIM_SPHERE;
     s->nparam = 1;
@@ -501,6 +697,9 @@ static int geometryMesh(Walker *w, const hsvNode *g, int rigid, hsmShapeSpec *s)
     double r = getDoubleOr(g, "radius", 1), h = getDoubleOr(g, "height", 2);
     int top = getBoolOr(g, "top", 1), bottom = getBoolOr(g, "bottom", 1);
     int side = getBoolOr(g, "side", 1);
+    if (negativeSize(w, g, (double[2]){r, h}, 2)) {
+      return 1;
+    }
     rc = hsm_meshCylinder(&s->mesh, r, h, top, bottom, side, slices, &e);
     s->primitive = hsPRIM_CYLINDER;
     s->nparam = 5;
@@ -509,6 +708,9 @@ static int geometryMesh(Walker *w, const hsvNode *g, int rigid, hsmShapeSpec *s)
   } else if (isType(g, "Cone")) {
     double r = getDoubleOr(g, "bottomRadius", 1), h = getDoubleOr(g, "height", 2);
     int bottom = getBoolOr(g, "bottom", 1), side = getBoolOr(g, "side", 1);
+    if (negativeSize(w, g, (double[2]){r, h}, 2)) {
+      return 1;
+    }
     rc = hsm_meshCone(&s->mesh, r, h, bottom, side, slices, &e);
     s->primitive = hsPRIM_CONE;
     s->nparam = 4;
@@ -526,32 +728,44 @@ static int geometryMesh(Walker *w, const hsvNode *g, int rigid, hsmShapeSpec *s)
   if (rc) {
     return errGeometry(w, g, &e);
   }
-  // a primitive under a scaling transform is only a mesh
-  if (!rigid) {
-    s->primitive = hsPRIM_MESH;
-    s->nparam = 0;
-  }
   return 0;
 }
 
-// the builder shape for a Shape node in a rigid or scaling frame; -2 if it has no triangles
-static int addShape(Walker *w, const hsvNode *shape, int rigid) {
-  int idx = cacheFind(&w->shapeCache, shape, rigid);
+// the builder shape for a Shape node in an Inline context, named after url (the file of the
+// outermost Inline, or NULL for the body's own file, as OpenHRP names shapes); -2 if it has no
+// triangles
+static int addShape(Walker *w, const hsvNode *shape, long ctx, const char *url) {
+  int idx = cacheFind(&w->shapeCache, shape, ctx);
   if (idx >= 0) {
     return idx;
   }
-  const hsvNode *geom = childNode(shape, "geometry");
+  const hsvValue *gv = hsv_value(shape, "geometry", hsvSFNODE);
+  const hsvNode *raw = gv && gv->n > 0 ? gv->node[0] : NULL;
+  const hsvNode *geom = raw ? hsv_resolve(raw, NULL) : NULL;
   if (!geom) {
     return -2;
   }
   hsmShapeSpec s;
   memset(&s, 0, sizeof s);
-  int rc = geometryMesh(w, geom, rigid, &s);
+  int rc = geometryMesh(w, geom, &s);
   if (rc != 0 || s.mesh.ntriangle == 0) {
     hsm_freeMesh(&s.mesh);
     return rc < 0 ? -1 : -2;
   }
-  hsmShapeInput in = {s.primitive, s.params, s.nparam, &s.mesh, shape->file, -1, -1,
+  if (raw->proto) {
+    // OpenHRP knows the primitive only of a geometry node written as itself; its "Plane"
+    // PROTO over a Box is a plane of the Box's size
+    int plane = strcmp(raw->typeName, "Plane") == 0 && s.primitive == hsPRIM_BOX;
+    s.primitive = plane ? hsPRIM_PLANE : hsPRIM_MESH;
+    s.nparam = plane ? 3 : 0;
+  }
+  w->triangles += s.mesh.ntriangle;
+  if (w->triangles > w->opt.maxTriangles) {
+    hsm_freeMesh(&s.mesh);
+    return errNode(w, shape, "the model has more than %ld triangles (raise the maxTriangles "
+                   "option if it is really this large)", w->opt.maxTriangles), -1;
+  }
+  hsmShapeInput in = {s.primitive, s.params, s.nparam, &s.mesh, url ? url : w->b->url, -1, -1,
                       getBoolOr(geom, "solid", 1), getDoubleOr(geom, "creaseAngle", 0), NULL};
   double texTransform[9];
   if (appearanceOf(w, shape, &in.material, &in.texture, texTransform)) {
@@ -563,11 +777,16 @@ static int addShape(Walker *w, const hsvNode *shape, int rigid) {
   if (idx < 0) {
     return -1;
   }
-  return cachePut(w, &w->shapeCache, shape, rigid, idx) ? -1 : idx;
+  return cachePut(w, &w->shapeCache, shape, ctx, idx) ? -1 : idx;
 }
 
 static int placeShape(Walker *w, const hsvNode *shape, const double T[12], Owner o) {
-  int idx = addShape(w, shape, hsu_isRigid(T, 1e-9));
+  if (++w->instances > w->opt.maxShapeInstances) {
+    return errNode(w, shape, "the model places more than %ld shapes (DEF/USE or Inline "
+                   "repeat them; raise the maxShapeInstances option if it is really this "
+                   "large)", w->opt.maxShapeInstances);
+  }
+  int idx = addShape(w, shape, o.ctx, o.inlineUrl);
   if (idx == -2) {
     return 0;
   }
@@ -593,6 +812,9 @@ static int placeShape(Walker *w, const hsvNode *shape, const double T[12], Owner
 //---------------------------------- OpenHRP nodes ---------------------------------------------
 
 static int addSegment(Walker *w, const hsvNode *node, const double T[12], Owner o) {
+  if (checkNumbers(w, node)) {
+    return -1;
+  }
   if (!hsu_isRigid(T, 1e-9)) {
     return errNode(w, node, "Segment '%s' is under a scaling Transform; mass properties need "
                    "a rigid frame", node->defName ? node->defName : "");
@@ -650,7 +872,7 @@ static int addSegment(Walker *w, const hsvNode *node, const double T[12], Owner 
   const hsvValue *children = hsv_value(node, "children", hsvMFNODE);
   Owner inner = o;
   inner.segment = idx;
-  return children ? walkNodes(w, children->node, children->n, T, inner) : 0;
+  return children ? walkChildren(w, node, children->node, children->n, T, inner) : 0;
 }
 
 // a sensor PROTO instance: its type, or -1 if the node is not a sensor
@@ -737,6 +959,9 @@ static int addSensor(Walker *w, const hsvNode *node, int type, const double T[12
   s.sensor.type = (hstSensor)type;
   s.sensor.link = o.link;
   s.sensor.id = getIntOr(node, "sensorId", -1);
+  if (checkNumbers(w, node)) {
+    return -1;
+  }
   const hsvField *idf = hsv_field(node, "sensorId");
   s.idAt = (hsmSource){node->file, node->line, node->column};
   if (idf && idf->given) {
@@ -751,6 +976,9 @@ static int addSensor(Walker *w, const hsvNode *node, int type, const double T[12
   double local[12], S[12], R[9];
   nodeTransform(node, local);
   hsu_mulTransform(S, T, local);
+  if (checkFinite(w, node, S, 12, "frame")) {
+    return -1;
+  }
   if (!hsu_isRigid(S, 1e-9)) {
     return errNode(w, node, "%s '%s' is under a scaling Transform", node->typeName,
                    name ? name : "");
@@ -777,11 +1005,14 @@ static int addSensor(Walker *w, const hsvNode *node, int type, const double T[12
   }
   double I[12];
   identity12(I);
-  Owner inner = {o.link, idx, -1, -1};
-  return walkNodes(w, children->node, children->n, I, inner);
+  Owner inner = {o.link, idx, -1, -1, o.ctx, NULL};
+  return walkChildren(w, node, children->node, children->n, I, inner);
 }
 
 static int addLight(Walker *w, const hsvNode *node, const double T[12], Owner o) {
+  if (checkNumbers(w, node)) {
+    return -1;
+  }
   hsmLightSpec l;
   memset(&l, 0, sizeof l);
   l.light.type = isType(node, "PointLight")         ? hsLIGHT_POINT
@@ -810,6 +1041,9 @@ static int addLight(Walker *w, const hsvNode *node, const double T[12], Owner o)
 static int addExtraJoint(Walker *w, const hsvNode *node) {
   static const char *const types[] = {"xyz", "xy", "z"};
   const char *name = node->defName ? node->defName : "";
+  if (checkNumbers(w, node)) {
+    return -1;
+  }
   const char *type = hsv_getString(node, "jointType");
   int t = 0;
   for (t = 0; t < 3 && !(type && strcmp(type, types[t]) == 0); t++) {
@@ -843,8 +1077,9 @@ static int addExtraJoint(Walker *w, const hsvNode *node) {
   return 0;
 }
 
-// jointAxis as a vector, or the legacy strings "X", "Y", "Z"; unit length
-static int jointAxis(Walker *w, const hsvNode *node, double axis[3]) {
+// jointAxis as a vector, or the legacy strings "X", "Y", "Z"; unit length, except that a free or
+// fixed joint, whose axis plays no role, keeps a zero axis as written (OpenHRP serves it so)
+static int jointAxis(Walker *w, const hsvNode *node, hstJoint type, double axis[3]) {
   axis[0] = 0, axis[1] = 0, axis[2] = 1;
   const char *s = hsv_getString(node, "jointAxis");
   if (s) {
@@ -857,8 +1092,12 @@ static int jointAxis(Walker *w, const hsvNode *node, double axis[3]) {
   }
   hsv_getVec3(node, "jointAxis", axis);
   double n = hsu_norm(axis);
+  if (n == 0 && (type == hsJOINT_FREE || type == hsJOINT_FIXED)) {
+    return 0;
+  }
   if (!(n > 0) || !isfinite(n)) {
-    return errField(w, node, "jointAxis", "jointAxis has zero length");
+    return errField(w, node, "jointAxis", "jointAxis has zero length (a %s joint needs an axis)",
+                    hsm_jointTypeName(type));
   }
   for (int k = 0; k < 3; k++) {
     axis[k] /= n;
@@ -866,7 +1105,21 @@ static int jointAxis(Walker *w, const hsvNode *node, double axis[3]) {
   return 0;
 }
 
-static int addJoint(Walker *w, const hsvNode *node, int parent, const double T[12]) {
+// OpenHRP's name for a jointType that Choreonoid's VRML and YAML loaders also accept (the
+// name itself when it has no other)
+static const char *openHrpJointType(const char *type) {
+  static const char *const names[][2] = {
+      {"pseudoContinuousTrack", "crawler"}, {"pseudo_continuous_track", "crawler"},
+      {"agx_crawler", "crawler"}, {"revolute", "rotate"}, {"prismatic", "slide"}};
+  for (size_t i = 0; type && i < sizeof names / sizeof names[0]; i++) {
+    if (strcmp(type, names[i][0]) == 0) {
+      return names[i][1];
+    }
+  }
+  return type;
+}
+
+static int addJoint(Walker *w, const hsvNode *node, int parent, const double T[12], long ctx) {
   const char *name = node->defName;
   if (!name || !name[0]) {
     return errNode(w, node, "a Joint needs a DEF name (the link name)");
@@ -887,12 +1140,28 @@ static int addJoint(Walker *w, const hsvNode *node, int parent, const double T[1
   hsLink *k = &l.link;
   k->parent = parent;
   k->jointId = getIntOr(node, "jointId", -1);
+  if (k->jointId < -1) {
+    k->jointId = -1;  // any negative id means "not numbered", as in OpenHRP
+  }
+  if (k->jointId > 32767) {
+    return errField(w, node, "jointId", "Joint '%s': jointId %d is beyond 32767 (OpenHRP "
+                    "serves jointIds as shorts)", name, k->jointId);
+  }
+  if (checkNumbers(w, node)) {
+    return -1;
+  }
   const char *type = hsv_getString(node, "jointType");
+  const char *openhrp = openHrpJointType(type);
+  if (openhrp != type) {
+    warn(w, node, "Joint '%s': jointType \"%s\" (Choreonoid) read as \"%s\"", name, type,
+         openhrp);
+    type = openhrp;
+  }
   if (hsm_parseJointType(type, &k->jointType)) {
     return errField(w, node, "jointType", "Joint '%s': jointType \"%s\" is not one of free, "
                     "rotate, slide, fixed, crawler", name, type ? type : "");
   }
-  if (jointAxis(w, node, k->axis)) {
+  if (jointAxis(w, node, k->jointType, k->axis)) {
     return -1;
   }
   k->jointValue = getDoubleOr(node, "jointValue", 0);
@@ -907,6 +1176,9 @@ static int addJoint(Walker *w, const hsvNode *node, int parent, const double T[1
   double local[12], L[12], R[9];
   nodeTransform(node, local);
   hsu_mulTransform(L, T, local);
+  if (checkFinite(w, node, L, 12, "frame")) {
+    return -1;
+  }
   if (!hsu_isRigid(L, 1e-9)) {
     return errNode(w, node, "Joint '%s' has a scaled frame (scale applies to shapes only)",
                    name);
@@ -938,11 +1210,25 @@ static int addJoint(Walker *w, const hsvNode *node, int parent, const double T[1
   }
   double I[12];
   identity12(I);
-  Owner o = {idx, -1, -1, -1};
-  return walkNodes(w, children->node, children->n, I, o);
+  Owner o = {idx, -1, -1, -1, ctx, NULL};
+  return walkChildren(w, node, children->node, children->n, I, o);
 }
 
 //---------------------------------- the walk --------------------------------------------------
+
+static int walkNode(Walker *w, const hsvNode *raw, const double T[12], Owner o);
+
+// walk a grouping node's children one level deeper, within the nesting limit
+static int walkChildren(Walker *w, const hsvNode *node, hsvNode *const *nodes, int n,
+                        const double T[12], Owner o) {
+  if (++w->depth > w->opt.maxNesting) {
+    return errNode(w, node, "grouping nodes nested more than %d deep (raise the maxNesting "
+                   "option if the model is really this deep)", w->opt.maxNesting);
+  }
+  int rc = walkNodes(w, nodes, n, T, o);
+  w->depth--;
+  return rc;
+}
 
 static int walkNode(Walker *w, const hsvNode *raw, const double T[12], Owner o) {
   const hsvNode *node = hsv_resolve(raw, kOpenHrpNodes);
@@ -950,8 +1236,13 @@ static int walkNode(Walker *w, const hsvNode *raw, const double T[12], Owner o) 
   if (!node) {
     return 0;
   }
+  if (++w->visits > w->opt.maxNodeVisits) {
+    return errNode(w, node, "the scene expands to more than %ld nodes (DEF/USE or Inline "
+                   "repeat parts of it; raise the maxNodeVisits option if it is really this "
+                   "large)", w->opt.maxNodeVisits);
+  }
   if (node->proto && isType(node, "Joint")) {
-    return addJoint(w, node, o.link, T);
+    return addJoint(w, node, o.link, T, o.ctx);
   }
   if (node->proto && isType(node, "Segment")) {
     return addSegment(w, node, T, o);
@@ -970,6 +1261,9 @@ static int walkNode(Walker *w, const hsvNode *raw, const double T[12], Owner o) 
   }
   if (isType(node, "Transform")) {
     double scale[3];
+    if (checkNumbers(w, node)) {
+      return -1;
+    }
     if (hsv_getVec3(node, "scale", scale) && !(scale[0] > 0 && scale[1] > 0 && scale[2] > 0)) {
       return errField(w, node, "scale", "Transform scale %g %g %g: VRML97 requires each "
                       "component to be positive", scale[0], scale[1], scale[2]);
@@ -977,32 +1271,48 @@ static int walkNode(Walker *w, const hsvNode *raw, const double T[12], Owner o) 
     double local[12], S[12];
     nodeTransform(node, local);
     hsu_mulTransform(S, T, local);
+    if (checkFinite(w, node, S, 12, "frame")) {
+      return -1;
+    }
     const hsvValue *c = hsv_value(node, "children", hsvMFNODE);
-    return c ? walkNodes(w, c->node, c->n, S, o) : 0;
+    return c ? walkChildren(w, node, c->node, c->n, S, o) : 0;
   }
   if (isType(node, "Group") || isType(node, "Anchor") || isType(node, "Billboard") ||
       isType(node, "Collision")) {
     const hsvValue *c = hsv_value(node, "children", hsvMFNODE);
-    return c ? walkNodes(w, c->node, c->n, T, o) : 0;
+    return c ? walkChildren(w, node, c->node, c->n, T, o) : 0;
   }
   if (isType(node, "Switch")) {
     const hsvValue *c = hsv_value(node, "choice", hsvMFNODE);
     int which = getIntOr(node, "whichChoice", -1);
-    return c && which >= 0 && which < c->n ? walkNode(w, c->node[which], T, o) : 0;
+    return c && which >= 0 && which < c->n ? walkChildren(w, node, &c->node[which], 1, T, o) : 0;
   }
   if (isType(node, "LOD")) {
     const hsvValue *c = hsv_value(node, "level", hsvMFNODE);
-    return c && c->n > 0 ? walkNode(w, c->node[0], T, o) : 0;
+    return c && c->n > 0 ? walkChildren(w, node, &c->node[0], 1, T, o) : 0;
   }
   if (isType(node, "Inline")) {
-    // remember the Inline's frame so clients can tell inlined parts apart
-    hsuVec *mats = o.sensor >= 0 ? &SENSOR(w, o.sensor).inlined : &LINK(w, o.link).inlined;
+    // as OpenHRP: the outermost Inline's frame is remembered so clients can tell inlined parts
+    // apart, and its file names the shapes inside (nested Inlines keep both)
     Owner inner = o;
-    inner.inlineMatrix = (int)mats->n;
-    if (!hsu_vecPush(mats, 12 * sizeof(double), T)) {
-      return nomem(w);
+    if (o.inlineMatrix < 0) {
+      hsuVec *mats = o.sensor >= 0 ? &SENSOR(w, o.sensor).inlined : &LINK(w, o.link).inlined;
+      inner.inlineMatrix = (int)mats->n;
+      inner.inlineUrl = node->inlineUrl;
+      if (!hsu_vecPush(mats, 12 * sizeof(double), T)) {
+        return nomem(w);
+      }
     }
-    return walkNodes(w, node->inlined, node->ninlined, T, inner);
+    // the file's nodes are OpenHRP's own copy for each chain of Inline nodes: a context
+    long ctx = cacheFind(&w->inlineCtx, node, o.ctx);
+    if (ctx < 0) {
+      ctx = ++w->nctx;
+      if (ctx > INT_MAX || cachePut(w, &w->inlineCtx, node, o.ctx, (int)ctx)) {
+        return ctx > INT_MAX ? errNode(w, node, "too many Inline copies") : -1;
+      }
+    }
+    inner.ctx = ctx;
+    return walkChildren(w, node, node->inlined, node->ninlined, T, inner);
   }
   if (isType(node, "PointLight") || isType(node, "DirectionalLight") ||
       isType(node, "SpotLight")) {
@@ -1020,6 +1330,48 @@ static int walkNodes(Walker *w, hsvNode *const *nodes, int n, const double T[12]
     }
   }
   return 0;
+}
+
+// warn about jointIds that no Joint has below the largest one: OpenHRP's Body fills them with
+// empty joints, so joint-ordered arrays have largest + 1 entries (see hsBody.jointLink)
+static void warnJointIdGaps(Walker *w) {
+  int maxId = -1;
+  for (size_t i = 0; i < w->b->links.n; i++) {
+    maxId = LINK(w, i).link.jointId > maxId ? LINK(w, i).link.jointId : maxId;
+  }
+  if (maxId < 0) {
+    return;
+  }
+  unsigned char *seen = hsu_malloc((size_t)maxId + 1);
+  if (!seen) {
+    return;
+  }
+  memset(seen, 0, (size_t)maxId + 1);
+  const hsmLinkSpec *top = NULL;
+  for (size_t i = 0; i < w->b->links.n; i++) {
+    int id = LINK(w, i).link.jointId;
+    if (id >= 0) {
+      seen[id] = 1;
+      if (id == maxId) {
+        top = &LINK(w, i);
+      }
+    }
+  }
+  int missing = 0, first = -1;
+  for (int id = 0; id <= maxId; id++) {
+    if (!seen[id]) {
+      missing++;
+      first = first < 0 ? id : first;
+    }
+  }
+  hsu_free(seen);
+  if (missing) {
+    char msg[300];
+    snprintf(msg, sizeof msg, "jointIds have gaps: %d of 0..%d unused (the first %d); joint-"
+             "ordered arrays have %d entries, the unused ones stay 0 (as OpenHRP's empty "
+             "joints)", missing, maxId, first, maxId + 1);
+    warnAt(w, top->jointIdAt.file, top->jointIdAt.line, msg);
+  }
 }
 
 // warn when the Humanoid's joints list disagrees with the Joint tree
@@ -1084,10 +1436,11 @@ static int loadHumanoid(Walker *w, const hsvScene *scene, const hsvNode *humanoi
   }
   double I[12];
   identity12(I);
-  if (addJoint(w, root, -1, I)) {
+  if (addJoint(w, root, -1, I, 0)) {
     return -1;
   }
   checkJointsList(w, humanoid);
+  warnJointIdGaps(w);
   // ExtraJoints sit beside the Humanoid
   for (int i = 0; i < scene->nroot; i++) {
     const hsvNode *n = hsv_resolve(scene->roots[i], kOpenHrpNodes);
@@ -1131,7 +1484,7 @@ static int loadEnvironment(Walker *w, const hsvScene *scene) {
   }
   double I[12];
   identity12(I);
-  Owner o = {0, -1, -1, -1};
+  Owner o = {0, -1, -1, -1, 0, NULL};
   for (int i = 0; i < scene->nroot; i++) {
     const hsvNode *n = hsv_resolve(scene->roots[i], kOpenHrpNodes);
     if (n && n->proto && isType(n, "ExtraJoint")) {
@@ -1145,12 +1498,6 @@ static int loadEnvironment(Walker *w, const hsvScene *scene) {
   return 0;
 }
 
-void hsm_defaultLoadOptions(hsmLoadOptions *opt) {
-  opt->readImage = 0;
-  opt->sphereSlices = 16;
-  opt->sphereStacks = 8;
-}
-
 hsBody *hsm_loadVrml(const char *path, const hsmLoadOptions *opt, hsmWarning *warnings,
                      int maxWarnings, int *nwarnings, hsError *err) {
   if (nwarnings) {
@@ -1158,10 +1505,6 @@ hsBody *hsm_loadVrml(const char *path, const hsmLoadOptions *opt, hsmWarning *wa
   }
   if (!path) {
     HS_ERR(err, hsE_INVALID, "no model path");
-    return NULL;
-  }
-  hsvScene *scene = hsv_parseFile(path, NULL, err);
-  if (!scene) {
     return NULL;
   }
   hsmBuilder b;
@@ -1172,16 +1515,18 @@ hsBody *hsm_loadVrml(const char *path, const hsmLoadOptions *opt, hsmWarning *wa
   w.err = err;
   w.warnings = warnings;
   w.maxWarnings = warnings ? maxWarnings : 0;
-  if (opt) {
-    w.opt = *opt;
-  } else {
-    hsm_defaultLoadOptions(&w.opt);
+  hsm_effectiveLoadOptions(&w.opt, opt);
+  hsvOptions popt;
+  hsv_defaultOptions(&popt);
+  popt.maxNodes = w.opt.maxSceneNodes;
+  popt.maxInlineDepth = w.opt.maxInlineDepth;
+  hsvScene *scene = hsv_parseFile(path, &popt, err);
+  if (!scene) {
+    return NULL;
   }
-  if (w.opt.sphereSlices < 3) {
-    w.opt.sphereSlices = 16;
-  }
-  if (w.opt.sphereStacks < 2) {
-    w.opt.sphereStacks = 8;
+  // what the parser read past
+  for (int i = 0; i < scene->nwarning; i++) {
+    warnAt(&w, scene->warnings[i].file, scene->warnings[i].line, scene->warnings[i].message);
   }
   // a Humanoid at the top level makes a robot, else the file is an environment
   const hsvNode *humanoid = NULL;
@@ -1201,9 +1546,10 @@ hsBody *hsm_loadVrml(const char *path, const hsmLoadOptions *opt, hsmWarning *wa
   } else {
     hsm_freeBuilder(&b);
   }
-  hsu_vecFree(&w.shapeCache);
-  hsu_vecFree(&w.materialCache);
-  hsu_vecFree(&w.textureCache);
+  mapFree(&w.shapeCache);
+  mapFree(&w.materialCache);
+  mapFree(&w.textureCache);
+  mapFree(&w.inlineCtx);
   hsv_freeScene(scene);
   if (nwarnings) {
     *nwarnings = w.nwarnings;

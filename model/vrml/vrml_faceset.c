@@ -2,17 +2,25 @@
 //
 // IndexedFaceSet: a first pass over coordIndex checks every index and counts polygons and an
 // upper bound on triangles; the attribute index lists are checked against the same polygons;
-// then one allocation per output array and a second pass that triangulates each polygon
-// (triangles directly, convex TRUE as a fan from its first point, convex FALSE by ear clipping
-// in the polygon's best-fit plane) and writes, per output triangle, the vertex indices and the
-// attribute indices in OpenHRP's layout: 3 per triangle (per corner, same order) for per-vertex
+// then one allocation per output array and a second pass that triangulates each polygon as
+// OpenHRP 3.1's Triangulator does (so triangle lists match OpenHRP's, degenerate polygons
+// included; `convex` is ignored, as there): a polygon of fewer than 3 points gives nothing, a
+// triangle is kept as it is (even without area); a larger polygon is ear-clipped against its
+// area vector ccs = sum (v_i - v_0) x (v_i+1 - v_0): scanning the remaining corners from the
+// first, a corner i whose |a x b| / |a| + |b| < 1e-4 (a, b from the previous corner to it and
+// to the next; OpenHRP's expression, precedence as written) is dropped without a triangle, a
+// convex corner (ccs . (a x b) > 0) whose triangle strictly contains no other remaining corner
+// is cut off as the triangle (previous, i, next), and the scan restarts; when no corner
+// qualifies the rest of the polygon is dropped. The output is written, per triangle, as vertex
+// indices and the attribute indices in OpenHRP's layout: 3 per triangle (per corner, same order) for per-vertex
 // attributes, 1 per triangle for per-face ones (the face's index repeated for each of its
 // triangles). Per-vertex indices come from xxxIndex at the corner's coordIndex position, else
 // from coordIndex itself; per-face ones from xxxIndex[face], else the face number. Vertices are
-// the Coordinate points unchanged (indices keep their meaning, unused points stay). Triangles
-// with no area (within a relative tolerance) are dropped, so a polygon without area gives
-// none. With ccw FALSE every triangle's corners 1 and 2 are swapped, so output is always
-// counter-clockwise seen from the front. Without a Normal node, normals are generated with
+// the Coordinate points unchanged (indices keep their meaning, unused points stay). With ccw
+// FALSE every triangle's corners are reversed (as OpenHRP writes them), so output is always
+// counter-clockwise seen from the front. An empty polygon (-1 -1) or one of 1 or 2 points counts
+// as a face (per-face attributes stay aligned, as in OpenHRP) and gives no triangle. Without a
+// Normal node, normals are generated with
 // hsm_generateNormals(creaseAngle). Without a TextureCoordinate node no texture coordinates are
 // produced (VRML's bounding-box default is left to the renderer).
 //
@@ -125,13 +133,8 @@ static int scanPolygons(Polygons *p, const hsmFaceSetInput *in, hsError *err) {
     if (i == p->nci && len == 0) {
       break;  // nothing after the last -1
     }
-    if (len < 3) {
-      return HS_ERR(err, hsE_MODEL,
-                    "polygon %d (coordIndex[%d..%d]) has %d point%s; a polygon needs at least 3",
-                    p->nface, start, i - 1, len, len == 1 ? "" : "s");
-    }
     p->nface++;
-    p->bound += len - 2;
+    p->bound += len > 2 ? len - 2 : 0;
     p->maxSize = len > p->maxSize ? len : p->maxSize;
     start = i + 1;
   }
@@ -214,46 +217,142 @@ static void emitFaceTriangle(FaceOut *o, int f, int p0, int p1, int p2) {
   }
 }
 
-// triangulate every polygon; pts and tris are scratch for the largest polygon
-static int fillFaceSet(FaceOut *o, const hsmFaceSetInput *in, const Polygons *p, double *pts,
-                       int *tris, hsError *err) {
-  const double *X = in->coord;
+static void sub(double r[3], const double a[3], const double b[3]) {
+  r[0] = a[0] - b[0], r[1] = a[1] - b[1], r[2] = a[2] - b[2];
+}
+
+static void cross(double r[3], const double a[3], const double b[3]) {
+  r[0] = a[1] * b[2] - a[2] * b[1];
+  r[1] = a[2] * b[0] - a[0] * b[2];
+  r[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static double dot(const double a[3], const double b[3]) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+// scratch of the OpenHRP triangulation, sized for the largest polygon
+typedef struct Clip {
+  const double *X;      // coordinates, 3 per point
+  const int *poly;      // the polygon's coordinate indices
+  int *work;            // remaining corners (positions in poly)
+  unsigned char *mask;  // per remaining position: part of the ear being tested
+  double ccs[3];        // the polygon's area vector
+} Clip;
+
+static const double *corner(const Clip *c, int pos) {
+  return c->X + 3 * c->poly[c->work[pos]];
+}
+
+// 1 if the ear at position i of m remaining corners strictly contains another remaining corner
+static int earContainsOthers(Clip *c, int i, int m) {
+  if (m <= 3) {
+    return 0;
+  }
+  int prev = (i + m - 1) % m, next = (i + 1) % m;
+  const double *a = corner(c, prev), *b = corner(c, i), *d = corner(c, next);
+  c->mask[prev] = c->mask[i] = c->mask[next] = 1;
+  int contains = 0;
+  for (int j = 0; j < m && !contains; j++) {
+    if (c->mask[j]) {
+      continue;
+    }
+    const double *q = corner(c, j);
+    double u[3], v[3], w[3];
+    sub(u, a, q), sub(v, b, q), cross(w, u, v);
+    if (dot(w, c->ccs) <= 0) {
+      continue;
+    }
+    sub(u, b, q), sub(v, d, q), cross(w, u, v);
+    if (dot(w, c->ccs) <= 0) {
+      continue;
+    }
+    sub(u, d, q), sub(v, a, q), cross(w, u, v);
+    contains = dot(w, c->ccs) > 0;
+  }
+  c->mask[prev] = c->mask[i] = c->mask[next] = 0;
+  return contains;
+}
+
+// triangulate the polygon of n points as OpenHRP's Triangulator (see the file comment); tris
+// gets 3 positions (0..n-1) per triangle; returns the number of triangles
+static int clipOpenHrp(Clip *c, int n, int *tris) {
+  if (n < 3) {
+    return 0;
+  }
+  if (n == 3) {
+    tris[0] = 0, tris[1] = 1, tris[2] = 2;
+    return 1;
+  }
+  const double *o = c->X + 3 * c->poly[0];
+  c->ccs[0] = c->ccs[1] = c->ccs[2] = 0;
+  for (int i = 1; i < n - 1; i++) {
+    double u[3], v[3], w[3];
+    sub(u, c->X + 3 * c->poly[i], o);
+    sub(v, c->X + 3 * c->poly[(i + 1) % n], o);
+    cross(w, u, v);
+    c->ccs[0] += w[0], c->ccs[1] += w[1], c->ccs[2] += w[2];
+  }
+  for (int i = 0; i < n; i++) {
+    c->work[i] = i;
+    c->mask[i] = 0;
+  }
+  int m = n, nt = 0;
+  while (m >= 3) {
+    int target = -1;
+    for (int i = 0; i < m && target < 0; i++) {
+      const double *p0 = corner(c, (i + m - 1) % m);
+      double a[3], b[3], x[3];
+      sub(a, corner(c, i), p0);
+      sub(b, corner(c, (i + 1) % m), p0);
+      cross(x, a, b);
+      double na = sqrt(dot(a, a)), nb = sqrt(dot(b, b)), nx = sqrt(dot(x, x));
+      if (nx / na + nb < 1.0e-4) {
+        target = i;  // flat: dropped without a triangle
+      } else if (dot(c->ccs, x) > 0.0 && !earContainsOthers(c, i, m)) {
+        tris[3 * nt] = c->work[(i + m - 1) % m];
+        tris[3 * nt + 1] = c->work[i];
+        tris[3 * nt + 2] = c->work[(i + 1) % m];
+        nt++;
+        target = i;
+      }
+    }
+    if (target < 0) {
+      break;
+    }
+    for (int i = target + 1; i < m; i++) {
+      c->work[i - 1] = c->work[i];
+    }
+    m--;
+  }
+  return nt;
+}
+
+// triangulate every polygon; clip and tris are scratch for the largest polygon
+static void fillFaceSet(FaceOut *o, const hsmFaceSetInput *in, const Polygons *p, Clip *clip,
+                        int *tris) {
   int start = 0, f = 0;
   for (int i = 0; i <= p->nci; i++) {
     if (i < p->nci && p->ci[i] != -1) {
       continue;
     }
     int n = i - start;
-    if (n == 0) {
+    if (i == p->nci && n == 0) {
       break;
     }
-    const int *ci = p->ci + start;
-    if (n == 3 || in->convex) {
-      // a fan from the first point, dropping slivers
-      for (int k = 1; k + 1 < n; k++) {
-        if (!noArea(X + 3 * ci[0], X + 3 * ci[k], X + 3 * ci[k + 1])) {
-          emitFaceTriangle(o, f, start, start + k, start + k + 1);
-        }
-      }
-    } else {
-      for (int k = 0; k < n; k++) {
-        memcpy(pts + 3 * k, X + 3 * ci[k], 3 * sizeof *pts);
-      }
-      int nt = hsm_triangulatePolygon(pts, n, tris, err);
-      if (nt < 0) {
-        return nt;
-      }
-      for (int k = 0; k < nt; k++) {
-        const int *t = tris + 3 * k;
-        if (!noArea(pts + 3 * t[0], pts + 3 * t[1], pts + 3 * t[2])) {
-          emitFaceTriangle(o, f, start + t[0], start + t[1], start + t[2]);
-        }
+    clip->poly = p->ci + start;
+    int nt = clipOpenHrp(clip, n, tris);
+    for (int k = 0; k < nt; k++) {
+      const int *t = tris + 3 * k;
+      if (in->ccw) {
+        emitFaceTriangle(o, f, start + t[0], start + t[1], start + t[2]);
+      } else {
+        emitFaceTriangle(o, f, start + t[2], start + t[1], start + t[0]);
       }
     }
     f++;
     start = i + 1;
   }
-  return 0;
 }
 
 int hsm_meshFaceSet(hsmMesh *mesh, const hsmFaceSetInput *in, hsError *err) {
@@ -308,15 +407,18 @@ int hsm_meshFaceSet(hsmMesh *mesh, const hsmFaceSetInput *in, hsError *err) {
   mesh->normalIndices = attrs[0].out;
   mesh->colorIndices = attrs[1].out;
   mesh->texCoordIndices = attrs[2].out;
-  double *pts = NULL;
+  Clip clip = {in->coord, NULL, NULL, NULL, {0, 0, 0}};
   int *tris = NULL;
-  if (ok && !in->convex && p.maxSize > 3) {
-    pts = hsu_malloc(3 * (size_t)p.maxSize * sizeof *pts);
-    tris = hsu_malloc(3 * (size_t)(p.maxSize - 2) * sizeof *tris);
-    ok = pts && tris;
+  if (ok) {
+    size_t m = (size_t)(p.maxSize > 3 ? p.maxSize : 3);
+    clip.work = hsu_malloc(m * sizeof *clip.work);
+    clip.mask = hsu_malloc(m);
+    tris = hsu_malloc(3 * m * sizeof *tris);
+    ok = clip.work && clip.mask && tris;
   }
   if (!ok) {
-    hsu_free(pts);
+    hsu_free(clip.work);
+    hsu_free(clip.mask);
     hsu_free(tris);
     hsm_freeMesh(mesh);
     return HS_ERR(err, hsE_NOMEM, "out of memory for an IndexedFaceSet of %ld triangles",
@@ -326,13 +428,10 @@ int hsm_meshFaceSet(hsmMesh *mesh, const hsmFaceSetInput *in, hsError *err) {
   mesh->normalPerVertex = attrs[0].perVertex;
   mesh->colorPerVertex = attrs[1].perVertex;
   FaceOut o = {mesh, in->coordIndex, attrs};
-  rc = fillFaceSet(&o, in, &p, pts, tris, err);
-  hsu_free(pts);
+  fillFaceSet(&o, in, &p, &clip, tris);
+  hsu_free(clip.work);
+  hsu_free(clip.mask);
   hsu_free(tris);
-  if (rc) {
-    hsm_freeMesh(mesh);
-    return rc;
-  }
   int nt = mesh->ntriangle;
   if (attrs[0].count) {
     mesh->nnormal = in->nnormal;
@@ -345,9 +444,6 @@ int hsm_meshFaceSet(hsmMesh *mesh, const hsmFaceSetInput *in, hsError *err) {
   if (attrs[2].count) {
     mesh->ntexCoord = in->ntexCoord;
     mesh->ntexCoordIndex = 3 * nt;
-  }
-  if (!in->ccw) {
-    flipTriangles(mesh);
   }
   rc = attrs[0].count ? 0 : hsm_generateNormals(mesh, in->creaseAngle, err);
   if (rc) {

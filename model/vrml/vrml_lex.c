@@ -2,7 +2,8 @@
 // their line and column.
 //
 // The lexer works on a whole file held in memory (NUL-terminated) and never allocates. It
-// checks the "#VRML V2.0 utf8" header, then hands out one token per call: whitespace (space,
+// checks the "#VRML V2.0" header (a file without any header is read on and flagged, as OpenHRP
+// reads it; another version is refused), then hands out one token per call: whitespace (space,
 // tab, CR, LF, comma) and '#' comments are skipped; lines are counted on LF, CR LF and lone
 // CR; columns count characters, so UTF-8 continuation bytes seen on the current line (in
 // strings and identifiers) are subtracted. Numbers are converted on the spot: a decimal with at
@@ -18,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "vrml_private.h"
 
@@ -26,7 +28,7 @@ static const double kPow10[] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
                                 1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
                                 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
 
-static const char kHeader[] = "#VRML V2.0 utf8";
+static const char kHeader[] = "#VRML V2.0";
 
 // 1 if c may appear in an identifier after its first character (VRML97 IdRestChars)
 static int isIdRest(unsigned char c) {
@@ -100,6 +102,7 @@ int hsv_lexInit(hsvLexer *lex, const char *text, size_t len, const char *file, h
       (unsigned char)p[2] == 0xbf) {
     p += 3;
   }
+  // "#VRML V2.0" and any encoding word after it (OpenHRP checks only the version)
   size_t hn = sizeof kHeader - 1;
   size_t rest = (size_t)(lex->end - p);
   int ok = rest >= hn && memcmp(p, kHeader, hn) == 0 &&
@@ -114,7 +117,10 @@ int hsv_lexInit(hsvLexer *lex, const char *text, size_t len, const char *file, h
       return HS_ERR_AT(err, hsE_SYNTAX, file, 1, 1,
                        "unsupported VRML header '%.*s' (need '%s')", (int)n, p, kHeader);
     }
-    return HS_ERR_AT(err, hsE_SYNTAX, file, 1, 1, "missing VRML97 header '%s'", kHeader);
+    // no header at all: read on (OpenHRP does); the parser warns
+    lex->noHeader = 1;
+    lex->p = p;
+    return 0;
   }
   // the rest of the header line is a comment
   while (*p && *p != '\n' && *p != '\r') {
@@ -270,6 +276,28 @@ static int scanString(hsvLexer *lex, hsvToken *tok) {
   return 0;
 }
 
+// a sign followed by nan, inf or infinity (any case), as C libraries print them ("-nan"): a
+// FLOAT token of that value; any other signed word is a malformed number
+static int scanSignedWord(hsvLexer *lex, hsvToken *tok) {
+  static const char *const words[] = {"nan", "inf", "infinity"};
+  const char *q = lex->p + 1;
+  size_t n = 0;
+  while (isalpha((unsigned char)q[n])) {
+    n++;
+  }
+  for (int w = 0; w < 3; w++) {
+    if (n == strlen(words[w]) && strncasecmp(q, words[w], n) == 0 &&
+        endsNumber((unsigned char)q[n])) {
+      tok->kind = hsvTOK_FLOAT;
+      tok->num = w == 0 ? NAN : (lex->p[0] == '-' ? -INFINITY : INFINITY);
+      tok->len = n + 1;
+      lex->p = q + n;
+      return 0;
+    }
+  }
+  return lexError(lex, tok->line, tok->column, "malformed number");
+}
+
 int hsv_lexNext(hsvLexer *lex, hsvToken *tok) {
   const char *p = lex->p;
   // skip whitespace and comments
@@ -335,7 +363,7 @@ int hsv_lexNext(hsvLexer *lex, hsvToken *tok) {
       if (isDigit((unsigned char)p[1]) || (p[1] == '.' && isDigit((unsigned char)p[2]))) {
         return scanNumber(lex, tok);
       }
-      return lexError(lex, tok->line, tok->column, "malformed number");
+      return scanSignedWord(lex, tok);
     default:
       break;
   }

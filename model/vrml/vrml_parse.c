@@ -30,12 +30,15 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -103,6 +106,11 @@ typedef struct Parser {
   int deepest;  // deepest Inline level reached so far
   InlineFile *inlined;
   unsigned epoch;  // last deep-copy epoch handed out
+  long made;       // nodes made so far (limited by opt.maxNodes)
+  int badLine, badColumn;  // the first out-of-range number of the value being read
+  // warnings (hsu_malloc; messages in the arena)
+  hsvWarning *warns;
+  size_t nwarn, capWarn;
 } Parser;
 
 // deep-copy context: the epoch, and the instance fields IS refers to (NULL outside bodies)
@@ -142,6 +150,30 @@ static int errNode(Parser *p, int code, const hsvNode *node, const char *fmt, ..
   vsnprintf(msg, sizeof msg, fmt, ap);
   va_end(ap);
   return HS_ERR_AT(p->err, code, node->file, node->line, node->column, "%s", msg);
+}
+
+// record a warning at file:line:column (dropped when out of memory: it is only a warning)
+static void warnAt(Parser *p, const char *file, int line, int column, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void warnAt(Parser *p, const char *file, int line, int column, const char *fmt, ...) {
+  char msg[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (p->nwarn == p->capWarn) {
+    size_t cap = p->capWarn ? 2 * p->capWarn : 8;
+    hsvWarning *d = hsu_realloc(p->warns, cap * sizeof *d);
+    if (!d) {
+      return;
+    }
+    p->warns = d;
+    p->capWarn = cap;
+  }
+  const char *m = hsv_arenaStrndup(p->arena, msg, strlen(msg));
+  if (m) {
+    p->warns[p->nwarn++] = (hsvWarning){file, line, column, m};
+  }
 }
 
 static int errNoMem(Parser *p) {
@@ -347,6 +379,29 @@ static int numberFits(const hsvToken *t, hstVrmlType elem) {
   return isNumber(t);
 }
 
+// a token spelling nan or inf (any case, "infinity" too), as exporters write them where a
+// number belongs, becomes a FLOAT token of that value
+static void nonFiniteWord(hsvToken *t) {
+  static const char *const words[] = {"nan", "inf", "infinity"};
+  if (t->kind != hsvTOK_ID || t->len > 8) {
+    return;
+  }
+  for (int w = 0; w < 3; w++) {
+    if (t->len == strlen(words[w]) && strncasecmp(t->start, words[w], t->len) == 0) {
+      t->kind = hsvTOK_FLOAT;
+      t->num = w == 0 ? NAN : INFINITY;
+    }
+  }
+}
+
+// remember where the first number out of a float's range (or not finite) was read
+static void noteRange(Parser *p, const hsvToken *t) {
+  if (!p->badLine && !(fabs(t->num) <= FLT_MAX)) {
+    p->badLine = t->line;
+    p->badColumn = t->column;
+  }
+}
+
 // push one number on the scratch stack
 static int pushNum(Parser *p, double v) {
   if (p->nnum == p->capNum) {
@@ -379,9 +434,11 @@ static int popNums(Parser *p, size_t base, hsvValue *v) {
 static int readNumbers(Parser *p, hstVrmlType elem, int count, const char *fname,
                        const char *owner, hstVrmlType type) {
   for (int i = 0; i < count; i++) {
+    nonFiniteWord(&p->tok);
     if (!numberFits(&p->tok, elem)) {
       return errValue(p, fname, owner, type);
     }
+    noteRange(p, &p->tok);
     int rc = pushNum(p, p->tok.num);
     if (!rc) {
       rc = next(p);
@@ -463,6 +520,7 @@ static int parseValue(Parser *p, hstVrmlType type, const char *fname, const char
   v->column = p->tok.column;
   size_t numBase = p->nnum, strBase = p->nstr, nodeBase = p->nnode;
   int rc = 0;
+  p->badLine = p->badColumn = 0;
   hstVrmlType elem = hsv_elemType(type);
   int width = hsv_typeWidth(elem);
   if (type == hsvSFBOOL) {
@@ -489,7 +547,9 @@ static int parseValue(Parser *p, hstVrmlType type, const char *fname, const char
       return rc;
     }
     for (;;) {
+      nonFiniteWord(&p->tok);
       if (numberFits(&p->tok, elem)) {
+        noteRange(p, &p->tok);
         if ((rc = pushNum(p, p->tok.num)) != 0 || (rc = next(p)) != 0) {
           return rc;
         }
@@ -537,13 +597,23 @@ static int parseValue(Parser *p, hstVrmlType type, const char *fname, const char
     if (type != hsvSFBOOL && type != hsvSFIMAGE) {
       v->n = v->nnum / width;
     }
+    v->badLine = p->badLine;
+    v->badColumn = p->badColumn;
   }
   return rc;
 }
 
 //---------------------------------- nodes -----------------------------------------------------
 
-static hsvNode *newNode(Parser *p) {
+// a new zeroed node, or NULL with the error recorded (out of memory, or past opt.maxNodes)
+static hsvNode *newNode(Parser *p, const char *file, int line, int column) {
+  if (++p->made > p->opt.maxNodes) {
+    HS_ERR_AT(p->err, hsE_MODEL, file, line, column,
+              "the scene expands to more than %ld nodes (PROTO instances and their copies "
+              "included); raise the maxNodes option if the model is really this large",
+              p->opt.maxNodes);
+    return NULL;
+  }
   hsvNodeX *x = arenaCalloc(p, sizeof *x);
   return x ? &x->pub : NULL;
 }
@@ -551,7 +621,8 @@ static hsvNode *newNode(Parser *p) {
 // index of the field called name (n bytes) among the first nfield fields, or -1
 static int fieldIndex(const hsvField *fields, int nfield, const char *name, size_t n) {
   for (int i = 0; i < nfield; i++) {
-    if (strncmp(fields[i].name, name, n) == 0 && fields[i].name[n] == 0) {
+    if (fields[i].name[0] == name[0] && strncmp(fields[i].name, name, n) == 0 &&
+        fields[i].name[n] == 0) {
       return i;
     }
   }
@@ -704,6 +775,55 @@ static int skipRoute(Parser *p) {
 
 static int parseProto(Parser *p);
 
+// skip "EXTERNPROTO name [ interface ] url" (current token EXTERNPROTO) with a warning, as
+// OpenHRP skips it; an instance of it is then an unknown node type
+static int skipExternProto(Parser *p) {
+  const hsvToken kw = p->tok;
+  int rc = next(p);
+  if (rc) {
+    return rc;
+  }
+  if (p->tok.kind != hsvTOK_ID) {
+    return errExpected(p, "an EXTERNPROTO name");
+  }
+  const hsvToken name = p->tok;
+  if ((rc = next(p)) != 0) {
+    return rc;
+  }
+  if (p->tok.kind != hsvTOK_LBRACKET) {
+    return errExpected(p, "'[' after the EXTERNPROTO name");
+  }
+  // the interface: access type name, no values
+  while ((rc = next(p)) == 0 && p->tok.kind == hsvTOK_ID) {
+  }
+  if (rc) {
+    return rc;
+  }
+  if (p->tok.kind != hsvTOK_RBRACKET) {
+    return errExpected(p, "an interface declaration or ']' in EXTERNPROTO");
+  }
+  if ((rc = next(p)) != 0) {
+    return rc;
+  }
+  // the url: a string or a bracketed list of them
+  if (p->tok.kind == hsvTOK_LBRACKET) {
+    while ((rc = next(p)) == 0 && p->tok.kind == hsvTOK_STRING) {
+    }
+    if (rc) {
+      return rc;
+    }
+    if (p->tok.kind != hsvTOK_RBRACKET) {
+      return errExpected(p, "a url string or ']' in EXTERNPROTO");
+    }
+  } else if (p->tok.kind != hsvTOK_STRING) {
+    return errExpected(p, "the url of the EXTERNPROTO");
+  }
+  warnAt(p, p->file, kw.line, kw.column,
+         "EXTERNPROTO %.*s skipped (external PROTOs are not supported; OpenHRP skips them too): "
+         "an instance of it is an unknown node type", (int)name.len, name.start);
+  return next(p);
+}
+
 // expand a complete PROTO instance: copy the node-valued defaults it did not set, then the body
 static int finishInstance(Parser *p, hsvNode *node) {
   const hsvProto *pr = node->proto;
@@ -753,9 +873,9 @@ static int copyNode(Parser *p, hsvNode *n, const CopyCtx *ctx, hsvNode **out) {
   if (++p->nesting > MAX_NESTING) {
     return errNode(p, hsE_SYNTAX, n, "nodes nested too deeply");
   }
-  hsvNode *c = newNode(p);
+  hsvNode *c = newNode(p, n->file, n->line, n->column);
   if (!c) {
-    return hsE_NOMEM;
+    return p->err->code ? p->err->code : hsE_NOMEM;
   }
   *c = *n;
   c->nbody = 0;
@@ -914,9 +1034,9 @@ static int parseNode(Parser *p, const char *defName, int line, int column, hsvNo
     snprintf(what, sizeof what, "'{' after %.*s", (int)t.len, t.start);
     return errExpected(p, what);
   }
-  hsvNode *node = newNode(p);
+  hsvNode *node = newNode(p, p->file, line, column);
   if (!node) {
-    return hsE_NOMEM;
+    return p->err->code ? p->err->code : hsE_NOMEM;
   }
   node->typeName = proto ? proto->name : decl->name;
   node->defName = defName;
@@ -969,8 +1089,7 @@ static int parseNode(Parser *p, const char *defName, int line, int column, hsvNo
     } else if (hsv_tokIs(&p->tok, "PROTO")) {
       rc = parseProto(p);
     } else if (hsv_tokIs(&p->tok, "EXTERNPROTO")) {
-      return errAt(p, hsE_UNSUPPORTED, p->tok.line, p->tok.column,
-                   "EXTERNPROTO is not supported");
+      rc = skipExternProto(p);
     } else if (isScript && (hsv_tokIs(&p->tok, "field") || hsv_tokIs(&p->tok, "eventIn") ||
                             hsv_tokIs(&p->tok, "eventOut") ||
                             hsv_tokIs(&p->tok, "exposedField"))) {
@@ -1113,10 +1232,8 @@ static int parseProto(Parser *p) {
   if ((rc = parseStatements(p, 1)) != 0) {
     return rc;
   }
-  if (p->nnode == nodeBase) {
-    return errAt(p, hsE_SYNTAX, kw.line, kw.column, "PROTO %s has no node in its body",
-                 pr->name);
-  }
+  // an empty body declares an interface only (OpenHRP's ExtraJoint): its instances are
+  // nodes of their own type with no body
   if ((rc = popNodes(p, nodeBase, &pr->body, &pr->nbody)) != 0) {
     return rc;
   }
@@ -1146,7 +1263,7 @@ static int parseStatements(Parser *p, int untilBrace) {
     if (hsv_tokIs(&p->tok, "PROTO")) {
       rc = parseProto(p);
     } else if (hsv_tokIs(&p->tok, "EXTERNPROTO")) {
-      rc = errAt(p, hsE_UNSUPPORTED, p->tok.line, p->tok.column, "EXTERNPROTO is not supported");
+      rc = skipExternProto(p);
     } else if (hsv_tokIs(&p->tok, "ROUTE")) {
       rc = skipRoute(p);
     } else {
@@ -1246,6 +1363,9 @@ static int parseFileText(Parser *p, const char *path, const char *text, size_t l
   p->proto = NULL;
   p->tmpl = 0;
   int rc = hsv_lexInit(&p->lex, text, len, path, p->err);
+  if (!rc && p->lex.noHeader) {
+    warnAt(p, path, 1, 1, "no '#VRML V2.0 utf8' header; read as VRML97");
+  }
   if (!rc) {
     rc = next(p);
   }
@@ -1409,6 +1529,7 @@ static int loadInline(Parser *p, hsvNode *node) {
 void hsv_defaultOptions(hsvOptions *opt) {
   opt->loadInlines = 1;
   opt->maxInlineDepth = 32;
+  opt->maxNodes = 2000000;
 }
 
 // parse text as the file at abs and build the scene; copies the error to err on failure
@@ -1439,6 +1560,15 @@ static hsvScene *parseTop(const char *text, size_t len, const char *abs, const h
   if (rc && !local.code) {
     HS_ERR_AT(&local, hsE_NOMEM, abs, 0, 0, "out of memory");
   }
+  if (!rc && p.nwarn) {
+    hsvWarning *w = hsv_arenaAlloc(p.arena, p.nwarn * sizeof *w);
+    if (w) {
+      memcpy(w, p.warns, p.nwarn * sizeof *w);
+      scene->warnings = w;
+      scene->nwarning = (int)p.nwarn;
+    }
+  }
+  hsu_free(p.warns);
   hsu_free(p.nums);
   hsu_free(p.nodes);
   hsu_free(p.strs);
@@ -1453,6 +1583,7 @@ static hsvScene *parseTop(const char *text, size_t len, const char *abs, const h
     return NULL;
   }
   scene->file = file;
+  scene->nnode = p.made;
   scene->arena = p.arena;
   return scene;
 }
@@ -1536,7 +1667,8 @@ const hsvField *hsv_field(const hsvNode *node, const char *name) {
     return NULL;
   }
   for (int i = 0; i < node->nfield; i++) {
-    if (strcmp(node->fields[i].name, name) == 0) {
+    // the first character decides most comparisons without a call
+    if (node->fields[i].name[0] == name[0] && strcmp(node->fields[i].name, name) == 0) {
       return &node->fields[i];
     }
   }

@@ -80,10 +80,12 @@ typedef struct hsvLexer {
   int lineExtra;           // UTF-8 continuation bytes between lineStart and p
   const char *file;        // for messages
   hsError *err;            // where errors go (not NULL)
+  int noHeader;            // 1: the file has no "#VRML V2.0" header (read anyway)
 } hsvLexer;
 
-// start lexing text (len bytes, NUL-terminated) from file; checks the "#VRML V2.0 utf8" header
-// and leaves the lexer after it. Returns 0, or a negative code with err filled (file, line 1).
+// start lexing text (len bytes, NUL-terminated) from file; checks the "#VRML V2.0" header and
+// leaves the lexer after it. A file with no header at all is accepted with lex->noHeader set;
+// a header of another version is refused. Returns 0, or a negative code with err filled.
 int hsv_lexInit(hsvLexer *lex, const char *text, size_t len, const char *file, hsError *err);
 
 // read the next token into tok; returns 0, or a negative code with err filled at the bad text

@@ -672,7 +672,14 @@ void DynamicsSimulatorServant::getCharacterAllLinkData(const char *characterName
   out->length(static_cast<CORBA::ULong>(body->njoint * n));
   double *buf = out->get_buffer();
   for (int j = 0; j < body->njoint; j++) {
-    getLinkData(ch, body->jointLink[j], type, buf + static_cast<size_t>(j) * n);
+    double *d = buf + static_cast<size_t>(j) * n;
+    if (body->jointLink[j] < 0) {
+      // a jointId no link has (a gap): OpenHRP's empty joint, at rest at the origin
+      std::fill(d, d + n, 0.0);
+      if (type == DS::ABS_TRANSFORM) d[3] = d[7] = d[11] = 1.0;
+      continue;
+    }
+    getLinkData(ch, body->jointLink[j], type, d);
   }
   wdata = out._retn();
 }
@@ -699,13 +706,16 @@ void DynamicsSimulatorServant::setCharacterAllLinkData(const char *characterName
   requireFinite(op, typeName(type), v, expected);
   if (type == DS::ABS_TRANSFORM) {
     for (int j = 0; j < body->njoint; j++) {
-      requireRotation(op, body->links[body->jointLink[j]].name, v + 12 * j + 3);
+      if (body->jointLink[j] >= 0) {
+        requireRotation(op, body->links[body->jointLink[j]].name, v + 12 * j + 3);
+      }
     }
   }
   for (int j = 0; j < body->njoint; j++) {
     int l = body->jointLink[j];
-    // joint data skip numbered links without a 1-dof joint, as OpenHRP skips fixed joints
-    if (isJointType(type) && !hasJoint(body->links[l])) {
+    // joint data skip numbered links without a 1-dof joint, as OpenHRP skips fixed joints;
+    // the entry of a jointId no link has (a gap) is ignored
+    if (l < 0 || (isJointType(type) && !hasJoint(body->links[l]))) {
       continue;
     }
     setLinkData(op, ch, l, type, v + n * j);
@@ -972,9 +982,9 @@ void DynamicsSimulatorServant::getCharacterSensorState(const char *characterName
   ss->u.length(nj);
   for (CORBA::ULong j = 0; j < nj; j++) {
     int l = body->jointLink[j];
-    ss->q[j] = st->q[l];
-    ss->dq[j] = st->dq[l];
-    ss->u[j] = st->u[l];
+    ss->q[j] = l >= 0 ? st->q[l] : 0.0;  // a gap in the jointIds reads 0
+    ss->dq[j] = l >= 0 ? st->dq[l] : 0.0;
+    ss->u[j] = l >= 0 ? st->u[l] : 0.0;
   }
   // body sensors in sensorId order of each type; zeros while sensors are disabled
   auto reading = [&](int s, int size, double *out) {

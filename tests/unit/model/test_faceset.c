@@ -55,8 +55,9 @@ static void testCube(void) {
   CU_ASSERT_EQUAL_FATAL(hsm_meshFaceSet(&m, &in, NULL), 0);
   CU_ASSERT_EQUAL(m.nvertex, 8);
   CU_ASSERT_EQUAL(m.ntriangle, 12);
-  // fans from each face's first point, in face order
-  int first[12] = {5, 1, 3, 5, 3, 7, 0, 4, 6, 0, 6, 2};
+  // OpenHRP's ear clipping: each quad's first corner is cut off as (last, first, second),
+  // then the rest; face (5 1 3 7) gives (7 5 1) (7 1 3)
+  int first[12] = {7, 5, 1, 7, 1, 3, 2, 0, 4, 2, 4, 6};
   for (int i = 0; i < 12; i++) {
     CU_ASSERT_EQUAL(m.triangles[i], first[i]);
   }
@@ -117,8 +118,8 @@ static void testClockwise(void) {
   CU_ASSERT_EQUAL(m.ntriangle, 12);
   CU_ASSERT_TRUE(isClosed(&m));
   HST_NEAR(volumeOf(&m), 8, 1e-12);
-  // face (7 3 1 5) fans to (7 3 1) (7 1 5), flipped to (7 1 3) (7 5 1)
-  int first[6] = {7, 1, 3, 7, 5, 1};
+  // face (7 3 1 5) clips to (5 7 3) (5 3 1), written reversed as OpenHRP writes them
+  int first[6] = {3, 7, 5, 1, 3, 5};
   for (int i = 0; i < 6; i++) {
     CU_ASSERT_EQUAL(m.triangles[i], first[i]);
   }
@@ -216,8 +217,9 @@ static void testAttributes(void) {
 }
 
 static void testNonConvex(void) {
-  // an L in the z = 0 plane, one face, with convex FALSE: 4 triangles of total area 3
-  static const double pts[18] = {0, 0, 0, 2, 0, 0, 2, 1, 0, 1, 1, 0, 1, 2, 0, 0, 2, 0};
+  // an L in the z = 0 plane, one face: 4 triangles of total area 4 (convex is ignored, as in
+  // OpenHRP)
+  static const double pts[18] = {0, 0, 0, 3, 0, 0, 3, 1, 0, 1, 1, 0, 1, 2, 0, 0, 2, 0};
   static const int idx[7] = {0, 1, 2, 3, 4, 5, -1};
   static const double color[3] = {0.5, 0.5, 0.5};
   hsmFaceSetInput in;
@@ -236,14 +238,31 @@ static void testNonConvex(void) {
     area += a[2] / 2;
     CU_ASSERT_EQUAL(m.colorIndices[t], 0);  // one per triangle, the face's
   }
-  HST_NEAR(area, 3, 1e-12);
+  HST_NEAR(area, 4, 1e-12);
   CU_ASSERT_EQUAL(m.nnormal, 1);
   CU_ASSERT_EQUAL(m.ncolorIndex, 4);
+  // the ears OpenHRP's Triangulator cuts, in its order
+  static const int want[12] = {0, 1, 2, 0, 2, 3, 5, 0, 3, 5, 3, 4};
+  for (int i = 0; i < 12; i++) {
+    CU_ASSERT_EQUAL(m.triangles[i], want[i]);
+  }
+  hsm_freeMesh(&m);
+  // an L whose inner corner lies exactly on a candidate diagonal: OpenHRP's strict containment
+  // test accepts that ear and leaves a crossed remainder, giving 3 triangles (5 0 1) (5 1 2)
+  // (3 4 5); hrpsim serves the same triangles
+  static const double onDiagonal[18] = {0, 0, 0, 2, 0, 0, 2, 1, 0, 1, 1, 0, 1, 2, 0, 0, 2, 0};
+  in.coord = onDiagonal;
+  CU_ASSERT_EQUAL_FATAL(hsm_meshFaceSet(&m, &in, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(m.ntriangle, 3);
+  static const int want2[9] = {5, 0, 1, 5, 1, 2, 3, 4, 5};
+  for (int i = 0; i < 9; i++) {
+    CU_ASSERT_EQUAL(m.triangles[i], want2[i]);
+  }
   hsm_freeMesh(&m);
 }
 
 static void testDegenerateFaces(void) {
-  // the middle face has no area: skipped, but it still counts for per-face colours
+  // the middle face has no area: a triangle is kept as written (as OpenHRP keeps it)
   static const double pts[21] = {0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 0, 1, 0, 0, 2, 0, 0, 3, 1, 1, 0};
   static const int idx[13] = {0, 1, 2, -1, 3, 4, 5, -1, 1, 6, 2, -1, -1 + 0};
   static const double colors[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
@@ -254,17 +273,33 @@ static void testDegenerateFaces(void) {
   in.ccw = 1, in.convex = 1;
   hsmMesh m = {0};
   CU_ASSERT_EQUAL_FATAL(hsm_meshFaceSet(&m, &in, NULL), 0);
-  CU_ASSERT_EQUAL_FATAL(m.ntriangle, 2);
+  CU_ASSERT_EQUAL_FATAL(m.ntriangle, 3);
   CU_ASSERT_EQUAL(m.colorIndices[0], 0);
-  CU_ASSERT_EQUAL(m.colorIndices[1], 2);
-  CU_ASSERT_EQUAL(m.ncolorIndex, 2);
+  CU_ASSERT_EQUAL(m.colorIndices[1], 1);
+  CU_ASSERT_EQUAL(m.colorIndices[2], 2);
+  CU_ASSERT_EQUAL(m.ncolorIndex, 3);
   hsm_freeMesh(&m);
-  // the same with ear clipping, and a repeated index in a triangle
+  // a collinear quad loses its flat corners one by one and gives nothing; a triangle with a
+  // repeated index is kept; the last polygon counts without its -1 (OpenHRP drops it)
   in.convex = 0;
   static const int idx2[12] = {0, 1, 2, -1, 3, 4, 5, 4, -1, 1, 1, 2};
   in.coordIndex = idx2;
   CU_ASSERT_EQUAL_FATAL(hsm_meshFaceSet(&m, &in, NULL), 0);
-  CU_ASSERT_EQUAL(m.ntriangle, 1);
+  CU_ASSERT_EQUAL_FATAL(m.ntriangle, 2);
+  CU_ASSERT_EQUAL(m.triangles[3], 1);
+  CU_ASSERT_EQUAL(m.triangles[4], 1);
+  CU_ASSERT_EQUAL(m.triangles[5], 2);
+  CU_ASSERT_EQUAL(m.colorIndices[1], 2);
+  hsm_freeMesh(&m);
+  // polygons of 2 points and empty ones count as faces without triangles
+  static const int idx3[10] = {0, 1, -1, -1, 1, 6, 2, -1, 3, -1};
+  in.coordIndex = idx3, in.ncoordIndex = 10;
+  in.colorPerVertex = 0;
+  static const double four[12] = {1, 0, 0, 0, 1, 0, 0, 0, 1, 1, 1, 1};
+  in.color = four, in.ncolor = 4;
+  CU_ASSERT_EQUAL_FATAL(hsm_meshFaceSet(&m, &in, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(m.ntriangle, 1);
+  CU_ASSERT_EQUAL(m.colorIndices[0], 2);  // the third face
   hsm_freeMesh(&m);
   // nothing at all
   in.coordIndex = NULL, in.ncoordIndex = 0;
@@ -295,13 +330,6 @@ static void testFaceSetErrors(void) {
   idx[7] = -3;
   expectFaceSetError(&in, "coordIndex[7] = -3");
   idx[7] = 6;
-  int shortFace[9] = {0, 1, 2, -1, 3, 4, -1, 5, 6};
-  in.coordIndex = shortFace, in.ncoordIndex = 9;
-  expectFaceSetError(&in, "polygon 1 (coordIndex[4..5]) has 2 points");
-  int empty[5] = {0, 1, 2, -1, -1};
-  in.coordIndex = empty, in.ncoordIndex = 5;
-  expectFaceSetError(&in, "polygon 1");
-  in.coordIndex = idx, in.ncoordIndex = 29;
   // attribute indices
   int normalIndex[29];
   for (int i = 0; i < 29; i++) {
@@ -341,7 +369,7 @@ static void testFaceSetAllocFailure(void) {
   in.ccw = 0, in.convex = 0, in.creaseAngle = 0.5;
   hsmMesh m = {0};
   int failures = failEachMeshAllocation(meshFaceSet, &in, 100, 0, &m);
-  CU_ASSERT_EQUAL(m.ntriangle, 5);
+  CU_ASSERT_EQUAL(m.ntriangle, 4);  // the L clipped as OpenHRP does (see testNonConvex)
   hsm_freeMesh(&m);
   CU_ASSERT(failures >= 6);
 }

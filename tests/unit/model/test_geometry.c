@@ -95,10 +95,22 @@ static void testBox(void) {
   hsm_freeMesh(NULL);
 
   hsError err = {0};
-  double bad[3] = {1, 0, 1};
+  double bad[3] = {1, -1, 1};
   CU_ASSERT_EQUAL(hsm_meshBox(&m, bad, &err), hsE_INVALID);
-  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "positive"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "negative"));
   CU_ASSERT_TRUE(isZeroMesh(&m));
+  bad[1] = NAN;
+  CU_ASSERT_EQUAL(hsm_meshBox(&m, bad, NULL), hsE_INVALID);
+  // zero thickness (OpenHRP's plane): the same 12 triangles, flat
+  double flat[3] = {10, 10, 0};
+  CU_ASSERT_EQUAL_FATAL(hsm_meshBox(&m, flat, NULL), 0);
+  CU_ASSERT_EQUAL(m.nvertex, 8);
+  CU_ASSERT_EQUAL(m.ntriangle, 12);
+  for (int i = 0; i < 8; i++) {
+    CU_ASSERT_EQUAL(m.vertices[3 * i + 2], 0.0f);
+    CU_ASSERT_EQUAL(fabsf(m.vertices[3 * i]), 5.0f);
+  }
+  hsm_freeMesh(&m);
 }
 
 //---------------------------------- sphere ----------------------------------------------------
@@ -251,7 +263,7 @@ static void testCylinder(void) {
   CU_ASSERT_TRUE(isClosed(&m));
   hsm_freeMesh(&m);
 
-  CU_ASSERT_EQUAL(hsm_meshCylinder(&m, 1, 0, 1, 1, 1, 8, NULL), hsE_INVALID);
+  CU_ASSERT_EQUAL(hsm_meshCylinder(&m, 1, -1, 1, 1, 1, 8, NULL), hsE_INVALID);
   CU_ASSERT_EQUAL(hsm_meshCylinder(&m, 1, 1, 1, 1, 1, 2, NULL), hsE_INVALID);
   CU_ASSERT_TRUE(isZeroMesh(&m));
 }
@@ -305,7 +317,7 @@ static void testCone(void) {
   CU_ASSERT_EQUAL(m.nvertex, 5);
   CU_ASSERT_EQUAL(m.ntriangle, 3);
   hsm_freeMesh(&m);
-  CU_ASSERT_EQUAL(hsm_meshCone(&m, 0, h, 1, 1, 8, NULL), hsE_INVALID);
+  CU_ASSERT_EQUAL(hsm_meshCone(&m, -0.5, h, 1, 1, 8, NULL), hsE_INVALID);
   CU_ASSERT_TRUE(isZeroMesh(&m));
 }
 

@@ -221,9 +221,17 @@ static void testErrorsInInlinedFiles(void) {
   hsError err = parseFileFail(main, NULL);
   checkErrorAt(&err, hsE_SYNTAX, bad, 2, 14,
                "field 'size' of Box expects SFVec3f, got string \"2\"");
+  // an inlined part file without a header (OpenHRP's PA10 and RH2 parts) is read, with a
+  // warning naming the part
   writeFile("errs/main2.wrl", "#VRML V2.0 utf8\nInline { url \"nohead.wrl\" }\n", main);
-  err = parseFileFail(main, NULL);
-  checkErrorAt(&err, hsE_SYNTAX, nohead, 1, 1, NULL);
+  hsvScene *scene = parseFileOk(main, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(scene);
+  CU_ASSERT_EQUAL(scene->roots[0]->ninlined, 1);
+  CU_ASSERT_STRING_EQUAL(scene->roots[0]->inlined[0]->typeName, "Box");
+  CU_ASSERT_EQUAL_FATAL(scene->nwarning, 1);
+  CU_ASSERT_STRING_EQUAL(scene->warnings[0].file, nohead);
+  CU_ASSERT_EQUAL(scene->warnings[0].line, 1);
+  hsv_freeScene(scene);
 }
 
 static void testParseFileErrors(void) {

@@ -191,10 +191,22 @@ static void testRouteAndExternProto(void) {
   checkError(&err, hsE_SYNTAX, 2, 11, "expected TO in ROUTE, got 'c'");
   err = parseFail("#VRML V2.0 utf8\nROUTE a b\n");
   checkError(&err, hsE_SYNTAX, 2, 9, "expected '.' in ROUTE, got 'b'");
-  err = parseFail("#VRML V2.0 utf8\nGroup {}\n  EXTERNPROTO Foo [] \"foo.wrl\"\n");
-  checkError(&err, hsE_UNSUPPORTED, 3, 3, "EXTERNPROTO is not supported");
-  err = parseFail("#VRML V2.0 utf8\nGroup { EXTERNPROTO Foo [] \"foo.wrl\" }\n");
-  checkError(&err, hsE_UNSUPPORTED, 2, 9, "EXTERNPROTO is not supported");
+  // EXTERNPROTO declarations are skipped with a warning, as OpenHRP skips them; an instance
+  // is an unknown node type
+  scene = parseOk("#VRML V2.0 utf8\nGroup {}\n  EXTERNPROTO Foo [ field SFFloat a eventIn "
+                  "SFTime t ] [ \"foo.wrl\" \"urn:x\" ]\nGroup { EXTERNPROTO Bar [] \"b.wrl\" }\n");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(scene);
+  CU_ASSERT_EQUAL(scene->nroot, 2);
+  CU_ASSERT_EQUAL_FATAL(scene->nwarning, 2);
+  CU_ASSERT_EQUAL(scene->warnings[0].line, 3);
+  CU_ASSERT_EQUAL(scene->warnings[0].column, 3);
+  CU_ASSERT_PTR_NOT_NULL(strstr(scene->warnings[0].message, "EXTERNPROTO Foo skipped"));
+  CU_ASSERT_EQUAL(scene->warnings[1].column, 9);
+  hsv_freeScene(scene);
+  err = parseFail("#VRML V2.0 utf8\nEXTERNPROTO Foo [] \"foo.wrl\"\n Foo {}\n");
+  checkError(&err, hsE_SYNTAX, 3, 2, "unknown node type 'Foo'");
+  err = parseFail("#VRML V2.0 utf8\nEXTERNPROTO Foo [] 3\n");
+  checkError(&err, hsE_SYNTAX, 2, 20, "expected the url of the EXTERNPROTO, got number 3");
 }
 
 static void testScript(void) {
@@ -291,10 +303,10 @@ static void testStructureErrors(void) {
   // the first error wins: an error already in err is kept
   err = (hsError){0};
   HS_ERR(&err, hsE_MODEL, "earlier");
-  CU_ASSERT_PTR_NULL(hsv_parseString("Group {}", "x.wrl", NULL, &err));
+  CU_ASSERT_PTR_NULL(hsv_parseString("#VRML V2.0 utf8\nGroup {", "x.wrl", NULL, &err));
   CU_ASSERT_STRING_EQUAL(err.message, "earlier");
   // a NULL err is allowed
-  CU_ASSERT_PTR_NULL(hsv_parseString("Group {}", "x.wrl", NULL, NULL));
+  CU_ASSERT_PTR_NULL(hsv_parseString("#VRML V2.0 utf8\nGroup {", "x.wrl", NULL, NULL));
 }
 
 static void testResolve(void) {

@@ -268,8 +268,6 @@ static void testIsErrors(void) {
   err = parseFail("#VRML V2.0 utf8\nPROTO P [ SFFloat a 1 ] { Group {} }\n");
   checkError(&err, hsE_SYNTAX, 2, 11,
              "expected field, exposedField, eventIn or eventOut, got 'SFFloat'");
-  err = parseFail("#VRML V2.0 utf8\n  PROTO P [ ] { }\n");
-  checkError(&err, hsE_SYNTAX, 2, 3, "PROTO P has no node in its body");
   err = parseFail("#VRML V2.0 utf8\nPROTO P [ ] { P { } }\n");
   checkError(&err, hsE_SYNTAX, 2, 15, "unknown node type 'P'");
   err = parseFail("#VRML V2.0 utf8\nPROTO P [ ] { Group {} \n");
