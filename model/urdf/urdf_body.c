@@ -39,8 +39,12 @@
 //
 // Mass. A link's segment carries <inertial>: mass, centre of mass at the segment frame origin,
 // the inertia tensor as given, and the segment frame = the inertial <origin> (its rpy turns the
-// tensor into the link frame when hsm_compile merges the segment). Mass must be positive and the
-// tensor positive definite. A link without <inertial> gets a massless segment and a warning.
+// tensor into the link frame when hsm_compile merges the segment). A negative mass is an error;
+// mass 0 (frame and sensor links), an all-zero, singular or indefinite tensor load as written,
+// each with a warning, and so does a link without <inertial> (a massless segment). The body
+// keeps them as the file gives them: making them something a physics engine can step (merging
+// a massless link on a fixed joint into its parent, bounding the mass properties of a moving
+// one) belongs to the dynamics.
 //
 // Geometry (see urdf_shape.c): <visual>s are the link's shapeRefs (and its segment's),
 // <collision>s its collisionRefs; every link has separate collision geometry, so a link with
