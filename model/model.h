@@ -266,11 +266,24 @@ typedef struct hsBodyState {
   double *linkR;    // per link: orientation, world frame, 9 each
 } hsBodyState;
 
+// what one load may cost: a file or mesh past a limit fails the load with an error naming the
+// file and the limit. A field left 0 means its default (hsm_defaultLimits).
+typedef struct hsmLimits {
+  size_t maxFileBytes;  // largest model, mesh or texture file read [bytes] (default 256 MiB)
+  double meshSeconds;   // wall-clock time one mesh file's import may take [s] (default 60)
+  size_t meshBytes;     // memory one mesh import may add to the process [bytes] (default 4 GiB)
+  long meshTriangles;   // triangles one mesh file may hold (default 20 million)
+  int meshInProcess;    // 1: import meshes in this process, where time and memory are not
+                        // bounded (tests, tools); 0 (default): in a child process that the
+                        // limits stop
+} hsmLimits;
+
 // load-time options
 typedef struct hsmLoadOptions {
   int readImage;  // decode texture images (PNG, JPEG) into hsTexture.image
   int sphereSlices;  // tessellation of spheres, cylinders and cones around their axis
   int sphereStacks;  // tessellation of spheres from pole to pole
+  hsmLimits limits;  // resource limits of the load
 } hsmLoadOptions;
 
 // a warning produced while loading (not fatal)
@@ -282,8 +295,15 @@ typedef struct hsmWarning {
 
 //---------------------------------- load / free -----------------------------------------------
 
-// fill opt with the defaults: no images, 16 slices, 8 stacks
+// fill opt with the defaults: no images, 16 slices, 8 stacks, the default limits
 void hsm_defaultLoadOptions(hsmLoadOptions *opt);
+
+// fill limits with the defaults: 256 MiB files; a mesh import may take 60 s, add 4 GiB to the
+// process and hold 20 million triangles, in a child process
+void hsm_defaultLimits(hsmLimits *limits);
+
+// limits with every 0 field replaced by its default
+hsmLimits hsm_effectiveLimits(const hsmLimits *limits);
 
 // load an OpenHRP-format VRML97 file (a Humanoid robot, or an environment when the file has no
 // Humanoid); path is a plain path or a file:// URL; opt may be NULL for the defaults.

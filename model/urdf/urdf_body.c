@@ -501,12 +501,12 @@ static int buildBody(hsmUrdfLoad *u, const Tree *t) {
 
 // the absolute path of a plain path or file:// URL; NULL with err filled
 static char *absolutePath(const char *path, hsError *err) {
-  const char *p = path;
-  if (strncmp(p, "file://", 7) == 0) {
-    p += 7;
-    if (strncmp(p, "localhost/", 10) == 0) {
-      p += 9;
-    }
+  char p[PATH_MAX];
+  int rc = hsu_urlToPath(path, p, sizeof p);
+  if (rc) {
+    HS_ERR_AT(err, rc > 0 ? hsE_UNSUPPORTED : hsE_IO, path, 0, 0, "cannot read '%s': %s", path,
+              rc > 0 ? "unsupported URL scheme (use a file:// URL or a path)" : "path too long");
+    return NULL;
   }
   char abs[PATH_MAX];
   if (!realpath(p, abs)) {

@@ -225,20 +225,13 @@ int hsm_urdfResolvePath(const char *ref, const char *urdfFile, char **found, cha
         findInPackage(s, name, slash + 1, urdfFile);
       }
     }
-  } else if (strncmp(ref, "file://", 7) == 0) {
-    char path[PATH_MAX];
-    hsu_fileUrlToPath(ref, path, sizeof path);  // a cut path is looked for as it is
-    findPath(s, path, urdfFile);
   } else {
-    // another URL scheme?
-    const char *c = ref;
-    while (isalnum((unsigned char)*c) || *c == '+' || *c == '-' || *c == '.') {
-      c++;
-    }
-    if (c > ref && isalpha((unsigned char)ref[0]) && strncmp(c, "://", 3) == 0) {
+    // file:// or a plain path; another URL scheme is refused
+    char path[PATH_MAX];
+    if (hsu_urlToPath(ref, path, sizeof path) > 0) {
       rc = hsE_UNSUPPORTED;
     } else {
-      findPath(s, ref, urdfFile);
+      findPath(s, path, urdfFile);  // a cut path is looked for as it is
     }
   }
   if (!rc && s->found) {

@@ -1,6 +1,7 @@
 // urdf_xml.c - read a URDF file with libxml2 into the plain records of urdf_private.h.
 //
-// The file is read into memory and parsed by a private libxml2 parser context: no network
+// The file is read into memory (hsu_readFile: a regular file within the size limit of the load
+// options) and parsed by a private libxml2 parser context: no network
 // (XML_PARSE_NONET), no entity substitution, no DTD loading, external entities refused, and
 // every libxml2 diagnostic captured by a structured error handler on that context (so nothing
 // is printed and the first error, with its line, becomes ours). Then the direct children of
@@ -91,54 +92,18 @@ static xmlParserInputPtr refuseEntity(void *ctx, const xmlChar *publicId,
   return NULL;
 }
 
-// read the whole file into a new buffer (hsu_free)
-static int readFile(hsmUrdfLoad *u, char **text, size_t *len) {
-  FILE *f = fopen(u->file, "rb");
-  if (!f) {
-    int e = errno;
-    return HS_ERR_AT(u->err, hsE_IO, u->file, 0, 0, "cannot read '%s': %s", u->file,
-                     strerror(e));
-  }
-  size_t cap = 65536, n = 0;
-  char *buf = hsu_malloc(cap);
-  int rc = buf ? 0 : hsm_urdfNomem(u);
-  while (!rc) {
-    if (n == cap) {
-      char *bigger = cap < (size_t)INT_MAX ? hsu_realloc(buf, 2 * cap) : NULL;
-      if (!bigger) {
-        rc = cap < (size_t)INT_MAX ? hsm_urdfNomem(u)
-                                   : HS_ERR_AT(u->err, hsE_IO, u->file, 0, 0, "file too large");
-        break;
-      }
-      buf = bigger;
-      cap *= 2;
-    }
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) {
-      if (ferror(f)) {
-        int e = errno;
-        rc = HS_ERR_AT(u->err, hsE_IO, u->file, 0, 0, "cannot read '%s': %s", u->file,
-                       strerror(e));
-      }
-      break;
-    }
-  }
-  fclose(f);
-  if (rc || n > (size_t)INT_MAX) {
-    hsu_free(buf);
-    return rc ? rc : HS_ERR_AT(u->err, hsE_IO, u->file, 0, 0, "file too large");
-  }
-  *text = buf;
-  *len = n;
-  return 0;
-}
-
 // parse the file; NULL with u->err filled
 static xmlDocPtr parseXml(hsmUrdfLoad *u) {
+  // a regular file within the size limit (never a FIFO or /dev/zero)
   char *text = NULL;
   size_t len = 0;
-  if (readFile(u, &text, &len)) {
+  if (hsu_readFile(u->file, u->opt.limits.maxFileBytes, &text, &len, u->err)) {
+    return NULL;
+  }
+  if (len > (size_t)INT_MAX) {
+    hsu_free(text);
+    HS_ERR_AT(u->err, hsE_IO, u->file, 0, 0, "cannot read '%s': %zu bytes is more than the XML "
+              "parser takes", u->file, len);
     return NULL;
   }
   pthread_once(&g_xmlOnce, initXml);

@@ -1149,6 +1149,7 @@ void hsm_defaultLoadOptions(hsmLoadOptions *opt) {
   opt->readImage = 0;
   opt->sphereSlices = 16;
   opt->sphereStacks = 8;
+  hsm_defaultLimits(&opt->limits);
 }
 
 hsBody *hsm_loadVrml(const char *path, const hsmLoadOptions *opt, hsmWarning *warnings,
