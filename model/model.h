@@ -328,6 +328,10 @@ hsBody *hsm_loadModel(const char *path, const hsmLoadOptions *opt, hsmWarning *w
 // release a body; NULL is a no-op
 void hsm_freeBody(hsBody *body);
 
+// stop every mesh import running in a child process of this process and make all later ones
+// fail at once (for a server that is shutting down: no request then waits on an import)
+void hsm_cancelMeshImports(void);
+
 //---------------------------------- names -----------------------------------------------------
 
 // index of the link called name, or -1; a link may also be named by its only segment's name

@@ -40,7 +40,8 @@
 // child, the caller gets valid parts or a clear error naming the file and the limit. A file
 // with more triangles than the limit is refused while it is converted. A fork costs a few
 // milliseconds per mesh file; limits.meshInProcess = 1 imports in the calling process instead,
-// unbounded in time and memory. The child keeps only the standard streams and its pipe open,
+// unbounded in time and memory. hsm_cancelMeshImports kills the running children and makes
+// every later import fail at once, so a server that is asked to stop never waits on one. The child keeps only the standard streams and its pipe open,
 // resets the signals a server catches to their defaults, and leaves through _exit.
 //
 // Threads. Each import has its own assimp importer and property store, but assimp's C API keeps
@@ -76,6 +77,14 @@
 
 // assimp imports run one at a time (see the file comment)
 static pthread_mutex_t g_importLock = PTHREAD_MUTEX_INITIALIZER;
+
+// the import processes running now, and whether imports are cancelled for good (a server
+// shutting down): guarded by g_childLock
+enum { kMaxChildren = 256 };
+static pthread_mutex_t g_childLock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t g_children[kMaxChildren];
+static int g_nchildren;
+static int g_cancelled;
 
 // values of VRML's Material node, used where the file gives none
 static const hsMaterial kVrmlMaterial = {0.2f, {0.8f, 0.8f, 0.8f}, {0, 0, 0}, 0.2f, {0, 0, 0}, 0};
@@ -720,8 +729,10 @@ static int checkColladaIndices(const char *path, size_t maxBytes, hsError *err) 
   return rc;
 }
 
-// assimp imports one at a time within a process (see the file comment)
-static int importScene(const struct aiScene **scene, const char *path, hsError *err) {
+// import with assimp; `serialise`: one at a time within the process (see the file comment; the
+// import child, alone in its process, must not take a lock another thread held at the fork)
+static int importScene(const struct aiScene **scene, const char *path, int serialise,
+                       hsError *err) {
   *scene = NULL;
   struct aiPropertyStore *props = aiCreatePropertyStore();
   if (!props) {
@@ -730,13 +741,17 @@ static int importScene(const struct aiScene **scene, const char *path, hsError *
   aiSetImportPropertyInteger(props, AI_CONFIG_PP_SBP_REMOVE,
                              aiPrimitiveType_POINT | aiPrimitiveType_LINE);
   char why[400] = "";
-  pthread_mutex_lock(&g_importLock);
+  if (serialise) {
+    pthread_mutex_lock(&g_importLock);
+  }
   const struct aiScene *sc = aiImportFileExWithProperties(
       path, aiProcess_Triangulate | aiProcess_SortByPType, NULL, props);
   if (!sc) {
     snprintf(why, sizeof why, "%s", aiGetErrorString());
   }
-  pthread_mutex_unlock(&g_importLock);
+  if (serialise) {
+    pthread_mutex_unlock(&g_importLock);
+  }
   aiReleasePropertyStore(props);
   if (!sc) {
     if (strstr(why, "bad_alloc")) {
@@ -754,14 +769,14 @@ static int importScene(const struct aiScene **scene, const char *path, hsError *
 }
 
 // import and convert in this process (the file was checked); parts on success
-static int readScene(const char *path, const double s[3], const hsmLimits *lim,
+static int readScene(const char *path, const double s[3], const hsmLimits *lim, int serialise,
                      hsmMeshPart **parts, int *nparts, hsError *err) {
   Reader r;
   memset(&r, 0, sizeof r);
   r.path = path;
   r.err = err;
   r.maxTriangles = lim->meshTriangles;
-  int rc = importScene(&r.scene, path, err);
+  int rc = importScene(&r.scene, path, serialise, err);
   if (rc) {
     return rc;
   }
@@ -854,7 +869,10 @@ static void childImport(int fd, const char *path, const double s[3], const hsmLi
     close_range(3, (unsigned)fd - 1, 0);
   }
   close_range((unsigned)fd + 1, ~0u, 0);
-  // the server's handlers are for the server: a signal ends the child
+  // the server's handlers and blocked signals are for the server: a signal ends the child
+  sigset_t none;
+  sigemptyset(&none);
+  pthread_sigmask(SIG_SETMASK, &none, NULL);
   signal(SIGTERM, SIG_DFL);
   signal(SIGINT, SIG_DFL);
   signal(SIGHUP, SIG_DFL);
@@ -884,7 +902,7 @@ static void childImport(int fd, const char *path, const double s[3], const hsmLi
   hsError err = {0};
   hsmMeshPart *parts = NULL;
   int nparts = 0;
-  int rc = readScene(path, s, lim, &parts, &nparts, &err);
+  int rc = readScene(path, s, lim, 0, &parts, &nparts, &err);
   putU32(&w, MSG_MAGIC);
   int32_t status = rc;
   put(&w, &status, sizeof status);
@@ -1089,17 +1107,29 @@ static int readIsolated(const char *path, const double s[3], const hsmLimits *li
   if (pipe2(fds, O_CLOEXEC) != 0) {
     return HS_ERR(err, hsE_IO, "%s: cannot start the mesh import: %s", path, strerror(errno));
   }
-  pid_t pid = fork();
+  // fork and register the child under the lock, so a cancel sees every child
+  pthread_mutex_lock(&g_childLock);
+  pid_t pid = g_cancelled || g_nchildren == kMaxChildren ? -2 : fork();
+  if (pid == 0) {
+    close(fds[0]);
+    childImport(fds[1], path, s, lim);
+  }
+  if (pid > 0) {
+    g_children[g_nchildren++] = pid;
+  }
+  int cancelled = g_cancelled;
+  pthread_mutex_unlock(&g_childLock);
   if (pid < 0) {
     int e = errno;
     close(fds[0]);
     close(fds[1]);
+    if (pid == -2) {
+      return HS_ERR(err, hsE_IO, "%s: %s", path, cancelled
+                    ? "mesh imports are cancelled (the server is shutting down)"
+                    : "too many mesh imports at once");
+    }
     return HS_ERR(err, e == ENOMEM || e == EAGAIN ? hsE_NOMEM : hsE_IO,
                   "%s: cannot start the mesh import: %s", path, strerror(e));
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    childImport(fds[1], path, s, lim);
   }
   close(fds[1]);
   // read the answer until the child closes the pipe, the clock runs out or the answer is
@@ -1154,8 +1184,20 @@ static int readIsolated(const char *path, const double s[3], const hsmLimits *li
   do {
     got = waitpid(pid, &status, 0);
   } while (got < 0 && errno == EINTR);
+  pthread_mutex_lock(&g_childLock);
+  for (int i = 0; i < g_nchildren; i++) {
+    if (g_children[i] == pid) {
+      g_children[i] = g_children[--g_nchildren];
+      break;
+    }
+  }
+  cancelled = g_cancelled;
+  pthread_mutex_unlock(&g_childLock);
   int rc;
-  if (timedOut) {
+  if (cancelled && !(got == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+    rc = HS_ERR(err, hsE_IO, "%s: the mesh import was cancelled (the server is shutting down)",
+                path);
+  } else if (timedOut) {
     rc = HS_ERR(err, hsE_MODEL, "%s: importing the mesh took longer than the limit of %g s",
                 path, lim->meshSeconds);
   } else if (tooLarge || nomem) {
@@ -1182,6 +1224,15 @@ static int readIsolated(const char *path, const double s[3], const hsmLimits *li
 }
 
 //---------------------------------- entry -----------------------------------------------------
+
+void hsm_cancelMeshImports(void) {
+  pthread_mutex_lock(&g_childLock);
+  g_cancelled = 1;
+  for (int i = 0; i < g_nchildren; i++) {
+    kill(g_children[i], SIGKILL);
+  }
+  pthread_mutex_unlock(&g_childLock);
+}
 
 int hsm_readMeshFile(const char *path, const double scale[3], const hsmLimits *limits,
                      hsmMeshPart **parts, int *nparts, hsError *err) {
@@ -1212,7 +1263,7 @@ int hsm_readMeshFile(const char *path, const double scale[3], const hsmLimits *l
   if (rc) {
     return rc;
   }
-  return lim.meshInProcess ? readScene(path, s, &lim, parts, nparts, err)
+  return lim.meshInProcess ? readScene(path, s, &lim, 1, parts, nparts, err)
                            : readIsolated(path, s, &lim, parts, nparts, err);
 }
 

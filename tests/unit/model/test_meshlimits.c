@@ -5,6 +5,7 @@
 // left behind (children, descriptors). The big inputs are written at run time.
 
 #include <dirent.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -265,12 +266,86 @@ static void testFileKinds(void) {
   CU_ASSERT(noChildren());
 }
 
+// an OBJ whose material library is a FIFO: assimp, in the child, waits for a writer forever
+static const char *writeFifoObj(const char *dir) {
+  char sub[256], fifo[1024];
+  snprintf(sub, sizeof sub, "%s/x", dir);
+  hst_writeFile(sub, "");
+  snprintf(fifo, sizeof fifo, "%s/%s/pipe.mtl", hst_tmpDir(), dir);
+  unlink(fifo);
+  CU_ASSERT_FATAL(mkfifo(fifo, 0600) == 0);
+  snprintf(sub, sizeof sub, "%s/fifo.obj", dir);
+  return hst_writeFile(sub, "mtllib pipe.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nf 1 2 3\n");
+}
+
+// the blocked child is killed at the limit
+static void testBlockedImportTimesOut(void) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s", writeFifoObj("meshlimits/fifo"));
+  hsmLimits lim = {0};
+  lim.meshSeconds = 0.3;
+  int fds = openDescriptors();
+  expectFailure(path, &lim, hsE_MODEL, "took longer than the limit of 0.3 s", 3);
+  CU_ASSERT(noChildren());
+  CU_ASSERT_EQUAL(openDescriptors(), fds);
+}
+
+static void *cancelLater(void *arg) {
+  (void)arg;
+  struct timespec t = {0, 300 * 1000 * 1000};
+  nanosleep(&t, NULL);
+  hsm_cancelMeshImports();
+  return NULL;
+}
+
+// hsm_cancelMeshImports ends a running import at once and refuses later ones (in a forked copy
+// of this test process, since a cancel is for good)
+static void testCancel(void) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s", writeFifoObj("meshlimits/cancel"));
+  fflush(NULL);
+  pid_t pid = fork();
+  CU_ASSERT_FATAL(pid >= 0);
+  if (pid == 0) {
+    // exit status: 0 all as expected, else the number of the check that failed
+    pthread_t th;
+    pthread_create(&th, NULL, cancelLater, NULL);
+    hsmMeshPart *p;
+    int n;
+    hsError err = {0};
+    double t0 = now();
+    int rc = readWith(path, NULL, &p, &n, &err);  // the default 60 s limit
+    double took = now() - t0;
+    pthread_join(th, NULL);
+    int bad = rc != hsE_IO                                      ? 1
+              : !strstr(err.message, "the mesh import was cancelled") ? 2
+              : took > 5                                        ? 3
+                                                                : 0;
+    hsError err2 = {0};
+    rc = bad ? 0 : readWith(fixture("cube_binary.stl"), NULL, &p, &n, &err2);
+    bad = bad ? bad : rc != hsE_IO || !strstr(err2.message, "mesh imports are cancelled") ? 4 : 0;
+    _exit(bad);
+  }
+  int status = 0;
+  CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+  CU_ASSERT(WIFEXITED(status));
+  CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+  // this process still imports
+  hsmMeshPart *p;
+  int n;
+  hsError err = {0};
+  CU_ASSERT_EQUAL(readWith(fixture("cube_binary.stl"), NULL, &p, &n, &err), 0);
+  hsm_freeMeshParts(p, n);
+}
+
 void register_meshlimits(void) {
   CU_pSuite s = hst_addSuite("meshlimits");
   CU_add_test(s, "the child's parts are the in-process parts", testIsolatedEqualsInProcess);
   CU_add_test(s, "triangle limit", testTriangleLimit);
   CU_add_test(s, "time limit: killed, then the next import works", testTimeLimit);
   CU_add_test(s, "memory limit", testMemoryLimit);
+  CU_add_test(s, "an import blocked on a FIFO times out", testBlockedImportTimesOut);
+  CU_add_test(s, "cancel ends running imports and refuses new ones", testCancel);
   CU_add_test(s, "COLLADA index lists with words that are not indices", testColladaIndexWords);
   CU_add_test(s, "FIFO, /dev/zero link, size limit", testFileKinds);
 }
