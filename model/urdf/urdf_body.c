@@ -499,13 +499,18 @@ static int buildBody(hsmUrdfLoad *u, const Tree *t) {
 
 //---------------------------------- entry -----------------------------------------------------
 
-// the absolute path of a plain path or file:// URL; NULL with err filled
-static char *absolutePath(const char *path, hsError *err) {
+// the absolute path of a plain path or file:// URL that names a regular file of at most
+// maxBytes (0: the default limit); NULL with err filled, naming the path as given (a symbolic
+// link to /dev/zero is reported under its own name)
+static char *absolutePath(const char *path, size_t maxBytes, hsError *err) {
   char p[PATH_MAX];
   int rc = hsu_urlToPath(path, p, sizeof p);
   if (rc) {
     HS_ERR_AT(err, rc > 0 ? hsE_UNSUPPORTED : hsE_IO, path, 0, 0, "cannot read '%s': %s", path,
               rc > 0 ? "unsupported URL scheme (use a file:// URL or a path)" : "path too long");
+    return NULL;
+  }
+  if (hsu_checkFile(p, maxBytes, err)) {
     return NULL;
   }
   char abs[PATH_MAX];
@@ -530,7 +535,7 @@ hsBody *hsm_loadUrdf(const char *path, const hsmLoadOptions *opt, hsmWarning *wa
     HS_ERR(err, hsE_INVALID, "no model path");
     return NULL;
   }
-  char *abs = absolutePath(path, err);
+  char *abs = absolutePath(path, opt ? opt->limits.maxFileBytes : 0, err);
   if (!abs) {
     return NULL;
   }

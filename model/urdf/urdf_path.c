@@ -1,7 +1,7 @@
 // urdf_path.c - find the files a URDF names (meshes and textures).
 //
 // A reference is one of:
-//   - package://PKG/REST: the first existing regular file among, in this order,
+//   - package://PKG/REST: the first existing file (not a directory) among, in this order,
 //     1. for each directory D of ROS_PACKAGE_PATH (':'-separated, in order): D/REST when D itself
 //        is called PKG, then D/PKG/REST, then D/*/PKG/REST (one level of subdirectories, hidden
 //        ones skipped; when several match, the subdirectory whose name sorts first wins, so the
@@ -54,9 +54,11 @@ static void note(Search *s, const char *candidate) {
   }
 }
 
+// a candidate exists unless it is missing or a directory (a FIFO or device is found, so that
+// its reader refuses it by name rather than the search calling it missing)
 static int isFile(const char *path) {
   struct stat st;
-  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+  return stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
 // try the file fmt... names; 1 if it exists (and s->hit holds it)
