@@ -52,6 +52,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -497,6 +498,36 @@ static int buildBody(hsmUrdfLoad *u, const Tree *t) {
   return rc;
 }
 
+//---------------------------------- served values ---------------------------------------------
+
+// every number the body serves for a link is finite: finite but huge inputs (an inertia entry
+// of 1e308 turned by an rpy) can overflow while compiling, and are refused at their element
+static int checkServed(hsmUrdfLoad *u, const Tree *t, const hsBody *body) {
+  for (int i = 0; i < body->nlink && i < t->norder; i++) {
+    const hsLink *l = &body->links[i];
+    const hsmUrdfLink *src = &ULINK(u, t->order[i]);
+    if (!isfinite(l->mass) || !hsu_allFinite(l->com, 3) || !hsu_allFinite(l->inertia, 9)) {
+      return hsm_urdfError(u, hsE_MODEL, src->hasInertial ? src->inertialLine : src->line,
+                           "link '%s': its mass properties overflow (a number near the limit of "
+                           "double, 1.8e308)", src->name);
+    }
+    if (!hsu_allFinite(l->translation, 3) || !hsu_allFinite(l->R, 9)) {
+      return hsm_urdfError(u, hsE_MODEL, src->line, "link '%s': its placement overflows",
+                           src->name);
+    }
+  }
+  for (int i = 0; i < body->nshape; i++) {
+    const hsShape *s = &body->shapes[i];
+    for (int k = 0; k < 3 * s->nvertex; k++) {
+      if (!isfinite(s->vertices[k])) {
+        return HS_ERR_AT(u->err, hsE_MODEL, u->file, 0, 0, "shape %d ('%s') has a vertex beyond "
+                         "the range of float", i, s->url ? s->url : "");
+      }
+    }
+  }
+  return 0;
+}
+
 //---------------------------------- entry -----------------------------------------------------
 
 // the absolute path of a plain path or file:// URL that names a regular file of at most
@@ -572,6 +603,10 @@ hsBody *hsm_loadUrdf(const char *path, const hsmLoadOptions *opt, hsmWarning *wa
   if (rc == 0) {
     // compile while u.file (named by error locations) is alive
     body = hsm_compile(&b, err);
+    if (body && checkServed(&u, &t, body)) {
+      hsm_freeBody(body);
+      body = NULL;
+    }
   } else {
     hsm_freeBuilder(&b);
   }

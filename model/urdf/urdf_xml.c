@@ -28,6 +28,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -231,12 +232,24 @@ static int numbers(hsmUrdfLoad *u, const xmlNode *n, const char *name, int count
 }
 
 // one number that must be positive (dimensions of primitives)
+// a shape dimension: positive, and within the range of float, in which shapes cross the wire
+static int dimension(hsmUrdfLoad *u, const xmlNode *n, const char *name, double x) {
+  if (!(x > 0)) {
+    return hsm_urdfError(u, hsE_MODEL, lineOf(n), "<%s> %s=%g must be positive",
+                         (const char *)n->name, name, x);
+  }
+  if (!(x <= FLT_MAX)) {
+    return hsm_urdfError(u, hsE_MODEL, lineOf(n), "<%s> %s=%g is beyond the range of float "
+                         "(3.4e38), in which shapes are served", (const char *)n->name, name, x);
+  }
+  return 0;
+}
+
 static int positive(hsmUrdfLoad *u, const xmlNode *n, const char *name, double *out) {
   if (numbers(u, n, name, 1, out, 1)) {
     return -1;
   }
-  return *out > 0 ? 0 : hsm_urdfError(u, hsE_MODEL, lineOf(n), "<%s> %s=%g must be positive",
-                                      (const char *)n->name, name, *out);
+  return dimension(u, n, name, *out);
 }
 
 // the transform of the first <origin> child of n (identity if there is none)
@@ -517,6 +530,9 @@ static int geometry(hsmUrdfLoad *u, const xmlNode *n, const char *what, const ch
       if (!(g->size[k] > 0)) {
         return hsm_urdfError(u, hsE_MODEL, g->geomLine, "<box> size components must be "
                              "positive, got %g", g->size[k]);
+      }
+      if (dimension(u, s, "size", g->size[k])) {
+        return -1;
       }
     }
     return 0;

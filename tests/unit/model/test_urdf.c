@@ -930,6 +930,22 @@ static void testValidationErrors(void) {
   expectError(CASE("  <joint name=\"j\" type=\"\"><parent link=\"base\"/><child link=\"a\"/>"
                    "</joint>\n"),
               "<joint", hsE_MODEL, "joint 'j' needs a non-empty 'type'");
+  // finite numbers that overflow what is served: float shapes, turned inertias
+  expectError(CASE("  <link name=\"b\"><collision><geometry>\n"
+                   "<box size=\"1e39 1 1\"/></geometry></collision></link>\n"),
+              "<box", hsE_MODEL, "<box> size=1e+39 is beyond the range of float");
+  expectError(CASE("  <link name=\"b\"><visual><geometry>\n"
+                   "<sphere radius=\"1.7e308\"/></geometry></visual></link>\n"),
+              "<sphere", hsE_MODEL, "<sphere> radius=1.7e+308 is beyond the range of float");
+  hst_expectLog(1);  // the tensor is also singular: a warning before the error
+  expectError(CASE("  <link name=\"b\">\n    <inertial><origin rpy=\"0.5 0.5 0.5\"/>"
+                   "<mass value=\"1\"/><inertia ixx=\"1.7e308\" ixy=\"1.7e308\" ixz=\"1.7e308\" "
+                   "iyy=\"1.7e308\" iyz=\"1.7e308\" izz=\"1.7e308\"/></inertial></link>\n"
+                   "  <joint name=\"j1\" type=\"fixed\"><parent link=\"base\"/>"
+                   "<child link=\"a\"/></joint>\n"
+                   "  <joint name=\"j2\" type=\"fixed\"><parent link=\"base\"/>"
+                   "<child link=\"b\"/></joint>\n"),
+              "<inertial>", hsE_MODEL, "link 'b': its mass properties overflow");
 #undef CASE
   // a robot without links; every link in a cycle; text after the root element
   expectError("<robot name=\"empty\">\n</robot>\n", "<robot", hsE_MODEL,
