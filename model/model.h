@@ -267,6 +267,18 @@ typedef struct hsBodyState {
   double *linkR;    // per link: orientation, world frame, 9 each
 } hsBodyState;
 
+// what one load may cost: a file or mesh past a limit fails the load with an error naming the
+// file and the limit. A field left 0 means its default (hsm_defaultLimits).
+typedef struct hsmLimits {
+  size_t maxFileBytes;  // largest model, mesh or texture file read [bytes] (default 256 MiB)
+  double meshSeconds;   // wall-clock time one mesh file's import may take [s] (default 60)
+  size_t meshBytes;     // memory one mesh import may add to the process [bytes] (default 4 GiB)
+  long meshTriangles;   // triangles one mesh file may hold (default 20 million)
+  int meshInProcess;    // 1: import meshes in this process, where time and memory are not
+                        // bounded (tests, tools); 0 (default): in a child process that the
+                        // limits stop
+} hsmLimits;
+
 // load-time options; the limits bound what a file may expand to (DEF/USE and Inline repeat
 // parts without copying text), so a hostile or broken file fails fast with a clear error
 typedef struct hsmLoadOptions {
@@ -280,6 +292,7 @@ typedef struct hsmLoadOptions {
   long maxShapeInstances;  // placed shapes over all links and sensors (1,000,000)
   long maxTriangles;       // triangles over all distinct shapes (5,000,000: ~300 MB of body)
   int maxNesting;          // grouping nodes nested inside one another, across Inlines (1,000)
+  hsmLimits limits;        // what reading files and importing meshes may cost
 } hsmLoadOptions;
 
 // a warning produced while loading (not fatal)
@@ -293,6 +306,13 @@ typedef struct hsmWarning {
 
 // fill opt with the defaults: no images, 16 slices, 8 stacks, the limits above
 void hsm_defaultLoadOptions(hsmLoadOptions *opt);
+
+// fill limits with the defaults: 256 MiB files; a mesh import may take 60 s, add 4 GiB to the
+// process and hold 20 million triangles, in a child process
+void hsm_defaultLimits(hsmLimits *limits);
+
+// limits with every 0 field replaced by its default
+hsmLimits hsm_effectiveLimits(const hsmLimits *limits);
 
 // load an OpenHRP-format VRML97 file (a Humanoid robot, or an environment when the file has no
 // Humanoid); path is a plain path or a file:// URL; opt may be NULL for the defaults.
@@ -316,6 +336,10 @@ hsBody *hsm_loadModel(const char *path, const hsmLoadOptions *opt, hsmWarning *w
 
 // release a body; NULL is a no-op
 void hsm_freeBody(hsBody *body);
+
+// stop every mesh import running in a child process of this process and make all later ones
+// fail at once (for a server that is shutting down: no request then waits on an import)
+void hsm_cancelMeshImports(void);
 
 //---------------------------------- names -----------------------------------------------------
 

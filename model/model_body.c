@@ -44,6 +44,7 @@ void hsm_defaultLoadOptions(hsmLoadOptions *opt) {
   opt->maxShapeInstances = 1000000;
   opt->maxTriangles = 5000000;
   opt->maxNesting = 1000;
+  hsm_defaultLimits(&opt->limits);
 }
 
 void hsm_effectiveLoadOptions(hsmLoadOptions *out, const hsmLoadOptions *in) {

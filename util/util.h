@@ -1,5 +1,5 @@
-// util.h - hrpsim's shared C utilities: errors, logging, memory, file:// paths, small vector
-// math.
+// util.h - hrpsim's shared C utilities: errors, logging, memory, file:// paths, reading files,
+// small vector math.
 //
 // Every library of hrpsim reports failure the same way: a function that can fail returns int
 // (0 ok, a negative hstError code) or a pointer (NULL on failure) and takes `hsError *err` last.
@@ -12,6 +12,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdio.h>
 
 // pi, for code that cannot rely on M_PI
 #define HS_PI 3.14159265358979323846
@@ -113,9 +114,46 @@ void hsu_vecFree(hsuVec *v);
 
 //---------------------------------- paths -----------------------------------------------------
 
-// the local path a file:// URL names (file://localhost/PATH too, %XX escapes decoded) in out
-// (size > 0 bytes, cut to fit); 0 done, -1 cut, 1 when url is not file:// (out untouched)
+// the local path a model reference names, into out (size > 0 bytes): a file:// URL
+// (file://localhost/PATH and file:/PATH too, %XX escapes decoded) or a plain path (copied as
+// it is). Returns 0, -1 when the path does not fit (out holds it cut), or 1 when ref is a URL
+// of another scheme (RFC 3986: a letter, then letters, digits, '+', '-' or '.', then ':', two
+// characters at least so "C:" stays a path; out untouched). Every reader of model files and
+// URLs uses this one function.
+int hsu_urlToPath(const char *ref, char *out, size_t size);
+
+// the local path a file:// URL names, as hsu_urlToPath, except that a plain path (no URL) is
+// also reported as 1 (out untouched)
 int hsu_fileUrlToPath(const char *url, char *out, size_t size);
+
+//---------------------------------- files -----------------------------------------------------
+
+// the limit of hsu_readFile and hsu_checkFile when they are given 0 [bytes]: 256 MiB
+#define HSU_DEFAULT_MAX_FILE_BYTES ((size_t)256 << 20)
+
+// read the regular file at path whole into a new NUL-terminated buffer *text (hsu_free) of
+// *len bytes (the NUL not counted). Only regular files are read: a FIFO, socket, device or
+// directory is refused without blocking (symbolic links are followed to what they name); a file
+// over maxBytes (0: HSU_DEFAULT_MAX_FILE_BYTES) is refused before anything is allocated, and
+// reading stops there if the file grows. Returns 0, or hsE_IO / hsE_NOMEM with err filled as
+// "cannot read 'PATH': why" (the error's file is path). Used by every reader of model files.
+int hsu_readFile(const char *path, size_t maxBytes, char **text, size_t *len, hsError *err);
+
+// hsu_readFile for callers that word their own message: 0, hsE_NOMEM, or hsE_IO with *sysErr
+// an errno value (EFBIG over the limit, EINVAL not a regular file, EISDIR a directory, else
+// what the system said); hsu_fileProblem turns it into words
+int hsu_readFileErrno(const char *path, size_t maxBytes, char **text, size_t *len, int *sysErr);
+
+// 0 if path is a regular file of at most maxBytes (0: the default), else hsE_IO with err filled
+// as hsu_readFile would; for readers that open the file themselves (assimp, image decoders)
+int hsu_checkFile(const char *path, size_t maxBytes, hsError *err);
+
+// the regular file at path opened for reading as a stream (fclose it), refused as hsu_readFile
+// refuses; NULL with err filled. For readers that decode from a FILE (images).
+FILE *hsu_openFile(const char *path, size_t maxBytes, hsError *err);
+
+// why a file could not be read, in words, from hsu_readFileErrno's sysErr; returns buf
+char *hsu_fileProblem(const char *path, size_t maxBytes, int sysErr, char *buf, size_t size);
 
 //---------------------------------- math ------------------------------------------------------
 

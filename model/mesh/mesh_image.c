@@ -1,6 +1,6 @@
 // mesh_image.c - decode PNG (libpng) and JPEG (libjpeg) files into 8-bit pixels.
 //
-// hsm_readImage opens the file, tells the format from its first bytes (PNG signature, JPEG SOI
+// hsm_readImage opens the file (a regular file only, through hsu_openFile), tells the format from its first bytes (PNG signature, JPEG SOI
 // marker) and hands the stream to one decoder. Both libraries report fatal errors by calling a
 // handler that must not return; ours format the library's message and longjmp back into the
 // decoder, which frees what it allocated and records an hsError naming the file. Everything
@@ -228,9 +228,13 @@ int hsm_readImage(const char *path, hsmImage *img, hsError *err) {
     return HS_ERR(err, hsE_INVALID, "reading an image: no path or image given");
   }
   memset(img, 0, sizeof *img);
-  FILE *f = fopen(path, "rb");
+  // a regular file only, within the default size limit: never a FIFO or a device
+  hsError openErr = {0};
+  FILE *f = hsu_openFile(path, 0, &openErr);
   if (!f) {
-    return HS_ERR(err, hsE_IO, "%s: cannot open image: %s", path, strerror(errno));
+    return HS_ERR(err, hsE_IO, "%s: cannot open image: %s", path,
+                  strstr(openErr.message, "': ") ? strstr(openErr.message, "': ") + 3
+                                                 : openErr.message);
   }
   unsigned char magic[8];
   size_t got = fread(magic, 1, sizeof magic, f);

@@ -28,30 +28,63 @@
 // it compares normals too, so it cannot share STL corners that carry different facet normals,
 // and it took 7 s on a 1-million-triangle STL whose whole read takes 0.45 s this way.
 //
+// Limits (hsmLimits). A mesh file must be a regular file within the size limit. A COLLADA file's
+// index lists (<p>, <v>, <vcount>, <h>) are checked for anything but non-negative integers
+// first, because assimp 5.2 loops without end, growing, on a word like "inf" there. Then, by
+// default, the import and conversion run in a child process (fork): its address space is capped
+// at what it maps at the fork plus the memory limit (setrlimit RLIMIT_AS; assimp then fails with
+// bad_alloc, or the child dies), its CPU time at the time limit plus 1 s (a backstop), and the
+// parent waits on a pipe for the answer no longer than the time limit, then kills it (SIGKILL).
+// The child writes the converted parts into the pipe and exits; the parent checks every count,
+// index and number of that message before it builds the parts, so whatever assimp did in the
+// child, the caller gets valid parts or a clear error naming the file and the limit. A file
+// with more triangles than the limit is refused while it is converted. A fork costs a few
+// milliseconds per mesh file; limits.meshInProcess = 1 imports in the calling process instead,
+// unbounded in time and memory. hsm_cancelMeshImports kills the running children and makes
+// every later import fail at once, so a server that is asked to stop never waits on one. The child keeps only the standard streams and its pipe open,
+// resets the signals a server catches to their defaults, and leaves through _exit.
+//
 // Threads. Each import has its own assimp importer and property store, but assimp's C API keeps
 // the last error message in one unguarded global string, written by any failing import; so
-// imports (and the copy of that message) are serialised by a process-wide mutex. Converting the
-// scene into parts runs outside the lock.
+// imports (and the copy of that message) are serialised by a process-wide mutex within a
+// process. Imports in child processes run in parallel.
 
+// pipe2 and close_range
+#define _GNU_SOURCE
 #include <assimp/cimport.h>
 #include <assimp/commonMetaData.h>
 #include <assimp/postprocess.h>
 #include <assimp/scene.h>
+#include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mesh_import.h"
 
 // assimp imports run one at a time (see the file comment)
 static pthread_mutex_t g_importLock = PTHREAD_MUTEX_INITIALIZER;
+
+// the import processes running now, and whether imports are cancelled for good (a server
+// shutting down): guarded by g_childLock
+enum { kMaxChildren = 256 };
+static pthread_mutex_t g_childLock = PTHREAD_MUTEX_INITIALIZER;
+static pid_t g_children[kMaxChildren];
+static int g_nchildren;
+static int g_cancelled;
 
 // values of VRML's Material node, used where the file gives none
 static const hsMaterial kVrmlMaterial = {0.2f, {0.8f, 0.8f, 0.8f}, {0, 0, 0}, 0.2f, {0, 0, 0}, 0};
@@ -73,8 +106,13 @@ typedef struct Reader {
   size_t nremap;
   Slot *slots;
   size_t nslot;
+  long triangles;      // triangles emitted so far
+  long maxTriangles;   // the limit on them
   hsError *err;
 } Reader;
+
+// deepest node nesting of a scene we walk (assimp's own scenes are a few levels deep)
+#define MAX_NODE_DEPTH 1000
 
 // the value of source vertex v of mesh under M, dim floats into out; 0 if unusable
 typedef int (*ValueFn)(float *out, const struct aiMesh *mesh, unsigned v, const double M[12]);
@@ -453,10 +491,18 @@ static int weldAttribute(Reader *r, const struct aiMesh *mesh, int nt, int dim, 
 // no triangles
 static int addPart(Reader *r, unsigned m, const double T[12]) {
   const struct aiMesh *mesh = r->scene->mMeshes[m];
+  // what assimp returned must hang together before we read it
+  if (!mesh || (mesh->mNumFaces && !mesh->mFaces) || (mesh->mNumVertices && !mesh->mVertices)) {
+    return HS_ERR(r->err, hsE_MODEL, "%s: mesh %u is incomplete (no faces or vertices array)",
+                  r->path, m);
+  }
   // check the indices, count the triangles
   size_t nt = 0;
   for (unsigned f = 0; f < mesh->mNumFaces; f++) {
     const struct aiFace *face = &mesh->mFaces[f];
+    if (face->mNumIndices && !face->mIndices) {
+      return HS_ERR(r->err, hsE_MODEL, "%s: mesh %u has a face without indices", r->path, m);
+    }
     for (unsigned k = 0; k < face->mNumIndices; k++) {
       if (face->mIndices[k] >= mesh->mNumVertices) {
         return HS_ERR(r->err, hsE_MODEL, "%s: mesh %u has a vertex index out of range", r->path,
@@ -471,6 +517,11 @@ static int addPart(Reader *r, unsigned m, const double T[12]) {
   if (nt > INT_MAX / 3 || mesh->mNumVertices > INT_MAX) {
     return HS_ERR(r->err, hsE_MODEL, "%s: mesh %u is too large", r->path, m);
   }
+  if ((long)nt > r->maxTriangles - r->triangles) {
+    return HS_ERR(r->err, hsE_MODEL, "%s: the mesh file holds more than the limit of %ld "
+                  "triangles", r->path, r->maxTriangles);
+  }
+  r->triangles += (long)nt;
 
   hsmMeshPart part;
   memset(&part, 0, sizeof part);
@@ -528,7 +579,14 @@ static int addPart(Reader *r, unsigned m, const double T[12]) {
 }
 
 // emit the meshes of node and its descendants; parent places node's parent
-static int walkNode(Reader *r, const struct aiNode *node, const double parent[12]) {
+static int walkNode(Reader *r, const struct aiNode *node, const double parent[12], int depth) {
+  if (depth > MAX_NODE_DEPTH) {
+    return HS_ERR(r->err, hsE_MODEL, "%s: the scene's nodes nest deeper than %d levels", r->path,
+                  MAX_NODE_DEPTH);
+  }
+  if ((node->mNumMeshes && !node->mMeshes) || (node->mNumChildren && !node->mChildren)) {
+    return HS_ERR(r->err, hsE_MODEL, "%s: node '%s' is incomplete", r->path, node->mName.data);
+  }
   double local[12], T[12];
   fromAiMatrix(local, &node->mTransformation);
   hsu_mulTransform(T, parent, local);
@@ -543,7 +601,11 @@ static int walkNode(Reader *r, const struct aiNode *node, const double parent[12
     }
   }
   for (unsigned i = 0; i < node->mNumChildren; i++) {
-    int rc = walkNode(r, node->mChildren[i], T);
+    if (!node->mChildren[i]) {
+      return HS_ERR(r->err, hsE_MODEL, "%s: node '%s' has a missing child", r->path,
+                    node->mName.data);
+    }
+    int rc = walkNode(r, node->mChildren[i], T, depth + 1);
     if (rc) {
       return rc;
     }
@@ -557,7 +619,7 @@ static int walkNode(Reader *r, const struct aiNode *node, const double parent[12
 // file's extension)
 static int isCollada(const struct aiScene *scene, const char *path) {
   const struct aiMetadata *md = scene->mMetaData;
-  for (unsigned i = 0; md && i < md->mNumProperties; i++) {
+  for (unsigned i = 0; md && md->mKeys && md->mValues && i < md->mNumProperties; i++) {
     if (strcmp(md->mKeys[i].data, AI_METADATA_SOURCE_FORMAT) == 0 &&
         md->mValues[i].mType == AI_AISTRING && md->mValues[i].mData) {
       return strncasecmp(((const struct aiString *)md->mValues[i].mData)->data, "collada", 7) == 0;
@@ -567,28 +629,110 @@ static int isCollada(const struct aiScene *scene, const char *path) {
   return dot && (strcasecmp(dot, ".dae") == 0 || strcasecmp(dot, ".zae") == 0);
 }
 
-// check that path is a readable, non-empty regular file
-static int checkFile(const char *path, hsError *err) {
+// check that path is a regular, non-empty file within the size limit
+static int checkFile(const char *path, size_t maxBytes, hsError *err) {
   struct stat st;
   if (stat(path, &st) != 0) {
     return HS_ERR(err, hsE_IO, "%s: cannot open mesh file: %s", path, strerror(errno));
   }
-  if (!S_ISREG(st.st_mode)) {
-    return HS_ERR(err, hsE_IO, "%s: cannot open mesh file: not a regular file", path);
+  hsError e = {0};
+  if (hsu_checkFile(path, maxBytes, &e)) {
+    const char *why = strstr(e.message, "': ");
+    return HS_ERR(err, hsE_IO, "%s: cannot open mesh file: %s", path, why ? why + 3 : e.message);
   }
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    return HS_ERR(err, hsE_IO, "%s: cannot open mesh file: %s", path, strerror(errno));
-  }
-  fclose(f);
   if (st.st_size == 0) {
     return HS_ERR(err, hsE_MODEL, "%s: mesh file is empty", path);
   }
   return 0;
 }
 
-// import path with assimp into *scene (serialised, see the file comment)
-static int importScene(const struct aiScene **scene, const char *path, hsError *err) {
+// the text of a COLLADA index list element starting at p ("<p>", "<v>", "<vcount>", "<h>",
+// "<ph>" is only a wrapper); its name length, or 0 if p starts no such element
+static size_t indexListTag(const char *p) {
+  static const char *const kTags[] = {"p", "v", "vcount", "h"};
+  for (size_t i = 0; i < sizeof kTags / sizeof kTags[0]; i++) {
+    size_t n = strlen(kTags[i]);
+    if (strncmp(p + 1, kTags[i], n) == 0 && (p[1 + n] == '>' || p[1 + n] == ' ' ||
+                                              p[1 + n] == '\t' || p[1 + n] == '\n' ||
+                                              p[1 + n] == '\r')) {
+      return n;
+    }
+  }
+  return 0;
+}
+
+// 1 if path is a COLLADA file: named .dae, or a <COLLADA element near its start
+static int looksLikeCollada(const char *path) {
+  const char *dot = strrchr(path, '.');
+  if (dot && strcasecmp(dot, ".dae") == 0) {
+    return 1;
+  }
+  FILE *f = hsu_openFile(path, 0, NULL);
+  if (!f) {
+    return 0;
+  }
+  char head[2049];
+  size_t n = fread(head, 1, sizeof head - 1, f);
+  fclose(f);
+  head[n] = 0;
+  return memchr(head, 0, n) == NULL && strstr(head, "<COLLADA") != NULL;
+}
+
+// COLLADA's index lists must hold non-negative integers only. assimp 5.2's parser does not
+// check: a word such as "inf" in a <p> list made it loop, growing without bound, so the lists
+// are checked here first and the first bad word is reported with its line
+static int checkColladaIndices(const char *path, size_t maxBytes, hsError *err) {
+  char *text = NULL;
+  size_t len = 0;
+  hsError e = {0};
+  if (hsu_readFile(path, maxBytes, &text, &len, &e)) {
+    return HS_ERR(err, e.code, "%s: cannot open mesh file: %s", path, e.message);
+  }
+  int rc = 0, line = 1;
+  for (const char *p = text; *p && !rc; p++) {
+    if (*p == '\n') {
+      line++;
+      continue;
+    }
+    size_t n = *p == '<' ? indexListTag(p) : 0;
+    if (!n) {
+      continue;
+    }
+    char tag[8];
+    snprintf(tag, sizeof tag, "%.*s", (int)n, p + 1);
+    p = strchr(p, '>');
+    if (!p) {
+      break;  // unterminated: assimp reports it
+    }
+    if (p[-1] == '/') {
+      continue;  // an empty element
+    }
+    // the text up to the next tag: digits and white space only
+    for (p++; *p && *p != '<'; p++) {
+      if (*p == '\n') {
+        line++;
+      } else if (!isdigit((unsigned char)*p) && !isspace((unsigned char)*p)) {
+        // the whole word around the bad character
+        const char *w = p;
+        while (isdigit((unsigned char)w[-1])) {
+          w--;
+        }
+        size_t n = strcspn(w, " \t\r\n<");
+        rc = HS_ERR(err, hsE_MODEL, "%s:%d: <%s> holds '%.*s', which is not a vertex index (a "
+                    "non-negative integer)", path, line, tag, (int)(n < 40 ? n : 40), w);
+        break;
+      }
+    }
+    p--;
+  }
+  hsu_free(text);
+  return rc;
+}
+
+// import with assimp; `serialise`: one at a time within the process (see the file comment; the
+// import child, alone in its process, must not take a lock another thread held at the fork)
+static int importScene(const struct aiScene **scene, const char *path, int serialise,
+                       hsError *err) {
   *scene = NULL;
   struct aiPropertyStore *props = aiCreatePropertyStore();
   if (!props) {
@@ -597,18 +741,26 @@ static int importScene(const struct aiScene **scene, const char *path, hsError *
   aiSetImportPropertyInteger(props, AI_CONFIG_PP_SBP_REMOVE,
                              aiPrimitiveType_POINT | aiPrimitiveType_LINE);
   char why[400] = "";
-  pthread_mutex_lock(&g_importLock);
+  if (serialise) {
+    pthread_mutex_lock(&g_importLock);
+  }
   const struct aiScene *sc = aiImportFileExWithProperties(
       path, aiProcess_Triangulate | aiProcess_SortByPType, NULL, props);
   if (!sc) {
     snprintf(why, sizeof why, "%s", aiGetErrorString());
   }
-  pthread_mutex_unlock(&g_importLock);
+  if (serialise) {
+    pthread_mutex_unlock(&g_importLock);
+  }
   aiReleasePropertyStore(props);
   if (!sc) {
+    if (strstr(why, "bad_alloc")) {
+      return HS_ERR(err, hsE_NOMEM, "%s: cannot read mesh: out of memory (%s)", path, why);
+    }
     return HS_ERR(err, hsE_MODEL, "%s: cannot read mesh: %s", path, why[0] ? why : "unknown error");
   }
-  if (!sc->mRootNode) {
+  if (!sc->mRootNode || (sc->mNumMeshes && !sc->mMeshes) ||
+      (sc->mNumMaterials && !sc->mMaterials)) {
     aiReleaseImport(sc);
     return HS_ERR(err, hsE_MODEL, "%s: mesh file has no scene", path);
   }
@@ -616,8 +768,474 @@ static int importScene(const struct aiScene **scene, const char *path, hsError *
   return 0;
 }
 
-int hsm_readMeshFile(const char *path, const double scale[3], hsmMeshPart **parts, int *nparts,
-                     hsError *err) {
+// import and convert in this process (the file was checked); parts on success
+static int readScene(const char *path, const double s[3], const hsmLimits *lim, int serialise,
+                     hsmMeshPart **parts, int *nparts, hsError *err) {
+  Reader r;
+  memset(&r, 0, sizeof r);
+  r.path = path;
+  r.err = err;
+  r.maxTriangles = lim->meshTriangles;
+  int rc = importScene(&r.scene, path, serialise, err);
+  if (rc) {
+    return rc;
+  }
+  // the frame placing the root node: scale, after (for COLLADA) assimp's y-up turned to z-up
+  double pre[12] = {s[0], 0, 0, 0, 0, s[1], 0, 0, 0, 0, s[2], 0};
+  if (isCollada(r.scene, path)) {
+    double yUpToZUp[12] = {1, 0, 0, 0, 0, 0, -1, 0, 0, 1, 0, 0};
+    double S[12];
+    memcpy(S, pre, sizeof S);
+    hsu_mulTransform(pre, S, yUpToZUp);
+  }
+  rc = walkNode(&r, r.scene->mRootNode, pre, 0);
+  if (rc == 0 && r.parts.n == 0) {
+    rc = HS_ERR(err, hsE_MODEL, "%s: mesh file has no triangles", path);
+  }
+  aiReleaseImport(r.scene);
+  hsu_free(r.remap);
+  hsu_free(r.slots);
+  if (rc) {
+    hsm_freeMeshParts(r.parts.data, (int)r.parts.n);
+    return rc;
+  }
+  *parts = r.parts.data;
+  *nparts = (int)r.parts.n;
+  return 0;
+}
+
+//---------------------------------- the import process ----------------------------------------
+
+// The child writes one message on the pipe and exits: an int32 status (0 or an hstError), then
+// on failure the error message (uint32 length + bytes), on success the part count (uint32) and
+// per part: hasMaterial, the hsMaterial as bytes, the texture path (uint32 length + bytes, length
+// 0 for none), and the mesh's counts and arrays (vertices, triangles, normals and their indices,
+// texture coordinates and their indices). The parent checks every count against what is left of
+// the message and every index against its array before it builds the parts.
+
+#define MSG_MAGIC 0x68736d31u  // "hsm1"
+
+// a buffered writer on a descriptor (the child uses no stdio)
+typedef struct Writer {
+  int fd;
+  int failed;
+  size_t used;
+  unsigned char buf[65536];
+} Writer;
+
+static void flushWriter(Writer *w) {
+  size_t off = 0;
+  while (off < w->used && !w->failed) {
+    ssize_t n = write(w->fd, w->buf + off, w->used - off);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      w->failed = 1;
+    } else {
+      off += (size_t)n;
+    }
+  }
+  w->used = 0;
+}
+
+static void put(Writer *w, const void *data, size_t size) {
+  const unsigned char *p = data;
+  while (size > 0 && !w->failed) {
+    if (w->used == sizeof w->buf) {
+      flushWriter(w);
+    }
+    size_t n = sizeof w->buf - w->used < size ? sizeof w->buf - w->used : size;
+    memcpy(w->buf + w->used, p, n);
+    w->used += n, p += n, size -= n;
+  }
+}
+
+static void putU32(Writer *w, uint32_t v) {
+  put(w, &v, sizeof v);
+}
+
+static void putString(Writer *w, const char *str) {
+  uint32_t n = str ? (uint32_t)strlen(str) : 0;
+  putU32(w, n);
+  put(w, str, n);
+}
+
+// the child's side: limits, import, convert, write the message, exit
+static void childImport(int fd, const char *path, const double s[3], const hsmLimits *lim) {
+  // keep only the standard streams and our pipe: another import's pipe inherited here would
+  // hold that import's reader until this child ends
+  if (fd > 3) {
+    close_range(3, (unsigned)fd - 1, 0);
+  }
+  close_range((unsigned)fd + 1, ~0u, 0);
+  // the server's handlers and blocked signals are for the server: a signal ends the child
+  sigset_t none;
+  sigemptyset(&none);
+  pthread_sigmask(SIG_SETMASK, &none, NULL);
+  signal(SIGTERM, SIG_DFL);
+  signal(SIGINT, SIG_DFL);
+  signal(SIGHUP, SIG_DFL);
+  signal(SIGPIPE, SIG_DFL);
+  // memory: what the process maps now plus the budget; CPU time as a backstop of the
+  // parent's clock; no core files
+  long pages = 0;
+  FILE *statm = fopen("/proc/self/statm", "r");
+  if (statm) {
+    if (fscanf(statm, "%ld", &pages) != 1) {
+      pages = 0;
+    }
+    fclose(statm);
+  }
+  struct rlimit rl;
+  if (pages > 0) {
+    rl.rlim_cur = rl.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + lim->meshBytes;
+    setrlimit(RLIMIT_AS, &rl);
+  }
+  rl.rlim_cur = rl.rlim_max = (rlim_t)ceil(lim->meshSeconds) + 1;
+  setrlimit(RLIMIT_CPU, &rl);
+  rl.rlim_cur = rl.rlim_max = 0;
+  setrlimit(RLIMIT_CORE, &rl);
+
+  static Writer w;  // static: 64 KiB is better off the stack
+  w.fd = fd;
+  hsError err = {0};
+  hsmMeshPart *parts = NULL;
+  int nparts = 0;
+  int rc = readScene(path, s, lim, 0, &parts, &nparts, &err);
+  putU32(&w, MSG_MAGIC);
+  int32_t status = rc;
+  put(&w, &status, sizeof status);
+  if (rc) {
+    putString(&w, err.message);
+  } else {
+    putU32(&w, (uint32_t)nparts);
+    for (int i = 0; i < nparts; i++) {
+      const hsmMeshPart *p = &parts[i];
+      const hsmMesh *m = &p->mesh;
+      int32_t head[8] = {p->hasMaterial, m->nvertex, m->ntriangle, m->nnormal, m->nnormalIndex,
+                         m->normalPerVertex, m->ntexCoord, m->ntexCoordIndex};
+      put(&w, head, sizeof head);
+      put(&w, &p->material, sizeof p->material);
+      putString(&w, p->texture);
+      put(&w, m->vertices, 3 * (size_t)m->nvertex * sizeof(float));
+      put(&w, m->triangles, 3 * (size_t)m->ntriangle * sizeof(int));
+      put(&w, m->normals, 3 * (size_t)m->nnormal * sizeof(float));
+      put(&w, m->normalIndices, (size_t)m->nnormalIndex * sizeof(int));
+      put(&w, m->texCoords, 2 * (size_t)m->ntexCoord * sizeof(float));
+      put(&w, m->texCoordIndices, (size_t)m->ntexCoordIndex * sizeof(int));
+    }
+  }
+  flushWriter(&w);
+  _exit(w.failed ? 3 : 0);
+}
+// a message being taken apart; every take checks what is left
+typedef struct Message {
+  const unsigned char *p;
+  size_t left;
+  int bad;
+} Message;
+
+static const void *take(Message *m, size_t size) {
+  if (m->bad || size > m->left) {
+    m->bad = 1;
+    return NULL;
+  }
+  const void *at = m->p;
+  m->p += size, m->left -= size;
+  return at;
+}
+
+static uint32_t takeU32(Message *m) {
+  const void *at = take(m, sizeof(uint32_t));
+  uint32_t v = 0;
+  if (at) {
+    memcpy(&v, at, sizeof v);
+  }
+  return v;
+}
+
+// a copy (hsu_malloc) of count elements of size bytes; 0, 1 if the message is short, hsE_NOMEM
+static int takeArray(Message *m, void **out, size_t count, size_t size) {
+  *out = NULL;
+  if (count == 0) {
+    return 0;
+  }
+  if (count > m->left / size) {
+    m->bad = 1;
+    return 1;
+  }
+  const void *at = take(m, count * size);
+  *out = hsu_malloc(count * size);
+  if (!*out) {
+    return hsE_NOMEM;
+  }
+  memcpy(*out, at, count * size);
+  return 0;
+}
+
+// 1 if all n indices lie in [0, limit)
+static int indicesIn(const int *idx, size_t n, int limit) {
+  for (size_t i = 0; i < n; i++) {
+    if (idx[i] < 0 || idx[i] >= limit) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+// 1 if all n floats are finite
+static int finiteFloats(const float *v, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    if (!isfinite(v[i])) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+// one part from the message, checked; 0, 1 if the message is wrong, hsE_NOMEM
+static int takePart(Message *msg, hsmMeshPart *part) {
+  const int32_t *head = take(msg, 8 * sizeof(int32_t));
+  const hsMaterial *mat = take(msg, sizeof(hsMaterial));
+  if (!head || !mat) {
+    return 1;
+  }
+  hsmMesh *m = &part->mesh;
+  part->hasMaterial = head[0] != 0;
+  part->material = *mat;
+  m->nvertex = head[1], m->ntriangle = head[2], m->nnormal = head[3], m->nnormalIndex = head[4];
+  m->normalPerVertex = head[5] != 0, m->ntexCoord = head[6], m->ntexCoordIndex = head[7];
+  m->colorPerVertex = 1;
+  if (m->nvertex < 3 || m->ntriangle < 1 || m->ntriangle > INT_MAX / 3 || m->nnormal < 0 ||
+      m->ntexCoord < 0 || (m->nnormalIndex != 0 && m->nnormalIndex != 3 * m->ntriangle) ||
+      (m->ntexCoordIndex != 0 && m->ntexCoordIndex != 3 * m->ntriangle)) {
+    return 1;
+  }
+  uint32_t tlen = takeU32(msg);
+  const char *tex = take(msg, tlen);
+  if (msg->bad) {
+    return 1;
+  }
+  if (tlen > 0) {
+    part->texture = hsu_malloc(tlen + 1);
+    if (!part->texture) {
+      return hsE_NOMEM;
+    }
+    memcpy(part->texture, tex, tlen);
+    part->texture[tlen] = 0;
+    if (strlen(part->texture) != tlen) {
+      return 1;
+    }
+  }
+  int rc = takeArray(msg, (void **)&m->vertices, 3 * (size_t)m->nvertex, sizeof(float));
+  rc = rc ? rc : takeArray(msg, (void **)&m->triangles, 3 * (size_t)m->ntriangle, sizeof(int));
+  rc = rc ? rc : takeArray(msg, (void **)&m->normals, 3 * (size_t)m->nnormal, sizeof(float));
+  rc = rc ? rc : takeArray(msg, (void **)&m->normalIndices, (size_t)m->nnormalIndex, sizeof(int));
+  rc = rc ? rc : takeArray(msg, (void **)&m->texCoords, 2 * (size_t)m->ntexCoord, sizeof(float));
+  rc = rc ? rc : takeArray(msg, (void **)&m->texCoordIndices, (size_t)m->ntexCoordIndex,
+                           sizeof(int));
+  if (rc) {
+    return rc;
+  }
+  // what a part promises: finite numbers, indices inside their arrays
+  size_t corners = 3 * (size_t)m->ntriangle;
+  if (!finiteFloats(m->vertices, 3 * (size_t)m->nvertex) ||
+      !finiteFloats(m->normals, 3 * (size_t)m->nnormal) ||
+      !finiteFloats(m->texCoords, 2 * (size_t)m->ntexCoord) ||
+      !indicesIn(m->triangles, corners, m->nvertex) ||
+      !indicesIn(m->normalIndices, (size_t)m->nnormalIndex, m->nnormal) ||
+      !indicesIn(m->texCoordIndices, (size_t)m->ntexCoordIndex, m->ntexCoord)) {
+    return 1;
+  }
+  return 0;
+}
+
+// the parts (or the error) of a complete message from the child
+static int readMessage(const char *path, const unsigned char *data, size_t size, long maxTriangles,
+                       hsmMeshPart **parts, int *nparts, hsError *err) {
+  Message msg = {data, size, 0};
+  uint32_t magic = takeU32(&msg);
+  const int32_t *status = take(&msg, sizeof(int32_t));
+  if (msg.bad || magic != MSG_MAGIC) {
+    return HS_ERR(err, hsE_MODEL, "%s: the mesh import process ended without an answer", path);
+  }
+  if (*status != 0) {
+    uint32_t n = takeU32(&msg);
+    const char *text = take(&msg, n);
+    int code = *status < 0 && *status >= hsE_UNSUPPORTED ? *status : hsE_MODEL;
+    return HS_ERR(err, code, "%.*s", msg.bad ? 0 : (int)(n < 500 ? n : 500),
+                  msg.bad ? "" : text);
+  }
+  uint32_t count = takeU32(&msg);
+  if (msg.bad || count == 0 || count > (uint32_t)INT_MAX ||
+      (long)count > maxTriangles || count > size / sizeof(hsMaterial)) {
+    return HS_ERR(err, hsE_MODEL, "%s: the mesh import process gave a broken answer", path);
+  }
+  hsmMeshPart *out = hsu_calloc(count, sizeof *out);
+  if (!out) {
+    return HS_ERR(err, hsE_NOMEM, "%s: out of memory", path);
+  }
+  int rc = 0;
+  for (uint32_t i = 0; i < count && !rc; i++) {
+    rc = takePart(&msg, &out[i]);
+  }
+  if (!rc && msg.left != 0) {
+    rc = 1;
+  }
+  if (rc) {
+    hsm_freeMeshParts(out, (int)count);
+    return rc == hsE_NOMEM ? HS_ERR(err, hsE_NOMEM, "%s: out of memory", path)
+                           : HS_ERR(err, hsE_MODEL, "%s: the mesh import process gave a broken "
+                                    "answer", path);
+  }
+  *parts = out;
+  *nparts = (int)count;
+  return 0;
+}
+
+static double monotonicSeconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+// import in a child process under the limits (see the file comment)
+static int readIsolated(const char *path, const double s[3], const hsmLimits *lim,
+                        hsmMeshPart **parts, int *nparts, hsError *err) {
+  int fds[2];
+  if (pipe2(fds, O_CLOEXEC) != 0) {
+    return HS_ERR(err, hsE_IO, "%s: cannot start the mesh import: %s", path, strerror(errno));
+  }
+  // fork and register the child under the lock, so a cancel sees every child
+  pthread_mutex_lock(&g_childLock);
+  pid_t pid = g_cancelled || g_nchildren == kMaxChildren ? -2 : fork();
+  if (pid == 0) {
+    close(fds[0]);
+    childImport(fds[1], path, s, lim);
+  }
+  if (pid > 0) {
+    g_children[g_nchildren++] = pid;
+  }
+  int cancelled = g_cancelled;
+  pthread_mutex_unlock(&g_childLock);
+  if (pid < 0) {
+    int e = errno;
+    close(fds[0]);
+    close(fds[1]);
+    if (pid == -2) {
+      return HS_ERR(err, hsE_IO, "%s: %s", path, cancelled
+                    ? "mesh imports are cancelled (the server is shutting down)"
+                    : "too many mesh imports at once");
+    }
+    return HS_ERR(err, e == ENOMEM || e == EAGAIN ? hsE_NOMEM : hsE_IO,
+                  "%s: cannot start the mesh import: %s", path, strerror(e));
+  }
+  close(fds[1]);
+  // read the answer until the child closes the pipe, the clock runs out or the answer is
+  // larger than the child could have built
+  double deadline = monotonicSeconds() + lim->meshSeconds;
+  unsigned char *buf = NULL;
+  size_t used = 0, cap = 0;
+  int timedOut = 0, tooLarge = 0, nomem = 0;
+  for (;;) {
+    double left = deadline - monotonicSeconds();
+    if (left <= 0) {
+      timedOut = 1;
+      break;
+    }
+    struct pollfd pfd = {fds[0], POLLIN, 0};
+    int ready = poll(&pfd, 1, (int)ceil(left * 1000));
+    if (ready < 0 && errno == EINTR) {
+      continue;
+    }
+    if (ready == 0) {
+      timedOut = 1;
+      break;
+    }
+    if (used == cap) {
+      size_t bigger = cap ? 2 * cap : 65536;
+      if (bigger > lim->meshBytes + 65536) {
+        tooLarge = 1;
+        break;
+      }
+      unsigned char *p = hsu_realloc(buf, bigger);
+      if (!p) {
+        nomem = 1;
+        break;
+      }
+      buf = p, cap = bigger;
+    }
+    ssize_t n = read(fds[0], buf + used, cap - used);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      break;
+    }
+    used += (size_t)n;
+  }
+  close(fds[0]);
+  if (timedOut || tooLarge || nomem) {
+    kill(pid, SIGKILL);
+  }
+  int status = 0;
+  pid_t got;
+  do {
+    got = waitpid(pid, &status, 0);
+  } while (got < 0 && errno == EINTR);
+  pthread_mutex_lock(&g_childLock);
+  for (int i = 0; i < g_nchildren; i++) {
+    if (g_children[i] == pid) {
+      g_children[i] = g_children[--g_nchildren];
+      break;
+    }
+  }
+  cancelled = g_cancelled;
+  pthread_mutex_unlock(&g_childLock);
+  int rc;
+  if (cancelled && !(got == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+    rc = HS_ERR(err, hsE_IO, "%s: the mesh import was cancelled (the server is shutting down)",
+                path);
+  } else if (timedOut) {
+    rc = HS_ERR(err, hsE_MODEL, "%s: importing the mesh took longer than the limit of %g s",
+                path, lim->meshSeconds);
+  } else if (tooLarge || nomem) {
+    rc = HS_ERR(err, hsE_NOMEM, "%s: the imported mesh is larger than the memory limit of %zu "
+                "MiB", path, lim->meshBytes >> 20);
+  } else if (got == pid && WIFSIGNALED(status)) {
+    int sig = WTERMSIG(status);
+    rc = sig == SIGXCPU
+             ? HS_ERR(err, hsE_MODEL, "%s: importing the mesh took longer than the limit of %g "
+                      "s of CPU time", path, lim->meshSeconds)
+             : HS_ERR(err, hsE_MODEL, "%s: the mesh importer failed on this file (signal %d, %s;"
+                      " memory limit %zu MiB)", path, sig, strsignal(sig), lim->meshBytes >> 20);
+  } else {
+    rc = readMessage(path, buf, used, lim->meshTriangles, parts, nparts, err);
+    if (rc == hsE_NOMEM && err && strstr(err->message, "out of memory (")) {
+      // assimp's bad_alloc in the child: the limit, not this process, ran out
+      hsu_clearError(err);
+      rc = HS_ERR(err, hsE_MODEL, "%s: importing the mesh needs more memory than the limit of "
+                  "%zu MiB", path, lim->meshBytes >> 20);
+    }
+  }
+  hsu_free(buf);
+  return rc;
+}
+
+//---------------------------------- entry -----------------------------------------------------
+
+void hsm_cancelMeshImports(void) {
+  pthread_mutex_lock(&g_childLock);
+  g_cancelled = 1;
+  for (int i = 0; i < g_nchildren; i++) {
+    kill(g_children[i], SIGKILL);
+  }
+  pthread_mutex_unlock(&g_childLock);
+}
+
+int hsm_readMeshFile(const char *path, const double scale[3], const hsmLimits *limits,
+                     hsmMeshPart **parts, int *nparts, hsError *err) {
   if (parts) {
     *parts = NULL;
   }
@@ -637,42 +1255,16 @@ int hsm_readMeshFile(const char *path, const double scale[3], hsmMeshPart **part
     }
     memcpy(s, scale, sizeof s);
   }
-  int rc = checkFile(path, err);
+  hsmLimits lim = hsm_effectiveLimits(limits);
+  int rc = checkFile(path, lim.maxFileBytes, err);
+  if (!rc && looksLikeCollada(path)) {
+    rc = checkColladaIndices(path, lim.maxFileBytes, err);
+  }
   if (rc) {
     return rc;
   }
-  Reader r;
-  memset(&r, 0, sizeof r);
-  r.path = path;
-  r.err = err;
-  rc = importScene(&r.scene, path, err);
-  if (rc) {
-    return rc;
-  }
-
-  // the frame placing the root node: scale, after (for COLLADA) assimp's y-up turned to z-up
-  double pre[12] = {s[0], 0, 0, 0, 0, s[1], 0, 0, 0, 0, s[2], 0};
-  if (isCollada(r.scene, path)) {
-    double yUpToZUp[12] = {1, 0, 0, 0, 0, 0, -1, 0, 0, 1, 0, 0};
-    double S[12];
-    memcpy(S, pre, sizeof S);
-    hsu_mulTransform(pre, S, yUpToZUp);
-  }
-  rc = walkNode(&r, r.scene->mRootNode, pre);
-  if (rc == 0 && r.parts.n == 0) {
-    rc = HS_ERR(err, hsE_MODEL, "%s: mesh file has no triangles", path);
-  }
-
-  aiReleaseImport(r.scene);
-  hsu_free(r.remap);
-  hsu_free(r.slots);
-  if (rc) {
-    hsm_freeMeshParts(r.parts.data, (int)r.parts.n);
-    return rc;
-  }
-  *parts = r.parts.data;
-  *nparts = (int)r.parts.n;
-  return 0;
+  return lim.meshInProcess ? readScene(path, s, &lim, 1, parts, nparts, err)
+                           : readIsolated(path, s, &lim, parts, nparts, err);
 }
 
 void hsm_freeMeshParts(hsmMeshPart *parts, int nparts) {

@@ -10,8 +10,9 @@
 // winding flipped so triangles still face out). Vertices are welded by exact position; triangles
 // with two corners at one position are dropped; a file left without triangles is hsE_MODEL. A
 // part whose file normals include a zero or NaN one gets none (the caller generates them). Parts
-// come in depth-first node order. Imports are serialised process-wide (assimp's C API keeps its
-// last error in one global); converting the scenes runs in parallel.
+// come in depth-first node order. By default each import runs in a child process bounded in
+// time and memory (hsmLimits; see mesh_import.c); in-process imports are serialised (assimp's C
+// API keeps its last error in one global).
 
 #ifndef HRPSIM_MODEL_MESH_MESH_IMPORT_H_
 #define HRPSIM_MODEL_MESH_MESH_IMPORT_H_
@@ -32,11 +33,12 @@ typedef struct hsmMeshPart {
   char *texture;        // absolute path of its diffuse texture image, or NULL
 } hsmMeshPart;
 
-// read path (absolute) and scale it by scale[3]; on success *parts holds *nparts parts (free
-// with hsm_freeMeshParts). Errors name the path and what went wrong (missing file, unreadable
-// or empty mesh).
-int hsm_readMeshFile(const char *path, const double scale[3], hsmMeshPart **parts, int *nparts,
-                     hsError *err);
+// read path (absolute) and scale it by scale[3] under limits (NULL: the defaults); on success
+// *parts holds *nparts parts (free with hsm_freeMeshParts). Errors name the path and what went
+// wrong (missing file, not a regular file, too large, unreadable or empty mesh, a limit of
+// time, memory or triangles passed, a bad COLLADA index list with its line).
+int hsm_readMeshFile(const char *path, const double scale[3], const hsmLimits *limits,
+                     hsmMeshPart **parts, int *nparts, hsError *err);
 
 // release parts from hsm_readMeshFile; NULL is a no-op
 void hsm_freeMeshParts(hsmMeshPart *parts, int nparts);

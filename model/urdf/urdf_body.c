@@ -39,8 +39,12 @@
 //
 // Mass. A link's segment carries <inertial>: mass, centre of mass at the segment frame origin,
 // the inertia tensor as given, and the segment frame = the inertial <origin> (its rpy turns the
-// tensor into the link frame when hsm_compile merges the segment). Mass must be positive and the
-// tensor positive definite. A link without <inertial> gets a massless segment and a warning.
+// tensor into the link frame when hsm_compile merges the segment). A negative mass is an error;
+// mass 0 (frame and sensor links), an all-zero, singular or indefinite tensor load as written,
+// each with a warning, and so does a link without <inertial> (a massless segment). The body
+// keeps them as the file gives them: making them something a physics engine can step (merging
+// a massless link on a fixed joint into its parent, bounding the mass properties of a moving
+// one) belongs to the dynamics.
 //
 // Geometry (see urdf_shape.c): <visual>s are the link's shapeRefs (and its segment's),
 // <collision>s its collisionRefs; every link has separate collision geometry, so a link with
@@ -48,6 +52,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -493,16 +498,51 @@ static int buildBody(hsmUrdfLoad *u, const Tree *t) {
   return rc;
 }
 
+//---------------------------------- served values ---------------------------------------------
+
+// every number the body serves for a link is finite: finite but huge inputs (an inertia entry
+// of 1e308 turned by an rpy) can overflow while compiling, and are refused at their element
+static int checkServed(hsmUrdfLoad *u, const Tree *t, const hsBody *body) {
+  for (int i = 0; i < body->nlink && i < t->norder; i++) {
+    const hsLink *l = &body->links[i];
+    const hsmUrdfLink *src = &ULINK(u, t->order[i]);
+    if (!isfinite(l->mass) || !hsu_allFinite(l->com, 3) || !hsu_allFinite(l->inertia, 9)) {
+      return hsm_urdfError(u, hsE_MODEL, src->hasInertial ? src->inertialLine : src->line,
+                           "link '%s': its mass properties overflow (a number near the limit of "
+                           "double, 1.8e308)", src->name);
+    }
+    if (!hsu_allFinite(l->translation, 3) || !hsu_allFinite(l->R, 9)) {
+      return hsm_urdfError(u, hsE_MODEL, src->line, "link '%s': its placement overflows",
+                           src->name);
+    }
+  }
+  for (int i = 0; i < body->nshape; i++) {
+    const hsShape *s = &body->shapes[i];
+    for (int k = 0; k < 3 * s->nvertex; k++) {
+      if (!isfinite(s->vertices[k])) {
+        return HS_ERR_AT(u->err, hsE_MODEL, u->file, 0, 0, "shape %d ('%s') has a vertex beyond "
+                         "the range of float", i, s->url ? s->url : "");
+      }
+    }
+  }
+  return 0;
+}
+
 //---------------------------------- entry -----------------------------------------------------
 
-// the absolute path of a plain path or file:// URL; NULL with err filled
-static char *absolutePath(const char *path, hsError *err) {
-  const char *p = path;
-  if (strncmp(p, "file://", 7) == 0) {
-    p += 7;
-    if (strncmp(p, "localhost/", 10) == 0) {
-      p += 9;
-    }
+// the absolute path of a plain path or file:// URL that names a regular file of at most
+// maxBytes (0: the default limit); NULL with err filled, naming the path as given (a symbolic
+// link to /dev/zero is reported under its own name)
+static char *absolutePath(const char *path, size_t maxBytes, hsError *err) {
+  char p[PATH_MAX];
+  int rc = hsu_urlToPath(path, p, sizeof p);
+  if (rc) {
+    HS_ERR_AT(err, rc > 0 ? hsE_UNSUPPORTED : hsE_IO, path, 0, 0, "cannot read '%s': %s", path,
+              rc > 0 ? "unsupported URL scheme (use a file:// URL or a path)" : "path too long");
+    return NULL;
+  }
+  if (hsu_checkFile(p, maxBytes, err)) {
+    return NULL;
   }
   char abs[PATH_MAX];
   if (!realpath(p, abs)) {
@@ -526,7 +566,7 @@ hsBody *hsm_loadUrdf(const char *path, const hsmLoadOptions *opt, hsmWarning *wa
     HS_ERR(err, hsE_INVALID, "no model path");
     return NULL;
   }
-  char *abs = absolutePath(path, err);
+  char *abs = absolutePath(path, opt ? opt->limits.maxFileBytes : 0, err);
   if (!abs) {
     return NULL;
   }
@@ -553,6 +593,10 @@ hsBody *hsm_loadUrdf(const char *path, const hsmLoadOptions *opt, hsmWarning *wa
   if (rc == 0) {
     // compile while u.file (named by error locations) is alive
     body = hsm_compile(&b, err);
+    if (body && checkServed(&u, &t, body)) {
+      hsm_freeBody(body);
+      body = NULL;
+    }
   } else {
     hsm_freeBuilder(&b);
   }

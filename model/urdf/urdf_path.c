@@ -1,7 +1,7 @@
 // urdf_path.c - find the files a URDF names (meshes and textures).
 //
 // A reference is one of:
-//   - package://PKG/REST: the first existing regular file among, in this order,
+//   - package://PKG/REST: the first existing file (not a directory) among, in this order,
 //     1. for each directory D of ROS_PACKAGE_PATH (':'-separated, in order): D/REST when D itself
 //        is called PKG, then D/PKG/REST, then D/*/PKG/REST (one level of subdirectories, hidden
 //        ones skipped; when several match, the subdirectory whose name sorts first wins, so the
@@ -54,9 +54,11 @@ static void note(Search *s, const char *candidate) {
   }
 }
 
+// a candidate exists unless it is missing or a directory (a FIFO or device is found, so that
+// its reader refuses it by name rather than the search calling it missing)
 static int isFile(const char *path) {
   struct stat st;
-  return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+  return stat(path, &st) == 0 && !S_ISDIR(st.st_mode);
 }
 
 // try the file fmt... names; 1 if it exists (and s->hit holds it)
@@ -225,20 +227,13 @@ int hsm_urdfResolvePath(const char *ref, const char *urdfFile, char **found, cha
         findInPackage(s, name, slash + 1, urdfFile);
       }
     }
-  } else if (strncmp(ref, "file://", 7) == 0) {
-    char path[PATH_MAX];
-    hsu_fileUrlToPath(ref, path, sizeof path);  // a cut path is looked for as it is
-    findPath(s, path, urdfFile);
   } else {
-    // another URL scheme?
-    const char *c = ref;
-    while (isalnum((unsigned char)*c) || *c == '+' || *c == '-' || *c == '.') {
-      c++;
-    }
-    if (c > ref && isalpha((unsigned char)ref[0]) && strncmp(c, "://", 3) == 0) {
+    // file:// or a plain path; another URL scheme is refused
+    char path[PATH_MAX];
+    if (hsu_urlToPath(ref, path, sizeof path) > 0) {
       rc = hsE_UNSUPPORTED;
     } else {
-      findPath(s, ref, urdfFile);
+      findPath(s, path, urdfFile);  // a cut path is looked for as it is
     }
   }
   if (!rc && s->found) {

@@ -32,6 +32,7 @@ typedef enum hstUrdfJoint {
 typedef struct hsmUrdfMaterial {
   char *name;       // "" for an anonymous inline material
   int line;         // where it is defined
+  int robotLevel;   // 1 for a <material> child of <robot>, 0 for one inside a <visual>
   int hasColor;
   double rgba[4];
   char *texture;    // <texture filename> as written, or NULL
@@ -96,7 +97,8 @@ typedef struct hsmUrdfDoc {
   int line;
   hsuVec links;      // hsmUrdfLink, file order
   hsuVec joints;     // hsmUrdfJoint, file order
-  hsuVec materials;  // hsmUrdfMaterial: robot-level first, then inline ones as met
+  hsuVec materials;  // hsmUrdfMaterial: robot-level ones, then the first inline definition of
+                     // each other name in file order, then anonymous inline ones as met
 } hsmUrdfDoc;
 
 //---------------------------------- load context ----------------------------------------------

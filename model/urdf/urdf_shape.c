@@ -187,7 +187,7 @@ static int meshShapes(hsmUrdfLoad *u, const hsmUrdfGeom *g, int material, int te
   hsmMeshPart *parts = NULL;
   int nparts = 0;
   hsError e = {0};
-  if (hsm_readMeshFile(path, g->scale, &parts, &nparts, &e)) {
+  if (hsm_readMeshFile(path, g->scale, &u->opt.limits, &parts, &nparts, &e)) {
     hsu_free(path);
     return hsm_urdfError(u, e.code ? e.code : hsE_IO, g->geomLine, "mesh '%s': %s", g->filename,
                          e.message);

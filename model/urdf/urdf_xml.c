@@ -1,6 +1,7 @@
 // urdf_xml.c - read a URDF file with libxml2 into the plain records of urdf_private.h.
 //
-// The file is read into memory and parsed by a private libxml2 parser context: no network
+// The file is read into memory (hsu_readFile: a regular file within the size limit of the load
+// options) and parsed by a private libxml2 parser context: no network
 // (XML_PARSE_NONET), no entity substitution, no DTD loading, external entities refused, and
 // every libxml2 diagnostic captured by a structured error handler on that context (so nothing
 // is printed and the first error, with its line, becomes ours). Then the direct children of
@@ -13,12 +14,21 @@
 // element's start tag ends; attribute errors are reported there too, as libxml2 keeps no line
 // per attribute.
 //
-// A visual's <material> resolves as in urdfdom: a name defined at robot level wins; otherwise an
-// inline definition (colour and/or texture) is used and, if named, becomes visible to the
-// visuals that follow; a name defined nowhere is an error.
+// Materials. A name means one material across the file: its robot-level definition, else its
+// first definition inside a <visual> (in file order). That is urdfdom's table (robot-level
+// materials first; a link's visual material enters the table under its name unless the name is
+// there already, so the first definition wins), with two differences kept deliberately, each
+// a warning: a use before the definition (Choreonoid's SR1.urdf names materials in the right
+// leg that the left leg defines) gets that definition, where urdfdom enters an empty material
+// that makes the shape black and shadows the later definition; and a name defined nowhere
+// gives the default appearance. A redefinition that differs from the first is ignored with a
+// warning; an anonymous <material> uses its own colour or texture. A robot-level material
+// without colour or texture (urdfdom accepts one) is a warning. Two robot-level materials of
+// one name are an error, as in urdfdom.
 
 #include <ctype.h>
 #include <errno.h>
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -83,54 +93,18 @@ static xmlParserInputPtr refuseEntity(void *ctx, const xmlChar *publicId,
   return NULL;
 }
 
-// read the whole file into a new buffer (hsu_free)
-static int readFile(hsmUrdfLoad *u, char **text, size_t *len) {
-  FILE *f = fopen(u->file, "rb");
-  if (!f) {
-    int e = errno;
-    return HS_ERR_AT(u->err, hsE_IO, u->file, 0, 0, "cannot read '%s': %s", u->file,
-                     strerror(e));
-  }
-  size_t cap = 65536, n = 0;
-  char *buf = hsu_malloc(cap);
-  int rc = buf ? 0 : hsm_urdfNomem(u);
-  while (!rc) {
-    if (n == cap) {
-      char *bigger = cap < (size_t)INT_MAX ? hsu_realloc(buf, 2 * cap) : NULL;
-      if (!bigger) {
-        rc = cap < (size_t)INT_MAX ? hsm_urdfNomem(u)
-                                   : HS_ERR_AT(u->err, hsE_IO, u->file, 0, 0, "file too large");
-        break;
-      }
-      buf = bigger;
-      cap *= 2;
-    }
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) {
-      if (ferror(f)) {
-        int e = errno;
-        rc = HS_ERR_AT(u->err, hsE_IO, u->file, 0, 0, "cannot read '%s': %s", u->file,
-                       strerror(e));
-      }
-      break;
-    }
-  }
-  fclose(f);
-  if (rc || n > (size_t)INT_MAX) {
-    hsu_free(buf);
-    return rc ? rc : HS_ERR_AT(u->err, hsE_IO, u->file, 0, 0, "file too large");
-  }
-  *text = buf;
-  *len = n;
-  return 0;
-}
-
 // parse the file; NULL with u->err filled
 static xmlDocPtr parseXml(hsmUrdfLoad *u) {
+  // a regular file within the size limit (never a FIFO or /dev/zero)
   char *text = NULL;
   size_t len = 0;
-  if (readFile(u, &text, &len)) {
+  if (hsu_readFile(u->file, u->opt.limits.maxFileBytes, &text, &len, u->err)) {
+    return NULL;
+  }
+  if (len > (size_t)INT_MAX) {
+    hsu_free(text);
+    HS_ERR_AT(u->err, hsE_IO, u->file, 0, 0, "cannot read '%s': %zu bytes is more than the XML "
+              "parser takes", u->file, len);
     return NULL;
   }
   pthread_once(&g_xmlOnce, initXml);
@@ -258,12 +232,24 @@ static int numbers(hsmUrdfLoad *u, const xmlNode *n, const char *name, int count
 }
 
 // one number that must be positive (dimensions of primitives)
+// a shape dimension: positive, and within the range of float, in which shapes cross the wire
+static int dimension(hsmUrdfLoad *u, const xmlNode *n, const char *name, double x) {
+  if (!(x > 0)) {
+    return hsm_urdfError(u, hsE_MODEL, lineOf(n), "<%s> %s=%g must be positive",
+                         (const char *)n->name, name, x);
+  }
+  if (!(x <= FLT_MAX)) {
+    return hsm_urdfError(u, hsE_MODEL, lineOf(n), "<%s> %s=%g is beyond the range of float "
+                         "(3.4e38), in which shapes are served", (const char *)n->name, name, x);
+  }
+  return 0;
+}
+
 static int positive(hsmUrdfLoad *u, const xmlNode *n, const char *name, double *out) {
   if (numbers(u, n, name, 1, out, 1)) {
     return -1;
   }
-  return *out > 0 ? 0 : hsm_urdfError(u, hsE_MODEL, lineOf(n), "<%s> %s=%g must be positive",
-                                      (const char *)n->name, name, *out);
+  return dimension(u, n, name, *out);
 }
 
 // the transform of the first <origin> child of n (identity if there is none)
@@ -301,7 +287,8 @@ static int findMaterial(hsmUrdfLoad *u, const char *name) {
 }
 
 // read the colour and texture of a <material> element into m (name already set); *defined
-// tells whether it has either
+// tells whether it has either. A colour component outside [0, 1] is clamped, with a warning
+// (urdfdom drops such a colour with an error message and loads on).
 static int materialBody(hsmUrdfLoad *u, const xmlNode *n, hsmUrdfMaterial *m, int *defined) {
   const xmlNode *color = child(n, "color");
   const xmlNode *texture = child(n, "texture");
@@ -312,8 +299,9 @@ static int materialBody(hsmUrdfLoad *u, const xmlNode *n, hsmUrdfMaterial *m, in
     }
     for (int k = 0; k < 4; k++) {
       if (m->rgba[k] < 0 || m->rgba[k] > 1) {
-        return hsm_urdfError(u, hsE_MODEL, lineOf(color),
-                             "<color> rgba components must lie in [0, 1], got %g", m->rgba[k]);
+        hsm_urdfWarn(u, lineOf(color), "<color> rgba component %g is outside [0, 1]: clamped",
+                     m->rgba[k]);
+        m->rgba[k] = m->rgba[k] < 0 ? 0 : 1;
       }
     }
     m->hasColor = 1;
@@ -347,11 +335,23 @@ static int pushMaterial(hsmUrdfLoad *u, hsmUrdfMaterial *m) {
   return idx;
 }
 
+// 1 if two definitions give the same colour and texture
+static int sameMaterial(const hsmUrdfMaterial *a, const hsmUrdfMaterial *b) {
+  if (a->hasColor != b->hasColor || (!a->texture) != (!b->texture)) {
+    return 0;
+  }
+  if (a->hasColor && memcmp(a->rgba, b->rgba, sizeof a->rgba) != 0) {
+    return 0;
+  }
+  return !a->texture || strcmp(a->texture, b->texture) == 0;
+}
+
 // a robot-level <material name="...">
 static int robotMaterial(hsmUrdfLoad *u, const xmlNode *n) {
   hsmUrdfMaterial m;
   memset(&m, 0, sizeof m);
   m.line = lineOf(n);
+  m.robotLevel = 1;
   if (requiredName(u, n, "name", "a robot-level <material>", &m.name)) {
     return -1;
   }
@@ -361,8 +361,8 @@ static int robotMaterial(hsmUrdfLoad *u, const xmlNode *n) {
     rc = hsm_urdfError(u, hsE_MODEL, m.line, "material '%s' is defined twice (first on line %d)",
                        m.name, MATERIALS(u)[findMaterial(u, m.name)].line);
   } else if (!rc && !defined) {
-    rc = hsm_urdfError(u, hsE_MODEL, m.line, "material '%s' has neither a <color> nor a "
-                       "<texture filename>", m.name);
+    hsm_urdfWarn(u, m.line, "material '%s' has neither a <color> nor a <texture filename>: "
+                 "shapes using it get the default appearance", m.name);
   }
   if (rc) {
     hsu_free(m.name);
@@ -372,36 +372,82 @@ static int robotMaterial(hsmUrdfLoad *u, const xmlNode *n) {
   return pushMaterial(u, &m) < 0 ? -1 : 0;
 }
 
-// the <material> of a visual: an index into the table (see the file comment)
-static int visualMaterial(hsmUrdfLoad *u, const xmlNode *n, int *index) {
+// a named <material> with a colour or texture inside a link's <visual>: the name's definition
+// unless an earlier one exists (robot-level, or inline further up); a different redefinition
+// is ignored with a warning
+static int inlineDefinition(hsmUrdfLoad *u, const xmlNode *n) {
+  xmlChar *name = attr(n, "name");
+  if (!name || !name[0]) {
+    xmlFree(name);
+    return 0;
+  }
   hsmUrdfMaterial m;
   memset(&m, 0, sizeof m);
   m.line = lineOf(n);
-  xmlChar *name = attr(n, "name");
-  m.name = hsu_strdup(name ? (const char *)name : "");
+  m.name = hsu_strdup((const char *)name);
   xmlFree(name);
   if (!m.name) {
     return hsm_urdfNomem(u);
   }
   int defined = 0;
-  if (materialBody(u, n, &m, &defined)) {
-    hsu_free(m.name);
-    hsu_free(m.texture);
-    return -1;
-  }
-  int found = findMaterial(u, m.name);
-  if (found >= 0 || !defined) {
-    int rc = 0;
-    if (found < 0) {
-      rc = m.name[0] ? hsm_urdfError(u, hsE_MODEL, m.line, "material '%s' is not defined",
-                                     m.name)
-                     : hsm_urdfError(u, hsE_MODEL, m.line, "<material> needs a name, a <color> "
-                                     "or a <texture filename>");
+  int rc = materialBody(u, n, &m, &defined);
+  int found = rc || !defined ? -1 : findMaterial(u, m.name);
+  if (!rc && defined && found >= 0) {
+    const hsmUrdfMaterial *first = &MATERIALS(u)[found];
+    if (!sameMaterial(first, &m)) {
+      hsm_urdfWarn(u, m.line, "material '%s' is defined again, differently (first %son line %d)"
+                   ": the first definition is used", m.name,
+                   first->robotLevel ? "at robot level " : "", first->line);
     }
+  }
+  if (rc || !defined || found >= 0) {
     hsu_free(m.name);
     hsu_free(m.texture);
-    *index = found;
     return rc;
+  }
+  return pushMaterial(u, &m) < 0 ? -1 : 0;
+}
+
+// the <material> of a visual: an index into the table, or -1 for the default appearance (see
+// the file comment)
+static int visualMaterial(hsmUrdfLoad *u, const xmlNode *n, int *index) {
+  *index = -1;
+  int line = lineOf(n);
+  xmlChar *name = attr(n, "name");
+  if (name && name[0]) {
+    int found = findMaterial(u, (const char *)name);
+    if (found < 0) {
+      hsm_urdfWarn(u, line, "material '%s' is defined nowhere in the file: the default "
+                   "appearance is used", (const char *)name);
+    } else if (MATERIALS(u)[found].line > line && !MATERIALS(u)[found].robotLevel &&
+               !child(n, "color") && !child(n, "texture")) {
+      hsm_urdfWarn(u, line, "material '%s' is used before its definition on line %d (urdfdom "
+                   "would give this visual no colour)", (const char *)name,
+                   MATERIALS(u)[found].line);
+    }
+    xmlFree(name);
+    *index = found;
+    return 0;
+  }
+  xmlFree(name);
+  // anonymous: its own colour or texture, if any
+  hsmUrdfMaterial m;
+  memset(&m, 0, sizeof m);
+  m.line = line;
+  m.name = hsu_strdup("");
+  if (!m.name) {
+    return hsm_urdfNomem(u);
+  }
+  int defined = 0;
+  if (materialBody(u, n, &m, &defined) || !defined) {
+    hsu_free(m.name);
+    hsu_free(m.texture);
+    if (!defined && !(u->err && u->err->code)) {
+      hsm_urdfWarn(u, line, "<material> has no name, <color> or <texture filename>: the default "
+                   "appearance is used");
+      return 0;
+    }
+    return -1;
   }
   *index = pushMaterial(u, &m);
   return *index < 0 ? -1 : 0;
@@ -409,7 +455,9 @@ static int visualMaterial(hsmUrdfLoad *u, const xmlNode *n, int *index) {
 
 //---------------------------------- links -----------------------------------------------------
 
-// <inertial>: origin, mass, inertia (checked positive and positive definite)
+// <inertial>: origin, mass, inertia. A negative mass is an error; what real robots carry on
+// frame and sensor links (mass 0, an all-zero inertia) and singular or indefinite tensors load
+// as written, with a warning (the dynamics bounds what it cannot simulate)
 static int inertial(hsmUrdfLoad *u, const xmlNode *n, hsmUrdfLink *l) {
   l->hasInertial = 1;
   l->inertialLine = lineOf(n);
@@ -424,10 +472,11 @@ static int inertial(hsmUrdfLoad *u, const xmlNode *n, hsmUrdfLink *l) {
   if (numbers(u, mass, "value", 1, &l->mass, 1)) {
     return -1;
   }
-  if (!(l->mass > 0)) {
-    return hsm_urdfError(u, hsE_MODEL, lineOf(mass), "link '%s': mass %g is not positive",
-                         l->name, l->mass);
+  if (l->mass < 0) {
+    return hsm_urdfError(u, hsE_MODEL, lineOf(mass), "link '%s': mass %g is negative", l->name,
+                         l->mass);
   }
+  l->mass += 0.0;  // -0 reads as 0
   const xmlNode *in = child(n, "inertia");
   if (!in) {
     return hsm_urdfError(u, hsE_MODEL, lineOf(n), "link '%s': <inertial> has no <inertia>",
@@ -442,14 +491,19 @@ static int inertial(hsmUrdfLoad *u, const xmlNode *n, hsmUrdfLink *l) {
   }
   double I[9] = {v[0], v[1], v[2], v[1], v[3], v[4], v[2], v[4], v[5]};
   memcpy(l->inertia, I, sizeof I);
+  if (l->mass == 0) {
+    hsm_urdfWarn(u, lineOf(mass), "link '%s' has mass 0 (a frame or sensor link): loaded "
+                 "massless", l->name);
+    return 0;
+  }
   // positive definite: positive leading principal minors
   double d2 = I[0] * I[4] - I[1] * I[1];
   double d3 = I[0] * (I[4] * I[8] - I[5] * I[5]) - I[1] * (I[1] * I[8] - I[5] * I[2]) +
               I[2] * (I[1] * I[5] - I[4] * I[2]);
   if (!(I[0] > 0 && d2 > 0 && d3 > 0)) {
-    return hsm_urdfError(u, hsE_MODEL, lineOf(in), "link '%s': inertia (ixx %g ixy %g ixz %g "
-                         "iyy %g iyz %g izz %g) is not positive definite", l->name, v[0], v[1],
-                         v[2], v[3], v[4], v[5]);
+    hsm_urdfWarn(u, lineOf(in), "link '%s': inertia (ixx %g ixy %g ixz %g iyy %g iyz %g izz %g) "
+                 "is not positive definite: loaded as written", l->name, v[0], v[1], v[2], v[3],
+                 v[4], v[5]);
   }
   return 0;
 }
@@ -476,6 +530,9 @@ static int geometry(hsmUrdfLoad *u, const xmlNode *n, const char *what, const ch
       if (!(g->size[k] > 0)) {
         return hsm_urdfError(u, hsE_MODEL, g->geomLine, "<box> size components must be "
                              "positive, got %g", g->size[k]);
+      }
+      if (dimension(u, s, "size", g->size[k])) {
+        return -1;
       }
     }
     return 0;
@@ -706,10 +763,19 @@ int hsm_urdfRead(hsmUrdfLoad *u) {
     u->doc.line = lineOf(robot);
     rc = requiredName(u, robot, "name", "<robot>", &u->doc.name);
   }
-  // robot-level materials first, then links and joints in file order
+  // robot-level materials first, then the named definitions inside visuals, then links and
+  // joints in file order
   for (const xmlNode *c = robot ? robot->children : NULL; c && !rc; c = c->next) {
     if (isElem(c, "material")) {
       rc = robotMaterial(u, c);
+    }
+  }
+  for (const xmlNode *c = robot ? robot->children : NULL; c && !rc; c = c->next) {
+    for (const xmlNode *v = isElem(c, "link") ? c->children : NULL; v && !rc; v = v->next) {
+      const xmlNode *mat = isElem(v, "visual") ? child(v, "material") : NULL;
+      if (mat) {
+        rc = inlineDefinition(u, mat);
+      }
     }
   }
   for (const xmlNode *c = robot ? robot->children : NULL; c && !rc; c = c->next) {

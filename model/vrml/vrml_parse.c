@@ -1282,39 +1282,9 @@ static int parseStatements(Parser *p, int untilBrace) {
 //---------------------------------- files and Inline ------------------------------------------
 
 // read a whole file into a NUL-terminated hsu_malloc buffer; 0, hsE_NOMEM, or hsE_IO with
-// *sysErr set
+// *sysErr set (a regular file only, within the default size limit: see hsu_readFileErrno)
 static int readFile(const char *path, char **text, size_t *len, int *sysErr) {
-  FILE *f = fopen(path, "rb");
-  if (!f) {
-    *sysErr = errno;
-    return hsE_IO;
-  }
-  struct stat st;
-  int statErr = fstat(fileno(f), &st) != 0 ? errno : 0;
-  if (statErr || !S_ISREG(st.st_mode)) {
-    // only regular files: a directory opens but does not read
-    *sysErr = statErr ? statErr : S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
-    fclose(f);
-    return hsE_IO;
-  }
-  size_t size = (size_t)st.st_size;
-  char *buf = hsu_malloc(size + 1);
-  if (!buf) {
-    fclose(f);
-    return hsE_NOMEM;
-  }
-  size_t n = fread(buf, 1, size, f);
-  int bad = ferror(f);
-  fclose(f);
-  if (bad) {
-    hsu_free(buf);
-    *sysErr = EIO;
-    return hsE_IO;
-  }
-  buf[n] = 0;
-  *text = buf;
-  *len = n;
-  return 0;
+  return hsu_readFileErrno(path, 0, text, len, sysErr);
 }
 
 // the local path of a file:// URL or plain path in out (size bytes); -1 if the URL has another

@@ -1,16 +1,18 @@
 // model_loader.cpp - the ModelLoader servant (model_loader.h).
 //
-// Every request turns its URL (file:// or a plain path) into a path, loads the file with the C
-// loader, and activates a BodyInfoServant holding the body. The cache maps (path, options) to
-// the object last loaded for them, with the file's modification time and size: get* returns it
-// while the file is unchanged; load* always reads the file and refreshes the entry. An object
-// that leaves the cache (file changed, reloaded, clearData) is retired, not destroyed: clients
-// may still hold it. Retired objects stay alive up to kMaxRetired of them and kMaxRetiredBytes
-// of bodies; past that the oldest is deactivated (its holders then get OBJECT_NOT_EXIST).
-// Loading happens outside the lock; when two requests race to fill one entry, the first
-// stored wins and the other's fresh object is dropped before anyone sees it. Errors become
-// ModelLoaderException with "file:line:column: problem" and one log line; a failed load
-// changes nothing.
+// Every request turns its URL (file:// or a plain path, through hsu_urlToPath) into a path,
+// loads the file with the C loader under the load limits, and activates a BodyInfoServant
+// holding the body. The cache maps (path, options) to the object last loaded for them, with the
+// file's modification time and size: get* returns it while the file is unchanged; load* always
+// reads the file and refreshes the entry. The cache is bounded in entries and bytes of bodies:
+// past either bound the least recently used entry leaves it. An object that leaves the cache
+// (evicted, file changed, reloaded, clearData) is retired, not destroyed: clients may still
+// hold it. Retired objects stay alive within their own count and byte budget; past that the
+// oldest is deactivated (its holders then get OBJECT_NOT_EXIST). So what the server keeps is
+// bounded by the two budgets whatever number of distinct files it is asked for. Loading happens
+// outside the lock; when two requests race to fill one entry, the first stored wins and the
+// other's fresh object is dropped before anyone sees it. Errors become ModelLoaderException
+// with "file:line:column: problem" and one log line; a failed load changes nothing.
 //
 // With model roots (--model-root, required when the server is exposed) a request's path is
 // turned into its real path (realpath: every symbolic link and ".." resolved) and served
@@ -24,16 +26,16 @@
 #include <limits.h>
 #include <sys/stat.h>
 
+#include <cctype>
 #include <cerrno>
+#include <climits>
+#include <cmath>
 #include <cstdlib>
 #include <cstring>
 
 #include "runtime.h"
 
 namespace hrpsim {
-
-static const size_t kMaxRetired = 256;
-static const size_t kMaxRetiredBytes = size_t(1) << 30;
 
 [[noreturn]] static void fail(const char *operation, const std::string &what) {
   logRequestError(operation, what);
@@ -64,15 +66,19 @@ bool isUnderRoot(const std::string &path, const std::string &root) {
 
 std::string ModelLoaderServant::pathOf(const char *operation, const char *url) const {
   std::string s = url ? url : "";
-  if (s.rfind("file://", 0) == 0) {
-    s = s.substr(7);
-  } else if (s.find("://") != std::string::npos) {
-    fail(operation, "'" + s + "': unsupported URL scheme (use a file:// URL or a path)");
-  }
   if (s.empty()) {
     fail(operation, "empty model URL");
   }
-  if (roots_.empty()) {
+  std::vector<char> path(s.size() + 1);
+  int rc = hsu_urlToPath(s.c_str(), path.data(), path.size());
+  if (rc > 0) {
+    fail(operation, "'" + s + "': unsupported URL scheme (use a file:// URL or a path)");
+  }
+  if (path[0] == 0) {
+    fail(operation, "'" + s + "': the URL names no file");
+  }
+  s = path.data();
+  if (options_.roots.empty()) {
     return s;
   }
   // the real path of each candidate (a relative path under each root in turn), served only
@@ -81,7 +87,7 @@ std::string ModelLoaderServant::pathOf(const char *operation, const char *url) c
   if (s[0] == '/') {
     candidates.push_back(s);
   } else {
-    for (const std::string &root : roots_) {
+    for (const std::string &root : options_.roots) {
       candidates.push_back(root + "/" + s);
     }
   }
@@ -91,7 +97,7 @@ std::string ModelLoaderServant::pathOf(const char *operation, const char *url) c
     if (!realpath(candidate.c_str(), real) || stat(real, &st) != 0 || !S_ISREG(st.st_mode)) {
       continue;
     }
-    for (const std::string &root : roots_) {
+    for (const std::string &root : options_.roots) {
       if (isUnderRoot(real, root)) {
         return real;
       }
@@ -105,7 +111,7 @@ std::string ModelLoaderServant::pathOf(const char *operation, const char *url) c
 void ModelLoaderServant::failLoad(const char *operation, const std::string &path,
                                   const hsError &err) const {
   std::string full = describe(err);
-  if (roots_.empty()) {
+  if (options_.roots.empty()) {
     fail(operation, full);
   }
   logRequestError(operation, full);
@@ -114,7 +120,7 @@ void ModelLoaderServant::failLoad(const char *operation, const std::string &path
   char real[PATH_MAX];
   bool inside = false;
   if (realpath(file.c_str(), real)) {
-    for (const std::string &root : roots_) {
+    for (const std::string &root : options_.roots) {
       inside = inside || isUnderRoot(real, root);
     }
   }
@@ -149,6 +155,97 @@ void ModelLoaderServant::failLoad(const char *operation, const std::string &path
   throw OpenHRP::ModelLoader::ModelLoaderException(what.c_str());
 }
 
+//---------------------------------- options ---------------------------------------------------
+
+// a number from an option's value: a whole number when `whole`, positive either way
+static bool parseNumber(const char *text, bool whole, double *out) {
+  if (!text || !*text) {
+    return false;
+  }
+  char *end = nullptr;
+  errno = 0;
+  double v = std::strtod(text, &end);
+  if (errno || *end || !std::isfinite(v) || v <= 0 || (whole && v != std::floor(v)) ||
+      v > 9.0e15) {
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+std::string parseModelLoaderOptions(int argc, char **argv, ModelLoaderOptions *opt,
+                                    std::vector<std::string> *others) {
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    if (a == "--mesh-in-process") {
+      opt->limits.meshInProcess = 1;
+      continue;
+    }
+    static const struct {
+      const char *name;
+      bool whole;
+    } kValued[] = {{"--cache-entries", true},  {"--cache-mb", false},
+                   {"--retired-entries", true}, {"--retired-mb", false},
+                   {"--max-file-mb", false},    {"--mesh-seconds", false},
+                   {"--mesh-memory-mb", false}, {"--mesh-triangles", true}};
+    int k = -1;
+    for (int j = 0; j < int(sizeof kValued / sizeof kValued[0]); j++) {
+      if (a == kValued[j].name) {
+        k = j;
+      }
+    }
+    if (k < 0) {
+      if (!others) {
+        return "unknown option '" + a + "'";
+      }
+      others->push_back(a);
+      continue;
+    }
+    double v = 0;
+    if (i + 1 >= argc || !parseNumber(argv[i + 1], kValued[k].whole, &v)) {
+      return std::string(kValued[k].name) + " needs a positive " +
+             (kValued[k].whole ? "whole number" : "number") +
+             (i + 1 < argc ? std::string(" (got '") + argv[i + 1] + "')" : std::string());
+    }
+    i++;
+    size_t mb = size_t(v * 1048576.0);
+    switch (k) {
+      case 0: opt->cacheEntries = size_t(v); break;
+      case 1: opt->cacheBytes = mb; break;
+      case 2: opt->retiredEntries = size_t(v); break;
+      case 3: opt->retiredBytes = mb; break;
+      case 4: opt->limits.maxFileBytes = mb; break;
+      case 5: opt->limits.meshSeconds = v; break;
+      case 6: opt->limits.meshBytes = mb; break;
+      default: opt->limits.meshTriangles = v > double(LONG_MAX) ? LONG_MAX : long(v); break;
+    }
+  }
+  return "";
+}
+
+std::string parseModelLoaderOptionsText(const char *text, ModelLoaderOptions *opt) {
+  std::vector<std::string> words{"hrpsim-modelloader"};
+  for (const char *p = text ? text : ""; *p;) {
+    while (*p && std::isspace((unsigned char)*p)) {
+      p++;
+    }
+    const char *start = p;
+    while (*p && !std::isspace((unsigned char)*p)) {
+      p++;
+    }
+    if (p > start) {
+      words.emplace_back(start, p);
+    }
+  }
+  std::vector<char *> argv;
+  for (auto &w : words) {
+    argv.push_back(&w[0]);
+  }
+  return parseModelLoaderOptions(int(argv.size()), argv.data(), opt);
+}
+
+//---------------------------------- the servant -----------------------------------------------
+
 // the cache key: the path and every option that changes what is served
 static std::string cacheKey(const std::string &path,
                             const OpenHRP::ModelLoader::ModelLoadOption &option) {
@@ -167,6 +264,10 @@ static OpenHRP::ModelLoader::ModelLoadOption defaultOption() {
   return option;
 }
 
+ModelLoaderServant::ModelLoaderServant(const ModelLoaderOptions &options) : options_(options) {
+  options_.limits = hsm_effectiveLimits(&options_.limits);
+}
+
 ModelLoaderServant::~ModelLoaderServant() = default;
 
 ModelLoaderServant::Cached ModelLoaderServant::load(
@@ -181,6 +282,7 @@ ModelLoaderServant::Cached ModelLoaderServant::load(
   hsmLoadOptions opt;
   hsm_defaultLoadOptions(&opt);
   opt.readImage = option.readImage ? 1 : 0;
+  opt.limits = options_.limits;
   AabbOption aabb;
   for (CORBA::ULong i = 0; i < option.AABBdata.length(); i++) {
     aabb.data.push_back(option.AABBdata[i]);
@@ -212,10 +314,38 @@ void ModelLoaderServant::deactivate(const PortableServer::ObjectId &oid) {
 void ModelLoaderServant::retire(const PortableServer::ObjectId &oid, size_t bytes) {
   retired_.push_back(Retired{new PortableServer::ObjectId(oid), bytes});
   retiredBytes_ += bytes;
-  while (retired_.size() > kMaxRetired || (retired_.size() > 1 && retiredBytes_ > kMaxRetiredBytes)) {
+  while (!retired_.empty() && (retired_.size() > options_.retiredEntries ||
+                               (retired_.size() > 1 && retiredBytes_ > options_.retiredBytes))) {
     deactivate(retired_.front().oid.in());
     retiredBytes_ -= retired_.front().bytes;
     retired_.pop_front();
+  }
+}
+
+void ModelLoaderServant::touch(std::map<std::string, Cached>::iterator it) {
+  lru_.splice(lru_.begin(), lru_, it->second.use);
+}
+
+void ModelLoaderServant::store(const std::string &key, Cached entry) {
+  auto it = cache_.find(key);
+  if (it != cache_.end()) {
+    retire(it->second.oid.in(), it->second.bytes);
+    cacheBytes_ -= it->second.bytes;
+    lru_.erase(it->second.use);
+    cache_.erase(it);
+  }
+  lru_.push_front(key);
+  entry.use = lru_.begin();
+  cacheBytes_ += entry.bytes;
+  cache_.emplace(key, entry);
+  // evict the least recently used past either bound (the entry just stored stays)
+  while (cache_.size() > 1 &&
+         (cache_.size() > options_.cacheEntries || cacheBytes_ > options_.cacheBytes)) {
+    auto old = cache_.find(lru_.back());
+    retire(old->second.oid.in(), old->second.bytes);
+    cacheBytes_ -= old->second.bytes;
+    cache_.erase(old);
+    lru_.pop_back();
   }
 }
 
@@ -228,12 +358,8 @@ OpenHRP::BodyInfo_ptr ModelLoaderServant::loadBodyInfoEx(
   Cached entry = load("loadBodyInfo", url, option);
   std::string key = cacheKey(pathOf("loadBodyInfo", url), option);
   std::lock_guard<std::mutex> lock(mutex_);
-  auto it = cache_.find(key);
-  if (it != cache_.end()) {
-    retire(it->second.oid.in(), it->second.bytes);
-  }
   OpenHRP::BodyInfo_var ref = OpenHRP::BodyInfo::_duplicate(entry.ref.in());
-  cache_[key] = entry;
+  store(key, entry);
   return ref._retn();
 }
 
@@ -255,6 +381,7 @@ OpenHRP::BodyInfo_ptr ModelLoaderServant::getBodyInfoEx(
     std::lock_guard<std::mutex> lock(mutex_);
     auto it = cache_.find(key);
     if (it != cache_.end() && current(it->second)) {
+      touch(it);
       return OpenHRP::BodyInfo::_duplicate(it->second.ref.in());
     }
   }
@@ -264,20 +391,22 @@ OpenHRP::BodyInfo_ptr ModelLoaderServant::getBodyInfoEx(
   if (it != cache_.end() && current(it->second)) {
     // another request stored the same file meanwhile: serve that one, drop ours unseen
     deactivate(entry.oid.in());
+    touch(it);
     return OpenHRP::BodyInfo::_duplicate(it->second.ref.in());
   }
-  if (it != cache_.end()) {
-    retire(it->second.oid.in(), it->second.bytes);  // the file changed
-  }
+  // new, or the file changed (store retires the old object)
   OpenHRP::BodyInfo_var ref = OpenHRP::BodyInfo::_duplicate(entry.ref.in());
-  cache_[key] = entry;
+  store(key, entry);
   return ref._retn();
 }
 
 OpenHRP::SceneInfo_ptr ModelLoaderServant::loadSceneInfo(const char *url) {
   std::string path = pathOf("loadSceneInfo", url);
+  hsmLoadOptions opt;
+  hsm_defaultLoadOptions(&opt);
+  opt.limits = options_.limits;
   hsError err = {};
-  hsBody *raw = hsm_loadModel(path.c_str(), nullptr, nullptr, 0, nullptr, &err);
+  hsBody *raw = hsm_loadModel(path.c_str(), &opt, nullptr, 0, nullptr, &err);
   if (!raw) {
     failLoad("loadSceneInfo", path, err);
   }
@@ -298,6 +427,8 @@ void ModelLoaderServant::clearData() {
     retire(entry.second.oid.in(), entry.second.bytes);
   }
   cache_.clear();
+  lru_.clear();
+  cacheBytes_ = 0;
 }
 
 void ModelLoaderServant::shutdown() {

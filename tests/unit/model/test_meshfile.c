@@ -26,7 +26,7 @@ static hsmMeshPart *readFixture(const char *name, const double scale[3], int npa
   hsmMeshPart *parts = NULL;
   int n = -1;
   hsError err = {0};
-  int rc = hsm_readMeshFile(fixture(name), scale, &parts, &n, &err);
+  int rc = hsm_readMeshFile(fixture(name), scale, NULL, &parts, &n, &err);
   if (rc != 0) {
     fprintf(stderr, "\n  %s: %s\n", name, err.message);
   }
@@ -124,7 +124,7 @@ static void testDegenerateTriangles(void) {
   hsmMeshPart *p = NULL;
   int n = 0;
   hsError err = {0};
-  CU_ASSERT_EQUAL_FATAL(hsm_readMeshFile(hst_writeFile("degenerate.stl", joined), NULL, &p, &n,
+  CU_ASSERT_EQUAL_FATAL(hsm_readMeshFile(hst_writeFile("degenerate.stl", joined), NULL, NULL, &p, &n,
                                          &err), 0);
   CU_ASSERT_EQUAL_FATAL(n, 1);
   checkTetra(&p->mesh);
@@ -132,7 +132,7 @@ static void testDegenerateTriangles(void) {
   hsm_freeMeshParts(p, n);
   // nothing but the degenerate facet: no triangles
   const char *flat = hst_writeFile("flat.stl", kFlatSolid);
-  CU_ASSERT_EQUAL(hsm_readMeshFile(flat, NULL, &p, &n, &err), hsE_MODEL);
+  CU_ASSERT_EQUAL(hsm_readMeshFile(flat, NULL, NULL, &p, &n, &err), hsE_MODEL);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "no triangles"));
   CU_ASSERT_PTR_NOT_NULL(strstr(err.message, flat));
 }
@@ -361,7 +361,7 @@ static void testTexturePaths(void) {
     hsmMeshPart *p = NULL;
     int n = 0;
     hsError err = {0};
-    CU_ASSERT_EQUAL_FATAL(hsm_readMeshFile(obj, NULL, &p, &n, &err), 0);
+    CU_ASSERT_EQUAL_FATAL(hsm_readMeshFile(obj, NULL, NULL, &p, &n, &err), 0);
     CU_ASSERT_EQUAL_FATAL(n, 1);
     char want[1024];
     if (cases[i].want) {
@@ -412,7 +412,7 @@ static void checkFails(const char *path, const double scale[3], int code, const 
   hsmMeshPart *p = (hsmMeshPart *)&p;  // anything but NULL: must be reset
   int n = 7;
   hsError err = {0};
-  CU_ASSERT_EQUAL(hsm_readMeshFile(path, scale, &p, &n, &err), code);
+  CU_ASSERT_EQUAL(hsm_readMeshFile(path, scale, NULL, &p, &n, &err), code);
   CU_ASSERT_EQUAL(err.code, code);
   CU_ASSERT_PTR_NULL(p);
   CU_ASSERT_EQUAL(n, 0);
@@ -447,9 +447,9 @@ static void testErrors(void) {
   hsmMeshPart *p = NULL;
   int n = 0;
   hsError err = {0};
-  CU_ASSERT_EQUAL(hsm_readMeshFile(NULL, NULL, &p, &n, &err), hsE_INVALID);
-  CU_ASSERT_EQUAL(hsm_readMeshFile(fixture("cube_binary.stl"), NULL, NULL, &n, NULL), hsE_INVALID);
-  CU_ASSERT_EQUAL(hsm_readMeshFile(fixture("no_such_mesh.stl"), NULL, &p, &n, NULL), hsE_IO);
+  CU_ASSERT_EQUAL(hsm_readMeshFile(NULL, NULL, NULL, &p, &n, &err), hsE_INVALID);
+  CU_ASSERT_EQUAL(hsm_readMeshFile(fixture("cube_binary.stl"), NULL, NULL, NULL, &n, NULL), hsE_INVALID);
+  CU_ASSERT_EQUAL(hsm_readMeshFile(fixture("no_such_mesh.stl"), NULL, NULL, &p, &n, NULL), hsE_IO);
   hsm_freeMeshParts(NULL, 0);
 }
 
@@ -463,7 +463,7 @@ static void testAllocFailure(void) {
       int n = 0;
       hsError err = {0};
       hsu_failAllocAfter(k);
-      int rc = hsm_readMeshFile(fixture(files[f]), NULL, &p, &n, &err);
+      int rc = hsm_readMeshFile(fixture(files[f]), NULL, NULL, &p, &n, &err);
       hsu_failAllocAfter(0);
       if (rc == 0) {
         CU_ASSERT(n >= 1);
@@ -510,7 +510,7 @@ static void *readInThread(void *arg) {
     hsmMeshPart *p = NULL;
     int n = 0;
     hsError err = {0};
-    int rc = hsm_readMeshFile(path, NULL, &p, &n, &err);
+    int rc = hsm_readMeshFile(path, NULL, NULL, &p, &n, &err);
     job->wrong += rc != files[f].rc || n != files[f].nparts ||
                   (rc != 0 && !strstr(err.message, path));
     hsm_freeMeshParts(p, n);

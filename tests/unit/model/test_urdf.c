@@ -446,6 +446,7 @@ static void testVisualAndCollision(void) {
 
 static void testMaterials(void) {
   hst_writeFile("mat/textures/skin.png", "pixels are not decoded unless asked");
+  hst_expectLog(1);  // the inline redefinition of red
   hsBody *b = loadOk(
       "mat/robot.urdf",
       "<robot name=\"mat\">\n"
@@ -468,6 +469,9 @@ static void testMaterials(void) {
       "  <material name=\"skin\"><texture filename=\"textures/skin.png\"/></material>\n"
       "</robot>\n");
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  CU_ASSERT_EQUAL(hst_logCount(), 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(hst_lastLog(), "robot.urdf:8: material 'red' is defined again, "
+                                "differently (first at robot level on line 2)"));
   // red, blue (inline, named: reused by the arm), the anonymous grey; the skin has no colour
   CU_ASSERT_EQUAL_FATAL(b->nmaterial, 3);
   const hsLink *base = &b->links[0];
@@ -877,17 +881,13 @@ static void testValidationErrors(void) {
                    "</joint>\n"),
               "<joint", hsE_MODEL, "connects link 'a' to itself");
   expectError(CASE("  <link name=\"b\"><inertial><mass value=\"-2\"/></inertial></link>\n"),
-              "-2", hsE_MODEL, "mass -2 is not positive");
+              "-2", hsE_MODEL, "mass -2 is negative");
   expectError(CASE("  <link name=\"b\"><inertial><mass value=\"1\"/>\n"
                    "    <inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\"/></inertial>"
                    "</link>\n"),
               "<inertia ", hsE_MODEL, "<inertia> needs attribute 'izz'");
   expectError(CASE("  <link name=\"b\"><inertial><mass value=\"nan\"/></inertial></link>\n"),
               "nan", hsE_MODEL, "value=\"nan\": expected 1 finite number");
-  expectError(CASE("  <link name=\"b\"><inertial><mass value=\"1\"/>\n"
-                   "    <inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"0\"/>"
-                   "</inertial></link>\n"),
-              "izz=\"0\"", hsE_MODEL, "is not positive definite");
   expectError(CASE("  <joint name=\"j\" type=\"revolute\"><parent link=\"base\"/>"
                    "<child link=\"a\"/>\n    <limit lower=\"1\" upper=\"-1\"/></joint>\n"),
               "<limit", hsE_MODEL, "limit lower 1 is above upper -1");
@@ -915,16 +915,9 @@ static void testValidationErrors(void) {
   expectError(CASE("  <link name=\"b\"><collision><geometry>\n"
                    "<cylinder radius=\"1\"/></geometry></collision></link>\n"),
               "<cylinder", hsE_MODEL, "<cylinder> needs attribute 'length'");
-  expectError(CASE("  <link name=\"b\"><visual><geometry><box size=\"1 1 1\"/></geometry>\n"
-                   "    <material/></visual></link>\n"),
-              "<material/>", hsE_MODEL, "<material> needs a name, a <color>");
-  expectError(CASE("  <material name=\"m\">\n  </material>\n"), "<material", hsE_MODEL,
-              "material 'm' has neither a <color> nor a <texture filename>");
   expectError(CASE("  <material name=\"m\"><color rgba=\"1 1 1 1\"/></material>\n"
                    "  <material name=\"m\"><color rgba=\"1 1 1 1\"/></material>\n"),
               "<material", hsE_MODEL, "material 'm' is defined twice (first on line 4)");
-  expectError(CASE("  <material name=\"m\"><color rgba=\"1 1 2 1\"/></material>\n"), "<color",
-              hsE_MODEL, "rgba components must lie in [0, 1], got 2");
   expectError(CASE("  <link name=\"b\"><visual><geometry>\n"
                    "    <mesh filename=\"\"/></geometry></visual></link>\n"),
               "<mesh", hsE_MODEL, "<mesh> needs a non-empty 'filename' attribute");
@@ -937,6 +930,22 @@ static void testValidationErrors(void) {
   expectError(CASE("  <joint name=\"j\" type=\"\"><parent link=\"base\"/><child link=\"a\"/>"
                    "</joint>\n"),
               "<joint", hsE_MODEL, "joint 'j' needs a non-empty 'type'");
+  // finite numbers that overflow what is served: float shapes, turned inertias
+  expectError(CASE("  <link name=\"b\"><collision><geometry>\n"
+                   "<box size=\"1e39 1 1\"/></geometry></collision></link>\n"),
+              "<box", hsE_MODEL, "<box> size=1e+39 is beyond the range of float");
+  expectError(CASE("  <link name=\"b\"><visual><geometry>\n"
+                   "<sphere radius=\"1.7e308\"/></geometry></visual></link>\n"),
+              "<sphere", hsE_MODEL, "<sphere> radius=1.7e+308 is beyond the range of float");
+  hst_expectLog(1);  // the tensor is also singular: a warning before the error
+  expectError(CASE("  <link name=\"b\">\n    <inertial><origin rpy=\"0.5 0.5 0.5\"/>"
+                   "<mass value=\"1\"/><inertia ixx=\"1.7e308\" ixy=\"1.7e308\" ixz=\"1.7e308\" "
+                   "iyy=\"1.7e308\" iyz=\"1.7e308\" izz=\"1.7e308\"/></inertial></link>\n"
+                   "  <joint name=\"j1\" type=\"fixed\"><parent link=\"base\"/>"
+                   "<child link=\"a\"/></joint>\n"
+                   "  <joint name=\"j2\" type=\"fixed\"><parent link=\"base\"/>"
+                   "<child link=\"b\"/></joint>\n"),
+              "<inertial>", hsE_MODEL, "link 'b': its mass properties overflow");
 #undef CASE
   // a robot without links; every link in a cycle; text after the root element
   expectError("<robot name=\"empty\">\n</robot>\n", "<robot", hsE_MODEL,
@@ -1033,7 +1042,237 @@ static void testBadFixtures(void) {
     nfiles++;
   }
   closedir(dir);
-  CU_ASSERT(nfiles >= 28);
+  CU_ASSERT(nfiles >= 26);
+}
+
+//---------------------------------- what real robots contain ---------------------------------
+
+// load a fixture of tests/data/urdf/quirks, which must succeed with exactly the warnings its
+// header lists ("expect-warning: LINE TEXT", in any order); the body or NULL
+static hsBody *loadQuirk(const char *name, hsmWarning *warnings, int max, int *nwarn) {
+  char path[1024], text[16384];
+  snprintf(path, sizeof path, "%s/urdf/quirks/%s", HST_DATA_DIR, name);
+  FILE *f = fopen(path, "r");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(f);
+  size_t n = fread(text, 1, sizeof text - 1, f);
+  fclose(f);
+  text[n] = 0;
+  hst_expectLog(1);
+  hsError err = {0};
+  *nwarn = 0;
+  hsBody *b = hsm_loadUrdf(path, NULL, warnings, max, nwarn, &err);
+  if (!b) {
+    printError(&err);
+  }
+  CU_ASSERT_PTR_NOT_NULL(b);
+  CU_ASSERT_EQUAL(hst_logCount(), *nwarn);
+  int nexpect = 0, matched = 0;
+  for (const char *p = strstr(text, "expect-warning: "); p; p = strstr(p + 1, "expect-warning: ")) {
+    char what[256];
+    int line = 0, len = 0;
+    CU_ASSERT_FATAL(sscanf(p, "expect-warning: %d %n", &line, &len) == 1);
+    size_t m = strcspn(p + len, "\n");
+    const char *end = strstr(p + len, " -->");
+    if (end && (size_t)(end - (p + len)) < m) {
+      m = (size_t)(end - (p + len));
+    }
+    snprintf(what, sizeof what, "%.*s", (int)m, p + len);
+    nexpect++;
+    int found = 0;
+    for (int i = 0; i < *nwarn && i < max; i++) {
+      found |= warnings[i].line == line && strstr(warnings[i].message, what) != NULL &&
+               strstr(warnings[i].file, name) != NULL;
+    }
+    matched += found;
+    if (!found) {
+      fprintf(stderr, "\n  %s: no warning at line %d with '%s'\n", name, line, what);
+    }
+  }
+  CU_ASSERT(nexpect > 0);
+  CU_ASSERT_EQUAL(matched, nexpect);
+  CU_ASSERT_EQUAL(*nwarn, nexpect);
+  if (*nwarn != nexpect) {
+    for (int i = 0; i < *nwarn && i < max; i++) {
+      fprintf(stderr, "\n  %s:%d: %s", name, warnings[i].line, warnings[i].message);
+    }
+  }
+  return b;
+}
+
+// frame links: massless links on fixed joints and a massless moving tip load as written
+static void testFrameLinks(void) {
+  hsmWarning w[8];
+  int nwarn;
+  hsBody *b = loadQuirk("frame_links.urdf", w, 8, &nwarn);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  // base, shoulder (upper), ee_fixed, tool_fixed, swing (tip), camera_optical
+  CU_ASSERT_EQUAL_FATAL(b->nlink, 6);
+  const char *names[6] = {"base", "shoulder", "ee_fixed", "tool_fixed", "swing",
+                          "camera_optical"};
+  const double mass[6] = {4, 2, 0, 0, 0, 0};
+  const hstJoint types[6] = {hsJOINT_FREE, hsJOINT_ROTATE, hsJOINT_FIXED, hsJOINT_FIXED,
+                             hsJOINT_ROTATE, hsJOINT_FIXED};
+  for (int i = 0; i < 6; i++) {
+    CU_ASSERT_STRING_EQUAL(b->links[i].name, names[i]);
+    CU_ASSERT_EQUAL(b->links[i].jointType, types[i]);
+    HST_NEAR(b->links[i].mass, mass[i], 0);
+    CU_ASSERT_EQUAL(b->links[i].nsegment, 1);
+  }
+  // what the dynamics needs to merge or bound them: zero mass and an all-zero tensor, exact
+  for (int i = 2; i < 6; i++) {
+    for (int k = 0; k < 9; k++) {
+      HST_NEAR(b->links[i].inertia[k], 0, 0);
+    }
+    for (int k = 0; k < 3; k++) {
+      CU_ASSERT(isfinite(b->links[i].com[k]));
+    }
+  }
+  // the frames keep their names (joint and URDF link) and placement for the wire
+  CU_ASSERT_EQUAL(hsm_linkIndex(b, "ee_frame"), 2);
+  CU_ASSERT_EQUAL(hsm_linkIndex(b, "optical_frame"), 5);
+  HST_NEAR(b->links[2].translation[2], 0.5, 0);
+  HST_NEAR(b->links[3].translation[2], 0.02, 0);
+  CU_ASSERT_EQUAL(b->links[2].parent, 1);
+  CU_ASSERT_EQUAL(b->links[3].parent, 2);
+  // the massless tip still moves and keeps its shape
+  CU_ASSERT_EQUAL(b->links[4].jointId, 1);
+  CU_ASSERT_EQUAL(b->links[4].nshapeRef, 1);
+  CU_ASSERT_EQUAL(b->njoint, 2);
+  // the real links are untouched: upper's centre of mass 0.25 up its axis
+  HST_NEAR(b->links[1].com[2], 0.25, 1e-15);
+  HST_NEAR(b->links[1].inertia[8], 0.002, 1e-18);
+  hsm_freeBody(b);
+}
+
+// singular and indefinite tensors load unchanged
+static void testSingularInertia(void) {
+  hsmWarning w[4];
+  int nwarn;
+  hsBody *b = loadQuirk("singular_inertia.urdf", w, 4, &nwarn);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  CU_ASSERT_EQUAL_FATAL(b->nlink, 2);
+  HST_NEAR(b->links[0].mass, 1.5, 0);
+  for (int k = 0; k < 9; k++) {
+    HST_NEAR(b->links[0].inertia[k], 1e-6, 0);
+  }
+  const double want[9] = {0.01, -0.02, 0, -0.02, 0.01, 0, 0, 0, 0.01};
+  HST_NEAR(b->links[1].mass, 0.5, 0);
+  for (int k = 0; k < 9; k++) {
+    HST_NEAR(b->links[1].inertia[k], want[k], 0);
+  }
+  hsm_freeBody(b);
+}
+
+// the material of visual i of link l: its diffuse colour in rgb[3] and transparency; 0 if it
+// has a material, -1 for the default appearance
+static int visualColor(const hsBody *b, int l, int i, float rgba[4]) {
+  CU_ASSERT_FATAL(i < b->links[l].nshapeRef);
+  const hsAppearance *a = appearanceOf(b, &b->links[l].shapeRefs[i]);
+  if (a->material < 0) {
+    return -1;
+  }
+  const hsMaterial *m = &b->materials[a->material];
+  memcpy(rgba, m->diffuseColor, 3 * sizeof(float));
+  rgba[3] = 1 - m->transparency;
+  return 0;
+}
+
+// named materials: one meaning per name, found before or after its use
+static void testMaterialOrder(void) {
+  hsmWarning w[8];
+  int nwarn;
+  hsBody *b = loadQuirk("material_order.urdf", w, 8, &nwarn);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  CU_ASSERT_EQUAL_FATAL(b->nlink, 3);
+  CU_ASSERT_STRING_EQUAL(b->links[1].name, "right");
+  CU_ASSERT_STRING_EQUAL(b->links[2].name, "left");
+  static const struct {
+    int link, visual;
+    float rgba[4];  // a negative red: the default appearance
+  } kWant[] = {
+      {0, 0, {0.8f, 0.8f, 0.8f, 1}},  // shell, defined here
+      {0, 1, {0.8f, 0.8f, 0.8f, 1}},  // shell, named by the next visual of the link
+      {1, 0, {0.2f, 0.6f, 0.2f, 1}},  // leg, used before the left leg defines it
+      {1, 1, {0.8f, 0.8f, 0.8f, 1}},  // shell, from another link
+      {2, 0, {0.2f, 0.6f, 0.2f, 1}},  // leg, its definition
+      {2, 1, {0.2f, 0.6f, 0.2f, 1}},  // leg redefined red: the first definition wins
+      {2, 2, {0.1f, 0.2f, 0.3f, 0.5f}},  // anonymous
+      {2, 3, {-1, 0, 0, 0}},             // gold: defined nowhere
+      {2, 4, {0, 0, 1, 1}},              // trim: robot level, written after the links
+  };
+  for (size_t i = 0; i < sizeof kWant / sizeof kWant[0]; i++) {
+    float rgba[4] = {0};
+    int rc = visualColor(b, kWant[i].link, kWant[i].visual, rgba);
+    if (kWant[i].rgba[0] < 0) {
+      CU_ASSERT_EQUAL(rc, -1);
+      continue;
+    }
+    CU_ASSERT_EQUAL_FATAL(rc, 0);
+    for (int k = 0; k < 4; k++) {
+      HST_NEAR(rgba[k], kWant[i].rgba[k], 1e-7);
+    }
+  }
+  // one hsMaterial per material used: shell, leg, the anonymous one, trim
+  CU_ASSERT_EQUAL(b->nmaterial, 4);
+  hsm_freeBody(b);
+}
+
+// what urdfdom accepts with a message loads here with a warning: empty materials, colours
+// outside [0, 1], a positive mass with a zero tensor
+static void testAcceptedWithWarning(void) {
+  static const struct {
+    const char *body;
+    const char *needle;  // on the line warned about
+    const char *what;
+  } kCases[] = {
+      {"  <link name=\"b\">" INERTIAL "<visual><geometry><box size=\"1 1 1\"/></geometry>\n"
+       "    <material/></visual></link>\n",
+       "<material/>", "<material> has no name, <color> or <texture filename>: the default "
+       "appearance is used"},
+      {"  <material name=\"m\">\n  </material>\n"
+       "  <link name=\"b\">" INERTIAL "<visual><geometry><box size=\"1 1 1\"/></geometry>"
+       "<material name=\"m\"/></visual></link>\n",
+       "<material name=\"m\">", "material 'm' has neither a <color> nor a <texture filename>: "
+       "shapes using it get the default appearance"},
+      {"  <material name=\"m\"><color rgba=\"1 1 2 1\"/></material>\n", "<color",
+       "<color> rgba component 2 is outside [0, 1]: clamped"},
+      {"  <link name=\"b\"><inertial><mass value=\"1\"/>\n"
+       "    <inertia ixx=\"1\" ixy=\"0\" ixz=\"0\" iyy=\"1\" iyz=\"0\" izz=\"0\"/></inertial>"
+       "</link>\n",
+       "izz=\"0\"", "link 'b': inertia (ixx 1 ixy 0 ixz 0 iyy 1 iyz 0 izz 0) is not positive "
+       "definite: loaded as written"},
+      {"  <link name=\"b\"><inertial><mass value=\"-0\"/>\n"
+       "    <inertia ixx=\"0\" ixy=\"0\" ixz=\"0\" iyy=\"0\" iyz=\"0\" izz=\"0\"/></inertial>"
+       "</link>\n",
+       "\"-0\"", "link 'b' has mass 0 (a frame or sensor link): loaded massless"},
+  };
+  for (size_t i = 0; i < sizeof kCases / sizeof kCases[0]; i++) {
+    char t[4096];
+    snprintf(t, sizeof t, "<robot name=\"w\">\n" LINK("base") "%s"
+             "  <joint name=\"j\" type=\"fixed\"><parent link=\"base\"/><child link=\"b\"/>"
+             "</joint>\n</robot>\n", kCases[i].body);
+    if (!strstr(t, "name=\"b\"")) {
+      snprintf(t, sizeof t, "<robot name=\"w\">\n" LINK("base") "%s</robot>\n", kCases[i].body);
+    }
+    hst_expectLog(1);
+    hsmWarning w[4];
+    int nwarn = 0;
+    hsError err = {0};
+    snprintf(g_text, sizeof g_text, "%s", t);
+    hsBody *b = hsm_loadUrdf(hst_writeFile("warn.urdf", t), NULL, w, 4, &nwarn, &err);
+    CU_ASSERT_PTR_NOT_NULL(b);
+    if (!b) {
+      printError(&err);
+    }
+    CU_ASSERT_EQUAL(nwarn, 1);
+    int ok = nwarn >= 1 && strcmp(w[0].message, kCases[i].what) == 0 &&
+             w[0].line == lineOf(kCases[i].needle);
+    CU_ASSERT(ok);
+    if (!ok && nwarn >= 1) {
+      fprintf(stderr, "\n  case %zu: got line %d '%s'\n", i, w[0].line, w[0].message);
+    }
+    hsm_freeBody(b);
+  }
 }
 
 //---------------------------------- XML details, dispatch, memory -----------------------------
@@ -1151,6 +1390,10 @@ void register_urdf(void) {
   CU_add_test(s, "validation errors with lines", testValidationErrors);
   CU_add_test(s, "missing file and file:// path", testMissingFile);
   CU_add_test(s, "broken files in tests/data/urdf/bad", testBadFixtures);
+  CU_add_test(s, "frame links: mass 0, no inertial, moving massless tip", testFrameLinks);
+  CU_add_test(s, "singular and indefinite inertia load as written", testSingularInertia);
+  CU_add_test(s, "material names: forward use, reuse, redefinition", testMaterialOrder);
+  CU_add_test(s, "accepted with a warning", testAcceptedWithWarning);
   CU_add_test(s, "entities, namespaces, foreign elements", testXmlDetails);
   CU_add_test(s, "hsm_loadModel dispatch by .xml", testLoadModelDispatch);
   CU_add_test(s, "allocation failure", testAllocationFailureIsClean);
