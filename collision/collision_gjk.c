@@ -6,7 +6,7 @@
 // radii, so a sphere or a capsule is exact. GJK keeps a simplex of up to four points of the
 // Minkowski difference with the support points they came from, and reduces it each iteration to
 // the face nearest the origin (Voronoi regions, as in Ericson's Real-Time Collision Detection,
-// section 5.1); it stops when the support point brings no progress, when it repeats a simplex
+// section 5.1; a tetrahedron too flat to hold the origin is reduced to its nearest face); it stops when the support point brings no progress, when it repeats a simplex
 // point, or after 128 iterations (curved shapes converge only in the limit). For polytopes the
 // answer is exact up to rounding. MPR (libccd's ccdMPRPenetration, which allocates nothing)
 // gives a normal and depth for overlapping shapes with the radii included in the supports.
@@ -312,9 +312,23 @@ static int solve(Simplex *s) {
       int bestK = 0, bi[3];
       double bl[3];
       int outside = 0;
+      // a flat tetrahedron (curved shapes near convergence) has no inside: its nearest face
+      double e1[3], e2[3], e3[3], x[3];
+      v3sub(e1, s->w[1], s->w[0]);
+      v3sub(e2, s->w[2], s->w[0]);
+      v3sub(e3, s->w[3], s->w[0]);
+      v3cross(x, e2, e3);
+      double e4[3], e5[3], e6[3];
+      v3sub(e4, s->w[2], s->w[1]);
+      v3sub(e5, s->w[3], s->w[1]);
+      v3sub(e6, s->w[3], s->w[2]);
+      double L = fmax(fmax(v3dot(e1, e1), v3dot(e2, e2)), fmax(v3dot(e3, e3), v3dot(e4, e4)));
+      L = sqrt(fmax(L, fmax(v3dot(e5, e5), v3dot(e6, e6))));
+      double vol = fabs(v3dot(e1, x));
+      int flat = !(vol > 1e-9 * L * L * L);
       for (int f = 0; f < 4; f++) {
         const int *F = faces[f];
-        if (!originOutside(s->w[F[0]], s->w[F[1]], s->w[F[2]], s->w[F[3]])) {
+        if (!flat && !originOutside(s->w[F[0]], s->w[F[1]], s->w[F[2]], s->w[F[3]])) {
           continue;
         }
         outside = 1;
@@ -352,7 +366,7 @@ double hsc_gjk(const hscConvex *ca, const hscConvex *cb, double pa[3], double pb
     v[0] = 1;
     v[1] = v[2] = 0;
   }
-  // first support point along -v
+  Simplex prev;
   for (int it = 0; it < 128; it++) {
     double d[3], a[3], b[3], w[3];
     v3neg(d, v);
@@ -365,14 +379,16 @@ double hsc_gjk(const hscConvex *ca, const hscConvex *cb, double pa[3], double pb
       if (vv - v3dot(v, w) <= 1e-13 * vv) {
         break;
       }
+      // a point (nearly) in the simplex already: nothing new to learn
       int dup = 0;
       for (int i = 0; i < s.n; i++) {
-        dup |= s.w[i][0] == w[0] && s.w[i][1] == w[1] && s.w[i][2] == w[2];
+        dup |= v3dist2(s.w[i], w) <= 1e-24 * (1 + v3dot(w, w));
       }
       if (dup) {
         break;
       }
     }
+    prev = s;
     v3copy(s.w[s.n], w);
     v3copy(s.a[s.n], a);
     v3copy(s.b[s.n], b);
@@ -384,8 +400,13 @@ double hsc_gjk(const hscConvex *ca, const hscConvex *cb, double pa[3], double pb
     for (int i = 0; i < s.n; i++) {
       v3mad(nv, nv, s.lambda[i], s.w[i]);
     }
+    double nvv = v3dot(nv, nv);
+    if (prev.n > 0 && nvv >= vv) {
+      s = prev;  // rounding stalls the descent: keep the last strictly better simplex
+      break;
+    }
     v3copy(v, nv);
-    if (v3dot(v, v) <= 1e-28) {
+    if (nvv <= 1e-28) {
       return 0;
     }
   }

@@ -284,6 +284,7 @@ struct hscScene {
   int nbody, capBody;
   hscCand *cand;     // candidate buffer (opt.maxCandidates)
   hscCand *kept;     // reduction output
+  double *dmin;      // reduction scratch (opt.maxCandidates)
   long warnings[hscWARN_NTYPES];
   // sweep and prune: every (body, link) with geometry, sorted by AABB lo x
   int *sapBody, *sapLink;

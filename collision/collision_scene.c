@@ -7,7 +7,8 @@
 // the scene's candidate buffer and are reduced to at most maxContactsPerPair: the deepest, then
 // the one farthest from it, then the one spanning the largest triangle with those two, then
 // each time the one farthest from every kept point (so a resting face keeps its corners); a
-// point closer than the pair's cull distance (at least 1 nm) to a kept one is never kept. The
+// point closer than the pair's cull distance (at least 1 nm) to a kept one is never kept; exact
+// ties go by the candidates' numbers, so the order the narrow phase found them in never matters. The
 // broad phase over all links (hsc_overlappingLinks) is sweep and prune along x, its order kept
 // from one query to the next and re-sorted by insertion (nearly sorted after small motions).
 
@@ -57,8 +58,9 @@ hscScene *hsc_makeScene(const hscOptions *opt, hsError *err) {
     s->opt = o;
     s->cand = hsu_malloc(sizeof(hscCand) * (size_t)o.maxCandidates);
     s->kept = hsu_malloc(sizeof(hscCand) * (size_t)o.maxContactsPerPair);
+    s->dmin = hsu_malloc(sizeof(double) * (size_t)o.maxCandidates);
   }
-  if (!s || !s->cand || !s->kept) {
+  if (!s || !s->cand || !s->kept || !s->dmin) {
     hsc_freeScene(s);
     HS_ERR(err, hsE_NOMEM, "out of memory");
     return NULL;
@@ -83,6 +85,7 @@ void hsc_freeScene(hscScene *s) {
   hsu_free(s->bodies);
   hsu_free(s->cand);
   hsu_free(s->kept);
+  hsu_free(s->dmin);
   hsu_free(s->sapBody);
   hsu_free(s->sapLink);
   hsu_free(s);
@@ -327,24 +330,37 @@ static const double *linkBox(const hscScene *s, const hscPair *p, int side) {
 
 //---------------------------------- contacts --------------------------------------------------
 
-// reduce candidates c[0..n) to at most k kept points (see the file comment); returns the count
-static int reduce(const hscCand *c, int n, int k, double cull, hscCand *kept) {
+// order of two candidates by content (depth, point, normal), so that the reduction does not
+// depend on the order the narrow phase found them in
+static int candCmp(const hscCand *a, const hscCand *b) {
+  const double ka[7] = {a->depth, a->p[0], a->p[1], a->p[2], a->n[0], a->n[1], a->n[2]};
+  const double kb[7] = {b->depth, b->p[0], b->p[1], b->p[2], b->n[0], b->n[1], b->n[2]};
+  for (int i = 0; i < 7; i++) {
+    if (ka[i] != kb[i]) {
+      return ka[i] < kb[i] ? -1 : 1;
+    }
+  }
+  return 0;
+}
+
+// reduce candidates c[0..n) to at most k kept points (see the file comment); dmin is scratch
+// of n doubles (each candidate's squared distance to the nearest kept point); returns the count
+static int reduce(const hscCand *c, int n, int k, double cull, hscCand *kept, double *dmin) {
   double minD2 = fmax(cull, 1e-9);
   minD2 *= minD2;
+  for (int i = 0; i < n; i++) {
+    dmin[i] = INFINITY;
+  }
   int nk = 0;
   while (nk < k) {
     int best = -1;
     double bestScore = -1, bestAlt = -1;
     for (int i = 0; i < n; i++) {
       // never near a kept point
-      double dmin = INFINITY;
-      for (int q = 0; q < nk; q++) {
-        dmin = fmin(dmin, v3dist2(c[i].p, kept[q].p));
-      }
-      if (dmin < minD2) {
+      if (dmin[i] < minD2) {
         continue;
       }
-      double score, alt = dmin;
+      double score, alt = dmin[i];
       if (nk == 0) {
         score = c[i].depth;
       } else if (nk == 2) {
@@ -354,10 +370,11 @@ static int reduce(const hscCand *c, int n, int k, double cull, hscCand *kept) {
         v3cross(x, a, b);
         score = v3dot(x, x);
       } else {
-        score = dmin;
+        score = dmin[i];
       }
-      // ties (and collinear points at the third pick) go to the farthest, then the first
-      if (score > bestScore || (score == bestScore && alt > bestAlt)) {
+      // ties (and collinear points at the third pick) go to the farthest, then by content
+      if (score > bestScore || (score == bestScore && alt > bestAlt) ||
+          (score == bestScore && alt == bestAlt && candCmp(&c[i], &c[best]) > 0)) {
         bestScore = score;
         bestAlt = alt;
         best = i;
@@ -367,6 +384,9 @@ static int reduce(const hscCand *c, int n, int k, double cull, hscCand *kept) {
       break;
     }
     kept[nk++] = c[best];
+    for (int i = 0; i < n; i++) {
+      dmin[i] = fmin(dmin[i], v3dist2(c[i].p, c[best].p));
+    }
   }
   return nk;
 }
@@ -394,7 +414,7 @@ int hsc_contacts(hscScene *s, const hscPair *pairs, int npair, hscContact *out, 
       }
     }
     overflow += buf.overflow;
-    int nk = reduce(buf.c, buf.n, s->opt.maxContactsPerPair, p->cull, s->kept);
+    int nk = reduce(buf.c, buf.n, s->opt.maxContactsPerPair, p->cull, s->kept, s->dmin);
     for (int q = 0; q < nk; q++) {
       if (total >= maxOut) {
         dropped++;
