@@ -1,0 +1,264 @@
+// collision_bvh.c - triangle meshes and their bounding-volume hierarchy.
+//
+// A mesh is copied into doubles (transformed by its shape transform if that scales), and its
+// triangles are ordered so that every BVH node covers a contiguous run of them. The tree is a
+// binary tree of axis-aligned boxes in the geom frame, stored depth first (a node's first child
+// follows it, the second sits at node.right). It is built top down with the surface area
+// heuristic evaluated over 16 bins of triangle centroids on each axis; a node with at most
+// leafSize triangles becomes a leaf. Beyond depth 40 nodes are split in half by count, so no
+// input can make the tree deeper than HSC_MAX_DEPTH. The build is deterministic (no sorting
+// with unstable ties, no hashing). Each node also keeps the sphere around its box, a cheap
+// lower bound for distance queries.
+
+#include <float.h>
+#include <string.h>
+
+#include "collision_private.h"
+
+#define NBINS 16
+#define SAH_DEPTH 40
+
+// build scratch: per triangle its box and centroid
+typedef struct Build {
+  hscMesh *m;
+  double *tlo, *thi, *cen;  // 3 per triangle, in the current triangle order
+  int *order;               // current triangle order (indices into the input)
+  int leafSize;
+  int depth;
+} Build;
+
+static void growBox(double lo[3], double hi[3], const double plo[3], const double phi[3]) {
+  for (int j = 0; j < 3; j++) {
+    lo[j] = fmin(lo[j], plo[j]);
+    hi[j] = fmax(hi[j], phi[j]);
+  }
+}
+
+static double area(const double lo[3], const double hi[3]) {
+  double d[3] = {hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]};
+  if (d[0] < 0) {
+    return 0;
+  }
+  return d[0] * d[1] + d[1] * d[2] + d[2] * d[0];
+}
+
+// swap triangles i and j of the build order (and their cached boxes)
+static void swapTri(Build *b, int i, int j) {
+  int t = b->order[i];
+  b->order[i] = b->order[j];
+  b->order[j] = t;
+  for (int k = 0; k < 3; k++) {
+    double x = b->tlo[3 * i + k];
+    b->tlo[3 * i + k] = b->tlo[3 * j + k];
+    b->tlo[3 * j + k] = x;
+    x = b->thi[3 * i + k];
+    b->thi[3 * i + k] = b->thi[3 * j + k];
+    b->thi[3 * j + k] = x;
+    x = b->cen[3 * i + k];
+    b->cen[3 * i + k] = b->cen[3 * j + k];
+    b->cen[3 * j + k] = x;
+  }
+}
+
+// the split position of [first, first + count): partitions the range and returns the size of
+// the first part (0 < size < count)
+static int split(Build *b, int first, int count, int level) {
+  double clo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, chi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+  for (int i = first; i < first + count; i++) {
+    growBox(clo, chi, b->cen + 3 * i, b->cen + 3 * i);
+  }
+  int bestAxis = -1, bestBin = -1;
+  double bestCost = DBL_MAX;
+  if (level < SAH_DEPTH) {
+    for (int axis = 0; axis < 3; axis++) {
+      double ext = chi[axis] - clo[axis];
+      if (!(ext > 0)) {
+        continue;
+      }
+      int cnt[NBINS] = {0};
+      double blo[NBINS][3], bhi[NBINS][3];
+      for (int k = 0; k < NBINS; k++) {
+        for (int j = 0; j < 3; j++) {
+          blo[k][j] = DBL_MAX;
+          bhi[k][j] = -DBL_MAX;
+        }
+      }
+      double scale = NBINS / ext;
+      for (int i = first; i < first + count; i++) {
+        int k = (int)((b->cen[3 * i + axis] - clo[axis]) * scale);
+        k = k < 0 ? 0 : (k >= NBINS ? NBINS - 1 : k);
+        cnt[k]++;
+        growBox(blo[k], bhi[k], b->tlo + 3 * i, b->thi + 3 * i);
+      }
+      // sweep from the right to get the right-hand areas, then from the left
+      double rArea[NBINS];
+      int rCnt[NBINS];
+      double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+      int n = 0;
+      for (int k = NBINS - 1; k > 0; k--) {
+        if (cnt[k]) {
+          growBox(lo, hi, blo[k], bhi[k]);
+        }
+        n += cnt[k];
+        rArea[k] = area(lo, hi);
+        rCnt[k] = n;
+      }
+      double llo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, lhi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+      n = 0;
+      for (int k = 0; k < NBINS - 1; k++) {
+        if (cnt[k]) {
+          growBox(llo, lhi, blo[k], bhi[k]);
+        }
+        n += cnt[k];
+        if (n == 0 || rCnt[k + 1] == 0) {
+          continue;
+        }
+        double cost = area(llo, lhi) * n + rArea[k + 1] * rCnt[k + 1];
+        if (cost < bestCost) {
+          bestCost = cost;
+          bestAxis = axis;
+          bestBin = k;
+        }
+      }
+    }
+  }
+  if (bestAxis >= 0) {
+    // partition by bin
+    double ext = chi[bestAxis] - clo[bestAxis], scale = NBINS / ext;
+    int i = first, j = first + count - 1;
+    while (i <= j) {
+      int k = (int)((b->cen[3 * i + bestAxis] - clo[bestAxis]) * scale);
+      k = k < 0 ? 0 : (k >= NBINS ? NBINS - 1 : k);
+      if (k <= bestBin) {
+        i++;
+      } else {
+        swapTri(b, i, j);
+        j--;
+      }
+    }
+    int nleft = i - first;
+    if (nleft > 0 && nleft < count) {
+      return nleft;
+    }
+  }
+  // no useful SAH split (all centroids equal, or too deep): halve by count
+  return count / 2;
+}
+
+// build the subtree of triangles [first, first + count) at node index b->m->nnode
+static void buildNode(Build *b, int first, int count, int level) {
+  hscMesh *m = b->m;
+  int idx = m->nnode++;
+  hscNode *nd = &m->nodes[idx];
+  for (int j = 0; j < 3; j++) {
+    nd->lo[j] = DBL_MAX;
+    nd->hi[j] = -DBL_MAX;
+  }
+  for (int i = first; i < first + count; i++) {
+    growBox(nd->lo, nd->hi, b->tlo + 3 * i, b->thi + 3 * i);
+  }
+  double half[3];
+  for (int j = 0; j < 3; j++) {
+    nd->c[j] = 0.5 * (nd->lo[j] + nd->hi[j]);
+    half[j] = 0.5 * (nd->hi[j] - nd->lo[j]);
+  }
+  nd->r = v3norm(half);
+  if (level > b->depth) {
+    b->depth = level;
+  }
+  if (count <= b->leafSize) {
+    nd->right = first;
+    nd->count = count;
+    return;
+  }
+  int nleft = split(b, first, count, level);
+  nd->count = 0;
+  buildNode(b, first, nleft, level + 1);
+  m->nodes[idx].right = m->nnode;
+  buildNode(b, first + nleft, count - nleft, level + 1);
+}
+
+hscMesh *hsc_makeMesh(const float *v, int nvert, const int *tri, int ntri, const double *T,
+                      int leafSize, hsError *err) {
+  hscMesh *m = hsu_calloc(1, sizeof *m);
+  Build b;
+  memset(&b, 0, sizeof b);
+  if (!m) {
+    goto nomem;
+  }
+  m->nvert = nvert;
+  m->ntri = ntri;
+  m->v = hsu_malloc(sizeof(double) * 3 * (size_t)(nvert > 0 ? nvert : 1));
+  m->tri = hsu_malloc(sizeof(int) * 3 * (size_t)(ntri > 0 ? ntri : 1));
+  m->n = hsu_malloc(sizeof(double) * 3 * (size_t)(ntri > 0 ? ntri : 1));
+  m->nodes = hsu_malloc(sizeof(hscNode) * (size_t)(2 * ntri + 1));
+  b.tlo = hsu_malloc(sizeof(double) * 3 * (size_t)(ntri + 1));
+  b.thi = hsu_malloc(sizeof(double) * 3 * (size_t)(ntri + 1));
+  b.cen = hsu_malloc(sizeof(double) * 3 * (size_t)(ntri + 1));
+  b.order = hsu_malloc(sizeof(int) * (size_t)(ntri + 1));
+  if (!m->v || !m->tri || !m->n || !m->nodes || !b.tlo || !b.thi || !b.cen || !b.order) {
+    goto nomem;
+  }
+  // vertices, transformed
+  for (int i = 0; i < nvert; i++) {
+    double p[3] = {v[3 * i], v[3 * i + 1], v[3 * i + 2]};
+    if (T) {
+      hsu_transformPoint(m->v + 3 * i, T, p);
+    } else {
+      v3copy(m->v + 3 * i, p);
+    }
+  }
+  // triangle boxes and centroids
+  for (int i = 0; i < ntri; i++) {
+    const double *a = m->v + 3 * tri[3 * i], *bb = m->v + 3 * tri[3 * i + 1],
+                 *c = m->v + 3 * tri[3 * i + 2];
+    for (int j = 0; j < 3; j++) {
+      b.tlo[3 * i + j] = fmin(a[j], fmin(bb[j], c[j]));
+      b.thi[3 * i + j] = fmax(a[j], fmax(bb[j], c[j]));
+      b.cen[3 * i + j] = (a[j] + bb[j] + c[j]) / 3;
+    }
+    b.order[i] = i;
+  }
+  b.m = m;
+  b.leafSize = leafSize < 1 ? 1 : (leafSize > 16 ? 16 : leafSize);
+  if (ntri > 0) {
+    buildNode(&b, 0, ntri, 1);
+  }
+  m->depth = b.depth;
+  // triangles in BVH order, with their normals
+  for (int i = 0; i < ntri; i++) {
+    const int *src = tri + 3 * b.order[i];
+    memcpy(m->tri + 3 * i, src, 3 * sizeof(int));
+    const double *a, *bb, *c;
+    hsc_triangle(m, i, &a, &bb, &c);
+    double e1[3], e2[3];
+    v3sub(e1, bb, a);
+    v3sub(e2, c, a);
+    v3cross(m->n + 3 * i, e1, e2);
+    v3normalize(m->n + 3 * i);
+  }
+  hsu_free(b.tlo);
+  hsu_free(b.thi);
+  hsu_free(b.cen);
+  hsu_free(b.order);
+  return m;
+nomem:
+  hsu_free(b.tlo);
+  hsu_free(b.thi);
+  hsu_free(b.cen);
+  hsu_free(b.order);
+  hsc_freeMesh(m);
+  HS_ERR(err, hsE_NOMEM, "out of memory building a mesh of %d triangles", ntri);
+  return NULL;
+}
+
+void hsc_freeMesh(hscMesh *m) {
+  if (!m) {
+    return;
+  }
+  hsu_free(m->v);
+  hsu_free(m->tri);
+  hsu_free(m->n);
+  hsu_free(m->nodes);
+  hsu_free(m);
+}

@@ -1,0 +1,658 @@
+// collision_mesh.c - queries on meshes: BVH traversals against another geom or another mesh,
+// triangle-level tests at the leaves, and rays.
+//
+// A mesh against a primitive: the primitive's box is taken into the mesh frame, the tree is
+// walked with an explicit stack, and every triangle under an overlapping leaf is collided with
+// the primitive as a one-sided convex (collision_narrow.c). Two meshes: node pairs are tested
+// with the separating axes of the two boxes (the three of each box, in the frame of the first
+// mesh), the larger node is opened first, and overlapping triangle pairs give contacts by
+// clipping: each triangle is clipped against the prism of the other, the points behind the
+// other's face are candidates, and of the two directions the one needing the smaller push wins
+// (normals are the meshes' outward face normals, so a triangle only pushes to its front).
+// Distances walk the trees nearest first with bounding spheres as lower bounds and stop early
+// when the caller's bound is met. Rays use slab tests on node boxes and the Moller-Trumbore
+// test on triangles, front faces only, visiting the nearer child first.
+
+#include <float.h>
+#include <string.h>
+
+#include "collision_private.h"
+
+#define STACK 256
+
+// world corners of triangle i of posed mesh g
+static void worldTri(const hscPosed *g, int i, double t[3][3]) {
+  const double *a, *b, *c;
+  hsc_triangle(g->g->mesh, i, &a, &b, &c);
+  const double *v[3] = {a, b, c};
+  for (int k = 0; k < 3; k++) {
+    m3mulv(t[k], g->R, v[k]);
+    v3add(t[k], t[k], g->p);
+  }
+}
+
+// world box -> the box around it in the frame (R, p)
+static void boxToFrame(const double lo[3], const double hi[3], const double R[9],
+                       const double p[3], double olo[3], double ohi[3]) {
+  double c[3], h[3], x[3], lc[3];
+  for (int j = 0; j < 3; j++) {
+    c[j] = 0.5 * (lo[j] + hi[j]);
+    h[j] = 0.5 * (hi[j] - lo[j]);
+  }
+  v3sub(x, c, p);
+  m3tmulv(lc, R, x);
+  for (int j = 0; j < 3; j++) {
+    // row j of R^T is column j of R
+    double e = fabs(R[j]) * h[0] + fabs(R[3 + j]) * h[1] + fabs(R[6 + j]) * h[2];
+    olo[j] = lc[j] - e;
+    ohi[j] = lc[j] + e;
+  }
+}
+
+static int boxOverlap(const double alo[3], const double ahi[3], const double blo[3],
+                      const double bhi[3]) {
+  return alo[0] <= bhi[0] && blo[0] <= ahi[0] && alo[1] <= bhi[1] && blo[1] <= ahi[1] &&
+         alo[2] <= bhi[2] && blo[2] <= ahi[2];
+}
+
+//---------------------------------- mesh against a primitive ----------------------------------
+
+void hsc_collideMesh(const hscPosed *mesh, const hscPosed *other, int meshIsB, hscCandBuf *buf) {
+  const hscMesh *m = mesh->g->mesh;
+  if (m->nnode == 0) {
+    return;
+  }
+  double qlo[3], qhi[3];
+  boxToFrame(other->lo, other->hi, mesh->R, mesh->p, qlo, qhi);
+  hscConvex oc;
+  hsc_convexOf(&oc, other);
+  int stack[HSC_MAX_DEPTH + 2], sp = 0;
+  stack[sp++] = 0;
+  while (sp > 0) {
+    int ni = stack[--sp];
+    const hscNode *nd = &m->nodes[ni];
+    if (!boxOverlap(nd->lo, nd->hi, qlo, qhi)) {
+      continue;
+    }
+    if (nd->count == 0) {
+      stack[sp++] = nd->right;
+      stack[sp++] = ni + 1;
+      continue;
+    }
+    for (int i = nd->right; i < nd->right + nd->count; i++) {
+      double t[3][3];
+      worldTri(mesh, i, t);
+      hscConvex tc;
+      hsc_convexTri(&tc, t[0], t[1], t[2]);
+      int before = buf->n;
+      hsc_collideConvex(&oc, &tc, buf, 1);
+      if (!meshIsB) {
+        // the mesh is side 0: normals from it into the other
+        for (int k = before; k < buf->n; k++) {
+          v3neg(buf->c[k].n, buf->c[k].n);
+        }
+      }
+    }
+  }
+}
+
+//---------------------------------- triangle pairs --------------------------------------------
+
+static void triNormalOf(const double t[3][3], double n[3]) {
+  double e1[3], e2[3];
+  v3sub(e1, t[1], t[0]);
+  v3sub(e2, t[2], t[0]);
+  v3cross(n, e1, e2);
+  v3normalize(n);
+}
+
+// 1 if two triangles overlap (separating axes: both normals and the nine edge pairs)
+static int triTriOverlap(const double a[3][3], const double b[3][3]) {
+  double ea[3][3], eb[3][3], axes[11][3];
+  int nax = 0;
+  for (int i = 0; i < 3; i++) {
+    v3sub(ea[i], a[(i + 1) % 3], a[i]);
+    v3sub(eb[i], b[(i + 1) % 3], b[i]);
+  }
+  v3cross(axes[nax++], ea[0], ea[1]);
+  v3cross(axes[nax++], eb[0], eb[1]);
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      v3cross(axes[nax++], ea[i], eb[j]);
+    }
+  }
+  for (int k = 0; k < nax; k++) {
+    const double *L = axes[k];
+    if (v3dot(L, L) < 1e-30) {
+      continue;
+    }
+    double alo = v3dot(a[0], L), ahi = alo, blo = v3dot(b[0], L), bhi = blo;
+    for (int i = 1; i < 3; i++) {
+      double x = v3dot(a[i], L), y = v3dot(b[i], L);
+      alo = fmin(alo, x);
+      ahi = fmax(ahi, x);
+      blo = fmin(blo, y);
+      bhi = fmax(bhi, y);
+    }
+    if (ahi < blo || bhi < alo) {
+      return 0;
+    }
+  }
+  // coplanar triangles: the cross products above are the in-plane edge normals only when the
+  // normals are not zero; for a degenerate pair the edge axes decide
+  return 1;
+}
+
+// clip triangle `in` against the prism of triangle ref (normal nr): points into out, returns
+// how many
+static int clipToPrism(const double in[3][3], const double ref[3][3], const double nr[3],
+                       double out[12][3]) {
+  double p0[12][3], p1[12][3];
+  int k = 3;
+  memcpy(p0, in, sizeof(double) * 9);
+  for (int i = 0; i < 3 && k > 0; i++) {
+    double e[3], m[3];
+    v3sub(e, ref[(i + 1) % 3], ref[i]);
+    v3cross(m, nr, e);  // inward for a counter-clockwise triangle
+    int kk = 0;
+    for (int j = 0; j < k && kk < 11; j++) {
+      const double *a = p0[j], *b = p0[(j + 1) % k];
+      double xa[3], xb[3];
+      v3sub(xa, a, ref[i]);
+      v3sub(xb, b, ref[i]);
+      double da = v3dot(xa, m), db = v3dot(xb, m);
+      if (da >= 0) {
+        v3copy(p1[kk++], a);
+      }
+      if ((da >= 0) != (db >= 0) && kk < 12) {
+        double t = da / (da - db), ab[3];
+        v3sub(ab, b, a);
+        v3mad(p1[kk++], a, t, ab);
+      }
+    }
+    k = kk;
+    memcpy(p0, p1, sizeof(double) * 3 * (size_t)k);
+  }
+  memcpy(out, p0, sizeof(double) * 3 * (size_t)k);
+  return k;
+}
+
+// contacts of triangle a (of side 0) and b (of side 1) that overlap
+static void triTriContact(const double a[3][3], const double b[3][3], hscCandBuf *buf) {
+  double na[3], nb[3];
+  triNormalOf(a, na);
+  triNormalOf(b, nb);
+  double pts[2][12][3], dep[2][12], maxd[2] = {-1, -1};
+  int cnt[2] = {0, 0};
+  // option 0: a's part inside b's prism, behind b's face; option 1: the reverse
+  for (int opt = 0; opt < 2; opt++) {
+    const double(*inc)[3] = opt ? b : a;
+    const double(*ref)[3] = opt ? a : b;
+    const double *nr = opt ? na : nb;
+    if (v3dot(nr, nr) == 0) {
+      continue;
+    }
+    double cl[12][3];
+    int k = clipToPrism(inc, ref, nr, cl);
+    for (int i = 0; i < k; i++) {
+      double x[3];
+      v3sub(x, cl[i], ref[0]);
+      double d = -v3dot(x, nr);
+      if (d >= 0) {
+        v3copy(pts[opt][cnt[opt]], cl[i]);
+        dep[opt][cnt[opt]++] = d;
+        maxd[opt] = fmax(maxd[opt], d);
+      }
+    }
+  }
+  int opt;
+  if (cnt[0] && cnt[1]) {
+    opt = maxd[1] < maxd[0] ? 1 : 0;
+  } else if (cnt[0] || cnt[1]) {
+    opt = cnt[0] ? 0 : 1;
+  } else {
+    return;
+  }
+  // normal from side 0 into side 1: -nb when b is the reference, +na when a is
+  double n[3];
+  const double *nr = opt ? na : nb;
+  if (opt) {
+    v3copy(n, na);
+  } else {
+    v3neg(n, nb);
+  }
+  for (int i = 0; i < cnt[opt]; i++) {
+    double mid[3];
+    v3mad(mid, pts[opt][i], 0.5 * dep[opt][i], nr);
+    hsc_addCand(buf, mid, n, dep[opt][i]);
+  }
+}
+
+// the separating-axis test of node boxes A (frame of mesh a) and B (frame of mesh b), with
+// B's frame given in A's by Rab, tab; the three axes of each box
+static int nodeOverlap(const hscNode *A, const hscNode *B, const double Rab[9],
+                       const double absR[9], const double tab[3]) {
+  double ca[3], ha[3], cb[3], hb[3], t[3];
+  for (int j = 0; j < 3; j++) {
+    ca[j] = 0.5 * (A->lo[j] + A->hi[j]);
+    ha[j] = 0.5 * (A->hi[j] - A->lo[j]);
+    cb[j] = 0.5 * (B->lo[j] + B->hi[j]);
+    hb[j] = 0.5 * (B->hi[j] - B->lo[j]);
+  }
+  m3mulv(t, Rab, cb);
+  v3add(t, t, tab);
+  v3sub(t, t, ca);
+  for (int i = 0; i < 3; i++) {
+    double rb = absR[3 * i] * hb[0] + absR[3 * i + 1] * hb[1] + absR[3 * i + 2] * hb[2];
+    if (fabs(t[i]) > ha[i] + rb) {
+      return 0;
+    }
+  }
+  for (int j = 0; j < 3; j++) {
+    double ra = absR[j] * ha[0] + absR[3 + j] * ha[1] + absR[6 + j] * ha[2];
+    double tj = Rab[j] * t[0] + Rab[3 + j] * t[1] + Rab[6 + j] * t[2];
+    if (fabs(tj) > ra + hb[j]) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+// relative frame of b in a: Rab = Ra^T Rb, tab = Ra^T (pb - pa); absR with a small margin
+static void relFrame(const hscPosed *a, const hscPosed *b, double Rab[9], double absR[9],
+                     double tab[3]) {
+  double RaT[9], x[3];
+  hsu_transpose(RaT, a->R);
+  hsu_mulMat(Rab, RaT, b->R);
+  v3sub(x, b->p, a->p);
+  m3tmulv(tab, a->R, x);
+  for (int i = 0; i < 9; i++) {
+    absR[i] = fabs(Rab[i]) + 1e-12;
+  }
+}
+
+void hsc_collideMeshMesh(const hscPosed *a, const hscPosed *b, hscCandBuf *buf) {
+  const hscMesh *ma = a->g->mesh, *mb = b->g->mesh;
+  if (ma->nnode == 0 || mb->nnode == 0) {
+    return;
+  }
+  double Rab[9], absR[9], tab[3];
+  relFrame(a, b, Rab, absR, tab);
+  int stack[STACK][2], sp = 0;
+  stack[sp][0] = 0;
+  stack[sp++][1] = 0;
+  while (sp > 0) {
+    sp--;
+    int ia = stack[sp][0], ib = stack[sp][1];
+    const hscNode *A = &ma->nodes[ia], *B = &mb->nodes[ib];
+    if (!nodeOverlap(A, B, Rab, absR, tab)) {
+      continue;
+    }
+    if (A->count && B->count) {
+      for (int i = A->right; i < A->right + A->count; i++) {
+        double ta[3][3];
+        worldTri(a, i, ta);
+        for (int j = B->right; j < B->right + B->count; j++) {
+          double tb[3][3];
+          worldTri(b, j, tb);
+          if (triTriOverlap(ta, tb)) {
+            triTriContact(ta, tb, buf);
+          }
+        }
+      }
+      continue;
+    }
+    // open the larger node (a leaf is never opened)
+    int openA = B->count || (!A->count && A->r >= B->r);
+    if (sp + 2 > STACK) {
+      buf->overflow++;  // cannot happen with trees of depth <= HSC_MAX_DEPTH
+      continue;
+    }
+    if (openA) {
+      stack[sp][0] = A->right;
+      stack[sp++][1] = ib;
+      stack[sp][0] = ia + 1;
+      stack[sp++][1] = ib;
+    } else {
+      stack[sp][0] = ia;
+      stack[sp++][1] = B->right;
+      stack[sp][0] = ia;
+      stack[sp++][1] = ib + 1;
+    }
+  }
+}
+
+//---------------------------------- distances -------------------------------------------------
+
+// world centre of a node's bounding sphere
+static void nodeCentre(const hscPosed *g, const hscNode *nd, double c[3]) {
+  m3mulv(c, g->R, nd->c);
+  v3add(c, c, g->p);
+}
+
+double hsc_distanceMesh(const hscPosed *mesh, const hscPosed *other, double bound, int earlyOut,
+                        double pm[3], double po[3]) {
+  const hscMesh *m = mesh->g->mesh;
+  double best = INFINITY;
+  if (m->nnode == 0) {
+    return best;
+  }
+  hscConvex oc;
+  hsc_convexOf(&oc, other);
+  // the other geom's bounding sphere
+  double oc0[3], orad;
+  {
+    double h[3];
+    for (int j = 0; j < 3; j++) {
+      oc0[j] = 0.5 * (other->lo[j] + other->hi[j]);
+      h[j] = 0.5 * (other->hi[j] - other->lo[j]);
+    }
+    orad = v3norm(h);
+  }
+  int stack[HSC_MAX_DEPTH + 2], sp = 0;
+  stack[sp++] = 0;
+  while (sp > 0) {
+    int ni = stack[--sp];
+    const hscNode *nd = &m->nodes[ni];
+    double c[3];
+    nodeCentre(mesh, nd, c);
+    double lb = sqrt(v3dist2(c, oc0)) - nd->r - orad;
+    if (lb >= best) {
+      continue;
+    }
+    if (nd->count == 0) {
+      // nearer child last, so it is popped first
+      const hscNode *l = &m->nodes[ni + 1], *r = &m->nodes[nd->right];
+      double cl[3], cr[3];
+      nodeCentre(mesh, l, cl);
+      nodeCentre(mesh, r, cr);
+      double dl = sqrt(v3dist2(cl, oc0)) - l->r, dr = sqrt(v3dist2(cr, oc0)) - r->r;
+      if (dl <= dr) {
+        stack[sp++] = nd->right;
+        stack[sp++] = ni + 1;
+      } else {
+        stack[sp++] = ni + 1;
+        stack[sp++] = nd->right;
+      }
+      continue;
+    }
+    for (int i = nd->right; i < nd->right + nd->count; i++) {
+      double t[3][3], pa[3], pb[3];
+      worldTri(mesh, i, t);
+      hscConvex tc;
+      hsc_convexTri(&tc, t[0], t[1], t[2]);
+      double d = hsc_gjk(&tc, &oc, pa, pb);
+      if (d <= 0) {
+        // the core touches the triangle: the surfaces cross
+        if (best > 0) {
+          best = 0;
+          // a point of the crossing: the triangle's point nearest the core's centre
+          double cc[3];
+          hsc_center(&oc, cc);
+          hsc_closestOnTri(pm, cc, t[0], t[1], t[2]);
+          v3copy(po, pm);
+        }
+        if (earlyOut) {
+          return 0;
+        }
+        continue;
+      }
+      double dd = d - oc.radius;
+      if (dd < best) {
+        double u[3];
+        v3sub(u, pb, pa);
+        v3scale(u, 1 / d, u);
+        if (dd <= 0) {
+          // a sphere or capsule crossing the surface: distance 0 at the surface point
+          best = 0;
+          v3copy(pm, pa);
+          v3copy(po, pa);
+        } else {
+          best = dd;
+          v3copy(pm, pa);
+          v3mad(po, pb, -oc.radius, u);
+        }
+      }
+    }
+    if (earlyOut && best <= bound) {
+      return best;
+    }
+  }
+  return best;
+}
+
+double hsc_triTriDist(const double a[3][3], const double b[3][3], double pa[3], double pb[3]) {
+  if (triTriOverlap(a, b)) {
+    // a point where an edge of one crosses the other
+    for (int s = 0; s < 2; s++) {
+      const double(*t)[3] = s ? b : a;
+      const double(*u)[3] = s ? a : b;
+      double nu[3];
+      triNormalOf(u, nu);
+      for (int i = 0; i < 3; i++) {
+        double x0[3], x1[3];
+        v3sub(x0, t[i], u[0]);
+        v3sub(x1, t[(i + 1) % 3], u[0]);
+        double d0 = v3dot(x0, nu), d1 = v3dot(x1, nu);
+        if ((d0 <= 0 && d1 >= 0) || (d0 >= 0 && d1 <= 0)) {
+          if (d0 == d1) {
+            continue;
+          }
+          double q[3], e[3], c[3];
+          v3sub(e, t[(i + 1) % 3], t[i]);
+          v3mad(q, t[i], d0 / (d0 - d1), e);
+          hsc_closestOnTri(c, q, u[0], u[1], u[2]);
+          if (v3dist2(c, q) <= 1e-24 * (1 + v3dot(q, q))) {
+            v3copy(pa, q);
+            v3copy(pb, q);
+            return 0;
+          }
+        }
+      }
+    }
+    // coplanar overlap: fall through to the nearest features, which are at distance ~0
+  }
+  double best = INFINITY, cp[3], cq[3];
+  for (int i = 0; i < 3; i++) {
+    for (int j = 0; j < 3; j++) {
+      double d = hsc_segSeg(a[i], a[(i + 1) % 3], b[j], b[(j + 1) % 3], cp, cq);
+      if (d < best) {
+        best = d;
+        v3copy(pa, cp);
+        v3copy(pb, cq);
+      }
+    }
+  }
+  for (int s = 0; s < 2; s++) {
+    const double(*t)[3] = s ? b : a;
+    const double(*u)[3] = s ? a : b;
+    for (int i = 0; i < 3; i++) {
+      double c[3];
+      hsc_closestOnTri(c, t[i], u[0], u[1], u[2]);
+      double d = v3dist2(c, t[i]);
+      if (d < best) {
+        best = d;
+        v3copy(s ? pb : pa, t[i]);
+        v3copy(s ? pa : pb, c);
+      }
+    }
+  }
+  return sqrt(best);
+}
+
+double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, int earlyOut,
+                            double pa[3], double pb[3]) {
+  const hscMesh *ma = a->g->mesh, *mb = b->g->mesh;
+  double best = INFINITY;
+  if (ma->nnode == 0 || mb->nnode == 0) {
+    return best;
+  }
+  int stack[STACK][2], sp = 0;
+  stack[sp][0] = 0;
+  stack[sp++][1] = 0;
+  while (sp > 0) {
+    sp--;
+    int ia = stack[sp][0], ib = stack[sp][1];
+    const hscNode *A = &ma->nodes[ia], *B = &mb->nodes[ib];
+    double ca[3], cb[3];
+    nodeCentre(a, A, ca);
+    nodeCentre(b, B, cb);
+    double lb = sqrt(v3dist2(ca, cb)) - A->r - B->r;
+    if (lb >= best) {
+      continue;
+    }
+    if (A->count && B->count) {
+      for (int i = A->right; i < A->right + A->count; i++) {
+        double ta[3][3];
+        worldTri(a, i, ta);
+        for (int j = B->right; j < B->right + B->count; j++) {
+          double tb[3][3], qa[3], qb[3];
+          worldTri(b, j, tb);
+          double d = hsc_triTriDist(ta, tb, qa, qb);
+          if (d < best) {
+            best = d;
+            v3copy(pa, qa);
+            v3copy(pb, qb);
+          }
+        }
+      }
+      if (earlyOut && best <= bound) {
+        return best;
+      }
+      continue;
+    }
+    if (sp + 2 > STACK) {
+      continue;  // cannot happen with trees of depth <= HSC_MAX_DEPTH
+    }
+    int openA = B->count || (!A->count && A->r >= B->r);
+    int c1[2], c2[2];
+    if (openA) {
+      c1[0] = ia + 1;
+      c1[1] = ib;
+      c2[0] = A->right;
+      c2[1] = ib;
+    } else {
+      c1[0] = ia;
+      c1[1] = ib + 1;
+      c2[0] = ia;
+      c2[1] = B->right;
+    }
+    // the nearer pair on top
+    double x1[3], y1[3], x2[3], y2[3];
+    const hscNode *a1 = &ma->nodes[c1[0]], *b1 = &mb->nodes[c1[1]];
+    const hscNode *a2 = &ma->nodes[c2[0]], *b2 = &mb->nodes[c2[1]];
+    nodeCentre(a, a1, x1);
+    nodeCentre(b, b1, y1);
+    nodeCentre(a, a2, x2);
+    nodeCentre(b, b2, y2);
+    double d1 = sqrt(v3dist2(x1, y1)) - a1->r - b1->r;
+    double d2 = sqrt(v3dist2(x2, y2)) - a2->r - b2->r;
+    const int *first = d1 <= d2 ? c2 : c1, *second = d1 <= d2 ? c1 : c2;
+    stack[sp][0] = first[0];
+    stack[sp++][1] = first[1];
+    stack[sp][0] = second[0];
+    stack[sp++][1] = second[1];
+  }
+  return best;
+}
+
+//---------------------------------- rays ------------------------------------------------------
+
+// entry parameter of the ray (o, 1/d) into box [lo, hi], or INFINITY if it misses within tmax
+static double slab(const double lo[3], const double hi[3], const double o[3],
+                   const double inv[3], double tmax) {
+  double t0 = 0, t1 = tmax;
+  for (int j = 0; j < 3; j++) {
+    double a = (lo[j] - o[j]) * inv[j], b = (hi[j] - o[j]) * inv[j];
+    if (a > b) {
+      double x = a;
+      a = b;
+      b = x;
+    }
+    // NaN (0 * inf on a face) leaves the bounds as they are
+    t0 = a > t0 ? a : t0;
+    t1 = b < t1 ? b : t1;
+    if (t0 > t1) {
+      return INFINITY;
+    }
+  }
+  return t0;
+}
+
+int hsc_rayMesh(const hscPosed *g, const double o[3], const double d[3], double *t,
+                double n[3]) {
+  const hscMesh *m = g->g->mesh;
+  if (m->nnode == 0) {
+    return 0;
+  }
+  double lo[3], ld[3], x[3], inv[3];
+  v3sub(x, o, g->p);
+  m3tmulv(lo, g->R, x);
+  m3tmulv(ld, g->R, d);
+  for (int j = 0; j < 3; j++) {
+    inv[j] = 1 / ld[j];
+  }
+  int hitTri = -1;
+  double best = *t;
+  int stack[HSC_MAX_DEPTH + 2], sp = 0;
+  stack[sp++] = 0;
+  while (sp > 0) {
+    int ni = stack[--sp];
+    const hscNode *nd = &m->nodes[ni];
+    if (slab(nd->lo, nd->hi, lo, inv, best) == INFINITY) {
+      continue;
+    }
+    if (nd->count == 0) {
+      // the child nearer along the ray on top
+      const hscNode *l = &m->nodes[ni + 1], *r = &m->nodes[nd->right];
+      double tl = slab(l->lo, l->hi, lo, inv, best), tr = slab(r->lo, r->hi, lo, inv, best);
+      if (tl <= tr) {
+        if (tr != INFINITY) {
+          stack[sp++] = nd->right;
+        }
+        if (tl != INFINITY) {
+          stack[sp++] = ni + 1;
+        }
+      } else {
+        if (tl != INFINITY) {
+          stack[sp++] = ni + 1;
+        }
+        stack[sp++] = nd->right;
+      }
+      continue;
+    }
+    for (int i = nd->right; i < nd->right + nd->count; i++) {
+      const double *a, *b, *c;
+      hsc_triangle(m, i, &a, &b, &c);
+      double e1[3], e2[3], pv[3], tv[3], qv[3];
+      v3sub(e1, b, a);
+      v3sub(e2, c, a);
+      v3cross(pv, ld, e2);
+      double det = v3dot(e1, pv);
+      if (!(det > 1e-300)) {
+        continue;  // back face, or parallel
+      }
+      v3sub(tv, lo, a);
+      double u = v3dot(tv, pv);
+      if (u < 0 || u > det) {
+        continue;
+      }
+      v3cross(qv, tv, e1);
+      double v = v3dot(ld, qv);
+      if (v < 0 || u + v > det) {
+        continue;
+      }
+      double tt = v3dot(e2, qv) / det;
+      if (tt >= 0 && tt < best) {
+        best = tt;
+        hitTri = i;
+      }
+    }
+  }
+  if (hitTri < 0) {
+    return 0;
+  }
+  *t = best;
+  m3mulv(n, g->R, m->n + 3 * hitTri);
+  return 1;
+}
