@@ -23,6 +23,13 @@ export class CameraPanel {
         const w = s.specValues[4] || 320, h = s.specValues[5] || 240;
         canvas.width = w;
         canvas.height = h;
+        const ctx = canvas.getContext("2d");
+        ctx.fillStyle = "#0b0d10";
+        ctx.fillRect(0, 0, w, h);
+        ctx.fillStyle = "#6b7480";
+        ctx.font = `${Math.round(h / 12)}px sans-serif`;
+        ctx.textAlign = "center";
+        ctx.fillText("no image yet", w / 2, h / 2);
         const cap = document.createElement("figcaption");
         cap.textContent = `${key} (${w}x${h}) · no image yet`;
         tile.append(canvas, cap);

@@ -154,6 +154,14 @@ function connect() {
   };
 }
 
+// set an element's text only when it changes (no needless layout and paint)
+function setText(id, text) {
+  const el = $(id);
+  if (el.textContent !== text) {
+    el.textContent = text;
+  }
+}
+
 function setConnection(text) {
   $("connection").textContent = text;
   $("connection").classList.toggle("bad", text.startsWith("disconnected"));
@@ -241,19 +249,28 @@ function frame(now) {
         }
       });
       view.setContacts(shown.contacts);
-      $("simtime").textContent = `${shown.time.toFixed(3)} s`;
+      setText("simtime", `${shown.time.toFixed(3)} s`);
       page.drawnTime = shown.time;
       if (!page.timing.firstFrame && page.bodies.length) {
         page.timing.firstFrame = performance.now();
       }
     }
     timeline.update({ total: page.status && page.status.count });
-    $("rate").textContent = rateText();
+    setText("rate", rateText());
     page.dirty = false;
+    page.needsRender = true;
   }
-  view.render();
-  page.renders++;
+  if (page.needsRender || view.needsRender) {
+    const t0 = performance.now();
+    view.render();
+    page.renderMs = performance.now() - t0;
+    page.renders++;
+    page.needsRender = view.needsRender = false;
+  }
+  const t1 = performance.now();
   plots.draw(now, player.index);
+  page.plotMs = performance.now() - t1;
+  page.frameMs = performance.now() - now;
   requestAnimationFrame(frame);
 }
 
@@ -264,6 +281,7 @@ $("show-frames").addEventListener("change", (e) => {
   for (const b of page.bodies) {
     b.showFrames(page.showFrames);
   }
+  page.needsRender = true;
 });
 $("show-contacts").addEventListener("change", (e) => {
   view.showContacts = e.target.checked;
@@ -271,9 +289,13 @@ $("show-contacts").addEventListener("change", (e) => {
 });
 $("show-grid").addEventListener("change", (e) => {
   view.grid.visible = e.target.checked;
+  page.needsRender = true;
 });
-$("reset-camera").addEventListener("click", () => view.frameBodies());
-setInterval(() => { $("rate").textContent = rateText(); }, 500);
+$("reset-camera").addEventListener("click", () => {
+  view.frameBodies();
+  page.needsRender = true;
+});
+setInterval(() => setText("rate", rateText()), 500);
 
 // ---- for tests -------------------------------------------------------------------------------
 
@@ -287,6 +309,8 @@ window.hrpsim = {
   get index() { return player.index; },
   get time() { return store.count ? store.times[player.index] : null; },
   get renders() { return page.renders; },
+  get renderMs() { return page.renderMs; },
+  get profile() { return { render: page.renderMs, plot: page.plotMs, frame: page.frameMs }; },
   get timing() { return page.timing; },
   get drawnTime() { return page.drawnTime; },
   get following() { return player.follow; },
@@ -298,7 +322,10 @@ window.hrpsim = {
   play: () => player.play(),
   pause: () => player.pause(),
   goLive: () => player.goLive(),
-  setSpeed: (s) => { player.speed = s; },
+  setSpeed: (s) => {
+    player.speed = s;
+    $("speed").value = String(s);
+  },
   // world position of a link's origin as drawn now
   linkPosition(character, link) {
     const b = page.bodies.find((x) => x.name === character);

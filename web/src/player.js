@@ -123,17 +123,24 @@ export class TimelineUI {
   update(extra) {
     const { player: p, els } = this;
     const s = p.store;
-    els.play.textContent = p.playing ? "❚❚" : "▶";
-    els.play.title = p.playing ? "pause (space)" : "play (space)";
-    els.live.hidden = !p.live;
-    els.live.classList.toggle("on", p.follow);
-    els.slider.max = String(Math.max(0, s.count - 1));
-    els.slider.value = String(p.index);
+    const set = (el, key, value) => {
+      if (el[key] !== value) {
+        el[key] = value;
+      }
+    };
+    set(els.play, "textContent", p.playing ? "❚❚" : "▶");
+    set(els.play, "title", p.playing ? "pause (space)" : "play (space)");
+    set(els.live, "hidden", !p.live);
+    if (els.live.classList.contains("on") !== p.follow) {
+      els.live.classList.toggle("on", p.follow);
+    }
+    set(els.slider, "max", String(Math.max(0, s.count - 1)));
+    set(els.slider, "value", String(p.index));
     const t = s.count ? s.times[p.index] : 0;
     const end = s.count ? s.times[s.count - 1] : 0;
-    els.time.textContent = `t = ${t.toFixed(3)} s`;
-    els.frame.textContent = `frame ${s.count ? p.index + 1 : 0} / ${s.count}` +
+    set(els.time, "textContent", `t = ${t.toFixed(3)} s`);
+    set(els.frame, "textContent", `frame ${s.count ? p.index + 1 : 0} / ${s.count}` +
       (extra && extra.total && extra.total > s.count ? ` (loading ${extra.total})` : "") +
-      ` · end ${end.toFixed(3)} s`;
+      ` · end ${end.toFixed(3)} s`);
   }
 }

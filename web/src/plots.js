@@ -255,7 +255,8 @@ export class PlotPanel {
     const names = chans.map((c) => this.els.channels.options[c].text);
     names.forEach((n, k) => {
       ctx.fillStyle = COLORS[k % COLORS.length];
-      ctx.fillText(n, 60 + (k % 3) * 110, 10 + Math.floor(k / 3) * 11);
+      const cols = Math.max(1, Math.floor((w - 60) / 120));
+      ctx.fillText(n, 60 + (k % cols) * 120, 10 + Math.floor(k / cols) * 11);
     });
   }
 

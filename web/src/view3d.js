@@ -12,10 +12,25 @@ import { CONTACT_WIDTH } from "./frames.js";
 const BACKGROUND = 0x20242b;
 const MAX_CONTACTS = 4096;
 
+// true when WebGL runs on a CPU rasteriser (SwiftShader, llvmpipe)
+function isSoftwareRenderer() {
+  try {
+    const gl = document.createElement("canvas").getContext("webgl2");
+    const ext = gl && gl.getExtension("WEBGL_debug_renderer_info");
+    const name = ext ? gl.getParameter(ext.UNMASKED_RENDERER_WEBGL) : "";
+    gl && gl.getExtension("WEBGL_lose_context")?.loseContext();
+    return /swiftshader|llvmpipe|software/i.test(name);
+  } catch (e) {
+    return false;
+  }
+}
+
 export class View3D {
   constructor(container) {
     this.container = container;
-    this.renderer = new THREE.WebGLRenderer({ antialias: true, preserveDrawingBuffer: true });
+    // multisampling costs a software renderer (SwiftShader: no GPU) most of its frame time
+    this.software = isSoftwareRenderer();
+    this.renderer = new THREE.WebGLRenderer({ antialias: !this.software });
     this.renderer.setPixelRatio(window.devicePixelRatio || 1);
     this.renderer.setClearColor(BACKGROUND);
     container.appendChild(this.renderer.domElement);
@@ -28,6 +43,8 @@ export class View3D {
     this.controls.target.set(0, 0, 0.6);
     this.controls.enableDamping = false;
     this.controls.update();
+    this.needsRender = true;  // the camera moved or the view was resized
+    this.controls.addEventListener("change", () => { this.needsRender = true; });
 
     // lights that make any model visible, plus a headlight that follows the camera
     this.scene.add(new THREE.HemisphereLight(0xffffff, 0x404048, 1.6));
@@ -36,14 +53,15 @@ export class View3D {
     this.headlight.position.set(0.3, 0.6, 1);
     this.scene.add(this.camera);
 
-    // floor grid: 1 m cells, 10 cm subdivisions, in the z = 0 plane
+    // floor grid: 10 m x 10 m, 1 m cells split in two, in the z = 0 plane
     this.grid = new THREE.Group();
-    const fine = new THREE.GridHelper(10, 100, 0x3a404a, 0x3a404a);
+    const fine = new THREE.GridHelper(10, 20, 0x454c57, 0x454c57);
     const coarse = new THREE.GridHelper(10, 10, 0x6a7380, 0x5a6370);
     for (const g of [fine, coarse]) {
       g.rotation.x = Math.PI / 2;
       g.position.z = 0.001;
       g.material.depthWrite = false;
+      g.renderOrder = 1;  // after the bodies, so a floor's top face does not hide it
       this.grid.add(g);
     }
     this.grid.add(new THREE.AxesHelper(0.5));
@@ -86,6 +104,7 @@ export class View3D {
     this.renderer.setSize(w, h);
     this.camera.aspect = w / h;
     this.camera.updateProjectionMatrix();
+    this.needsRender = true;
   }
 
   setBodies(bodies) {
@@ -117,6 +136,7 @@ export class View3D {
     const dist = r / Math.sin((this.camera.fov * Math.PI) / 360) * 1.05;
     this.camera.position.copy(c).addScaledVector(dir, dist);
     this.controls.update();
+    this.needsRender = true;
   }
 
   // contacts: Float32Array of 7 numbers per point (position, normal, depth)
@@ -144,8 +164,13 @@ export class View3D {
       m.compose(tip, q, s.set(2.5 * shaftR, headLen, 2.5 * shaftR));
       this.heads.setMatrixAt(i, m);
     }
+    if (n === 0 && this.points.count === 0) {
+      return;  // nothing to upload
+    }
     for (const mesh of [this.points, this.shafts, this.heads]) {
       mesh.count = n;
+      mesh.instanceMatrix.clearUpdateRanges();
+      mesh.instanceMatrix.addUpdateRange(0, 16 * n);
       mesh.instanceMatrix.needsUpdate = true;
     }
   }

@@ -209,6 +209,15 @@ class Page:
                                    % (timeout, expression, self.errors or "none"))
             self.loop.run_until_complete(asyncio.sleep(interval))
 
+    def bring_to_front(self):
+        """Make this the visible tab (hidden tabs get no animation frames)."""
+        self.call("Page.bringToFront")
+
+    def set_viewport(self, width, height):
+        """Lay the page out at width x height CSS pixels (device scale 1) from now on."""
+        self.call("Emulation.setDeviceMetricsOverride", width=int(width), height=int(height),
+                  deviceScaleFactor=1, mobile=False)
+
     def screenshot(self, path=None):
         """A PNG of the page as shown now (bytes); also written to ``path`` if given."""
         data = base64.b64decode(self.call("Page.captureScreenshot", format="png")["data"])
