@@ -14,6 +14,10 @@
 - drawing settings: line width (thickness of contact arrows and link frames [px-like units])
   and line scale (length of a contact arrow per metre of penetration, as GrxUI's).
 
+An update only converts the WorldState to arrays and appends it: turning link poses into joint
+values (the expensive part) happens later, for many frames at once, when a page or getPosture
+first needs them, so a client pushing states pays little per call.
+
 Anything that changes what the pages must show bumps ``epoch`` or appends frames, and calls
 every listener with an event name ("frames", "reset", "scene", "settings", "transient"); the
 web server's listener only schedules work on its event loop, so a CORBA call never waits for
@@ -51,28 +55,33 @@ class _Character:
         return 7 + self.kin.count
 
     def encode(self, P, R):
-        """Pose block (7 + links,) from link poses P (n, 3), R (n, 3, 3) of a WorldState; a
-        state with fewer links than the model keeps the initial values of the rest."""
-        n = min(len(P), self.kin.count)
+        """Pose blocks (K, 7 + links) from the link poses P (K, n, 3), R (K, n, 3, 3) of K
+        WorldStates with n links each; links the states lack keep their initial values."""
+        k, n = P.shape[0], min(P.shape[1], self.kin.count)
+        out = np.tile(self.initial, (k, 1))
         if n == 0:
-            return self.initial.copy()
-        if n < self.kin.count:
-            P = np.concatenate([P[:n], np.zeros((self.kin.count - n, 3))])
-            R = np.concatenate([R[:n], np.tile(np.eye(3), (self.kin.count - n, 1, 1))])
-        q = self.kin.posture(P[:self.kin.count], R[:self.kin.count])
-        if n < self.kin.count:
-            q[n:] = self.kin.initial_q[n:]
-        return np.concatenate([P[0], matrix_to_quaternion(R[0]), q])
+            return out
+        L = self.kin.count
+        if n < L:  # pad with the root's pose; those joints are overwritten below
+            P = np.concatenate([P[:, :n], np.repeat(P[:, :1], L - n, axis=1)], axis=1)
+            R = np.concatenate([R[:, :n], np.repeat(R[:, :1], L - n, axis=1)], axis=1)
+        q = self.kin.posture(P[:, :L], R[:, :L])
+        out[:, :3] = P[:, 0]
+        out[:, 3:7] = matrix_to_quaternion(R[:, 0])
+        out[:, 7:7 + n] = q[:, :n]
+        return out
 
 
 class _Frame:
-    __slots__ = ("time", "blocks", "raw", "contacts")
+    __slots__ = ("time", "raw", "blocks", "contacts", "row", "version")
 
-    def __init__(self, time, blocks, raw, contacts):
+    def __init__(self, time, raw, contacts):
         self.time = time
-        self.blocks = blocks      # name -> pose block (float64) for loaded characters
-        self.raw = raw            # name -> (P, R) for characters not loaded when received
+        self.raw = raw            # name -> (P, R) of the WorldState, until encoded
+        self.blocks = {}          # name -> pose block (float64) once encoded
         self.contacts = contacts  # (C, 7) float32
+        self.row = None           # float32 row in the layout of scene `version`
+        self.version = None
 
 
 class _Log:
@@ -80,10 +89,9 @@ class _Log:
         self.name = name
         self.frames = []
         self.times = []
-        self.rows = []            # float32 rows in the current layout, one per frame
 
     def clear(self):
-        self.frames, self.times, self.rows = [], [], []
+        self.frames, self.times = [], []
 
 
 def world_arrays(world_state):
@@ -91,10 +99,12 @@ def world_arrays(world_state):
     WorldState (omniORBpy struct or anything with the same fields)."""
     chars = {}
     for cp in world_state.characterPositions:
-        lps = cp.linkPositions
-        P = np.array([lp.p for lp in lps], dtype=float).reshape(-1, 3)
-        R = np.array([lp.R for lp in lps], dtype=float).reshape(-1, 3, 3)
-        chars[cp.characterName] = (P, R)
+        flat = []
+        for lp in cp.linkPositions:
+            flat += lp.p
+            flat += lp.R
+        m = np.array(flat, dtype=float).reshape(-1, 12)
+        chars[cp.characterName] = (m[:, :3], m[:, 3:].reshape(-1, 3, 3))
     points = [(*pt.position, *pt.normal, pt.idepth)
               for col in world_state.collisions for pt in col.points]
     contacts = np.array(points, dtype=np.float32).reshape(-1, F.CONTACT_WIDTH)
@@ -117,7 +127,7 @@ class LiveSource:
         self._chars = []                       # _Character, load order
         self._logs = {DEFAULT_LOG: _Log(DEFAULT_LOG)}
         self._log = self._logs[DEFAULT_LOG]
-        self._transient = None                 # (time, row, contacts) of drawScene
+        self._transient = None                 # the _Frame of drawScene on display
         self._shown = None                     # the _Frame last shown (update or draw)
         self.scene_version = 1
         self.epoch = 1
@@ -146,7 +156,8 @@ class LiveSource:
 
     def load(self, name, url):
         """Load the model at ``url`` as character ``name``. The same name with the same URL
-        again keeps what is loaded; another URL replaces it. Raises ViewerError."""
+        again keeps what is loaded; another URL replaces it (frames already encoded for the
+        old model then show the new one at its initial pose). Raises ViewerError."""
         if not name:
             raise ViewerError("load: the character name is empty")
         with self._lock:
@@ -159,6 +170,8 @@ class LiveSource:
             for i, c in enumerate(self._chars):
                 if c.name == name:
                     self._chars[i] = char
+                    for f in self._all_frames():
+                        f.blocks.pop(name, None)
                     break
             else:
                 self._chars.append(char)
@@ -215,16 +228,14 @@ class LiveSource:
         initial values before any state); (False, []) for an unknown name."""
         with self._lock:
             char = next((c for c in self._chars if c.name == name), None)
-            if char is None:
-                return False, []
-            block = None
-            if self._shown is not None:
-                block = self._shown.blocks.get(name)
-                if block is None and name in self._shown.raw:
-                    block = char.encode(*self._shown.raw[name])
-            if block is None:
-                block = char.initial
-            return True, [float(v) for v in char.kin.joint_values(block[7:])]
+            shown = self._shown
+        if char is None:
+            return False, []
+        block = char.initial
+        if shown is not None:
+            self._encode([shown], [char])
+            block = shown.blocks.get(name, char.initial)
+        return True, [float(v) for v in char.kin.joint_values(block[7:])]
 
     def set_log_name(self, name):
         """Make ``name`` the current log (created empty if new)."""
@@ -237,7 +248,6 @@ class LiveSource:
             if log is None:
                 log = self._logs[name] = _Log(name)
             self._log = log
-            self._relayout_log(log)
             self.epoch += 1
         self._notify("reset")
 
@@ -247,19 +257,11 @@ class LiveSource:
         time, chars, contacts = world_arrays(world_state)
         if not np.isfinite(time):
             raise ViewerError("the WorldState's time is not a finite number")
+        frame = _Frame(time, chars, contacts)
         with self._lock:
-            blocks, raw = {}, {}
-            known = {c.name: c for c in self._chars}
-            for name, (P, R) in chars.items():
-                if name in known:
-                    blocks[name] = known[name].encode(P, R)
-                else:
-                    raw[name] = (P, R)
-            frame = _Frame(time, blocks, raw, contacts)
             self._shown = frame
-            row = self._row(frame)
             if not logged:
-                self._transient = (time, row, contacts)
+                self._transient = frame
                 event = "transient"
             else:
                 self._transient = None
@@ -267,36 +269,62 @@ class LiveSource:
                 event = "frames"
                 if log.times and time < log.times[-1] - TIME_EPS:
                     k = bisect.bisect_left(log.times, time - TIME_EPS)
-                    del log.frames[k:], log.times[k:], log.rows[k:]
+                    del log.frames[k:], log.times[k:]
                     self.epoch += 1
                     event = "reset"
                 log.frames.append(frame)
                 log.times.append(time)
-                log.rows.append(row)
         self._notify(event)
 
-    def _row(self, frame):
-        parts = []
-        for c in self._chars:
-            block = frame.blocks.get(c.name)
-            if block is None and c.name in frame.raw:
-                block = frame.blocks[c.name] = c.encode(*frame.raw.pop(c.name))
-            ok = block is not None and len(block) == c.width  # a replaced model may differ
-            parts.append(block if ok else c.initial)
-        return np.concatenate(parts).astype(np.float32) if parts else np.zeros(0, np.float32)
-
-    def _relayout_log(self, log):
-        log.rows = [self._row(f) for f in log.frames]
+    def _all_frames(self):
+        for log in self._logs.values():
+            yield from log.frames
+        if self._transient is not None:
+            yield self._transient
 
     def _relayout(self):
-        # the character set changed: every log is encoded again in the new layout
-        for log in self._logs.values():
-            self._relayout_log(log)
-        if self._shown is not None and self._transient is not None:
-            self._transient = (self._transient[0], self._row(self._shown),
-                               self._transient[2])
+        # the character set changed: rows are made again, in the new layout, when next read
         self.scene_version += 1
         self.epoch += 1
+
+    def _encode(self, frames, chars):
+        """Pose blocks of ``chars`` for ``frames`` that still hold their raw link poses,
+        computed for all of them at once (frames of one link count per batch)."""
+        for c in chars:
+            groups = {}
+            for f in frames:
+                raw = f.raw.get(c.name)
+                if raw is not None and c.name not in f.blocks:
+                    groups.setdefault(len(raw[0]), []).append(f)
+            for group in groups.values():
+                P = np.stack([f.raw[c.name][0] for f in group])
+                R = np.stack([f.raw[c.name][1] for f in group])
+                blocks = c.encode(P, R)
+                for f, block in zip(group, blocks):
+                    f.blocks[c.name] = block
+                    f.raw.pop(c.name, None)
+
+    def _rows(self, frames):
+        """The float32 rows of ``frames`` in the current layout, (K, stride)."""
+        with self._lock:
+            chars = list(self._chars)
+            version = self.scene_version
+        todo = [f for f in frames if f.version != version]
+        if todo:
+            self._encode(todo, chars)
+            width = F.stride(c.kin.count for c in chars)
+            rows = np.empty((len(todo), width), dtype=np.float32)
+            off = 0
+            for c in chars:
+                for j, f in enumerate(todo):
+                    block = f.blocks.get(c.name)
+                    rows[j, off:off + c.width] = block if block is not None else c.initial
+                off += c.width
+            for f, row in zip(todo, rows):
+                f.row, f.version = row, version
+        if not frames:
+            return np.zeros((0, F.stride(c.kin.count for c in chars)), np.float32)
+        return np.stack([f.row for f in frames])
 
     # ---- what the pages read ----------------------------------------------------------------
 
@@ -313,7 +341,7 @@ class LiveSource:
         names, scene version, settings."""
         with self._lock:
             return {"mode": self.mode, "title": self.title, "epoch": self.epoch,
-                    "count": len(self._log.rows), "log": self._log.name,
+                    "count": len(self._log.frames), "log": self._log.name,
                     "logs": list(self._logs), "sceneVersion": self.scene_version,
                     "lineWidth": self.line_width, "lineScale": self.line_scale,
                     "layout": [[c.name, c.kin.count] for c in self._chars]}
@@ -325,28 +353,31 @@ class LiveSource:
             if epoch != self.epoch:
                 return None
             log = self._log
-            stop = min(stop, len(log.rows))
+            stop = min(stop, len(log.frames))
             if start >= stop:
                 return None
-            rows = log.rows[start:stop]
-            times = log.times[start:stop]
-            contacts = [f.contacts for f in log.frames[start:stop]]
-            width = F.stride(c.kin.count for c in self._chars)
-        poses = np.stack(rows) if width else np.zeros((len(rows), 0), np.float32)
-        counts = np.array([len(c) for c in contacts], dtype=np.uint32)
-        flat = np.concatenate(contacts) if contacts else None
+            chosen = log.frames[start:stop]
+            version = self.scene_version
+        poses = self._rows(chosen)
+        if poses.shape[1] != F.stride(c.kin.count for c in self._chars) or \
+                version != self.scene_version:
+            return None  # the scene changed meanwhile: a new status follows
+        times = [f.time for f in chosen]
+        counts = np.array([len(f.contacts) for f in chosen], dtype=np.uint32)
+        flat = np.concatenate([f.contacts for f in chosen])
         return F.encode(F.KIND_LOG, epoch, start, times, poses, counts, flat)
 
     def transient(self):
         """The message of the drawScene frame on display, or None."""
         with self._lock:
-            if self._transient is None:
-                return None
-            time, row, contacts = self._transient
+            frame = self._transient
             epoch = self.epoch
-        return F.encode(F.KIND_TRANSIENT, epoch, 0, [time], row.reshape(1, -1),
-                        [len(contacts)], contacts)
+        if frame is None:
+            return None
+        row = self._rows([frame])
+        return F.encode(F.KIND_TRANSIENT, epoch, 0, [frame.time], row,
+                        [len(frame.contacts)], frame.contacts)
 
     def count(self):
         with self._lock:
-            return len(self._log.rows)
+            return len(self._log.frames)

@@ -244,29 +244,30 @@ class Kinematics:
         return self.offset_p[0].copy(), self.offset_R[0].copy(), self.initial_q.copy()
 
     def posture(self, P, R):
-        """Joint values q (L,) of every link (0 for links that are not rotate/slide) from link
-        poses ``P`` (L, 3) and ``R`` (L, 3, 3) in the world frame. A rotate joint's value is
-        the angle of the joint rotation about its axis in (-pi, pi]; a slide joint's the
-        displacement along its axis."""
+        """Joint values q (..., L) of every link (0 for links that are not rotate/slide) from
+        link poses ``P`` (..., L, 3) and ``R`` (..., L, 3, 3) in the world frame, for one
+        frame or a batch. A rotate joint's value is the angle of the joint rotation about
+        its axis in (-pi, pi]; a slide joint's the displacement along its axis."""
         P = np.asarray(P, dtype=float)
         R = np.asarray(R, dtype=float)
-        q = np.zeros(self.count)
+        q = np.zeros(P.shape[:-1])
         if self.count < 2:
             return q
         i = np.arange(1, self.count)
         par = self.parent[i]
-        Rp = R[par]
-        R0 = Rp @ self.offset_R[i]                             # frame before the joint
-        Rq = np.swapaxes(R0, 1, 2) @ R[i]                      # the joint's own rotation
-        vee = 0.5 * np.stack([Rq[:, 2, 1] - Rq[:, 1, 2], Rq[:, 0, 2] - Rq[:, 2, 0],
-                              Rq[:, 1, 0] - Rq[:, 0, 1]], axis=1)
-        cos = 0.5 * (Rq[:, 0, 0] + Rq[:, 1, 1] + Rq[:, 2, 2] - 1.0)
+        Rp = R[..., par, :, :]
+        R0 = Rp @ self.offset_R[i]                              # frame before the joint
+        Rq = np.swapaxes(R0, -1, -2) @ R[..., i, :, :]          # the joint's own rotation
+        vee = 0.5 * np.stack([Rq[..., 2, 1] - Rq[..., 1, 2], Rq[..., 0, 2] - Rq[..., 2, 0],
+                              Rq[..., 1, 0] - Rq[..., 0, 1]], axis=-1)
+        cos = 0.5 * (Rq[..., 0, 0] + Rq[..., 1, 1] + Rq[..., 2, 2] - 1.0)
         a = self.axis[i]
-        rot = np.arctan2(np.einsum("ij,ij->i", vee, a), cos)
-        base = P[par] + np.einsum("ijk,ik->ij", Rp, self.offset_p[i])
-        slide = np.einsum("ij,ij->i", np.einsum("ijk,ik->ij", R0, a), P[i] - base)
+        rot = np.arctan2(np.einsum("...j,...j->...", vee, a), cos)
+        base = P[..., par, :] + np.einsum("...jk,...k->...j", Rp, self.offset_p[i])
+        along = np.einsum("...jk,...k->...j", R0, a)
+        slide = np.einsum("...j,...j->...", along, P[..., i, :] - base)
         k = self.kind[i]
-        q[1:] = np.where(k == 1, rot, np.where(k == 2, slide, 0.0))
+        q[..., 1:] = np.where(k == 1, rot, np.where(k == 2, slide, 0.0))
         return q
 
     def joint_values(self, q):
