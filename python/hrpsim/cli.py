@@ -257,6 +257,8 @@ def cmd_view(args):
     except ViewerError as exc:
         _err("hrpsim view: %s" % exc)
         return 1
+    source.add_listener(lambda event: source.error and _err("hrpsim view: cannot replay %s: %s"
+                                                            % (source.dir, source.error)))
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     try:

@@ -100,7 +100,7 @@ def test_results_record_the_models_and_the_replay_reproduces_the_link_positions(
     # positions the dynamics logged (its own C kinematics): an independent check of the
     # joint order, axes and offsets the page uses
     kin = src.kin[1]
-    rows = src.rows[:, 8:8 + 7 + 31].astype(float)  # floor block is 7 + 1 wide
+    rows = src.wait()[:, 8:8 + 7 + 31].astype(float)  # floor block is 7 + 1 wide
     from hrpsim.viewer.scene import quaternion_to_matrix
     P, _ = kin.forward(rows[:, :3], quaternion_to_matrix(rows[:, 3:7]), rows[:, 7:])
     err = np.abs(P - log["robot.link_p"]).max()

@@ -15,7 +15,11 @@ import { View3D } from "./view3d.js";
 
 const $ = (id) => document.getElementById(id);
 
+// ask for the scene and open the stream first: both travel while WebGL starts up below
+let prefetchedScene = fetch("api/scene").then((r) => r.json());
+
 const store = new FrameStore();
+setTimeout(connect, 0);  // after this module has run (the handlers use what follows)
 const player = new Player(store);
 const view = new View3D($("view"));
 const timeline = new TimelineUI(player, {
@@ -46,8 +50,13 @@ const page = {
 // ---- scene -----------------------------------------------------------------------------------
 
 async function loadScene(version) {
-  const r = await fetch("api/scene");
-  const scene = await r.json();
+  let scene;
+  if (prefetchedScene) {
+    scene = await prefetchedScene;
+    prefetchedScene = null;
+  } else {
+    scene = await (await fetch("api/scene")).json();
+  }
   if (scene.version === page.sceneVersion) {
     return;
   }
@@ -264,6 +273,11 @@ function frame(now) {
     const t0 = performance.now();
     view.render();
     page.renderMs = performance.now() - t0;
+    if (page.bodies.length && !page.timing.firstRender) {
+      page.timing.firstRender = performance.now();
+      page.timing.firstRenderMs = page.renderMs;
+      page.timing.programs = view.renderer.info.programs.length;
+    }
     page.renders++;
     page.needsRender = view.needsRender = false;
   }
@@ -342,5 +356,4 @@ window.hrpsim = {
   now: () => performance.now(),
 };
 
-connect();
 requestAnimationFrame(frame);

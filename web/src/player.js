@@ -20,7 +20,7 @@ export class Player {
   setLive(live) {
     this.live = live;
     this.follow = live;
-    this.playing = !live;
+    this.playing = false;
   }
 
   reset() {

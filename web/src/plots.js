@@ -118,10 +118,11 @@ export class PlotPanel {
     const range = new Array(n).fill(0);
     const s = this.store;
     const step = Math.max(1, Math.floor(s.count / 200));
+    const value = this.valueGetter();
     for (let c = 0; c < n; c++) {
       let lo = Infinity, hi = -Infinity;
       for (let i = 0; i < s.count; i += step) {
-        const v = this.value(c, i);
+        const v = value(c, i);
         if (Number.isFinite(v)) {
           lo = Math.min(lo, v);
           hi = Math.max(hi, v);
@@ -137,22 +138,26 @@ export class PlotPanel {
     this.dirty = true;
   }
 
-  // value of channel c at frame i
-  value(c, i) {
+  // a function (c, i) -> value of channel c at frame i, for the current selection (looked
+  // up once here: reading the DOM per sample would cost more than the drawing)
+  valueGetter() {
     const key = this.els.series.value;
     const b = this.body();
+    const s = this.store;
     if (!b) {
-      return NaN;
+      return () => NaN;
     }
     if (key === "q") {
-      const off = this.qOffsets ? this.qOffsets[c] : undefined;
-      return off === undefined ? NaN : this.store.poses[i * this.store.stride + off];
+      const offs = this.qOffsets || [];
+      const poses = s.poses, stride = s.stride;
+      return (c, i) => (offs[c] === undefined ? NaN : poses[i * stride + offs[c]]);
     }
     const data = this.fetched.get(`${b.name}/${key}`);
-    if (!data || i * data.width + c >= data.values.length) {
-      return NaN;
+    if (!data) {
+      return () => NaN;
     }
-    return data.values[i * data.width + c];
+    const { values, width } = data;
+    return (c, i) => (i * width + c < values.length ? values[i * width + c] : NaN);
   }
 
   // redraw the lines when needed (at most 4 times a second while data grows)
@@ -188,14 +193,17 @@ export class PlotPanel {
     const t0 = s.times[0], t1 = Math.max(s.times[s.count - 1], t0 + 1e-9);
     let lo = Infinity, hi = -Infinity;
     const cols = [];
+    const value = this.valueGetter();
+    const times = s.times;
+    const scale = (w - 1) / (t1 - t0);
     for (const c of chans) {
       const col = new Float32Array(2 * w).fill(NaN);
       for (let i = 0; i < s.count; i++) {
-        const v = this.value(c, i);
+        const v = value(c, i);
         if (!Number.isFinite(v)) {
           continue;
         }
-        const x = Math.min(w - 1, Math.floor(((s.times[i] - t0) / (t1 - t0)) * (w - 1)));
+        const x = Math.min(w - 1, Math.floor((times[i] - t0) * scale));
         if (!(col[2 * x] <= v)) {
           col[2 * x] = v;
         }

@@ -3,9 +3,11 @@
 A results directory written by `hrpsim run` holds ``log.npz`` (times, root poses, joint values
 and sensors per record), ``summary.json`` and ``models.json.gz``: the body description of every
 model the run loaded, taken from the ModelLoader when the run started, so a replay needs no
-server and no model file. ``ReplaySource`` turns the log into frames once, when it opens
-(float32 rows of root pose + per-link joint values, see frames.py), and then serves slices of
-them; the page receives them in pieces over its WebSocket and draws from the first piece on.
+server and no model file. ``ReplaySource`` reads the summary, the models and the record times
+when it opens, and turns the log into frames (float32 rows of root pose + per-link joint
+values, see frames.py) on a thread of its own, so the server answers at once; pages receive
+the frames in pieces over their WebSocket as soon as they are ready and draw from the first
+piece on.
 
 Results directories from before models.json.gz existed replay too when a ModelLoader answers
 (``$HRPSIM_NAMING`` or `hrpsim up`'s state): the models are read again from their URLs.
@@ -13,6 +15,7 @@ Results directories from before models.json.gz existed replay too when a ModelLo
 
 import gzip
 import json
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -105,12 +108,39 @@ class ReplaySource:
             self.times = np.asarray(self._npz["time"], dtype=float)
         except (OSError, KeyError, ValueError) as exc:
             raise ViewerError("cannot read %s: %s" % (self.dir / "log.npz", exc)) from exc
-        self.rows = self._build_rows()
         name = Path(self._summary.get("project", "")).stem or self.dir.name
         self.title = "%s (%s)" % (name, self.dir.name)
+        self.rows = None
+        self.error = None
+        self._lock = threading.RLock()
+        self._listeners = []
+        self._built = threading.Event()
+        threading.Thread(target=self._build, name="replay-frames", daemon=True).start()
+
+    def _build(self):
+        try:
+            rows = self._build_rows()
+        except Exception as exc:  # noqa: BLE001 - reported through wait() and the log
+            self.error = exc
+            rows = None
+        self.rows = rows
+        self._built.set()
+        for fn in list(self._listeners):
+            fn("frames")
+
+    def wait(self, timeout=None):
+        """Wait until the frames are built; returns the rows. Raises ViewerError if the log
+        could not be turned into frames."""
+        self._built.wait(timeout)
+        if self.error is not None:
+            raise ViewerError("cannot replay %s: %s" % (self.dir, self.error)) from self.error
+        return self.rows
 
     def _array(self, key):
-        return self._npz[key] if key in self._npz.files else None
+        if key not in self._npz.files:
+            return None
+        with self._lock:  # one reader of the archive at a time
+            return self._npz[key]
 
     def _build_rows(self):
         n = len(self.times)
@@ -139,10 +169,14 @@ class ReplaySource:
     # ---- the source interface (see web.py) --------------------------------------------------
 
     def add_listener(self, fn):
-        pass  # a replay never changes
+        """``fn("frames")`` is called once, when the frames are built."""
+        self._listeners.append(fn)
+        if self._built.is_set():
+            fn("frames")
 
     def remove_listener(self, fn):
-        pass
+        if fn in self._listeners:
+            self._listeners.remove(fn)
 
     def scene(self):
         return {"version": 1, "characters": self.characters}
@@ -155,8 +189,8 @@ class ReplaySource:
 
     def frames(self, epoch, start, stop):
         stop = min(stop, len(self.times))
-        if epoch != 1 or start >= stop:
-            return None
+        if epoch != 1 or start >= stop or self.rows is None:
+            return None  # nothing there, or not built yet (listeners hear when it is)
         return F.encode(F.KIND_LOG, 1, start, self.times[start:stop], self.rows[start:stop])
 
     def transient(self):

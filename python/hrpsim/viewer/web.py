@@ -141,8 +141,10 @@ class ViewerApp:
         getter = getattr(self.source, "series", None)
         if getter is None:
             raise web.HTTPNotFound(text="no series: this viewer is live")
+        loop = asyncio.get_running_loop()
         try:
-            data = getter(request.query.get("character", ""), request.query.get("key", ""))
+            data = await loop.run_in_executor(None, getter, request.query.get("character", ""),
+                                              request.query.get("key", ""))
         except KeyError as exc:
             raise web.HTTPNotFound(text=str(exc))
         return web.json_response(data)
@@ -150,7 +152,9 @@ class ViewerApp:
     # ---- the stream -------------------------------------------------------------------------
 
     async def websocket(self, request):
-        ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=1 << 20)
+        # no permessage-deflate: frames are float arrays (deflate gains little) and
+        # compressing megabytes of a replay would cost the server seconds
+        ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=1 << 20, compress=False)
         await ws.prepare(request)
         self.sockets.add(ws)
         wake = asyncio.Event()
