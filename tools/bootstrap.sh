@@ -2,7 +2,11 @@
 # tools/bootstrap.sh - install whatever is missing and build. Used by setup.sh and test.sh.
 #
 # Debian packages come from apt-get (as root, or through sudo); Python packages go into the
-# project virtualenv .venv (created here); the build goes to build/ (CMake + Ninja).
+# project virtualenv .venv (created here); the build goes to build/ (CMake + Ninja). The web
+# viewer's page is bundled from web/ with npm (three.js and esbuild pinned by
+# web/package-lock.json): with Node.js and npm present (Debian's nodejs/npm are installed when
+# missing) `npm ci` + `npm run build` write web/dist/; without them the viewer still serves
+# the OnlineViewer interface and its page only says how to build it (the browser tests fail).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -12,7 +16,11 @@ DEB_PACKAGES=(
   libomniorb4-dev libcos4-dev omniidl omniorb-nameserver
   libxml2-dev libassimp-dev libpng-dev libjpeg-dev
   libcunit1-dev valgrind
+  chromium
 )
+# the viewer page's build tools, unless a Node.js is already installed (e.g. from NodeSource)
+command -v node >/dev/null 2>&1 || DEB_PACKAGES+=(nodejs)
+command -v npm >/dev/null 2>&1 || DEB_PACKAGES+=(npm)
 
 missing=()
 for p in "${DEB_PACKAGES[@]}"; do
@@ -31,7 +39,8 @@ if [ ! -x .venv/bin/python ]; then
   echo "== creating the Python virtualenv .venv"
   python3 -m venv .venv
 fi
-if ! .venv/bin/python -c "import omniORB, pytest, numpy, matplotlib, hrpsim" 2>/dev/null; then
+if ! .venv/bin/python -c "import omniORB, pytest, numpy, matplotlib, aiohttp, hrpsim" \
+    2>/dev/null; then
   echo "== installing Python packages into .venv"
   .venv/bin/pip install -q --upgrade pip
   .venv/bin/pip install -q pytest -e python
@@ -43,3 +52,19 @@ log=build/build.log
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$log" 2>&1 || { cat "$log"; exit 1; }
 ninja -C build >> "$log" 2>&1 || { tail -50 "$log"; exit 1; }
 echo "== build ok"
+
+# the viewer's web page: node modules from the lockfile, then the bundle
+if command -v node >/dev/null 2>&1 && command -v npm >/dev/null 2>&1; then
+  if [ ! -f web/node_modules/.package-lock.json ] ||
+     [ web/package-lock.json -nt web/node_modules/.package-lock.json ]; then
+    echo "== installing the viewer's npm packages (npm ci, web/package-lock.json)"
+    npm --prefix web ci --no-audit --no-fund --loglevel=error > build/npm.log 2>&1 ||
+      { cat build/npm.log; exit 1; }
+  fi
+  npm --prefix web run build --silent > build/web.log 2>&1 || { cat build/web.log; exit 1; }
+  echo "== viewer page built (web/dist/viewer.js)"
+else
+  echo "== WARNING: node/npm not found: the viewer's web page is not built (web/dist/); the"
+  echo "   OnlineViewer server still works, its page says how to build it, and the browser"
+  echo "   tests fail. Install Node.js and npm (Debian: apt-get install nodejs npm) and rerun."
+fi

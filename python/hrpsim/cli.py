@@ -6,6 +6,7 @@
     hrpsim env     print shell exports for the running servers: eval "$(hrpsim env)"
     hrpsim demo    load a model through the ModelLoader and summarise it
     hrpsim run     run a project through the Scheduler and write a results directory
+    hrpsim view    replay a results directory in the web viewer
 
 Exit codes: 0 success; 1 failure, or for `status` anything not running/answering (also when
 nothing was started at all); 2 usage errors (argparse).
@@ -71,6 +72,7 @@ def cmd_up(args):
         state = launcher.up(state_dir=args.state_dir, naming=args.naming,
                             naming_port=args.naming_port, bin_dir=args.bin_dir, only=args.only,
                             timeout=args.timeout, report=_report, dynamics=args.dynamics,
+                            viewer=args.viewer, viewer_port=args.viewer_port,
                             **_exposure_args(args))
     except launcher.AlreadyRunning as exc:
         _err("hrpsim: " + str(exc))
@@ -85,6 +87,9 @@ def cmd_up(args):
              % (state["listen"], ", ".join(state["model_roots"]),
                 "allowed" if state["allow_remote_shutdown"] else "refused"))
     _out("")
+    if state.get("viewer_url"):
+        _out("Viewer (OnlineViewer): %s" % state["viewer_url"])
+        _out("")
     _out("Connect with:")
     _out("  export HRPSIM_NAMING=%s" % naming)
     _out("  <program> -ORBInitRef NameService=%s" % naming)
@@ -142,6 +147,8 @@ def cmd_status(args):
         _out("exposed    listening on %s; model roots %s; client shutdown() %s"
              % (state["listen"], ", ".join(state.get("model_roots", [])) or "none",
                 "allowed" if state.get("allow_remote_shutdown") else "refused"))
+    if state.get("viewer_url"):
+        _out("viewer     %s" % state["viewer_url"])
     width = max([len("name")] + [len(r["name"]) for r in rows])
     bwidth = max([len("naming")] + [len(r["binding"]) for r in rows])
     _out("")
@@ -228,10 +235,28 @@ def cmd_run(args):
         if not args.quiet:
             _err("hrpsim run: warning: " + text)
 
+    def on_viewer(url, started_here):
+        if url:
+            _out("hrpsim run: viewer at %s" % url)
+        else:
+            _out("hrpsim run: showing the run in the OnlineViewer bound in the naming service")
+
+    def after_run(out):
+        # a viewer started for this run stops with it: at a terminal, keep it up until asked
+        if args.view and sys.stdin.isatty() and sys.stdout.isatty():
+            _out("hrpsim run: results in %s; press Enter (or Ctrl-C) to stop the viewer"
+                 % out)
+            try:
+                sys.stdin.readline()
+            except KeyboardInterrupt:
+                pass
+
     try:
         out, summary = run_mod.run_project(
             args.project, out_dir=args.out, state_dir=args.state_dir,
-            plots=not args.no_plots, progress=None if not args.quiet else False, warn=warn)
+            plots=not args.no_plots, progress=None if not args.quiet else False, warn=warn,
+            view=args.view, real_time=args.real_time, on_viewer=on_viewer,
+            after_run=after_run)
     except HrpsimError as exc:
         _err("hrpsim run: %s" % str(exc).replace("\n", " "))
         return 1
@@ -246,6 +271,49 @@ def cmd_run(args):
              % (summary["steps"], summary["simulated_time"], summary["wall_time"],
                 summary["real_time_factor"]))
     _out("hrpsim run: results in %s" % out)
+    return 0
+
+
+def cmd_view(args):
+    import asyncio
+
+    from .viewer.live import ViewerError
+    from .viewer.replay import ReplaySource, newest_results
+    from .viewer.web import ViewerApp, start_site
+    results = args.results
+    if results is None:
+        results = newest_results(args.base)
+        if results is None:
+            _err("hrpsim view: no results directory under %s/ (run a project with `hrpsim run`,"
+                 " or name a directory)" % args.base)
+            return 1
+    try:
+        source = ReplaySource(results)
+    except ViewerError as exc:
+        _err("hrpsim view: %s" % exc)
+        return 1
+    source.add_listener(lambda event: source.error and _err("hrpsim view: cannot replay %s: %s"
+                                                            % (source.dir, source.error)))
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        runner, url = loop.run_until_complete(start_site(ViewerApp(source), args.host,
+                                                         args.port))
+    except OSError as exc:
+        _err("hrpsim view: cannot serve on %s:%s: %s" % (args.host, args.port, exc))
+        return 1
+    stop = asyncio.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    _out("hrpsim view: %s (%d records, %.3f s) at %s"
+         % (source.dir, len(source.times), source.times[-1] if len(source.times) else 0.0,
+            url))
+    _out("hrpsim view: Ctrl-C to stop")
+    try:
+        loop.run_until_complete(stop.wait())
+    finally:
+        loop.run_until_complete(runner.cleanup())
+        loop.close()
     return 0
 
 
@@ -305,6 +373,11 @@ def build_parser():
                                "symbolic links resolved first); also usable on loopback")
     exposure.add_argument("--allow-remote-shutdown", action="store_true",
                           help="let clients stop exposed servers with shutdown()")
+    up.add_argument("--viewer", action="store_true",
+                    help="also start the web viewer, bound as OnlineViewer; its page's URL "
+                         "is printed (open it in a browser; over SSH forward the port)")
+    up.add_argument("--viewer-port", metavar="N", type=int, default=0,
+                    help="loopback HTTP port of the viewer's page (default: a free one)")
     up.add_argument("--timeout", metavar="SECONDS", type=float, default=10.0,
                     help="how long each process may take to answer (default 10)")
     up.set_defaults(func=cmd_up)
@@ -367,8 +440,29 @@ def build_parser():
     run.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
     run.add_argument("--quiet", action="store_true",
                      help="no progress bar, warnings or statistics; only the results line")
+    run.add_argument("--view", action="store_true",
+                     help="show the run live in the web viewer (the OnlineViewer of `hrpsim "
+                          "up --viewer`, else one started for the run; its URL is printed)")
+    run.add_argument("--real-time", metavar="FACTOR", type=float, default=None,
+                     help="pace the run: 1 real time, 0.5 half speed, 0 as fast as possible "
+                          "(default: the project's realTime)")
     run.add_argument("project", metavar="PROJECT", help="project file")
     run.set_defaults(func=cmd_run)
+
+    view = sub.add_parser(
+        "view", help="replay a results directory in the web viewer",
+        description="Serve the viewer's page over a finished run: the bodies the run loaded "
+                    "(models.json.gz), its log (log.npz), summary and plots. With no "
+                    "RESULTS_DIR, the newest directory under ./results. Prints the URL and "
+                    "serves until Ctrl-C.",
+        epilog="Example: hrpsim view results/humanoid_squat-20260101-120000 --port 8765")
+    view.add_argument("results", metavar="RESULTS_DIR", nargs="?",
+                      help="results directory of `hrpsim run` (default: the newest)")
+    view.add_argument("--base", metavar="DIR", default="results",
+                      help="where to look for the newest run (default ./results)")
+    view.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
+    view.add_argument("--port", type=int, default=0, help="HTTP port (default: a free one)")
+    view.set_defaults(func=cmd_view)
     return p
 
 

@@ -29,6 +29,7 @@ import os
 import signal
 import socket
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -306,11 +307,11 @@ class _Detached(subprocess.Popen):
         pass
 
 
-def _spawn(name, kind, argv, log_path, cwd):
+def _spawn(name, kind, argv, log_path, cwd, env=None):
     """Start ``argv`` in its own session with output to ``log_path``; return (Popen, record)."""
     with open(log_path, "wb") as log:
         proc = _Detached(argv, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
-                         cwd=str(cwd), start_new_session=True, close_fds=True)
+                         cwd=str(cwd), start_new_session=True, close_fds=True, env=env)
     # the start time is fixed at fork; the command line may still be empty while the kernel
     # finishes the exec, so the caller reads it again once the process answers
     st = proc_stat(proc.pid)
@@ -471,15 +472,50 @@ def _dynamics_context(root, index):
         return ctx
 
 
+def viewer_argv(url_file, naming_ref, port=0):
+    """Command line of the OnlineViewer server process (Python: ``-m hrpsim.viewer``)."""
+    return [sys.executable, "-m", "hrpsim.viewer", "--url-file", str(url_file),
+            "--port", str(int(port)), "-ORBInitRef", "NameService=" + naming_ref]
+
+
+def viewer_env():
+    """Environment of the viewer process: this hrpsim package importable first."""
+    env = dict(os.environ)
+    parts = [str(paths.PACKAGE_DIR.parent)] + ([env["PYTHONPATH"]] if env.get("PYTHONPATH")
+                                               else [])
+    env["PYTHONPATH"] = os.pathsep.join(parts)
+    return env
+
+
+def _read_url(path, proc, rec, timeout):
+    """The URL the viewer wrote to ``path`` (it writes it before binding its name)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            text = Path(path).read_text().strip()
+            if text:
+                return text
+        except OSError:
+            pass
+        if _exited(proc) is not None or time.monotonic() >= deadline:
+            raise LaunchError("the viewer (pid %d) did not write its URL to %s; its log:\n%s"
+                              % (rec["pid"], path, log_tail(rec["log"])))
+        time.sleep(POLL_S)
+
+
 def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, timeout=10.0,
-       report=None, dynamics=1, listen=None, model_roots=(), allow_remote_shutdown=False):
+       report=None, dynamics=1, viewer=False, viewer_port=0, listen=None, model_roots=(),
+       allow_remote_shutdown=False):
     """Start the naming service (unless ``naming`` is given) and the servers; return the state.
 
     ``only`` is None for every known server whose executable exists (missing ones are
     reported as warnings), or a list of names (an empty list starts just the naming service;
     a missing executable is then an error). ``dynamics`` is the number of hrpsim-dynamics
     processes (default 1): the first binds DynamicsSimulatorFactory, the k-th extra one
-    DynamicsSimulatorFactory<k> (see paths.dynamics_factory_name). ``report(kind, text)``
+    DynamicsSimulatorFactory<k> (see paths.dynamics_factory_name). ``viewer=True`` also
+    starts the OnlineViewer server (``python -m hrpsim.viewer``, bound as ``OnlineViewer``)
+    with its page on loopback port ``viewer_port`` (0: a free one); its URL is recorded as
+    ``state["viewer_url"]``. ``report(kind, text)``
     receives progress lines, kind being "info" or "warning". On failure everything started is
     stopped again, the state file removed, and LaunchError raised.
 
@@ -557,21 +593,32 @@ def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, t
                                          sd.logs_dir / ("%s-%d.log" % (exe.name, k))))
             if dynamics > 1 and not any(n == paths.DYNAMICS_FACTORY for n, _ in plan):
                 report("warning", "--dynamics %d: hrpsim-dynamics is not started" % dynamics)
+            if viewer:
+                launches.append((paths.VIEWER, None, ctx, paths.VIEWER, state["naming"],
+                                 sd.logs_dir / "hrpsim-viewer.log"))
             started = []
             for name, exe, bind_ctx, bind_name, naming_ref, log in launches:
                 previous = _current_ior(bind_ctx, bind_name)
-                # TCP on the listen address (loopback unless --listen), plus a unix socket that
-                # local omniORB clients prefer (a round trip costs noticeably less; the
-                # servers keep it in a private per-user directory)
-                argv = [str(exe), "-ORBInitRef", "NameService=" + naming_ref,
-                        "-ORBendPoint", "giop:tcp:%s:" % paths.endpoint_host(host),
-                        "-ORBendPoint", "giop:unix:"]
-                if bind_name == "ModelLoader":
-                    for root in roots:
-                        argv += ["--model-root", root]
-                if allow_remote_shutdown:
-                    argv.append("--allow-remote-shutdown")
-                proc, rec = _spawn(name, "server", argv, log, sd.path)
+                # TCP on the listen address (loopback unless --listen); the C++ servers also
+                # get a unix socket that local omniORB clients prefer (a round trip costs
+                # noticeably less; they keep it in a private per-user directory)
+                tcp = ["-ORBendPoint", "giop:tcp:%s:" % paths.endpoint_host(host)]
+                env = None
+                if exe is None:  # the viewer, a Python process: TCP only
+                    url_file = sd.path / "viewer.url"
+                    with contextlib.suppress(FileNotFoundError):
+                        url_file.unlink()
+                    argv = viewer_argv(url_file, naming_ref, viewer_port) + tcp
+                    env = viewer_env()
+                else:
+                    argv = ([str(exe), "-ORBInitRef", "NameService=" + naming_ref] + tcp
+                            + ["-ORBendPoint", "giop:unix:"])
+                    if bind_name == "ModelLoader":
+                        for root in roots:
+                            argv += ["--model-root", root]
+                    if allow_remote_shutdown:
+                        argv.append("--allow-remote-shutdown")
+                proc, rec = _spawn(name, "server", argv, log, sd.path, env)
                 if bind_name != name:
                     rec["context"] = "hrpsim-dynamics-%d" % paths.dynamics_factory_index(name)
                 state["processes"].append(rec)
@@ -579,6 +626,9 @@ def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, t
                 started.append((name, proc, rec, previous, bind_ctx, bind_name))
             for name, proc, rec, previous, bind_ctx, bind_name in started:
                 rec["ior"] = _wait_bound(bind_ctx, bind_name, proc, rec, previous, timeout)
+                if name == paths.VIEWER:
+                    rec["url"] = state["viewer_url"] = _read_url(
+                        sd.path / "viewer.url", proc, rec, timeout)
                 if bind_name != name:
                     ctx.rebind(_orb.to_name(name), _orb.get_orb().string_to_object(rec["ior"]))
                 sd.save(state)

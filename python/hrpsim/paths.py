@@ -25,6 +25,10 @@ SERVERS = (
     ("Scheduler", "hrpsim-scheduler"),
 )
 
+# the OnlineViewer server is a Python process (python -m hrpsim.viewer), started by
+# `hrpsim up --viewer` after the executables above
+VIEWER = "OnlineViewer"
+
 STATE_FILE = "state.json"
 
 # `hrpsim up --dynamics N` starts N hrpsim-dynamics processes: the first bound as

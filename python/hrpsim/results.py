@@ -15,6 +15,8 @@ goes on) into NumPy arrays; ``write_results`` writes the directory:
     summary.txt    the same, short, for people
     root.png       per character with joints: root height vs time and x-y path
     joints.png     per character with joints: joint angles vs time
+    models.json.gz the body description of every model (viewer/scene.py), so that
+                   `hrpsim view` replays the run with nothing else
 """
 
 import json
@@ -87,13 +89,17 @@ class LogCollector:
         return out
 
 
-def write_results(out_dir, arrays, summary, plots=True, plot_joints=None):
-    """Write log.npz, summary.json, summary.txt and (with ``plots``) the PNG plots into
-    ``out_dir`` (created). Returns the list of files written."""
+def write_results(out_dir, arrays, summary, plots=True, plot_joints=None, models=None):
+    """Write log.npz, summary.json, summary.txt, (with ``plots``) the PNG plots and (with
+    ``models``, a list of {name, url, body description}) models.json.gz into ``out_dir``
+    (created). Returns the list of files written."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     np.savez_compressed(out / "log.npz", **arrays)
     written = [out / "log.npz"]
+    if models is not None:
+        from .viewer.replay import write_models
+        written.append(write_models(out, models))
     if plots:
         summary["plots"] = [p.name for p in _plots(out, arrays, plot_joints)]
         written += [out / p for p in summary["plots"]]

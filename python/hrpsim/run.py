@@ -10,8 +10,13 @@
 4. configure the Scheduler from the project and ``start()`` it; while it runs, show a progress
    bar on stderr (when stderr is a terminal) and fetch the log with ``getLog``;
 5. when the run ends, stop the controllers (SIGTERM, SIGKILL after a grace period) and
-   record how each ended; write the results directory (results.py) and return it; stop any
-   servers started here, whatever happened.
+   record how each ended; write the results directory (results.py), including
+   ``models.json.gz`` (the body descriptions a replay draws, `hrpsim view`), and return it;
+   stop any servers started here, whatever happened.
+
+With ``view=True`` the run is shown live: the Scheduler is given the ``OnlineViewer`` bound in
+the naming service (`hrpsim up --viewer`), or one started here for the run (``viewer.py``'s
+process, stopped afterwards), and pushes every log record to it.
 
 Failures raise ``RunError`` whose text is the one-line reason `hrpsim run` prints. A run the
 Scheduler stopped (a controller raised, hung or vanished) still writes its results directory
@@ -280,6 +285,79 @@ def _last_line(path):
 
 
 # ---------------------------------------------------------------------------------------------
+# the online viewer of `hrpsim run --view`
+# ---------------------------------------------------------------------------------------------
+
+class RunViewer:
+    """The OnlineViewer a run shows itself in: the one bound in the naming service if it
+    answers, else a viewer process started here (``python -m hrpsim.viewer``) and stopped by
+    ``close``. ``ref`` is the OpenHRP.OnlineViewer, ``url`` its page (None if unknown)."""
+
+    def __init__(self, client, naming, log_dir, state_dir=None, timeout=30.0):
+        from hrpsim import OpenHRP
+        self.proc = None
+        self.url = None
+        self.ref = None
+        obj = _orb.resolve_name(client.root, launcher.paths.VIEWER)
+        if obj is not None and _orb.is_alive(obj, 2000):
+            self.ref = obj._narrow(OpenHRP.OnlineViewer)
+            self.url = self._recorded_url(naming, state_dir)
+            return
+        url_file = Path(tempfile.mkdtemp(prefix="hrpsim-viewer-")) / "viewer.url"
+        argv = launcher.viewer_argv(url_file, naming) + ["--name", "OnlineViewer"]
+        self._log = open(Path(log_dir) / "viewer.log", "wb")
+        self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self._log,
+                                     stderr=subprocess.STDOUT, env=launcher.viewer_env(),
+                                     start_new_session=True)
+        deadline = time.monotonic() + timeout
+        while self.ref is None:
+            if self.proc.poll() is not None:
+                raise RunError("the viewer exited with status %s (%s)"
+                               % (self.proc.returncode, Path(log_dir) / "viewer.log"))
+            obj = _orb.resolve_name(client.root, launcher.paths.VIEWER)
+            if obj is not None and url_file.exists() and _orb.is_alive(obj, 1000):
+                self.ref = obj._narrow(OpenHRP.OnlineViewer)
+                self.url = url_file.read_text().strip()
+            elif time.monotonic() > deadline:
+                self.close()
+                raise RunError("the viewer did not start within %g s (%s)"
+                               % (timeout, Path(log_dir) / "viewer.log"))
+            else:
+                time.sleep(0.05)
+        shutil.rmtree(url_file.parent, ignore_errors=True)
+
+    @staticmethod
+    def _recorded_url(naming, state_dir):
+        # the URL `hrpsim up --viewer` recorded, when that up owns this naming service
+        try:
+            state = launcher.StateDir(state_dir).load()
+        except HrpsimError:
+            state = None
+        if state and state.get("naming") == naming:
+            return state.get("viewer_url")
+        return None
+
+    @property
+    def started(self):
+        return self.proc is not None
+
+    def close(self):
+        if self.proc is not None:
+            if self.proc.poll() is None:
+                try:
+                    os.killpg(self.proc.pid, signal.SIGTERM)
+                except ProcessLookupError:
+                    pass
+                try:
+                    self.proc.wait(CONTROLLER_STOP_GRACE_S)
+                except subprocess.TimeoutExpired:
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                    self.proc.wait()
+            self._log.close()
+            self.proc = None
+
+
+# ---------------------------------------------------------------------------------------------
 # progress bar
 # ---------------------------------------------------------------------------------------------
 
@@ -326,12 +404,34 @@ def _enum(v):
     return getattr(v, "_n", str(v))
 
 
+def _describe_models(client, project):
+    """The body description of every model of the project (what a replay draws), read
+    through the ModelLoader with textures; RunError naming the model on failure."""
+    import hrpsim
+    from .viewer.live import ViewerError
+    from .viewer.server import describe_url
+    loader = client.model_loader()
+    out = []
+    for m in project.models:
+        try:
+            out.append({"name": m.name, "url": hrpsim.file_url(m.url),
+                        "body": describe_url(loader, m.url)})
+        except ViewerError as exc:
+            raise RunError("%s:%s: model %s: %s" % (project.path, m.line, m.name, exc)) from exc
+    return out
+
+
 def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, bin_dir=None,
-                warn=None):
+                warn=None, view=False, real_time=None, on_viewer=None, after_run=None):
     """Run the project at ``path``; return (results dir, summary dict).
 
     ``progress``: show a progress bar on stderr (default: when stderr is a terminal).
-    ``warn(text)`` receives each project warning. Raises ProjectError or RunError.
+    ``warn(text)`` receives each project warning. ``view``: show the run in an OnlineViewer
+    (see the module text); ``on_viewer(url, started_here)`` is called once it is attached.
+    ``real_time``: a real-time factor that overrides the project's (0: as fast as possible).
+    ``after_run(out)`` is called once the results are written, before anything started here
+    is stopped (`hrpsim run --view` waits there so the page stays up). Raises ProjectError
+    or RunError.
     """
     import hrpsim
     import hrpsim._idl.hrpsim as H
@@ -350,6 +450,7 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
     controllers = ControllerProcesses()
     sched = None
     started = False
+    viewer = None
     try:
         servers = Servers(state_dir=state_dir, bin_dir=bin_dir)
         client, sched = servers.client, servers.scheduler
@@ -362,11 +463,20 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
             except hrpsim.OpenHRP.ModelLoader.ModelLoaderException as exc:
                 raise RunError("%s:%s: model %s: %s" % (project.path, m.line, m.name,
                                                          exc.description)) from exc
+        models = _describe_models(client, project)
         controllers.start(project, servers.naming, out)
         try:
             project.configure(sched, client, bodies)
+            if real_time is not None:
+                sched.setRealTime(float(real_time))
         except H.SchedulerError as exc:
             raise RunError("scheduler refused the project: %s" % exc.description) from exc
+        if view:
+            viewer = RunViewer(client, servers.naming, out, state_dir)
+            viewer.ref.clearData()  # this run's models only; the Scheduler loads them
+            sched.setOnlineViewer(viewer.ref)
+            if on_viewer:
+                on_viewer(viewer.url, viewer.started)
 
         characters = []
         for m in project.models:
@@ -438,7 +548,9 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
             "servers_started": servers.started,
         }
         write_results(out, arrays, summary, plots=plots and project.plots,
-                      plot_joints=project.plot_joints)
+                      plot_joints=project.plot_joints, models=models)
+        if after_run:
+            after_run(out)
         if state == "FAILED":
             raise RunError("run failed: %s (%s results in %s)"
                            % (message or "no reason given",
@@ -454,6 +566,12 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
                 sched.stop()
             except Exception:  # noqa: BLE001 - best effort on the way out
                 pass
+        if viewer is not None:
+            try:
+                sched.setOnlineViewer(None)
+            except Exception:  # noqa: BLE001 - best effort on the way out
+                pass
+            viewer.close()
         controllers.stop()
         if servers is not None:
             servers.close()

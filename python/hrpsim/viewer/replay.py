@@ -1,0 +1,250 @@
+"""A finished run as a viewer source: `hrpsim view RESULTS_DIR`.
+
+A results directory written by `hrpsim run` holds ``log.npz`` (times, root poses, joint values
+and sensors per record), ``summary.json`` and ``models.json.gz``: the body description of every
+model the run loaded, taken from the ModelLoader when the run started, so a replay needs no
+server and no model file. ``ReplaySource`` reads the summary, the models and the record times
+when it opens, and turns the log into frames (float32 rows of root pose + per-link joint
+values, see frames.py) on a thread of its own, so the server answers at once; pages receive
+the frames in pieces over their WebSocket as soon as they are ready and draw from the first
+piece on.
+
+Results directories from before models.json.gz existed replay too when a ModelLoader answers
+(``$HRPSIM_NAMING`` or `hrpsim up`'s state): the models are read again from their URLs.
+"""
+
+import gzip
+import json
+import threading
+from pathlib import Path
+
+import numpy as np
+
+from . import frames as F
+from .live import ViewerError
+from .scene import Kinematics, matrix_to_quaternion
+
+MODELS_FILE = "models.json.gz"
+MODELS_FORMAT = 1
+
+# logged arrays the plot panel offers, with the labels of their components
+SENSOR_SERIES = {"force": ("fx", "fy", "fz", "mx", "my", "mz"),
+                 "rate_gyro": ("wx", "wy", "wz"), "accel": ("ax", "ay", "az")}
+SENSOR_TYPES = {"force": "Force", "rate_gyro": "RateGyro", "accel": "Acceleration"}
+JOINT_SERIES = ("q", "dq", "u")
+
+
+def write_models(out_dir, characters):
+    """Write ``models.json.gz`` into ``out_dir``: ``characters`` is a list of dicts with
+    name, url and body (a body description). Returns the path."""
+    path = Path(out_dir) / MODELS_FILE
+    doc = {"format": MODELS_FORMAT, "characters": characters}
+    with gzip.open(path, "wt", encoding="utf-8", compresslevel=6) as f:
+        json.dump(doc, f, separators=(",", ":"))
+    return path
+
+
+def read_models(results_dir):
+    """The characters recorded in ``models.json.gz`` (list of dicts), or None if absent."""
+    path = Path(results_dir) / MODELS_FILE
+    if not path.exists():
+        return None
+    try:
+        with gzip.open(path, "rt", encoding="utf-8") as f:
+            doc = json.load(f)
+    except (OSError, ValueError) as exc:
+        raise ViewerError("cannot read %s: %s" % (path, exc)) from exc
+    if doc.get("format") != MODELS_FORMAT:
+        raise ViewerError("%s: unknown format %r" % (path, doc.get("format")))
+    return doc["characters"]
+
+
+def _models_from_loader(summary):
+    """Body descriptions of the summary's models, read through a running ModelLoader."""
+    import hrpsim
+    from .server import describe_url
+    try:
+        loader = hrpsim.connect().model_loader()
+    except Exception as exc:  # noqa: BLE001 - no naming service, no loader...
+        raise ViewerError("this results directory has no %s (runs record it since the viewer "
+                          "exists) and no ModelLoader answers to read its models again (%s); "
+                          "start one with `hrpsim up`" % (MODELS_FILE, exc)) from exc
+    return [{"name": m["name"], "url": m["url"], "body": describe_url(loader, m["url"])}
+            for m in summary.get("models", [])]
+
+
+def newest_results(base="results"):
+    """The most recently written results directory under ``base`` (by its summary.json), or
+    None."""
+    base = Path(base)
+    if not base.is_dir():
+        return None
+    found = [(p.stat().st_mtime, p.parent) for p in base.glob("*/summary.json")]
+    return max(found)[1] if found else None
+
+
+class ReplaySource:
+    """The frames, scene, summary and series of one results directory (see the module text)."""
+
+    mode = "replay"
+
+    def __init__(self, results_dir):
+        self.dir = Path(results_dir).expanduser().resolve()
+        summary_path = self.dir / "summary.json"
+        if not summary_path.is_file():
+            raise ViewerError("%s is not a results directory of `hrpsim run` (no summary.json)"
+                              % self.dir)
+        try:
+            self._summary = json.loads(summary_path.read_text())
+        except (OSError, ValueError) as exc:
+            raise ViewerError("cannot read %s: %s" % (summary_path, exc)) from exc
+        chars = read_models(self.dir)
+        if chars is None:
+            chars = _models_from_loader(self._summary)
+        self.characters = chars
+        self.kin = [Kinematics(c["body"]) for c in chars]
+        try:
+            self._npz = np.load(self.dir / "log.npz")
+            self.times = np.asarray(self._npz["time"], dtype=float)
+        except (OSError, KeyError, ValueError) as exc:
+            raise ViewerError("cannot read %s: %s" % (self.dir / "log.npz", exc)) from exc
+        name = Path(self._summary.get("project", "")).stem or self.dir.name
+        self.title = "%s (%s)" % (name, self.dir.name)
+        self.rows = None
+        self.error = None
+        self._lock = threading.RLock()
+        self._listeners = []
+        self._built = threading.Event()
+        threading.Thread(target=self._build, name="replay-frames", daemon=True).start()
+
+    def _build(self):
+        try:
+            rows = self._build_rows()
+        except Exception as exc:  # noqa: BLE001 - reported through wait() and the log
+            self.error = exc
+            rows = None
+        self.rows = rows
+        self._built.set()
+        for fn in list(self._listeners):
+            fn("frames")
+
+    def wait(self, timeout=None):
+        """Wait until the frames are built; returns the rows. Raises ViewerError if the log
+        could not be turned into frames."""
+        self._built.wait(timeout)
+        if self.error is not None:
+            raise ViewerError("cannot replay %s: %s" % (self.dir, self.error)) from self.error
+        return self.rows
+
+    def _array(self, key):
+        if key not in self._npz.files:
+            return None
+        with self._lock:  # one reader of the archive at a time
+            return self._npz[key]
+
+    def _build_rows(self):
+        n = len(self.times)
+        width = F.stride(k.count for k in self.kin)
+        rows = np.empty((n, width), dtype=np.float32)
+        off = 0
+        for c, kin in zip(self.characters, self.kin):
+            name = c["name"]
+            p0, R0, q0 = kin.initial_pose()
+            root_p = self._array(name + ".root_p")
+            root_R = self._array(name + ".root_R")
+            if root_p is None or root_R is None or len(root_p) != n:
+                rows[:, off:off + 3] = p0
+                rows[:, off + 3:off + 7] = matrix_to_quaternion(R0)
+            else:
+                rows[:, off:off + 3] = root_p
+                rows[:, off + 3:off + 7] = matrix_to_quaternion(root_R.reshape(n, 3, 3))
+            q = self._array(name + ".q")
+            if q is not None and q.shape == (n, len(kin.joint_links)):
+                rows[:, off + 7:off + 7 + kin.count] = kin.link_values(q)
+            else:
+                rows[:, off + 7:off + 7 + kin.count] = q0
+            off += 7 + kin.count
+        return rows
+
+    # ---- the source interface (see web.py) --------------------------------------------------
+
+    def add_listener(self, fn):
+        """``fn("frames")`` is called once, when the frames are built."""
+        self._listeners.append(fn)
+        if self._built.is_set():
+            fn("frames")
+
+    def remove_listener(self, fn):
+        if fn in self._listeners:
+            self._listeners.remove(fn)
+
+    def scene(self):
+        return {"version": 1, "characters": self.characters}
+
+    def status(self):
+        return {"mode": self.mode, "title": self.title, "epoch": 1, "count": len(self.times),
+                "log": "", "logs": [], "sceneVersion": 1, "lineWidth": 1.0, "lineScale": 1.0,
+                "layout": [[c["name"], k.count] for c, k in zip(self.characters, self.kin)],
+                "series": self.series_keys()}
+
+    def frames(self, epoch, start, stop):
+        stop = min(stop, len(self.times))
+        if epoch != 1 or start >= stop or self.rows is None:
+            return None  # nothing there, or not built yet (listeners hear when it is)
+        return F.encode(F.KIND_LOG, 1, start, self.times[start:stop], self.rows[start:stop])
+
+    def transient(self):
+        return None
+
+    # ---- replay extras ----------------------------------------------------------------------
+
+    def summary(self):
+        return self._summary
+
+    def file_path(self, name):
+        """Path of a plot or summary.txt of the directory, or None for anything else."""
+        allowed = set(self._summary.get("plots", [])) | {"summary.txt"}
+        if name not in allowed or "/" in name:
+            return None
+        path = self.dir / name
+        return path if path.is_file() else None
+
+    def series_keys(self):
+        """{character: [logged series keys]} for the plot panel."""
+        out = {}
+        for c in self.characters:
+            keys = [k for k in JOINT_SERIES + tuple(SENSOR_SERIES) + ("root_p",)
+                    if "%s.%s" % (c["name"], k) in self._npz.files]
+            if keys:
+                out[c["name"]] = keys
+        return out
+
+    def series(self, character, key):
+        """One logged array as {"labels": [...], "unit": text, "data": base64 float32 of
+        (records x labels)}. KeyError if the run did not log it."""
+        import base64
+        arr = self._array("%s.%s" % (character, key))
+        if arr is None:
+            raise KeyError("%s.%s is not in %s" % (character, key, self.dir / "log.npz"))
+        c = next(c for c in self.characters if c["name"] == character)
+        n = len(self.times)
+        if key in JOINT_SERIES:
+            names = self._array(character + ".joint_names")
+            labels = [str(x) for x in names] if names is not None else \
+                ["joint %d" % i for i in range(arr.shape[1])]
+            unit = {"q": "rad, m", "dq": "rad/s, m/s", "u": "N m, N"}[key]
+        elif key in SENSOR_SERIES:
+            sensors = sorted((s["id"], s["name"]) for lk in c["body"]["links"]
+                             for s in lk["sensors"] if s["type"] == SENSOR_TYPES[key])
+            names = [nm for _, nm in sensors]
+            if len(names) != arr.shape[1]:
+                names = ["%s %d" % (SENSOR_TYPES[key], i) for i in range(arr.shape[1])]
+            labels = ["%s %s" % (nm, comp) for nm in names for comp in SENSOR_SERIES[key]]
+            unit = {"force": "N, N m", "rate_gyro": "rad/s", "accel": "m/s^2"}[key]
+        elif key == "root_p":
+            labels, unit = ["x", "y", "z"], "m"
+        else:
+            raise KeyError(key)
+        data = np.ascontiguousarray(arr.reshape(n, -1), dtype="<f4")
+        return {"labels": labels, "unit": unit,
+                "data": base64.b64encode(data.tobytes()).decode("ascii")}

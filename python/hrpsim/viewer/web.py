@@ -1,0 +1,225 @@
+"""The viewer's HTTP and WebSocket server (aiohttp): the page, its data, and the frame stream.
+
+Routes (all on one loopback port):
+
+    GET /                 the page (web/index.html), or a note saying how to build it
+    GET /viewer.js[.map]  the bundle built from web/src by esbuild (web/dist/)
+    GET /style.css        the page's style sheet
+    GET /api/status       mode, epoch, frame count, log, settings, layout (Source.status)
+    GET /api/scene        the characters and their body descriptions (Source.scene)
+    GET /api/summary      replay only: the run's summary.json
+    GET /api/files/NAME   replay only: a plot or summary.txt listed in the results directory
+    GET /api/series       replay only: ?character=C&key=K, one logged array (q, dq, u, force...)
+    GET /ws               the stream: JSON status messages and binary frame messages
+
+Each open page has one sender task. It sends a status message whenever the epoch, the scene
+or the settings change, then every frame of the current log from the page's cursor on, in
+messages of at most ``CHUNK`` frames (so a long replay arrives in pieces while the page is
+already drawing), then waits to be woken. Sources wake the senders from any thread through
+``call_soon_threadsafe``; a slow page only makes its own sender lag (aiohttp waits for its
+socket to drain), never the source or the CORBA call that fed it.
+"""
+
+import asyncio
+import json
+import logging
+import weakref
+from pathlib import Path
+
+from aiohttp import WSMsgType, web
+
+from .. import paths
+
+log = logging.getLogger("hrpsim.viewer")
+
+CHUNK = 4096              # frames per binary message
+LIVE_BATCH_S = 0.008      # a live sender gathers frames for this long after a wake-up
+
+WEB_DIR = paths.REPO_ROOT / "web"
+DIST_DIR = WEB_DIR / "dist"
+
+NOT_BUILT = """<!doctype html><meta charset="utf-8"><title>hrpsim viewer</title>
+<body style="font-family:sans-serif;max-width:40em;margin:3em auto">
+<h1>hrpsim viewer: the page is not built</h1>
+<p>The viewer's server is running (the OnlineViewer CORBA interface works), but its web page
+has not been bundled: <code>%s</code> is missing.</p>
+<p>Build it with <code>tools/bootstrap.sh</code>, or by hand with Node.js and npm:
+<code>npm --prefix web ci &amp;&amp; npm --prefix web run build</code>.</p></body>
+"""
+
+
+class ViewerApp:
+    """The aiohttp application over one source (live.LiveSource or replay.ReplaySource)."""
+
+    def __init__(self, source, dist_dir=None):
+        self.source = source
+        self.dist_dir = Path(dist_dir) if dist_dir else DIST_DIR
+        self.loop = None
+        self.wakes = weakref.WeakSet()
+        self.app = web.Application()
+        self.app.add_routes([
+            web.get("/", self.index),
+            web.get("/viewer.js", self.bundle),
+            web.get("/viewer.js.map", self.bundle),
+            web.get("/style.css", self.style),
+            web.get("/api/status", self.status),
+            web.get("/api/scene", self.scene),
+            web.get("/api/summary", self.summary),
+            web.get("/api/files/{name}", self.file),
+            web.get("/api/series", self.series),
+            web.get("/ws", self.websocket),
+        ])
+        self.app.on_startup.append(self._startup)
+        self.app.on_shutdown.append(self._shutdown)
+        self.sockets = weakref.WeakSet()
+
+    async def _startup(self, app):
+        self.loop = asyncio.get_running_loop()
+        self.source.add_listener(self._changed)
+
+    async def _shutdown(self, app):
+        self.source.remove_listener(self._changed)
+        for ws in list(self.sockets):
+            await ws.close(code=1001, message=b"server shutdown")
+
+    # ---- wake-ups from the source (any thread) ----------------------------------------------
+
+    def _changed(self, event):
+        loop = self.loop
+        if loop is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(self._wake_all)
+            except RuntimeError:  # the loop closed meanwhile
+                pass
+
+    def _wake_all(self):
+        for ev in list(self.wakes):
+            ev.set()
+
+    # ---- static files -----------------------------------------------------------------------
+
+    async def index(self, request):
+        if not (self.dist_dir / "viewer.js").exists():
+            return web.Response(text=NOT_BUILT % (self.dist_dir / "viewer.js"),
+                                content_type="text/html")
+        return web.FileResponse(WEB_DIR / "index.html",
+                                headers={"Cache-Control": "no-cache"})
+
+    async def bundle(self, request):
+        path = self.dist_dir / request.path.lstrip("/")
+        if not path.exists():
+            raise web.HTTPNotFound(text="%s is not built (tools/bootstrap.sh)" % path.name)
+        return web.FileResponse(path, headers={"Cache-Control": "no-cache"})
+
+    async def style(self, request):
+        return web.FileResponse(WEB_DIR / "src" / "style.css",
+                                headers={"Cache-Control": "no-cache"})
+
+    # ---- data -------------------------------------------------------------------------------
+
+    async def status(self, request):
+        return web.json_response(self.source.status())
+
+    async def scene(self, request):
+        scene = await asyncio.get_running_loop().run_in_executor(None, self.source.scene)
+        return web.json_response(scene, dumps=json.dumps)
+
+    async def summary(self, request):
+        getter = getattr(self.source, "summary", None)
+        if getter is None:
+            raise web.HTTPNotFound(text="no summary: this viewer is live")
+        return web.json_response(getter())
+
+    async def file(self, request):
+        getter = getattr(self.source, "file_path", None)
+        path = getter(request.match_info["name"]) if getter else None
+        if path is None:
+            raise web.HTTPNotFound(text="no such file")
+        return web.FileResponse(path)
+
+    async def series(self, request):
+        getter = getattr(self.source, "series", None)
+        if getter is None:
+            raise web.HTTPNotFound(text="no series: this viewer is live")
+        loop = asyncio.get_running_loop()
+        try:
+            data = await loop.run_in_executor(None, getter, request.query.get("character", ""),
+                                              request.query.get("key", ""))
+        except KeyError as exc:
+            raise web.HTTPNotFound(text=str(exc))
+        return web.json_response(data)
+
+    # ---- the stream -------------------------------------------------------------------------
+
+    async def websocket(self, request):
+        # no permessage-deflate: frames are float arrays (deflate gains little) and
+        # compressing megabytes of a replay would cost the server seconds
+        ws = web.WebSocketResponse(heartbeat=20.0, max_msg_size=1 << 20, compress=False)
+        await ws.prepare(request)
+        self.sockets.add(ws)
+        wake = asyncio.Event()
+        self.wakes.add(wake)
+        sender = asyncio.ensure_future(self._send_loop(ws, wake))
+        try:
+            async for msg in ws:
+                if msg.type == WSMsgType.TEXT and msg.data == "ping":
+                    await ws.send_str(json.dumps({"type": "pong"}))
+                elif msg.type == WSMsgType.ERROR:
+                    break
+        finally:
+            sender.cancel()
+            try:
+                await sender
+            except (asyncio.CancelledError, ConnectionResetError):
+                pass
+            self.wakes.discard(wake)
+        return ws
+
+    async def _send_loop(self, ws, wake):
+        src = self.source
+        sent_status = None
+        epoch, cursor = None, 0
+        transient_sent = None
+        live = src.mode == "live"
+        try:
+            while not ws.closed:
+                wake.clear()
+                status = src.status()
+                key = (status["epoch"], status["sceneVersion"], status.get("lineWidth"),
+                       status.get("lineScale"), status.get("log"))
+                if key != sent_status:
+                    await ws.send_str(json.dumps(dict(status, type="status")))
+                    sent_status = key
+                if status["epoch"] != epoch:
+                    epoch, cursor = status["epoch"], 0
+                    transient_sent = None
+                while not ws.closed:
+                    msg = src.frames(epoch, cursor, cursor + CHUNK)
+                    if msg is None:
+                        break
+                    await ws.send_bytes(msg)
+                    cursor += int.from_bytes(msg[12:16], "little")
+                    await asyncio.sleep(0)  # let other pages and requests in between
+                if live:
+                    transient = src.transient()
+                    if transient is not None and transient != transient_sent:
+                        await ws.send_bytes(transient)
+                    transient_sent = transient
+                if wake.is_set():
+                    continue
+                await wake.wait()
+                if live:
+                    await asyncio.sleep(LIVE_BATCH_S)
+        except (ConnectionResetError, asyncio.CancelledError):
+            pass
+
+
+async def start_site(viewer_app, host="127.0.0.1", port=0):
+    """Start serving ``viewer_app`` on host:port (0: a free port); return (runner, url)."""
+    runner = web.AppRunner(viewer_app.app, access_log=None)
+    await runner.setup()
+    site = web.TCPSite(runner, host, port)
+    await site.start()
+    sock = site._server.sockets[0]  # noqa: SLF001 - the port chosen for port 0
+    actual = sock.getsockname()[1]
+    return runner, "http://%s:%d/" % (host, actual)

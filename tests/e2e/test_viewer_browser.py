@@ -1,0 +1,280 @@
+"""The viewer's page in a real browser: Debian's headless Chromium (SwiftShader WebGL) driven
+over the DevTools protocol (hrpsim.viewer.browser) loads the page from a real viewer server.
+
+It checks what a person would see: the robot drawn where the camera looks (its pixels change
+when the robot is moved away, the background elsewhere does not), every shape of the loaded
+bodies in the scene, scrubbing the timeline (through the slider itself) moving the robot,
+a live update reaching the page within 100 ms, two pages showing the same state, a page
+opened mid-run catching up, and a replay of a results directory drawing the recorded poses.
+
+With HRPSIM_UPDATE_SCREENSHOT=1 the replay test also writes docs/viewer.png for the README.
+"""
+
+import json
+import os
+import time
+import urllib.request
+
+import numpy as np
+import pytest
+
+from conftest import REPO_ROOT
+import hrpsim
+from hrpsim.results import write_results
+from hrpsim.viewer.browser import Browser, png_pixels
+from hrpsim.viewer.scene import Kinematics
+from hrpsim.viewer.server import describe_url
+from test_viewer import FLOOR, HUMANOID, ViewerProcess, sample_q, world_state, world  # noqa: F401
+from test_viewer_run import stop_view, view_process
+
+SCREENSHOT = REPO_ROOT / "docs" / "viewer.png"
+READY = "window.hrpsim && window.hrpsim.ready"
+
+
+@pytest.fixture(scope="module")
+def live(servers, tmp_path_factory):
+    if not (REPO_ROOT / "web" / "dist" / "viewer.js").exists():
+        pytest.fail("the viewer's page is not built (web/dist/viewer.js): run tools/bootstrap.sh"
+                    " (needs node and npm)", pytrace=False)
+    v = ViewerProcess(servers.corbaloc, tmp_path_factory.mktemp("viewer-browser"),
+                      name="OnlineViewerBrowser")
+    yield v
+    v.stop()
+
+
+@pytest.fixture(scope="module")
+def browser():
+    # software WebGL: a bigger window costs frame rate (and the 100 ms budget) superlinearly
+    with Browser(width=900, height=600) as b:
+        yield b
+
+
+@pytest.fixture
+def open_page(browser):
+    made = []
+
+    def make(url):
+        p = browser.new_page()
+        made.append(p)
+        p.bring_to_front()
+        p.navigate(url)
+        p.wait_for(READY)
+        return p
+    yield make
+    for p in made:
+        errors = list(p.errors)
+        p.close()
+        assert not errors, "JavaScript errors in the page: %s" % errors
+
+
+@pytest.fixture
+def robot(live):
+    """The live viewer with the floor and the humanoid loaded and an empty log."""
+    v = live.ref
+    v.clearData()
+    v.load("floor", FLOOR)
+    v.load("robot", HUMANOID)
+    yield v
+    v.clearData()
+
+
+def expected_meshes(url):
+    """How many meshes the page must build: one per shape reference of every link (and of
+    every sensor that has shapes) of every loaded body, from the server's scene."""
+    with urllib.request.urlopen(url + "api/scene", timeout=10) as r:
+        scene = json.loads(r.read())
+    return sum(len(lk["shapes"]) + sum(len(s["shapes"]) for s in lk["sensors"])
+               for c in scene["characters"] for lk in c["body"]["links"])
+
+
+def region(img, center, half=12):
+    x, y = int(round(center[0])), int(round(center[1]))
+    return img[max(0, y - half):y + half, max(0, x - half):x + half, :3].astype(float)
+
+
+# ---------------------------------------------------------------------------------------------
+# live
+# ---------------------------------------------------------------------------------------------
+
+def test_the_robot_is_drawn_where_the_camera_looks(robot, live, world, open_page):
+    robot.update(world_state(world, np.zeros(30), root_p=(0, 0, 0.8), time_=0.0))
+    page = open_page(live.url)
+    page.wait_for("window.hrpsim.frameCount === 1 && window.hrpsim.renders > 2")
+    assert page.evaluate("window.hrpsim.objectCount()") == expected_meshes(live.url)
+    assert page.evaluate("window.hrpsim.bodyNames()") == ["floor", "robot"]
+    chest = page.evaluate("window.hrpsim.project(window.hrpsim.linkPosition('robot','CHEST_Y'))")
+    waist = page.evaluate("window.hrpsim.project(window.hrpsim.linkPosition('robot','WAIST'))")
+    width, height = page.evaluate("[innerWidth, innerHeight]")
+    for p in (chest, waist):
+        assert 0 < p[0] < width and 0 < p[1] < height, (p, width, height)
+    with_robot = png_pixels(page.screenshot())
+    # the same view with the robot far outside it
+    robot.update(world_state(world, np.zeros(30), root_p=(60, 0, 0.8), time_=0.01))
+    page.wait_for("window.hrpsim.frameCount === 2 && window.hrpsim.drawnTime === 0.01")
+    time.sleep(0.3)
+    without = png_pixels(page.screenshot())
+    for p in (chest, waist):
+        diff = np.abs(region(with_robot, p) - region(without, p)).mean()
+        assert diff > 20, "no robot drawn at %s (mean colour change %.1f)" % (p, diff)
+    # far from the robot (top-left of the view, below the toggles): unchanged
+    corner = (60, 140)
+    assert np.abs(region(with_robot, corner) - region(without, corner)).max() < 3
+
+
+def test_scrubbing_the_timeline_moves_the_robot(robot, live, world, open_page):
+    xs = np.linspace(0.0, 0.5, 11)
+    for k, x in enumerate(xs):
+        robot.update(world_state(world, sample_q(k), root_p=(x, 0, 0.8), time_=0.1 * k))
+    page = open_page(live.url)
+    page.wait_for("window.hrpsim.frameCount === 11")
+    assert page.evaluate("window.hrpsim.following")   # live: on the newest frame
+    assert page.evaluate("window.hrpsim.index") == 10
+    # drag the slider (the real control) to frame 3: the robot is drawn at that frame's pose
+    page.evaluate("(() => { const s = document.getElementById('slider'); s.value = '3';"
+                  " s.dispatchEvent(new Event('input')); })()")
+    page.wait_for("Math.abs(window.hrpsim.drawnTime - 0.3) < 1e-9")
+    assert not page.evaluate("window.hrpsim.following")
+    p3 = page.evaluate("window.hrpsim.linkPosition('robot', 'WAIST')")
+    assert np.allclose(p3, [xs[3], 0, 0.8], atol=1e-5)
+    shot3 = png_pixels(page.screenshot())
+    page.evaluate("window.hrpsim.seek(9)")
+    page.wait_for("Math.abs(window.hrpsim.drawnTime - 0.9) < 1e-9")
+    p9 = page.evaluate("window.hrpsim.linkPosition('robot', 'WAIST')")
+    assert np.allclose(p9, [xs[9], 0, 0.8], atol=1e-5)
+    assert np.abs(png_pixels(page.screenshot())[..., :3].astype(float) -
+                  shot3[..., :3]).mean() > 0.5
+    assert page.evaluate("document.getElementById('time').textContent") == "t = 0.900 s"
+
+
+def test_a_live_update_reaches_the_page_within_100_ms(robot, live, world, open_page):
+    """From update() returning to the page holding the frame: under 100 ms. Drawing it
+    follows at the next animation frame (SwiftShader here: a software renderer on a shared
+    CPU, so that part is only bounded loosely)."""
+    robot.update(world_state(world, sample_q(0), time_=0.0))
+    page = open_page(live.url)
+    page.wait_for("window.hrpsim.frameCount === 1")
+    states = [world_state(world, sample_q(k), time_=0.01 * k) for k in range(1, 11)]
+    arrived, drawn = [], []
+    for k, ws in enumerate(states, start=2):
+        time.sleep(0.35)  # let the page go idle between updates
+        t0 = time.monotonic()
+        robot.update(ws)
+        page.wait_for("window.hrpsim.frameCount === %d" % k, interval=0.002)
+        arrived.append(time.monotonic() - t0)
+        page.wait_for("window.hrpsim.drawnTime === %r" % ws.time, interval=0.002)
+        drawn.append(time.monotonic() - t0)
+    # 8 of 10 within 100 ms, half within 50 ms: the CPU is shared (other tests, builds) and
+    # a message that arrives while the software renderer holds the page's thread waits for
+    # it; a sender that batched or delayed messages would miss both bounds every time
+    assert sorted(arrived)[7] < 0.1, arrived
+    assert np.median(arrived) < 0.05, arrived
+    assert max(drawn) < 1.0, drawn
+
+
+def test_two_pages_show_the_same_state_and_a_late_page_catches_up(robot, live, world,
+                                                                   open_page):
+    a = open_page(live.url)
+    b = open_page(live.url)
+    for k in range(30):
+        robot.update(world_state(world, sample_q(k), root_p=(0.01 * k, 0, 0.8),
+                                 time_=0.01 * k))
+    late = open_page(live.url)   # opened after the first 30 states ("mid-run")
+    for k in range(30, 40):
+        robot.update(world_state(world, sample_q(k), root_p=(0.01 * k, 0, 0.8),
+                                 time_=0.01 * k))
+    for p in (a, b, late):
+        p.bring_to_front()  # a hidden tab draws nothing
+        p.wait_for("window.hrpsim.frameCount === 40 && window.hrpsim.index === 39")
+    expr = "[window.hrpsim.linkPosition('robot', 'RARM_WRIST_R'), window.hrpsim.drawnTime]"
+    pa, pb, pl = (p.evaluate(expr) for p in (a, b, late))
+    assert pa == pb == pl
+    assert abs(pa[1] - 0.39) < 1e-12
+
+
+# ---------------------------------------------------------------------------------------------
+# replay
+# ---------------------------------------------------------------------------------------------
+
+def squat_results(servers, out):
+    """A results directory of a synthetic squat (legs bend and stretch, soles kept on the
+    floor), written as `hrpsim run` writes one; returns (log arrays, robot Kinematics)."""
+    loader = servers.client.model_loader()
+    models = [{"name": n, "url": hrpsim.file_url(u), "body": describe_url(loader, u)}
+              for n, u in (("floor", FLOOR), ("robot", HUMANOID))]
+    kin = Kinematics(models[1]["body"])
+    names = [lk["name"] for lk in models[1]["body"]["links"]]
+    n = 401
+    t = np.linspace(0.0, 4.0, n)
+    depth = 0.5 * (1 - np.cos(2 * np.pi * t / 4.0))          # 0 -> 1 -> 0
+    joint_q = np.zeros((n, 30))
+    by_name = {names[li]: j for j, li in enumerate(kin.joint_links)}
+    for side in ("R", "L"):
+        joint_q[:, by_name[side + "LEG_HIP_P"]] = -0.2 - 0.5 * depth
+        joint_q[:, by_name[side + "LEG_KNEE"]] = 0.4 + 1.0 * depth
+        joint_q[:, by_name[side + "LEG_ANKLE_P"]] = -0.2 - 0.5 * depth
+        joint_q[:, by_name[side + "ARM_SHOULDER_P"]] = -0.9 * depth
+        joint_q[:, by_name[side + "ARM_ELBOW"]] = -0.3 - 0.6 * depth
+    q = kin.link_values(joint_q)
+    root_R = np.tile(np.eye(3), (n, 1, 1))
+    P, _ = kin.forward(np.zeros((n, 3)), root_R, q)
+    ankle = names.index("RLEG_ANKLE_R")
+    root_p = np.zeros((n, 3))
+    root_p[:, 2] = 0.105 - P[:, ankle, 2]                    # soles stay on the floor
+    P, _ = kin.forward(root_p, root_R, q)
+    arrays = {"time": t, "floor.root_p": np.zeros((n, 3)),
+              "floor.root_R": np.tile(np.eye(3), (n, 1, 1)), "robot.root_p": root_p,
+              "robot.root_R": root_R, "robot.link_p": P, "robot.q": joint_q,
+              "robot.dq": np.gradient(joint_q, t, axis=0), "robot.u": np.zeros((n, 30)),
+              "robot.joint_names": np.array([names[li] for li in kin.joint_links])}
+    summary = {"project": str(REPO_ROOT / "samples/projects/humanoid_squat.xml"),
+               "format": "hrpsim", "status": "FINISHED", "message": "",
+               "models": [{"name": m["name"], "url": m["url"]} for m in models],
+               "controllers": [], "time_step": 0.01, "end_time": 4.0, "steps": n - 1,
+               "simulated_time": 4.0, "wall_time": 4.0, "real_time_factor": 1.0,
+               "records": n, "log_period": 0.01, "warnings": []}
+    write_results(out, arrays, summary, plots=True, models=models)
+    return arrays, kin
+
+
+def test_a_replay_draws_the_recorded_poses_and_its_summary(servers, browser, open_page,
+                                                           tmp_path):
+    out = tmp_path / "squat"
+    arrays, kin = squat_results(servers, out)
+    names = _link_names(out)
+    proc, url, _ = view_process(out)
+    try:
+        page = open_page(url)
+        page.wait_for("window.hrpsim.frameCount === 401", timeout=30)
+        assert page.evaluate("window.hrpsim.status.mode") == "replay"
+        # the summary and the run's plots beside the view
+        page.wait_for("[...document.querySelectorAll('#summary-plots img')].length === 2 &&"
+                      " [...document.querySelectorAll('#summary-plots img')]"
+                      ".every(i => i.complete && i.naturalWidth > 100)")
+        assert not page.evaluate("document.getElementById('summary').hidden")
+        for k in (0, 100, 200, 333):
+            page.evaluate("window.hrpsim.seek(%d)" % k)
+            page.wait_for("Math.abs(window.hrpsim.drawnTime - %r) < 1e-9" % float(arrays["time"][k]))
+            for link in ("RLEG_ANKLE_R", "LARM_WRIST_R", "NECK_P"):
+                got = page.evaluate("window.hrpsim.linkPosition('robot', %r)" % link)
+                idx = names.index(link)
+                assert np.allclose(got, arrays["robot.link_p"][k, idx], atol=2e-5), (k, link)
+        # play at x10 from the start: time advances and stops at the end
+        page.evaluate("window.hrpsim.seek(0); window.hrpsim.setSpeed(10); window.hrpsim.play()")
+        page.wait_for("!window.hrpsim.playing && window.hrpsim.index === 400", timeout=10)
+        # the plot panel draws the joint angles of the robot
+        page.wait_for("document.getElementById('plot-character').value === 'robot' && "
+                      "document.getElementById('plot-channels').selectedOptions.length > 0")
+        if os.environ.get("HRPSIM_UPDATE_SCREENSHOT"):
+            page.set_viewport(1100, 640)
+            page.evaluate("window.hrpsim.seek(200)")
+            page.wait_for("Math.abs(window.hrpsim.drawnTime - 2.0) < 1e-9")
+            time.sleep(1.0)
+            SCREENSHOT.parent.mkdir(exist_ok=True)
+            page.screenshot(SCREENSHOT)
+    finally:
+        stop_view(proc)
+
+
+def _link_names(out):
+    from hrpsim.viewer.replay import read_models
+    return [lk["name"] for lk in read_models(out)[1]["body"]["links"]]

@@ -1,0 +1,359 @@
+// main.js - the viewer page: connects to the server's stream, keeps the frames, draws.
+//
+// The server sends JSON status messages (mode, epoch, frame count, scene version, settings,
+// layout) and binary frame messages. A new scene version makes the page fetch /api/scene
+// and rebuild the bodies; a new epoch empties the frame store (the log was cleared, switched
+// or restarted, or the layout changed) and the frames of the new epoch follow from index 0.
+// window.hrpsim exposes the page's state to tests (see tests/e2e/test_viewer_browser.py).
+
+import { Body } from "./bodies.js";
+import { CameraPanel } from "./cameras.js";
+import { FrameStore, KIND_LOG, KIND_TRANSIENT, decodeFrames } from "./frames.js";
+import { Player, TimelineUI } from "./player.js";
+import { PlotPanel } from "./plots.js";
+import { View3D } from "./view3d.js";
+
+const $ = (id) => document.getElementById(id);
+
+// ask for the scene and open the stream first: both travel while WebGL starts up below
+let prefetchedScene = fetch("api/scene").then((r) => r.json());
+
+const store = new FrameStore();
+setTimeout(connect, 0);  // after this module has run (the handlers use what follows)
+const player = new Player(store);
+const view = new View3D($("view"));
+const timeline = new TimelineUI(player, {
+  play: $("play"), live: $("live"), speed: $("speed"), slider: $("slider"),
+  time: $("time"), frame: $("frame"),
+});
+const plots = new PlotPanel({
+  character: $("plot-character"), series: $("plot-series"), channels: $("plot-channels"),
+  canvas: $("plot"), cursor: $("plot-cursor"), note: $("plot-note"),
+}, store);
+const cameras = new CameraPanel($("cameras"));
+
+const page = {
+  status: null,
+  sceneVersion: -1,
+  bodies: [],
+  offsets: [],        // start of each body's block in a frame
+  transient: null,    // {time, poses, contacts} of a drawScene frame
+  dirty: true,
+  renders: 0,
+  framed: false,
+  connected: false,
+  showFrames: false,
+  shownIndex: -1,
+  timing: { start: performance.now() },  // ms since navigation: status, scene, first frame
+};
+
+// ---- scene -----------------------------------------------------------------------------------
+
+async function loadScene(version) {
+  let scene;
+  if (prefetchedScene) {
+    scene = await prefetchedScene;
+    prefetchedScene = null;
+  } else {
+    scene = await (await fetch("api/scene")).json();
+  }
+  if (scene.version === page.sceneVersion) {
+    return;
+  }
+  for (const b of page.bodies) {
+    b.dispose();
+  }
+  page.bodies = scene.characters.map((c) => new Body(c.name, c.body));
+  page.offsets = [];
+  let off = 0;
+  for (const b of page.bodies) {
+    page.offsets.push(off);
+    off += b.width;
+  }
+  page.sceneVersion = scene.version;
+  view.setBodies(page.bodies);
+  for (const b of page.bodies) {
+    b.setPose(b.initialPose(), 0);
+    b.showFrames(page.showFrames);
+  }
+  if (!page.framed && page.bodies.length) {
+    view.frameBodies();
+    page.framed = true;
+  }
+  plots.setScene(page.bodies, page.offsets, page.status && page.status.series);
+  cameras.setBodies(page.bodies);
+  $("bodies").textContent = page.bodies.map((b) => b.name).join(", ") || "no bodies loaded";
+  page.dirty = true;
+  page.timing.scene = page.timing.scene || performance.now();
+  if (version !== undefined && version !== scene.version) {
+    loadScene(version);
+  }
+}
+
+function onStatus(st) {
+  const first = page.status === null;
+  if (first) {
+    page.timing.status = performance.now();
+  }
+  page.status = st;
+  if (first) {
+    player.setLive(st.mode === "live");
+    document.body.classList.add(st.mode);
+    document.title = `${st.title} · hrpsim`;
+    $("title").textContent = st.title;
+    if (st.mode === "replay") {
+      showSummary();
+    }
+  }
+  view.lineWidth = st.lineWidth || 1;
+  view.lineScale = st.lineScale === undefined ? 1 : st.lineScale;
+  const stride = st.layout.reduce((n, [, links]) => n + 7 + links, 0);
+  if (st.epoch !== store.epoch || stride !== store.stride) {
+    store.reset(st.epoch, stride);
+    player.reset();
+    page.transient = null;
+  }
+  if (st.sceneVersion !== page.sceneVersion) {
+    loadScene(st.sceneVersion);
+  }
+  $("log").textContent = st.mode === "live" ? `log ${st.log}` : "";
+  page.dirty = true;
+}
+
+function onFrames(buf) {
+  const msg = decodeFrames(buf);
+  if (msg.kind === KIND_LOG) {
+    if (store.append(msg)) {
+      plots.dirty = true;
+      page.transient = null;
+      page.dirty = true;
+    }
+  } else if (msg.kind === KIND_TRANSIENT && msg.epoch === store.epoch) {
+    page.transient = { time: msg.times[0], poses: msg.poses.slice(), contacts: msg.contacts.slice() };
+    page.dirty = true;
+  }
+}
+
+// ---- the stream ------------------------------------------------------------------------------
+
+function connect() {
+  const url = new URL("ws", location.href);
+  url.protocol = location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(url);
+  ws.binaryType = "arraybuffer";
+  ws.onopen = () => {
+    page.connected = true;
+    setConnection("connected");
+  };
+  ws.onmessage = (ev) => {
+    if (typeof ev.data === "string") {
+      const m = JSON.parse(ev.data);
+      if (m.type === "status") {
+        onStatus(m);
+      }
+    } else {
+      onFrames(ev.data);
+    }
+  };
+  ws.onclose = () => {
+    page.connected = false;
+    setConnection(page.status && page.status.mode === "replay" ? "loaded"
+      : "disconnected: showing what was received; reconnecting…");
+    setTimeout(connect, 2000);
+  };
+}
+
+// set an element's text only when it changes (no needless layout and paint)
+function setText(id, text) {
+  const el = $(id);
+  if (el.textContent !== text) {
+    el.textContent = text;
+  }
+}
+
+function setConnection(text) {
+  $("connection").textContent = text;
+  $("connection").classList.toggle("bad", text.startsWith("disconnected"));
+}
+
+// ---- replay extras ---------------------------------------------------------------------------
+
+async function showSummary() {
+  const r = await fetch("api/summary");
+  if (!r.ok) {
+    return;
+  }
+  const s = await r.json();
+  $("summary").hidden = false;
+  const rows = [
+    ["project", s.project], ["status", s.status + (s.message ? `: ${s.message}` : "")],
+    ["steps", `${s.steps} of ${s.time_step} s`], ["simulated", `${s.simulated_time.toFixed(3)} s`],
+    ["wall time", `${s.wall_time.toFixed(3)} s`],
+    ["real time", `x ${s.real_time_factor.toFixed(2)}`], ["records", s.records],
+    ["warnings", (s.warnings || []).length || "none"],
+  ];
+  const table = $("summary-table");
+  table.innerHTML = "";
+  for (const [k, v] of rows) {
+    const tr = table.insertRow();
+    tr.insertCell().textContent = k;
+    tr.insertCell().textContent = String(v);
+  }
+  const imgs = $("summary-plots");
+  imgs.innerHTML = "";
+  for (const p of s.plots || []) {
+    const a = document.createElement("a");
+    a.href = `api/files/${encodeURIComponent(p)}`;
+    a.target = "_blank";
+    const img = document.createElement("img");
+    img.src = a.href;
+    img.alt = p;
+    a.appendChild(img);
+    imgs.appendChild(a);
+  }
+  page.summary = s;
+}
+
+// ---- drawing ---------------------------------------------------------------------------------
+
+function poseOnScreen() {
+  if (page.transient && (player.follow || !store.count)) {
+    return { time: page.transient.time, poses: page.transient.poses,
+      contacts: page.transient.contacts };
+  }
+  if (!store.count) {
+    return null;
+  }
+  const i = player.index;
+  return { time: store.times[i], poses: store.pose(i), contacts: store.contactsOf(i) };
+}
+
+function rateText() {
+  if (!page.status) {
+    return "";
+  }
+  if (page.status.mode === "live") {
+    const r = store.arrivalRate();
+    return r === null ? "" : `x${r.toFixed(2)} real time (run)`;
+  }
+  const run = page.summary ? ` · run x${page.summary.real_time_factor.toFixed(2)}` : "";
+  return `playback x${player.speed}${run}`;
+}
+
+let last = performance.now();
+function frame(now) {
+  const dt = Math.min(0.25, (now - last) / 1000);
+  last = now;
+  player.tick(dt);
+  if (player.index !== page.shownIndex) {
+    page.shownIndex = player.index;
+    page.dirty = true;
+  }
+  if (page.dirty) {
+    const shown = poseOnScreen();
+    if (shown && shown.poses.length >= (page.offsets.length ? page.offsets.at(-1) : 0)) {
+      page.bodies.forEach((b, k) => {
+        if (page.offsets[k] + b.width <= shown.poses.length) {
+          b.setPose(shown.poses, page.offsets[k]);
+        }
+      });
+      view.setContacts(shown.contacts);
+      setText("simtime", `${shown.time.toFixed(3)} s`);
+      page.drawnTime = shown.time;
+      if (!page.timing.firstFrame && page.bodies.length) {
+        page.timing.firstFrame = performance.now();
+      }
+    }
+    timeline.update({ total: page.status && page.status.count });
+    setText("rate", rateText());
+    page.dirty = false;
+    page.needsRender = true;
+  }
+  if (page.needsRender || view.needsRender) {
+    const t0 = performance.now();
+    view.render();
+    page.renderMs = performance.now() - t0;
+    if (page.bodies.length && !page.timing.firstRender) {
+      page.timing.firstRender = performance.now();
+      page.timing.firstRenderMs = page.renderMs;
+      page.timing.programs = view.renderer.info.programs.length;
+    }
+    page.renders++;
+    page.needsRender = view.needsRender = false;
+  }
+  const t1 = performance.now();
+  plots.draw(now, player.index);
+  page.plotMs = performance.now() - t1;
+  page.frameMs = performance.now() - now;
+  requestAnimationFrame(frame);
+}
+
+// ---- controls --------------------------------------------------------------------------------
+
+$("show-frames").addEventListener("change", (e) => {
+  page.showFrames = e.target.checked;
+  for (const b of page.bodies) {
+    b.showFrames(page.showFrames);
+  }
+  page.needsRender = true;
+});
+$("show-contacts").addEventListener("change", (e) => {
+  view.showContacts = e.target.checked;
+  page.dirty = true;
+});
+$("show-grid").addEventListener("change", (e) => {
+  view.grid.visible = e.target.checked;
+  page.needsRender = true;
+});
+$("reset-camera").addEventListener("click", () => {
+  view.frameBodies();
+  page.needsRender = true;
+});
+setInterval(() => setText("rate", rateText()), 500);
+
+// ---- for tests -------------------------------------------------------------------------------
+
+window.hrpsim = {
+  get ready() {
+    return page.status !== null && page.sceneVersion === page.status.sceneVersion;
+  },
+  get status() { return page.status; },
+  get connected() { return page.connected; },
+  get frameCount() { return store.count; },
+  get index() { return player.index; },
+  get time() { return store.count ? store.times[player.index] : null; },
+  get renders() { return page.renders; },
+  get renderMs() { return page.renderMs; },
+  get profile() { return { render: page.renderMs, plot: page.plotMs, frame: page.frameMs }; },
+  get timing() { return page.timing; },
+  get drawnTime() { return page.drawnTime; },
+  get following() { return player.follow; },
+  get playing() { return player.playing; },
+  bodyNames: () => page.bodies.map((b) => b.name),
+  objectCount: () => view.objectCount(),
+  contactCount: () => view.points.count,
+  seek: (i) => player.seek(i),
+  play: () => player.play(),
+  pause: () => player.pause(),
+  goLive: () => player.goLive(),
+  setSpeed: (s) => {
+    player.speed = s;
+    $("speed").value = String(s);
+  },
+  // world position of a link's origin as drawn now
+  linkPosition(character, link) {
+    const b = page.bodies.find((x) => x.name === character);
+    const l = b && b.links.find((x) => x.name === link);
+    return l ? [l.obj.position.x, l.obj.position.y, l.obj.position.z] : null;
+  },
+  // where a world point appears on screen, in CSS pixels of the 3-D view
+  project(p) {
+    const v = view.camera.position.clone().set(p[0], p[1], p[2]).project(view.camera);
+    const r = view.renderer.domElement.getBoundingClientRect();
+    return [r.left + (v.x + 1) / 2 * r.width, r.top + (1 - v.y) / 2 * r.height];
+  },
+  lastArrival: () => (store.arrivals.length ? store.arrivals.at(-1)[0] : null),
+  now: () => performance.now(),
+};
+
+requestAnimationFrame(frame);
