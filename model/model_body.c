@@ -631,9 +631,20 @@ hsBody *hsm_compile(hsmBuilder *b, hsError *err) {
       bad |= !isfinite(d->inertia[k]) || (k < 3 && !isfinite(d->com[k]));
     }
     if (bad) {
+      // point at the link's first segment (where its mass is written) when it has one
       const hsmSource *w = &ls[i].where;
+      const char *segName = "";
+      if (d->nsegment > 0) {
+        const hsmSegmentSpec *s0 =
+            (const hsmSegmentSpec *)b->segments.data + segOrder[d->segmentAdr];
+        if (s0->where.line > 0) {
+          w = &s0->where;
+          segName = s0->name ? s0->name : "";
+        }
+      }
       HS_ERR_AT(err, hsE_MODEL, w->file, w->line, w->column,
-                "link '%s': its merged mass properties overflow (not finite)", d->name);
+                "link '%s'%s%s%s: its mass properties overflow (not finite once merged)",
+                d->name, segName[0] ? " (segment '" : "", segName, segName[0] ? "')" : "");
       hsm_freeBody(body);
       body = NULL;
       goto done;

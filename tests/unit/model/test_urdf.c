@@ -945,7 +945,7 @@ static void testValidationErrors(void) {
                    "<child link=\"a\"/></joint>\n"
                    "  <joint name=\"j2\" type=\"fixed\"><parent link=\"base\"/>"
                    "<child link=\"b\"/></joint>\n"),
-              "<inertial>", hsE_MODEL, "link 'b': its mass properties overflow");
+              "<inertial>", hsE_MODEL, "(segment 'b'): its mass properties overflow");
 #undef CASE
   // a robot without links; every link in a cycle; text after the root element
   expectError("<robot name=\"empty\">\n</robot>\n", "<robot", hsE_MODEL,
