@@ -479,3 +479,36 @@ def test_sigterm_unbinds_the_name(servers, tmp_path):
     assert "OnlineViewerSigterm" in servers.client.names()
     other.stop()
     assert "OnlineViewerSigterm" not in servers.client.names()
+
+
+# ---------------------------------------------------------------------------------------------
+# the pieces the frames are made of (no server needed)
+# ---------------------------------------------------------------------------------------------
+
+def test_quaternions_of_rotation_matrices_match_the_axis_angle_formula():
+    """matrix_to_quaternion against q = (axis sin(a/2), cos(a/2)) for random axes and angles,
+    including angles near pi (where the trace-based formula alone loses precision)."""
+    from hrpsim.viewer.scene import (axis_angle_to_matrix, matrix_to_quaternion,
+                                     quaternion_to_matrix)
+    rng = np.random.default_rng(7)
+    axes = rng.normal(size=(200, 3))
+    axes /= np.linalg.norm(axes, axis=1)[:, None]
+    angles = np.concatenate([rng.uniform(0, np.pi, 150), np.pi - 10.0 ** -rng.uniform(3, 9, 50)])
+    R = np.array([axis_angle_to_matrix([*a, t]) for a, t in zip(axes, angles)])
+    q = matrix_to_quaternion(R)
+    expect = np.concatenate([axes * np.sin(angles / 2)[:, None], np.cos(angles / 2)[:, None]],
+                            axis=1)
+    assert np.allclose(q, expect, atol=1e-12)
+    assert np.allclose(quaternion_to_matrix(q), R, atol=1e-12)
+
+
+def test_frame_messages_round_trip():
+    times = np.array([0.0, 0.001, 0.002])
+    poses = np.arange(3 * 10, dtype=np.float32).reshape(3, 10)
+    contacts = np.arange(2 * 7, dtype=np.float32).reshape(2, 7)
+    msg = F.encode(F.KIND_LOG, 5, 100, times, poses, [0, 2, 0], contacts)
+    assert len(msg) == 24 + 8 * 3 + 4 * 30 + 4 * 3 + 4 * 14
+    d = F.decode(msg)
+    assert (d["kind"], d["epoch"], d["start"]) == (F.KIND_LOG, 5, 100)
+    assert np.array_equal(d["times"], times) and np.array_equal(d["poses"], poses)
+    assert list(d["contact_counts"]) == [0, 2, 0] and np.array_equal(d["contacts"], contacts)
