@@ -122,6 +122,7 @@ function onStatus(st) {
 
 function onFrames(buf) {
   const msg = decodeFrames(buf);
+  page.timing.firstData = page.timing.firstData || performance.now();
   if (msg.kind === KIND_LOG) {
     if (store.append(msg)) {
       plots.dirty = true;

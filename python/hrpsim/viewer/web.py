@@ -33,6 +33,7 @@ from .. import paths
 log = logging.getLogger("hrpsim.viewer")
 
 CHUNK = 4096              # frames per binary message
+FIRST_CHUNK = 256         # frames in the first message of an epoch
 LIVE_BATCH_S = 0.008      # a live sender gathers frames for this long after a wake-up
 
 WEB_DIR = paths.REPO_ROOT / "web"
@@ -194,7 +195,9 @@ class ViewerApp:
                     epoch, cursor = status["epoch"], 0
                     transient_sent = None
                 while not ws.closed:
-                    msg = src.frames(epoch, cursor, cursor + CHUNK)
+                    # a small first piece, so the page can draw while the rest travels
+                    size = FIRST_CHUNK if cursor == 0 else CHUNK
+                    msg = src.frames(epoch, cursor, cursor + size)
                     if msg is None:
                         break
                     await ws.send_bytes(msg)
