@@ -474,6 +474,41 @@ def test_a_page_that_does_not_read_never_slows_the_updates(fresh, world, viewer)
         s.close()
 
 
+def test_updates_pages_and_get_posture_at_once_lose_nothing(fresh, pages, world, servers):
+    """Frames converted by the viewer's compactor, a page's sender and getPosture at the
+    same time (a race once closed the page's stream): every frame arrives, in order."""
+    import threading
+    v = fresh.ref
+    v.load("floor", FLOOR)
+    v.load("robot", HUMANOID)
+    page = pages().pump(lambda p: p.statuses and len(p.status["layout"]) == 2)
+    stop = threading.Event()
+    postures = []
+
+    def ask():
+        while not stop.is_set():
+            postures.append(v.getPosture("robot")[0])
+    asker = threading.Thread(target=ask)
+    asker.start()
+    try:
+        ws = world_state(world, sample_q(2))
+        floor = [cp for cp in ws.characterPositions if cp.characterName == "floor"]
+        assert floor, "the reference world state has the floor"
+        for k in range(600):
+            ws.time = 0.001 * k
+            v.update(ws)
+            if k % 50 == 0:
+                page.pump(lambda p: True, timeout=1)
+    finally:
+        stop.set()
+        asker.join()
+    page.pump(lambda p: p.count() == 600, timeout=20)
+    times, poses = page.logged()
+    assert np.allclose(times, 0.001 * np.arange(600), atol=1e-12)
+    assert np.allclose(joint_columns(robot_block(page, poses), servers), sample_q(2), atol=2e-6)
+    assert postures and all(postures)
+
+
 def test_sigterm_unbinds_the_name(servers, tmp_path):
     other = ViewerProcess(servers.corbaloc, tmp_path, name="OnlineViewerSigterm")
     assert "OnlineViewerSigterm" in servers.client.names()

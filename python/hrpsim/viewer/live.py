@@ -149,13 +149,25 @@ class LiveSource:
         self.line_width = 1.0
         self.line_scale = 1.0
         self._pending = []                     # frames the compactor has not seen yet
+        self._encode_lock = threading.Lock()
         self._work = threading.Event()
-        threading.Thread(target=self._compact, name="viewer-compact", daemon=True).start()
+        self._closing = False
+        self._compactor = threading.Thread(target=self._compact, name="viewer-compact",
+                                           daemon=True)
+        self._compactor.start()
+
+    def close(self):
+        """Stop the compactor thread (the source stays readable)."""
+        self._closing = True
+        self._work.set()
+        self._compactor.join(5)
 
     def _compact(self):
         # turn new frames into arrays and pose blocks in batches, off the CORBA threads
         while True:
             self._work.wait()
+            if self._closing:
+                return
             time.sleep(COMPACT_PERIOD_S)
             with self._lock:
                 self._work.clear()
@@ -322,33 +334,33 @@ class LiveSource:
 
     def _encode(self, frames, chars):
         """Pose blocks of ``chars`` for ``frames`` that still hold their raw link poses,
-        computed for all of them at once (frames of one link count per batch)."""
-        for f in frames:
-            f.materialize()
-        for c in chars:
-            groups = {}
+        computed for all of them at once (frames of one link count per batch). One thread
+        at a time (the compactor, a page's sender, getPosture)."""
+        with self._encode_lock:
             for f in frames:
-                raw = f.raw.get(c.name)
-                if raw is not None and c.name not in f.blocks:
-                    groups.setdefault(len(raw[0]), []).append(f)
-            for group in groups.values():
-                P = np.stack([f.raw[c.name][0] for f in group])
-                R = np.stack([f.raw[c.name][1] for f in group])
-                blocks = c.encode(P, R)
-                for f, block in zip(group, blocks):
-                    f.blocks[c.name] = block
-                    f.raw.pop(c.name, None)
+                f.materialize()
+            for c in chars:
+                groups = {}
+                for f in frames:
+                    raw = f.raw.get(c.name)
+                    if raw is not None and c.name not in f.blocks:
+                        groups.setdefault(len(raw[0]), []).append((f, raw))
+                for group in groups.values():
+                    P = np.stack([raw[0] for _, raw in group])
+                    R = np.stack([raw[1] for _, raw in group])
+                    blocks = c.encode(P, R)
+                    for (f, _), block in zip(group, blocks):
+                        f.blocks[c.name] = block
+                        f.raw.pop(c.name, None)
 
     def _rows(self, frames):
         """The float32 rows of ``frames`` in the current layout, (K, stride)."""
         with self._lock:
             chars = list(self._chars)
             version = self.scene_version
-        for f in frames:
-            f.materialize()
+        self._encode(frames, chars)
         todo = [f for f in frames if f.version != version]
         if todo:
-            self._encode(todo, chars)
             width = F.stride(c.kin.count for c in chars)
             rows = np.empty((len(todo), width), dtype=np.float32)
             off = 0
