@@ -474,8 +474,76 @@ def test_a_page_that_does_not_read_never_slows_the_updates(fresh, world, viewer)
         s.close()
 
 
+def test_updates_pages_and_get_posture_at_once_lose_nothing(fresh, pages, world, servers):
+    """Frames converted by the viewer's compactor, a page's sender and getPosture at the
+    same time (a race once closed the page's stream): every frame arrives, in order."""
+    import threading
+    v = fresh.ref
+    v.load("floor", FLOOR)
+    v.load("robot", HUMANOID)
+    page = pages().pump(lambda p: p.statuses and len(p.status["layout"]) == 2)
+    stop = threading.Event()
+    postures = []
+
+    def ask():
+        while not stop.is_set():
+            postures.append(v.getPosture("robot")[0])
+    asker = threading.Thread(target=ask)
+    asker.start()
+    try:
+        ws = world_state(world, sample_q(2))
+        floor = [cp for cp in ws.characterPositions if cp.characterName == "floor"]
+        assert floor, "the reference world state has the floor"
+        for k in range(600):
+            ws.time = 0.001 * k
+            v.update(ws)
+            if k % 50 == 0:
+                page.pump(lambda p: True, timeout=1)
+    finally:
+        stop.set()
+        asker.join()
+    page.pump(lambda p: p.count() == 600, timeout=20)
+    times, poses = page.logged()
+    assert np.allclose(times, 0.001 * np.arange(600), atol=1e-12)
+    assert np.allclose(joint_columns(robot_block(page, poses), servers), sample_q(2), atol=2e-6)
+    assert postures and all(postures)
+
+
 def test_sigterm_unbinds_the_name(servers, tmp_path):
     other = ViewerProcess(servers.corbaloc, tmp_path, name="OnlineViewerSigterm")
     assert "OnlineViewerSigterm" in servers.client.names()
     other.stop()
     assert "OnlineViewerSigterm" not in servers.client.names()
+
+
+# ---------------------------------------------------------------------------------------------
+# the pieces the frames are made of (no server needed)
+# ---------------------------------------------------------------------------------------------
+
+def test_quaternions_of_rotation_matrices_match_the_axis_angle_formula():
+    """matrix_to_quaternion against q = (axis sin(a/2), cos(a/2)) for random axes and angles,
+    including angles near pi (where the trace-based formula alone loses precision)."""
+    from hrpsim.viewer.scene import (axis_angle_to_matrix, matrix_to_quaternion,
+                                     quaternion_to_matrix)
+    rng = np.random.default_rng(7)
+    axes = rng.normal(size=(200, 3))
+    axes /= np.linalg.norm(axes, axis=1)[:, None]
+    angles = np.concatenate([rng.uniform(0, np.pi, 150), np.pi - 10.0 ** -rng.uniform(3, 9, 50)])
+    R = np.array([axis_angle_to_matrix([*a, t]) for a, t in zip(axes, angles)])
+    q = matrix_to_quaternion(R)
+    expect = np.concatenate([axes * np.sin(angles / 2)[:, None], np.cos(angles / 2)[:, None]],
+                            axis=1)
+    assert np.allclose(q, expect, atol=1e-12)
+    assert np.allclose(quaternion_to_matrix(q), R, atol=1e-12)
+
+
+def test_frame_messages_round_trip():
+    times = np.array([0.0, 0.001, 0.002])
+    poses = np.arange(3 * 10, dtype=np.float32).reshape(3, 10)
+    contacts = np.arange(2 * 7, dtype=np.float32).reshape(2, 7)
+    msg = F.encode(F.KIND_LOG, 5, 100, times, poses, [0, 2, 0], contacts)
+    assert len(msg) == 24 + 8 * 3 + 4 * 30 + 4 * 3 + 4 * 14
+    d = F.decode(msg)
+    assert (d["kind"], d["epoch"], d["start"]) == (F.KIND_LOG, 5, 100)
+    assert np.array_equal(d["times"], times) and np.array_equal(d["poses"], poses)
+    assert list(d["contact_counts"]) == [0, 2, 0] and np.array_equal(d["contacts"], contacts)

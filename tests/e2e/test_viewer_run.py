@@ -107,6 +107,24 @@ def test_results_record_the_models_and_the_replay_reproduces_the_link_positions(
     assert err < 2e-6, err
 
 
+def test_run_view_without_a_viewer_starts_one_for_the_run(servers, tmp_path):
+    """No OnlineViewer bound: `run --view` starts one, prints its URL, and (not at a
+    terminal) stops it when the run is over, unbinding its name."""
+    require_build(("ModelLoader", "DynamicsSimulatorFactory", "Scheduler"))
+    assert "OnlineViewer" not in servers.client.names()
+    out = tmp_path / "standing"
+    proc = run_cli("run", "--state-dir", servers.state_dir, "--out", out, "--view",
+                   "--real-time", "0", STANDING)
+    assert proc.returncode == 0, describe(proc)
+    line = next(ln for ln in proc.stdout.splitlines() if "viewer at http://127.0.0.1:" in ln)
+    url = line.rsplit(" ", 1)[1]
+    assert "OnlineViewer" not in servers.client.names()
+    with pytest.raises(OSError):   # the page is gone with the viewer
+        urllib.request.urlopen(url, timeout=5)
+    assert "bound OnlineViewer" in (out / "viewer.log").read_text()
+    assert read_models(out) is not None
+
+
 def view_process(*args, cwd=REPO_ROOT):
     proc = subprocess.Popen([sys.executable, "-m", "hrpsim.cli", "view", *map(str, args)],
                             stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,

@@ -122,11 +122,18 @@ function onStatus(st) {
 
 function onFrames(buf) {
   const msg = decodeFrames(buf);
+  page.timing.firstData = page.timing.firstData || performance.now();
   if (msg.kind === KIND_LOG) {
     if (store.append(msg)) {
       plots.dirty = true;
+      // the pose on screen changes only for the first frames or after a drawScene frame
+      // (following a live run moves the index, which frame() notices): otherwise just the
+      // timeline grows, and redrawing the 3-D view for it would only cost time
+      if (store.count === msg.k || page.transient) {
+        page.dirty = true;
+      }
       page.transient = null;
-      page.dirty = true;
+      page.uiDirty = true;
     }
   } else if (msg.kind === KIND_TRANSIENT && msg.epoch === store.epoch) {
     page.transient = { time: msg.times[0], poses: msg.poses.slice(), contacts: msg.contacts.slice() };
@@ -264,10 +271,14 @@ function frame(now) {
         page.timing.firstFrame = performance.now();
       }
     }
+    page.dirty = false;
+    page.uiDirty = true;
+    page.needsRender = true;
+  }
+  if (page.uiDirty) {
     timeline.update({ total: page.status && page.status.count });
     setText("rate", rateText());
-    page.dirty = false;
-    page.needsRender = true;
+    page.uiDirty = false;
   }
   if (page.needsRender || view.needsRender) {
     const t0 = performance.now();

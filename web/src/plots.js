@@ -19,7 +19,12 @@ export class PlotPanel {
     this.lastDraw = 0;
     els.character.addEventListener("change", () => this.fillSeries());
     els.series.addEventListener("change", () => this.fillChannels());
-    els.channels.addEventListener("change", () => { this.dirty = true; });
+    els.channels.addEventListener("change", () => {
+      this.dirty = true;
+      this.userChose = true;
+    });
+    this.userChose = false;
+    this.defaultAt = 0;        // frame count when the default channels were chosen
   }
 
   setScene(bodies, offsets, extra) {
@@ -69,6 +74,7 @@ export class PlotPanel {
     const sel = this.els.channels;
     sel.innerHTML = "";
     this.dirty = true;
+    this.userChose = false;
     const b = this.body();
     if (!b) {
       return;
@@ -108,12 +114,17 @@ export class PlotPanel {
     return this.fetched.get(id);
   }
 
-  // select the channels that move most (up to a few) when nothing is selected
+  // select the channels that move most (up to a few); chosen again as a live log grows,
+  // until the user picks channels
   chooseDefault() {
     const sel = this.els.channels;
     if (!sel.options.length) {
       return;
     }
+    for (const o of sel.options) {
+      o.selected = false;
+    }
+    this.defaultAt = this.store.count;
     const n = sel.options.length;
     const range = new Array(n).fill(0);
     const s = this.store;
@@ -170,6 +181,9 @@ export class PlotPanel {
       this.els.cursor.width = w;
       this.els.cursor.height = h;
       this.dirty = true;
+    }
+    if (!this.userChose && this.store.count >= Math.max(2, 2 * this.defaultAt)) {
+      this.chooseDefault();
     }
     if (this.dirty && now - this.lastDraw > 250) {
       this.drawLines(w, h);

@@ -14,9 +14,11 @@
 - drawing settings: line width (thickness of contact arrows and link frames [px-like units])
   and line scale (length of a contact arrow per metre of penetration, as GrxUI's).
 
-An update only converts the WorldState to arrays and appends it: turning link poses into joint
-values (the expensive part) happens later, for many frames at once, when a page or getPosture
-first needs them, so a client pushing states pays little per call.
+An update only appends the WorldState as it came: turning it into arrays and the link poses into
+joint values happens later, for many frames at once, when a page or getPosture first needs
+them, or at the latest by a worker thread that compacts new frames every few tens of
+milliseconds (so memory stays small with no page open), so a client pushing states (the
+Scheduler waits for each call) pays little per call.
 
 Anything that changes what the pages must show bumps ``epoch`` or appends frames, and calls
 every listener with an event name ("frames", "reset", "scene", "settings", "transient"); the
@@ -26,7 +28,9 @@ model of that name is loaded.
 """
 
 import bisect
+import logging
 import threading
+import time
 
 import numpy as np
 
@@ -35,6 +39,9 @@ from .scene import Kinematics, body_description, matrix_to_quaternion
 
 DEFAULT_LOG = "OnlineViewerLog"
 TIME_EPS = 1e-12
+COMPACT_PERIOD_S = 0.05
+
+logger = logging.getLogger("hrpsim.viewer")
 
 
 class ViewerError(ValueError):
@@ -73,15 +80,23 @@ class _Character:
 
 
 class _Frame:
-    __slots__ = ("time", "raw", "blocks", "contacts", "row", "version")
+    __slots__ = ("time", "ws", "raw", "blocks", "contacts", "row", "version")
 
-    def __init__(self, time, raw, contacts):
+    def __init__(self, time, ws):
         self.time = time
-        self.raw = raw            # name -> (P, R) of the WorldState, until encoded
+        self.ws = ws              # the WorldState as received, until turned into arrays
+        self.raw = {}             # name -> (P, R) of the WorldState, until encoded
         self.blocks = {}          # name -> pose block (float64) once encoded
-        self.contacts = contacts  # (C, 7) float32
+        self.contacts = None      # (C, 7) float32
         self.row = None           # float32 row in the layout of scene `version`
         self.version = None
+
+    def materialize(self):
+        """Turn the received WorldState into arrays (once; any thread)."""
+        ws = self.ws
+        if ws is not None:
+            _, self.raw, self.contacts = world_arrays(ws)
+            self.ws = None
 
 
 class _Log:
@@ -133,6 +148,34 @@ class LiveSource:
         self.epoch = 1
         self.line_width = 1.0
         self.line_scale = 1.0
+        self._pending = []                     # frames the compactor has not seen yet
+        self._encode_lock = threading.Lock()
+        self._work = threading.Event()
+        self._closing = False
+        self._compactor = threading.Thread(target=self._compact, name="viewer-compact",
+                                           daemon=True)
+        self._compactor.start()
+
+    def close(self):
+        """Stop the compactor thread (the source stays readable)."""
+        self._closing = True
+        self._work.set()
+        self._compactor.join(5)
+
+    def _compact(self):
+        # turn new frames into arrays and pose blocks in batches, off the CORBA threads
+        while True:
+            self._work.wait()
+            if self._closing:
+                return
+            time.sleep(COMPACT_PERIOD_S)
+            with self._lock:
+                self._work.clear()
+                frames, self._pending = self._pending, []
+            try:
+                self._rows(frames)
+            except Exception as exc:  # noqa: BLE001 - a bad state must not end the thread
+                logger.warning("could not convert %d world states: %s", len(frames), exc)
 
     # ---- listeners --------------------------------------------------------------------------
 
@@ -254,10 +297,10 @@ class LiveSource:
     # ---- internals --------------------------------------------------------------------------
 
     def _add(self, world_state, logged):
-        time, chars, contacts = world_arrays(world_state)
-        if not np.isfinite(time):
+        t = float(world_state.time)
+        if not np.isfinite(t):
             raise ViewerError("the WorldState's time is not a finite number")
-        frame = _Frame(time, chars, contacts)
+        frame = _Frame(t, world_state)
         with self._lock:
             self._shown = frame
             if not logged:
@@ -267,13 +310,15 @@ class LiveSource:
                 self._transient = None
                 log = self._log
                 event = "frames"
-                if log.times and time < log.times[-1] - TIME_EPS:
-                    k = bisect.bisect_left(log.times, time - TIME_EPS)
+                if log.times and t < log.times[-1] - TIME_EPS:
+                    k = bisect.bisect_left(log.times, t - TIME_EPS)
                     del log.frames[k:], log.times[k:]
                     self.epoch += 1
                     event = "reset"
                 log.frames.append(frame)
-                log.times.append(time)
+                log.times.append(t)
+                self._pending.append(frame)
+                self._work.set()
         self._notify(event)
 
     def _all_frames(self):
@@ -289,29 +334,33 @@ class LiveSource:
 
     def _encode(self, frames, chars):
         """Pose blocks of ``chars`` for ``frames`` that still hold their raw link poses,
-        computed for all of them at once (frames of one link count per batch)."""
-        for c in chars:
-            groups = {}
+        computed for all of them at once (frames of one link count per batch). One thread
+        at a time (the compactor, a page's sender, getPosture)."""
+        with self._encode_lock:
             for f in frames:
-                raw = f.raw.get(c.name)
-                if raw is not None and c.name not in f.blocks:
-                    groups.setdefault(len(raw[0]), []).append(f)
-            for group in groups.values():
-                P = np.stack([f.raw[c.name][0] for f in group])
-                R = np.stack([f.raw[c.name][1] for f in group])
-                blocks = c.encode(P, R)
-                for f, block in zip(group, blocks):
-                    f.blocks[c.name] = block
-                    f.raw.pop(c.name, None)
+                f.materialize()
+            for c in chars:
+                groups = {}
+                for f in frames:
+                    raw = f.raw.get(c.name)
+                    if raw is not None and c.name not in f.blocks:
+                        groups.setdefault(len(raw[0]), []).append((f, raw))
+                for group in groups.values():
+                    P = np.stack([raw[0] for _, raw in group])
+                    R = np.stack([raw[1] for _, raw in group])
+                    blocks = c.encode(P, R)
+                    for (f, _), block in zip(group, blocks):
+                        f.blocks[c.name] = block
+                        f.raw.pop(c.name, None)
 
     def _rows(self, frames):
         """The float32 rows of ``frames`` in the current layout, (K, stride)."""
         with self._lock:
             chars = list(self._chars)
             version = self.scene_version
+        self._encode(frames, chars)
         todo = [f for f in frames if f.version != version]
         if todo:
-            self._encode(todo, chars)
             width = F.stride(c.kin.count for c in chars)
             rows = np.empty((len(todo), width), dtype=np.float32)
             off = 0

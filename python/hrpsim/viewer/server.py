@@ -42,6 +42,8 @@ from .web import ViewerApp, start_site
 
 log = logging.getLogger("hrpsim.viewer")
 
+SWITCH_INTERVAL_S = 0.0005
+
 
 def model_loader_description(naming):
     """A loader for LiveSource: ``url`` -> body description through the ModelLoader bound
@@ -184,6 +186,9 @@ def main(argv=None):
     args = build_parser().parse_args(rest)
     logging.basicConfig(level=logging.INFO, format="hrpsim-viewer: %(message)s",
                         stream=sys.stderr)
+    # a CORBA call waiting for the GIL while another thread works (the compactor, a page's
+    # sender) waits one switch interval: 0.5 ms instead of Python's 5 ms keeps update() short
+    sys.setswitchinterval(SWITCH_INTERVAL_S)
     import hrpsim
     naming = args.naming or _naming_from_orb_args(orb_args)
     if naming is None:
@@ -226,6 +231,7 @@ def main(argv=None):
             pass
         loop.run_until_complete(runner.cleanup())
         loop.close()
+        source.close()
         try:
             orb.shutdown(True)
             orb.destroy()

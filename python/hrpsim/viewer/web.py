@@ -33,6 +33,7 @@ from .. import paths
 log = logging.getLogger("hrpsim.viewer")
 
 CHUNK = 4096              # frames per binary message
+FIRST_CHUNK = 256         # frames in the first message of an epoch
 LIVE_BATCH_S = 0.008      # a live sender gathers frames for this long after a wake-up
 
 WEB_DIR = paths.REPO_ROOT / "web"
@@ -55,6 +56,7 @@ class ViewerApp:
         self.source = source
         self.dist_dir = Path(dist_dir) if dist_dir else DIST_DIR
         self.loop = None
+        self._wake_pending = False
         self.wakes = weakref.WeakSet()
         self.app = web.Application()
         self.app.add_routes([
@@ -85,14 +87,19 @@ class ViewerApp:
     # ---- wake-ups from the source (any thread) ----------------------------------------------
 
     def _changed(self, event):
+        # one wake-up in flight at a time: a source updated 1000 times a second must not
+        # write 1000 times a second to the loop's pipe (and wake its thread each time)
         loop = self.loop
-        if loop is not None and not loop.is_closed():
-            try:
-                loop.call_soon_threadsafe(self._wake_all)
-            except RuntimeError:  # the loop closed meanwhile
-                pass
+        if self._wake_pending or loop is None or loop.is_closed():
+            return
+        self._wake_pending = True
+        try:
+            loop.call_soon_threadsafe(self._wake_all)
+        except RuntimeError:  # the loop closed meanwhile
+            self._wake_pending = False
 
     def _wake_all(self):
+        self._wake_pending = False
         for ev in list(self.wakes):
             ev.set()
 
@@ -194,7 +201,9 @@ class ViewerApp:
                     epoch, cursor = status["epoch"], 0
                     transient_sent = None
                 while not ws.closed:
-                    msg = src.frames(epoch, cursor, cursor + CHUNK)
+                    # a small first piece, so the page can draw while the rest travels
+                    size = FIRST_CHUNK if cursor == 0 else CHUNK
+                    msg = src.frames(epoch, cursor, cursor + size)
                     if msg is None:
                         break
                     await ws.send_bytes(msg)
@@ -212,6 +221,9 @@ class ViewerApp:
                     await asyncio.sleep(LIVE_BATCH_S)
         except (ConnectionResetError, asyncio.CancelledError):
             pass
+        except Exception:  # noqa: BLE001 - a bug must show, and must close this page only
+            log.exception("the stream to a page failed; closing it")
+            await ws.close(code=1011, message=b"server error")
 
 
 async def start_site(viewer_app, host="127.0.0.1", port=0):
