@@ -212,7 +212,8 @@ static int isType(const hsvNode *node, const char *name) {
 }
 
 static size_t mapSlot(const MapEntry *e, size_t cap, const void *key, long ctx) {
-  uint64_t h = ((uint64_t)(uintptr_t)key >> 4) * 0x9e3779b97f4a7c15u ^ (uint64_t)ctx * 0xff51afd7ed558ccdu;
+  uint64_t h = ((uint64_t)(uintptr_t)key >> 4) * 0x9e3779b97f4a7c15u ^
+               (uint64_t)ctx * 0xff51afd7ed558ccdu;
   size_t i = (size_t)(h >> 17) & (cap - 1);
   while (e[i].key && !(e[i].key == key && e[i].ctx == ctx)) {
     i = (i + 1) & (cap - 1);

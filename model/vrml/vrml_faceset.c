@@ -12,10 +12,11 @@
 // convex corner (ccs . (a x b) > 0) whose triangle strictly contains no other remaining corner
 // is cut off as the triangle (previous, i, next), and the scan restarts; when no corner
 // qualifies the rest of the polygon is dropped. The output is written, per triangle, as vertex
-// indices and the attribute indices in OpenHRP's layout: 3 per triangle (per corner, same order) for per-vertex
-// attributes, 1 per triangle for per-face ones (the face's index repeated for each of its
-// triangles). Per-vertex indices come from xxxIndex at the corner's coordIndex position, else
-// from coordIndex itself; per-face ones from xxxIndex[face], else the face number. Vertices are
+// indices and the attribute indices in OpenHRP's layout: 3 per triangle (per corner, same
+// order) for per-vertex attributes, 1 per triangle for per-face ones (the face's index repeated
+// for each of its triangles). Per-vertex indices come from xxxIndex at the corner's coordIndex
+// position, else from coordIndex itself; per-face ones from xxxIndex[face], else the face
+// number. Vertices are
 // the Coordinate points unchanged (indices keep their meaning, unused points stay). With ccw
 // FALSE every triangle's corners are reversed (as OpenHRP writes them), so output is always
 // counter-clockwise seen from the front. An empty polygon (-1 -1) or one of 1 or 2 points counts

@@ -83,7 +83,8 @@ static void testEmptyProtoBody(void) {
       "  exposedField SFFloat mass 0 exposedField MFFloat momentsOfInertia [0 0 0 0 0 0 0 0 0]\n"
       "] { }\n"
       "PROTO Humanoid [ exposedField MFNode humanoidBody [] exposedField MFString info [] ] { }\n"
-      "PROTO ExtraJoint [ exposedField SFString link1Name \"\" exposedField SFString link2Name \"\"\n"
+      "PROTO ExtraJoint [ exposedField SFString link1Name \"\"\n"
+      "  exposedField SFString link2Name \"\"\n"
       "  exposedField SFVec3f link1LocalPos 0 0 0 exposedField SFVec3f link2LocalPos 0 0 0\n"
       "  exposedField SFString jointType \"xyz\" exposedField SFVec3f jointAxis 1 0 0 ] { }\n"
       "DEF LOOP Humanoid { humanoidBody [ DEF BASE Joint { jointType \"fixed\" children [\n"
@@ -422,8 +423,9 @@ static void testProtoDoubling(void) {
   char *text = hsu_malloc(16384);
   size_t n = (size_t)snprintf(text, 16384, "PROTO P0 [] { Shape { geometry Box {} } }\n");
   for (int i = 1; i <= 30; i++) {
-    n += (size_t)snprintf(text + n, 16384 - n, "PROTO P%d [] { Group { children [ P%d {} P%d {} ] } }\n",
-                          i, i - 1, i - 1);
+    n += (size_t)snprintf(text + n, 16384 - n,
+                          "PROTO P%d [] { Group { children [ P%d {} P%d {} ] } }\n", i, i - 1,
+                          i - 1);
   }
   snprintf(text + n, 16384 - n, "P30 {}\n");
   hsmLoadOptions small = smallLimits();
