@@ -423,16 +423,18 @@ static int readTexture(char **out, const Reader *r, const struct aiMaterial *mat
                            NULL) != aiReturn_SUCCESS) {
     return 0;
   }
-  const char *name = tex.data;
   // "*N" names an image embedded in the file (scene->mTextures[N]); we read textures from
   // files only, so the part has none
-  if (!name[0] || name[0] == '*') {
+  if (!tex.data[0] || tex.data[0] == '*') {
     return 0;
   }
-  // assimp has already decoded COLLADA's URIs; other formats may still say file://
-  if (strncmp(name, "file://", 7) == 0) {
-    name += 7;
+  // assimp has already decoded COLLADA's URIs; other formats may still say file://; a texture
+  // behind another URL scheme is left out
+  char local[sizeof tex.data];
+  if (hsu_urlToPath(tex.data, local, sizeof local) != 0) {
+    return 0;
   }
+  const char *name = local;
   while (name[0] == '.' && name[1] == '/') {
     name += 2;
   }
