@@ -75,6 +75,15 @@
 
 #include "mesh_import.h"
 
+#if defined(__SANITIZE_ADDRESS__)
+// an import that runs out of its memory limit under AddressSanitizer dies with a report; in the
+// child that report is expected, not a finding, so it goes nowhere
+#include <sanitizer/common_interface_defs.h>
+#define SILENCE_SANITIZER_REPORTS() __sanitizer_set_report_path("/dev/null")
+#else
+#define SILENCE_SANITIZER_REPORTS() ((void)0)
+#endif
+
 // assimp imports run one at a time (see the file comment)
 static pthread_mutex_t g_importLock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -423,16 +432,18 @@ static int readTexture(char **out, const Reader *r, const struct aiMaterial *mat
                            NULL) != aiReturn_SUCCESS) {
     return 0;
   }
-  const char *name = tex.data;
   // "*N" names an image embedded in the file (scene->mTextures[N]); we read textures from
   // files only, so the part has none
-  if (!name[0] || name[0] == '*') {
+  if (!tex.data[0] || tex.data[0] == '*') {
     return 0;
   }
-  // assimp has already decoded COLLADA's URIs; other formats may still say file://
-  if (strncmp(name, "file://", 7) == 0) {
-    name += 7;
+  // assimp has already decoded COLLADA's URIs; other formats may still say file://; a texture
+  // behind another URL scheme is left out
+  char local[sizeof tex.data];
+  if (hsu_urlToPath(tex.data, local, sizeof local) != 0) {
+    return 0;
   }
+  const char *name = local;
   while (name[0] == '.' && name[1] == '/') {
     name += 2;
   }
@@ -877,6 +888,7 @@ static void childImport(int fd, const char *path, const double s[3], const hsmLi
   signal(SIGINT, SIG_DFL);
   signal(SIGHUP, SIG_DFL);
   signal(SIGPIPE, SIG_DFL);
+  SILENCE_SANITIZER_REPORTS();
   // memory: what the process maps now plus the budget; CPU time as a backstop of the
   // parent's clock; no core files
   long pages = 0;
@@ -927,6 +939,7 @@ static void childImport(int fd, const char *path, const double s[3], const hsmLi
     }
   }
   flushWriter(&w);
+  hsm_freeMeshParts(parts, nparts);
   _exit(w.failed ? 3 : 0);
 }
 // a message being taken apart; every take checks what is left
@@ -1094,6 +1107,25 @@ static int readMessage(const char *path, const unsigned char *data, size_t size,
   return 0;
 }
 
+// 1 if data holds a whole message: an error with its text, or parts that read back
+static int messageComplete(const unsigned char *data, size_t size) {
+  Message msg = {data, size, 0};
+  uint32_t magic = takeU32(&msg);
+  const int32_t *status = take(&msg, sizeof(int32_t));
+  if (msg.bad || magic != MSG_MAGIC) {
+    return 0;
+  }
+  if (*status != 0) {
+    take(&msg, takeU32(&msg));
+    return !msg.bad;
+  }
+  hsmMeshPart *parts = NULL;
+  int nparts = 0;
+  int rc = readMessage("", data, size, LONG_MAX, &parts, &nparts, NULL);
+  hsm_freeMeshParts(parts, nparts);
+  return rc == 0;
+}
+
 static double monotonicSeconds(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
@@ -1210,6 +1242,11 @@ static int readIsolated(const char *path, const double s[3], const hsmLimits *li
                       "s of CPU time", path, lim->meshSeconds)
              : HS_ERR(err, hsE_MODEL, "%s: the mesh importer failed on this file (signal %d, %s;"
                       " memory limit %zu MiB)", path, sig, strsignal(sig), lim->meshBytes >> 20);
+  } else if (got == pid && WIFEXITED(status) && WEXITSTATUS(status) != 0 &&
+             !messageComplete(buf, used)) {
+    // it ended without a whole answer (a sanitizer's or the C++ runtime's fatal error)
+    rc = HS_ERR(err, hsE_MODEL, "%s: the mesh importer failed on this file (exit status %d; "
+                "memory limit %zu MiB)", path, WEXITSTATUS(status), lim->meshBytes >> 20);
   } else {
     rc = readMessage(path, buf, used, lim->meshTriangles, parts, nparts, err);
     if (rc == hsE_NOMEM && err && strstr(err->message, "out of memory (")) {

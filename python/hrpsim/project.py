@@ -18,6 +18,7 @@ The format is documented in the README ("Projects and hrpsim run").
 
 import math
 import os
+import re
 import shlex
 import sys
 import xml.parsers.expat
@@ -283,23 +284,52 @@ def read_xml(path):
 # values
 # ---------------------------------------------------------------------------------------------
 
+_VARIABLE = re.compile(r"\$\(([A-Za-z_][A-Za-z0-9_]*)\)")
+
+
 class _Ctx:
     """Where we are: file, project dir, and the functions that read typed attribute values."""
 
     def __init__(self, path):
         self.path = Path(path)
         self.dir = self.path.resolve().parent
+        self.notes = []  # (line, text) warnings found while reading values
 
     def err(self, line, fld, msg):
         return ProjectError(self.path, line, fld, msg)
 
-    def expand(self, text):
-        d = str(self.dir)
-        return (text.replace("$(PROJECT_DIR)", d).replace("$(CURRENT_DIR)", d)
-                .replace("$(PYTHON)", sys.executable))
+    def expand(self, text, line=None, fld=""):
+        """text with $(NAME) variables replaced: $(PROJECT_DIR) and $(CURRENT_DIR) are the
+        project's directory, $(PYTHON) the Python running hrpsim, $(OPENHRPHOME) the
+        environment variable or, unset, OpenHRP's directory when the project sits in its
+        sample/project folder (a warning says so); any other $(NAME) an environment variable.
+        An unknown variable is an error naming it."""
+        def value(m):
+            name = m.group(1)
+            if name in ("PROJECT_DIR", "CURRENT_DIR"):
+                return str(self.dir)
+            if name == "PYTHON":
+                return sys.executable
+            if os.environ.get(name):
+                return os.environ[name]
+            if name == "OPENHRPHOME" and self.dir.parent.name == "sample" and \
+                    self.dir.name == "project":
+                home = str(self.dir.parent.parent)
+                self.note(line, "$(OPENHRPHOME) is not set; taken as %s, the OpenHRP directory "
+                                "this project sits in (sample/project)" % home)
+                return home
+            raise self.err(line, fld, "$(%s) is not set (set the environment variable %s%s)"
+                           % (name, name, " to OpenHRP's directory" if name == "OPENHRPHOME"
+                                          else ""))
+        return _VARIABLE.sub(value, text)
+
+    def note(self, line, text):
+        """Record a warning once (the parsers copy them into the project)."""
+        if all(t != text for _, t in self.notes):
+            self.notes.append((line, text))
 
     def url(self, text, line, fld):
-        text = self.expand(text.strip())
+        text = self.expand(text.strip(), line, fld)
         if not text:
             raise self.err(line, fld, "must not be empty")
         if text.startswith("file://"):
@@ -365,6 +395,8 @@ def load_project(path):
     else:
         raise ctx.err(root.line, "<%s>" % root.tag,
                       "not a project: the root element must be <hrpsim-project> or <grxui>")
+    for line, text in ctx.notes:
+        project.warn(line, text)
     _check(project, ctx)
     return project
 
@@ -483,7 +515,7 @@ def _parse_hrpsim(root, ctx):
 
 def _command(text, line, fld, ctx):
     try:
-        argv = shlex.split(ctx.expand(text))
+        argv = shlex.split(ctx.expand(text, line, fld))
     except ValueError as exc:
         raise ctx.err(line, fld, "cannot split the command line: %s" % exc)
     if not argv:
@@ -534,6 +566,9 @@ def _parse_model(el, a, ctx):
 
 _GRX_SIM_HANDLED = {"totalTime", "timeStep", "method", "gravity", "integrate",
                     "viewsimulate", "realTime"}
+# GrxWorldStateItem: the log period; older GrxUI projects (without a GrxSimulationItem) keep the
+# simulation settings here too
+_GRX_WORLD_HANDLED = {"logTimeStep"}
 
 
 def _props(item, ctx):
@@ -567,6 +602,7 @@ def _parse_grxui(root, ctx):
                 p.warn(c.line, "<%s> %r ignored (GrxUI %s elements do not affect a run)"
                        % (c.tag, c.attrs.get("name", ""), c.tag))
     pending_controllers = []
+    world_states = []
     for it in items:
         cls = it.attrs.get("class", "")
         short = cls.rsplit(".", 1)[-1]
@@ -575,6 +611,8 @@ def _parse_grxui(root, ctx):
         if short == "GrxSimulationItem":
             p.lines["simulation"] = it.line
             _grx_simulation(p, props, ctx)
+        elif short == "GrxWorldStateItem":
+            world_states.append((it, props))
         elif short == "GrxModelItem":
             _grx_model(p, it, name, props, ctx, pending_controllers)
         elif short == "GrxCollisionPairItem":
@@ -595,14 +633,38 @@ def _parse_grxui(root, ctx):
         else:
             p.warn(it.line, "item %r (%s) is not supported and was ignored"
                    % (name, short or "no class"))
+    has_sim = "simulation" in p.lines
+    for it, props in world_states:
+        _grx_world_state(p, it, props, ctx, has_sim)
+        has_sim = has_sim or "simulation" in p.lines
     p.controllers.extend(pending_controllers)
     if not p.models:
         raise ctx.err(root.line, "<grxui>", "no GrxModelItem in the Simulation mode")
     return p
 
 
-def _grx_simulation(p, props, ctx):
-    f = "simulationItem "
+def _grx_world_state(p, it, props, ctx, has_sim):
+    """A GrxWorldStateItem: logTimeStep is the log period; simulation settings it holds are
+    used when the mode has no GrxSimulationItem (older projects), else warned about."""
+    name = it.attrs.get("name", "")
+    if "logTimeStep" in props:
+        v, ln = props["logTimeStep"]
+        p.log_period = ctx.number(v, ln, "item %s logTimeStep" % name, positive=True)
+        p.lines.setdefault("log", ln)
+    sim = {k: v for k, v in props.items() if k in _GRX_SIM_HANDLED}
+    rest = {k: v for k, v in props.items() if k not in _GRX_SIM_HANDLED and
+            k not in _GRX_WORLD_HANDLED}
+    if sim and not has_sim:
+        p.lines["simulation"] = it.line
+        _grx_simulation(p, sim, ctx, "item %s " % name)
+    elif sim:
+        for k, (v, ln) in sim.items():
+            p.warn(ln, "world state %s: %s ignored (the GrxSimulationItem's is used)" % (name, k))
+    for k, (v, ln) in rest.items():
+        p.warn(ln, "world state %s: property %s ignored" % (name, k))
+
+
+def _grx_simulation(p, props, ctx, f="simulationItem "):
     if "timeStep" in props:
         v, ln = props["timeStep"]
         p.time_step = ctx.number(v, ln, f + "timeStep", positive=True)
@@ -619,19 +681,19 @@ def _grx_simulation(p, props, ctx):
     if "integrate" in props:
         v, ln = props["integrate"]
         if not ctx.boolean(v, ln, f + "integrate"):
-            p.warn(ln, "simulationItem integrate=false (kinematics only) is not supported; "
-                       "the dynamics are integrated")
+            p.warn(ln, "%sintegrate=false (kinematics only) is not supported; the dynamics "
+                       "are integrated" % f)
     if "viewsimulate" in props:
         v, ln = props["viewsimulate"]
         if ctx.boolean(v, ln, f + "viewsimulate"):
-            p.warn(ln, "simulationItem viewsimulate=true ignored (no vision simulation in runs)")
+            p.warn(ln, "%sviewsimulate=true ignored (no vision simulation in runs)" % f)
     if "realTime" in props:
         v, ln = props["realTime"]
         if ctx.boolean(v, ln, f + "realTime"):
             p.real_time = 1.0
     for k, (v, ln) in props.items():
         if k not in _GRX_SIM_HANDLED:
-            p.warn(ln, "simulationItem property %s ignored" % k)
+            p.warn(ln, "%sproperty %s ignored" % (f, k))
 
 
 _GRX_MODEL_HANDLED = {"url", "isRobot", "controller", "controlTime", "markRadius",
@@ -719,11 +781,15 @@ def _grx_pair(p, it, name, props, ctx):
     if "cullingThresh" in props:
         v, ln = props["cullingThresh"]
         c.culling = ctx.number(v, ln, fld + "cullingThresh", nonneg=True)
-    if "restitution" in props:
-        v, ln = props["restitution"]
-        c.restitution = ctx.number(v, ln, fld + "restitution", nonneg=True)
+    # GrxUI writes it capitalised
+    for key in ("restitution", "Restitution"):
+        if key in props:
+            v, ln = props[key]
+            c.restitution = ctx.number(v, ln, fld + key, nonneg=True)
+            if c.restitution > 1:
+                raise ctx.err(ln, fld + key, "must be between 0 and 1")
     handled = {"objectName1", "objectName2", "jointName1", "jointName2", "staticFriction",
-               "slidingFriction", "cullingThresh", "restitution"}
+               "slidingFriction", "cullingThresh", "restitution", "Restitution"}
     for k, (v, ln) in props.items():
         if k in handled:
             continue

@@ -1,13 +1,22 @@
 """Project files: hrpsim's XML format and OpenHRP GrxUI projects parse into one Project; every
 validation error names the file, the line and the field; GrxUI items hrpsim cannot honour are
-warnings; $(PROJECT_DIR) and $(CURRENT_DIR) expand to the project's directory. No servers."""
+warnings; $(PROJECT_DIR) and $(CURRENT_DIR) expand to the project's directory, $(OPENHRPHOME)
+to the environment variable or the OpenHRP directory a sample project sits in. The last
+section runs GrxUI projects written in OpenHRP's sample layout with `hrpsim run` (servers)."""
 
+import json
+import os
+import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
+import numpy as np
 import pytest
 
 from hrpsim.project import ProjectError, load_project
+
+from conftest import cli_env, describe, require_build  # noqa: I100
 
 HUMANOID = "samples/models/humanoid/humanoid.wrl"
 FLOOR = "samples/models/floor/floor.wrl"
@@ -361,3 +370,157 @@ def test_grxui_missing_model_file(tmp_path):
         load_project(path)
     assert (info.value.line, info.value.field) == (2, "item m url")
     assert str(tmp_path / "nothing.wrl") in str(info.value)
+
+
+# ---------------------------------------------------------------------------------------------
+# GrxUI projects as OpenHRP ships them: tests/data/projects/openhrp_layout holds projects of our
+# own in OpenHRP's sample/project + sample/model layout (see each file's header comment)
+# ---------------------------------------------------------------------------------------------
+
+LAYOUT = Path(__file__).resolve().parents[1] / "data" / "projects" / "openhrp_layout"
+PROJECTS = LAYOUT / "sample" / "project"
+MODELS = LAYOUT / "sample" / "model"
+
+
+def test_old_world_state_project_and_openhrphome(monkeypatch):
+    monkeypatch.delenv("OPENHRPHOME", raising=False)
+    p = load_project(PROJECTS / "falling_boxes.xml")
+    # the simulation settings of the GrxWorldStateItem (no GrxSimulationItem)
+    assert (p.time_step, p.end_time, p.method, p.gravity) == (0.001, 1.5, "EULER",
+                                                             [0.0, 0.0, 9.8])
+    assert p.log_period == 0.01
+    # $(OPENHRPHOME) unset: the OpenHRP directory the project sits in, said once
+    assert [m.url for m in p.models] == [str(MODELS / n) for n in
+                                         ("floor.wrl", "box.wrl", "box.wrl", "box.wrl")]
+    home = [w for w in p.warnings if "$(OPENHRPHOME)" in w]
+    assert len(home) == 1 and home[0].startswith("%s:18: " % p.path), p.warnings
+    assert str(LAYOUT) in home[0]
+    assert p.model("box1").root_translation == [0.0, 0.0, 0.3]
+    assert p.model("box1").root_rotation == [0.0, 0.0, 1.0, 0.3]
+    # the disabled spring-damper model is no warning; the graph and the view step are
+    assert len(p.collisions) == 3
+    text = "\n".join(p.warnings)
+    assert "springConstant" not in text and "sprintDamperModel" not in text
+    assert "GrxGraphItem" in text and "viewsimulationTimeStep" in text
+    assert len(p.warnings) == 3, p.warnings
+
+
+def test_openhrphome_from_the_environment(monkeypatch, tmp_path):
+    monkeypatch.setenv("OPENHRPHOME", str(LAYOUT))
+    elsewhere = tmp_path / "falling_boxes.xml"
+    elsewhere.write_text((PROJECTS / "falling_boxes.xml").read_text())
+    p = load_project(elsewhere)
+    assert p.model("floor").url == str(MODELS / "floor.wrl")
+    assert not any("$(OPENHRPHOME)" in w for w in p.warnings), p.warnings
+
+
+def test_unset_variable_is_an_error_naming_it(monkeypatch, tmp_path):
+    monkeypatch.delenv("OPENHRPHOME", raising=False)
+    monkeypatch.delenv("HRPSIM_NO_SUCH_VAR", raising=False)
+    elsewhere = tmp_path / "falling_boxes.xml"
+    elsewhere.write_text((PROJECTS / "falling_boxes.xml").read_text())
+    with pytest.raises(ProjectError) as info:
+        load_project(elsewhere)
+    assert (info.value.line, info.value.field) == (18, "item floor url")
+    assert "$(OPENHRPHOME) is not set (set the environment variable OPENHRPHOME to OpenHRP's " \
+           "directory)" in str(info.value)
+    path = write(tmp_path, """\
+        <grxui><mode name="Simulation">
+          <item class="com.generalrobotix.ui.item.GrxModelItem" name="m"
+                url="$(HRPSIM_NO_SUCH_VAR)/m.wrl"/>
+        </mode></grxui>
+        """)
+    with pytest.raises(ProjectError) as info:
+        load_project(path)
+    assert "$(HRPSIM_NO_SUCH_VAR) is not set" in str(info.value)
+
+
+def test_capitalised_restitution_and_root_named_root():
+    p = load_project(PROJECTS / "bouncing_ball.xml")
+    assert p.log_period == 0.001   # the GrxWorldStateItem's logTimeStep
+    assert [(c.object1, c.link1, c.object2, c.link2, c.restitution) for c in p.collisions] == [
+        ("ball", "root", "floor", "WAIST", 0.0), ("ball", "root", "wall", "root", 0.8)]
+    ball = p.model("ball")
+    assert ball.root_translation == [-0.3, 0.0, 0.03]
+    assert ball.root_velocity == [1.0, 0.0, 0.0, 0.0, 0.0, 0.0]
+    assert ball.joint_modes == {"root": "TORQUE_MODE"}
+    # only the GUI's view and perspective are left over
+    assert len(p.warnings) == 2 and all("view" in w or "perspective" in w for w in p.warnings)
+
+
+def test_relative_urls_and_unhonoured_items():
+    p = load_project(PROJECTS / "relative_urls.xml")
+    assert [m.url for m in p.models] == [str(MODELS / "floor.wrl"), str(MODELS / "box.wrl")]
+    text = "\n".join(p.warnings)
+    assert ":24: item 'tie' (GrxExtraJointItem) is not supported" in text
+    assert ":18: model box: property WAIST.jointVelocity ignored" in text
+
+
+# ---------------------------------------------------------------------------------------------
+# ... and they run with `hrpsim run`, from anywhere
+# ---------------------------------------------------------------------------------------------
+
+BOX_HALF = 0.05     # the boxes are 0.1 m cubes; the floor's top is z = 0
+REST_TOL = 0.005    # contact with ERP 0.2, CFM 1e-8 leaves millimetres of penetration
+
+
+def run_project(servers, project, out, cwd):
+    """`hrpsim run` of project from the directory cwd (OPENHRPHOME unset)."""
+    env = cli_env()
+    env.pop("OPENHRPHOME", None)
+    return subprocess.run([sys.executable, "-m", "hrpsim.cli", "run", "--state-dir",
+                           str(servers.state_dir), "--out", str(out), "--no-plots",
+                           str(project)],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=600, env=env, cwd=str(cwd))
+
+
+@pytest.fixture(scope="module")
+def sched(servers):
+    require_build(("ModelLoader", "DynamicsSimulatorFactory", "Scheduler"))
+    return servers
+
+
+def test_falling_boxes_run_from_elsewhere(sched, tmp_path):
+    # a relative project path from another directory; $(OPENHRPHOME) inferred
+    rel = os.path.relpath(PROJECTS / "falling_boxes.xml", tmp_path)
+    proc = run_project(sched, rel, tmp_path / "out", tmp_path)
+    assert proc.returncode == 0, describe(proc)
+    summary = json.loads((tmp_path / "out" / "summary.json").read_text())
+    assert summary["format"] == "grxui"
+    assert any("$(OPENHRPHOME)" in w for w in summary["warnings"]), summary["warnings"]
+    log = np.load(tmp_path / "out" / "log.npz")
+    assert log["time"][-1] == pytest.approx(1.5)
+    # log every 10 ms (logTimeStep), from 0
+    assert np.allclose(np.diff(log["time"]), 0.01)
+    for name, z0 in (("box1", 0.3), ("box2", 0.5), ("box3", 0.2)):
+        z = log["%s.root_p" % name][:, 2]
+        assert z[0] == pytest.approx(z0)
+        # fell from z0 and came to rest on the floor
+        assert z[-1] == pytest.approx(BOX_HALF, abs=REST_TOL), (name, z[-1])
+        assert z.min() > BOX_HALF - 2 * REST_TOL, (name, z.min())
+
+
+def test_bouncing_ball_runs_in_its_directory(sched, tmp_path):
+    proc = run_project(sched, "bouncing_ball.xml", tmp_path / "out", PROJECTS)
+    assert proc.returncode == 0, describe(proc)
+    log = np.load(tmp_path / "out" / "log.npz")
+    x = log["ball.root_p"][:, 0]
+    # rolls (frictionless: slides) at 1 m/s towards the wall, whose face is x = 0.25; the
+    # ball (r = 0.03) turns back at x = 0.22 and leaves slower (restitution 0.8)
+    assert x[0] == pytest.approx(-0.3)
+    assert x.max() == pytest.approx(0.22, abs=0.01)
+    assert x[-1] < x.max() - 0.1
+    t_hit = log["time"][np.argmax(x)]
+    assert t_hit == pytest.approx(0.52, abs=0.02)
+    v_back = (x[-1] - x[-51]) / (log["time"][-1] - log["time"][-51])
+    assert v_back == pytest.approx(-0.8, abs=0.1)
+
+
+def test_relative_urls_run(sched, tmp_path):
+    proc = run_project(sched, PROJECTS / "relative_urls.xml", tmp_path / "out", tmp_path)
+    assert proc.returncode == 0, describe(proc)
+    assert "GrxExtraJointItem" in proc.stderr, describe(proc)
+    log = np.load(tmp_path / "out" / "log.npz")
+    z = log["box.root_p"][:, 2]
+    assert z[-1] == pytest.approx(BOX_HALF, abs=REST_TOL)
