@@ -8,7 +8,9 @@ rotate or slide joint). The page poses every link from these by forward kinemati
 
 One binary message carries K consecutive frames (all little-endian)::
 
-    u32 kind        1 = frames of the log, 2 = a frame shown but not logged (drawScene)
+    u32 kind        1 = frames of the log, 2 = a frame shown but not logged (drawScene);
+                    3 is kept for camera images (they come with the vision sensors: the
+                    page's camera panel, web/src/cameras.js, has a tile per sensor waiting)
     u32 epoch       the log generation; a page drops what it holds when this changes
     u32 start       index of the first frame in the log
     u32 K           frames in this message
