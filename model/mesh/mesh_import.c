@@ -65,6 +65,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/resource.h>
@@ -892,12 +893,13 @@ static void childImport(int fd, const char *path, const double s[3], const hsmLi
   // memory: what the process maps now plus the budget; CPU time as a backstop of the
   // parent's clock; no core files
   long pages = 0;
-  FILE *statm = fopen("/proc/self/statm", "r");
-  if (statm) {
-    if (fscanf(statm, "%ld", &pages) != 1) {
-      pages = 0;
-    }
-    fclose(statm);
+  int statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
+  if (statm >= 0) {
+    char text[64];
+    ssize_t n = read(statm, text, sizeof text - 1);
+    close(statm);
+    text[n > 0 ? n : 0] = 0;
+    pages = strtol(text, NULL, 10);
   }
   struct rlimit rl;
   if (pages > 0) {
@@ -1241,12 +1243,14 @@ static int readIsolated(const char *path, const double s[3], const hsmLimits *li
              ? HS_ERR(err, hsE_MODEL, "%s: importing the mesh took longer than the limit of %g "
                       "s of CPU time", path, lim->meshSeconds)
              : HS_ERR(err, hsE_MODEL, "%s: the mesh importer failed on this file (signal %d, %s;"
-                      " memory limit %zu MiB)", path, sig, strsignal(sig), lim->meshBytes >> 20);
+                      " perhaps at its memory limit of %zu MiB)", path, sig, strsignal(sig),
+                      lim->meshBytes >> 20);
   } else if (got == pid && WIFEXITED(status) && WEXITSTATUS(status) != 0 &&
              !messageComplete(buf, used)) {
     // it ended without a whole answer (a sanitizer's or the C++ runtime's fatal error)
     rc = HS_ERR(err, hsE_MODEL, "%s: the mesh importer failed on this file (exit status %d; "
-                "memory limit %zu MiB)", path, WEXITSTATUS(status), lim->meshBytes >> 20);
+                "perhaps at its memory limit of %zu MiB)", path, WEXITSTATUS(status),
+                lim->meshBytes >> 20);
   } else {
     rc = readMessage(path, buf, used, lim->meshTriangles, parts, nparts, err);
     if (rc == hsE_NOMEM && err && strstr(err->message, "out of memory (")) {
