@@ -7,26 +7,31 @@
 // are of the LINK FRAME as written in the model, in the world frame, SI units. Links welded by a
 // fixed joint share one ODE body (summed mass and inertia); rotate -> hinge, slide -> slider, a
 // free root -> no joint, a fixed root (and what is welded to it) -> static, never moving. A
-// character whose 1-dof joints are all high gain or position given needs no joint dynamics:
-// with a free root it moves as one composite ODE body carrying its total momentum (joints
-// exactly on their commands, contacts seeing the joints' motion as surface velocity); with a
-// fixed or given root it is purely kinematic (see dynamics_servo.c). Collision geometry comes
-// from each link's
-// collisionRefs: ODE boxes, spheres, cylinders (capsules never: a VRML Cylinder is flat-ended)
+// character whose 1-dof joints are all high gain needs no joint dynamics: with a free root it
+// moves as one composite ODE body carrying its total momentum (joints exactly on their
+// commands, contacts seeing the joints' motion as surface velocity); with a fixed or
+// position-given root it is purely kinematic (see dynamics_servo.c). Collision geometry comes
+// from each link's collisionRefs: ODE boxes, spheres, cylinders (capsules never: a VRML Cylinder is flat-ended)
 // where the shape is a primitive under a rigid transform, ODE trimeshes otherwise. Only
 // registered pairs collide, and contacts are generated in a fixed order (pairs in registration
 // order, geoms in link/shape order: no spaces, no pointer-ordered hashing), so the same inputs
 // give bit-identical trajectories.
 //
-// Joint modes follow OpenHRP: in torque mode a 1-dof joint is driven by its u (kept until
-// changed); in high-gain mode it follows its commands exactly (a kinematic servo with unbounded
-// force): a JOINT_VALUE set since the last step is where the joint is after the step, else a
-// velocity (+ acceleration) command drives it, else it holds its last target; u reads back the
-// torque the servo applied (inverse dynamics of the step, or ODE's motor force). A link whose
-// "position given" flag is set (the root included) moves exactly where it is told. Setting the
-// value, velocity or pose of something that moves under dynamics (a torque-mode joint, a free
-// root) teleports it, applied at the start of the next step. Joint rotor inertia
-// (rotorInertia * gearRatio^2) and joint limits are not simulated, as in OpenHRP 3.1.
+// Joint modes follow OpenHRP: each link has one drive mode, written both by the joint-mode
+// calls and by OpenHRP's POSITION_GIVEN flag (given = high gain). In torque mode a 1-dof joint
+// is driven by its u (kept until changed); in high-gain mode it follows its commands exactly (a
+// kinematic servo with unbounded force): a JOINT_VALUE set since the last step is where the
+// joint is after the step, else a velocity (+ acceleration) command drives it, else it holds
+// its last target; u reads back the torque the servo applied (inverse dynamics of the step, or
+// ODE's motor force). A root in high-gain mode ("position given") moves exactly where it is
+// told. Setting the value, velocity or pose of something that moves under dynamics (a
+// torque-mode joint, a free root) teleports it: the state changes at once and the next step
+// starts from there. Joint rotor inertia (rotorInertia * gearRatio^2) and joint limits are not
+// simulated, as in OpenHRP 3.1.
+//
+// A step reads: prepare each character (teleports, drives, external forces), collide the
+// registered pairs into contact joints, step ODE, write the state back (poses, joints,
+// torques, sensors).
 //
 // Inputs are checked before they reach ODE (whose checks abort): numbers must be finite and
 // within +-1e12, indices valid, the time step in (0, 1] s. A state running away (speeds over
@@ -76,8 +81,8 @@ typedef struct hsdOptions {
                             // most spread out (a resting face keeps its corners)
   int maxContacts;          // contact points per step in the whole world (overflow: counted)
   double highGainFMax;      // force/torque bound of high-gain joint motors [N or N m] (huge)
-  int servoMotors;          // 0 (default): a character whose 1-dof joints are all high gain or
-                            // position given moves as one composite body (joints exactly on
+  int servoMotors;          // 0 (default): a character whose 1-dof joints are all high gain
+                            // moves as one composite body (joints exactly on
                             // their commands, torques by inverse dynamics); 1: such joints are
                             // ODE joint motors too (much slower; for cross-checks)
   double stickVelocity;     // relative tangential speed at a contact below which the pair's
@@ -94,9 +99,6 @@ void hsd_initODE(void);
 //---------------------------------- world -----------------------------------------------------
 
 typedef struct hsdWorld hsdWorld;
-
-// OpenHRP's joint drive modes
-typedef enum hstJointMode { hsMODE_HIGH_GAIN = 0, hsMODE_TORQUE } hstJointMode;
 
 // make an empty world with opt (NULL: defaults), time step 0.001 s and gravity (0, 0, -9.8)
 hsdWorld *hsd_makeWorld(const hsdOptions *opt, hsError *err);
@@ -166,11 +168,21 @@ long hsd_stepCount(const hsdWorld *w);
 // warnings counted so far (contact buffer overflow, non-finite state, ...); logged once each
 int hsd_warningCount(const hsdWorld *w);
 
-//---------------------------------- character state -------------------------------------------
+//---------------------------------- character state and input --------------------------------
+//
+// Each character has two records, kept apart as MuJoCo keeps mjData's state and its controls:
+// - its state (hsd_state, hsd_linkMotion): where the character IS. Only hsd_step and explicit
+//   teleports write it; it is what every read reports.
+// - its input (hsd_input): what clients command: per link the drive mode, the commands for the
+//   next step (joint value, velocity, acceleration; the pose or velocity of a position-given
+//   root), the joint torque (kept until changed), the external force of the next step.
+// Before hsd_init there is no simulation yet, so every setter writes the state directly (the
+// initial condition) as well as the input. After it, a setter either records a command in the
+// input (servoed joints, a position-given root, torques, external forces, modes) or teleports:
+// it writes the state at once and the next step starts from there (the value or velocity of a
+// torque-mode joint, the pose or velocity of a root that is not position given).
 
-// the kinematic state of a character (q/dq/ddq/u per link, root and link poses); the world owns
-// it. The setters below write it at once (so it shows what was set until the next step reads
-// the simulation back); writing it directly has no effect on the simulation.
+// the state of character ch: q/dq/ddq/u per link, root and link poses; owned by the world
 const hsBodyState *hsd_state(const hsdWorld *w, int ch);
 
 // per-link extras, world frame, of the link frame origin
@@ -184,42 +196,81 @@ typedef struct hsdLinkMotion {
 // motion of link `link` of character ch (valid after hsd_init / hsd_step)
 const hsdLinkMotion *hsd_linkMotion(const hsdWorld *w, int ch, int link);
 
+// OpenHRP's joint drive modes; on the root link HIGH_GAIN means "position given"
+typedef enum hstJointMode { hsMODE_HIGH_GAIN = 0, hsMODE_TORQUE } hstJointMode;
+
+// commands of one link pending for the next step (hsdInput.flags)
+enum {
+  hsdIN_Q = 1,     // joint value commanded (servoed joint)
+  hsdIN_DQ = 2,    // joint velocity commanded (servoed joint)
+  hsdIN_DDQ = 4,   // joint acceleration commanded (servoed joint)
+  hsdIN_POSE = 8,  // root pose commanded (position-given free root; link 0 only)
+  hsdIN_VEL = 16,  // root velocity commanded (position-given free root; link 0 only)
+  hsdIN_EXT = 32   // external force pending
+};
+
+// what clients command a character to do; written by the setters below (which check every
+// value), read by hsd_step, which clears the flags and the external forces after the step
+typedef struct hsdInput {
+  hstJointMode *mode;  // per link: drive mode (OpenHRP's setCharacterAllJointModes and
+                       // POSITION_GIVEN both write it); links start in torque mode
+  unsigned *flags;     // per link: hsdIN_* commands pending for the next step
+  double *q;           // per link: commanded joint value [rad or m]
+  double *dq;          // per link: commanded joint velocity
+  double *ddq;         // per link: commanded joint acceleration
+  double *u;           // per link: joint torque or force of a torque-mode joint, kept until
+                       // changed [N m or N]
+  double *ext;         // per link, 6 each: external force [N] and torque about the link origin
+                       // [N m], world frame, for the next step only (zeros otherwise)
+  double rootP[3], rootR[9];  // commanded root pose (hsdIN_POSE), world frame
+  double rootV[3], rootW[3];  // commanded root velocity (hsdIN_VEL), world frame
+} hsdInput;
+
+// the input of character ch; owned by the world (write it through the setters only)
+const hsdInput *hsd_input(const hsdWorld *w, int ch);
+
 // set a joint value / velocity / acceleration / torque of one link: any link but the root (an
-// error), acting on 1-dof joints only. For a high-gain or position-given joint q/dq/ddq are
-// commands for the next step; for a torque-mode joint q/dq teleport it and u drives it.
+// error), acting on 1-dof joints only. For a high-gain joint q/dq/ddq are commands for the next
+// step; for a torque-mode joint q/dq teleport it and u drives it (ddq has no effect).
 int hsd_setJointValue(hsdWorld *w, int ch, int link, double q, hsError *err);
 int hsd_setJointVelocity(hsdWorld *w, int ch, int link, double dq, hsError *err);
 int hsd_setJointAcceleration(hsdWorld *w, int ch, int link, double ddq, hsError *err);
 int hsd_setJointTorque(hsdWorld *w, int ch, int link, double u, hsError *err);
 
-// place a link's frame in the world (p, R row-major). For the root this moves the whole body
-// (children follow through FK): a position-given free root moves there over the next step, any
-// other root is teleported. For another link it only writes the state (the next step or
-// hsd_forwardKinematics overwrites it).
+// place a link's frame in the world (p, R row-major). For the root this moves the whole body:
+// a position-given free root is commanded there (it moves there over the next step); any other
+// root is teleported, its children following through forward kinematics at once. For another
+// link it only writes that link's pose in the state (the next step or hsd_forwardKinematics
+// recomputes it; the simulation does not move).
 int hsd_setLinkPose(hsdWorld *w, int ch, int link, const double p[3], const double R[9],
                     hsError *err);
 
 // set the linear and angular velocity of a link's frame origin: for a position-given free root
 // a command (used when no pose is commanded), for a free root a teleport of its velocity
-// (children follow with their dq); for another link it only writes its hsdLinkMotion
+// (children follow with their dq); for another link nothing (it follows from the root and dq)
 int hsd_setLinkVelocity(hsdWorld *w, int ch, int link, const double v[3], const double wv[3],
                         hsError *err);
 
-// joint drive mode of one link / every non-root 1-dof link
+// the drive mode of one link (the root too: high gain = position given) / of every link but
+// the root (OpenHRP's setCharacterAllJointModes); a servo switched on holds where it is
 int hsd_setJointMode(hsdWorld *w, int ch, int link, hstJointMode mode, hsError *err);
 int hsd_setAllJointModes(hsdWorld *w, int ch, hstJointMode mode, hsError *err);
 hstJointMode hsd_jointMode(const hsdWorld *w, int ch, int link);
 
-// position given: the link (root included) follows the commanded pose / joint value exactly
+// OpenHRP's POSITION_GIVEN: the same drive mode seen as a flag (given: high gain, else torque),
+// so that the last of hsd_setAllJointModes and hsd_setPositionGiven wins; a given link (the
+// root included) follows the commanded pose / joint value exactly
 int hsd_setPositionGiven(hsdWorld *w, int ch, int link, int given, hsError *err);
 int hsd_positionGiven(const hsdWorld *w, int ch, int link);
 
 // force and torque applied to a link for the next step only, world frame; the torque is about
-// the link frame's origin (not the centre of mass) [N, N m]
+// the link frame's origin (not the centre of mass) [N, N m]. hsd_input shows it until the step.
 int hsd_setExternalForce(hsdWorld *w, int ch, int link, const double f[3], const double t[3],
                          hsError *err);
 
-// recompute link poses of character ch (ch < 0: every character) from its root pose and q
+// recompute the link poses in the state of character ch (ch < 0: every character) from its root
+// pose and q. Between steps this only changes what the state shows: a step starts from the
+// configuration the simulation has (for characters with joint dynamics, the ODE bodies').
 void hsd_forwardKinematics(hsdWorld *w, int ch);
 
 //---------------------------------- contacts --------------------------------------------------

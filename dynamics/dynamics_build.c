@@ -11,7 +11,7 @@
 //
 // Joints: rotate -> dHinge, slide -> dSlider, anchored at the link origin with the link's axis
 // in the world, body1 the link's body and body2 the parent's (0 for the static group). Their
-// motors serve high-gain and position-given joints (see dynamics_step.c).
+// motors serve high-gain joints (see dynamics_prepare.c).
 //
 // Geoms: boxes, spheres and cylinders (VRML's y axis turned onto ODE's z) where the shape is
 // that primitive under a rigid transform (scaling allowed where it keeps the primitive:
@@ -87,7 +87,7 @@ void hsd_destroyOde(hsdWorld *w) {
     ch->cbody = NULL;
     ch->rep = hsdREP_ARTICULATED;
     for (int i = 0; i < ch->body->nlink; i++) {
-      hsdLink *l = &ch->links[i];
+      hsdLinkOde *l = &ch->links[i];
       l->body = NULL;
       l->joint = NULL;
       l->jkind = hsdJ_NONE;
@@ -220,7 +220,7 @@ static int makeGroupBody(hsdWorld *w, hsdCharacter *c, int t, hsError *err) {
     if (c->links[k].top != t) {
       continue;
     }
-    hsdLink *l = &c->links[k];
+    hsdLinkOde *l = &c->links[k];
     l->body = body;
     l->dynamic = 1;
     for (int j = 0; j < 3; j++) {
@@ -232,9 +232,9 @@ static int makeGroupBody(hsdWorld *w, hsdCharacter *c, int t, hsError *err) {
 
 //---------------------------------- joints ----------------------------------------------------
 
-// set a joint's motor for its mode (high gain / position given: huge force bound; torque: off)
-void hsd_configureMotor(const hsdWorld *w, hsdLink *l) {
-  double fmax = (l->mode == hsMODE_HIGH_GAIN || l->given) ? w->opt.highGainFMax : 0;
+// set a joint's motor for its mode (high gain: huge force bound; torque: off)
+void hsd_configureMotor(const hsdWorld *w, hsdLinkOde *l, hstJointMode mode) {
+  double fmax = mode == hsMODE_HIGH_GAIN ? w->opt.highGainFMax : 0;
   if (l->jkind == hsdJ_HINGE) {
     dJointSetHingeParam(l->joint, dParamVel, 0);
     dJointSetHingeParam(l->joint, dParamFMax, fmax);
@@ -247,7 +247,7 @@ void hsd_configureMotor(const hsdWorld *w, hsdLink *l) {
 // make the joint of link i (rotate / slide) to its parent's body
 static void makeJoint(hsdWorld *w, hsdCharacter *c, int i) {
   const hsLink *lk = &c->body->links[i];
-  hsdLink *l = &c->links[i];
+  hsdLinkOde *l = &c->links[i];
   const double *p = c->state->linkP + 3 * i, *R = c->state->linkR + 9 * i;
   double axis[3], a[3];
   double n = hsu_norm(lk->axis);
@@ -270,7 +270,7 @@ static void makeJoint(hsdWorld *w, hsdCharacter *c, int i) {
   }
   memset(&l->fb, 0, sizeof l->fb);
   dJointSetFeedback(l->joint, &l->fb);
-  hsd_configureMotor(w, l);
+  hsd_configureMotor(w, l, c->in.mode[i]);
 }
 
 //---------------------------------- geoms -----------------------------------------------------
@@ -354,7 +354,7 @@ static dGeomID makeTrimesh(const hsShape *sh, const double T[12], double **verts
 
 // place geom g of link l: attached to its body with the offset (offR, offP) * T, or fixed in
 // the world at the link's pose * T
-void hsd_placeGeom(dGeomID g, const hsdLink *l, const double T[12], const double linkP[3],
+void hsd_placeGeom(dGeomID g, const hsdLinkOde *l, const double T[12], const double linkP[3],
                    const double linkR[9]) {
   double R[9], t[3], RT[9], x[3];
   hsu_splitTransform(R, t, T);
@@ -379,6 +379,17 @@ void hsd_placeGeom(dGeomID g, const hsdLink *l, const double T[12], const double
     dGeomSetPosition(g, x[0], x[1], x[2]);
     dGeomSetRotation(g, m);
   }
+}
+
+void hsd_linkPoseFromBody(const hsdLinkOde *l, double p[3], double R[9]) {
+  const dReal *bp = dBodyGetPosition(l->body);
+  double Rb[9], x[3];
+  hsd_fromOdeR(Rb, dBodyGetRotation(l->body));
+  hsu_rotVec(x, Rb, l->offP);
+  for (int j = 0; j < 3; j++) {
+    p[j] = bp[j] + x[j];
+  }
+  hsu_mulMat(R, Rb, l->offR);
 }
 
 // make the geoms of one collision shape reference of link k: 1 when made, 0 when the shape
@@ -448,7 +459,7 @@ static int makeGeoms(hsdCharacter *c, hsError *err) {
   c->ngeom = 0;
   for (int k = 0; k < b->nlink; k++) {
     const hsLink *lk = &b->links[k];
-    hsdLink *l = &c->links[k];
+    hsdLinkOde *l = &c->links[k];
     l->geomAdr = c->ngeom;
     for (int r = 0; r < lk->ncollisionRef; r++) {
       const hsShapeRef *ref = &lk->collisionRefs[r];
@@ -500,8 +511,8 @@ int hsd_init(hsdWorld *w, hsError *err) {
     // rigid groups
     for (int k = 0; k < b->nlink; k++) {
       const hsLink *lk = &b->links[k];
-      hsdLink *l = &c->links[k];
-      int own = k == 0 || lk->jointType == hsJOINT_ROTATE || lk->jointType == hsJOINT_SLIDE;
+      hsdLinkOde *l = &c->links[k];
+      int own = k == 0 || hsm_hasOneDofJoint(lk);
       l->top = own ? k : c->links[lk->parent].top;
       l->dynamic = 0;
       l->body = NULL;
@@ -519,7 +530,7 @@ int hsd_init(hsdWorld *w, hsError *err) {
     }
     // static links: offsets relative to the root frame (used for their poses)
     for (int k = 0; k < b->nlink; k++) {
-      hsdLink *l = &c->links[k];
+      hsdLinkOde *l = &c->links[k];
       if (!l->body) {
         const double *pt = c->state->linkP, *Rt = c->state->linkR;
         double d[3], RtT[9];
@@ -531,7 +542,7 @@ int hsd_init(hsdWorld *w, hsError *err) {
         hsu_mulMat(l->offR, RtT, c->state->linkR + 9 * k);
       }
     }
-    if (c->links[0].given && c->links[0].body) {
+    if (hsd_servoed(c, 0) && c->links[0].body) {
       dBodySetKinematic(c->links[0].body);
     }
     // the composite body of a free root (enabled only while every joint is servoed)
@@ -547,7 +558,7 @@ int hsd_init(hsdWorld *w, hsError *err) {
     }
     c->still = b->links[0].jointType != hsJOINT_FREE;
     for (int k = 1; k < b->nlink; k++) {
-      if (b->links[k].jointType == hsJOINT_ROTATE || b->links[k].jointType == hsJOINT_SLIDE) {
+      if (hsm_hasOneDofJoint(&b->links[k])) {
         c->still = 0;
       }
     }
@@ -572,10 +583,10 @@ int hsd_init(hsdWorld *w, hsError *err) {
       }
     }
     memset(c->readings, 0, 6 * (size_t)b->nsensor * sizeof *c->readings);
-    for (int k = 0; k < b->nlink; k++) {
-      c->links[k].cmd = 0;
-      c->links[k].hasExt = 0;
-    }
+    // commands given before the start are not for the first step
+    memset(c->in.flags, 0, (size_t)b->nlink * sizeof *c->in.flags);
+    memset(c->in.ext, 0, 6 * (size_t)b->nlink * sizeof *c->in.ext);
+    c->nExt = 0;
     hsd_syncFromState(w, ci, hsd_chooseRep(w, ci));
   }
   w->islandParent = hsu_calloc((size_t)w->nbody + 1, sizeof *w->islandParent);

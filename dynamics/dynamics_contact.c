@@ -35,7 +35,7 @@ static void updateAabbs(hsdWorld *w) {
   for (int ci = 0; ci < w->nchar; ci++) {
     hsdCharacter *c = &w->chars[ci];
     for (int k = 0; k < c->body->nlink; k++) {
-      hsdLink *l = &c->links[k];
+      hsdLinkOde *l = &c->links[k];
       l->hasAabb = l->ngeom > 0;
       for (int g = l->geomAdr; g < l->geomAdr + l->ngeom; g++) {
         hsdGeom *gg = &c->geoms[g];
@@ -120,9 +120,10 @@ static int collideGeoms(const hsdWorld *w, const hsdGeom *a, const hsdGeom *b, i
   return n > maxPoints ? reducePoints(w->scratch, n, maxPoints) : n;
 }
 
-// velocity at point p not carried by the link's attached body (servoed joint motion)
-static void internalVel(const hsdLink *l, const dReal p[3], double v[3]) {
-  double r[3] = {p[0] - l->pAct[0], p[1] - l->pAct[1], p[2] - l->pAct[2]}, x[3];
+// velocity at point p not carried by the link's attached body (servoed joint motion); o is the
+// link's origin
+static void internalVel(const hsdLinkOde *l, const double o[3], const dReal p[3], double v[3]) {
+  double r[3] = {p[0] - o[0], p[1] - o[1], p[2] - o[2]}, x[3];
   hsu_cross(x, l->wInt, r);
   for (int j = 0; j < 3; j++) {
     v[j] = l->vInt[j] + x[j];
@@ -130,8 +131,8 @@ static void internalVel(const hsdLink *l, const dReal p[3], double v[3]) {
 }
 
 // velocity of the material point at p of a link: its attached body's plus the internal part
-static void pointVel(const hsdLink *l, const dReal p[3], double v[3]) {
-  internalVel(l, p, v);
+static void pointVel(const hsdLinkOde *l, const double o[3], const dReal p[3], double v[3]) {
+  internalVel(l, o, p, v);
   if (l->att) {
     dVector3 r;
     dBodyGetPointVel(l->att, p[0], p[1], p[2], r);
@@ -146,10 +147,11 @@ static int dynamicBody(dBodyID b) {
   return b && !dBodyIsKinematic(b);
 }
 
-// add a contact joint for contact i between links l1 and l2 (at least one attached to a dynamic
-// body)
-static void makeContactJoint(hsdWorld *w, int i, const dContactGeom *cg, const hsdLink *l1,
-                             const hsdLink *l2, const hsdSurface *s) {
+// add a contact joint for contact i between links l1 and l2 with origins o1 and o2 (at least one
+// attached to a dynamic body)
+static void makeContactJoint(hsdWorld *w, int i, const dContactGeom *cg, const hsdLinkOde *l1,
+                             const double o1[3], const hsdLinkOde *l2, const double o2[3],
+                             const hsdSurface *s) {
   dContact ct;
   memset(&ct, 0, sizeof ct);
   ct.geom = *cg;
@@ -165,10 +167,10 @@ static void makeContactJoint(hsdWorld *w, int i, const dContactGeom *cg, const h
   dBodyID b1 = l1->att, b2 = l2->att;
   double n[3] = {cg->normal[0], cg->normal[1], cg->normal[2]}, sgn = 1;
   double v1[3], v2[3], i1[3], i2[3], vr[3], ir[3], vt[3];
-  pointVel(l1, cg->pos, v1);
-  pointVel(l2, cg->pos, v2);
-  internalVel(l1, cg->pos, i1);
-  internalVel(l2, cg->pos, i2);
+  pointVel(l1, o1, cg->pos, v1);
+  pointVel(l2, o2, cg->pos, v2);
+  internalVel(l1, o1, cg->pos, i1);
+  internalVel(l2, o2, cg->pos, i2);
   if (!b1) {
     b1 = l2->att;
     b2 = NULL;
@@ -244,7 +246,7 @@ void hsd_collide(hsdWorld *w) {
   for (size_t i = 0; i < w->linkPairs.n; i++) {
     const hsdLinkPair *lp = &lps[i];
     const hsdCharacter *c1 = &w->chars[lp->ch[0]], *c2 = &w->chars[lp->ch[1]];
-    const hsdLink *l1 = &c1->links[lp->link[0]], *l2 = &c2->links[lp->link[1]];
+    const hsdLinkOde *l1 = &c1->links[lp->link[0]], *l2 = &c2->links[lp->link[1]];
     // nothing to do for links that cannot move relative to each other
     if (!l1->hasAabb || !l2->hasAabb || (c1->still && c2->still) ||
         (l1->att && l1->att == l2->att) || (lp->ch[0] == lp->ch[1] && !l1->att) ||
@@ -293,7 +295,8 @@ void hsd_collide(hsdWorld *w) {
           hc->depth = cg->depth;
           w->contactJoint[ci] = 0;
           if (joint) {
-            makeContactJoint(w, ci, cg, l1, l2, &pair->surface);
+            makeContactJoint(w, ci, cg, l1, c1->state->linkP + 3 * lp->link[0], l2,
+                             c2->state->linkP + 3 * lp->link[1], &pair->surface);
           }
         }
       }
@@ -315,12 +318,12 @@ void hsd_readContactForces(hsdWorld *w) {
     for (int side = 0; side < 2; side++) {
       hsdCharacter *ch = &w->chars[c->ch[side]];
       int k = c->link[side];
-      const hsdLink *l = &ch->links[k];
+      const double *pk = ch->state->linkP + 3 * k, *Rk = ch->state->linkR + 9 * k;
       double sgn = side == 0 ? 1 : -1, f[3], cm[3], r[3], x[3];
-      hsu_rotVec(cm, l->RAct, ch->body->links[k].com);
+      hsu_rotVec(cm, Rk, ch->body->links[k].com);
       for (int j = 0; j < 3; j++) {
         f[j] = sgn * c->force[j];
-        r[j] = c->p[j] - (l->pAct[j] + cm[j]);
+        r[j] = c->p[j] - (pk[j] + cm[j]);
       }
       hsu_cross(x, r, f);
       for (int j = 0; j < 3; j++) {
@@ -343,7 +346,7 @@ static int pairHits(hsdWorld *w, const hsdLinkPair *list, int first, int count) 
   for (int i = first; i < first + count; i++) {
     const hsdLinkPair *lp = &list[i];
     const hsdCharacter *c1 = &w->chars[lp->ch[0]], *c2 = &w->chars[lp->ch[1]];
-    const hsdLink *l1 = &c1->links[lp->link[0]], *l2 = &c2->links[lp->link[1]];
+    const hsdLinkOde *l1 = &c1->links[lp->link[0]], *l2 = &c2->links[lp->link[1]];
     if (!l1->hasAabb || !l2->hasAabb || (l1->top == l2->top && lp->ch[0] == lp->ch[1]) ||
         !overlap(l1->aabb, l2->aabb)) {
       continue;
@@ -366,8 +369,8 @@ int hsd_checkIntersections(hsdWorld *w, int checkAll, int *hits, int maxHits) {
   }
   // the geoms are where the last step (or hsd_init) left the bodies; apply pending teleports
   for (int ci = 0; ci < w->nchar; ci++) {
-    if (w->chars[ci].dirty) {
-      hsd_syncFromState(w, ci, w->chars[ci].rep);
+    if (w->chars[ci].teleported) {
+      hsd_applyTeleport(w, ci, w->chars[ci].rep);
     }
   }
   updateAabbs(w);

@@ -113,6 +113,9 @@ hsdWorld *hsd_makeWorld(const hsdOptions *opt, hsError *err) {
 static void freeCharacter(hsdCharacter *c) {
   hsu_free(c->name);
   hsm_freeState(c->state);
+  hsu_free(c->in.mode);
+  hsu_free(c->in.flags);
+  hsu_free(c->in.q);  // one pool: q, dq, ddq, u, ext
   hsu_free(c->links);
   hsu_free(c->motion);
   hsu_free(c->sensorR);
@@ -167,8 +170,7 @@ static int checkBody(const hsBody *b, hsError *err) {
       return HS_ERR(err, hsE_INVALID, "body %s: link %s has a negative mass or non-finite numbers",
                     b->name, l->name);
     }
-    if (i > 0 && (l->jointType == hsJOINT_ROTATE || l->jointType == hsJOINT_SLIDE) &&
-        hsu_norm(l->axis) < 1e-9) {
+    if (hsm_hasOneDofJoint(l) && hsu_norm(l->axis) < 1e-9) {
       return HS_ERR(err, hsE_INVALID, "body %s: joint %s has a zero axis", b->name, l->name);
     }
   }
@@ -213,6 +215,9 @@ int hsd_addCharacter(hsdWorld *w, const char *name, const hsBody *body, hsError 
   c->body = body;
   c->name = hsu_strdup(name);
   c->state = hsm_makeState(body, err);
+  c->in.mode = hsu_calloc(n, sizeof *c->in.mode);
+  c->in.flags = hsu_calloc(n, sizeof *c->in.flags);
+  c->in.q = hsu_calloc(10 * n, sizeof *c->in.q);
   c->links = hsu_calloc(n, sizeof *c->links);
   c->motion = hsu_calloc(n, sizeof *c->motion);
   c->linkWrench = hsu_calloc(n, sizeof *c->linkWrench);
@@ -222,20 +227,24 @@ int hsd_addCharacter(hsdWorld *w, const char *name, const hsBody *body, hsError 
   c->readings = hsu_calloc(6 * ns + 1, sizeof *c->readings);
   c->nreading = hsu_calloc(ns + 1, sizeof *c->nreading);
   c->sensorVPrev = hsu_calloc(ns + 1, sizeof *c->sensorVPrev);
-  if (!c->name || !c->state || !c->links || !c->motion || !c->linkWrench || !c->subW ||
-      !c->scratch || !c->sensorR ||
-      !c->readings || !c->nreading || !c->sensorVPrev) {
+  if (!c->name || !c->state || !c->in.mode || !c->in.flags || !c->in.q || !c->links ||
+      !c->motion || !c->linkWrench || !c->subW || !c->scratch || !c->sensorR || !c->readings ||
+      !c->nreading || !c->sensorVPrev) {
     freeCharacter(c);
     return HS_ERR(err, hsE_NOMEM, "out of memory");
   }
-  // OpenHRP's default drive mode is torque; commands start at the initial configuration
+  // the input: OpenHRP's default drive mode is torque; commands start at the initial
+  // configuration
+  c->in.dq = c->in.q + n;
+  c->in.ddq = c->in.q + 2 * n;
+  c->in.u = c->in.q + 3 * n;
+  c->in.ext = c->in.q + 4 * n;
   for (size_t i = 0; i < n; i++) {
-    hsdLink *l = &c->links[i];
-    l->mode = hsMODE_TORQUE;
-    l->qCmd = c->state->q[i];
+    c->in.mode[i] = hsMODE_TORQUE;
+    c->in.q[i] = c->state->q[i];
   }
-  memcpy(c->links[0].pCmd, c->state->rootP, sizeof c->links[0].pCmd);
-  memcpy(c->links[0].RCmd, c->state->rootR, sizeof c->links[0].RCmd);
+  memcpy(c->in.rootP, c->state->rootP, sizeof c->in.rootP);
+  memcpy(c->in.rootR, c->state->rootR, sizeof c->in.rootR);
   for (size_t i = 0; i < ns; i++) {
     const hsSensor *s = &body->sensors[i];
     hsu_axisAngleToMat(c->sensorR[i], s->rotation);

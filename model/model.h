@@ -330,6 +330,11 @@ const char *hsm_sensorTypeName(hstSensor type);
 // parse a jointType string; returns 0 and sets *type, or -1 if unknown
 int hsm_parseJointType(const char *name, hstJoint *type);
 
+// 1 if the link's joint has one degree of freedom (rotate or slide) between the link and its
+// parent: what JOINT_VALUE and the other joint data drive. A root's joint (to the world) never
+// counts.
+int hsm_hasOneDofJoint(const hsLink *link);
+
 // total triangles over all shapes
 long hsm_triangleCount(const hsBody *body);
 

@@ -74,6 +74,11 @@ int hsm_parseJointType(const char *name, hstJoint *type) {
   return -1;
 }
 
+int hsm_hasOneDofJoint(const hsLink *link) {
+  return link && link->parent >= 0 &&
+         (link->jointType == hsJOINT_ROTATE || link->jointType == hsJOINT_SLIDE);
+}
+
 long hsm_triangleCount(const hsBody *body) {
   long n = 0;
   for (int i = 0; body && i < body->nshape; i++) {

@@ -299,7 +299,6 @@ void DynamicsSimulatorServant::registerCharacter(const char *name, OpenHRP::Body
     std::stable_sort(list.begin(), list.end(),
                      [body](int a, int b) { return body->sensors[a].id < body->sensors[b].id; });
   }
-  c.extForce.assign(6 * static_cast<size_t>(body->nlink), 0.0);
   c.scratch.reset(hsm_makeState(body, &err));
   if (!c.scratch) {
     fail(op, format("'%s'", name), err);
@@ -448,13 +447,6 @@ void DynamicsSimulatorServant::stepSimulation() {
   if (hsd_step(world_, &err) < 0) {
     fail(op, "", err);
   }
-  // the world applied the external forces for this step and cleared them
-  for (Character &c : chars_) {
-    if (c.extPending) {
-      std::fill(c.extForce.begin(), c.extForce.end(), 0.0);
-      c.extPending = false;
-    }
-  }
 }
 
 void DynamicsSimulatorServant::setGVector(const OpenHRP::DblSequence3 &wdata) {
@@ -519,20 +511,12 @@ void DynamicsSimulatorServant::setLinkData(const char *op, int ch, int link, DS:
       break;
     case DS::ABS_TRANSFORM:
       rc = hsd_setLinkPose(world_, ch, link, v, v + 3, &err);
-      if (rc >= 0 && link == 0) {
-        hsd_forwardKinematics(world_, ch);  // the root carries every link along at once
-      }
       break;
     case DS::ABS_VELOCITY:
       rc = hsd_setLinkVelocity(world_, ch, link, v, v + 3, &err);
       break;
     case DS::EXTERNAL_FORCE:
       rc = hsd_setExternalForce(world_, ch, link, v, v + 3, &err);
-      if (rc >= 0) {
-        Character &c = chars_[ch];
-        std::memcpy(&c.extForce[6 * static_cast<size_t>(link)], v, 6 * sizeof(double));
-        c.extPending = true;
-      }
       break;
     default:
       HS_ASSERT(0);  // callers admit writable types only
@@ -577,7 +561,7 @@ void DynamicsSimulatorServant::getLinkData(int ch, int link, DS::LinkDataType ty
       break;
     }
     case DS::EXTERNAL_FORCE:
-      std::memcpy(out, &chars_[ch].extForce[6 * static_cast<size_t>(link)], 6 * sizeof(double));
+      std::memcpy(out, hsd_input(world_, ch)->ext + 6 * link, 6 * sizeof(double));
       break;
     default:
       HS_ASSERT(0);  // callers admit fixed-size types only

@@ -104,8 +104,6 @@ class DynamicsSimulatorServant : public POA_OpenHRP::DynamicsSimulator {
     std::string name;
     BodyPtr body;
     std::vector<int> sensors[hsSENSOR_NTYPES];  // body->sensors indices in sensorId order
-    std::vector<double> extForce;  // 6 per link: force, torque pending for the next step
-    bool extPending = false;       // some link has a pending external force
     std::unique_ptr<hsBodyState, void (*)(hsBodyState *)> scratch{nullptr, hsm_freeState};
     std::vector<double> ikWork;      // hsm_inverseKinematics workspace
   };
