@@ -142,7 +142,8 @@ typedef struct hsdSurface {
 } hsdSurface;
 
 // register a contact pair: link index -1 means every link of that character; the same
-// character twice means self-collision among its links (never a link with its parent)
+// character twice means self-collision among its links (never a link with its parent, nor a
+// link with itself). Frictions >= 0, restitution in [0, 1], culling threshold >= 0.
 int hsd_addContactPair(hsdWorld *w, int ch1, int link1, int ch2, int link2,
                        const hsdSurface *surface, hsError *err);
 
@@ -268,6 +269,16 @@ int hsd_positionGiven(const hsdWorld *w, int ch, int link);
 int hsd_setExternalForce(hsdWorld *w, int ch, int link, const double f[3], const double t[3],
                          hsError *err);
 
+// OpenHRP's calcCharacterInverseKinematics: move the joints on the path from base to target so
+// that target's frame reaches (p [m], R rotation, world frame), keeping base where it is (see
+// hsm_inverseKinematics, default options). Solved on a copy of the state: when the goal is
+// reached the solution is applied as if set joint by joint (hsd_setJointValue: commands for
+// servoed joints, teleports for the others) and through the root's pose (hsd_setLinkPose),
+// and 1 is returned; when it is not, nothing changes and 0 is returned. hsE_INVALID (bad
+// index, non-finite goal, R not a rotation) with err. No allocation.
+int hsd_inverseKinematics(hsdWorld *w, int ch, int base, int target, const double p[3],
+                          const double R[9], hsError *err);
+
 // recompute the link poses in the state of character ch (ch < 0: every character) from its root
 // pose and q. Between steps this only changes what the state shows: a step starts from the
 // configuration the simulation has (for characters with joint dynamics, the ODE bodies').
@@ -286,8 +297,33 @@ typedef struct hsdContact {
   double force[3];   // force on link[0] at p, world frame [N] (link[1] gets the opposite)
 } hsdContact;
 
-// contacts of the last step, in deterministic order; *n receives the count
+// contacts of the last step, in deterministic order (grouped by link pair, pairs in
+// registration order); *n receives the count
 const hsdContact *hsd_contacts(const hsdWorld *w, int *n);
+
+// the contacts of the last step between one pair of links (OpenHRP's Collision)
+typedef struct hsdContactGroup {
+  int pair;           // index of the registered contact pair
+  int ch[2];          // characters
+  int link[2];        // links
+  int first, count;   // its points are hsd_contacts()[first .. first + count)
+} hsdContactGroup;
+
+// the last step's contacts grouped by link pair, in order of first appearance; *n receives the
+// count (at most the number of contacts)
+const hsdContactGroup *hsd_contactGroups(const hsdWorld *w, int *n);
+
+// the last step's contact points on link `link` of character ch, 6 numbers each: the point,
+// then the force on this link, world frame [m, N] (OpenHRP's CONSTRAINT_FORCE). Writes at most
+// max points into out (may be NULL with max 0) and returns how many there are, or hsE_INVALID
+// for a bad index.
+int hsd_linkContacts(const hsdWorld *w, int ch, int link, double *out, int max);
+
+// the registered pairs, contact pairs first, then intersection pairs (the numbering of
+// hsd_checkIntersections): how many there are, and what pair `index` joins (link -1: every
+// link of that character; tolerance: 0 for contact pairs). 0, or hsE_INVALID for a bad index.
+int hsd_pairCount(const hsdWorld *w);
+int hsd_pair(const hsdWorld *w, int index, int ch[2], int link[2], double *tolerance);
 
 // check the registered contact and intersection pairs at the current poses (no step; pending
 // teleports are applied first): 1 if any pair intersects. With hits non-NULL, fills up to maxHits

@@ -107,7 +107,7 @@ void hsd_destroyOde(hsdWorld *w) {
     dWorldDestroy(w->world);
     w->world = NULL;
   }
-  w->ncontact = 0;
+  w->ncontact = w->ngroup = 0;
   w->initialised = 0;
 }
 
@@ -600,6 +600,6 @@ int hsd_init(hsdWorld *w, hsError *err) {
   w->time = 0;
   w->steps = 0;
   w->seed = 1;
-  w->ncontact = 0;
+  w->ncontact = w->ngroup = 0;
   return 0;
 }

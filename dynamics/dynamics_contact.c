@@ -304,7 +304,28 @@ void hsd_collide(hsdWorld *w) {
   }
 }
 
+// group the contacts by link pair: the generation loop writes each link pair's points in one
+// run, so a group is a run of equal (pair, characters, links)
+static void groupContacts(hsdWorld *w) {
+  w->ngroup = 0;
+  for (int i = 0; i < w->ncontact; i++) {
+    const hsdContact *c = &w->contacts[i];
+    hsdContactGroup *g = w->ngroup ? &w->groups[w->ngroup - 1] : NULL;
+    if (!g || g->pair != c->pair || g->ch[0] != c->ch[0] || g->ch[1] != c->ch[1] ||
+        g->link[0] != c->link[0] || g->link[1] != c->link[1]) {
+      g = &w->groups[w->ngroup++];
+      g->pair = c->pair;
+      memcpy(g->ch, c->ch, sizeof g->ch);
+      memcpy(g->link, c->link, sizeof g->link);
+      g->first = i;
+      g->count = 0;
+    }
+    g->count++;
+  }
+}
+
 void hsd_readContactForces(hsdWorld *w) {
+  groupContacts(w);
   for (int i = 0; i < w->ncontact; i++) {
     hsdContact *c = &w->contacts[i];
     if (!w->contactJoint[i]) {
@@ -339,6 +360,37 @@ const hsdContact *hsd_contacts(const hsdWorld *w, int *n) {
     *n = w ? w->ncontact : 0;
   }
   return w ? w->contacts : NULL;
+}
+
+const hsdContactGroup *hsd_contactGroups(const hsdWorld *w, int *n) {
+  if (n) {
+    *n = w ? w->ngroup : 0;
+  }
+  return w ? w->groups : NULL;
+}
+
+int hsd_linkContacts(const hsdWorld *w, int ch, int link, double *out, int max) {
+  if (hsd_checkLink(w, ch, link, NULL) < 0) {
+    return hsE_INVALID;
+  }
+  int count = 0;
+  for (int i = 0; i < w->ncontact; i++) {
+    const hsdContact *c = &w->contacts[i];
+    for (int side = 0; side < 2; side++) {
+      if (c->ch[side] != ch || c->link[side] != link) {
+        continue;
+      }
+      if (count < max) {
+        double sign = side == 0 ? 1 : -1, *o = out + 6 * count;
+        for (int k = 0; k < 3; k++) {
+          o[k] = c->p[k];
+          o[3 + k] = sign * c->force[k];
+        }
+      }
+      count++;
+    }
+  }
+  return count;
 }
 
 // 1 if any geoms of the link pairs [first, first + count) of list intersect

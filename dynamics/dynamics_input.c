@@ -263,3 +263,48 @@ int hsd_setExternalForce(hsdWorld *w, int ch, int link, const double f[3], const
   }
   return 0;
 }
+
+int hsd_inverseKinematics(hsdWorld *w, int ch, int base, int target, const double p[3],
+                          const double R[9], hsError *err) {
+  if (hsd_checkLink(w, ch, base, err) < 0 || hsd_checkLink(w, ch, target, err) < 0) {
+    return hsE_INVALID;
+  }
+  if (!p || !R || !hsd_sane(p, 3) || !hsd_sane(R, 9)) {
+    return HS_ERR(err, hsE_INVALID, "the goal pose must be finite (and below 1e12)");
+  }
+  hsdCharacter *c = &w->chars[ch];
+  const hsBody *b = c->body;
+  const hsBodyState *st = c->state;
+  // solve on a copy: the state changes only when the goal is reached
+  hsBodyState *s = c->ikState;
+  size_t n = (size_t)b->nlink;
+  memcpy(s->q, st->q, n * sizeof *s->q);
+  memcpy(s->dq, st->dq, n * sizeof *s->dq);
+  memcpy(s->ddq, st->ddq, n * sizeof *s->ddq);
+  memcpy(s->u, st->u, n * sizeof *s->u);
+  memcpy(s->rootP, st->rootP, sizeof s->rootP);
+  memcpy(s->rootR, st->rootR, sizeof s->rootR);
+  memcpy(s->linkP, st->linkP, 3 * n * sizeof *s->linkP);
+  memcpy(s->linkR, st->linkR, 9 * n * sizeof *s->linkR);
+  int rc = hsm_inverseKinematics(b, s, base, target, p, R, NULL, c->ikWork, err);
+  if (rc <= 0) {
+    return rc;
+  }
+  // reached: the joints, then the root (which carries the links along)
+  for (int k = 1; k < b->nlink; k++) {
+    if (s->q[k] != st->q[k] && hsd_setJointValue(w, ch, k, s->q[k], err) < 0) {
+      return hsE_INVALID;
+    }
+  }
+  if (memcmp(s->rootP, st->rootP, sizeof s->rootP) != 0 ||
+      memcmp(s->rootR, st->rootR, sizeof s->rootR) != 0) {
+    double rp[3], rR[9];
+    memcpy(rp, s->rootP, sizeof rp);
+    memcpy(rR, s->rootR, sizeof rR);
+    if (hsd_setLinkPose(w, ch, 0, rp, rR, err) < 0) {
+      return hsE_INVALID;
+    }
+  }
+  hsd_forwardKinematics(w, ch);
+  return 1;
+}

@@ -139,6 +139,8 @@ typedef struct hsdCharacter {
   double bo[3];             // root origin in the composite body frame this step
   double vRoot[3], wRoot[3];  // kinematic root velocity this step
   double *scratch;          // 6 per link
+  hsBodyState *ikState;     // hsd_inverseKinematics solves on this copy of the state
+  void *ikWork;             // and with this workspace (hsm_ikWorkSize)
 } hsdCharacter;
 
 // one expanded link pair of a registered pair
@@ -187,6 +189,8 @@ struct hsdWorld {
   // contact buffers, sized at make time (opt.maxContacts)
   hsdContact *contacts;
   int ncontact;
+  hsdContactGroup *groups;  // the contacts grouped by link pair (as many as contacts at most)
+  int ngroup;
   dJointFeedback *contactFb;
   int *contactJoint;  // +1: the contact joint's body 1 is link[0]'s side, -1: link[1]'s, 0: none
   int *contactIsland;     // per contact, 3 ints: the island indices of its joint's two bodies

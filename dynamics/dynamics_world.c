@@ -97,12 +97,13 @@ hsdWorld *hsd_makeWorld(const hsdOptions *opt, hsError *err) {
   w->g[2] = -9.8;
   w->seed = 1;
   w->contacts = hsu_calloc((size_t)o.maxContacts, sizeof *w->contacts);
+  w->groups = hsu_calloc((size_t)o.maxContacts, sizeof *w->groups);
   w->contactFb = hsu_calloc((size_t)o.maxContacts, sizeof *w->contactFb);
   w->contactJoint = hsu_calloc((size_t)o.maxContacts, sizeof *w->contactJoint);
   w->contactIsland = hsu_calloc(3 * (size_t)o.maxContacts, sizeof *w->contactIsland);
   w->nscratch = o.maxContactsPerPair > 64 ? o.maxContactsPerPair : 64;
   w->scratch = hsu_calloc((size_t)w->nscratch, sizeof *w->scratch);
-  if (!w->contacts || !w->contactFb || !w->contactJoint || !w->contactIsland || !w->scratch) {
+  if (!w->contacts || !w->groups || !w->contactFb || !w->contactJoint || !w->contactIsland || !w->scratch) {
     hsd_freeWorld(w);
     HS_ERR(err, hsE_NOMEM, "out of memory");
     return NULL;
@@ -125,6 +126,8 @@ static void freeCharacter(hsdCharacter *c) {
   hsu_free(c->linkWrench);
   hsu_free(c->subW);
   hsu_free(c->scratch);
+  hsm_freeState(c->ikState);
+  hsu_free(c->ikWork);
 }
 
 void hsd_freeWorld(hsdWorld *w) {
@@ -141,6 +144,7 @@ void hsd_freeWorld(hsdWorld *w) {
   hsu_vecFree(&w->linkPairs);
   hsu_vecFree(&w->ilinkPairs);
   hsu_free(w->contacts);
+  hsu_free(w->groups);
   hsu_free(w->contactFb);
   hsu_free(w->contactJoint);
   hsu_free(w->contactIsland);
@@ -223,12 +227,15 @@ int hsd_addCharacter(hsdWorld *w, const char *name, const hsBody *body, hsError 
   c->linkWrench = hsu_calloc(n, sizeof *c->linkWrench);
   c->subW = hsu_calloc(n, sizeof *c->subW);
   c->scratch = hsu_calloc(6 * n, sizeof *c->scratch);
+  c->ikState = hsm_makeState(body, err);
+  c->ikWork = hsu_malloc(hsm_ikWorkSize(body) + sizeof(double));
   c->sensorR = hsu_calloc(ns + 1, sizeof *c->sensorR);
   c->readings = hsu_calloc(6 * ns + 1, sizeof *c->readings);
   c->nreading = hsu_calloc(ns + 1, sizeof *c->nreading);
   c->sensorVPrev = hsu_calloc(ns + 1, sizeof *c->sensorVPrev);
   if (!c->name || !c->state || !c->in.mode || !c->in.flags || !c->in.q || !c->links ||
-      !c->motion || !c->linkWrench || !c->subW || !c->scratch || !c->sensorR || !c->readings ||
+      !c->motion || !c->linkWrench || !c->subW || !c->scratch || !c->ikState || !c->ikWork ||
+      !c->sensorR || !c->readings ||
       !c->nreading || !c->sensorVPrev) {
     freeCharacter(c);
     return HS_ERR(err, hsE_NOMEM, "out of memory");
@@ -384,16 +391,29 @@ static int addPair(hsdWorld *w, hsdPair **list, int *n, int *cap, hsuVec *lps, i
     return HS_ERR(err, hsE_INVALID, "pair names a link that does not exist (%d, %d)", link1,
                   link2);
   }
+  if (ch1 == ch2 && link1 == link2 && link1 >= 0) {
+    return HS_ERR(err, hsE_INVALID, "%s link %s: a link cannot %s itself", w->chars[ch1].name,
+                  w->chars[ch1].body->links[link1].name, s ? "collide with" : "intersect");
+  }
   if (s) {
     double v[4] = {s->staticFriction, s->slipFriction, s->restitution, s->cullingThresh};
-    if (!hsd_sane(v, 4) || s->staticFriction < 0 || s->slipFriction < 0 ||
-        s->restitution < 0 || s->restitution > 1) {
-      return HS_ERR(err, hsE_INVALID,
-                    "friction must be finite and >= 0, restitution in 0..1, culling finite");
+    if (!hsd_sane(v, 4)) {
+      return HS_ERR(err, hsE_INVALID, "friction, culling_thresh and restitution must be finite "
+                    "(and below 1e12)");
+    }
+    if (s->staticFriction < 0 || s->slipFriction < 0) {
+      return HS_ERR(err, hsE_INVALID, "friction coefficients must be >= 0, got static %g, slip %g",
+                    s->staticFriction, s->slipFriction);
+    }
+    if (s->cullingThresh < 0) {
+      return HS_ERR(err, hsE_INVALID, "culling_thresh must be >= 0, got %g", s->cullingThresh);
+    }
+    if (s->restitution < 0 || s->restitution > 1) {
+      return HS_ERR(err, hsE_INVALID, "restitution must be in [0, 1], got %g", s->restitution);
     }
   }
   if (!hsd_sane(&tol, 1) || tol < 0) {
-    return HS_ERR(err, hsE_INVALID, "tolerance must be finite and >= 0");
+    return HS_ERR(err, hsE_INVALID, "tolerance must be a finite distance >= 0, got %g", tol);
   }
   if (*n == *cap) {
     int c = *cap ? 2 * *cap : 8;
@@ -442,4 +462,23 @@ int hsd_addIntersectionPair(hsdWorld *w, int ch1, int link1, int ch2, int link2,
   }
   return addPair(w, &w->ipairs, &w->nipair, &w->capIpair, &w->ilinkPairs, ch1, link1, ch2,
                  link2, NULL, tolerance, err);
+}
+
+int hsd_pairCount(const hsdWorld *w) {
+  return w ? w->npair + w->nipair : 0;
+}
+
+int hsd_pair(const hsdWorld *w, int index, int ch[2], int link[2], double *tolerance) {
+  if (!w || index < 0 || index >= w->npair + w->nipair) {
+    return hsE_INVALID;
+  }
+  const hsdPair *p = index < w->npair ? &w->pairs[index] : &w->ipairs[index - w->npair];
+  for (int k = 0; k < 2; k++) {
+    ch[k] = p->ch[k];
+    link[k] = p->link[k];
+  }
+  if (tolerance) {
+    *tolerance = p->tolerance;
+  }
+  return 0;
 }
