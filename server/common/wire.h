@@ -1,7 +1,8 @@
 // wire.h - the one place where the simulation's data meets OpenHRP's IDL: link data (every
 // LinkDataType, one link or all in jointId order), WorldState, SensorState, LinkPairs, the
 // Jacobian, gravity's sign, the drive-mode, integration and sensor options, and a character
-// made from a BodyInfo. BodyInfo itself converts in body_info.h.
+// made from a BodyInfo. The model's data (BodyInfo, SceneInfo, the ModelLoader's load options)
+// convert in body_info.h, the other half of this module.
 //
 // Each function checks what the wire brought (lengths, finite numbers, rotations, enum values)
 // before anything reaches the C libraries, and reports a problem as an hsError whose message
