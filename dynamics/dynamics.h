@@ -159,8 +159,8 @@ int hsd_addIntersectionPair(hsdWorld *w, int ch1, int link1, int ch2, int link2,
 int hsd_init(hsdWorld *w, hsError *err);
 
 // advance one time step: apply torques / servo targets / external forces, collide the
-// registered pairs, step ODE, read back every state, compute sensor readings; then clear the
-// external forces. Numerical trouble is counted in the warnings (hsd_warningCount).
+// registered pairs, step ODE, read back every state and joint torque; then clear the
+// commands of the step and the external forces. Numerical trouble is counted in the warnings (hsd_warningCount).
 int hsd_step(hsdWorld *w, hsError *err);
 
 // number of steps run since hsd_init
@@ -190,8 +190,12 @@ const hsBodyState *hsd_state(const hsdWorld *w, int ch);
 typedef struct hsdLinkMotion {
   double v[3];   // linear velocity of the link origin [m/s]
   double w[3];   // angular velocity [rad/s]
-  double dv[3];  // linear acceleration of the link origin [m/s^2]
-  double dw[3];  // angular acceleration [rad/s^2]
+  double dv[3];  // linear acceleration of the link origin over the last step [m/s^2]
+  double dw[3];  // angular acceleration over the last step [rad/s^2]
+  // where the last step started (after any teleport it began with): dv = (v - vStart) / dt
+  double vStart[3];  // linear velocity of the link origin [m/s]
+  double wStart[3];  // angular velocity [rad/s]
+  double RStart[9];  // orientation of the link frame
 } hsdLinkMotion;
 
 // motion of link `link` of character ch (valid after hsd_init / hsd_step)
@@ -331,15 +335,16 @@ int hsd_pair(const hsdWorld *w, int index, int ch[2], int link[2], double *toler
 // filled; checkAll 0 stops at the first hit. hsE_INVALID before hsd_init (no geometry yet).
 int hsd_checkIntersections(hsdWorld *w, int checkAll, int *hits, int maxHits);
 
-//---------------------------------- sensors ---------------------------------------------------
+//---------------------------------- what sensors read -----------------------------------------
 
-// readings of a character's body sensors after the last step (zeros before): per sensor index
-// into body->sensors, as many numbers as the type gives (force 6: force then moment about the
-// sensor origin in the sensor frame, of what the sensor's link and beyond exert on its parent;
-// rate gyro 3: angular velocity in the sensor frame; accelerometer 3: acceleration of the
-// sensor point minus gravity, i.e. (0,0,+9.8) at rest z-up, in the sensor frame); range and
-// vision: 0 numbers here
-const double *hsd_sensorReading(const hsdWorld *w, int ch, int sensor, int *n);
+// the wrench that link `link` of character ch and everything beyond it exert on its parent
+// through their joint during the last step (what a force sensor in that joint measures): force
+// [N] (out[0..2]) and moment about point [N m] (out[3..5]), world frame. From the joint's
+// constraint force (plus the torque a torque-mode joint added) where the link has an ODE joint
+// of its own in a character with joint dynamics, from inverse dynamics of the step otherwise
+// (computed for every link of a servoed character, and for the links that carry a force
+// sensor). Zeros for a bad index. Sensor readings are sensors/' business: see sensors.h.
+void hsd_jointWrench(const hsdWorld *w, int ch, int link, const double point[3], double out[6]);
 
 #ifdef __cplusplus
 }

@@ -582,7 +582,6 @@ int hsd_init(hsdWorld *w, hsError *err) {
         c->needWrench = 1;
       }
     }
-    memset(c->readings, 0, 6 * (size_t)b->nsensor * sizeof *c->readings);
     // commands given before the start are not for the first step
     memset(c->in.flags, 0, (size_t)b->nlink * sizeof *c->in.flags);
     memset(c->in.ext, 0, 6 * (size_t)b->nlink * sizeof *c->in.ext);

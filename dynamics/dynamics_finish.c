@@ -1,5 +1,6 @@
 // dynamics_finish.c - the last phase of a step: each character's state written from the
-// simulation, then its torques and sensor readings; the step's commands cleared.
+// simulation, then its joint torques; the step's commands cleared. Also what sensors read of a
+// step: the joint wrenches (hsd_jointWrench).
 //
 // After a step of an articulated character ODE's centre-of-mass bodies become link frames:
 // p = p_body + R_body offP, R = R_body offR, v_origin = v_com + w x (p_origin - p_com); joint
@@ -11,12 +12,10 @@
 // velocities over the last step, (v(t) - v(t - dt)) / dt: with ODE's semi-implicit Euler this is
 // exactly the acceleration the step applied.
 //
-// Sensors: a force sensor whose link has its own ODE joint (articulated characters) reads that
-// joint's feedback (the constraint wrench on the link, plus the torque a torque-mode joint added
-// outside the constraint), negated (what the link exerts on its parent) and moved to the sensor
-// origin; otherwise inverse dynamics of the link's subtree gives the same wrench. Rate gyros:
-// the link's angular velocity; accelerometers: the sensor point's acceleration minus gravity;
-// all in the sensor frame.
+// Joint wrenches (what a force sensor measures): where the link has its own ODE joint
+// (articulated characters) that joint's feedback (the constraint wrench on the link, plus the
+// torque a torque-mode joint added outside the constraint), negated (what the link exerts on
+// its parent); otherwise inverse dynamics of the link's subtree gives the same wrench.
 
 #include <math.h>
 #include <string.h>
@@ -181,97 +180,62 @@ static void differentiate(const hsdWorld *w, hsdCharacter *c) {
     hsu_rotVec(rc, st->linkR + 9 * k, b->links[k].com);
     hsu_cross(x, m->w, rc);
     for (int j = 0; j < 3; j++) {
-      m->dv[j] = (m->v[j] - l->vPrev[j]) * idt;
-      m->dw[j] = (m->w[j] - l->wPrev[j]) * idt;
+      m->dv[j] = (m->v[j] - m->vStart[j]) * idt;
+      m->dw[j] = (m->w[j] - m->wStart[j]) * idt;
       vc[j] = m->v[j] + x[j];
       l->ac[j] = (vc[j] - l->vcPrev[j]) * idt;
     }
-    memcpy(l->vPrev, m->v, sizeof l->vPrev);
-    memcpy(l->wPrev, m->w, sizeof l->wPrev);
     memcpy(l->vcPrev, vc, sizeof vc);
   }
 }
 
-// compute the sensor readings of character c from the state of the last step
-static void updateSensors(const hsdWorld *w, hsdCharacter *c) {
-  const hsBody *b = c->body;
+void hsd_jointWrench(const hsdWorld *w, int ch, int link, const double point[3], double out[6]) {
+  memset(out, 0, 6 * sizeof *out);
+  if (hsd_checkLink(w, ch, link, NULL) < 0) {
+    return;
+  }
+  const hsdCharacter *c = &w->chars[ch];
+  const hsdLinkOde *l = &c->links[link];
   const hsBodyState *st = c->state;
-  double idt = 1.0 / w->dt;
-  for (int s = 0; s < b->nsensor; s++) {
-    const hsSensor *sn = &b->sensors[s];
-    int k = sn->link;
-    const hsdLinkOde *l = &c->links[k];
-    const hsdLinkMotion *m = &c->motion[k];
-    const double *pk = st->linkP + 3 * k, *Rk = st->linkR + 9 * k;
-    double Rs[9], ps[3], r[3], *out = c->readings + 6 * s;
-    hsu_mulMat(Rs, Rk, c->sensorR[s]);
-    hsu_rotVec(r, Rk, sn->translation);
-    for (int j = 0; j < 3; j++) {
-      ps[j] = pk[j] + r[j];
-    }
-    switch (sn->type) {
-      case hsSENSOR_FORCE: {
-        double F[3], M[3];
-        if (l->jkind != hsdJ_NONE && c->rep == hsdREP_ARTICULATED) {
-          // the joint's wrench on this link (f1, t1 about the body's centre), plus the torque
-          // or force a torque-mode joint added outside the constraint
-          double f1[3] = {l->fb.f1[0], l->fb.f1[1], l->fb.f1[2]};
-          double t1[3] = {l->fb.t1[0], l->fb.t1[1], l->fb.t1[2]};
-          if (!hsd_servoed(c, k)) {
-            double a[3];
-            hsd_worldAxis(a, &b->links[k], Rk);
-            for (int j = 0; j < 3; j++) {
-              if (l->jkind == hsdJ_HINGE) {
-                t1[j] += c->in.u[k] * a[j];
-              } else {
-                f1[j] += c->in.u[k] * a[j];
-              }
-            }
-          }
-          // what the link exerts on its parent is the opposite, moved to the sensor origin
-          const dReal *c1 = dBodyGetPosition(l->body);
-          double d[3], x[3];
-          for (int j = 0; j < 3; j++) {
-            d[j] = c1[j] - ps[j];
-          }
-          hsu_cross(x, d, f1);
-          for (int j = 0; j < 3; j++) {
-            F[j] = -f1[j];
-            M[j] = -t1[j] - x[j];
-          }
+  double *F = out, *M = out + 3, x[3];
+  if (l->jkind != hsdJ_NONE && c->rep == hsdREP_ARTICULATED) {
+    // the joint's wrench on this link (f1, t1 about the body's centre), plus the torque or
+    // force a torque-mode joint added outside the constraint
+    double f1[3] = {l->fb.f1[0], l->fb.f1[1], l->fb.f1[2]};
+    double t1[3] = {l->fb.t1[0], l->fb.t1[1], l->fb.t1[2]};
+    if (!hsd_servoed(c, link)) {
+      double a[3], u = c->in.u[link];
+      hsd_worldAxis(a, &c->body->links[link], st->linkR + 9 * link);
+      for (int j = 0; j < 3; j++) {
+        if (l->jkind == hsdJ_HINGE) {
+          t1[j] += u * a[j];
         } else {
-          // inverse dynamics: the subtree's wrench about the link origin, moved to the sensor
-          double d[3], x[3];
-          for (int j = 0; j < 3; j++) {
-            d[j] = pk[j] - ps[j];
-            F[j] = c->subW[k][j];
-          }
-          hsu_cross(x, d, F);
-          for (int j = 0; j < 3; j++) {
-            M[j] = c->subW[k][3 + j] + x[j];
-          }
+          f1[j] += u * a[j];
         }
-        hsu_rotVecT(out, Rs, F);
-        hsu_rotVecT(out + 3, Rs, M);
-        break;
       }
-      case hsSENSOR_RATEGYRO:
-        hsu_rotVecT(out, Rs, m->w);
-        break;
-      case hsSENSOR_ACCELERATION: {
-        double v[3], x[3], a[3];
-        hsu_cross(x, m->w, r);
-        for (int j = 0; j < 3; j++) {
-          v[j] = m->v[j] + x[j];
-          a[j] = (v[j] - c->sensorVPrev[s][j]) * idt - w->g[j];
-          c->sensorVPrev[s][j] = v[j];
-        }
-        hsu_rotVecT(out, Rs, a);
-        break;
-      }
-      default:
-        break;
     }
+    // what the link exerts on its parent is the opposite, moved to point
+    const dReal *c1 = dBodyGetPosition(l->body);
+    double d[3];
+    for (int j = 0; j < 3; j++) {
+      d[j] = c1[j] - point[j];
+    }
+    hsu_cross(x, d, f1);
+    for (int j = 0; j < 3; j++) {
+      F[j] = -f1[j];
+      M[j] = -t1[j] - x[j];
+    }
+    return;
+  }
+  // inverse dynamics: the subtree's wrench about the link origin, moved to point
+  double d[3];
+  for (int j = 0; j < 3; j++) {
+    d[j] = st->linkP[3 * link + j] - point[j];
+    F[j] = c->subW[link][j];
+  }
+  hsu_cross(x, d, F);
+  for (int j = 0; j < 3; j++) {
+    M[j] = c->subW[link][3 + j] + x[j];
   }
 }
 
@@ -333,7 +297,6 @@ void hsd_finishCharacter(hsdWorld *w, int ci) {
     } else {
       hsd_inverseDynamics(w, ci);
     }
-    updateSensors(w, c);
   }
   updateHolds(c);
   clearCommands(c);

@@ -46,19 +46,6 @@ int hsd_positionGiven(const hsdWorld *w, int ch, int link) {
   return hsd_checkLink(w, ch, link, NULL) == 0 && hsd_servoed(&w->chars[ch], link);
 }
 
-const double *hsd_sensorReading(const hsdWorld *w, int ch, int sensor, int *n) {
-  if (n) {
-    *n = 0;
-  }
-  if (!w || ch < 0 || ch >= w->nchar || sensor < 0 || sensor >= w->chars[ch].body->nsensor) {
-    return NULL;
-  }
-  if (n) {
-    *n = w->chars[ch].nreading[sensor];
-  }
-  return w->chars[ch].readings + 6 * sensor;
-}
-
 void hsd_forwardKinematics(hsdWorld *w, int ch) {
   if (!w) {
     return;

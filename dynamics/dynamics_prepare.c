@@ -139,14 +139,15 @@ void hsd_syncFromState(hsdWorld *w, int ci, hstdRep rep) {
       }
     }
   }
-  // joint readings restart here; servos hold the new configuration
+  // joint readings and the step restart here; servos hold the new configuration
   for (int k = 0; k < b->nlink; k++) {
     hsdLinkOde *l = &c->links[k];
-    const hsdLinkMotion *m = &c->motion[k];
+    hsdLinkMotion *m = &c->motion[k];
     l->defect = 0;
     l->qHold = st->q[k];
-    memcpy(l->vPrev, m->v, sizeof l->vPrev);
-    memcpy(l->wPrev, m->w, sizeof l->wPrev);
+    memcpy(m->vStart, m->v, sizeof m->vStart);
+    memcpy(m->wStart, m->w, sizeof m->wStart);
+    memcpy(m->RStart, st->linkR + 9 * k, sizeof m->RStart);
     double rc[3], x[3];
     hsu_rotVec(rc, st->linkR + 9 * k, b->links[k].com);
     hsu_cross(x, m->w, rc);
@@ -157,17 +158,6 @@ void hsd_syncFromState(hsdWorld *w, int ci, hstdRep rep) {
   }
   memcpy(c->pHold, st->rootP, sizeof c->pHold);
   memcpy(c->RHold, st->rootR, sizeof c->RHold);
-  // accelerometers restart from the current velocity
-  for (int s = 0; s < b->nsensor; s++) {
-    const hsSensor *sn = &b->sensors[s];
-    const hsdLinkMotion *m = &c->motion[sn->link];
-    double r[3], x[3];
-    hsu_rotVec(r, st->linkR + 9 * sn->link, sn->translation);
-    hsu_cross(x, m->w, r);
-    for (int j = 0; j < 3; j++) {
-      c->sensorVPrev[s][j] = m->v[j] + x[j];
-    }
-  }
   hsd_momentum(c);
   c->teleported = 0;
   c->remode = 0;
@@ -364,8 +354,18 @@ void hsd_prepareCharacter(hsdWorld *w, int ci) {
     hsd_applyTeleport(w, ci, rep);
   } else if (c->remode || rep != c->rep) {
     hsd_syncFromState(w, ci, rep);
-  } else if (c->posesTouched) {
-    restorePoses(c);
+  } else {
+    if (c->posesTouched) {
+      restorePoses(c);
+    }
+    // the step starts where the last one ended
+    const double *R = c->state->linkR;
+    for (int k = 0; k < c->body->nlink; k++) {
+      hsdLinkMotion *m = &c->motion[k];
+      memcpy(m->vStart, m->v, sizeof m->vStart);
+      memcpy(m->wStart, m->w, sizeof m->wStart);
+      memcpy(m->RStart, R + 9 * k, sizeof m->RStart);
+    }
   }
   memset(c->linkWrench, 0, (size_t)c->body->nlink * sizeof *c->linkWrench);
   if (c->rep == hsdREP_ARTICULATED) {

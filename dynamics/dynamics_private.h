@@ -93,8 +93,7 @@ typedef struct hsdLinkOde {
   double vInt[3], wInt[3];  // velocity of the link origin / angular velocity not carried by
                             // att this step (joint motion of servoed characters), world frame
 
-  // step history
-  double vPrev[3], wPrev[3];  // link origin velocity and angular velocity one step ago
+  // step history (the link's velocities at the start of a step are in its hsdLinkMotion)
   double vcPrev[3];           // link centre-of-mass velocity one step ago
   double ac[3];               // link centre-of-mass acceleration over the last step
 } hsdLinkOde;
@@ -119,13 +118,10 @@ typedef struct hsdCharacter {
   // ODE and the step's scratch
   hsdLinkOde *links;
   double pHold[3], RHold[9];  // the pose a position-given root holds when not commanded
-  double (*sensorR)[9];       // per sensor: sensor frame in its link frame
-  double *readings;           // 6 per sensor
-  int *nreading;              // numbers per sensor
-  double (*sensorVPrev)[3];   // accelerometers: sensor point velocity one step ago
   hsdGeom *geoms;
   int ngeom;
   int needWrench;           // a force sensor has no joint of its own: run inverse dynamics
+                            // (hsd_jointWrench reads subW)
   double (*linkWrench)[6];  // per link: contact + external wrench of the last step, world
                             // frame, moment about the link's centre of mass
   double (*subW)[6];        // per link: wrench its subtree exerts on its parent (inverse
@@ -260,7 +256,7 @@ int hsd_expandPair(hsdWorld *w, hsdPair *p, hsuVec *out, int index, hsError *err
 
 // set ODE body poses and velocities of character ch from its state (link poses through FK,
 // velocities from motion[root] and dq) in representation rep, set the joint motors for the
-// drive modes, and restart the joint readings and servo holds there
+// drive modes, and restart the joint readings, the step's start and the servo holds there
 void hsd_syncFromState(hsdWorld *w, int ch, hstdRep rep);
 
 // a teleport of character ch: the values, velocities and root pose commanded for the next step
@@ -292,8 +288,8 @@ void hsd_readContactForces(hsdWorld *w);
 
 //---------------------------------- after the step (dynamics_finish.c) ------------------------
 
-// write character ch's state from the step: poses, joints, velocities, accelerations, torques,
-// sensor readings; then clear the commands of the step
+// write character ch's state from the step: poses, joints, velocities, accelerations, torques;
+// then clear the commands of the step
 void hsd_finishCharacter(hsdWorld *w, int ch);
 
 //---------------------------------- servoed characters (dynamics_servo.c) ---------------------

@@ -119,10 +119,6 @@ static void freeCharacter(hsdCharacter *c) {
   hsu_free(c->in.q);  // one pool: q, dq, ddq, u, ext
   hsu_free(c->links);
   hsu_free(c->motion);
-  hsu_free(c->sensorR);
-  hsu_free(c->readings);
-  hsu_free(c->nreading);
-  hsu_free(c->sensorVPrev);
   hsu_free(c->linkWrench);
   hsu_free(c->subW);
   hsu_free(c->scratch);
@@ -215,7 +211,7 @@ int hsd_addCharacter(hsdWorld *w, const char *name, const hsBody *body, hsError 
   }
   hsdCharacter *c = &w->chars[w->nchar];
   memset(c, 0, sizeof *c);
-  size_t n = (size_t)body->nlink, ns = (size_t)body->nsensor;
+  size_t n = (size_t)body->nlink;
   c->body = body;
   c->name = hsu_strdup(name);
   c->state = hsm_makeState(body, err);
@@ -229,14 +225,8 @@ int hsd_addCharacter(hsdWorld *w, const char *name, const hsBody *body, hsError 
   c->scratch = hsu_calloc(6 * n, sizeof *c->scratch);
   c->ikState = hsm_makeState(body, err);
   c->ikWork = hsu_malloc(hsm_ikWorkSize(body) + sizeof(double));
-  c->sensorR = hsu_calloc(ns + 1, sizeof *c->sensorR);
-  c->readings = hsu_calloc(6 * ns + 1, sizeof *c->readings);
-  c->nreading = hsu_calloc(ns + 1, sizeof *c->nreading);
-  c->sensorVPrev = hsu_calloc(ns + 1, sizeof *c->sensorVPrev);
   if (!c->name || !c->state || !c->in.mode || !c->in.flags || !c->in.q || !c->links ||
-      !c->motion || !c->linkWrench || !c->subW || !c->scratch || !c->ikState || !c->ikWork ||
-      !c->sensorR || !c->readings ||
-      !c->nreading || !c->sensorVPrev) {
+      !c->motion || !c->linkWrench || !c->subW || !c->scratch || !c->ikState || !c->ikWork) {
     freeCharacter(c);
     return HS_ERR(err, hsE_NOMEM, "out of memory");
   }
@@ -252,22 +242,6 @@ int hsd_addCharacter(hsdWorld *w, const char *name, const hsBody *body, hsError 
   }
   memcpy(c->in.rootP, c->state->rootP, sizeof c->in.rootP);
   memcpy(c->in.rootR, c->state->rootR, sizeof c->in.rootR);
-  for (size_t i = 0; i < ns; i++) {
-    const hsSensor *s = &body->sensors[i];
-    hsu_axisAngleToMat(c->sensorR[i], s->rotation);
-    switch (s->type) {
-      case hsSENSOR_FORCE:
-        c->nreading[i] = 6;
-        break;
-      case hsSENSOR_RATEGYRO:
-      case hsSENSOR_ACCELERATION:
-        c->nreading[i] = 3;
-        break;
-      default:
-        c->nreading[i] = 0;
-        break;
-    }
-  }
   return w->nchar++;
 }
 

@@ -66,15 +66,12 @@ int SimCore::addCharacter(const char *name, BodyPtr body, hsError *err) {
   }
   Character c;
   c.name = name;
+  c.sensors.reset(hss_makeState(body.get(), err));
+  if (!c.sensors) {
+    return hsE_NOMEM;  // the world keeps the character, but the core refuses to go on with it
+  }
   c.body = std::move(body);
   const hsBody *b = c.body.get();
-  for (int s = 0; s < b->nsensor; s++) {
-    c.sensors[b->sensors[s].type].push_back(s);
-  }
-  for (std::vector<int> &list : c.sensors) {
-    std::stable_sort(list.begin(), list.end(),
-                     [b](int x, int y) { return b->sensors[x].id < b->sensors[y].id; });
-  }
   chars_.push_back(std::move(c));
   hsu_log(hsLOG_INFO, "registered character '%s' (body '%s', %d links, %d joints)", name,
           b->name, b->nlink, b->njoint);
@@ -112,6 +109,7 @@ int SimCore::addIntersectionPair(int ch1, int link1, int ch2, int link2, double 
 int SimCore::start(hsError *err) {
   int rc = hsd_init(world_, err);
   started_ = rc == 0;
+  updateSensors();
   return rc;
 }
 
@@ -120,12 +118,20 @@ int SimCore::step(hsError *err) {
     return HS_ERR(err, hsE_INVALID, "the simulation is not initialised: call initSimulation "
                   "first");
   }
-  return hsd_step(world_, err);
+  int rc = hsd_step(world_, err);
+  updateSensors();
+  return rc;
+}
+
+void SimCore::updateSensors() {
+  for (size_t ch = 0; ch < chars_.size(); ch++) {
+    hss_update(chars_[ch].sensors.get(), world_, static_cast<int>(ch));
+  }
 }
 
 void SimCore::reading(int ch, int s, int size, double *out) const {
   int n = 0;
-  const double *v = sensors_ ? hsd_sensorReading(world_, ch, s, &n) : nullptr;
+  const double *v = sensors_ ? hss_reading(chars_[ch].sensors.get(), s, &n) : nullptr;
   for (int k = 0; k < size; k++) {
     out[k] = v && k < n ? v[k] : 0.0;
   }

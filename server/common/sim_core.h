@@ -15,12 +15,14 @@
 #ifndef HRPSIM_SERVER_COMMON_SIM_CORE_H_
 #define HRPSIM_SERVER_COMMON_SIM_CORE_H_
 
+#include <memory>
 #include <mutex>
 #include <string>
 #include <vector>
 
 #include "body_info.h"
 #include "dynamics.h"
+#include "sensors.h"
 
 namespace hrpsim {
 
@@ -82,7 +84,7 @@ class SimCore {
   int start(hsError *err);
   bool started() const { return started_; }
 
-  // one step of the world (started only)
+  // one step of the world, then every character's sensor readings (started only)
   int step(hsError *err);
 
   // simulated time [s], steps since start, time step [s]
@@ -111,9 +113,10 @@ class SimCore {
   hsdWorld *world() { return world_; }
   const hsdWorld *world() const { return world_; }
 
-  // the sensors of one type of character ch, as indices into body->sensors in sensorId order
-  const std::vector<int> &sensorsOfType(int ch, hstSensor type) const {
-    return chars_[ch].sensors[type];
+  // the sensors of one type of character ch, as indices into body->sensors in sensorId order;
+  // *n receives the count
+  const int *sensorsOfType(int ch, hstSensor type, int *n) const {
+    return hss_sensorsOfType(chars_[ch].sensors.get(), type, n);
   }
 
   // the reading of sensor s (index into body->sensors) of character ch as size numbers: the
@@ -129,8 +132,11 @@ class SimCore {
   struct Character {
     std::string name;
     BodyPtr body;
-    std::vector<int> sensors[hsSENSOR_NTYPES];  // body->sensors indices in sensorId order
+    std::unique_ptr<hssState, void (*)(hssState *)> sensors{nullptr, hss_freeState};
   };
+
+  // every character's readings from the world's last step
+  void updateSensors();
 
   mutable std::mutex mutex_;
   hsdWorld *world_ = nullptr;

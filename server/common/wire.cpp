@@ -423,17 +423,19 @@ OpenHRP::SensorState *sensorState(const SimCore &core, int ch) {
     ss->u[j] = st->u[l];
   }
   // body sensors in sensorId order of each type; zeros while sensors are disabled
-  const std::vector<int> &force = core.sensorsOfType(ch, hsSENSOR_FORCE);
-  ss->force.length(static_cast<CORBA::ULong>(force.size()));
-  for (size_t i = 0; i < force.size(); i++) core.reading(ch, force[i], 6, ss->force[i]);
-  const std::vector<int> &gyro = core.sensorsOfType(ch, hsSENSOR_RATEGYRO);
-  ss->rateGyro.length(static_cast<CORBA::ULong>(gyro.size()));
-  for (size_t i = 0; i < gyro.size(); i++) core.reading(ch, gyro[i], 3, ss->rateGyro[i]);
-  const std::vector<int> &accel = core.sensorsOfType(ch, hsSENSOR_ACCELERATION);
-  ss->accel.length(static_cast<CORBA::ULong>(accel.size()));
-  for (size_t i = 0; i < accel.size(); i++) core.reading(ch, accel[i], 3, ss->accel[i]);
+  int n = 0;
+  const int *force = core.sensorsOfType(ch, hsSENSOR_FORCE, &n);
+  ss->force.length(static_cast<CORBA::ULong>(n));
+  for (int i = 0; i < n; i++) core.reading(ch, force[i], 6, ss->force[i]);
+  const int *gyro = core.sensorsOfType(ch, hsSENSOR_RATEGYRO, &n);
+  ss->rateGyro.length(static_cast<CORBA::ULong>(n));
+  for (int i = 0; i < n; i++) core.reading(ch, gyro[i], 3, ss->rateGyro[i]);
+  const int *accel = core.sensorsOfType(ch, hsSENSOR_ACCELERATION, &n);
+  ss->accel.length(static_cast<CORBA::ULong>(n));
+  for (int i = 0; i < n; i++) core.reading(ch, accel[i], 3, ss->accel[i]);
   // range sensors come with a later issue: one empty entry each
-  ss->range.length(static_cast<CORBA::ULong>(core.sensorsOfType(ch, hsSENSOR_RANGE).size()));
+  core.sensorsOfType(ch, hsSENSOR_RANGE, &n);
+  ss->range.length(static_cast<CORBA::ULong>(n));
   return ss._retn();
 }
 

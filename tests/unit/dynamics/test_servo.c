@@ -193,7 +193,7 @@ static void testArmWristSensor(void) {
     CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
     dynSteps(w, 20);
     int n, s = hsm_sensorById(arm, hsSENSOR_FORCE, 0);
-    const double *r = hsd_sensorReading(w, 0, s, &n);
+    const double *r = dynSensorReading(w, 0, s, &n);
     CU_ASSERT_EQUAL(n, 6);
     HST_NEAR(r[0], 0, 1e-6);
     HST_NEAR(r[1], 0, 1e-6);
@@ -292,7 +292,7 @@ static void testHumanoidSquatCrossCheck(void) {
     memcpy(root[motors], st->rootP, sizeof root[motors]);
     for (int f = 0; f < 2; f++) {
       int n;
-      fz[motors][f] = hsd_sensorReading(w, 1, hsm_sensorById(robot, hsSENSOR_FORCE, f), &n)[2];
+      fz[motors][f] = dynSensorReading(w, 1, hsm_sensorById(robot, hsSENSOR_FORCE, f), &n)[2];
     }
     CU_ASSERT_EQUAL(hsd_warningCount(w), 0);
     double mg = dynMass(robot) * 9.8;

@@ -82,16 +82,17 @@ void testNamesAndSensors() {
   CU_ASSERT_EQUAL(l, hsm_linkIndex(robot.get(), "RARM_ELBOW"));
   CU_ASSERT_EQUAL(core.sensor(0, "nosensor", fresh(err)), -1);
   // every sensor of a type, in sensorId order
+  int n = 0;
   for (int t = 0; t < hsSENSOR_NTYPES; t++) {
-    const std::vector<int> &list = core.sensorsOfType(0, static_cast<hstSensor>(t));
-    CU_ASSERT_EQUAL(static_cast<int>(list.size()),
-                    hsm_sensorCount(robot.get(), static_cast<hstSensor>(t)));
-    for (size_t i = 0; i < list.size(); i++) {
+    const int *list = core.sensorsOfType(0, static_cast<hstSensor>(t), &n);
+    CU_ASSERT_EQUAL(n, hsm_sensorCount(robot.get(), static_cast<hstSensor>(t)));
+    for (int i = 0; i < n; i++) {
       CU_ASSERT_EQUAL(robot->sensors[list[i]].type, t);
-      CU_ASSERT_EQUAL(robot->sensors[list[i]].id, static_cast<int>(i));
+      CU_ASSERT_EQUAL(robot->sensors[list[i]].id, i);
     }
   }
-  CU_ASSERT(core.sensorsOfType(0, hsSENSOR_FORCE).size() >= 2);
+  core.sensorsOfType(0, hsSENSOR_FORCE, &n);
+  CU_ASSERT(n >= 2);
   // order: stepping before the start and adding after it are refused
   CU_ASSERT(core.step(fresh(err)) < 0);
   CU_ASSERT_EQUAL(core.start(fresh(err)), 0);
@@ -118,7 +119,9 @@ void testClockAndSensors() {
   CU_ASSERT_EQUAL(core.steps(), 7);
   CU_ASSERT_EQUAL(core.time(), t);  // the same additions, bit for bit
   // the wrist force sensor holds the hand against gravity: zeros while sensors are off
-  int s = core.sensorsOfType(0, hsSENSOR_FORCE).at(0);
+  int n = 0;
+  int s = core.sensorsOfType(0, hsSENSOR_FORCE, &n)[0];
+  CU_ASSERT_EQUAL_FATAL(n, 1);
   double f[6];
   core.reading(0, s, 6, f);
   for (double x : f) {
