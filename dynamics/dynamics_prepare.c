@@ -128,17 +128,8 @@ void hsd_syncFromState(hsdWorld *w, int ci, hstdRep rep) {
         dBodySetAngularVel(l->body, m->w[0], m->w[1], m->w[2]);
       }
     }
-    if (!l->body) {
-      for (int g = l->geomAdr; g < l->geomAdr + l->ngeom; g++) {
-        hsdGeom *gg = &c->geoms[g];
-        hsd_placeGeom(gg->g, l, gg->T, p, R);
-        if (gg->twin) {
-          double I[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
-          hsd_placeGeom(gg->twin, l, I, p, R);
-        }
-      }
-    }
   }
+  hsd_placeShapes(w, ci);
   // joint readings and the step restart here; servos hold the new configuration
   for (int k = 0; k < b->nlink; k++) {
     hsdLinkOde *l = &c->links[k];

@@ -49,22 +49,8 @@ enum {
   hsdWARN_NONFINITE = 2  // runaway or non-finite state around a step
 };
 
-// one collision geom of a link
-typedef struct hsdGeom {
-  dGeomID g;            // the ODE geom (box, sphere, cylinder or trimesh)
-  dGeomID twin;         // cylinders only: the same shape as a trimesh, for cylinder-cylinder
-  dTriMeshDataID data;  // trimesh data of g (or of twin for cylinders), NULL if none
-  dTriMeshDataID twinData;
-  double *verts;        // trimesh vertices (x, y, z), link frame; owned
-  dTriIndex *tris;      // trimesh indices; owned
-  double *twinVerts;
-  dTriIndex *twinTris;
-  int cls;              // ODE geom class of g
-  int link;             // owning link
-  double T[12];         // placement of g in the link frame (rigid; identity for trimeshes,
-                        // whose vertices are in the link frame)
-  double aabb[6];       // world AABB at the current step (minx, maxx, miny, maxy, minz, maxz)
-} hsdGeom;
+// the collision geometry of one character (dynamics_geom.c, the seam to the geometry)
+typedef struct hsdShapes hsdShapes;
 
 // the ODE side of one link of a character, and its scratch between the phases of a step
 typedef struct hsdLinkOde {
@@ -77,9 +63,6 @@ typedef struct hsdLinkOde {
   hstdJoint jkind;  // ODE joint to the parent
   dJointID joint;   // NULL if jkind is hsdJ_NONE
   dJointFeedback fb;   // feedback of joint (force on this link's body is f1, t1)
-  int geomAdr, ngeom;  // this link's geoms in the character's geom array
-  double aabb[6];      // union of the geoms' AABBs this step
-  int hasAabb;         // aabb valid (the link has geoms)
 
   // servo
   double qHold;   // the joint value a servo holds when not commanded [rad or m]
@@ -118,8 +101,7 @@ typedef struct hsdCharacter {
   // ODE and the step's scratch
   hsdLinkOde *links;
   double pHold[3], RHold[9];  // the pose a position-given root holds when not commanded
-  hsdGeom *geoms;
-  int ngeom;
+  hsdShapes *shapes;        // collision geometry (built by hsd_init)
   int needWrench;           // a force sensor has no joint of its own: run inverse dynamics
                             // (hsd_jointWrench reads subW)
   double (*linkWrench)[6];  // per link: contact + external wrench of the last step, world
@@ -178,6 +160,7 @@ struct hsdWorld {
   dWorldID world;
   dJointGroupID contactGroup;
   int nbody;          // ODE bodies (numbered through dBodySetData: index + 1)
+  unsigned char *pairActive;  // per contact link pair: its links may touch this step
   int *islandParent;  // union-find over bodies, for hsSTEPPER_AUTO
   int *islandRows;
   long quickSteps;    // steps that used QuickStep
@@ -191,7 +174,7 @@ struct hsdWorld {
   int *contactJoint;  // +1: the contact joint's body 1 is link[0]'s side, -1: link[1]'s, 0: none
   int *contactIsland;     // per contact, 3 ints: the island indices of its joint's two bodies
                           // (-1: none or not dynamic) and its constraint rows
-  dContactGeom *scratch;  // nscratch points from one dCollide
+  dContactGeom *scratch;  // nscratch points from one dCollide (dynamics_geom.c)
   int nscratch;           // max(opt.maxContactsPerPair, 64)
 };
 
@@ -238,11 +221,6 @@ void hsd_linkPoseFromBody(const hsdLinkOde *l, double p[3], double R[9]);
 // set a joint's motor for the link's mode (high gain: bounded by highGainFMax; torque: off)
 void hsd_configureMotor(const hsdWorld *w, hsdLinkOde *l, hstJointMode mode);
 
-// place geom g of link l: on its body with offset (offR, offP) * T, or in the world at
-// (linkR, linkP) * T for a static link
-void hsd_placeGeom(dGeomID g, const hsdLinkOde *l, const double T[12], const double linkP[3],
-                   const double linkR[9]);
-
 // ODE rotation (dMatrix3, 4-wide rows) <-> our 3x3 row-major
 void hsd_fromOdeR(double R[9], const dReal *m);
 void hsd_toOdeR(dMatrix3 m, const double R[9]);
@@ -274,6 +252,36 @@ int hsd_saneCharacter(const hsdCharacter *c, int limits);
 // numerical trouble: put character ch back where its state is, at rest, and count a warning
 // (when: "before" or "after" the step, for the message)
 void hsd_recover(hsdWorld *w, int ch, const char *when);
+
+//---------------------------------- contact generation (dynamics_geom.c) ----------------------
+//
+// The seam to the geometry: this file alone knows how contacts are found, so collision/ will
+// replace it. Everything is sized at hsd_init; nothing allocates during a step.
+
+// build the collision geometry of character ch (after its ODE bodies exist, at its state's
+// poses); 0 or hsE_NOMEM
+int hsd_makeShapes(hsdWorld *w, int ch, hsError *err);
+
+// release character ch's collision geometry; no-op when there is none
+void hsd_freeShapes(hsdWorld *w, int ch);
+
+// the geometry of character ch's links without an ODE body moved to their state poses (links
+// with a body carry theirs along)
+void hsd_placeShapes(hsdWorld *w, int ch);
+
+// the links have moved: bounding volumes brought up to date (before hsd_touches)
+void hsd_shapesMoved(hsdWorld *w);
+
+// the contact points of the world's contact link pairs at the current link poses: for each
+// link pair i with active[i], in link pair order, its points (at most opt.maxContactsPerPair
+// per pair of shapes, merged within the pair's cullingThresh) as hsdContacts (pair, characters,
+// links, point, normal from link[1] towards link[0], depth; force zero) into out[0 .. max);
+// returns how many, *dropped the points that did not fit
+int hsd_findContacts(hsdWorld *w, const unsigned char *active, hsdContact *out, int max,
+                     int *dropped);
+
+// 1 if the two links of lp intersect at the current poses (after hsd_shapesMoved)
+int hsd_touches(hsdWorld *w, const hsdLinkPair *lp);
 
 //---------------------------------- contacts (dynamics_contact.c) -----------------------------
 
