@@ -86,6 +86,28 @@ static void worldInertia(double Iw[9], const hsLink *lk, const double R[9]) {
   hsu_mulMat(Iw, RI, RT);
 }
 
+// add link lk's momentum and angular momentum about com to P and L, the link at pose (p, R)
+// moving with origin velocity v and angular velocity w; its inertia about its centre in the
+// world goes to Iw and its centre's offset from com to d
+static void addLinkMomentum(const hsLink *lk, const double p[3], const double R[9],
+                            const double v[3], const double w[3], const double com[3],
+                            double P[3], double L[3], double Iw[9], double d[3]) {
+  double rc[3], x[3], vc[3], Iww[3], dxv[3];
+  hsu_rotVec(rc, R, lk->com);
+  hsu_cross(x, w, rc);
+  for (int j = 0; j < 3; j++) {
+    vc[j] = v[j] + x[j];
+    d[j] = p[j] + rc[j] - com[j];
+  }
+  worldInertia(Iw, lk, R);
+  hsu_rotVec(Iww, Iw, w);
+  hsu_cross(dxv, d, vc);
+  for (int j = 0; j < 3; j++) {
+    P[j] += lk->mass * vc[j];
+    L[j] += Iww[j] + lk->mass * dxv[j];
+  }
+}
+
 // velocities of every link from the root twist (v0 at the root origin, w0) and the joint
 // velocities (dqStep when useStep, else the state's dq), at the state's configuration: v/w
 // arrays of 3 per link
@@ -186,23 +208,9 @@ void hsd_momentum(hsdCharacter *c) {
     c->P[j] = c->L[j] = 0;
   }
   for (int k = 0; k < b->nlink; k++) {
-    const hsLink *lk = &b->links[k];
-    const hsdLinkMotion *m = &c->motion[k];
-    const double *pk = st->linkP + 3 * k, *Rk = st->linkR + 9 * k;
-    double rc[3], x[3], vc[3], d[3], Iw[9], Iww[3], dxv[3];
-    hsu_rotVec(rc, Rk, lk->com);
-    hsu_cross(x, m->w, rc);
-    for (int j = 0; j < 3; j++) {
-      vc[j] = m->v[j] + x[j];
-      d[j] = pk[j] + rc[j] - com[j];
-    }
-    worldInertia(Iw, lk, Rk);
-    hsu_rotVec(Iww, Iw, m->w);
-    hsu_cross(dxv, d, vc);
-    for (int j = 0; j < 3; j++) {
-      c->P[j] += lk->mass * vc[j];
-      c->L[j] += Iww[j] + lk->mass * dxv[j];
-    }
+    double Iw[9], d[3];
+    addLinkMomentum(&b->links[k], st->linkP + 3 * k, st->linkR + 9 * k, c->motion[k].v,
+                    c->motion[k].w, com, c->P, c->L, Iw, d);
   }
 }
 
@@ -224,29 +232,15 @@ static void prepareComposite(hsdCharacter *c) {
   for (int k = 0; k < b->nlink; k++) {
     const hsLink *lk = &b->links[k];
     const hsdLinkOde *l = &c->links[k];
-    const double *pk = st->linkP + 3 * k, *Rk = st->linkR + 9 * k;
-    double rc[3], d[3], Iw[9], x[3], vc[3], Iww[3], dxv[3];
-    hsu_rotVec(rc, Rk, lk->com);
-    for (int j = 0; j < 3; j++) {
-      d[j] = pk[j] + rc[j] - com[j];
-    }
-    worldInertia(Iw, lk, Rk);
+    // the momentum of the joint motion (root frame at rest), and the inertia about the centre
+    double Iw[9], d[3];
+    addLinkMomentum(lk, st->linkP + 3 * k, st->linkR + 9 * k, l->vInt, l->wInt, com, c->PInt,
+                    c->LInt, Iw, d);
     double dd = hsu_dot(d, d);
     for (int r = 0; r < 3; r++) {
       for (int s = 0; s < 3; s++) {
         Ic[3 * r + s] += Iw[3 * r + s] + lk->mass * ((r == s ? dd : 0) - d[r] * d[s]);
       }
-    }
-    // momentum of the joint motion (root frame at rest)
-    hsu_cross(x, l->wInt, rc);
-    for (int j = 0; j < 3; j++) {
-      vc[j] = l->vInt[j] + x[j];
-    }
-    hsu_rotVec(Iww, Iw, l->wInt);
-    hsu_cross(dxv, d, vc);
-    for (int j = 0; j < 3; j++) {
-      c->PInt[j] += lk->mass * vc[j];
-      c->LInt[j] += Iww[j] + lk->mass * dxv[j];
     }
   }
   // ODE needs a positive definite inertia: a character that is a point or a rod gets a trace

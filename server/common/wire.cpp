@@ -7,6 +7,7 @@
 
 #include "wire.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -307,15 +308,17 @@ int setAllLinkData(SimCore &core, int ch, DS::LinkDataType type,
   }
   if (type == DS::ABS_TRANSFORM) {
     for (int j = 0; j < body->njoint; j++) {
-      if (requireRotation(body->links[body->jointLink[j]].name, v + 12 * j + 3, err) < 0) {
+      int l = body->jointLink[j];
+      if (l >= 0 && requireRotation(body->links[l].name, v + 12 * j + 3, err) < 0) {
         return hsE_INVALID;
       }
     }
   }
   for (int j = 0; j < body->njoint; j++) {
     int l = body->jointLink[j];
-    // joint data skip numbered links without a 1-dof joint, as OpenHRP skips fixed joints
-    if (isJointType(type) && !hsm_hasOneDofJoint(&body->links[l])) {
+    // joint data skip numbered links without a 1-dof joint, as OpenHRP skips fixed joints; the
+    // entry of a jointId no link has (a gap) is ignored
+    if (l < 0 || (isJointType(type) && !hsm_hasOneDofJoint(&body->links[l]))) {
       continue;
     }
     if (applyLinkData(core, ch, l, type, v + n * j, err) < 0) {
@@ -358,7 +361,16 @@ int getAllLinkData(const SimCore &core, int ch, DS::LinkDataType type, OpenHRP::
   out.length(static_cast<CORBA::ULong>(body->njoint * n));
   double *buf = out.get_buffer();
   for (int j = 0; j < body->njoint; j++) {
-    readLinkData(core, ch, body->jointLink[j], type, buf + static_cast<size_t>(j) * n);
+    double *d = buf + static_cast<size_t>(j) * n;
+    if (body->jointLink[j] < 0) {
+      // a jointId no link has (a gap): OpenHRP's empty joint, at rest at the origin
+      std::fill(d, d + n, 0.0);
+      if (type == DS::ABS_TRANSFORM) {
+        d[3] = d[7] = d[11] = 1.0;
+      }
+      continue;
+    }
+    readLinkData(core, ch, body->jointLink[j], type, d);
   }
   return 0;
 }
@@ -418,9 +430,9 @@ OpenHRP::SensorState *sensorState(const SimCore &core, int ch) {
   ss->u.length(nj);
   for (CORBA::ULong j = 0; j < nj; j++) {
     int l = body->jointLink[j];
-    ss->q[j] = st->q[l];
-    ss->dq[j] = st->dq[l];
-    ss->u[j] = st->u[l];
+    ss->q[j] = l >= 0 ? st->q[l] : 0.0;  // a gap in the jointIds reads 0
+    ss->dq[j] = l >= 0 ? st->dq[l] : 0.0;
+    ss->u[j] = l >= 0 ? st->u[l] : 0.0;
   }
   // body sensors in sensorId order of each type; zeros while sensors are disabled
   int n = 0;

@@ -7,11 +7,11 @@
 
 #include "dynamics_simulator.h"
 
-#include <cstdarg>
 #include <cstdio>
 #include <new>
 #include <string>
 
+#include "format.h"
 #include "runtime.h"
 #include "wire.h"
 
@@ -22,16 +22,6 @@ using DS = OpenHRP::DynamicsSimulator;
 //---------------------------------- helpers ---------------------------------------------------
 
 namespace {
-
-std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char *fmt, ...) {
-  char buf[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  return buf;
-}
 
 [[noreturn]] void badOrder(const char *op, const std::string &what) {
   logRequestError(op, what);

@@ -22,9 +22,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 
+#include "format.h"
 #include "runtime.h"
 #include "wire.h"
 
@@ -35,16 +35,6 @@ using DS = OpenHRP::DynamicsSimulator;
 //---------------------------------- helpers ---------------------------------------------------
 
 namespace {
-
-std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char *fmt, ...) {
-  char buf[2048];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  return buf;
-}
 
 // log "op: what" and raise SchedulerError(what)
 [[noreturn]] void refuse(const char *op, const std::string &what) {
@@ -808,12 +798,10 @@ void SchedulerServant::runSteps(const char *op, long long target,
   }
 }
 
-void SchedulerServant::step(CORBA::Long n) {
-  const char *op = "step";
-  std::unique_lock<std::mutex> opLock(opMutex_);
-  if (n < 0) {
-    refuse(op, format("the number of steps must be >= 0, got %d", static_cast<int>(n)));
-  }
+// begin a READY (or IDLE: refused there) configuration paused, then run to the step count
+// targetOf() gives (called with mutex_ held)
+void SchedulerServant::advance(const char *op, std::unique_lock<std::mutex> &opLock,
+                               const std::function<long long()> &targetOf) {
   bool ready = false;
   {
     std::lock_guard<std::mutex> lk(mutex_);
@@ -825,9 +813,18 @@ void SchedulerServant::step(CORBA::Long n) {
   long long target;
   {
     std::lock_guard<std::mutex> lk(mutex_);
-    target = steps_ + n;
+    target = targetOf();
   }
   runSteps(op, target, opLock);
+}
+
+void SchedulerServant::step(CORBA::Long n) {
+  const char *op = "step";
+  std::unique_lock<std::mutex> opLock(opMutex_);
+  if (n < 0) {
+    refuse(op, format("the number of steps must be >= 0, got %d", static_cast<int>(n)));
+  }
+  advance(op, opLock, [this, n] { return steps_ + n; });
 }
 
 void SchedulerServant::runUntil(CORBA::Double t) {
@@ -836,20 +833,7 @@ void SchedulerServant::runUntil(CORBA::Double t) {
   if (!std::isfinite(t)) {
     refuse(op, format("the time must be finite, got %g", t));
   }
-  bool ready = false;
-  {
-    std::lock_guard<std::mutex> lk(mutex_);
-    ready = state_ == hrpsim::READY || state_ == hrpsim::IDLE;
-  }
-  if (ready) {
-    begin(op, true);
-  }
-  long long target;
-  {
-    std::lock_guard<std::mutex> lk(mutex_);
-    target = stepsToReach(t, runDt_);
-  }
-  runSteps(op, target, opLock);
+  advance(op, opLock, [this, t] { return stepsToReach(t, runDt_); });
 }
 
 hrpsim::RunStatus *SchedulerServant::statusLocked() const {

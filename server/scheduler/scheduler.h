@@ -26,6 +26,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -134,6 +135,8 @@ class SchedulerServant : public POA_hrpsim::Scheduler {
   void joinLoop(std::unique_lock<std::mutex> &lock);
   void begin(const char *op, bool paused);
   void runSteps(const char *op, long long target, std::unique_lock<std::mutex> &opLock);
+  void advance(const char *op, std::unique_lock<std::mutex> &opLock,
+               const std::function<long long()> &targetOf);
   hrpsim::RunStatus *statusLocked() const;
   void loop();
   bool tick(long long k, double &time, std::string &failure);
