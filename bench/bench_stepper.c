@@ -21,6 +21,7 @@
 #include <time.h>
 
 #include "dynamics.h"
+#include "sensors.h"
 
 static double nowS(void) {
   struct timespec ts;
@@ -65,6 +66,7 @@ static int run(const hsdOptions *opt, const hsBody *robot, const hsBody *floor, 
     return -1;
   }
   const hsBodyState *st = hsd_state(w, ch);
+  hssState *sensors = hss_makeState(robot, &err);
   double p0[3];
   memcpy(p0, st->rootP, sizeof p0);
   double mass = 0;
@@ -80,9 +82,11 @@ static int run(const hsdOptions *opt, const hsBody *robot, const hsBody *floor, 
       hsd_setJointValue(w, ch, robot->jointLink[j], 0, NULL);
     }
     if (hsd_step(w, &err) < 0) {
+      hss_freeState(sensors);
       hsd_freeWorld(w);
       return -1;
     }
+    hss_update(sensors, w, ch);
     int n;
     const hsdContact *c = hsd_contacts(w, &n);
     for (int k = 0; k < n; k++) {
@@ -91,9 +95,9 @@ static int run(const hsdOptions *opt, const hsBody *robot, const hsBody *floor, 
     for (int k = 1; k < robot->nlink; k++) {
       r->jointErr = fmax(r->jointErr, fabs(st->q[k]));
     }
-    // read what a controller would read (sensors are computed by the step)
+    // read what a controller would read (the readings of the step)
     for (int k = 0; k < robot->nsensor; k++) {
-      hsd_sensorReading(w, ch, k, &n);
+      hss_reading(sensors, k, &n);
     }
   }
   double t = nowS() - t0;
@@ -101,9 +105,10 @@ static int run(const hsdOptions *opt, const hsBody *robot, const hsBody *floor, 
   r->stepsPerS = steps / t;
   r->driftMm = 1e3 * sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
   int n;
-  r->fzRatio = (hsd_sensorReading(w, ch, fs[0], &n)[2] + hsd_sensorReading(w, ch, fs[1], &n)[2]) /
+  r->fzRatio = (hss_reading(sensors, fs[0], &n)[2] + hss_reading(sensors, fs[1], &n)[2]) /
                (mass * 9.8);
   r->warnings = hsd_warningCount(w);
+  hss_freeState(sensors);
   hsd_freeWorld(w);
   return 0;
 }

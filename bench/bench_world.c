@@ -4,10 +4,10 @@
 //   hrpsim-bench-world SCENE STEPS FLOOR MODEL
 //
 // SCENE "humanoid": FLOOR and the sample humanoid MODEL at its initial pose, every joint in
-// high-gain mode, one contact pair floor/robot (all links), 1 ms step; sensors are always
-// computed by hsd_step. SCENE "boxes": 100 copies of the box MODEL in a 5 x 5 x 4 grid (the
+// high-gain mode, one contact pair floor/robot (all links), 1 ms step; every character's sensor
+// readings are computed after each step (hss_update), as the servers do. SCENE "boxes": 100 copies of the box MODEL in a 5 x 5 x 4 grid (the
 // poses of bench_dynamics_client.cpp), pairs floor/box and box/box for every box. Friction 0.5,
-// culling 0.01, restitution 0. Only hsd_step is timed. Prints one JSON object: scene, steps,
+// culling 0.01, restitution 0. Only hsd_step and hss_update are timed. Prints one JSON object: scene, steps,
 // seconds, steps_per_s, plus the root height / contact count at the end as a sanity check.
 
 #include <math.h>
@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "dynamics.h"
+#include "sensors.h"
 
 static double now(void) {
   struct timespec ts;
@@ -86,10 +87,20 @@ int main(int argc, char **argv) {
   }
   check(hsd_setTimeStep(w, 0.001, &err), &err);
   check(hsd_init(w, &err), &err);
+  // every character's sensor readings, as the servers compute them after each step
+  int nchar = hsd_characterCount(w);
+  hssState **sensors = calloc((size_t)nchar, sizeof *sensors);
+  for (int c = 0; c < nchar; c++) {
+    sensors[c] = hss_makeState(hsd_characterBody(w, c), &err);
+    check(sensors[c] ? 0 : -1, &err);
+  }
 
   double t0 = now();
   for (long i = 0; i < steps; i++) {
     check(hsd_step(w, &err), &err);
+    for (int c = 0; c < nchar; c++) {
+      hss_update(sensors[c], w, c);
+    }
   }
   double seconds = now() - t0;
   int ncontact = 0;
@@ -98,6 +109,10 @@ int main(int argc, char **argv) {
          "\"root_z\": %.6f, \"contacts\": %d, \"warnings\": %d}\n",
          scene, steps, seconds, steps / seconds, hsd_state(w, probe)->rootP[2], ncontact,
          hsd_warningCount(w));
+  for (int c = 0; c < nchar; c++) {
+    hss_freeState(sensors[c]);
+  }
+  free(sensors);
   hsd_freeWorld(w);
   hsm_freeBody(model);
   hsm_freeBody(floor);

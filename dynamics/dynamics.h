@@ -7,26 +7,31 @@
 // are of the LINK FRAME as written in the model, in the world frame, SI units. Links welded by a
 // fixed joint share one ODE body (summed mass and inertia); rotate -> hinge, slide -> slider, a
 // free root -> no joint, a fixed root (and what is welded to it) -> static, never moving. A
-// character whose 1-dof joints are all high gain or position given needs no joint dynamics:
-// with a free root it moves as one composite ODE body carrying its total momentum (joints
-// exactly on their commands, contacts seeing the joints' motion as surface velocity); with a
-// fixed or given root it is purely kinematic (see dynamics_servo.c). Collision geometry comes
-// from each link's
-// collisionRefs: ODE boxes, spheres, cylinders (capsules never: a VRML Cylinder is flat-ended)
+// character whose 1-dof joints are all high gain needs no joint dynamics: with a free root it
+// moves as one composite ODE body carrying its total momentum (joints exactly on their
+// commands, contacts seeing the joints' motion as surface velocity); with a fixed or
+// position-given root it is purely kinematic (see dynamics_servo.c). Collision geometry comes
+// from each link's collisionRefs: ODE boxes, spheres, cylinders (capsules never: a VRML Cylinder is flat-ended)
 // where the shape is a primitive under a rigid transform, ODE trimeshes otherwise. Only
 // registered pairs collide, and contacts are generated in a fixed order (pairs in registration
 // order, geoms in link/shape order: no spaces, no pointer-ordered hashing), so the same inputs
 // give bit-identical trajectories.
 //
-// Joint modes follow OpenHRP: in torque mode a 1-dof joint is driven by its u (kept until
-// changed); in high-gain mode it follows its commands exactly (a kinematic servo with unbounded
-// force): a JOINT_VALUE set since the last step is where the joint is after the step, else a
-// velocity (+ acceleration) command drives it, else it holds its last target; u reads back the
-// torque the servo applied (inverse dynamics of the step, or ODE's motor force). A link whose
-// "position given" flag is set (the root included) moves exactly where it is told. Setting the
-// value, velocity or pose of something that moves under dynamics (a torque-mode joint, a free
-// root) teleports it, applied at the start of the next step. Joint rotor inertia
-// (rotorInertia * gearRatio^2) and joint limits are not simulated, as in OpenHRP 3.1.
+// Joint modes follow OpenHRP: each link has one drive mode, written both by the joint-mode
+// calls and by OpenHRP's POSITION_GIVEN flag (given = high gain). In torque mode a 1-dof joint
+// is driven by its u (kept until changed); in high-gain mode it follows its commands exactly (a
+// kinematic servo with unbounded force): a JOINT_VALUE set since the last step is where the
+// joint is after the step, else a velocity (+ acceleration) command drives it, else it holds
+// its last target; u reads back the torque the servo applied (inverse dynamics of the step, or
+// ODE's motor force). A root in high-gain mode ("position given") moves exactly where it is
+// told. Setting the value, velocity or pose of something that moves under dynamics (a
+// torque-mode joint, a free root) teleports it: the state changes at once and the next step
+// starts from there. Joint rotor inertia (rotorInertia * gearRatio^2) and joint limits are not
+// simulated, as in OpenHRP 3.1.
+//
+// A step reads: prepare each character (teleports, drives, external forces), collide the
+// registered pairs into contact joints, step ODE, write the state back (poses, joints,
+// torques, sensors).
 //
 // Inputs are checked before they reach ODE (whose checks abort): numbers must be finite and
 // within +-1e12, indices valid, the time step in (0, 1] s. A state running away (speeds over
@@ -76,8 +81,8 @@ typedef struct hsdOptions {
                             // most spread out (a resting face keeps its corners)
   int maxContacts;          // contact points per step in the whole world (overflow: counted)
   double highGainFMax;      // force/torque bound of high-gain joint motors [N or N m] (huge)
-  int servoMotors;          // 0 (default): a character whose 1-dof joints are all high gain or
-                            // position given moves as one composite body (joints exactly on
+  int servoMotors;          // 0 (default): a character whose 1-dof joints are all high gain
+                            // moves as one composite body (joints exactly on
                             // their commands, torques by inverse dynamics); 1: such joints are
                             // ODE joint motors too (much slower; for cross-checks)
   double stickVelocity;     // relative tangential speed at a contact below which the pair's
@@ -94,9 +99,6 @@ void hsd_initODE(void);
 //---------------------------------- world -----------------------------------------------------
 
 typedef struct hsdWorld hsdWorld;
-
-// OpenHRP's joint drive modes
-typedef enum hstJointMode { hsMODE_HIGH_GAIN = 0, hsMODE_TORQUE } hstJointMode;
 
 // make an empty world with opt (NULL: defaults), time step 0.001 s and gravity (0, 0, -9.8)
 hsdWorld *hsd_makeWorld(const hsdOptions *opt, hsError *err);
@@ -140,7 +142,8 @@ typedef struct hsdSurface {
 } hsdSurface;
 
 // register a contact pair: link index -1 means every link of that character; the same
-// character twice means self-collision among its links (never a link with its parent)
+// character twice means self-collision among its links (never a link with its parent, nor a
+// link with itself). Frictions >= 0, restitution in [0, 1], culling threshold >= 0.
 int hsd_addContactPair(hsdWorld *w, int ch1, int link1, int ch2, int link2,
                        const hsdSurface *surface, hsError *err);
 
@@ -156,8 +159,8 @@ int hsd_addIntersectionPair(hsdWorld *w, int ch1, int link1, int ch2, int link2,
 int hsd_init(hsdWorld *w, hsError *err);
 
 // advance one time step: apply torques / servo targets / external forces, collide the
-// registered pairs, step ODE, read back every state, compute sensor readings; then clear the
-// external forces. Numerical trouble is counted in the warnings (hsd_warningCount).
+// registered pairs, step ODE, read back every state and joint torque; then clear the
+// commands of the step and the external forces. Numerical trouble is counted in the warnings (hsd_warningCount).
 int hsd_step(hsdWorld *w, hsError *err);
 
 // number of steps run since hsd_init
@@ -166,60 +169,123 @@ long hsd_stepCount(const hsdWorld *w);
 // warnings counted so far (contact buffer overflow, non-finite state, ...); logged once each
 int hsd_warningCount(const hsdWorld *w);
 
-//---------------------------------- character state -------------------------------------------
+//---------------------------------- character state and input --------------------------------
+//
+// Each character has two records, kept apart as MuJoCo keeps mjData's state and its controls:
+// - its state (hsd_state, hsd_linkMotion): where the character IS. Only hsd_step and explicit
+//   teleports write it; it is what every read reports.
+// - its input (hsd_input): what clients command: per link the drive mode, the commands for the
+//   next step (joint value, velocity, acceleration; the pose or velocity of a position-given
+//   root), the joint torque (kept until changed), the external force of the next step.
+// Before hsd_init there is no simulation yet, so every setter writes the state directly (the
+// initial condition) as well as the input. After it, a setter either records a command in the
+// input (servoed joints, a position-given root, torques, external forces, modes) or teleports:
+// it writes the state at once and the next step starts from there (the value or velocity of a
+// torque-mode joint, the pose or velocity of a root that is not position given).
 
-// the kinematic state of a character (q/dq/ddq/u per link, root and link poses); the world owns
-// it. The setters below write it at once (so it shows what was set until the next step reads
-// the simulation back); writing it directly has no effect on the simulation.
+// the state of character ch: q/dq/ddq/u per link, root and link poses; owned by the world
 const hsBodyState *hsd_state(const hsdWorld *w, int ch);
 
 // per-link extras, world frame, of the link frame origin
 typedef struct hsdLinkMotion {
   double v[3];   // linear velocity of the link origin [m/s]
   double w[3];   // angular velocity [rad/s]
-  double dv[3];  // linear acceleration of the link origin [m/s^2]
-  double dw[3];  // angular acceleration [rad/s^2]
+  double dv[3];  // linear acceleration of the link origin over the last step [m/s^2]
+  double dw[3];  // angular acceleration over the last step [rad/s^2]
+  // where the last step started (after any teleport it began with): dv = (v - vStart) / dt
+  double vStart[3];  // linear velocity of the link origin [m/s]
+  double wStart[3];  // angular velocity [rad/s]
+  double RStart[9];  // orientation of the link frame
 } hsdLinkMotion;
 
 // motion of link `link` of character ch (valid after hsd_init / hsd_step)
 const hsdLinkMotion *hsd_linkMotion(const hsdWorld *w, int ch, int link);
 
+// OpenHRP's joint drive modes; on the root link HIGH_GAIN means "position given"
+typedef enum hstJointMode { hsMODE_HIGH_GAIN = 0, hsMODE_TORQUE } hstJointMode;
+
+// commands of one link pending for the next step (hsdInput.flags)
+enum {
+  hsdIN_Q = 1,     // joint value commanded (servoed joint)
+  hsdIN_DQ = 2,    // joint velocity commanded (servoed joint)
+  hsdIN_DDQ = 4,   // joint acceleration commanded (servoed joint)
+  hsdIN_POSE = 8,  // root pose commanded (position-given free root; link 0 only)
+  hsdIN_VEL = 16,  // root velocity commanded (position-given free root; link 0 only)
+  hsdIN_EXT = 32   // external force pending
+};
+
+// what clients command a character to do; written by the setters below (which check every
+// value), read by hsd_step, which clears the flags and the external forces after the step
+typedef struct hsdInput {
+  hstJointMode *mode;  // per link: drive mode (OpenHRP's setCharacterAllJointModes and
+                       // POSITION_GIVEN both write it); links start in torque mode
+  unsigned *flags;     // per link: hsdIN_* commands pending for the next step
+  double *q;           // per link: commanded joint value [rad or m]
+  double *dq;          // per link: commanded joint velocity
+  double *ddq;         // per link: commanded joint acceleration
+  double *u;           // per link: joint torque or force of a torque-mode joint, kept until
+                       // changed [N m or N]
+  double *ext;         // per link, 6 each: external force [N] and torque about the link origin
+                       // [N m], world frame, for the next step only (zeros otherwise)
+  double rootP[3], rootR[9];  // commanded root pose (hsdIN_POSE), world frame
+  double rootV[3], rootW[3];  // commanded root velocity (hsdIN_VEL), world frame
+} hsdInput;
+
+// the input of character ch; owned by the world (write it through the setters only)
+const hsdInput *hsd_input(const hsdWorld *w, int ch);
+
 // set a joint value / velocity / acceleration / torque of one link: any link but the root (an
-// error), acting on 1-dof joints only. For a high-gain or position-given joint q/dq/ddq are
-// commands for the next step; for a torque-mode joint q/dq teleport it and u drives it.
+// error), acting on 1-dof joints only. For a high-gain joint q/dq/ddq are commands for the next
+// step; for a torque-mode joint q/dq teleport it and u drives it (ddq has no effect).
 int hsd_setJointValue(hsdWorld *w, int ch, int link, double q, hsError *err);
 int hsd_setJointVelocity(hsdWorld *w, int ch, int link, double dq, hsError *err);
 int hsd_setJointAcceleration(hsdWorld *w, int ch, int link, double ddq, hsError *err);
 int hsd_setJointTorque(hsdWorld *w, int ch, int link, double u, hsError *err);
 
-// place a link's frame in the world (p, R row-major). For the root this moves the whole body
-// (children follow through FK): a position-given free root moves there over the next step, any
-// other root is teleported. For another link it only writes the state (the next step or
-// hsd_forwardKinematics overwrites it).
+// place a link's frame in the world (p, R row-major). For the root this moves the whole body:
+// a position-given free root is commanded there (it moves there over the next step); any other
+// root is teleported, its children following through forward kinematics at once. For another
+// link it only writes that link's pose in the state (the next step or hsd_forwardKinematics
+// recomputes it; the simulation does not move).
 int hsd_setLinkPose(hsdWorld *w, int ch, int link, const double p[3], const double R[9],
                     hsError *err);
 
 // set the linear and angular velocity of a link's frame origin: for a position-given free root
 // a command (used when no pose is commanded), for a free root a teleport of its velocity
-// (children follow with their dq); for another link it only writes its hsdLinkMotion
+// (children follow with their dq); for another link nothing (it follows from the root and dq)
 int hsd_setLinkVelocity(hsdWorld *w, int ch, int link, const double v[3], const double wv[3],
                         hsError *err);
 
-// joint drive mode of one link / every non-root 1-dof link
+// the drive mode of one link (the root too: high gain = position given) / of every link but
+// the root (OpenHRP's setCharacterAllJointModes); a servo switched on holds where it is
 int hsd_setJointMode(hsdWorld *w, int ch, int link, hstJointMode mode, hsError *err);
 int hsd_setAllJointModes(hsdWorld *w, int ch, hstJointMode mode, hsError *err);
 hstJointMode hsd_jointMode(const hsdWorld *w, int ch, int link);
 
-// position given: the link (root included) follows the commanded pose / joint value exactly
+// OpenHRP's POSITION_GIVEN: the same drive mode seen as a flag (given: high gain, else torque),
+// so that the last of hsd_setAllJointModes and hsd_setPositionGiven wins; a given link (the
+// root included) follows the commanded pose / joint value exactly
 int hsd_setPositionGiven(hsdWorld *w, int ch, int link, int given, hsError *err);
 int hsd_positionGiven(const hsdWorld *w, int ch, int link);
 
 // force and torque applied to a link for the next step only, world frame; the torque is about
-// the link frame's origin (not the centre of mass) [N, N m]
+// the link frame's origin (not the centre of mass) [N, N m]. hsd_input shows it until the step.
 int hsd_setExternalForce(hsdWorld *w, int ch, int link, const double f[3], const double t[3],
                          hsError *err);
 
-// recompute link poses of character ch (ch < 0: every character) from its root pose and q
+// OpenHRP's calcCharacterInverseKinematics: move the joints on the path from base to target so
+// that target's frame reaches (p [m], R rotation, world frame), keeping base where it is (see
+// hsm_inverseKinematics, default options). Solved on a copy of the state: when the goal is
+// reached the solution is applied as if set joint by joint (hsd_setJointValue: commands for
+// servoed joints, teleports for the others) and through the root's pose (hsd_setLinkPose),
+// and 1 is returned; when it is not, nothing changes and 0 is returned. hsE_INVALID (bad
+// index, non-finite goal, R not a rotation) with err. No allocation.
+int hsd_inverseKinematics(hsdWorld *w, int ch, int base, int target, const double p[3],
+                          const double R[9], hsError *err);
+
+// recompute the link poses in the state of character ch (ch < 0: every character) from its root
+// pose and q. Between steps this only changes what the state shows: a step starts from the
+// configuration the simulation has (for characters with joint dynamics, the ODE bodies').
 void hsd_forwardKinematics(hsdWorld *w, int ch);
 
 //---------------------------------- contacts --------------------------------------------------
@@ -235,8 +301,33 @@ typedef struct hsdContact {
   double force[3];   // force on link[0] at p, world frame [N] (link[1] gets the opposite)
 } hsdContact;
 
-// contacts of the last step, in deterministic order; *n receives the count
+// contacts of the last step, in deterministic order (grouped by link pair, pairs in
+// registration order); *n receives the count
 const hsdContact *hsd_contacts(const hsdWorld *w, int *n);
+
+// the contacts of the last step between one pair of links (OpenHRP's Collision)
+typedef struct hsdContactGroup {
+  int pair;           // index of the registered contact pair
+  int ch[2];          // characters
+  int link[2];        // links
+  int first, count;   // its points are hsd_contacts()[first .. first + count)
+} hsdContactGroup;
+
+// the last step's contacts grouped by link pair, in order of first appearance; *n receives the
+// count (at most the number of contacts)
+const hsdContactGroup *hsd_contactGroups(const hsdWorld *w, int *n);
+
+// the last step's contact points on link `link` of character ch, 6 numbers each: the point,
+// then the force on this link, world frame [m, N] (OpenHRP's CONSTRAINT_FORCE). Writes at most
+// max points into out (may be NULL with max 0) and returns how many there are, or hsE_INVALID
+// for a bad index.
+int hsd_linkContacts(const hsdWorld *w, int ch, int link, double *out, int max);
+
+// the registered pairs, contact pairs first, then intersection pairs (the numbering of
+// hsd_checkIntersections): how many there are, and what pair `index` joins (link -1: every
+// link of that character; tolerance: 0 for contact pairs). 0, or hsE_INVALID for a bad index.
+int hsd_pairCount(const hsdWorld *w);
+int hsd_pair(const hsdWorld *w, int index, int ch[2], int link[2], double *tolerance);
 
 // check the registered contact and intersection pairs at the current poses (no step; pending
 // teleports are applied first): 1 if any pair intersects. With hits non-NULL, fills up to maxHits
@@ -244,15 +335,16 @@ const hsdContact *hsd_contacts(const hsdWorld *w, int *n);
 // filled; checkAll 0 stops at the first hit. hsE_INVALID before hsd_init (no geometry yet).
 int hsd_checkIntersections(hsdWorld *w, int checkAll, int *hits, int maxHits);
 
-//---------------------------------- sensors ---------------------------------------------------
+//---------------------------------- what sensors read -----------------------------------------
 
-// readings of a character's body sensors after the last step (zeros before): per sensor index
-// into body->sensors, as many numbers as the type gives (force 6: force then moment about the
-// sensor origin in the sensor frame, of what the sensor's link and beyond exert on its parent;
-// rate gyro 3: angular velocity in the sensor frame; accelerometer 3: acceleration of the
-// sensor point minus gravity, i.e. (0,0,+9.8) at rest z-up, in the sensor frame); range and
-// vision: 0 numbers here
-const double *hsd_sensorReading(const hsdWorld *w, int ch, int sensor, int *n);
+// the wrench that link `link` of character ch and everything beyond it exert on its parent
+// through their joint during the last step (what a force sensor in that joint measures): force
+// [N] (out[0..2]) and moment about point [N m] (out[3..5]), world frame. From the joint's
+// constraint force (plus the torque a torque-mode joint added) where the link has an ODE joint
+// of its own in a character with joint dynamics, from inverse dynamics of the step otherwise
+// (computed for every link of a servoed character, and for the links that carry a force
+// sensor). Zeros for a bad index. Sensor readings are sensors/' business: see sensors.h.
+void hsd_jointWrench(const hsdWorld *w, int ch, int link, const double point[3], double out[6]);
 
 #ifdef __cplusplus
 }

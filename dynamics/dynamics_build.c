@@ -1,4 +1,5 @@
-// dynamics_build.c - hsd_init: ODE bodies, joints and collision geoms from each character.
+// dynamics_build.c - hsd_init: ODE bodies and joints from each character (its collision
+// geometry comes from dynamics_geom.c).
 //
 // Rigid groups: a link joins its parent's group unless its joint is rotate or slide (fixed
 // and, until a later issue, crawler joints weld). The root's group is dynamic when the root is
@@ -11,13 +12,7 @@
 //
 // Joints: rotate -> dHinge, slide -> dSlider, anchored at the link origin with the link's axis
 // in the world, body1 the link's body and body2 the parent's (0 for the static group). Their
-// motors serve high-gain and position-given joints (see dynamics_step.c).
-//
-// Geoms: boxes, spheres and cylinders (VRML's y axis turned onto ODE's z) where the shape is
-// that primitive under a rigid transform (scaling allowed where it keeps the primitive:
-// per-axis for boxes, uniform for spheres, equal in x and z for cylinders); trimeshes made from
-// the shape's triangles otherwise (cones, faces sets, planes). Debian's ODE has no
-// cylinder-cylinder collider, so each cylinder also gets a trimesh twin used for that pair.
+// motors serve high-gain joints (see dynamics_prepare.c).
 
 #include <math.h>
 #include <stdint.h>
@@ -55,46 +50,21 @@ static int posDef(const double I[9]) {
 
 //---------------------------------- destroy ---------------------------------------------------
 
-static void destroyGeom(hsdGeom *g) {
-  if (g->g) {
-    dGeomDestroy(g->g);
-  }
-  if (g->twin) {
-    dGeomDestroy(g->twin);
-  }
-  if (g->data) {
-    dGeomTriMeshDataDestroy(g->data);
-  }
-  if (g->twinData) {
-    dGeomTriMeshDataDestroy(g->twinData);
-  }
-  hsu_free(g->verts);
-  hsu_free(g->tris);
-  hsu_free(g->twinVerts);
-  hsu_free(g->twinTris);
-  memset(g, 0, sizeof *g);
-}
-
 void hsd_destroyOde(hsdWorld *w) {
   for (int c = 0; c < w->nchar; c++) {
     hsdCharacter *ch = &w->chars[c];
-    for (int i = 0; i < ch->ngeom; i++) {
-      destroyGeom(&ch->geoms[i]);
-    }
-    hsu_free(ch->geoms);
-    ch->geoms = NULL;
-    ch->ngeom = 0;
+    hsd_freeShapes(w, c);
     ch->cbody = NULL;
     ch->rep = hsdREP_ARTICULATED;
     for (int i = 0; i < ch->body->nlink; i++) {
-      hsdLink *l = &ch->links[i];
+      hsdLinkOde *l = &ch->links[i];
       l->body = NULL;
       l->joint = NULL;
       l->jkind = hsdJ_NONE;
-      l->ngeom = 0;
-      l->hasAabb = 0;
     }
   }
+  hsu_free(w->pairActive);
+  w->pairActive = NULL;
   hsu_free(w->islandParent);
   hsu_free(w->islandRows);
   w->islandParent = w->islandRows = NULL;
@@ -107,7 +77,7 @@ void hsd_destroyOde(hsdWorld *w) {
     dWorldDestroy(w->world);
     w->world = NULL;
   }
-  w->ncontact = 0;
+  w->ncontact = w->ngroup = 0;
   w->initialised = 0;
 }
 
@@ -220,7 +190,7 @@ static int makeGroupBody(hsdWorld *w, hsdCharacter *c, int t, hsError *err) {
     if (c->links[k].top != t) {
       continue;
     }
-    hsdLink *l = &c->links[k];
+    hsdLinkOde *l = &c->links[k];
     l->body = body;
     l->dynamic = 1;
     for (int j = 0; j < 3; j++) {
@@ -232,9 +202,9 @@ static int makeGroupBody(hsdWorld *w, hsdCharacter *c, int t, hsError *err) {
 
 //---------------------------------- joints ----------------------------------------------------
 
-// set a joint's motor for its mode (high gain / position given: huge force bound; torque: off)
-void hsd_configureMotor(const hsdWorld *w, hsdLink *l) {
-  double fmax = (l->mode == hsMODE_HIGH_GAIN || l->given) ? w->opt.highGainFMax : 0;
+// set a joint's motor for its mode (high gain: huge force bound; torque: off)
+void hsd_configureMotor(const hsdWorld *w, hsdLinkOde *l, hstJointMode mode) {
+  double fmax = mode == hsMODE_HIGH_GAIN ? w->opt.highGainFMax : 0;
   if (l->jkind == hsdJ_HINGE) {
     dJointSetHingeParam(l->joint, dParamVel, 0);
     dJointSetHingeParam(l->joint, dParamFMax, fmax);
@@ -247,7 +217,7 @@ void hsd_configureMotor(const hsdWorld *w, hsdLink *l) {
 // make the joint of link i (rotate / slide) to its parent's body
 static void makeJoint(hsdWorld *w, hsdCharacter *c, int i) {
   const hsLink *lk = &c->body->links[i];
-  hsdLink *l = &c->links[i];
+  hsdLinkOde *l = &c->links[i];
   const double *p = c->state->linkP + 3 * i, *R = c->state->linkR + 9 * i;
   double axis[3], a[3];
   double n = hsu_norm(lk->axis);
@@ -270,209 +240,20 @@ static void makeJoint(hsdWorld *w, hsdCharacter *c, int i) {
   }
   memset(&l->fb, 0, sizeof l->fb);
   dJointSetFeedback(l->joint, &l->fb);
-  hsd_configureMotor(w, l);
+  hsd_configureMotor(w, l, c->in.mode[i]);
 }
 
 //---------------------------------- geoms -----------------------------------------------------
 
-// split the 3x3 part of T into R S with S = diag(s) when its columns are orthogonal and it
-// keeps handedness; returns 0 otherwise
-static int splitScale(double R[9], double s[3], const double T[12]) {
-  double c[3][3];
+void hsd_linkPoseFromBody(const hsdLinkOde *l, double p[3], double R[9]) {
+  const dReal *bp = dBodyGetPosition(l->body);
+  double Rb[9], x[3];
+  hsd_fromOdeR(Rb, dBodyGetRotation(l->body));
+  hsu_rotVec(x, Rb, l->offP);
   for (int j = 0; j < 3; j++) {
-    for (int i = 0; i < 3; i++) {
-      c[j][i] = T[4 * i + j];
-    }
-    s[j] = hsu_norm(c[j]);
-    if (!(s[j] > 0)) {
-      return 0;
-    }
+    p[j] = bp[j] + x[j];
   }
-  for (int j = 0; j < 3; j++) {
-    for (int k = j + 1; k < 3; k++) {
-      if (fabs(hsu_dot(c[j], c[k])) > 1e-9 * s[j] * s[k]) {
-        return 0;
-      }
-    }
-  }
-  for (int j = 0; j < 3; j++) {
-    for (int i = 0; i < 3; i++) {
-      R[3 * i + j] = c[j][i] / s[j];
-    }
-  }
-  double x[3];
-  hsu_cross(x, c[0], c[1]);
-  return hsu_dot(x, c[2]) > 0;
-}
-
-static int near(double a, double b) {
-  return fabs(a - b) <= 1e-9 * fmax(fabs(a), fabs(b));
-}
-
-// a trimesh of shape sh under T (link frame); NULL when the shape has no usable triangles, or
-// (with *nomem set) when memory ran out
-static dGeomID makeTrimesh(const hsShape *sh, const double T[12], double **verts,
-                           dTriIndex **tris, dTriMeshDataID *data, int *nomem) {
-  int nv = sh->nvertex, nt = 0;
-  if (nv < 3 || sh->ntriangle < 1) {
-    return NULL;
-  }
-  double *v = hsu_malloc((size_t)nv * 3 * sizeof *v);
-  dTriIndex *t = hsu_malloc((size_t)sh->ntriangle * 3 * sizeof *t);
-  if (!v || !t) {
-    hsu_free(v);
-    hsu_free(t);
-    *nomem = 1;
-    return NULL;
-  }
-  for (int i = 0; i < nv; i++) {
-    double p[3] = {sh->vertices[3 * i], sh->vertices[3 * i + 1], sh->vertices[3 * i + 2]};
-    hsu_transformPoint(v + 3 * i, T, p);
-  }
-  for (int i = 0; i < sh->ntriangle; i++) {
-    const int *tri = sh->triangles + 3 * i;
-    if (tri[0] < 0 || tri[0] >= nv || tri[1] < 0 || tri[1] >= nv || tri[2] < 0 || tri[2] >= nv) {
-      continue;
-    }
-    for (int k = 0; k < 3; k++) {
-      t[3 * nt + k] = (dTriIndex)tri[k];
-    }
-    nt++;
-  }
-  if (nt == 0 || !hsd_sane(v, 3 * nv)) {
-    hsu_free(v);
-    hsu_free(t);
-    return NULL;
-  }
-  *data = dGeomTriMeshDataCreate();
-  dGeomTriMeshDataBuildDouble(*data, v, 3 * sizeof(double), nv, t, 3 * nt,
-                              3 * sizeof(dTriIndex));
-  *verts = v;
-  *tris = t;
-  return dCreateTriMesh(0, *data, NULL, NULL, NULL);
-}
-
-// place geom g of link l: attached to its body with the offset (offR, offP) * T, or fixed in
-// the world at the link's pose * T
-void hsd_placeGeom(dGeomID g, const hsdLink *l, const double T[12], const double linkP[3],
-                   const double linkR[9]) {
-  double R[9], t[3], RT[9], x[3];
-  hsu_splitTransform(R, t, T);
-  dMatrix3 m;
-  if (l->body) {
-    hsu_mulMat(RT, l->offR, R);
-    hsu_rotVec(x, l->offR, t);
-    for (int j = 0; j < 3; j++) {
-      x[j] += l->offP[j];
-    }
-    hsd_toOdeR(m, RT);
-    dGeomSetBody(g, l->body);
-    dGeomSetOffsetPosition(g, x[0], x[1], x[2]);
-    dGeomSetOffsetRotation(g, m);
-  } else {
-    hsu_mulMat(RT, linkR, R);
-    hsu_rotVec(x, linkR, t);
-    for (int j = 0; j < 3; j++) {
-      x[j] += linkP[j];
-    }
-    hsd_toOdeR(m, RT);
-    dGeomSetPosition(g, x[0], x[1], x[2]);
-    dGeomSetRotation(g, m);
-  }
-}
-
-// make the geoms of one collision shape reference of link k: 1 when made, 0 when the shape
-// gives nothing to collide with (degenerate), hsE_NOMEM
-static int makeShapeGeom(hsdCharacter *c, int k, const hsShapeRef *ref, hsdGeom *g) {
-  const hsShape *sh = &c->body->shapes[ref->shape];
-  const float *pa = sh->params;
-  double R[9], s[3];
-  int nomem = 0;
-  memset(g, 0, sizeof *g);
-  g->link = k;
-  // a primitive under a transform that keeps it that primitive
-  if (hsd_sane(ref->T, 12) && splitScale(R, s, ref->T)) {
-    double t[3] = {ref->T[3], ref->T[7], ref->T[11]};
-    hsu_makeTransform(g->T, R, t);
-    if (sh->primitive == hsPRIM_BOX && sh->nparam >= 3) {
-      double d[3] = {pa[0] * s[0], pa[1] * s[1], pa[2] * s[2]};
-      if (d[0] > 0 && d[1] > 0 && d[2] > 0 && hsd_sane(d, 3)) {
-        g->g = dCreateBox(0, d[0], d[1], d[2]);
-      }
-    } else if (sh->primitive == hsPRIM_SPHERE && sh->nparam >= 1 && near(s[0], s[1]) &&
-               near(s[0], s[2])) {
-      double r = pa[0] * s[0];
-      if (r > 0 && hsd_sane(&r, 1)) {
-        g->g = dCreateSphere(0, r);
-      }
-    } else if (sh->primitive == hsPRIM_CYLINDER && sh->nparam >= 2 && near(s[0], s[2])) {
-      double d[2] = {pa[0] * s[0], pa[1] * s[1]};
-      if (d[0] > 0 && d[1] > 0 && hsd_sane(d, 2)) {
-        g->g = dCreateCylinder(0, d[0], d[1]);
-        // ODE's cylinder axis is z, VRML's y: the geom frame is the shape frame turned -90
-        // degrees about x, which takes z onto y
-        static const double Ry[12] = {1, 0, 0, 0, 0, 0, 1, 0, 0, -1, 0, 0};
-        double T2[12];
-        hsu_mulTransform(T2, g->T, Ry);
-        memcpy(g->T, T2, sizeof T2);
-        // the twin: the shape's own triangles under the full transform
-        g->twin = makeTrimesh(sh, ref->T, &g->twinVerts, &g->twinTris, &g->twinData, &nomem);
-      }
-    }
-  }
-  // anything else: the shape's triangles, in the link frame
-  if (!g->g && !nomem) {
-    static const double I[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
-    memcpy(g->T, I, sizeof I);
-    g->g = makeTrimesh(sh, ref->T, &g->verts, &g->tris, &g->data, &nomem);
-  }
-  if (!g->g || nomem) {
-    destroyGeom(g);
-    return nomem ? hsE_NOMEM : 0;
-  }
-  g->cls = dGeomGetClass(g->g);
-  return 1;
-}
-
-// make every geom of character c
-static int makeGeoms(hsdCharacter *c, hsError *err) {
-  const hsBody *b = c->body;
-  int n = 0;
-  for (int k = 0; k < b->nlink; k++) {
-    n += b->links[k].ncollisionRef;
-  }
-  c->geoms = hsu_calloc((size_t)n + 1, sizeof *c->geoms);
-  if (!c->geoms) {
-    return HS_ERR(err, hsE_NOMEM, "out of memory");
-  }
-  c->ngeom = 0;
-  for (int k = 0; k < b->nlink; k++) {
-    const hsLink *lk = &b->links[k];
-    hsdLink *l = &c->links[k];
-    l->geomAdr = c->ngeom;
-    for (int r = 0; r < lk->ncollisionRef; r++) {
-      const hsShapeRef *ref = &lk->collisionRefs[r];
-      if (ref->shape < 0 || ref->shape >= b->nshape) {
-        continue;
-      }
-      hsdGeom *g = &c->geoms[c->ngeom];
-      int made = makeShapeGeom(c, k, ref, g);
-      if (made < 0) {
-        return HS_ERR(err, hsE_NOMEM, "out of memory");
-      }
-      if (made) {
-        const double *p = c->state->linkP + 3 * k, *R = c->state->linkR + 9 * k;
-        hsd_placeGeom(g->g, l, g->T, p, R);
-        if (g->twin) {
-          double I[12] = {1, 0, 0, 0, 0, 1, 0, 0, 0, 0, 1, 0};
-          hsd_placeGeom(g->twin, l, I, p, R);
-        }
-        c->ngeom++;
-      }
-    }
-    l->ngeom = c->ngeom - l->geomAdr;
-  }
-  return 0;
+  hsu_mulMat(R, Rb, l->offR);
 }
 
 //---------------------------------- init ------------------------------------------------------
@@ -500,8 +281,8 @@ int hsd_init(hsdWorld *w, hsError *err) {
     // rigid groups
     for (int k = 0; k < b->nlink; k++) {
       const hsLink *lk = &b->links[k];
-      hsdLink *l = &c->links[k];
-      int own = k == 0 || lk->jointType == hsJOINT_ROTATE || lk->jointType == hsJOINT_SLIDE;
+      hsdLinkOde *l = &c->links[k];
+      int own = k == 0 || hsm_hasOneDofJoint(lk);
       l->top = own ? k : c->links[lk->parent].top;
       l->dynamic = 0;
       l->body = NULL;
@@ -519,7 +300,7 @@ int hsd_init(hsdWorld *w, hsError *err) {
     }
     // static links: offsets relative to the root frame (used for their poses)
     for (int k = 0; k < b->nlink; k++) {
-      hsdLink *l = &c->links[k];
+      hsdLinkOde *l = &c->links[k];
       if (!l->body) {
         const double *pt = c->state->linkP, *Rt = c->state->linkR;
         double d[3], RtT[9];
@@ -531,7 +312,7 @@ int hsd_init(hsdWorld *w, hsError *err) {
         hsu_mulMat(l->offR, RtT, c->state->linkR + 9 * k);
       }
     }
-    if (c->links[0].given && c->links[0].body) {
+    if (hsd_servoed(c, 0) && c->links[0].body) {
       dBodySetKinematic(c->links[0].body);
     }
     // the composite body of a free root (enabled only while every joint is servoed)
@@ -547,7 +328,7 @@ int hsd_init(hsdWorld *w, hsError *err) {
     }
     c->still = b->links[0].jointType != hsJOINT_FREE;
     for (int k = 1; k < b->nlink; k++) {
-      if (b->links[k].jointType == hsJOINT_ROTATE || b->links[k].jointType == hsJOINT_SLIDE) {
+      if (hsm_hasOneDofJoint(&b->links[k])) {
         c->still = 0;
       }
     }
@@ -559,7 +340,7 @@ int hsd_init(hsdWorld *w, hsError *err) {
         makeJoint(w, c, k);
       }
     }
-    if (makeGeoms(c, err) < 0) {
+    if (hsd_makeShapes(w, ci, err) < 0) {
       hsd_destroyOde(w);
       return hsE_NOMEM;
     }
@@ -571,16 +352,16 @@ int hsd_init(hsdWorld *w, hsError *err) {
         c->needWrench = 1;
       }
     }
-    memset(c->readings, 0, 6 * (size_t)b->nsensor * sizeof *c->readings);
-    for (int k = 0; k < b->nlink; k++) {
-      c->links[k].cmd = 0;
-      c->links[k].hasExt = 0;
-    }
+    // commands given before the start are not for the first step
+    memset(c->in.flags, 0, (size_t)b->nlink * sizeof *c->in.flags);
+    memset(c->in.ext, 0, 6 * (size_t)b->nlink * sizeof *c->in.ext);
+    c->nExt = 0;
     hsd_syncFromState(w, ci, hsd_chooseRep(w, ci));
   }
+  w->pairActive = hsu_calloc(w->linkPairs.n + 1, sizeof *w->pairActive);
   w->islandParent = hsu_calloc((size_t)w->nbody + 1, sizeof *w->islandParent);
   w->islandRows = hsu_calloc((size_t)w->nbody + 1, sizeof *w->islandRows);
-  if (!w->islandParent || !w->islandRows) {
+  if (!w->pairActive || !w->islandParent || !w->islandRows) {
     hsd_destroyOde(w);
     return HS_ERR(err, hsE_NOMEM, "out of memory");
   }
@@ -589,6 +370,6 @@ int hsd_init(hsdWorld *w, hsError *err) {
   w->time = 0;
   w->steps = 0;
   w->seed = 1;
-  w->ncontact = 0;
+  w->ncontact = w->ngroup = 0;
   return 0;
 }

@@ -1,14 +1,12 @@
-// dynamics_contact.c - contact generation for registered pairs, contact joints, intersection
-// checks.
+// dynamics_contact.c - the collide phase of a step: which link pairs can touch, their contacts
+// (found by dynamics_geom.c) turned into ODE contact joints, the contact forces after the step,
+// grouped by link pair; intersection checks.
 //
-// No ODE space: each expanded link pair (see dynamics_world.c) is tested in order, first by the
-// links' world AABBs, then geom by geom (AABBs, then dCollide; ODE is asked for up to 64 points
-// and the deepest and most spread out maxContactsPerPair are kept). Link pairs that cannot move
-// relative to each other (two static characters, links on one ODE body, links of one servoed
-// character) are skipped. A new point closer than the pair's cullingThresh to a point already
-// kept for the same link pair is dropped. Each kept point becomes a contact joint in the world's
-// contact group (emptied after every step) with a preallocated feedback buffer, unless neither
-// side has a dynamic body (the point is then reported with zero force).
+// Link pairs that cannot move relative to each other (two static characters, links on one ODE
+// body, links of one servoed character) are not asked about. Each contact point becomes a
+// contact joint in the world's contact group (emptied after every step) with a preallocated
+// feedback buffer, unless neither side has a dynamic body (the point is then reported with zero
+// force).
 //
 // A contact joint attaches to the ODE body each side's link moves with (its own, the composite
 // body of a servoed character, or none for kinematic and static ones); the part of the link's
@@ -30,99 +28,10 @@
 
 #include "dynamics_private.h"
 
-// world AABBs of every geom and link of every character
-static void updateAabbs(hsdWorld *w) {
-  for (int ci = 0; ci < w->nchar; ci++) {
-    hsdCharacter *c = &w->chars[ci];
-    for (int k = 0; k < c->body->nlink; k++) {
-      hsdLink *l = &c->links[k];
-      l->hasAabb = l->ngeom > 0;
-      for (int g = l->geomAdr; g < l->geomAdr + l->ngeom; g++) {
-        hsdGeom *gg = &c->geoms[g];
-        dGeomGetAABB(gg->g, gg->aabb);
-        for (int j = 0; j < 3; j++) {
-          if (g == l->geomAdr || gg->aabb[2 * j] < l->aabb[2 * j]) {
-            l->aabb[2 * j] = gg->aabb[2 * j];
-          }
-          if (g == l->geomAdr || gg->aabb[2 * j + 1] > l->aabb[2 * j + 1]) {
-            l->aabb[2 * j + 1] = gg->aabb[2 * j + 1];
-          }
-        }
-      }
-    }
-  }
-}
-
-static int overlap(const double a[6], const double b[6]) {
-  return a[0] <= b[1] && b[0] <= a[1] && a[2] <= b[3] && b[2] <= a[3] && a[4] <= b[5] &&
-         b[4] <= a[5];
-}
-
-// keep k of the n points in pts (n > k): the deepest, the farthest from it, the one spanning the
-// largest triangle with those, then each time the one farthest from all kept (so a flat face
-// keeps its corners); the kept points move to the front in that order
-static int reducePoints(dContactGeom *pts, int n, int k) {
-  int best = 0;
-  for (int i = 1; i < n; i++) {
-    if (pts[i].depth > pts[best].depth) {
-      best = i;
-    }
-  }
-  for (int kept = 0; kept < k; kept++) {
-    if (kept > 0) {
-      double bestScore = -1;
-      best = kept;
-      for (int i = kept; i < n; i++) {
-        double score;
-        const dReal *p = pts[i].pos;
-        if (kept == 1) {
-          double d[3] = {p[0] - pts[0].pos[0], p[1] - pts[0].pos[1], p[2] - pts[0].pos[2]};
-          score = hsu_dot(d, d);
-        } else if (kept == 2) {
-          double a[3], b[3], x[3];
-          for (int j = 0; j < 3; j++) {
-            a[j] = p[j] - pts[0].pos[j];
-            b[j] = p[j] - pts[1].pos[j];
-          }
-          hsu_cross(x, a, b);
-          score = hsu_dot(x, x);
-        } else {
-          score = INFINITY;
-          for (int q = 0; q < kept; q++) {
-            double d[3] = {p[0] - pts[q].pos[0], p[1] - pts[q].pos[1], p[2] - pts[q].pos[2]};
-            score = fmin(score, hsu_dot(d, d));
-          }
-        }
-        if (score > bestScore) {
-          bestScore = score;
-          best = i;
-        }
-      }
-    }
-    dContactGeom t = pts[kept];
-    pts[kept] = pts[best];
-    pts[best] = t;
-  }
-  return k;
-}
-
-// collide two geoms into w->scratch; returns the number of points (at most maxPoints)
-static int collideGeoms(const hsdWorld *w, const hsdGeom *a, const hsdGeom *b, int maxPoints) {
-  dGeomID ga = a->g, gb = b->g;
-  if (a->cls == dCylinderClass && b->cls == dCylinderClass) {
-    // no cylinder-cylinder collider in this ODE: one of them as its triangles
-    if (!a->twin) {
-      return 0;
-    }
-    ga = a->twin;
-  }
-  int n = dCollide(ga, gb, w->nscratch, w->scratch, sizeof(dContactGeom));
-  return n > maxPoints ? reducePoints(w->scratch, n, maxPoints) : n;
-}
-
-// velocity at point p not carried by the link's attached body (servoed joint motion)
-static void internalVel(const hsdLink *l, const dReal p[3], double v[3]) {
-  double r[3] = {p[0] - l->pAct[0], p[1] - l->pAct[1], p[2] - l->pAct[2]}, x[3];
+// velocity at point p not carried by the link's attached body (servoed joint motion); o is the
+// link's origin
+static void internalVel(const hsdLinkOde *l, const double o[3], const double p[3], double v[3]) {
+  double r[3] = {p[0] - o[0], p[1] - o[1], p[2] - o[2]}, x[3];
   hsu_cross(x, l->wInt, r);
   for (int j = 0; j < 3; j++) {
     v[j] = l->vInt[j] + x[j];
@@ -130,8 +39,8 @@ static void internalVel(const hsdLink *l, const dReal p[3], double v[3]) {
 }
 
 // velocity of the material point at p of a link: its attached body's plus the internal part
-static void pointVel(const hsdLink *l, const dReal p[3], double v[3]) {
-  internalVel(l, p, v);
+static void pointVel(const hsdLinkOde *l, const double o[3], const double p[3], double v[3]) {
+  internalVel(l, o, p, v);
   if (l->att) {
     dVector3 r;
     dBodyGetPointVel(l->att, p[0], p[1], p[2], r);
@@ -146,13 +55,18 @@ static int dynamicBody(dBodyID b) {
   return b && !dBodyIsKinematic(b);
 }
 
-// add a contact joint for contact i between links l1 and l2 (at least one attached to a dynamic
-// body)
-static void makeContactJoint(hsdWorld *w, int i, const dContactGeom *cg, const hsdLink *l1,
-                             const hsdLink *l2, const hsdSurface *s) {
+// add a contact joint for contact i (point hc) between links l1 and l2 with origins o1 and o2
+// (at least one attached to a dynamic body)
+static void makeContactJoint(hsdWorld *w, int i, const hsdContact *hc, const hsdLinkOde *l1,
+                             const double o1[3], const hsdLinkOde *l2, const double o2[3],
+                             const hsdSurface *s) {
   dContact ct;
   memset(&ct, 0, sizeof ct);
-  ct.geom = *cg;
+  for (int j = 0; j < 3; j++) {
+    ct.geom.pos[j] = hc->p[j];
+    ct.geom.normal[j] = hc->n[j];
+  }
+  ct.geom.depth = hc->depth;
   ct.surface.mode = dContactApprox1 | dContactSoftERP | dContactSoftCFM;
   ct.surface.soft_erp = w->opt.contactErp;
   ct.surface.soft_cfm = w->opt.contactCfm;
@@ -163,12 +77,12 @@ static void makeContactJoint(hsdWorld *w, int i, const dContactGeom *cg, const h
   }
   // ODE's body 1 must exist: swap the sides when only link[1]'s side has a body
   dBodyID b1 = l1->att, b2 = l2->att;
-  double n[3] = {cg->normal[0], cg->normal[1], cg->normal[2]}, sgn = 1;
+  double n[3] = {hc->n[0], hc->n[1], hc->n[2]}, sgn = 1;
   double v1[3], v2[3], i1[3], i2[3], vr[3], ir[3], vt[3];
-  pointVel(l1, cg->pos, v1);
-  pointVel(l2, cg->pos, v2);
-  internalVel(l1, cg->pos, i1);
-  internalVel(l2, cg->pos, i2);
+  pointVel(l1, o1, hc->p, v1);
+  pointVel(l2, o2, hc->p, v2);
+  internalVel(l1, o1, hc->p, i1);
+  internalVel(l2, o2, hc->p, i2);
   if (!b1) {
     b1 = l2->att;
     b2 = NULL;
@@ -184,7 +98,7 @@ static void makeContactJoint(hsdWorld *w, int i, const dContactGeom *cg, const h
   double erp = w->opt.contactErp;
   if (erp > 0) {
     double cap = w->opt.contactSurfaceLayer + w->opt.contactMaxCorrectingVel * w->dt / erp;
-    ct.geom.depth = fmin(cg->depth, cap);
+    ct.geom.depth = fmin(hc->depth, cap);
   }
   // static or slip friction by the relative tangential speed at the point
   double vn = hsu_dot(vr, n);
@@ -237,71 +151,57 @@ static void makeContactJoint(hsdWorld *w, int i, const dContactGeom *cg, const h
 }
 
 void hsd_collide(hsdWorld *w) {
-  w->ncontact = 0;
-  updateAabbs(w);
+  // which link pairs can touch: links that may move relative to each other
   const hsdLinkPair *lps = w->linkPairs.data;
-  int maxPoints = w->opt.maxContactsPerPair;
   for (size_t i = 0; i < w->linkPairs.n; i++) {
     const hsdLinkPair *lp = &lps[i];
     const hsdCharacter *c1 = &w->chars[lp->ch[0]], *c2 = &w->chars[lp->ch[1]];
-    const hsdLink *l1 = &c1->links[lp->link[0]], *l2 = &c2->links[lp->link[1]];
-    // nothing to do for links that cannot move relative to each other
-    if (!l1->hasAabb || !l2->hasAabb || (c1->still && c2->still) ||
-        (l1->att && l1->att == l2->att) || (lp->ch[0] == lp->ch[1] && !l1->att) ||
-        !overlap(l1->aabb, l2->aabb)) {
-      continue;
-    }
-    const hsdPair *pair = &w->pairs[lp->pair];
-    int first = w->ncontact;
-    int joint = dynamicBody(l1->att) || dynamicBody(l2->att);
-    for (int a = l1->geomAdr; a < l1->geomAdr + l1->ngeom; a++) {
-      for (int b = l2->geomAdr; b < l2->geomAdr + l2->ngeom; b++) {
-        const hsdGeom *ga = &c1->geoms[a], *gb = &c2->geoms[b];
-        if (!overlap(ga->aabb, gb->aabb)) {
-          continue;
-        }
-        int n = collideGeoms(w, ga, gb, maxPoints);
-        for (int k = 0; k < n; k++) {
-          const dContactGeom *cg = &w->scratch[k];
-          // merge points closer than the culling threshold to a kept one
-          int dup = 0;
-          for (int q = first; q < w->ncontact && !dup; q++) {
-            double d[3] = {w->contacts[q].p[0] - cg->pos[0], w->contacts[q].p[1] - cg->pos[1],
-                           w->contacts[q].p[2] - cg->pos[2]};
-            dup = hsu_norm(d) < pair->surface.cullingThresh;
-          }
-          if (dup) {
-            continue;
-          }
-          if (w->ncontact >= w->opt.maxContacts) {
-            hsd_warn(w, hsdWARN_CONTACTS, "more than %d contact points in one step; the rest "
-                     "are dropped", w->opt.maxContacts);
-            continue;
-          }
-          int ci = w->ncontact++;
-          hsdContact *hc = &w->contacts[ci];
-          hc->pair = lp->pair;
-          hc->ch[0] = lp->ch[0];
-          hc->ch[1] = lp->ch[1];
-          hc->link[0] = lp->link[0];
-          hc->link[1] = lp->link[1];
-          for (int j = 0; j < 3; j++) {
-            hc->p[j] = cg->pos[j];
-            hc->n[j] = cg->normal[j];
-            hc->force[j] = 0;
-          }
-          hc->depth = cg->depth;
-          w->contactJoint[ci] = 0;
-          if (joint) {
-            makeContactJoint(w, ci, cg, l1, l2, &pair->surface);
-          }
-        }
-      }
+    const hsdLinkOde *l1 = &c1->links[lp->link[0]], *l2 = &c2->links[lp->link[1]];
+    w->pairActive[i] = !(c1->still && c2->still) && !(l1->att && l1->att == l2->att) &&
+                       !(lp->ch[0] == lp->ch[1] && !l1->att);
+  }
+  // their contacts at the current poses
+  int dropped = 0;
+  w->ncontact = hsd_findContacts(w, w->pairActive, w->contacts, w->opt.maxContacts, &dropped);
+  for (int i = 0; i < dropped; i++) {
+    hsd_warn(w, hsdWARN_CONTACTS, "more than %d contact points in one step; the rest are "
+             "dropped", w->opt.maxContacts);
+  }
+  // a contact joint for each point with a dynamic body on either side
+  for (int i = 0; i < w->ncontact; i++) {
+    const hsdContact *hc = &w->contacts[i];
+    const hsdCharacter *c1 = &w->chars[hc->ch[0]], *c2 = &w->chars[hc->ch[1]];
+    const hsdLinkOde *l1 = &c1->links[hc->link[0]], *l2 = &c2->links[hc->link[1]];
+    w->contactJoint[i] = 0;
+    if (dynamicBody(l1->att) || dynamicBody(l2->att)) {
+      makeContactJoint(w, i, hc, l1, c1->state->linkP + 3 * hc->link[0], l2,
+                       c2->state->linkP + 3 * hc->link[1], &w->pairs[hc->pair].surface);
     }
   }
 }
 
+// group the contacts by link pair: the generation loop writes each link pair's points in one
+// run, so a group is a run of equal (pair, characters, links)
+static void groupContacts(hsdWorld *w) {
+  w->ngroup = 0;
+  for (int i = 0; i < w->ncontact; i++) {
+    const hsdContact *c = &w->contacts[i];
+    hsdContactGroup *g = w->ngroup ? &w->groups[w->ngroup - 1] : NULL;
+    if (!g || g->pair != c->pair || g->ch[0] != c->ch[0] || g->ch[1] != c->ch[1] ||
+        g->link[0] != c->link[0] || g->link[1] != c->link[1]) {
+      g = &w->groups[w->ngroup++];
+      g->pair = c->pair;
+      memcpy(g->ch, c->ch, sizeof g->ch);
+      memcpy(g->link, c->link, sizeof g->link);
+      g->first = i;
+      g->count = 0;
+    }
+    g->count++;
+  }
+}
+
 void hsd_readContactForces(hsdWorld *w) {
+  groupContacts(w);
   for (int i = 0; i < w->ncontact; i++) {
     hsdContact *c = &w->contacts[i];
     if (!w->contactJoint[i]) {
@@ -315,12 +215,12 @@ void hsd_readContactForces(hsdWorld *w) {
     for (int side = 0; side < 2; side++) {
       hsdCharacter *ch = &w->chars[c->ch[side]];
       int k = c->link[side];
-      const hsdLink *l = &ch->links[k];
+      const double *pk = ch->state->linkP + 3 * k, *Rk = ch->state->linkR + 9 * k;
       double sgn = side == 0 ? 1 : -1, f[3], cm[3], r[3], x[3];
-      hsu_rotVec(cm, l->RAct, ch->body->links[k].com);
+      hsu_rotVec(cm, Rk, ch->body->links[k].com);
       for (int j = 0; j < 3; j++) {
         f[j] = sgn * c->force[j];
-        r[j] = c->p[j] - (l->pAct[j] + cm[j]);
+        r[j] = c->p[j] - (pk[j] + cm[j]);
       }
       hsu_cross(x, r, f);
       for (int j = 0; j < 3; j++) {
@@ -338,23 +238,48 @@ const hsdContact *hsd_contacts(const hsdWorld *w, int *n) {
   return w ? w->contacts : NULL;
 }
 
-// 1 if any geoms of the link pairs [first, first + count) of list intersect
+const hsdContactGroup *hsd_contactGroups(const hsdWorld *w, int *n) {
+  if (n) {
+    *n = w ? w->ngroup : 0;
+  }
+  return w ? w->groups : NULL;
+}
+
+int hsd_linkContacts(const hsdWorld *w, int ch, int link, double *out, int max) {
+  if (hsd_checkLink(w, ch, link, NULL) < 0) {
+    return hsE_INVALID;
+  }
+  int count = 0;
+  for (int i = 0; i < w->ncontact; i++) {
+    const hsdContact *c = &w->contacts[i];
+    for (int side = 0; side < 2; side++) {
+      if (c->ch[side] != ch || c->link[side] != link) {
+        continue;
+      }
+      if (count < max) {
+        double sign = side == 0 ? 1 : -1, *o = out + 6 * count;
+        for (int k = 0; k < 3; k++) {
+          o[k] = c->p[k];
+          o[3 + k] = sign * c->force[k];
+        }
+      }
+      count++;
+    }
+  }
+  return count;
+}
+
+// 1 if any link pair [first, first + count) of list intersects (links of one rigid group of a
+// character never do)
 static int pairHits(hsdWorld *w, const hsdLinkPair *list, int first, int count) {
   for (int i = first; i < first + count; i++) {
     const hsdLinkPair *lp = &list[i];
     const hsdCharacter *c1 = &w->chars[lp->ch[0]], *c2 = &w->chars[lp->ch[1]];
-    const hsdLink *l1 = &c1->links[lp->link[0]], *l2 = &c2->links[lp->link[1]];
-    if (!l1->hasAabb || !l2->hasAabb || (l1->top == l2->top && lp->ch[0] == lp->ch[1]) ||
-        !overlap(l1->aabb, l2->aabb)) {
+    if (lp->ch[0] == lp->ch[1] && c1->links[lp->link[0]].top == c2->links[lp->link[1]].top) {
       continue;
     }
-    for (int a = l1->geomAdr; a < l1->geomAdr + l1->ngeom; a++) {
-      for (int b = l2->geomAdr; b < l2->geomAdr + l2->ngeom; b++) {
-        const hsdGeom *ga = &c1->geoms[a], *gb = &c2->geoms[b];
-        if (overlap(ga->aabb, gb->aabb) && collideGeoms(w, ga, gb, 1) > 0) {
-          return 1;
-        }
-      }
+    if (hsd_touches(w, lp)) {
+      return 1;
     }
   }
   return 0;
@@ -366,11 +291,11 @@ int hsd_checkIntersections(hsdWorld *w, int checkAll, int *hits, int maxHits) {
   }
   // the geoms are where the last step (or hsd_init) left the bodies; apply pending teleports
   for (int ci = 0; ci < w->nchar; ci++) {
-    if (w->chars[ci].dirty) {
-      hsd_syncFromState(w, ci, w->chars[ci].rep);
+    if (w->chars[ci].teleported) {
+      hsd_applyTeleport(w, ci, w->chars[ci].rep);
     }
   }
-  updateAabbs(w);
+  hsd_shapesMoved(w);
   int count = 0;
   for (int list = 0; list < 2; list++) {
     const hsdPair *pairs = list ? w->ipairs : w->pairs;

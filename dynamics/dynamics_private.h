@@ -1,13 +1,24 @@
 // dynamics_private.h - the inside of hsdWorld, shared by the dynamics_*.c files only.
 //
-// A world keeps, per character, one record per link (mode, commands, the ODE body that carries
-// it and where the link frame sits in that body, the joint to its parent, its geoms) and the
-// character's hsBodyState. ODE objects exist only between hsd_init and hsd_freeWorld (or the
-// next hsd_init, which rebuilds them). Links welded to their parent by a fixed joint share the
-// parent's ODE body (one rigid group); a fixed root and everything welded to it form the static
-// group, which has no ODE body (its geoms sit in the world). Every ODE body is placed at its
-// group's centre of mass and oriented like the group's top link; offP/offR locate each link
-// frame in that body frame. ODE types stay in this header and the .c files.
+// A character keeps three records apart (MuJoCo's model / data / controls split):
+// - its hsBodyState and hsdLinkMotion: the actual state, written only by the step
+//   (dynamics_finish.c) and by explicit teleports (dynamics_input.c);
+// - its hsdInput: what clients command (dynamics.h), written only by the setters;
+// - one hsdLinkOde per link: the ODE handles (the body that carries the link, where the link
+//   frame sits in it, the joint to the parent, the geoms) and the step's scratch (servo
+//   targets and velocities, contact velocities, the last step's velocities for differences).
+// ODE objects exist only between hsd_init and hsd_freeWorld (or the next hsd_init, which
+// rebuilds them). Links welded to their parent by a fixed joint share the parent's ODE body
+// (one rigid group); a fixed root and everything welded to it form the static group, which
+// has no ODE body (its geoms sit in the world). Every ODE body is placed at its group's centre
+// of mass and oriented like the group's top link; offP/offR locate each link frame in that
+// body frame. ODE types stay in this header and the .c files.
+//
+// A step, file by file: dynamics_prepare.c (teleports into ODE, representation, drives,
+// external forces), dynamics_contact.c (contacts of the registered pairs into contact joints),
+// dynamics_step.c (the ODE step), dynamics_finish.c (ODE back into the state, torques,
+// sensors); dynamics_servo.c holds the composite and kinematic representations' before and
+// after halves and inverse dynamics.
 
 #ifndef HRPSIM_DYNAMICS_DYNAMICS_PRIVATE_H_
 #define HRPSIM_DYNAMICS_DYNAMICS_PRIVATE_H_
@@ -15,15 +26,6 @@
 #include <ode/ode.h>
 
 #include "dynamics.h"
-
-// command flags of a link, set by the setters and cleared after each step
-enum {
-  hsdCMD_Q = 1,     // joint value commanded this step
-  hsdCMD_DQ = 2,    // joint velocity commanded this step
-  hsdCMD_DDQ = 4,   // joint acceleration commanded this step
-  hsdCMD_POSE = 8,  // root pose commanded this step (position given root)
-  hsdCMD_VEL = 16   // root velocity commanded this step (position given root)
-};
 
 // how a character is simulated this step (see dynamics_servo.c)
 typedef enum hstdRep {
@@ -47,36 +49,11 @@ enum {
   hsdWARN_NONFINITE = 2  // runaway or non-finite state around a step
 };
 
-// one collision geom of a link
-typedef struct hsdGeom {
-  dGeomID g;            // the ODE geom (box, sphere, cylinder or trimesh)
-  dGeomID twin;         // cylinders only: the same shape as a trimesh, for cylinder-cylinder
-  dTriMeshDataID data;  // trimesh data of g (or of twin for cylinders), NULL if none
-  dTriMeshDataID twinData;
-  double *verts;        // trimesh vertices (x, y, z), link frame; owned
-  dTriIndex *tris;      // trimesh indices; owned
-  double *twinVerts;
-  dTriIndex *twinTris;
-  int cls;              // ODE geom class of g
-  int link;             // owning link
-  double T[12];         // placement of g in the link frame (rigid; identity for trimeshes,
-                        // whose vertices are in the link frame)
-  double aabb[6];       // world AABB at the current step (minx, maxx, miny, maxy, minz, maxz)
-} hsdGeom;
+// the collision geometry of one character (dynamics_geom.c, the seam to the geometry)
+typedef struct hsdShapes hsdShapes;
 
-// one link of a character
-typedef struct hsdLink {
-  // set by the user
-  hstJointMode mode;  // drive mode of a 1-dof joint
-  int given;          // position given
-  unsigned cmd;       // hsdCMD_* flags of this step
-  double qCmd, dqCmd, ddqCmd;  // commanded joint value / velocity / acceleration
-  double uCmd;                 // torque or force set through hsd_setJointTorque
-  double pCmd[3], RCmd[9];     // commanded pose (position given root)
-  double vCmd[3], wCmd[3];     // commanded velocity (position given root)
-  int hasExt;                  // an external force is pending
-  double fExt[3], tExt[3];     // world frame; torque about the link origin
-
+// the ODE side of one link of a character, and its scratch between the phases of a step
+typedef struct hsdLinkOde {
   // built by hsd_init
   int top;          // top link of this link's rigid group (itself unless welded)
   int dynamic;      // 1 if the link moves (its group has an ODE body)
@@ -86,43 +63,47 @@ typedef struct hsdLink {
   hstdJoint jkind;  // ODE joint to the parent
   dJointID joint;   // NULL if jkind is hsdJ_NONE
   dJointFeedback fb;   // feedback of joint (force on this link's body is f1, t1)
-  int geomAdr, ngeom;  // this link's geoms in the character's geom array
-  double aabb[6];      // union of the geoms' AABBs this step
-  int hasAabb;         // aabb valid (the link has geoms)
 
-  // this step's drive and the configuration ODE is in
-  double dqStep;        // servoed joints: joint velocity over this step
-  double vMotor;        // articulated servo: the motor velocity of this step
-  double defect;        // articulated servo: how far ODE's integration of the bodies moved the
-                        // joint beyond vMotor dt in the last step (corrected in the next)
-  double qAct, dqAct;   // joint value and velocity at the end of the last step
-  double pAct[3], RAct[9];  // link pose at the end of the last step
-  dBodyID att;          // the ODE body contacts on this link attach to (NULL: none)
+  // servo
+  double qHold;   // the joint value a servo holds when not commanded [rad or m]
+  double dqStep;  // servoed joints: joint velocity over this step
+  double vMotor;  // articulated servo: the motor velocity of this step
+  double defect;  // articulated servo: how far ODE's integration of the bodies moved the joint
+                  // beyond vMotor dt in the last step (corrected in the next)
+
+  // contacts
+  dBodyID att;              // the ODE body contacts on this link attach to (NULL: none)
   double vInt[3], wInt[3];  // velocity of the link origin / angular velocity not carried by
                             // att this step (joint motion of servoed characters), world frame
 
-  // step history
-  double vPrev[3], wPrev[3];  // link origin velocity and angular velocity one step ago
+  // step history (the link's velocities at the start of a step are in its hsdLinkMotion)
   double vcPrev[3];           // link centre-of-mass velocity one step ago
   double ac[3];               // link centre-of-mass acceleration over the last step
-} hsdLink;
+} hsdLinkOde;
 
-// one character: a borrowed body, its state and link records
+// one character: a borrowed body, its state, its input and its ODE records
 typedef struct hsdCharacter {
   char *name;
   const hsBody *body;
+
+  // the actual state (written by the step and by teleports)
   hsBodyState *state;
-  hsdLink *links;
   hsdLinkMotion *motion;
-  double (*sensorR)[9];    // per sensor: sensor frame in its link frame
-  double *readings;        // 6 per sensor
-  int *nreading;           // numbers per sensor
-  double (*sensorVPrev)[3];  // accelerometers: sensor point velocity one step ago
-  hsdGeom *geoms;
-  int ngeom;
-  int dirty;               // the state was written: rebuild ODE poses before the next step
-  int remode;              // modes changed: re-place the ODE bodies before the next step
-  int needWrench;          // a force sensor has no joint of its own: run inverse dynamics
+
+  // what clients command, and what the setters noted for the next step
+  hsdInput in;
+  int nExt;          // links with an external force pending
+  int teleported;    // the state was written: re-place the ODE bodies before the next step
+  int remode;        // drive modes changed: re-place the ODE bodies before the next step
+  int posesTouched;  // link poses in the state were rewritten between steps (FK, a non-root
+                     // pose): the next step takes them from the simulation again
+
+  // ODE and the step's scratch
+  hsdLinkOde *links;
+  double pHold[3], RHold[9];  // the pose a position-given root holds when not commanded
+  hsdShapes *shapes;        // collision geometry (built by hsd_init)
+  int needWrench;           // a force sensor has no joint of its own: run inverse dynamics
+                            // (hsd_jointWrench reads subW)
   double (*linkWrench)[6];  // per link: contact + external wrench of the last step, world
                             // frame, moment about the link's centre of mass
   double (*subW)[6];        // per link: wrench its subtree exerts on its parent (inverse
@@ -136,6 +117,8 @@ typedef struct hsdCharacter {
   double bo[3];             // root origin in the composite body frame this step
   double vRoot[3], wRoot[3];  // kinematic root velocity this step
   double *scratch;          // 6 per link
+  hsBodyState *ikState;     // hsd_inverseKinematics solves on this copy of the state
+  void *ikWork;             // and with this workspace (hsm_ikWorkSize)
 } hsdCharacter;
 
 // one expanded link pair of a registered pair
@@ -177,6 +160,7 @@ struct hsdWorld {
   dWorldID world;
   dJointGroupID contactGroup;
   int nbody;          // ODE bodies (numbered through dBodySetData: index + 1)
+  unsigned char *pairActive;  // per contact link pair: its links may touch this step
   int *islandParent;  // union-find over bodies, for hsSTEPPER_AUTO
   int *islandRows;
   long quickSteps;    // steps that used QuickStep
@@ -184,11 +168,13 @@ struct hsdWorld {
   // contact buffers, sized at make time (opt.maxContacts)
   hsdContact *contacts;
   int ncontact;
+  hsdContactGroup *groups;  // the contacts grouped by link pair (as many as contacts at most)
+  int ngroup;
   dJointFeedback *contactFb;
   int *contactJoint;  // +1: the contact joint's body 1 is link[0]'s side, -1: link[1]'s, 0: none
   int *contactIsland;     // per contact, 3 ints: the island indices of its joint's two bodies
                           // (-1: none or not dynamic) and its constraint rows
-  dContactGeom *scratch;  // nscratch points from one dCollide
+  dContactGeom *scratch;  // nscratch points from one dCollide (dynamics_geom.c)
   int nscratch;           // max(opt.maxContactsPerPair, 64)
 };
 
@@ -212,12 +198,92 @@ int hsd_checkLink(const hsdWorld *w, int ch, int link, hsError *err);
 // 1 if all n values are finite and within +-hsdMAX_VALUE
 int hsd_sane(const double *v, int n);
 
+// 1 if link k of character c follows commands (high gain; for the root: position given)
+static inline int hsd_servoed(const hsdCharacter *c, int k) {
+  return c->in.mode[k] == hsMODE_HIGH_GAIN;
+}
+
+// the unit joint axis of link k in the world, for the link's world rotation R
+void hsd_worldAxis(double a[3], const hsLink *lk, const double R[9]);
+
+// the pose a position-given root is driven to this step: the commanded one, else the held one
+void hsd_rootTarget(const hsdCharacter *c, const double **p, const double **R);
+
+//---------------------------------- build (dynamics_build.c) ----------------------------------
+
 // destroy every ODE object of the world (bodies, joints, geoms, trimesh data) and free the
 // geom arrays; the world returns to the not-initialised state
 void hsd_destroyOde(hsdWorld *w);
 
+// world pose of a link carried by an ODE body (l->body non-NULL)
+void hsd_linkPoseFromBody(const hsdLinkOde *l, double p[3], double R[9]);
+
+// set a joint's motor for the link's mode (high gain: bounded by highGainFMax; torque: off)
+void hsd_configureMotor(const hsdWorld *w, hsdLinkOde *l, hstJointMode mode);
+
+// ODE rotation (dMatrix3, 4-wide rows) <-> our 3x3 row-major
+void hsd_fromOdeR(double R[9], const dReal *m);
+void hsd_toOdeR(dMatrix3 m, const double R[9]);
+
+//---------------------------------- pairs (dynamics_world.c) ----------------------------------
+
 // expand a registered pair into link pairs (appended to out); 0 or an error code
 int hsd_expandPair(hsdWorld *w, hsdPair *p, hsuVec *out, int index, hsError *err);
+
+//---------------------------------- before the step (dynamics_prepare.c) ----------------------
+
+// set ODE body poses and velocities of character ch from its state (link poses through FK,
+// velocities from motion[root] and dq) in representation rep, set the joint motors for the
+// drive modes, and restart the joint readings, the step's start and the servo holds there
+void hsd_syncFromState(hsdWorld *w, int ch, hstdRep rep);
+
+// a teleport of character ch: the values, velocities and root pose commanded for the next step
+// written into its state too, then the ODE bodies placed from the state (hsd_syncFromState)
+void hsd_applyTeleport(hsdWorld *w, int ch, hstdRep rep);
+
+// everything character ch needs before collision: teleports applied, representation chosen,
+// joints driven, external forces applied
+void hsd_prepareCharacter(hsdWorld *w, int ch);
+
+// 1 if every moving ODE body of character c has a finite pose and velocity (within the runaway
+// limits when limits is set)
+int hsd_saneCharacter(const hsdCharacter *c, int limits);
+
+// numerical trouble: put character ch back where its state is, at rest, and count a warning
+// (when: "before" or "after" the step, for the message)
+void hsd_recover(hsdWorld *w, int ch, const char *when);
+
+//---------------------------------- contact generation (dynamics_geom.c) ----------------------
+//
+// The seam to the geometry: this file alone knows how contacts are found, so collision/ will
+// replace it. Everything is sized at hsd_init; nothing allocates during a step.
+
+// build the collision geometry of character ch (after its ODE bodies exist, at its state's
+// poses); 0 or hsE_NOMEM
+int hsd_makeShapes(hsdWorld *w, int ch, hsError *err);
+
+// release character ch's collision geometry; no-op when there is none
+void hsd_freeShapes(hsdWorld *w, int ch);
+
+// the geometry of character ch's links without an ODE body moved to their state poses (links
+// with a body carry theirs along)
+void hsd_placeShapes(hsdWorld *w, int ch);
+
+// the links have moved: bounding volumes brought up to date (before hsd_touches)
+void hsd_shapesMoved(hsdWorld *w);
+
+// the contact points of the world's contact link pairs at the current link poses: for each
+// link pair i with active[i], in link pair order, its points (at most opt.maxContactsPerPair
+// per pair of shapes, merged within the pair's cullingThresh) as hsdContacts (pair, characters,
+// links, point, normal from link[1] towards link[0], depth; force zero) into out[0 .. max);
+// returns how many, *dropped the points that did not fit
+int hsd_findContacts(hsdWorld *w, const unsigned char *active, hsdContact *out, int max,
+                     int *dropped);
+
+// 1 if the two links of lp intersect at the current poses (after hsd_shapesMoved)
+int hsd_touches(hsdWorld *w, const hsdLinkPair *lp);
+
+//---------------------------------- contacts (dynamics_contact.c) -----------------------------
 
 // collide the registered contact pairs at the current poses and create contact joints
 void hsd_collide(hsdWorld *w);
@@ -228,18 +294,16 @@ int hsd_islandIndex(dBodyID b);
 // copy contact joint feedback into the contact list after a step
 void hsd_readContactForces(hsdWorld *w);
 
-// set ODE body poses and velocities of character ch from its state (link poses through FK,
-// velocities from motion[root] and dq) in representation rep, and restart the joint readings
-void hsd_syncFromState(hsdWorld *w, int ch, hstdRep rep);
+//---------------------------------- after the step (dynamics_finish.c) ------------------------
 
-// the state of character ch back to where ODE has it (undoing written-through commands)
-void hsd_restoreActual(hsdCharacter *c);
+// write character ch's state from the step: poses, joints, velocities, accelerations, torques;
+// then clear the commands of the step
+void hsd_finishCharacter(hsdWorld *w, int ch);
+
+//---------------------------------- servoed characters (dynamics_servo.c) ---------------------
 
 // the representation character ch needs for its current modes
 hstdRep hsd_chooseRep(const hsdWorld *w, int ch);
-
-// read every link's pose, velocity, joint value and torque back after a step
-void hsd_readBack(hsdWorld *w, int ch);
 
 // the joint velocity a servoed joint of link k gets this step (from its commands)
 double hsd_servoVelocity(const hsdWorld *w, const hsdCharacter *c, int k);
@@ -251,31 +315,12 @@ void hsd_servoPrepare(hsdWorld *w, int ch);
 // after the ODE step: root pose, joints, link poses and velocities of such a character
 void hsd_servoFinish(hsdWorld *w, int ch);
 
-// total momentum P and angular momentum L about the centre of mass of character ch from its
-// actual link poses (pAct, RAct) and link velocities (motion)
+// total momentum P and angular momentum L about the centre of mass of character c from its
+// link poses and link velocities (motion)
 void hsd_momentum(hsdCharacter *c);
 
 // inverse dynamics of character ch from the last step's motion: subW for every link and, for
 // servoed joints of composite and kinematic characters, u
 void hsd_inverseDynamics(hsdWorld *w, int ch);
-
-// compute the sensor readings of character ch from the state of the last step
-void hsd_updateSensors(hsdWorld *w, int ch);
-
-// world pose of a link carried by an ODE body (l->body non-NULL)
-void hsd_linkPoseFromBody(const hsdLink *l, double p[3], double R[9]);
-
-// set a joint's motor for the link's mode (high gain / given: bounded by highGainFMax; torque:
-// off)
-void hsd_configureMotor(const hsdWorld *w, hsdLink *l);
-
-// place geom g of link l: on its body with offset (offR, offP) * T, or in the world at
-// (linkR, linkP) * T for a static link
-void hsd_placeGeom(dGeomID g, const hsdLink *l, const double T[12], const double linkP[3],
-                   const double linkR[9]);
-
-// ODE rotation (dMatrix3, 4-wide rows) <-> our 3x3 row-major
-void hsd_fromOdeR(double R[9], const dReal *m);
-void hsd_toOdeR(dMatrix3 m, const double R[9]);
 
 #endif  // HRPSIM_DYNAMICS_DYNAMICS_PRIVATE_H_

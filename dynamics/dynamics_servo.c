@@ -1,5 +1,5 @@
-// dynamics_servo.c - characters whose every 1-dof joint is servoed (high gain or position
-// given): the composite and kinematic representations, and inverse dynamics.
+// dynamics_servo.c - characters whose every 1-dof joint is servoed (high-gain mode): the
+// composite and kinematic representations, and inverse dynamics.
 //
 // A servoed joint follows its command exactly, so such a character has no joint dynamics to
 // solve: with a free root only the root's six degrees of freedom move under forces, and with a
@@ -36,19 +36,35 @@
 
 //---------------------------------- helpers ---------------------------------------------------
 
-static int oneDof(const hsBody *b, int k) {
-  return k > 0 &&
-         (b->links[k].jointType == hsJOINT_ROTATE || b->links[k].jointType == hsJOINT_SLIDE);
-}
-
-static int servoed(const hsdLink *l) {
-  return l->mode == hsMODE_HIGH_GAIN || l->given;
-}
-
-// unit joint axis of link k in the world, for link rotation R
-static void axisOf(double a[3], const hsLink *lk, const double R[9]) {
+void hsd_worldAxis(double a[3], const hsLink *lk, const double R[9]) {
   double n = hsu_norm(lk->axis), u[3] = {lk->axis[0] / n, lk->axis[1] / n, lk->axis[2] / n};
   hsu_rotVec(a, R, u);
+}
+
+void hsd_rootTarget(const hsdCharacter *c, const double **p, const double **R) {
+  int cmd = c->in.flags[0] & hsdIN_POSE;
+  *p = cmd ? c->in.rootP : c->pHold;
+  *R = cmd ? c->in.rootR : c->RHold;
+}
+
+// total mass and centre of mass of body b with its links at (linkP, linkR); a weightless body's
+// centre is its root origin
+static double centreOfMass(const hsBody *b, const double *linkP, const double *linkR,
+                           double com[3]) {
+  double M = 0;
+  com[0] = com[1] = com[2] = 0;
+  for (int k = 0; k < b->nlink; k++) {
+    double ck[3];
+    hsu_rotVec(ck, linkR + 9 * k, b->links[k].com);
+    for (int j = 0; j < 3; j++) {
+      com[j] += b->links[k].mass * (ck[j] + linkP[3 * k + j]);
+    }
+    M += b->links[k].mass;
+  }
+  for (int j = 0; j < 3; j++) {
+    com[j] = M > 0 ? com[j] / M : linkP[j];
+  }
+  return M;
 }
 
 // res = inverse of the symmetric positive definite 3x3 matrix A
@@ -70,30 +86,54 @@ static void worldInertia(double Iw[9], const hsLink *lk, const double R[9]) {
   hsu_mulMat(Iw, RI, RT);
 }
 
+// add link lk's momentum and angular momentum about com to P and L, the link at pose (p, R)
+// moving with origin velocity v and angular velocity w; its inertia about its centre in the
+// world goes to Iw and its centre's offset from com to d
+static void addLinkMomentum(const hsLink *lk, const double p[3], const double R[9],
+                            const double v[3], const double w[3], const double com[3],
+                            double P[3], double L[3], double Iw[9], double d[3]) {
+  double rc[3], x[3], vc[3], Iww[3], dxv[3];
+  hsu_rotVec(rc, R, lk->com);
+  hsu_cross(x, w, rc);
+  for (int j = 0; j < 3; j++) {
+    vc[j] = v[j] + x[j];
+    d[j] = p[j] + rc[j] - com[j];
+  }
+  worldInertia(Iw, lk, R);
+  hsu_rotVec(Iww, Iw, w);
+  hsu_cross(dxv, d, vc);
+  for (int j = 0; j < 3; j++) {
+    P[j] += lk->mass * vc[j];
+    L[j] += Iww[j] + lk->mass * dxv[j];
+  }
+}
+
 // velocities of every link from the root twist (v0 at the root origin, w0) and the joint
-// velocities dqStep, at the actual configuration: v/w arrays of 3 per link
+// velocities (dqStep when useStep, else the state's dq), at the state's configuration: v/w
+// arrays of 3 per link
 static void velocityPass(const hsdCharacter *c, const double v0[3], const double w0[3],
                          double *v, double *wv, int useStep) {
   const hsBody *b = c->body;
+  const hsBodyState *st = c->state;
   memcpy(v, v0, 3 * sizeof *v);
   memcpy(wv, w0, 3 * sizeof *wv);
   for (int k = 1; k < b->nlink; k++) {
-    const hsdLink *l = &c->links[k];
-    int p = b->links[k].parent;
+    const hsLink *lk = &b->links[k];
+    int p = lk->parent;
     double r[3], x[3];
     for (int j = 0; j < 3; j++) {
-      r[j] = l->pAct[j] - c->links[p].pAct[j];
+      r[j] = st->linkP[3 * k + j] - st->linkP[3 * p + j];
     }
     hsu_cross(x, wv + 3 * p, r);
     for (int j = 0; j < 3; j++) {
       v[3 * k + j] = v[3 * p + j] + x[j];
       wv[3 * k + j] = wv[3 * p + j];
     }
-    if (oneDof(b, k)) {
-      double a[3], dq = useStep ? l->dqStep : l->dqAct;
-      axisOf(a, &b->links[k], l->RAct);
+    if (hsm_hasOneDofJoint(lk)) {
+      double a[3], dq = useStep ? c->links[k].dqStep : st->dq[k];
+      hsd_worldAxis(a, lk, st->linkR + 9 * k);
       for (int j = 0; j < 3; j++) {
-        if (b->links[k].jointType == hsJOINT_ROTATE) {
+        if (lk->jointType == hsJOINT_ROTATE) {
           wv[3 * k + j] += a[j] * dq;
         } else {
           v[3 * k + j] += a[j] * dq;
@@ -103,18 +143,20 @@ static void velocityPass(const hsdCharacter *c, const double v0[3], const double
   }
 }
 
-// put every kinematic link body where pAct/RAct say (top links carry the bodies)
+// put every kinematic link body where the state's link poses say (top links carry the bodies)
 static void placeLinkBodies(hsdCharacter *c) {
+  const hsBodyState *st = c->state;
   for (int k = 0; k < c->body->nlink; k++) {
-    hsdLink *l = &c->links[k];
+    hsdLinkOde *l = &c->links[k];
     if (!l->body || l->top != k) {
       continue;
     }
+    const double *p = st->linkP + 3 * k, *R = st->linkR + 9 * k;
     double x[3];
-    hsu_rotVec(x, l->RAct, l->offP);
+    hsu_rotVec(x, R, l->offP);
     dMatrix3 m;
-    hsd_toOdeR(m, l->RAct);
-    dBodySetPosition(l->body, l->pAct[0] - x[0], l->pAct[1] - x[1], l->pAct[2] - x[2]);
+    hsd_toOdeR(m, R);
+    dBodySetPosition(l->body, p[0] - x[0], p[1] - x[1], p[2] - x[2]);
     dBodySetRotation(l->body, m);
   }
 }
@@ -126,67 +168,49 @@ hstdRep hsd_chooseRep(const hsdWorld *w, int ci) {
   const hsBody *b = c->body;
   int all = 1, n = 0;
   for (int k = 1; k < b->nlink; k++) {
-    if (oneDof(b, k)) {
+    if (hsm_hasOneDofJoint(&b->links[k])) {
       n++;
-      all = all && servoed(&c->links[k]);
+      all = all && hsd_servoed(c, k);
     }
   }
   if (!all || (w->opt.servoMotors && n > 0)) {
     return hsdREP_ARTICULATED;
   }
-  if (c->links[0].body && !c->links[0].given) {
+  if (c->links[0].body && !hsd_servoed(c, 0)) {
     return n > 0 ? hsdREP_COMPOSITE : hsdREP_ARTICULATED;
   }
   return hsdREP_KINEMATIC;
 }
 
 double hsd_servoVelocity(const hsdWorld *w, const hsdCharacter *c, int k) {
-  const hsdLink *l = &c->links[k];
+  const hsdInput *in = &c->in;
+  const hsBodyState *st = c->state;
+  unsigned f = in->flags[k];
   double dt = w->dt;
-  if (l->cmd & hsdCMD_Q) {
-    return (l->qCmd - l->qAct) / dt;
+  if (f & hsdIN_Q) {
+    return (in->q[k] - st->q[k]) / dt;
   }
-  if (l->cmd & hsdCMD_DQ) {
-    return l->dqCmd + ((l->cmd & hsdCMD_DDQ) ? l->ddqCmd * dt : 0);
+  if (f & hsdIN_DQ) {
+    return in->dq[k] + ((f & hsdIN_DDQ) ? in->ddq[k] * dt : 0);
   }
-  if (l->cmd & hsdCMD_DDQ) {
-    return l->dqAct + l->ddqCmd * dt;
+  if (f & hsdIN_DDQ) {
+    return st->dq[k] + in->ddq[k] * dt;
   }
-  return (l->qCmd - l->qAct) / dt;
+  return (c->links[k].qHold - st->q[k]) / dt;
 }
 
 void hsd_momentum(hsdCharacter *c) {
   const hsBody *b = c->body;
-  double M = 0, com[3] = {0, 0, 0};
-  for (int k = 0; k < b->nlink; k++) {
-    double ck[3];
-    hsu_rotVec(ck, c->links[k].RAct, b->links[k].com);
-    for (int j = 0; j < 3; j++) {
-      com[j] += b->links[k].mass * (ck[j] + c->links[k].pAct[j]);
-    }
-    M += b->links[k].mass;
-  }
+  const hsBodyState *st = c->state;
+  double com[3];
+  centreOfMass(b, st->linkP, st->linkR, com);
   for (int j = 0; j < 3; j++) {
-    com[j] = M > 0 ? com[j] / M : c->links[0].pAct[j];
     c->P[j] = c->L[j] = 0;
   }
   for (int k = 0; k < b->nlink; k++) {
-    const hsLink *lk = &b->links[k];
-    const hsdLinkMotion *m = &c->motion[k];
-    double rc[3], x[3], vc[3], d[3], Iw[9], Iww[3], dxv[3];
-    hsu_rotVec(rc, c->links[k].RAct, lk->com);
-    hsu_cross(x, m->w, rc);
-    for (int j = 0; j < 3; j++) {
-      vc[j] = m->v[j] + x[j];
-      d[j] = c->links[k].pAct[j] + rc[j] - com[j];
-    }
-    worldInertia(Iw, lk, c->links[k].RAct);
-    hsu_rotVec(Iww, Iw, m->w);
-    hsu_cross(dxv, d, vc);
-    for (int j = 0; j < 3; j++) {
-      c->P[j] += lk->mass * vc[j];
-      c->L[j] += Iww[j] + lk->mass * dxv[j];
-    }
+    double Iw[9], d[3];
+    addLinkMomentum(&b->links[k], st->linkP + 3 * k, st->linkR + 9 * k, c->motion[k].v,
+                    c->motion[k].w, com, c->P, c->L, Iw, d);
   }
 }
 
@@ -195,48 +219,28 @@ void hsd_momentum(hsdCharacter *c) {
 // the composite body's mass properties and state for this step
 static void prepareComposite(hsdCharacter *c) {
   const hsBody *b = c->body;
-  double M = 0, com[3] = {0, 0, 0}, Ic[9] = {0};
-  for (int k = 0; k < b->nlink; k++) {
-    double ck[3];
-    hsu_rotVec(ck, c->links[k].RAct, b->links[k].com);
-    for (int j = 0; j < 3; j++) {
-      com[j] += b->links[k].mass * (ck[j] + c->links[k].pAct[j]);
-    }
-    M += b->links[k].mass;
-  }
+  const hsBodyState *st = c->state;
+  double com[3], Ic[9] = {0};
+  double M = centreOfMass(b, st->linkP, st->linkR, com);
   double Mr = M;
   if (!(M > 0)) {
     Mr = 1e-6;  // a weightless character: keep ODE's body valid
   }
   for (int j = 0; j < 3; j++) {
-    com[j] = M > 0 ? com[j] / M : c->links[0].pAct[j];
     c->PInt[j] = c->LInt[j] = 0;
   }
   for (int k = 0; k < b->nlink; k++) {
     const hsLink *lk = &b->links[k];
-    const hsdLink *l = &c->links[k];
-    double rc[3], d[3], Iw[9], x[3], vc[3], Iww[3], dxv[3];
-    hsu_rotVec(rc, l->RAct, lk->com);
-    for (int j = 0; j < 3; j++) {
-      d[j] = l->pAct[j] + rc[j] - com[j];
-    }
-    worldInertia(Iw, lk, l->RAct);
+    const hsdLinkOde *l = &c->links[k];
+    // the momentum of the joint motion (root frame at rest), and the inertia about the centre
+    double Iw[9], d[3];
+    addLinkMomentum(lk, st->linkP + 3 * k, st->linkR + 9 * k, l->vInt, l->wInt, com, c->PInt,
+                    c->LInt, Iw, d);
     double dd = hsu_dot(d, d);
     for (int r = 0; r < 3; r++) {
       for (int s = 0; s < 3; s++) {
         Ic[3 * r + s] += Iw[3 * r + s] + lk->mass * ((r == s ? dd : 0) - d[r] * d[s]);
       }
-    }
-    // momentum of the joint motion (root frame at rest)
-    hsu_cross(x, l->wInt, rc);
-    for (int j = 0; j < 3; j++) {
-      vc[j] = l->vInt[j] + x[j];
-    }
-    hsu_rotVec(Iww, Iw, l->wInt);
-    hsu_cross(dxv, d, vc);
-    for (int j = 0; j < 3; j++) {
-      c->PInt[j] += lk->mass * vc[j];
-      c->LInt[j] += Iww[j] + lk->mass * dxv[j];
     }
   }
   // ODE needs a positive definite inertia: a character that is a point or a rod gets a trace
@@ -265,7 +269,7 @@ static void prepareComposite(hsdCharacter *c) {
   }
   hsu_rotVec(wB, Ii, dL);
   // place the body: at the centre, oriented like the root, with the frozen inertia
-  const double *R0 = c->links[0].RAct;
+  const double *R0 = st->linkR;
   double RT[9], IR[9], Ib[9], d0[3];
   hsu_transpose(RT, R0);
   hsu_mulMat(IR, RT, Ic);
@@ -286,30 +290,33 @@ static void prepareComposite(hsdCharacter *c) {
   dBodySetLinearVel(c->cbody, vB[0], vB[1], vB[2]);
   dBodySetAngularVel(c->cbody, wB[0], wB[1], wB[2]);
   for (int j = 0; j < 3; j++) {
-    d0[j] = c->links[0].pAct[j] - com[j];
+    d0[j] = st->linkP[j] - com[j];
   }
   hsu_rotVecT(c->bo, R0, d0);
 }
 
-// the root twist of a kinematic character this step (position given: towards its command)
+// the root twist of a kinematic character this step (position given: towards its target)
 static void kinematicRootVelocity(const hsdWorld *w, hsdCharacter *c) {
-  const hsdLink *l = &c->links[0];
+  const hsBodyState *st = c->state;
+  unsigned f = c->in.flags[0];
   memset(c->vRoot, 0, sizeof c->vRoot);
   memset(c->wRoot, 0, sizeof c->wRoot);
-  if (!l->given || c->body->links[0].jointType != hsJOINT_FREE) {
+  if (!hsd_servoed(c, 0) || c->body->links[0].jointType != hsJOINT_FREE) {
     return;  // a fixed root never moves
   }
-  if ((l->cmd & hsdCMD_VEL) && !(l->cmd & hsdCMD_POSE)) {
-    memcpy(c->vRoot, l->vCmd, sizeof c->vRoot);
-    memcpy(c->wRoot, l->wCmd, sizeof c->wRoot);
+  if ((f & hsdIN_VEL) && !(f & hsdIN_POSE)) {
+    memcpy(c->vRoot, c->in.rootV, sizeof c->vRoot);
+    memcpy(c->wRoot, c->in.rootW, sizeof c->wRoot);
     return;
   }
+  const double *pT, *RT0;
+  hsd_rootTarget(c, &pT, &RT0);
   double RT[9], Rd[9], aa[4];
-  hsu_transpose(RT, l->RAct);
-  hsu_mulMat(Rd, l->RCmd, RT);
+  hsu_transpose(RT, st->linkR);
+  hsu_mulMat(Rd, RT0, RT);
   hsu_matToAxisAngle(aa, Rd);
   for (int j = 0; j < 3; j++) {
-    c->vRoot[j] = (l->pCmd[j] - l->pAct[j]) / w->dt;
+    c->vRoot[j] = (pT[j] - st->linkP[j]) / w->dt;
     c->wRoot[j] = aa[j] * aa[3] / w->dt;
   }
 }
@@ -317,8 +324,9 @@ static void kinematicRootVelocity(const hsdWorld *w, hsdCharacter *c) {
 void hsd_servoPrepare(hsdWorld *w, int ci) {
   hsdCharacter *c = &w->chars[ci];
   const hsBody *b = c->body;
+  const hsBodyState *st = c->state;
   for (int k = 1; k < b->nlink; k++) {
-    c->links[k].dqStep = oneDof(b, k) ? hsd_servoVelocity(w, c, k) : 0;
+    c->links[k].dqStep = hsm_hasOneDofJoint(&b->links[k]) ? hsd_servoVelocity(w, c, k) : 0;
   }
   // internal velocities: the joint motion with the root at rest (kinematic: the whole motion)
   double v0[3] = {0, 0, 0}, w0[3] = {0, 0, 0};
@@ -327,25 +335,26 @@ void hsd_servoPrepare(hsdWorld *w, int ci) {
     memcpy(v0, c->vRoot, sizeof v0);
     memcpy(w0, c->wRoot, sizeof w0);
   }
-  hsdLink *L = c->links;
+  hsdLinkOde *L = c->links;
   memcpy(L[0].vInt, v0, sizeof v0);
   memcpy(L[0].wInt, w0, sizeof w0);
   for (int k = 1; k < b->nlink; k++) {
-    int p = b->links[k].parent;
+    const hsLink *lk = &b->links[k];
+    int p = lk->parent;
     double r[3], x[3];
     for (int j = 0; j < 3; j++) {
-      r[j] = L[k].pAct[j] - L[p].pAct[j];
+      r[j] = st->linkP[3 * k + j] - st->linkP[3 * p + j];
     }
     hsu_cross(x, L[p].wInt, r);
     for (int j = 0; j < 3; j++) {
       L[k].vInt[j] = L[p].vInt[j] + x[j];
       L[k].wInt[j] = L[p].wInt[j];
     }
-    if (oneDof(b, k)) {
+    if (hsm_hasOneDofJoint(lk)) {
       double a[3];
-      axisOf(a, &b->links[k], L[k].RAct);
+      hsd_worldAxis(a, lk, st->linkR + 9 * k);
       for (int j = 0; j < 3; j++) {
-        if (b->links[k].jointType == hsJOINT_ROTATE) {
+        if (lk->jointType == hsJOINT_ROTATE) {
           L[k].wInt[j] += a[j] * L[k].dqStep;
         } else {
           L[k].vInt[j] += a[j] * L[k].dqStep;
@@ -371,7 +380,7 @@ void hsd_servoFinish(hsdWorld *w, int ci) {
   hsdCharacter *c = &w->chars[ci];
   const hsBody *b = c->body;
   hsBodyState *st = c->state;
-  hsdLink *l0 = &c->links[0];
+  unsigned f0 = c->in.flags[0];
   double p0[3], R0[9], v0[3], w0[3];
   if (c->rep == hsdREP_COMPOSITE) {
     const dReal *x = dBodyGetPosition(c->cbody), *vb = dBodyGetLinearVel(c->cbody);
@@ -395,68 +404,52 @@ void hsd_servoFinish(hsdWorld *w, int ci) {
   } else {
     memcpy(v0, c->vRoot, sizeof v0);
     memcpy(w0, c->wRoot, sizeof w0);
-    if (l0->given && b->links[0].jointType == hsJOINT_FREE) {
-      if ((l0->cmd & hsdCMD_VEL) && !(l0->cmd & hsdCMD_POSE)) {
+    if (hsd_servoed(c, 0) && b->links[0].jointType == hsJOINT_FREE) {
+      if ((f0 & hsdIN_VEL) && !(f0 & hsdIN_POSE)) {
         double aa[4] = {w0[0], w0[1], w0[2], hsu_norm(w0) * w->dt}, Rd[9];
         hsu_axisAngleToMat(Rd, aa);
-        hsu_mulMat(R0, Rd, l0->RAct);
+        hsu_mulMat(R0, Rd, st->rootR);
         for (int j = 0; j < 3; j++) {
-          p0[j] = l0->pAct[j] + v0[j] * w->dt;
+          p0[j] = st->rootP[j] + v0[j] * w->dt;
         }
-        memcpy(l0->pCmd, p0, sizeof p0);  // then hold there
-        memcpy(l0->RCmd, R0, sizeof R0);
       } else {
-        memcpy(p0, l0->pCmd, sizeof p0);
-        memcpy(R0, l0->RCmd, sizeof R0);
+        const double *pT, *RT;
+        hsd_rootTarget(c, &pT, &RT);
+        memcpy(p0, pT, sizeof p0);
+        memcpy(R0, RT, sizeof R0);
       }
     } else {
-      memcpy(p0, l0->pAct, sizeof p0);
-      memcpy(R0, l0->RAct, sizeof R0);
+      memcpy(p0, st->rootP, sizeof p0);
+      memcpy(R0, st->rootR, sizeof R0);
     }
   }
   // joints land on their targets; links follow
   memcpy(st->rootP, p0, sizeof p0);
   memcpy(st->rootR, R0, sizeof R0);
   for (int k = 1; k < b->nlink; k++) {
-    hsdLink *l = &c->links[k];
-    if (!oneDof(b, k)) {
+    const hsdLinkOde *l = &c->links[k];
+    if (!hsm_hasOneDofJoint(&b->links[k])) {
       continue;
     }
-    l->qAct = (l->cmd & hsdCMD_Q) ? l->qCmd : l->qAct + l->dqStep * w->dt;
-    st->ddq[k] = (l->dqStep - l->dqAct) / w->dt;
-    if (!(l->cmd & hsdCMD_Q) && (l->cmd & (hsdCMD_DQ | hsdCMD_DDQ))) {
-      l->qCmd = l->qAct;  // after a velocity command the servo holds where it went
-    }
-    l->dqAct = l->dqStep;
-    st->q[k] = l->qAct;
+    st->q[k] = (c->in.flags[k] & hsdIN_Q) ? c->in.q[k] : st->q[k] + l->dqStep * w->dt;
+    st->ddq[k] = (l->dqStep - st->dq[k]) / w->dt;
     st->dq[k] = l->dqStep;
   }
   hsm_forwardKinematics(b, st);
   if (c->rep == hsdREP_COMPOSITE && c->M > 0) {
     // the centre of mass moves exactly as the momentum says (c' = c + dt P' / M): shift the
     // character by what the joints' second-order motion added
-    double cn[3] = {0, 0, 0}, M = 0;
-    for (int k = 0; k < b->nlink; k++) {
-      double ck[3];
-      hsu_rotVec(ck, st->linkR + 9 * k, b->links[k].com);
-      for (int j = 0; j < 3; j++) {
-        cn[j] += b->links[k].mass * (ck[j] + st->linkP[3 * k + j]);
-      }
-      M += b->links[k].mass;
-    }
+    double cn[3];
+    double M = centreOfMass(b, st->linkP, st->linkR, cn);
     if (M > 0) {
       for (int j = 0; j < 3; j++) {
-        double d = c->com[j] + w->dt * c->P[j] / M - cn[j] / M;
+        double d = c->com[j] + w->dt * c->P[j] / M - cn[j];
         st->rootP[j] += d;
         for (int k = 0; k < b->nlink; k++) {
           st->linkP[3 * k + j] += d;
         }
       }
     }
-  }
-  for (int k = 0; k < b->nlink; k++) {
-    memcpy(c->links[k].pAct, st->linkP + 3 * k, 3 * sizeof(double));
-    memcpy(c->links[k].RAct, st->linkR + 9 * k, 9 * sizeof(double));
   }
   placeLinkBodies(c);
   // velocities at the new configuration
@@ -473,11 +466,11 @@ void hsd_servoFinish(hsdWorld *w, int ci) {
 void hsd_inverseDynamics(hsdWorld *w, int ci) {
   hsdCharacter *c = &w->chars[ci];
   const hsBody *b = c->body;
-  const hsBodyState *st = c->state;
+  hsBodyState *st = c->state;
   // each link's own share: applied forces minus the rate of change of its momentum
   for (int k = 0; k < b->nlink; k++) {
     const hsLink *lk = &b->links[k];
-    const hsdLink *l = &c->links[k];
+    const hsdLinkOde *l = &c->links[k];
     const hsdLinkMotion *m = &c->motion[k];
     const double *R = st->linkR + 9 * k;
     double *W = c->subW[k], rc[3], f[3], x[3], Iw[9], Idw[3], Iww[3], wIw[3], xe[3];
@@ -514,12 +507,13 @@ void hsd_inverseDynamics(hsdWorld *w, int ci) {
   }
   // the torque each servo applied: what the parent exerts on the subtree, about the axis
   for (int k = 1; k < b->nlink; k++) {
-    if (!oneDof(b, k)) {
+    const hsLink *lk = &b->links[k];
+    if (!hsm_hasOneDofJoint(lk)) {
       continue;
     }
     double a[3];
-    axisOf(a, &b->links[k], st->linkR + 9 * k);
-    c->state->u[k] = b->links[k].jointType == hsJOINT_ROTATE ? -hsu_dot(a, c->subW[k] + 3)
-                                                              : -hsu_dot(a, c->subW[k]);
+    hsd_worldAxis(a, lk, st->linkR + 9 * k);
+    st->u[k] = lk->jointType == hsJOINT_ROTATE ? -hsu_dot(a, c->subW[k] + 3)
+                                               : -hsu_dot(a, c->subW[k]);
   }
 }

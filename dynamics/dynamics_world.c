@@ -97,12 +97,13 @@ hsdWorld *hsd_makeWorld(const hsdOptions *opt, hsError *err) {
   w->g[2] = -9.8;
   w->seed = 1;
   w->contacts = hsu_calloc((size_t)o.maxContacts, sizeof *w->contacts);
+  w->groups = hsu_calloc((size_t)o.maxContacts, sizeof *w->groups);
   w->contactFb = hsu_calloc((size_t)o.maxContacts, sizeof *w->contactFb);
   w->contactJoint = hsu_calloc((size_t)o.maxContacts, sizeof *w->contactJoint);
   w->contactIsland = hsu_calloc(3 * (size_t)o.maxContacts, sizeof *w->contactIsland);
   w->nscratch = o.maxContactsPerPair > 64 ? o.maxContactsPerPair : 64;
   w->scratch = hsu_calloc((size_t)w->nscratch, sizeof *w->scratch);
-  if (!w->contacts || !w->contactFb || !w->contactJoint || !w->contactIsland || !w->scratch) {
+  if (!w->contacts || !w->groups || !w->contactFb || !w->contactJoint || !w->contactIsland || !w->scratch) {
     hsd_freeWorld(w);
     HS_ERR(err, hsE_NOMEM, "out of memory");
     return NULL;
@@ -113,15 +114,16 @@ hsdWorld *hsd_makeWorld(const hsdOptions *opt, hsError *err) {
 static void freeCharacter(hsdCharacter *c) {
   hsu_free(c->name);
   hsm_freeState(c->state);
+  hsu_free(c->in.mode);
+  hsu_free(c->in.flags);
+  hsu_free(c->in.q);  // one pool: q, dq, ddq, u, ext
   hsu_free(c->links);
   hsu_free(c->motion);
-  hsu_free(c->sensorR);
-  hsu_free(c->readings);
-  hsu_free(c->nreading);
-  hsu_free(c->sensorVPrev);
   hsu_free(c->linkWrench);
   hsu_free(c->subW);
   hsu_free(c->scratch);
+  hsm_freeState(c->ikState);
+  hsu_free(c->ikWork);
 }
 
 void hsd_freeWorld(hsdWorld *w) {
@@ -138,6 +140,7 @@ void hsd_freeWorld(hsdWorld *w) {
   hsu_vecFree(&w->linkPairs);
   hsu_vecFree(&w->ilinkPairs);
   hsu_free(w->contacts);
+  hsu_free(w->groups);
   hsu_free(w->contactFb);
   hsu_free(w->contactJoint);
   hsu_free(w->contactIsland);
@@ -167,8 +170,7 @@ static int checkBody(const hsBody *b, hsError *err) {
       return HS_ERR(err, hsE_INVALID, "body %s: link %s has a negative mass or non-finite numbers",
                     b->name, l->name);
     }
-    if (i > 0 && (l->jointType == hsJOINT_ROTATE || l->jointType == hsJOINT_SLIDE) &&
-        hsu_norm(l->axis) < 1e-9) {
+    if (hsm_hasOneDofJoint(l) && hsu_norm(l->axis) < 1e-9) {
       return HS_ERR(err, hsE_INVALID, "body %s: joint %s has a zero axis", b->name, l->name);
     }
   }
@@ -209,49 +211,37 @@ int hsd_addCharacter(hsdWorld *w, const char *name, const hsBody *body, hsError 
   }
   hsdCharacter *c = &w->chars[w->nchar];
   memset(c, 0, sizeof *c);
-  size_t n = (size_t)body->nlink, ns = (size_t)body->nsensor;
+  size_t n = (size_t)body->nlink;
   c->body = body;
   c->name = hsu_strdup(name);
   c->state = hsm_makeState(body, err);
+  c->in.mode = hsu_calloc(n, sizeof *c->in.mode);
+  c->in.flags = hsu_calloc(n, sizeof *c->in.flags);
+  c->in.q = hsu_calloc(10 * n, sizeof *c->in.q);
   c->links = hsu_calloc(n, sizeof *c->links);
   c->motion = hsu_calloc(n, sizeof *c->motion);
   c->linkWrench = hsu_calloc(n, sizeof *c->linkWrench);
   c->subW = hsu_calloc(n, sizeof *c->subW);
   c->scratch = hsu_calloc(6 * n, sizeof *c->scratch);
-  c->sensorR = hsu_calloc(ns + 1, sizeof *c->sensorR);
-  c->readings = hsu_calloc(6 * ns + 1, sizeof *c->readings);
-  c->nreading = hsu_calloc(ns + 1, sizeof *c->nreading);
-  c->sensorVPrev = hsu_calloc(ns + 1, sizeof *c->sensorVPrev);
-  if (!c->name || !c->state || !c->links || !c->motion || !c->linkWrench || !c->subW ||
-      !c->scratch || !c->sensorR ||
-      !c->readings || !c->nreading || !c->sensorVPrev) {
+  c->ikState = hsm_makeState(body, err);
+  c->ikWork = hsu_malloc(hsm_ikWorkSize(body) + sizeof(double));
+  if (!c->name || !c->state || !c->in.mode || !c->in.flags || !c->in.q || !c->links ||
+      !c->motion || !c->linkWrench || !c->subW || !c->scratch || !c->ikState || !c->ikWork) {
     freeCharacter(c);
     return HS_ERR(err, hsE_NOMEM, "out of memory");
   }
-  // OpenHRP's default drive mode is torque; commands start at the initial configuration
+  // the input: OpenHRP's default drive mode is torque; commands start at the initial
+  // configuration
+  c->in.dq = c->in.q + n;
+  c->in.ddq = c->in.q + 2 * n;
+  c->in.u = c->in.q + 3 * n;
+  c->in.ext = c->in.q + 4 * n;
   for (size_t i = 0; i < n; i++) {
-    hsdLink *l = &c->links[i];
-    l->mode = hsMODE_TORQUE;
-    l->qCmd = c->state->q[i];
+    c->in.mode[i] = hsMODE_TORQUE;
+    c->in.q[i] = c->state->q[i];
   }
-  memcpy(c->links[0].pCmd, c->state->rootP, sizeof c->links[0].pCmd);
-  memcpy(c->links[0].RCmd, c->state->rootR, sizeof c->links[0].RCmd);
-  for (size_t i = 0; i < ns; i++) {
-    const hsSensor *s = &body->sensors[i];
-    hsu_axisAngleToMat(c->sensorR[i], s->rotation);
-    switch (s->type) {
-      case hsSENSOR_FORCE:
-        c->nreading[i] = 6;
-        break;
-      case hsSENSOR_RATEGYRO:
-      case hsSENSOR_ACCELERATION:
-        c->nreading[i] = 3;
-        break;
-      default:
-        c->nreading[i] = 0;
-        break;
-    }
-  }
+  memcpy(c->in.rootP, c->state->rootP, sizeof c->in.rootP);
+  memcpy(c->in.rootR, c->state->rootR, sizeof c->in.rootR);
   return w->nchar++;
 }
 
@@ -375,16 +365,29 @@ static int addPair(hsdWorld *w, hsdPair **list, int *n, int *cap, hsuVec *lps, i
     return HS_ERR(err, hsE_INVALID, "pair names a link that does not exist (%d, %d)", link1,
                   link2);
   }
+  if (ch1 == ch2 && link1 == link2 && link1 >= 0) {
+    return HS_ERR(err, hsE_INVALID, "%s link %s: a link cannot %s itself", w->chars[ch1].name,
+                  w->chars[ch1].body->links[link1].name, s ? "collide with" : "intersect");
+  }
   if (s) {
     double v[4] = {s->staticFriction, s->slipFriction, s->restitution, s->cullingThresh};
-    if (!hsd_sane(v, 4) || s->staticFriction < 0 || s->slipFriction < 0 ||
-        s->restitution < 0 || s->restitution > 1) {
-      return HS_ERR(err, hsE_INVALID,
-                    "friction must be finite and >= 0, restitution in 0..1, culling finite");
+    if (!hsd_sane(v, 4)) {
+      return HS_ERR(err, hsE_INVALID, "friction, culling_thresh and restitution must be finite "
+                    "(and below 1e12)");
+    }
+    if (s->staticFriction < 0 || s->slipFriction < 0) {
+      return HS_ERR(err, hsE_INVALID, "friction coefficients must be >= 0, got static %g, slip %g",
+                    s->staticFriction, s->slipFriction);
+    }
+    if (s->cullingThresh < 0) {
+      return HS_ERR(err, hsE_INVALID, "culling_thresh must be >= 0, got %g", s->cullingThresh);
+    }
+    if (s->restitution < 0 || s->restitution > 1) {
+      return HS_ERR(err, hsE_INVALID, "restitution must be in [0, 1], got %g", s->restitution);
     }
   }
   if (!hsd_sane(&tol, 1) || tol < 0) {
-    return HS_ERR(err, hsE_INVALID, "tolerance must be finite and >= 0");
+    return HS_ERR(err, hsE_INVALID, "tolerance must be a finite distance >= 0, got %g", tol);
   }
   if (*n == *cap) {
     int c = *cap ? 2 * *cap : 8;
@@ -433,4 +436,23 @@ int hsd_addIntersectionPair(hsdWorld *w, int ch1, int link1, int ch2, int link2,
   }
   return addPair(w, &w->ipairs, &w->nipair, &w->capIpair, &w->ilinkPairs, ch1, link1, ch2,
                  link2, NULL, tolerance, err);
+}
+
+int hsd_pairCount(const hsdWorld *w) {
+  return w ? w->npair + w->nipair : 0;
+}
+
+int hsd_pair(const hsdWorld *w, int index, int ch[2], int link[2], double *tolerance) {
+  if (!w || index < 0 || index >= w->npair + w->nipair) {
+    return hsE_INVALID;
+  }
+  const hsdPair *p = index < w->npair ? &w->pairs[index] : &w->ipairs[index - w->npair];
+  for (int k = 0; k < 2; k++) {
+    ch[k] = p->ch[k];
+    link[k] = p->link[k];
+  }
+  if (tolerance) {
+    *tolerance = p->tolerance;
+  }
+  return 0;
 }

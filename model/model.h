@@ -363,6 +363,18 @@ const char *hsm_sensorTypeName(hstSensor type);
 // parse a jointType string; returns 0 and sets *type, or -1 if unknown
 int hsm_parseJointType(const char *name, hstJoint *type);
 
+// the links of a tree in depth-first order from its root, siblings in increasing rank (rank
+// NULL: increasing index): order[k] is the k-th link, n entries. parent[i] is link i's parent,
+// -1 for the one root. Returns 0, or hsE_INVALID with err when parent does not describe one tree
+// (an index out of range, no root or several, links not connected to the root), or hsE_NOMEM.
+// For front ends and converters that receive links in another order.
+int hsm_treeOrder(const int *parent, const int *rank, int n, int *order, hsError *err);
+
+// 1 if the link's joint has one degree of freedom (rotate or slide) between the link and its
+// parent: what JOINT_VALUE and the other joint data drive. A root's joint (to the world) never
+// counts.
+int hsm_hasOneDofJoint(const hsLink *link);
+
 // total triangles over all shapes
 long hsm_triangleCount(const hsBody *body);
 

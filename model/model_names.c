@@ -74,6 +74,83 @@ int hsm_parseJointType(const char *name, hstJoint *type) {
   return -1;
 }
 
+int hsm_treeOrder(const int *parent, const int *rank, int n, int *order, hsError *err) {
+  if (n < 1) {
+    return HS_ERR(err, hsE_INVALID, "no links");
+  }
+  int root = -1;
+  for (int i = 0; i < n; i++) {
+    if (parent[i] < -1 || parent[i] >= n || parent[i] == i) {
+      return HS_ERR(err, hsE_INVALID, "link %d: parentIndex %d out of range", i, parent[i]);
+    }
+    if (parent[i] == -1) {
+      if (root >= 0) {
+        return HS_ERR(err, hsE_INVALID, "more than one root link (%d and %d)", root, i);
+      }
+      root = i;
+    }
+  }
+  if (root < 0) {
+    return HS_ERR(err, hsE_INVALID, "no root link");
+  }
+  // children of each link, grouped by parent (counting sort), each group sorted by rank:
+  // kids[start[p] .. start[p + 1]) are p's children
+  int *start = hsu_calloc((size_t)n + 1, sizeof *start);
+  int *fill = hsu_malloc((size_t)n * sizeof *fill);
+  int *kids = hsu_malloc((size_t)n * sizeof *kids);
+  int *stack = hsu_malloc((size_t)n * sizeof *stack);
+  if (!start || !fill || !kids || !stack) {
+    hsu_free(start);
+    hsu_free(fill);
+    hsu_free(kids);
+    hsu_free(stack);
+    return HS_ERR(err, hsE_NOMEM, "out of memory");
+  }
+  for (int i = 0; i < n; i++) {
+    if (parent[i] >= 0) {
+      start[parent[i] + 1]++;
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    start[i + 1] += start[i];
+    fill[i] = start[i];
+  }
+  for (int i = 0; i < n; i++) {
+    int p = parent[i];
+    if (p < 0) {
+      continue;
+    }
+    int k = fill[p]++;
+    for (; k > start[p] && rank && rank[kids[k - 1]] > rank[i]; k--) {
+      kids[k] = kids[k - 1];
+    }
+    kids[k] = i;
+  }
+  // depth first: children pushed in reverse so they come off in rank order
+  int count = 0, top = 0;
+  stack[top++] = root;
+  while (top > 0) {
+    int l = stack[--top];
+    order[count++] = l;
+    for (int k = start[l + 1] - 1; k >= start[l]; k--) {
+      stack[top++] = kids[k];
+    }
+  }
+  hsu_free(start);
+  hsu_free(fill);
+  hsu_free(kids);
+  hsu_free(stack);
+  if (count != n) {
+    return HS_ERR(err, hsE_INVALID, "some links are not connected to the root");
+  }
+  return 0;
+}
+
+int hsm_hasOneDofJoint(const hsLink *link) {
+  return link && link->parent >= 0 &&
+         (link->jointType == hsJOINT_ROTATE || link->jointType == hsJOINT_SLIDE);
+}
+
 long hsm_triangleCount(const hsBody *body) {
   long n = 0;
   for (int i = 0; body && i < body->nshape; i++) {

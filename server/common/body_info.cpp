@@ -700,6 +700,15 @@ bool sameRefs(const OpenHRP::TransformedShapeIndexSequence &a,
 
 }  // namespace
 
+void loadOptionsFromWire(const OpenHRP::ModelLoader::ModelLoadOption &option,
+                         hsmLoadOptions *opt, AabbOption *aabb) {
+  hsm_defaultLoadOptions(opt);
+  opt->readImage = option.readImage ? 1 : 0;
+  aabb->data.assign(option.AABBdata.get_buffer(),
+                    option.AABBdata.get_buffer() + option.AABBdata.length());
+  aabb->byDepth = option.AABBtype == OpenHRP::ModelLoader::AABB_DEPTH;
+}
+
 hsBody *bodyFromInfo(OpenHRP::BodyInfo_ptr info, hsError *err) {
   // fetch every attribute once: each is a round trip
   CORBA::String_var name = info->name();
@@ -718,38 +727,16 @@ hsBody *bodyFromInfo(OpenHRP::BodyInfo_ptr info, hsError *err) {
   Importer in(b, err);
   int nlink = static_cast<int>(links->length());
 
-  // depth-first order from the root, whatever order the wire used
-  std::vector<int> order(nlink, -1), dfs;
-  std::vector<int> stack;
-  bool ok = true;
-  for (int i = 0; i < nlink && ok; i++) {
-    int p = links[i].parentIndex;
-    if (p < -1 || p >= nlink || p == i) {
-      ok = in.fail(hsE_INVALID, "link " + std::to_string(i) + ": parentIndex out of range");
-    } else if (p == -1) {
-      if (!stack.empty()) ok = in.fail(hsE_INVALID, "more than one root link");
-      stack.push_back(i);
-    }
+  // depth-first order from the root, whatever order the wire used (siblings in wire order)
+  std::vector<int> order(nlink, -1), dfs(nlink, -1), parent(nlink, -1);
+  for (int i = 0; i < nlink; i++) {
+    parent[i] = links[i].parentIndex;
   }
-  if (ok && stack.empty()) ok = in.fail(hsE_INVALID, "no root link");
-  while (ok && !stack.empty()) {
-    int i = stack.back();
-    stack.pop_back();
-    if (order[i] >= 0) {
-      ok = in.fail(hsE_INVALID, "the links do not form a tree");
-      break;
-    }
-    order[i] = static_cast<int>(dfs.size());
-    dfs.push_back(i);
-    // children in their listed order: push in reverse
-    std::vector<int> kids;
-    for (int c = 0; c < nlink; c++) {
-      if (links[c].parentIndex == i) kids.push_back(c);
-    }
-    for (auto it = kids.rbegin(); it != kids.rend(); ++it) stack.push_back(*it);
-  }
-  if (ok && static_cast<int>(dfs.size()) != nlink) {
-    ok = in.fail(hsE_INVALID, "some links are not connected to the root");
+  hsError why = {};
+  bool ok = hsm_treeOrder(parent.data(), nullptr, nlink, dfs.data(), &why) == 0 ||
+            in.fail(why.code, why.message);
+  for (int k = 0; ok && k < nlink; k++) {
+    order[dfs[k]] = k;
   }
 
   ok = ok && in.materials(materials.in()) && in.textures(textures.in()) &&

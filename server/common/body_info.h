@@ -1,4 +1,6 @@
-// body_info.h - the one place where hsBody meets OpenHRP's BodyInfo on the wire.
+// body_info.h - the one place where hsBody meets OpenHRP's BodyInfo on the wire, with the
+// ModelLoader's load options: the model's half of the conversion module (wire.h holds the
+// simulation's half: link data, world and sensor states, gravity).
 //
 // BodyInfoServant serves a loaded hsBody as an OpenHRP::BodyInfo object (every attribute is
 // converted on request from the shared, read-only body); SceneInfoServant serves it as a
@@ -28,6 +30,11 @@ struct AabbOption {
   std::vector<short> data;  // per link, by link index; the last value repeats
   bool byDepth = true;      // AABB_DEPTH: data are depths, else numbers of boxes
 };
+
+// a ModelLoadOption from the wire: the loader's options (images read or not; the rest default)
+// and the bounding-box settings the BodyInfo serves
+void loadOptionsFromWire(const OpenHRP::ModelLoader::ModelLoadOption &option,
+                         hsmLoadOptions *opt, AabbOption *aabb);
 
 class BodyInfoServant : public POA_OpenHRP::BodyInfo {
  public:

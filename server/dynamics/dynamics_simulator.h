@@ -1,12 +1,10 @@
 // dynamics_simulator.h - the DynamicsSimulator and DynamicsSimulatorFactory servants: OpenHRP
-// 3.1's physics interface on top of the C world of dynamics/ (one hsdWorld per instance).
+// 3.1's physics interface as a front door to a SimCore (server/common/sim_core.h).
 //
-// The servants only validate, convert and call: every number that reaches the C world has been
-// checked (names, lengths, finiteness, call order), and every answer is built from the world's
-// state in one pass into sequences allocated at their final size. Calls on one instance are
-// serialised by its own mutex; every call into hsd_* additionally holds odeMutex(), one lock
-// for the whole process, because Debian's ODE collision is not thread-safe and omniORB serves
-// requests from a pool of threads (DESIGN.md). Lock order: instance, then ODE.
+// The servant only validates, converts and calls: it looks names up, checks call order, lets
+// wire.h check and convert what the wire brought, and calls the core, all under the core's lock
+// (instance, then the process-wide ODE lock). The scheduler hosts one of these over the core it
+// steps itself, so controllers and the scheduler's loop share one simulation.
 //
 // Errors: unknown character, link or sensor names, wrong data lengths, non-finite numbers and
 // bad values raise CORBA::BAD_PARAM; calls in the wrong order (stepSimulation before
@@ -18,24 +16,21 @@
 #define HRPSIM_SERVER_DYNAMICS_DYNAMICS_SIMULATOR_H_
 
 #include <memory>
-#include <mutex>
-#include <string>
 #include <vector>
 
 #include "DynamicsSimulator.hh"
-#include "body_info.h"
-#include "dynamics.h"
+#include "sim_core.h"
 
 namespace hrpsim {
 
-// the process-wide lock held around every call into hsd_* (see the file comment)
-std::mutex &odeMutex();
-
 class DynamicsSimulatorServant : public POA_OpenHRP::DynamicsSimulator {
  public:
-  // an empty world (time step 1 ms, gravity (0, 0, 9.8) in OpenHRP's convention, sensors off
-  // until init asks for them); throws CORBA::NO_MEMORY if the world cannot be made
+  // a servant over its own, new core (an empty world; gravity (0, 0, 9.8) in OpenHRP's
+  // convention; sensors off until init asks for them); throws CORBA::NO_MEMORY if the world
+  // cannot be made
   DynamicsSimulatorServant();
+  // a servant over a core someone else owns too (the scheduler's)
+  explicit DynamicsSimulatorServant(std::shared_ptr<SimCore> core);
   ~DynamicsSimulatorServant() override;
 
   // World
@@ -98,26 +93,8 @@ class DynamicsSimulatorServant : public POA_OpenHRP::DynamicsSimulator {
                              OpenHRP::DblSequence_out jacobian) override;
 
  private:
-  // one registered character: the body it was made from (kept alive as long as the world) and
-  // what the servant precomputes for it
-  struct Character {
-    std::string name;
-    BodyPtr body;
-    std::vector<int> sensors[hsSENSOR_NTYPES];  // body->sensors indices in sensorId order
-    std::vector<double> extForce;  // 6 per link: force, torque pending for the next step
-    bool extPending = false;       // some link has a pending external force
-    std::unique_ptr<hsBodyState, void (*)(hsBodyState *)> scratch{nullptr, hsm_freeState};
-    std::vector<double> ikWork;      // hsm_inverseKinematics workspace
-  };
-
-  // the names a registered pair was given (for LinkPair answers)
-  struct PairNames {
-    int ch[2];
-    int link[2];  // -1: every link of that character
-    double tolerance;
-  };
-
-  // look-ups that raise BAD_PARAM (with a log line naming op) when the name is unknown
+  // look-ups that raise BAD_PARAM (with a log line naming op) when the name is unknown (lock
+  // held)
   int character(const char *op, const char *name) const;
   int link(const char *op, int ch, const char *name) const;
   // the same for a link name that may be empty (every link: -1)
@@ -126,30 +103,8 @@ class DynamicsSimulatorServant : public POA_OpenHRP::DynamicsSimulator {
   // raise BAD_INV_ORDER unless initSimulation has run
   void requireRunning(const char *op) const;
 
-  // per-link data (lock held)
-  void setLinkData(const char *op, int ch, int link, OpenHRP::DynamicsSimulator::LinkDataType type,
-                   const double *v);
-  void getLinkData(int ch, int link, OpenHRP::DynamicsSimulator::LinkDataType type,
-                   double *out) const;
-
-  // fill a LinkPair from character and link indices (link -1: "")
-  void fillLinkPair(OpenHRP::LinkPair &out, int ch0, int link0, int ch1, int link1,
-                    double tolerance) const;
-
-  // group the n contacts c (the last step's) by (pair, link, link) in order of first
-  // appearance: fills groupOf_, groupFirst_, groupCount_ and returns the number of groups
-  int groupContacts(const hsdContact *c, int n);
-
-  std::mutex mutex_;
-  hsdWorld *world_ = nullptr;
-  std::vector<Character> chars_;  // index = character index in the world
-  std::vector<PairNames> contactPairs_;
-  std::vector<PairNames> intersectionPairs_;
-  double gvector_[3] = {0.0, 0.0, 9.8};  // as the client set it (OpenHRP's convention)
-  bool sensorsEnabled_ = false;
-  bool running_ = false;  // initSimulation has run
-  // scratch of the answers, reused so a step's reads do not allocate beyond their results
-  std::vector<int> groupOf_, groupFirst_, groupCount_, groupFill_, hits_;
+  std::shared_ptr<SimCore> core_;
+  std::vector<int> hits_;  // scratch of the intersection checks
 };
 
 class DynamicsSimulatorFactoryServant : public POA_OpenHRP::DynamicsSimulatorFactory {

@@ -280,14 +280,9 @@ ModelLoaderServant::Cached ModelLoaderServant::load(
     entry.size = st.st_size;
   }
   hsmLoadOptions opt;
-  hsm_defaultLoadOptions(&opt);
-  opt.readImage = option.readImage ? 1 : 0;
-  opt.limits = options_.limits;
   AabbOption aabb;
-  for (CORBA::ULong i = 0; i < option.AABBdata.length(); i++) {
-    aabb.data.push_back(option.AABBdata[i]);
-  }
-  aabb.byDepth = option.AABBtype == OpenHRP::ModelLoader::AABB_DEPTH;
+  loadOptionsFromWire(option, &opt, &aabb);
+  opt.limits = options_.limits;
   hsError err = {};
   hsBody *raw = hsm_loadModel(path.c_str(), &opt, nullptr, 0, nullptr, &err);
   if (!raw) {

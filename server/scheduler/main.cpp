@@ -13,7 +13,6 @@
 int main(int argc, char **argv) {
   try {
     hrpsim::Runtime runtime(argc, argv, "hrpsim-scheduler");
-    hrpsim::installLogCapture("hrpsim-scheduler");
     hsd_initODE();  // once per process, before any world; routes ODE's messages to our log
     PortableServer::POA_ptr poa = runtime.poa();
     hrpsim::SchedulerServant *scheduler = new hrpsim::SchedulerServant;  // our reference

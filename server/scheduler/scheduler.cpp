@@ -1,16 +1,18 @@
 // scheduler.cpp - the Scheduler and ClockGenerator servants (scheduler.h).
 //
-// Configuration calls check the state (IDLE or READY), check their arguments and apply them at
-// once to the hosted dynamics servant, whose validation raises BAD_PARAM with a log line; the
-// line is captured per thread (installLogCapture) and becomes the SchedulerError's text.
+// Configuration calls check the state (IDLE or READY), look names up and apply their arguments
+// at once to the simulation core through wire.h, which checks them; a refusal comes back as an
+// hsError whose message becomes the SchedulerError's text.
 //
 // A run: begin() resolves the controllers by name, initialises the simulation and the
 // controllers in the caller's thread (so start() reports their failures), records the state at
-// time 0 and starts the loop thread. The loop steps while it is free running or short of the
+// time 0 and starts the loop thread. The loop steps the core itself (no CORBA call); the
+// hosted DynamicsSimulator servant is a second door to the same core, for the controllers. The loop steps while it is free running or short of the
 // step target that step() / runUntil() set, and otherwise pauses; each step is tick(): due
 // controllers input() and control(), stepSimulation(), due execution contexts tick(), output()
 // of the controllers of this step, a log record at the log period (and the online viewer's
-// update with it), then a sleep when paced to real time. "Due" is decided on the step index k
+// update with it), then a sleep when paced to real time. Steps and simulated time are the
+// core's (hsd_stepCount, hsd_time); periods become steps through periodSteps (sim_core.h). "Due" is decided on the step index k
 // of the step (from time k dt to (k + 1) dt): k % periodSteps == 0. A failure of any remote call
 // ends the run: the message names who failed, when and why; the other controllers get stop().
 
@@ -20,53 +22,19 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdarg>
 #include <cstdio>
 
+#include "format.h"
 #include "runtime.h"
+#include "wire.h"
 
 namespace hrpsim {
 
 using DS = OpenHRP::DynamicsSimulator;
 
-//---------------------------------- log capture -----------------------------------------------
-
-namespace {
-
-thread_local std::string t_lastError;
-hsuLogHandler g_runtimeHandler = nullptr;
-const char *g_program = "hrpsim-scheduler";
-
-void captureHandler(hstLog level, const char *msg, void *user) {
-  if (level >= hsLOG_WARNING) {
-    t_lastError = msg;
-  }
-  if (g_runtimeHandler) {
-    g_runtimeHandler(level, msg, user);
-  }
-}
-
-}  // namespace
-
-void installLogCapture(const char *program) {
-  g_program = program;
-  // the runtime's handler takes the program name as its user pointer
-  g_runtimeHandler = hsu_setLogHandler(captureHandler, const_cast<char *>(g_program));
-}
-
 //---------------------------------- helpers ---------------------------------------------------
 
 namespace {
-
-std::string format(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-std::string format(const char *fmt, ...) {
-  char buf[2048];
-  va_list ap;
-  va_start(ap, fmt);
-  std::vsnprintf(buf, sizeof buf, fmt, ap);
-  va_end(ap);
-  return buf;
-}
 
 // log "op: what" and raise SchedulerError(what)
 [[noreturn]] void refuse(const char *op, const std::string &what) {
@@ -91,26 +59,10 @@ const char *stateName(hrpsim::RunState s) {
   }
 }
 
-// what a system exception raised by the hosted servant was about: the error line the servant
-// logged in this thread, else the exception's name
-std::string servantError(const CORBA::SystemException &e) {
-  if (!t_lastError.empty()) {
-    return t_lastError;
-  }
-  return format("CORBA::%s", e._name());
-}
-
-// call f on the hosted servant; its system exceptions become SchedulerError (op names the
-// scheduler's operation)
-template <class F>
-void onServant(const char *op, F f) {
-  t_lastError.clear();
-  try {
-    f();
-  } catch (const CORBA::SystemException &e) {
-    std::string why = servantError(e);
-    t_lastError.clear();
-    throw hrpsim::SchedulerError(format("%s: %s", op, why.c_str()).c_str());
+// raise SchedulerError "op: <the error's message>" (logged) unless rc is a success
+void refuseOn(const char *op, int rc, const hsError &err) {
+  if (rc < 0) {
+    refuse(op, err.message);
   }
 }
 
@@ -144,24 +96,6 @@ std::string remoteFailure(const char *op, const CORBA::Exception &ex, double tim
     return format("%s(): no connection (is its process gone?) (%s)", op, systemText(*se).c_str());
   }
   return format("%s() raised %s", op, systemText(*se).c_str());
-}
-
-// period [s] as a whole number of steps of dt, or 0 if it is not one (1e-9 relative)
-long long periodSteps(double period, double dt) {
-  if (!std::isfinite(period) || period <= 0.0 || !(dt > 0.0)) {
-    return 0;
-  }
-  double n = std::llround(period / dt);
-  if (n < 1.0 || std::fabs(n * dt - period) > 1e-9 * period) {
-    return 0;
-  }
-  return static_cast<long long>(n);
-}
-
-// the first step count at which time reaches t (to the step; 1e-9 steps of slack)
-long long stepsToReach(double t, double dt) {
-  double n = std::ceil(t / dt - 1e-9);
-  return n > 0.0 ? static_cast<long long>(n) : 0;
 }
 
 CosNaming::NamingContext_ptr namingContext(const char *op) {
@@ -200,6 +134,9 @@ CORBA::Object_ptr resolveName(const char *op, const char *name) {
 
 //---------------------------------- hosted dynamics -------------------------------------------
 
+HostedDynamics::HostedDynamics(std::shared_ptr<SimCore> core)
+    : DynamicsSimulatorServant(std::move(core)) {}
+
 void HostedDynamics::destroy() {
   logRequestError("destroy", "the scheduler's DynamicsSimulator belongs to the scheduler "
                              "(Scheduler::reset replaces it)");
@@ -231,10 +168,15 @@ SchedulerServant::~SchedulerServant() {
   releaseDynamics();
 }
 
-// a new dynamics servant with the configured time step and options (mutex_ held or no loop)
+// a new core and its DynamicsSimulator servant, activated (mutex_ held or no loop)
 void SchedulerServant::makeDynamics() {
   PortableServer::POA_ptr poa = Runtime::instance()->poa();
-  dyn_ = new HostedDynamics;  // our reference
+  core_ = std::make_shared<SimCore>();
+  {
+    SimCore::Lock lock(*core_);
+    core_->enableSensors(sensorOption_ == DS::ENABLE_SENSOR);
+  }
+  dyn_ = new HostedDynamics(core_);  // our reference
   dynOid_ = poa->activate_object(dyn_);
   CORBA::Object_var obj = poa->id_to_reference(dynOid_);
   dynRef_ = OpenHRP::DynamicsSimulator::_narrow(obj);
@@ -255,6 +197,7 @@ void SchedulerServant::releaseDynamics() {
   dynRef_ = OpenHRP::DynamicsSimulator::_nil();
   dyn_->_remove_ref();  // the POA drops its own once the calls in progress return
   dyn_ = nullptr;
+  core_.reset();  // the servant keeps it until it goes
 }
 
 // hand the loop thread over and join it without mutex_ (lk is mutex_, relocked on return)
@@ -276,11 +219,11 @@ void SchedulerServant::reset() {
     joinLoop(lk);
   }
   releaseDynamics();
-  makeDynamics();
   dt_ = 0.001;
   endTime_ = 0.0;
   method_ = DS::EULER;
   sensorOption_ = DS::ENABLE_SENSOR;
+  makeDynamics();
   models_.clear();
   controllers_.clear();
   timeout_ = 10.0;
@@ -332,10 +275,9 @@ void SchedulerServant::setTimeStep(CORBA::Double dt) {
   const char *op = "setTimeStep";
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
-  if (!std::isfinite(dt) || dt <= 0.0 || dt > 1.0) {
-    refuse(op, format("the time step must be in (0, 1] s, got %g", dt));
-  }
-  onServant(op, [&] { dyn_->init(dt, method_, sensorOption_); });
+  SimCore::Lock core(*core_);
+  hsError err = {};
+  refuseOn(op, core_->setTimeStep(dt, &err), err);
   dt_ = dt;
 }
 
@@ -354,10 +296,8 @@ void SchedulerServant::setIntegrateMethod(DS::IntegrateMethod method) {
   const char *op = "setIntegrateMethod";
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
-  if (method != DS::EULER && method != DS::RUNGE_KUTTA) {
-    refuse(op, format("unknown integration method %d", static_cast<int>(method)));
-  }
-  onServant(op, [&] { dyn_->init(dt_, method, sensorOption_); });
+  hsError err = {};
+  refuseOn(op, wire::integrateMethod(method, &err), err);
   method_ = method;
 }
 
@@ -365,10 +305,11 @@ void SchedulerServant::setSensorOption(DS::SensorOption option) {
   const char *op = "setSensorOption";
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
-  if (option != DS::DISABLE_SENSOR && option != DS::ENABLE_SENSOR) {
-    refuse(op, format("unknown sensor option %d", static_cast<int>(option)));
-  }
-  onServant(op, [&] { dyn_->init(dt_, method_, option); });
+  hsError err = {};
+  bool on = false;
+  refuseOn(op, wire::sensorOption(option, &on, &err), err);
+  SimCore::Lock core(*core_);
+  core_->enableSensors(on);
   sensorOption_ = option;
 }
 
@@ -376,7 +317,11 @@ void SchedulerServant::setGVector(const OpenHRP::DblSequence3 &g) {
   const char *op = "setGVector";
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
-  onServant(op, [&] { dyn_->setGVector(g); });
+  hsError err = {};
+  double acc[3];
+  refuseOn(op, wire::gravityFromWire(g, acc, &err), err);
+  SimCore::Lock core(*core_);
+  refuseOn(op, core_->setGravity(acc, &err), err);
 }
 
 void SchedulerServant::addModel(const char *name, const char *url) {
@@ -418,7 +363,8 @@ void SchedulerServant::addModel(const char *name, const char *url) {
       refuse(op, format("a model named '%s' is already added", name));
     }
   }
-  onServant(op, [&] { dyn_->registerCharacter(name, info); });
+  hsError err = {};
+  refuseOn(op, wire::addCharacter(*core_, name, info, &err), err);
   models_.emplace_back(name, url);
   state_ = hrpsim::READY;
 }
@@ -428,26 +374,47 @@ void SchedulerServant::setLinkData(const char *character, const char *link,
   const char *op = "setLinkData";
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
-  onServant(op, [&] { dyn_->setCharacterLinkData(character, link, type, data); });
+  SimCore::Lock core(*core_);
+  hsError err = {};
+  int ch = core_->character(character, &err);
+  refuseOn(op, ch, err);
+  int l = core_->link(ch, link, &err);
+  refuseOn(op, l, err);
+  refuseOn(op, wire::setLinkData(*core_, ch, l, type, data, &err), err);
 }
 
 void SchedulerServant::setAllJointModes(const char *character, DS::JointDriveMode mode) {
   const char *op = "setAllJointModes";
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
-  onServant(op, [&] { dyn_->setCharacterAllJointModes(character, mode); });
+  SimCore::Lock core(*core_);
+  hsError err = {};
+  int ch = core_->character(character, &err);
+  refuseOn(op, ch, err);
+  hstJointMode m;
+  refuseOn(op, wire::jointMode(mode, &m, &err), err);
+  refuseOn(op, hsd_setAllJointModes(core_->world(), ch, m, &err), err);
 }
 
 void SchedulerServant::addCollisionPair(const hrpsim::CollisionPair &pair) {
   const char *op = "addCollisionPair";
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
-  OpenHRP::DblSequence6 K, C;  // OpenHRP's spring-damper parameters: unused by ODE contacts
-  onServant(op, [&] {
-    dyn_->registerCollisionCheckPair(pair.char1, pair.link1, pair.char2, pair.link2,
-                                     pair.staticFriction, pair.slipFriction, K, C,
-                                     pair.cullingThresh, pair.restitution);
-  });
+  SimCore::Lock core(*core_);
+  hsError err = {};
+  int ch1 = core_->character(pair.char1, &err);
+  refuseOn(op, ch1, err);
+  int ch2 = core_->character(pair.char2, &err);
+  refuseOn(op, ch2, err);
+  int l1 = -1, l2 = -1;
+  refuseOn(op, core_->linkOrAll(ch1, pair.link1, &l1, &err), err);
+  refuseOn(op, core_->linkOrAll(ch2, pair.link2, &l2, &err), err);
+  hsdSurface surface;
+  surface.staticFriction = pair.staticFriction;
+  surface.slipFriction = pair.slipFriction;
+  surface.restitution = pair.restitution;
+  surface.cullingThresh = pair.cullingThresh;
+  refuseOn(op, core_->addContactPair(ch1, l1, ch2, l2, surface, &err), err);
 }
 
 void SchedulerServant::addController(const hrpsim::ControllerSpec &controller) {
@@ -643,7 +610,6 @@ void SchedulerServant::begin(const char *op, bool paused) {
   }
   std::vector<std::pair<std::string, std::string>> models = models_;
   OpenHRP::OnlineViewer_var viewer = viewer_;
-  DS::IntegrateMethod method = method_;
   DS::SensorOption sensors = sensorOption_;
   double timeout = timeout_;
   state_ = hrpsim::RUNNING;
@@ -688,12 +654,13 @@ void SchedulerServant::begin(const char *op, bool paused) {
 
   // initialise the simulation, then the controllers in the order added
   std::string failure;
-  t_lastError.clear();
-  try {
-    dyn_->init(runDt_, method, sensors);
-    dyn_->initSimulation();
-  } catch (const CORBA::SystemException &e) {
-    failure = format("initSimulation failed: %s", servantError(e).c_str());
+  {
+    SimCore::Lock core(*core_);
+    hsError err = {};
+    core_->enableSensors(sensors == DS::ENABLE_SENSOR);
+    if (core_->setTimeStep(runDt_, &err) < 0 || core_->start(&err) < 0) {
+      failure = format("initSimulation failed: %s", err.message);
+    }
   }
   OpenHRP::DynamicsSimulator_var dynRef = OpenHRP::DynamicsSimulator::_duplicate(dynRef_);
   for (size_t i = 0; i < run_.size() && failure.empty(); i++) {
@@ -831,12 +798,10 @@ void SchedulerServant::runSteps(const char *op, long long target,
   }
 }
 
-void SchedulerServant::step(CORBA::Long n) {
-  const char *op = "step";
-  std::unique_lock<std::mutex> opLock(opMutex_);
-  if (n < 0) {
-    refuse(op, format("the number of steps must be >= 0, got %d", static_cast<int>(n)));
-  }
+// begin a READY (or IDLE: refused there) configuration paused, then run to the step count
+// targetOf() gives (called with mutex_ held)
+void SchedulerServant::advance(const char *op, std::unique_lock<std::mutex> &opLock,
+                               const std::function<long long()> &targetOf) {
   bool ready = false;
   {
     std::lock_guard<std::mutex> lk(mutex_);
@@ -848,9 +813,18 @@ void SchedulerServant::step(CORBA::Long n) {
   long long target;
   {
     std::lock_guard<std::mutex> lk(mutex_);
-    target = steps_ + n;
+    target = targetOf();
   }
   runSteps(op, target, opLock);
+}
+
+void SchedulerServant::step(CORBA::Long n) {
+  const char *op = "step";
+  std::unique_lock<std::mutex> opLock(opMutex_);
+  if (n < 0) {
+    refuse(op, format("the number of steps must be >= 0, got %d", static_cast<int>(n)));
+  }
+  advance(op, opLock, [this, n] { return steps_ + n; });
 }
 
 void SchedulerServant::runUntil(CORBA::Double t) {
@@ -859,20 +833,7 @@ void SchedulerServant::runUntil(CORBA::Double t) {
   if (!std::isfinite(t)) {
     refuse(op, format("the time must be finite, got %g", t));
   }
-  bool ready = false;
-  {
-    std::lock_guard<std::mutex> lk(mutex_);
-    ready = state_ == hrpsim::READY || state_ == hrpsim::IDLE;
-  }
-  if (ready) {
-    begin(op, true);
-  }
-  long long target;
-  {
-    std::lock_guard<std::mutex> lk(mutex_);
-    target = stepsToReach(t, runDt_);
-  }
-  runSteps(op, target, opLock);
+  advance(op, opLock, [this, t] { return stepsToReach(t, runDt_); });
 }
 
 hrpsim::RunStatus *SchedulerServant::statusLocked() const {
@@ -978,7 +939,6 @@ void SchedulerServant::loop() {
     } else if (factor <= 0.0) {
       paced = false;
     }
-    t_lastError.clear();
     bool ok = true, stepped = false;
     // 1. due controllers: input, then control, in the order added
     for (size_t i = 0; i < run_.size() && ok; i++) {
@@ -991,21 +951,22 @@ void SchedulerServant::loop() {
     }
     // 2. the physics, in this process
     if (ok) {
-      try {
-        dyn_->stepSimulation();
-        time += runDt_;  // as the world counts its time
-        stepped = true;
-      } catch (const CORBA::SystemException &e) {
+      SimCore::Lock core(*core_);
+      hsError err = {};
+      if (core_->step(&err) < 0) {
         failure = format("stepSimulation failed at t = %s s: %s", timeText(time).c_str(),
-                         servantError(e).c_str());
+                         err.message);
         failed = -1;
         ok = false;
+      } else {
+        time = core_->time();  // the one clock: the world's
+        stepped = true;
       }
     }
     // 3. due execution contexts
     for (size_t i = 0; ok && i < subs->size(); i++) {
       const Subscription &s = *(*subs)[i];
-      long long n = std::llround(s.period / runDt_);
+      long long n = periodSteps(s.period, runDt_);
       if (n > 0 && k % n != 0) {
         continue;
       }
@@ -1111,15 +1072,17 @@ void SchedulerServant::stopControllers(const RunController *failed) {
 
 // append the current world state (and sensor states) to the log; push it to the viewer
 void SchedulerServant::record() {
-  // the servant's answers are kept as they are (a _var copy would be a deep copy)
+  // the core's state, converted once into what getLog and the viewer hand out
   OpenHRP::WorldState_var world;
   std::vector<OpenHRP::SensorState_var> sensors;
-  dyn_->getWorldState(world.out());
-  if (runLogSensors_) {
-    const OpenHRP::CharacterPositionSequence &chars = world->characterPositions;
-    sensors.resize(chars.length());
-    for (CORBA::ULong c = 0; c < chars.length(); c++) {
-      dyn_->getCharacterSensorState(chars[c].characterName, sensors[c].out());
+  {
+    SimCore::Lock core(*core_);
+    world = wire::worldState(*core_);
+    if (runLogSensors_) {
+      sensors.resize(static_cast<size_t>(core_->characterCount()));
+      for (int c = 0; c < core_->characterCount(); c++) {
+        sensors[static_cast<size_t>(c)] = wire::sensorState(*core_, c);
+      }
     }
   }
   OpenHRP::OnlineViewer_var viewer;

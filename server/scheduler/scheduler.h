@@ -11,10 +11,11 @@
 // read the dynamics from inside its own callbacks. Calls that start, stop or reset a run are
 // serialised by opMutex_ (taken before mutex_, never while waiting for steps to be done).
 //
-// The dynamics are a DynamicsSimulatorServant owned here and activated in the process's POA:
-// the loop calls its C++ methods directly (stepSimulation, getWorldState, ...: no CORBA round
-// trip), while controllers and clients reach the same object through dynamics(). The servant's
-// own mutex serialises the two.
+// The simulation is a SimCore (server/common/sim_core.h) owned here: the loop and the
+// configuration calls use it directly, through wire.h's conversions (no CORBA round trip, and
+// errors come back as hsErrors), while controllers and clients reach the same core through a
+// DynamicsSimulator servant activated in the process's POA (dynamics()). The core's lock
+// serialises the two doors.
 //
 // Determinism: the loop decides everything from step counts (period steps, log steps, end step);
 // wall-clock time is read only to report wallTime and to sleep when paced to real time.
@@ -25,6 +26,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <deque>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -37,15 +39,11 @@
 
 namespace hrpsim {
 
-// route hsu_log through the runtime's handler and remember, per thread, the last error line
-// (the servants log why they raise a system exception; the scheduler quotes it in its own
-// SchedulerError). Call once in main, after the Runtime is made.
-void installLogCapture(const char *program);
-
-// the DynamicsSimulator the scheduler hosts: like any other, except that clients may not
-// destroy it (it belongs to the scheduler; reset() replaces it)
+// the DynamicsSimulator the scheduler hosts over its core: like any other, except that clients
+// may not destroy it (it belongs to the scheduler; reset() replaces it)
 class HostedDynamics : public DynamicsSimulatorServant {
  public:
+  explicit HostedDynamics(std::shared_ptr<SimCore> core);
   void destroy() override;  // raises NO_PERMISSION (logged)
 };
 
@@ -137,6 +135,8 @@ class SchedulerServant : public POA_hrpsim::Scheduler {
   void joinLoop(std::unique_lock<std::mutex> &lock);
   void begin(const char *op, bool paused);
   void runSteps(const char *op, long long target, std::unique_lock<std::mutex> &opLock);
+  void advance(const char *op, std::unique_lock<std::mutex> &opLock,
+               const std::function<long long()> &targetOf);
   hrpsim::RunStatus *statusLocked() const;
   void loop();
   bool tick(long long k, double &time, std::string &failure);
@@ -148,6 +148,7 @@ class SchedulerServant : public POA_hrpsim::Scheduler {
   std::mutex opMutex_;  // start / stop / reset / step / runUntil / pause / resume, one at a time
   mutable std::mutex mutex_;
   std::condition_variable cv_;
+  std::shared_ptr<SimCore> core_;  // the simulation (the hosted servant shares it)
   HostedDynamics *dyn_ = nullptr;  // our own reference; the POA holds another
   PortableServer::ObjectId_var dynOid_;
   OpenHRP::DynamicsSimulator_var dynRef_;

@@ -516,6 +516,72 @@ def test_high_gain_holding_torque_matches_statics(sim, bodies):
     assert abs(sim.getCharacterLinkData("arm", links[j1].name, DS.JOINT_TORQUE)[0]) < 0.05
 
 
+def pendulum_acceleration(links, q, j):
+    """Angular acceleration from rest of the subtree beyond joint j swinging as one rigid body
+    about j's axis under gravity (every other joint held): gravity moment / moment of inertia,
+    both about the axis, from the model's masses and inertias at joint values q."""
+    frames = forward_kinematics(links, q)
+    axis = frames[j][:3, :3] @ np.asarray(links[j].jointAxis, dtype=float)
+    origin = frames[j][:3, 3]
+    subtree = {j}
+    for i, lk in enumerate(links):
+        if lk.parentIndex in subtree:
+            subtree.add(i)
+    moment, inertia = 0.0, 0.0
+    for i in subtree:
+        R = frames[i][:3, :3]
+        d = R @ np.asarray(links[i].centerOfMass) + frames[i][:3, 3] - origin
+        moment += axis @ np.cross(d, [0.0, 0.0, -links[i].mass * G])
+        inertia += axis @ (R @ np.reshape(links[i].inertia, (3, 3)) @ R.T) @ axis
+        inertia += links[i].mass * np.dot(np.cross(axis, d), np.cross(axis, d))
+    return moment / inertia
+
+
+@pytest.mark.parametrize("order", ["all modes, then POSITION_GIVEN", "POSITION_GIVEN, then all"])
+def test_one_drive_mode_per_joint_last_call_wins(sim, bodies, order):
+    # OpenHRP keeps one flag per link (high gain or not): setCharacterAllJointModes and
+    # POSITION_GIVEN both write it, so the later call decides. Here J2 ends in torque mode
+    # (u = 0) and the others high gain: J2 starts to fall as a rigid pendulum about its axis,
+    # every other joint holds exactly. (Were J2 still high gain, it would hold at 0.5 rad.)
+    links = bodies["arm6"]._get_links()
+    j2 = next(i for i, lk in enumerate(links) if lk.jointId == 1)
+    name = links[j2].name
+    sim.registerCharacter("arm", bodies["arm6"])
+    sim.init(DT, DS.EULER, DS.DISABLE_SENSOR)
+    if order == "all modes, then POSITION_GIVEN":
+        sim.setCharacterAllJointModes("arm", DS.HIGH_GAIN_MODE)
+        sim.setCharacterLinkData("arm", name, DS.POSITION_GIVEN, [0.0])
+    else:
+        for lk in links[1:]:
+            sim.setCharacterLinkData("arm", lk.name, DS.POSITION_GIVEN, [1.0])
+        sim.setCharacterAllJointModes("arm", DS.TORQUE_MODE)
+        for lk in links[1:]:
+            if lk.name != name:
+                sim.setCharacterLinkData("arm", lk.name, DS.POSITION_GIVEN, [1.0])
+    for i, lk in enumerate(links[1:], start=1):
+        given = sim.getCharacterLinkData("arm", lk.name, DS.POSITION_GIVEN)
+        assert given == [0.0 if i == j2 else 1.0], lk.name
+    sim.setCharacterLinkData("arm", name, DS.JOINT_VALUE, [0.5])
+    sim.initSimulation()
+    q = [0.0] * len(links)
+    q[j2] = 0.5
+    alpha = pendulum_acceleration(links, q, j2)
+    assert alpha > 5.0  # a real pull (about 8 rad/s^2)
+    sim.stepSimulation()
+    # the first step's acceleration is the pendulum's from rest (ODE's constraint
+    # stabilisation and the motion over one step change it by far less than 1e-3)
+    ddq = sim.getCharacterLinkData("arm", name, DS.JOINT_ACCELERATION)[0]
+    assert ddq == pytest.approx(alpha, rel=1e-3)
+    for _ in range(99):
+        sim.stepSimulation()
+    values = sim.getCharacterAllLinkData("arm", DS.JOINT_VALUE)
+    for i, lk in enumerate(links):
+        if lk.jointId >= 0 and i != j2:
+            assert values[lk.jointId] == pytest.approx(0.0, abs=1e-9), lk.name
+    assert values[links[j2].jointId] > 0.5 + 0.5 * alpha * 0.1 ** 2 * 0.9  # fell, accelerating
+    assert sim.getCharacterLinkData("arm", name, DS.JOINT_TORQUE) == [0.0]
+
+
 def test_position_given_root_moves_where_told(sim, bodies):
     box_world(sim, bodies, 1.0)
     sim.setCharacterLinkData("box", "BOX", DS.POSITION_GIVEN, [1.0])

@@ -502,6 +502,61 @@ def test_two_runs_give_identical_logs(sched):
         assert flat(a) == flat(b), "records differ at t = %g" % a.world.time
 
 
+def test_project_joint_mode_overrides_the_model_mode(sched, servers, tmp_path):
+    # <joints mode="highgain"/> then <joint ... mode="torque"/>: that one joint is torque
+    # controlled (u = 0: it falls from 0.5 rad) while the others hold. The reference is a plain
+    # DynamicsSimulator given the same modes the other way round (every joint torque, then
+    # POSITION_GIVEN on each joint but J2): the same joint must move the same, bit for bit.
+    from hrpsim.project import load_project
+
+    arm6 = MODELS / "arm6" / "arm6.wrl"
+    links = servers.client.load_body(arm6)._get_links()
+    j2 = next(lk for lk in links if lk.jointId == 1)
+    steps = 100
+
+    def project(override):
+        path = tmp_path / ("arm-%s.xml" % override)
+        path.write_text(
+            '<?xml version="1.0"?>\n<hrpsim-project version="1">\n'
+            '  <simulation timeStep="0.001" endTime="1" sensors="false"/>\n'
+            '  <model name="arm" url="%s">\n    <joints mode="highgain"/>\n'
+            '    <joint name="%s" value="0.5"%s/>\n  </model>\n</hrpsim-project>\n'
+            % (arm6, j2.name, ' mode="torque"' if override else ""))
+        load_project(path).configure(sched, client=servers.client)
+        sched.step(steps)
+        dyn = sched.dynamics()
+        given = [dyn.getCharacterLinkData("arm", lk.name, DS.POSITION_GIVEN)[0]
+                 for lk in links[1:]]
+        return dyn.getCharacterAllLinkData("arm", DS.JOINT_VALUE), given
+
+    held, given_all = project(False)
+    assert held[j2.jointId] == pytest.approx(0.5, abs=1e-12)
+    assert given_all == [1.0] * (len(links) - 1)
+    q, given = project(True)
+    assert given == [0.0 if lk is j2 else 1.0 for lk in links[1:]]
+
+    ref = servers.client.dynamics_simulator()
+    try:
+        ref.registerCharacter("arm", servers.client.load_body(arm6))
+        ref.init(DT, DS.EULER, DS.DISABLE_SENSOR)
+        ref.setCharacterAllJointModes("arm", DS.TORQUE_MODE)
+        for lk in links[1:]:
+            if lk.name != j2.name:
+                ref.setCharacterLinkData("arm", lk.name, DS.POSITION_GIVEN, [1.0])
+        ref.setCharacterLinkData("arm", j2.name, DS.JOINT_VALUE, [0.5])
+        ref.initSimulation()
+        for _ in range(steps):
+            ref.stepSimulation()
+        expected = ref.getCharacterAllLinkData("arm", DS.JOINT_VALUE)
+    finally:
+        ref.destroy()
+    assert q[j2.jointId] > 0.51  # fell (about 0.04 rad in 0.1 s)
+    assert q == expected
+    # the servos hold (ODE's joint motors, to rounding)
+    assert [v for i, v in enumerate(q) if i != j2.jointId] == pytest.approx([0.0] * (len(q) - 1),
+                                                                          abs=1e-12)
+
+
 # =============================================================================================
 # failures
 # =============================================================================================

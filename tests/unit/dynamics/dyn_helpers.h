@@ -11,6 +11,7 @@
 
 #include "dynamics.h"
 #include "openhrp_fixtures.h"
+#include "sensors.h"
 #include "test_support.h"
 
 // load protos + text (written to name); fails the test on error
@@ -40,6 +41,29 @@ static inline hsBody *dynBox(const char *file, double m, double sx, double sy, d
            m, cx, cy, cz, m * (sy * sy + sz * sz) / 12, m * (sx * sx + sz * sz) / 12,
            m * (sx * sx + sy * sy) / 12, cx, cy, cz, sx, sy, sz, extra ? extra : "");
   return dynLoadText(file, text);
+}
+
+// the reading of sensor s (index into body->sensors) of character ch after the last step,
+// through the sensors library, and how many numbers it has in *n; NULL for a bad index. The
+// numbers stay valid until the eighth call after this one.
+static inline const double *dynSensorReading(const hsdWorld *w, int ch, int s, int *n) {
+  static double slots[8][6];
+  static int next;
+  hssState *st = hss_makeState(hsd_characterBody(w, ch), NULL);
+  CU_ASSERT_PTR_NOT_NULL(st);
+  if (!st) {
+    *n = 0;
+    return NULL;
+  }
+  hss_update(st, w, ch);
+  const double *r = hss_reading(st, s, n);
+  double *out = NULL;
+  if (r) {
+    out = slots[next++ % 8];
+    memcpy(out, r, sizeof slots[0]);
+  }
+  hss_freeState(st);
+  return out;
 }
 
 // a world with defaults (or opt); fails the test when it cannot be made

@@ -47,7 +47,7 @@ static int same(const hsdWorld *a, const hsdWorld *b, const hsBody *robot) {
            memcmp(sa->u, sb->u, n * sizeof(double)) == 0;
   for (int s = 0; s < robot->nsensor && ok; s++) {
     int k;
-    const double *ra = hsd_sensorReading(a, 1, s, &k), *rb = hsd_sensorReading(b, 1, s, &k);
+    const double *ra = dynSensorReading(a, 1, s, &k), *rb = dynSensorReading(b, 1, s, &k);
     ok = memcmp(ra, rb, (size_t)k * sizeof(double)) == 0;
   }
   int na, nb;

@@ -193,7 +193,7 @@ static void testArmWristSensor(void) {
     CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
     dynSteps(w, 20);
     int n, s = hsm_sensorById(arm, hsSENSOR_FORCE, 0);
-    const double *r = hsd_sensorReading(w, 0, s, &n);
+    const double *r = dynSensorReading(w, 0, s, &n);
     CU_ASSERT_EQUAL(n, 6);
     HST_NEAR(r[0], 0, 1e-6);
     HST_NEAR(r[1], 0, 1e-6);
@@ -292,7 +292,7 @@ static void testHumanoidSquatCrossCheck(void) {
     memcpy(root[motors], st->rootP, sizeof root[motors]);
     for (int f = 0; f < 2; f++) {
       int n;
-      fz[motors][f] = hsd_sensorReading(w, 1, hsm_sensorById(robot, hsSENSOR_FORCE, f), &n)[2];
+      fz[motors][f] = dynSensorReading(w, 1, hsm_sensorById(robot, hsSENSOR_FORCE, f), &n)[2];
     }
     CU_ASSERT_EQUAL(hsd_warningCount(w), 0);
     double mg = dynMass(robot) * 9.8;
@@ -423,6 +423,131 @@ static void testModeSwitch(void) {
   hsm_freeBody(arm);
 }
 
+// angular acceleration from rest of the subtree beyond link j swinging as one rigid body about
+// j's axis under gravity g (every other joint held): gravity moment / moment of inertia about
+// the axis, from the body's masses and the link poses in st
+static double pendulumAcceleration(const hsBody *b, const hsBodyState *st, int j, double g) {
+  double n = hsu_norm(b->links[j].axis), u[3], a[3], moment = 0, inertia = 0;
+  for (int i = 0; i < 3; i++) {
+    u[i] = b->links[j].axis[i] / n;
+  }
+  hsu_rotVec(a, st->linkR + 9 * j, u);
+  int in[64] = {0};
+  in[j] = 1;
+  for (int k = j + 1; k < b->nlink; k++) {
+    in[k] = in[b->links[k].parent];
+  }
+  for (int k = j; k < b->nlink; k++) {
+    if (!in[k]) {
+      continue;
+    }
+    const hsLink *lk = &b->links[k];
+    const double *R = st->linkR + 9 * k;
+    double d[3], f[3] = {0, 0, -lk->mass * g}, x[3], Ia[3], Iwa[3], ax[3];
+    hsu_rotVec(d, R, lk->com);
+    for (int i = 0; i < 3; i++) {
+      d[i] += st->linkP[3 * k + i] - st->linkP[3 * j + i];
+    }
+    hsu_cross(x, d, f);
+    moment += hsu_dot(a, x);
+    hsu_rotVecT(Ia, R, a);  // the axis in the link frame: a^T R I R^T a
+    hsu_rotVec(Iwa, lk->inertia, Ia);
+    hsu_cross(ax, a, d);
+    inertia += hsu_dot(Ia, Iwa) + lk->mass * hsu_dot(ax, ax);
+  }
+  return moment / inertia;
+}
+
+// one drive mode per link, as OpenHRP's single high-gain flag: hsd_setAllJointModes and
+// hsd_setPositionGiven both write it and the later call wins. J2 ends in torque mode (u = 0)
+// while the others hold: its first step accelerates it exactly as the rigid pendulum beyond it
+static void testOneModePerLink(void) {
+  hsBody *arm = dynLoadSample("arm6/arm6.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(arm);
+  CU_ASSERT_FATAL(arm->nlink <= 64);
+  for (int order = 0; order < 2; order++) {
+    hsdWorld *w = dynWorld(NULL);
+    hsd_addCharacter(w, "arm", arm, NULL);
+    hsd_setJointValue(w, 0, 2, 0.5, NULL);
+    if (order == 0) {
+      CU_ASSERT_EQUAL(hsd_setAllJointModes(w, 0, hsMODE_HIGH_GAIN, NULL), 0);
+      CU_ASSERT_EQUAL(hsd_setPositionGiven(w, 0, 2, 0, NULL), 0);
+    } else {
+      CU_ASSERT_EQUAL(hsd_setPositionGiven(w, 0, 2, 1, NULL), 0);
+      CU_ASSERT_EQUAL(hsd_setAllJointModes(w, 0, hsMODE_TORQUE, NULL), 0);
+      for (int k = 1; k < arm->nlink; k++) {
+        CU_ASSERT_EQUAL(hsd_setPositionGiven(w, 0, k, k != 2, NULL), 0);
+      }
+    }
+    for (int k = 1; k < arm->nlink; k++) {
+      CU_ASSERT_EQUAL(hsd_jointMode(w, 0, k), k == 2 ? hsMODE_TORQUE : hsMODE_HIGH_GAIN);
+      CU_ASSERT_EQUAL(hsd_positionGiven(w, 0, k), k != 2);
+      CU_ASSERT_EQUAL(hsd_input(w, 0)->mode[k], hsd_jointMode(w, 0, k));
+    }
+    // the root is not a joint: hsd_setAllJointModes leaves it alone
+    CU_ASSERT_EQUAL(hsd_positionGiven(w, 0, 0), 0);
+    CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+    const hsBodyState *st = hsd_state(w, 0);
+    double alpha = pendulumAcceleration(arm, st, 2, 9.8);
+    CU_ASSERT(alpha > 5);  // a real pull (about 8 rad/s^2)
+    dynSteps(w, 1);
+    HST_NEAR(st->ddq[2], alpha, 1e-3 * alpha);
+    dynSteps(w, 99);
+    CU_ASSERT(st->q[2] > 0.5 + 0.9 * 0.5 * alpha * 0.01);  // fell, accelerating
+    HST_NEAR(st->u[2], 0, 0);
+    for (int k = 1; k < arm->nlink; k++) {
+      if (k != 2 && hsm_hasOneDofJoint(&arm->links[k])) {
+        HST_NEAR(st->q[k], 0, 1e-12);  // the servos hold
+      }
+    }
+    hsd_freeWorld(w);
+  }
+  // the root's mode is "position given"
+  hsdWorld *w = dynWorld(NULL);
+  hsd_addCharacter(w, "arm", arm, NULL);
+  CU_ASSERT_EQUAL(hsd_setPositionGiven(w, 0, 0, 1, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_jointMode(w, 0, 0), hsMODE_HIGH_GAIN);
+  CU_ASSERT_EQUAL(hsd_setAllJointModes(w, 0, hsMODE_TORQUE, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_positionGiven(w, 0, 0), 1);
+  hsd_freeWorld(w);
+  hsm_freeBody(arm);
+}
+
+// the state shows where the character is, the input what was commanded: a servo command waits
+// in the input until the step carries it out, a teleport of a torque-mode joint is in the state
+// at once, an external force shows in the input until the step spends it
+static void testStateAndInput(void) {
+  hsBody *arm = dynLoadSample("arm6/arm6.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(arm);
+  hsdWorld *w = dynWorld(NULL);
+  hsd_addCharacter(w, "arm", arm, NULL);
+  hsd_setAllJointModes(w, 0, hsMODE_HIGH_GAIN, NULL);
+  hsd_setPositionGiven(w, 0, 3, 0, NULL);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  const hsBodyState *st = hsd_state(w, 0);
+  const hsdInput *in = hsd_input(w, 0);
+  CU_ASSERT_EQUAL(hsd_setJointValue(w, 0, 2, 0.001, NULL), 0);
+  HST_NEAR(st->q[2], 0, 0);
+  HST_NEAR(in->q[2], 0.001, 0);
+  CU_ASSERT_EQUAL(in->flags[2], hsdIN_Q);
+  CU_ASSERT_EQUAL(hsd_setJointValue(w, 0, 3, -0.2, NULL), 0);  // torque mode: a teleport
+  HST_NEAR(st->q[3], -0.2, 0);
+  CU_ASSERT_EQUAL(in->flags[3], 0);
+  double f[3] = {1, 2, 3}, t[3] = {4, 5, 6};
+  CU_ASSERT_EQUAL(hsd_setExternalForce(w, 0, 4, f, t, NULL), 0);
+  HST_NEAR(in->ext[6 * 4 + 5], 6, 0);
+  dynSteps(w, 1);
+  HST_NEAR(st->q[2], 0.001, 1e-6);  // where the command put it (ODE's joint motor)
+  CU_ASSERT(fabs(st->q[3] + 0.2) < 1e-3);  // from where the teleport put it
+  CU_ASSERT_EQUAL(in->flags[2], 0);
+  CU_ASSERT_EQUAL(in->flags[4], 0);
+  for (int k = 0; k < 6; k++) {
+    HST_NEAR(in->ext[6 * 4 + k], 0, 0);
+  }
+  hsd_freeWorld(w);
+  hsm_freeBody(arm);
+}
+
 void register_servo(void) {
   hsd_initODE();
   CU_pSuite s = hst_addSuite("dynamics_servo");
@@ -434,4 +559,6 @@ void register_servo(void) {
   CU_add_test(s, "momentum is conserved in flight", testMomentumInFlight);
   CU_add_test(s, "position-given root", testGivenRoot);
   CU_add_test(s, "mode switches", testModeSwitch);
+  CU_add_test(s, "one drive mode per link, the last call wins", testOneModePerLink);
+  CU_add_test(s, "commands wait in the input, teleports are state", testStateAndInput);
 }

@@ -43,7 +43,7 @@ static void testWeldedAndSlider(void) {
   HST_NEAR(st->rootP[2], 0.1, 1e-6);
   HST_NEAR(st->linkP[3 * 1 + 2], 0.25, 1e-6);  // the plate rides on the base
   int n;
-  const double *f = hsd_sensorReading(w, 0, 0, &n);
+  const double *f = dynSensorReading(w, 0, 0, &n);
   CU_ASSERT_EQUAL(n, 6);
   HST_NEAR(f[2], -0.7 * 9.8, 1e-6);
   HST_NEAR(f[0], 0, 1e-6);

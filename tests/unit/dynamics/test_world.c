@@ -137,7 +137,7 @@ static void testBadArguments(void) {
   CU_ASSERT_PTR_NULL(hsd_state(w, 3));
   CU_ASSERT_PTR_NULL(hsd_linkMotion(w, 0, 1));
   int n = 5;
-  CU_ASSERT_PTR_NULL(hsd_sensorReading(w, 0, 0, &n));
+  CU_ASSERT_PTR_NULL(dynSensorReading(w, 0, 0, &n));
   CU_ASSERT_EQUAL(n, 0);
   // nothing changed: the box keeps falling from where it was, at the old time step
   HST_NEAR(hsd_timeStep(w), 0.001, 0);

@@ -1,7 +1,8 @@
-// test_sensors.c - body sensors: accelerometers at rest, in free fall and on a spinning body,
-// rate gyros, force sensors under a standing robot.
+// test_sensors.c - body sensors (sensors/ over a dynamics world): accelerometers at rest, in
+// free fall and on a spinning body, rate gyros, force sensors under a standing robot; the order
+// of the sensors on the wire.
 
-#include "dyn_helpers.h"
+#include "dynamics/dyn_helpers.h"
 
 // a z-up accelerometer and a gyro at the box centre, and a second pair turned 90 degrees about x
 // and placed 0.1 m out along x
@@ -14,7 +15,7 @@ static const char *kSensors =
 
 static const double *reading(const hsdWorld *w, int ch, const hsBody *b, hstSensor type, int id) {
   int n;
-  const double *r = hsd_sensorReading(w, ch, hsm_sensorById(b, type, id), &n);
+  const double *r = dynSensorReading(w, ch, hsm_sensorById(b, type, id), &n);
   CU_ASSERT_EQUAL(n, type == hsSENSOR_FORCE ? 6 : 3);
   return r;
 }
@@ -154,9 +155,42 @@ static void testHumanoidStanding(void) {
   hsm_freeBody(floor);
 }
 
+// a state lists each type's sensors in sensorId order, whatever order the file gave, and tells
+// how many numbers each reports; a bad index reads nothing
+static void testOrderAndSizes(void) {
+  hsBody *box = dynBox("sens_order.wrl", 1, 0.2, 0.2, 0.2, 0, 0, 0,
+                       "DEF F1 ForceSensor { sensorId 1 }\n"
+                       "DEF G0 Gyro { sensorId 0 }\n"
+                       "DEF F0 ForceSensor { sensorId 0 translation 0 0 0.1 }\n"
+                       "DEF A0 AccelerationSensor { sensorId 0 }\n");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(box);
+  hssState *st = hss_makeState(box, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(st);
+  int n;
+  const int *force = hss_sensorsOfType(st, hsSENSOR_FORCE, &n);
+  CU_ASSERT_EQUAL_FATAL(n, 2);
+  CU_ASSERT_STRING_EQUAL(box->sensors[force[0]].name, "F0");
+  CU_ASSERT_STRING_EQUAL(box->sensors[force[1]].name, "F1");
+  const int *gyro = hss_sensorsOfType(st, hsSENSOR_RATEGYRO, &n);
+  CU_ASSERT_EQUAL(n, 1);
+  CU_ASSERT_STRING_EQUAL(box->sensors[gyro[0]].name, "G0");
+  hss_sensorsOfType(st, hsSENSOR_RANGE, &n);
+  CU_ASSERT_EQUAL(n, 0);
+  CU_ASSERT_PTR_NOT_NULL(hss_reading(st, force[0], &n));
+  CU_ASSERT_EQUAL(n, 6);
+  hss_reading(st, gyro[0], &n);
+  CU_ASSERT_EQUAL(n, 3);
+  CU_ASSERT_PTR_NULL(hss_reading(st, 4, &n));
+  CU_ASSERT_EQUAL(n, 0);
+  hss_freeState(st);
+  hss_freeState(NULL);
+  hsm_freeBody(box);
+}
+
 void register_sensors(void) {
   hsd_initODE();
-  CU_pSuite s = hst_addSuite("dynamics_sensors");
+  CU_pSuite s = hst_addSuite("sensors_body");
+  CU_add_test(s, "sensorId order and reading sizes", testOrderAndSizes);
   CU_add_test(s, "zeros before the first step", testZerosBeforeStep);
   CU_add_test(s, "free fall: accelerometer and gyro read zero", testFreeFall);
   CU_add_test(s, "at rest: accelerometer reads +g up", testAtRest);

@@ -1,0 +1,98 @@
+// sensors_state.c - hssState make/free and the sensors' order on the wire (each type in sensorId
+// order, ties in body order).
+
+#include <string.h>
+
+#include "sensors.h"
+
+// numbers a sensor type reports here
+static int readingSize(hstSensor type) {
+  switch (type) {
+    case hsSENSOR_FORCE:
+      return 6;
+    case hsSENSOR_RATEGYRO:
+    case hsSENSOR_ACCELERATION:
+      return 3;
+    default:
+      return 0;
+  }
+}
+
+hssState *hss_makeState(const hsBody *body, hsError *err) {
+  if (!body) {
+    HS_ERR(err, hsE_INVALID, "no body");
+    return NULL;
+  }
+  size_t n = (size_t)body->nsensor;
+  hssState *s = hsu_calloc(1, sizeof *s);
+  if (s) {
+    s->readings = hsu_calloc(6 * n + 1, sizeof *s->readings);
+    s->nreading = hsu_calloc(n + 1, sizeof *s->nreading);
+    s->R = hsu_calloc(n + 1, sizeof *s->R);
+    s->order = hsu_calloc(n + 1, sizeof *s->order);
+  }
+  if (!s || !s->readings || !s->nreading || !s->R || !s->order) {
+    hss_freeState(s);
+    HS_ERR(err, hsE_NOMEM, "out of memory");
+    return NULL;
+  }
+  s->body = body;
+  for (int i = 0; i < body->nsensor; i++) {
+    const hsSensor *sn = &body->sensors[i];
+    s->nreading[i] = readingSize(sn->type);
+    hsu_axisAngleToMat(s->R[i], sn->rotation);
+    if ((unsigned)sn->type < hsSENSOR_NTYPES) {
+      s->typeCount[sn->type]++;
+    }
+  }
+  // each type's group, filled in sensorId order (insertion: a body has a handful of sensors)
+  for (int t = 1; t < hsSENSOR_NTYPES; t++) {
+    s->typeAdr[t] = s->typeAdr[t - 1] + s->typeCount[t - 1];
+  }
+  int fill[hsSENSOR_NTYPES] = {0};
+  for (int i = 0; i < body->nsensor; i++) {
+    hstSensor t = body->sensors[i].type;
+    if ((unsigned)t >= hsSENSOR_NTYPES) {
+      continue;
+    }
+    int *group = s->order + s->typeAdr[t], k = fill[t]++;
+    for (; k > 0 && body->sensors[group[k - 1]].id > body->sensors[i].id; k--) {
+      group[k] = group[k - 1];
+    }
+    group[k] = i;
+  }
+  return s;
+}
+
+void hss_freeState(hssState *s) {
+  if (!s) {
+    return;
+  }
+  hsu_free(s->readings);
+  hsu_free(s->nreading);
+  hsu_free(s->R);
+  hsu_free(s->order);
+  hsu_free(s);
+}
+
+const double *hss_reading(const hssState *s, int sensor, int *n) {
+  if (!s || sensor < 0 || sensor >= s->body->nsensor) {
+    if (n) {
+      *n = 0;
+    }
+    return NULL;
+  }
+  if (n) {
+    *n = s->nreading[sensor];
+  }
+  return s->readings + 6 * sensor;
+}
+
+const int *hss_sensorsOfType(const hssState *s, hstSensor type, int *n) {
+  if (!s || (unsigned)type >= hsSENSOR_NTYPES) {
+    *n = 0;
+    return NULL;
+  }
+  *n = s->typeCount[type];
+  return s->order + s->typeAdr[type];
+}

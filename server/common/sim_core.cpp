@@ -1,0 +1,200 @@
+// sim_core.cpp - SimCore (sim_core.h): the world, the bodies it borrows, name look-ups, the
+// sensors' sensorId order, and the step's bookkeeping.
+
+#include "sim_core.h"
+
+#include <algorithm>
+#include <cmath>
+#include <new>
+
+namespace hrpsim {
+
+std::mutex &odeMutex() {
+  static std::mutex m;
+  return m;
+}
+
+long long periodSteps(double period, double dt) {
+  if (!std::isfinite(period) || period <= 0.0 || !(dt > 0.0)) {
+    return 0;
+  }
+  double n = std::llround(period / dt);
+  if (n < 1.0 || std::fabs(n * dt - period) > 1e-9 * period) {
+    return 0;
+  }
+  return static_cast<long long>(n);
+}
+
+long long stepsToReach(double t, double dt) {
+  double n = std::ceil(t / dt - 1e-9);
+  return n > 0.0 ? static_cast<long long>(n) : 0;
+}
+
+SimCore::SimCore() {
+  hsError err = {};
+  std::lock_guard<std::mutex> ode(odeMutex());
+  world_ = hsd_makeWorld(nullptr, &err);
+  if (!world_) {
+    throw std::bad_alloc();
+  }
+}
+
+SimCore::~SimCore() {
+  // the world borrows the bodies: free it first (the members, bodies included, go after)
+  std::lock_guard<std::mutex> ode(odeMutex());
+  hsd_freeWorld(world_);
+}
+
+//---------------------------------- set-up ----------------------------------------------------
+
+int SimCore::addCharacter(const char *name, BodyPtr body, hsError *err) {
+  if (started_) {
+    return HS_ERR(err, hsE_INVALID, "'%s': characters must be registered before the "
+                  "simulation starts (initSimulation)", name);
+  }
+  if (!*name) {
+    return HS_ERR(err, hsE_INVALID, "empty character name");
+  }
+  if (hsd_characterIndex(world_, name) >= 0) {
+    return HS_ERR(err, hsE_INVALID, "a character named '%s' is already registered in this "
+                  "world (register one body under several names to simulate several copies)",
+                  name);
+  }
+  int index = hsd_addCharacter(world_, name, body.get(), err);
+  if (index < 0) {
+    return index;
+  }
+  Character c;
+  c.name = name;
+  c.sensors.reset(hss_makeState(body.get(), err));
+  if (!c.sensors) {
+    return hsE_NOMEM;  // the world keeps the character, but the core refuses to go on with it
+  }
+  c.body = std::move(body);
+  const hsBody *b = c.body.get();
+  chars_.push_back(std::move(c));
+  hsu_log(hsLOG_INFO, "registered character '%s' (body '%s', %d links, %d joints)", name,
+          b->name, b->nlink, b->njoint);
+  return index;
+}
+
+int SimCore::setTimeStep(double dt, hsError *err) {
+  return hsd_setTimeStep(world_, dt, err);
+}
+
+int SimCore::setGravity(const double g[3], hsError *err) {
+  return hsd_setGravity(world_, g, err);
+}
+
+int SimCore::addContactPair(int ch1, int link1, int ch2, int link2, const hsdSurface &surface,
+                            hsError *err) {
+  if (started_) {
+    return HS_ERR(err, hsE_INVALID, "collision pairs must be registered before the "
+                  "simulation starts (initSimulation)");
+  }
+  return hsd_addContactPair(world_, ch1, link1, ch2, link2, &surface, err);
+}
+
+int SimCore::addIntersectionPair(int ch1, int link1, int ch2, int link2, double tolerance,
+                                 hsError *err) {
+  if (started_) {
+    return HS_ERR(err, hsE_INVALID, "intersection pairs must be registered before the "
+                  "simulation starts (initSimulation)");
+  }
+  return hsd_addIntersectionPair(world_, ch1, link1, ch2, link2, tolerance, err);
+}
+
+//---------------------------------- running ---------------------------------------------------
+
+int SimCore::start(hsError *err) {
+  int rc = hsd_init(world_, err);
+  started_ = rc == 0;
+  updateSensors();
+  return rc;
+}
+
+int SimCore::step(hsError *err) {
+  if (!started_) {
+    return HS_ERR(err, hsE_INVALID, "the simulation is not initialised: call initSimulation "
+                  "first");
+  }
+  int rc = hsd_step(world_, err);
+  updateSensors();
+  return rc;
+}
+
+void SimCore::updateSensors() {
+  for (size_t ch = 0; ch < chars_.size(); ch++) {
+    hss_update(chars_[ch].sensors.get(), world_, static_cast<int>(ch));
+  }
+}
+
+void SimCore::reading(int ch, int s, int size, double *out) const {
+  int n = 0;
+  const double *v = sensors_ ? hss_reading(chars_[ch].sensors.get(), s, &n) : nullptr;
+  for (int k = 0; k < size; k++) {
+    out[k] = v && k < n ? v[k] : 0.0;
+  }
+}
+
+int SimCore::checkIntersections(bool checkAll, std::vector<int> &hits, hsError *err) {
+  if (!started_) {
+    return HS_ERR(err, hsE_INVALID, "the simulation is not initialised: call initSimulation "
+                  "first");
+  }
+  hsd_forwardKinematics(world_, -1);
+  int npair = hsd_pairCount(world_);
+  hits.resize(static_cast<size_t>(npair) + 1);
+  int n = hsd_checkIntersections(world_, checkAll ? 1 : 0, hits.data(), npair);
+  hits.resize(static_cast<size_t>(std::max(0, std::min(n, npair))));
+  return 0;
+}
+
+//---------------------------------- names -----------------------------------------------------
+
+int SimCore::character(const char *name, hsError *err) const {
+  int ch = hsd_characterIndex(world_, name);
+  if (ch >= 0) {
+    return ch;
+  }
+  std::string known;
+  for (const Character &c : chars_) {
+    known += (known.empty() ? "'" : ", '") + c.name + "'";
+  }
+  HS_ERR(err, hsE_INVALID, "unknown character '%s' (registered: %s)", name,
+         known.empty() ? "none" : known.c_str());
+  return -1;
+}
+
+int SimCore::link(int ch, const char *name, hsError *err) const {
+  if (!*name) {
+    HS_ERR(err, hsE_INVALID, "character '%s': empty link name", chars_[ch].name.c_str());
+    return -1;
+  }
+  int l = -1;
+  return linkOrAll(ch, name, &l, err) < 0 ? -1 : l;
+}
+
+int SimCore::linkOrAll(int ch, const char *name, int *link, hsError *err) const {
+  *link = -1;
+  if (!*name) {
+    return 0;
+  }
+  *link = hsm_linkIndex(body(ch), name);
+  if (*link < 0) {
+    return HS_ERR(err, hsE_INVALID, "character '%s' has no link '%s'", chars_[ch].name.c_str(),
+                  name);
+  }
+  return 0;
+}
+
+int SimCore::sensor(int ch, const char *name, hsError *err) const {
+  int s = hsm_sensorIndex(body(ch), name);
+  if (s < 0) {
+    HS_ERR(err, hsE_INVALID, "character '%s' has no sensor '%s'", chars_[ch].name.c_str(), name);
+    return -1;
+  }
+  return s;
+}
+
+}  // namespace hrpsim

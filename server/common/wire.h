@@ -1,0 +1,109 @@
+// wire.h - the one place where the simulation's data meets OpenHRP's IDL: link data (every
+// LinkDataType, one link or all in jointId order), WorldState, SensorState, LinkPairs, the
+// Jacobian, gravity's sign, the drive-mode, integration and sensor options, and a character
+// made from a BodyInfo. The model's data (BodyInfo, SceneInfo, the ModelLoader's load options)
+// convert in body_info.h, the other half of this module.
+//
+// Each function checks what the wire brought (lengths, finite numbers, rotations, enum values)
+// before anything reaches the C libraries, and reports a problem as an hsError whose message
+// names it; the DynamicsSimulator servant turns that into CORBA::BAD_PARAM, the scheduler into
+// its SchedulerError. Functions that take a SimCore expect its lock held (SimCore::Lock).
+//
+// Conventions: OpenHRP's gravity vector is minus the gravitational acceleration (setGVector
+// (0, 0, 9.8) pulls towards -z); a contact normal on the wire points from the pair's first
+// link into its second (the C world's from the second towards the first); joint data arrays
+// are in jointId order and skip links without a jointId.
+
+#ifndef HRPSIM_SERVER_COMMON_WIRE_H_
+#define HRPSIM_SERVER_COMMON_WIRE_H_
+
+#include <vector>
+
+#include "DynamicsSimulator.hh"
+#include "sim_core.h"
+
+namespace hrpsim {
+namespace wire {
+
+using DS = OpenHRP::DynamicsSimulator;
+
+//---------------------------------- enums and vectors -----------------------------------------
+
+// OpenHRP's name of a LinkDataType ("JOINT_VALUE", ...; "INVALID_DATA_TYPE" for anything else)
+const char *typeName(DS::LinkDataType type);
+
+// numbers per link of a fixed-size datum; 0 for CONSTRAINT_FORCE (variable) and bad types
+int dataSize(DS::LinkDataType type);
+
+// OpenHRP's gravity vector (3 numbers, minus the acceleration) into the acceleration g
+int gravityFromWire(const OpenHRP::DblSequence3 &v, double g[3], hsError *err);
+// and back: the vector a client reads with getGVector
+void gravityToWire(const double g[3], OpenHRP::DblSequence3 &v);
+
+// a joint drive mode from the wire
+int jointMode(DS::JointDriveMode mode, hstJointMode *out, hsError *err);
+
+// an integration method (both step with ODE's one integrator: RUNGE_KUTTA is logged once per
+// call as using it) / a sensor option (*on: readings computed) from the wire
+int integrateMethod(DS::IntegrateMethod method, hsError *err);
+int sensorOption(DS::SensorOption option, bool *on, hsError *err);
+
+//---------------------------------- characters ------------------------------------------------
+
+// read a BodyInfo (any ModelLoader's) and add it to core as character name; the remote reads
+// happen without the core's lock, which is taken only to add. Returns the character index or a
+// negative code with err (empty or duplicate name, nil reference, unreadable or bad body).
+int addCharacter(SimCore &core, const char *name, OpenHRP::BodyInfo_ptr info, hsError *err);
+
+//---------------------------------- link data -------------------------------------------------
+
+// write one link's datum (data as setCharacterLinkData takes it); nothing changes on error
+int setLinkData(SimCore &core, int ch, int link, DS::LinkDataType type,
+                const OpenHRP::DblSequence &data, hsError *err);
+
+// write every numbered link's datum, jointId order (setCharacterAllLinkData); joint data skip
+// numbered links without a 1-dof joint; everything is checked before anything changes
+int setAllLinkData(SimCore &core, int ch, DS::LinkDataType type,
+                   const OpenHRP::DblSequence &data, hsError *err);
+
+// read one link's datum into out (CONSTRAINT_FORCE: 6 numbers per contact point)
+int getLinkData(const SimCore &core, int ch, int link, DS::LinkDataType type,
+                OpenHRP::DblSequence &out, hsError *err);
+
+// read every numbered link's datum, jointId order (not CONSTRAINT_FORCE)
+int getAllLinkData(const SimCore &core, int ch, DS::LinkDataType type, OpenHRP::DblSequence &out,
+                   hsError *err);
+
+//---------------------------------- states ----------------------------------------------------
+
+// the time, every character's link frames (link index order) and the last step's contacts, one
+// Collision per touching link pair; a new WorldState for the caller
+OpenHRP::WorldState *worldState(const SimCore &core);
+
+// character ch's q, dq, u (jointId order) and body sensor readings (sensorId order of each
+// type; zeros while sensors are disabled); a new SensorState for the caller
+OpenHRP::SensorState *sensorState(const SimCore &core, int ch);
+
+// the reading of one sensor (getCharacterSensorValues)
+OpenHRP::DblSequence *sensorValues(const SimCore &core, int ch, int sensor);
+
+//---------------------------------- pairs and kinematics --------------------------------------
+
+// a LinkPair from character and link indices (link -1: "")
+void linkPair(const SimCore &core, OpenHRP::LinkPair &out, int ch0, int link0, int ch1,
+              int link1, double tolerance);
+
+// the registered pairs hits (hsd_pair indices) as LinkPairs
+OpenHRP::LinkPairSequence *pairs(const SimCore &core, const std::vector<int> &hits);
+
+// the link pairs of character ch in contact after the last step
+OpenHRP::LinkPairSequence *collidingPairs(const SimCore &core, int ch);
+
+// the Jacobian of target relative to base (calcCharacterJacobian) into out
+int jacobian(const SimCore &core, int ch, int base, int target, OpenHRP::DblSequence &out,
+             hsError *err);
+
+}  // namespace wire
+}  // namespace hrpsim
+
+#endif  // HRPSIM_SERVER_COMMON_WIRE_H_
