@@ -284,6 +284,15 @@ def _last_line(path):
     return ": " + lines[-1].strip() if lines else ""
 
 
+def joint_names_by_id(links):
+    """The link names of a BodyInfo's links (``LinkInfo`` records) in jointId order: entry i
+    names the link with jointId i, "" for an id no link has (a gap, which OpenHRP fills with an
+    empty joint), so the list lines up with the joint-ordered arrays (q, dq, u) whose length
+    is the largest jointId + 1."""
+    by_id = {lk.jointId: lk.name for lk in links if lk.jointId >= 0}
+    return [by_id.get(i, "") for i in range(max(by_id, default=-1) + 1)]
+
+
 # ---------------------------------------------------------------------------------------------
 # the online viewer of `hrpsim run --view`
 # ---------------------------------------------------------------------------------------------
@@ -480,8 +489,7 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
 
         characters = []
         for m in project.models:
-            joints = sorted((lk.jointId, lk.name) for lk in bodies[m.name] if lk.jointId >= 0)
-            characters.append((m.name, [n for _, n in joints]))
+            characters.append((m.name, joint_names_by_id(bodies[m.name])))
         log = LogCollector(characters)
         bar = Progress(project.end_time, progress)
         try:
