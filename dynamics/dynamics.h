@@ -88,6 +88,11 @@ typedef struct hsdOptions {
   double stickVelocity;     // relative tangential speed at a contact below which the pair's
                             // staticFriction applies, slipFriction above [m/s]
   double bounceVelocity;    // approach speed below which restitution is not applied [m/s]
+  double boundMass;         // a moving rigid group (a link with the links welded to it by fixed
+                            // joints) without mass gets this mass [kg] (default 1e-3)
+  double boundInertia;      // ... and one whose inertia is not positive definite has it raised
+                            // until its smallest principal moment is this [kg m^2] (default
+                            // 1e-6); each bound is a warning naming the model file, line, link
 } hsdOptions;
 
 // the defaults (documented in DESIGN/README with the measurements that chose them)

@@ -43,6 +43,8 @@ void hsd_defaultOptions(hsdOptions *opt) {
   opt->servoMotors = 0;
   opt->stickVelocity = 1e-3;
   opt->bounceVelocity = 0.01;
+  opt->boundMass = 1e-3;
+  opt->boundInertia = 1e-6;
 }
 
 // ODE's messages go to our logger; its error and debug handlers must not abort a server, but
