@@ -100,6 +100,7 @@ class Project:
     sensors: bool = True
     gravity: list = field(default_factory=lambda: [0.0, 0.0, 9.8])  # OpenHRP convention
     real_time: float = 0.0
+    view_rate: float = 30.0                   # frames per simulated second to an online viewer
     controller_timeout: float = 10.0
     models: list = field(default_factory=list)
     collisions: list = field(default_factory=list)
@@ -171,6 +172,7 @@ class Project:
         call(self.lines.get("log", 0), "log", scheduler.setLogOptions,
              H.LogOptions(float(self.log_period or 0.0), bool(self.log_sensors)))
         call(sim_line, "realTime", scheduler.setRealTime, float(self.real_time))
+        call(sim_line, "viewRate", scheduler.setViewRate, float(self.view_rate))
         return bodies
 
     def _configure_model(self, scheduler, call, DS, m, links):
@@ -408,7 +410,7 @@ def load_project(path):
 _ALLOWED = {
     "hrpsim-project": {"version"},
     "simulation": {"timeStep", "endTime", "method", "sensors", "gravity", "realTime",
-                   "controllerTimeout"},
+                   "controllerTimeout", "viewRate"},
     "model": {"name", "url"},
     "rootPose": {"translation", "rotation"},
     "rootVelocity": {"linear", "angular"},
@@ -478,6 +480,8 @@ def _parse_hrpsim(root, ctx):
             if "controllerTimeout" in a:
                 p.controller_timeout = ctx.number(a["controllerTimeout"], el.line,
                                                   f("controllerTimeout"), positive=True)
+            if "viewRate" in a:
+                p.view_rate = ctx.number(a["viewRate"], el.line, f("viewRate"), positive=True)
         elif el.tag == "model":
             p.models.append(_parse_model(el, a, ctx))
         elif el.tag == "collision":

@@ -350,3 +350,10 @@ def test_joint_names_line_up_with_jointid_gaps(sched_servers, tmp_path, repo_roo
     assert np.allclose(q[:, names.index("TILT")], -0.2, atol=1e-9)
     assert np.all(q[:, names.index("CAMERA")] == 0.0)
     assert np.all(q[:, 5:9] == 0.0)  # the gap reads 0, as OpenHRP's empty joints do
+
+
+@pytest.mark.parametrize("rate", ["0", "-5", "nan", "fast"])
+def test_view_rate_option_is_checked(rate, tmp_path):
+    proc = run_cli("run", "--view-rate", rate, "--out", tmp_path / "out", STANDING)
+    assert proc.returncode == 2, describe(proc)
+    assert "--view-rate" in proc.stderr, describe(proc)
