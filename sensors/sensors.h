@@ -102,10 +102,10 @@ void hss_syncRayScene(hssRayScene *rs, const hsdWorld *w);
 // the collision scene (bodies in character order), for queries of one's own
 const hscScene *hss_rayScene(const hssRayScene *rs);
 
-// cast a fan of nbeam rays (OpenHRP's directions above, angle step scanStep, centred) from p with
-// sensor orientation R (world frame, row-major) into out: distance to the first hit, or 0. No
-// allocation.
-void hss_castFan(const hscScene *scene, const double p[3], const double R[9], double scanStep,
+// cast a fan of nbeam rays (OpenHRP's directions above, angle step scanStep, centred on beam
+// nbeam / 2) from p with sensor orientation R (world frame, row-major) over rs's scene as last
+// synced into out: distance to the first hit, or 0. No allocation (rs's scratch is used).
+void hss_castFan(hssRayScene *rs, const double p[3], const double R[9], double scanStep,
                  int nbeam, double *out);
 
 // 1 if some range sensor of s scans at w's current step (sensors_range.c's schedule)
@@ -114,7 +114,7 @@ int hss_rangeDue(const hssState *s, const hsdWorld *w);
 // take the due scans of s's range sensors from character ch of w through rs (synced to w's
 // current poses by the caller), noise and limits applied; others keep their last scan. No
 // allocation.
-void hss_updateRange(hssState *s, const hsdWorld *w, int ch, const hssRayScene *rs);
+void hss_updateRange(hssState *s, const hsdWorld *w, int ch, hssRayScene *rs);
 
 // forget the held scans (every range reading back to zeros, as before any scan)
 void hss_clearRange(hssState *s);

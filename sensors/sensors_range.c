@@ -14,7 +14,11 @@ struct hssRayScene {
   hscScene *scene;
   hscModel **models;  // one per character
   int nmodel;
+  int *scratch;       // hsc_rayFan's (sized once every character is in)
 };
+
+// beams cast per hsc_rayFan call (world directions on the stack)
+#define CHUNK 256
 
 int hss_rangeBeamCount(const hsSensor *sn) {
   if (!sn || sn->type != hsSENSOR_RANGE || sn->nspecValue < 2) {
@@ -138,6 +142,12 @@ hssRayScene *hss_makeRayScene(const hsdWorld *w, hsError *err) {
     }
     rs->nmodel = ch + 1;
   }
+  rs->scratch = hsu_calloc((size_t)hsc_fanScratchSize(rs->scene), sizeof *rs->scratch);
+  if (!rs->scratch) {
+    hss_freeRayScene(rs);
+    HS_ERR(err, hsE_NOMEM, "out of memory");
+    return NULL;
+  }
   return rs;
 }
 
@@ -150,6 +160,7 @@ void hss_freeRayScene(hssRayScene *rs) {
     hsc_freeModel(rs->models[i]);
   }
   hsu_free(rs->models);
+  hsu_free(rs->scratch);
   hsu_free(rs);
 }
 
@@ -168,24 +179,32 @@ const hscScene *hss_rayScene(const hssRayScene *rs) {
 
 //---------------------------------- scans -----------------------------------------------------
 
-// cast beams with sensor-frame directions dir (3 each) from p turned by R into out
-static void castDirs(const hscScene *scene, const double p[3], const double R[9],
-                     const double *dir, int nbeam, double *out) {
-  for (int k = 0; k < nbeam; k++) {
-    double d[3];
-    hsu_rotVec(d, R, dir + 3 * k);
-    hscRayHit hit;
-    out[k] = hsc_ray(scene, p, d, INFINITY, &hit) ? hit.t : 0.0;
+// cast nbeam beams from p with sensor orientation R into out (distance, or 0 for no hit): beam
+// k's sensor-frame direction is dir + 3 k, or with dir NULL OpenHRP's (-sin a, 0, -cos a) at
+// a = (k - nbeam / 2) step. Every direction lies in the sensor's x-z plane, so the fan goes to
+// hsc_rayFan with the plane's normal (the sensor's y axis), CHUNK beams at a time.
+static void castBeams(hssRayScene *rs, const double p[3], const double R[9], const double *dir,
+                      double step, int nbeam, double *out) {
+  double world[3 * CHUNK], nrm[3] = {R[1], R[4], R[7]};
+  int half = nbeam / 2;
+  for (int k0 = 0; k0 < nbeam; k0 += CHUNK) {
+    int m = nbeam - k0 < CHUNK ? nbeam - k0 : CHUNK;
+    for (int k = 0; k < m; k++) {
+      double a = (k0 + k - half) * step, l[3] = {-sin(a), 0, -cos(a)};
+      hsu_rotVec(world + 3 * k, R, dir ? dir + 3 * (k0 + k) : l);
+    }
+    hsc_rayFan(rs->scene, p, nrm, world, m, INFINITY, rs->scratch, out + k0, NULL);
+    for (int k = 0; k < m; k++) {
+      if (out[k0 + k] == INFINITY) {
+        out[k0 + k] = 0.0;  // OpenHRP's "no hit"
+      }
+    }
   }
 }
 
-void hss_castFan(const hscScene *scene, const double p[3], const double R[9], double scanStep,
+void hss_castFan(hssRayScene *rs, const double p[3], const double R[9], double scanStep,
                  int nbeam, double *out) {
-  int half = nbeam / 2;
-  for (int k = 0; k < nbeam; k++) {
-    double a = (k - half) * scanStep, l[3] = {-sin(a), 0, -cos(a)};
-    castDirs(scene, p, R, l, 1, out + k);
-  }
+  castBeams(rs, p, R, NULL, scanStep, nbeam, out);
 }
 
 // 1 if range sensor i scans at w's current step
@@ -208,7 +227,7 @@ int hss_rangeDue(const hssState *s, const hsdWorld *w) {
   return 0;
 }
 
-void hss_updateRange(hssState *s, const hsdWorld *w, int ch, const hssRayScene *rs) {
+void hss_updateRange(hssState *s, const hsdWorld *w, int ch, hssRayScene *rs) {
   const hsBodyState *st = hsd_state(w, ch);
   if (!s || !s->range || !rs || !st || st->body != s->body) {
     return;
@@ -226,7 +245,7 @@ void hss_updateRange(hssState *s, const hsdWorld *w, int ch, const hssRayScene *
       p[j] += pk[j];
     }
     hsu_mulMat(Rs, Rk, s->R[i]);
-    castDirs(rs->scene, p, Rs, r->dir + 3 * r->beamAdr[i], r->nbeam[i], r->dist + r->beamAdr[i]);
+    castBeams(rs, p, Rs, r->dir + 3 * r->beamAdr[i], 0, r->nbeam[i], r->dist + r->beamAdr[i]);
     hss_applyNoise(s, i);
   }
 }

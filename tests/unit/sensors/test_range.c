@@ -222,13 +222,71 @@ static void testCastFan(void) {
   Rig r;
   CU_ASSERT_EQUAL_FATAL(rigMake(&r, kScenery, "scenery2.wrl"), 0);
   double out[NBEAM], p[3] = {0, 0, 1}, R[9] = {0, 0, -1, -1, 0, 0, 0, 1, 0};
-  hss_castFan(hss_rayScene(r.rs), p, R, STEP, NBEAM, out);
+  hss_castFan(r.rs, p, R, STEP, NBEAM, out);
   int n;
   const double *d = lidar(&r, &n);
   for (int k = 0; k < NBEAM; k++) {
     HST_NEAR(out[k], d[k], 1e-9 * (1 + d[k]));
   }
   rigFree(&r);
+}
+
+// the fan's plane culling (hsc_rayFan) answers as hsc_ray does, bit for bit: the humanoid in
+// the sample room (primitives and meshes), a 1,080-beam fan from its chest sensor and the same
+// fan tilted by 0.3 rad about the sensor's x (other geoms culled)
+static void testFanEqualsRays(void) {
+  hsBody *robot = dynLoadSample("humanoid/humanoid.wrl");
+  hsBody *room = dynLoadSample("env/room.wrl");
+  hsBody *floor = dynLoadSample("floor/floor.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(robot);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(room);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(floor);
+  hsdWorld *w = dynWorld(NULL);
+  hsd_addCharacter(w, "floor", floor, NULL);
+  hsd_addCharacter(w, "room", room, NULL);
+  hsd_addCharacter(w, "robot", robot, NULL);
+  CU_ASSERT_EQUAL(hsd_init(w, NULL), 0);
+  hssRayScene *rs = hss_makeRayScene(w, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(rs);
+  hss_syncRayScene(rs, w);
+  const hsSensor *sn = &robot->sensors[hsm_sensorById(robot, hsSENSOR_RANGE, 0)];
+  const hsBodyState *st = hsd_state(w, 2);
+  double p[3], Rl[9], R0[9];
+  hsu_rotVec(p, st->linkR + 9 * sn->link, sn->translation);
+  for (int j = 0; j < 3; j++) {
+    p[j] += st->linkP[3 * sn->link + j];
+  }
+  hsu_axisAngleToMat(Rl, sn->rotation);
+  hsu_mulMat(R0, st->linkR + 9 * sn->link, Rl);
+  double c = cos(0.3), sn3 = sin(0.3), tilt[9] = {1, 0, 0, 0, c, -sn3, 0, sn3, c};
+  enum { N = 1080 };
+  static double fan[N];
+  double step = 1.5 * 3.141592653589793 / N;
+  for (int pass = 0; pass < 2; pass++) {
+    double R[9];
+    if (pass == 0) {
+      memcpy(R, R0, sizeof R);
+    } else {
+      hsu_mulMat(R, R0, tilt);
+    }
+    hss_castFan(rs, p, R, step, N, fan);
+    int same = 0, hits = 0;
+    for (int k = 0; k < N; k++) {
+      double a = (k - N / 2) * step, l[3] = {-sin(a), 0, -cos(a)}, d[3];
+      hsu_rotVec(d, R, l);
+      hscRayHit hit;
+      double t = hsc_ray(hss_rayScene(rs), p, d, INFINITY, &hit) ? hit.t : 0.0;
+      same += t == fan[k];
+      hits += t > 0;
+    }
+    CU_ASSERT_EQUAL(same, N);
+    CU_ASSERT(hits > N / 2);
+  }
+  hss_freeRayScene(rs);
+  hsd_freeWorld(w);
+  hsm_freeBody(robot);
+  hsm_freeBody(room);
+  hsm_freeBody(floor);
 }
 
 // a sphere falling through the beam at angle 0: scans at steps 0, 10, 20, ... (scanRate 100 Hz,
@@ -402,6 +460,7 @@ void register_range(void) {
   CU_add_test(s, "beam count and order (OpenHRP's layout)", testBeamCount);
   CU_add_test(s, "wall and cylinder: analytic distances, 0 for no hit", testWallAndCylinder);
   CU_add_test(s, "hss_castFan matches the sensor", testCastFan);
+  CU_add_test(s, "fan culling answers as hsc_ray, bit for bit", testFanEqualsRays);
   CU_add_test(s, "scan rate: readings held between scans", testHeldBetweenScans);
   CU_add_test(s, "noise: mean and std within 3 standard errors", testNoiseStatistics);
   CU_add_test(s, "noise: same seed same bits", testNoiseSeeds);
