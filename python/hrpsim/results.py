@@ -7,7 +7,8 @@ goes on) into NumPy arrays; ``write_results`` writes the directory:
                    "C.root_p" (N, 3) [m], "C.root_R" (N, 3, 3) row-major, "C.link_p"
                    (N, links, 3), "C.q", "C.dq", "C.u" (N, joints, jointId order),
                    "C.joint_names" (joints,); when sensors are logged "C.force" (N, n, 6),
-                   "C.rate_gyro" (N, n, 3), "C.accel" (N, n, 3); static characters (no
+                   "C.rate_gyro" (N, n, 3), "C.accel" (N, n, 3), and per range sensor k
+                   (sensorId order) "C.range<k>" (N, beams) [m, 0 = no hit]; static characters (no
                    joints, e.g. the floor) have only root_p and root_R
     summary.json   project, format, models, controllers (each with how its process ended),
                    steps, simulated and wall time, real-time factor, records, warnings,
@@ -34,7 +35,8 @@ class LogCollector:
         self.root_p = {n: [] for n, _ in self.characters}
         self.root_R = {n: [] for n, _ in self.characters}
         self.link_p = {n: [] for n, _ in self.characters}
-        self.sensor = {n: {k: [] for k in ("q", "dq", "u", "force", "rate_gyro", "accel")}
+        self.sensor = {n: {k: [] for k in ("q", "dq", "u", "force", "rate_gyro", "accel",
+                                           "range")}
                        for n, _ in self.characters}
         self.has_sensors = False
 
@@ -67,6 +69,7 @@ class LogCollector:
                 s["force"].append([list(f) for f in ss.force])
                 s["rate_gyro"].append([list(g) for g in ss.rateGyro])
                 s["accel"].append([list(a) for a in ss.accel])
+                s["range"].append([list(r) for r in ss.range])
 
     def arrays(self):
         """The log as a dict of NumPy arrays (the contents of log.npz)."""
@@ -86,6 +89,11 @@ class LogCollector:
             for key, width in (("force", 6), ("rate_gyro", 3), ("accel", 3)):
                 if len(s[key]) == n and s[key] and s[key][0]:
                     out[name + "." + key] = np.asarray(s[key], dtype=float).reshape(n, -1, width)
+            if len(s["range"]) == n and n:
+                for k in range(len(s["range"][0])):
+                    scans = [rec[k] for rec in s["range"]]
+                    if scans[0] and all(len(x) == len(scans[0]) for x in scans):
+                        out["%s.range%d" % (name, k)] = np.asarray(scans, dtype=float)
         return out
 
 

@@ -138,10 +138,13 @@ int SimCore::start(hsError *err) {
     hss_sensorsOfType(st, hsSENSOR_RANGE, &n);
     anyRange = anyRange || n > 0;
     hss_clearRange(st);
-    for (int t = 0; t < hsSENSOR_NTYPES && rc == 0; t++) {
+    const hstSensor noisy[4] = {hsSENSOR_FORCE, hsSENSOR_RATEGYRO, hsSENSOR_ACCELERATION,
+                                hsSENSOR_RANGE};
+    for (int i = 0; i < 4 && rc == 0; i++) {
+      int t = noisy[i];
       if (noise_.active[t] || st->noise) {
-        rc = hss_setNoise(st, static_cast<hstSensor>(t), noise_.active[t] ? &noise_.spec[t]
-                          : nullptr, noise_.seed, ch, err);
+        rc = hss_setNoise(st, noisy[i], noise_.active[t] ? &noise_.spec[t] : nullptr,
+                          noise_.seed, ch, err);
       }
     }
     if (rc == 0) {
