@@ -8,8 +8,8 @@ goes on) into NumPy arrays; ``write_results`` writes the directory:
                    (N, links, 3), "C.q", "C.dq", "C.u" (N, joints, jointId order),
                    "C.joint_names" (joints,); when sensors are logged "C.force" (N, n, 6),
                    "C.rate_gyro" (N, n, 3), "C.accel" (N, n, 3), and per range sensor k
-                   (sensorId order) "C.range<k>" (N, beams) [m, 0 = no hit]; static characters (no
-                   joints, e.g. the floor) have only root_p and root_R
+                   (sensorId order) "C.range<k>" (N, beams) [m, 0 = no hit]; static
+                   characters (no joints, e.g. the floor) have only root_p and root_R
     summary.json   project, format, models, controllers (each with how its process ended),
                    steps, simulated and wall time, real-time factor, records, warnings,
                    plots, status (and the Scheduler's own status)
