@@ -320,6 +320,45 @@ static void testHeldBetweenScans(void) {
   rigFree(&r);
 }
 
+// a scan (posing the scene, casting, noise) allocates nothing: with the next allocation set to
+// fail, the scans run and the first allocation afterwards is the one that fails. Making a
+// state or a ray scene with any one allocation failing gives NULL and hsE_NOMEM, no leak.
+static void testNoAllocation(void) {
+  Rig r;
+  CU_ASSERT_EQUAL_FATAL(rigMake(&r, kScenery, "scenery7.wrl"), 0);
+  hssNoiseSpec rg = {{0.02}, {0.01}};
+  CU_ASSERT_EQUAL(hss_setNoise(r.st[0], hsSENSOR_RANGE, &rg, 1, 0, NULL), 0);
+  CU_ASSERT_EQUAL(hss_setLimits(r.st[0], 1, NULL), 0);
+  hsu_failAllocAfter(1);
+  for (int k = 0; k < 30; k++) {
+    dynSteps(r.w, 1);
+    rigUpdate(&r);
+  }
+  void *p = hsu_malloc(16);
+  CU_ASSERT_PTR_NULL(p);  // the injected failure was still pending
+  hsu_free(p);
+  hsu_failAllocAfter(0);
+  int failed = 0;
+  for (int n = 1; n < 200; n++) {
+    hsError err = {0};
+    hsu_failAllocAfter(n);
+    hssRayScene *rs = hss_makeRayScene(r.w, &err);
+    hssState *st = hss_makeState(r.bodies[0], &err);
+    hsu_failAllocAfter(0);
+    failed += !rs || !st;
+    if ((!rs || !st) && err.code != hsE_NOMEM) {
+      CU_FAIL("a failed make did not report hsE_NOMEM");
+    }
+    hss_freeRayScene(rs);
+    hss_freeState(st);
+    if (rs && st) {
+      break;
+    }
+  }
+  CU_ASSERT(failed > 5);
+  rigFree(&r);
+}
+
 // sample mean and standard deviation within 3 standard errors of (bias, std): n samples x
 static void checkStats(const double *x, int n, double bias, double std) {
   double m = 0, v = 0;
@@ -465,4 +504,5 @@ void register_range(void) {
   CU_add_test(s, "noise: mean and std within 3 standard errors", testNoiseStatistics);
   CU_add_test(s, "noise: same seed same bits", testNoiseSeeds);
   CU_add_test(s, "limits: saturation and range dropouts", testLimits);
+  CU_add_test(s, "scans allocate nothing; failed makes clean up", testNoAllocation);
 }
