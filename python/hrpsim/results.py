@@ -9,7 +9,8 @@ goes on) into NumPy arrays; ``write_results`` writes the directory:
                    "C.joint_names" (joints,); when sensors are logged "C.force" (N, n, 6),
                    "C.rate_gyro" (N, n, 3), "C.accel" (N, n, 3), and per range sensor k
                    (sensorId order) "C.range<k>" (N, beams) [m, 0 = no hit]; static
-                   characters (no joints, e.g. the floor) have only root_p and root_R
+                   characters (no joints, e.g. the floor) have only root_p and root_R (and
+                   their range scans)
     summary.json   project, format, models, controllers (each with how its process ended),
                    steps, simulated and wall time, real-time factor, records, warnings,
                    plots, status (and the Scheduler's own status)
@@ -78,6 +79,13 @@ class LogCollector:
         for name, joints in self.characters:
             out[name + ".root_p"] = np.asarray(self.root_p[name], dtype=float).reshape(n, 3)
             out[name + ".root_R"] = np.asarray(self.root_R[name], dtype=float).reshape(n, 3, 3)
+            # range scans, also of characters without joints (a fixed scanner)
+            scans = self.sensor[name]["range"]
+            if len(scans) == n and n:
+                for k in range(len(scans[0])):
+                    beams = [rec[k] for rec in scans]
+                    if beams[0] and all(len(x) == len(beams[0]) for x in beams):
+                        out["%s.range%d" % (name, k)] = np.asarray(beams, dtype=float)
             if not joints:
                 continue
             out[name + ".link_p"] = np.asarray(self.link_p[name], dtype=float).reshape(n, -1, 3)
@@ -89,11 +97,6 @@ class LogCollector:
             for key, width in (("force", 6), ("rate_gyro", 3), ("accel", 3)):
                 if len(s[key]) == n and s[key] and s[key][0]:
                     out[name + "." + key] = np.asarray(s[key], dtype=float).reshape(n, -1, width)
-            if len(s["range"]) == n and n:
-                for k in range(len(s["range"][0])):
-                    scans = [rec[k] for rec in s["range"]]
-                    if scans[0] and all(len(x) == len(scans[0]) for x in scans):
-                        out["%s.range%d" % (name, k)] = np.asarray(scans, dtype=float)
         return out
 
 

@@ -20,6 +20,7 @@ import numpy as np
 import pytest
 
 import hrpsim
+from conftest import describe, run_cli
 from hrpsim import project as projects
 
 PROTOS = """#VRML V2.0 utf8
@@ -253,6 +254,35 @@ def test_noise_refused_client_driven_and_bad_values(make):
         sim2.set_sensor_noise(seed=1, camera=(0.1, 0))
     with pytest.raises(ValueError):
         sim2.set_sensor_noise(seed=1, force=([0.1, 0.2], 0))
+
+
+def test_hrpsim_run_logs_noisy_scans(servers, tmp_path, models):
+    """A project with <noise> runs through `hrpsim run`; log.npz holds the scanner's scans
+    (scanner.range0, 11 records of 513 beams) with the configured range noise about the
+    analytic distances, and the same project run again gives the same numbers."""
+    if not servers.has("Scheduler"):
+        pytest.fail("the scheduler server was not started", pytrace=False)
+    proj = tmp_path / "noisy.xml"
+    proj.write_text("""<hrpsim-project>
+  <simulation timeStep="0.001" endTime="0.1"/>
+  <model name="scanner" url="%s"/>
+  <model name="scenery" url="%s"/>
+  <log period="0.01" sensors="true"/>
+  <plots enabled="false"/>
+  <noise seed="9"><sensor type="range" std="0.004" bias="0.002"/></noise>
+</hrpsim-project>
+""" % (models["scanner"], models["scenery"]))
+    logs = []
+    for i in range(2):
+        out = tmp_path / ("out%d" % i)
+        proc = run_cli("run", "--state-dir", servers.state_dir, "--out", out, "--quiet", proj)
+        assert proc.returncode == 0, describe(proc)
+        logs.append(np.load(out / "log.npz")["scanner.range0"])
+    assert logs[0].shape == (11, NBEAM)
+    assert np.array_equal(logs[0], logs[1])
+    want, ok = expected_scan()
+    hits = ok & (want > 0)
+    assert stats_ok(logs[0][:, hits] - want[hits], 0.002, 0.004)
 
 
 def test_project_noise_element(tmp_path, models):
