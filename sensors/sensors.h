@@ -88,6 +88,9 @@ typedef struct hssRayScene hssRayScene;
 // number of beams of a range sensor (0 for other types or bad specValues)
 int hss_rangeBeamCount(const hsSensor *sn);
 
+// a range sensor's scan period in steps of dt (the schedule above; at least 1)
+long hss_scanPeriod(const hsSensor *sn, double dt);
+
 // a ray scene of every character of w (a collision model each, from its collision shapes), at
 // the origin until hss_syncRayScene; NULL with err. Borrows w's bodies; free with
 // hss_freeRayScene.

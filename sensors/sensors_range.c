@@ -36,8 +36,7 @@ int hss_rangeBeamCount(const hsSensor *sn) {
   return 2 * (int)half + 1;
 }
 
-// scan period of sensor sn in steps of dt (at least 1)
-static long scanPeriod(const hsSensor *sn, double dt) {
+long hss_scanPeriod(const hsSensor *sn, double dt) {
   double rate = sn->nspecValue > 2 ? sn->specValues[2] : 0;
   if (!(rate > 0) || !isfinite(rate) || !(dt > 0)) {
     return 1;
@@ -212,7 +211,7 @@ static int isDue(const hssState *s, int i, const hsdWorld *w) {
   if (s->range->nbeam[i] == 0) {
     return 0;
   }
-  return hsd_stepCount(w) % scanPeriod(&s->body->sensors[i], hsd_timeStep(w)) == 0;
+  return hsd_stepCount(w) % hss_scanPeriod(&s->body->sensors[i], hsd_timeStep(w)) == 0;
 }
 
 int hss_rangeDue(const hssState *s, const hsdWorld *w) {

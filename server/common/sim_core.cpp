@@ -135,8 +135,18 @@ int SimCore::start(hsError *err) {
   for (size_t ch = 0; ch < chars_.size(); ch++) {
     hssState *st = chars_[ch].sensors.get();
     int n = 0;
-    hss_sensorsOfType(st, hsSENSOR_RANGE, &n);
+    const int *range = hss_sensorsOfType(st, hsSENSOR_RANGE, &n);
     anyRange = anyRange || n > 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+      const hsSensor &sn = chars_[ch].body->sensors[range[i]];
+      double dt = hsd_timeStep(world_), rate = sn.nspecValue > 2 ? sn.specValues[2] : 0.0;
+      long period = hss_scanPeriod(&sn, dt);
+      if (rate > 0.0 && std::fabs(period * dt * rate - 1.0) > 1e-9) {
+        hsu_log(hsLOG_INFO, "character '%s', range sensor '%s': 1 / scanRate (%g Hz) is not a "
+                "whole number of %g s steps; it scans every %ld steps (%g Hz)",
+                chars_[ch].name.c_str(), sn.name, rate, dt, period, 1.0 / (period * dt));
+      }
+    }
     hss_clearRange(st);
     const hstSensor noisy[4] = {hsSENSOR_FORCE, hsSENSOR_RATEGYRO, hsSENSOR_ACCELERATION,
                                 hsSENSOR_RANGE};

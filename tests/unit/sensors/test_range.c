@@ -171,6 +171,12 @@ static void testBeamCount(void) {
   sn.specValues = spec;
   sn.nspecValue = 4;
   CU_ASSERT_EQUAL(hss_rangeBeamCount(&sn), 9);
+  // scan periods: round(1 / (scanRate dt)) steps, at least 1; every step for scanRate <= 0
+  CU_ASSERT_EQUAL(hss_scanPeriod(&sn, 0.001), 100);
+  CU_ASSERT_EQUAL(hss_scanPeriod(&sn, 0.003), 33);
+  CU_ASSERT_EQUAL(hss_scanPeriod(&sn, 0.5), 1);
+  spec[2] = 0;
+  CU_ASSERT_EQUAL(hss_scanPeriod(&sn, 0.001), 1);
   spec[1] = 0;
   CU_ASSERT_EQUAL(hss_rangeBeamCount(&sn), 0);
 }
