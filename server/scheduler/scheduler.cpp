@@ -998,6 +998,7 @@ void SchedulerServant::loop() {
     }
     double factor = realTime_;
     std::shared_ptr<const SubscriptionList> subs = subscriptions_;
+    bool viewing = feed_ != nullptr;  // frames are made only for an attached viewer
     lk.unlock();
 
     if (factor > 0.0 && (!paced || factor != paceFactor)) {
@@ -1063,7 +1064,7 @@ void SchedulerServant::loop() {
       // 5. log and viewer frame, then pacing
       if (ok) {
         bool log = k % logSteps_ == 0;
-        bool frame = viewFrame(k);
+        bool frame = viewing && viewFrame(k);
         if (log || frame) {
           record(log, frame);
         }
@@ -1083,7 +1084,7 @@ void SchedulerServant::loop() {
   }
   // the end: the final state for the viewer (unless it just got it), account the wall time,
   // stop the controllers, publish the outcome
-  if (k > 0 && !viewFrame(k)) {
+  if (feed_ && k > 0 && !viewFrame(k)) {
     lk.unlock();
     record(false, true);
     lk.lock();
