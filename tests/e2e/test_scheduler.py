@@ -527,11 +527,30 @@ def test_a_blocking_viewer_does_not_stall_the_run(sched, bind):
     times = delivered_until(viewer, 2.0, timeout=20.0)
     assert 2 <= len(times) <= 6, times
     assert times == sorted(times)
-    # reset detaches the viewer at once, even while an update is in progress
-    sched.reset()
-    configure(sched, end_time=0.1)
+
+
+def test_reset_detaches_a_viewer_in_the_middle_of_an_update(sched, bind):
+    """reset() right after a run whose viewer is still inside a 0.5 s update(): the next
+    configuration runs at once with another viewer, which gets its frames, and the old viewer
+    gets nothing more than the update it was in."""
+    slow = Viewer(delay=0.5)
+    _, slow_ref = bind(slow, "slow-viewer")
+    configure(sched, end_time=0.5)
+    sched.setOnlineViewer(slow_ref)
     sched.start()
     assert wait_done(sched).state == H.FINISHED
+    sched.reset()
+    before = len(slow.times)
+    fast = Viewer()
+    _, fast_ref = bind(fast, "fast-viewer")
+    configure(sched, end_time=0.2)
+    sched.setOnlineViewer(fast_ref)
+    sched.setViewRate(10.0)
+    sched.start()
+    assert wait_done(sched).state == H.FINISHED
+    assert delivered_until(fast, 0.2)[-1] == pytest.approx(0.2, abs=EPS)
+    time.sleep(1.2)  # time for the update in progress, and more, to land
+    assert len(slow.times) <= before + 1, (before, slow.times)
 
 
 def test_a_dead_viewer_is_detached_and_the_run_finishes(sched, bind, poa):
