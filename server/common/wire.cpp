@@ -318,7 +318,10 @@ int setAllLinkData(SimCore &core, int ch, DS::LinkDataType type,
     int l = body->jointLink[j];
     // joint data skip numbered links without a 1-dof joint, as OpenHRP skips fixed joints; the
     // entry of a jointId no link has (a gap) is ignored
-    if (l < 0 || (isJointType(type) && !hsm_hasOneDofJoint(&body->links[l]))) {
+    // (a crawler takes its track speed as JOINT_TORQUE, or JOINT_VELOCITY)
+    bool track = body->links[l >= 0 ? l : 0].jointType == hsJOINT_CRAWLER &&
+                 (type == DS::JOINT_TORQUE || type == DS::JOINT_VELOCITY);
+    if (l < 0 || (isJointType(type) && !hsm_hasOneDofJoint(&body->links[l]) && !track)) {
       continue;
     }
     if (applyLinkData(core, ch, l, type, v + n * j, err) < 0) {
