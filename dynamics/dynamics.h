@@ -382,8 +382,8 @@ const char *hsd_extraJointName(const hsdWorld *w, int i, int ch[2], int link[2])
 
 // what extra joint i transmitted during the last step: the force [N] (out[0..2]) and moment
 // [N m] (out[3..5]) that link1's side exerts on link2 through the loop, world frame, moment
-// about link2's attachment point (zero but for round-off: every extra joint is a point
-// constraint). Zeros before the first step. 0, or hsE_INVALID for a bad index.
+// about link2's attachment point where the step began (zero but for round-off: every extra
+// joint is a point constraint). Zeros before the first step. 0, or hsE_INVALID for a bad index.
 int hsd_extraJointForce(const hsdWorld *w, int i, double out[6]);
 
 // how far apart extra joint i's two points are in its constrained directions at the state's

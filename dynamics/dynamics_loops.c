@@ -440,27 +440,46 @@ int hsd_buildLoops(hsdWorld *w, hsError *err) {
   return 0;
 }
 
+void hsd_noteLoops(hsdWorld *w) {
+  for (int i = 0; i < w->nloop; i++) {
+    hsdLoop *l = &w->loops[i];
+    if (!l->ball) {
+      continue;
+    }
+    int side = l->link2Side == 2 ? 1 : 0;
+    const dReal *bc = dBodyGetPosition(dJointGetBody(l->ball, side));
+    dVector3 a;
+    // link2's anchor: on body 2, on body 1, or (link2 static) the world point of anchor 2
+    if (l->link2Side == 1) {
+      dJointGetBallAnchor(l->ball, a);
+    } else {
+      dJointGetBallAnchor2(l->ball, a);
+    }
+    for (int j = 0; j < 3; j++) {
+      l->cPre[j] = bc[j];
+      l->aPre[j] = a[j];
+    }
+  }
+}
+
 void hsd_readLoopForces(hsdWorld *w) {
   for (int i = 0; i < w->nloop; i++) {
     hsdLoop *l = &w->loops[i];
     if (!l->ball) {
       continue;
     }
-    // the wrench on the ODE side carrying link2 (or minus the other side's), about its centre
-    double f[3], t[3], c[3], p2[3], x[3];
-    dBodyID b = dJointGetBody(l->ball, l->link2Side == 2 ? 1 : 0);
+    // the wrench on the ODE side carrying link2 (or minus the other side's), about that body's
+    // centre where the step started (where ODE's feedback takes its moments)
+    double f[3], t[3], x[3];
     const dReal *fo = l->link2Side == 2 ? l->fb.f2 : l->fb.f1;
     const dReal *to = l->link2Side == 2 ? l->fb.t2 : l->fb.t1;
     double sgn = l->link2Side == 0 ? -1 : 1;
-    const dReal *bc = dBodyGetPosition(b);
     for (int j = 0; j < 3; j++) {
       f[j] = sgn * fo[j];
       t[j] = sgn * to[j];
-      c[j] = bc[j];
     }
-    loopPoint(w, l, 1, p2);
-    // moment about p2: t + (c - p2) x f
-    double r[3] = {c[0] - p2[0], c[1] - p2[1], c[2] - p2[2]};
+    // moment about link2's attachment point: t + (c - p2) x f
+    double r[3] = {l->cPre[0] - l->aPre[0], l->cPre[1] - l->aPre[1], l->cPre[2] - l->aPre[2]};
     hsu_cross(x, r, f);
     for (int j = 0; j < 3; j++) {
       l->force[j] = f[j];

@@ -140,6 +140,8 @@ typedef struct hsdLoop {
   int link2Side;       // ODE side of the ball carrying link2: 1 or 2; 0 when link2 is static
                        // (its reaction is the opposite of the force on side 1)
   dJointFeedback fb;
+  double cPre[3], aPre[3];  // at the start of the step: the centre of the ball's body on
+                            // link2's side (side 1 when link2 is static) and link2's anchor
   double force[6];     // the last step's force and moment on link2 (hsd_extraJointForce)
 } hsdLoop;
 
@@ -260,6 +262,9 @@ int hsd_checkLoops(const hsdWorld *w, hsError *err);
 
 // forget the ODE side of the loops (the world is being destroyed)
 void hsd_forgetLoops(hsdWorld *w);
+
+// note where the loops' bodies and anchors are before the ODE step (for their moments)
+void hsd_noteLoops(hsdWorld *w);
 
 // the loops' forces from their joint feedback after a step
 void hsd_readLoopForces(hsdWorld *w);

@@ -178,6 +178,20 @@ int dataSize(DS::LinkDataType type) {
   }
 }
 
+int vector3(const OpenHRP::DblSequence3 &v, const char *what, double out[3], hsError *err) {
+  if (v.length() != 3) {
+    return HS_ERR(err, hsE_INVALID, "%s needs 3 numbers, got %u", what,
+                  static_cast<unsigned>(v.length()));
+  }
+  if (requireFinite(what, v.get_buffer(), 3, err) < 0) {
+    return hsE_INVALID;
+  }
+  for (CORBA::ULong k = 0; k < 3; k++) {
+    out[k] = v[k];
+  }
+  return 0;
+}
+
 int gravityFromWire(const OpenHRP::DblSequence3 &v, double g[3], hsError *err) {
   if (v.length() != 3) {
     return HS_ERR(err, hsE_INVALID, "the gravity vector needs 3 numbers, got %u",
