@@ -371,6 +371,10 @@ int hsd_addExtraJoint(hsdWorld *w, const char *name, int ch1, int link1, int ch2
                       const double p1[3], const double p2[3], hstExtraJoint type,
                       const double axis[3], hsError *err);
 
+// turn joint stops and rotor inertia (hsdOptions.jointLimits, rotorInertia) on or off for an
+// existing world; before hsd_init (or before calling it again) only
+int hsd_setJointOptions(hsdWorld *w, int jointLimits, int rotorInertia, hsError *err);
+
 // number of extra joints of the world (model ones and added ones, in order of addition)
 int hsd_extraJointCount(const hsdWorld *w);
 

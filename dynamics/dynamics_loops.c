@@ -126,6 +126,18 @@ void hsd_freeLoops(hsdWorld *w) {
   w->nloop = w->capLoop = 0;
 }
 
+int hsd_setJointOptions(hsdWorld *w, int jointLimits, int rotorInertia, hsError *err) {
+  if (!w) {
+    return HS_ERR(err, hsE_INVALID, "no world");
+  }
+  if (w->initialised) {
+    return HS_ERR(err, hsE_INVALID, "joint options must be set before the simulation starts");
+  }
+  w->opt.jointLimits = jointLimits != 0;
+  w->opt.rotorInertia = rotorInertia != 0;
+  return 0;
+}
+
 int hsd_extraJointCount(const hsdWorld *w) {
   return w ? w->nloop : 0;
 }

@@ -8,7 +8,10 @@ goes on) into NumPy arrays; ``write_results`` writes the directory:
                    (N, links, 3), "C.q", "C.dq", "C.u" (N, joints, jointId order),
                    "C.joint_names" (joints,); when sensors are logged "C.force" (N, n, 6),
                    "C.rate_gyro" (N, n, 3), "C.accel" (N, n, 3); static characters (no
-                   joints, e.g. the floor) have only root_p and root_R
+                   joints, e.g. the floor) have only root_p and root_R; per closed loop
+                   "C.loop.NAME" (N, 6): force [N] on link2 and moment [N m] about its
+                   point, world frame (C: the loop's first character); per crawler link
+                   "C.track.LINK" (N,): its track speed [m/s]
     summary.json   project, format, models, controllers (each with how its process ended),
                    steps, simulated and wall time, real-time factor, records, warnings,
                    plots, status (and the Scheduler's own status)
@@ -37,6 +40,8 @@ class LogCollector:
         self.sensor = {n: {k: [] for k in ("q", "dq", "u", "force", "rate_gyro", "accel")}
                        for n, _ in self.characters}
         self.has_sensors = False
+        self.loops = {}   # "C.loop.NAME" -> rows
+        self.tracks = {}  # "C.track.LINK" -> values
 
     def __len__(self):
         return len(self.time)
@@ -57,6 +62,12 @@ class LogCollector:
                     self.root_p[name].append([np.nan] * 3)
                     self.root_R[name].append([np.nan] * 9)
                     self.link_p[name].append([])
+            for lf in getattr(rec, "loops", None) or []:
+                self.loops.setdefault("%s.loop.%s" % (lf.character, lf.name), []).append(
+                    list(lf.force))
+            for ts in getattr(rec, "tracks", None) or []:
+                self.tracks.setdefault("%s.track.%s" % (ts.character, ts.link), []).append(
+                    ts.speed)
             if len(rec.sensors):
                 self.has_sensors = True
             for (name, joints), ss in zip(self.characters, rec.sensors):
@@ -86,6 +97,12 @@ class LogCollector:
             for key, width in (("force", 6), ("rate_gyro", 3), ("accel", 3)):
                 if len(s[key]) == n and s[key] and s[key][0]:
                     out[name + "." + key] = np.asarray(s[key], dtype=float).reshape(n, -1, width)
+        for key, rows in self.loops.items():
+            if len(rows) == n:
+                out[key] = np.asarray(rows, dtype=float).reshape(n, 6)
+        for key, vals in self.tracks.items():
+            if len(vals) == n:
+                out[key] = np.asarray(vals, dtype=float)
         return out
 
 

@@ -60,10 +60,12 @@ def bodies(client, tmp_path_factory):
     out = {"fourbar": client.load_body(MODELS / "closed_link" / "four_bar.wrl"),
            "crawler": client.load_body(MODELS / "crawler" / "crawler.wrl"),
            "floor": client.load_body(MODELS / "floor" / "floor.wrl")}
+    out["paths"] = {}
     for key, text in (("post", POST_WRL), ("bob", BOB_WRL)):
         path = d / (key + ".wrl")
         path.write_text(text)
         out[key] = client.load_body(path)
+        out["paths"][key] = path
     return out
 
 
@@ -189,3 +191,88 @@ def test_crawler_drives_at_its_track_speed(sim, bodies):
     speed = pose(sim, "crawler", "CHASSIS")[0][0] - x0
     assert speed == pytest.approx(0.3, rel=0.05)
     assert sim.getCharacterLinkData("crawler", "TRACK_L", DS.JOINT_TORQUE) == [0.3]
+
+
+# ---------------------------------------------------------------------------------------------
+# hrpsim.Simulation and the Scheduler
+# ---------------------------------------------------------------------------------------------
+
+
+def test_simulation_registers_loops_client_driven(client, bodies):
+    sim = hrpsim.Simulation(client, dt=0.001)
+    try:
+        sim.add_model("post", str(_model_path(bodies, "post")))
+        sim.add_model("bob", str(_model_path(bodies, "bob")))
+        sim.set_root_pose("bob", (0.0, 0.0, 1.7))
+        sim.add_extra_joint("hook", "post", "BASE", "bob", "BOB_LINK", pos2=(0, 0, 0.3))
+        with pytest.raises(ValueError):
+            sim.add_extra_joint("bad", "post", "BASE", "bob", "BOB_LINK", type="ball")
+        with pytest.raises(RuntimeError):  # an option of the scheduler only
+            sim.set_joint_options(joint_limits=True)
+        sim.step(100)
+        f = sim.extra_joint_force("bob", "hook")
+        assert f.shape == (6,)
+        assert f[2] == pytest.approx(1.5 * 9.8, rel=1e-3)
+    finally:
+        sim.close()
+
+
+def _model_path(bodies, key):
+    return bodies["paths"][key]
+
+
+def scheduler_or_fail(servers):
+    if not servers.has("Scheduler"):
+        pytest.fail("the Scheduler server was not started by hrpsim up", pytrace=False)
+
+
+def crawler_scene(sim):
+    sim.add_model("floor", str(MODELS / "floor" / "floor.wrl"))
+    sim.add_model("crawler", str(MODELS / "crawler" / "crawler.wrl"))
+    for track in ("TRACK_L", "TRACK_R"):
+        sim.add_collision_pair("floor", "crawler", link2=track, friction=1.0, culling=0.005)
+
+
+def test_scheduler_logs_loops_tracks_and_stops_joints(client, servers, bodies):
+    scheduler_or_fail(servers)
+    from hrpsim.results import LogCollector
+    sim = hrpsim.Simulation(client, dt=0.001, scheduler=True)
+    try:
+        crawler_scene(sim)
+        sim.add_model("fb", str(MODELS / "closed_link" / "four_bar.wrl"))
+        sim.set_joint_options(joint_limits=True)
+        sim.set_log(0.01)
+        sim.start()
+        sim.set_track_speed("crawler", "TRACK_L", 0.2)
+        sim.set_track_speed("crawler", "TRACK_R", 0.2)
+        sim.run(1.0)
+        log = sim.scheduler().getLog(0)
+        assert [lf.name for lf in log[-1].loops] == ["LOOP"]
+        assert {(t.link, t.speed) for t in log[-1].tracks} == {("TRACK_L", 0.2),
+                                                               ("TRACK_R", 0.2)}
+        col = LogCollector([("floor", []), ("crawler", ["TRACK_L", "TRACK_R", "FLIPPER"]),
+                            ("fb", ["CRANK", "COUPLER", "ROCKER"])])
+        col.add(log)
+        arrays = col.arrays()
+        assert arrays["fb.loop.LOOP"].shape == (len(log), 6)
+        assert arrays["crawler.track.TRACK_L"][-1] == 0.2
+        # the flipper (torque mode, no contact pair) fell into its upper stop, 0.6 rad
+        q = sim.dynamics.getCharacterLinkData("crawler", "FLIPPER", OpenHRP.DynamicsSimulator
+                                              .JOINT_VALUE)[0]
+        assert q == pytest.approx(0.6, abs=2e-3)
+    finally:
+        sim.close()
+
+
+def test_flipper_falls_through_without_joint_limits(client, bodies):
+    sim = hrpsim.Simulation(client, dt=0.001)  # OpenHRP's interface: no stops
+    try:
+        crawler_scene(sim)
+        qmax = 0.0
+        for _ in range(100):
+            sim.step(10)
+            qmax = max(qmax, sim.dynamics.getCharacterLinkData("crawler", "FLIPPER",
+                                                               DS.JOINT_VALUE)[0])
+        assert qmax > 1.0
+    finally:
+        sim.close()
