@@ -276,3 +276,61 @@ def test_flipper_falls_through_without_joint_limits(client, bodies):
         assert qmax > 1.0
     finally:
         sim.close()
+
+
+# ---------------------------------------------------------------------------------------------
+# the sample projects
+# ---------------------------------------------------------------------------------------------
+
+
+def test_sample_projects_read_their_loops_and_tracks():
+    from hrpsim.project import load_project
+    leg = load_project(REPO / "samples" / "projects" / "parallel_leg.xml")
+    assert leg.joint_limits is True  # hrpsim projects: on by default
+    assert leg.model("leg").joint_modes == {"THIGH": "HIGH_GAIN_MODE"}
+    crawler = load_project(REPO / "samples" / "projects" / "crawler.xml")
+    assert [c.link2 for c in crawler.collisions] == ["TRACK_L", "TRACK_R"]
+    # an hrpsim project's own <extraJoint> and <joint trackSpeed>
+    p = REPO / "samples" / "projects" / "four_bar.xml"
+    assert load_project(p).extra_joints == []  # the model's own loop needs nothing
+
+
+def test_hrpsim_project_extra_joint_and_track_speed(tmp_path):
+    from hrpsim.project import ProjectError, load_project
+    proj = tmp_path / "p.xml"
+    proj.write_text("""<hrpsim-project version="1">
+  <simulation jointLimits="false" rotorInertia="true"/>
+  <model name="floor" url="%s"/>
+  <model name="crawler" url="%s"><joint name="TRACK_L" trackSpeed="0.25"/></model>
+  <extraJoint name="tie" object1="floor" link1="root" object2="crawler" link2="CHASSIS"
+              link1LocalPos="0 0 1" jointType="z" jointAxis="0 0 2"/>
+</hrpsim-project>""" % (MODELS / "floor" / "floor.wrl", MODELS / "crawler" / "crawler.wrl"))
+    p = load_project(proj)
+    assert (p.joint_limits, p.rotor_inertia) == (False, True)
+    assert p.model("crawler").track_speeds == {"TRACK_L": 0.25}
+    e = p.extra_joints[0]
+    assert (e.name, e.object1, e.link1, e.object2, e.link2, e.link1_pos, e.link2_pos,
+            e.joint_type, e.axis) == ("tie", "floor", "root", "crawler", "CHASSIS",
+                                      [0.0, 0.0, 1.0], [0.0, 0.0, 0.0], "z", [0.0, 0.0, 2.0])
+    proj.write_text(proj.read_text().replace('jointType="z"', 'jointType="ball"'))
+    with pytest.raises(ProjectError, match="jointType"):
+        load_project(proj)
+
+
+def test_four_bar_project_runs_and_logs_its_loop(servers, tmp_path):
+    import subprocess
+    import sys
+    from conftest import cli_env
+    text = (REPO / "samples" / "projects" / "four_bar.xml").read_text()
+    text = text.replace('endTime="10"', 'endTime="1"').replace("../models/", str(MODELS) + "/")
+    proj = tmp_path / "fb.xml"
+    proj.write_text(text)
+    proc = subprocess.run([sys.executable, "-m", "hrpsim.cli", "run", "--state-dir",
+                           str(servers.state_dir), "--out", str(tmp_path / "out"),
+                           "--no-plots", str(proj)], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=600, env=cli_env())
+    assert proc.returncode == 0, proc.stderr
+    d = np.load(tmp_path / "out" / "log.npz")
+    f = d["fb.loop.LOOP"]
+    assert f.shape == (101, 6) and np.all(np.isfinite(f))
+    assert np.all(np.linalg.norm(f[1:, :3], axis=1) > 0.1)  # it carries the bars every record

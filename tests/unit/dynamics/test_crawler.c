@@ -187,10 +187,37 @@ static void testPseudoContinuousTrack(void) {
   hsm_freeBody(floor);
 }
 
+// driving at a 0.05 m step (samples/models/floor/step.wrl, front edge at x = 1): the front
+// rollers' contacts on the edge tilt the track motion upwards and the vehicle climbs onto it
+static void testClimbStep(void) {
+  hsBody *veh = dynLoadSample("crawler/crawler.wrl");
+  hsBody *floor = dynLoadSample("floor/step.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(veh);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(floor);
+  hsdWorld *w = crawlerWorld(veh, floor, 1, 1.0, NULL);
+  CU_ASSERT_EQUAL(hsd_setJointTorque(w, 1, TRACK_L, 0.3, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointTorque(w, 1, TRACK_R, 0.3, NULL), 0);
+  const hsBodyState *st = hsd_state(w, 1);
+  double zmax = 0;
+  for (int i = 0; i < 8000 && st->rootP[0] < 1.6; i++) {
+    dynSteps(w, 1);
+    zmax = fmax(zmax, st->rootP[2]);
+  }
+  dynSteps(w, 500);
+  fprintf(stderr, " [after the step: x %.3f m, z %.4f m (0.09 on the floor, 0.14 on the step)] ",
+          st->rootP[0], st->rootP[2]);
+  CU_ASSERT(st->rootP[0] > 1.6);            // well past the edge
+  HST_NEAR(st->rootP[2], 0.09 + 0.05, 0.005);  // resting on the step's top
+  hsd_freeWorld(w);
+  hsm_freeBody(veh);
+  hsm_freeBody(floor);
+}
+
 void register_crawler(void) {
   CU_pSuite s = hst_addSuite("dynamics_crawler");
   CU_add_test(s, "tracks drive straight at their speed, AIST's sign", testStraight);
   CU_add_test(s, "opposite speeds turn on the spot, below the no-slip rate", testTurn);
   CU_add_test(s, "zero speed holds on a slope friction can hold", testSlopeHold);
   CU_add_test(s, "pseudoContinuousTrack takes the velocity command", testPseudoContinuousTrack);
+  CU_add_test(s, "it climbs a 0.05 m step", testClimbStep);
 }

@@ -401,6 +401,38 @@ static void testDrivenCrank(void) {
   hsm_freeBody(b);
 }
 
+// the sample parallelogram leg: the hip motor (high gain) follows a sine, the passive knee and
+// rod follow the loop, and the parallelogram keeps the shank's orientation: its rotation stays
+// the identity (the geometry's own answer) while the thigh swings +-0.4 rad
+static void testParallelLeg(void) {
+  hsBody *b = dynLoadSample("closed_link/parallel_leg.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  CU_ASSERT_EQUAL(b->nextraJoint, 1);
+  hsdWorld *w = dynWorld(NULL);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "leg", b, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointMode(w, 0, 1, hsMODE_HIGH_GAIN, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_init(w, NULL), 0);
+  CU_ASSERT(hsd_extraJointError(w, 0) < 1e-12);
+  double worst = 0, tilt = 0, qmax = 0;
+  for (int i = 1; i <= 2000; i++) {
+    double t = i * 0.001;
+    CU_ASSERT_EQUAL(hsd_setJointValue(w, 0, 1, 0.4 * sin(2 * HS_PI * t), NULL), 0);
+    dynSteps(w, 1);
+    const hsBodyState *st = hsd_state(w, 0);
+    worst = fmax(worst, hsd_extraJointError(w, 0));
+    const double *R = st->linkR + 9 * 2;  // SHANK
+    tilt = fmax(tilt, fabs(atan2(R[2], R[0])));
+    qmax = fmax(qmax, fabs(st->q[1]));
+  }
+  fprintf(stderr, " [hip swing %.3f rad; closure max %.2g m; shank tilt max %.2g rad] ", qmax,
+          worst, tilt);
+  CU_ASSERT(qmax > 0.39);
+  CU_ASSERT(worst < 1e-4);
+  CU_ASSERT(tilt < 1e-3);
+  hsd_freeWorld(w);
+  hsm_freeBody(b);
+}
+
 // every joint of the loop high gain: refused at hsd_init, and at a step after the modes changed
 // (nothing stepped, the state as it was)
 static void testOverConstrained(void) {
@@ -439,5 +471,6 @@ void register_loops(void) {
   CU_add_test(s, "z loop constrains exactly its direction", testZLoop);
   CU_add_test(s, "a loop between two characters (pendulum period)", testTwoCharacters);
   CU_add_test(s, "a high-gain crank drives the passive loop", testDrivenCrank);
+  CU_add_test(s, "the parallelogram leg keeps its shank upright", testParallelLeg);
   CU_add_test(s, "over-constrained loops are refused, naming the loop", testOverConstrained);
 }
