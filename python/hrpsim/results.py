@@ -11,7 +11,10 @@ goes on) into NumPy arrays; ``write_results`` writes the directory:
                    joints, e.g. the floor) have only root_p and root_R; per closed loop
                    "C.loop.NAME" (N, 6): force [N] on link2 and moment [N m] about its
                    point, world frame (C: the loop's first character); per crawler link
-                   "C.track.LINK" (N,): its track speed [m/s]
+                   "C.track.LINK" (N,): its track speed [m/s]; per character with joints
+                   "C.joint_stop" (N, joints): the axial torque [N m] (force [N]) of each
+                   joint's constraint: a torque-mode joint's stop reaction when joint limits
+                   are on, a high-gain joint's servo torque
     summary.json   project, format, models, controllers (each with how its process ended),
                    steps, simulated and wall time, real-time factor, records, warnings,
                    plots, status (and the Scheduler's own status)
@@ -40,6 +43,7 @@ class LogCollector:
         self.sensor = {n: {k: [] for k in ("q", "dq", "u", "force", "rate_gyro", "accel")}
                        for n, _ in self.characters}
         self.has_sensors = False
+        self.stops = {n: [] for n, _ in self.characters}
         self.loops = {}   # "C.loop.NAME" -> rows
         self.tracks = {}  # "C.track.LINK" -> values
 
@@ -65,6 +69,8 @@ class LogCollector:
             for lf in getattr(rec, "loops", None) or []:
                 self.loops.setdefault("%s.loop.%s" % (lf.character, lf.name), []).append(
                     list(lf.force))
+            for (name, _), js in zip(self.characters, getattr(rec, "jointStops", None) or []):
+                self.stops[name].append(list(js))
             for ts in getattr(rec, "tracks", None) or []:
                 self.tracks.setdefault("%s.track.%s" % (ts.character, ts.link), []).append(
                     ts.speed)
@@ -97,6 +103,10 @@ class LogCollector:
             for key, width in (("force", 6), ("rate_gyro", 3), ("accel", 3)):
                 if len(s[key]) == n and s[key] and s[key][0]:
                     out[name + "." + key] = np.asarray(s[key], dtype=float).reshape(n, -1, width)
+        for name, joints in self.characters:
+            rows = self.stops[name]
+            if joints and len(rows) == n and rows and len(rows[0]) == len(joints):
+                out[name + ".joint_stop"] = np.asarray(rows, dtype=float).reshape(n, -1)
         for key, rows in self.loops.items():
             if len(rows) == n:
                 out[key] = np.asarray(rows, dtype=float).reshape(n, 6)

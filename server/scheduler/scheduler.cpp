@@ -925,6 +925,7 @@ hrpsim::LogRecordSequence *SchedulerServant::getLog(CORBA::Long from) {
     }
     r.loops = src.loops.in();
     r.tracks = src.tracks.in();
+    r.jointStops = src.jointStops.in();
   }
   return out._retn();
 }
@@ -1116,6 +1117,7 @@ void SchedulerServant::record() {
   std::vector<OpenHRP::SensorState_var> sensors;
   hrpsim::LoopForceSequence_var loops = new hrpsim::LoopForceSequence;
   hrpsim::TrackSpeedSequence_var tracks = new hrpsim::TrackSpeedSequence;
+  OpenHRP::DblSequenceSequence_var stops = new OpenHRP::DblSequenceSequence;
   {
     SimCore::Lock core(*core_);
     world = wire::worldState(*core_);
@@ -1134,8 +1136,15 @@ void SchedulerServant::record() {
         lf.force[k] = f[k];
       }
     }
+    stops->length(static_cast<CORBA::ULong>(core_->characterCount()));
     for (int c = 0; c < core_->characterCount(); c++) {
       const hsBody *b = core_->body(c);
+      OpenHRP::DblSequence &js = stops[static_cast<CORBA::ULong>(c)];
+      js.length(static_cast<CORBA::ULong>(b->njoint));
+      for (int j = 0; j < b->njoint; j++) {
+        int l = b->jointLink[j];
+        js[static_cast<CORBA::ULong>(j)] = l > 0 ? hsd_jointConstraintTorque(w, c, l) : 0.0;
+      }
       for (int k = 1; k < b->nlink; k++) {
         if (b->links[k].jointType == hsJOINT_CRAWLER) {
           CORBA::ULong n = tracks->length();
@@ -1175,6 +1184,7 @@ void SchedulerServant::record() {
   log_.back().sensors.swap(sensors);
   log_.back().loops = loops._retn();
   log_.back().tracks = tracks._retn();
+  log_.back().jointStops = stops._retn();
 }
 
 }  // namespace hrpsim

@@ -129,6 +129,7 @@ class SchedulerServant : public POA_hrpsim::Scheduler {
     std::vector<OpenHRP::SensorState_var> sensors;
     hrpsim::LoopForceSequence_var loops;
     hrpsim::TrackSpeedSequence_var tracks;
+    OpenHRP::DblSequenceSequence_var jointStops;
   };
   using Clock = std::chrono::steady_clock;
 

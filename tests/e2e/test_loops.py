@@ -260,6 +260,10 @@ def test_scheduler_logs_loops_tracks_and_stops_joints(client, servers, bodies):
         q = sim.dynamics.getCharacterLinkData("crawler", "FLIPPER", OpenHRP.DynamicsSimulator
                                               .JOINT_VALUE)[0]
         assert q == pytest.approx(0.6, abs=2e-3)
+        # and the log reports the stop's reaction: minus the flipper's weight moment,
+        # -m g x_c cos(q) (0.8 kg, centre 0.1 m out; the vehicle cruises at constant speed)
+        stop = arrays["crawler.joint_stop"][-1, 2]
+        assert stop == pytest.approx(-0.8 * 9.8 * 0.1 * np.cos(q), rel=0.02)
     finally:
         sim.close()
 
