@@ -131,7 +131,8 @@ hsdWorld *hsd_makeWorld(const hsdOptions *opt, hsError *err);
 void hsd_freeWorld(hsdWorld *w);
 
 // add a character named name for body (borrowed: must outlive the world); before hsd_init only.
-// Returns its index, or -1 (duplicate name, bad body) with err.
+// The body's own extra joints (closed loops) come with it. Returns its index, or -1 (duplicate
+// name, bad body, a bad extra joint) with err.
 int hsd_addCharacter(hsdWorld *w, const char *name, const hsBody *body, hsError *err);
 
 // index of the character called name, or -1

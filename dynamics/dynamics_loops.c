@@ -403,6 +403,7 @@ static void buildLoop(hsdWorld *w, hsdLoop *l) {
       for (int j = 0; j < 3; j++) {
         at[j] += along * dirs[s][j];
       }
+      hsu_rotVecT(l->dirs[s], R1, dirs[s]);
       l->aux[s] = makeAux(w, m, at, R1);
       // moving with link1 (its point velocity and rotation): the sliders start at rest
       const dReal *w1 = lo1->body ? dBodyGetAngularVel(lo1->body) : NULL;
@@ -450,6 +451,45 @@ int hsd_buildLoops(hsdWorld *w, hsError *err) {
     buildLoop(w, &w->loops[i]);
   }
   return 0;
+}
+
+void hsd_replaceLoops(hsdWorld *w) {
+  for (int i = 0; i < w->nloop; i++) {
+    hsdLoop *l = &w->loops[i];
+    if (!l->aux[0] || !(w->chars[l->ch[0]].resynced || w->chars[l->ch[1]].resynced)) {
+      continue;
+    }
+    // as buildLoop placed them: on link1, at p1 plus p2's offset along each slide direction,
+    // oriented like link1 (the sliders keep that orientation), moving with link1
+    const hsdLinkOde *lo1 = &w->chars[l->ch[0]].links[l->link[0]];
+    const double *R1 = w->chars[l->ch[0]].state->linkR + 9 * l->link[0];
+    double p1[3], p2[3], at[3], d[3];
+    loopPoint(w, l, 0, p1);
+    loopPoint(w, l, 1, p2);
+    for (int j = 0; j < 3; j++) {
+      d[j] = p2[j] - p1[j];
+      at[j] = p1[j];
+    }
+    dMatrix3 mR;
+    hsd_toOdeR(mR, R1);
+    const dReal *w1 = lo1->body ? dBodyGetAngularVel(lo1->body) : NULL;
+    for (int s = 0; s < 2 && l->aux[s]; s++) {
+      double dir[3], va[3];
+      hsu_rotVec(dir, R1, l->dirs[s]);
+      double along = hsu_dot(d, dir);
+      for (int j = 0; j < 3; j++) {
+        at[j] += along * dir[j];
+      }
+      bodyPointVel(lo1, at, va);
+      dBodySetPosition(l->aux[s], at[0], at[1], at[2]);
+      dBodySetRotation(l->aux[s], mR);
+      dBodySetLinearVel(l->aux[s], va[0], va[1], va[2]);
+      dBodySetAngularVel(l->aux[s], w1 ? w1[0] : 0, w1 ? w1[1] : 0, w1 ? w1[2] : 0);
+    }
+  }
+  for (int c = 0; c < w->nchar; c++) {
+    w->chars[c].resynced = 0;
+  }
 }
 
 void hsd_noteLoops(hsdWorld *w) {

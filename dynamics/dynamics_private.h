@@ -105,6 +105,7 @@ typedef struct hsdCharacter {
   double pHold[3], RHold[9];  // the pose a position-given root holds when not commanded
   hsdShapes *shapes;        // collision geometry (built by hsd_init)
   int nloop;                // extra joints touching this character (forces articulated)
+  int resynced;             // its ODE bodies were re-placed from the state this step
   int needWrench;           // a force sensor has no joint of its own: run inverse dynamics
                             // (hsd_jointWrench reads subW)
   double (*linkWrench)[6];  // per link: contact + external wrench of the last step, world
@@ -135,6 +136,7 @@ typedef struct hsdLoop {
   // ties it to link2 by a ball; z slides two (along two directions across the axis); xyz is
   // a ball between the links
   dBodyID aux[2];
+  double dirs[2][3];   // the auxiliary bodies' slide directions, link1 frame
   dJointID slider[2];
   dJointID ball;
   int link2Side;       // ODE side of the ball carrying link2: 1 or 2; 0 when link2 is static
@@ -262,6 +264,11 @@ int hsd_checkLoops(const hsdWorld *w, hsError *err);
 
 // forget the ODE side of the loops (the world is being destroyed)
 void hsd_forgetLoops(hsdWorld *w);
+
+// re-place the auxiliary bodies of the loops touching a character whose bodies were re-placed
+// from its state this step (a teleport, a mode change, a recovery), on link1 where the loop's
+// geometry puts them, moving with it; clears the characters' resynced marks
+void hsd_replaceLoops(hsdWorld *w);
 
 // note where the loops' bodies and anchors are before the ODE step (for their moments)
 void hsd_noteLoops(hsdWorld *w);

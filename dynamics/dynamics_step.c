@@ -109,6 +109,7 @@ int hsd_step(hsdWorld *w, hsError *err) {
     hsd_prepareCharacter(w, ci);
   }
   hsd_collide(w);
+  hsd_replaceLoops(w);
   hsd_noteLoops(w);
   // the step, with this world's random sequence
   dRandSetSeed(w->seed);

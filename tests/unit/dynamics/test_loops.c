@@ -433,6 +433,32 @@ static void testParallelLeg(void) {
   hsm_freeBody(b);
 }
 
+// a teleport of the loop's joints to another closed configuration between steps: the next
+// step starts there with the loop closed (the auxiliary body re-placed too), no jolt
+static void testTeleportKeepsLoop(void) {
+  hsBody *b = dynLoadSample("closed_link/four_bar.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  const double g = 9.8;
+  double phi0 = fbEquilibrium(b, g);
+  hsdWorld *w = fourBarWorld(b, phi0, hsMODE_TORQUE, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+  dynSteps(w, 50);
+  FourBar f;
+  CU_ASSERT(fourBarAt(phi0 + 1.0, &f));
+  for (int k = 0; k < 3; k++) {
+    CU_ASSERT_EQUAL(hsd_setJointValue(w, 0, k + 1, f.q[k], NULL), 0);
+    CU_ASSERT_EQUAL(hsd_setJointVelocity(w, 0, k + 1, 0, NULL), 0);
+  }
+  dynSteps(w, 1);
+  double e1 = hsd_extraJointError(w, 0), dq = fabs(hsd_state(w, 0)->dq[1]);
+  fprintf(stderr, " [after the teleport: closure %.2g m, crank speed %.3g rad/s] ", e1, dq);
+  CU_ASSERT(e1 < 1e-6);
+  CU_ASSERT(dq < 0.1);  // released from rest: g dt-sized, not a jolt
+  HST_NEAR(hsd_state(w, 0)->q[1], f.q[0], 1e-3);
+  hsd_freeWorld(w);
+  hsm_freeBody(b);
+}
+
 // every joint of the loop high gain: refused at hsd_init, and at a step after the modes changed
 // (nothing stepped, the state as it was)
 static void testOverConstrained(void) {
@@ -472,5 +498,6 @@ void register_loops(void) {
   CU_add_test(s, "a loop between two characters (pendulum period)", testTwoCharacters);
   CU_add_test(s, "a high-gain crank drives the passive loop", testDrivenCrank);
   CU_add_test(s, "the parallelogram leg keeps its shank upright", testParallelLeg);
+  CU_add_test(s, "a teleport to another closed configuration keeps the loop", testTeleportKeepsLoop);
   CU_add_test(s, "over-constrained loops are refused, naming the loop", testOverConstrained);
 }
