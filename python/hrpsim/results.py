@@ -22,6 +22,8 @@ goes on) into NumPy arrays; ``write_results`` writes the directory:
     summary.txt    the same, short, for people
     root.png       per character with joints: root height vs time and x-y path
     joints.png     per character with joints: joint angles vs time
+    loops.png      when the run has closed loops or crawler tracks: each loop's force
+                   magnitude and each track's speed vs time
     models.json.gz the body description of every model (viewer/scene.py), so that
                    `hrpsim view` replays the run with nothing else
 """
@@ -246,4 +248,25 @@ def _plots(out, arrays, plot_joints):
         fig.savefig(out / "joints.png", dpi=90)
         plt.close(fig)
         written.append(out / "joints.png")
+
+    # closed loops' forces and tracks' speeds vs time
+    loops = sorted(k for k in arrays if ".loop." in k)
+    tracks = sorted(k for k in arrays if ".track." in k)
+    panels = [p for p in (loops, tracks) if p]
+    if panels:
+        fig, axes = plt.subplots(len(panels), 1, figsize=(11, 3.8 * len(panels)), squeeze=False)
+        for ax, keys in zip(axes[:, 0], panels):
+            for k in keys:
+                v = arrays[k]
+                ax.plot(t, np.linalg.norm(v[:, :3], axis=1) if v.ndim == 2 else v, label=k)
+            loop = keys is loops
+            ax.set_xlabel("time [s]")
+            ax.set_ylabel("loop force |F| [N]" if loop else "track speed [m/s]")
+            ax.set_title("closed loops: force on link2" if loop else "crawler track speeds")
+            ax.grid(True)
+            ax.legend(fontsize=7, loc="best")
+        fig.tight_layout()
+        fig.savefig(out / "loops.png", dpi=90)
+        plt.close(fig)
+        written.append(out / "loops.png")
     return written
