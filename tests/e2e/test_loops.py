@@ -338,3 +338,20 @@ def test_four_bar_project_runs_and_logs_its_loop(servers, tmp_path):
     f = d["fb.loop.LOOP"]
     assert f.shape == (101, 6) and np.all(np.isfinite(f))
     assert np.all(np.linalg.norm(f[1:, :3], axis=1) > 0.1)  # it carries the bars every record
+
+
+def test_over_constrained_project_fails_naming_the_loop(servers, tmp_path):
+    import subprocess
+    import sys
+    from conftest import cli_env
+    text = (REPO / "samples" / "projects" / "four_bar.xml").read_text()
+    text = text.replace('<joints mode="torque"/>', '<joints mode="highgain"/>').replace(
+        "../models/", str(MODELS) + "/")
+    proj = tmp_path / "fb_hg.xml"
+    proj.write_text(text)
+    proc = subprocess.run([sys.executable, "-m", "hrpsim.cli", "run", "--state-dir",
+                           str(servers.state_dir), "--out", str(tmp_path / "out"),
+                           "--no-plots", str(proj)], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=600, env=cli_env())
+    assert proc.returncode == 1
+    assert "extra joint 'LOOP'" in proc.stderr and "over-constrains" in proc.stderr
