@@ -10,10 +10,10 @@
 // absent from a textured IndexedFaceSet take VRML's default: s along the bounding box's longest
 // side, t along the second, both scaled by the longest side.
 //
-// The fragment shader writes the VRML97-lit colour to attachment 0 (RGBA8) and the distance
-// along the optical axis (-z of the fragment in the camera frame, interpolated perspective-
-// correctly, which is exact for planar triangles) to attachment 1 (R32F, cleared to the far clip
-// distance). Read-back flips rows so that the top row comes first.
+// The fragment shader writes the VRML97-lit colour (lighting per vertex, see the shaders) to
+// attachment 0 (RGBA8) and the distance along the optical axis (-z in the camera frame,
+// interpolated perspective-correctly, which is exact for planar triangles) to attachment 1
+// (R32F, cleared to the far clip distance). Read-back flips rows so that the top row comes first.
 
 #include <math.h>
 #include <stdio.h>
@@ -26,6 +26,13 @@
 
 //---------------------------------- shaders ---------------------------------------------------
 
+// Lighting is VRML97's equation evaluated per vertex (Gouraud shading, as VRML browsers and
+// OpenHRP's Java3D viewer draw): the vertex shader splits it into a part that multiplies the
+// surface's base colour (ambient + diffuse terms, vLit) and one that adds to it (specular, vAdd);
+// the fragment shader only combines them with the base colour (diffuse, vertex colour or texture).
+// On a flat face under a directional light both parts are constant, so the result is exact.
+// lights: pos and dir in the camera frame; colour.w = type (0 point, 1 directional, 2 spot);
+// params = (intensity, ambientIntensity, beamWidth, cutOffAngle); atten = (a0, a1, a2, radius)
 static const char *kVertexShader =
     "#version 330 core\n"
     "layout(location = 0) in vec3 aPos;\n"
@@ -35,43 +42,77 @@ static const char *kVertexShader =
     "uniform mat4 uModelView;\n"
     "uniform mat4 uProj;\n"
     "uniform mat3 uNormal;\n"
-    "out vec3 vPos;\n"
-    "out vec3 vNormal;\n"
-    "out vec3 vColor;\n"
-    "out vec2 vUv;\n"
-    "void main() {\n"
-    "  vec4 p = uModelView * vec4(aPos, 1.0);\n"
-    "  vPos = p.xyz;\n"
-    "  vNormal = uNormal * aNormal;\n"
-    "  vColor = aColor;\n"
-    "  vUv = aUv;\n"
-    "  gl_Position = uProj * p;\n"
-    "}\n";
-
-// lights: pos and dir in the camera frame; params = (intensity, ambientIntensity, beamWidth,
-// cutOffAngle); atten = (a0, a1, a2, radius); type 0 point, 1 directional, 2 spot
-static const char *kFragmentShader =
-    "#version 330 core\n"
-    "in vec3 vPos;\n"
-    "in vec3 vNormal;\n"
-    "in vec3 vColor;\n"
-    "in vec2 vUv;\n"
-    "uniform vec3 uDiffuse;\n"
-    "uniform vec3 uEmissive;\n"
     "uniform vec3 uSpecular;\n"
     "uniform float uShininess;\n"
     "uniform float uAmbient;\n"
-    "uniform float uTransparency;\n"
-    "uniform int uUseVertexColor;\n"
-    "uniform int uUseTexture;\n"
-    "uniform int uTexComponents;\n"
-    "uniform sampler2D uTex;\n"
     "uniform int uNLight;\n"
     "uniform vec3 uLightPos[8];\n"
     "uniform vec3 uLightDir[8];\n"
     "uniform vec4 uLightColor[8];\n"
     "uniform vec4 uLightParams[8];\n"
     "uniform vec4 uLightAtten[8];\n"
+    "out float vDepth;\n"
+    "out vec3 vLit;\n"
+    "out vec3 vAdd;\n"
+    "out vec3 vColor;\n"
+    "out vec2 vUv;\n"
+    "void main() {\n"
+    "  vec4 p = uModelView * vec4(aPos, 1.0);\n"
+    "  vDepth = -p.z;\n"
+    "  vColor = aColor;\n"
+    "  vUv = aUv;\n"
+    "  gl_Position = uProj * p;\n"
+    "  vLit = vec3(1.0);\n"
+    "  vAdd = vec3(0.0);\n"
+    "  if (uNLight < 0) return;\n"  // no material: unlit
+    "  vLit = vec3(0.0);\n"
+    "  vec3 N = normalize(uNormal * aNormal);\n"
+    "  vec3 V = normalize(-p.xyz);\n"
+    "  if (dot(N, V) < 0.0) N = -N;\n"  // two-sided
+    "  for (int i = 0; i < uNLight; i++) {\n"
+    "    int type = int(uLightColor[i].w);\n"
+    "    vec3 L;\n"
+    "    float k = 1.0;\n"
+    "    if (type == 1) {\n"
+    "      L = -normalize(uLightDir[i]);\n"
+    "    } else {\n"
+    "      vec3 d = uLightPos[i] - p.xyz;\n"
+    "      float dist = length(d);\n"
+    "      if (dist > uLightAtten[i].w) continue;\n"
+    "      L = d / max(dist, 1e-12);\n"
+    "      vec3 a = uLightAtten[i].xyz;\n"
+    "      k = 1.0 / max(a.x + a.y * dist + a.z * dist * dist, 1.0);\n"
+    "      if (type == 2) {\n"
+    "        float ang = acos(clamp(dot(-L, normalize(uLightDir[i])), -1.0, 1.0));\n"
+    "        float beam = uLightParams[i].z, cut = uLightParams[i].w;\n"
+    "        if (ang >= cut) continue;\n"
+    "        if (ang > beam) k *= (ang - cut) / (beam - cut);\n"
+    "      }\n"
+    "    }\n"
+    "    float ndl = max(dot(N, L), 0.0);\n"
+    "    float spec = 0.0;\n"
+    "    if (ndl > 0.0) spec = pow(max(dot(N, normalize(L + V)), 0.0), uShininess * 128.0);\n"
+    "    float I = uLightParams[i].x, Ia = uLightParams[i].y;\n"
+    "    vec3 c = k * uLightColor[i].rgb;\n"
+    "    vLit += c * (Ia * uAmbient + I * ndl);\n"
+    "    vAdd += c * (I * spec) * uSpecular;\n"
+    "  }\n"
+    "}\n";
+
+static const char *kFragmentShader =
+    "#version 330 core\n"
+    "in float vDepth;\n"
+    "in vec3 vLit;\n"
+    "in vec3 vAdd;\n"
+    "in vec3 vColor;\n"
+    "in vec2 vUv;\n"
+    "uniform vec3 uDiffuse;\n"
+    "uniform vec3 uEmissive;\n"
+    "uniform float uTransparency;\n"
+    "uniform int uUseVertexColor;\n"
+    "uniform int uUseTexture;\n"
+    "uniform int uTexComponents;\n"
+    "uniform sampler2D uTex;\n"
     "layout(location = 0) out vec4 oColor;\n"
     "layout(location = 1) out float oDepth;\n"
     "void main() {\n"
@@ -80,44 +121,8 @@ static const char *kFragmentShader =
     "    vec4 t = texture(uTex, vec2(vUv.x, 1.0 - vUv.y));\n"
     "    base = uTexComponents <= 2 ? base * t.r : t.rgb;\n"
     "  }\n"
-    "  vec3 c;\n"
-    "  if (uNLight < 0) {\n"
-    "    c = base;\n"  // no material: unlit
-    "  } else {\n"
-    "    vec3 N = normalize(vNormal);\n"
-    "    vec3 V = normalize(-vPos);\n"
-    "    if (dot(N, V) < 0.0) N = -N;\n"
-    "    c = uEmissive;\n"
-    "    for (int i = 0; i < uNLight; i++) {\n"
-    "      int type = int(uLightColor[i].w);\n"
-    "      vec3 L;\n"
-    "      float k = 1.0;\n"
-    "      if (type == 1) {\n"
-    "        L = -normalize(uLightDir[i]);\n"
-    "      } else {\n"
-    "        vec3 d = uLightPos[i] - vPos;\n"
-    "        float dist = length(d);\n"
-    "        if (dist > uLightAtten[i].w) continue;\n"
-    "        L = d / dist;\n"
-    "        vec3 a = uLightAtten[i].xyz;\n"
-    "        k = 1.0 / max(a.x + a.y * dist + a.z * dist * dist, 1.0);\n"
-    "        if (type == 2) {\n"
-    "          float ang = acos(clamp(dot(-L, normalize(uLightDir[i])), -1.0, 1.0));\n"
-    "          float beam = uLightParams[i].z, cut = uLightParams[i].w;\n"
-    "          if (ang >= cut) continue;\n"
-    "          if (ang > beam) k *= (ang - cut) / (beam - cut);\n"
-    "        }\n"
-    "      }\n"
-    "      float ndl = max(dot(N, L), 0.0);\n"
-    "      float spec = 0.0;\n"
-    "      if (ndl > 0.0) spec = pow(max(dot(N, normalize(L + V)), 0.0), uShininess * 128.0);\n"
-    "      float I = uLightParams[i].x, Ia = uLightParams[i].y;\n"
-    "      c += k * uLightColor[i].rgb *\n"
-    "           (Ia * uAmbient * base + I * ndl * base + I * spec * uSpecular);\n"
-    "    }\n"
-    "  }\n"
-    "  oColor = vec4(clamp(c, 0.0, 1.0), 1.0 - uTransparency);\n"
-    "  oDepth = -vPos.z;\n"
+    "  oColor = vec4(clamp(uEmissive + base * vLit + vAdd, 0.0, 1.0), 1.0 - uTransparency);\n"
+    "  oDepth = vDepth;\n"
     "}\n";
 
 static unsigned compile(GLenum kind, const char *src, hsError *err) {
@@ -800,7 +805,9 @@ int hss_render(hssScene *s, const hssView *view, unsigned char *rgb, float *dept
         } else {
           // VRML: no material means unlit, white (or the texture's or vertices' colours)
           const float white[3] = {1, 1, 1};
+          const float zero[3] = {0, 0, 0};
           glUniform3fv(u->diffuse, 1, white);
+          glUniform3fv(u->emissive, 1, zero);
           glUniform1f(u->transparency, 0.0f);
           glUniform1i(u->nlight, -1);
         }
