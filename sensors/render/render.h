@@ -143,6 +143,13 @@ void hss_rgbToMono(unsigned char *mono, const unsigned char *rgb, int n);
 int hss_writePng(const char *path, const unsigned char *pixels, int width, int height,
                  int channels, hsError *err);
 
+// write a 16-bit grayscale PNG (e.g. depth in millimetres), rows top first; 0 or hsE_IO
+int hss_writePng16(const char *path, const unsigned short *pixels, int width, int height,
+                   hsError *err);
+
+// metric depth [m] to whole millimetres, rounded, clamped to 0..65535
+void hss_depthToMillimetres(unsigned short *mm, const float *depth, int n);
+
 // a view of the whole scene from a default viewpoint: from the front-right and above the
 // bounding box's centre (direction (1, -1, 0.7) normalised for which = 0; which 1 and 2 turn it
 // by 120 and 240 degrees about the vertical), looking at the centre, far enough that the box

@@ -77,8 +77,9 @@ void hss_rgbToMono(unsigned char *mono, const unsigned char *rgb, int n) {
   }
 }
 
-int hss_writePng(const char *path, const unsigned char *pixels, int width, int height,
-                 int channels, hsError *err) {
+// write rows of `bits` 8 or 16 (16: host-order unsigned shorts, written big-endian as PNG wants)
+static int writePng(const char *path, const void *pixels, int width, int height, int channels,
+                    int bits, hsError *err) {
   if (!path || !pixels || width < 1 || height < 1 || (channels != 1 && channels != 3)) {
     return HS_ERR(err, hsE_INVALID, "hss_writePng: bad arguments");
   }
@@ -101,12 +102,17 @@ int hss_writePng(const char *path, const unsigned char *pixels, int width, int h
   png_init_io(png, fp);
   // fast compression: frames are written during runs
   png_set_compression_level(png, 1);
-  png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, 8,
+  png_set_IHDR(png, info, (png_uint_32)width, (png_uint_32)height, bits,
                channels == 1 ? PNG_COLOR_TYPE_GRAY : PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
+  const unsigned short one = 1;
+  if (bits == 16 && *(const unsigned char *)&one == 1) {
+    png_set_swap(png);  // PNG stores 16-bit samples big-endian; this host is little-endian
+  }
+  size_t rowBytes = (size_t)width * channels * (bits / 8);
   for (int y = 0; y < height; y++) {
-    png_write_row(png, (png_const_bytep)(pixels + (size_t)y * width * channels));
+    png_write_row(png, (png_const_bytep)pixels + (size_t)y * rowBytes);
   }
   png_write_end(png, NULL);
   png_destroy_write_struct(&png, &info);
@@ -114,6 +120,23 @@ int hss_writePng(const char *path, const unsigned char *pixels, int width, int h
     return HS_ERR(err, hsE_IO, "cannot finish writing '%s'", path);
   }
   return 0;
+}
+
+int hss_writePng(const char *path, const unsigned char *pixels, int width, int height,
+                 int channels, hsError *err) {
+  return writePng(path, pixels, width, height, channels, 8, err);
+}
+
+int hss_writePng16(const char *path, const unsigned short *pixels, int width, int height,
+                   hsError *err) {
+  return writePng(path, pixels, width, height, 1, 16, err);
+}
+
+void hss_depthToMillimetres(unsigned short *mm, const float *depth, int n) {
+  for (int i = 0; i < n; i++) {
+    double v = floor(depth[i] * 1000.0 + 0.5);
+    mm[i] = (unsigned short)(v < 0 ? 0 : v > 65535 ? 65535 : v);
+  }
 }
 
 int hss_overviewView(const hssScene *s, int which, int width, int height, hssView *view) {
