@@ -64,3 +64,64 @@ def image_arrays(img) -> CameraImage:
 def _bytes(octets) -> bytes:
     # omniORBpy gives sequence<octet> as bytes; other ORBs may give a list of ints
     return octets if isinstance(octets, (bytes, bytearray)) else bytes(octets)
+
+
+# at most this many frames go into one camera's animated preview (evenly chosen)
+PREVIEW_MAX_FRAMES = 200
+
+
+def write_previews(out_dir) -> list:
+    """Write an animated PNG ``preview.png`` beside each camera's frames under
+    ``out_dir/cameras/*/`` (as the scheduler stores them: frame_NNNNNN.png colour or mono,
+    depth_NNNNNN.png 16-bit millimetres, frames.csv); returns the previews' paths.
+
+    A camera with colour or mono frames previews those; a depth-only camera previews its depth
+    scaled to 8 bits (near white, far black). Frames play at the camera's frame rate (from
+    frames.csv's times); at most PREVIEW_MAX_FRAMES frames, evenly chosen. Uses Pillow.
+    """
+    from pathlib import Path
+
+    from PIL import Image
+
+    written = []
+    cams = Path(out_dir) / "cameras"
+    if not cams.is_dir():
+        return written
+    for d in sorted(p for p in cams.iterdir() if p.is_dir()):
+        frames = sorted(d.glob("frame_*.png"))
+        depth = not frames
+        if depth:
+            frames = sorted(d.glob("depth_*.png"))
+        if not frames:
+            continue
+        if len(frames) > PREVIEW_MAX_FRAMES:
+            idx = np.linspace(0, len(frames) - 1, PREVIEW_MAX_FRAMES).round().astype(int)
+            frames = [frames[i] for i in idx]
+        images = []
+        for f in frames:
+            with Image.open(f) as im:
+                if depth:
+                    mm = np.asarray(im, dtype=np.float64)
+                    top = max(mm.max(), 1.0)
+                    images.append(Image.fromarray((255 * (1 - mm / top)).astype(np.uint8)))
+                else:
+                    images.append(im.copy())
+        times = _frame_times(d / "frames.csv")
+        period = (times[-1] - times[0]) / (len(times) - 1) if len(times) > 1 else 0.1
+        step = max(1, round(len(times) / len(frames))) if times else 1
+        duration = max(10, int(round(1000 * period * step)))
+        path = d / "preview.png"
+        images[0].save(path, save_all=True, append_images=images[1:], duration=duration,
+                       loop=0)
+        written.append(path)
+    return written
+
+
+def _frame_times(csv_path) -> list:
+    import csv
+
+    try:
+        with open(csv_path) as f:
+            return [float(r["time"]) for r in csv.DictReader(f)]
+    except (OSError, KeyError, ValueError):
+        return []

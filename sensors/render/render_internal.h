@@ -16,7 +16,7 @@ typedef struct hssUniforms {
   int modelView, proj, normal;
   int diffuse, emissive, specular, shininess, ambient, transparency;
   int useVertexColor, useTexture, texComponents, tex;
-  int nlight, lightPos, lightDir, lightColor, lightParams, lightAtten;
+  int nlight, positional, lightPos, lightDir, lightColor, lightParams, lightAtten, lightCos;
 } hssUniforms;
 
 struct hssRenderer {
@@ -26,6 +26,8 @@ struct hssRenderer {
   char info[512];      // renderer, GL version, platform
   int software;        // 1 for llvmpipe and other software rasterisers
   unsigned program;    // the scene shader program
+  unsigned depthProgram;               // the depth pre-pass program
+  int depthModelView, depthProj;       // its uniforms
   hssUniforms u;
 };
 

@@ -26,13 +26,58 @@
 
 //---------------------------------- shaders ---------------------------------------------------
 
-// Lighting is VRML97's equation evaluated per vertex (Gouraud shading, as VRML browsers and
-// OpenHRP's Java3D viewer draw): the vertex shader splits it into a part that multiplies the
-// surface's base colour (ambient + diffuse terms, vLit) and one that adds to it (specular, vAdd);
-// the fragment shader only combines them with the base colour (diffuse, vertex colour or texture).
-// On a flat face under a directional light both parts are constant, so the result is exact.
+// Lighting is VRML97's equation. Directional lights are evaluated per vertex (Gouraud shading,
+// as VRML browsers and OpenHRP's Java3D viewer draw; exact on flat faces, where they are
+// constant), point and spot lights per fragment (their falloff and cone vary across large faces
+// such as floors, which Gouraud shading would miss). Both stages split the equation into a part
+// that multiplies the surface's base colour (ambient + diffuse terms) and one that adds to it
+// (specular); the fragment shader combines them with the base colour (diffuse, vertex colour
+// or texture).
 // lights: pos and dir in the camera frame; colour.w = type (0 point, 1 directional, 2 spot);
 // params = (intensity, ambientIntensity, beamWidth, cutOffAngle); atten = (a0, a1, a2, radius)
+#define HSS_LIGHT_GLSL                                                                        \
+  "uniform vec3 uSpecular;\n"                                                                 \
+  "uniform float uShininess;\n"                                                               \
+  "uniform float uAmbient;\n"                                                                 \
+  "uniform int uNLight;\n"                                                                    \
+  "uniform vec3 uLightPos[8];\n"                                                              \
+  "uniform vec3 uLightDir[8];\n"                                                              \
+  "uniform vec4 uLightColor[8];\n"                                                            \
+  "uniform vec4 uLightParams[8];\n"                                                           \
+  "uniform vec4 uLightAtten[8];\n"                                                            \
+  "uniform vec2 uLightCos[8];\n"                                                              \
+  "void light(int i, vec3 P, vec3 N, vec3 V, inout vec3 lit, inout vec3 add) {\n"            \
+  "  int type = int(uLightColor[i].w);\n"                                                     \
+  "  vec3 L;\n"                                                                               \
+  "  float k = 1.0;\n"                                                                        \
+  "  if (type == 1) {\n"                                                                      \
+  "    L = -uLightDir[i];\n"                                                                  \
+  "  } else {\n"                                                                              \
+  "    vec3 d = uLightPos[i] - P;\n"                                                          \
+  "    float dist = length(d);\n"                                                             \
+  "    if (dist > uLightAtten[i].w) return;\n"                                                \
+  "    L = d / max(dist, 1e-12);\n"                                                           \
+  "    vec3 a = uLightAtten[i].xyz;\n"                                                        \
+  "    k = 1.0 / max(a.x + a.y * dist + a.z * dist * dist, 1.0);\n"                           \
+  "    if (type == 2) {\n"                                                                    \
+  "      float cd = dot(-L, uLightDir[i]);\n"                                                 \
+  "      if (cd <= uLightCos[i].y) return;\n"                                                 \
+  "      if (cd < uLightCos[i].x) {\n"                                                        \
+  "        float beam = uLightParams[i].z, cut = uLightParams[i].w;\n"                        \
+  "        k *= (acos(clamp(cd, -1.0, 1.0)) - cut) / (beam - cut);\n"                         \
+  "      }\n"                                                                                 \
+  "    }\n"                                                                                   \
+  "  }\n"                                                                                     \
+  "  float ndl = max(dot(N, L), 0.0);\n"                                                      \
+  "  float spec = 0.0;\n"                                                                     \
+  "  if (ndl > 0.0 && uSpecular != vec3(0.0))\n"                                              \
+  "    spec = pow(max(dot(N, normalize(L + V)), 0.0), uShininess * 128.0);\n"                  \
+  "  float I = uLightParams[i].x, Ia = uLightParams[i].y;\n"                                  \
+  "  vec3 c = k * uLightColor[i].rgb;\n"                                                      \
+  "  lit += c * (Ia * uAmbient + I * ndl);\n"                                                 \
+  "  add += c * (I * spec) * uSpecular;\n"                                                    \
+  "}\n"
+
 static const char *kVertexShader =
     "#version 330 core\n"
     "layout(location = 0) in vec3 aPos;\n"
@@ -42,66 +87,38 @@ static const char *kVertexShader =
     "uniform mat4 uModelView;\n"
     "uniform mat4 uProj;\n"
     "uniform mat3 uNormal;\n"
-    "uniform vec3 uSpecular;\n"
-    "uniform float uShininess;\n"
-    "uniform float uAmbient;\n"
-    "uniform int uNLight;\n"
-    "uniform vec3 uLightPos[8];\n"
-    "uniform vec3 uLightDir[8];\n"
-    "uniform vec4 uLightColor[8];\n"
-    "uniform vec4 uLightParams[8];\n"
-    "uniform vec4 uLightAtten[8];\n"
-    "out float vDepth;\n"
+    "uniform int uPositional;\n"
+    HSS_LIGHT_GLSL
+    "invariant gl_Position;\n"
+    "out vec3 vPos;\n"
+    "out vec3 vNormal;\n"
     "out vec3 vLit;\n"
     "out vec3 vAdd;\n"
     "out vec3 vColor;\n"
     "out vec2 vUv;\n"
     "void main() {\n"
     "  vec4 p = uModelView * vec4(aPos, 1.0);\n"
-    "  vDepth = -p.z;\n"
+    "  vPos = p.xyz;\n"
     "  vColor = aColor;\n"
     "  vUv = aUv;\n"
     "  gl_Position = uProj * p;\n"
     "  vLit = vec3(1.0);\n"
     "  vAdd = vec3(0.0);\n"
+    "  vNormal = uNormal * aNormal;\n"
     "  if (uNLight < 0) return;\n"  // no material: unlit
     "  vLit = vec3(0.0);\n"
-    "  vec3 N = normalize(uNormal * aNormal);\n"
+    "  vec3 N = normalize(vNormal);\n"
     "  vec3 V = normalize(-p.xyz);\n"
     "  if (dot(N, V) < 0.0) N = -N;\n"  // two-sided
     "  for (int i = 0; i < uNLight; i++) {\n"
-    "    int type = int(uLightColor[i].w);\n"
-    "    vec3 L;\n"
-    "    float k = 1.0;\n"
-    "    if (type == 1) {\n"
-    "      L = -normalize(uLightDir[i]);\n"
-    "    } else {\n"
-    "      vec3 d = uLightPos[i] - p.xyz;\n"
-    "      float dist = length(d);\n"
-    "      if (dist > uLightAtten[i].w) continue;\n"
-    "      L = d / max(dist, 1e-12);\n"
-    "      vec3 a = uLightAtten[i].xyz;\n"
-    "      k = 1.0 / max(a.x + a.y * dist + a.z * dist * dist, 1.0);\n"
-    "      if (type == 2) {\n"
-    "        float ang = acos(clamp(dot(-L, normalize(uLightDir[i])), -1.0, 1.0));\n"
-    "        float beam = uLightParams[i].z, cut = uLightParams[i].w;\n"
-    "        if (ang >= cut) continue;\n"
-    "        if (ang > beam) k *= (ang - cut) / (beam - cut);\n"
-    "      }\n"
-    "    }\n"
-    "    float ndl = max(dot(N, L), 0.0);\n"
-    "    float spec = 0.0;\n"
-    "    if (ndl > 0.0) spec = pow(max(dot(N, normalize(L + V)), 0.0), uShininess * 128.0);\n"
-    "    float I = uLightParams[i].x, Ia = uLightParams[i].y;\n"
-    "    vec3 c = k * uLightColor[i].rgb;\n"
-    "    vLit += c * (Ia * uAmbient + I * ndl);\n"
-    "    vAdd += c * (I * spec) * uSpecular;\n"
+    "    if (int(uLightColor[i].w) == 1) light(i, p.xyz, N, V, vLit, vAdd);\n"
     "  }\n"
     "}\n";
 
 static const char *kFragmentShader =
     "#version 330 core\n"
-    "in float vDepth;\n"
+    "in vec3 vPos;\n"
+    "in vec3 vNormal;\n"
     "in vec3 vLit;\n"
     "in vec3 vAdd;\n"
     "in vec3 vColor;\n"
@@ -112,7 +129,9 @@ static const char *kFragmentShader =
     "uniform int uUseVertexColor;\n"
     "uniform int uUseTexture;\n"
     "uniform int uTexComponents;\n"
+    "uniform int uPositional;\n"
     "uniform sampler2D uTex;\n"
+    HSS_LIGHT_GLSL
     "layout(location = 0) out vec4 oColor;\n"
     "layout(location = 1) out float oDepth;\n"
     "void main() {\n"
@@ -121,8 +140,35 @@ static const char *kFragmentShader =
     "    vec4 t = texture(uTex, vec2(vUv.x, 1.0 - vUv.y));\n"
     "    base = uTexComponents <= 2 ? base * t.r : t.rgb;\n"
     "  }\n"
-    "  oColor = vec4(clamp(uEmissive + base * vLit + vAdd, 0.0, 1.0), 1.0 - uTransparency);\n"
-    "  oDepth = vDepth;\n"
+    "  vec3 lit = vLit, add = vAdd;\n"
+    "  if (uPositional == 1 && uNLight > 0) {\n"
+    "    vec3 N = normalize(vNormal);\n"
+    "    vec3 V = normalize(-vPos);\n"
+    "    if (dot(N, V) < 0.0) N = -N;\n"
+    "    for (int i = 0; i < uNLight; i++) {\n"
+    "      if (int(uLightColor[i].w) != 1) light(i, vPos, N, V, lit, add);\n"
+    "    }\n"
+    "  }\n"
+    "  oColor = vec4(clamp(uEmissive + base * lit + add, 0.0, 1.0), 1.0 - uTransparency);\n"
+    "  oDepth = -vPos.z;\n"
+    "}\n";
+
+// the depth pre-pass: the same positions (invariant), no shading, so that the shading pass runs
+// the fragment shader once per pixel (the depth test then passes only the nearest surface)
+static const char *kDepthVertexShader =
+    "#version 330 core\n"
+    "layout(location = 0) in vec3 aPos;\n"
+    "uniform mat4 uModelView;\n"
+    "uniform mat4 uProj;\n"
+    "invariant gl_Position;\n"
+    "void main() {\n"
+    "  vec4 p = uModelView * vec4(aPos, 1.0);\n"
+    "  gl_Position = uProj * p;\n"
+    "}\n";
+
+static const char *kDepthFragmentShader =
+    "#version 330 core\n"
+    "void main() {\n"
     "}\n";
 
 static unsigned compile(GLenum kind, const char *src, hsError *err) {
@@ -141,12 +187,12 @@ static unsigned compile(GLenum kind, const char *src, hsError *err) {
   return sh;
 }
 
-int hss_initPrograms(hssRenderer *r, hsError *err) {
-  GLuint vs = compile(GL_VERTEX_SHADER, kVertexShader, err);
-  GLuint fs = vs ? compile(GL_FRAGMENT_SHADER, kFragmentShader, err) : 0;
+static GLuint link(const char *vsrc, const char *fsrc, hsError *err) {
+  GLuint vs = compile(GL_VERTEX_SHADER, vsrc, err);
+  GLuint fs = vs ? compile(GL_FRAGMENT_SHADER, fsrc, err) : 0;
   if (!fs) {
     glDeleteShader(vs);
-    return hsE_UNSUPPORTED;
+    return 0;
   }
   GLuint p = glCreateProgram();
   glAttachShader(p, vs);
@@ -160,9 +206,23 @@ int hss_initPrograms(hssRenderer *r, hsError *err) {
     char log[1024] = "";
     glGetProgramInfoLog(p, sizeof log, NULL, log);
     glDeleteProgram(p);
-    return HS_ERR(err, hsE_UNSUPPORTED, "shader program does not link: %s", log);
+    HS_ERR(err, hsE_UNSUPPORTED, "shader program does not link: %s", log);
+    return 0;
+  }
+  return p;
+}
+
+int hss_initPrograms(hssRenderer *r, hsError *err) {
+  GLuint p = link(kVertexShader, kFragmentShader, err);
+  GLuint d = p ? link(kDepthVertexShader, kDepthFragmentShader, err) : 0;
+  if (!d) {
+    glDeleteProgram(p);
+    return hsE_UNSUPPORTED;
   }
   r->program = p;
+  r->depthProgram = d;
+  r->depthModelView = glGetUniformLocation(d, "uModelView");
+  r->depthProj = glGetUniformLocation(d, "uProj");
   hssUniforms *u = &r->u;
   u->modelView = glGetUniformLocation(p, "uModelView");
   u->proj = glGetUniformLocation(p, "uProj");
@@ -178,18 +238,21 @@ int hss_initPrograms(hssRenderer *r, hsError *err) {
   u->texComponents = glGetUniformLocation(p, "uTexComponents");
   u->tex = glGetUniformLocation(p, "uTex");
   u->nlight = glGetUniformLocation(p, "uNLight");
+  u->positional = glGetUniformLocation(p, "uPositional");
   u->lightPos = glGetUniformLocation(p, "uLightPos");
   u->lightDir = glGetUniformLocation(p, "uLightDir");
   u->lightColor = glGetUniformLocation(p, "uLightColor");
   u->lightParams = glGetUniformLocation(p, "uLightParams");
   u->lightAtten = glGetUniformLocation(p, "uLightAtten");
+  u->lightCos = glGetUniformLocation(p, "uLightCos");
   return 0;
 }
 
 void hss_freePrograms(hssRenderer *r) {
   if (r->program) {
     glDeleteProgram(r->program);
-    r->program = 0;
+    glDeleteProgram(r->depthProgram);
+    r->program = r->depthProgram = 0;
   }
 }
 
@@ -647,8 +710,10 @@ static Target *target(hssScene *s, int w, int h, hsError *err) {
 // the lights of every body, in the camera frame (V: world to camera); -1 count means "no light
 // in the scene": the headlight is used
 static int collectLights(hssScene *s, const double V[12], float pos[][3], float dir[][3],
-                         float color[][4], float params[][4], float atten[][4]) {
-  int n = 0, total = 0;
+                         float color[][4], float params[][4], float atten[][4], float cosines[][2],
+                         int *positional) {
+  int n = 0, total = 0, lighting = 0;
+  *positional = 0;
   for (int bi = 0; bi < s->nbody; bi++) {
     const BodyGpu *b = &s->bodies[bi];
     for (int li = 0; li < b->body->nlight; li++) {
@@ -669,7 +734,16 @@ static int collectLights(hssScene *s, const double V[12], float pos[][3], float 
                             VC[4 * i + 2] * L->direction[2]);
         color[n][i] = (float)L->color[i];
       }
+      double dn = sqrt((double)dir[n][0] * dir[n][0] + (double)dir[n][1] * dir[n][1] +
+                       (double)dir[n][2] * dir[n][2]);
+      for (int i = 0; i < 3; i++) {
+        dir[n][i] = dn > 0 ? (float)(dir[n][i] / dn) : 0.0f;
+      }
+      cosines[n][0] = (float)cos(L->beamWidth);
+      cosines[n][1] = (float)cos(L->cutOffAngle);
       color[n][3] = L->type == hsLIGHT_DIRECTIONAL ? 1.0f : L->type == hsLIGHT_SPOT ? 2.0f : 0.0f;
+      lighting += L->type != hsLIGHT_SPOT;
+      *positional |= L->type != hsLIGHT_DIRECTIONAL;
       params[n][0] = (float)L->intensity;
       params[n][1] = (float)L->ambientIntensity;
       params[n][2] = (float)L->beamWidth;
@@ -686,8 +760,16 @@ static int collectLights(hssScene *s, const double V[12], float pos[][3], float 
     hsu_log(hsLOG_WARNING, "the scene has %d lights; only the first %d are drawn", total,
             HSS_MAX_LIGHTS);
   }
-  if (total == 0) {
-    // the headlight: white, intensity 1, along the view direction
+  if (lighting == 0 && n < HSS_MAX_LIGHTS) {
+    // no directional or point light: the headlight, white, intensity 1, along the view
+    // direction (spot lights alone leave most of a scene dark)
+    memmove(pos + 1, pos, (size_t)n * sizeof pos[0]);
+    memmove(dir + 1, dir, (size_t)n * sizeof dir[0]);
+    memmove(color + 1, color, (size_t)n * sizeof color[0]);
+    memmove(params + 1, params, (size_t)n * sizeof params[0]);
+    memmove(atten + 1, atten, (size_t)n * sizeof atten[0]);
+    memmove(cosines + 1, cosines, (size_t)n * sizeof cosines[0]);
+    cosines[0][0] = cosines[0][1] = 0.0f;
     memset(pos[0], 0, sizeof pos[0]);
     dir[0][0] = dir[0][1] = 0.0f;
     dir[0][2] = -1.0f;
@@ -696,9 +778,84 @@ static int collectLights(hssScene *s, const double V[12], float pos[][3], float 
     params[0][1] = params[0][2] = params[0][3] = 0.0f;
     atten[0][0] = 1.0f;
     atten[0][1] = atten[0][2] = atten[0][3] = 0.0f;
-    n = 1;
+    n++;
   }
   return n;
+}
+
+// draw every shape of the scene (V: world to camera): with the shading uniforms u and nlight
+// lights, or (u NULL) with the depth program's model-view only
+static void drawAll(hssScene *s, const double V[12], const hssUniforms *u, int nlight) {
+  for (int bi = 0; bi < s->nbody; bi++) {
+    const BodyGpu *b = &s->bodies[bi];
+    const hsBody *body = b->body;
+    for (int li = 0; li < body->nlink; li++) {
+      const hsLink *link = &body->links[li];
+      double W[12], VW[12];
+      linkFrame(W, b, li);
+      compose(VW, V, W);
+      for (int k = 0; k < link->nshapeRef; k++) {
+        const hsShapeRef *ref = &link->shapeRefs[k];
+        if (ref->shape < 0 || ref->shape >= body->nshape) {
+          continue;
+        }
+        const hsShape *sh = &body->shapes[ref->shape];
+        const Mesh *m = &b->meshes[ref->shape];
+        if (m->nvertex == 0) {
+          continue;
+        }
+        double MV[12];
+        compose(MV, VW, ref->T);
+        float M[16], N[9];
+        toGl(M, MV);
+        if (u) {
+          normalMatrix(N, MV);
+        }
+        if (!u) {
+          glUniformMatrix4fv(s->r->depthModelView, 1, GL_FALSE, M);
+          glBindVertexArray(m->vao);
+          glDrawArrays(GL_TRIANGLES, 0, m->nvertex);
+          continue;
+        }
+        glUniformMatrix4fv(u->modelView, 1, GL_FALSE, M);
+        glUniformMatrix3fv(u->normal, 1, GL_FALSE, N);
+        const hsAppearance *app = sh->appearance >= 0 && sh->appearance < body->nappearance
+                                      ? &body->appearances[sh->appearance]
+                                      : NULL;
+        const hsMaterial *mat = app && app->material >= 0 && app->material < body->nmaterial
+                                    ? &body->materials[app->material]
+                                    : NULL;
+        if (mat) {
+          glUniform3fv(u->diffuse, 1, mat->diffuseColor);
+          glUniform3fv(u->emissive, 1, mat->emissiveColor);
+          glUniform3fv(u->specular, 1, mat->specularColor);
+          glUniform1f(u->shininess, mat->shininess);
+          glUniform1f(u->ambient, mat->ambientIntensity);
+          glUniform1f(u->transparency, mat->transparency);
+          glUniform1i(u->nlight, nlight);
+        } else {
+          // VRML: no material means unlit, white (or the texture's or vertices' colours)
+          const float white[3] = {1, 1, 1};
+          const float zero[3] = {0, 0, 0};
+          glUniform3fv(u->diffuse, 1, white);
+          glUniform3fv(u->emissive, 1, zero);
+          glUniform1f(u->transparency, 0.0f);
+          glUniform1i(u->nlight, -1);
+        }
+        glUniform1i(u->useVertexColor, m->vertexColors);
+        GLuint tex = app && app->texture >= 0 && app->texture < body->ntexture
+                         ? b->textures[app->texture]
+                         : 0;
+        glUniform1i(u->useTexture, tex != 0);
+        if (tex) {
+          glBindTexture(GL_TEXTURE_2D, tex);
+          glUniform1i(u->texComponents, body->textures[app->texture].numComponents);
+        }
+        glBindVertexArray(m->vao);
+        glDrawArrays(GL_TRIANGLES, 0, m->nvertex);
+      }
+    }
+  }
 }
 
 int hss_render(hssScene *s, const hssView *view, unsigned char *rgb, float *depth, hsError *err) {
@@ -749,82 +906,34 @@ int hss_render(hssScene *s, const hssView *view, unsigned char *rgb, float *dept
   double V[12];
   invertRigid(V, view->T);
 
+  // pass 1: depth only
+  glUseProgram(r->depthProgram);
+  glUniformMatrix4fv(r->depthProj, 1, GL_FALSE, P);
+  glColorMask(GL_FALSE, GL_FALSE, GL_FALSE, GL_FALSE);
+  glDepthMask(GL_TRUE);
+  drawAll(s, V, NULL, 0);
+  // pass 2: shading, one fragment per pixel (the nearest surface's depth equals its own)
+  glColorMask(GL_TRUE, GL_TRUE, GL_TRUE, GL_TRUE);
+  glDepthMask(GL_FALSE);
+  glDepthFunc(GL_LEQUAL);
   const hssUniforms *u = &r->u;
   glUseProgram(r->program);
   glUniformMatrix4fv(u->proj, 1, GL_FALSE, P);
   glUniform1i(u->tex, 0);
   float lpos[HSS_MAX_LIGHTS][3], ldir[HSS_MAX_LIGHTS][3], lcol[HSS_MAX_LIGHTS][4],
-      lpar[HSS_MAX_LIGHTS][4], latt[HSS_MAX_LIGHTS][4];
-  int nlight = collectLights(s, V, lpos, ldir, lcol, lpar, latt);
+      lpar[HSS_MAX_LIGHTS][4], latt[HSS_MAX_LIGHTS][4], lcos[HSS_MAX_LIGHTS][2];
+  int positional = 0;
+  int nlight = collectLights(s, V, lpos, ldir, lcol, lpar, latt, lcos, &positional);
+  glUniform2fv(u->lightCos, nlight, &lcos[0][0]);
+  glUniform1i(u->positional, positional);
   glUniform3fv(u->lightPos, nlight, &lpos[0][0]);
   glUniform3fv(u->lightDir, nlight, &ldir[0][0]);
   glUniform4fv(u->lightColor, nlight, &lcol[0][0]);
   glUniform4fv(u->lightParams, nlight, &lpar[0][0]);
   glUniform4fv(u->lightAtten, nlight, &latt[0][0]);
   glActiveTexture(GL_TEXTURE0);
-
-  for (int bi = 0; bi < s->nbody; bi++) {
-    const BodyGpu *b = &s->bodies[bi];
-    const hsBody *body = b->body;
-    for (int li = 0; li < body->nlink; li++) {
-      const hsLink *link = &body->links[li];
-      double W[12], VW[12];
-      linkFrame(W, b, li);
-      compose(VW, V, W);
-      for (int k = 0; k < link->nshapeRef; k++) {
-        const hsShapeRef *ref = &link->shapeRefs[k];
-        if (ref->shape < 0 || ref->shape >= body->nshape) {
-          continue;
-        }
-        const hsShape *sh = &body->shapes[ref->shape];
-        const Mesh *m = &b->meshes[ref->shape];
-        if (m->nvertex == 0) {
-          continue;
-        }
-        double MV[12];
-        compose(MV, VW, ref->T);
-        float M[16], N[9];
-        toGl(M, MV);
-        normalMatrix(N, MV);
-        glUniformMatrix4fv(u->modelView, 1, GL_FALSE, M);
-        glUniformMatrix3fv(u->normal, 1, GL_FALSE, N);
-        const hsAppearance *app = sh->appearance >= 0 && sh->appearance < body->nappearance
-                                      ? &body->appearances[sh->appearance]
-                                      : NULL;
-        const hsMaterial *mat = app && app->material >= 0 && app->material < body->nmaterial
-                                    ? &body->materials[app->material]
-                                    : NULL;
-        if (mat) {
-          glUniform3fv(u->diffuse, 1, mat->diffuseColor);
-          glUniform3fv(u->emissive, 1, mat->emissiveColor);
-          glUniform3fv(u->specular, 1, mat->specularColor);
-          glUniform1f(u->shininess, mat->shininess);
-          glUniform1f(u->ambient, mat->ambientIntensity);
-          glUniform1f(u->transparency, mat->transparency);
-          glUniform1i(u->nlight, nlight);
-        } else {
-          // VRML: no material means unlit, white (or the texture's or vertices' colours)
-          const float white[3] = {1, 1, 1};
-          const float zero[3] = {0, 0, 0};
-          glUniform3fv(u->diffuse, 1, white);
-          glUniform3fv(u->emissive, 1, zero);
-          glUniform1f(u->transparency, 0.0f);
-          glUniform1i(u->nlight, -1);
-        }
-        glUniform1i(u->useVertexColor, m->vertexColors);
-        GLuint tex = app && app->texture >= 0 && app->texture < body->ntexture
-                         ? b->textures[app->texture]
-                         : 0;
-        glUniform1i(u->useTexture, tex != 0);
-        if (tex) {
-          glBindTexture(GL_TEXTURE_2D, tex);
-          glUniform1i(u->texComponents, body->textures[app->texture].numComponents);
-        }
-        glBindVertexArray(m->vao);
-        glDrawArrays(GL_TRIANGLES, 0, m->nvertex);
-      }
-    }
-  }
+  drawAll(s, V, u, nlight);
+  glDepthMask(GL_TRUE);
   glBindVertexArray(0);
 
   // read back, flipping rows so that the top one comes first
