@@ -221,3 +221,29 @@ def test_bad_camera_output(sched, models):
     sched.addModel("scene", str(models / "scene.wrl"))
     with pytest.raises(H.SchedulerError):
         sched.setCameraOutput("/proc/no-such-place/frames")
+
+
+@pytest.mark.parametrize("scheduler", [False, True])
+def test_simulation_camera_images(servers, sched, models, scheduler):
+    """hrpsim.Simulation hands out NumPy images of the falling camera, either backend."""
+    from hrpsim.simulation import Simulation
+
+    sim = Simulation(servers.client, scheduler=scheduler, dt=DT,
+                     models={"scene": models / "scene.wrl", "eye": models / "eye.wrl"})
+    try:
+        sim.step(100)
+        images = sim.camera_images("eye")
+        assert sorted(images) == sorted("CAM_" + t for t in TYPES)
+        c = images["CAM_COLOR_DEPTH"]
+        assert c.color.shape == (60, 80, 3) and c.color.dtype == np.uint8
+        assert c.depth.shape == (60, 80) and c.depth.dtype == np.float32
+        assert c.mono is None
+        m = images["CAM_MONO"]
+        assert m.mono.shape == (60, 80) and m.color is None and m.depth is None
+        assert images["CAM_NONE"].color is None and images["CAM_NONE"].depth is None
+        d = images["CAM_DEPTH"].depth
+        assert abs(float(d[0, 0]) - plane_distance(100)) < 1e-3
+        with pytest.raises(LookupError):
+            sim.camera_images("nobody")
+    finally:
+        sim.close()
