@@ -77,7 +77,9 @@ def write_previews(out_dir) -> list:
 
     A camera with colour or mono frames previews those; a depth-only camera previews its depth
     scaled to 8 bits (near white, far black). Frames play at the camera's frame rate (from
-    frames.csv's times); at most PREVIEW_MAX_FRAMES frames, evenly chosen. Uses Pillow.
+    frames.csv's times); at most PREVIEW_MAX_FRAMES frames, evenly chosen. Consecutive identical
+    frames become one longer frame, and a camera whose frames are all the same gets a still PNG.
+    Uses Pillow.
     """
     from pathlib import Path
 

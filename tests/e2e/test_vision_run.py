@@ -12,6 +12,7 @@ dt = 1 ms here: 100, 1000/11, ... steps), at the first step after k / r otherwis
 """
 
 import csv
+import json
 import math
 from pathlib import Path
 
@@ -128,6 +129,21 @@ def test_frames_at_frame_rate_and_moving_camera(sched, models, tmp_path):
         assert abs(int(mm[0, 0]) - plane_distance(step) * 1000) <= 1.0, (k, step, mm[0, 0])
     last = read_frames(cams / "eye-CAM_DEPTH")[-1]
     assert plane_distance(last[1]) < 1.75  # by the last frame (0.25 s) it fell 0.3 m
+    # the animated preview of the depth camera: every frame (they all differ), at its rate
+    from hrpsim.images import write_previews
+
+    previews = write_previews(tmp_path)
+    assert len(previews) == 5
+    d = cams / "eye-CAM_DEPTH"
+    assert b"acTL" in (d / "preview.png").read_bytes()[:200]
+    with Image.open(d / "preview.png") as im:
+        n = im.n_frames
+        total = 0
+        for i in range(n):
+            im.seek(i)
+            total += im.info.get("duration", 0)
+    assert n == len(read_frames(d))
+    assert total == pytest.approx(n * 1000 / 12, rel=0.05)
     # mono frames are 8-bit gray
     mono = np.asarray(Image.open(cams / "eye-CAM_MONO" / "frame_000000.png"))
     assert mono.shape == (60, 80) and mono.dtype == np.uint8
@@ -247,3 +263,35 @@ def test_simulation_camera_images(servers, sched, models, scheduler):
             sim.camera_images("nobody")
     finally:
         sim.close()
+
+
+def test_hrpsim_run_stores_cameras_and_stills(servers, tmp_path):
+    """`hrpsim run` of the standing humanoid (VISION_COLOR 320x240 at 30 fps, VISION_DEPTH
+    160x120 at 15 fps, 3 s) leaves every frame, an animated preview per camera and the stills."""
+    from PIL import Image
+
+    from conftest import describe, run_cli
+
+    out = tmp_path / "standing"
+    proc = run_cli("run", "--state-dir", servers.state_dir, "--out", out, "--no-plots",
+                   "samples/projects/humanoid_standing.xml")
+    assert proc.returncode == 0, describe(proc)
+    for cam, rate, size, kind in (("robot-VISION_COLOR", 30, (320, 240), "frame"),
+                                  ("robot-VISION_DEPTH", 15, (160, 120), "depth")):
+        d = out / "cameras" / cam
+        frames = read_frames(d)
+        assert len(frames) == 3 * rate + 1
+        assert [f[1] for f in frames] == [math.ceil(k * 1000 / rate - 1e-6)
+                                          for k in range(3 * rate + 1)]
+        files = sorted(d.glob(kind + "_*.png"))
+        assert len(files) == len(frames)
+        with Image.open(files[0]) as im:
+            assert im.size == size
+        # the robot stands still: the preview may be a single picture (see the falling test)
+        with Image.open(d / "preview.png") as im:
+            assert im.size == size
+    assert sorted(p.name for p in (out / "stills").iterdir()) == [
+        "end_0.png", "end_1.png", "end_2.png", "start_0.png"]
+    summary = json.loads((out / "summary.json").read_text())
+    assert sorted(summary["camera_previews"]) == [
+        "cameras/robot-VISION_COLOR/preview.png", "cameras/robot-VISION_DEPTH/preview.png"]
