@@ -298,3 +298,47 @@ Shape {
             assert np.abs(img[v, u].astype(int) - colour).max() <= 2, (x, y, img[v, u])
     finally:
         vs.destroy()
+
+
+def test_rgb_color_format(client, bodies, make_vs):
+    """hrpsim-view --color-format rgb: colour as PixelFormat RGB (3 bytes per pixel in
+    octetData), the same pixels as the ARGB longs of the default server; depth unchanged."""
+    import subprocess
+    import time
+    import uuid
+
+    exe = Path(hrpsim.paths.default_bin_dir()) / "hrpsim-view"
+    name = "ViewRGB-%s" % uuid.uuid4().hex[:8]
+    proc = subprocess.Popen([str(exe), "-ORBInitRef", "NameService=" + client.naming,
+                             "--color-format", "rgb", "--name", name],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        factory = None
+        deadline = time.monotonic() + 60
+        while factory is None and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.stderr.read().decode()
+            try:
+                factory = client.resolve(name, OpenHRP.ViewSimulatorFactory)
+            except hrpsim.HrpsimError:
+                time.sleep(0.2)
+        assert factory is not None, "%s did not bind %s" % (exe, name)
+        rgb_vs = factory.create()
+        rgb_vs.registerCharacter("scene", bodies["scene"])
+        rgb_vs.registerCharacter("eye", bodies["eye"])
+        argb_cams = cameras_by_type(make_vs())
+        rgb_cams = cameras_by_type(rgb_vs)
+        for t in ("COLOR", "COLOR_DEPTH"):
+            a, b = argb_cams[t].getImageData(), rgb_cams[t].getImageData()
+            assert b.format == OpenHRP.RGB and len(b.longData) == 0
+            assert len(b.octetData) == 3 * b.width * b.height
+            ia, ib = image_arrays(a), image_arrays(b)
+            assert np.array_equal(ia.color, ib.color)
+            check_colour(ib.color)
+            if t == "COLOR_DEPTH":
+                assert np.array_equal(ia.depth, ib.depth)
+        # the other types are as before
+        assert rgb_cams["MONO"].getImageData().format == OpenHRP.GRAY
+        rgb_vs.destroy()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
