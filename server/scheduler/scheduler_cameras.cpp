@@ -47,7 +47,10 @@ std::string safeName(const std::string &s) {
 
 // make the run's view (mutex_ not held; before the loop starts)
 void SchedulerServant::makeView(const char *op) {
-  releaseView();
+  {
+    std::lock_guard<std::mutex> lk(mutex_);  // view() reads viewRef_ under it
+    releaseView();
+  }
   int vision = 0;
   {
     SimCore::Lock core(*core_);
@@ -68,7 +71,10 @@ void SchedulerServant::makeView(const char *op) {
   }
   viewOid_ = poa->activate_object(view_);
   CORBA::Object_var obj = poa->id_to_reference(viewOid_);
-  viewRef_ = OpenHRP::ViewSimulator::_narrow(obj);
+  {
+    std::lock_guard<std::mutex> lk(mutex_);
+    viewRef_ = OpenHRP::ViewSimulator::_narrow(obj);
+  }
   {
     SimCore::Lock core(*core_);
     std::lock_guard<std::mutex> lock(*view_->mutex());
@@ -105,7 +111,7 @@ void SchedulerServant::makeView(const char *op) {
           runCameraDir_.empty() ? "frames not stored" : runCameraDir_.c_str());
 }
 
-// drop the view of the last run (no loop running)
+// drop the view of the last run (no loop running; mutex_ held, or no request can race)
 void SchedulerServant::releaseView() {
   for (RunCamera &c : cams_) {
     if (c.csv) {
