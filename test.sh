@@ -32,6 +32,6 @@ echo "sanitizers: clean"
 echo "== unit tests under valgrind"
 for t in build/bin/*_tests; do
   valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
-    "$t" > /dev/null || { echo "valgrind found errors in $t"; exit 1; }
+    --keep-debuginfo=yes --suppressions=tests/valgrind.supp "$t" > /dev/null || { echo "valgrind found errors in $t"; exit 1; }
 done
 echo "valgrind: clean"

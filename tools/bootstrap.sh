@@ -15,6 +15,7 @@ DEB_PACKAGES=(
   libode-dev libccd-dev
   libomniorb4-dev libcos4-dev omniidl omniorb-nameserver
   libxml2-dev libassimp-dev libpng-dev libjpeg-dev
+  libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri libgbm1
   libcunit1-dev valgrind
   chromium
 )

@@ -496,6 +496,12 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
         for m in project.models:
             characters.append((m.name, joint_names_by_id(bodies[m.name])))
         log = LogCollector(characters)
+        # camera frames and still views of the scene go into the results (hrpsim.images)
+        try:
+            sched.setCameraOutput(str(out.resolve()))
+        except H.SchedulerError as exc:
+            if warn:
+                warn("camera frames are not stored: %s" % exc.description)
         bar = Progress(project.end_time, progress)
         try:
             sched.start()
@@ -560,6 +566,8 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
             "naming": servers.naming,
             "servers_started": servers.started,
         }
+        from .images import write_previews
+        summary["camera_previews"] = [str(p.relative_to(out)) for p in write_previews(out)]
         write_results(out, arrays, summary, plots=plots and project.plots,
                       plot_joints=project.plot_joints, models=models)
         if after_run:

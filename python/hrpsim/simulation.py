@@ -578,6 +578,13 @@ class Simulation:
                     pass
         self._dynamics = None
         self._started = False
+        view, self._view = getattr(self, "_view", None), None
+        if view is not None:
+            from omniORB import CORBA
+            try:
+                view.destroy()
+            except (CORBA.OBJECT_NOT_EXIST, CORBA.TRANSIENT, CORBA.COMM_FAILURE):
+                pass
 
     # -----------------------------------------------------------------------------------------
     # reading states
@@ -675,3 +682,46 @@ class Simulation:
                                   dtype=float).reshape(-1, 3, 3)
             out[cp.characterName] = entry
         return out
+
+    # -----------------------------------------------------------------------------------------
+    # cameras
+    # -----------------------------------------------------------------------------------------
+
+    def camera_images(self, character):
+        """Every camera (VisionSensor) of ``character`` at the current state, by sensor name:
+        an ``hrpsim.images.CameraImage`` whose ``color`` is H x W x 3 uint8 (COLOR,
+        COLOR_DEPTH), ``mono`` H x W uint8 (MONO, MONO_DEPTH) and ``depth`` H x W float32 metres
+        along the optical axis (DEPTH, COLOR_DEPTH, MONO_DEPTH), the others None.
+
+        Rendered by a ViewSimulator of the server bound as "ViewSimulatorFactory" (hrpsim-view,
+        started by ``hrpsim up``), made on first use with every model (loaded again with
+        texture images) and moved to the current world state at each call. Unknown characters
+        raise ``LookupError``.
+        """
+        from .images import image_arrays
+        if character not in self._models:
+            raise LookupError("no character %r (models: %s)" % (character, list(self._models)))
+        view = self._camera_view()
+        view.updateScene(self.world_state())
+        out = {}
+        for cam in view.getCameraSequenceOf(character):
+            out[cam.getCameraParameter().sensorName] = image_arrays(cam.getImageData())
+        return out
+
+    def _camera_view(self):
+        view = getattr(self, "_view", None)
+        if view is not None:
+            return view
+        from . import OpenHRP, file_url
+        factory = self.client.resolve("ViewSimulatorFactory", OpenHRP.ViewSimulatorFactory)
+        loader = self.client.model_loader()
+        opt = OpenHRP.ModelLoader.ModelLoadOption(True, [], OpenHRP.ModelLoader.AABB_NUM)
+        view = factory.create()
+        try:
+            for name, model in self._models.items():
+                view.registerCharacter(name, loader.loadBodyInfoEx(file_url(model.url), opt))
+        except BaseException:
+            view.destroy()
+            raise
+        self._view = view
+        return view

@@ -25,6 +25,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 #include "format.h"
 #include "viewer_feed.h"
@@ -177,6 +178,7 @@ SchedulerServant::~SchedulerServant() {
   if (feed) {
     feed->close(true);
   }
+  releaseView();
   releaseDynamics();
 }
 
@@ -230,6 +232,8 @@ void SchedulerServant::reset() {
     cv_.notify_all();
     joinLoop(lk);
   }
+  releaseView();
+  cameraDir_.clear();
   releaseDynamics();
   dt_ = 0.001;
   endTime_ = 0.0;
@@ -603,6 +607,26 @@ void SchedulerServant::setViewRate(CORBA::Double hz) {
   viewRate_ = hz;  // a run in progress uses it from its next step on
 }
 
+void SchedulerServant::setCameraOutput(const char *directory) {
+  const char *op = "setCameraOutput";
+  std::lock_guard<std::mutex> lk(mutex_);
+  requireConfigurable(op);
+  if (*directory) {
+    std::error_code ec;
+    std::filesystem::create_directories(directory, ec);
+    if (ec || !std::filesystem::is_directory(directory)) {
+      refuse(op, format("cannot make the directory '%s' (%s)", directory,
+                        ec ? ec.message().c_str() : "not a directory"));
+    }
+  }
+  cameraDir_ = directory;
+}
+
+OpenHRP::ViewSimulator_ptr SchedulerServant::view() {
+  std::lock_guard<std::mutex> lk(mutex_);
+  return OpenHRP::ViewSimulator::_duplicate(viewRef_);
+}
+
 OpenHRP::DynamicsSimulator_ptr SchedulerServant::dynamics() {
   std::lock_guard<std::mutex> lk(mutex_);
   return OpenHRP::DynamicsSimulator::_duplicate(dynRef_);
@@ -718,6 +742,7 @@ void SchedulerServant::begin(const char *op, bool paused) {
                       logPeriod_, dt_));
   }
   runLogSensors_ = logSensors_;
+  runCameraDir_ = cameraDir_;
   runDt_ = dt_;
   timeoutMs_ = static_cast<unsigned long>(timeout_ * 1000.0 + 0.5);
   endSteps_ = endTime_ > 0.0 ? std::max(1LL, stepsToReach(endTime_, dt_)) : 0;
@@ -778,12 +803,24 @@ void SchedulerServant::begin(const char *op, bool paused) {
       failure = format("initSimulation failed: %s", err.message);
     }
   }
+  if (failure.empty()) {
+    makeView(op);  // the cameras of the run (none when no model has a VisionSensor)
+  }
+  OpenHRP::ViewSimulator_var viewRef;
+  {
+    std::lock_guard<std::mutex> view(mutex_);
+    viewRef = OpenHRP::ViewSimulator::_duplicate(viewRef_);
+  }
   OpenHRP::DynamicsSimulator_var dynRef = OpenHRP::DynamicsSimulator::_duplicate(dynRef_);
   for (size_t i = 0; i < run_.size() && failure.empty(); i++) {
     RunController &c = run_[i];
     const char *step = "setDynamicsSimulator";
     try {
       c.ref->setDynamicsSimulator(dynRef);
+      if (!CORBA::is_nil(viewRef)) {
+        step = "setViewSimulator";
+        c.ref->setViewSimulator(viewRef);
+      }
       step = "setModelName";
       c.ref->setModelName(c.character.c_str());
       step = "setTimeStep";
@@ -813,6 +850,8 @@ void SchedulerServant::begin(const char *op, bool paused) {
     feed->load(models);
   }
   record(true, true);  // the state at time 0: logged and shown
+  renderDueFrames(0, 0.0);
+  writeStills("start", 1);
 
   lk.lock();
   starting_ = false;
@@ -1050,6 +1089,9 @@ void SchedulerServant::loop() {
       paced = false;
     }
     bool ok = true, stepped = false;
+    if (!run_.empty()) {
+      syncView();  // controllers that render see the current poses
+    }
     // 1. due controllers: input, then control, in the order added
     for (size_t i = 0; i < run_.size() && ok; i++) {
       RunController &c = run_[i];
@@ -1109,6 +1151,9 @@ void SchedulerServant::loop() {
           record(log, frame);
         }
       }
+      if (ok) {
+        renderDueFrames(k, time);
+      }
       if (ok && paced) {
         std::this_thread::sleep_until(
             paceWall + std::chrono::duration_cast<Clock::duration>(
@@ -1144,6 +1189,13 @@ void SchedulerServant::loop() {
   }
   if (!halting) {
     stopControllers(failed >= 0 ? &run_[static_cast<size_t>(failed)] : nullptr);
+    writeStills("end", 3);
+  }
+  for (RunCamera &c : cams_) {
+    if (c.csv) {
+      std::fclose(c.csv);
+      c.csv = nullptr;
+    }
   }
   lk.lock();
   state_ = failed != -2 ? hrpsim::FAILED : hrpsim::FINISHED;

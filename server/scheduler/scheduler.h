@@ -25,6 +25,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -37,6 +38,7 @@
 #include "ClockGenerator.hh"
 #include "Scheduler.hh"
 #include "dynamics_simulator.h"
+#include "view_simulator.h"
 
 namespace hrpsim {
 
@@ -80,6 +82,8 @@ class SchedulerServant : public POA_hrpsim::Scheduler {
   void setRealTime(CORBA::Double factor) override;
   void setOnlineViewer(OpenHRP::OnlineViewer_ptr viewer) override;
   void setViewRate(CORBA::Double hz) override;
+  void setCameraOutput(const char *directory) override;
+  OpenHRP::ViewSimulator_ptr view() override;
   OpenHRP::DynamicsSimulator_ptr dynamics() override;
   void start() override;
   void startPaused() override;
@@ -154,6 +158,12 @@ class SchedulerServant : public POA_hrpsim::Scheduler {
   void stopControllers(const RunController *failed);
   bool viewFrame(long long k) const;
   void record(bool log, bool frame);
+  // cameras (scheduler_cameras.cpp): the hosted ViewSimulator of a run, its frames and stills
+  void makeView(const char *op);
+  void releaseView();
+  void syncView();
+  void renderDueFrames(long long k, double time);
+  void writeStills(const char *prefix, int count);
 
   // --- configuration (mutex_) ---
   std::mutex opMutex_;  // start / stop / reset / step / runUntil / pause / resume, one at a time
@@ -204,6 +214,22 @@ class SchedulerServant : public POA_hrpsim::Scheduler {
   bool runLogSensors_ = false;
   double runDt_ = 0.001;
   unsigned long timeoutMs_ = 10000;
+
+  // --- cameras: configuration (mutex_) and the run's (loop-owned while a run exists) ---
+  struct RunCamera {
+    int index;                // in the view's camera list
+    std::string dir;          // where its frames go ("" for none)
+    double rate;              // [1/s]
+    long long frame = 0;      // the next frame to take
+    std::FILE *csv = nullptr;  // frames.csv
+  };
+  std::string cameraDir_;
+  std::string runCameraDir_;
+  ViewSimulatorServant *view_ = nullptr;  // our reference; the POA holds another
+  PortableServer::ObjectId_var viewOid_;
+  OpenHRP::ViewSimulator_var viewRef_;
+  std::vector<RunCamera> cams_;
+  Frame frame_;
 
   // --- the log (logMutex_; appended by the loop, read by getLog) ---
   std::mutex logMutex_;

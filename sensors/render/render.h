@@ -1,0 +1,164 @@
+// render.h - headless rendering of bodies for vision sensors (OpenHRP's VisionSensor) and still
+// views: an OpenGL context through EGL with no display, scenes built from hsBody visual shapes,
+// and images read back as RGB bytes and metric depth.
+//
+// A renderer (hssRenderer) owns one EGL display and one OpenGL 3.3 core context. It picks the
+// device by itself: a GPU's driver when EGL lists a hardware device (EGL_EXT_device_enumeration,
+// a device with a DRM node or a vendor driver), otherwise Mesa's software rasteriser (llvmpipe)
+// on the surfaceless platform (EGL_MESA_platform_surfaceless); HRPSIM_EGL_DEVICE=software forces
+// the software path. hss_rendererInfo names what was chosen. Rendering goes into framebuffer
+// objects, never a window.
+//
+// A GL context is current in one thread at a time: every call below makes the renderer's context
+// current in the calling thread; a program that calls from several threads serialises the calls
+// and calls hss_releaseRenderer at the end of each series (then another thread may call).
+//
+// A scene (hssScene) holds the GPU copies of the bodies added to it (their visual shapes with
+// appearances, materials, per-vertex colours, textures when the body was loaded with images) and
+// their lights, and each body's link poses as last set. hss_render draws it from a view:
+// - camera frame as VRML's (and OpenHRP's): the camera looks along its -z axis, y up, x right;
+// - fieldOfView is the horizontal angle (as Java3D's View in OpenHRP 3.1's ViewSimulator);
+//   pixels are square, so the vertical angle is 2 atan(tan(fov / 2) height / width);
+// - near and far are the front and back clip distances [m];
+// - images are row-major with the TOP row first; rgb holds 3 bytes per pixel;
+// - depth is metric: the distance along the optical axis (-z in the camera frame) to the
+//   surface seen at each pixel centre [m], and `far` where nothing is seen.
+// Shading follows VRML97's lighting model (emissive + per light: ambient + Lambert diffuse +
+// Blinn specular, with attenuation and spot cut-off), directional lights per vertex, point and
+// spot lights per pixel; a shape without a Material is unlit (its texture, vertex colours or
+// white). A scene with no directional or point light that is on is also lit by a headlight (a
+// white directional light of intensity 1 along the view direction, as VRML browsers' default
+// NavigationInfo headlight) so that it is never black. At most 8 lights. No anti-aliasing: one sample per pixel centre, so results are deterministic for
+// one renderer.
+
+#ifndef HRPSIM_SENSORS_RENDER_RENDER_H_
+#define HRPSIM_SENSORS_RENDER_RENDER_H_
+
+#include "model.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+//---------------------------------- types -----------------------------------------------------
+
+typedef struct hssRenderer hssRenderer;  // an EGL display + OpenGL context (opaque)
+typedef struct hssScene hssScene;        // bodies on the GPU and their poses (opaque)
+
+// where a picture is taken from and how
+typedef struct hssView {
+  double T[12];        // camera frame in the world, 3x4 [R t]: looks along -z, y up [m]
+  double fieldOfView;  // horizontal [rad], in (0, pi)
+  double nearClip;     // front clip distance [m], > 0
+  double farClip;      // back clip distance [m], > nearClip
+  int width, height;   // [pixel], 1 .. 8192
+} hssView;
+
+// OpenHRP's camera types (Camera::CameraType order)
+typedef enum hstCamera {
+  hsCAMERA_NONE = 0,
+  hsCAMERA_COLOR,
+  hsCAMERA_MONO,
+  hsCAMERA_DEPTH,
+  hsCAMERA_COLOR_DEPTH,
+  hsCAMERA_MONO_DEPTH
+} hstCamera;
+
+// what a VisionSensor's specValues declare (frontClipDistance, backClipDistance, fieldOfView,
+// type, width, height, frameRate)
+typedef struct hssCameraSpec {
+  hstCamera type;
+  double nearClip, farClip;  // [m]
+  double fieldOfView;        // [rad]
+  int width, height;         // [pixel]
+  double frameRate;          // [1/s]
+} hssCameraSpec;
+
+//---------------------------------- renderer --------------------------------------------------
+
+// open a headless GL context (device chosen as above; the choice goes to the log at INFO).
+// NULL with err (hsE_UNSUPPORTED: no usable EGL device or no OpenGL 3.3) on failure. Free with
+// hss_freeRenderer after every scene made from it.
+hssRenderer *hss_makeRenderer(hsError *err);
+
+// release a renderer; NULL is a no-op
+void hss_freeRenderer(hssRenderer *r);
+
+// one line naming the device, e.g. "llvmpipe (LLVM 15.0.6, 256 bits), OpenGL 4.5 (Core
+// Profile) Mesa 22.3.6, EGL surfaceless"; owned by r
+const char *hss_rendererInfo(const hssRenderer *r);
+
+// 1 if the renderer is a software rasteriser (llvmpipe, softpipe, swrast), else 0
+int hss_rendererIsSoftware(const hssRenderer *r);
+
+// make r's context no longer current in the calling thread (so another thread may use it)
+void hss_releaseRenderer(hssRenderer *r);
+
+//---------------------------------- scenes ----------------------------------------------------
+
+// an empty scene drawn by r (which must outlive it); NULL with err on failure
+hssScene *hss_makeScene(hssRenderer *r, hsError *err);
+
+// release a scene and its GPU objects; NULL is a no-op
+void hss_freeScene(hssScene *s);
+
+// add body (borrowed: must outlive the scene) at its initial configuration; uploads its visual
+// shapes (link shapeRefs; sensor shapes are not drawn) and textures. Returns the body's index in
+// the scene (0, 1, ...) or a negative code with err.
+int hss_addBody(hssScene *s, const hsBody *body, hsError *err);
+
+// set body b's link poses in the world: linkP 3 and linkR 9 (row-major) per link, as in
+// hsBodyState. Returns 0, or hsE_INVALID for a bad index or a non-finite number (poses kept).
+int hss_setPose(hssScene *s, int b, const double *linkP, const double *linkR, hsError *err);
+
+// the world pose of body b's link (as last set) into p[3], R[9]; hsE_INVALID for bad indices
+int hss_linkPose(const hssScene *s, int b, int link, double p[3], double R[9]);
+
+// draw the scene from view and read the picture back: rgb (width * height * 3 bytes) and depth
+// (width * height floats, metres), either may be NULL. Returns 0, or hsE_INVALID (bad view) /
+// hsE_NOMEM / hsE_UNSUPPORTED (GL failure) with err.
+int hss_render(hssScene *s, const hssView *view, unsigned char *rgb, float *depth, hsError *err);
+
+// the bounding box of everything drawn in the scene at the current poses, world frame; returns 0
+// or -1 when the scene is empty
+int hss_sceneBounds(const hssScene *s, double lo[3], double hi[3]);
+
+//---------------------------------- cameras and images ----------------------------------------
+
+// read a Vision sensor's specValues; hsE_INVALID with err naming the sensor when the sensor is
+// not a Vision sensor or the values are missing or out of range (type 0..5, width and height
+// 1..8192, 0 < near < far, 0 < fov < pi, frameRate > 0 and finite)
+int hss_cameraSpec(const hsSensor *sensor, hssCameraSpec *spec, hsError *err);
+
+// the camera frame of sensor in the world, 3x4 [R t], from its link's world pose
+void hss_cameraPose(double T[12], const hsSensor *sensor, const double linkP[3],
+                    const double linkR[9]);
+
+// a view for camera spec placed at T
+void hss_cameraView(hssView *view, const hssCameraSpec *spec, const double T[12]);
+
+// the luminance of n RGB pixels into mono: (0.299 R + 0.587 G + 0.114 B) truncated to a byte,
+// as OpenHRP's viewer computes it
+void hss_rgbToMono(unsigned char *mono, const unsigned char *rgb, int n);
+
+// write an 8-bit PNG (channels 1 gray, 3 RGB), rows top first; 0 or hsE_IO with err
+int hss_writePng(const char *path, const unsigned char *pixels, int width, int height,
+                 int channels, hsError *err);
+
+// write a 16-bit grayscale PNG (e.g. depth in millimetres), rows top first; 0 or hsE_IO
+int hss_writePng16(const char *path, const unsigned short *pixels, int width, int height,
+                   hsError *err);
+
+// metric depth [m] to whole millimetres, rounded, clamped to 0..65535
+void hss_depthToMillimetres(unsigned short *mm, const float *depth, int n);
+
+// a view of the whole scene from a default viewpoint: from the front-right and above the
+// bounding box's centre (direction (1, -1, 0.7) normalised for which = 0; which 1 and 2 turn it
+// by 120 and 240 degrees about the vertical), looking at the centre, far enough that the box
+// fits the field of view (0.8 rad); width x height pixels. Returns 0, -1 for an empty scene.
+int hss_overviewView(const hssScene *s, int which, int width, int height, hssView *view);
+
+#ifdef __cplusplus
+}
+#endif
+#endif  // HRPSIM_SENSORS_RENDER_RENDER_H_

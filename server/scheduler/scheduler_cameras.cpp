@@ -1,0 +1,242 @@
+// scheduler_cameras.cpp - the scheduler's cameras: a ViewSimulator hosted in the scheduler's
+// process for the length of a run (scheduler.h, idl/Scheduler.idl setCameraOutput / view).
+//
+// At the start of a run whose models declare VisionSensors (or when a camera directory is set)
+// the scheduler makes a ViewSimulatorServant, registers every character with the bodies the
+// simulation already holds (no second load), and hands its reference to the controllers
+// (setViewSimulator). Its scene follows the simulation: link poses are copied from the world
+// before the controllers of a step run and before frames are taken.
+//
+// Frames: camera c with frame rate r takes frame k at the first step n with n dt >= k / r (to
+// 1e-6 of a step), so when 1 / r is a whole multiple of dt the frame times are exactly k / r;
+// at most one frame per camera per step (frames due within one step are one picture). Frames
+// are decided from step counts only: two runs take the same frames. With a camera directory,
+// each frame is written as PNG (colour or mono frame_NNNNNN.png; depth depth_NNNNNN.png, 16-bit
+// millimetres) beside frames.csv (frame, step, time); stills of the whole scene from the default
+// viewpoints (hss_overviewView) go to stills/start_0.png and stills/end_{0,1,2}.png.
+// A rendering failure (no headless GL in this process) is logged once and the run goes on
+// without cameras.
+
+#include <cinttypes>
+#include <cmath>
+#include <filesystem>
+
+#include "format.h"
+#include "runtime.h"
+#include "scheduler.h"
+
+namespace hrpsim {
+
+namespace {
+
+// the step of frame k of a camera of rate r with time step dt
+long long frameStep(long long k, double rate, double dt) {
+  return static_cast<long long>(std::ceil(static_cast<double>(k) / (rate * dt) - 1e-6));
+}
+
+// a file-name-safe version of a model or sensor name
+std::string safeName(const std::string &s) {
+  std::string out;
+  for (char c : s) {
+    out += (std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-') ? c : '_';
+  }
+  return out.empty() ? "_" : out;
+}
+
+}  // namespace
+
+// make the run's view (mutex_ not held; before the loop starts)
+void SchedulerServant::makeView(const char *op) {
+  {
+    std::lock_guard<std::mutex> lk(mutex_);  // view() reads viewRef_ under it
+    releaseView();
+  }
+  int vision = 0;
+  {
+    SimCore::Lock core(*core_);
+    for (int ch = 0; ch < core_->characterCount(); ch++) {
+      vision += hsm_sensorCount(core_->body(ch), hsSENSOR_VISION);
+    }
+  }
+  if (vision == 0 && runCameraDir_.empty()) {
+    return;
+  }
+  PortableServer::POA_ptr poa = Runtime::instance()->poa();
+  try {
+    view_ = new ViewSimulatorServant(ColorFormat::ARGB);
+  } catch (const CORBA::Exception &e) {
+    hsu_log(hsLOG_WARNING, "%s: cameras are not rendered: no headless OpenGL here (%s)", op,
+            e._name());
+    return;
+  }
+  viewOid_ = poa->activate_object(view_);
+  CORBA::Object_var obj = poa->id_to_reference(viewOid_);
+  {
+    std::lock_guard<std::mutex> lk(mutex_);
+    viewRef_ = OpenHRP::ViewSimulator::_narrow(obj);
+  }
+  {
+    SimCore::Lock core(*core_);
+    std::lock_guard<std::mutex> lock(*view_->mutex());
+    for (int ch = 0; ch < core_->characterCount(); ch++) {
+      // the body as the simulation holds it; the alias keeps the core (and so the body) alive
+      BodyPtr body(core_, core_->body(ch));
+      view_->core()->addCharacter(op, core_->name(ch), body);
+    }
+  }
+  cams_.clear();
+  const auto &cams = view_->core()->cameras();
+  for (size_t i = 0; i < cams.size(); i++) {
+    RunCamera rc;
+    rc.index = static_cast<int>(i);
+    rc.rate = cams[i].spec.frameRate;
+    if (!runCameraDir_.empty() && cams[i].spec.type != hsCAMERA_NONE) {
+      std::filesystem::path dir = std::filesystem::path(runCameraDir_) / "cameras" /
+                                  (safeName(view_->core()->characterName(cams[i].character)) +
+                                   "-" + safeName(cams[i].name));
+      std::error_code ec;
+      std::filesystem::create_directories(dir, ec);
+      rc.dir = dir.string();
+      rc.csv = std::fopen((dir / "frames.csv").c_str(), "w");
+      if (ec || !rc.csv) {
+        hsu_log(hsLOG_WARNING, "%s: cannot write camera frames to %s", op, rc.dir.c_str());
+        rc.dir.clear();
+      } else {
+        std::fprintf(rc.csv, "frame,step,time\n");
+      }
+    }
+    cams_.push_back(rc);
+  }
+  hsu_log(hsLOG_INFO, "%zu cameras (%s)", cams_.size(),
+          runCameraDir_.empty() ? "frames not stored" : runCameraDir_.c_str());
+}
+
+// drop the view of the last run (no loop running; mutex_ held, or no request can race)
+void SchedulerServant::releaseView() {
+  for (RunCamera &c : cams_) {
+    if (c.csv) {
+      std::fclose(c.csv);
+      c.csv = nullptr;
+    }
+  }
+  cams_.clear();
+  if (!view_) {
+    return;
+  }
+  try {
+    view_->destroy();  // its cameras too
+  } catch (const CORBA::Exception &e) {
+    hsu_log(hsLOG_DEBUG, "could not deactivate the old ViewSimulator: %s", e._name());
+  }
+  viewRef_ = OpenHRP::ViewSimulator::_nil();
+  view_->_remove_ref();
+  view_ = nullptr;
+}
+
+// copy every character's link poses from the world into the view's scene
+void SchedulerServant::syncView() {
+  if (!view_) {
+    return;
+  }
+  SimCore::Lock core(*core_);
+  std::lock_guard<std::mutex> lock(*view_->mutex());
+  for (int ch = 0; ch < core_->characterCount(); ch++) {
+    const hsBodyState *st = hsd_state(core_->world(), ch);
+    if (st) {
+      view_->core()->setPose(core_->name(ch), st->linkP, st->linkR);
+    }
+  }
+}
+
+// take the frames due at step k (time: the world's time after it)
+void SchedulerServant::renderDueFrames(long long k, double time) {
+  if (!view_ || cams_.empty()) {
+    return;
+  }
+  bool synced = false;
+  try {
+    for (RunCamera &c : cams_) {
+      if (k < frameStep(c.frame, c.rate, runDt_)) {
+        continue;
+      }
+      long long frame = c.frame;
+      // the next frame is the first one due after this step
+      do {
+        c.frame++;
+      } while (frameStep(c.frame, c.rate, runDt_) <= k);
+      if (c.dir.empty()) {
+        continue;  // frames are rendered on request only (getImageData)
+      }
+      if (!synced) {
+        syncView();
+        synced = true;
+      }
+      {
+        std::lock_guard<std::mutex> lock(*view_->mutex());
+        view_->core()->render(c.index, frame_);
+      }
+      const CameraInfo &cam = view_->core()->cameras()[static_cast<size_t>(c.index)];
+      hsError err = {};
+      int w = frame_.width, h = frame_.height, rc = 0;
+      std::string name = format("%s/frame_%06lld.png", c.dir.c_str(), frame);
+      if (!frame_.mono.empty()) {
+        rc = hss_writePng(name.c_str(), frame_.mono.data(), w, h, 1, &err);
+      } else if (!frame_.rgb.empty()) {
+        rc = hss_writePng(name.c_str(), frame_.rgb.data(), w, h, 3, &err);
+      }
+      if (rc == 0 && !frame_.depth.empty()) {
+        std::vector<unsigned short> mm(frame_.depth.size());
+        hss_depthToMillimetres(mm.data(), frame_.depth.data(), static_cast<int>(mm.size()));
+        rc = hss_writePng16(format("%s/depth_%06lld.png", c.dir.c_str(), frame).c_str(),
+                            mm.data(), w, h, &err);
+      }
+      if (rc != 0) {
+        hsu_log(hsLOG_WARNING, "camera '%s': %s; its frames are no longer stored",
+                cam.name.c_str(), describe(err).c_str());
+        c.dir.clear();
+        continue;
+      }
+      std::fprintf(c.csv, "%lld,%lld,%.17g\n", frame, k, time);
+      std::fflush(c.csv);
+    }
+  } catch (const CORBA::Exception &e) {
+    hsu_log(hsLOG_WARNING, "rendering failed (%s): the cameras stop for this run", e._name());
+    for (RunCamera &c : cams_) {
+      if (c.csv) {
+        std::fclose(c.csv);
+      }
+    }
+    cams_.clear();
+  }
+}
+
+// still views of the whole scene into <camera dir>/stills/<prefix>_<i>.png
+void SchedulerServant::writeStills(const char *prefix, int count) {
+  if (!view_ || runCameraDir_.empty()) {
+    return;
+  }
+  syncView();
+  std::filesystem::path dir = std::filesystem::path(runCameraDir_) / "stills";
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  std::vector<unsigned char> rgb;
+  for (int i = 0; i < count; i++) {
+    try {
+      std::lock_guard<std::mutex> lock(*view_->mutex());
+      if (!view_->core()->renderOverview(i, 640, 480, rgb)) {
+        return;
+      }
+    } catch (const CORBA::Exception &e) {
+      hsu_log(hsLOG_WARNING, "still view failed (%s)", e._name());
+      return;
+    }
+    std::string path = (dir / format("%s_%d.png", prefix, i)).string();
+    hsError err = {};
+    if (hss_writePng(path.c_str(), rgb.data(), 640, 480, 3, &err) != 0) {
+      hsu_log(hsLOG_WARNING, "still view: %s", describe(err).c_str());
+      return;
+    }
+  }
+}
+
+}  // namespace hrpsim

@@ -1,0 +1,417 @@
+// view_simulator.cpp - the ViewSimulator servants and ViewCore (view_simulator.h).
+//
+// Locks: a servant's calls take its instance mutex (shared with its cameras), then the
+// process's render lock around anything that touches GL; the GL context is released from the
+// thread before the render lock is let go, so omniORB's next request thread can take it.
+
+#include "view_simulator.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "format.h"
+#include "runtime.h"
+
+namespace hrpsim {
+
+namespace {
+
+[[noreturn]] void badParam(const char *op, const std::string &what) {
+  logRequestError(op, what);
+  throw CORBA::BAD_PARAM(0, CORBA::COMPLETED_NO);
+}
+
+std::mutex g_renderMutex;
+hssRenderer *g_renderer = nullptr;
+
+// holds the render lock and releases the context from this thread at the end
+class RenderGuard {
+ public:
+  RenderGuard() : lock_(g_renderMutex) {}
+  ~RenderGuard() {
+    if (g_renderer) {
+      hss_releaseRenderer(g_renderer);
+    }
+  }
+
+ private:
+  std::lock_guard<std::mutex> lock_;
+};
+
+hssRenderer *rendererLocked() {
+  if (!g_renderer) {
+    hsError err = {};
+    g_renderer = hss_makeRenderer(&err);
+    if (!g_renderer) {
+      logRequestError("renderer", describe(err));
+      throw CORBA::NO_RESOURCES(0, CORBA::COMPLETED_NO);
+    }
+  }
+  return g_renderer;
+}
+
+}  // namespace
+
+hssRenderer *processRenderer() {
+  RenderGuard guard;
+  return rendererLocked();
+}
+
+std::mutex &renderLock() {
+  return g_renderMutex;
+}
+
+//---------------------------------- ViewCore --------------------------------------------------
+
+ViewCore::ViewCore() {
+  RenderGuard guard;
+  hsError err = {};
+  scene_ = hss_makeScene(rendererLocked(), &err);
+  if (!scene_) {
+    raiseSystemException("create", err);
+  }
+}
+
+ViewCore::~ViewCore() {
+  RenderGuard guard;
+  hss_freeScene(scene_);
+}
+
+int ViewCore::characterIndex(const std::string &name) const {
+  for (size_t i = 0; i < chars_.size(); i++) {
+    if (chars_[i].name == name) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
+
+void ViewCore::addCharacter(const char *op, const std::string &name, BodyPtr body) {
+  if (characterIndex(name) >= 0) {
+    badParam(op, format("character '%s' is already registered", name.c_str()));
+  }
+  int index;
+  {
+    RenderGuard guard;
+    hsError err = {};
+    index = hss_addBody(scene_, body.get(), &err);
+    if (index < 0) {
+      raiseSystemException(op, err);
+    }
+  }
+  int ch = static_cast<int>(chars_.size());
+  chars_.push_back({name, body, index});
+  // its cameras in sensorId order
+  const hsBody *b = body.get();
+  int n = hsm_sensorCount(b, hsSENSOR_VISION);
+  for (int id = 0, found = 0; found < n && id < 100000; id++) {
+    int s = hsm_sensorById(b, hsSENSOR_VISION, id);
+    if (s < 0) {
+      continue;
+    }
+    found++;
+    CameraInfo cam;
+    cam.character = ch;
+    cam.sensor = s;
+    cam.sensorId = id;
+    cam.name = b->sensors[s].name;
+    cam.defName = b->sensors[s].name;
+    hsError err = {};
+    if (hss_cameraSpec(&b->sensors[s], &cam.spec, &err) != 0) {
+      hsu_log(hsLOG_WARNING, "%s: character '%s': no camera for %s", op, name.c_str(),
+              describe(err).c_str());
+      continue;
+    }
+    cameras_.push_back(cam);
+  }
+}
+
+bool ViewCore::setPose(const std::string &name, const double *linkP, const double *linkR) {
+  int ch = characterIndex(name);
+  if (ch < 0) {
+    return false;
+  }
+  return hss_setPose(scene_, chars_[ch].scene, linkP, linkR, nullptr) == 0;
+}
+
+void ViewCore::update(const char *op, const OpenHRP::WorldState &state) {
+  // check everything first
+  std::vector<int> which(state.characterPositions.length());
+  for (CORBA::ULong i = 0; i < state.characterPositions.length(); i++) {
+    const OpenHRP::CharacterPosition &cp = state.characterPositions[i];
+    int ch = characterIndex(cp.characterName.in());
+    if (ch < 0) {
+      std::string known;
+      for (const Character &c : chars_) {
+        known += (known.empty() ? "'" : ", '") + c.name + "'";
+      }
+      badParam(op, format("unknown character '%s' (registered: %s)", cp.characterName.in(),
+                          known.empty() ? "none" : known.c_str()));
+    }
+    int n = chars_[ch].body->nlink;
+    if (cp.linkPositions.length() != static_cast<CORBA::ULong>(n)) {
+      badParam(op, format("character '%s': %u link positions for %d links",
+                          cp.characterName.in(), cp.linkPositions.length(), n));
+    }
+    for (int l = 0; l < n; l++) {
+      const OpenHRP::LinkPosition &lp = cp.linkPositions[l];
+      bool ok = true;
+      for (int j = 0; j < 3; j++) {
+        ok = ok && std::isfinite(lp.p[j]);
+      }
+      for (int j = 0; j < 9; j++) {
+        ok = ok && std::isfinite(lp.R[j]);
+      }
+      if (!ok) {
+        badParam(op, format("character '%s', link %d: position not finite",
+                            cp.characterName.in(), l));
+      }
+    }
+    which[i] = ch;
+  }
+  for (CORBA::ULong i = 0; i < state.characterPositions.length(); i++) {
+    const OpenHRP::CharacterPosition &cp = state.characterPositions[i];
+    int n = chars_[which[i]].body->nlink;
+    std::vector<double> p(3 * n), R(9 * n);
+    for (int l = 0; l < n; l++) {
+      for (int j = 0; j < 3; j++) {
+        p[3 * l + j] = cp.linkPositions[l].p[j];
+      }
+      for (int j = 0; j < 9; j++) {
+        R[9 * l + j] = cp.linkPositions[l].R[j];
+      }
+    }
+    hss_setPose(scene_, chars_[which[i]].scene, p.data(), R.data(), nullptr);
+  }
+}
+
+void ViewCore::render(int c, Frame &frame, bool all) {
+  const CameraInfo &cam = cameras_.at(c);
+  const Character &ch = chars_[cam.character];
+  const hsSensor *sensor = &ch.body->sensors[cam.sensor];
+  hstCamera type = cam.spec.type;
+  bool color = all || type == hsCAMERA_COLOR || type == hsCAMERA_COLOR_DEPTH ||
+               type == hsCAMERA_MONO || type == hsCAMERA_MONO_DEPTH;
+  bool mono = all || type == hsCAMERA_MONO || type == hsCAMERA_MONO_DEPTH;
+  bool depth = all || type == hsCAMERA_DEPTH || type == hsCAMERA_COLOR_DEPTH ||
+               type == hsCAMERA_MONO_DEPTH;
+  int w = cam.spec.width, h = cam.spec.height;
+  size_t n = static_cast<size_t>(w) * h;
+  frame.width = w;
+  frame.height = h;
+  frame.rgb.resize(color ? 3 * n : 0);
+  frame.mono.resize(mono ? n : 0);
+  frame.depth.resize(depth ? n : 0);
+  if (!color && !depth) {
+    return;
+  }
+  RenderGuard guard;
+  double p[3], R[9], T[12];
+  hss_linkPose(scene_, ch.scene, sensor->link, p, R);
+  hss_cameraPose(T, sensor, p, R);
+  hssView view;
+  hss_cameraView(&view, &cam.spec, T);
+  hsError err = {};
+  if (hss_render(scene_, &view, color ? frame.rgb.data() : nullptr,
+                 depth ? frame.depth.data() : nullptr, &err) != 0) {
+    raiseSystemException("getImageData", err);
+  }
+  if (mono) {
+    hss_rgbToMono(frame.mono.data(), frame.rgb.data(), static_cast<int>(n));
+  }
+}
+
+bool ViewCore::renderOverview(int which, int width, int height, std::vector<unsigned char> &rgb) {
+  RenderGuard guard;
+  hssView view;
+  if (hss_overviewView(scene_, which, width, height, &view) != 0) {
+    return false;
+  }
+  rgb.resize(static_cast<size_t>(width) * height * 3);
+  hsError err = {};
+  if (hss_render(scene_, &view, rgb.data(), nullptr, &err) != 0) {
+    hsu_log(hsLOG_WARNING, "overview: %s", describe(err).c_str());
+    return false;
+  }
+  return true;
+}
+
+//---------------------------------- Camera ----------------------------------------------------
+
+CameraServant::CameraServant(std::shared_ptr<ViewCore> core, std::shared_ptr<std::mutex> mutex,
+                             int index, ColorFormat format)
+    : core_(std::move(core)), mutex_(std::move(mutex)), index_(index), format_(format) {}
+
+void CameraServant::destroy() {
+  // cameras live as long as their ViewSimulator (OpenHRP's destroy only drops its window)
+  hsu_log(hsLOG_DEBUG, "Camera::destroy: the camera stays until its ViewSimulator goes");
+}
+
+OpenHRP::Camera::CameraParameter *CameraServant::getCameraParameter() {
+  std::lock_guard<std::mutex> lock(*mutex_);
+  const CameraInfo &cam = core_->cameras().at(index_);
+  auto *p = new OpenHRP::Camera::CameraParameter;
+  p->type = static_cast<OpenHRP::Camera::CameraType>(cam.spec.type);
+  p->frontClipDistance = static_cast<CORBA::Float>(cam.spec.nearClip);
+  p->backClipDistance = static_cast<CORBA::Float>(cam.spec.farClip);
+  p->fieldOfView = static_cast<CORBA::Float>(cam.spec.fieldOfView);
+  p->sensorId = cam.sensorId;
+  p->sensorName = cam.name.c_str();
+  p->defName = cam.defName.c_str();
+  p->width = cam.spec.width;
+  p->height = cam.spec.height;
+  p->frameRate = static_cast<CORBA::Float>(cam.spec.frameRate);
+  return p;
+}
+
+OpenHRP::ImageData *CameraServant::getImageData() {
+  std::lock_guard<std::mutex> lock(*mutex_);
+  const CameraInfo &cam = core_->cameras().at(index_);
+  core_->render(index_, frame_);
+  auto *img = new OpenHRP::ImageData;
+  img->width = frame_.width;
+  img->height = frame_.height;
+  size_t n = static_cast<size_t>(frame_.width) * frame_.height;
+  hstCamera type = cam.spec.type;
+  bool color = type == hsCAMERA_COLOR || type == hsCAMERA_COLOR_DEPTH;
+  bool mono = type == hsCAMERA_MONO || type == hsCAMERA_MONO_DEPTH;
+  img->format = mono ? OpenHRP::GRAY
+                : type == hsCAMERA_DEPTH ? OpenHRP::DEPTH
+                : (color && format_ == ColorFormat::RGB) ? OpenHRP::RGB
+                                                         : OpenHRP::ARGB;
+  if (color && format_ == ColorFormat::RGB) {
+    img->octetData.length(static_cast<CORBA::ULong>(3 * n));
+    std::memcpy(img->octetData.get_buffer(), frame_.rgb.data(), 3 * n);
+  } else if (color) {
+    img->longData.length(static_cast<CORBA::ULong>(n));
+    CORBA::Long *out = img->longData.get_buffer();
+    const unsigned char *p = frame_.rgb.data();
+    for (size_t i = 0; i < n; i++) {
+      uint32_t v = 0xff000000u | (uint32_t(p[3 * i]) << 16) | (uint32_t(p[3 * i + 1]) << 8) |
+                   uint32_t(p[3 * i + 2]);
+      out[i] = static_cast<CORBA::Long>(v);
+    }
+  }
+  if (mono) {
+    img->octetData.length(static_cast<CORBA::ULong>(n));
+    std::memcpy(img->octetData.get_buffer(), frame_.mono.data(), n);
+  }
+  if (!frame_.depth.empty()) {
+    img->floatData.length(static_cast<CORBA::ULong>(n));
+    std::memcpy(img->floatData.get_buffer(), frame_.depth.data(), n * sizeof(float));
+  }
+  return img;
+}
+
+//---------------------------------- ViewSimulator ---------------------------------------------
+
+ViewSimulatorServant::ViewSimulatorServant(ColorFormat format)
+    : core_(std::make_shared<ViewCore>()), mutex_(std::make_shared<std::mutex>()),
+      format_(format) {}
+
+ViewSimulatorServant::~ViewSimulatorServant() = default;
+
+void ViewSimulatorServant::registerCharacter(const char *name, OpenHRP::BodyInfo_ptr cinfo) {
+  const char *op = "registerCharacter";
+  if (CORBA::is_nil(cinfo)) {
+    badParam(op, format("'%s': nil BodyInfo", name));
+  }
+  std::lock_guard<std::mutex> lock(*mutex_);
+  if (core_->characterIndex(name) >= 0) {
+    badParam(op, format("character '%s' is already registered", name));
+  }
+  hsError err = {};
+  hsBody *raw = nullptr;
+  try {
+    raw = bodyFromInfo(cinfo, &err);
+  } catch (const CORBA::SystemException &e) {
+    badParam(op, format("'%s': cannot read its BodyInfo: CORBA %s", name, e._name()));
+  }
+  if (!raw) {
+    badParam(op, format("'%s': bad BodyInfo: %s", name, describe(err).c_str()));
+  }
+  core_->addCharacter(op, name, shareBody(raw));
+  hsu_log(hsLOG_INFO, "registered '%s' (%zu cameras in the scene)", name,
+          core_->cameras().size());
+}
+
+OpenHRP::Camera_ptr ViewSimulatorServant::cameraRef(int index) {
+  while (cameraRefs_.size() <= static_cast<size_t>(index)) {
+    cameraRefs_.emplace_back();
+    cameraIds_.emplace_back();
+  }
+  if (CORBA::is_nil(cameraRefs_[index])) {
+    auto *cam = new CameraServant(core_, mutex_, index, format_);
+    PortableServer::POA_ptr poa = Runtime::instance()->poa();
+    cameraIds_[index] = poa->activate_object(cam);
+    cam->_remove_ref();
+    CORBA::Object_var obj = poa->id_to_reference(cameraIds_[index]);
+    cameraRefs_[index] = OpenHRP::Camera::_narrow(obj);
+  }
+  return OpenHRP::Camera::_duplicate(cameraRefs_[index]);
+}
+
+void ViewSimulatorServant::getCameraSequence(OpenHRP::CameraSequence_out cameras) {
+  std::lock_guard<std::mutex> lock(*mutex_);
+  cameras = new OpenHRP::CameraSequence;
+  size_t n = core_->cameras().size();
+  cameras->length(static_cast<CORBA::ULong>(n));
+  for (size_t i = 0; i < n; i++) {
+    (*cameras)[i] = cameraRef(static_cast<int>(i));
+  }
+}
+
+void ViewSimulatorServant::getCameraSequenceOf(const char *objectName,
+                                               OpenHRP::CameraSequence_out cameras) {
+  std::lock_guard<std::mutex> lock(*mutex_);
+  int ch = core_->characterIndex(objectName);
+  if (ch < 0) {
+    badParam("getCameraSequenceOf", format("unknown character '%s'", objectName));
+  }
+  cameras = new OpenHRP::CameraSequence;
+  for (size_t i = 0; i < core_->cameras().size(); i++) {
+    if (core_->cameras()[i].character == ch) {
+      CORBA::ULong k = cameras->length();
+      cameras->length(k + 1);
+      (*cameras)[k] = cameraRef(static_cast<int>(i));
+    }
+  }
+}
+
+void ViewSimulatorServant::updateScene(const OpenHRP::WorldState &state) {
+  std::lock_guard<std::mutex> lock(*mutex_);
+  core_->update("updateScene", state);
+}
+
+void ViewSimulatorServant::destroy() {
+  PortableServer::POA_ptr poa = Runtime::instance()->poa();
+  std::lock_guard<std::mutex> lock(*mutex_);
+  for (auto &id : cameraIds_) {
+    if (id.operator->()) {
+      try {
+        poa->deactivate_object(id.in());
+      } catch (const CORBA::Exception &) {
+      }
+    }
+  }
+  PortableServer::ObjectId_var oid = poa->servant_to_id(this);
+  poa->deactivate_object(oid);
+}
+
+//---------------------------------- factory ---------------------------------------------------
+
+OpenHRP::ViewSimulator_ptr ViewSimulatorFactoryServant::create() {
+  auto *vs = new ViewSimulatorServant(format_);
+  PortableServer::POA_ptr poa = Runtime::instance()->poa();
+  PortableServer::ObjectId_var oid = poa->activate_object(vs);
+  vs->_remove_ref();
+  CORBA::Object_var obj = poa->id_to_reference(oid);
+  return OpenHRP::ViewSimulator::_narrow(obj);
+}
+
+void ViewSimulatorFactoryServant::shutdown() {
+  hsu_log(hsLOG_INFO, "shutdown requested by a client");
+  Runtime::instance()->requestShutdown();
+}
+
+}  // namespace hrpsim

@@ -1,0 +1,324 @@
+// test_render.c - headless rendering (sensors/render) on whatever EGL device the machine has
+// (in CI Mesa's llvmpipe): metric depth of a plane, the pinhole projection and lit colour of a
+// cube, a texture's orientation, a camera on a moving link, determinism, camera specs, PNG
+// files.
+//
+// Every expected number is computed here from the pinhole model (focal length from the
+// horizontal field of view, pixel centres at integer + 0.5, top row first) and from VRML's
+// lighting equation; tolerances: 1 mm for depth (float z of a plane at 2 m is exact to ~1e-6),
+// +-1 px for silhouettes (rasterisation samples pixel centres), 2/255 for colours (UNORM8
+// rounding of an exactly representable shade).
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+#include "test_support.h"
+
+static hssRenderer *g_renderer;
+
+static hssRenderer *renderer(void) {
+  if (!g_renderer) {
+    hsError err = {0};
+    g_renderer = hss_makeRenderer(&err);
+    if (!g_renderer) {
+      fprintf(stderr, "no renderer: %s\n", err.message);
+    }
+  }
+  return g_renderer;
+}
+
+static hsBody *load(const char *name, const char *text, int readImage) {
+  hsmLoadOptions opt;
+  hsm_defaultLoadOptions(&opt);
+  opt.readImage = readImage;
+  hsError err = {0};
+  hsBody *b = hsm_loadVrml(hst_writeFile(name, text), &opt, NULL, 0, NULL, &err);
+  if (!b) {
+    fprintf(stderr, "load %s: %s\n", name, err.message);
+  }
+  return b;
+}
+
+// a camera at the origin looking along -z (world), y up
+static hssView frontView(int w, int h, double fov) {
+  hssView v;
+  memset(&v, 0, sizeof v);
+  v.T[0] = v.T[5] = v.T[10] = 1;
+  v.fieldOfView = fov;
+  v.nearClip = 0.1;
+  v.farClip = 10;
+  v.width = w;
+  v.height = h;
+  return v;
+}
+
+// a plane (a thin box) whose front face is at z = -2: depth 2 at every pixel, whatever the
+// pixel's angle off the axis (depth is along the axis, not the ray)
+static void testPlaneDepth(void) {
+  hssRenderer *r = renderer();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  hsBody *b = load("plane.wrl",
+                   "#VRML V2.0 utf8\n"
+                   "Transform { translation 0 0 -2.05 children Shape {\n"
+                   "  appearance Appearance { material Material {} }\n"
+                   "  geometry Box { size 40 40 0.1 } } }\n",
+                   0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  hssScene *s = hss_makeScene(r, NULL);
+  CU_ASSERT_EQUAL(hss_addBody(s, b, NULL), 0);
+  hssView v = frontView(160, 120, 1.2);
+  float *depth = malloc(sizeof(float) * 160 * 120);
+  CU_ASSERT_EQUAL(hss_render(s, &v, NULL, depth, NULL), 0);
+  double worst = 0;
+  for (int i = 0; i < 160 * 120; i++) {
+    worst = fmax(worst, fabs(depth[i] - 2.0));
+  }
+  CU_ASSERT(worst < 1e-3);
+  // with the plane behind the back clip distance nothing is seen: depth reads far
+  v.farClip = 1.5;
+  CU_ASSERT_EQUAL(hss_render(s, &v, NULL, depth, NULL), 0);
+  for (int i = 0; i < 160 * 120; i += 97) {
+    CU_ASSERT_EQUAL(depth[i], 1.5f);
+  }
+  free(depth);
+  hss_freeScene(s);
+  hsm_freeBody(b);
+}
+
+// the cube scene: a unit cube of diffuse colour (0.8, 0.4, 0.2) centred at (0.3, 0.2, -5), so
+// its front face (z = -4.5, normal +z) spans x in [-0.2, 0.8] and y in [-0.3, 0.7] and is the
+// only face the origin sees; a directional light along -z of intensity 0.5, ambientIntensity
+// 0.4, on a material of ambientIntensity 0.5: VRML gives 0.4 * 0.5 * d + 0.5 * 1 * d = 0.7 d
+static const char *kCube =
+    "#VRML V2.0 utf8\n"
+    "DirectionalLight { direction 0 0 -1 intensity 0.5 ambientIntensity 0.4 }\n"
+    "Transform { translation 0.3 0.2 -5 children Shape {\n"
+    "  appearance Appearance { material Material { diffuseColor 0.8 0.4 0.2\n"
+    "    ambientIntensity 0.5 specularColor 0 0 0 } }\n"
+    "  geometry Box { size 1 1 1 } } }\n";
+
+// pixel column / row (continuous, 0 at the left / top edge) where a camera-frame point projects
+static void project(const hssView *v, double x, double y, double z, double *u, double *w) {
+  double f = v->width / 2.0 / tan(v->fieldOfView / 2);
+  *u = v->width / 2.0 + f * x / -z;
+  *w = v->height / 2.0 - f * y / -z;
+}
+
+static void checkCube(const hssView *v, const unsigned char *rgb, const float *depth,
+                      double dx, double dy) {
+  double u0, v0, u1, v1;
+  project(v, -0.2 + dx, 0.7 + dy, -4.5, &u0, &v0);  // top left
+  project(v, 0.8 + dx, -0.3 + dy, -4.5, &u1, &v1);  // bottom right
+  const int expect[3] = {(int)lround(0.7 * 0.8 * 255), (int)lround(0.7 * 0.4 * 255),
+                         (int)lround(0.7 * 0.2 * 255)};
+  int inside = 0, outside = 0, bad = 0;
+  for (int y = 0; y < v->height; y++) {
+    for (int x = 0; x < v->width; x++) {
+      double cx = x + 0.5, cy = y + 0.5;
+      const unsigned char *p = rgb + 3 * (y * v->width + x);
+      int in = cx > u0 + 1 && cx < u1 - 1 && cy > v0 + 1 && cy < v1 - 1;
+      int out = cx < u0 - 1 || cx > u1 + 1 || cy < v0 - 1 || cy > v1 + 1;
+      if (in) {
+        inside++;
+        for (int c = 0; c < 3; c++) {
+          bad += abs(p[c] - expect[c]) > 2;
+        }
+        bad += fabs(depth[y * v->width + x] - 4.5) > 1e-3;
+      } else if (out) {
+        outside++;
+        bad += p[0] || p[1] || p[2];
+        bad += depth[y * v->width + x] != (float)v->farClip;
+      }
+    }
+  }
+  CU_ASSERT(inside > 100);
+  CU_ASSERT(outside > 100);
+  CU_ASSERT_EQUAL(bad, 0);
+}
+
+static void testCubeProjectionAndColour(void) {
+  hssRenderer *r = renderer();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  hsBody *b = load("cube.wrl", kCube, 0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  CU_ASSERT_EQUAL(b->nlight, 1);
+  hssScene *s = hss_makeScene(r, NULL);
+  CU_ASSERT_EQUAL(hss_addBody(s, b, NULL), 0);
+  // two sizes and fields of view, one non-square
+  int sizes[2][2] = {{320, 240}, {101, 77}};
+  double fovs[2] = {0.6, 0.9};
+  for (int k = 0; k < 2; k++) {
+    hssView v = frontView(sizes[k][0], sizes[k][1], fovs[k]);
+    unsigned char *rgb = malloc(3 * (size_t)v.width * v.height);
+    float *depth = malloc(sizeof(float) * v.width * v.height);
+    CU_ASSERT_EQUAL_FATAL(hss_render(s, &v, rgb, depth, NULL), 0);
+    checkCube(&v, rgb, depth, 0, 0);
+    // deterministic: a second picture is the same bit for bit
+    unsigned char *again = malloc(3 * (size_t)v.width * v.height);
+    CU_ASSERT_EQUAL(hss_render(s, &v, again, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(memcmp(rgb, again, 3 * (size_t)v.width * v.height), 0);
+    free(again);
+    free(rgb);
+    free(depth);
+  }
+  hss_freeScene(s);
+  hsm_freeBody(b);
+}
+
+// a 16 x 16 texture of four 8 x 8 blocks: red top left, green top right, blue bottom left,
+// white bottom right (rows top first), on an unlit quad (no Material: the texture's colour
+// exactly) facing the camera with VRML texture coordinates (0, 0) at its bottom left
+static void testTexture(void) {
+  hssRenderer *r = renderer();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  unsigned char img[16 * 16 * 3];
+  const unsigned char colours[4][3] = {{255, 0, 0}, {0, 255, 0}, {0, 0, 255}, {255, 255, 255}};
+  for (int y = 0; y < 16; y++) {
+    for (int x = 0; x < 16; x++) {
+      memcpy(img + 3 * (y * 16 + x), colours[(y / 8) * 2 + x / 8], 3);
+    }
+  }
+  char path[1024];
+  snprintf(path, sizeof path, "%s/blocks.png", hst_tmpDir());
+  CU_ASSERT_EQUAL_FATAL(hss_writePng(path, img, 16, 16, 3, NULL), 0);
+  hsBody *b = load("textured.wrl",
+                   "#VRML V2.0 utf8\n"
+                   "Shape {\n"
+                   "  appearance Appearance { texture ImageTexture { url \"blocks.png\" } }\n"
+                   "  geometry IndexedFaceSet {\n"
+                   "    coord Coordinate { point [-1 -1 -3, 1 -1 -3, 1 1 -3, -1 1 -3] }\n"
+                   "    coordIndex [0 1 2 3 -1]\n"
+                   "    texCoord TextureCoordinate { point [0 0, 1 0, 1 1, 0 1] }\n"
+                   "    texCoordIndex [0 1 2 3 -1] } }\n",
+                   1);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  CU_ASSERT_EQUAL_FATAL(b->ntexture, 1);
+  CU_ASSERT_PTR_NOT_NULL(b->textures[0].image);
+  hssScene *s = hss_makeScene(r, NULL);
+  CU_ASSERT_EQUAL(hss_addBody(s, b, NULL), 0);
+  hssView v = frontView(200, 200, 1.0);
+  unsigned char rgb[200 * 200 * 3];
+  CU_ASSERT_EQUAL(hss_render(s, &v, rgb, NULL, NULL), 0);
+  // the centre of each quarter of the quad: x, y = +-0.5 at z = -3
+  const double centres[4][2] = {{-0.5, 0.5}, {0.5, 0.5}, {-0.5, -0.5}, {0.5, -0.5}};
+  for (int q = 0; q < 4; q++) {
+    double u, w;
+    project(&v, centres[q][0], centres[q][1], -3, &u, &w);
+    const unsigned char *p = rgb + 3 * ((int)w * 200 + (int)u);
+    for (int c = 0; c < 3; c++) {
+      CU_ASSERT(abs(p[c] - colours[q][c]) <= 2);
+    }
+  }
+  hss_freeScene(s);
+  hsm_freeBody(b);
+}
+
+// a camera on a slider: moving the joint by 0.25 m along x moves the cube the other way in the
+// image by f * 0.25 / 4.5 pixels; the camera's spec comes from its VisionSensor node
+static void testCameraOnMovingLink(void) {
+  hssRenderer *r = renderer();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  hsBody *robot = load("slider.wrl",
+                       "#VRML V2.0 utf8\n"
+                       "PROTO Humanoid [ field SFString name \"\" exposedField MFNode "
+                       "humanoidBody [] ] { Group { children IS humanoidBody } }\n"
+                       "PROTO Joint [ exposedField SFString jointType \"\" exposedField "
+                       "SFVec3f jointAxis 0 0 1 exposedField SFInt32 jointId -1 exposedField "
+                       "SFVec3f translation 0 0 0 exposedField SFRotation rotation 0 0 1 0 "
+                       "exposedField MFNode children [] ] { Transform { children IS children } }\n"
+                       "PROTO VisionSensor [ exposedField SFVec3f translation 0 0 0 exposedField "
+                       "SFRotation rotation 0 0 1 0 exposedField SFInt32 sensorId -1 "
+                       "exposedField SFString type \"NONE\" exposedField SFInt32 width 320 "
+                       "exposedField SFInt32 height 240 exposedField SFFloat fieldOfView 0.785398 "
+                       "exposedField SFFloat frontClipDistance 0.01 exposedField SFFloat "
+                       "backClipDistance 10 exposedField SFFloat frameRate 30 exposedField MFNode "
+                       "children [] ] { Transform { children IS children } }\n"
+                       "DEF R Humanoid { name \"R\" humanoidBody [\n"
+                       "  DEF BASE Joint { jointType \"fixed\" children [\n"
+                       "    DEF SLIDE Joint { jointType \"slide\" jointAxis 1 0 0 jointId 0\n"
+                       "      children [ DEF CAM VisionSensor { sensorId 0 type \"COLOR_DEPTH\"\n"
+                       "        width 160 height 120 fieldOfView 0.8 frontClipDistance 0.1\n"
+                       "        backClipDistance 20 frameRate 25 } ] } ] } ] }\n",
+                       0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(robot);
+  hsBody *cube = load("cube2.wrl", kCube, 0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(cube);
+  int cam = hsm_sensorIndex(robot, "CAM");
+  CU_ASSERT_FATAL(cam >= 0);
+  hssCameraSpec spec;
+  CU_ASSERT_EQUAL_FATAL(hss_cameraSpec(&robot->sensors[cam], &spec, NULL), 0);
+  CU_ASSERT_EQUAL(spec.type, hsCAMERA_COLOR_DEPTH);
+  CU_ASSERT_EQUAL(spec.width, 160);
+  CU_ASSERT_EQUAL(spec.height, 120);
+  HST_NEAR(spec.fieldOfView, 0.8, 1e-6);
+  HST_NEAR(spec.frameRate, 25, 0);
+  hssScene *s = hss_makeScene(r, NULL);
+  CU_ASSERT_EQUAL(hss_addBody(s, robot, NULL), 0);
+  CU_ASSERT_EQUAL(hss_addBody(s, cube, NULL), 1);
+  hsBodyState *st = hsm_makeState(robot, NULL);
+  int slide = hsm_linkIndex(robot, "SLIDE");
+  unsigned char *rgb = malloc(3 * 160 * 120);
+  float *depth = malloc(sizeof(float) * 160 * 120);
+  for (int k = 0; k < 2; k++) {
+    st->q[slide] = 0.25 * k;
+    hsm_forwardKinematics(robot, st);
+    CU_ASSERT_EQUAL(hss_setPose(s, 0, st->linkP, st->linkR, NULL), 0);
+    double T[12];
+    hss_cameraPose(T, &robot->sensors[cam], &st->linkP[3 * slide], &st->linkR[9 * slide]);
+    HST_NEAR(T[3], 0.25 * k, 1e-12);
+    hssView v;
+    hss_cameraView(&v, &spec, T);
+    CU_ASSERT_EQUAL_FATAL(hss_render(s, &v, rgb, depth, NULL), 0);
+    // the camera moved by +0.25 x: the cube is 0.25 further left in the camera frame
+    checkCube(&v, rgb, depth, -0.25 * k, 0);
+  }
+  free(rgb);
+  free(depth);
+  hsm_freeState(st);
+  hss_freeScene(s);
+  hsm_freeBody(robot);
+  hsm_freeBody(cube);
+}
+
+// bad views and specs are refused with an error, the scene stays usable
+static void testBadInput(void) {
+  hssRenderer *r = renderer();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  hssScene *s = hss_makeScene(r, NULL);
+  hssView v = frontView(10, 10, 1.0);
+  v.nearClip = 0;
+  hsError err = {0};
+  CU_ASSERT_EQUAL(hss_render(s, &v, NULL, NULL, &err), hsE_INVALID);
+  v = frontView(10, 10, 4.0);
+  CU_ASSERT_EQUAL(hss_render(s, &v, NULL, NULL, NULL), hsE_INVALID);
+  v = frontView(10, 10, 1.0);
+  unsigned char rgb[300];
+  CU_ASSERT_EQUAL(hss_render(s, &v, rgb, NULL, NULL), 0);
+  CU_ASSERT_EQUAL(rgb[0], 0);
+  CU_ASSERT_EQUAL(hss_setPose(s, 3, NULL, NULL, NULL), hsE_INVALID);
+  hss_freeScene(s);
+  unsigned char mono[2];
+  const unsigned char px[6] = {255, 255, 255, 10, 200, 30};
+  hss_rgbToMono(mono, px, 2);
+  CU_ASSERT_EQUAL(mono[0], 255);
+  CU_ASSERT_EQUAL(mono[1], (int)(0.299 * 10 + 0.587 * 200 + 0.114 * 30));
+}
+
+static int cleanup(void) {
+  hss_freeRenderer(g_renderer);
+  g_renderer = NULL;
+  return 0;
+}
+
+void register_render(void) {
+  CU_pSuite s = hst_addSuite("render");
+  CU_set_suite_cleanupfunc(s, cleanup);
+  CU_add_test(s, "plane depth", testPlaneDepth);
+  CU_add_test(s, "cube projection and colour", testCubeProjectionAndColour);
+  CU_add_test(s, "texture", testTexture);
+  CU_add_test(s, "camera on a moving link", testCameraOnMovingLink);
+  CU_add_test(s, "bad input", testBadInput);
+}
