@@ -438,6 +438,12 @@ static void project(const Poly *P, const double L[3], double *lo, double *hi) {
   }
 }
 
+// a one-sided triangle refuses a normal that would push the other shape behind it by more than
+// this cosine: a normal (nearly) in the triangle's plane is a side contact, as on the walls of
+// a closed mesh resting on a face (with a tighter bound a wall tilted by 1e-4 rad would turn
+// the floor's 1e-9 m contact into a push through the floor's whole extent)
+static const double kBehind = 0.1;
+
 // separating-axis test of two polytopes: 1 with n (from a into b) and depth when they touch or
 // overlap, 0 when apart. oneSidedB: b is a mesh triangle whose back does not count.
 static int sat(const hscConvex *ca, const hscConvex *cb, int oneSidedB, double n[3],
@@ -495,7 +501,7 @@ static int sat(const hscConvex *ca, const hscConvex *cb, int oneSidedB, double n
     v3copy(n, faceN);
     *depth = faceBest;
   }
-  if (oneSidedB && v3dot(n, B.f[0]) > 1e-9) {
+  if (oneSidedB && v3dot(n, B.f[0]) > kBehind) {
     v3copy(n, frontN);
     *depth = frontBest;
   }
@@ -737,7 +743,7 @@ int hsc_collideConvex(const hscConvex *a, const hscConvex *b, hscCandBuf *buf, i
     v3sub(n, pb, pa);
     v3scale(n, 1 / d, n);
     depth = rs - d;
-    if (!(tri && v3dot(n, nt) > 1e-9)) {
+    if (!(tri && v3dot(n, nt) > kBehind)) {
       if (a->kind == HSC_POINT || b->kind == HSC_POINT ||
           (a->kind == HSC_SEG && b->kind == HSC_SEG)) {
         coreContact(a, b, pa, pb, d, buf);
@@ -758,7 +764,7 @@ int hsc_collideConvex(const hscConvex *a, const hscConvex *b, hscCandBuf *buf, i
     }
     depth = 0;
   }
-  if (tri && v3dot(n, nt) > 1e-9) {
+  if (tri && v3dot(n, nt) > kBehind) {
     // a mesh triangle pushes only towards its front
     double s[3], mnt[3], t0 = v3dot(nt, b->v[0]);
     v3neg(mnt, nt);
