@@ -482,6 +482,33 @@ OpenHRP::LinkPairSequence *pairs(const SimCore &core, const std::vector<int> &hi
   return out._retn();
 }
 
+OpenHRP::DistanceSequence *distances(const SimCore &core, const std::vector<hsdDistance> &d) {
+  OpenHRP::DistanceSequence_var out = new OpenHRP::DistanceSequence;
+  out->length(static_cast<CORBA::ULong>(d.size()));
+  for (size_t i = 0; i < d.size(); i++) {
+    const hsdDistance &h = d[i];
+    OpenHRP::Distance &o = out[static_cast<CORBA::ULong>(i)];
+    double tolerance = 0.0;
+    int ch[2], link[2];
+    hsd_pair(core.world(), h.pair, ch, link, &tolerance);
+    linkPair(core, o.pair, h.ch[0], h.link[0], h.ch[1], h.link[1], tolerance);
+    for (int j = 0; j < 3; j++) {
+      if (h.empty) {
+        o.minD = -1;
+        o.point0[j] = o.point1[j] = 0;
+      } else if (h.d < 0) {
+        o.minD = 0;
+        o.point0[j] = o.point1[j] = 0.5 * (h.p0[j] + h.p1[j]);
+      } else {
+        o.minD = h.d;
+        o.point0[j] = h.p1[j];
+        o.point1[j] = h.p0[j];
+      }
+    }
+  }
+  return out._retn();
+}
+
 OpenHRP::LinkPairSequence *collidingPairs(const SimCore &core, int ch) {
   int ngroup = 0;
   const hsdContactGroup *groups = hsd_contactGroups(core.world(), &ngroup);

@@ -362,8 +362,12 @@ OpenHRP::LinkPairSequence *DynamicsSimulatorServant::checkIntersection(CORBA::Bo
 }
 
 OpenHRP::DistanceSequence *DynamicsSimulatorServant::checkDistance() {
-  notImplemented("checkDistance", "distance queries are not implemented yet (they come with the "
-                                  "collision detector)");
+  const char *op = "checkDistance";
+  SimCore::Lock lock(*core_);
+  requireRunning(op);
+  hsError err = {};
+  check(core_->checkDistances(dists_, &err), op, err);
+  return wire::distances(*core_, dists_);
 }
 
 CORBA::Boolean DynamicsSimulatorServant::getCharacterCollidingPairs(

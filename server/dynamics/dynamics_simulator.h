@@ -105,6 +105,7 @@ class DynamicsSimulatorServant : public POA_OpenHRP::DynamicsSimulator {
 
   std::shared_ptr<SimCore> core_;
   std::vector<int> hits_;  // scratch of the intersection checks
+  std::vector<hsdDistance> dists_;  // scratch of the distance checks
 };
 
 class DynamicsSimulatorFactoryServant : public POA_OpenHRP::DynamicsSimulatorFactory {
