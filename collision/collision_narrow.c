@@ -404,14 +404,8 @@ static void polyOf(Poly *P, const hscConvex *c) {
     P->nf = 1;
     return;
   }
-  // box
-  P->nv = 8;
-  for (int i = 0; i < 8; i++) {
-    double q[3] = {((i & 1) ? 0.5 : -0.5) * c->size[0], ((i & 2) ? 0.5 : -0.5) * c->size[1],
-                   ((i & 4) ? 0.5 : -0.5) * c->size[2]};
-    m3mulv(P->v[i], c->R, q);
-    v3add(P->v[i], P->v[i], c->p);
-  }
+  // box (projected from its centre and half sizes: no corners needed)
+  P->nv = 0;
   for (int k = 0; k < 3; k++) {
     m3col(P->f[k], c->R, k);
     v3copy(P->e[k], P->f[k]);
@@ -430,12 +424,14 @@ static void project(const Poly *P, const double L[3], double *lo, double *hi) {
     *hi = c + r;
     return;
   }
-  *lo = *hi = v3dot(P->v[0], L);
+  double l = v3dot(P->v[0], L), h = l;
   for (int i = 1; i < P->nv; i++) {
     double x = v3dot(P->v[i], L);
-    *lo = fmin(*lo, x);
-    *hi = fmax(*hi, x);
+    l = x < l ? x : l;
+    h = x > h ? x : h;
   }
+  *lo = l;
+  *hi = h;
 }
 
 // a one-sided triangle refuses a normal that would push the other shape behind it by more than
