@@ -109,6 +109,9 @@ class Project:
     plot_root: bool = True
     plot_joints: list = None                  # joint names; None: all
     plots: bool = True
+    noise_seed: int = 0                       # <noise>: sensor noise and limits (README)
+    noise_limits: bool = False
+    noise: list = field(default_factory=list)  # (type, std list, bias list, line)
     warnings: list = field(default_factory=list)   # "file:line: text"
     lines: dict = field(default_factory=dict)      # element tag -> line, for messages
 
@@ -170,6 +173,11 @@ class Project:
             call(c.line, "controller %s" % c.name, scheduler.addController, spec)
         call(self.lines.get("log", 0), "log", scheduler.setLogOptions,
              H.LogOptions(float(self.log_period or 0.0), bool(self.log_sensors)))
+        if self.noise or self.noise_limits:
+            specs = [H.SensorNoiseSpec(t, [float(x) for x in std], [float(x) for x in bias])
+                     for t, std, bias, _ in self.noise]
+            call(self.lines.get("noise", 0), "noise", scheduler.setSensorNoise,
+                 H.SensorNoise(int(self.noise_seed), bool(self.noise_limits), specs))
         call(sim_line, "realTime", scheduler.setRealTime, float(self.real_time))
         return bodies
 
@@ -419,11 +427,18 @@ _ALLOWED = {
     "controller": {"name", "command", "character", "period"},
     "log": {"period", "sensors"},
     "plots": {"enabled", "root", "joints"},
+    "noise": {"seed", "limits"},
+    "sensor": {"type", "std", "bias"},
 }
 _CHILDREN = {
-    "hrpsim-project": {"simulation", "model", "collision", "controller", "log", "plots"},
+    "hrpsim-project": {"simulation", "model", "collision", "controller", "log", "plots",
+                       "noise"},
     "model": {"rootPose", "rootVelocity", "joints", "joint"},
+    "noise": {"sensor"},
 }
+
+# sensor types <noise><sensor type=...> accepts, and how many components each has
+_NOISE_TYPES = {"force": 6, "gyro": 3, "accel": 3, "range": 1}
 
 
 def _attrs(el, ctx, required=()):
@@ -457,7 +472,7 @@ def _parse_hrpsim(root, ctx):
         def f(name, _el=el):
             return "<%s> %s" % (_el.tag, name)
 
-        if el.tag in ("simulation", "log", "plots"):
+        if el.tag in ("simulation", "log", "plots", "noise"):
             p.lines[el.tag] = el.line
             if el.tag in seen:
                 raise ctx.err(el.line, "<%s>" % el.tag, "given twice")
@@ -503,6 +518,8 @@ def _parse_hrpsim(root, ctx):
                 p.log_period = ctx.number(a["period"], el.line, f("period"), nonneg=True)
             if "sensors" in a:
                 p.log_sensors = ctx.boolean(a["sensors"], el.line, f("sensors"))
+        elif el.tag == "noise":
+            _parse_noise(p, el, a, ctx)
         elif el.tag == "plots":
             if "enabled" in a:
                 p.plots = ctx.boolean(a["enabled"], el.line, f("enabled"))
@@ -511,6 +528,37 @@ def _parse_hrpsim(root, ctx):
             if "joints" in a and a["joints"].strip().lower() != "all":
                 p.plot_joints = a["joints"].replace(",", " ").split()
     return p
+
+
+def _parse_noise(p, el, a, ctx):
+    """<noise seed="N" limits="bool"> with <sensor type="gyro" std="..." bias="..."/> children:
+    std and bias are 1 number (every component) or one per component."""
+    if "seed" in a:
+        seed = ctx.number(a["seed"], el.line, "<noise> seed", nonneg=True)
+        if seed != int(seed) or seed >= 2 ** 32:
+            raise ctx.err(el.line, "<noise> seed", "must be a whole number below 2^32")
+        p.noise_seed = int(seed)
+    if "limits" in a:
+        p.noise_limits = ctx.boolean(a["limits"], el.line, "<noise> limits")
+    seen = set()
+    for c in el.children:
+        ca = _attrs(c, ctx, required=("type",))
+        t = ca["type"].strip()
+        if t not in _NOISE_TYPES:
+            raise ctx.err(c.line, "<sensor> type", "unknown sensor type %r (one of: %s)"
+                          % (t, ", ".join(_NOISE_TYPES)))
+        if t in seen:
+            raise ctx.err(c.line, "<sensor> type", "noise for %r given twice" % t)
+        seen.add(t)
+        values = {}
+        for attr in ("std", "bias"):
+            words = ca.get(attr, "").replace(",", " ").split()
+            if len(words) not in (0, 1, _NOISE_TYPES[t]):
+                raise ctx.err(c.line, "<sensor> " + attr, "give 1 number (every component) or "
+                              "%d for %s" % (_NOISE_TYPES[t], t))
+            values[attr] = [ctx.number(w, c.line, "<sensor> " + attr, nonneg=attr == "std")
+                            for w in words]
+        p.noise.append((t, values["std"], values["bias"], c.line))
 
 
 def _command(text, line, fld, ctx):

@@ -7,8 +7,10 @@ goes on) into NumPy arrays; ``write_results`` writes the directory:
                    "C.root_p" (N, 3) [m], "C.root_R" (N, 3, 3) row-major, "C.link_p"
                    (N, links, 3), "C.q", "C.dq", "C.u" (N, joints, jointId order),
                    "C.joint_names" (joints,); when sensors are logged "C.force" (N, n, 6),
-                   "C.rate_gyro" (N, n, 3), "C.accel" (N, n, 3); static characters (no
-                   joints, e.g. the floor) have only root_p and root_R
+                   "C.rate_gyro" (N, n, 3), "C.accel" (N, n, 3), and per range sensor k
+                   (sensorId order) "C.range<k>" (N, beams) [m, 0 = no hit]; static
+                   characters (no joints, e.g. the floor) have only root_p and root_R (and
+                   their range scans)
     summary.json   project, format, models, controllers (each with how its process ended),
                    steps, simulated and wall time, real-time factor, records, warnings,
                    plots, status (and the Scheduler's own status)
@@ -34,7 +36,8 @@ class LogCollector:
         self.root_p = {n: [] for n, _ in self.characters}
         self.root_R = {n: [] for n, _ in self.characters}
         self.link_p = {n: [] for n, _ in self.characters}
-        self.sensor = {n: {k: [] for k in ("q", "dq", "u", "force", "rate_gyro", "accel")}
+        self.sensor = {n: {k: [] for k in ("q", "dq", "u", "force", "rate_gyro", "accel",
+                                           "range")}
                        for n, _ in self.characters}
         self.has_sensors = False
 
@@ -67,6 +70,7 @@ class LogCollector:
                 s["force"].append([list(f) for f in ss.force])
                 s["rate_gyro"].append([list(g) for g in ss.rateGyro])
                 s["accel"].append([list(a) for a in ss.accel])
+                s["range"].append([list(r) for r in ss.range])
 
     def arrays(self):
         """The log as a dict of NumPy arrays (the contents of log.npz)."""
@@ -75,6 +79,13 @@ class LogCollector:
         for name, joints in self.characters:
             out[name + ".root_p"] = np.asarray(self.root_p[name], dtype=float).reshape(n, 3)
             out[name + ".root_R"] = np.asarray(self.root_R[name], dtype=float).reshape(n, 3, 3)
+            # range scans, also of characters without joints (a fixed scanner)
+            scans = self.sensor[name]["range"]
+            if len(scans) == n and n:
+                for k in range(len(scans[0])):
+                    beams = [rec[k] for rec in scans]
+                    if beams[0] and all(len(x) == len(beams[0]) for x in beams):
+                        out["%s.range%d" % (name, k)] = np.asarray(beams, dtype=float)
             if not joints:
                 continue
             out[name + ".link_p"] = np.asarray(self.link_p[name], dtype=float).reshape(n, -1, 3)

@@ -103,6 +103,7 @@ class Simulation:
         self._pairs = []        # dicts of registerCollisionCheckPair's arguments
         self._controllers = []  # (name, character, period)
         self._log = None        # (period, sensors) for the scheduler
+        self._noise = None      # (seed, limits, {type: (std, bias)}) for the scheduler
         self._scheduler = None
         self._dynamics = None
         self._started = False
@@ -291,6 +292,38 @@ class Simulation:
         self._configurable("set_log")
         self._log = (float(period), bool(sensors))
 
+    def set_sensor_noise(self, seed=0, limits=False, **types):
+        """(Scheduler mode) sensor noise and limits, beyond OpenHRP (off by default; see the
+        README): ``force``, ``gyro``, ``accel`` and ``range`` each take ``(std, bias)`` or
+        ``{"std": ..., "bias": ...}``, a number for every component or one per component
+        (force 6, gyro and accel 3, range 1): reading = true + bias + std * N(0, 1), drawn
+        from generators seeded by ``seed`` (the same seed, the same numbers). ``limits``
+        clamps force / gyro / accel at their specValues maxima and makes range hits beyond
+        maxDistance read 0."""
+        self._configurable("set_sensor_noise")
+        if self.scheduler_name is None:
+            raise RuntimeError("sensor noise is applied by the scheduler: make the Simulation "
+                               "with scheduler=True")
+        sizes = {"force": 6, "gyro": 3, "accel": 3, "range": 1}
+        specs = {}
+        for name, value in types.items():
+            if name not in sizes:
+                raise ValueError("unknown sensor type %r (one of: %s)"
+                                 % (name, ", ".join(sizes)))
+            std, bias = ((value.get("std", 0.0), value.get("bias", 0.0))
+                         if isinstance(value, dict) else value)
+            std = np.atleast_1d(np.asarray(std, dtype=float)).tolist()
+            bias = np.atleast_1d(np.asarray(bias, dtype=float)).tolist()
+            for what, v in (("std", std), ("bias", bias)):
+                if len(v) not in (1, sizes[name]):
+                    raise ValueError("%s %s: give 1 number or %d" % (name, what, sizes[name]))
+            if min(std) < 0:
+                raise ValueError("%s std must be >= 0" % name)
+            specs[name] = (std, bias)
+        if not 0 <= int(seed) < 2 ** 32:
+            raise ValueError("seed must be in [0, 2^32)")
+        self._noise = (int(seed), bool(limits), specs)
+
     # -----------------------------------------------------------------------------------------
     # building and stepping
     # -----------------------------------------------------------------------------------------
@@ -377,6 +410,10 @@ class Simulation:
             s.addController(H.ControllerSpec(name, character, period))
         if self._log is not None:
             s.setLogOptions(H.LogOptions(*self._log))
+        if self._noise is not None:
+            seed, limits, specs = self._noise
+            s.setSensorNoise(H.SensorNoise(seed, limits, [H.SensorNoiseSpec(t, std, bias)
+                                                          for t, (std, bias) in specs.items()]))
         s.startPaused()
         self._dynamics = s.dynamics()
 
@@ -526,7 +563,9 @@ class Simulation:
 
     def sensors(self, character):
         """The sensor state as arrays: {"q", "dq", "u": (njoints,), "force": (nforce, 6)
-        (force then moment, sensor frame), "gyro": (ngyro, 3), "accel": (naccel, 3)}."""
+        (force then moment, sensor frame), "gyro": (ngyro, 3), "accel": (naccel, 3), "range":
+        a list, one (nbeams,) array per range sensor in sensorId order (the last scan; 0 for
+        "no hit"; empty arrays while sensors are disabled)}."""
         self._model(character)
         s = self.dynamics.getCharacterSensorState(character)
         return {
@@ -536,6 +575,7 @@ class Simulation:
             "force": np.array(s.force, dtype=float).reshape(-1, 6),
             "gyro": np.array(s.rateGyro, dtype=float).reshape(-1, 3),
             "accel": np.array(s.accel, dtype=float).reshape(-1, 3),
+            "range": [np.array(r, dtype=float) for r in s.range],
         }
 
     def force(self, character):
@@ -550,9 +590,15 @@ class Simulation:
         """Accelerometers (naccel, 3) [m/s^2], sensor frames."""
         return self.sensors(character)["accel"]
 
+    def ranges(self, character):
+        """Range sensors: one (nbeams,) array of distances [m] per sensor, sensorId order. Beam
+        k points at angle (k - nbeams // 2) * scanStep in the sensor's x-z plane (OpenHRP's fan,
+        see the README); 0 means no hit. The scan is held between scans (scanRate)."""
+        return self.sensors(character)["range"]
+
     def snapshot(self):
         """Everything at once, for comparing runs: {"time": t, name: {"p", "R" (link poses),
-        "q", "dq", "u", "force", "gyro", "accel"}} for every character."""
+        "q", "dq", "u", "force", "gyro", "accel", "range"}} for every character."""
         ws = self.world_state()
         out = {"time": float(ws.time)}
         for cp in ws.characterPositions:

@@ -445,14 +445,21 @@ OpenHRP::SensorState *sensorState(const SimCore &core, int ch) {
   const int *accel = core.sensorsOfType(ch, hsSENSOR_ACCELERATION, &n);
   ss->accel.length(static_cast<CORBA::ULong>(n));
   for (int i = 0; i < n; i++) core.reading(ch, accel[i], 3, ss->accel[i]);
-  // range sensors come with a later issue: one empty entry each
-  core.sensorsOfType(ch, hsSENSOR_RANGE, &n);
+  // range sensors: the last scan, one number per beam (none while sensors are disabled)
+  const int *range = core.sensorsOfType(ch, hsSENSOR_RANGE, &n);
   ss->range.length(static_cast<CORBA::ULong>(n));
+  for (int i = 0; i < n; i++) {
+    int size = core.readingCount(ch, range[i]);
+    ss->range[static_cast<CORBA::ULong>(i)].length(static_cast<CORBA::ULong>(size));
+    core.reading(ch, range[i], size, ss->range[static_cast<CORBA::ULong>(i)].get_buffer());
+  }
   return ss._retn();
 }
 
 OpenHRP::DblSequence *sensorValues(const SimCore &core, int ch, int sensor) {
-  int size = sensorSize(core.body(ch)->sensors[sensor].type);
+  int size = core.body(ch)->sensors[sensor].type == hsSENSOR_RANGE
+                 ? core.readingCount(ch, sensor)
+                 : sensorSize(core.body(ch)->sensors[sensor].type);
   OpenHRP::DblSequence_var out = new OpenHRP::DblSequence;
   out->length(static_cast<CORBA::ULong>(size));
   core.reading(ch, sensor, size, out->get_buffer());

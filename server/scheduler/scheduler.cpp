@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "format.h"
 #include "runtime.h"
@@ -470,6 +471,49 @@ void SchedulerServant::setLogOptions(const hrpsim::LogOptions &options) {
   }
   logPeriod_ = options.period;
   logSensors_ = options.sensors;
+}
+
+void SchedulerServant::setSensorNoise(const hrpsim::SensorNoise &noise) {
+  const char *op = "setSensorNoise";
+  std::lock_guard<std::mutex> lk(mutex_);
+  requireConfigurable(op);
+  SimCore::Noise n;
+  n.seed = noise.seed;
+  n.limits = noise.limits;
+  static const struct {
+    const char *name;
+    hstSensor type;
+    int size;
+  } kTypes[] = {{"force", hsSENSOR_FORCE, 6}, {"gyro", hsSENSOR_RATEGYRO, 3},
+                {"accel", hsSENSOR_ACCELERATION, 3}, {"range", hsSENSOR_RANGE, 1}};
+  for (CORBA::ULong i = 0; i < noise.noise.length(); i++) {
+    const hrpsim::SensorNoiseSpec &spec = noise.noise[i];
+    int k = 0;
+    while (k < 4 && std::strcmp(kTypes[k].name, spec.type.in()) != 0) {
+      k++;
+    }
+    if (k == 4) {
+      refuse(op, format("sensor noise %u: unknown type '%s' (force, gyro, accel or range)", i,
+                        spec.type.in()));
+    }
+    int size = kTypes[k].size;
+    const OpenHRP::DblSequence *seqs[2] = {&spec.std, &spec.bias};
+    double *dst[2] = {n.spec[kTypes[k].type].std, n.spec[kTypes[k].type].bias};
+    for (int m = 0; m < 2; m++) {
+      CORBA::ULong len = seqs[m]->length();
+      if (len > 1 && len != static_cast<CORBA::ULong>(size)) {
+        refuse(op, format("sensor noise '%s': %s has %u numbers; give 1 (every component) or %d",
+                          spec.type.in(), m ? "bias" : "std", len, size));
+      }
+      for (int j = 0; j < size; j++) {
+        dst[m][j] = len == 0 ? 0.0 : (*seqs[m])[len == 1 ? 0 : static_cast<CORBA::ULong>(j)];
+      }
+    }
+    n.active[kTypes[k].type] = true;
+  }
+  hsError err = {};
+  SimCore::Lock core(*core_);
+  refuseOn(op, core_->setNoise(n, &err), err);
 }
 
 void SchedulerServant::setRealTime(CORBA::Double factor) {

@@ -71,6 +71,7 @@ class SchedulerServant : public POA_hrpsim::Scheduler {
   void addController(const hrpsim::ControllerSpec &controller) override;
   void setControllerTimeout(CORBA::Double seconds) override;
   void setLogOptions(const hrpsim::LogOptions &options) override;
+  void setSensorNoise(const hrpsim::SensorNoise &noise) override;
   void setRealTime(CORBA::Double factor) override;
   void setOnlineViewer(OpenHRP::OnlineViewer_ptr viewer) override;
   OpenHRP::DynamicsSimulator_ptr dynamics() override;
