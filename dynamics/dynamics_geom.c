@@ -82,8 +82,8 @@ static hsdGeometry *makeGeometry(hsdWorld *w, hsError *err) {
   return g;
 }
 
-// room for n query pairs of k points each (grows only when pairs were registered since; 0 or
-// hsE_NOMEM)
+// room for n query pairs of k points each (made for every registered pair at hsd_init; grows
+// only for pairs registered after it; 0 or hsE_NOMEM)
 static int reserve(hsdGeometry *g, size_t n, int k) {
   if ((size_t)g->cap >= n && g->cap > 0) {
     return 0;
@@ -141,6 +141,12 @@ int hsd_makeShapes(hsdWorld *w, int ch, hsError *err) {
     return hsE_NOMEM;
   }
   hsd_placeShapes(w, ch);
+  // the last character: query buffers for every registered link pair, so that no step
+  // allocates
+  if (ch == w->nchar - 1 &&
+      reserve(w->geo, w->linkPairs.n + w->ilinkPairs.n, w->opt.maxContactsPerPair) < 0) {
+    return HS_ERR(err, hsE_NOMEM, "out of memory");
+  }
   return 0;
 }
 
