@@ -336,6 +336,20 @@ int hsd_pair(const hsdWorld *w, int index, int ch[2], int link[2], double *toler
 // filled; checkAll 0 stops at the first hit. hsE_INVALID before hsd_init (no geometry yet).
 int hsd_checkIntersections(hsdWorld *w, int checkAll, int *hits, int maxHits);
 
+// one intersecting link pair of a registered pair (hsd_intersectingLinks)
+typedef struct hsdLinkHit {
+  int pair;           // registered pair index (hsd_pair numbering)
+  int ch[2], link[2];
+  double tolerance;   // the registered pair's (0 for contact pairs)
+} hsdLinkHit;
+
+// the link pairs of the registered pairs (contact pairs first, then intersection pairs, each
+// expanded in order) that intersect at the current poses (pending teleports applied first): a
+// link pair of an intersection pair when closer than its tolerance; links of one rigid group of
+// a character never. Writes at most max into out and returns how many there are (checkAll 0:
+// stops at the first); hsE_INVALID before hsd_init.
+int hsd_intersectingLinks(hsdWorld *w, int checkAll, hsdLinkHit *out, int max);
+
 // the minimum distance of one link pair of a registered pair (hsd_checkDistances)
 typedef struct hsdDistance {
   int pair;          // registered pair index (hsd_pair numbering: contact pairs, then

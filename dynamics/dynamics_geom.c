@@ -360,3 +360,43 @@ int hsd_checkDistances(hsdWorld *w, hsdDistance *out, int max) {
   }
   return nq;
 }
+
+int hsd_intersectingLinks(hsdWorld *w, int checkAll, hsdLinkHit *out, int max) {
+  if (!w || !w->initialised || !w->geo) {
+    return hsE_INVALID;
+  }
+  for (int ci = 0; ci < w->nchar; ci++) {
+    if (w->chars[ci].teleported) {
+      hsd_applyTeleport(w, ci, w->chars[ci].rep);
+    }
+  }
+  hsd_shapesMoved(w);
+  int count = 0;
+  for (int list = 0; list < 2; list++) {
+    const hsuVec *v = list ? &w->ilinkPairs : &w->linkPairs;
+    const hsdLinkPair *lps = v->data;
+    for (size_t i = 0; i < v->n; i++) {
+      const hsdLinkPair *lp = &lps[i];
+      const hsdCharacter *c1 = &w->chars[lp->ch[0]], *c2 = &w->chars[lp->ch[1]];
+      if (lp->ch[0] == lp->ch[1] && c1->links[lp->link[0]].top == c2->links[lp->link[1]].top) {
+        continue;
+      }
+      double tol = list ? w->ipairs[lp->pair].tolerance : 0;
+      if (!hsd_touches(w, lp, tol)) {
+        continue;
+      }
+      if (count < max) {
+        hsdLinkHit *h = &out[count];
+        h->pair = list ? w->npair + lp->pair : lp->pair;
+        memcpy(h->ch, lp->ch, sizeof h->ch);
+        memcpy(h->link, lp->link, sizeof h->link);
+        h->tolerance = tol;
+      }
+      count++;
+      if (!checkAll) {
+        return count;
+      }
+    }
+  }
+  return count;
+}

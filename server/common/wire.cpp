@@ -489,6 +489,17 @@ OpenHRP::LinkPairSequence *pairs(const SimCore &core, const std::vector<int> &hi
   return out._retn();
 }
 
+OpenHRP::LinkPairSequence *linkHits(const SimCore &core, const std::vector<hsdLinkHit> &hits) {
+  OpenHRP::LinkPairSequence_var out = new OpenHRP::LinkPairSequence;
+  out->length(static_cast<CORBA::ULong>(hits.size()));
+  for (size_t i = 0; i < hits.size(); i++) {
+    const hsdLinkHit &h = hits[i];
+    linkPair(core, out[static_cast<CORBA::ULong>(i)], h.ch[0], h.link[0], h.ch[1], h.link[1],
+             h.tolerance);
+  }
+  return out._retn();
+}
+
 OpenHRP::DistanceSequence *distances(const SimCore &core, const std::vector<hsdDistance> &d) {
   OpenHRP::DistanceSequence_var out = new OpenHRP::DistanceSequence;
   out->length(static_cast<CORBA::ULong>(d.size()));

@@ -96,6 +96,9 @@ void linkPair(const SimCore &core, OpenHRP::LinkPair &out, int ch0, int link0, i
 // the registered pairs hits (hsd_pair indices) as LinkPairs
 OpenHRP::LinkPairSequence *pairs(const SimCore &core, const std::vector<int> &hits);
 
+// intersecting link pairs as LinkPairs (link names, the registered tolerance)
+OpenHRP::LinkPairSequence *linkHits(const SimCore &core, const std::vector<hsdLinkHit> &hits);
+
 // link pair distances as OpenHRP's DistanceSequence, with the CollisionDetector server's
 // conventions: minD the distance (0 when the links overlap, both points then midway between the
 // deepest points; -1 and zero points when a link has no geometry), point0 on the pair's second

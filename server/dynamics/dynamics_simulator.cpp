@@ -357,8 +357,8 @@ OpenHRP::LinkPairSequence *DynamicsSimulatorServant::checkIntersection(CORBA::Bo
   SimCore::Lock lock(*core_);
   requireRunning(op);
   hsError err = {};
-  check(core_->checkIntersections(checkAll, hits_, &err), op, err);
-  return wire::pairs(*core_, hits_);
+  check(core_->intersectingLinks(checkAll, linkHits_, &err), op, err);
+  return wire::linkHits(*core_, linkHits_);
 }
 
 OpenHRP::DistanceSequence *DynamicsSimulatorServant::checkDistance() {

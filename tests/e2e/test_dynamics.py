@@ -410,6 +410,9 @@ def test_intersection_pairs_honour_their_tolerance(sim, bodies):
     sim.initSimulation()
     hits = sim.checkIntersection(True)
     assert [h.tolerance for h in hits] == [pytest.approx(0.05)]
+    # link pairs, as OpenHRP's CollisionDetector lists them: the empty link names expanded
+    assert [(h.charName1, h.linkName1, h.charName2, h.linkName2) for h in hits] == \
+        [("box", "BOX", "box2", "BOX")]
     assert sim.checkCollision(False)
     ds = sim.checkDistance()
     assert [d.pair.tolerance for d in ds] == [pytest.approx(0.01), pytest.approx(0.05)]

@@ -275,6 +275,12 @@ static void testToleranceDistanceNormals(void) {
   int hits[4];
   CU_ASSERT_EQUAL(hsd_checkIntersections(w, 1, hits, 4), 1);
   CU_ASSERT_EQUAL(hits[0], 2);  // only the 5 cm pair
+  hsdLinkHit lh[4];
+  CU_ASSERT_EQUAL_FATAL(hsd_intersectingLinks(w, 1, lh, 4), 1);
+  CU_ASSERT_EQUAL(lh[0].pair, 2);
+  CU_ASSERT_EQUAL(lh[0].ch[0], 0);
+  CU_ASSERT_EQUAL(lh[0].link[1], 0);
+  HST_NEAR(lh[0].tolerance, 0.05, 0);
   hsdDistance d[4];
   CU_ASSERT_EQUAL_FATAL(hsd_checkDistances(w, d, 4), 3);
   for (int i = 0; i < 3; i++) {
