@@ -1,6 +1,6 @@
 // dynamics_contact.c - the collide phase of a step: which link pairs can touch, their contacts
-// (found by collision/ through dynamics_geom.c) turned into ODE contact joints, the contact forces after the step,
-// grouped by link pair; intersection checks.
+// (found by collision/ through dynamics_geom.c) turned into ODE contact joints, the contact
+// forces after the step, grouped by link pair; intersection checks.
 //
 // Link pairs that cannot move relative to each other (two static characters, links on one ODE
 // body, links of one servoed character) are not asked about. Each contact point becomes a

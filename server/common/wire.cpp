@@ -477,18 +477,6 @@ void linkPair(const SimCore &core, OpenHRP::LinkPair &out, int ch0, int link0, i
   out.tolerance = tolerance;
 }
 
-OpenHRP::LinkPairSequence *pairs(const SimCore &core, const std::vector<int> &hits) {
-  OpenHRP::LinkPairSequence_var out = new OpenHRP::LinkPairSequence;
-  out->length(static_cast<CORBA::ULong>(hits.size()));
-  for (size_t i = 0; i < hits.size(); i++) {
-    int ch[2] = {0, 0}, link[2] = {-1, -1};
-    double tolerance = 0.0;
-    hsd_pair(core.world(), hits[i], ch, link, &tolerance);
-    linkPair(core, out[static_cast<CORBA::ULong>(i)], ch[0], link[0], ch[1], link[1], tolerance);
-  }
-  return out._retn();
-}
-
 OpenHRP::LinkPairSequence *linkHits(const SimCore &core, const std::vector<hsdLinkHit> &hits) {
   OpenHRP::LinkPairSequence_var out = new OpenHRP::LinkPairSequence;
   out->length(static_cast<CORBA::ULong>(hits.size()));

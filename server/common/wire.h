@@ -93,9 +93,6 @@ OpenHRP::DblSequence *sensorValues(const SimCore &core, int ch, int sensor);
 void linkPair(const SimCore &core, OpenHRP::LinkPair &out, int ch0, int link0, int ch1,
               int link1, double tolerance);
 
-// the registered pairs hits (hsd_pair indices) as LinkPairs
-OpenHRP::LinkPairSequence *pairs(const SimCore &core, const std::vector<int> &hits);
-
 // intersecting link pairs as LinkPairs (link names, the registered tolerance)
 OpenHRP::LinkPairSequence *linkHits(const SimCore &core, const std::vector<hsdLinkHit> &hits);
 

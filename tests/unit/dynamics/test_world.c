@@ -405,7 +405,8 @@ void register_world(void) {
   CU_add_test(s, "non-finite state recovers with a counted warning", testNonFiniteRecovers);
   CU_add_test(s, "contact buffer overflow is a counted warning", testContactOverflow);
   CU_add_test(s, "intersection checks", testIntersections);
-  CU_add_test(s, "intersection tolerance, distances, contact normals", testToleranceDistanceNormals);
+  CU_add_test(s, "intersection tolerance, distances, contact normals",
+              testToleranceDistanceNormals);
   CU_add_test(s, "self-collision pairs", testSelfPairs);
   CU_add_test(s, "allocation failures are errors", testAllocationFailures);
   CU_add_test(s, "hsd_init again restarts from the current state", testReinit);
