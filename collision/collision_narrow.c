@@ -697,6 +697,37 @@ static void triNormal(const hscConvex *c, double nt[3]) {
   v3normalize(nt);
 }
 
+// MPR's normal is a portal's, which for a shallow overlap can be degrees off the direction of
+// least penetration (a cylinder's side on a box's edge: 3 degrees instead of 17, enough to stop
+// a tracked vehicle's roller from climbing a step). A shallow overlap (depth under
+// kShallow) is refined: b moved out along MPR's normal by twice the depth plus a margin, GJK's
+// closest points of the now separate shapes give the normal, and the depth along it
+static const double kShallow = 1e-3, kMargin = 1e-6;
+
+static void refineShallow(const hscConvex *a, const hscConvex *b, double n[3], double *depth) {
+  if (!(*depth < kShallow)) {
+    return;
+  }
+  double s = 2 * *depth + kMargin, off[3];
+  v3scale(off, s, n);
+  hscConvex bs = *b;
+  v3add(bs.p, bs.p, off);
+  for (int i = 0; i < 3; i++) {
+    v3add(bs.v[i], bs.v[i], off);
+  }
+  double qa[3], qb[3], m[3];
+  double d = hsc_gjk(a, &bs, qa, qb) - a->radius - b->radius;
+  v3sub(m, qb, qa);
+  if (!(d > 0) || !(v3normalize(m) > 0)) {
+    return;  // still touching: keep MPR's answer
+  }
+  double dn = s * v3dot(m, n) - d;
+  if (dn >= 0) {
+    v3copy(n, m);
+    *depth = dn;
+  }
+}
+
 int hsc_collideConvex(const hscConvex *a, const hscConvex *b, hscCandBuf *buf, int oneSidedB) {
   double n[3], depth;
   if (isPoly(a) && isPoly(b)) {
@@ -759,6 +790,8 @@ int hsc_collideConvex(const hscConvex *a, const hscConvex *b, hscCandBuf *buf, i
       n[2] = 1;
     }
     depth = 0;
+  } else {
+    refineShallow(a, b, n, &depth);
   }
   if (tri && v3dot(n, nt) > kBehind) {
     // a mesh triangle pushes only towards its front

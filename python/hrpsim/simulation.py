@@ -101,6 +101,8 @@ class Simulation:
         self._modes = []        # (character, mode name)
         self._init_data = []    # ("link", ch, link, type name, data) / ("joints", ch, type, q)
         self._pairs = []        # dicts of registerCollisionCheckPair's arguments
+        self._loops = []        # dicts of registerExtraJoint's arguments
+        self._joint_options = None  # (joint limits, rotor inertia) for the scheduler
         self._controllers = []  # (name, character, period)
         self._log = None        # (period, sensors) for the scheduler
         self._noise = None      # (seed, limits, {type: (std, bias)}) for the scheduler
@@ -278,6 +280,40 @@ class Simulation:
                                 static=mu, slip=slip, culling=float(culling),
                                 restitution=float(restitution)))
 
+    def add_extra_joint(self, name, char1, link1, char2, link2, pos1=(0.0, 0.0, 0.0),
+                        pos2=(0.0, 0.0, 0.0), type="xyz", axis=(1.0, 0.0, 0.0)):
+        """A closed loop (OpenHRP's registerExtraJoint): point ``pos1`` of ``char1``'s
+        ``link1`` (link1 frame [m]) tied to point ``pos2`` of ``char2``'s ``link2``; ``type``
+        "xyz" (ball), "xy" (slides along ``axis``, link1 frame) or "z" (slides across it)."""
+        self._configurable("add_extra_joint")
+        kinds = {"xyz": "EJ_XYZ", "xy": "EJ_XY", "z": "EJ_Z"}
+        if type not in kinds:
+            raise ValueError("extra joint type must be one of %s, got %r" % (sorted(kinds), type))
+        self._loops.append(dict(name=name, char1=char1, link1=link1, char2=char2, link2=link2,
+                                pos1=[float(x) for x in pos1], pos2=[float(x) for x in pos2],
+                                type=kinds[type], axis=[float(x) for x in axis]))
+
+    def set_joint_options(self, joint_limits=True, rotor_inertia=False):
+        """(Scheduler mode) joint stops at llimit/ulimit and rotor inertia, beyond OpenHRP 3.1
+        (both off unless set here; hrpsim project files turn joint limits on)."""
+        self._configurable("set_joint_options")
+        if self.scheduler_name is None:
+            raise RuntimeError("joint limits and rotor inertia are options of the scheduler "
+                               "(OpenHRP's DynamicsSimulator interface has none): make the "
+                               "Simulation with scheduler=True")
+        self._joint_options = (bool(joint_limits), bool(rotor_inertia))
+
+    def extra_joint_force(self, character, name):
+        """The last step's force [N] on link2 and moment [N m] about its attachment point,
+        world frame, of the closed loop ``name`` of ``character`` (numpy array of 6)."""
+        import numpy as np
+        return np.asarray(self.dynamics.getExtraJointConstraintForce(character, name),
+                          dtype=float)
+
+    def set_track_speed(self, character, link, speed):
+        """A crawler link's track speed [m/s] (OpenHRP writes it as JOINT_TORQUE)."""
+        self.set_link_data(character, link, "JOINT_TORQUE", [float(speed)])
+
     def add_controller(self, name, character="", period=None):
         """(Scheduler mode) an OpenHRP::Controller bound as ``name``, ticked every ``period``
         seconds (default: every step) by the scheduler."""
@@ -365,6 +401,10 @@ class Simulation:
                 ds.registerCollisionCheckPair(p["char1"], p["link1"], p["char2"], p["link2"],
                                               p["static"], p["slip"], [], [], p["culling"],
                                               p["restitution"])
+            for lp in self._loops:
+                ds.registerExtraJoint(lp["char1"], lp["link1"], lp["char2"], lp["link2"],
+                                      lp["pos1"], lp["pos2"], getattr(OpenHRP, lp["type"]),
+                                      lp["axis"], lp["name"])
             ds.initSimulation()
         except BaseException:
             ds.destroy()
@@ -406,6 +446,13 @@ class Simulation:
             s.addCollisionPair(H.CollisionPair(p["char1"], p["link1"], p["char2"], p["link2"],
                                                p["static"], p["slip"], p["culling"],
                                                p["restitution"]))
+        from . import OpenHRP
+        for lp in self._loops:
+            s.addExtraJoint(H.ExtraJointSpec(lp["name"], lp["char1"], lp["link1"], lp["char2"],
+                                             lp["link2"], lp["pos1"], lp["pos2"],
+                                             getattr(OpenHRP, lp["type"]), lp["axis"]))
+        if self._joint_options is not None:
+            s.setJointOptions(H.JointOptions(*self._joint_options))
         for name, character, period in self._controllers:
             s.addController(H.ControllerSpec(name, character, period))
         if self._log is not None:

@@ -90,6 +90,17 @@ class SimCore {
   int addIntersectionPair(int ch1, int link1, int ch2, int link2, double tolerance,
                           hsError *err);
 
+  // joint stops and rotor inertia (dynamics.h); before start only
+  int setJointOptions(bool limits, bool rotorInertia, hsError *err) {
+    return hsd_setJointOptions(world_, limits, rotorInertia, err);
+  }
+
+  // add an extra joint (hsd_addExtraJoint); before start only
+  int addExtraJoint(const char *name, int ch1, int link1, int ch2, int link2, const double p1[3],
+                    const double p2[3], hstExtraJoint type, const double axis[3], hsError *err) {
+    return hsd_addExtraJoint(world_, name, ch1, link1, ch2, link2, p1, p2, type, axis, err);
+  }
+
   //---------------------------------- running -----------------------------------------------
 
   // build the simulation from the current states (again: restart from them)

@@ -178,6 +178,20 @@ int dataSize(DS::LinkDataType type) {
   }
 }
 
+int vector3(const OpenHRP::DblSequence3 &v, const char *what, double out[3], hsError *err) {
+  if (v.length() != 3) {
+    return HS_ERR(err, hsE_INVALID, "%s needs 3 numbers, got %u", what,
+                  static_cast<unsigned>(v.length()));
+  }
+  if (requireFinite(what, v.get_buffer(), 3, err) < 0) {
+    return hsE_INVALID;
+  }
+  for (CORBA::ULong k = 0; k < 3; k++) {
+    out[k] = v[k];
+  }
+  return 0;
+}
+
 int gravityFromWire(const OpenHRP::DblSequence3 &v, double g[3], hsError *err) {
   if (v.length() != 3) {
     return HS_ERR(err, hsE_INVALID, "the gravity vector needs 3 numbers, got %u",
@@ -318,7 +332,10 @@ int setAllLinkData(SimCore &core, int ch, DS::LinkDataType type,
     int l = body->jointLink[j];
     // joint data skip numbered links without a 1-dof joint, as OpenHRP skips fixed joints; the
     // entry of a jointId no link has (a gap) is ignored
-    if (l < 0 || (isJointType(type) && !hsm_hasOneDofJoint(&body->links[l]))) {
+    // (a crawler takes its track speed as JOINT_TORQUE, or JOINT_VELOCITY)
+    bool track = body->links[l >= 0 ? l : 0].jointType == hsJOINT_CRAWLER &&
+                 (type == DS::JOINT_TORQUE || type == DS::JOINT_VELOCITY);
+    if (l < 0 || (isJointType(type) && !hsm_hasOneDofJoint(&body->links[l]) && !track)) {
       continue;
     }
     if (applyLinkData(core, ch, l, type, v + n * j, err) < 0) {

@@ -1097,16 +1097,6 @@ def test_destroy_releases_the_instance(client, bodies):
     other.destroy()
 
 
-def test_unimplemented_operations_raise_no_implement(sim, bodies):
-    sim.registerCharacter("robot", bodies["humanoid"])
-    with pytest.raises(CORBA.NO_IMPLEMENT):
-        sim.registerExtraJoint("robot", "RARM_WRIST_R", "robot", "LARM_WRIST_R", [0, 0, 0],
-                               [0, 0, 0], OpenHRP.EJ_XYZ, [0, 0, 1], "loop")
-    with pytest.raises(CORBA.NO_IMPLEMENT):
-        sim.getExtraJointConstraintForce("robot", "loop")
-    assert sim.getGVector() == [0.0, 0.0, 9.8]
-
-
 # =============================================================================================
 # validation: every bad call raises, is logged, and the instance stays usable
 # =============================================================================================
