@@ -140,6 +140,16 @@ int hsc_modelGeom(const hscModel *model, int link, int k, double size[3], int *n
 // the link-frame box bounding a link's geoms (lo x y z, hi x y z); 0, or -1 if it has none
 int hsc_modelLinkBox(const hscModel *model, int link, double box[6]);
 
+// OpenHRP's bounding-box mode (ModelLoader's AABBdata): the AABB tree over a link's collision
+// triangles (link frame, one triangle per leaf, median splits; see collision_boxes.c). *depth
+// (may be NULL) gets its number of levels (0 for a link without triangles); counts[d] for
+// d < maxCounts (counts may be NULL) how many boxes level d gives (the nodes at d plus the
+// leaves above it); with level >= 0 the boxes of that level (lo x y z, hi x y z, 6 doubles
+// each) go to boxes, at most maxBoxes. Returns the number of boxes at level (0 when level < 0
+// or beyond the tree), or hsE_INVALID / hsE_NOMEM with err.
+int hsc_linkBoxTree(const hsBody *body, int link, int level, double *boxes, int maxBoxes,
+                    int *depth, int *counts, int maxCounts, hsError *err);
+
 //---------------------------------- scenes ----------------------------------------------------
 
 // fill opt with the defaults: 4 points per pair, 256 candidates per pair, 8 rim points

@@ -82,6 +82,20 @@ void hsc_collideMesh(const hscPosed *mesh, const hscPosed *other, int meshIsB, h
     for (int i = nd->right; i < nd->right + nd->count; i++) {
       double t[3][3];
       worldTri(mesh, i, t);
+      // the triangle's world box against the other geom's: most triangles of a mesh resting
+      // on a large face stop here
+      int apart = 0;
+      for (int j = 0; j < 3 && !apart; j++) {
+        double lo = t[0][j], hi = t[0][j];
+        lo = t[1][j] < lo ? t[1][j] : lo;
+        hi = t[1][j] > hi ? t[1][j] : hi;
+        lo = t[2][j] < lo ? t[2][j] : lo;
+        hi = t[2][j] > hi ? t[2][j] : hi;
+        apart = hi < other->lo[j] || lo > other->hi[j];
+      }
+      if (apart) {
+        continue;
+      }
       hscConvex tc;
       hsc_convexTri(&tc, t[0], t[1], t[2]);
       int before = buf->n;

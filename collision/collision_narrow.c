@@ -404,14 +404,8 @@ static void polyOf(Poly *P, const hscConvex *c) {
     P->nf = 1;
     return;
   }
-  // box
-  P->nv = 8;
-  for (int i = 0; i < 8; i++) {
-    double q[3] = {((i & 1) ? 0.5 : -0.5) * c->size[0], ((i & 2) ? 0.5 : -0.5) * c->size[1],
-                   ((i & 4) ? 0.5 : -0.5) * c->size[2]};
-    m3mulv(P->v[i], c->R, q);
-    v3add(P->v[i], P->v[i], c->p);
-  }
+  // box (projected from its centre and half sizes: no corners needed)
+  P->nv = 0;
   for (int k = 0; k < 3; k++) {
     m3col(P->f[k], c->R, k);
     v3copy(P->e[k], P->f[k]);
@@ -430,13 +424,21 @@ static void project(const Poly *P, const double L[3], double *lo, double *hi) {
     *hi = c + r;
     return;
   }
-  *lo = *hi = v3dot(P->v[0], L);
+  double l = v3dot(P->v[0], L), h = l;
   for (int i = 1; i < P->nv; i++) {
     double x = v3dot(P->v[i], L);
-    *lo = fmin(*lo, x);
-    *hi = fmax(*hi, x);
+    l = x < l ? x : l;
+    h = x > h ? x : h;
   }
+  *lo = l;
+  *hi = h;
 }
+
+// a one-sided triangle refuses a normal that would push the other shape behind it by more than
+// this cosine: a normal (nearly) in the triangle's plane is a side contact, as on the walls of
+// a closed mesh resting on a face (with a tighter bound a wall tilted by 1e-4 rad would turn
+// the floor's 1e-9 m contact into a push through the floor's whole extent)
+static const double kBehind = 0.1;
 
 // separating-axis test of two polytopes: 1 with n (from a into b) and depth when they touch or
 // overlap, 0 when apart. oneSidedB: b is a mesh triangle whose back does not count.
@@ -495,7 +497,7 @@ static int sat(const hscConvex *ca, const hscConvex *cb, int oneSidedB, double n
     v3copy(n, faceN);
     *depth = faceBest;
   }
-  if (oneSidedB && v3dot(n, B.f[0]) > 1e-9) {
+  if (oneSidedB && v3dot(n, B.f[0]) > kBehind) {
     v3copy(n, frontN);
     *depth = frontBest;
   }
@@ -695,6 +697,37 @@ static void triNormal(const hscConvex *c, double nt[3]) {
   v3normalize(nt);
 }
 
+// MPR's normal is a portal's, which for a shallow overlap can be degrees off the direction of
+// least penetration (a cylinder's side on a box's edge: 3 degrees instead of 17, enough to stop
+// a tracked vehicle's roller from climbing a step). A shallow overlap (depth under
+// kShallow) is refined: b moved out along MPR's normal by twice the depth plus a margin, GJK's
+// closest points of the now separate shapes give the normal, and the depth along it
+static const double kShallow = 1e-3, kMargin = 1e-6;
+
+static void refineShallow(const hscConvex *a, const hscConvex *b, double n[3], double *depth) {
+  if (!(*depth < kShallow)) {
+    return;
+  }
+  double s = 2 * *depth + kMargin, off[3];
+  v3scale(off, s, n);
+  hscConvex bs = *b;
+  v3add(bs.p, bs.p, off);
+  for (int i = 0; i < 3; i++) {
+    v3add(bs.v[i], bs.v[i], off);
+  }
+  double qa[3], qb[3], m[3];
+  double d = hsc_gjk(a, &bs, qa, qb) - a->radius - b->radius;
+  v3sub(m, qb, qa);
+  if (!(d > 0) || !(v3normalize(m) > 0)) {
+    return;  // still touching: keep MPR's answer
+  }
+  double dn = s * v3dot(m, n) - d;
+  if (dn >= 0) {
+    v3copy(n, m);
+    *depth = dn;
+  }
+}
+
 int hsc_collideConvex(const hscConvex *a, const hscConvex *b, hscCandBuf *buf, int oneSidedB) {
   double n[3], depth;
   if (isPoly(a) && isPoly(b)) {
@@ -737,7 +770,7 @@ int hsc_collideConvex(const hscConvex *a, const hscConvex *b, hscCandBuf *buf, i
     v3sub(n, pb, pa);
     v3scale(n, 1 / d, n);
     depth = rs - d;
-    if (!(tri && v3dot(n, nt) > 1e-9)) {
+    if (!(tri && v3dot(n, nt) > kBehind)) {
       if (a->kind == HSC_POINT || b->kind == HSC_POINT ||
           (a->kind == HSC_SEG && b->kind == HSC_SEG)) {
         coreContact(a, b, pa, pb, d, buf);
@@ -757,8 +790,10 @@ int hsc_collideConvex(const hscConvex *a, const hscConvex *b, hscCandBuf *buf, i
       n[2] = 1;
     }
     depth = 0;
+  } else {
+    refineShallow(a, b, n, &depth);
   }
-  if (tri && v3dot(n, nt) > 1e-9) {
+  if (tri && v3dot(n, nt) > kBehind) {
     // a mesh triangle pushes only towards its front
     double s[3], mnt[3], t0 = v3dot(nt, b->v[0]);
     v3neg(mnt, nt);

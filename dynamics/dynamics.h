@@ -96,7 +96,7 @@ typedef struct hsdOptions {
   double contactCfm;        // CFM of contact joints
   double contactSurfaceLayer;      // allowed penetration before correction [m]
   double contactMaxCorrectingVel;  // cap on the velocity contacts use to push apart [m/s]
-  int maxContactsPerPair;   // contact points kept per colliding geom pair: the deepest, then the
+  int maxContactsPerPair;   // contact points kept per colliding link pair: the deepest, then the
                             // most spread out (a resting face keeps its corners)
   int maxContacts;          // contact points per step in the whole world (overflow: counted)
   double highGainFMax;      // force/torque bound of high-gain joint motors [N or N m] (huge)
@@ -360,10 +360,43 @@ int hsd_pairCount(const hsdWorld *w);
 int hsd_pair(const hsdWorld *w, int index, int ch[2], int link[2], double *tolerance);
 
 // check the registered contact and intersection pairs at the current poses (no step; pending
-// teleports are applied first): 1 if any pair intersects. With hits non-NULL, fills up to maxHits
+// teleports are applied first): 1 if any pair intersects (a link pair of an intersection pair
+// counts when closer than the pair's tolerance). With hits non-NULL, fills up to maxHits
 // pair indices (intersection pairs are numbered after contact pairs) and returns how many it
 // filled; checkAll 0 stops at the first hit. hsE_INVALID before hsd_init (no geometry yet).
 int hsd_checkIntersections(hsdWorld *w, int checkAll, int *hits, int maxHits);
+
+// one intersecting link pair of a registered pair (hsd_intersectingLinks)
+typedef struct hsdLinkHit {
+  int pair;           // registered pair index (hsd_pair numbering)
+  int ch[2], link[2];
+  double tolerance;   // the registered pair's (0 for contact pairs)
+} hsdLinkHit;
+
+// the link pairs of the registered pairs (contact pairs first, then intersection pairs, each
+// expanded in order) that intersect at the current poses (pending teleports applied first): a
+// link pair of an intersection pair when closer than its tolerance; links of one rigid group of
+// a character never. Writes at most max into out and returns how many there are (checkAll 0:
+// stops at the first); hsE_INVALID before hsd_init.
+int hsd_intersectingLinks(hsdWorld *w, int checkAll, hsdLinkHit *out, int max);
+
+// the minimum distance of one link pair of a registered pair (hsd_checkDistances)
+typedef struct hsdDistance {
+  int pair;          // registered pair index (hsd_pair numbering: contact pairs, then
+                     // intersection pairs)
+  int ch[2], link[2];
+  int empty;         // 1 if either link has no collision geometry (d is then -1, points 0)
+  double d;          // distance [m]: > 0 apart, 0 touching, < 0 minus the penetration depth
+                     // of solid primitives (collision/'s hscDistance)
+  double p0[3];      // closest point on link[0], world frame [m]
+  double p1[3];      // closest point on link[1], world frame [m]
+} hsdDistance;
+
+// minimum distance of every link pair of the registered pairs (contact pairs first, then
+// intersection pairs, each expanded in order) at the current poses (pending teleports are
+// applied first), from collision/ like the contacts. Writes at most max into out and returns
+// the number of link pairs; hsE_INVALID before hsd_init, hsE_NOMEM.
+int hsd_checkDistances(hsdWorld *w, hsdDistance *out, int max);
 
 //---------------------------------- closed loops (extra joints) ------------------------------
 

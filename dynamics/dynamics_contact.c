@@ -1,6 +1,6 @@
 // dynamics_contact.c - the collide phase of a step: which link pairs can touch, their contacts
-// (found by dynamics_geom.c) turned into ODE contact joints, the contact forces after the step,
-// grouped by link pair; intersection checks.
+// (found by collision/ through dynamics_geom.c) turned into ODE contact joints, the contact
+// forces after the step, grouped by link pair; intersection checks.
 //
 // Link pairs that cannot move relative to each other (two static characters, links on one ODE
 // body, links of one servoed character) are not asked about. Each contact point becomes a
@@ -331,16 +331,17 @@ int hsd_linkContacts(const hsdWorld *w, int ch, int link, double *out, int max) 
   return count;
 }
 
-// 1 if any link pair [first, first + count) of list intersects (links of one rigid group of a
-// character never do)
-static int pairHits(hsdWorld *w, const hsdLinkPair *list, int first, int count) {
+// 1 if any link pair [first, first + count) of list is closer than tolerance (links of one
+// rigid group of a character never are)
+static int pairHits(hsdWorld *w, const hsdLinkPair *list, int first, int count,
+                    double tolerance) {
   for (int i = first; i < first + count; i++) {
     const hsdLinkPair *lp = &list[i];
     const hsdCharacter *c1 = &w->chars[lp->ch[0]], *c2 = &w->chars[lp->ch[1]];
     if (lp->ch[0] == lp->ch[1] && c1->links[lp->link[0]].top == c2->links[lp->link[1]].top) {
       continue;
     }
-    if (hsd_touches(w, lp)) {
+    if (hsd_touches(w, lp, tolerance)) {
       return 1;
     }
   }
@@ -364,7 +365,7 @@ int hsd_checkIntersections(hsdWorld *w, int checkAll, int *hits, int maxHits) {
     int np = list ? w->nipair : w->npair;
     const hsdLinkPair *lps = list ? w->ilinkPairs.data : w->linkPairs.data;
     for (int i = 0; i < np; i++) {
-      if (!pairHits(w, lps, pairs[i].first, pairs[i].count)) {
+      if (!pairHits(w, lps, pairs[i].first, pairs[i].count, pairs[i].tolerance)) {
         continue;
       }
       if (hits && count < maxHits) {

@@ -49,8 +49,10 @@ enum {
   hsdWARN_NONFINITE = 2  // runaway or non-finite state around a step
 };
 
-// the collision geometry of one character (dynamics_geom.c, the seam to the geometry)
+// the collision geometry of one character, and the world's collision scene (dynamics_geom.c,
+// the seam to collision/)
 typedef struct hsdShapes hsdShapes;
+typedef struct hsdGeometry hsdGeometry;
 
 // the ODE side of one link of a character, and its scratch between the phases of a step
 typedef struct hsdLinkOde {
@@ -202,8 +204,7 @@ struct hsdWorld {
   int *contactJoint;  // +1: the contact joint's body 1 is link[0]'s side, -1: link[1]'s, 0: none
   int *contactIsland;     // per contact, 3 ints: the island indices of its joint's two bodies
                           // (-1: none or not dynamic) and its constraint rows
-  dContactGeom *scratch;  // nscratch points from one dCollide (dynamics_geom.c)
-  int nscratch;           // max(opt.maxContactsPerPair, 64)
+  hsdGeometry *geo;       // collision scene and query buffers (dynamics_geom.c)
 };
 
 //---------------------------------- helpers across files ---------------------------------------
@@ -312,14 +313,15 @@ void hsd_recover(hsdWorld *w, int ch, const char *when);
 
 //---------------------------------- contact generation (dynamics_geom.c) ----------------------
 //
-// The seam to the geometry: this file alone knows how contacts are found, so collision/ will
-// replace it. Everything is sized at hsd_init; nothing allocates during a step.
+// The seam to the geometry: this file alone talks to collision/. Everything is sized at
+// hsd_init (query buffers grow once when pairs are registered later).
 
 // build the collision geometry of character ch (after its ODE bodies exist, at its state's
-// poses); 0 or hsE_NOMEM
+// poses; character 0 also makes the world's scene); 0 or hsE_NOMEM
 int hsd_makeShapes(hsdWorld *w, int ch, hsError *err);
 
-// release character ch's collision geometry; no-op when there is none
+// release character ch's collision geometry (character 0's takes the world's scene along);
+// no-op when there is none
 void hsd_freeShapes(hsdWorld *w, int ch);
 
 // the geometry of character ch's links without an ODE body moved to their state poses (links
@@ -331,14 +333,15 @@ void hsd_shapesMoved(hsdWorld *w);
 
 // the contact points of the world's contact link pairs at the current link poses: for each
 // link pair i with active[i], in link pair order, its points (at most opt.maxContactsPerPair
-// per pair of shapes, merged within the pair's cullingThresh) as hsdContacts (pair, characters,
+// per link pair, none within the pair's cullingThresh of another) as hsdContacts (pair, characters,
 // links, point, normal from link[1] towards link[0], depth; force zero) into out[0 .. max);
 // returns how many, *dropped the points that did not fit
 int hsd_findContacts(hsdWorld *w, const unsigned char *active, hsdContact *out, int max,
                      int *dropped);
 
-// 1 if the two links of lp intersect at the current poses (after hsd_shapesMoved)
-int hsd_touches(hsdWorld *w, const hsdLinkPair *lp);
+// 1 if the two links of lp are closer than tolerance (0: touch or overlap) at the current
+// poses (after hsd_shapesMoved)
+int hsd_touches(hsdWorld *w, const hsdLinkPair *lp, double tolerance);
 
 //---------------------------------- contacts (dynamics_contact.c) -----------------------------
 

@@ -102,9 +102,7 @@ hsdWorld *hsd_makeWorld(const hsdOptions *opt, hsError *err) {
   w->contactFb = hsu_calloc((size_t)o.maxContacts, sizeof *w->contactFb);
   w->contactJoint = hsu_calloc((size_t)o.maxContacts, sizeof *w->contactJoint);
   w->contactIsland = hsu_calloc(3 * (size_t)o.maxContacts, sizeof *w->contactIsland);
-  w->nscratch = o.maxContactsPerPair > 64 ? o.maxContactsPerPair : 64;
-  w->scratch = hsu_calloc((size_t)w->nscratch, sizeof *w->scratch);
-  if (!w->contacts || !w->groups || !w->contactFb || !w->contactJoint || !w->contactIsland || !w->scratch) {
+  if (!w->contacts || !w->groups || !w->contactFb || !w->contactJoint || !w->contactIsland) {
     hsd_freeWorld(w);
     HS_ERR(err, hsE_NOMEM, "out of memory");
     return NULL;
@@ -146,7 +144,6 @@ void hsd_freeWorld(hsdWorld *w) {
   hsu_free(w->contactFb);
   hsu_free(w->contactJoint);
   hsu_free(w->contactIsland);
-  hsu_free(w->scratch);
   hsu_free(w);
 }
 

@@ -8,6 +8,9 @@
 
 #include "body_info.h"
 
+#include "collision.h"
+
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -94,7 +97,7 @@ static void convertLight(OpenHRP::LightInfo &out, const hsLight &l) {
   out.cutOffAngle = l.cutOffAngle;
 }
 
-static void convertLink(OpenHRP::LinkInfo &out, const hsBody &b, int i, const AabbOption *aabb) {
+static void convertLink(OpenHRP::LinkInfo &out, const hsBody &b, int i) {
   const hsLink &l = b.links[i];
   out.name = CORBA::string_dup(l.name);
   out.jointId = static_cast<CORBA::Short>(l.jointId);
@@ -122,10 +125,6 @@ static void convertLink(OpenHRP::LinkInfo &out, const hsBody &b, int i, const Aa
   convertRefs(out.shapeIndices, l.shapeRefs, l.nshapeRef);
   out.AABBmaxDepth = static_cast<CORBA::Short>(l.AABBmaxDepth);
   out.AABBmaxNum = static_cast<CORBA::Short>(l.AABBmaxNum);
-  if (aabb && !aabb->data.empty()) {
-    short v = aabb->data[std::min<size_t>(i, aabb->data.size() - 1)];
-    (aabb->byDepth ? out.AABBmaxDepth : out.AABBmaxNum) = v;
-  }
   convertMatrices(out.inlinedShapeTransformMatrices, l.inlinedMatrices, l.ninlinedMatrix);
   out.sensors.length(l.nsensor);
   for (int k = 0; k < l.nsensor; k++) convertSensor(out.sensors[k], b.sensors[l.sensorAdr + k]);
@@ -222,11 +221,135 @@ BodyPtr shareBody(hsBody *body) {
 }
 
 BodyInfoServant::BodyInfoServant(BodyPtr body, AabbOption aabb)
-    : body_(std::move(body)), aabb_(std::move(aabb)) {}
+    : body_(std::move(body)), aabb_(std::move(aabb)) {
+  if (!aabb_.data.empty()) {
+    makeBoxes();
+  }
+}
 
-OpenHRP::ShapeInfoSequence *BodyInfoServant::shapes() { return convertShapes(*body_); }
+void BodyInfoServant::makeBoxes() {
+  // OpenHRP's changetoBoundingBox: per link, the level asked for (AABB_DEPTH: the level;
+  // AABB_NUM: the first level with at least that many boxes, else the deepest), at most the
+  // deepest level; boxes of equal size (to 1e-6 m) share one box shape
+  const double kEps = 1e-6;
+  int n = body_->nlink;
+  boxed_ = true;
+  boxRefs_.assign(static_cast<size_t>(n), {});
+  treeDepth_.assign(static_cast<size_t>(n), 0);
+  treeMaxNum_.assign(static_cast<size_t>(n), 0);
+  for (int i = 0; i < n; i++) {
+    int depth = 0;
+    std::vector<int> counts(64, 0);
+    hsError err = {};
+    if (hsc_linkBoxTree(body_.get(), i, -1, nullptr, 0, &depth, counts.data(),
+                        static_cast<int>(counts.size()), &err) < 0 || depth == 0) {
+      continue;  // no triangles (or no memory): no boxes
+    }
+    int levels = std::min<int>(depth, static_cast<int>(counts.size()));
+    treeDepth_[static_cast<size_t>(i)] = depth;
+    treeMaxNum_[static_cast<size_t>(i)] = counts[static_cast<size_t>(levels - 1)];
+    int want = aabb_.data[std::min<size_t>(static_cast<size_t>(i), aabb_.data.size() - 1)];
+    int level = want;
+    if (!aabb_.byDepth) {
+      level = depth;
+      for (int d = 0; d < levels; d++) {
+        if (want <= counts[static_cast<size_t>(d)]) {
+          level = d;
+          break;
+        }
+      }
+    }
+    level = std::max(0, std::min(level, depth - 1));
+    int nbox = hsc_linkBoxTree(body_.get(), i, level, nullptr, 0, nullptr, nullptr, 0, &err);
+    std::vector<double> boxes(6 * static_cast<size_t>(std::max(nbox, 0)));
+    nbox = hsc_linkBoxTree(body_.get(), i, level, boxes.data(), nbox, nullptr, nullptr, 0, &err);
+    for (int b = 0; b < nbox; b++) {
+      const double *lo = &boxes[6 * static_cast<size_t>(b)], *hi = lo + 3;
+      BoxRef ref;
+      float size[3];
+      for (int j = 0; j < 3; j++) {
+        ref.c[j] = 0.5 * (lo[j] + hi[j]);
+        size[j] = static_cast<float>(hi[j] - lo[j]);
+      }
+      size_t k = 0;
+      for (; k < boxSizes_.size() / 3; k++) {
+        double d2 = 0;
+        for (int j = 0; j < 3; j++) {
+          double e = boxSizes_[3 * k + static_cast<size_t>(j)] - size[j];
+          d2 += e * e;
+        }
+        if (d2 < kEps * kEps) {
+          break;
+        }
+      }
+      if (k == boxSizes_.size() / 3) {
+        boxSizes_.insert(boxSizes_.end(), size, size + 3);
+      }
+      ref.shape = static_cast<int>(k);
+      boxRefs_[static_cast<size_t>(i)].push_back(ref);
+    }
+  }
+}
+
+void BodyInfoServant::convertBoxRefs(OpenHRP::TransformedShapeIndexSequence &seq,
+                                     int link) const {
+  const std::vector<BoxRef> &refs = boxRefs_[static_cast<size_t>(link)];
+  seq.length(static_cast<CORBA::ULong>(refs.size()));
+  for (size_t r = 0; r < refs.size(); r++) {
+    OpenHRP::TransformedShapeIndex &t = seq[static_cast<CORBA::ULong>(r)];
+    const double T[12] = {1, 0, 0, refs[r].c[0], 0, 1, 0, refs[r].c[1], 0, 0, 1, refs[r].c[2]};
+    for (int k = 0; k < 12; k++) t.transformMatrix[k] = T[k];
+    t.inlinedShapeTransformMatrixIndex = -1;
+    t.shapeIndex = static_cast<CORBA::Short>(refs[r].shape);
+  }
+}
+
+OpenHRP::ShapeInfoSequence *BodyInfoServant::shapes() {
+  if (!boxed_) {
+    return convertShapes(*body_);
+  }
+  // the box shapes only (OpenHRP replaces the shape list): each a box primitive and its 12
+  // triangles, counter-clockwise seen from outside
+  OpenHRP::ShapeInfoSequence_var seq = new OpenHRP::ShapeInfoSequence;
+  CORBA::ULong n = static_cast<CORBA::ULong>(boxSizes_.size() / 3);
+  seq->length(n);
+  static const int kTris[36] = {0, 2, 3, 0, 3, 1, 4, 5, 7, 4, 7, 6, 0, 1, 5, 0, 5, 4,
+                                2, 6, 7, 2, 7, 3, 0, 4, 6, 0, 6, 2, 1, 3, 7, 1, 7, 5};
+  for (CORBA::ULong i = 0; i < n; i++) {
+    OpenHRP::ShapeInfo &out = seq[i];
+    const float *size = &boxSizes_[3 * i];
+    out.url = CORBA::string_dup("");
+    out.primitiveType = OpenHRP::SP_BOX;
+    fillSeq(out.primitiveParameters, size, 3);
+    float v[24];
+    for (int c = 0; c < 8; c++) {
+      v[3 * c] = ((c & 1) ? 0.5f : -0.5f) * size[0];
+      v[3 * c + 1] = ((c & 2) ? 0.5f : -0.5f) * size[1];
+      v[3 * c + 2] = ((c & 4) ? 0.5f : -0.5f) * size[2];
+    }
+    fillSeq(out.vertices, v, 24);
+    fillSeq(out.triangles, kTris, 36);
+    out.appearanceIndex = 0;
+  }
+  return seq._retn();
+}
+
 OpenHRP::AppearanceInfoSequence *BodyInfoServant::appearances() {
-  return convertAppearances(*body_);
+  if (!boxed_) {
+    return convertAppearances(*body_);
+  }
+  // one plain appearance for every box
+  OpenHRP::AppearanceInfoSequence_var seq = new OpenHRP::AppearanceInfoSequence;
+  seq->length(1);
+  OpenHRP::AppearanceInfo &a = seq[0];
+  a.materialIndex = -1;
+  a.normalPerVertex = false;
+  a.solid = true;
+  a.creaseAngle = 0;
+  a.colorPerVertex = false;
+  a.textureIndex = -1;
+  for (int k = 0; k < 9; k++) a.textransformMatrix[k] = (k % 4 == 0) ? 1 : 0;
+  return seq._retn();
 }
 OpenHRP::MaterialInfoSequence *BodyInfoServant::materials() { return convertMaterials(*body_); }
 OpenHRP::TextureInfoSequence *BodyInfoServant::textures() { return convertTextures(*body_); }
@@ -243,7 +366,21 @@ OpenHRP::StringSequence *BodyInfoServant::info() {
 OpenHRP::LinkInfoSequence *BodyInfoServant::links() {
   OpenHRP::LinkInfoSequence_var seq = new OpenHRP::LinkInfoSequence;
   seq->length(body_->nlink);
-  for (int i = 0; i < body_->nlink; i++) convertLink(seq[i], *body_, i, &aabb_);
+  for (int i = 0; i < body_->nlink; i++) {
+    convertLink(seq[i], *body_, i);
+    if (boxed_) {
+      // the boxes are the link's shapes now, drawn and collided; sensors lose theirs
+      convertBoxRefs(seq[i].shapeIndices, i);
+      seq[i].AABBmaxDepth = static_cast<CORBA::Short>(treeDepth_[static_cast<size_t>(i)]);
+      seq[i].AABBmaxNum = static_cast<CORBA::Short>(treeMaxNum_[static_cast<size_t>(i)]);
+      for (CORBA::ULong k = 0; k < seq[i].sensors.length(); k++) {
+        seq[i].sensors[k].shapeIndices.length(0);
+      }
+      for (CORBA::ULong k = 0; k < seq[i].segments.length(); k++) {
+        seq[i].segments[k].shapeIndices.length(0);  // they indexed the shapes replaced
+      }
+    }
+  }
   return seq._retn();
 }
 
@@ -252,7 +389,11 @@ OpenHRP::AllLinkShapeIndexSequence *BodyInfoServant::linkShapeIndices() {
   OpenHRP::AllLinkShapeIndexSequence_var seq = new OpenHRP::AllLinkShapeIndexSequence;
   seq->length(body_->nlink);
   for (int i = 0; i < body_->nlink; i++) {
-    convertRefs(seq[i], body_->links[i].collisionRefs, body_->links[i].ncollisionRef);
+    if (boxed_) {
+      convertBoxRefs(seq[i], i);
+    } else {
+      convertRefs(seq[i], body_->links[i].collisionRefs, body_->links[i].ncollisionRef);
+    }
   }
   return seq._retn();
 }

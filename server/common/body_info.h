@@ -56,8 +56,21 @@ class BodyInfoServant : public POA_OpenHRP::BodyInfo {
   const BodyPtr &body() const { return body_; }
 
  private:
+  // OpenHRP's bounding-box mode (aabb_.data not empty): every link's shapes replaced by the
+  // boxes of one level of an AABB tree over its collision triangles (hsc_linkBoxTree)
+  struct BoxRef {
+    int shape;     // index into boxSizes_
+    double c[3];   // box centre, link frame
+  };
+  void makeBoxes();
+  void convertBoxRefs(OpenHRP::TransformedShapeIndexSequence &seq, int link) const;
+
   BodyPtr body_;
   AabbOption aabb_;
+  bool boxed_ = false;
+  std::vector<float> boxSizes_;               // 3 per box shape (edge lengths)
+  std::vector<std::vector<BoxRef>> boxRefs_;  // per link
+  std::vector<int> treeDepth_, treeMaxNum_;   // per link: AABBmaxDepth, AABBmaxNum
 };
 
 class SceneInfoServant : public POA_OpenHRP::SceneInfo {

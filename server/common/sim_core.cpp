@@ -227,6 +227,43 @@ int SimCore::checkIntersections(bool checkAll, std::vector<int> &hits, hsError *
   return 0;
 }
 
+int SimCore::intersectingLinks(bool checkAll, std::vector<hsdLinkHit> &out, hsError *err) {
+  if (!started_) {
+    return HS_ERR(err, hsE_INVALID, "the simulation is not initialised: call initSimulation "
+                  "first");
+  }
+  hsd_forwardKinematics(world_, -1);
+  int n = hsd_intersectingLinks(world_, checkAll ? 1 : 0, out.data(),
+                                static_cast<int>(out.size()));
+  if (n > static_cast<int>(out.size())) {
+    out.resize(static_cast<size_t>(n));
+    n = hsd_intersectingLinks(world_, checkAll ? 1 : 0, out.data(), n);
+  }
+  if (n < 0) {
+    return HS_ERR(err, n, "intersection query failed");
+  }
+  out.resize(static_cast<size_t>(n));
+  return 0;
+}
+
+int SimCore::checkDistances(std::vector<hsdDistance> &out, hsError *err) {
+  if (!started_) {
+    return HS_ERR(err, hsE_INVALID, "the simulation is not initialised: call initSimulation "
+                  "first");
+  }
+  hsd_forwardKinematics(world_, -1);
+  int n = hsd_checkDistances(world_, out.data(), static_cast<int>(out.size()));
+  if (n > static_cast<int>(out.size())) {
+    out.resize(static_cast<size_t>(n));
+    n = hsd_checkDistances(world_, out.data(), n);
+  }
+  if (n < 0) {
+    return HS_ERR(err, n, "distance query failed");
+  }
+  out.resize(static_cast<size_t>(n));
+  return 0;
+}
+
 //---------------------------------- names -----------------------------------------------------
 
 int SimCore::character(const char *name, hsError *err) const {

@@ -155,6 +155,14 @@ class SimCore {
   // checkAll is false); started only
   int checkIntersections(bool checkAll, std::vector<int> &hits, hsError *err);
 
+  // the link pairs that intersect at the current poses (hsd_intersectingLinks; link poses
+  // from the joint values first, as OpenHRP); started only
+  int intersectingLinks(bool checkAll, std::vector<hsdLinkHit> &out, hsError *err);
+
+  // minimum distance of every link pair of the registered pairs (hsd_checkDistances) at the
+  // current poses (link poses from the joint values first, as OpenHRP); started only
+  int checkDistances(std::vector<hsdDistance> &out, hsError *err);
+
  private:
   struct Character {
     std::string name;

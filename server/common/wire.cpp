@@ -494,14 +494,40 @@ void linkPair(const SimCore &core, OpenHRP::LinkPair &out, int ch0, int link0, i
   out.tolerance = tolerance;
 }
 
-OpenHRP::LinkPairSequence *pairs(const SimCore &core, const std::vector<int> &hits) {
+OpenHRP::LinkPairSequence *linkHits(const SimCore &core, const std::vector<hsdLinkHit> &hits) {
   OpenHRP::LinkPairSequence_var out = new OpenHRP::LinkPairSequence;
   out->length(static_cast<CORBA::ULong>(hits.size()));
   for (size_t i = 0; i < hits.size(); i++) {
-    int ch[2] = {0, 0}, link[2] = {-1, -1};
+    const hsdLinkHit &h = hits[i];
+    linkPair(core, out[static_cast<CORBA::ULong>(i)], h.ch[0], h.link[0], h.ch[1], h.link[1],
+             h.tolerance);
+  }
+  return out._retn();
+}
+
+OpenHRP::DistanceSequence *distances(const SimCore &core, const std::vector<hsdDistance> &d) {
+  OpenHRP::DistanceSequence_var out = new OpenHRP::DistanceSequence;
+  out->length(static_cast<CORBA::ULong>(d.size()));
+  for (size_t i = 0; i < d.size(); i++) {
+    const hsdDistance &h = d[i];
+    OpenHRP::Distance &o = out[static_cast<CORBA::ULong>(i)];
     double tolerance = 0.0;
-    hsd_pair(core.world(), hits[i], ch, link, &tolerance);
-    linkPair(core, out[static_cast<CORBA::ULong>(i)], ch[0], link[0], ch[1], link[1], tolerance);
+    int ch[2], link[2];
+    hsd_pair(core.world(), h.pair, ch, link, &tolerance);
+    linkPair(core, o.pair, h.ch[0], h.link[0], h.ch[1], h.link[1], tolerance);
+    for (int j = 0; j < 3; j++) {
+      if (h.empty) {
+        o.minD = -1;
+        o.point0[j] = o.point1[j] = 0;
+      } else if (h.d < 0) {
+        o.minD = 0;
+        o.point0[j] = o.point1[j] = 0.5 * (h.p0[j] + h.p1[j]);
+      } else {
+        o.minD = h.d;
+        o.point0[j] = h.p1[j];
+        o.point1[j] = h.p0[j];
+      }
+    }
   }
   return out._retn();
 }

@@ -96,8 +96,14 @@ OpenHRP::DblSequence *sensorValues(const SimCore &core, int ch, int sensor);
 void linkPair(const SimCore &core, OpenHRP::LinkPair &out, int ch0, int link0, int ch1,
               int link1, double tolerance);
 
-// the registered pairs hits (hsd_pair indices) as LinkPairs
-OpenHRP::LinkPairSequence *pairs(const SimCore &core, const std::vector<int> &hits);
+// intersecting link pairs as LinkPairs (link names, the registered tolerance)
+OpenHRP::LinkPairSequence *linkHits(const SimCore &core, const std::vector<hsdLinkHit> &hits);
+
+// link pair distances as OpenHRP's DistanceSequence, with the CollisionDetector server's
+// conventions: minD the distance (0 when the links overlap, both points then midway between the
+// deepest points; -1 and zero points when a link has no geometry), point0 on the pair's second
+// link, point1 on its first
+OpenHRP::DistanceSequence *distances(const SimCore &core, const std::vector<hsdDistance> &d);
 
 // the link pairs of character ch in contact after the last step
 OpenHRP::LinkPairSequence *collidingPairs(const SimCore &core, int ch);

@@ -28,11 +28,6 @@ namespace {
   throw CORBA::BAD_INV_ORDER(0, CORBA::COMPLETED_NO);
 }
 
-[[noreturn]] void notImplemented(const char *op, const std::string &what) {
-  logRequestError(op, what);
-  throw CORBA::NO_IMPLEMENT(0, CORBA::COMPLETED_NO);
-}
-
 // raise for an hsError, its message prefixed with what the request was about
 [[noreturn]] void fail(const char *op, const std::string &about, hsError &err) {
   if (!about.empty()) {
@@ -400,13 +395,17 @@ OpenHRP::LinkPairSequence *DynamicsSimulatorServant::checkIntersection(CORBA::Bo
   SimCore::Lock lock(*core_);
   requireRunning(op);
   hsError err = {};
-  check(core_->checkIntersections(checkAll, hits_, &err), op, err);
-  return wire::pairs(*core_, hits_);
+  check(core_->intersectingLinks(checkAll, linkHits_, &err), op, err);
+  return wire::linkHits(*core_, linkHits_);
 }
 
 OpenHRP::DistanceSequence *DynamicsSimulatorServant::checkDistance() {
-  notImplemented("checkDistance", "distance queries are not implemented yet (they come with the "
-                                  "collision detector)");
+  const char *op = "checkDistance";
+  SimCore::Lock lock(*core_);
+  requireRunning(op);
+  hsError err = {};
+  check(core_->checkDistances(dists_, &err), op, err);
+  return wire::distances(*core_, dists_);
 }
 
 CORBA::Boolean DynamicsSimulatorServant::getCharacterCollidingPairs(

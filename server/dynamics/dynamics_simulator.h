@@ -105,6 +105,8 @@ class DynamicsSimulatorServant : public POA_OpenHRP::DynamicsSimulator {
 
   std::shared_ptr<SimCore> core_;
   std::vector<int> hits_;  // scratch of the intersection checks
+  std::vector<hsdDistance> dists_;  // scratch of the distance checks
+  std::vector<hsdLinkHit> linkHits_;  // scratch of checkIntersection
 };
 
 class DynamicsSimulatorFactoryServant : public POA_OpenHRP::DynamicsSimulatorFactory {

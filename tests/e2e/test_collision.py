@@ -395,6 +395,105 @@ def test_humanoid_standing_touches_the_floor_with_its_feet_only(client, cd, bodi
 
 
 # =============================================================================================
+# bounding-box mode (ModelLoader's AABBdata)
+# =============================================================================================
+
+
+def link_triangles(info):
+    """Per link: its collision triangles in the link frame (n x 3 x 3), from a BodyInfo."""
+    shapes = info.shapes
+    out = []
+    for tsis in info.linkShapeIndices:
+        tris = []
+        for tsi in tsis:
+            sh = shapes[tsi.shapeIndex]
+            T = np.array(tsi.transformMatrix).reshape(3, 4)
+            v = np.array(sh.vertices, float).reshape(-1, 3) @ T[:, :3].T + T[:, 3]
+            tris.extend(v[np.array(sh.triangles).reshape(-1, 3)])
+        out.append(np.array(tris).reshape(-1, 3, 3))
+    return out
+
+
+def boxes_of(info):
+    """Per link: its boxes as (lo, hi) in the link frame, checking they are plain boxes."""
+    shapes = info.shapes
+    assert all(sh.primitiveType == OpenHRP.SP_BOX for sh in shapes)
+    out = []
+    for tsis, lk in zip(info.linkShapeIndices, info.links):
+        assert plain(lk.shapeIndices) == plain(tsis)  # drawn as they collide
+        bs = []
+        for tsi in tsis:
+            T = np.array(tsi.transformMatrix).reshape(3, 4)
+            assert np.array_equal(T[:, :3], np.eye(3))
+            half = np.array(shapes[tsi.shapeIndex].primitiveParameters) / 2
+            bs.append((T[:, 3] - half, T[:, 3] + half))
+        out.append(bs)
+    return out
+
+
+def test_bounding_box_mode_replaces_link_shapes_by_tree_boxes(client):
+    ML = OpenHRP.ModelLoader
+    loader = client.model_loader()
+    url = "file://" + str(HUMANOID.resolve())
+    tris = link_triangles(loader.loadBodyInfo(url))
+    # level 0: one box per link with triangles, the link's own bounds (float32 sizes: 1e-6)
+    info = loader.loadBodyInfoEx(url, ML.ModelLoadOption(False, [0], ML.AABB_DEPTH))
+    links = info.links
+    for t, bs, lk in zip(tris, boxes_of(info), links):
+        if len(t) == 0:
+            assert bs == [] and lk.AABBmaxDepth == 0
+            continue
+        assert len(bs) == 1
+        lo, hi = bs[0]
+        assert lo == pytest.approx(t.reshape(-1, 3).min(axis=0), abs=1e-6)
+        assert hi == pytest.approx(t.reshape(-1, 3).max(axis=0), abs=1e-6)
+        # one triangle per leaf: the deepest level has a box per triangle, and a binary tree
+        # over n leaves has at least ceil(log2 n) + 1 levels
+        assert lk.AABBmaxNum == len(t)
+        assert lk.AABBmaxDepth >= math.ceil(math.log2(len(t))) + 1
+    # AABB_NUM: the first level with at least 4 boxes; every triangle inside one of them
+    info = loader.loadBodyInfoEx(url, ML.ModelLoadOption(False, [4], ML.AABB_NUM))
+    for t, bs in zip(tris, boxes_of(info)):
+        assert len(t) == 0 or len(bs) >= min(4, len(t))
+        for tri in t:
+            assert any(np.all(tri >= lo - 1e-6) and np.all(tri <= hi + 1e-6) for lo, hi in bs)
+    # a level beyond the tree is its deepest level: a box per triangle
+    info = loader.loadBodyInfoEx(url, ML.ModelLoadOption(False, [99], ML.AABB_DEPTH))
+    assert [len(bs) for bs in boxes_of(info)] == [len(t) for t in tris]
+    # getBodyInfoEx serves the same, and without AABBdata the shapes are the model's
+    got = loader.getBodyInfoEx(url, ML.ModelLoadOption(False, [0], ML.AABB_DEPTH))
+    assert [len(bs) for bs in boxes_of(got)] == [int(len(t) > 0) for t in tris]
+    plain_info = loader.getBodyInfoEx(url, ML.ModelLoadOption(False, [], ML.AABB_NUM))
+    assert any(sh.primitiveType != OpenHRP.SP_BOX for sh in plain_info.shapes)
+
+
+def test_collision_detector_collides_the_boxes(client, cd, bodies):
+    # the humanoid as its level-0 boxes, its right foot's box sunk 1 mm below the floor's top
+    # (the floor is the box model above, 0.2 m edges, its top at z = 0.1): one contact pair,
+    # depth 1 mm, normal from the foot down into the floor
+    ML = OpenHRP.ModelLoader
+    url = "file://" + str(HUMANOID.resolve())
+    loader = client.model_loader()
+    boxed = loader.loadBodyInfoEx(url, ML.ModelLoadOption(False, [0], ML.AABB_DEPTH))
+    names = [lk.name for lk in boxed.links]
+    foot = names.index("RLEG_ANKLE_R")
+    lo, hi = boxes_of(boxed)[foot][0]
+    cd.registerCharacter("robot", boxed)
+    cd.registerCharacter("box", bodies["box"])
+    cd.addCollisionPair(pair("robot", "RLEG_ANKLE_R", "box", "BOX"))
+    far = [((10.0 + 3 * k, 0.0, 5.0),) for k in range(len(names))]
+    far[foot] = ((0.0, 0.0, 0.1 - 1e-3 - lo[2]),)
+    hit, cols = cd.queryContactDeterminationForDefinedPairs(
+        [pos("robot", *far), pos("box", ((0, 0, 0),))])
+    assert hit is True
+    pts = cols[0].points
+    assert len(pts) == 4  # the box's bottom face corners
+    for p in pts:
+        assert p.idepth == pytest.approx(1e-3, abs=1e-6)
+        assert p.normal == pytest.approx([0.0, 0.0, -1.0], abs=1e-9)
+
+
+# =============================================================================================
 # bad input
 # =============================================================================================
 

@@ -373,6 +373,94 @@ def test_box_rests_on_the_floor_with_contacts_reported(sim, bodies):
     assert [(h.charName1, h.charName2) for h in hits] == [("floor", "box")]
 
 
+def test_check_distance_follows_the_collision_detector(sim, bodies):
+    # the box's bottom face 0.3 m above the floor's top face (z = 0): OpenHRP's Distance gives
+    # minD between the surfaces, point0 on the pair's second link, point1 on its first
+    # (shape sizes travel as float32 in BodyInfo: 0.1 m is off by 1.5e-9 m, hence 1e-7)
+    half = BOX_SIZE[2] / 2
+    box_world(sim, bodies, half + 0.3, floor=True, gvector=(0.0, 0.0, 0.0))
+    ds = sim.checkDistance()
+    assert len(ds) == 1
+    d = ds[0]
+    assert (d.pair.charName1, d.pair.linkName1, d.pair.charName2, d.pair.linkName2) == \
+        ("floor", "root", "box", "BOX")
+    assert d.minD == pytest.approx(0.3, abs=1e-7)
+    assert d.point0[2] == pytest.approx(0.3, abs=1e-7)  # on the box
+    assert d.point1[2] == pytest.approx(0.0, abs=1e-7)  # on the floor
+    assert max(abs(d.point0[0]), abs(d.point0[1])) <= half + 1e-7
+    assert d.point1[:2] == pytest.approx(d.point0[:2], abs=1e-7)
+    # sunk 5 cm into the floor: OpenHRP's surfaces touch, minD 0, both points the same
+    set_pose(sim, "box", "BOX", (0.0, 0.0, half - 0.05))
+    d = sim.checkDistance()[0]
+    assert d.minD == 0.0
+    assert list(d.point0) == list(d.point1)
+
+
+def test_intersection_pairs_honour_their_tolerance(sim, bodies):
+    # two boxes 3 cm apart, watched by two intersection pairs of 1 cm and 5 cm tolerance: only
+    # the 5 cm one reports them; at 5 mm apart both do; checkDistance lists both link pairs
+    sim.registerCharacter("box", bodies["box"])
+    sim.registerCharacter("box2", bodies["box"])
+    sim.init(DT, DS.EULER, DS.ENABLE_SENSOR)
+    sim.setGVector([0.0, 0.0, 0.0])
+    set_pose(sim, "box", "BOX", (0.0, 0.0, 1.0))
+    set_pose(sim, "box2", "BOX", (BOX_SIZE[0] + 0.03, 0.0, 1.0))
+    sim.registerIntersectionCheckPair("box", "", "box2", "", 0.01)
+    sim.registerIntersectionCheckPair("box", "", "box2", "", 0.05)
+    sim.initSimulation()
+    hits = sim.checkIntersection(True)
+    assert [h.tolerance for h in hits] == [pytest.approx(0.05)]
+    # link pairs, as OpenHRP's CollisionDetector lists them: the empty link names expanded
+    assert [(h.charName1, h.linkName1, h.charName2, h.linkName2) for h in hits] == \
+        [("box", "BOX", "box2", "BOX")]
+    assert sim.checkCollision(False)
+    ds = sim.checkDistance()
+    assert [d.pair.tolerance for d in ds] == [pytest.approx(0.01), pytest.approx(0.05)]
+    assert [d.minD for d in ds] == [pytest.approx(0.03, abs=1e-7)] * 2
+    set_pose(sim, "box2", "BOX", (BOX_SIZE[0] + 0.005, 0.0, 1.0))
+    assert [h.tolerance for h in sim.checkIntersection(True)] == \
+        [pytest.approx(0.01), pytest.approx(0.05)]
+    set_pose(sim, "box2", "BOX", (BOX_SIZE[0] + 0.08, 0.0, 1.0))
+    assert sim.checkIntersection(True) == []
+    assert not sim.checkCollision(True)
+
+
+def test_contacts_are_the_collision_detectors(servers, client, sim, bodies):
+    # the same poses give the same contact points, normals and depths in the DynamicsSimulator's
+    # world state (the contacts of a step are found at its starting poses) as in a
+    # CollisionDetector (one library answers both)
+    if not servers.has("CollisionDetectorFactory"):
+        pytest.fail("hrpsim-collision was not started", pytrace=False)
+    half = BOX_SIZE[2] / 2
+    R = np.array([[math.cos(0.3), -math.sin(0.3), 0], [math.sin(0.3), math.cos(0.3), 0],
+                  [0, 0, 1]]) @ np.array([[1, 0, 0], [0, math.cos(0.2), -math.sin(0.2)],
+                                          [0, math.sin(0.2), math.cos(0.2)]])
+    box_world(sim, bodies, half, floor=True)
+    set_pose(sim, "box", "BOX", (0.1, -0.05, half - 0.01), R)
+    positions = list(sim.getWorldState().characterPositions)
+    sim.stepSimulation()
+    ws = sim.getWorldState()
+    assert len(ws.collisions) == 1
+    got = ws.collisions[0]
+    cd = client.resolve("CollisionDetectorFactory", OpenHRP.CollisionDetectorFactory).create()
+    try:
+        cd.registerCharacter("floor", bodies["floor"])
+        cd.registerCharacter("box", bodies["box"])
+        cd.addCollisionPair(OpenHRP.LinkPair("floor", "root", "box", "BOX", 0.0))
+        found, cols = cd.queryContactDeterminationForDefinedPairs(positions)
+        assert found and len(cols) == 1
+        want = cols[0]
+        assert len(want.points) == len(got.points) > 0
+        key = lambda pt: tuple(round(x, 9) for x in pt.position)  # noqa: E731
+        for a, b in zip(sorted(got.points, key=key), sorted(want.points, key=key)):
+            assert list(a.position) == pytest.approx(list(b.position), abs=1e-12)
+            assert list(a.normal) == pytest.approx(list(b.normal), abs=1e-12)
+            assert a.idepth == pytest.approx(b.idepth, abs=1e-12)
+            assert a.normal[2] > 0.9  # from the floor (first) up into the box
+    finally:
+        cd.destroy()
+
+
 def test_no_contact_without_a_registered_pair(sim, bodies):
     sim.registerCharacter("floor", bodies["floor"])
     sim.registerCharacter("box", bodies["box"])
@@ -1009,13 +1097,6 @@ def test_destroy_releases_the_instance(client, bodies):
     other.destroy()
 
 
-def test_unimplemented_operations_raise_no_implement(sim, bodies):
-    sim.registerCharacter("robot", bodies["humanoid"])
-    with pytest.raises(CORBA.NO_IMPLEMENT):
-        sim.checkDistance()
-    assert sim.getGVector() == [0.0, 0.0, 9.8]
-
-
 # =============================================================================================
 # validation: every bad call raises, is logged, and the instance stays usable
 # =============================================================================================
@@ -1125,6 +1206,8 @@ BAD_CALLS = [
      lambda s, b: s.stepSimulation(), CORBA.BAD_INV_ORDER, "initSimulation first"),
     ("check-before-init", False,
      lambda s, b: s.checkCollision(True), CORBA.BAD_INV_ORDER, "initSimulation first"),
+    ("distance-before-init", False,
+     lambda s, b: s.checkDistance(), CORBA.BAD_INV_ORDER, "initSimulation first"),
     ("register-after-init", True,
      lambda s, b: s.registerCharacter("late", b["box"]), CORBA.BAD_INV_ORDER,
      "before initSimulation"),

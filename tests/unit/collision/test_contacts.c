@@ -197,6 +197,37 @@ static void testCapsuleOnBox(void) {
   hsc_freeModel(box);
 }
 
+// a cylinder (radius 0.07, axis along y) whose side just reaches a box's edge (the top edge of a
+// 0.05 m step at x = 1): the normal is the line from the axis to the edge, tilted 16.6 degrees
+// below the horizontal (MPR alone gave 3 degrees), the depth the small overlap; three
+// overlaps
+static void testCylinderOnEdge(void) {
+  hscModel *cyl = colPrim(hsGEOM_CYLINDER, 0.07, 0.08, 0), *box = colPrim(hsGEOM_BOX, 2, 3, 0.05);
+  hscPair pr;
+  hscScene *s = colScene2(cyl, box, &pr);
+  colPlace(s, 1, 2.0, 0, 0.025, NULL);
+  double R[9];
+  colRot(R, 1, 0, 0, HS_PI / 2);  // the cylinder's z axis onto -y
+  for (int k = 0; k < 3; k++) {
+    double over = k == 0 ? 1e-5 : k == 1 ? 1e-4 : 5e-4;
+    double dz = 0.02, dx = sqrt((0.07 - over) * (0.07 - over) - dz * dz);
+    colPlace(s, 0, 1.0 - dx, 0, 0.05 + dz, R);
+    hscContact c[16];
+    int n = hsc_contacts(s, &pr, 1, c, 16, NULL);
+    CU_ASSERT_FATAL(n >= 1);
+    double want[3] = {dx / (0.07 - over), 0, -dz / (0.07 - over)};
+    for (int i = 0; i < n; i++) {
+      // the refinement measures at the shapes moved apart by about twice the overlap: the
+      // normal comes within a few overlaps / radius (MPR alone: 0.23 rad off)
+      COL_NEAR3(c[i].n, want, 1e-3 + 10 * over / 0.07);
+      COL_NEAR(c[i].depth, over, 0.05 * over + 1e-9);
+    }
+  }
+  hsc_freeScene(s);
+  hsc_freeModel(cyl);
+  hsc_freeModel(box);
+}
+
 // a cylinder standing on its cap on a box: four points on the rim (the reduction of the
 // octagon), at the rim radius; lying on its side: two points at the ends of its lowest line
 static void testCylinderOnBox(void) {
@@ -364,6 +395,7 @@ void register_contacts(void) {
   CU_add_test(s, "capsules: parallel, crossed, sphere on the cap", testCapsules);
   CU_add_test(s, "capsule lying on a box", testCapsuleOnBox);
   CU_add_test(s, "cylinder on a box: cap and side", testCylinderOnBox);
+  CU_add_test(s, "cylinder side on a box's edge: the normal through the axis", testCylinderOnEdge);
   CU_add_test(s, "cone on a box: base and apex", testConeOnBox);
   CU_add_test(s, "sphere on curved sides", testSphereCurved);
   CU_add_test(s, "swapping the sides flips the normal", testSwapFlipsNormal);

@@ -324,6 +324,48 @@ static void testMeshBoxOnMeshSlab(void) {
   hsc_freeModel(b);
 }
 
+// a closed mesh cube tilted by 1e-4 to 5e-4 rad about 50 axes resting on a large box (a foot
+// sole on the floor): its walls touch the floor's top face with normals nearly in their planes,
+// which must count as side contacts (before, a one-sided wall refused the floor's normal and
+// pushed the cube out through the floor's 5 m side: depths of 5.3 m on these poses). Every
+// point: normal straight down into the floor (within the tilt), depth at most the sunk corner's
+// 1e-6 m
+static void testTiltedMeshOnBox(void) {
+  static const float cube[24] = {-1, -1, -1, 1, -1, -1, 1, 1, -1, -1, 1, -1,
+                                 -1, -1, 1,  1, -1, 1,  1, 1, 1,  -1, 1, 1};
+  static const int faces[36] = {0, 2, 1, 0, 3, 2, 4, 5, 6, 4, 6, 7, 0, 1, 5, 0, 5, 4,
+                                1, 2, 6, 1, 6, 5, 2, 3, 7, 2, 7, 6, 3, 0, 4, 3, 4, 7};
+  float small[24];
+  for (int i = 0; i < 24; i++) {
+    small[i] = cube[i] * 0.1f;
+  }
+  hscModel *a = colMesh(small, 8, faces, 12, 4), *b = colPrim(hsGEOM_BOX, 10, 10, 0.1);
+  hscPair pr;
+  hscScene *s = colScene2(a, b, &pr);
+  colPlace(s, 1, 0, 0, -0.05, NULL);
+  int bad = 0;
+  for (int c = 0; c < 50; c++) {
+    double t = 1e-4 * (1 + c % 5), R[9];
+    colRot(R, sin(c * 1.3), cos(c * 0.7), 0.3 * sin(c * 2.1), t);
+    // the lowest corner 1e-6 m below the floor's top (z = 0)
+    double low = 0;
+    for (int i = 0; i < 8; i++) {
+      low = fmin(low, R[6] * small[3 * i] + R[7] * small[3 * i + 1] + R[8] * small[3 * i + 2]);
+    }
+    colPlace(s, 0, 0.3, 0.2, -low - 1e-6, R);
+    hscContact k[64];
+    int n = hsc_contacts(s, &pr, 1, k, 64, NULL);
+    bad += n < 1;
+    for (int i = 0; i < n; i++) {
+      bad += !(k[i].n[2] < -cos(2 * t)) || !(k[i].depth <= 1e-6 + 1e-9);
+    }
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+  hsc_freeScene(s);
+  hsc_freeModel(a);
+  hsc_freeModel(b);
+}
+
 // the same queries twice, and on a scene built again from scratch: identical bits
 static void testDeterminism(void) {
   Mesh ma = blob(24, 12, 0.4, 0.6);
@@ -409,6 +451,7 @@ static void testTreeInvariants(void) {
 
 void register_mesh(void) {
   CU_pSuite s = hst_addSuite("collision meshes");
+  CU_add_test(s, "tilted closed mesh resting on a large box: side contacts", testTiltedMeshOnBox);
   CU_add_test(s, "BVH invariants", testTreeInvariants);
   CU_add_test(s, "closed blobs: BVH equals brute force", testBlobs);
   CU_add_test(s, "triangle soups: BVH equals brute force", testSoups);

@@ -259,6 +259,70 @@ static void testIntersections(void) {
   hsm_freeBody(floor);
 }
 
+// intersection pairs honour their tolerance; distances of every link pair (contact pairs
+// first); the contact normal points from link[1] towards link[0] whichever way a pair is given
+// (collision/ gives it from side 0 into side 1: the seam turns it over)
+static void testToleranceDistanceNormals(void) {
+  hsBody *box, *floor;
+  hsdWorld *w = boxWorld(&box, &floor);
+  hsdSurface s = {0.5, 0.5, 0, 0.01};
+  CU_ASSERT_EQUAL(hsd_addContactPair(w, 0, -1, 1, -1, &s, NULL), 0);       // box, floor
+  CU_ASSERT_EQUAL(hsd_addIntersectionPair(w, 1, 0, 0, 0, 0.01, NULL), 0);  // floor, box
+  CU_ASSERT_EQUAL(hsd_addIntersectionPair(w, 0, 0, 1, 0, 0.05, NULL), 0);  // box, floor
+  // the box's bottom 3 cm above the floor's top (z = 0)
+  dynPlace(w, 0, 0, 0, 0.05 + 0.03, NULL);
+  CU_ASSERT_EQUAL(hsd_init(w, NULL), 0);
+  int hits[4];
+  CU_ASSERT_EQUAL(hsd_checkIntersections(w, 1, hits, 4), 1);
+  CU_ASSERT_EQUAL(hits[0], 2);  // only the 5 cm pair
+  hsdLinkHit lh[4];
+  CU_ASSERT_EQUAL_FATAL(hsd_intersectingLinks(w, 1, lh, 4), 1);
+  CU_ASSERT_EQUAL(lh[0].pair, 2);
+  CU_ASSERT_EQUAL(lh[0].ch[0], 0);
+  CU_ASSERT_EQUAL(lh[0].link[1], 0);
+  HST_NEAR(lh[0].tolerance, 0.05, 0);
+  hsdDistance d[4];
+  CU_ASSERT_EQUAL_FATAL(hsd_checkDistances(w, d, 4), 3);
+  for (int i = 0; i < 3; i++) {
+    CU_ASSERT_EQUAL(d[i].pair, i);
+    CU_ASSERT_EQUAL(d[i].empty, 0);
+    HST_NEAR(d[i].d, 0.03, 1e-7);  // float32 shape sizes
+    // p0 on link[0]: the box's bottom for pairs 0 and 2, the floor's top for pair 1
+    HST_NEAR(d[i].p0[2], i == 1 ? 0 : 0.03, 1e-7);
+    HST_NEAR(d[i].p1[2], i == 1 ? 0.03 : 0, 1e-7);
+  }
+  // resting: the floor pushes the box up, the normal from link[1] (floor) towards link[0] (box)
+  dynPlace(w, 0, 0, 0, 0.05 - 1e-4, NULL);
+  dynSteps(w, 1);
+  int n;
+  const hsdContact *c = hsd_contacts(w, &n);
+  CU_ASSERT_EQUAL(n, 4);
+  for (int i = 0; i < n; i++) {
+    CU_ASSERT_EQUAL(c[i].ch[0], 0);
+    HST_NEAR(c[i].n[2], 1, 1e-12);
+    CU_ASSERT(c[i].force[2] > 0);  // on link[0], the box: up
+  }
+  hsd_freeWorld(w);
+  // the pair given the other way round: the normal turns with it, the force too
+  w = dynWorld(NULL);
+  hsd_addCharacter(w, "box", box, NULL);
+  hsd_addCharacter(w, "floor", floor, NULL);
+  CU_ASSERT_EQUAL(hsd_addContactPair(w, 1, -1, 0, -1, &s, NULL), 0);  // floor, box
+  dynPlace(w, 0, 0, 0, 0.05 - 1e-4, NULL);
+  CU_ASSERT_EQUAL(hsd_init(w, NULL), 0);
+  dynSteps(w, 1);
+  c = hsd_contacts(w, &n);
+  CU_ASSERT_EQUAL(n, 4);
+  for (int i = 0; i < n; i++) {
+    CU_ASSERT_EQUAL(c[i].ch[0], 1);
+    HST_NEAR(c[i].n[2], -1, 1e-12);
+    CU_ASSERT(c[i].force[2] < 0);  // on link[0], the floor: down
+  }
+  hsd_freeWorld(w);
+  hsm_freeBody(box);
+  hsm_freeBody(floor);
+}
+
 // self pairs expand to every link pair except a link with itself or its parent
 static void testSelfPairs(void) {
   hsBody *h = dynLoadSample("humanoid/humanoid.wrl");
@@ -341,6 +405,8 @@ void register_world(void) {
   CU_add_test(s, "non-finite state recovers with a counted warning", testNonFiniteRecovers);
   CU_add_test(s, "contact buffer overflow is a counted warning", testContactOverflow);
   CU_add_test(s, "intersection checks", testIntersections);
+  CU_add_test(s, "intersection tolerance, distances, contact normals",
+              testToleranceDistanceNormals);
   CU_add_test(s, "self-collision pairs", testSelfPairs);
   CU_add_test(s, "allocation failures are errors", testAllocationFailures);
   CU_add_test(s, "hsd_init again restarts from the current state", testReinit);
