@@ -5,8 +5,8 @@
 //
 // Locking: a SimCore is used from several threads (omniORB's request threads, the scheduler's
 // loop). Every call is made holding SimCore::Lock, which takes the core's own mutex and then
-// the process-wide ODE lock (Debian's ODE collision is not thread-safe, DESIGN.md): one order,
-// instance then ODE, everywhere.
+// the process-wide ODE lock (ODE's process-wide state: the random generator each world saves
+// and restores around its step, the error handlers): one order, instance then ODE, everywhere.
 //
 // Simulated time is counted in one place: the world counts steps and time (time += dt per
 // step), and periodSteps / stepsToReach below turn periods and times into whole steps with one
