@@ -12,6 +12,7 @@ unless ``$HRPSIM_LISTEN`` names another address of this host or the ORB argument
 """
 
 import os
+import sys
 import threading
 
 _lock = threading.Lock()
@@ -54,6 +55,35 @@ def get_orb(args=(), naming=None):
             argv += default_endpoint_args(argv)
             _orb = CORBA.ORB_init(argv, CORBA.ORB_ID)
         return _orb
+
+
+def end_server_process(orb, status=0):
+    """Finish a process that served CORBA objects and exit with ``status``, skipping Python's
+    finalisation (``orb`` None: the ORB is finished already).
+
+    ``orb.shutdown(True)`` waits for calls in progress and for the POAs to go down, and
+    ``destroy()`` releases the rest, in the calling (main) thread. The process then leaves
+    through ``os._exit`` after flushing stdio and the logging handlers: omniORB's own threads
+    may still be winding down, and one that asks for the GIL while the interpreter finalises
+    is ended by a forced unwind that omniORB's C++ frames turn into ``std::terminate``
+    ("terminate called without an active exception", SIGABRT) - seen now and then on a
+    controller or the viewer stopped by SIGTERM. Never returns.
+    """
+    import logging
+
+    if orb is not None:
+        try:
+            orb.shutdown(True)
+            orb.destroy()
+        except Exception:  # noqa: BLE001 - exiting anyway; the ORB may be half gone
+            pass
+    logging.shutdown()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - a closed pipe must not change the exit status
+            pass
+    os._exit(status)
 
 
 def default_endpoint_args(argv, environ=None):

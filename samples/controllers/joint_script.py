@@ -178,10 +178,8 @@ def main():
         ctx.unbind(name)
     except Exception:  # noqa: BLE001 - the naming service may already be gone
         pass
-    # as pd_controller.py: finish the ORB in the main thread before the interpreter exits
-    orb.shutdown(True)
-    orb.destroy()
-    return 0
+    # as pd_controller.py: finish the ORB in the main thread, exit without finalisation
+    _orb.end_server_process(orb, 0)
 
 
 if __name__ == "__main__":

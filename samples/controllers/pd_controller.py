@@ -242,14 +242,10 @@ def main():
         ctx.unbind(name)
     except Exception:  # noqa: BLE001 - the naming service may already be gone
         pass
-    # finish the ORB here, in the main thread, before the interpreter exits: shutdown(True)
-    # waits for calls in progress and for the POAs to go down, destroy() releases the rest.
-    # shutdown(False) returned at once and left an ORB thread deactivating the servant
-    # while Python finalised; that thread, cancelled when it asked for the GIL, unwound
-    # through omniORB's catch-all and the process aborted ("FATAL: exception not rethrown")
-    orb.shutdown(True)
-    orb.destroy()
-    return 0
+    # finish the ORB here, in the main thread, and leave without Python's finalisation: an
+    # omniORB thread still winding down while the interpreter finalises is cancelled when it
+    # asks for the GIL and the process aborts (see hrpsim._orb.end_server_process)
+    _orb.end_server_process(orb, 0)
 
 
 if __name__ == "__main__":

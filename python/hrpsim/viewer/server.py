@@ -238,7 +238,8 @@ def main(argv=None):
         except CORBA.Exception:
             pass
     log.info("stopped")
-    return 0
+    # leave without the interpreter's finalisation (see hrpsim._orb.end_server_process)
+    _orb.end_server_process(None, 0)
 
 
 if __name__ == "__main__":
