@@ -6,12 +6,15 @@ Run after the build (and tools/bootstrap.sh, for the page):
                                            [--json OUT] [--skip scheduler|replay]
 
 1. scheduler: the scene of bench_scheduler.py (the sample humanoid standing on the floor, all
-   joints high gain, 1 ms step, --time simulated seconds, no controller), run by the
-   hrpsim-scheduler server without a viewer and with the OnlineViewer attached
-   (setOnlineViewer: the Scheduler calls update() at every log record), logging every step
-   (1 kHz), every 10 ms and every 1/30 s (a frame rate), each with one page connected that
-   reads everything (a WebSocket client in this process). Steps per second from the
-   server's status (steps / wallTime), best of --repeats.
+   joints high gain, 1 ms step, --time simulated seconds, no controller, a log record with
+   sensors every 10 ms), run by the hrpsim-scheduler server side by side: without a viewer;
+   with the web viewer (hrpsim's OnlineViewer, one page connected that reads everything, a
+   WebSocket client in this process) at the default view rate of 30 frames per simulated
+   second and at 1000 (a frame every step: the feed replaces what the viewer has not taken
+   yet); and with a viewer that blocks 0.5 s in every update() (a servant in this process).
+   The Scheduler pushes frames from a thread of its own and never waits for the viewer.
+   Steps per second from the server's status (steps / wallTime), best of --repeats; frames
+   received by the page (or the blocked viewer).
 2. replay: a results directory of --replay-seconds at 1 kHz for the 31-link (30-joint)
    humanoid + floor (log.npz as `hrpsim run` writes it, with link positions, q, dq, u and
    sensors; made synthetically), opened with `hrpsim view` and headless Chromium:
@@ -85,7 +88,43 @@ class PageReader:
         self.thread.join(5)
 
 
-def scheduler_run(sched, steps, log_period, viewer=None):
+class SlowViewer(hrpsim.OpenHRP__POA.OnlineViewer):
+    """An OnlineViewer whose update() blocks ``delay`` seconds (a hung page)."""
+
+    def __init__(self, delay):
+        self.delay = delay
+        self.updates = 0
+
+    def update(self, state):
+        time.sleep(self.delay)
+        self.updates += 1
+
+    def load(self, name, url):
+        pass
+
+    def clearLog(self):
+        pass
+
+    def clearData(self):
+        pass
+
+    def drawScene(self, state):
+        pass
+
+    def setLineWidth(self, width):
+        pass
+
+    def setLineScale(self, scale):
+        pass
+
+    def getPosture(self, robot):
+        return False, []
+
+    def setLogName(self, name):
+        pass
+
+
+def scheduler_run(sched, steps, log_period, viewer=None, rate=30.0):
     """The scene of bench_scheduler.scheduler_run, with ``viewer`` attached after the reset
     (reset() detaches any viewer); the server's figures."""
     import hrpsim._idl.hrpsim as H
@@ -100,6 +139,7 @@ def scheduler_run(sched, steps, log_period, viewer=None):
     sched.setEndTime(steps * dt)
     sched.setLogOptions(H.LogOptions(log_period, True))
     sched.setOnlineViewer(viewer)
+    sched.setViewRate(rate)
     sched.start()
     st = sched.wait(600.0)
     if st.state != H.FINISHED or st.steps != steps:
@@ -123,25 +163,35 @@ def bench_scheduler_with_viewer(args):
         viewer = client.resolve("OnlineViewer", OpenHRP.OnlineViewer)
         page = PageReader(st["viewer_url"])
         steps = int(round(args.time / bench_scheduler.DT))
+        period = 0.01
+        slow = SlowViewer(0.5)
+        poa = hrpsim._orb.get_orb().resolve_initial_references("RootPOA")
+        poa._get_the_POAManager().activate()
+        slow_ref = slow._this()
         try:
-            for label, period in (("every step", 0.0), ("10 ms", 0.01), ("1/30 s", 0.033)):
-                period = round(period / bench_scheduler.DT) * bench_scheduler.DT
-                without = bench_scheduler.best(lambda: scheduler_run(sched, steps, period),
-                                               args.repeats)
-                before = page.frames
+            without = bench_scheduler.best(lambda: scheduler_run(sched, steps, period),
+                                           args.repeats)
+            out["without viewer"] = {"steps_per_s": without["steps_per_s"]}
+            print("scheduler, log 10 ms, %d steps: without viewer %27.0f steps/s"
+                  % (steps, without["steps_per_s"]), flush=True)
+            for label, ref, rate, count in (
+                    ("web viewer 30 Hz", viewer, 30.0, lambda: page.frames),
+                    ("web viewer 1 kHz", viewer, 1000.0, lambda: page.frames),
+                    ("blocked viewer 30 Hz", slow_ref, 30.0, lambda: slow.updates)):
+                before = count()
                 with_viewer = bench_scheduler.best(
-                    lambda: scheduler_run(sched, steps, period, viewer), args.repeats)
-                time.sleep(0.5)
-                out[label] = {"log_period_s": period, "records": with_viewer["records"],
-                              "steps_per_s_without": without["steps_per_s"],
-                              "steps_per_s_with_viewer": with_viewer["steps_per_s"],
-                              "slowdown": without["steps_per_s"] / with_viewer["steps_per_s"],
-                              "page_frames_received": page.frames - before}
-                print("scheduler, log %-10s (%5d records)  without viewer %6.0f steps/s   with "
-                      "viewer %6.0f steps/s   (x%.2f)   page received %d frames"
-                      % (label, with_viewer["records"], without["steps_per_s"],
-                         with_viewer["steps_per_s"], out[label]["slowdown"],
-                         out[label]["page_frames_received"]), flush=True)
+                    lambda: scheduler_run(sched, steps, period, ref, rate), args.repeats)
+                time.sleep(1.5)  # the last frames land after the run
+                frames = (count() - before) / args.repeats
+                out[label] = {"view_rate": rate, "steps_per_s": with_viewer["steps_per_s"],
+                              "ratio_to_without": with_viewer["steps_per_s"] /
+                              without["steps_per_s"],
+                              "frames_received_per_run": frames}
+                print("scheduler, log 10 ms, %d steps: %-22s %10.0f steps/s (x%.2f of "
+                      "without)  %.1f frames received per run (%d pushed)"
+                      % (steps, label, with_viewer["steps_per_s"],
+                         out[label]["ratio_to_without"], frames,
+                         int(args.time * rate) + 1), flush=True)
         finally:
             page.close()
     finally:

@@ -107,6 +107,11 @@ typedef struct hsdOptions {
   double stickVelocity;     // relative tangential speed at a contact below which the pair's
                             // staticFriction applies, slipFriction above [m/s]
   double bounceVelocity;    // approach speed below which restitution is not applied [m/s]
+  double boundMass;         // a moving rigid group (a link with the links welded to it by fixed
+                            // joints) without mass gets this mass [kg] (default 1e-3)
+  double boundInertia;      // ... and one whose inertia is not positive definite has it raised
+                            // until its smallest principal moment is this [kg m^2] (default
+                            // 1e-6); each bound is a warning naming the model file, line, link
   int jointLimits;          // 1: torque-mode rotate/slide joints stop at the model's llimit /
                             // ulimit (ODE stops); 0 (default, as OpenHRP 3.1): no stops
   double stopErp, stopCfm;  // softness of the joint stops (ODE dParamStopERP / StopCFM)

@@ -6,9 +6,13 @@
 // free and static otherwise (a fixed root never moves: its group has no ODE body and its geoms
 // sit in the world). Each dynamic group becomes one ODE body at the group's centre of mass,
 // oriented like the group's top link, carrying the summed mass and the inertia about that
-// centre. A moving group whose mass is zero gets 1e-3 of the body's mean link mass (at least
-// 1e-6 kg), and an inertia that is not positive definite gets the smallest isotropic addition
-// that makes it so: ODE needs both, and those links are then almost weightless.
+// centre. ODE needs a positive mass and a positive definite inertia, so a moving group whose
+// mass is zero gets opt.boundMass (1e-3 kg by default), and an inertia that is not positive
+// definite (zero, singular, indefinite) gets the isotropic addition that makes its smallest
+// principal moment opt.boundInertia (1e-6 kg m^2), each with one warning naming the model file
+// and line (of the load warning about it, which the body keeps in its info strings), the link
+// and its segments. A massless link on a fixed joint never needs a bound: it is welded into
+// its parent's group, whose mass it does not change, and keeps its own frame and name.
 //
 // Joints: rotate -> dHinge, slide -> dSlider, anchored at the link origin with the link's axis
 // in the world, body1 the link's body and body2 the parent's (0 for the static group). Their
@@ -46,6 +50,76 @@ static int posDef(const double I[9]) {
   double m3 = I[0] * (I[4] * I[8] - I[5] * I[7]) - I[1] * (I[3] * I[8] - I[5] * I[6]) +
               I[2] * (I[3] * I[7] - I[4] * I[6]);
   return m1 > 0 && m2 > 0 && m3 > 0;
+}
+
+// the smallest eigenvalue of the symmetric 3x3 matrix I (closed form, trigonometric)
+static double minEigen(const double I[9]) {
+  double p1 = I[1] * I[1] + I[2] * I[2] + I[5] * I[5];
+  double q = (I[0] + I[4] + I[8]) / 3;
+  if (p1 == 0) {
+    return fmin(I[0], fmin(I[4], I[8]));
+  }
+  double a = I[0] - q, b = I[4] - q, d = I[8] - q;
+  double p = sqrt((a * a + b * b + d * d + 2 * p1) / 6);
+  // B = (I - q 1) / p; r = det(B) / 2
+  double B[9];
+  for (int k = 0; k < 9; k++) {
+    B[k] = (I[k] - ((k % 4) == 0 ? q : 0)) / p;
+  }
+  double r = 0.5 * (B[0] * (B[4] * B[8] - B[5] * B[7]) - B[1] * (B[3] * B[8] - B[5] * B[6]) +
+                    B[2] * (B[3] * B[7] - B[4] * B[6]));
+  double phi = r <= -1 ? HS_PI / 3 : r >= 1 ? 0 : acos(r) / 3;
+  return q + 2 * p * cos(phi + 2 * HS_PI / 3);
+}
+
+// the warning for a moving group whose mass or inertia was bounded: the model file and line
+// (from the load warning about one of its segments, when the body kept one), the character,
+// the link (joint) and its segments (URDF links)
+static void warnBound(const hsdWorld *w, const hsdCharacter *c, int t, int noMass, int padded,
+                      double lmin) {
+  const hsBody *b = c->body;
+  char segs[256] = "";
+  int line = 0;
+  size_t used = 0;
+  for (int k = t; k < b->nlink; k++) {
+    if (c->links[k].top != t) {
+      continue;
+    }
+    const hsLink *lk = &b->links[k];
+    for (int g = lk->segmentAdr; g < lk->segmentAdr + lk->nsegment; g++) {
+      const char *name = b->segments[g].name;
+      if (!name || !*name || used >= sizeof segs - 1) {
+        continue;
+      }
+      used += (size_t)snprintf(segs + used, sizeof segs - used, "%s'%s'", used ? ", " : "", name);
+      if (!line) {
+        line = hsm_warningLine(b, name);
+      }
+    }
+    if (!line) {
+      line = hsm_warningLine(b, lk->name);
+    }
+  }
+  char what[200];
+  if (noMass) {
+    int n = snprintf(what, sizeof what, "has no mass: bounded to %g kg", w->opt.boundMass);
+    if (padded && n > 0 && (size_t)n < sizeof what) {
+      snprintf(what + n, sizeof what - (size_t)n, " and %g kg m^2", w->opt.boundInertia);
+    }
+  } else {
+    snprintf(what, sizeof what,
+             "has an inertia that is not positive definite (smallest principal moment %g kg "
+             "m^2): raised to %g kg m^2",
+             lmin, w->opt.boundInertia);
+  }
+  char where[600];
+  if (line > 0) {
+    snprintf(where, sizeof where, "%s:%d", b->url ? b->url : "", line);
+  } else {
+    snprintf(where, sizeof where, "%s", b->url ? b->url : "");
+  }
+  hsu_log(hsLOG_WARNING, "%s: dynamics: %s: moving link '%s' (segments %s) %s", where, c->name,
+          b->links[t].name, *segs ? segs : "none", what);
 }
 
 //---------------------------------- destroy ---------------------------------------------------
@@ -149,36 +223,26 @@ static int makeGroupBody(hsdWorld *w, hsdCharacter *c, int t, hsError *err) {
     }
   }
   // what ODE needs: a positive mass and a symmetric positive definite inertia
-  if (!(M > 0)) {
-    double total = 0;
-    for (int k = 0; k < b->nlink; k++) {
-      total += b->links[k].mass;
-    }
-    M = fmax(1e-6, 1e-3 * total / b->nlink);
-    hsu_log(hsLOG_INFO, "dynamics: %s: moving link %s has no mass; using %g kg", c->name,
-            b->links[t].name, M);
-  }
   for (int r = 0; r < 3; r++) {
     for (int s = r + 1; s < 3; s++) {
       double a = 0.5 * (I[3 * r + s] + I[3 * s + r]);
       I[3 * r + s] = I[3 * s + r] = a;
     }
   }
-  if (!posDef(I)) {
-    double add = M * 1e-6;
-    double J[9];
-    for (int it = 0; it < 200; it++, add *= 2) {
-      memcpy(J, I, sizeof J);
-      J[0] += add;
-      J[4] += add;
-      J[8] += add;
-      if (posDef(J)) {
-        break;
-      }
-    }
-    memcpy(I, J, sizeof I);
-    hsu_log(hsLOG_INFO, "dynamics: %s: link %s has no positive definite inertia; adding %g kg m^2",
-            c->name, b->links[t].name, add);
+  int noMass = !(M > 0), padded = 0;
+  double lmin = minEigen(I);
+  if (noMass) {
+    M = w->opt.boundMass;
+  }
+  if (!posDef(I) || !(lmin > 0)) {
+    double add = w->opt.boundInertia - fmin(lmin, 0.0);
+    I[0] += add;
+    I[4] += add;
+    I[8] += add;
+    padded = 1;
+  }
+  if (noMass || padded) {
+    warnBound(w, c, t, noMass, padded, lmin);
   }
   if (!posDef(I) || !hsd_sane(I, 9) || !isfinite(M)) {
     return HS_ERR(err, hsE_INVALID, "%s: link %s: unusable mass or inertia", c->name,

@@ -43,6 +43,8 @@ void hsd_defaultOptions(hsdOptions *opt) {
   opt->servoMotors = 0;
   opt->stickVelocity = 1e-3;
   opt->bounceVelocity = 0.01;
+  opt->boundMass = 1e-3;
+  opt->boundInertia = 1e-6;
   opt->jointLimits = 0;
   opt->stopErp = 0.2;
   opt->stopCfm = 1e-10;

@@ -57,7 +57,7 @@ int hsd_checkLink(const hsdWorld *w, int ch, int link, hsError *err) {
 static int checkOptions(const hsdOptions *o, hsError *err) {
   double v[] = {o->erp, o->cfm, o->contactErp, o->contactCfm, o->contactSurfaceLayer,
                 o->contactMaxCorrectingVel, o->highGainFMax, o->stickVelocity,
-                o->bounceVelocity, o->stopErp, o->stopCfm};
+                o->bounceVelocity, o->stopErp, o->stopCfm, o->boundMass, o->boundInertia};
   if (!hsd_sane(v, (int)(sizeof v / sizeof v[0]))) {
     return HS_ERR(err, hsE_INVALID, "non-finite dynamics option");
   }
@@ -68,7 +68,8 @@ static int checkOptions(const hsdOptions *o, hsError *err) {
   if (o->quickIterations < 1 || o->autoRows < 0 || o->erp < 0 || o->erp > 1 || o->cfm < 0 ||
       o->contactErp < 0 || o->contactErp > 1 || o->contactCfm < 0 || o->contactSurfaceLayer < 0 ||
       o->contactMaxCorrectingVel < 0 || o->highGainFMax <= 0 || o->stickVelocity < 0 ||
-      o->bounceVelocity < 0 || o->stopErp < 0 || o->stopErp > 1 || o->stopCfm < 0) {
+      o->bounceVelocity < 0 || o->stopErp < 0 || o->stopErp > 1 || o->stopCfm < 0 ||
+      !(o->boundMass > 0) || !(o->boundInertia > 0)) {
     return HS_ERR(err, hsE_INVALID, "dynamics option out of range");
   }
   if (o->maxContactsPerPair < 1 || o->maxContactsPerPair > 0xffff || o->maxContacts < 1) {

@@ -375,6 +375,11 @@ int hsm_treeOrder(const int *parent, const int *rank, int n, int *order, hsError
 // counts.
 int hsm_hasOneDofJoint(const hsLink *link);
 
+// the line of the first load warning kept in body->info (a "warning: <body url>:<line>: ..."
+// string, see hsm_addWarningInfo) whose message quotes name ('name'), or 0 if none does: lets
+// later stages (the dynamics) point at the file line that caused what they report
+int hsm_warningLine(const hsBody *body, const char *name);
+
 // total triangles over all shapes
 long hsm_triangleCount(const hsBody *body);
 

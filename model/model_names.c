@@ -1,5 +1,8 @@
 // model_names.c - name and type lookups on a loaded hsBody.
 
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "model.h"
@@ -157,4 +160,28 @@ long hsm_triangleCount(const hsBody *body) {
     n += body->shapes[i].ntriangle;
   }
   return n;
+}
+
+int hsm_warningLine(const hsBody *body, const char *name) {
+  if (!body || !body->url || !name) {
+    return 0;
+  }
+  char quoted[300];
+  snprintf(quoted, sizeof quoted, "'%s'", name);
+  size_t nurl = strlen(body->url);
+  for (int i = 0; i < body->ninfo; i++) {
+    // "warning: <url>:<line>: <message>" (hsm_addWarningInfo)
+    const char *s = body->info[i];
+    if (strncmp(s, "warning: ", 9) != 0 || strncmp(s + 9, body->url, nurl) != 0 ||
+        s[9 + nurl] != ':') {
+      continue;
+    }
+    char *end;
+    long line = strtol(s + 10 + nurl, &end, 10);
+    if (end != s + 10 + nurl && *end == ':' && line > 0 && line <= INT_MAX &&
+        strstr(end, quoted)) {
+      return (int)line;
+    }
+  }
+  return 0;
 }

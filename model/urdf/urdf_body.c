@@ -91,6 +91,7 @@ void hsm_urdfWarn(hsmUrdfLoad *u, int line, const char *fmt, ...) {
     out->line = line;
   }
   u->nwarnings++;
+  hsm_addWarningInfo(u->b, u->file, line, msg);  // as VRML's: lost only if out of memory
 }
 
 //---------------------------------- names -----------------------------------------------------

@@ -123,7 +123,9 @@ int hsm_urdfError(hsmUrdfLoad *u, int code, int line, const char *fmt, ...)
 // an out-of-memory error; returns hsE_NOMEM
 int hsm_urdfNomem(hsmUrdfLoad *u);
 
-// a warning at a line of the URDF file: logged and, if the caller asked, collected
+// a warning at a line of the URDF file: logged, kept as a body info string
+// "warning: <file>:<line>: <message>" (hsm_addWarningInfo, as VRML warnings are) and, if the
+// caller asked, collected
 void hsm_urdfWarn(hsmUrdfLoad *u, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 

@@ -340,10 +340,13 @@ static const hsvValue *childArray(const hsvNode *node, const char *field, const 
   return c ? hsv_value(c, array, type) : NULL;
 }
 
-// resolve a url relative to the directory of the file that names it; caller frees
-static char *resolveUrl(const char *url, const char *baseFile) {
-  if (strncmp(url, "file://", 7) == 0) {
-    url += 7;
+// resolve a url (a file:// URL or a path, read by hsu_urlToPath) relative to the directory of
+// the file that names it; caller frees. Another scheme stays as written (and fails to open,
+// named, when the image is read).
+static char *resolveUrl(const char *ref, const char *baseFile) {
+  char url[PATH_MAX];
+  if (hsu_urlToPath(ref, url, sizeof url) != 0) {
+    snprintf(url, sizeof url, "%s", ref);
   }
   if (url[0] == '/' || !baseFile) {
     return hsu_strdup(url);

@@ -1287,24 +1287,6 @@ static int readFile(const char *path, char **text, size_t *len, int *sysErr) {
   return hsu_readFileErrno(path, 0, text, len, sysErr);
 }
 
-// the local path of a file:// URL or plain path in out (size bytes); -1 if the URL has another
-// scheme or does not fit
-static int urlToPath(const char *url, char *out, size_t size) {
-  int rc = hsu_fileUrlToPath(url, out, size);
-  if (rc <= 0) {
-    return rc;
-  }
-  // another scheme (http:, urn:, ...)?
-  const char *s = url;
-  while (isalnum((unsigned char)*s) || *s == '+' || *s == '-' || *s == '.') {
-    s++;
-  }
-  if (*s == ':' && s - url >= 2 && isalpha((unsigned char)url[0])) {
-    return -1;
-  }
-  return snprintf(out, size, "%s", url) >= (int)size ? -1 : 0;
-}
-
 // path resolved against the directory of base (if relative) into out
 static int joinPath(const char *base, const char *path, char *out, size_t size) {
   if (path[0] == '/') {
@@ -1456,7 +1438,7 @@ static int loadInline(Parser *p, hsvNode *node) {
   for (int i = 0; i < url->n && !loaded && !rc; i++) {
     const char *why = NULL;
     int sysErr = 0;
-    if (urlToPath(url->str[i], local, PATH_MAX) != 0 ||
+    if (hsu_urlToPath(url->str[i], local, PATH_MAX) != 0 ||
         joinPath(node->file, local, path, PATH_MAX) != 0) {
       why = "unsupported URL";
       snprintf(path, PATH_MAX, "%s", url->str[i]);
@@ -1481,8 +1463,12 @@ static int loadInline(Parser *p, hsvNode *node) {
     if (!rc && !loaded) {
       // a long list is cut at the buffer's end: the first paths tried are the useful ones
       size_t n = strlen(tried);
-      if (snprintf(tried + n, sizeof buf->tried - n, "%s'%s' (%s)", n ? ", " : "", path,
-                   why ? why : strerror(sysErr)) < 0) {
+      char problem[200];
+      if (!why) {
+        why = hsu_fileProblem(path, 0, sysErr, problem, sizeof problem);
+      }
+      if (snprintf(tried + n, sizeof buf->tried - n, "%s'%s' (%s)", n ? ", " : "", path, why) <
+          0) {
         tried[n] = 0;
       }
     }
@@ -1562,7 +1548,7 @@ static hsvScene *parseTop(const char *text, size_t len, const char *abs, const h
 // abs (PATH_MAX bytes, work another PATH_MAX); returns 0 if the file exists, else the errno of
 // the failed resolution (abs is then the path joined to the working directory)
 static int absolutePath(const char *path, char *abs, char *work) {
-  if (urlToPath(path, work, PATH_MAX) != 0) {
+  if (hsu_urlToPath(path, work, PATH_MAX) != 0) {
     snprintf(work, PATH_MAX, "%s", path);
   }
   if (realpath(work, abs)) {
@@ -1595,7 +1581,9 @@ hsvScene *hsv_parseFile(const char *path, const hsvOptions *opt, hsError *err) {
   if (rc == hsE_NOMEM) {
     HS_ERR_AT(err, hsE_NOMEM, abs, 0, 0, "out of memory");
   } else if (rc) {
-    HS_ERR_AT(err, hsE_IO, path, 0, 0, "cannot read '%s': %s", path, strerror(sysErr));
+    char why[200];
+    hsu_fileProblem(abs, 0, sysErr, why, sizeof why);
+    HS_ERR_AT(err, hsE_IO, path, 0, 0, "cannot read '%s': %s", path, why);
   } else {
     scene = parseTop(text, len, abs, opt, err);
   }

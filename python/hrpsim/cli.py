@@ -14,6 +14,7 @@ nothing was started at all); 2 usage errors (argparse).
 
 import argparse
 import json
+import math
 import shlex
 import signal
 import sys
@@ -40,6 +41,17 @@ def _report(kind, text):
         _err("hrpsim: warning: " + text)
     else:
         _out("hrpsim: " + text)
+
+
+def _positive_float(text):
+    """argparse type: a finite number > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("not a number: %r" % text) from None
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError("must be a positive number: %r" % text)
+    return value
 
 
 def _cli_orb():
@@ -256,7 +268,7 @@ def cmd_run(args):
             args.project, out_dir=args.out, state_dir=args.state_dir,
             plots=not args.no_plots, progress=None if not args.quiet else False, warn=warn,
             view=args.view, real_time=args.real_time, on_viewer=on_viewer,
-            after_run=after_run)
+            after_run=after_run, view_rate=args.view_rate)
     except HrpsimError as exc:
         _err("hrpsim run: %s" % str(exc).replace("\n", " "))
         return 1
@@ -446,6 +458,9 @@ def build_parser():
     run.add_argument("--real-time", metavar="FACTOR", type=float, default=None,
                      help="pace the run: 1 real time, 0.5 half speed, 0 as fast as possible "
                           "(default: the project's realTime)")
+    run.add_argument("--view-rate", metavar="HZ", type=_positive_float, default=None,
+                     help="frames per second of simulated time sent to the viewer (default: "
+                          "the project's viewRate, else 30); the run never waits for them")
     run.add_argument("project", metavar="PROJECT", help="project file")
     run.set_defaults(func=cmd_run)
 

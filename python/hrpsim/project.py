@@ -116,6 +116,7 @@ class Project:
     sensors: bool = True
     gravity: list = field(default_factory=lambda: [0.0, 0.0, 9.8])  # OpenHRP convention
     real_time: float = 0.0
+    view_rate: float = 30.0                   # frames per simulated second to an online viewer
     controller_timeout: float = 10.0
     models: list = field(default_factory=list)
     collisions: list = field(default_factory=list)
@@ -207,6 +208,7 @@ class Project:
             call(self.lines.get("noise", 0), "noise", scheduler.setSensorNoise,
                  H.SensorNoise(int(self.noise_seed), bool(self.noise_limits), specs))
         call(sim_line, "realTime", scheduler.setRealTime, float(self.real_time))
+        call(sim_line, "viewRate", scheduler.setViewRate, float(self.view_rate))
         return bodies
 
     def _configure_model(self, scheduler, call, DS, m, links):
@@ -448,7 +450,7 @@ def load_project(path):
 _ALLOWED = {
     "hrpsim-project": {"version"},
     "simulation": {"timeStep", "endTime", "method", "sensors", "gravity", "realTime",
-                   "controllerTimeout", "jointLimits", "rotorInertia"},
+                   "controllerTimeout", "jointLimits", "rotorInertia", "viewRate"},
     "model": {"name", "url"},
     "rootPose": {"translation", "rotation"},
     "rootVelocity": {"linear", "angular"},
@@ -529,6 +531,8 @@ def _parse_hrpsim(root, ctx):
             if "controllerTimeout" in a:
                 p.controller_timeout = ctx.number(a["controllerTimeout"], el.line,
                                                   f("controllerTimeout"), positive=True)
+            if "viewRate" in a:
+                p.view_rate = ctx.number(a["viewRate"], el.line, f("viewRate"), positive=True)
             if "jointLimits" in a:
                 p.joint_limits = ctx.boolean(a["jointLimits"], el.line, f("jointLimits"))
             if "rotorInertia" in a:

@@ -6,7 +6,8 @@ goes on) into NumPy arrays; ``write_results`` writes the directory:
     log.npz        np.load(path): "time" (N,); per character C with joints
                    "C.root_p" (N, 3) [m], "C.root_R" (N, 3, 3) row-major, "C.link_p"
                    (N, links, 3), "C.q", "C.dq", "C.u" (N, joints, jointId order),
-                   "C.joint_names" (joints,); when sensors are logged "C.force" (N, n, 6),
+                   "C.joint_names" (joints,) ("" for a jointId gap); when sensors are logged
+                   "C.force" (N, n, 6),
                    "C.rate_gyro" (N, n, 3), "C.accel" (N, n, 3), and per range sensor k
                    (sensorId order) "C.range<k>" (N, beams) [m, 0 = no hit]; static
                    characters (no joints, e.g. the floor) have only root_p and root_R (and
@@ -236,7 +237,7 @@ def _plots(out, arrays, plot_joints, plot_root=True):
             if len(names) != q.shape[1]:
                 names = ["joint %d" % i for i in range(q.shape[1])]
             wanted = plot_joints or names
-            moved = [i for i, n in enumerate(names) if n in wanted]
+            moved = [i for i, n in enumerate(names) if n and n in wanted]  # "": a jointId gap
             if plot_joints is None:  # all: leave out the joints that stay put
                 moved = [i for i in moved if np.ptp(q[:, i]) > 1e-3] or moved
             for i in moved:

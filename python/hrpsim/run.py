@@ -284,6 +284,15 @@ def _last_line(path):
     return ": " + lines[-1].strip() if lines else ""
 
 
+def joint_names_by_id(links):
+    """The link names of a BodyInfo's links (``LinkInfo`` records) in jointId order: entry i
+    names the link with jointId i, "" for an id no link has (a gap, which OpenHRP fills with an
+    empty joint), so the list lines up with the joint-ordered arrays (q, dq, u) whose length
+    is the largest jointId + 1."""
+    by_id = {lk.jointId: lk.name for lk in links if lk.jointId >= 0}
+    return [by_id.get(i, "") for i in range(max(by_id, default=-1) + 1)]
+
+
 # ---------------------------------------------------------------------------------------------
 # the online viewer of `hrpsim run --view`
 # ---------------------------------------------------------------------------------------------
@@ -422,13 +431,16 @@ def _describe_models(client, project):
 
 
 def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, bin_dir=None,
-                warn=None, view=False, real_time=None, on_viewer=None, after_run=None):
+                warn=None, view=False, real_time=None, on_viewer=None, after_run=None,
+                view_rate=None):
     """Run the project at ``path``; return (results dir, summary dict).
 
     ``progress``: show a progress bar on stderr (default: when stderr is a terminal).
     ``warn(text)`` receives each project warning. ``view``: show the run in an OnlineViewer
     (see the module text); ``on_viewer(url, started_here)`` is called once it is attached.
     ``real_time``: a real-time factor that overrides the project's (0: as fast as possible).
+    ``view_rate``: frames per second of simulated time pushed to the viewer, overriding the
+    project's ``viewRate`` (default 30).
     ``after_run(out)`` is called once the results are written, before anything started here
     is stopped (`hrpsim run --view` waits there so the page stays up). Raises ProjectError
     or RunError.
@@ -469,6 +481,8 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
             project.configure(sched, client, bodies)
             if real_time is not None:
                 sched.setRealTime(float(real_time))
+            if view_rate is not None:
+                sched.setViewRate(float(view_rate))
         except H.SchedulerError as exc:
             raise RunError("scheduler refused the project: %s" % exc.description) from exc
         if view:
@@ -480,8 +494,7 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
 
         characters = []
         for m in project.models:
-            joints = sorted((lk.jointId, lk.name) for lk in bodies[m.name] if lk.jointId >= 0)
-            characters.append((m.name, [n for _, n in joints]))
+            characters.append((m.name, joint_names_by_id(bodies[m.name])))
         log = LogCollector(characters)
         bar = Progress(project.end_time, progress)
         try:

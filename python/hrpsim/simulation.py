@@ -105,6 +105,7 @@ class Simulation:
         self._joint_options = None  # (joint limits, rotor inertia) for the scheduler
         self._controllers = []  # (name, character, period)
         self._log = None        # (period, sensors) for the scheduler
+        self._viewer = (None, 30.0)  # (OnlineViewer or None, frames per simulated second)
         self._noise = None      # (seed, limits, {type: (std, bias)}) for the scheduler
         self._scheduler = None
         self._dynamics = None
@@ -328,6 +329,22 @@ class Simulation:
         self._configurable("set_log")
         self._log = (float(period), bool(sensors))
 
+    def set_viewer(self, viewer, rate=30.0):
+        """(Scheduler mode) show the run in ``viewer``, an OpenHRP.OnlineViewer reference (None:
+        no viewer): the scheduler loads the models into it, then sends it the world state
+        ``rate`` times per second of simulated time (and the final one) from a thread of its
+        own. The run never waits for the viewer: a state it has not taken yet is replaced by
+        the newer one, and a viewer that fails is detached (logged by the scheduler)."""
+        self._configurable("set_viewer")
+        if self.scheduler_name is None:
+            raise RuntimeError("the viewer is fed by the scheduler: make the Simulation with "
+                               "scheduler=True")
+        rate = float(rate)
+        if not (math.isfinite(rate) and rate > 0):
+            raise ValueError("set_viewer: rate must be a positive number of frames per "
+                             "simulated second (got %r)" % rate)
+        self._viewer = (viewer, rate)
+
     def set_sensor_noise(self, seed=0, limits=False, **types):
         """(Scheduler mode) sensor noise and limits, beyond OpenHRP (off by default; see the
         README): ``force``, ``gyro``, ``accel`` and ``range`` each take ``(std, bias)`` or
@@ -457,6 +474,9 @@ class Simulation:
             s.addController(H.ControllerSpec(name, character, period))
         if self._log is not None:
             s.setLogOptions(H.LogOptions(*self._log))
+        viewer, rate = self._viewer
+        s.setViewRate(rate)
+        s.setOnlineViewer(viewer)
         if self._noise is not None:
             seed, limits, specs = self._noise
             s.setSensorNoise(H.SensorNoise(seed, limits, [H.SensorNoiseSpec(t, std, bias)

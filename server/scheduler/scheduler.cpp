@@ -10,8 +10,9 @@
 // hosted DynamicsSimulator servant is a second door to the same core, for the controllers. The loop steps while it is free running or short of the
 // step target that step() / runUntil() set, and otherwise pauses; each step is tick(): due
 // controllers input() and control(), stepSimulation(), due execution contexts tick(), output()
-// of the controllers of this step, a log record at the log period (and the online viewer's
-// update with it), then a sleep when paced to real time. Steps and simulated time are the
+// of the controllers of this step, a log record at the log period, a frame for the online
+// viewer at the view rate (viewer_feed.h: handed to the feed's own thread, never waited on),
+// then a sleep when paced to real time. Steps and simulated time are the
 // core's (hsd_stepCount, hsd_time); periods become steps through periodSteps (sim_core.h). "Due" is decided on the step index k
 // of the step (from time k dt to (k + 1) dt): k % periodSteps == 0. A failure of any remote call
 // ends the run: the message names who failed, when and why; the other controllers get stop().
@@ -26,6 +27,7 @@
 #include <cstring>
 
 #include "format.h"
+#include "viewer_feed.h"
 #include "runtime.h"
 #include "wire.h"
 
@@ -156,6 +158,11 @@ void SchedulerServant::halt() {
   stopRequested_ = true;
   cv_.notify_all();
   joinLoop(lk);
+  std::shared_ptr<ViewerFeed> feed = std::move(feed_);
+  lk.unlock();
+  if (feed) {
+    feed->close(true);  // at most one call's timeout
+  }
 }
 
 SchedulerServant::~SchedulerServant() {
@@ -165,7 +172,11 @@ SchedulerServant::~SchedulerServant() {
   stopRequested_ = true;
   cv_.notify_all();
   joinLoop(lk);
+  std::shared_ptr<ViewerFeed> feed = std::move(feed_);
   lk.unlock();
+  if (feed) {
+    feed->close(true);
+  }
   releaseDynamics();
 }
 
@@ -232,6 +243,11 @@ void SchedulerServant::reset() {
   logSensors_ = false;
   realTime_ = 0.0;
   viewer_ = OpenHRP::OnlineViewer::_nil();
+  if (feed_) {
+    feed_->close(false);  // a call in progress ends on its own (call timeout)
+    feed_.reset();
+  }
+  viewRate_ = kDefaultViewRate;
   state_ = hrpsim::IDLE;
   message_.clear();
   starting_ = freeRunning_ = stopRequested_ = active_ = false;
@@ -565,7 +581,26 @@ void SchedulerServant::setRealTime(CORBA::Double factor) {
 
 void SchedulerServant::setOnlineViewer(OpenHRP::OnlineViewer_ptr viewer) {
   std::lock_guard<std::mutex> lk(mutex_);
+  if (feed_) {
+    feed_->close(false);
+    feed_.reset();
+  }
   viewer_ = OpenHRP::OnlineViewer::_duplicate(viewer);
+  if (!CORBA::is_nil(viewer_)) {
+    feed_ = std::make_shared<ViewerFeed>(viewer_, kViewerCallTimeoutMs);
+    if (state_ != hrpsim::IDLE && state_ != hrpsim::READY) {
+      feed_->load(models_);  // attached during a run: the models first, then frames
+    }
+  }
+}
+
+void SchedulerServant::setViewRate(CORBA::Double hz) {
+  std::lock_guard<std::mutex> lk(mutex_);
+  if (!std::isfinite(hz) || hz <= 0.0) {
+    refuse("setViewRate", format("the view rate must be a positive number of frames per second "
+                                 "of simulated time (got %g)", hz));
+  }
+  viewRate_ = hz;  // a run in progress uses it from its next step on
 }
 
 OpenHRP::DynamicsSimulator_ptr SchedulerServant::dynamics() {
@@ -690,7 +725,7 @@ void SchedulerServant::begin(const char *op, bool paused) {
     omniORB::setClientCallTimeout(s->ec, static_cast<CORBA::ULong>(timeoutMs_));
   }
   std::vector<std::pair<std::string, std::string>> models = models_;
-  OpenHRP::OnlineViewer_var viewer = viewer_;
+  std::shared_ptr<ViewerFeed> feed = feed_;
   DS::SensorOption sensors = sensorOption_;
   double timeout = timeout_;
   state_ = hrpsim::RUNNING;
@@ -773,21 +808,11 @@ void SchedulerServant::begin(const char *op, bool paused) {
     cv_.notify_all();
     throw hrpsim::SchedulerError(failure.c_str());
   }
-  // the viewer gets the models (best effort: a viewer that fails is detached)
-  if (!CORBA::is_nil(viewer)) {
-    try {
-      for (const auto &m : models) {
-        viewer->load(m.first.c_str(), m.second.c_str());
-      }
-    } catch (const CORBA::Exception &e) {
-      hsu_log(hsLOG_WARNING, "the online viewer failed to load the models (%s): detached",
-              e._name());
-      lk.lock();
-      viewer_ = OpenHRP::OnlineViewer::_nil();
-      lk.unlock();
-    }
+  // the viewer gets the models, then frames (through its feed: never waited on here)
+  if (feed) {
+    feed->load(models);
   }
-  record();  // the state at time 0
+  record(true, true);  // the state at time 0: logged and shown
 
   lk.lock();
   starting_ = false;
@@ -1013,6 +1038,7 @@ void SchedulerServant::loop() {
     }
     double factor = realTime_;
     std::shared_ptr<const SubscriptionList> subs = subscriptions_;
+    bool viewing = feed_ != nullptr;  // frames are made only for an attached viewer
     lk.unlock();
 
     if (factor > 0.0 && (!paced || factor != paceFactor)) {
@@ -1075,9 +1101,13 @@ void SchedulerServant::loop() {
     }
     if (stepped) {
       k++;
-      // 5. log (and viewer), then pacing
-      if (ok && k % logSteps_ == 0) {
-        record();
+      // 5. log and viewer frame, then pacing
+      if (ok) {
+        bool log = k % logSteps_ == 0;
+        bool frame = viewing && viewFrame(k);
+        if (log || frame) {
+          record(log, frame);
+        }
       }
       if (ok && paced) {
         std::this_thread::sleep_until(
@@ -1092,7 +1122,17 @@ void SchedulerServant::loop() {
       break;
     }
   }
-  // the end: account the wall time, stop the controllers, publish the outcome
+  // the end: the final state for the viewer (unless it just got it), account the wall time,
+  // stop the controllers, publish the outcome
+  if (feed_ && k > 0 && !viewFrame(k)) {
+    lk.unlock();
+    record(false, true);
+    lk.lock();
+  }
+  if (feed_) {
+    hsu_log(hsLOG_INFO, "online viewer: %ld frames delivered, %ld replaced by newer ones",
+            feed_->delivered(), feed_->replaced());
+  }
   if (active_) {
     wallTime_ += std::chrono::duration<double>(Clock::now() - activeSince_).count();
     active_ = false;
@@ -1154,8 +1194,19 @@ void SchedulerServant::stopControllers(const RunController *failed) {
   }
 }
 
-// append the current world state (and sensor states) to the log; push it to the viewer
-void SchedulerServant::record() {
+// whether step count k (simulated time k dt) starts a new viewer frame: frame n is the first
+// step at or after n / viewRate (frames are decided on step counts, like everything else)
+bool SchedulerServant::viewFrame(long long k) const {
+  double rate = viewRate_.load();
+  auto frameOf = [&](long long s) {
+    return static_cast<long long>(std::floor(static_cast<double>(s) * runDt_ * rate + 1e-9));
+  };
+  return k == 0 || frameOf(k) != frameOf(k - 1);
+}
+
+// the current world state: appended to the log (with the sensor states) when log, handed to
+// the viewer's feed when frame
+void SchedulerServant::record(bool log, bool frame) {
   // the core's state, converted once into what getLog and the viewer hand out
   OpenHRP::WorldState_var world;
   std::vector<OpenHRP::SensorState_var> sensors;
@@ -1165,62 +1216,62 @@ void SchedulerServant::record() {
   {
     SimCore::Lock core(*core_);
     world = wire::worldState(*core_);
-    const hsdWorld *w = core_->world();
-    int nloop = hsd_extraJointCount(w);
-    loops->length(static_cast<CORBA::ULong>(nloop));
-    for (int i = 0; i < nloop; i++) {
-      hrpsim::LoopForce &lf = loops[static_cast<CORBA::ULong>(i)];
-      int chs[2];
-      lf.name = CORBA::string_dup(hsd_extraJointName(w, i, chs, nullptr));
-      lf.character = CORBA::string_dup(core_->name(chs[0]).c_str());
-      double f[6];
-      hsd_extraJointForce(w, i, f);
-      lf.force.length(6);
-      for (CORBA::ULong k = 0; k < 6; k++) {
-        lf.force[k] = f[k];
+    // loop forces, joint stop torques and track speeds: for the log only
+    if (log) {
+      const hsdWorld *w = core_->world();
+      int nloop = hsd_extraJointCount(w);
+      loops->length(static_cast<CORBA::ULong>(nloop));
+      for (int i = 0; i < nloop; i++) {
+        hrpsim::LoopForce &lf = loops[static_cast<CORBA::ULong>(i)];
+        int chs[2];
+        lf.name = CORBA::string_dup(hsd_extraJointName(w, i, chs, nullptr));
+        lf.character = CORBA::string_dup(core_->name(chs[0]).c_str());
+        double f[6];
+        hsd_extraJointForce(w, i, f);
+        lf.force.length(6);
+        for (CORBA::ULong k = 0; k < 6; k++) {
+          lf.force[k] = f[k];
+        }
       }
-    }
-    stops->length(static_cast<CORBA::ULong>(core_->characterCount()));
-    for (int c = 0; c < core_->characterCount(); c++) {
-      const hsBody *b = core_->body(c);
-      OpenHRP::DblSequence &js = stops[static_cast<CORBA::ULong>(c)];
-      js.length(static_cast<CORBA::ULong>(b->njoint));
-      for (int j = 0; j < b->njoint; j++) {
-        int l = b->jointLink[j];
-        js[static_cast<CORBA::ULong>(j)] = l > 0 ? hsd_jointConstraintTorque(w, c, l) : 0.0;
-      }
-      for (int k = 1; k < b->nlink; k++) {
-        if (b->links[k].jointType == hsJOINT_CRAWLER) {
-          CORBA::ULong n = tracks->length();
-          tracks->length(n + 1);
-          tracks[n].character = CORBA::string_dup(core_->name(c).c_str());
-          tracks[n].link = CORBA::string_dup(b->links[k].name);
-          tracks[n].speed = hsd_state(w, c)->u[k];
+      stops->length(static_cast<CORBA::ULong>(core_->characterCount()));
+      for (int c = 0; c < core_->characterCount(); c++) {
+        const hsBody *b = core_->body(c);
+        OpenHRP::DblSequence &js = stops[static_cast<CORBA::ULong>(c)];
+        js.length(static_cast<CORBA::ULong>(b->njoint));
+        for (int j = 0; j < b->njoint; j++) {
+          int l = b->jointLink[j];
+          js[static_cast<CORBA::ULong>(j)] = l > 0 ? hsd_jointConstraintTorque(w, c, l) : 0.0;
+        }
+        for (int k = 1; k < b->nlink; k++) {
+          if (b->links[k].jointType == hsJOINT_CRAWLER) {
+            CORBA::ULong n = tracks->length();
+            tracks->length(n + 1);
+            tracks[n].character = CORBA::string_dup(core_->name(c).c_str());
+            tracks[n].link = CORBA::string_dup(b->links[k].name);
+            tracks[n].speed = hsd_state(w, c)->u[k];
+          }
         }
       }
     }
-    if (runLogSensors_) {
+    if (log && runLogSensors_) {
       sensors.resize(static_cast<size_t>(core_->characterCount()));
       for (int c = 0; c < core_->characterCount(); c++) {
         sensors[static_cast<size_t>(c)] = wire::sensorState(*core_, c);
       }
     }
   }
-  OpenHRP::OnlineViewer_var viewer;
-  {
-    std::lock_guard<std::mutex> lk(mutex_);
-    viewer = viewer_;
-  }
-  if (!CORBA::is_nil(viewer)) {
-    try {
-      viewer->update(world.in());
-    } catch (const CORBA::Exception &e) {
-      hsu_log(hsLOG_WARNING, "the online viewer failed (%s): detached", e._name());
+  if (frame) {
+    std::shared_ptr<ViewerFeed> feed;
+    {
       std::lock_guard<std::mutex> lk(mutex_);
-      if (viewer_->_is_equivalent(viewer)) {
-        viewer_ = OpenHRP::OnlineViewer::_nil();
-      }
+      feed = feed_;
     }
+    if (feed) {
+      feed->push(log ? new OpenHRP::WorldState(world.in()) : world._retn());
+    }
+  }
+  if (!log) {
+    return;
   }
   std::lock_guard<std::mutex> lk(logMutex_);
   log_.emplace_back();

@@ -23,6 +23,7 @@
 #ifndef HRPSIM_SERVER_SCHEDULER_SCHEDULER_H_
 #define HRPSIM_SERVER_SCHEDULER_SCHEDULER_H_
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <deque>
@@ -38,6 +39,8 @@
 #include "dynamics_simulator.h"
 
 namespace hrpsim {
+
+class ViewerFeed;
 
 // the DynamicsSimulator the scheduler hosts over its core: like any other, except that clients
 // may not destroy it (it belongs to the scheduler; reset() replaces it)
@@ -76,6 +79,7 @@ class SchedulerServant : public POA_hrpsim::Scheduler {
   void setSensorNoise(const hrpsim::SensorNoise &noise) override;
   void setRealTime(CORBA::Double factor) override;
   void setOnlineViewer(OpenHRP::OnlineViewer_ptr viewer) override;
+  void setViewRate(CORBA::Double hz) override;
   OpenHRP::DynamicsSimulator_ptr dynamics() override;
   void start() override;
   void startPaused() override;
@@ -148,7 +152,8 @@ class SchedulerServant : public POA_hrpsim::Scheduler {
   bool tick(long long k, double &time, std::string &failure);
   bool callController(RunController &c, const char *op, double t, std::string &failure);
   void stopControllers(const RunController *failed);
-  void record();
+  bool viewFrame(long long k) const;
+  void record(bool log, bool frame);
 
   // --- configuration (mutex_) ---
   std::mutex opMutex_;  // start / stop / reset / step / runUntil / pause / resume, one at a time
@@ -170,6 +175,10 @@ class SchedulerServant : public POA_hrpsim::Scheduler {
   bool logSensors_ = false;
   double realTime_ = 0.0;
   OpenHRP::OnlineViewer_var viewer_;
+  std::shared_ptr<ViewerFeed> feed_;  // delivers to viewer_ (nil viewer: none)
+  static constexpr double kDefaultViewRate = 30.0;  // frames per second of simulated time
+  static constexpr unsigned long kViewerCallTimeoutMs = 5000;  // per load / update call
+  std::atomic<double> viewRate_{kDefaultViewRate};  // read by the loop without mutex_
   std::shared_ptr<const SubscriptionList> subscriptions_ = std::make_shared<SubscriptionList>();
   int nextSubscription_ = 1;
 

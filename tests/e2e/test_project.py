@@ -88,8 +88,9 @@ def test_full_format(tmp_path, repo_root):
     path = write(tmp_path, project_text(
         repo_root, body, sim='timeStep="0.005" endTime="2" method="runge_kutta" '
                              'sensors="off" gravity="1 0 9.8" realTime="1" '
-                             'controllerTimeout="3"'))
+                             'controllerTimeout="3" viewRate="60"'))
     p = load_project(path)
+    assert p.view_rate == 60.0
     assert (p.time_step, p.end_time, p.method, p.sensors) == (0.005, 2.0, "RUNGE_KUTTA", False)
     assert (p.gravity, p.real_time, p.controller_timeout) == ([1.0, 0.0, 9.8], 1.0, 3.0)
     [c] = p.collisions
@@ -144,6 +145,7 @@ BAD_SIM = [
     ('sensors="maybe"', "<simulation> sensors", "true or false"),
     ('gravity="0 9.8"', "<simulation> gravity", "3 numbers"),
     ('realTime="-1"', "<simulation> realTime", "negative"),
+    ('viewRate="0"', "<simulation> viewRate", "positive"),
     ('timestep="0.001"', "<simulation> timestep", "unknown attribute"),
 ]
 

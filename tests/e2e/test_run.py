@@ -337,3 +337,41 @@ def test_pd_controller_exits_cleanly_on_sigterm(sched_servers, repo_root):
     assert proc.returncode == 0, (proc.returncode, output)
     assert "FATAL" not in output and "Unexpected exception" not in output, output
     assert _orb.resolve_name(ctx, "SigtermPD") is None
+
+
+def test_joint_names_line_up_with_jointid_gaps(sched_servers, tmp_path, repo_root):
+    """A model whose jointIds have a gap (the test vehicle's camera joint has id 9 after 0..4):
+    log.npz's joint_names has one entry per q column, the gaps named "", so a name finds its
+    own column (it used to list the 6 named joints against 10 columns)."""
+    vehicle = repo_root / "tests" / "data" / "vrml_openhrp" / "vehicle.wrl"
+    project = tmp_path / "gaps.xml"
+    project.write_text(textwrap.dedent("""\
+        <hrpsim-project>
+          <simulation timeStep="0.001" endTime="0.05"/>
+          <model name="v" url="%s">
+            <joints mode="highgain" value="0"/>
+            <joint name="PAN" value="0.3"/>
+            <joint name="TILT" value="-0.2"/>
+          </model>
+          <log period="0.01"/>
+        </hrpsim-project>
+        """ % vehicle))
+    out = tmp_path / "out"
+    proc = run(sched_servers, project, out, "--quiet")
+    assert proc.returncode == 0, describe(proc)
+    log, _ = check_results_dir(out)
+    names = list(log["v.joint_names"])
+    q = log["v.q"]
+    assert names == ["WHEEL_L", "WHEEL_R", "PAN", "TILT", "TRACK", "", "", "", "", "CAMERA"]
+    assert q.shape[1] == len(names)
+    assert np.allclose(q[:, names.index("PAN")], 0.3, atol=1e-9)
+    assert np.allclose(q[:, names.index("TILT")], -0.2, atol=1e-9)
+    assert np.all(q[:, names.index("CAMERA")] == 0.0)
+    assert np.all(q[:, 5:9] == 0.0)  # the gap reads 0, as OpenHRP's empty joints do
+
+
+@pytest.mark.parametrize("rate", ["0", "-5", "nan", "fast"])
+def test_view_rate_option_is_checked(rate, tmp_path):
+    proc = run_cli("run", "--view-rate", rate, "--out", tmp_path / "out", STANDING)
+    assert proc.returncode == 2, describe(proc)
+    assert "--view-rate" in proc.stderr, describe(proc)

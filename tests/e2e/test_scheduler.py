@@ -20,6 +20,7 @@ Simulated times are compared to k dt with 1e-9 s of slack: the world accumulates
 which differs from k dt by a few ulps after a few hundred steps (~1e-16 s), far below dt.
 """
 
+import math
 import os
 import re
 import signal
@@ -422,17 +423,21 @@ def test_real_time_pacing(sched):
 
 
 class Viewer(hrpsim.OpenHRP__POA.OnlineViewer):
-    """An online viewer that records what it is sent."""
+    """An online viewer that records what it is sent; update() sleeps ``delay`` seconds (a slow
+    or hung page) when given."""
 
-    def __init__(self):
+    def __init__(self, delay=0.0):
         self.loaded = []
         self.times = []
         self.name = None
+        self.delay = delay
 
     def load(self, name, url):
         self.loaded.append((name, url))
 
     def update(self, state):
+        if self.delay:
+            time.sleep(self.delay)
         self.times.append(state.time)
 
     def clearLog(self):
@@ -457,17 +462,135 @@ class Viewer(hrpsim.OpenHRP__POA.OnlineViewer):
         pass
 
 
-def test_online_viewer_gets_the_models_and_the_logged_states(sched, bind):
+def delivered_until(viewer, t_end, timeout=10.0):
+    """The viewer's update times once the final frame (time t_end) has arrived: frames are
+    delivered by the scheduler's own thread, so they may land after the run has ended."""
+    deadline = time.monotonic() + timeout
+    while not (viewer.times and abs(viewer.times[-1] - t_end) < EPS):
+        assert time.monotonic() < deadline, "the final frame never arrived: %s" % viewer.times
+        time.sleep(0.01)
+    return list(viewer.times)
+
+
+def test_online_viewer_gets_the_models_and_frames_at_the_view_rate(sched, bind):
+    """Paced to real time (so the viewer keeps up and nothing is replaced), 1 s at a view rate
+    of 20 Hz gives the frames of t = 0, 0.05, ..., 1.0: duration x rate + 1 (the frame of
+    t = 0), whatever the log period; the models were loaded first."""
     viewer = Viewer()
     _, ref = bind(viewer, "test-viewer")
-    configure(sched, end_time=0.05, log_period=10 * DT)
+    configure(sched, end_time=1.0, log_period=DT)
+    sched.setOnlineViewer(ref)
+    sched.setViewRate(20.0)
+    sched.setRealTime(1.0)
+    sched.start()
+    assert wait_done(sched).state == H.FINISHED
+    times = delivered_until(viewer, 1.0)
+    assert viewer.loaded == [("floor", file_url(FLOOR)), ("robot", file_url(HUMANOID))]
+    assert len(times) == 21, times
+    for i, t in enumerate(times):
+        assert abs(t - i * 0.05) < EPS, times
+    assert len(sched.getLog(0)) == 1001  # the log keeps its own period
+
+
+def test_default_view_rate_is_30_hz_and_the_final_state_is_shown(sched, bind):
+    """Frame n is the first step at or after n / 30 s; a run ending between frames also shows
+    its final state. Drops are allowed (the run is not paced): what arrives is a subsequence."""
+    viewer = Viewer()
+    _, ref = bind(viewer, "test-viewer")
+    configure(sched, end_time=0.25, log_period=0.05)
     sched.setOnlineViewer(ref)
     sched.start()
     assert wait_done(sched).state == H.FINISHED
-    assert viewer.loaded == [("floor", file_url(FLOOR)), ("robot", file_url(HUMANOID))]
-    assert len(viewer.times) == 6
-    for i, t in enumerate(viewer.times):
-        assert abs(t - i * 10 * DT) < EPS
+    times = delivered_until(viewer, 0.25)
+    expected = [math.ceil(n * 1000 / 30 - 1e-6) * DT for n in range(8)] + [0.25]
+    assert len(times) <= len(expected)
+    it = iter(expected)
+    assert all(any(abs(t - e) < EPS for e in it) for t in times), (times, expected)
+
+
+def test_a_blocking_viewer_does_not_stall_the_run(sched, bind):
+    """A viewer whose update() takes 0.5 s: with the old synchronous push, 2 s at 30 Hz (61
+    frames) took over 30 s; now the run ends in about its usual time (under 0.5 s here; the
+    bound 10 s leaves room for a loaded machine and still fails a synchronous push), the
+    viewer receives a few frames (stale ones are replaced, never queued: which ones depends on
+    timing, even the frame of t = 0 may be replaced while the models load) ending with the
+    final state, and the scheduler is usable at once."""
+    viewer = Viewer(delay=0.5)
+    _, ref = bind(viewer, "slow-viewer")
+    configure(sched, end_time=2.0, log_period=0.1)
+    sched.setOnlineViewer(ref)
+    t0 = time.monotonic()
+    sched.start()
+    st = wait_done(sched)
+    assert st.state == H.FINISHED and st.steps == 2000, st
+    assert time.monotonic() - t0 < 10.0
+    times = delivered_until(viewer, 2.0, timeout=20.0)
+    assert 2 <= len(times) <= 6, times
+    assert times == sorted(times)
+
+
+def test_reset_detaches_a_viewer_in_the_middle_of_an_update(sched, bind):
+    """reset() right after a run whose viewer is still inside a 0.5 s update(): the next
+    configuration runs at once with another viewer, which gets its frames, and the old viewer
+    gets nothing more than the update it was in."""
+    slow = Viewer(delay=0.5)
+    _, slow_ref = bind(slow, "slow-viewer")
+    configure(sched, end_time=0.5)
+    sched.setOnlineViewer(slow_ref)
+    sched.start()
+    assert wait_done(sched).state == H.FINISHED
+    sched.reset()
+    before = len(slow.times)
+    fast = Viewer()
+    _, fast_ref = bind(fast, "fast-viewer")
+    configure(sched, end_time=0.2)
+    sched.setOnlineViewer(fast_ref)
+    sched.setViewRate(10.0)
+    sched.start()
+    assert wait_done(sched).state == H.FINISHED
+    assert delivered_until(fast, 0.2)[-1] == pytest.approx(0.2, abs=EPS)
+    time.sleep(1.2)  # time for the update in progress, and more, to land
+    assert len(slow.times) <= before + 1, (before, slow.times)
+
+
+def test_a_dead_viewer_is_detached_and_the_run_finishes(sched, bind, poa):
+    viewer = Viewer()
+    _, ref = bind(viewer, "dead-viewer")
+    poa.deactivate_object(poa.reference_to_id(ref))
+    configure(sched, end_time=0.2, log_period=0.01)
+    sched.setOnlineViewer(ref)
+    sched.start()
+    st = wait_done(sched)
+    assert st.state == H.FINISHED and st.steps == 200, st
+    assert viewer.times == [] and viewer.loaded == []
+
+
+def test_simulation_set_viewer(servers, sched, bind):
+    """hrpsim.Simulation in scheduler mode feeds a viewer at the rate given: frames of t = 0,
+    0.1, ..., 0.5 (a subsequence of them when the viewer falls behind), the models first;
+    client-driven simulations refuse (the feed is the scheduler's)."""
+    viewer = Viewer()
+    _, ref = bind(viewer, "sim-viewer")
+    sim = hrpsim.Simulation(servers.client, scheduler=True,
+                            models={"floor": FLOOR, "robot": HUMANOID})
+    sim.set_viewer(ref, rate=10)
+    with pytest.raises(ValueError):
+        sim.set_viewer(ref, rate=0)
+    sim.run(0.5)
+    times = delivered_until(viewer, 0.5)
+    assert [n for n, _ in viewer.loaded] == ["floor", "robot"]
+    expected = iter([0.1 * n for n in range(6)])
+    assert all(any(abs(t - e) < EPS for e in expected) for t in times), times
+    sim.close()
+    with pytest.raises(RuntimeError):
+        hrpsim.Simulation(servers.client).set_viewer(ref)
+
+
+def test_view_rate_must_be_positive(sched):
+    for bad in (0.0, -1.0, float("nan"), float("inf")):
+        with pytest.raises(H.SchedulerError) as info:
+            sched.setViewRate(bad)
+        assert "view rate" in info.value.description
 
 
 def flat(value):

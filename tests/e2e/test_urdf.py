@@ -880,3 +880,89 @@ def test_material_names_resolve_before_and_after_definition(model):
     assert [rgba("right", i) for i in range(2)] == [leg, shell]
     assert [rgba("left", i) for i in range(5)] == [leg, leg, [0.1, 0.2, 0.3, 0.5], None,
                                                    [0.0, 0.0, 1.0, 1.0]]
+
+
+def test_quirk_warnings_are_body_info_strings(model):
+    """URDF load warnings reach BodyInfo.info as VRML's do: "warning: <file>:<line>: ..."."""
+    for name in ("frame_links.urdf", "singular_inertia.urdf"):
+        path = QUIRKS / name
+        info = [s for s in model(path).info if s.startswith("warning: ")]
+        assert len(info) == len(expected_warnings(path)), info
+        for line, text in expected_warnings(path):
+            assert any(s.startswith("warning: %s:%d: " % (path, line)) and text in s
+                       for s in info), (line, text, info)
+
+
+def dynamics_log(servers):
+    path = Path(servers.state_dir) / "logs" / "hrpsim-dynamics.log"
+    return path.read_text(errors="replace") if path.exists() else ""
+
+
+def test_frame_links_simulate_with_one_bound(servers, loader):
+    """frame_links.urdf in a DynamicsSimulator: the three massless frames on fixed joints weld
+    into their parents silently and keep their frames over the wire (ee_fixed sits 0.5 m along
+    its parent's z); only the moving massless link 'swing' gets the lower bound, with one
+    warning naming the file and the line of its <mass value="0">. Dropped from 1 m, the root
+    falls as ODE's semi-implicit Euler steps say: z_N = 1 - g dt^2 N (N + 1) / 2 = 0.80302 m
+    after N = 200 steps of 1 ms (the continuous 1 - g t^2 / 2 = 0.8040 m differs by g dt t / 2)."""
+    if not servers.has("DynamicsSimulatorFactory"):
+        pytest.skip("hrpsim-dynamics not running")
+    DS = OpenHRP.DynamicsSimulator
+    path = QUIRKS / "frame_links.urdf"
+    sim = servers.client.dynamics_simulator()
+    before = len(dynamics_log(servers))
+    try:
+        sim.registerCharacter("f", loader.loadBodyInfo(hrpsim.file_url(path)))
+        sim.setCharacterLinkData("f", "base", DS.ABS_TRANSFORM, [0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 1])
+        sim.setCharacterLinkData("f", "shoulder", DS.JOINT_VALUE, [0.4])
+        sim.init(0.001, DS.EULER, DS.DISABLE_SENSOR)
+        sim.setGVector([0, 0, 9.8])
+        sim.initSimulation()
+        for _ in range(200):
+            sim.stepSimulation()
+        base = sim.getCharacterLinkData("f", "base", DS.ABS_TRANSFORM)
+        n, dt, g = 200, 0.001, 9.8
+        assert base[2] == pytest.approx(1 - g * dt * dt * n * (n + 1) / 2, abs=1e-9)
+        shoulder = np.asarray(sim.getCharacterLinkData("f", "shoulder", DS.ABS_TRANSFORM))
+        ee = np.asarray(sim.getCharacterLinkData("f", "ee_fixed", DS.ABS_TRANSFORM))
+        R = shoulder[3:].reshape(3, 3)
+        assert ee[:3] == pytest.approx(shoulder[:3] + R @ [0, 0, 0.5], abs=1e-12)
+        assert ee[3:] == pytest.approx(shoulder[3:], abs=1e-12)
+        assert sim.getCharacterLinkData("f", "shoulder", DS.JOINT_VALUE)[0] == \
+            pytest.approx(0.4, abs=1e-9)
+    finally:
+        sim.destroy()
+    log = dynamics_log(servers)[before:]
+    bounds = [ln for ln in log.splitlines() if "dynamics: f: moving link" in ln]
+    assert len(bounds) == 1, log
+    assert "%s:70: dynamics: f: moving link 'swing' (segments 'tip') has no mass" % path \
+        in bounds[0], bounds
+    for frame in ("ee_fixed", "tool_fixed", "camera_optical"):
+        assert frame not in log, log
+
+
+def test_singular_inertia_one_bound_per_link(servers, loader):
+    """singular_inertia.urdf: the free root's rank-one tensor and the arm's indefinite one are
+    raised at initSimulation, one warning each naming the line of its <inertia>."""
+    if not servers.has("DynamicsSimulatorFactory"):
+        pytest.skip("hrpsim-dynamics not running")
+    DS = OpenHRP.DynamicsSimulator
+    path = QUIRKS / "singular_inertia.urdf"
+    sim = servers.client.dynamics_simulator()
+    before = len(dynamics_log(servers))
+    try:
+        sim.registerCharacter("s", loader.loadBodyInfo(hrpsim.file_url(path)))
+        sim.init(0.001, DS.EULER, DS.DISABLE_SENSOR)
+        sim.initSimulation()
+        for _ in range(50):
+            sim.stepSimulation()
+        q = sim.getCharacterAllLinkData("s", DS.JOINT_VALUE)
+        assert all(math.isfinite(v) for v in q)
+    finally:
+        sim.destroy()
+    log = dynamics_log(servers)[before:]
+    bounds = [ln for ln in log.splitlines() if "dynamics: s: moving link" in ln]
+    assert len(bounds) == 2, log
+    assert "%s:12: dynamics: s: moving link 'root_link'" % path in bounds[0], bounds
+    assert "%s:25: dynamics: s: moving link 'j' (segments 'arm')" % path in bounds[1], bounds
+    assert all("not positive definite" in b for b in bounds), bounds

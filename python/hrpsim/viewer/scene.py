@@ -201,9 +201,10 @@ def body_description(body_info, url=None):
 
 
 def joint_names(description):
-    """Link names in jointId order (the order of SensorState.q and of getPosture)."""
-    ids = sorted((lk["jointId"], lk["name"]) for lk in description["links"] if lk["jointId"] >= 0)
-    return [name for _, name in ids]
+    """Link names in jointId order (the order of SensorState.q and of getPosture): entry i
+    names the link with jointId i, "" for an id no link has (a jointId gap)."""
+    by_id = {lk["jointId"]: lk["name"] for lk in description["links"] if lk["jointId"] >= 0}
+    return [by_id.get(i, "") for i in range(max(by_id, default=-1) + 1)]
 
 
 # ---------------------------------------------------------------------------------------------

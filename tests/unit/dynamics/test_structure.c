@@ -59,8 +59,8 @@ static void testWeldedAndSlider(void) {
   hsm_freeBody(floor);
 }
 
-// a universal-joint pendulum whose middle link has no mass (ODE needs one: it gets a tiny mass,
-// logged at info level): swinging about y it behaves like the plain pendulum of the same bob,
+// a universal-joint pendulum whose middle link has no mass (ODE needs one: it gets
+// hsdOptions.boundMass, with one warning naming the file and the link): swinging about y it behaves like the plain pendulum of the same bob,
 // period 2 pi sqrt(I / (m g l)) = 1.4473 s within 0.5 %
 static void testMasslessLink(void) {
   hsBody *p = dynLoadText(
@@ -75,7 +75,11 @@ static void testMasslessLink(void) {
   HST_NEAR(p->links[1].mass, 0, 0);
   hsdWorld *w = dynWorld(NULL);
   hsd_addCharacter(w, "u", p, NULL);
+  hst_expectLog(1);
   CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  CU_ASSERT_EQUAL(hst_logCount(), 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(hst_lastLog(), "ujoint.wrl: dynamics: u: moving link 'X' "
+                                               "(segments none) has no mass: bounded to 0.001 kg"));
   const hsBodyState *st = hsd_state(w, 0);
   double prev = st->q[2], first = -1, last = -1;
   int crossings = 0;

@@ -1091,6 +1091,21 @@ static hsBody *loadQuirk(const char *name, hsmWarning *warnings, int max, int *n
   CU_ASSERT(nexpect > 0);
   CU_ASSERT_EQUAL(matched, nexpect);
   CU_ASSERT_EQUAL(*nwarn, nexpect);
+  // every warning is also a body info string, as VRML's are: "warning: <file>:<line>: <msg>"
+  for (int i = 0; b && i < *nwarn && i < max; i++) {
+    char want[1200];
+    snprintf(want, sizeof want, "warning: %s:%d: %s", warnings[i].file, warnings[i].line,
+             warnings[i].message);
+    int found = 0;
+    for (int k = 0; k < b->ninfo; k++) {
+      found |= strcmp(b->info[k], want) == 0;
+    }
+    CU_ASSERT(found);
+    if (!found) {
+      fprintf(stderr, "\n  %s: no info string '%s'\n", name, want);
+    }
+    CU_ASSERT_EQUAL(hsm_warningLine(b, "no such link"), 0);
+  }
   if (*nwarn != nexpect) {
     for (int i = 0; i < *nwarn && i < max; i++) {
       fprintf(stderr, "\n  %s:%d: %s", name, warnings[i].line, warnings[i].message);
@@ -1105,6 +1120,10 @@ static void testFrameLinks(void) {
   int nwarn;
   hsBody *b = loadQuirk("frame_links.urdf", w, 8, &nwarn);
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  // the dynamics find the line of a link's load warning through its name
+  CU_ASSERT_EQUAL(hsm_warningLine(b, "tip"), 70);
+  CU_ASSERT_EQUAL(hsm_warningLine(b, "ee_frame"), 40);
+  CU_ASSERT_EQUAL(hsm_warningLine(b, "upper"), 0);
   // base, shoulder (upper), ee_fixed, tool_fixed, swing (tip), camera_optical
   CU_ASSERT_EQUAL_FATAL(b->nlink, 6);
   const char *names[6] = {"base", "shoulder", "ee_fixed", "tool_fixed", "swing",

@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "test_support.h"
 #include "vrml.h"
@@ -104,8 +106,8 @@ static void testMissing(void) {
             "#VRML V2.0 utf8\n DEF I Inline { url [ \"http://x/y.wrl\" \".\" ] }\n", main);
   err = parseFileFail(main, NULL);
   snprintf(want, sizeof want,
-           "cannot load Inline: tried 'http://x/y.wrl' (unsupported URL), '%.*s/.' (Is a "
-           "directory)",
+           "cannot load Inline: tried 'http://x/y.wrl' (unsupported URL), '%.*s/.' (a "
+           "directory, not a regular file)",
            (int)(strrchr(main, '/') - main), main);
   checkErrorAt(&err, hsE_IO, main, 2, 2, want);
   // without loading, a missing file is no error
@@ -245,7 +247,21 @@ static void testParseFileErrors(void) {
   CU_ASSERT_STRING_EQUAL(err.message, want);
   err = parseFileFail(hst_tmpDir(), NULL);
   CU_ASSERT_EQUAL(err.code, hsE_IO);
-  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "Is a directory"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "a directory, not a regular file"));
+  // a FIFO is refused at once (never opened, which would block), in the words URDF uses, and
+  // so is an Inline naming one
+  char fifo[PATH_MAX], main[PATH_MAX];
+  snprintf(fifo, sizeof fifo, "%s/pipe.wrl", hst_tmpDir());
+  unlink(fifo);
+  CU_ASSERT_EQUAL_FATAL(mkfifo(fifo, 0600), 0);
+  err = parseFileFail(fifo, NULL);
+  snprintf(want, sizeof want, "cannot read '%s': a FIFO, not a regular file", fifo);
+  CU_ASSERT_STRING_EQUAL(err.message, want);
+  writeFile("fifo_main.wrl", "#VRML V2.0 utf8\nInline { url \"pipe.wrl\" }\n", main);
+  err = parseFileFail(main, NULL);
+  snprintf(want, sizeof want, "cannot load Inline: tried '%s' (a FIFO, not a regular file)", fifo);
+  checkErrorAt(&err, hsE_IO, main, 2, 1, want);
+  unlink(fifo);
   err = (hsError){0};
   CU_ASSERT_PTR_NULL(hsv_parseFile(NULL, NULL, &err));
   CU_ASSERT_EQUAL(err.code, hsE_INVALID);

@@ -515,9 +515,37 @@ static void testHugeNumbers(void) {
   hsm_freeBody(b);
 }
 
+// texture URLs are read by hsu_urlToPath, as every other model reference: a file:// URL
+// (with %XX escapes) and a plain relative path both name files beside the model
+static void testTextureUrls(void) {
+  char dir[1024];
+  const char *one = hst_writeFile("texurl/tex one.png", "x");
+  hst_writeFile("texurl/tex.png", "x");
+  snprintf(dir, sizeof dir, "%.*s", (int)(strrchr(one, '/') - one), one);
+  char text[4096];
+  snprintf(text, sizeof text,
+           "#VRML V2.0 utf8\n"
+           "Shape { appearance Appearance { texture ImageTexture { url \"file://%s/tex%%20one.png\" }"
+           " } geometry Box {} }\n"
+           "Shape { appearance Appearance { texture ImageTexture { url \"tex.png\" } }"
+           " geometry Sphere {} }\n",
+           dir);
+  hsError err = {0};
+  hsBody *b = hsm_loadVrml(hst_writeFile("texurl/scene.wrl", text), NULL, NULL, 0, NULL, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  CU_ASSERT_EQUAL_FATAL(b->ntexture, 2);
+  char want[1200];
+  snprintf(want, sizeof want, "%s/tex one.png", dir);
+  CU_ASSERT_STRING_EQUAL(b->textures[0].url, want);
+  snprintf(want, sizeof want, "%s/tex.png", dir);
+  CU_ASSERT_STRING_EQUAL(b->textures[1].url, want);
+  hsm_freeBody(b);
+}
+
 void register_vrml_openhrp(void) {
   CU_pSuite s = hst_addSuite("vrml_openhrp");
   CU_add_test(s, "no header", testNoHeader);
+  CU_add_test(s, "texture URLs", testTextureUrls);
   CU_add_test(s, "interface-only PROTOs (ExtraJoint)", testEmptyProtoBody);
   CU_add_test(s, "zero-thickness and negative boxes", testFlatBox);
   CU_add_test(s, "NaN normals and NaN elsewhere", testBrokenNormals);
