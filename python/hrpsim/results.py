@@ -129,8 +129,10 @@ class LogCollector:
         return out
 
 
-def write_results(out_dir, arrays, summary, plots=True, plot_joints=None, models=None):
-    """Write log.npz, summary.json, summary.txt, (with ``plots``) the PNG plots and (with
+def write_results(out_dir, arrays, summary, plots=True, plot_joints=None, models=None,
+                  plot_root=True):
+    """Write log.npz, summary.json, summary.txt, (with ``plots``) the PNG plots (root.png only
+    with ``plot_root``, a project's ``<plots root>``) and (with
     ``models``, a list of {name, url, body description}) models.json.gz into ``out_dir``
     (created). Returns the list of files written."""
     out = Path(out_dir)
@@ -141,7 +143,7 @@ def write_results(out_dir, arrays, summary, plots=True, plot_joints=None, models
         from .viewer.replay import write_models
         written.append(write_models(out, models))
     if plots:
-        summary["plots"] = [p.name for p in _plots(out, arrays, plot_joints)]
+        summary["plots"] = [p.name for p in _plots(out, arrays, plot_joints, plot_root)]
         written += [out / p for p in summary["plots"]]
     else:
         summary["plots"] = []
@@ -187,7 +189,7 @@ def _characters_with_joints(arrays):
     return [k[:-len(".q")] for k in arrays if k.endswith(".q")]
 
 
-def _plots(out, arrays, plot_joints):
+def _plots(out, arrays, plot_joints, plot_root=True):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -201,27 +203,28 @@ def _plots(out, arrays, plot_joints):
     if not chars or len(t) == 0:
         return written
 
-    # root trajectory: height vs time, and the x-y path
-    fig, axes = plt.subplots(len(chars), 2, figsize=(11, 3.6 * len(chars)), squeeze=False)
-    for row, c in zip(axes, chars):
-        p = arrays[c + ".root_p"]
-        row[0].plot(t, p[:, 2])
-        row[0].set_xlabel("time [s]")
-        row[0].set_ylabel("root z [m]")
-        row[0].set_title("%s: root height" % c)
-        row[0].grid(True)
-        row[1].plot(p[:, 0], p[:, 1])
-        row[1].plot(p[:1, 0], p[:1, 1], "o", label="start")
-        row[1].set_xlabel("x [m]")
-        row[1].set_ylabel("y [m]")
-        row[1].set_title("%s: root x-y path" % c)
-        row[1].axis("equal")
-        row[1].legend()
-        row[1].grid(True)
-    fig.tight_layout()
-    fig.savefig(out / "root.png", dpi=90)
-    plt.close(fig)
-    written.append(out / "root.png")
+    # root trajectory: height vs time, and the x-y path (unless <plots root="false">)
+    if plot_root:
+        fig, axes = plt.subplots(len(chars), 2, figsize=(11, 3.6 * len(chars)), squeeze=False)
+        for row, c in zip(axes, chars):
+            p = arrays[c + ".root_p"]
+            row[0].plot(t, p[:, 2])
+            row[0].set_xlabel("time [s]")
+            row[0].set_ylabel("root z [m]")
+            row[0].set_title("%s: root height" % c)
+            row[0].grid(True)
+            row[1].plot(p[:, 0], p[:, 1])
+            row[1].plot(p[:1, 0], p[:1, 1], "o", label="start")
+            row[1].set_xlabel("x [m]")
+            row[1].set_ylabel("y [m]")
+            row[1].set_title("%s: root x-y path" % c)
+            row[1].axis("equal")
+            row[1].legend()
+            row[1].grid(True)
+        fig.tight_layout()
+        fig.savefig(out / "root.png", dpi=90)
+        plt.close(fig)
+        written.append(out / "root.png")
 
     # joint angles vs time
     chars_q = [c for c in chars if c + ".q" in arrays and arrays[c + ".q"].shape[1]]

@@ -569,7 +569,8 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
         from .images import write_previews
         summary["camera_previews"] = [str(p.relative_to(out)) for p in write_previews(out)]
         write_results(out, arrays, summary, plots=plots and project.plots,
-                      plot_joints=project.plot_joints, models=models)
+                      plot_joints=project.plot_joints, models=models,
+                      plot_root=project.plot_root)
         if after_run:
             after_run(out)
         if state == "FAILED":

@@ -131,6 +131,24 @@ def test_no_plots(sched_servers, tmp_path):
     assert summary["plots"] == []
 
 
+def test_plots_root_false_leaves_out_root_png(sched_servers, tmp_path):
+    # <plots root="false"> (four_bar.xml and parallel_leg.xml use it) was parsed but ignored:
+    # root.png was written all the same
+    text = (REPO_ROOT / STANDING).read_text()
+    text = text.replace('endTime="3"', 'endTime="0.2"').replace(
+        "../models/", str(REPO_ROOT / "samples" / "models") + "/")
+    text = text.replace("</hrpsim-project>",
+                        '  <plots root="false" joints="RLEG_KNEE"/>\n</hrpsim-project>')
+    proj = tmp_path / "noroot.xml"
+    proj.write_text(text)
+    out = tmp_path / "noroot"
+    proc = run(sched_servers, str(proj), out, "--quiet")
+    assert proc.returncode == 0, describe(proc)
+    log, summary = check_results_dir(out, plots=False)
+    assert sorted(p.name for p in out.glob("*.png")) == ["joints.png"]
+    assert summary["plots"] == ["joints.png"]
+
+
 def test_default_results_dir(sched_servers, tmp_path):
     env = cli_env()
     had_results = (REPO_ROOT / "results").exists()
