@@ -178,9 +178,17 @@ def main():
         ctx.unbind(name)
     except Exception:  # noqa: BLE001 - the naming service may already be gone
         pass
-    # as pd_controller.py: finish the ORB in the main thread, exit without finalisation
-    _orb.end_server_process(orb, 0)
+    # finish the ORB here, in the main thread: shutdown(True) waits for calls in progress and
+    # for the POAs to go down, destroy() releases the rest
+    orb.shutdown(True)
+    orb.destroy()
+    return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    # leave without the interpreter's finalisation: an omniORB thread still winding down
+    # while it runs is cancelled when it asks for the GIL, and the process aborts
+    # (see hrpsim._orb.end_server_process)
+    status = main()
+    from hrpsim import _orb as orb_helpers
+    orb_helpers.end_server_process(None, status)
