@@ -494,6 +494,59 @@ double hsc_triTriDist(const double a[3][3], const double b[3][3], double pa[3], 
   return sqrt(best);
 }
 
+// world box of a triangle
+static void triBox(const double t[3][3], double lo[3], double hi[3]) {
+  for (int k = 0; k < 3; k++) {
+    double l = t[0][k], h = t[0][k];
+    l = t[1][k] < l ? t[1][k] : l;
+    h = t[1][k] > h ? t[1][k] : h;
+    l = t[2][k] < l ? t[2][k] : l;
+    h = t[2][k] > h ? t[2][k] : h;
+    lo[k] = l;
+    hi[k] = h;
+  }
+}
+
+// a lower bound of the distance between node boxes A (frame of mesh a) and B (frame of mesh b,
+// given in a's by Rab, tab): the larger of the bounding spheres' gap and the widest gap along
+// the six box axes (a projection never lengthens a distance), less a relative margin for
+// rounding so that it never exceeds a distance the triangles give
+static double nodeLowerBound(const hscNode *A, const hscNode *B, const double Rab[9],
+                             const double absR[9], const double tab[3], double sphereGap) {
+  double ha[3], hb[3], cb[3], t[3];
+  for (int j = 0; j < 3; j++) {
+    ha[j] = 0.5 * (A->hi[j] - A->lo[j]);
+    hb[j] = 0.5 * (B->hi[j] - B->lo[j]);
+    cb[j] = 0.5 * (B->lo[j] + B->hi[j]);
+  }
+  m3mulv(t, Rab, cb);
+  for (int j = 0; j < 3; j++) {
+    t[j] += tab[j] - 0.5 * (A->lo[j] + A->hi[j]);
+  }
+  double gap = sphereGap, scale = A->r + B->r;
+  for (int i = 0; i < 3; i++) {
+    double rb = absR[3 * i] * hb[0] + absR[3 * i + 1] * hb[1] + absR[3 * i + 2] * hb[2];
+    double g = fabs(t[i]) - ha[i] - rb;
+    gap = g > gap ? g : gap;
+    scale += fabs(t[i]);
+  }
+  double tb[3];
+  for (int j = 0; j < 3; j++) {
+    double ra = absR[j] * ha[0] + absR[3 + j] * ha[1] + absR[6 + j] * ha[2];
+    tb[j] = Rab[j] * t[0] + Rab[3 + j] * t[1] + Rab[6 + j] * t[2];
+    double g = fabs(tb[j]) - ra - hb[j];
+    gap = g > gap ? g : gap;
+  }
+  // the axis through the two centres: tighter than the spheres for flat or long boxes
+  double len = sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+  if (len > 0) {
+    double g = len - (fabs(t[0]) * ha[0] + fabs(t[1]) * ha[1] + fabs(t[2]) * ha[2] +
+                      fabs(tb[0]) * hb[0] + fabs(tb[1]) * hb[1] + fabs(tb[2]) * hb[2]) / len;
+    gap = g > gap ? g : gap;
+  }
+  return gap - 1e-12 * scale;
+}
+
 double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, int earlyOut,
                             double pa[3], double pb[3]) {
   const hscMesh *ma = a->g->mesh, *mb = b->g->mesh;
@@ -501,6 +554,8 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
   if (ma->nnode == 0 || mb->nnode == 0) {
     return best;
   }
+  double Rab[9], absR[9], tab[3];
+  relFrame(a, b, Rab, absR, tab);
   int stack[STACK][2], sp = 0;
   stack[sp][0] = 0;
   stack[sp++][1] = 0;
@@ -515,14 +570,54 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
     if (lb >= best) {
       continue;
     }
+    // the box bound prunes what the spheres cannot: no triangle pair under it can be nearer
+    // than best (so no update of best is skipped), nor within bound when only that is asked
+    double lbb = nodeLowerBound(A, B, Rab, absR, tab, lb);
+    if (lbb >= best || (earlyOut && lbb > bound)) {
+      continue;
+    }
     if (A->count && B->count) {
+      double tbs[16][3][3], blo[16][3], bhi[16][3];
+      for (int j = 0; j < B->count; j++) {
+        worldTri(b, B->right + j, tbs[j]);
+        triBox(tbs[j], blo[j], bhi[j]);
+      }
       for (int i = A->right; i < A->right + A->count; i++) {
-        double ta[3][3];
+        double ta[3][3], alo[3], ahi[3];
         worldTri(a, i, ta);
-        for (int j = B->right; j < B->right + B->count; j++) {
-          double tb[3][3], qa[3], qb[3];
-          worldTri(b, j, tb);
-          double d = hsc_triTriDist(ta, tb, qa, qb);
+        triBox(ta, alo, ahi);
+        for (int j = 0; j < B->count; j++) {
+          // the gap of the triangles' world boxes bounds their distance from below: a pair
+          // that cannot come nearer than best (or within bound) is skipped
+          double g2 = 0;
+          for (int k = 0; k < 3; k++) {
+            double g = blo[j][k] - ahi[k], h = alo[k] - bhi[j][k];
+            g = g > h ? g : h;
+            g2 += g > 0 ? g * g : 0;
+          }
+          double tlb = sqrt(g2);
+          // and the gap along the line through the two centroids
+          double u[3], ul = 0;
+          for (int k = 0; k < 3; k++) {
+            u[k] = tbs[j][0][k] + tbs[j][1][k] + tbs[j][2][k] - ta[0][k] - ta[1][k] - ta[2][k];
+            ul += u[k] * u[k];
+          }
+          if (ul > 0) {
+            double amax = v3dot(ta[0], u), bmin = v3dot(tbs[j][0], u);
+            for (int k = 1; k < 3; k++) {
+              double x = v3dot(ta[k], u), y = v3dot(tbs[j][k], u);
+              amax = x > amax ? x : amax;
+              bmin = y < bmin ? y : bmin;
+            }
+            double g = (bmin - amax) / sqrt(ul);
+            tlb = g > tlb ? g : tlb;
+          }
+          tlb = tlb * (1 - 1e-12) - 1e-300;
+          if (tlb >= best || (earlyOut && tlb > bound)) {
+            continue;
+          }
+          double qa[3], qb[3];
+          double d = hsc_triTriDist(ta, tbs[j], qa, qb);
           if (d < best) {
             best = d;
             v3copy(pa, qa);
@@ -530,8 +625,8 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
           }
         }
       }
-      if (earlyOut && best <= bound) {
-        return best;
+      if ((earlyOut && best <= bound) || best <= 0) {
+        return best;  // surfaces: nothing is nearer than crossing
       }
       continue;
     }
