@@ -556,23 +556,28 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
   }
   double Rab[9], absR[9], tab[3];
   relFrame(a, b, Rab, absR, tab);
-  int stack[STACK][2], sp = 0;
-  stack[sp][0] = 0;
-  stack[sp++][1] = 0;
+  // node pairs to visit with their lower bounds (computed once, when pushed)
+  struct {
+    int a, b;
+    double lb;
+  } stack[STACK];
+  int sp = 0;
+  {
+    double ca[3], cb[3];
+    nodeCentre(a, &ma->nodes[0], ca);
+    nodeCentre(b, &mb->nodes[0], cb);
+    double lb = sqrt(v3dist2(ca, cb)) - ma->nodes[0].r - mb->nodes[0].r;
+    stack[sp].a = stack[sp].b = 0;
+    stack[sp++].lb = nodeLowerBound(&ma->nodes[0], &mb->nodes[0], Rab, absR, tab, lb);
+  }
   while (sp > 0) {
     sp--;
-    int ia = stack[sp][0], ib = stack[sp][1];
+    int ia = stack[sp].a, ib = stack[sp].b;
     const hscNode *A = &ma->nodes[ia], *B = &mb->nodes[ib];
-    double ca[3], cb[3];
-    nodeCentre(a, A, ca);
-    nodeCentre(b, B, cb);
-    double lb = sqrt(v3dist2(ca, cb)) - A->r - B->r;
-    if (lb >= best) {
-      continue;
-    }
-    // the box bound prunes what the spheres cannot: no triangle pair under it can be nearer
-    // than best (so no update of best is skipped), nor within bound when only that is asked
-    double lbb = nodeLowerBound(A, B, Rab, absR, tab, lb);
+    // the bound is the larger of the spheres' gap and the boxes' (nodeLowerBound): no triangle
+    // pair under the nodes can be nearer than it, so a pair at or beyond best (or beyond bound
+    // when only that is asked) holds no update of best
+    double lbb = stack[sp].lb;
     if (lbb >= best || (earlyOut && lbb > bound)) {
       continue;
     }
@@ -656,11 +661,20 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
     nodeCentre(b, b2, y2);
     double d1 = sqrt(v3dist2(x1, y1)) - a1->r - b1->r;
     double d2 = sqrt(v3dist2(x2, y2)) - a2->r - b2->r;
+    double l1 = nodeLowerBound(a1, b1, Rab, absR, tab, d1);
+    double l2 = nodeLowerBound(a2, b2, Rab, absR, tab, d2);
     const int *first = d1 <= d2 ? c2 : c1, *second = d1 <= d2 ? c1 : c2;
-    stack[sp][0] = first[0];
-    stack[sp++][1] = first[1];
-    stack[sp][0] = second[0];
-    stack[sp++][1] = second[1];
+    double lf = d1 <= d2 ? l2 : l1, ls = d1 <= d2 ? l1 : l2;
+    if (lf < best && !(earlyOut && lf > bound)) {
+      stack[sp].a = first[0];
+      stack[sp].b = first[1];
+      stack[sp++].lb = lf;
+    }
+    if (ls < best && !(earlyOut && ls > bound)) {
+      stack[sp].a = second[0];
+      stack[sp].b = second[1];
+      stack[sp++].lb = ls;
+    }
   }
   return best;
 }
