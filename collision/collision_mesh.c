@@ -9,8 +9,13 @@
 // clipping: each triangle is clipped against the prism of the other, the points behind the
 // other's face are candidates, and of the two directions the one needing the smaller push wins
 // (normals are the meshes' outward face normals, so a triangle only pushes to its front).
-// Distances walk the trees nearest first with bounding spheres as lower bounds and stop early
-// when the caller's bound is met. Rays use slab tests on node boxes and the Moller-Trumbore
+// Distances walk the trees nearest first (by the gap of the nodes' bounding spheres); a node
+// pair is pruned by the larger of that gap and the gap of its boxes along the six box axes and
+// the line through their centres, a triangle pair by the gap of its world boxes and along the
+// line through its centroids, whenever that lower bound cannot beat the best distance so far
+// (so the answer, points included, is the one an exhaustive walk in the same order gives);
+// two meshes stop at distance 0 (surfaces crossing), and an intersection query (earlyOut)
+// stops once within the caller's bound and prunes whatever lies beyond it. Rays use slab tests on node boxes and the Moller-Trumbore
 // test on triangles, front faces only, visiting the nearer child first.
 
 #include <float.h>
@@ -371,7 +376,8 @@ double hsc_distanceMesh(const hscPosed *mesh, const hscPosed *other, double boun
     double c[3];
     nodeCentre(mesh, nd, c);
     double lb = sqrt(v3dist2(c, oc0)) - nd->r - orad;
-    if (lb >= best) {
+    // (an intersection query also skips what lies beyond its bound, with a margin for rounding)
+    if (lb >= best || (earlyOut && lb > bound + 1e-12 * (1 + fabs(bound) + nd->r + orad))) {
       continue;
     }
     if (nd->count == 0) {

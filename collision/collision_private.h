@@ -237,9 +237,9 @@ void hsc_manifold(const hscConvex *a, const hscConvex *b, const double n[3], dou
 // buf, 0 if apart. oneSidedB: b is a mesh triangle and only its front counts
 int hsc_collideConvex(const hscConvex *a, const hscConvex *b, hscCandBuf *buf, int oneSidedB);
 
-// minimum distance of two posed geoms (< 0: penetration of primitives), closest points; stops
-// early (returning some value <= bound) once the distance is known to be <= bound when
-// earlyOut is set
+// minimum distance of two posed geoms (< 0: penetration of primitives), closest points; with
+// earlyOut set it stops early (returning some value <= bound) once the distance is known to be
+// <= bound, and may return some value > bound (not the distance) when it is beyond bound
 double hsc_distanceGeoms(const hscPosed *a, const hscPosed *b, double bound, int earlyOut,
                          double pa[3], double pb[3]);
 
