@@ -543,6 +543,50 @@ static double nodeLowerBound(const hscNode *A, const hscNode *B, const double Ra
     double g = fabs(tb[j]) - ra - hb[j];
     gap = g > gap ? g : gap;
   }
+  // each node's slab axis: the other node's range along it from its own slab and box (the
+  // part of the axis along the other's slab normal meets that slab, the rest its box); the
+  // tight bound for two nearly flat patches facing each other
+  {
+    // A's axis in B's frame: nb = Rab^T A->n; x_a = Rab x_b + tab
+    double nb[3], c = 0, w[3], wc = 0, wr = 0;
+    for (int j = 0; j < 3; j++) {
+      nb[j] = Rab[j] * A->n[0] + Rab[3 + j] * A->n[1] + Rab[6 + j] * A->n[2];
+      c += nb[j] * B->n[j];
+    }
+    for (int j = 0; j < 3; j++) {
+      w[j] = nb[j] - c * B->n[j];
+      wc += w[j] * cb[j];
+      wr += fabs(w[j]) * hb[j];
+    }
+    double off = A->n[0] * tab[0] + A->n[1] * tab[1] + A->n[2] * tab[2];
+    double lo = (c >= 0 ? c * B->s0 : c * B->s1) + wc - wr + off;
+    double hi = (c >= 0 ? c * B->s1 : c * B->s0) + wc + wr + off;
+    double g = lo - A->s1, h = A->s0 - hi;
+    g = g > h ? g : h;
+    gap = g > gap ? g : gap;
+    scale += fabs(off) + fabs(A->s0) + fabs(A->s1) + fabs(B->s0) + fabs(B->s1) + wr;
+  }
+  {
+    // B's axis in A's frame: na = Rab B->n; x_b . B->n = x_a . na - tab . na
+    double na[3], c = 0, w[3], wc = 0, wr = 0, ca[3];
+    for (int j = 0; j < 3; j++) {
+      na[j] = Rab[3 * j] * B->n[0] + Rab[3 * j + 1] * B->n[1] + Rab[3 * j + 2] * B->n[2];
+      c += na[j] * A->n[j];
+      ca[j] = 0.5 * (A->lo[j] + A->hi[j]);
+    }
+    for (int j = 0; j < 3; j++) {
+      w[j] = na[j] - c * A->n[j];
+      wc += w[j] * ca[j];
+      wr += fabs(w[j]) * ha[j];
+    }
+    double off = -(na[0] * tab[0] + na[1] * tab[1] + na[2] * tab[2]);
+    double lo = (c >= 0 ? c * A->s0 : c * A->s1) + wc - wr + off;
+    double hi = (c >= 0 ? c * A->s1 : c * A->s0) + wc + wr + off;
+    double g = lo - B->s1, h = B->s0 - hi;
+    g = g > h ? g : h;
+    gap = g > gap ? g : gap;
+    scale += fabs(off) + wr;
+  }
   // the axis through the two centres: tighter than the spheres for flat or long boxes
   double len = sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
   if (len > 0) {

@@ -108,6 +108,8 @@ void hsc_basis(const double n[3], double t1[3], double t2[3]);
 typedef struct hscNode {
   double lo[3], hi[3];  // box, geom frame [m]
   double c[3], r;       // bounding sphere of the box (centre, radius), for distance bounds
+  double n[3], s0, s1;  // a slab: unit axis (the triangles' mean normal, geom frame) and the
+                        // range of n . x over the node's vertices, for distance bounds
   int right;            // internal: index of the second child; leaf: first triangle
   int count;            // leaf: number of triangles (> 0); internal: 0
 } hscNode;
