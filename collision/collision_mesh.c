@@ -518,23 +518,34 @@ static void triBox(const double t[3][3], double lo[3], double hi[3]) {
 // the six box axes (a projection never lengthens a distance), less a relative margin for
 // rounding so that it never exceeds a distance the triangles give
 static double nodeLowerBound(const hscNode *A, const hscNode *B, const double Rab[9],
-                             const double absR[9], const double tab[3], double sphereGap) {
-  double ha[3], hb[3], cb[3], t[3];
+                             const double absR[9], const double tab[3], double sphereGap,
+                             double best, double cut) {
+  double ha[3], hb[3], ca[3], cb[3], t[3];
   for (int j = 0; j < 3; j++) {
     ha[j] = 0.5 * (A->hi[j] - A->lo[j]);
     hb[j] = 0.5 * (B->hi[j] - B->lo[j]);
+    ca[j] = 0.5 * (A->lo[j] + A->hi[j]);
     cb[j] = 0.5 * (B->lo[j] + B->hi[j]);
   }
   m3mulv(t, Rab, cb);
   for (int j = 0; j < 3; j++) {
-    t[j] += tab[j] - 0.5 * (A->lo[j] + A->hi[j]);
+    t[j] += tab[j] - ca[j];
   }
-  double gap = sphereGap, scale = A->r + B->r;
+  double margin = 1e-12 * (3 * (A->r + B->r) + fabs(t[0]) + fabs(t[1]) + fabs(t[2]) +
+                           fabs(tab[0]) + fabs(tab[1]) + fabs(tab[2]) + fabs(A->s0) +
+                           fabs(A->s1) + fabs(B->s0) + fabs(B->s1));
+  // stages from the cheapest; once the bound prunes the pair (>= best, or > cut) the rest
+  // cannot change that, so it is returned as it is
+#define HSC_DONE(g) ((g) - margin >= best || (g) - margin > cut)
+  double gap = sphereGap;
+  if (HSC_DONE(gap)) {
+    return gap - margin;
+  }
+  // the six box axes
   for (int i = 0; i < 3; i++) {
     double rb = absR[3 * i] * hb[0] + absR[3 * i + 1] * hb[1] + absR[3 * i + 2] * hb[2];
     double g = fabs(t[i]) - ha[i] - rb;
     gap = g > gap ? g : gap;
-    scale += fabs(t[i]);
   }
   double tb[3];
   for (int j = 0; j < 3; j++) {
@@ -542,6 +553,19 @@ static double nodeLowerBound(const hscNode *A, const hscNode *B, const double Ra
     tb[j] = Rab[j] * t[0] + Rab[3 + j] * t[1] + Rab[6 + j] * t[2];
     double g = fabs(tb[j]) - ra - hb[j];
     gap = g > gap ? g : gap;
+  }
+  if (HSC_DONE(gap)) {
+    return gap - margin;
+  }
+  // the axis through the two centres: tighter than the spheres for flat or long boxes
+  double len = sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+  if (len > 0) {
+    double g = len - (fabs(t[0]) * ha[0] + fabs(t[1]) * ha[1] + fabs(t[2]) * ha[2] +
+                      fabs(tb[0]) * hb[0] + fabs(tb[1]) * hb[1] + fabs(tb[2]) * hb[2]) / len;
+    gap = g > gap ? g : gap;
+    if (HSC_DONE(gap)) {
+      return gap - margin;
+    }
   }
   // each node's slab axis: the other node's range along it from its own slab and box (the
   // part of the axis along the other's slab normal meets that slab, the rest its box); the
@@ -564,15 +588,16 @@ static double nodeLowerBound(const hscNode *A, const hscNode *B, const double Ra
     double g = lo - A->s1, h = A->s0 - hi;
     g = g > h ? g : h;
     gap = g > gap ? g : gap;
-    scale += fabs(off) + fabs(A->s0) + fabs(A->s1) + fabs(B->s0) + fabs(B->s1) + wr;
+    if (HSC_DONE(gap)) {
+      return gap - margin;
+    }
   }
   {
     // B's axis in A's frame: na = Rab B->n; x_b . B->n = x_a . na - tab . na
-    double na[3], c = 0, w[3], wc = 0, wr = 0, ca[3];
+    double na[3], c = 0, w[3], wc = 0, wr = 0;
     for (int j = 0; j < 3; j++) {
       na[j] = Rab[3 * j] * B->n[0] + Rab[3 * j + 1] * B->n[1] + Rab[3 * j + 2] * B->n[2];
       c += na[j] * A->n[j];
-      ca[j] = 0.5 * (A->lo[j] + A->hi[j]);
     }
     for (int j = 0; j < 3; j++) {
       w[j] = na[j] - c * A->n[j];
@@ -585,16 +610,9 @@ static double nodeLowerBound(const hscNode *A, const hscNode *B, const double Ra
     double g = lo - B->s1, h = B->s0 - hi;
     g = g > h ? g : h;
     gap = g > gap ? g : gap;
-    scale += fabs(off) + wr;
   }
-  // the axis through the two centres: tighter than the spheres for flat or long boxes
-  double len = sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
-  if (len > 0) {
-    double g = len - (fabs(t[0]) * ha[0] + fabs(t[1]) * ha[1] + fabs(t[2]) * ha[2] +
-                      fabs(tb[0]) * hb[0] + fabs(tb[1]) * hb[1] + fabs(tb[2]) * hb[2]) / len;
-    gap = g > gap ? g : gap;
-  }
-  return gap - 1e-12 * scale;
+#undef HSC_DONE
+  return gap - margin;
 }
 
 double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, int earlyOut,
@@ -606,6 +624,7 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
   }
   double Rab[9], absR[9], tab[3];
   relFrame(a, b, Rab, absR, tab);
+  double cut = earlyOut ? bound : INFINITY;  // an intersection query prunes beyond its bound
   // node pairs to visit with their lower bounds (computed once, when pushed)
   struct {
     int a, b;
@@ -618,7 +637,7 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
     nodeCentre(b, &mb->nodes[0], cb);
     double lb = sqrt(v3dist2(ca, cb)) - ma->nodes[0].r - mb->nodes[0].r;
     stack[sp].a = stack[sp].b = 0;
-    stack[sp++].lb = nodeLowerBound(&ma->nodes[0], &mb->nodes[0], Rab, absR, tab, lb);
+    stack[sp++].lb = nodeLowerBound(&ma->nodes[0], &mb->nodes[0], Rab, absR, tab, lb, best, cut);
   }
   while (sp > 0) {
     sp--;
@@ -711,8 +730,8 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
     nodeCentre(b, b2, y2);
     double d1 = sqrt(v3dist2(x1, y1)) - a1->r - b1->r;
     double d2 = sqrt(v3dist2(x2, y2)) - a2->r - b2->r;
-    double l1 = nodeLowerBound(a1, b1, Rab, absR, tab, d1);
-    double l2 = nodeLowerBound(a2, b2, Rab, absR, tab, d2);
+    double l1 = nodeLowerBound(a1, b1, Rab, absR, tab, d1, best, cut);
+    double l2 = nodeLowerBound(a2, b2, Rab, absR, tab, d2, best, cut);
     const int *first = d1 <= d2 ? c2 : c1, *second = d1 <= d2 ? c1 : c2;
     double lf = d1 <= d2 ? l2 : l1, ls = d1 <= d2 ? l1 : l2;
     if (lf < best && !(earlyOut && lf > bound)) {
