@@ -16,6 +16,7 @@ DEB_PACKAGES=(
   libomniorb4-dev libcos4-dev omniidl omniorb-nameserver
   libxml2-dev libassimp-dev libpng-dev libjpeg-dev
   libcunit1-dev valgrind
+  clang libclang-rt-dev   # the fuzz harnesses (libFuzzer: -fsanitize=fuzzer, tools/fuzz.sh)
   chromium
 )
 # the viewer page's build tools, unless a Node.js is already installed (e.g. from NodeSource)
@@ -39,11 +40,13 @@ if [ ! -x .venv/bin/python ]; then
   echo "== creating the Python virtualenv .venv"
   python3 -m venv .venv
 fi
-if ! .venv/bin/python -c "import omniORB, pytest, numpy, matplotlib, aiohttp, hrpsim" \
-    2>/dev/null; then
+if ! .venv/bin/python -c "import omniORB, pytest, numpy, matplotlib, aiohttp, hrpsim, \
+    hypothesis, atheris" 2>/dev/null; then
   echo "== installing Python packages into .venv"
   .venv/bin/pip install -q --upgrade pip
-  .venv/bin/pip install -q pytest -e python
+  # hypothesis: the API state machines (tests/e2e/test_api_fuzz.py); atheris: the project
+  # file fuzzer (tests/fuzz/fuzz_project.py)
+  .venv/bin/pip install -q pytest hypothesis atheris -e python
 fi
 
 echo "== building (build/, log in build/build.log)"
