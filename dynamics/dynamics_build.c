@@ -6,9 +6,10 @@
 // free and static otherwise (a fixed root never moves: its group has no ODE body and its geoms
 // sit in the world). Each dynamic group becomes one ODE body at the group's centre of mass,
 // oriented like the group's top link, carrying the summed mass and the inertia about that
-// centre. A moving group whose mass is zero gets 1e-3 of the body's mean link mass (at least
-// 1e-6 kg), and an inertia that is not positive definite gets the smallest isotropic addition
-// that makes it so: ODE needs both, and those links are then almost weightless.
+// centre. A moving group whose mass is zero (below 1e-12 kg) gets 1e-3 of the body's mean link
+// mass (at least 1e-6 kg), and an inertia that is not positive definite gets the smallest
+// isotropic addition that makes it so: ODE needs both, and those links are then almost
+// weightless.
 //
 // Joints: rotate -> dHinge, slide -> dSlider, anchored at the link origin with the link's axis
 // in the world, body1 the link's body and body2 the parent's (0 for the static group). Their
@@ -136,8 +137,9 @@ static int makeGroupBody(hsdWorld *w, hsdCharacter *c, int t, hsError *err) {
       }
     }
   }
-  // what ODE needs: a positive mass and a symmetric positive definite inertia
-  if (!(M > 0)) {
+  // what ODE needs: a positive mass (a sub-normal one would make 1/m infinite) and a symmetric
+  // positive definite inertia
+  if (!(M >= 1e-12)) {
     double total = 0;
     for (int k = 0; k < b->nlink; k++) {
       total += b->links[k].mass;
@@ -369,6 +371,7 @@ int hsd_init(hsdWorld *w, hsError *err) {
   w->quickSteps = 0;
   w->time = 0;
   w->steps = 0;
+  w->runaway = 0;
   w->seed = 1;
   w->ncontact = w->ngroup = 0;
   return 0;

@@ -101,6 +101,7 @@ int hsd_step(hsdWorld *w, hsError *err) {
   if (!w->initialised) {
     return HS_ERR(err, hsE_INVALID, "step before the simulation was initialised (hsd_init)");
   }
+  w->runaway = 0;
   for (int ci = 0; ci < w->nchar; ci++) {
     hsd_prepareCharacter(w, ci);
   }
@@ -121,5 +122,13 @@ int hsd_step(hsdWorld *w, hsError *err) {
   }
   w->time += w->dt;
   w->steps++;
+  if (w->runaway) {
+    return HS_ERR(err, hsE_RUNAWAY,
+                  "character %s ran away %s step %ld: its state became non-finite or left the "
+                  "bounds (|position| <= %g m, |velocity| <= %g m/s and rad/s); it was stopped "
+                  "where the last good step left it",
+                  w->chars[w->runaway - 1].name, w->runawayWhen, w->steps, hsdMAX_POSITION,
+                  hsdMAX_SPEED);
+  }
   return 0;
 }
