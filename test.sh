@@ -10,9 +10,9 @@ tools/bootstrap.sh
 echo "== unit tests (ctest)"
 ctest --test-dir build --output-on-failure
 
-echo "== fuzzing the parsers (tools/fuzz.sh --ci: ${HRPSIM_FUZZ_SECONDS:-45} s per target)"
-if [ "${HRPSIM_FUZZ_SECONDS:-45}" != 0 ]; then
-  tools/fuzz.sh --ci --seconds "${HRPSIM_FUZZ_SECONDS:-45}"
+echo "== fuzzing the parsers (tools/fuzz.sh --ci: ${HRPSIM_FUZZ_SECONDS:-30} s per target)"
+if [ "${HRPSIM_FUZZ_SECONDS:-30}" != 0 ]; then
+  tools/fuzz.sh --ci --seconds "${HRPSIM_FUZZ_SECONDS:-30}"
 fi
 
 echo "== end-to-end tests (pytest)"

@@ -14,7 +14,7 @@
 # and are run first, every time. A crash, leak, sanitizer report or timeout writes the input
 # to fuzz-artifacts/TARGET/ and makes the script exit 1.
 #
-# --ci: 60 s per target (unless --seconds), a throw-away corpus; test.sh runs it (45 s).
+# --ci: 60 s per target (unless --seconds), a throw-away corpus; test.sh runs it (30 s).
 # The executions of each target and their total are printed at the end.
 set -euo pipefail
 cd "$(dirname "$0")/.."
