@@ -32,12 +32,21 @@ void *allocate(size_t n) {
   return p;
 }
 }  // namespace
+// (every unaligned form, so that each pair matches; libFuzzer itself uses nothrow new)
 void *operator new(size_t n) { return allocate(n); }
 void *operator new[](size_t n) { return allocate(n); }
+void *operator new(size_t n, const std::nothrow_t &) noexcept {
+  return n <= kMaxAllocation ? std::malloc(n ? n : 1) : nullptr;
+}
+void *operator new[](size_t n, const std::nothrow_t &) noexcept {
+  return n <= kMaxAllocation ? std::malloc(n ? n : 1) : nullptr;
+}
 void operator delete(void *p) noexcept { std::free(p); }
 void operator delete[](void *p) noexcept { std::free(p); }
 void operator delete(void *p, size_t) noexcept { std::free(p); }
 void operator delete[](void *p, size_t) noexcept { std::free(p); }
+void operator delete(void *p, const std::nothrow_t &) noexcept { std::free(p); }
+void operator delete[](void *p, const std::nothrow_t &) noexcept { std::free(p); }
 
 namespace {
 
@@ -101,7 +110,10 @@ CORBA::ORB_var g_orb;
 FuzzBodyInfo *g_servant;
 OpenHRP::BodyInfo_var g_ref;
 
+void quietOrb(const char *) {}
+
 void startOrb() {
+  omniORB::setLogFunction(quietOrb);  // malformed strings are logged at every level
   int argc = 1;
   char arg0[] = "fuzz_body_info";
   char *argv[] = {arg0, nullptr};
