@@ -341,11 +341,17 @@ class _Ctx:
             text = text[len("file://"):]
         elif "://" in text:
             return text
-        p = Path(os.path.expanduser(text))
-        if not p.is_absolute():
-            p = self.dir / p
-        p = p.resolve()
-        if not p.exists():
+        try:
+            p = Path(os.path.expanduser(text))
+            if not p.is_absolute():
+                p = self.dir / p
+            p = p.resolve()
+            found = p.exists()
+        except (OSError, ValueError) as exc:
+            # a name too long, a NUL byte, a loop of links (found by fuzzing)
+            raise self.err(line, fld, "cannot use the path %r: %s"
+                           % (text[:80], getattr(exc, "strerror", None) or exc)) from None
+        if not found:
             raise self.err(line, fld, "no such file: %s" % p)
         return str(p)
 
