@@ -9,6 +9,11 @@
 // poses of bench_dynamics_client.cpp), pairs floor/box and box/box for every box. Friction 0.5,
 // culling 0.01, restitution 0. Only hsd_step and hss_update are timed. Prints one JSON object: scene, steps,
 // seconds, steps_per_s, plus the root height / contact count at the end as a sanity check.
+// Closed loops and tracks (bench/bench_loops.py): SCENE "fourbar": the four-bar MODEL alone
+// (FLOOR loaded, not added), every joint in torque mode, released under gravity; "leg": the
+// parallel leg MODEL alone, its hip motor THIGH high gain following 0.4 sin(2 pi t) (a
+// JOINT_VALUE command every step), knee and rod in torque mode; "crawler": FLOOR and the
+// crawler MODEL, tracks at 0.3 m/s, flipper high gain, pairs floor/each track with friction 1.
 
 #include <math.h>
 #include <stdio.h>
@@ -35,7 +40,8 @@ static void check(int rc, const hsError *err) {
 
 int main(int argc, char **argv) {
   if (argc != 5) {
-    fprintf(stderr, "usage: %s humanoid|boxes STEPS FLOOR MODEL\n", argv[0]);
+    fprintf(stderr, "usage: %s humanoid|boxes|fourbar|leg|crawler STEPS FLOOR MODEL\n",
+            argv[0]);
     return 1;
   }
   const char *scene = argv[1];
@@ -55,7 +61,24 @@ int main(int argc, char **argv) {
   int floorCh = hsd_addCharacter(w, "floor", floor, &err);
   check(floorCh, &err);
   int probe = -1;
-  if (strcmp(scene, "humanoid") == 0) {
+  int legMotor = 0;
+  if (strcmp(scene, "fourbar") == 0 || strcmp(scene, "leg") == 0) {
+    probe = hsd_addCharacter(w, "mech", model, &err);
+    check(probe, &err);
+    if (strcmp(scene, "leg") == 0) {
+      check(hsd_setJointMode(w, probe, 1, hsMODE_HIGH_GAIN, &err), &err);
+      legMotor = 1;
+    }
+  } else if (strcmp(scene, "crawler") == 0) {
+    probe = hsd_addCharacter(w, "crawler", model, &err);
+    check(probe, &err);
+    hsdSurface track = {1.0, 1.0, 0.0, 0.005};
+    for (int k = 1; k <= 2; k++) {
+      check(hsd_addContactPair(w, floorCh, -1, probe, k, &track, &err), &err);
+      check(hsd_setJointTorque(w, probe, k, 0.3, &err), &err);
+    }
+    check(hsd_setJointMode(w, probe, 3, hsMODE_HIGH_GAIN, &err), &err);
+  } else if (strcmp(scene, "humanoid") == 0) {
     probe = hsd_addCharacter(w, "robot", model, &err);
     check(probe, &err);
     check(hsd_setAllJointModes(w, probe, hsMODE_HIGH_GAIN, &err), &err);
@@ -97,6 +120,9 @@ int main(int argc, char **argv) {
 
   double t0 = now();
   for (long i = 0; i < steps; i++) {
+    if (legMotor) {
+      check(hsd_setJointValue(w, probe, 1, 0.4 * sin(2 * HS_PI * (i + 1) * 0.001), &err), &err);
+    }
     check(hsd_step(w, &err), &err);
     for (int c = 0; c < nchar; c++) {
       hss_update(sensors[c], w, c);

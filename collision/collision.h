@@ -200,6 +200,18 @@ void hsc_distances(hscScene *scene, const hscPair *pairs, int npair, hscDistance
 int hsc_ray(const hscScene *scene, const double origin[3], const double dir[3], double maxT,
             hscRayHit *hit);
 
+// first hits of n rays from one origin whose directions (dirs, 3 each, not zero) all lie in the
+// plane through origin with unit normal `normal` (a scanner's fan): t[r] = the ray parameter of
+// its hit, or maxT for none; link (may be NULL) gets body and link per ray (-1 -1 for none).
+// Geoms whose world boxes miss the plane are culled once for the whole fan, so the answers are
+// those of n calls of hsc_ray, faster. scratch: hsc_fanScratchSize(scene) ints of the caller's
+// (no allocation). Returns the number of rays that hit.
+int hsc_rayFan(const hscScene *scene, const double origin[3], const double normal[3],
+               const double *dirs, int n, double maxT, int *scratch, double *t, int *link);
+
+// ints of scratch hsc_rayFan needs for the scene as it is (3 per geom, plus 1)
+int hsc_fanScratchSize(const hscScene *scene);
+
 // link pairs of the scene whose world bounding boxes overlap (sweep and prune over every link
 // with geometry; pairs within one body included, a link never with itself), sorted by (body 0,
 // link 0, body 1, link 1) with side 0 the lower (body, link). Writes at most maxOut into out

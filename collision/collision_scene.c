@@ -525,9 +525,11 @@ void hsc_distances(hscScene *s, const hscPair *pairs, int npair, hscDistance *ou
 
 //---------------------------------- rays ------------------------------------------------------
 
-// entry parameter of a ray into a world box within [0, tmax], or INFINITY
+// entry parameter of a ray (origin o, direction d, inv[j] = 1 / d[j]) into a world box within
+// [0, tmax], or INFINITY. Multiplications by the precomputed inverse and plain comparisons
+// (no divisions, no libm calls): this test runs for every link and geom a ray passes.
 static double rayBox(const double lo[3], const double hi[3], const double o[3],
-                     const double d[3], double tmax) {
+                     const double d[3], const double inv[3], double tmax) {
   double t0 = 0, t1 = tmax;
   for (int j = 0; j < 3; j++) {
     if (d[j] == 0) {
@@ -536,14 +538,14 @@ static double rayBox(const double lo[3], const double hi[3], const double o[3],
       }
       continue;
     }
-    double a = (lo[j] - o[j]) / d[j], b = (hi[j] - o[j]) / d[j];
+    double a = (lo[j] - o[j]) * inv[j], b = (hi[j] - o[j]) * inv[j];
     if (a > b) {
       double x = a;
       a = b;
       b = x;
     }
-    t0 = fmax(t0, a);
-    t1 = fmin(t1, b);
+    t0 = a > t0 ? a : t0;
+    t1 = b < t1 ? b : t1;
     if (t0 > t1) {
       return INFINITY;
     }
@@ -556,6 +558,10 @@ int hsc_ray(const hscScene *s, const double origin[3], const double dir[3], doub
   double best = maxT, bn[3] = {0, 0, 0};
   int hb = -1, hl = -1;
   if (s && hsu_allFinite(origin, 3) && hsu_allFinite(dir, 3) && v3dot(dir, dir) > 0) {
+    double inv[3];
+    for (int j = 0; j < 3; j++) {
+      inv[j] = dir[j] != 0 ? 1 / dir[j] : 0;  // unused where dir[j] is 0
+    }
     for (int i = 0; i < s->nbody; i++) {
       const hscBodySlot *b = &s->bodies[i];
       if (!b->valid) {
@@ -567,12 +573,12 @@ int hsc_ray(const hscScene *s, const double origin[3], const double dir[3], doub
           continue;
         }
         const double *lb = b->linkAabb + 6 * k;
-        if (rayBox(lb, lb + 3, origin, dir, best) == INFINITY) {
+        if (rayBox(lb, lb + 3, origin, dir, inv, best) == INFINITY) {
           continue;
         }
         for (int gi = m->geomAdr[k]; gi < m->geomAdr[k + 1]; gi++) {
           const hscPosed *g = &b->posed[gi];
-          if (rayBox(g->lo, g->hi, origin, dir, best) == INFINITY) {
+          if (rayBox(g->lo, g->hi, origin, dir, inv, best) == INFINITY) {
             continue;
           }
           double n[3];
@@ -597,6 +603,93 @@ int hsc_ray(const hscScene *s, const double origin[3], const double dir[3], doub
     }
   }
   return hb >= 0;
+}
+
+// 1 if the world box (lo, hi) meets the plane through o with unit normal nrm (a little slack
+// for rounding: rays of a fan deviate from their plane by rounding only)
+static int boxMeetsPlane(const double lo[3], const double hi[3], const double o[3],
+                         const double nrm[3]) {
+  double dist = 0, radius = 0, size = 0;
+  for (int j = 0; j < 3; j++) {
+    double c = 0.5 * (lo[j] + hi[j]), h = 0.5 * (hi[j] - lo[j]);
+    dist += nrm[j] * (c - o[j]);
+    radius += fabs(nrm[j]) * h;
+    size += fabs(c - o[j]) + h;
+  }
+  return fabs(dist) <= radius + 1e-9 * (1 + size);
+}
+
+int hsc_fanScratchSize(const hscScene *s) {
+  int n = 0;
+  for (int i = 0; s && i < s->nbody; i++) {
+    n += s->bodies[i].model->ngeom;
+  }
+  return 3 * n + 1;
+}
+
+int hsc_rayFan(const hscScene *s, const double origin[3], const double normal[3],
+               const double *dirs, int n, double maxT, int *scratch, double *t, int *link) {
+  for (int k = 0; k < n; k++) {
+    t[k] = maxT;
+    if (link) {
+      link[2 * k] = link[2 * k + 1] = -1;
+    }
+  }
+  if (!s || !hsu_allFinite(origin, 3) || !hsu_allFinite(normal, 3)) {
+    return 0;
+  }
+  // the geoms whose boxes meet the fan's plane: (body, link, geom) each, in hsc_ray's order
+  int nc = 0;
+  for (int i = 0; i < s->nbody; i++) {
+    const hscBodySlot *b = &s->bodies[i];
+    if (!b->valid) {
+      continue;
+    }
+    const hscModel *m = b->model;
+    for (int k = 0; k < m->nlink; k++) {
+      const double *lb = b->linkAabb + 6 * k;
+      if (m->geomAdr[k + 1] == m->geomAdr[k] || !boxMeetsPlane(lb, lb + 3, origin, normal)) {
+        continue;
+      }
+      for (int gi = m->geomAdr[k]; gi < m->geomAdr[k + 1]; gi++) {
+        if (boxMeetsPlane(b->posed[gi].lo, b->posed[gi].hi, origin, normal)) {
+          scratch[3 * nc] = i;
+          scratch[3 * nc + 1] = k;
+          scratch[3 * nc + 2] = gi;
+          nc++;
+        }
+      }
+    }
+  }
+  int hits = 0;
+  for (int r = 0; r < n; r++) {
+    const double *dir = dirs + 3 * r;
+    if (!hsu_allFinite(dir, 3) || !(v3dot(dir, dir) > 0)) {
+      continue;
+    }
+    double inv[3], best = maxT, nn[3];
+    for (int j = 0; j < 3; j++) {
+      inv[j] = dir[j] != 0 ? 1 / dir[j] : 0;  // unused where dir[j] is 0
+    }
+    int hb = -1, hl = -1;
+    for (int c = 0; c < nc; c++) {
+      const hscPosed *g = &s->bodies[scratch[3 * c]].posed[scratch[3 * c + 2]];
+      if (rayBox(g->lo, g->hi, origin, dir, inv, best) != INFINITY &&
+          hsc_rayGeom(g, origin, dir, &best, nn)) {
+        hb = scratch[3 * c];
+        hl = scratch[3 * c + 1];
+      }
+    }
+    if (hb >= 0) {
+      t[r] = best;
+      hits++;
+      if (link) {
+        link[2 * r] = hb;
+        link[2 * r + 1] = hl;
+      }
+    }
+  }
+  return hits;
 }
 
 //---------------------------------- broad phase -----------------------------------------------

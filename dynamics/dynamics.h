@@ -26,8 +26,27 @@
 // ODE's motor force). A root in high-gain mode ("position given") moves exactly where it is
 // told. Setting the value, velocity or pose of something that moves under dynamics (a
 // torque-mode joint, a free root) teleports it: the state changes at once and the next step
-// starts from there. Joint rotor inertia (rotorInertia * gearRatio^2) and joint limits are not
-// simulated, as in OpenHRP 3.1.
+// starts from there. Joint rotor inertia (rotorInertia * gearRatio^2) and joint limits are
+// options, off by default as in OpenHRP 3.1 (hsdOptions.jointLimits, rotorInertia).
+//
+// Closed loops (OpenHRP's ExtraJoint; dynamics_loops.c): a point on link1 (link1 frame) is tied
+// to a point on link2: "xyz" in all three directions (a ball joint), "xy" in the two directions
+// perpendicular to the axis (a unit vector in link1's frame: the point slides along it), "z"
+// along the axis only (the point slides in the plane perpendicular to it). A model's extra
+// joints are added with its character; hsd_addExtraJoint adds more (OpenHRP's
+// registerExtraJoint) between links of one or two characters. ODE solves them with the rest
+// of the system (drift corrected by the world's ERP); a character with a loop is always
+// simulated with joint dynamics, and a loop none of whose joints moves under dynamics (every
+// joint on it high gain or fixed, roots fixed or position given) is over-constrained: hsd_init
+// and hsd_step refuse it with an error naming the loop.
+//
+// Crawler links (jointType "crawler"; Choreonoid's pseudoContinuousTrack) are welded to their
+// parent, and at each of their contacts the track surface moves relative to the link at speed
+// u along dir = normalize((R a) x n), R the link's rotation, a its joint axis, n the contact
+// normal pointing out of the crawler into the other body (OpenHRP AIST's convention: on flat
+// ground with a = y the track's underside moves along -x and the vehicle drives along +x for
+// u > 0). u is the joint torque (OpenHRP) or joint velocity (Choreonoid's pseudoContinuousTrack
+// convention) the client wrote last; the link reads it back as both.
 //
 // A step reads: prepare each character (teleports, drives, external forces), collide the
 // registered pairs into contact joints, step ODE, write the state back (poses, joints,
@@ -42,8 +61,8 @@
 // worlds at the same time (servers serialise calls process-wide). hsd_initODE must be called
 // once per process before any world is made.
 //
-// Later issues add ExtraJoint loop closures, crawler joints, range/vision sensors and distance
-// queries; the world keeps per-character and per-pair records that leave room for them.
+// Later issues add range/vision sensors and distance queries; the world keeps per-character and
+// per-pair records that leave room for them.
 
 #ifndef HRPSIM_DYNAMICS_DYNAMICS_H_
 #define HRPSIM_DYNAMICS_DYNAMICS_H_
@@ -88,6 +107,11 @@ typedef struct hsdOptions {
   double stickVelocity;     // relative tangential speed at a contact below which the pair's
                             // staticFriction applies, slipFriction above [m/s]
   double bounceVelocity;    // approach speed below which restitution is not applied [m/s]
+  int jointLimits;          // 1: torque-mode rotate/slide joints stop at the model's llimit /
+                            // ulimit (ODE stops); 0 (default, as OpenHRP 3.1): no stops
+  double stopErp, stopCfm;  // softness of the joint stops (ODE dParamStopERP / StopCFM)
+  int rotorInertia;         // 1: rotorInertia * gearRatio^2 added to each rotate joint's link
+                            // about its axis (the rotor turning with the link); 0 (default)
 } hsdOptions;
 
 // the defaults (documented in DESIGN/README with the measurements that chose them)
@@ -107,7 +131,8 @@ hsdWorld *hsd_makeWorld(const hsdOptions *opt, hsError *err);
 void hsd_freeWorld(hsdWorld *w);
 
 // add a character named name for body (borrowed: must outlive the world); before hsd_init only.
-// Returns its index, or -1 (duplicate name, bad body) with err.
+// The body's own extra joints (closed loops) come with it. Returns its index, or -1 (duplicate
+// name, bad body, a bad extra joint) with err.
 int hsd_addCharacter(hsdWorld *w, const char *name, const hsBody *body, hsError *err);
 
 // index of the character called name, or -1
@@ -343,6 +368,47 @@ int hsd_pair(const hsdWorld *w, int index, int ch[2], int link[2], double *toler
 // pair indices (intersection pairs are numbered after contact pairs) and returns how many it
 // filled; checkAll 0 stops at the first hit. hsE_INVALID before hsd_init (no geometry yet).
 int hsd_checkIntersections(hsdWorld *w, int checkAll, int *hits, int maxHits);
+
+//---------------------------------- closed loops (extra joints) ------------------------------
+
+// add an extra joint named name tying point p1 of link1 of character ch1 (link1 frame [m]) to
+// point p2 of link2 of character ch2 (link2 frame), of type (hsEXTRA_XYZ, _XY, _Z) with axis in
+// link1's frame (normalised here; ignored for xyz); the two links may belong to one character
+// or two but must differ. Before hsd_init only. Names are unique among the loops touching a
+// character. Returns the loop's index or hsE_INVALID with err. A model's own extra joints are
+// added by hsd_addCharacter (both links in that character).
+int hsd_addExtraJoint(hsdWorld *w, const char *name, int ch1, int link1, int ch2, int link2,
+                      const double p1[3], const double p2[3], hstExtraJoint type,
+                      const double axis[3], hsError *err);
+
+// turn joint stops and rotor inertia (hsdOptions.jointLimits, rotorInertia) on or off for an
+// existing world; before hsd_init (or before calling it again) only
+int hsd_setJointOptions(hsdWorld *w, int jointLimits, int rotorInertia, hsError *err);
+
+// number of extra joints of the world (model ones and added ones, in order of addition)
+int hsd_extraJointCount(const hsdWorld *w);
+
+// index of the extra joint named name that touches character ch, or -1
+int hsd_extraJointIndex(const hsdWorld *w, int ch, const char *name);
+
+// name, characters and links of extra joint i (NULL name for a bad index)
+const char *hsd_extraJointName(const hsdWorld *w, int i, int ch[2], int link[2]);
+
+// what extra joint i transmitted during the last step: the force [N] (out[0..2]) and moment
+// [N m] (out[3..5]) that link1's side exerts on link2 through the loop, world frame, moment
+// about link2's attachment point where the step began (zero but for round-off: every extra
+// joint is a point constraint). Zeros before the first step. 0, or hsE_INVALID for a bad index.
+int hsd_extraJointForce(const hsdWorld *w, int i, double out[6]);
+
+// how far apart extra joint i's two points are in its constrained directions at the state's
+// link poses [m] (xyz: the distance; xy: across the axis; z: along it); -1 for a bad index
+double hsd_extraJointError(const hsdWorld *w, int i);
+
+// the component along the joint axis of the constraint wrench that the joint of link `link`
+// exerts on the link during the last step (torque about the axis [N m] for rotate, force along
+// it [N] for slide): the joint stop's reaction when the joint is at a limit, a high-gain
+// motor's torque, 0 otherwise (and for links without an ODE joint of their own)
+double hsd_jointConstraintTorque(const hsdWorld *w, int ch, int link);
 
 //---------------------------------- what sensors read -----------------------------------------
 

@@ -64,6 +64,7 @@ void hsd_destroyOde(hsdWorld *w) {
       l->jkind = hsdJ_NONE;
     }
   }
+  hsd_forgetLoops(w);
   hsu_free(w->pairActive);
   w->pairActive = NULL;
   hsu_free(w->islandParent);
@@ -122,8 +123,19 @@ static int makeGroupBody(hsdWorld *w, hsdCharacter *c, int t, hsError *err) {
     }
     const hsLink *lk = &b->links[k];
     const double *Rk = c->links[k].offR;
-    double RI[9], RIRt[9], RkT[9], ck[3], d[3];
-    hsu_mulMat(RI, Rk, lk->inertia);
+    double RI[9], RIRt[9], RkT[9], ck[3], d[3], Ik[9];
+    memcpy(Ik, lk->inertia, sizeof Ik);
+    if (w->opt.rotorInertia && lk->jointType == hsJOINT_ROTATE && lk->parent >= 0) {
+      // the rotor, turning with the link about the joint axis (an approximation: a geared
+      // rotor turns gearRatio times faster relative to the parent, not with the link)
+      double Ir = lk->rotorInertia * lk->gearRatio * lk->gearRatio, n = hsu_norm(lk->axis);
+      for (int r = 0; r < 3 && n > 0 && isfinite(Ir) && Ir > 0; r++) {
+        for (int s = 0; s < 3; s++) {
+          Ik[3 * r + s] += Ir * lk->axis[r] * lk->axis[s] / (n * n);
+        }
+      }
+    }
+    hsu_mulMat(RI, Rk, Ik);
     hsu_transpose(RkT, Rk);
     hsu_mulMat(RIRt, RI, RkT);
     hsu_rotVec(ck, Rk, lk->com);
@@ -204,15 +216,44 @@ static int makeGroupBody(hsdWorld *w, hsdCharacter *c, int t, hsError *err) {
 
 //---------------------------------- joints ----------------------------------------------------
 
-// set a joint's motor for its mode (high gain: huge force bound; torque: off)
+// set a joint's motor for its mode (high gain: huge force bound; torque: off) and its stops
+// (torque mode with opt.jointLimits only)
 void hsd_configureMotor(const hsdWorld *w, hsdLinkOde *l, hstJointMode mode) {
   double fmax = mode == hsMODE_HIGH_GAIN ? w->opt.highGainFMax : 0;
+  int stops = mode == hsMODE_TORQUE && w->opt.jointLimits;
+  double lo = stops ? l->stopLo : -dInfinity, hi = stops ? l->stopHi : dInfinity;
   if (l->jkind == hsdJ_HINGE) {
     dJointSetHingeParam(l->joint, dParamVel, 0);
     dJointSetHingeParam(l->joint, dParamFMax, fmax);
+    dJointSetHingeParam(l->joint, dParamLoStop, -dInfinity);
+    dJointSetHingeParam(l->joint, dParamHiStop, hi);
+    dJointSetHingeParam(l->joint, dParamLoStop, lo);
+    dJointSetHingeParam(l->joint, dParamStopERP, w->opt.stopErp);
+    dJointSetHingeParam(l->joint, dParamStopCFM, w->opt.stopCfm);
   } else if (l->jkind == hsdJ_SLIDER) {
     dJointSetSliderParam(l->joint, dParamVel, 0);
     dJointSetSliderParam(l->joint, dParamFMax, fmax);
+    dJointSetSliderParam(l->joint, dParamLoStop, -dInfinity);
+    dJointSetSliderParam(l->joint, dParamHiStop, hi);
+    dJointSetSliderParam(l->joint, dParamLoStop, lo);
+    dJointSetSliderParam(l->joint, dParamStopERP, w->opt.stopErp);
+    dJointSetSliderParam(l->joint, dParamStopCFM, w->opt.stopCfm);
+  }
+}
+
+// the stops of link i's joint relative to its value now (ODE measures from here): the model's
+// llimit / ulimit; none where absent, inverted, or (a hinge) beyond ODE's +-pi range
+static void setStops(hsdCharacter *c, int i) {
+  const hsLink *lk = &c->body->links[i];
+  hsdLinkOde *l = &c->links[i];
+  double q0 = c->state->q[i];
+  l->stopLo = -INFINITY;
+  l->stopHi = INFINITY;
+  if (lk->llimit.n > 0 && lk->ulimit.n > 0 && lk->llimit.v[0] <= lk->ulimit.v[0]) {
+    double lo = lk->llimit.v[0] - q0, hi = lk->ulimit.v[0] - q0;
+    int hinge = lk->jointType == hsJOINT_ROTATE;
+    l->stopLo = (hinge && lo < -HS_PI) ? -INFINITY : lo;
+    l->stopHi = (hinge && hi > HS_PI) ? INFINITY : hi;
   }
 }
 
@@ -242,6 +283,7 @@ static void makeJoint(hsdWorld *w, hsdCharacter *c, int i) {
   }
   memset(&l->fb, 0, sizeof l->fb);
   dJointSetFeedback(l->joint, &l->fb);
+  setStops(c, i);
   hsd_configureMotor(w, l, c->in.mode[i]);
 }
 
@@ -359,6 +401,10 @@ int hsd_init(hsdWorld *w, hsError *err) {
     memset(c->in.ext, 0, 6 * (size_t)b->nlink * sizeof *c->in.ext);
     c->nExt = 0;
     hsd_syncFromState(w, ci, hsd_chooseRep(w, ci));
+  }
+  if (hsd_buildLoops(w, err) < 0) {
+    hsd_destroyOde(w);
+    return hsE_INVALID;
   }
   w->pairActive = hsu_calloc(w->linkPairs.n + 1, sizeof *w->pairActive);
   w->islandParent = hsu_calloc((size_t)w->nbody + 1, sizeof *w->islandParent);

@@ -22,6 +22,18 @@
 // direction while sliding, so a sliding contact feels exactly mu N against its motion.
 // Restitution becomes ODE's bounce (for approach speeds above opt.bounceVelocity); contact
 // softness comes from opt.contactErp / contactCfm. OpenHRP's spring/damper K and C are not used.
+//
+// Crawler links (tracks) take part like servoed joint motion: the track surface at a contact
+// moves relative to the link at u along dir = normalize((R a) x nOut) (R the link's rotation,
+// a its joint axis, nOut the contact normal pointing out of the crawler into the other side;
+// OpenHRP AIST's convention, with its sign flip for a crawler that is the pair's second link
+// folded into nOut). That velocity enters the contact's surface motion (motion1/2 along fdir1
+// and the direction across it), so friction drives the vehicle up to mu N. u is the link's joint
+// torque or joint velocity, whichever the client wrote last (OpenHRP writes the torque,
+// Choreonoid's pseudoContinuousTrack the velocity command). While a track's contact slides, its friction acts along
+// the slip only (ODE's second friction direction frictionless), approximating the friction cone
+// OpenHRP AIST uses: the pyramid's independent sideways row would stall a turn on the spot.
+// Track contacts are a little softer (CFM at least 1e-7) for ODE's solver's sake.
 
 #include <math.h>
 #include <string.h>
@@ -47,6 +59,31 @@ static void pointVel(const hsdLinkOde *l, const double o[3], const double p[3], 
     for (int j = 0; j < 3; j++) {
       v[j] += r[j];
     }
+  }
+}
+
+// the track speed of link k of character c (the last JOINT_TORQUE or JOINT_VELOCITY written,
+// kept in u; dynamics_input.c); 0 for a link that is not a crawler
+static double trackSpeed(const hsdCharacter *c, int k) {
+  return c->body->links[k].jointType == hsJOINT_CRAWLER ? c->in.u[k] : 0;
+}
+
+// add the surface velocity of link k of character c at a contact with normal nOut (out of the
+// link) to v; a no-op for a link that is not a moving track
+static void addTrackVel(const hsdCharacter *c, int k, const double nOut[3], double v[3]) {
+  double u = trackSpeed(c, k);
+  if (u == 0) {
+    return;
+  }
+  double a[3], d[3];
+  hsd_worldAxis(a, &c->body->links[k], c->state->linkR + 9 * k);
+  hsu_cross(d, a, nOut);
+  double n = hsu_norm(d);
+  if (!(n > 1e-9)) {
+    return;  // the normal runs along the wheels' axis: the track does not move that way
+  }
+  for (int j = 0; j < 3; j++) {
+    v[j] += u * d[j] / n;
   }
 }
 
@@ -83,6 +120,16 @@ static void makeContactJoint(hsdWorld *w, int i, const hsdContact *hc, const hsd
   pointVel(l2, o2, hc->p, v2);
   internalVel(l1, o1, hc->p, i1);
   internalVel(l2, o2, hc->p, i2);
+  // tracks: link[0]'s normal out of it is -n, link[1]'s is n
+  double tr1[3] = {0, 0, 0}, tr2[3] = {0, 0, 0}, nOut1[3] = {-n[0], -n[1], -n[2]};
+  addTrackVel(&w->chars[hc->ch[0]], hc->link[0], nOut1, tr1);
+  addTrackVel(&w->chars[hc->ch[1]], hc->link[1], n, tr2);
+  for (int j = 0; j < 3; j++) {
+    v1[j] += tr1[j];
+    i1[j] += tr1[j];
+    v2[j] += tr2[j];
+    i2[j] += tr2[j];
+  }
   if (!b1) {
     b1 = l2->att;
     b2 = NULL;
@@ -108,6 +155,21 @@ static void makeContactJoint(hsdWorld *w, int i, const hsdContact *hc, const hsd
   double speed = hsu_norm(vt), t1[3];
   int sliding = speed >= w->opt.stickVelocity && speed > 0;
   ct.surface.mu = sliding ? s->slipFriction : s->staticFriction;
+  int track = w->chars[hc->ch[0]].body->links[hc->link[0]].jointType == hsJOINT_CRAWLER ||
+              w->chars[hc->ch[1]].body->links[hc->link[1]].jointType == hsJOINT_CRAWLER;
+  if (track) {
+    // a track's many nearly redundant points (its belt face and its rollers on one surface)
+    // led ODE's pivoting solver into degenerate steps ("LCP internal error, s <= 0") climbing
+    // a step edge; a CFM of 1e-7 instead of 1e-8 removes them (0.01 mm more give per kN)
+    ct.surface.soft_cfm = fmax(ct.surface.soft_cfm, 1e-7);
+  }
+  if (sliding && track) {
+    // a skidding track: Coulomb friction opposes the slip alone (one friction row along it, none
+    // across), as a friction cone would; the pyramid's second row would hold the track
+    // sideways with a full mu N of its own and stall a turn on the spot
+    ct.surface.mode |= dContactMu2;
+    ct.surface.mu2 = 0;
+  }
   int moving = ir[0] != 0 || ir[1] != 0 || ir[2] != 0;
   if (sliding || moving) {
     // friction directions: along the sliding, or any tangent

@@ -298,6 +298,12 @@ void hsd_finishCharacter(hsdWorld *w, int ci) {
       hsd_inverseDynamics(w, ci);
     }
   }
+  // a track reads back its speed, as torque and as velocity
+  for (int k = 1; k < c->body->nlink; k++) {
+    if (c->body->links[k].jointType == hsJOINT_CRAWLER) {
+      c->state->u[k] = c->state->dq[k] = c->in.u[k];
+    }
+  }
   updateHolds(c);
   clearCommands(c);
 }

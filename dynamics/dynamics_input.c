@@ -93,6 +93,9 @@ static int setJoint(hsdWorld *w, int ch, int link, double x, const char *what, u
     return hsE_INVALID;
   }
   hsdCharacter *c = &w->chars[ch];
+  if (flag == hsdIN_DQ && c->body->links[link].jointType == hsJOINT_CRAWLER) {
+    c->in.u[link] = x;  // a track's speed (Choreonoid's pseudoContinuousTrack convention)
+  }
   double *in = flag == hsdIN_Q ? c->in.q : flag == hsdIN_DQ ? c->in.dq : c->in.ddq;
   double *st = flag == hsdIN_Q ? c->state->q : flag == hsdIN_DQ ? c->state->dq : c->state->ddq;
   in[link] = x;

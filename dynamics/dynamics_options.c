@@ -43,6 +43,10 @@ void hsd_defaultOptions(hsdOptions *opt) {
   opt->servoMotors = 0;
   opt->stickVelocity = 1e-3;
   opt->bounceVelocity = 0.01;
+  opt->jointLimits = 0;
+  opt->stopErp = 0.2;
+  opt->stopCfm = 1e-10;
+  opt->rotorInertia = 0;
 }
 
 // ODE's messages go to our logger; its error and debug handlers must not abort a server, but

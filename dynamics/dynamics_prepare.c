@@ -151,6 +151,7 @@ void hsd_syncFromState(hsdWorld *w, int ci, hstdRep rep) {
   memcpy(c->RHold, st->rootR, sizeof c->RHold);
   hsd_momentum(c);
   c->teleported = 0;
+  c->resynced = 1;  // (closed loops re-place their auxiliary bodies, dynamics_loops.c)
   c->remode = 0;
   c->posesTouched = 0;
 }

@@ -65,6 +65,8 @@ typedef struct hsdLinkOde {
   dJointFeedback fb;   // feedback of joint (force on this link's body is f1, t1)
 
   // servo
+  double stopLo, stopHi;  // joint stops relative to the joint's value at hsd_init (ODE's zero);
+                          // +-inf: none
   double qHold;   // the joint value a servo holds when not commanded [rad or m]
   double dqStep;  // servoed joints: joint velocity over this step
   double vMotor;  // articulated servo: the motor velocity of this step
@@ -102,6 +104,8 @@ typedef struct hsdCharacter {
   hsdLinkOde *links;
   double pHold[3], RHold[9];  // the pose a position-given root holds when not commanded
   hsdShapes *shapes;        // collision geometry (built by hsd_init)
+  int nloop;                // extra joints touching this character (forces articulated)
+  int resynced;             // its ODE bodies were re-placed from the state this step
   int needWrench;           // a force sensor has no joint of its own: run inverse dynamics
                             // (hsd_jointWrench reads subW)
   double (*linkWrench)[6];  // per link: contact + external wrench of the last step, world
@@ -120,6 +124,28 @@ typedef struct hsdCharacter {
   hsBodyState *ikState;     // hsd_inverseKinematics solves on this copy of the state
   void *ikWork;             // and with this workspace (hsm_ikWorkSize)
 } hsdCharacter;
+
+// one closed loop (extra joint; dynamics_loops.c)
+typedef struct hsdLoop {
+  char *name;
+  int ch[2], link[2];
+  double p[2][3];      // attachment points, link frames [m]
+  hstExtraJoint type;
+  double axis[3];      // unit, link1 frame
+  // ODE, built by hsd_init: xy slides an auxiliary body along the axis on link1 (a slider) and
+  // ties it to link2 by a ball; z slides two (along two directions across the axis); xyz is
+  // a ball between the links
+  dBodyID aux[2];
+  double dirs[2][3];   // the auxiliary bodies' slide directions, link1 frame
+  dJointID slider[2];
+  dJointID ball;
+  int link2Side;       // ODE side of the ball carrying link2: 1 or 2; 0 when link2 is static
+                       // (its reaction is the opposite of the force on side 1)
+  dJointFeedback fb;
+  double cPre[3], aPre[3];  // at the start of the step: the centre of the ball's body on
+                            // link2's side (side 1 when link2 is static) and link2's anchor
+  double force[6];     // the last step's force and moment on link2 (hsd_extraJointForce)
+} hsdLoop;
 
 // one expanded link pair of a registered pair
 typedef struct hsdLinkPair {
@@ -155,6 +181,8 @@ struct hsdWorld {
   int npair, capPair;
   hsdPair *ipairs;  // intersection pairs
   int nipair, capIpair;
+  hsdLoop *loops;     // extra joints
+  int nloop, capLoop;
   hsuVec linkPairs;   // hsdLinkPair of contact pairs
   hsuVec ilinkPairs;  // hsdLinkPair of intersection pairs
 
@@ -226,6 +254,35 @@ void hsd_configureMotor(const hsdWorld *w, hsdLinkOde *l, hstJointMode mode);
 // ODE rotation (dMatrix3, 4-wide rows) <-> our 3x3 row-major
 void hsd_fromOdeR(double R[9], const dReal *m);
 void hsd_toOdeR(dMatrix3 m, const double R[9]);
+
+//---------------------------------- loops (dynamics_loops.c) ----------------------------------
+
+// build the ODE side of every extra joint (after every character's bodies exist) and check
+// that none is over-constrained; 0 or hsE_INVALID with err naming the loop
+int hsd_buildLoops(hsdWorld *w, hsError *err);
+
+// check that no loop is over-constrained by the current drive modes; 0 or hsE_INVALID
+int hsd_checkLoops(const hsdWorld *w, hsError *err);
+
+// forget the ODE side of the loops (the world is being destroyed)
+void hsd_forgetLoops(hsdWorld *w);
+
+// re-place the auxiliary bodies of the loops touching a character whose bodies were re-placed
+// from its state this step (a teleport, a mode change, a recovery), on link1 where the loop's
+// geometry puts them, moving with it; clears the characters' resynced marks
+void hsd_replaceLoops(hsdWorld *w);
+
+// note where the loops' bodies and anchors are before the ODE step (for their moments)
+void hsd_noteLoops(hsdWorld *w);
+
+// the loops' forces from their joint feedback after a step
+void hsd_readLoopForces(hsdWorld *w);
+
+// free the loops' records
+void hsd_freeLoops(hsdWorld *w);
+
+// add a model's extra joints for character ch (hsd_addCharacter); 0 or an error
+int hsd_addModelLoops(hsdWorld *w, int ch, hsError *err);
 
 //---------------------------------- pairs (dynamics_world.c) ----------------------------------
 

@@ -173,8 +173,8 @@ hstdRep hsd_chooseRep(const hsdWorld *w, int ci) {
       all = all && hsd_servoed(c, k);
     }
   }
-  if (!all || (w->opt.servoMotors && n > 0)) {
-    return hsdREP_ARTICULATED;
+  if (!all || (w->opt.servoMotors && n > 0) || c->nloop > 0) {
+    return hsdREP_ARTICULATED;  // (a closed loop needs joint dynamics)
   }
   if (c->links[0].body && !hsd_servoed(c, 0)) {
     return n > 0 ? hsdREP_COMPOSITE : hsdREP_ARTICULATED;

@@ -43,7 +43,8 @@ static void joinIslands(int *parent, int a, int b) {
 // 1 if this step should use QuickStep (see hsSTEPPER_AUTO): union-find of the bodies over the
 // enabled joints and the contact joints, then the constraint rows of the largest island
 static int useQuickStep(hsdWorld *w) {
-  if (w->opt.stepper != hsSTEPPER_AUTO) {
+  if (w->opt.stepper != hsSTEPPER_AUTO || w->nloop > 0) {
+    // (closed loops' light auxiliary bodies need the direct solver)
     return w->opt.stepper == hsSTEPPER_QUICK;
   }
   int *parent = w->islandParent, *rows = w->islandRows;
@@ -101,11 +102,16 @@ int hsd_step(hsdWorld *w, hsError *err) {
   if (!w->initialised) {
     return HS_ERR(err, hsE_INVALID, "step before the simulation was initialised (hsd_init)");
   }
+  if (w->nloop > 0 && hsd_checkLoops(w, err) < 0) {
+    return hsE_INVALID;  // drive modes changed since hsd_init over-constrain a loop
+  }
   w->runaway = 0;
   for (int ci = 0; ci < w->nchar; ci++) {
     hsd_prepareCharacter(w, ci);
   }
   hsd_collide(w);
+  hsd_replaceLoops(w);
+  hsd_noteLoops(w);
   // the step, with this world's random sequence
   dRandSetSeed(w->seed);
   if (useQuickStep(w)) {
@@ -120,6 +126,7 @@ int hsd_step(hsdWorld *w, hsError *err) {
   for (int ci = 0; ci < w->nchar; ci++) {
     hsd_finishCharacter(w, ci);
   }
+  hsd_readLoopForces(w);
   w->time += w->dt;
   w->steps++;
   if (w->runaway) {

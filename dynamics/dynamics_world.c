@@ -57,7 +57,7 @@ int hsd_checkLink(const hsdWorld *w, int ch, int link, hsError *err) {
 static int checkOptions(const hsdOptions *o, hsError *err) {
   double v[] = {o->erp, o->cfm, o->contactErp, o->contactCfm, o->contactSurfaceLayer,
                 o->contactMaxCorrectingVel, o->highGainFMax, o->stickVelocity,
-                o->bounceVelocity};
+                o->bounceVelocity, o->stopErp, o->stopCfm};
   if (!hsd_sane(v, (int)(sizeof v / sizeof v[0]))) {
     return HS_ERR(err, hsE_INVALID, "non-finite dynamics option");
   }
@@ -68,7 +68,7 @@ static int checkOptions(const hsdOptions *o, hsError *err) {
   if (o->quickIterations < 1 || o->autoRows < 0 || o->erp < 0 || o->erp > 1 || o->cfm < 0 ||
       o->contactErp < 0 || o->contactErp > 1 || o->contactCfm < 0 || o->contactSurfaceLayer < 0 ||
       o->contactMaxCorrectingVel < 0 || o->highGainFMax <= 0 || o->stickVelocity < 0 ||
-      o->bounceVelocity < 0) {
+      o->bounceVelocity < 0 || o->stopErp < 0 || o->stopErp > 1 || o->stopCfm < 0) {
     return HS_ERR(err, hsE_INVALID, "dynamics option out of range");
   }
   if (o->maxContactsPerPair < 1 || o->maxContactsPerPair > 0xffff || o->maxContacts < 1) {
@@ -134,6 +134,7 @@ void hsd_freeWorld(hsdWorld *w) {
   for (int i = 0; i < w->nchar; i++) {
     freeCharacter(&w->chars[i]);
   }
+  hsd_freeLoops(w);
   hsu_free(w->chars);
   hsu_free(w->pairs);
   hsu_free(w->ipairs);
@@ -242,7 +243,17 @@ int hsd_addCharacter(hsdWorld *w, const char *name, const hsBody *body, hsError 
   }
   memcpy(c->in.rootP, c->state->rootP, sizeof c->in.rootP);
   memcpy(c->in.rootR, c->state->rootR, sizeof c->in.rootR);
-  return w->nchar++;
+  // the model's own closed loops; a failure takes the character back out
+  int index = w->nchar++, loops = w->nloop;
+  if (hsd_addModelLoops(w, index, err) < 0) {
+    while (w->nloop > loops) {
+      hsu_free(w->loops[--w->nloop].name);
+    }
+    w->nchar--;
+    freeCharacter(c);
+    return hsE_INVALID;
+  }
+  return index;
 }
 
 int hsd_characterIndex(const hsdWorld *w, const char *name) {

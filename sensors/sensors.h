@@ -13,13 +13,18 @@
 // - accelerometer (3): the sensor point's acceleration over the step minus gravity, i.e.
 //   (0, 0, +9.8) at rest z-up: the change of the point's velocity over the step divided by dt
 //   (with ODE's semi-implicit Euler this is exactly the acceleration the step applied);
-// - range and vision: nothing yet (0 numbers).
-// Before the first step every reading is zero. Range and vision sensors come with a later
-// issue (rays from collision/, images from the renderer).
+// - range (one number per beam, sensors_range.c): OpenHRP's fan of rays, scanned through the
+//   collision library at the sensor's scanRate and held between scans (hss_updateRange);
+// - vision: nothing here (images come from the renderer).
+// Before the first step every force, gyro and accelerometer reading is zero. Optional noise,
+// bias and limits (sensors_noise.c, off by default) act on the readings as they are made.
 
 #ifndef HRPSIM_SENSORS_SENSORS_H_
 #define HRPSIM_SENSORS_SENSORS_H_
 
+#include <stdint.h>
+
+#include "collision.h"
 #include "dynamics.h"
 #include "model.h"
 
@@ -38,6 +43,8 @@ typedef struct hssState {
   int *order;          // sensor indices grouped by type, each group in sensorId order
   int typeAdr[hsSENSOR_NTYPES];    // where each type's group starts in order
   int typeCount[hsSENSOR_NTYPES];  // how many sensors each type has
+  struct hssRange *range;  // range sensors' beams and held scans (sensors_range.c); owned
+  struct hssNoise *noise;  // noise, bias and limits (sensors_noise.c); owned, NULL: none
 } hssState;
 
 //---------------------------------- make / free -----------------------------------------------
@@ -62,6 +69,90 @@ const double *hss_reading(const hssState *s, int sensor, int *n);
 // the sensors of one type as indices into body->sensors, in sensorId order (OpenHRP's order in
 // SensorState); *n receives the count
 const int *hss_sensorsOfType(const hssState *s, hstSensor type, int *n);
+
+//---------------------------------- range sensors (sensors_range.c) --------------------------
+// A RangeSensor's specValues are scanAngle [rad], scanStep [rad], scanRate [Hz], maxDistance
+// [m]. As OpenHRP (hrpModel's WorldBase::updateRangeSensor): half = (int)(scanAngle / 2 /
+// scanStep) (truncated, on the float specValues), 2 half + 1 beams; beam i (0-based) has angle
+// a = (i - half) scanStep and direction (-sin a, 0, -cos a) in the sensor frame (the sensor looks
+// along its -z, the fan turns about its y, beam 0 at the -a end, i.e. towards +x); each reading
+// is the distance to the first surface facing the ray over every link of every character, or 0
+// ("no hit"). Scans are taken at step counts that are multiples of the scan period
+// round(1 / (scanRate dt)) steps (at least 1; every step for a scanRate <= 0), step 0 included,
+// from the poses at that step; the reading is held between scans.
+
+// the collision geometry of every character of a world, posed for rays; make once the
+// characters are registered
+typedef struct hssRayScene hssRayScene;
+
+// number of beams of a range sensor (0 for other types or bad specValues)
+int hss_rangeBeamCount(const hsSensor *sn);
+
+// a range sensor's scan period in steps of dt (the schedule above; at least 1)
+long hss_scanPeriod(const hsSensor *sn, double dt);
+
+// a ray scene of every character of w (a collision model each, from its collision shapes), at
+// the origin until hss_syncRayScene; NULL with err. Borrows w's bodies; free with
+// hss_freeRayScene.
+hssRayScene *hss_makeRayScene(const hsdWorld *w, hsError *err);
+
+// release a ray scene; NULL is a no-op
+void hss_freeRayScene(hssRayScene *rs);
+
+// move every character of rs to its current link poses in w. No allocation.
+void hss_syncRayScene(hssRayScene *rs, const hsdWorld *w);
+
+// the collision scene (bodies in character order), for queries of one's own
+const hscScene *hss_rayScene(const hssRayScene *rs);
+
+// cast a fan of nbeam rays (OpenHRP's directions above, angle step scanStep, centred on beam
+// nbeam / 2) from p with sensor orientation R (world frame, row-major) over rs's scene as last
+// synced into out: distance to the first hit, or 0. No allocation (rs's scratch is used).
+void hss_castFan(hssRayScene *rs, const double p[3], const double R[9], double scanStep,
+                 int nbeam, double *out);
+
+// 1 if some range sensor of s scans at w's current step (sensors_range.c's schedule)
+int hss_rangeDue(const hssState *s, const hsdWorld *w);
+
+// take the due scans of s's range sensors from character ch of w through rs (synced to w's
+// current poses by the caller), noise and limits applied; others keep their last scan. No
+// allocation.
+void hss_updateRange(hssState *s, const hsdWorld *w, int ch, hssRayScene *rs);
+
+// forget the held scans (every range reading back to zeros, as before any scan)
+void hss_clearRange(hssState *s);
+
+//---------------------------------- noise and limits (sensors_noise.c) -----------------------
+// Beyond OpenHRP, off by default. Per sensor type (force, rate gyro, accelerometer, range): a
+// constant bias and Gaussian noise of standard deviation std per component (force: 6, gyro and
+// accelerometer: 3, range: [0] for every beam), reading = true + bias + std N(0, 1). Each sensor
+// draws from its own generator seeded from (seed, stream, sensor index), so runs with the same
+// seeds give the same bits. Limits (hss_setLimits): each force/gyro/accelerometer component is
+// clamped to +-its specValues maximum (Force: maxForce 3 then maxTorque 3; RateGyro:
+// maxAngularVelocity 3; Acceleration: maxAcceleration 3; a negative maximum means no limit),
+// after noise; a range hit beyond maxDistance reads 0 ("no hit"). Range noise applies to hits
+// only, after the limit; a scan held between scans keeps its noise.
+
+// noise and bias of one sensor type
+typedef struct hssNoiseSpec {
+  double std[6];   // standard deviation per component (range: std[0]) [reading units]
+  double bias[6];  // constant offset per component (range: bias[0])
+} hssNoiseSpec;
+
+// set (spec not NULL) or clear (NULL) the noise of every sensor of type on s; seed and stream
+// (e.g. the character index) choose the generators, which restart. hsE_INVALID for a bad type
+// or a negative / non-finite number; hsE_NOMEM.
+int hss_setNoise(hssState *s, hstSensor type, const hssNoiseSpec *spec, uint64_t seed,
+                 uint64_t stream, hsError *err);
+
+// limits on (1) or off (0); hsE_NOMEM
+int hss_setLimits(hssState *s, int on, hsError *err);
+
+// restart every generator of s from its seed (as just configured)
+void hss_reseedNoise(hssState *s);
+
+// one standard normal deviate from the generator *state (splitmix64 + Box-Muller); for tests
+double hss_normal(uint64_t *state);
 
 #ifdef __cplusplus
 }

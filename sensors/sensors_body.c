@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "sensors.h"
+#include "sensors_private.h"
 
 // the velocity of the point at offset t (link frame) of a link moving with origin velocity v and
 // angular velocity w while oriented R: v + w x (R t)
@@ -63,5 +63,6 @@ void hss_update(hssState *s, const hsdWorld *w, int ch) {
       default:
         break;
     }
+    hss_applyNoise(s, i);
   }
 }

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-#include "sensors.h"
+#include "sensors_private.h"
 
 // numbers a sensor type reports here
 static int readingSize(hstSensor type) {
@@ -61,6 +61,10 @@ hssState *hss_makeState(const hsBody *body, hsError *err) {
     }
     group[k] = i;
   }
+  if (hss_makeRangePart(s, err) < 0) {
+    hss_freeState(s);
+    return NULL;
+  }
   return s;
 }
 
@@ -72,6 +76,8 @@ void hss_freeState(hssState *s) {
   hsu_free(s->nreading);
   hsu_free(s->R);
   hsu_free(s->order);
+  hss_freeRangePart(s);
+  hss_freeNoisePart(s);
   hsu_free(s);
 }
 
@@ -84,6 +90,9 @@ const double *hss_reading(const hssState *s, int sensor, int *n) {
   }
   if (n) {
     *n = s->nreading[sensor];
+  }
+  if (s->range && s->body->sensors[sensor].type == hsSENSOR_RANGE) {
+    return s->range->dist + s->range->beamAdr[sensor];
   }
   return s->readings + 6 * sensor;
 }

@@ -1049,10 +1049,16 @@ static int addExtraJoint(Walker *w, const hsvNode *node) {
   int t = 0;
   for (t = 0; t < 3 && !(type && strcmp(type, types[t]) == 0); t++) {
   }
+  // Choreonoid's names: a "piston" keeps the point on the axis (xy), a "ball" is xyz
+  if (t == 3 && type && (strcmp(type, "piston") == 0 || strcmp(type, "ball") == 0)) {
+    t = type[0] == 'p' ? hsEXTRA_XY : hsEXTRA_XYZ;
+    warn(w, node, "ExtraJoint '%s': jointType \"%s\" (Choreonoid) read as \"%s\"", name, type,
+         types[t]);
+  }
   if (t == 3) {
     return errField(w, node, "jointType",
-                    "ExtraJoint '%s': jointType \"%s\" is not one of xyz, xy, z", name,
-                    type ? type : "");
+                    "ExtraJoint '%s': jointType \"%s\" is not one of xyz, xy, z (or "
+                    "Choreonoid's piston, ball)", name, type ? type : "");
   }
   const char *l1 = hsv_getString(node, "link1Name"), *l2 = hsv_getString(node, "link2Name");
   if (!l1 || !l2 || !l1[0] || !l2[0]) {

@@ -62,6 +62,22 @@ class ModelSpec:
     joint_velocities: dict = field(default_factory=dict)
     all_joint_mode: str = None                # "TORQUE_MODE" / "HIGH_GAIN_MODE" or None
     joint_modes: dict = field(default_factory=dict)    # link name -> mode
+    track_speeds: dict = field(default_factory=dict)   # crawler link name -> speed [m/s]
+
+
+@dataclass
+class ExtraJointSpec:
+    """A closed loop registered with the Scheduler (OpenHRP's registerExtraJoint)."""
+    name: str
+    object1: str
+    link1: str
+    object2: str
+    link2: str
+    link1_pos: list = field(default_factory=lambda: [0.0, 0.0, 0.0])
+    link2_pos: list = field(default_factory=lambda: [0.0, 0.0, 0.0])
+    joint_type: str = "xyz"                   # xyz | xy | z
+    axis: list = field(default_factory=lambda: [0.0, 0.0, 1.0])
+    line: int = 0
 
 
 @dataclass
@@ -103,12 +119,18 @@ class Project:
     controller_timeout: float = 10.0
     models: list = field(default_factory=list)
     collisions: list = field(default_factory=list)
+    extra_joints: list = field(default_factory=list)
+    joint_limits: bool = True                 # hrpsim projects: on; GrxUI projects: off
+    rotor_inertia: bool = False
     controllers: list = field(default_factory=list)
     log_period: float = None                  # [s]; None: every step
     log_sensors: bool = True
     plot_root: bool = True
     plot_joints: list = None                  # joint names; None: all
     plots: bool = True
+    noise_seed: int = 0                       # <noise>: sensor noise and limits (README)
+    noise_limits: bool = False
+    noise: list = field(default_factory=list)  # (type, std list, bias list, line)
     warnings: list = field(default_factory=list)   # "file:line: text"
     lines: dict = field(default_factory=dict)      # element tag -> line, for messages
 
@@ -162,6 +184,15 @@ class Project:
                                    float(c.culling), float(c.restitution))
             call(c.line, "collision %s/%s" % (c.object1, c.object2),
                  scheduler.addCollisionPair, pair)
+        kinds = {"xyz": OpenHRP.EJ_XYZ, "xy": OpenHRP.EJ_XY, "z": OpenHRP.EJ_Z}
+        for e in self.extra_joints:
+            spec = H.ExtraJointSpec(e.name, e.object1, e.link1, e.object2, e.link2,
+                                    [float(x) for x in e.link1_pos],
+                                    [float(x) for x in e.link2_pos], kinds[e.joint_type],
+                                    [float(x) for x in e.axis])
+            call(e.line, "extra joint %s" % e.name, scheduler.addExtraJoint, spec)
+        call(sim_line, "jointLimits", scheduler.setJointOptions,
+             H.JointOptions(bool(self.joint_limits), bool(self.rotor_inertia)))
         call(sim_line, "controllerTimeout", scheduler.setControllerTimeout,
              float(self.controller_timeout))
         for c in self.controllers:
@@ -170,6 +201,11 @@ class Project:
             call(c.line, "controller %s" % c.name, scheduler.addController, spec)
         call(self.lines.get("log", 0), "log", scheduler.setLogOptions,
              H.LogOptions(float(self.log_period or 0.0), bool(self.log_sensors)))
+        if self.noise or self.noise_limits:
+            specs = [H.SensorNoiseSpec(t, [float(x) for x in std], [float(x) for x in bias])
+                     for t, std, bias, _ in self.noise]
+            call(self.lines.get("noise", 0), "noise", scheduler.setSensorNoise,
+                 H.SensorNoise(int(self.noise_seed), bool(self.noise_limits), specs))
         call(sim_line, "realTime", scheduler.setRealTime, float(self.real_time))
         return bodies
 
@@ -203,6 +239,10 @@ class Project:
             check_link(j, "joint velocity")
             call(m.line, "%s %s" % (fld, j), scheduler.setLinkData, m.name, j,
                  DS.JOINT_VELOCITY, [float(v)])
+        for j, v in m.track_speeds.items():
+            check_link(j, "track speed")
+            call(m.line, "%s %s.trackSpeed" % (fld, j), scheduler.setLinkData, m.name, j,
+                 DS.JOINT_TORQUE, [float(v)])
         if links and (m.root_translation is not None or m.root_rotation is not None):
             root = links[0]
             p = m.root_translation if m.root_translation is not None else list(root.translation)
@@ -419,22 +459,31 @@ def load_project(path):
 _ALLOWED = {
     "hrpsim-project": {"version"},
     "simulation": {"timeStep", "endTime", "method", "sensors", "gravity", "realTime",
-                   "controllerTimeout"},
+                   "controllerTimeout", "jointLimits", "rotorInertia"},
     "model": {"name", "url"},
     "rootPose": {"translation", "rotation"},
     "rootVelocity": {"linear", "angular"},
     "joints": {"value", "mode"},
-    "joint": {"name", "value", "velocity", "mode"},
+    "joint": {"name", "value", "velocity", "mode", "trackSpeed"},
+    "extraJoint": {"name", "object1", "link1", "object2", "link2", "link1LocalPos",
+                   "link2LocalPos", "jointType", "jointAxis"},
     "collision": {"object1", "object2", "link1", "link2", "staticFriction", "slipFriction",
                   "culling", "restitution"},
     "controller": {"name", "command", "character", "period"},
     "log": {"period", "sensors"},
     "plots": {"enabled", "root", "joints"},
+    "noise": {"seed", "limits"},
+    "sensor": {"type", "std", "bias"},
 }
 _CHILDREN = {
-    "hrpsim-project": {"simulation", "model", "collision", "controller", "log", "plots"},
+    "hrpsim-project": {"simulation", "model", "collision", "extraJoint", "controller", "log",
+                       "plots", "noise"},
     "model": {"rootPose", "rootVelocity", "joints", "joint"},
+    "noise": {"sensor"},
 }
+
+# sensor types <noise><sensor type=...> accepts, and how many components each has
+_NOISE_TYPES = {"force": 6, "gyro": 3, "accel": 3, "range": 1}
 
 
 def _attrs(el, ctx, required=()):
@@ -463,12 +512,14 @@ def _parse_hrpsim(root, ctx):
     for el in root.children:
         a = _attrs(el, ctx, required={"model": ("name", "url"),
                                       "collision": ("object1", "object2"),
+                                      "extraJoint": ("name", "object1", "link1", "object2",
+                                                     "link2"),
                                       "controller": ("name",)}.get(el.tag, ()))
 
         def f(name, _el=el):
             return "<%s> %s" % (_el.tag, name)
 
-        if el.tag in ("simulation", "log", "plots"):
+        if el.tag in ("simulation", "log", "plots", "noise"):
             p.lines[el.tag] = el.line
             if el.tag in seen:
                 raise ctx.err(el.line, "<%s>" % el.tag, "given twice")
@@ -489,6 +540,12 @@ def _parse_hrpsim(root, ctx):
             if "controllerTimeout" in a:
                 p.controller_timeout = ctx.number(a["controllerTimeout"], el.line,
                                                   f("controllerTimeout"), positive=True)
+            if "jointLimits" in a:
+                p.joint_limits = ctx.boolean(a["jointLimits"], el.line, f("jointLimits"))
+            if "rotorInertia" in a:
+                p.rotor_inertia = ctx.boolean(a["rotorInertia"], el.line, f("rotorInertia"))
+        elif el.tag == "extraJoint":
+            p.extra_joints.append(_extra_joint(a, el.line, f, ctx))
         elif el.tag == "model":
             p.models.append(_parse_model(el, a, ctx))
         elif el.tag == "collision":
@@ -514,6 +571,8 @@ def _parse_hrpsim(root, ctx):
                 p.log_period = ctx.number(a["period"], el.line, f("period"), nonneg=True)
             if "sensors" in a:
                 p.log_sensors = ctx.boolean(a["sensors"], el.line, f("sensors"))
+        elif el.tag == "noise":
+            _parse_noise(p, el, a, ctx)
         elif el.tag == "plots":
             if "enabled" in a:
                 p.plots = ctx.boolean(a["enabled"], el.line, f("enabled"))
@@ -522,6 +581,55 @@ def _parse_hrpsim(root, ctx):
             if "joints" in a and a["joints"].strip().lower() != "all":
                 p.plot_joints = a["joints"].replace(",", " ").split()
     return p
+
+
+def _extra_joint(a, line, f, ctx):
+    """An ExtraJointSpec from the attributes of an hrpsim <extraJoint> (or a GrxUI item's
+    properties, as plain values)."""
+    e = ExtraJointSpec(a["name"], a["object1"], a["link1"], a["object2"], a["link2"],
+                       line=line)
+    if "link1LocalPos" in a:
+        e.link1_pos = ctx.vector(a["link1LocalPos"], 3, line, f("link1LocalPos"))
+    if "link2LocalPos" in a:
+        e.link2_pos = ctx.vector(a["link2LocalPos"], 3, line, f("link2LocalPos"))
+    if "jointAxis" in a:
+        e.axis = ctx.vector(a["jointAxis"], 3, line, f("jointAxis"))
+    t = a.get("jointType", "xyz").strip()
+    if t not in ("xyz", "xy", "z"):
+        raise ctx.err(line, f("jointType"), "must be xyz, xy or z, got %r" % t)
+    e.joint_type = t
+    return e
+
+
+def _parse_noise(p, el, a, ctx):
+    """<noise seed="N" limits="bool"> with <sensor type="gyro" std="..." bias="..."/> children:
+    std and bias are 1 number (every component) or one per component."""
+    if "seed" in a:
+        seed = ctx.number(a["seed"], el.line, "<noise> seed", nonneg=True)
+        if seed != int(seed) or seed >= 2 ** 32:
+            raise ctx.err(el.line, "<noise> seed", "must be a whole number below 2^32")
+        p.noise_seed = int(seed)
+    if "limits" in a:
+        p.noise_limits = ctx.boolean(a["limits"], el.line, "<noise> limits")
+    seen = set()
+    for c in el.children:
+        ca = _attrs(c, ctx, required=("type",))
+        t = ca["type"].strip()
+        if t not in _NOISE_TYPES:
+            raise ctx.err(c.line, "<sensor> type", "unknown sensor type %r (one of: %s)"
+                          % (t, ", ".join(_NOISE_TYPES)))
+        if t in seen:
+            raise ctx.err(c.line, "<sensor> type", "noise for %r given twice" % t)
+        seen.add(t)
+        values = {}
+        for attr in ("std", "bias"):
+            words = ca.get(attr, "").replace(",", " ").split()
+            if len(words) not in (0, 1, _NOISE_TYPES[t]):
+                raise ctx.err(c.line, "<sensor> " + attr, "give 1 number (every component) or "
+                              "%d for %s" % (_NOISE_TYPES[t], t))
+            values[attr] = [ctx.number(w, c.line, "<sensor> " + attr, nonneg=attr == "std")
+                            for w in words]
+        p.noise.append((t, values["std"], values["bias"], c.line))
 
 
 def _command(text, line, fld, ctx):
@@ -568,6 +676,8 @@ def _parse_model(el, a, ctx):
                                                       fld + "velocity")
             if "mode" in ca:
                 m.joint_modes[name] = ctx.mode(ca["mode"], c.line, fld + "mode")
+            if "trackSpeed" in ca:
+                m.track_speeds[name] = ctx.number(ca["trackSpeed"], c.line, fld + "trackSpeed")
     return m
 
 
@@ -597,6 +707,7 @@ def _props(item, ctx):
 def _parse_grxui(root, ctx):
     p = Project(path=ctx.path, format=FORMAT_GRXUI)
     p.end_time = 10.0
+    p.joint_limits = False  # OpenHRP's own behaviour
     modes = [c for c in root.children if c.tag == "mode"]
     sim_modes = [c for c in modes if c.attrs.get("name") == "Simulation"] or modes
     for c in root.children:
@@ -628,6 +739,8 @@ def _parse_grxui(root, ctx):
             _grx_model(p, it, name, props, ctx, pending_controllers)
         elif short == "GrxCollisionPairItem":
             _grx_pair(p, it, name, props, ctx)
+        elif short == "GrxExtraJointItem":
+            _grx_extra_joint(p, it, name, props, ctx)
         elif short == "GrxControllerItem" or short.endswith("ControllerItem"):
             fld = "item %s " % name
             cname = props.get("controller", (name, 0))[0] or name
@@ -769,6 +882,33 @@ def _grx_model(p, it, name, props, ctx, controllers):
             period = ctx.number(v, ln2, fld + "controlTime", positive=True)
         controllers.append(ControllerSpec(cname.strip(), name, period, line=ln))
     p.models.append(m)
+
+
+def _grx_extra_joint(p, it, name, props, ctx):
+    """A GrxExtraJointItem (object1Name/object2Name, link1Name/link2Name, link1LocalPos,
+    link2LocalPos, jointType, jointAxis). GrxUI's default jointType "piston" (the point slides
+    along the axis) is read as xy, with a warning."""
+    vals = {k: v for k, (v, _) in props.items()}
+    fld = "item %s " % name
+    for k in ("object1Name", "object2Name", "link1Name", "link2Name"):
+        if not vals.get(k, "").strip():
+            raise ctx.err(it.line, fld + k, "required property is missing")
+    t = vals.get("jointType", "xyz").strip()
+    if t == "piston":
+        p.warn(it.line, "extra joint %s: jointType piston read as xy (the point slides along "
+                        "the axis)" % name)
+        t = "xy"
+    a = {"name": name, "object1": vals["object1Name"].strip(), "link1": vals["link1Name"].strip(),
+         "object2": vals["object2Name"].strip(), "link2": vals["link2Name"].strip(),
+         "jointType": t}
+    for k in ("link1LocalPos", "link2LocalPos", "jointAxis"):
+        if k in vals:
+            a[k] = vals[k]
+    p.extra_joints.append(_extra_joint(a, it.line, lambda k: fld + k, ctx))
+    for k in props:
+        if k not in ("object1Name", "object2Name", "link1Name", "link2Name", "link1LocalPos",
+                     "link2LocalPos", "jointType", "jointAxis"):
+            p.warn(props[k][1], "extra joint %s: property %s ignored" % (name, k))
 
 
 def _grx_pair(p, it, name, props, ctx):

@@ -7,14 +7,23 @@ goes on) into NumPy arrays; ``write_results`` writes the directory:
                    "C.root_p" (N, 3) [m], "C.root_R" (N, 3, 3) row-major, "C.link_p"
                    (N, links, 3), "C.q", "C.dq", "C.u" (N, joints, jointId order),
                    "C.joint_names" (joints,); when sensors are logged "C.force" (N, n, 6),
-                   "C.rate_gyro" (N, n, 3), "C.accel" (N, n, 3); static characters (no
-                   joints, e.g. the floor) have only root_p and root_R
+                   "C.rate_gyro" (N, n, 3), "C.accel" (N, n, 3), and per range sensor k
+                   (sensorId order) "C.range<k>" (N, beams) [m, 0 = no hit]; static
+                   characters (no joints, e.g. the floor) have only root_p and root_R (and
+                   their range scans); per closed loop "C.loop.NAME" (N, 6): force [N] on
+                   link2 and moment [N m] about its point, world frame (C: the loop's first
+                   character); per crawler link "C.track.LINK" (N,): its track speed [m/s];
+                   per character with joints "C.joint_stop" (N, joints): the axial torque
+                   [N m] (force [N]) of each joint's constraint: a torque-mode joint's stop
+                   reaction when joint limits are on, a high-gain joint's servo torque
     summary.json   project, format, models, controllers (each with how its process ended),
                    steps, simulated and wall time, real-time factor, records, warnings,
                    plots, status (and the Scheduler's own status)
     summary.txt    the same, short, for people
     root.png       per character with joints: root height vs time and x-y path
     joints.png     per character with joints: joint angles vs time
+    loops.png      when the run has closed loops or crawler tracks: each loop's force
+                   magnitude and each track's speed vs time
     models.json.gz the body description of every model (viewer/scene.py), so that
                    `hrpsim view` replays the run with nothing else
 """
@@ -34,9 +43,13 @@ class LogCollector:
         self.root_p = {n: [] for n, _ in self.characters}
         self.root_R = {n: [] for n, _ in self.characters}
         self.link_p = {n: [] for n, _ in self.characters}
-        self.sensor = {n: {k: [] for k in ("q", "dq", "u", "force", "rate_gyro", "accel")}
+        self.sensor = {n: {k: [] for k in ("q", "dq", "u", "force", "rate_gyro", "accel",
+                                           "range")}
                        for n, _ in self.characters}
         self.has_sensors = False
+        self.stops = {n: [] for n, _ in self.characters}
+        self.loops = {}   # "C.loop.NAME" -> rows
+        self.tracks = {}  # "C.track.LINK" -> values
 
     def __len__(self):
         return len(self.time)
@@ -57,6 +70,14 @@ class LogCollector:
                     self.root_p[name].append([np.nan] * 3)
                     self.root_R[name].append([np.nan] * 9)
                     self.link_p[name].append([])
+            for lf in getattr(rec, "loops", None) or []:
+                self.loops.setdefault("%s.loop.%s" % (lf.character, lf.name), []).append(
+                    list(lf.force))
+            for (name, _), js in zip(self.characters, getattr(rec, "jointStops", None) or []):
+                self.stops[name].append(list(js))
+            for ts in getattr(rec, "tracks", None) or []:
+                self.tracks.setdefault("%s.track.%s" % (ts.character, ts.link), []).append(
+                    ts.speed)
             if len(rec.sensors):
                 self.has_sensors = True
             for (name, joints), ss in zip(self.characters, rec.sensors):
@@ -67,6 +88,7 @@ class LogCollector:
                 s["force"].append([list(f) for f in ss.force])
                 s["rate_gyro"].append([list(g) for g in ss.rateGyro])
                 s["accel"].append([list(a) for a in ss.accel])
+                s["range"].append([list(r) for r in ss.range])
 
     def arrays(self):
         """The log as a dict of NumPy arrays (the contents of log.npz)."""
@@ -75,6 +97,13 @@ class LogCollector:
         for name, joints in self.characters:
             out[name + ".root_p"] = np.asarray(self.root_p[name], dtype=float).reshape(n, 3)
             out[name + ".root_R"] = np.asarray(self.root_R[name], dtype=float).reshape(n, 3, 3)
+            # range scans, also of characters without joints (a fixed scanner)
+            scans = self.sensor[name]["range"]
+            if len(scans) == n and n:
+                for k in range(len(scans[0])):
+                    beams = [rec[k] for rec in scans]
+                    if beams[0] and all(len(x) == len(beams[0]) for x in beams):
+                        out["%s.range%d" % (name, k)] = np.asarray(beams, dtype=float)
             if not joints:
                 continue
             out[name + ".link_p"] = np.asarray(self.link_p[name], dtype=float).reshape(n, -1, 3)
@@ -86,6 +115,16 @@ class LogCollector:
             for key, width in (("force", 6), ("rate_gyro", 3), ("accel", 3)):
                 if len(s[key]) == n and s[key] and s[key][0]:
                     out[name + "." + key] = np.asarray(s[key], dtype=float).reshape(n, -1, width)
+        for name, joints in self.characters:
+            rows = self.stops[name]
+            if joints and len(rows) == n and rows and len(rows[0]) == len(joints):
+                out[name + ".joint_stop"] = np.asarray(rows, dtype=float).reshape(n, -1)
+        for key, rows in self.loops.items():
+            if len(rows) == n:
+                out[key] = np.asarray(rows, dtype=float).reshape(n, 6)
+        for key, vals in self.tracks.items():
+            if len(vals) == n:
+                out[key] = np.asarray(vals, dtype=float)
         return out
 
 
@@ -209,4 +248,25 @@ def _plots(out, arrays, plot_joints):
         fig.savefig(out / "joints.png", dpi=90)
         plt.close(fig)
         written.append(out / "joints.png")
+
+    # closed loops' forces and tracks' speeds vs time
+    loops = sorted(k for k in arrays if ".loop." in k)
+    tracks = sorted(k for k in arrays if ".track." in k)
+    panels = [p for p in (loops, tracks) if p]
+    if panels:
+        fig, axes = plt.subplots(len(panels), 1, figsize=(11, 3.8 * len(panels)), squeeze=False)
+        for ax, keys in zip(axes[:, 0], panels):
+            for k in keys:
+                v = arrays[k]
+                ax.plot(t, np.linalg.norm(v[:, :3], axis=1) if v.ndim == 2 else v, label=k)
+            loop = keys is loops
+            ax.set_xlabel("time [s]")
+            ax.set_ylabel("loop force |F| [N]" if loop else "track speed [m/s]")
+            ax.set_title("closed loops: force on link2" if loop else "crawler track speeds")
+            ax.grid(True)
+            ax.legend(fontsize=7, loc="best")
+        fig.tight_layout()
+        fig.savefig(out / "loops.png", dpi=90)
+        plt.close(fig)
+        written.append(out / "loops.png")
     return written

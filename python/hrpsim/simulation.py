@@ -117,8 +117,11 @@ class Simulation:
         self._modes = []        # (character, mode name)
         self._init_data = []    # ("link", ch, link, type name, data) / ("joints", ch, type, q)
         self._pairs = []        # dicts of registerCollisionCheckPair's arguments
+        self._loops = []        # dicts of registerExtraJoint's arguments
+        self._joint_options = None  # (joint limits, rotor inertia) for the scheduler
         self._controllers = []  # (name, character, period)
         self._log = None        # (period, sensors) for the scheduler
+        self._noise = None      # (seed, limits, {type: (std, bias)}) for the scheduler
         self._scheduler = None
         self._dynamics = None
         self._started = False
@@ -294,6 +297,40 @@ class Simulation:
                                 static=mu, slip=slip, culling=float(culling),
                                 restitution=float(restitution)))
 
+    def add_extra_joint(self, name, char1, link1, char2, link2, pos1=(0.0, 0.0, 0.0),
+                        pos2=(0.0, 0.0, 0.0), type="xyz", axis=(1.0, 0.0, 0.0)):
+        """A closed loop (OpenHRP's registerExtraJoint): point ``pos1`` of ``char1``'s
+        ``link1`` (link1 frame [m]) tied to point ``pos2`` of ``char2``'s ``link2``; ``type``
+        "xyz" (ball), "xy" (slides along ``axis``, link1 frame) or "z" (slides across it)."""
+        self._configurable("add_extra_joint")
+        kinds = {"xyz": "EJ_XYZ", "xy": "EJ_XY", "z": "EJ_Z"}
+        if type not in kinds:
+            raise ValueError("extra joint type must be one of %s, got %r" % (sorted(kinds), type))
+        self._loops.append(dict(name=name, char1=char1, link1=link1, char2=char2, link2=link2,
+                                pos1=[float(x) for x in pos1], pos2=[float(x) for x in pos2],
+                                type=kinds[type], axis=[float(x) for x in axis]))
+
+    def set_joint_options(self, joint_limits=True, rotor_inertia=False):
+        """(Scheduler mode) joint stops at llimit/ulimit and rotor inertia, beyond OpenHRP 3.1
+        (both off unless set here; hrpsim project files turn joint limits on)."""
+        self._configurable("set_joint_options")
+        if self.scheduler_name is None:
+            raise RuntimeError("joint limits and rotor inertia are options of the scheduler "
+                               "(OpenHRP's DynamicsSimulator interface has none): make the "
+                               "Simulation with scheduler=True")
+        self._joint_options = (bool(joint_limits), bool(rotor_inertia))
+
+    def extra_joint_force(self, character, name):
+        """The last step's force [N] on link2 and moment [N m] about its attachment point,
+        world frame, of the closed loop ``name`` of ``character`` (numpy array of 6)."""
+        import numpy as np
+        return np.asarray(self.dynamics.getExtraJointConstraintForce(character, name),
+                          dtype=float)
+
+    def set_track_speed(self, character, link, speed):
+        """A crawler link's track speed [m/s] (OpenHRP writes it as JOINT_TORQUE)."""
+        self.set_link_data(character, link, "JOINT_TORQUE", [float(speed)])
+
     def add_controller(self, name, character="", period=None):
         """(Scheduler mode) an OpenHRP::Controller bound as ``name``, ticked every ``period``
         seconds (default: every step) by the scheduler."""
@@ -307,6 +344,38 @@ class Simulation:
         """(Scheduler mode) record the world (and sensor) state every ``period`` seconds."""
         self._configurable("set_log")
         self._log = (float(period), bool(sensors))
+
+    def set_sensor_noise(self, seed=0, limits=False, **types):
+        """(Scheduler mode) sensor noise and limits, beyond OpenHRP (off by default; see the
+        README): ``force``, ``gyro``, ``accel`` and ``range`` each take ``(std, bias)`` or
+        ``{"std": ..., "bias": ...}``, a number for every component or one per component
+        (force 6, gyro and accel 3, range 1): reading = true + bias + std * N(0, 1), drawn
+        from generators seeded by ``seed`` (the same seed, the same numbers). ``limits``
+        clamps force / gyro / accel at their specValues maxima and makes range hits beyond
+        maxDistance read 0."""
+        self._configurable("set_sensor_noise")
+        if self.scheduler_name is None:
+            raise RuntimeError("sensor noise is applied by the scheduler: make the Simulation "
+                               "with scheduler=True")
+        sizes = {"force": 6, "gyro": 3, "accel": 3, "range": 1}
+        specs = {}
+        for name, value in types.items():
+            if name not in sizes:
+                raise ValueError("unknown sensor type %r (one of: %s)"
+                                 % (name, ", ".join(sizes)))
+            std, bias = ((value.get("std", 0.0), value.get("bias", 0.0))
+                         if isinstance(value, dict) else value)
+            std = np.atleast_1d(np.asarray(std, dtype=float)).tolist()
+            bias = np.atleast_1d(np.asarray(bias, dtype=float)).tolist()
+            for what, v in (("std", std), ("bias", bias)):
+                if len(v) not in (1, sizes[name]):
+                    raise ValueError("%s %s: give 1 number or %d" % (name, what, sizes[name]))
+            if min(std) < 0:
+                raise ValueError("%s std must be >= 0" % name)
+            specs[name] = (std, bias)
+        if not 0 <= int(seed) < 2 ** 32:
+            raise ValueError("seed must be in [0, 2^32)")
+        self._noise = (int(seed), bool(limits), specs)
 
     # -----------------------------------------------------------------------------------------
     # building and stepping
@@ -349,6 +418,10 @@ class Simulation:
                 ds.registerCollisionCheckPair(p["char1"], p["link1"], p["char2"], p["link2"],
                                               p["static"], p["slip"], [], [], p["culling"],
                                               p["restitution"])
+            for lp in self._loops:
+                ds.registerExtraJoint(lp["char1"], lp["link1"], lp["char2"], lp["link2"],
+                                      lp["pos1"], lp["pos2"], getattr(OpenHRP, lp["type"]),
+                                      lp["axis"], lp["name"])
             ds.initSimulation()
         except BaseException:
             ds.destroy()
@@ -390,10 +463,21 @@ class Simulation:
             s.addCollisionPair(H.CollisionPair(p["char1"], p["link1"], p["char2"], p["link2"],
                                                p["static"], p["slip"], p["culling"],
                                                p["restitution"]))
+        from . import OpenHRP
+        for lp in self._loops:
+            s.addExtraJoint(H.ExtraJointSpec(lp["name"], lp["char1"], lp["link1"], lp["char2"],
+                                             lp["link2"], lp["pos1"], lp["pos2"],
+                                             getattr(OpenHRP, lp["type"]), lp["axis"]))
+        if self._joint_options is not None:
+            s.setJointOptions(H.JointOptions(*self._joint_options))
         for name, character, period in self._controllers:
             s.addController(H.ControllerSpec(name, character, period))
         if self._log is not None:
             s.setLogOptions(H.LogOptions(*self._log))
+        if self._noise is not None:
+            seed, limits, specs = self._noise
+            s.setSensorNoise(H.SensorNoise(seed, limits, [H.SensorNoiseSpec(t, std, bias)
+                                                          for t, (std, bias) in specs.items()]))
         s.startPaused()
         self._dynamics = s.dynamics()
 
@@ -574,7 +658,9 @@ class Simulation:
 
     def sensors(self, character):
         """The sensor state as arrays: {"q", "dq", "u": (njoints,), "force": (nforce, 6)
-        (force then moment, sensor frame), "gyro": (ngyro, 3), "accel": (naccel, 3)}."""
+        (force then moment, sensor frame), "gyro": (ngyro, 3), "accel": (naccel, 3), "range":
+        a list, one (nbeams,) array per range sensor in sensorId order (the last scan; 0 for
+        "no hit"; empty arrays while sensors are disabled)}."""
         self._model(character)
         s = self.dynamics.getCharacterSensorState(character)
         return {
@@ -584,6 +670,7 @@ class Simulation:
             "force": np.array(s.force, dtype=float).reshape(-1, 6),
             "gyro": np.array(s.rateGyro, dtype=float).reshape(-1, 3),
             "accel": np.array(s.accel, dtype=float).reshape(-1, 3),
+            "range": [np.array(r, dtype=float) for r in s.range],
         }
 
     def force(self, character):
@@ -598,9 +685,15 @@ class Simulation:
         """Accelerometers (naccel, 3) [m/s^2], sensor frames."""
         return self.sensors(character)["accel"]
 
+    def ranges(self, character):
+        """Range sensors: one (nbeams,) array of distances [m] per sensor, sensorId order. Beam
+        k points at angle (k - nbeams // 2) * scanStep in the sensor's x-z plane (OpenHRP's fan,
+        see the README); 0 means no hit. The scan is held between scans (scanRate)."""
+        return self.sensors(character)["range"]
+
     def snapshot(self):
         """Everything at once, for comparing runs: {"time": t, name: {"p", "R" (link poses),
-        "q", "dq", "u", "force", "gyro", "accel"}} for every character."""
+        "q", "dq", "u", "force", "gyro", "accel", "range"}} for every character."""
         ws = self.world_state()
         out = {"time": float(ws.time)}
         for cp in ws.characterPositions:

@@ -114,8 +114,67 @@ int SimCore::addIntersectionPair(int ch1, int link1, int ch2, int link2, double 
 
 //---------------------------------- running ---------------------------------------------------
 
+int SimCore::setNoise(const Noise &noise, hsError *err) {
+  for (int t = 0; t < hsSENSOR_NTYPES; t++) {
+    if (!noise.active[t]) {
+      continue;
+    }
+    if (t != hsSENSOR_FORCE && t != hsSENSOR_RATEGYRO && t != hsSENSOR_ACCELERATION &&
+        t != hsSENSOR_RANGE) {
+      return HS_ERR(err, hsE_INVALID, "noise applies to force, rate gyro, accelerometer and "
+                    "range sensors only");
+    }
+    for (int j = 0; j < 6; j++) {
+      if (!std::isfinite(noise.spec[t].std[j]) || noise.spec[t].std[j] < 0.0 ||
+          !std::isfinite(noise.spec[t].bias[j])) {
+        return HS_ERR(err, hsE_INVALID, "sensor noise: std %g must be finite and >= 0 and bias "
+                      "%g finite", noise.spec[t].std[j], noise.spec[t].bias[j]);
+      }
+    }
+  }
+  noise_ = noise;
+  return 0;
+}
+
 int SimCore::start(hsError *err) {
   int rc = hsd_init(world_, err);
+  started_ = rc == 0;
+  bool anyRange = false;
+  for (size_t ch = 0; ch < chars_.size(); ch++) {
+    hssState *st = chars_[ch].sensors.get();
+    int n = 0;
+    const int *range = hss_sensorsOfType(st, hsSENSOR_RANGE, &n);
+    anyRange = anyRange || n > 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+      const hsSensor &sn = chars_[ch].body->sensors[range[i]];
+      double dt = hsd_timeStep(world_), rate = sn.nspecValue > 2 ? sn.specValues[2] : 0.0;
+      long period = hss_scanPeriod(&sn, dt);
+      if (rate > 0.0 && std::fabs(period * dt * rate - 1.0) > 1e-9) {
+        hsu_log(hsLOG_INFO, "character '%s', range sensor '%s': 1 / scanRate (%g Hz) is not a "
+                "whole number of %g s steps; it scans every %ld steps (%g Hz)",
+                chars_[ch].name.c_str(), sn.name, rate, dt, period, 1.0 / (period * dt));
+      }
+    }
+    hss_clearRange(st);
+    const hstSensor noisy[4] = {hsSENSOR_FORCE, hsSENSOR_RATEGYRO, hsSENSOR_ACCELERATION,
+                                hsSENSOR_RANGE};
+    for (int i = 0; i < 4 && rc == 0; i++) {
+      int t = noisy[i];
+      if (noise_.active[t] || st->noise) {
+        rc = hss_setNoise(st, noisy[i], noise_.active[t] ? &noise_.spec[t] : nullptr,
+                          noise_.seed, ch, err);
+      }
+    }
+    if (rc == 0) {
+      rc = hss_setLimits(st, noise_.limits ? 1 : 0, err);
+    }
+  }
+  if (rc == 0 && anyRange && !rays_) {
+    rays_.reset(hss_makeRayScene(world_, err));
+    if (!rays_) {
+      rc = hsE_NOMEM;
+    }
+  }
   started_ = rc == 0;
   updateSensors();
   return rc;
@@ -132,9 +191,27 @@ int SimCore::step(hsError *err) {
 }
 
 void SimCore::updateSensors() {
+  bool due = false;
   for (size_t ch = 0; ch < chars_.size(); ch++) {
     hss_update(chars_[ch].sensors.get(), world_, static_cast<int>(ch));
+    due = due || hss_rangeDue(chars_[ch].sensors.get(), world_);
   }
+  if (!due || !sensors_ || !rays_ || !started_) {
+    return;  // range scans cost rays: only when sensors are on and a scan is due
+  }
+  hss_syncRayScene(rays_.get(), world_);
+  for (size_t ch = 0; ch < chars_.size(); ch++) {
+    hss_updateRange(chars_[ch].sensors.get(), world_, static_cast<int>(ch), rays_.get());
+  }
+}
+
+int SimCore::readingCount(int ch, int s) const {
+  int n = 0;
+  hss_reading(chars_[ch].sensors.get(), s, &n);
+  if (!sensors_ && body(ch)->sensors[s].type == hsSENSOR_RANGE) {
+    return 0;
+  }
+  return n;
 }
 
 void SimCore::reading(int ch, int s, int size, double *out) const {

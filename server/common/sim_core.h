@@ -69,6 +69,18 @@ class SimCore {
   void enableSensors(bool on) { sensors_ = on; }
   bool sensorsEnabled() const { return sensors_; }
 
+  // sensor noise, bias and limits (sensors.h; beyond OpenHRP, off by default): per type, the
+  // spec when active[type]; seeds the generators (character index as the stream) and takes
+  // effect at start (every start restarts them). hsE_INVALID for a bad spec (nothing changed).
+  struct Noise {
+    uint64_t seed = 0;
+    bool limits = false;
+    bool active[hsSENSOR_NTYPES] = {};
+    hssNoiseSpec spec[hsSENSOR_NTYPES] = {};
+  };
+  int setNoise(const Noise &noise, hsError *err);
+  const Noise &noise() const { return noise_; }
+
   // gravitational acceleration, world frame [m/s^2] (finite)
   int setGravity(const double g[3], hsError *err);
 
@@ -77,6 +89,17 @@ class SimCore {
                      hsError *err);
   int addIntersectionPair(int ch1, int link1, int ch2, int link2, double tolerance,
                           hsError *err);
+
+  // joint stops and rotor inertia (dynamics.h); before start only
+  int setJointOptions(bool limits, bool rotorInertia, hsError *err) {
+    return hsd_setJointOptions(world_, limits, rotorInertia, err);
+  }
+
+  // add an extra joint (hsd_addExtraJoint); before start only
+  int addExtraJoint(const char *name, int ch1, int link1, int ch2, int link2, const double p1[3],
+                    const double p2[3], hstExtraJoint type, const double axis[3], hsError *err) {
+    return hsd_addExtraJoint(world_, name, ch1, link1, ch2, link2, p1, p2, type, axis, err);
+  }
 
   //---------------------------------- running -----------------------------------------------
 
@@ -123,6 +146,10 @@ class SimCore {
   // last step's, or zeros while sensors are disabled (or the sensor gives fewer)
   void reading(int ch, int s, int size, double *out) const;
 
+  // how many numbers sensor s of character ch reports: force 6, gyro and accelerometer 3, a
+  // range sensor its beams (0 while sensors are disabled), others 0
+  int readingCount(int ch, int s) const;
+
   // registered pairs that intersect at the current poses (link poses from the joint values
   // first, as OpenHRP): their hsd_pair indices into hits (all of them, or the first when
   // checkAll is false); started only
@@ -139,6 +166,10 @@ class SimCore {
   void updateSensors();
 
   mutable std::mutex mutex_;
+  // every character's collision geometry for range sensors' rays (made at the first start when
+  // some character has a range sensor)
+  std::unique_ptr<hssRayScene, void (*)(hssRayScene *)> rays_{nullptr, hss_freeRayScene};
+  Noise noise_;
   hsdWorld *world_ = nullptr;
   std::vector<Character> chars_;  // index = character index in the world
   bool sensors_ = false;

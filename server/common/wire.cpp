@@ -178,6 +178,20 @@ int dataSize(DS::LinkDataType type) {
   }
 }
 
+int vector3(const OpenHRP::DblSequence3 &v, const char *what, double out[3], hsError *err) {
+  if (v.length() != 3) {
+    return HS_ERR(err, hsE_INVALID, "%s needs 3 numbers, got %u", what,
+                  static_cast<unsigned>(v.length()));
+  }
+  if (requireFinite(what, v.get_buffer(), 3, err) < 0) {
+    return hsE_INVALID;
+  }
+  for (CORBA::ULong k = 0; k < 3; k++) {
+    out[k] = v[k];
+  }
+  return 0;
+}
+
 int gravityFromWire(const OpenHRP::DblSequence3 &v, double g[3], hsError *err) {
   if (v.length() != 3) {
     return HS_ERR(err, hsE_INVALID, "the gravity vector needs 3 numbers, got %u",
@@ -318,7 +332,10 @@ int setAllLinkData(SimCore &core, int ch, DS::LinkDataType type,
     int l = body->jointLink[j];
     // joint data skip numbered links without a 1-dof joint, as OpenHRP skips fixed joints; the
     // entry of a jointId no link has (a gap) is ignored
-    if (l < 0 || (isJointType(type) && !hsm_hasOneDofJoint(&body->links[l]))) {
+    // (a crawler takes its track speed as JOINT_TORQUE, or JOINT_VELOCITY)
+    bool track = body->links[l >= 0 ? l : 0].jointType == hsJOINT_CRAWLER &&
+                 (type == DS::JOINT_TORQUE || type == DS::JOINT_VELOCITY);
+    if (l < 0 || (isJointType(type) && !hsm_hasOneDofJoint(&body->links[l]) && !track)) {
       continue;
     }
     if (applyLinkData(core, ch, l, type, v + n * j, err) < 0) {
@@ -445,14 +462,21 @@ OpenHRP::SensorState *sensorState(const SimCore &core, int ch) {
   const int *accel = core.sensorsOfType(ch, hsSENSOR_ACCELERATION, &n);
   ss->accel.length(static_cast<CORBA::ULong>(n));
   for (int i = 0; i < n; i++) core.reading(ch, accel[i], 3, ss->accel[i]);
-  // range sensors come with a later issue: one empty entry each
-  core.sensorsOfType(ch, hsSENSOR_RANGE, &n);
+  // range sensors: the last scan, one number per beam (none while sensors are disabled)
+  const int *range = core.sensorsOfType(ch, hsSENSOR_RANGE, &n);
   ss->range.length(static_cast<CORBA::ULong>(n));
+  for (int i = 0; i < n; i++) {
+    int size = core.readingCount(ch, range[i]);
+    ss->range[static_cast<CORBA::ULong>(i)].length(static_cast<CORBA::ULong>(size));
+    core.reading(ch, range[i], size, ss->range[static_cast<CORBA::ULong>(i)].get_buffer());
+  }
   return ss._retn();
 }
 
 OpenHRP::DblSequence *sensorValues(const SimCore &core, int ch, int sensor) {
-  int size = sensorSize(core.body(ch)->sensors[sensor].type);
+  int size = core.body(ch)->sensors[sensor].type == hsSENSOR_RANGE
+                 ? core.readingCount(ch, sensor)
+                 : sensorSize(core.body(ch)->sensors[sensor].type);
   OpenHRP::DblSequence_var out = new OpenHRP::DblSequence;
   out->length(static_cast<CORBA::ULong>(size));
   core.reading(ch, sensor, size, out->get_buffer());

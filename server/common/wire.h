@@ -40,6 +40,9 @@ int gravityFromWire(const OpenHRP::DblSequence3 &v, double g[3], hsError *err);
 // and back: the vector a client reads with getGVector
 void gravityToWire(const double g[3], OpenHRP::DblSequence3 &v);
 
+// a 3-vector from the wire (exactly 3 finite numbers); what names it in the error
+int vector3(const OpenHRP::DblSequence3 &v, const char *what, double out[3], hsError *err);
+
 // a joint drive mode from the wire
 int jointMode(DS::JointDriveMode mode, hstJointMode *out, hsError *err);
 

@@ -188,23 +188,66 @@ void DynamicsSimulatorServant::registerIntersectionCheckPair(const char *char1, 
   check(core_->addIntersectionPair(ch1, l1, ch2, l2, tolerance, &err), op, err);
 }
 
-void DynamicsSimulatorServant::registerExtraJoint(const char *, const char *, const char *,
-                                                  const char *, const OpenHRP::DblSequence3 &,
-                                                  const OpenHRP::DblSequence3 &,
-                                                  OpenHRP::ExtraJointType,
-                                                  const OpenHRP::DblSequence3 &,
-                                                  const char *extraJointName) {
-  notImplemented("registerExtraJoint",
-                 format("extra joints (closed kinematic loops) are not implemented yet; '%s' "
-                        "was not registered",
+void DynamicsSimulatorServant::registerExtraJoint(
+    const char *char1, const char *link1, const char *char2, const char *link2,
+    const OpenHRP::DblSequence3 &link1LocalPos, const OpenHRP::DblSequence3 &link2LocalPos,
+    OpenHRP::ExtraJointType jointType, const OpenHRP::DblSequence3 &jointAxis,
+    const char *extraJointName) {
+  const char *op = "registerExtraJoint";
+  SimCore::Lock lock(*core_);
+  if (core_->started()) {
+    badOrder(op, format("'%s': extra joints must be registered before initSimulation",
                         extraJointName));
+  }
+  int ch1 = character(op, char1);
+  int l1 = link(op, ch1, link1);
+  int ch2 = character(op, char2);
+  int l2 = link(op, ch2, link2);
+  hsError err = {};
+  double p1[3], p2[3], axis[3];
+  check(wire::vector3(link1LocalPos, "link1LocalPos", p1, &err), op, err);
+  check(wire::vector3(link2LocalPos, "link2LocalPos", p2, &err), op, err);
+  check(wire::vector3(jointAxis, "jointAxis", axis, &err), op, err);
+  if (jointType != OpenHRP::EJ_XYZ && jointType != OpenHRP::EJ_XY && jointType != OpenHRP::EJ_Z) {
+    HS_ERR(&err, hsE_INVALID, "'%s': unknown ExtraJointType %d", extraJointName,
+           static_cast<int>(jointType));
+    fail(op, std::string(), err);
+  }
+  check(hsd_addExtraJoint(core_->world(), extraJointName, ch1, l1, ch2, l2, p1, p2,
+                          static_cast<hstExtraJoint>(jointType), axis, &err),
+        op, err);
 }
 
-void DynamicsSimulatorServant::getExtraJointConstraintForce(const char *, const char *name,
-                                                            OpenHRP::DblSequence6_out) {
-  notImplemented("getExtraJointConstraintForce",
-                 format("extra joints (closed kinematic loops) are not implemented yet ('%s')",
-                        name));
+void DynamicsSimulatorServant::getExtraJointConstraintForce(const char *characterName,
+                                                            const char *name,
+                                                            OpenHRP::DblSequence6_out contactForce) {
+  const char *op = "getExtraJointConstraintForce";
+  SimCore::Lock lock(*core_);
+  int ch = character(op, characterName);
+  int i = hsd_extraJointIndex(core_->world(), ch, name);
+  if (i < 0) {
+    std::string known;
+    for (int k = 0; k < hsd_extraJointCount(core_->world()); k++) {
+      int chs[2];
+      const char *n = hsd_extraJointName(core_->world(), k, chs, nullptr);
+      if (chs[0] == ch || chs[1] == ch) {
+        known += std::string(known.empty() ? "" : ", ") + "'" + n + "'";
+      }
+    }
+    hsError err = {};
+    HS_ERR(&err, hsE_INVALID, "character '%s' has no extra joint named '%s' (it has %s)",
+           characterName, name, known.empty() ? "none" : known.c_str());
+    fail(op, std::string(), err);
+  }
+  // force and moment on link2 about its attachment point, world frame (README)
+  double f[6];
+  hsd_extraJointForce(core_->world(), i, f);
+  OpenHRP::DblSequence6_var out = new OpenHRP::DblSequence6;
+  out->length(6);
+  for (CORBA::ULong k = 0; k < 6; k++) {
+    out[k] = f[k];
+  }
+  contactForce = out._retn();
 }
 
 void DynamicsSimulatorServant::initSimulation() {

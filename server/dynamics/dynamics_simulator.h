@@ -9,7 +9,7 @@
 // Errors: unknown character, link or sensor names, wrong data lengths, non-finite numbers and
 // bad values raise CORBA::BAD_PARAM; calls in the wrong order (stepSimulation before
 // initSimulation, registerCharacter after it) raise CORBA::BAD_INV_ORDER; features of later
-// issues (extra joints, distance queries) raise CORBA::NO_IMPLEMENT. Each is logged as one line
+// issues (distance queries) raise CORBA::NO_IMPLEMENT. Each is logged as one line
 // naming the operation and the problem, and the instance stays usable.
 
 #ifndef HRPSIM_SERVER_DYNAMICS_DYNAMICS_SIMULATOR_H_

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 
 #include "format.h"
 #include "runtime.h"
@@ -417,6 +418,43 @@ void SchedulerServant::addCollisionPair(const hrpsim::CollisionPair &pair) {
   refuseOn(op, core_->addContactPair(ch1, l1, ch2, l2, surface, &err), err);
 }
 
+void SchedulerServant::addExtraJoint(const hrpsim::ExtraJointSpec &spec) {
+  const char *op = "addExtraJoint";
+  std::lock_guard<std::mutex> lk(mutex_);
+  requireConfigurable(op);
+  SimCore::Lock core(*core_);
+  hsError err = {};
+  int ch1 = core_->character(spec.char1, &err);
+  refuseOn(op, ch1, err);
+  int ch2 = core_->character(spec.char2, &err);
+  refuseOn(op, ch2, err);
+  int l1 = core_->link(ch1, spec.link1, &err);
+  refuseOn(op, l1, err);
+  int l2 = core_->link(ch2, spec.link2, &err);
+  refuseOn(op, l2, err);
+  double p1[3], p2[3], axis[3];
+  refuseOn(op, wire::vector3(spec.link1LocalPos, "link1LocalPos", p1, &err), err);
+  refuseOn(op, wire::vector3(spec.link2LocalPos, "link2LocalPos", p2, &err), err);
+  refuseOn(op, wire::vector3(spec.jointAxis, "jointAxis", axis, &err), err);
+  int type = static_cast<int>(spec.jointType);
+  if (type < 0 || type > 2) {
+    refuse(op, format("extra joint '%s': unknown jointType %d", static_cast<const char *>(spec.name),
+                      type));
+  }
+  refuseOn(op, core_->addExtraJoint(spec.name, ch1, l1, ch2, l2, p1, p2,
+                                    static_cast<hstExtraJoint>(type), axis, &err),
+           err);
+}
+
+void SchedulerServant::setJointOptions(const hrpsim::JointOptions &options) {
+  const char *op = "setJointOptions";
+  std::lock_guard<std::mutex> lk(mutex_);
+  requireConfigurable(op);
+  SimCore::Lock core(*core_);
+  hsError err = {};
+  refuseOn(op, core_->setJointOptions(options.jointLimits, options.rotorInertia, &err), err);
+}
+
 void SchedulerServant::addController(const hrpsim::ControllerSpec &controller) {
   const char *op = "addController";
   std::lock_guard<std::mutex> lk(mutex_);
@@ -470,6 +508,49 @@ void SchedulerServant::setLogOptions(const hrpsim::LogOptions &options) {
   }
   logPeriod_ = options.period;
   logSensors_ = options.sensors;
+}
+
+void SchedulerServant::setSensorNoise(const hrpsim::SensorNoise &noise) {
+  const char *op = "setSensorNoise";
+  std::lock_guard<std::mutex> lk(mutex_);
+  requireConfigurable(op);
+  SimCore::Noise n;
+  n.seed = noise.seed;
+  n.limits = noise.limits;
+  static const struct {
+    const char *name;
+    hstSensor type;
+    int size;
+  } kTypes[] = {{"force", hsSENSOR_FORCE, 6}, {"gyro", hsSENSOR_RATEGYRO, 3},
+                {"accel", hsSENSOR_ACCELERATION, 3}, {"range", hsSENSOR_RANGE, 1}};
+  for (CORBA::ULong i = 0; i < noise.noise.length(); i++) {
+    const hrpsim::SensorNoiseSpec &spec = noise.noise[i];
+    int k = 0;
+    while (k < 4 && std::strcmp(kTypes[k].name, spec.type.in()) != 0) {
+      k++;
+    }
+    if (k == 4) {
+      refuse(op, format("sensor noise %u: unknown type '%s' (force, gyro, accel or range)", i,
+                        spec.type.in()));
+    }
+    int size = kTypes[k].size;
+    const OpenHRP::DblSequence *seqs[2] = {&spec.std, &spec.bias};
+    double *dst[2] = {n.spec[kTypes[k].type].std, n.spec[kTypes[k].type].bias};
+    for (int m = 0; m < 2; m++) {
+      CORBA::ULong len = seqs[m]->length();
+      if (len > 1 && len != static_cast<CORBA::ULong>(size)) {
+        refuse(op, format("sensor noise '%s': %s has %u numbers; give 1 (every component) or %d",
+                          spec.type.in(), m ? "bias" : "std", len, size));
+      }
+      for (int j = 0; j < size; j++) {
+        dst[m][j] = len == 0 ? 0.0 : (*seqs[m])[len == 1 ? 0 : static_cast<CORBA::ULong>(j)];
+      }
+    }
+    n.active[kTypes[k].type] = true;
+  }
+  hsError err = {};
+  SimCore::Lock core(*core_);
+  refuseOn(op, core_->setNoise(n, &err), err);
 }
 
 void SchedulerServant::setRealTime(CORBA::Double factor) {
@@ -886,6 +967,9 @@ hrpsim::LogRecordSequence *SchedulerServant::getLog(CORBA::Long from) {
     for (size_t c = 0; c < src.sensors.size(); c++) {
       r.sensors[static_cast<CORBA::ULong>(c)] = src.sensors[c].in();
     }
+    r.loops = src.loops.in();
+    r.tracks = src.tracks.in();
+    r.jointStops = src.jointStops.in();
   }
   return out._retn();
 }
@@ -1075,9 +1159,46 @@ void SchedulerServant::record() {
   // the core's state, converted once into what getLog and the viewer hand out
   OpenHRP::WorldState_var world;
   std::vector<OpenHRP::SensorState_var> sensors;
+  hrpsim::LoopForceSequence_var loops = new hrpsim::LoopForceSequence;
+  hrpsim::TrackSpeedSequence_var tracks = new hrpsim::TrackSpeedSequence;
+  OpenHRP::DblSequenceSequence_var stops = new OpenHRP::DblSequenceSequence;
   {
     SimCore::Lock core(*core_);
     world = wire::worldState(*core_);
+    const hsdWorld *w = core_->world();
+    int nloop = hsd_extraJointCount(w);
+    loops->length(static_cast<CORBA::ULong>(nloop));
+    for (int i = 0; i < nloop; i++) {
+      hrpsim::LoopForce &lf = loops[static_cast<CORBA::ULong>(i)];
+      int chs[2];
+      lf.name = CORBA::string_dup(hsd_extraJointName(w, i, chs, nullptr));
+      lf.character = CORBA::string_dup(core_->name(chs[0]).c_str());
+      double f[6];
+      hsd_extraJointForce(w, i, f);
+      lf.force.length(6);
+      for (CORBA::ULong k = 0; k < 6; k++) {
+        lf.force[k] = f[k];
+      }
+    }
+    stops->length(static_cast<CORBA::ULong>(core_->characterCount()));
+    for (int c = 0; c < core_->characterCount(); c++) {
+      const hsBody *b = core_->body(c);
+      OpenHRP::DblSequence &js = stops[static_cast<CORBA::ULong>(c)];
+      js.length(static_cast<CORBA::ULong>(b->njoint));
+      for (int j = 0; j < b->njoint; j++) {
+        int l = b->jointLink[j];
+        js[static_cast<CORBA::ULong>(j)] = l > 0 ? hsd_jointConstraintTorque(w, c, l) : 0.0;
+      }
+      for (int k = 1; k < b->nlink; k++) {
+        if (b->links[k].jointType == hsJOINT_CRAWLER) {
+          CORBA::ULong n = tracks->length();
+          tracks->length(n + 1);
+          tracks[n].character = CORBA::string_dup(core_->name(c).c_str());
+          tracks[n].link = CORBA::string_dup(b->links[k].name);
+          tracks[n].speed = hsd_state(w, c)->u[k];
+        }
+      }
+    }
     if (runLogSensors_) {
       sensors.resize(static_cast<size_t>(core_->characterCount()));
       for (int c = 0; c < core_->characterCount(); c++) {
@@ -1105,6 +1226,9 @@ void SchedulerServant::record() {
   log_.emplace_back();
   log_.back().world = world._retn();
   log_.back().sensors.swap(sensors);
+  log_.back().loops = loops._retn();
+  log_.back().tracks = tracks._retn();
+  log_.back().jointStops = stops._retn();
 }
 
 }  // namespace hrpsim

@@ -68,9 +68,12 @@ class SchedulerServant : public POA_hrpsim::Scheduler {
   void setAllJointModes(const char *character,
                         OpenHRP::DynamicsSimulator::JointDriveMode mode) override;
   void addCollisionPair(const hrpsim::CollisionPair &pair) override;
+  void addExtraJoint(const hrpsim::ExtraJointSpec &spec) override;
+  void setJointOptions(const hrpsim::JointOptions &options) override;
   void addController(const hrpsim::ControllerSpec &controller) override;
   void setControllerTimeout(CORBA::Double seconds) override;
   void setLogOptions(const hrpsim::LogOptions &options) override;
+  void setSensorNoise(const hrpsim::SensorNoise &noise) override;
   void setRealTime(CORBA::Double factor) override;
   void setOnlineViewer(OpenHRP::OnlineViewer_ptr viewer) override;
   OpenHRP::DynamicsSimulator_ptr dynamics() override;
@@ -125,6 +128,9 @@ class SchedulerServant : public POA_hrpsim::Scheduler {
   struct Record {
     OpenHRP::WorldState_var world;
     std::vector<OpenHRP::SensorState_var> sensors;
+    hrpsim::LoopForceSequence_var loops;
+    hrpsim::TrackSpeedSequence_var tracks;
+    OpenHRP::DblSequenceSequence_var jointStops;
   };
   using Clock = std::chrono::steady_clock;
 

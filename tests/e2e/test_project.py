@@ -452,8 +452,12 @@ def test_relative_urls_and_unhonoured_items():
     p = load_project(PROJECTS / "relative_urls.xml")
     assert [m.url for m in p.models] == [str(MODELS / "floor.wrl"), str(MODELS / "box.wrl")]
     text = "\n".join(p.warnings)
-    assert ":24: item 'tie' (GrxExtraJointItem) is not supported" in text
-    assert ":18: model box: property WAIST.jointVelocity ignored" in text
+    assert ":26: extra joint tie: jointType piston read as xy" in text
+    assert [(e.object1, e.link1, e.object2, e.link2, e.link1_pos, e.joint_type, e.axis)
+            for e in p.extra_joints] == [("floor", "WAIST", "box", "WAIST", [0.0, 0.0, 0.05],
+                                          "xy", [0.0, 0.0, 1.0])]
+    assert p.joint_limits is False  # GrxUI projects keep OpenHRP's behaviour
+    assert ":20: model box: property WAIST.jointVelocity ignored" in text
 
 
 # ---------------------------------------------------------------------------------------------
@@ -520,7 +524,7 @@ def test_bouncing_ball_runs_in_its_directory(sched, tmp_path):
 def test_relative_urls_run(sched, tmp_path):
     proc = run_project(sched, PROJECTS / "relative_urls.xml", tmp_path / "out", tmp_path)
     assert proc.returncode == 0, describe(proc)
-    assert "GrxExtraJointItem" in proc.stderr, describe(proc)
+    assert "jointType piston read as xy" in proc.stderr, describe(proc)
     log = np.load(tmp_path / "out" / "log.npz")
     z = log["box.root_p"][:, 2]
     assert z[-1] == pytest.approx(BOX_HALF, abs=REST_TOL)

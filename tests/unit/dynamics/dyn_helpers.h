@@ -57,6 +57,9 @@ static inline const double *dynSensorReading(const hsdWorld *w, int ch, int s, i
   }
   hss_update(st, w, ch);
   const double *r = hss_reading(st, s, n);
+  if (*n > 6) {
+    *n = 6;  // a range sensor: no scan here (no ray scene), its first beams read 0
+  }
   double *out = NULL;
   if (r) {
     out = slots[next++ % 8];

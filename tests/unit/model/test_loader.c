@@ -280,6 +280,20 @@ static void testExtraJoint(void) {
   CU_ASSERT_EQUAL(b->extraJoints[0].link[1], 1);
   HST_NEAR(b->extraJoints[0].point[0][2], 3, 1e-12);
   hsm_freeBody(b);
+  // Choreonoid's names, noted once each: piston -> xy, ball -> xyz
+  hst_expectLog(1);
+  b = loadText("ej2.wrl",
+               "DEF R Humanoid { humanoidBody [ DEF A Joint { jointType \"fixed\" "
+               "children [ DEF B Joint { jointType \"rotate\" jointId 0 } ] } ] }\n"
+               "DEF P ExtraJoint { link1Name \"A\" link2Name \"B\" jointType \"piston\" }\n"
+               "DEF Q ExtraJoint { link1Name \"A\" link2Name \"B\" jointType \"ball\" }\n",
+               &err);
+  hst_expectLog(0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  CU_ASSERT_EQUAL(b->nextraJoint, 2);
+  CU_ASSERT_EQUAL(b->extraJoints[0].type, hsEXTRA_XY);
+  CU_ASSERT_EQUAL(b->extraJoints[1].type, hsEXTRA_XYZ);
+  hsm_freeBody(b);
 }
 
 // load text expected to fail at the line holding `needle`, with `what` in the message
