@@ -226,7 +226,8 @@ static void testNonFiniteRecovers(void) {
   hsm_freeBody(pend);
 }
 
-// a sub-normal mass (1/m infinite) is treated as no mass: the body falls with finite numbers
+// a sub-normal mass (1/m infinite) is treated as no mass: bounded with one warning, the body
+// falls with finite numbers
 static void testSubnormalMass(void) {
   hsBody *b = dynLoadText(
       "tiny.wrl",
@@ -236,7 +237,11 @@ static void testSubnormalMass(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
   hsdWorld *w = dynWorld(NULL);
   CU_ASSERT_EQUAL(hsd_addCharacter(w, "t", b, NULL), 0);
+  hst_expectLog(1);
   CU_ASSERT_EQUAL(hsd_init(w, NULL), 0);
+  CU_ASSERT_EQUAL(hst_logCount(), 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(hst_lastLog(), "moving link 'ROOT' (segments none) has no mass"));
+  hst_expectLog(0);
   dynSteps(w, 10);
   const hsBodyState *st = hsd_state(w, 0);
   CU_ASSERT(isfinite(st->rootP[2]));
