@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # test.sh - the second README command: install what is missing, build, and run every test:
 # the CUnit suites (ctest), the parser fuzzers for a bounded time (tools/fuzz.sh --ci), the
-# end-to-end pytest suite against real servers and a real naming service, then both again with everything built with ASan + UBSan (any sanitizer report
-# fails the run), and the CUnit suites under valgrind.
+# end-to-end pytest suite against real servers and a real naming service, then both again with
+# everything built with ASan + UBSan (any sanitizer report fails the run), and the CUnit suites
+# under valgrind.
 set -euo pipefail
 cd "$(dirname "$0")"
 tools/bootstrap.sh
