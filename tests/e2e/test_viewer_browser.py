@@ -7,7 +7,8 @@ bodies in the scene, scrubbing the timeline (through the slider itself) moving t
 a live update reaching the page within 100 ms, two pages showing the same state, a page
 opened mid-run catching up, a replay of a results directory drawing the recorded poses, and
 the camera tiles of a replayed `hrpsim run` showing, pixel for pixel, the stored frame of the
-time on screen while scrubbing and playing.
+time on screen while scrubbing and playing, and a live `hrpsim run --view` showing its frames
+while it runs.
 
 With HRPSIM_UPDATE_SCREENSHOT=1 the replay test also writes docs/viewer.png for the README.
 """
@@ -16,21 +17,24 @@ import base64
 import csv
 import json
 import os
+import subprocess
+import sys
 import time
 import urllib.request
 
 import numpy as np
 import pytest
 
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, cli_env
+from hrpsim import launcher
 import hrpsim
 from hrpsim.results import write_results
 from hrpsim.viewer.browser import Browser, png_pixels
 from hrpsim.viewer.scene import Kinematics
 from hrpsim.viewer.server import describe_url
 from test_viewer import FLOOR, HUMANOID, ViewerProcess, sample_q, world_state, world  # noqa: F401
-from test_viewer_run import stop_view, view_process
-from test_viewer_cameras import falling_run  # noqa: F401 - a fixture
+from test_viewer_run import stop_view, up_with_viewer, view_process  # noqa: F401 - a fixture
+from test_viewer_cameras import FALLING, falling_run  # noqa: F401 - a fixture
 
 SCREENSHOT = REPO_ROOT / "docs" / "viewer.png"
 READY = "window.hrpsim && window.hrpsim.ready"
@@ -348,3 +352,41 @@ def test_a_replay_shows_the_camera_frame_of_the_time_on_screen(falling_run, open
         assert page.evaluate("window.hrpsim.cameraRequests") - n0 <= frames
     finally:
         stop_view(proc)
+
+
+def test_a_live_run_shows_its_camera_frames_while_it_runs(up_with_viewer, open_page, tmp_path):
+    d, _ = up_with_viewer
+    page = open_page(launcher.read_state(d)["viewer_url"])
+    project = tmp_path / "falling.xml"
+    project.write_text(FALLING.format(root=REPO_ROOT).replace('endTime="0.6"', 'endTime="3"'))
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "hrpsim.cli", "run", "--state-dir", str(d),
+                             "--out", str(out), "--view", "--real-time", "1", "--no-plots",
+                             str(project)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=cli_env(), cwd=str(REPO_ROOT))
+    color = out / "cameras" / "robot-VISION_COLOR"
+    state = "window.hrpsim.cameraState()['robot/VISION_COLOR']"
+    try:
+        got = page.wait_for("(s => s && s.shown !== null && s)(%s)" % state, timeout=60)
+        running = proc.poll() is None
+        pixels = _tile_pixels(page, "robot/VISION_COLOR")
+        assert running, "the run ended before a camera frame reached the page"
+        # the tile shows the stored frame it names, at or before the time on screen
+        assert got["shownTime"] <= page.evaluate("window.hrpsim.drawnTime") + 1e-9
+        want = _stored_tile(color, got["shown"], "color")
+        if got["shown"] == page.evaluate("%s.shown" % state):
+            assert np.abs(pixels - want).max() <= 2
+        stdout, stderr = proc.communicate(timeout=120)
+        assert proc.returncode == 0, stdout + stderr
+        assert "camera frames" not in stderr, stderr  # no warning about the viewer
+        # once the run is over the page follows to its end: a frame of the last half second
+        got = page.wait_for("(s => s.shown !== null && s.shown === s.wanted && "
+                            "s.shownTime > 2.5 && s)(%s)" % state, timeout=20)
+        last = _camera_rows(color)
+        assert got["shownTime"] == pytest.approx(dict(last)[got["shown"]], abs=1e-9)
+        want = _stored_tile(color, got["shown"], "color")
+        assert np.abs(_tile_pixels(page, "robot/VISION_COLOR") - want).max() <= 2
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()

@@ -1,7 +1,8 @@
 """The viewer's camera frames (hrpsim.viewer.cameras): the index of a results directory's
 cameras/ folder as `hrpsim run` writes it, the choice of the frame shown at a time, frames.csv
 growing during a live run, depth-only cameras served as grey images, and the HTTP routes of
-`hrpsim view` over a real run's frames. The page's use of them is in test_viewer_browser.py.
+`hrpsim view` over a real run's frames and of a live viewer told where a run writes them. The
+page's use of them is in test_viewer_browser.py.
 """
 
 import io
@@ -15,6 +16,7 @@ from PIL import Image
 
 from conftest import REPO_ROOT, describe, run_cli
 from hrpsim.viewer.cameras import CameraIndex, depth_to_grey, safe_name
+from test_viewer import HUMANOID, ViewerProcess
 from test_viewer_run import stop_view, view_process
 
 # the humanoid in torque mode with no controller: it collapses, so its head cameras (COLOR
@@ -170,9 +172,52 @@ def test_hrpsim_view_serves_the_run_frames_by_url(falling_run):
             grey = np.asarray(Image.open(io.BytesIO(r.read())))
         mm = np.asarray(Image.open(out / "cameras/robot-VISION_DEPTH/depth_000002.png"))
         assert np.array_equal(grey, (255 * (1 - mm / mm.max())).astype(np.uint8))
+        # a replay shows its own frames only
+        with pytest.raises(urllib.error.HTTPError) as e:
+            _post(url, {"dir": str(out)})
+        assert e.value.code == 405
         for bad in ("robot/VISION_COLOR/19.png", "robot/NOPE/0.png", "nobody/VISION_COLOR/0.png"):
             with pytest.raises(urllib.error.HTTPError) as e:
                 urllib.request.urlopen(url + "api/camera/" + bad, timeout=10)
             assert e.value.code == 404
     finally:
         stop_view(proc)
+
+
+def _post(url, doc):
+    req = urllib.request.Request(url + "api/cameras", method="POST", data=json.dumps(doc).encode(),
+                                 headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(req, timeout=10) as r:
+        return json.loads(r.read())
+
+
+def _cameras(url):
+    with urllib.request.urlopen(url + "api/cameras", timeout=10) as r:
+        return {c["key"]: c for c in json.loads(r.read())["cameras"]}
+
+
+def test_a_live_viewer_serves_the_frames_of_the_directory_it_is_told(servers, falling_run,
+                                                                    tmp_path):
+    v = ViewerProcess(servers.corbaloc, tmp_path, name="OnlineViewerCameras")
+    try:
+        assert _cameras(v.url) == {}
+        v.ref.load("robot", HUMANOID)
+        # bad requests are refused with a reason, and change nothing
+        for doc in ({"dir": "relative/path"}, {"dir": str(tmp_path / "missing")}, {"x": 1},
+                    ["not", "an", "object"]):
+            with pytest.raises(urllib.error.HTTPError) as e:
+                _post(v.url, doc)
+            assert e.value.code == 400, doc
+        assert _cameras(v.url) == {}
+        assert _post(v.url, {"dir": str(falling_run)}) == {"ok": True}
+        cams = _cameras(v.url)
+        assert set(cams) == {"robot/VISION_COLOR", "robot/VISION_DEPTH"}
+        assert len(cams["robot/VISION_COLOR"]["frames"]) == 19
+        with urllib.request.urlopen(v.url + "api/camera/robot/VISION_COLOR/7.png") as r:
+            assert r.read() == (falling_run / "cameras/robot-VISION_COLOR/frame_000007.png"
+                                ).read_bytes()
+        # clearData forgets the models and the frames of their run
+        v.ref.clearData()
+        assert _cameras(v.url) == {}
+    finally:
+        v.stop()

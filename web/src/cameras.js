@@ -36,9 +36,7 @@ export class CameraPanel {
 
   // the server's list of stored frames (GET api/cameras)
   setCameras(list) {
-    for (const c of list) {
-      this.feeds.set(c.key, c);
-    }
+    this.feeds = new Map(list.map((c) => [c.key, c]));
     if (this.time !== null) {
       this.update(this.time, true);
     }
@@ -123,11 +121,13 @@ export class CameraPanel {
   }
 
   draw(tile, frame, bitmap) {
-    const i = tile.feedIndex(frame);
-    this.showImage(tile.key, bitmap, i.time);
+    const f = this.feeds.get(tile.key);
+    const i = f ? f.frames.indexOf(frame) : -1;
+    const time = i < 0 ? 0 : f.times[i];
+    this.showImage(tile.key, bitmap, time);
     tile.shown = frame;
-    tile.shownTime = i.time;
-    tile.cap.textContent = `${tile.label} · frame ${frame}, t = ${i.time.toFixed(3)} s`;
+    tile.shownTime = time;
+    tile.cap.textContent = `${tile.label} · frame ${frame}, t = ${time.toFixed(3)} s`;
   }
 
   // for tests: what each tile wants and shows
@@ -183,15 +183,9 @@ export class CameraPanel {
         cap.textContent = `${key} (${w}x${h}) · no image yet`;
         tile.append(canvas, cap);
         this.container.appendChild(tile);
-        const feeds = this.feeds;
         this.tiles.set(key, {
           key, canvas, cap, label: `${key} (${w}x${h})`, wanted: null, wantedTime: null,
           shown: null, shownTime: null, loading: false, failed: null, cache: new Map(),
-          feedIndex(frame) {
-            const f = feeds.get(key);
-            const i = f ? f.frames.indexOf(frame) : -1;
-            return { time: i < 0 ? 0 : f.times[i] };
-          },
         });
       }
     }

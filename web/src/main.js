@@ -199,9 +199,9 @@ async function loadCameras() {
     // the server went away: the next status brings the cameras again
   }
 }
-// a live run writes new frames as it goes
+// a live run writes new frames as it goes (`hrpsim run --view` tells the server where)
 setInterval(() => {
-  if (page.status && page.status.mode === "live" && page.status.cameras && cameras.tiles.size) {
+  if (page.status && page.status.mode === "live" && page.connected && cameras.tiles.size) {
     loadCameras();
   }
 }, 1000);

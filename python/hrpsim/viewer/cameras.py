@@ -109,24 +109,36 @@ class CameraIndex:
 
     def __init__(self, results_dir, characters):
         """``characters``: the run's characters (dicts with name and body, as in
-        models.json.gz); their VisionSensors name the directories."""
+        models.json.gz), or a function returning them now (a live viewer's models change);
+        their VisionSensors name the directories."""
         self.dir = Path(results_dir) / "cameras"
+        self._characters = characters
         self._by_dir = {}
-        for c in characters:
-            for link in c["body"].get("links", []):
-                for s in link.get("sensors", []):
-                    if s.get("type") == "Vision":
-                        d = "%s-%s" % (safe_name(c["name"]), safe_name(s["name"]))
-                        self._by_dir[d] = (c["name"], s["name"])
         self._cams = {}
         self._lock = threading.Lock()
         self._grey = OrderedDict()
         self.refresh()
 
+    def _map_dirs(self):
+        chars = self._characters() if callable(self._characters) else self._characters
+        by_dir = {}
+        for c in chars:
+            for link in c["body"].get("links", []):
+                for s in link.get("sensors", []):
+                    if s.get("type") == "Vision":
+                        d = "%s-%s" % (safe_name(c["name"]), safe_name(s["name"]))
+                        by_dir[d] = (c["name"], s["name"])
+        return by_dir
+
     def refresh(self):
         """Look for new camera directories and new frames; returns True if any were added."""
         added = False
+        if callable(self._characters) or not self._by_dir:
+            by_dir = self._map_dirs()
+        else:
+            by_dir = self._by_dir
         with self._lock:
+            self._by_dir = by_dir
             if self.dir.is_dir():
                 for d, (char, sensor) in self._by_dir.items():
                     key = "%s/%s" % (char, sensor)

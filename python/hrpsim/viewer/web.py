@@ -12,6 +12,8 @@ Routes (all on one loopback port):
     GET /api/series       replay only: ?character=C&key=K, one logged array (q, dq, u, force...)
     GET /api/cameras      the stored camera frames: {"cameras": [{key, character, sensor, kind,
                           frames, times}]} (empty when the source has no results directory)
+    POST /api/cameras     live only: {"dir": RESULTS_DIR} shows the frames a run writes there
+                          (`hrpsim run --view` sends it; the list above grows as it runs)
     GET /api/camera/CHARACTER/SENSOR/FRAME.png
                           one stored frame (colour or mono as stored; depth-only cameras: the
                           depth mapped to 8-bit grey, see cameras.py)
@@ -75,6 +77,7 @@ class ViewerApp:
             web.get("/api/files/{name}", self.file),
             web.get("/api/series", self.series),
             web.get("/api/cameras", self.cameras),
+            web.post("/api/cameras", self.set_camera_dir),
             web.get("/api/camera/{character}/{sensor}/{frame:[0-9]+}.png", self.camera_frame),
             web.get("/ws", self.websocket),
         ])
@@ -170,6 +173,19 @@ class ViewerApp:
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, index.refresh)
         return web.json_response({"cameras": index.cameras()})
+
+    async def set_camera_dir(self, request):
+        setter = getattr(self.source, "set_camera_dir", None)
+        if setter is None:
+            raise web.HTTPMethodNotAllowed("POST", ["GET"], text="a replay shows its own frames")
+        try:
+            body = await request.json()
+            await asyncio.get_running_loop().run_in_executor(None, setter, body["dir"])
+        except (ValueError, KeyError, TypeError) as exc:
+            log.warning("POST /api/cameras: %s", exc)
+            raise web.HTTPBadRequest(text="POST /api/cameras takes {\"dir\": RESULTS_DIR}: %s"
+                                     % exc)
+        return web.json_response({"ok": True})
 
     async def camera_frame(self, request):
         index = getattr(self.source, "camera_index", None)
