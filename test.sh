@@ -1,14 +1,20 @@
 #!/usr/bin/env bash
 # test.sh - the second README command: install what is missing, build, and run every test:
-# the CUnit suites (ctest), the end-to-end pytest suite against real servers and a real naming
-# service, then both again with everything built with ASan + UBSan (any sanitizer report
-# fails the run), and the CUnit suites under valgrind.
+# the CUnit suites (ctest), the parser fuzzers for a bounded time (tools/fuzz.sh --ci), the
+# end-to-end pytest suite against real servers and a real naming service, then both again with
+# everything built with ASan + UBSan (any sanitizer report fails the run), and the CUnit suites
+# under valgrind.
 set -euo pipefail
 cd "$(dirname "$0")"
 tools/bootstrap.sh
 
 echo "== unit tests (ctest)"
 ctest --test-dir build --output-on-failure
+
+echo "== fuzzing the parsers (tools/fuzz.sh --ci: ${HRPSIM_FUZZ_SECONDS:-30} s per target)"
+if [ "${HRPSIM_FUZZ_SECONDS:-30}" != 0 ]; then
+  tools/fuzz.sh --ci --seconds "${HRPSIM_FUZZ_SECONDS:-30}"
+fi
 
 echo "== end-to-end tests (pytest)"
 .venv/bin/python -m pytest tests/e2e -q

@@ -19,8 +19,8 @@
 #include "collision_private.h"
 
 static const char *kWarnText[hscWARN_NTYPES] = {
-    "a link pair produced more candidate contact points than the scene's buffer holds; the "
-    "rest are dropped",
+    ("a link pair produced more candidate contact points than the scene's buffer holds; the "
+     "rest are dropped"),
     "the contact buffer of a query is full; the remaining contacts are dropped",
     "a body was given a non-finite pose; it is left out of the queries until a finite one"};
 

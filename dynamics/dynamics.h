@@ -150,7 +150,10 @@ int hsd_characterCount(const hsdWorld *w);
 const char *hsd_characterName(const hsdWorld *w, int ch);
 const hsBody *hsd_characterBody(const hsdWorld *w, int ch);
 
-// time step [s] (> 0, finite)
+// time step [s], within [hsdMIN_TIME_STEP, hsdMAX_TIME_STEP] (a normal number: ODE asserts on
+// sub-normal steps); else hsE_INVALID
+#define hsdMIN_TIME_STEP 1e-6
+#define hsdMAX_TIME_STEP 1.0
 int hsd_setTimeStep(hsdWorld *w, double dt, hsError *err);
 double hsd_timeStep(const hsdWorld *w);
 
@@ -190,8 +193,14 @@ int hsd_init(hsdWorld *w, hsError *err);
 
 // advance one time step: apply torques / servo targets / external forces, collide the
 // registered pairs, step ODE, read back every state and joint torque; then clear the
-// commands of the step and the external forces. Numerical trouble is counted in the warnings (hsd_warningCount).
+// commands of the step and the external forces. A character whose state becomes non-finite or
+// leaves the bounds (|position| 1e9 m, speed 1e8 m/s or rad/s) is stopped where the last good
+// step left it (at rest, its commands dropped) and the step, otherwise complete (time advanced,
+// the other characters stepped), returns hsE_RUNAWAY naming it; what next is the caller's choice.
 int hsd_step(hsdWorld *w, hsError *err);
+
+// index of the character whose runaway the last hsd_step reported (hsE_RUNAWAY), -1 if none
+int hsd_runaway(const hsdWorld *w);
 
 // number of steps run since hsd_init
 long hsd_stepCount(const hsdWorld *w);

@@ -2,13 +2,15 @@
 // geometry comes from dynamics_geom.c).
 //
 // Rigid groups: a link joins its parent's group unless its joint is rotate or slide (fixed
-// and, until a later issue, crawler joints weld). The root's group is dynamic when the root is
+// and crawler joints weld: a crawler's track speed acts through its contacts, see
+// dynamics_contact.c). The root's group is dynamic when the root is
 // free and static otherwise (a fixed root never moves: its group has no ODE body and its geoms
 // sit in the world). Each dynamic group becomes one ODE body at the group's centre of mass,
 // oriented like the group's top link, carrying the summed mass and the inertia about that
 // centre. ODE needs a positive mass and a positive definite inertia, so a moving group whose
-// mass is zero gets opt.boundMass (1e-3 kg by default), and an inertia that is not positive
-// definite (zero, singular, indefinite) gets the isotropic addition that makes its smallest
+// mass is zero (below 1e-12 kg: a sub-normal one would make 1/m infinite) gets opt.boundMass
+// (1e-3 kg by default), and an inertia that is not positive definite (zero, singular,
+// indefinite) gets the isotropic addition that makes its smallest
 // principal moment opt.boundInertia (1e-6 kg m^2), each with one warning naming the model file
 // and line (of the load warning about it, which the body keeps in its info strings), the link
 // and its segments. A massless link on a fixed joint never needs a bound: it is welded into
@@ -222,14 +224,15 @@ static int makeGroupBody(hsdWorld *w, hsdCharacter *c, int t, hsError *err) {
       }
     }
   }
-  // what ODE needs: a positive mass and a symmetric positive definite inertia
+  // what ODE needs: a positive mass (below 1e-12 kg counts as none: a sub-normal one would
+  // make 1/m infinite) and a symmetric positive definite inertia
   for (int r = 0; r < 3; r++) {
     for (int s = r + 1; s < 3; s++) {
       double a = 0.5 * (I[3 * r + s] + I[3 * s + r]);
       I[3 * r + s] = I[3 * s + r] = a;
     }
   }
-  int noMass = !(M > 0), padded = 0;
+  int noMass = !(M >= 1e-12), padded = 0;
   double lmin = minEigen(I);
   if (noMass) {
     M = w->opt.boundMass;
@@ -479,6 +482,7 @@ int hsd_init(hsdWorld *w, hsError *err) {
   w->quickSteps = 0;
   w->time = 0;
   w->steps = 0;
+  w->runaway = 0;
   w->seed = 1;
   w->ncontact = w->ngroup = 0;
   return 0;

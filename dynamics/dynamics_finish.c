@@ -279,7 +279,7 @@ void hsd_finishCharacter(hsdWorld *w, int ci) {
   if (givenRoot && (!(f0 & hsdIN_VEL) || (f0 & hsdIN_POSE))) {
     snapGivenRoot(c);
   }
-  if (!hsd_saneCharacter(c, 0)) {
+  if (!hsd_saneCharacter(c, 1)) {
     hsd_recover(w, ci, "after");
   } else if (c->rep != hsdREP_ARTICULATED && !c->still) {
     hsd_servoFinish(w, ci);

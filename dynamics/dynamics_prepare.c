@@ -324,6 +324,10 @@ int hsd_saneCharacter(const hsdCharacter *c, int limits) {
 
 void hsd_recover(hsdWorld *w, int ci, const char *when) {
   hsdCharacter *c = &w->chars[ci];
+  if (!w->runaway) {
+    w->runaway = ci + 1;  // hsd_step reports it
+    w->runawayWhen = when;
+  }
   hsd_warn(w, hsdWARN_NONFINITE,
            "character %s: runaway or non-finite state %s step %ld; stopped it where it was",
            c->name, when, w->steps + 1);

@@ -169,6 +169,8 @@ struct hsdWorld {
   double g[3];
   double time;
   long steps;
+  int runaway;              // character index + 1 of the first runaway of this step, 0 if none
+  const char *runawayWhen;  // "before" or "after" (the step)
   int warnings;
   unsigned warned;  // hsdWARN_* already logged
   int initialised;

@@ -105,6 +105,7 @@ int hsd_step(hsdWorld *w, hsError *err) {
   if (w->nloop > 0 && hsd_checkLoops(w, err) < 0) {
     return hsE_INVALID;  // drive modes changed since hsd_init over-constrain a loop
   }
+  w->runaway = 0;
   for (int ci = 0; ci < w->nchar; ci++) {
     hsd_prepareCharacter(w, ci);
   }
@@ -128,5 +129,13 @@ int hsd_step(hsdWorld *w, hsError *err) {
   hsd_readLoopForces(w);
   w->time += w->dt;
   w->steps++;
+  if (w->runaway) {
+    return HS_ERR(err, hsE_RUNAWAY,
+                  "character %s ran away %s step %ld: its state became non-finite or left the "
+                  "bounds (|position| <= %g m, |velocity| <= %g m/s and rad/s); it was stopped "
+                  "where the last good step left it",
+                  w->chars[w->runaway - 1].name, w->runawayWhen, w->steps, hsdMAX_POSITION,
+                  hsdMAX_SPEED);
+  }
   return 0;
 }

@@ -284,11 +284,16 @@ int hsd_setTimeStep(hsdWorld *w, double dt, hsError *err) {
   if (!w) {
     return HS_ERR(err, hsE_INVALID, "no world");
   }
-  if (!(dt > 0 && dt <= 1)) {
-    return HS_ERR(err, hsE_INVALID, "time step must be in (0, 1] s (got %g)", dt);
+  if (!(dt >= hsdMIN_TIME_STEP && dt <= hsdMAX_TIME_STEP)) {
+    return HS_ERR(err, hsE_INVALID, "time step must be between %g and %g s (got %.17g)",
+                  hsdMIN_TIME_STEP, hsdMAX_TIME_STEP, dt);
   }
   w->dt = dt;
   return 0;
+}
+
+int hsd_runaway(const hsdWorld *w) {
+  return w ? w->runaway - 1 : -1;
 }
 
 double hsd_timeStep(const hsdWorld *w) {

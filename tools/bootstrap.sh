@@ -17,6 +17,7 @@ DEB_PACKAGES=(
   libxml2-dev libassimp-dev libpng-dev libjpeg-dev
   libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri libgbm1
   libcunit1-dev valgrind
+  clang libclang-rt-dev   # the fuzz harnesses (libFuzzer: -fsanitize=fuzzer, tools/fuzz.sh)
   chromium
 )
 # the viewer page's build tools, unless a Node.js is already installed (e.g. from NodeSource)
@@ -40,11 +41,13 @@ if [ ! -x .venv/bin/python ]; then
   echo "== creating the Python virtualenv .venv"
   python3 -m venv .venv
 fi
-if ! .venv/bin/python -c "import omniORB, pytest, numpy, matplotlib, aiohttp, hrpsim" \
-    2>/dev/null; then
+if ! .venv/bin/python -c "import omniORB, pytest, numpy, matplotlib, aiohttp, hrpsim, \
+    hypothesis, atheris" 2>/dev/null; then
   echo "== installing Python packages into .venv"
   .venv/bin/pip install -q --upgrade pip
-  .venv/bin/pip install -q pytest -e python
+  # hypothesis: the API state machines (tests/e2e/test_api_fuzz.py); atheris: the project
+  # file fuzzer (tests/fuzz/fuzz_project.py)
+  .venv/bin/pip install -q pytest hypothesis atheris -e python
 fi
 
 echo "== building (build/, log in build/build.log)"

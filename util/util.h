@@ -31,7 +31,8 @@ typedef enum hstError {
   hsE_IO = -3,        // file missing or unreadable
   hsE_SYNTAX = -4,    // model file does not parse
   hsE_MODEL = -5,     // model parses but is not a valid body
-  hsE_UNSUPPORTED = -6
+  hsE_UNSUPPORTED = -6,
+  hsE_RUNAWAY = -7    // a simulated state became non-finite or left its documented bounds
 } hstError;
 
 // one error: what went wrong, where in the model file, and where in our C sources
@@ -151,6 +152,13 @@ int hsu_checkFile(const char *path, size_t maxBytes, hsError *err);
 // the regular file at path opened for reading as a stream (fclose it), refused as hsu_readFile
 // refuses; NULL with err filled. For readers that decode from a FILE (images).
 FILE *hsu_openFile(const char *path, size_t maxBytes, hsError *err);
+
+// confine every file the readers above open to the directories roots[n] (copied; each resolved
+// with realpath, symbolic links included): a file whose real path (of the descriptor actually
+// opened) is not under one of them is refused with sysErr EPERM, "outside the model roots".
+// n = 0 lifts the confinement. Process-wide; call it at start-up, before other threads read
+// files. Returns 0, or hsE_INVALID with err naming a root that does not resolve.
+int hsu_setFileRoots(const char *const *roots, int n, hsError *err);
 
 // why a file could not be read, in words, from hsu_readFileErrno's sysErr; returns buf
 char *hsu_fileProblem(const char *path, size_t maxBytes, int sysErr, char *buf, size_t size);

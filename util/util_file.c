@@ -11,7 +11,9 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -28,8 +30,59 @@ static const char *kindOf(mode_t mode) {
                           : "not a regular file";
 }
 
-// open path for reading if it is a regular file of at most max bytes; the descriptor or -1 with
-// *sysErr, and why in why[size]
+// the directories files must be under (hsu_setFileRoots), real paths; none: no confinement
+static char **g_roots;
+static int g_nroots;
+
+int hsu_setFileRoots(const char *const *roots, int n, hsError *err) {
+  char **copy = n > 0 ? hsu_calloc((size_t)n, sizeof *copy) : NULL;
+  if (n > 0 && !copy) {
+    return HS_ERR(err, hsE_NOMEM, "out of memory for the model roots");
+  }
+  for (int i = 0; i < n; i++) {
+    char real[PATH_MAX];
+    if (!realpath(roots[i], real) || !(copy[i] = hsu_strdup(real))) {
+      int e = errno;
+      for (int j = 0; j < i; j++) {
+        hsu_free(copy[j]);
+      }
+      hsu_free(copy);
+      return HS_ERR(err, hsE_INVALID, "model root '%s': %s", roots[i], strerror(e));
+    }
+  }
+  for (int i = 0; i < g_nroots; i++) {
+    hsu_free(g_roots[i]);
+  }
+  hsu_free(g_roots);
+  g_roots = copy;
+  g_nroots = n > 0 ? n : 0;
+  return 0;
+}
+
+// 1 if the file open as fd lies under one of the roots (or there are none)
+static int underRoots(int fd) {
+  if (g_nroots == 0) {
+    return 1;
+  }
+  char link[64], real[PATH_MAX];
+  snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+  ssize_t n = readlink(link, real, sizeof real - 1);
+  if (n <= 0) {
+    return 0;
+  }
+  real[n] = 0;
+  for (int i = 0; i < g_nroots; i++) {
+    size_t len = strlen(g_roots[i]);
+    if (strcmp(g_roots[i], "/") == 0 ||
+        (strncmp(real, g_roots[i], len) == 0 && (real[len] == '/' || real[len] == 0))) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// open path for reading if it is a regular file of at most max bytes (and under the roots);
+// the descriptor or -1 with *sysErr, and why in why[size]
 static int openRegular(const char *path, size_t max, struct stat *st, int *sysErr, char *why,
                        size_t size) {
   int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
@@ -54,6 +107,12 @@ static int openRegular(const char *path, size_t max, struct stat *st, int *sysEr
   if (!S_ISREG(st->st_mode)) {
     *sysErr = S_ISDIR(st->st_mode) ? EISDIR : EINVAL;
     snprintf(why, size, "%s, not a regular file", kindOf(st->st_mode));
+    close(fd);
+    return -1;
+  }
+  if (!underRoots(fd)) {
+    *sysErr = EPERM;
+    snprintf(why, size, "outside the model roots");
     close(fd);
     return -1;
   }
@@ -190,6 +249,8 @@ char *hsu_fileProblem(const char *path, size_t maxBytes, int sysErr, char *buf, 
   struct stat st;
   if (sysErr == EFBIG) {
     snprintf(buf, size, "larger than the limit of %zu bytes", max);
+  } else if (sysErr == EPERM && g_nroots > 0) {
+    snprintf(buf, size, "outside the model roots");
   } else if (sysErr == EINVAL && stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
     snprintf(buf, size, "%s, not a regular file", kindOf(st.st_mode));
   } else if (sysErr == EISDIR) {

@@ -728,8 +728,8 @@ static int parseDecl(Parser *p, const char *owner, const hsvField *others, int n
   }
   const hsvToken nameTok = p->tok;
   if (fieldIndex(others, nothers, nameTok.start, nameTok.len) >= 0 ||
-      fieldIndex(p->decls + declBase, (int)(p->ndecl - declBase), nameTok.start, nameTok.len) >=
-          0) {
+      (p->decls && fieldIndex(p->decls + declBase, (int)(p->ndecl - declBase), nameTok.start,
+                              nameTok.len) >= 0)) {
     return errAt(p, hsE_SYNTAX, nameTok.line, nameTok.column, "duplicate field '%.*s' in %s",
                  (int)nameTok.len, nameTok.start, owner);
   }

@@ -37,14 +37,14 @@ __version__ = "0.1.0"
 __all__ = ["connect", "Client", "body_summary", "format_summary", "read_body", "file_url",
            "naming_from_environment", "HrpsimError", "ServerUnavailable", "NameNotBound",
            "WrongInterface", "OpenHRP", "OpenHRP__POA", "SchedulerIDL", "SchedulerIDL__POA",
-           "Simulation", "sweep", "dynamics_factories", "__version__"]
+           "Simulation", "Runaway", "sweep", "dynamics_factories", "__version__"]
 
 # attribute -> module under hrpsim._idl (hrpsim's own IDL module is also named "hrpsim")
 _STUB_MODULES = {"OpenHRP": "OpenHRP", "OpenHRP__POA": "OpenHRP__POA", "OpenRTM": "OpenRTM",
                  "OpenRTM__POA": "OpenRTM__POA", "SchedulerIDL": "hrpsim",
                  "SchedulerIDL__POA": "hrpsim__POA"}
 # attribute -> (module, name): imported on first use (Simulation needs numpy)
-_LAZY = {"Simulation": ("simulation", "Simulation")}
+_LAZY = {"Simulation": ("simulation", "Simulation"), "Runaway": ("simulation", "Runaway")}
 
 
 def _import_stubs(name):

@@ -319,6 +319,11 @@ def read_xml(path):
     except xml.parsers.expat.ExpatError as exc:
         raise ProjectError(path, exc.lineno, "",
                            "not well-formed XML: %s" % xml.parsers.expat.ErrorString(exc.code))
+    except (LookupError, ValueError) as exc:
+        # an XML declaration naming an encoding Python does not know, or a multi-byte one that
+        # expat cannot decode (both found by fuzzing)
+        raise ProjectError(path, parser.CurrentLineNumber or 1, "",
+                           "cannot read the project: %s" % exc) from None
     return root[0]
 
 
@@ -378,11 +383,17 @@ class _Ctx:
             text = text[len("file://"):]
         elif "://" in text:
             return text
-        p = Path(os.path.expanduser(text))
-        if not p.is_absolute():
-            p = self.dir / p
-        p = p.resolve()
-        if not p.exists():
+        try:
+            p = Path(os.path.expanduser(text))
+            if not p.is_absolute():
+                p = self.dir / p
+            p = p.resolve()
+            found = p.exists()
+        except (OSError, ValueError) as exc:
+            # a name too long, a NUL byte, a loop of links (found by fuzzing)
+            raise self.err(line, fld, "cannot use the path %r: %s"
+                           % (text[:80], getattr(exc, "strerror", None) or exc)) from None
+        if not found:
             raise self.err(line, fld, "no such file: %s" % p)
         return str(p)
 
@@ -954,9 +965,18 @@ def _grx_pair(p, it, name, props, ctx):
 # cross-checks
 # ---------------------------------------------------------------------------------------------
 
+# the time steps the dynamics accept [s] (hsdMIN_TIME_STEP, hsdMAX_TIME_STEP in dynamics.h)
+MIN_TIME_STEP = 1e-6
+MAX_TIME_STEP = 1.0
+
+
 def _check(p, ctx):
     if not p.models:
         raise ctx.err(None, "<model>", "the project has no model")
+    if not MIN_TIME_STEP <= p.time_step <= MAX_TIME_STEP:
+        raise ctx.err(p.lines.get("simulation"), "timeStep",
+                      "must be between %g and %g s, got %r"
+                      % (MIN_TIME_STEP, MAX_TIME_STEP, p.time_step))
     names = set()
     for m in p.models:
         if m.name in names:

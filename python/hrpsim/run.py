@@ -350,6 +350,24 @@ class RunViewer:
     def started(self):
         return self.proc is not None
 
+    def show_cameras(self, out_dir, timeout=2.0):
+        """Tell the viewer's page server where this run stores its camera frames (POST
+        api/cameras), so its pages show them as they are written. Returns None, or why not."""
+        import json
+        import urllib.error
+        import urllib.request
+        if not self.url:
+            return "the viewer's page address is not known"
+        req = urllib.request.Request(
+            self.url + "api/cameras", method="POST",
+            data=json.dumps({"dir": str(Path(out_dir).resolve())}).encode(),
+            headers={"Content-Type": "application/json"})
+        try:
+            with urllib.request.urlopen(req, timeout=timeout):
+                return None
+        except (OSError, urllib.error.URLError) as exc:
+            return str(exc)
+
     def close(self):
         if self.proc is not None:
             if self.proc.poll() is None:
@@ -489,6 +507,9 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
             viewer = RunViewer(client, servers.naming, out, state_dir)
             viewer.ref.clearData()  # this run's models only; the Scheduler loads them
             sched.setOnlineViewer(viewer.ref)
+            why = viewer.show_cameras(out)  # the page reads the frames from the files
+            if why and warn:
+                warn("the viewer will not show camera frames: %s" % why)
             if on_viewer:
                 on_viewer(viewer.url, viewer.started)
 

@@ -25,7 +25,23 @@ import math
 
 import numpy as np
 
-__all__ = ["Simulation"]
+__all__ = ["Simulation", "Runaway"]
+
+# the time steps the dynamics accept [s] (hsdMIN_TIME_STEP, hsdMAX_TIME_STEP in dynamics.h)
+MIN_TIME_STEP = 1e-6
+MAX_TIME_STEP = 1.0
+
+
+class Runaway(RuntimeError):
+    """A step made a character's state non-finite or took it out of bounds (README,
+    Runaways): the step was made, the character stopped where the last good step left it.
+    ``character`` names it (None if unknown); reset, restore or carry on is the caller's
+    choice."""
+
+    def __init__(self, message, character=None):
+        super().__init__(message)
+        self.character = character
+
 
 _MODES = {"torque": "TORQUE_MODE", "high_gain": "HIGH_GAIN_MODE", "highgain": "HIGH_GAIN_MODE"}
 _METHODS = {"euler": "EULER", "runge_kutta": "RUNGE_KUTTA", "rk": "RUNGE_KUTTA"}
@@ -185,11 +201,12 @@ class Simulation:
             raise KeyError("no model %r (models: %s)" % (character, list(self._models))) from None
 
     def set_time_step(self, dt):
-        """The time step [s] (positive)."""
+        """The time step [s], between 1e-6 and 1 s (what the dynamics accept)."""
         self._configurable("set_time_step")
         dt = float(dt)
-        if not (dt > 0 and math.isfinite(dt)):
-            raise ValueError("time step must be positive and finite, got %r" % dt)
+        if not (MIN_TIME_STEP <= dt <= MAX_TIME_STEP):
+            raise ValueError("time step must be between %g and %g s, got %r"
+                             % (MIN_TIME_STEP, MAX_TIME_STEP, dt))
         self._dt = dt
 
     @property
@@ -508,18 +525,49 @@ class Simulation:
             for _ in range(n):
                 if before is not None:
                     before(self)
-                ds.stepSimulation()
+                self._step_once(ds)
                 self._steps += 1
         elif before is None:
             if n:
-                self._scheduler.step(n)
+                self._scheduler_step(n)
                 self._steps += n
         else:
             for _ in range(n):
                 before(self)
-                self._scheduler.step(1)
+                self._scheduler_step(1)
                 self._steps += 1
         return self
+
+    def _scheduler_step(self, n):
+        """Scheduler.step(n); a run stopped by a runaway becomes Runaway naming the
+        character (the scheduler's message says which)."""
+        import re
+        from . import SchedulerIDL
+        try:
+            self._scheduler.step(n)
+        except SchedulerIDL.SchedulerError as exc:
+            m = re.search(r"character (.+?) ran away", exc.description)
+            if m is None:
+                raise
+            raise Runaway(exc.description, m.group(1)) from None
+
+    def _step_once(self, ds):
+        """One stepSimulation; a runaway (BAD_OPERATION, completed YES, minor code the
+        character's index + 1) becomes Runaway naming the character."""
+        from omniORB import CORBA
+        try:
+            ds.stepSimulation()
+        except CORBA.BAD_OPERATION as exc:
+            if exc.completed != CORBA.COMPLETED_YES:
+                raise
+            names = list(self._models)
+            k = exc.minor - 1
+            who = names[k] if 0 <= k < len(names) else None
+            self._steps += 1
+            raise Runaway("step %d: character %s ran away: its state became non-finite or "
+                          "left the bounds (|position| <= 1e9 m, speeds <= 1e8 m/s, rad/s); "
+                          "it was stopped where the last good step left it"
+                          % (self._steps, who or "?"), who) from None
 
     def run(self, until, before=None):
         """Advance until the simulated time reaches ``until`` [s]: to the first whole step at

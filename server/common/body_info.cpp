@@ -565,6 +565,16 @@ class Importer {
           ai.textureIndex >= ntexture) {
         return fail(hsE_INVALID, "appearance " + std::to_string(i) + ": index out of range");
       }
+      // every number finite (found by fuzzing: a NaN texture coordinate was taken as it was)
+      std::string where = "appearance " + std::to_string(i);
+      if (!finite(ai.normals.get_buffer(), ai.normals.length(), where + " normals") ||
+          !finite(ai.colors.get_buffer(), ai.colors.length(), where + " colors") ||
+          !finite(ai.textureCoordinate.get_buffer(), ai.textureCoordinate.length(),
+                  where + " textureCoordinate") ||
+          !finite(&ai.creaseAngle, 1, where + " creaseAngle") ||
+          !finite(ai.textransformMatrix, 9, where + " textransformMatrix")) {
+        return false;
+      }
       a.app.material = ai.materialIndex;
       a.app.texture = ai.textureIndex;
       a.app.normalPerVertex = ai.normalPerVertex;
@@ -591,6 +601,13 @@ class Importer {
 
   bool materials(const OpenHRP::MaterialInfoSequence &in) {
     for (CORBA::ULong i = 0; i < in.length(); i++) {
+      const OpenHRP::MaterialInfo &mi = in[i];
+      std::string where = "material " + std::to_string(i);
+      if (!finite(&mi.ambientIntensity, 1, where) || !finite(mi.diffuseColor, 3, where) ||
+          !finite(mi.emissiveColor, 3, where) || !finite(mi.specularColor, 3, where) ||
+          !finite(&mi.shininess, 1, where) || !finite(&mi.transparency, 1, where)) {
+        return false;
+      }
       hsMaterial m;
       m.ambientIntensity = in[i].ambientIntensity;
       for (int k = 0; k < 3; k++) {

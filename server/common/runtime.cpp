@@ -303,6 +303,9 @@ void raiseSystemException(const char *operation, const hsError &err) {
       throw CORBA::NO_MEMORY(0, CORBA::COMPLETED_NO);
     case hsE_UNSUPPORTED:
       throw CORBA::NO_IMPLEMENT(0, CORBA::COMPLETED_NO);
+    case hsE_RUNAWAY:
+      // the step was made; a character's state had to be stopped (README, Runaways)
+      throw CORBA::BAD_OPERATION(0, CORBA::COMPLETED_YES);
     default:
       throw CORBA::BAD_PARAM(0, CORBA::COMPLETED_NO);
   }

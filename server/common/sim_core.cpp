@@ -4,6 +4,7 @@
 #include "sim_core.h"
 
 #include <algorithm>
+#include <climits>
 #include <cmath>
 #include <new>
 
@@ -18,7 +19,11 @@ long long periodSteps(double period, double dt) {
   if (!std::isfinite(period) || period <= 0.0 || !(dt > 0.0)) {
     return 0;
   }
-  double n = std::llround(period / dt);
+  double ratio = period / dt;
+  if (!(ratio < 9e18)) {
+    return 0;  // beyond any step count (llround would not be defined)
+  }
+  double n = std::llround(ratio);
   if (n < 1.0 || std::fabs(n * dt - period) > 1e-9 * period) {
     return 0;
   }
@@ -27,6 +32,9 @@ long long periodSteps(double period, double dt) {
 
 long long stepsToReach(double t, double dt) {
   double n = std::ceil(t / dt - 1e-9);
+  if (n >= 9e18) {
+    return LLONG_MAX;  // never reached (a cast of a larger double would be undefined)
+  }
   return n > 0.0 ? static_cast<long long>(n) : 0;
 }
 

@@ -34,7 +34,7 @@ std::mutex &odeMutex();
 long long periodSteps(double period, double dt);
 
 // the first step count at which the simulated time reaches t [s] (1e-9 steps of slack for the
-// rounding of t / dt); 0 for t <= 0
+// rounding of t / dt); 0 for t <= 0, LLONG_MAX for a time beyond 9e18 steps
 long long stepsToReach(double t, double dt);
 
 class SimCore {
@@ -62,7 +62,7 @@ class SimCore {
   // Returns its index, or a negative code with err (empty or duplicate name, started already)
   int addCharacter(const char *name, BodyPtr body, hsError *err);
 
-  // time step [s], in (0, 1]
+  // time step [s], in [1e-6, 1] (hsdMIN_TIME_STEP, hsdMAX_TIME_STEP)
   int setTimeStep(double dt, hsError *err);
 
   // sensor readings on or off (off: every reading is zero, as OpenHRP's DISABLE_SENSOR)

@@ -256,7 +256,13 @@ void DynamicsSimulatorServant::stepSimulation() {
   SimCore::Lock lock(*core_);
   requireRunning(op);
   hsError err = {};
-  check(core_->step(&err), op, err);
+  if (core_->step(&err) == hsE_RUNAWAY) {
+    // the step was made; the minor code names the character (index + 1, registration order)
+    logRequestError(op, describe(err));
+    throw CORBA::BAD_OPERATION(static_cast<CORBA::ULong>(hsd_runaway(core_->world()) + 1),
+                               CORBA::COMPLETED_YES);
+  }
+  check(err.code, op, err);
 }
 
 void DynamicsSimulatorServant::setGVector(const OpenHRP::DblSequence3 &wdata) {

@@ -6,7 +6,8 @@
 //        --cache-entries N --cache-mb MB --retired-entries N --retired-mb MB --max-file-mb MB
 //        --mesh-seconds S --mesh-memory-mb MB --mesh-triangles N --mesh-in-process]
 //
-// --model-root DIR (repeatable): serve only files under DIR (see model_loader.h). A server
+// --model-root DIR (repeatable): serve only files under DIR (see model_loader.h), and read
+// only files under the roots while loading (Inlines, meshes, textures: hsu_setFileRoots). A server
 // that listens beyond the default loopback address (runtime.h: exposed) refuses to start
 // without one: it would otherwise hand any file it can read to anyone who reaches it.
 // Cache and limit options may also come from $HRPSIM_MODELLOADER_OPTIONS (how `hrpsim up`
@@ -64,6 +65,15 @@ int main(int argc, char **argv) {
     }
     for (const std::string &root : options.roots) {
       hsu_log(hsLOG_INFO, "serving model files under %s", root.c_str());
+    }
+    // every file a model refers to (Inline, mesh, texture) is confined to the roots as well
+    std::vector<const char *> rootList;
+    for (const std::string &root : options.roots) {
+      rootList.push_back(root.c_str());
+    }
+    hsError rootErr = {};
+    if (hsu_setFileRoots(rootList.data(), static_cast<int>(rootList.size()), &rootErr) != 0) {
+      return usage(std::string("--model-root: ") + rootErr.message);
     }
     // a shutdown never waits on a mesh import
     runtime.onShutdown([] { hsm_cancelMeshImports(); });

@@ -258,6 +258,33 @@ def model_tree(tmp_path_factory):
     (root / "out-link.wrl").symlink_to(outside / "arm6.wrl")
     (root / "in-link.wrl").symlink_to(root / "robots" / "arm6.wrl")
     (root / "dir-out").symlink_to(outside)
+    # models under the root that refer to files: inside, outside, and outside through a link
+    foot = (MODELS / "humanoid" / "parts" / "foot.wrl").read_text()
+    (root / "parts").mkdir()
+    (root / "parts" / "foot.wrl").write_text(foot)
+    (outside / "foot.wrl").write_text(foot)
+    (root / "parts" / "foot-link.wrl").symlink_to(outside / "foot.wrl")
+    for name, url in (("inline-in", "parts/foot.wrl"), ("inline-out", str(outside / "foot.wrl")),
+                      ("inline-up", "../outside/foot.wrl"),
+                      ("inline-link", "parts/foot-link.wrl")):
+        (root / (name + ".wrl")).write_text(
+            "#VRML V2.0 utf8\nTransform { children [ Inline { url \"%s\" } ] }\n" % url)
+    stl = (REPO_ROOT / "tests" / "data" / "meshes" / "tetra_ascii.stl").read_text()
+    (root / "parts" / "tetra.stl").write_text(stl)
+    (outside / "tetra.stl").write_text(stl)
+    for name, mesh in (("mesh-in", str(root / "parts" / "tetra.stl")),
+                       ("mesh-out", str(outside / "tetra.stl"))):
+        (root / (name + ".urdf")).write_text(
+            "<?xml version=\"1.0\"?>\n<robot name=\"m\"><link name=\"a\"><visual><geometry>"
+            "<mesh filename=\"file://%s\"/></geometry></visual></link></robot>\n" % mesh)
+    png = (REPO_ROOT / "tests" / "data" / "meshes" / "textures" / "checker.png").read_bytes()
+    (root / "parts" / "checker.png").write_bytes(png)
+    (outside / "checker.png").write_bytes(png)
+    for name, image in (("texture-in", str(root / "parts" / "checker.png")),
+                        ("texture-out", str(outside / "checker.png"))):
+        (root / (name + ".wrl")).write_text(
+            "#VRML V2.0 utf8\nShape { appearance Appearance { texture ImageTexture { url "
+            "\"%s\" } } geometry Box { } }\n" % image)
     return root, outside
 
 
@@ -322,8 +349,33 @@ def test_model_loader_serves_only_under_the_roots(exposed, model_tree):
     for op in ("getBodyInfo", "loadSceneInfo"):
         with pytest.raises(MLE, match="under the model roots"):
             getattr(loader, op)(str(outside / "arm6.wrl"))
-    # a model under the root inlining a file outside is refused too? No: files a served model
-    # refers to are the model author's choice (README); the request itself must be inside
+    assert loader._non_existent() is False
+
+
+def test_files_a_model_refers_to_must_be_under_the_roots(exposed, model_tree):
+    """Inline urls, URDF meshes and textures are confined to the roots as the model itself
+    (real paths: a symbolic link inside that leads out is refused); the answer names the
+    model, not the file outside."""
+    d, state = exposed
+    root, outside = model_tree
+    loader = _loader(state)
+    shapes = len(loader.loadBodyInfo(str(root / "inline-in.wrl"))._get_shapes())
+    assert shapes >= 1
+    assert len(loader.loadBodyInfo(str(root / "mesh-in.urdf"))._get_shapes()) == 1
+    opt = OpenHRP.ModelLoader.ModelLoadOption(True, [], OpenHRP.ModelLoader.AABB_NUM)
+    textures = loader.loadBodyInfoEx(str(root / "texture-in.wrl"), opt)._get_textures()
+    assert len(textures) == 1 and len(textures[0].image) > 0
+    for name in ("inline-out.wrl", "inline-up.wrl", "inline-link.wrl", "mesh-out.urdf"):
+        text = _refused(loader, root / name)
+        assert text.startswith(str(root / name)), text
+        assert str(outside) not in text, text
+    # a texture that cannot be read is a warning (as a missing one): served without its image
+    body = loader.loadBodyInfoEx(str(root / "texture-out.wrl"), opt)
+    textures = body._get_textures()
+    assert len(textures) == 1 and len(textures[0].image) == 0
+    assert any("outside the model roots" in line for line in body._get_info()), body._get_info()
+    log = (Path(d) / "logs" / "hrpsim-modelloader.log").read_text()
+    assert "outside the model roots" in log
     assert loader._non_existent() is False
 
 

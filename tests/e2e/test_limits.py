@@ -329,3 +329,16 @@ def test_bad_option_is_reported(state_dirs, tmp_path):
     assert proc.returncode != 0
     log = (Path(state) / "logs" / "hrpsim-modelloader.log").read_text()
     assert "--cache-entries needs a positive whole number (got 'many')" in log, log
+
+
+def test_collada_that_crashes_assimp_is_an_error(tmp_path, loader):
+    """A COLLADA file (found by the mesh fuzzer) on which Debian's assimp 5.2 itself reads
+    through a null pointer: the import runs in a child process, so the load fails with a clear
+    error and the server keeps serving."""
+    (tmp_path / "part.dae").write_bytes((MESHES / "assimp_crash.dae").read_bytes())
+    urdf = tmp_path / "robot.urdf"
+    urdf.write_text(mesh_urdf("part.dae"))
+    loader.refuses(hrpsim.file_url(urdf),
+                   r"part\.dae: the mesh importer failed on this file \((signal 11|exit status)",
+                   within=10)
+    loader.serves()

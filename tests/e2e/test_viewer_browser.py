@@ -5,27 +5,36 @@ It checks what a person would see: the robot drawn where the camera looks (its p
 when the robot is moved away, the background elsewhere does not), every shape of the loaded
 bodies in the scene, scrubbing the timeline (through the slider itself) moving the robot,
 a live update reaching the page within 100 ms, two pages showing the same state, a page
-opened mid-run catching up, and a replay of a results directory drawing the recorded poses.
+opened mid-run catching up, a replay of a results directory drawing the recorded poses, and
+the camera tiles of a replayed `hrpsim run` showing, pixel for pixel, the stored frame of the
+time on screen while scrubbing and playing, and a live `hrpsim run --view` showing its frames
+while it runs.
 
 With HRPSIM_UPDATE_SCREENSHOT=1 the replay test also writes docs/viewer.png for the README.
 """
 
+import base64
+import csv
 import json
 import os
+import subprocess
+import sys
 import time
 import urllib.request
 
 import numpy as np
 import pytest
 
-from conftest import REPO_ROOT
+from conftest import REPO_ROOT, cli_env
+from hrpsim import launcher
 import hrpsim
 from hrpsim.results import write_results
 from hrpsim.viewer.browser import Browser, png_pixels
 from hrpsim.viewer.scene import Kinematics
 from hrpsim.viewer.server import describe_url
 from test_viewer import FLOOR, HUMANOID, ViewerProcess, sample_q, world_state, world  # noqa: F401
-from test_viewer_run import stop_view, view_process
+from test_viewer_run import stop_view, up_with_viewer, view_process  # noqa: F401 - a fixture
+from test_viewer_cameras import FALLING, falling_run  # noqa: F401 - a fixture
 
 SCREENSHOT = REPO_ROOT / "docs" / "viewer.png"
 READY = "window.hrpsim && window.hrpsim.ready"
@@ -268,3 +277,116 @@ def test_a_replay_draws_the_recorded_poses_and_its_summary(servers, browser, ope
 def _link_names(out):
     from hrpsim.viewer.replay import read_models
     return [lk["name"] for lk in read_models(out)[1]["body"]["links"]]
+
+
+# the humanoid's head cameras: key, folder, what the tile shows
+HEAD_CAMERAS = (("robot/VISION_COLOR", "robot-VISION_COLOR", "color"),
+                ("robot/VISION_DEPTH", "robot-VISION_DEPTH", "depth"))
+
+
+def _camera_rows(folder):
+    with open(folder / "frames.csv") as f:
+        return [(int(r["frame"]), float(r["time"])) for r in csv.DictReader(f)]
+
+
+def _stored_tile(folder, frame, kind):
+    """What a tile should show for a stored frame, decoded with Pillow: RGB (H, W, 3) float."""
+    from PIL import Image
+    if kind == "depth":
+        mm = np.asarray(Image.open(folder / ("depth_%06d.png" % frame)), dtype=np.float64)
+        grey = np.floor(255 * (1 - mm / mm.max()))              # near white, far black
+        return np.repeat(grey[:, :, None], 3, axis=2)
+    with Image.open(folder / ("frame_%06d.png" % frame)) as im:
+        return np.asarray(im.convert("RGB"), dtype=np.float64)
+
+
+def _tile_pixels(page, key):
+    got = page.evaluate("window.hrpsim.cameraPixels(%r)" % key)
+    rgba = np.frombuffer(base64.b64decode(got["rgba"]), dtype=np.uint8)
+    return rgba.reshape(got["height"], got["width"], 4)[:, :, :3].astype(np.float64)
+
+
+def test_a_replay_shows_the_camera_frame_of_the_time_on_screen(falling_run, open_page):
+    out = falling_run
+    log_t = np.load(out / "log.npz")["time"]
+    proc, url, _ = view_process(out)
+    try:
+        page = open_page(url)
+        page.wait_for("window.hrpsim.frameCount === %d" % len(log_t), timeout=30)
+        page.wait_for("window.hrpsim.cameraLists > 0")
+        shown = {}
+        for k in (5, 25, 55):                                    # t = 0.05, 0.25, 0.55 s
+            page.evaluate("window.hrpsim.seek(%d)" % k)
+            t = float(log_t[k])
+            for key, folder, kind in HEAD_CAMERAS:
+                d = out / "cameras" / folder
+                # the latest stored frame at or before t
+                frame = max(f for f, ft in _camera_rows(d) if ft <= t + 1e-9)
+                page.wait_for("window.hrpsim.cameraState()[%r].shown === %d" % (key, frame))
+                want = _stored_tile(d, frame, kind)
+                assert want.std() > 10, "the stored frame is blank: %s %d" % (key, frame)
+                got = _tile_pixels(page, key)
+                assert got.shape == want.shape
+                assert np.abs(got - want).max() <= 2, (key, k, np.abs(got - want).max())
+                assert abs(got.mean() - want.mean()) <= 2
+                shown[key, k] = got
+        # the robot collapses: each scrub put another picture into the tiles
+        for key, _, _ in HEAD_CAMERAS:
+            assert np.abs(shown[key, 5] - shown[key, 55]).mean() > 5, key
+            assert np.abs(shown[key, 25] - shown[key, 55]).mean() > 1, key
+        # playing: the tiles follow the time on screen, and stop at the last frame
+        n0 = page.evaluate("window.hrpsim.cameraRequests")
+        page.evaluate("window.hrpsim.seek(0); window.hrpsim.setSpeed(0.5); "
+                      "window.hrpsim.play()")
+        page.wait_for("window.hrpsim.playing && window.hrpsim.cameraState()"
+                      "['robot/VISION_COLOR'].shown >= 3", timeout=10)
+        page.wait_for("!window.hrpsim.playing", timeout=20)
+        for key, folder, kind in HEAD_CAMERAS:
+            last = max(f for f, ft in _camera_rows(out / "cameras" / folder)
+                       if ft <= float(log_t[-1]) + 1e-9)
+            page.wait_for("window.hrpsim.cameraState()[%r].shown === %d" % (key, last))
+            want = _stored_tile(out / "cameras" / folder, last, kind)
+            assert np.abs(_tile_pixels(page, key) - want).max() <= 2, key
+        # on demand: no more requests than frames played (each fetched at most once or twice)
+        frames = sum(len(_camera_rows(out / "cameras" / f)) for _, f, _ in HEAD_CAMERAS)
+        assert page.evaluate("window.hrpsim.cameraRequests") - n0 <= frames
+    finally:
+        stop_view(proc)
+
+
+def test_a_live_run_shows_its_camera_frames_while_it_runs(up_with_viewer, open_page, tmp_path):
+    d, _ = up_with_viewer
+    page = open_page(launcher.read_state(d)["viewer_url"])
+    project = tmp_path / "falling.xml"
+    project.write_text(FALLING.format(root=REPO_ROOT).replace('endTime="0.6"', 'endTime="3"'))
+    out = tmp_path / "run"
+    proc = subprocess.Popen([sys.executable, "-m", "hrpsim.cli", "run", "--state-dir", str(d),
+                             "--out", str(out), "--view", "--real-time", "1", "--no-plots",
+                             str(project)], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, env=cli_env(), cwd=str(REPO_ROOT))
+    color = out / "cameras" / "robot-VISION_COLOR"
+    state = "window.hrpsim.cameraState()['robot/VISION_COLOR']"
+    try:
+        got = page.wait_for("(s => s && s.shown !== null && s)(%s)" % state, timeout=60)
+        running = proc.poll() is None
+        pixels = _tile_pixels(page, "robot/VISION_COLOR")
+        assert running, "the run ended before a camera frame reached the page"
+        # the tile shows the stored frame it names, at or before the time on screen
+        assert got["shownTime"] <= page.evaluate("window.hrpsim.drawnTime") + 1e-9
+        want = _stored_tile(color, got["shown"], "color")
+        if got["shown"] == page.evaluate("%s.shown" % state):
+            assert np.abs(pixels - want).max() <= 2
+        stdout, stderr = proc.communicate(timeout=120)
+        assert proc.returncode == 0, stdout + stderr
+        assert "camera frames" not in stderr, stderr  # no warning about the viewer
+        # once the run is over the page follows to its end: a frame of the last half second
+        got = page.wait_for("(s => s.shown !== null && s.shown === s.wanted && "
+                            "s.shownTime > 2.5 && s)(%s)" % state, timeout=20)
+        last = _camera_rows(color)
+        assert got["shownTime"] == pytest.approx(dict(last)[got["shown"]], abs=1e-9)
+        want = _stored_tile(color, got["shown"], "color")
+        assert np.abs(_tile_pixels(page, "robot/VISION_COLOR") - want).max() <= 2
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()

@@ -1,18 +1,167 @@
 // cameras.js - the camera panel: one tile per vision sensor of the loaded bodies.
 //
-// The tiles are laid out now from the bodies' VisionSensor entries (name, link, resolution
-// from specValues: width and height are its 5th and 6th numbers in OpenHRP's VisionSensor
-// spec); showImage() puts an image into a tile, so when the server starts sending camera
-// images (a binary message of its own kind), they only need decoding and handing over here.
+// The tiles are laid out from the bodies' VisionSensor entries (name, link, resolution from
+// specValues: width and height are its 5th and 6th numbers in OpenHRP's VisionSensor spec).
+// The server lists the stored frames of each camera (GET api/cameras: frame numbers and their
+// simulated times); update(time) shows in each tile the latest frame at or before the time on
+// screen, fetched on demand from api/camera/CHARACTER/SENSOR/FRAME.png (one request in flight
+// per camera; the last few frames of each camera are kept, so playing back and forth over a
+// short stretch costs no requests). A depth-only camera's frames come as grey images.
+
+const KEEP = 8;           // decoded frames kept per camera
+const TIME_EPS = 1e-9;    // as the server's cameras.TIME_EPS
+
+// index of the last entry of the sorted array `times` that is <= t, or -1
+function lastAtOrBefore(times, t) {
+  let lo = 0, hi = times.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (times[mid] <= t + TIME_EPS) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  return lo - 1;
+}
 
 export class CameraPanel {
   constructor(container) {
     this.container = container;
     this.tiles = new Map();
+    this.feeds = new Map();   // key -> {character, sensor, kind, frames, times}
+    this.time = null;
+    this.requests = 0;
+  }
+
+  // the server's list of stored frames (GET api/cameras)
+  setCameras(list) {
+    this.feeds = new Map(list.map((c) => [c.key, c]));
+    if (this.time !== null) {
+      this.update(this.time, true);
+    }
+  }
+
+  // show in every tile the latest frame at or before simulated time t
+  update(t, force = false) {
+    if (t === null || t === undefined || (t === this.time && !force)) {
+      return;
+    }
+    this.time = t;
+    for (const [key, tile] of this.tiles) {
+      const feed = this.feeds.get(key);
+      if (!feed || !feed.times.length) {
+        continue;
+      }
+      const i = lastAtOrBefore(feed.times, t);
+      const frame = i < 0 ? null : feed.frames[i];
+      tile.wanted = frame;
+      tile.wantedTime = i < 0 ? null : feed.times[i];
+      if (frame === null) {
+        if (tile.shown !== null) {
+          this.clearTile(tile, "no frame yet at this time");
+        }
+      } else if (frame !== tile.shown) {
+        this.fetchFrame(key, tile, feed);
+      }
+    }
+  }
+
+  clearTile(tile, text) {
+    const ctx = tile.canvas.getContext("2d");
+    const { width: w, height: h } = tile.canvas;
+    ctx.fillStyle = "#0b0d10";
+    ctx.fillRect(0, 0, w, h);
+    tile.shown = null;
+    tile.shownTime = null;
+    tile.cap.textContent = `${tile.label} · ${text}`;
+  }
+
+  async fetchFrame(key, tile, feed) {
+    const frame = tile.wanted;
+    const cached = tile.cache.get(frame);
+    if (cached) {
+      tile.cache.delete(frame);  // most recently used last
+      tile.cache.set(frame, cached);
+      this.draw(tile, frame, cached);
+      return;
+    }
+    if (tile.loading) {
+      return;  // the answer in flight fetches what is wanted then
+    }
+    tile.loading = true;
+    const url = `api/camera/${encodeURIComponent(feed.character)}/` +
+      `${encodeURIComponent(feed.sensor)}/${frame}.png`;
+    try {
+      this.requests++;
+      const r = await fetch(url);
+      if (!r.ok) {
+        throw new Error(`${url}: ${r.status}`);
+      }
+      const bitmap = await createImageBitmap(await r.blob(),
+        { colorSpaceConversion: "none", premultiplyAlpha: "none" });
+      tile.cache.set(frame, bitmap);
+      while (tile.cache.size > KEEP) {
+        const [oldest, bmp] = tile.cache.entries().next().value;
+        tile.cache.delete(oldest);
+        bmp.close();
+      }
+      if (tile.wanted === frame) {
+        this.draw(tile, frame, bitmap);
+      }
+    } catch (err) {
+      tile.cap.textContent = `${tile.label} · frame ${frame}: ${err.message}`;
+      tile.failed = frame;
+    } finally {
+      tile.loading = false;
+    }
+    if (tile.wanted !== null && tile.wanted !== tile.shown && tile.failed !== tile.wanted) {
+      this.fetchFrame(key, tile, feed);
+    }
+  }
+
+  draw(tile, frame, bitmap) {
+    const f = this.feeds.get(tile.key);
+    const i = f ? f.frames.indexOf(frame) : -1;
+    const time = i < 0 ? 0 : f.times[i];
+    this.showImage(tile.key, bitmap, time);
+    tile.shown = frame;
+    tile.shownTime = time;
+    tile.cap.textContent = `${tile.label} · frame ${frame}, t = ${time.toFixed(3)} s`;
+  }
+
+  // for tests: what each tile wants and shows
+  state() {
+    const out = {};
+    for (const [key, t] of this.tiles) {
+      out[key] = { wanted: t.wanted, wantedTime: t.wantedTime, shown: t.shown,
+        shownTime: t.shownTime, width: t.canvas.width, height: t.canvas.height };
+    }
+    return out;
+  }
+
+  // for tests: the RGBA pixels of a tile's canvas, base64
+  pixels(key) {
+    const t = this.tiles.get(key);
+    if (!t) {
+      return null;
+    }
+    const { width: w, height: h } = t.canvas;
+    const data = t.canvas.getContext("2d").getImageData(0, 0, w, h).data;
+    let bin = "";
+    for (let i = 0; i < data.length; i += 0x8000) {
+      bin += String.fromCharCode.apply(null, data.subarray(i, i + 0x8000));
+    }
+    return { width: w, height: h, rgba: btoa(bin) };
   }
 
   setBodies(bodies) {
     this.container.innerHTML = "";
+    for (const t of this.tiles.values()) {
+      for (const bmp of t.cache.values()) {
+        bmp.close();
+      }
+    }
     this.tiles.clear();
     for (const b of bodies) {
       for (const s of b.sensors("Vision")) {
@@ -34,11 +183,17 @@ export class CameraPanel {
         cap.textContent = `${key} (${w}x${h}) · no image yet`;
         tile.append(canvas, cap);
         this.container.appendChild(tile);
-        this.tiles.set(key, { canvas, cap, label: `${key} (${w}x${h})` });
+        this.tiles.set(key, {
+          key, canvas, cap, label: `${key} (${w}x${h})`, wanted: null, wantedTime: null,
+          shown: null, shownTime: null, loading: false, failed: null, cache: new Map(),
+        });
       }
     }
     if (!this.tiles.size) {
       this.container.textContent = "no vision sensors in the loaded bodies";
+    }
+    if (this.time !== null) {
+      this.update(this.time, true);
     }
   }
 

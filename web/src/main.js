@@ -82,6 +82,7 @@ async function loadScene(version) {
   }
   plots.setScene(page.bodies, page.offsets, page.status && page.status.series);
   cameras.setBodies(page.bodies);
+  loadCameras();
   $("bodies").textContent = page.bodies.map((b) => b.name).join(", ") || "no bodies loaded";
   page.dirty = true;
   page.timing.scene = page.timing.scene || performance.now();
@@ -183,6 +184,28 @@ function setConnection(text) {
   $("connection").classList.toggle("bad", text.startsWith("disconnected"));
 }
 
+// ---- camera frames ---------------------------------------------------------------------------
+
+// the stored frames of the cameras (a replay's, or a live run's as they are written)
+async function loadCameras() {
+  try {
+    const r = await fetch("api/cameras");
+    if (r.ok) {
+      const { cameras: list } = await r.json();
+      cameras.setCameras(list);
+      page.cameraLists = (page.cameraLists || 0) + 1;
+    }
+  } catch (err) {
+    // the server went away: the next status brings the cameras again
+  }
+}
+// a live run writes new frames as it goes (`hrpsim run --view` tells the server where)
+setInterval(() => {
+  if (page.status && page.status.mode === "live" && page.connected && cameras.tiles.size) {
+    loadCameras();
+  }
+}, 1000);
+
 // ---- replay extras ---------------------------------------------------------------------------
 
 async function showSummary() {
@@ -275,6 +298,7 @@ function frame(now) {
     page.uiDirty = true;
     page.needsRender = true;
   }
+  cameras.update(page.drawnTime);
   if (page.uiDirty) {
     timeline.update({ total: page.status && page.status.count });
     setText("rate", rateText());
@@ -363,6 +387,10 @@ window.hrpsim = {
     const r = view.renderer.domElement.getBoundingClientRect();
     return [r.left + (v.x + 1) / 2 * r.width, r.top + (1 - v.y) / 2 * r.height];
   },
+  cameraState: () => cameras.state(),
+  cameraPixels: (key) => cameras.pixels(key),
+  get cameraRequests() { return cameras.requests; },
+  get cameraLists() { return page.cameraLists || 0; },
   lastArrival: () => (store.arrivals.length ? store.arrivals.at(-1)[0] : null),
   now: () => performance.now(),
 };

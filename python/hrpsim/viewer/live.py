@@ -31,6 +31,7 @@ import bisect
 import logging
 import threading
 import time
+from pathlib import Path
 
 import numpy as np
 
@@ -149,6 +150,7 @@ class LiveSource:
         self.line_width = 1.0
         self.line_scale = 1.0
         self._pending = []                     # frames the compactor has not seen yet
+        self.camera_index = None               # cameras.CameraIndex of the run shown, if told
         self._encode_lock = threading.Lock()
         self._work = threading.Event()
         self._closing = False
@@ -244,8 +246,27 @@ class LiveSource:
                 log.clear()
             self._transient = None
             self._shown = None
+            self.camera_index = None
             self._relayout()
         self._notify("scene")
+
+    def set_camera_dir(self, results_dir):
+        """Show the camera frames a run stores under ``results_dir``/cameras/ (as it writes
+        them; `hrpsim run --view` tells its viewer so). Raises ViewerError if ``results_dir``
+        is not a directory."""
+        from .cameras import CameraIndex
+        path = Path(results_dir)
+        if not path.is_absolute() or not path.is_dir():
+            raise ViewerError("not a directory (an absolute path is needed): %r"
+                              % str(results_dir))
+
+        def characters():
+            with self._lock:
+                return [{"name": c.name, "body": c.description} for c in self._chars]
+        index = CameraIndex(path, characters)
+        with self._lock:
+            self.camera_index = index
+        logger.info("camera frames from %s", path)
 
     def set_line_width(self, width):
         """Thickness of contact arrows and link frames (a positive finite number)."""

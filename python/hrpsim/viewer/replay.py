@@ -7,7 +7,8 @@ server and no model file. ``ReplaySource`` reads the summary, the models and the
 when it opens, and turns the log into frames (float32 rows of root pose + per-link joint
 values, see frames.py) on a thread of its own, so the server answers at once; pages receive
 the frames in pieces over their WebSocket as soon as they are ready and draw from the first
-piece on.
+piece on. The camera frames of the run (``cameras/``, see cameras.py) are served one at a
+time as the page asks for them.
 
 Results directories from before models.json.gz existed replay too when a ModelLoader answers
 (``$HRPSIM_NAMING`` or `hrpsim up`'s state): the models are read again from their URLs.
@@ -21,6 +22,7 @@ from pathlib import Path
 import numpy as np
 
 from . import frames as F
+from .cameras import CameraIndex
 from .live import ViewerError
 from .scene import Kinematics, matrix_to_quaternion
 
@@ -110,6 +112,7 @@ class ReplaySource:
             raise ViewerError("cannot read %s: %s" % (self.dir / "log.npz", exc)) from exc
         name = Path(self._summary.get("project", "")).stem or self.dir.name
         self.title = "%s (%s)" % (name, self.dir.name)
+        self.camera_index = CameraIndex(self.dir, chars)
         self.rows = None
         self.error = None
         self._lock = threading.RLock()

@@ -10,6 +10,13 @@ Routes (all on one loopback port):
     GET /api/summary      replay only: the run's summary.json
     GET /api/files/NAME   replay only: a plot or summary.txt listed in the results directory
     GET /api/series       replay only: ?character=C&key=K, one logged array (q, dq, u, force...)
+    GET /api/cameras      the stored camera frames: {"cameras": [{key, character, sensor, kind,
+                          frames, times}]} (empty when the source has no results directory)
+    POST /api/cameras     live only: {"dir": RESULTS_DIR} shows the frames a run writes there
+                          (`hrpsim run --view` sends it; the list above grows as it runs)
+    GET /api/camera/CHARACTER/SENSOR/FRAME.png
+                          one stored frame (colour or mono as stored; depth-only cameras: the
+                          depth mapped to 8-bit grey, see cameras.py)
     GET /ws               the stream: JSON status messages and binary frame messages
 
 Each open page has one sender task. It sends a status message whenever the epoch, the scene
@@ -69,6 +76,9 @@ class ViewerApp:
             web.get("/api/summary", self.summary),
             web.get("/api/files/{name}", self.file),
             web.get("/api/series", self.series),
+            web.get("/api/cameras", self.cameras),
+            web.post("/api/cameras", self.set_camera_dir),
+            web.get("/api/camera/{character}/{sensor}/{frame:[0-9]+}.png", self.camera_frame),
             web.get("/ws", self.websocket),
         ])
         self.app.on_startup.append(self._startup)
@@ -155,6 +165,47 @@ class ViewerApp:
         except KeyError as exc:
             raise web.HTTPNotFound(text=str(exc))
         return web.json_response(data)
+
+    async def cameras(self, request):
+        index = getattr(self.source, "camera_index", None)
+        if index is None:
+            return web.json_response({"cameras": []})
+        loop = asyncio.get_running_loop()
+        await loop.run_in_executor(None, index.refresh)
+        return web.json_response({"cameras": index.cameras()})
+
+    async def set_camera_dir(self, request):
+        setter = getattr(self.source, "set_camera_dir", None)
+        if setter is None:
+            raise web.HTTPMethodNotAllowed("POST", ["GET"], text="a replay shows its own frames")
+        try:
+            body = await request.json()
+            await asyncio.get_running_loop().run_in_executor(None, setter, body["dir"])
+        except (ValueError, KeyError, TypeError) as exc:
+            log.warning("POST /api/cameras: %s", exc)
+            raise web.HTTPBadRequest(text="POST /api/cameras takes {\"dir\": RESULTS_DIR}: %s"
+                                     % exc)
+        return web.json_response({"ok": True})
+
+    async def camera_frame(self, request):
+        index = getattr(self.source, "camera_index", None)
+        m = request.match_info
+        if index is None:
+            raise web.HTTPNotFound(text="no camera frames here")
+        loop = asyncio.get_running_loop()
+        try:
+            data = await loop.run_in_executor(None, index.image, m["character"], m["sensor"],
+                                              int(m["frame"]))
+        except (OSError, ValueError) as exc:
+            log.warning("camera frame %s/%s/%s: %s", m["character"], m["sensor"], m["frame"], exc)
+            raise web.HTTPNotFound(text="cannot read that frame: %s" % exc)
+        if data is None:
+            raise web.HTTPNotFound(text="no such camera frame")
+        # a stored frame never changes: the page may keep it
+        headers = {"Cache-Control": "max-age=3600"}
+        if isinstance(data, Path):
+            return web.FileResponse(data, headers=headers)
+        return web.Response(body=data, content_type="image/png", headers=headers)
 
     # ---- the stream -------------------------------------------------------------------------
 

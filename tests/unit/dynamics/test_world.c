@@ -112,6 +112,11 @@ static void testBadArguments(void) {
       {"zero time step", hsd_setTimeStep(w, 0, NULL)},
       {"negative time step", hsd_setTimeStep(w, -0.001, NULL)},
       {"NaN time step", hsd_setTimeStep(w, nan, NULL)},
+      {"sub-normal time step", hsd_setTimeStep(w, 5e-324, NULL)},
+      {"sub-normal time step 1e-310", hsd_setTimeStep(w, 1e-310, NULL)},
+      {"time step under 1e-6 s", hsd_setTimeStep(w, 9.9e-7, NULL)},
+      {"time step over 1 s", hsd_setTimeStep(w, 1.0000001, NULL)},
+      {"infinite time step", hsd_setTimeStep(w, INFINITY, NULL)},
       {"NaN gravity", hsd_setGravity(w, fn, NULL)},
       {"pair with character 4", hsd_addContactPair(w, 0, -1, 4, -1, &s, NULL)},
       {"pair with link 3", hsd_addContactPair(w, 0, 3, 1, -1, &s, NULL)},
@@ -174,8 +179,8 @@ static void testBadOptions(void) {
   CU_ASSERT_PTR_NULL(hsd_makeWorld(&o, NULL));
 }
 
-// a runaway state is stopped with a counted warning before it can overflow; the world stays
-// usable
+// a runaway state is stopped before it can overflow, with a counted warning, and the step that
+// stopped it reports it (hsE_RUNAWAY naming the character); the world stays usable
 static void testNonFiniteRecovers(void) {
   hsBody *pend = dynLoadText(
       "overflow.wrl",
@@ -187,22 +192,63 @@ static void testNonFiniteRecovers(void) {
   hsdWorld *w = dynWorld(NULL);
   CU_ASSERT_EQUAL(hsd_addCharacter(w, "p", pend, NULL), 0);
   CU_ASSERT_EQUAL(hsd_init(w, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_runaway(w), -1);
   CU_ASSERT_EQUAL(hsd_setJointTorque(w, 0, 1, 1e308, NULL), hsE_INVALID);  // can only overflow
   CU_ASSERT_EQUAL(hsd_setJointTorque(w, 0, 1, 1e12, NULL), 0);  // 4e9 rad/s per step: runaway
   hst_expectLog(1);
-  dynSteps(w, 3);
+  int runaways = 0, first = 0;
+  for (int i = 0; i < 3; i++) {
+    hsError err = {0};
+    int rc = hsd_step(w, &err);
+    CU_ASSERT(rc == 0 || rc == hsE_RUNAWAY);
+    if (rc == hsE_RUNAWAY) {
+      runaways++;
+      first = first ? first : i + 1;
+      CU_ASSERT_EQUAL(hsd_runaway(w), 0);
+      CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "character p ran away"));
+    }
+  }
+  CU_ASSERT(runaways >= 1);
+  CU_ASSERT_EQUAL(first, 1);  // 4e6 rad/s after one step: over the speed bound at once
+  CU_ASSERT_EQUAL(hsd_stepCount(w), 3);  // each step was made all the same
   CU_ASSERT(hsd_warningCount(w) >= 1);
   CU_ASSERT_EQUAL(hst_logCount(), 1);  // logged once, counted every time
   const hsBodyState *st = hsd_state(w, 0);
   CU_ASSERT(isfinite(st->q[1]));
   CU_ASSERT_EQUAL(hsd_setJointTorque(w, 0, 1, 0, NULL), 0);
-  dynSteps(w, 1);  // the last runaway velocity is stopped here
   int before = hsd_warningCount(w);
-  dynSteps(w, 10);
+  dynSteps(w, 10);  // at rest where it was stopped: no more runaways
   CU_ASSERT_EQUAL(hsd_warningCount(w), before);
+  CU_ASSERT_EQUAL(hsd_runaway(w), -1);
   CU_ASSERT(isfinite(st->q[1]) && isfinite(st->dq[1]));
+  CU_ASSERT(fabs(st->dq[1]) < 1e8);
   hsd_freeWorld(w);
   hsm_freeBody(pend);
+}
+
+// a sub-normal mass (1/m infinite) is treated as no mass: bounded with one warning, the body
+// falls with finite numbers
+static void testSubnormalMass(void) {
+  hsBody *b = dynLoadText(
+      "tiny.wrl",
+      "DEF T Humanoid { humanoidBody [ DEF ROOT Joint { jointType \"free\" children [\n"
+      "  Segment { mass 1e-320 momentsOfInertia [0.001 0 0 0 0.001 0 0 0 0.001] }\n"
+      " ] } ] joints [ USE ROOT ] }\n");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  hsdWorld *w = dynWorld(NULL);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "t", b, NULL), 0);
+  hst_expectLog(1);
+  CU_ASSERT_EQUAL(hsd_init(w, NULL), 0);
+  CU_ASSERT_EQUAL(hst_logCount(), 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(hst_lastLog(), "moving link 'ROOT' (segments none) has no mass"));
+  hst_expectLog(0);
+  dynSteps(w, 10);
+  const hsBodyState *st = hsd_state(w, 0);
+  CU_ASSERT(isfinite(st->rootP[2]));
+  CU_ASSERT(st->rootP[2] < 0);  // it fell
+  CU_ASSERT_EQUAL(hsd_runaway(w), -1);
+  hsd_freeWorld(w);
+  hsm_freeBody(b);
 }
 
 // the contact buffer overflows into a counted warning, not a crash
@@ -402,7 +448,8 @@ void register_world(void) {
   CU_add_test(s, "step before init is an error", testStepBeforeInit);
   CU_add_test(s, "bad arguments leave the world unchanged", testBadArguments);
   CU_add_test(s, "bad options", testBadOptions);
-  CU_add_test(s, "non-finite state recovers with a counted warning", testNonFiniteRecovers);
+  CU_add_test(s, "a runaway is stopped and reported by its step", testNonFiniteRecovers);
+  CU_add_test(s, "a sub-normal mass is no mass", testSubnormalMass);
   CU_add_test(s, "contact buffer overflow is a counted warning", testContactOverflow);
   CU_add_test(s, "intersection checks", testIntersections);
   CU_add_test(s, "intersection tolerance, distances, contact normals",

@@ -6,6 +6,7 @@
 
 #include <CUnit/CUnit.h>
 
+#include <climits>
 #include <cmath>
 #include <cstring>
 #include <string>
@@ -58,6 +59,11 @@ void testPeriods() {
   CU_ASSERT_EQUAL(hrpsim::stepsToReach(0.7, 0.001), 700);  // 0.7 / 0.001 = 699.9999999999999
   CU_ASSERT_EQUAL(hrpsim::stepsToReach(0.0, 0.001), 0);
   CU_ASSERT_EQUAL(hrpsim::stepsToReach(-1.0, 0.001), 0);
+  // times and periods beyond any step count (found by the API fuzzer: runUntil(1e300) cast a
+  // double over LLONG_MAX to long long)
+  CU_ASSERT_EQUAL(hrpsim::stepsToReach(1e300, 0.001), LLONG_MAX);
+  CU_ASSERT_EQUAL(hrpsim::stepsToReach(INFINITY, 0.001), LLONG_MAX);
+  CU_ASSERT_EQUAL(hrpsim::periodSteps(1e300, 0.001), 0);
 }
 
 void testNamesAndSensors() {

@@ -135,6 +135,44 @@ static void testRefusesOtherKinds(void) {
                          "larger than the limit of 100 bytes");
 }
 
+// hsu_setFileRoots: only files whose real path is under a root are read (links resolved)
+static void testFileRoots(void) {
+  char root[4200], inside[4200], outside[4200], link[4200], up[4200];
+  snprintf(inside, sizeof inside, "%s", hst_writeFile("roots/root/in.txt", "inside\n"));
+  snprintf(outside, sizeof outside, "%s", hst_writeFile("roots/out.txt", "outside\n"));
+  tmpPath("roots/root", root, sizeof root);
+  tmpPath("roots/root/link.txt", link, sizeof link);
+  tmpPath("roots/root/../out.txt", up, sizeof up);
+  unlink(link);
+  CU_ASSERT_EQUAL_FATAL(symlink(outside, link), 0);
+  const char *roots[] = {root};
+  CU_ASSERT_EQUAL_FATAL(hsu_setFileRoots(roots, 1, NULL), 0);
+  char *text = NULL;
+  size_t len = 0;
+  hsError err = {0};
+  CU_ASSERT_EQUAL(hsu_readFile(inside, 0, &text, &len, &err), 0);
+  hsu_free(text);
+  const char *refused[] = {outside, link, up};
+  for (int i = 0; i < 3; i++) {
+    hsError e = {0};
+    text = NULL;
+    CU_ASSERT_EQUAL(hsu_readFile(refused[i], 0, &text, &len, &e), hsE_IO);
+    CU_ASSERT_PTR_NULL(text);
+    CU_ASSERT_PTR_NOT_NULL(strstr(e.message, "outside the model roots"));
+    CU_ASSERT_EQUAL(hsu_checkFile(refused[i], 0, NULL), hsE_IO);
+    CU_ASSERT_PTR_NULL(hsu_openFile(refused[i], 0, NULL));
+  }
+  // a root that does not resolve is refused and leaves the roots as they were
+  const char *bad[] = {"/no/such/root/dir"};
+  hsError e = {0};
+  CU_ASSERT_EQUAL(hsu_setFileRoots(bad, 1, &e), hsE_INVALID);
+  CU_ASSERT_EQUAL(hsu_checkFile(outside, 0, NULL), hsE_IO);
+  // no roots: no confinement
+  CU_ASSERT_EQUAL(hsu_setFileRoots(NULL, 0, NULL), 0);
+  CU_ASSERT_EQUAL(hsu_checkFile(outside, 0, NULL), 0);
+  CU_ASSERT_EQUAL(hsu_checkFile(link, 0, NULL), 0);
+}
+
 static void testUrlToPath(void) {
   static const struct {
     const char *ref;
@@ -179,4 +217,5 @@ void register_file(void) {
   CU_add_test(s, "a /proc file stops at the limit", testProcFileBounded);
   CU_add_test(s, "FIFO, device link, directory, socket refused at once", testRefusesOtherKinds);
   CU_add_test(s, "file:// URLs, paths and other schemes", testUrlToPath);
+  CU_add_test(s, "model roots confine every read", testFileRoots);
 }
