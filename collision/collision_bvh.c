@@ -23,6 +23,7 @@ typedef struct Build {
   hscMesh *m;
   double *tlo, *thi, *cen;  // 3 per triangle, in the current triangle order
   int *order;               // current triangle order (indices into the input)
+  const int *tri;           // the input triangles
   int leafSize;
   int depth;
 } Build;
@@ -163,6 +164,32 @@ static void buildNode(Build *b, int first, int count, int level) {
     half[j] = 0.5 * (nd->hi[j] - nd->lo[j]);
   }
   nd->r = v3norm(half);
+  // the slab along the triangles' area-weighted mean normal (z if they cancel out)
+  double sn[3] = {0, 0, 0};
+  for (int i = first; i < first + count; i++) {
+    const int *t = b->tri + 3 * b->order[i];
+    const double *p0 = m->v + 3 * t[0], *p1 = m->v + 3 * t[1], *p2 = m->v + 3 * t[2];
+    double e1[3], e2[3], cr[3];
+    v3sub(e1, p1, p0);
+    v3sub(e2, p2, p0);
+    v3cross(cr, e1, e2);
+    v3add(sn, sn, cr);
+  }
+  if (!(v3normalize(sn) > 0)) {
+    sn[0] = sn[1] = 0;
+    sn[2] = 1;
+  }
+  v3copy(nd->n, sn);
+  nd->s0 = DBL_MAX;
+  nd->s1 = -DBL_MAX;
+  for (int i = first; i < first + count; i++) {
+    const int *t = b->tri + 3 * b->order[i];
+    for (int k = 0; k < 3; k++) {
+      double x = v3dot(sn, m->v + 3 * t[k]);
+      nd->s0 = fmin(nd->s0, x);
+      nd->s1 = fmax(nd->s1, x);
+    }
+  }
   if (level > b->depth) {
     b->depth = level;
   }
@@ -220,6 +247,7 @@ hscMesh *hsc_makeMesh(const float *v, int nvert, const int *tri, int ntri, const
     b.order[i] = i;
   }
   b.m = m;
+  b.tri = tri;
   b.leafSize = leafSize < 1 ? 1 : (leafSize > 16 ? 16 : leafSize);
   if (ntri > 0) {
     buildNode(&b, 0, ntri, 1);

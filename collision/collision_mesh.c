@@ -9,8 +9,13 @@
 // clipping: each triangle is clipped against the prism of the other, the points behind the
 // other's face are candidates, and of the two directions the one needing the smaller push wins
 // (normals are the meshes' outward face normals, so a triangle only pushes to its front).
-// Distances walk the trees nearest first with bounding spheres as lower bounds and stop early
-// when the caller's bound is met. Rays use slab tests on node boxes and the Moller-Trumbore
+// Distances walk the trees nearest first (by the gap of the nodes' bounding spheres); a node
+// pair is pruned by the larger of that gap and the gap of its boxes along the six box axes and
+// the line through their centres, a triangle pair by the gap of its world boxes and along the
+// line through its centroids, whenever that lower bound cannot beat the best distance so far
+// (so the answer, points included, is the one an exhaustive walk in the same order gives);
+// two meshes stop at distance 0 (surfaces crossing), and an intersection query (earlyOut)
+// stops once within the caller's bound and prunes whatever lies beyond it. Rays use slab tests on node boxes and the Moller-Trumbore
 // test on triangles, front faces only, visiting the nearer child first.
 
 #include <float.h>
@@ -371,7 +376,8 @@ double hsc_distanceMesh(const hscPosed *mesh, const hscPosed *other, double boun
     double c[3];
     nodeCentre(mesh, nd, c);
     double lb = sqrt(v3dist2(c, oc0)) - nd->r - orad;
-    if (lb >= best) {
+    // (an intersection query also skips what lies beyond its bound, with a margin for rounding)
+    if (lb >= best || (earlyOut && lb > bound + 1e-12 * (1 + fabs(bound) + nd->r + orad))) {
       continue;
     }
     if (nd->count == 0) {
@@ -494,6 +500,121 @@ double hsc_triTriDist(const double a[3][3], const double b[3][3], double pa[3], 
   return sqrt(best);
 }
 
+// world box of a triangle
+static void triBox(const double t[3][3], double lo[3], double hi[3]) {
+  for (int k = 0; k < 3; k++) {
+    double l = t[0][k], h = t[0][k];
+    l = t[1][k] < l ? t[1][k] : l;
+    h = t[1][k] > h ? t[1][k] : h;
+    l = t[2][k] < l ? t[2][k] : l;
+    h = t[2][k] > h ? t[2][k] : h;
+    lo[k] = l;
+    hi[k] = h;
+  }
+}
+
+// a lower bound of the distance between node boxes A (frame of mesh a) and B (frame of mesh b,
+// given in a's by Rab, tab): the larger of the bounding spheres' gap and the widest gap along
+// the six box axes (a projection never lengthens a distance), less a relative margin for
+// rounding so that it never exceeds a distance the triangles give
+static double nodeLowerBound(const hscNode *A, const hscNode *B, const double Rab[9],
+                             const double absR[9], const double tab[3], double sphereGap,
+                             double best, double cut) {
+  double ha[3], hb[3], ca[3], cb[3], t[3];
+  for (int j = 0; j < 3; j++) {
+    ha[j] = 0.5 * (A->hi[j] - A->lo[j]);
+    hb[j] = 0.5 * (B->hi[j] - B->lo[j]);
+    ca[j] = 0.5 * (A->lo[j] + A->hi[j]);
+    cb[j] = 0.5 * (B->lo[j] + B->hi[j]);
+  }
+  m3mulv(t, Rab, cb);
+  for (int j = 0; j < 3; j++) {
+    t[j] += tab[j] - ca[j];
+  }
+  double margin = 1e-12 * (3 * (A->r + B->r) + fabs(t[0]) + fabs(t[1]) + fabs(t[2]) +
+                           fabs(tab[0]) + fabs(tab[1]) + fabs(tab[2]) + fabs(A->s0) +
+                           fabs(A->s1) + fabs(B->s0) + fabs(B->s1));
+  // stages from the cheapest; once the bound prunes the pair (>= best, or > cut) the rest
+  // cannot change that, so it is returned as it is
+#define HSC_DONE(g) ((g) - margin >= best || (g) - margin > cut)
+  double gap = sphereGap;
+  if (HSC_DONE(gap)) {
+    return gap - margin;
+  }
+  // the six box axes
+  for (int i = 0; i < 3; i++) {
+    double rb = absR[3 * i] * hb[0] + absR[3 * i + 1] * hb[1] + absR[3 * i + 2] * hb[2];
+    double g = fabs(t[i]) - ha[i] - rb;
+    gap = g > gap ? g : gap;
+  }
+  double tb[3];
+  for (int j = 0; j < 3; j++) {
+    double ra = absR[j] * ha[0] + absR[3 + j] * ha[1] + absR[6 + j] * ha[2];
+    tb[j] = Rab[j] * t[0] + Rab[3 + j] * t[1] + Rab[6 + j] * t[2];
+    double g = fabs(tb[j]) - ra - hb[j];
+    gap = g > gap ? g : gap;
+  }
+  if (HSC_DONE(gap)) {
+    return gap - margin;
+  }
+  // the axis through the two centres: tighter than the spheres for flat or long boxes
+  double len = sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+  if (len > 0) {
+    double g = len - (fabs(t[0]) * ha[0] + fabs(t[1]) * ha[1] + fabs(t[2]) * ha[2] +
+                      fabs(tb[0]) * hb[0] + fabs(tb[1]) * hb[1] + fabs(tb[2]) * hb[2]) / len;
+    gap = g > gap ? g : gap;
+    if (HSC_DONE(gap)) {
+      return gap - margin;
+    }
+  }
+  // each node's slab axis: the other node's range along it from its own slab and box (the
+  // part of the axis along the other's slab normal meets that slab, the rest its box); the
+  // tight bound for two nearly flat patches facing each other
+  {
+    // A's axis in B's frame: nb = Rab^T A->n; x_a = Rab x_b + tab
+    double nb[3], c = 0, w[3], wc = 0, wr = 0;
+    for (int j = 0; j < 3; j++) {
+      nb[j] = Rab[j] * A->n[0] + Rab[3 + j] * A->n[1] + Rab[6 + j] * A->n[2];
+      c += nb[j] * B->n[j];
+    }
+    for (int j = 0; j < 3; j++) {
+      w[j] = nb[j] - c * B->n[j];
+      wc += w[j] * cb[j];
+      wr += fabs(w[j]) * hb[j];
+    }
+    double off = A->n[0] * tab[0] + A->n[1] * tab[1] + A->n[2] * tab[2];
+    double lo = (c >= 0 ? c * B->s0 : c * B->s1) + wc - wr + off;
+    double hi = (c >= 0 ? c * B->s1 : c * B->s0) + wc + wr + off;
+    double g = lo - A->s1, h = A->s0 - hi;
+    g = g > h ? g : h;
+    gap = g > gap ? g : gap;
+    if (HSC_DONE(gap)) {
+      return gap - margin;
+    }
+  }
+  {
+    // B's axis in A's frame: na = Rab B->n; x_b . B->n = x_a . na - tab . na
+    double na[3], c = 0, w[3], wc = 0, wr = 0;
+    for (int j = 0; j < 3; j++) {
+      na[j] = Rab[3 * j] * B->n[0] + Rab[3 * j + 1] * B->n[1] + Rab[3 * j + 2] * B->n[2];
+      c += na[j] * A->n[j];
+    }
+    for (int j = 0; j < 3; j++) {
+      w[j] = na[j] - c * A->n[j];
+      wc += w[j] * ca[j];
+      wr += fabs(w[j]) * ha[j];
+    }
+    double off = -(na[0] * tab[0] + na[1] * tab[1] + na[2] * tab[2]);
+    double lo = (c >= 0 ? c * A->s0 : c * A->s1) + wc - wr + off;
+    double hi = (c >= 0 ? c * A->s1 : c * A->s0) + wc + wr + off;
+    double g = lo - B->s1, h = B->s0 - hi;
+    g = g > h ? g : h;
+    gap = g > gap ? g : gap;
+  }
+#undef HSC_DONE
+  return gap - margin;
+}
+
 double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, int earlyOut,
                             double pa[3], double pb[3]) {
   const hscMesh *ma = a->g->mesh, *mb = b->g->mesh;
@@ -501,28 +622,76 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
   if (ma->nnode == 0 || mb->nnode == 0) {
     return best;
   }
-  int stack[STACK][2], sp = 0;
-  stack[sp][0] = 0;
-  stack[sp++][1] = 0;
+  double Rab[9], absR[9], tab[3];
+  relFrame(a, b, Rab, absR, tab);
+  double cut = earlyOut ? bound : INFINITY;  // an intersection query prunes beyond its bound
+  // node pairs to visit with their lower bounds (computed once, when pushed)
+  struct {
+    int a, b;
+    double lb;
+  } stack[STACK];
+  int sp = 0;
+  {
+    double ca[3], cb[3];
+    nodeCentre(a, &ma->nodes[0], ca);
+    nodeCentre(b, &mb->nodes[0], cb);
+    double lb = sqrt(v3dist2(ca, cb)) - ma->nodes[0].r - mb->nodes[0].r;
+    stack[sp].a = stack[sp].b = 0;
+    stack[sp++].lb = nodeLowerBound(&ma->nodes[0], &mb->nodes[0], Rab, absR, tab, lb, best, cut);
+  }
   while (sp > 0) {
     sp--;
-    int ia = stack[sp][0], ib = stack[sp][1];
+    int ia = stack[sp].a, ib = stack[sp].b;
     const hscNode *A = &ma->nodes[ia], *B = &mb->nodes[ib];
-    double ca[3], cb[3];
-    nodeCentre(a, A, ca);
-    nodeCentre(b, B, cb);
-    double lb = sqrt(v3dist2(ca, cb)) - A->r - B->r;
-    if (lb >= best) {
+    // the bound is the larger of the spheres' gap and the boxes' (nodeLowerBound): no triangle
+    // pair under the nodes can be nearer than it, so a pair at or beyond best (or beyond bound
+    // when only that is asked) holds no update of best
+    double lbb = stack[sp].lb;
+    if (lbb >= best || (earlyOut && lbb > bound)) {
       continue;
     }
     if (A->count && B->count) {
+      double tbs[16][3][3], blo[16][3], bhi[16][3];
+      for (int j = 0; j < B->count; j++) {
+        worldTri(b, B->right + j, tbs[j]);
+        triBox(tbs[j], blo[j], bhi[j]);
+      }
       for (int i = A->right; i < A->right + A->count; i++) {
-        double ta[3][3];
+        double ta[3][3], alo[3], ahi[3];
         worldTri(a, i, ta);
-        for (int j = B->right; j < B->right + B->count; j++) {
-          double tb[3][3], qa[3], qb[3];
-          worldTri(b, j, tb);
-          double d = hsc_triTriDist(ta, tb, qa, qb);
+        triBox(ta, alo, ahi);
+        for (int j = 0; j < B->count; j++) {
+          // the gap of the triangles' world boxes bounds their distance from below: a pair
+          // that cannot come nearer than best (or within bound) is skipped
+          double g2 = 0;
+          for (int k = 0; k < 3; k++) {
+            double g = blo[j][k] - ahi[k], h = alo[k] - bhi[j][k];
+            g = g > h ? g : h;
+            g2 += g > 0 ? g * g : 0;
+          }
+          double tlb = sqrt(g2);
+          // and the gap along the line through the two centroids
+          double u[3], ul = 0;
+          for (int k = 0; k < 3; k++) {
+            u[k] = tbs[j][0][k] + tbs[j][1][k] + tbs[j][2][k] - ta[0][k] - ta[1][k] - ta[2][k];
+            ul += u[k] * u[k];
+          }
+          if (ul > 0) {
+            double amax = v3dot(ta[0], u), bmin = v3dot(tbs[j][0], u);
+            for (int k = 1; k < 3; k++) {
+              double x = v3dot(ta[k], u), y = v3dot(tbs[j][k], u);
+              amax = x > amax ? x : amax;
+              bmin = y < bmin ? y : bmin;
+            }
+            double g = (bmin - amax) / sqrt(ul);
+            tlb = g > tlb ? g : tlb;
+          }
+          tlb = tlb * (1 - 1e-12) - 1e-300;
+          if (tlb >= best || (earlyOut && tlb > bound)) {
+            continue;
+          }
+          double qa[3], qb[3];
+          double d = hsc_triTriDist(ta, tbs[j], qa, qb);
           if (d < best) {
             best = d;
             v3copy(pa, qa);
@@ -530,8 +699,8 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
           }
         }
       }
-      if (earlyOut && best <= bound) {
-        return best;
+      if ((earlyOut && best <= bound) || best <= 0) {
+        return best;  // surfaces: nothing is nearer than crossing
       }
       continue;
     }
@@ -561,11 +730,20 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
     nodeCentre(b, b2, y2);
     double d1 = sqrt(v3dist2(x1, y1)) - a1->r - b1->r;
     double d2 = sqrt(v3dist2(x2, y2)) - a2->r - b2->r;
+    double l1 = nodeLowerBound(a1, b1, Rab, absR, tab, d1, best, cut);
+    double l2 = nodeLowerBound(a2, b2, Rab, absR, tab, d2, best, cut);
     const int *first = d1 <= d2 ? c2 : c1, *second = d1 <= d2 ? c1 : c2;
-    stack[sp][0] = first[0];
-    stack[sp++][1] = first[1];
-    stack[sp][0] = second[0];
-    stack[sp++][1] = second[1];
+    double lf = d1 <= d2 ? l2 : l1, ls = d1 <= d2 ? l1 : l2;
+    if (lf < best && !(earlyOut && lf > bound)) {
+      stack[sp].a = first[0];
+      stack[sp].b = first[1];
+      stack[sp++].lb = lf;
+    }
+    if (ls < best && !(earlyOut && ls > bound)) {
+      stack[sp].a = second[0];
+      stack[sp].b = second[1];
+      stack[sp++].lb = ls;
+    }
   }
   return best;
 }

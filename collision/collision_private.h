@@ -108,6 +108,8 @@ void hsc_basis(const double n[3], double t1[3], double t2[3]);
 typedef struct hscNode {
   double lo[3], hi[3];  // box, geom frame [m]
   double c[3], r;       // bounding sphere of the box (centre, radius), for distance bounds
+  double n[3], s0, s1;  // a slab: unit axis (the triangles' mean normal, geom frame) and the
+                        // range of n . x over the node's vertices, for distance bounds
   int right;            // internal: index of the second child; leaf: first triangle
   int count;            // leaf: number of triangles (> 0); internal: 0
 } hscNode;
@@ -237,9 +239,9 @@ void hsc_manifold(const hscConvex *a, const hscConvex *b, const double n[3], dou
 // buf, 0 if apart. oneSidedB: b is a mesh triangle and only its front counts
 int hsc_collideConvex(const hscConvex *a, const hscConvex *b, hscCandBuf *buf, int oneSidedB);
 
-// minimum distance of two posed geoms (< 0: penetration of primitives), closest points; stops
-// early (returning some value <= bound) once the distance is known to be <= bound when
-// earlyOut is set
+// minimum distance of two posed geoms (< 0: penetration of primitives), closest points; with
+// earlyOut set it stops early (returning some value <= bound) once the distance is known to be
+// <= bound, and may return some value > bound (not the distance) when it is beyond bound
 double hsc_distanceGeoms(const hscPosed *a, const hscPosed *b, double bound, int earlyOut,
                          double pa[3], double pb[3]);
 
