@@ -57,6 +57,55 @@ def get_orb(args=(), naming=None):
         return _orb
 
 
+def naming_from_orb_args(orb_args):
+    """The corbaloc of ``-ORBInitRef NameService=...`` in ``orb_args``, or None."""
+    for i, a in enumerate(orb_args):
+        if a == "-ORBInitRef" and i + 1 < len(orb_args) and \
+                orb_args[i + 1].startswith("NameService="):
+            return orb_args[i + 1][len("NameService="):]
+    return None
+
+
+def serve_object(make_servant, name, orb_args=(), label=None):
+    """Serve one CORBA object bound as ``name`` in the naming service until SIGTERM or SIGINT,
+    then unbind it (if the naming service is still there) and finish the ORB. Returns 0.
+
+    ``make_servant()`` makes the servant once the ORB is up (an OpenHRP ``Controller``, say).
+    The naming service is ``-ORBInitRef NameService=...`` in ``orb_args`` (other ``-ORB``
+    options apply too), else ``$HRPSIM_NAMING``, else `hrpsim up`'s state. A line
+    "LABEL: bound as 'NAME' in CORBALOC" is printed once the name is bound. Call it from the
+    main thread; leave the process through ``end_server_process(None, status)`` afterwards.
+    """
+    import signal
+
+    from . import naming_from_environment
+
+    naming = naming_from_orb_args(orb_args) or naming_from_environment()
+    orb = get_orb(orb_args, naming=naming)
+    poa = orb.resolve_initial_references("RootPOA")
+    ref = make_servant()._this()
+    poa._get_the_POAManager().activate()
+    ctx = naming_context(naming, 5000)
+    bound = to_name(name)
+    ctx.rebind(bound, ref)
+    print("%s: bound as %r in %s" % (label or name, name, naming), flush=True)
+
+    done = threading.Event()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda signum, frame: done.set())
+    while not done.wait(0.2):
+        pass
+    try:
+        ctx.unbind(bound)
+    except Exception:  # noqa: BLE001 - the naming service may already be gone
+        pass
+    # shutdown(True) waits for calls in progress and for the POAs to go down, destroy()
+    # releases the rest, here in the main thread
+    orb.shutdown(True)
+    orb.destroy()
+    return 0
+
+
 def end_server_process(orb, status=0):
     """Finish a process that served CORBA objects and exit with ``status``, skipping Python's
     finalisation (``orb`` None: the ORB is finished already).

@@ -23,9 +23,7 @@ else `hrpsim up`'s state.
 
 import argparse
 import math
-import signal
 import sys
-import threading
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -150,39 +148,9 @@ def main():
         if len(tracks) != 2:
             ap.error("--tracks needs LEFT,RIGHT")
 
-    import hrpsim
     from hrpsim import _orb
-    naming = None
-    for i, a in enumerate(orb_args):
-        if a == "-ORBInitRef" and i + 1 < len(orb_args) and \
-                orb_args[i + 1].startswith("NameService="):
-            naming = orb_args[i + 1][len("NameService="):]
-    if naming is None:
-        naming = hrpsim.naming_from_environment()
-    orb = _orb.get_orb(orb_args, naming=naming)
-    poa = orb.resolve_initial_references("RootPOA")
-    servant = make_servant(Script(args.sine, tracks, args.at))
-    ref = servant._this()
-    poa._get_the_POAManager().activate()
-    ctx = _orb.naming_context(naming, 5000)
-    name = _orb.to_name(args.name)
-    ctx.rebind(name, ref)
-    print("JointScript: bound as %r in %s" % (args.name, naming), flush=True)
-
-    done = threading.Event()
-    signal.signal(signal.SIGTERM, lambda signum, frame: done.set())
-    signal.signal(signal.SIGINT, lambda signum, frame: done.set())
-    while not done.wait(0.2):
-        pass
-    try:
-        ctx.unbind(name)
-    except Exception:  # noqa: BLE001 - the naming service may already be gone
-        pass
-    # finish the ORB here, in the main thread: shutdown(True) waits for calls in progress and
-    # for the POAs to go down, destroy() releases the rest
-    orb.shutdown(True)
-    orb.destroy()
-    return 0
+    return _orb.serve_object(lambda: make_servant(Script(args.sine, tracks, args.at)), args.name,
+                             orb_args, label="JointScript")
 
 
 if __name__ == "__main__":

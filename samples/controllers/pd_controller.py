@@ -30,8 +30,6 @@ would go unstable with the legs' gains; rotor inertia is not simulated).
 
 import argparse
 import math
-import os
-import signal
 import sys
 import threading
 from pathlib import Path
@@ -210,43 +208,9 @@ def main():
                     help="deepest knee bend parameter a [rad] (default 0.6)")
     args, orb_args = ap.parse_known_args()
 
-    import hrpsim
     from hrpsim import _orb
-    naming = None
-    for i, a in enumerate(orb_args):
-        if a == "-ORBInitRef" and i + 1 < len(orb_args) and \
-                orb_args[i + 1].startswith("NameService="):
-            naming = orb_args[i + 1][len("NameService="):]
-    if naming is None:
-        naming = hrpsim.naming_from_environment()
-    orb = _orb.get_orb(orb_args, naming=naming)
-    poa = orb.resolve_initial_references("RootPOA")
-    servant = make_servant(args.squat)
-    ref = servant._this()
-    poa._get_the_POAManager().activate()
-    ctx = _orb.naming_context(naming, 5000)
-    name = _orb.to_name(args.name)
-    ctx.rebind(name, ref)
-    print("PDController: bound as %r in %s" % (args.name, naming), flush=True)
-
-    done = threading.Event()
-
-    def on_signal(signum, frame):
-        done.set()
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    while not done.wait(0.2):
-        pass
-    try:
-        ctx.unbind(name)
-    except Exception:  # noqa: BLE001 - the naming service may already be gone
-        pass
-    # finish the ORB here, in the main thread: shutdown(True) waits for calls in progress and
-    # for the POAs to go down, destroy() releases the rest
-    orb.shutdown(True)
-    orb.destroy()
-    return 0
+    return _orb.serve_object(lambda: make_servant(args.squat), args.name, orb_args,
+                             label="PDController")
 
 
 if __name__ == "__main__":
