@@ -154,13 +154,6 @@ def _split_orb_args(argv):
     return orb, rest
 
 
-def _naming_from_orb_args(orb_args):
-    for i in range(0, len(orb_args) - 1, 2):
-        if orb_args[i] == "-ORBInitRef" and orb_args[i + 1].startswith("NameService="):
-            return orb_args[i + 1][len("NameService="):]
-    return None
-
-
 def build_parser():
     p = argparse.ArgumentParser(
         prog="python -m hrpsim.viewer",
@@ -190,7 +183,7 @@ def main(argv=None):
     # sender) waits one switch interval: 0.5 ms instead of Python's 5 ms keeps update() short
     sys.setswitchinterval(SWITCH_INTERVAL_S)
     import hrpsim
-    naming = args.naming or _naming_from_orb_args(orb_args)
+    naming = args.naming or _orb.naming_from_orb_args(orb_args)
     if naming is None:
         naming = hrpsim.naming_from_environment()
     orb = _orb.get_orb(orb_args, naming)
