@@ -10,6 +10,8 @@ client (see its source for the scene and the three queries) and stops them. With
 two alternating R times, and the table gives both and the ratios side by side. Targets of issue
 10: contacts <= 50 us, distance for the 31 pairs <= 500 us (OpenHRP 3.1: 150 us and 5.4 ms);
 distance_496 is every link pair of the robot besides (its self-distances included).
+HRPSIM_BENCH_ONLY=contacts (or intersection, distance, distance_496) times that query alone,
+for profiling the server while it runs (the others print 0).
 """
 
 import argparse

@@ -54,8 +54,13 @@ OpenHRP::LinkPair pair(const char *c1, const char *l1, const char *c2, const cha
   return p;
 }
 
-// microseconds per call: the median of 5 rounds of n calls
-double perCall(long n, const std::function<void()> &call) {
+// microseconds per call: the median of 5 rounds of n calls; 0 for a query that
+// HRPSIM_BENCH_ONLY (a query's key, for profiling one of them) leaves out
+double perCall(const char *key, long n, const std::function<void()> &call) {
+  const char *only = std::getenv("HRPSIM_BENCH_ONLY");
+  if (only && *only && std::string(only) != key) {
+    return 0;
+  }
   std::vector<double> us;
   call();  // warm-up
   for (int r = 0; r < 5; r++) {
@@ -116,23 +121,23 @@ int main(int argc, char **argv) {
       }
     }
     CORBA::ULong ncol = 0, npoint = 0, nhit = 0, ndist = 0;
-    double contacts = perCall(calls, [&] {
+    double contacts = perCall("contacts", calls, [&] {
       OpenHRP::CollisionSequence_var cols;
       a->queryContactDeterminationForDefinedPairs(positions, cols);
       ncol = cols->length();
       npoint = 0;
       for (CORBA::ULong k = 0; k < ncol; k++) npoint += cols[k].points.length();
     });
-    double intersection = perCall(calls, [&] {
+    double intersection = perCall("intersection", calls, [&] {
       OpenHRP::LinkPairSequence_var hits;
       a->queryIntersectionForDefinedPairs(true, positions, hits);
       nhit = hits->length();
     });
-    double distance = perCall(calls, [&] {
+    double distance = perCall("distance", calls, [&] {
       OpenHRP::DistanceSequence_var ds;
       a->queryDistanceForDefinedPairs(positions, ds);
     });
-    double distanceAll = perCall(std::max(1L, calls / 10), [&] {
+    double distanceAll = perCall("distance_496", std::max(1L, calls / 10), [&] {
       OpenHRP::DistanceSequence_var ds;
       b->queryDistanceForDefinedPairs(positions, ds);
       ndist = ds->length();
