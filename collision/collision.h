@@ -104,6 +104,7 @@ typedef enum hstCollisionWarning {
   hscWARN_CANDIDATES = 0,  // a pair produced more than maxCandidates candidate points
   hscWARN_CONTACTS,        // a query's contact buffer was full
   hscWARN_NONFINITE,       // a pose given to the scene was not finite (the body is skipped)
+  hscWARN_QUEUE,           // a mesh-mesh distance outgrew the scene's queue (same answer, slower)
   hscWARN_NTYPES
 } hstCollisionWarning;
 

@@ -7,8 +7,9 @@
 // heuristic evaluated over 16 bins of triangle centroids on each axis; a node with at most
 // leafSize triangles becomes a leaf. Beyond depth 40 nodes are split in half by count, so no
 // input can make the tree deeper than HSC_MAX_DEPTH. The build is deterministic (no sorting
-// with unstable ties, no hashing). Each node also keeps the sphere around its box, a cheap
-// lower bound for distance queries.
+// with unstable ties, no hashing). Each node also keeps an oriented box fitted to its
+// triangles (one axis along their mean normal, two along their spread in that plane) and a
+// sphere around it or around the box, for distance bounds.
 
 #include <float.h>
 #include <string.h>
@@ -164,7 +165,7 @@ static void buildNode(Build *b, int first, int count, int level) {
     half[j] = 0.5 * (nd->hi[j] - nd->lo[j]);
   }
   nd->r = v3norm(half);
-  // the slab along the triangles' area-weighted mean normal (z if they cancel out)
+  // the OBB: first axis along the triangles' area-weighted mean normal (z if they cancel out)
   double sn[3] = {0, 0, 0};
   for (int i = first; i < first + count; i++) {
     const int *t = b->tri + 3 * b->order[i];
@@ -179,16 +180,59 @@ static void buildNode(Build *b, int first, int count, int level) {
     sn[0] = sn[1] = 0;
     sn[2] = 1;
   }
-  v3copy(nd->n, sn);
-  nd->s0 = DBL_MAX;
-  nd->s1 = -DBL_MAX;
+  // the other two along the principal directions of the vertices' spread in the plane
+  // normal to it (the eigenvectors of their 2x2 covariance there)
+  double b1[3], b2[3], mean[2] = {0, 0}, sxx = 0, syy = 0, sxy = 0;
+  hsc_basis(sn, b1, b2);
+  int nv = 3 * count;
   for (int i = first; i < first + count; i++) {
     const int *t = b->tri + 3 * b->order[i];
     for (int k = 0; k < 3; k++) {
-      double x = v3dot(sn, m->v + 3 * t[k]);
-      nd->s0 = fmin(nd->s0, x);
-      nd->s1 = fmax(nd->s1, x);
+      mean[0] += v3dot(b1, m->v + 3 * t[k]);
+      mean[1] += v3dot(b2, m->v + 3 * t[k]);
     }
+  }
+  mean[0] /= nv;
+  mean[1] /= nv;
+  for (int i = first; i < first + count; i++) {
+    const int *t = b->tri + 3 * b->order[i];
+    for (int k = 0; k < 3; k++) {
+      double x = v3dot(b1, m->v + 3 * t[k]) - mean[0], y = v3dot(b2, m->v + 3 * t[k]) - mean[1];
+      sxx += x * x;
+      syy += y * y;
+      sxy += x * y;
+    }
+  }
+  double th = 0.5 * atan2(2 * sxy, sxx - syy), ct = cos(th), st = sin(th);
+  double *ax = nd->ax;
+  for (int j = 0; j < 3; j++) {
+    ax[j] = sn[j];
+    ax[3 + j] = ct * b1[j] + st * b2[j];
+  }
+  v3cross(ax + 6, ax, ax + 3);
+  // extents: the vertices' range along each axis
+  double olo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, ohi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+  for (int i = first; i < first + count; i++) {
+    const int *t = b->tri + 3 * b->order[i];
+    for (int k = 0; k < 3; k++) {
+      for (int a = 0; a < 3; a++) {
+        double x = v3dot(ax + 3 * a, m->v + 3 * t[k]);
+        olo[a] = fmin(olo[a], x);
+        ohi[a] = fmax(ohi[a], x);
+      }
+    }
+  }
+  double oc[3] = {0.5 * (olo[0] + ohi[0]), 0.5 * (olo[1] + ohi[1]), 0.5 * (olo[2] + ohi[2])};
+  for (int j = 0; j < 3; j++) {
+    nd->oh[j] = 0.5 * (ohi[j] - olo[j]);
+    nd->oc[j] = ax[j] * oc[0] + ax[3 + j] * oc[1] + ax[6 + j] * oc[2];
+  }
+  // the OBB's sphere when it is the smaller (rounding in the centre allowed for)
+  double ro = v3norm(nd->oh);
+  if (ro < nd->r) {
+    double e = 1e-12 * (ro + fabs(nd->oc[0]) + fabs(nd->oc[1]) + fabs(nd->oc[2]));
+    v3copy(nd->c, nd->oc);
+    nd->r = ro + e;
   }
   if (level > b->depth) {
     b->depth = level;
@@ -218,12 +262,13 @@ hscMesh *hsc_makeMesh(const float *v, int nvert, const int *tri, int ntri, const
   m->v = hsu_malloc(sizeof(double) * 3 * (size_t)(nvert > 0 ? nvert : 1));
   m->tri = hsu_malloc(sizeof(int) * 3 * (size_t)(ntri > 0 ? ntri : 1));
   m->n = hsu_malloc(sizeof(double) * 3 * (size_t)(ntri > 0 ? ntri : 1));
+  m->orig = hsu_malloc(sizeof(int) * (size_t)(ntri > 0 ? ntri : 1));
   m->nodes = hsu_malloc(sizeof(hscNode) * (size_t)(2 * ntri + 1));
   b.tlo = hsu_malloc(sizeof(double) * 3 * (size_t)(ntri + 1));
   b.thi = hsu_malloc(sizeof(double) * 3 * (size_t)(ntri + 1));
   b.cen = hsu_malloc(sizeof(double) * 3 * (size_t)(ntri + 1));
   b.order = hsu_malloc(sizeof(int) * (size_t)(ntri + 1));
-  if (!m->v || !m->tri || !m->n || !m->nodes || !b.tlo || !b.thi || !b.cen || !b.order) {
+  if (!m->v || !m->tri || !m->n || !m->orig || !m->nodes || !b.tlo || !b.thi || !b.cen || !b.order) {
     goto nomem;
   }
   // vertices, transformed
@@ -257,6 +302,7 @@ hscMesh *hsc_makeMesh(const float *v, int nvert, const int *tri, int ntri, const
   for (int i = 0; i < ntri; i++) {
     const int *src = tri + 3 * b.order[i];
     memcpy(m->tri + 3 * i, src, 3 * sizeof(int));
+    m->orig[i] = b.order[i];
     const double *a, *bb, *c;
     hsc_triangle(m, i, &a, &bb, &c);
     double e1[3], e2[3];
@@ -287,6 +333,7 @@ void hsc_freeMesh(hscMesh *m) {
   hsu_free(m->v);
   hsu_free(m->tri);
   hsu_free(m->n);
+  hsu_free(m->orig);
   hsu_free(m->nodes);
   hsu_free(m);
 }
