@@ -227,13 +227,15 @@ static void buildNode(Build *b, int first, int count, int level) {
     nd->oh[j] = 0.5 * (ohi[j] - olo[j]);
     nd->oc[j] = ax[j] * oc[0] + ax[3 + j] * oc[1] + ax[6 + j] * oc[2];
   }
-  // the OBB's sphere when it is the smaller (rounding in the centre allowed for)
-  double ro = v3norm(nd->oh);
-  if (ro < nd->r) {
-    double e = 1e-12 * (ro + fabs(nd->oc[0]) + fabs(nd->oc[1]) + fabs(nd->oc[2]));
+  // the OBB's sphere, and the node's sphere when it is the smaller (rounding in the centre
+  // allowed for)
+  double e = 1e-12 * (v3norm(nd->oh) + fabs(nd->oc[0]) + fabs(nd->oc[1]) + fabs(nd->oc[2]));
+  nd->ro = v3norm(nd->oh) + e;
+  if (nd->ro < nd->r) {
     v3copy(nd->c, nd->oc);
-    nd->r = ro + e;
+    nd->r = nd->ro;
   }
+  nd->mag = 3 * (nd->r + nd->ro) + fabs(nd->oc[0]) + fabs(nd->oc[1]) + fabs(nd->oc[2]);
   if (level > b->depth) {
     b->depth = level;
   }

@@ -524,36 +524,27 @@ static void triBox(const double t[3][3], double lo[3], double hi[3]) {
 // along B's axes, and the gap along the line through the boxes' centres; less a relative
 // margin for rounding so that it never exceeds a distance the triangles give. Stops at the
 // first stage that prunes (beyond best or cut): later ones cannot change that.
-static double nodeLowerBound(const hscNode *A, const hscNode *B, const double Rab[9],
-                             const double tab[3], double sphereGap, double best, double cut) {
-  double cb[3], d[3];
-  m3mulv(cb, Rab, B->oc);
-  for (int j = 0; j < 3; j++) {
-    d[j] = cb[j] + tab[j] - A->oc[j];
-  }
-  double margin = 1e-12 * (3 * (A->r + B->r) + fabs(d[0]) + fabs(d[1]) + fabs(d[2]) +
-                           fabs(tab[0]) + fabs(tab[1]) + fabs(tab[2]) + fabs(A->oc[0]) +
-                           fabs(A->oc[1]) + fabs(A->oc[2]) + fabs(B->oc[0]) + fabs(B->oc[1]) +
-                           fabs(B->oc[2]));
+static double nodeLowerBound(const hscNode *A, const hscNode *B, const double tA[3],
+                             const double M[9], int bFixed, double tabMag, double *sphereGap,
+                             double best, double cut) {
+  double margin = 1e-12 * (A->mag + B->mag + fabs(tA[0]) + fabs(tA[1]) + fabs(tA[2]) + tabMag);
 #define HSC_DONE(g) ((g) - margin > best || (g) - margin > cut)
-  double gap = sphereGap;
+  // the gap of the spheres around the two oriented boxes
+  double dist = sqrt(tA[0] * tA[0] + tA[1] * tA[1] + tA[2] * tA[2]);
+  double gap = dist - A->ro - B->ro;
+  *sphereGap = gap;
   if (HSC_DONE(gap)) {
     return gap - margin;
   }
   // C[i][k] = (A's axis i) . (B's axis k, in A's frame)
-  double D[9], C[9], tA[3], tB[3];
-  for (int j = 0; j < 3; j++) {
-    for (int k = 0; k < 3; k++) {
-      D[3 * j + k] = Rab[3 * j] * B->ax[3 * k] + Rab[3 * j + 1] * B->ax[3 * k + 1] +
-                     Rab[3 * j + 2] * B->ax[3 * k + 2];
-    }
-  }
+  double C[9], tB[3];
   for (int i = 0; i < 3; i++) {
-    const double *e = A->ax + 3 * i;
     for (int k = 0; k < 3; k++) {
-      C[3 * i + k] = e[0] * D[k] + e[1] * D[3 + k] + e[2] * D[6 + k];
+      const double *x = bFixed ? A->ax + 3 * i : M + 3 * i;
+      C[3 * i + k] = bFixed ? x[0] * M[k] + x[1] * M[3 + k] + x[2] * M[6 + k]
+                            : x[0] * B->ax[3 * k] + x[1] * B->ax[3 * k + 1] +
+                                  x[2] * B->ax[3 * k + 2];
     }
-    tA[i] = e[0] * d[0] + e[1] * d[1] + e[2] * d[2];
   }
   const double *ha = A->oh, *hb = B->oh;
   double g2 = 0;
@@ -580,11 +571,38 @@ static double nodeLowerBound(const hscNode *A, const hscNode *B, const double Ra
     return gap - margin;
   }
   // the line through the two centres: tighter for boxes apart along a diagonal
-  double len = sqrt(tA[0] * tA[0] + tA[1] * tA[1] + tA[2] * tA[2]);
+  double len = dist;
   if (len > 0) {
     g = len - (fabs(tA[0]) * ha[0] + fabs(tA[1]) * ha[1] + fabs(tA[2]) * ha[2] +
                fabs(tB[0]) * hb[0] + fabs(tB[1]) * hb[1] + fabs(tB[2]) * hb[2]) / len;
     gap = g > gap ? g : gap;
+    if (HSC_DONE(gap)) {
+      return gap - margin;
+    }
+  }
+  // the nine axes across an edge direction of each box (the rest of the separating axes of
+  // two boxes): the gap along a unit axis is a lower bound alone
+  if (gap <= 0 || cut < INFINITY) {
+    for (int i = 0; i < 3; i++) {
+      int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+      for (int k = 0; k < 3; k++) {
+        double s2 = 1 - C[3 * i + k] * C[3 * i + k];
+        if (!(s2 > 1e-12)) {
+          continue;  // parallel edges: the face axes above cover them
+        }
+        int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
+        double x = fabs(tA[i2] * C[3 * i1 + k] - tA[i1] * C[3 * i2 + k]);
+        double r = ha[i1] * fabs(C[3 * i2 + k]) + ha[i2] * fabs(C[3 * i1 + k]) +
+                   hb[k1] * fabs(C[3 * i + k2]) + hb[k2] * fabs(C[3 * i + k1]);
+        if (x > r) {
+          g = (x - r) / sqrt(s2);
+          gap = g > gap ? g : gap;
+          if (HSC_DONE(gap)) {
+            return gap - margin;
+          }
+        }
+      }
+    }
   }
 #undef HSC_DONE
   return gap - margin;
@@ -604,6 +622,7 @@ typedef struct MMQuery {
   double Rab[9], absR[9], tab[3];
   double bound;
   int earlyOut;
+  double tabMag;          // |tab|_1, for rounding margins
   double cut;             // node and triangle pairs with a lower bound above it are dropped
   double best;            // the answer so far: distance, then the input triangle indices
   int oa, ob;
@@ -611,13 +630,56 @@ typedef struct MMQuery {
 } MMQuery;
 
 // lower bound of node pair (ia, ib), from the bounding spheres' gap upwards
-static double pairBound(const MMQuery *q, int ia, int ib) {
+// what the two children of a node pair share: with B fixed (A opened), D (column k: B's axis
+// k in A's frame) and B's centre in A's frame; with A fixed, E (row i: A's axis i in B's
+// frame) and A's axes applied to tab - A's centre
+typedef struct Fixed {
+  int bFixed;
+  double M[9], v[3];
+} Fixed;
+
+static void fixSide(const MMQuery *q, const hscNode *A, const hscNode *B, int bFixed,
+                    Fixed *f) {
+  const double *R = q->Rab;
+  f->bFixed = bFixed;
+  if (bFixed) {
+    for (int j = 0; j < 3; j++) {
+      for (int k = 0; k < 3; k++) {
+        f->M[3 * j + k] = R[3 * j] * B->ax[3 * k] + R[3 * j + 1] * B->ax[3 * k + 1] +
+                          R[3 * j + 2] * B->ax[3 * k + 2];
+      }
+    }
+    m3mulv(f->v, R, B->oc);
+    v3add(f->v, f->v, q->tab);
+  } else {
+    double x[3];
+    v3sub(x, q->tab, A->oc);
+    for (int i = 0; i < 3; i++) {
+      const double *e = A->ax + 3 * i;
+      for (int j = 0; j < 3; j++) {
+        f->M[3 * i + j] = e[0] * R[j] + e[1] * R[3 + j] + e[2] * R[6 + j];
+      }
+      f->v[i] = v3dot(e, x);
+    }
+  }
+}
+
+// lower bound of node pair (ia, ib), one of whose nodes is the fixed one of f
+static double pairBound(const MMQuery *q, const Fixed *f, int ia, int ib, double *sphereGap) {
   const hscNode *A = &q->ma->nodes[ia], *B = &q->mb->nodes[ib];
-  double x[3], y[3];
-  nodeCentre(q->a, A, x);
-  nodeCentre(q->b, B, y);
-  double g = sqrt(v3dist2(x, y)) - A->r - B->r;
-  return nodeLowerBound(A, B, q->Rab, q->tab, g, q->best, q->cut);
+  double tA[3];
+  if (f->bFixed) {
+    double d[3];
+    v3sub(d, f->v, A->oc);
+    for (int i = 0; i < 3; i++) {
+      tA[i] = v3dot(A->ax + 3 * i, d);
+    }
+  } else {
+    for (int i = 0; i < 3; i++) {
+      tA[i] = v3dot(f->M + 3 * i, B->oc) + f->v[i];
+    }
+  }
+  return nodeLowerBound(A, B, tA, f->M, f->bFixed, q->tabMag, sphereGap, q->best, q->cut);
 }
 
 // every triangle pair of leaves A and B that may beat the answer so far
@@ -749,7 +811,11 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
   } stack[STACK];
   int sp = 0, nh = 0, cap = hq ? hq->cap : 0;
   unsigned seq = 0;
-  double lb0 = pairBound(&q, 0, 0);
+  q.tabMag = fabs(q.tab[0]) + fabs(q.tab[1]) + fabs(q.tab[2]);
+  double sg[2];
+  Fixed fx;
+  fixSide(&q, &q.ma->nodes[0], &q.mb->nodes[0], 1, &fx);
+  double lb0 = pairBound(&q, &fx, 0, 0, sg);
   if (lb0 > q.cut) {
     return q.best;
   }
@@ -792,7 +858,7 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
       continue;
     }
     // open the larger node (a leaf is never opened)
-    int openA = B->count || (!A->count && A->r >= B->r);
+    int openA = B->count || (!A->count && A->ro >= B->ro);
     int c[2][2];
     if (openA) {
       c[0][0] = ia + 1;
@@ -805,9 +871,12 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
       c[1][0] = ia;
       c[1][1] = B->right;
     }
-    double l[2] = {pairBound(&q, c[0][0], c[0][1]), pairBound(&q, c[1][0], c[1][1])};
-    // the lower bound first: pushed last
-    int first = l[1] < l[0] ? 1 : 0;
+    fixSide(&q, A, B, openA, &fx);
+    double l[2] = {pairBound(&q, &fx, c[0][0], c[0][1], sg),
+                   pairBound(&q, &fx, c[1][0], c[1][1], sg + 1)};
+    // the lower bound first (pushed last); between overlapping boxes, the nearer spheres
+    double k0 = fmax(l[0], floor), k1 = fmax(l[1], floor);
+    int first = k1 < k0 || (k1 == k0 && sg[1] < sg[0]) ? 1 : 0;
     for (int k = 0; k < 2; k++) {
       int w = k ? first : 1 - first;
       if (l[w] > q.best || l[w] > q.cut) {

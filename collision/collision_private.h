@@ -111,6 +111,8 @@ typedef struct hscNode {
   double ax[9];         // an oriented box (OBB): rows are its axes, the triangles' mean normal
   double oc[3], oh[3];  // and their principal in-plane directions; centre and half extents
                         // (geom frame), for mesh-mesh distance bounds
+  double ro;            // |oh| (the OBB's sphere radius, rounding allowed for)
+  double mag;           // 3 (r + ro) + |oc|_1: the scale of the node's rounding errors
   int right;            // internal: index of the second child; leaf: first triangle
   int count;            // leaf: number of triangles (> 0); internal: 0
 } hscNode;
