@@ -227,10 +227,21 @@ static void buildNode(Build *b, int first, int count, int level) {
     nd->oh[j] = 0.5 * (ohi[j] - olo[j]);
     nd->oc[j] = ax[j] * oc[0] + ax[3 + j] * oc[1] + ax[6 + j] * oc[2];
   }
-  // the OBB's sphere, and the node's sphere when it is the smaller (rounding in the centre
-  // allowed for)
-  double e = 1e-12 * (v3norm(nd->oh) + fabs(nd->oc[0]) + fabs(nd->oc[1]) + fabs(nd->oc[2]));
-  nd->ro = v3norm(nd->oh) + e;
+  // the spheres around the box's and the OBB's centres through the farthest vertex (not the
+  // corners: much tighter for round patches), rounding allowed for; the node's sphere is the
+  // smaller
+  double rb2 = 0, ro2 = 0;
+  for (int i = first; i < first + count; i++) {
+    const int *t = b->tri + 3 * b->order[i];
+    for (int k = 0; k < 3; k++) {
+      rb2 = fmax(rb2, v3dist2(nd->c, m->v + 3 * t[k]));
+      ro2 = fmax(ro2, v3dist2(nd->oc, m->v + 3 * t[k]));
+    }
+  }
+  double e = 1e-12 * (v3norm(half) + fabs(nd->c[0]) + fabs(nd->c[1]) + fabs(nd->c[2]) +
+                      fabs(nd->oc[0]) + fabs(nd->oc[1]) + fabs(nd->oc[2]));
+  nd->r = fmin(nd->r, sqrt(rb2) + e);
+  nd->ro = fmin(v3norm(nd->oh), sqrt(ro2)) + e;
   if (nd->ro < nd->r) {
     v3copy(nd->c, nd->oc);
     nd->r = nd->ro;
