@@ -583,26 +583,33 @@ static double nodeLowerBound(const hscNode *A, const hscNode *B, const double tA
   // the nine axes across an edge direction of each box (the rest of the separating axes of
   // two boxes): the gap along a unit axis is a lower bound alone
   if (gap <= 0 || cut < INFINITY) {
-    for (int i = 0; i < 3; i++) {
-      int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
-      for (int k = 0; k < 3; k++) {
-        double s2 = 1 - C[3 * i + k] * C[3 * i + k];
-        if (!(s2 > 1e-12)) {
-          continue;  // parallel edges: the face axes above cover them
-        }
-        int k1 = (k + 1) % 3, k2 = (k + 2) % 3;
-        double x = fabs(tA[i2] * C[3 * i1 + k] - tA[i1] * C[3 * i2 + k]);
-        double r = ha[i1] * fabs(C[3 * i2 + k]) + ha[i2] * fabs(C[3 * i1 + k]) +
-                   hb[k1] * fabs(C[3 * i + k2]) + hb[k2] * fabs(C[3 * i + k1]);
-        if (x > r) {
-          g = (x - r) / sqrt(s2);
-          gap = g > gap ? g : gap;
-          if (HSC_DONE(gap)) {
-            return gap - margin;
-          }
-        }
-      }
-    }
+    // axis A_i x B_k: the centres' separation along it and the two boxes' radii, over its
+    // length (slightly over: rounding in 1 - C^2; nearly parallel axes, where rounding
+    // would grow, are left to the face axes). Unrolled: constant indices.
+#define HSC_CROSS(i, i1, i2, k, k1, k2)                                                        \
+  {                                                                                            \
+    double s2 = 1 - C[3 * i + k] * C[3 * i + k];                                               \
+    double x = fabs(tA[i2] * C[3 * i1 + k] - tA[i1] * C[3 * i2 + k]);                          \
+    double r = ha[i1] * fabs(C[3 * i2 + k]) + ha[i2] * fabs(C[3 * i1 + k]) +                   \
+               hb[k1] * fabs(C[3 * i + k2]) + hb[k2] * fabs(C[3 * i + k1]);                    \
+    if (x > r && s2 > 1e-6) {                                                                  \
+      g = (x - r) / sqrt(s2 + 1e-13);                                                          \
+      gap = g > gap ? g : gap;                                                                 \
+      if (HSC_DONE(gap)) {                                                                     \
+        return gap - margin;                                                                   \
+      }                                                                                        \
+    }                                                                                          \
+  }
+    HSC_CROSS(0, 1, 2, 0, 1, 2)
+    HSC_CROSS(0, 1, 2, 1, 2, 0)
+    HSC_CROSS(0, 1, 2, 2, 0, 1)
+    HSC_CROSS(1, 2, 0, 0, 1, 2)
+    HSC_CROSS(1, 2, 0, 1, 2, 0)
+    HSC_CROSS(1, 2, 0, 2, 0, 1)
+    HSC_CROSS(2, 0, 1, 0, 1, 2)
+    HSC_CROSS(2, 0, 1, 1, 2, 0)
+    HSC_CROSS(2, 0, 1, 2, 0, 1)
+#undef HSC_CROSS
   }
 #undef HSC_DONE
   return gap - margin;
@@ -782,6 +789,29 @@ static hscPairItem heapPop(hscQueue *h, int *n) {
   return top;
 }
 
+// the spheres' gaps (lower bounds) of the two child pairs c of node pair (A, B), A's opened
+// if openA
+static void sphereBounds(const MMQuery *q, const hscNode *A, const hscNode *B, int openA,
+                         const int c[2][2], double l[2]) {
+  double v[3] = {0, 0, 0};
+  if (openA) {
+    m3mulv(v, q->Rab, B->oc);
+    v3add(v, v, q->tab);
+  }
+  for (int k = 0; k < 2; k++) {
+    const hscNode *X = openA ? &q->ma->nodes[c[k][0]] : A;
+    const hscNode *Y = openA ? B : &q->mb->nodes[c[k][1]];
+    double d[3];
+    if (!openA) {
+      m3mulv(v, q->Rab, Y->oc);
+      v3add(v, v, q->tab);
+    }
+    v3sub(d, v, X->oc);
+    double margin = 1e-12 * (X->mag + Y->mag + fabs(d[0]) + fabs(d[1]) + fabs(d[2]) + q->tabMag);
+    l[k] = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]) - X->ro - Y->ro - margin;
+  }
+}
+
 double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, int earlyOut,
                             hscQueue *hq, double pa[3], double pb[3]) {
   MMQuery q;
@@ -805,11 +835,14 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
   // latest first, so overlapping nodes are walked depth first towards a crossing. When the
   // heap is full, pairs go to a depth-first stack instead. The answer is the same either way.
   double floor = earlyOut ? fmax(bound, 0) : 0;
+  // An intersection query walks depth first and bounds a node pair fully only when it is
+  // popped (most pairs it pushes are never popped once a crossing is found): when pushed, only
+  // the spheres' gap (partial).
   struct {
-    int a, b;
+    int a, b, partial;
     double lb;
   } stack[STACK];
-  int sp = 0, nh = 0, cap = hq ? hq->cap : 0;
+  int sp = 0, nh = 0, cap = hq && !earlyOut ? hq->cap : 0;
   unsigned seq = 0;
   q.tabMag = fabs(q.tab[0]) + fabs(q.tab[1]) + fabs(q.tab[2]);
   double sg[2];
@@ -822,7 +855,7 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
   if (cap > 0) {
     heapPush(hq, &nh, (hscPairItem){lb0, fmax(lb0, floor), seq++, 0, 0});
   } else {
-    stack[sp].a = stack[sp].b = 0;
+    stack[sp].a = stack[sp].b = stack[sp].partial = 0;
     stack[sp++].lb = lb0;
   }
   while (sp > 0 || nh > 0) {
@@ -833,6 +866,10 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
       ia = stack[sp].a;
       ib = stack[sp].b;
       lb = stack[sp].lb;
+      if (stack[sp].partial) {
+        fixSide(&q, &q.ma->nodes[ia], &q.mb->nodes[ib], 1, &fx);
+        lb = pairBound(&q, &fx, ia, ib, sg);
+      }
     } else {
       hscPairItem it = heapPop(hq, &nh);
       ia = it.a;
@@ -871,11 +908,18 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
       c[1][0] = ia;
       c[1][1] = B->right;
     }
-    fixSide(&q, A, B, openA, &fx);
-    double l[2] = {pairBound(&q, &fx, c[0][0], c[0][1], sg),
-                   pairBound(&q, &fx, c[1][0], c[1][1], sg + 1)};
+    double l[2];
+    if (earlyOut) {
+      sphereBounds(&q, A, B, openA, c, l);
+      sg[0] = l[0];
+      sg[1] = l[1];
+    } else {
+      fixSide(&q, A, B, openA, &fx);
+      l[0] = pairBound(&q, &fx, c[0][0], c[0][1], sg);
+      l[1] = pairBound(&q, &fx, c[1][0], c[1][1], sg + 1);
+    }
     // the lower bound first (pushed last); between overlapping boxes, the nearer spheres
-    double k0 = fmax(l[0], floor), k1 = fmax(l[1], floor);
+    double k0 = l[0] > floor ? l[0] : floor, k1 = l[1] > floor ? l[1] : floor;
     int first = k1 < k0 || (k1 == k0 && sg[1] < sg[0]) ? 1 : 0;
     for (int k = 0; k < 2; k++) {
       int w = k ? first : 1 - first;
@@ -883,13 +927,14 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
         continue;
       }
       if (!fromStack && nh < cap) {
-        heapPush(hq, &nh, (hscPairItem){l[w], fmax(l[w], floor), seq++, c[w][0], c[w][1]});
+        heapPush(hq, &nh, (hscPairItem){l[w], w ? k1 : k0, seq++, c[w][0], c[w][1]});
       } else if (sp < STACK) {
         if (!fromStack) {
           hq->overflow++;
         }
         stack[sp].a = c[w][0];
         stack[sp].b = c[w][1];
+        stack[sp].partial = earlyOut;
         stack[sp++].lb = l[w];
       }
       // (the stack cannot fill: it holds at most two pairs per level of the two trees)
