@@ -240,7 +240,7 @@ static void buildNode(Build *b, int first, int count, int level) {
   }
   double e = 1e-12 * (v3norm(half) + fabs(nd->c[0]) + fabs(nd->c[1]) + fabs(nd->c[2]) +
                       fabs(nd->oc[0]) + fabs(nd->oc[1]) + fabs(nd->oc[2]));
-  nd->r = fmin(nd->r, sqrt(rb2) + e);
+  nd->r = fmin(nd->r, sqrt(rb2)) + e;
   nd->ro = fmin(v3norm(nd->oh), sqrt(ro2)) + e;
   if (nd->ro < nd->r) {
     v3copy(nd->c, nd->oc);

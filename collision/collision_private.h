@@ -258,8 +258,6 @@ typedef struct hscQueue {
   long overflow;  // node pairs that did not fit
 } hscQueue;
 
-#define HSC_QUEUE_CAP 4096
-
 // minimum distance of two posed geoms (< 0: penetration of primitives), closest points; with
 // earlyOut set it stops early (returning some value <= bound) once the distance is known to be
 // <= bound, and may return some value > bound (not the distance) when it is beyond bound.
@@ -309,7 +307,7 @@ struct hscScene {
   hscCand *cand;     // candidate buffer (opt.maxCandidates)
   hscCand *kept;     // reduction output
   double *dmin;      // reduction scratch (opt.maxCandidates)
-  hscQueue queue;    // mesh-mesh distance traversals (HSC_QUEUE_CAP pairs)
+  hscQueue queue;    // mesh-mesh distance traversals (opt.queuePairs pairs)
   long warnings[hscWARN_NTYPES];
   // sweep and prune: every (body, link) with geometry, sorted by AABB lo x
   int *sapBody, *sapLink;

@@ -40,6 +40,7 @@ void hsc_defaultOptions(hscOptions *opt) {
   opt->maxContactsPerPair = 4;
   opt->maxCandidates = 256;
   opt->capPoints = 8;
+  opt->queuePairs = 4096;
 }
 
 hscScene *hsc_makeScene(const hscOptions *opt, hsError *err) {
@@ -49,10 +50,11 @@ hscScene *hsc_makeScene(const hscOptions *opt, hsError *err) {
     o = *opt;
   }
   if (o.maxContactsPerPair < 1 || o.maxCandidates < o.maxContactsPerPair || o.capPoints < 3 ||
-      o.capPoints > 32) {
+      o.capPoints > 32 || o.queuePairs < 0) {
     HS_ERR(err, hsE_INVALID, "bad collision options: %d points per pair, %d candidates, %d "
-           "rim points (need 1 <= points <= candidates, 3 <= rim points <= 32)",
-           o.maxContactsPerPair, o.maxCandidates, o.capPoints);
+           "rim points, a queue of %d (need 1 <= points <= candidates, 3 <= rim points <= 32, "
+           "queue >= 0)",
+           o.maxContactsPerPair, o.maxCandidates, o.capPoints, o.queuePairs);
     return NULL;
   }
   hscScene *s = hsu_calloc(1, sizeof *s);
@@ -61,8 +63,8 @@ hscScene *hsc_makeScene(const hscOptions *opt, hsError *err) {
     s->cand = hsu_malloc(sizeof(hscCand) * (size_t)o.maxCandidates);
     s->kept = hsu_malloc(sizeof(hscCand) * (size_t)o.maxContactsPerPair);
     s->dmin = hsu_malloc(sizeof(double) * (size_t)o.maxCandidates);
-    s->queue.item = hsu_malloc(sizeof(hscPairItem) * HSC_QUEUE_CAP);
-    s->queue.cap = HSC_QUEUE_CAP;
+    s->queue.item = hsu_malloc(sizeof(hscPairItem) * (size_t)(o.queuePairs > 0 ? o.queuePairs : 1));
+    s->queue.cap = o.queuePairs;
   }
   if (!s || !s->cand || !s->kept || !s->dmin || !s->queue.item) {
     hsc_freeScene(s);
