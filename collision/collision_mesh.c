@@ -149,10 +149,11 @@ static int triTriOverlap(const double a[3][3], const double b[3][3]) {
     double alo = v3dot(a[0], L), ahi = alo, blo = v3dot(b[0], L), bhi = blo;
     for (int i = 1; i < 3; i++) {
       double x = v3dot(a[i], L), y = v3dot(b[i], L);
-      alo = fmin(alo, x);
-      ahi = fmax(ahi, x);
-      blo = fmin(blo, y);
-      bhi = fmax(bhi, y);
+      // (plain comparisons: the corners are finite, and libm's fmin/fmax are calls)
+      alo = x < alo ? x : alo;
+      ahi = x > ahi ? x : ahi;
+      blo = y < blo ? y : blo;
+      bhi = y > bhi ? y : bhi;
     }
     if (ahi < blo || bhi < alo) {
       return 0;
@@ -553,7 +554,7 @@ static double nodeLowerBound(const hscNode *A, const hscNode *B, const double tA
     double g = fabs(tA[i]) - ha[i] - rb;
     g2 += g > 0 ? g * g : 0;
   }
-  double g = sqrt(g2);
+  double g = g2 > 0 ? sqrt(g2) : 0;
   gap = g > gap ? g : gap;
   if (HSC_DONE(gap)) {
     return gap - margin;
@@ -565,7 +566,7 @@ static double nodeLowerBound(const hscNode *A, const hscNode *B, const double tA
     double h = fabs(tB[k]) - ra - hb[k];
     g2 += h > 0 ? h * h : 0;
   }
-  g = sqrt(g2);
+  g = g2 > 0 ? sqrt(g2) : 0;
   gap = g > gap ? g : gap;
   if (HSC_DONE(gap)) {
     return gap - margin;
@@ -732,6 +733,11 @@ static void leafPair(MMQuery *q, const hscNode *A, const hscNode *B) {
       }
       double qa[3], qb[3];
       STAT(g_triPairs++);
+      // an intersection query within 0 needs the triangles to overlap (a separating axis
+      // with a gap between them means they are apart)
+      if (q->cut <= 0 && !triTriOverlap(ta, tbs[j])) {
+        continue;
+      }
       double d = hsc_triTriDist(ta, tbs[j], qa, qb);
       int ob = q->mb->orig[B->right + j];
       // the smallest (distance, index on side 0, index on side 1) is the answer, whatever
