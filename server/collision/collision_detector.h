@@ -110,6 +110,7 @@ class CollisionDetectorServant : public POA_OpenHRP::CollisionDetector {
   std::vector<unsigned char> hits_;
   std::vector<hscDistance> dists_;
   std::vector<hscPair> given_;
+  std::vector<int> fanScratch_;  // hsc_rayFan's, grown to hsc_fanScratchSize(scene_)
 };
 
 class CollisionDetectorFactoryServant : public POA_OpenHRP::CollisionDetectorFactory {
