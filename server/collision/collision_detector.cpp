@@ -10,7 +10,6 @@
 
 #include "collision_detector.h"
 
-#include <algorithm>
 #include <cfloat>
 #include <cmath>
 #include <cstdarg>
@@ -518,7 +517,7 @@ OpenHRP::DblSequence *CollisionDetectorServant::scanDistanceWithRay(const OpenHR
   double dirs[3 * kFan];
   double *t = out->get_buffer();
   for (CORBA::ULong k0 = 0; k0 < n; k0 += kFan) {
-    CORBA::ULong m = std::min(kFan, n - k0);
+    CORBA::ULong m = n - k0 < kFan ? n - k0 : kFan;
     for (CORBA::ULong k = 0; k < m; k++) {
       double a = (static_cast<int>(k0 + k) - half) * step;
       double l[3] = {-std::sin(a), 0, -std::cos(a)};
