@@ -281,7 +281,8 @@ hscMesh *hsc_makeMesh(const float *v, int nvert, const int *tri, int ntri, const
   b.thi = hsu_malloc(sizeof(double) * 3 * (size_t)(ntri + 1));
   b.cen = hsu_malloc(sizeof(double) * 3 * (size_t)(ntri + 1));
   b.order = hsu_malloc(sizeof(int) * (size_t)(ntri + 1));
-  if (!m->v || !m->tri || !m->n || !m->orig || !m->nodes || !b.tlo || !b.thi || !b.cen || !b.order) {
+  if (!m->v || !m->tri || !m->n || !m->orig || !m->nodes || !b.tlo || !b.thi || !b.cen ||
+      !b.order) {
     goto nomem;
   }
   // vertices, transformed

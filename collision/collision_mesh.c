@@ -9,14 +9,24 @@
 // clipping: each triangle is clipped against the prism of the other, the points behind the
 // other's face are candidates, and of the two directions the one needing the smaller push wins
 // (normals are the meshes' outward face normals, so a triangle only pushes to its front).
-// Distances walk the trees nearest first (by the gap of the nodes' bounding spheres); a node
-// pair is pruned by the larger of that gap and the gap of its boxes along the six box axes and
-// the line through their centres, a triangle pair by the gap of its world boxes and along the
-// line through its centroids, whenever that lower bound cannot beat the best distance so far
-// (so the answer, points included, is the one an exhaustive walk in the same order gives);
-// two meshes stop at distance 0 (surfaces crossing), and an intersection query (earlyOut)
-// stops once within the caller's bound and prunes whatever lies beyond it. Rays use slab tests on node boxes and the Moller-Trumbore
-// test on triangles, front faces only, visiting the nearer child first.
+//
+// Distances, a mesh against a primitive: the tree walked nearest first (by the gap of the
+// nodes' bounding spheres), ties to the triangle first in the input. Two meshes: the lower
+// bound of a node pair is the largest of the gap of their spheres, the gaps of their oriented
+// boxes along each box's three axes taken together, the gap along the line through the boxes'
+// centres and along the nine edge-cross axes, less a rounding margin; a triangle
+// pair's is the gap of its world boxes and along the line through its centroids. The answer
+// is defined without regard to the walk: the smallest (distance, triangle index on side 0,
+// triangle index on side 1), indices as given in the input; so a distance walks node pairs
+// best first (a heap sized at scene creation, depth first when it is full) and prunes only
+// what lies strictly beyond the best so far, and the points are the brute force's to the bit.
+// When the surfaces touch or cross the distance is 0 at the first such triangle pair met
+// (deterministic, not the smallest indices: finding those would mean visiting every crossing).
+// An intersection query walks depth first, bounding a pair by its spheres when pushed and in
+// full when popped, and stops once within its bound.
+//
+// Rays use slab tests on node boxes and the Moller-Trumbore test on triangles, front faces
+// only, visiting the nearer child first.
 
 #include <float.h>
 #include <limits.h>
