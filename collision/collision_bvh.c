@@ -260,6 +260,20 @@ static void buildNode(Build *b, int first, int count, int level) {
   buildNode(b, first, nleft, level + 1);
   m->nodes[idx].right = m->nnode;
   buildNode(b, first + nleft, count - nleft, level + 1);
+  // each child's OBB in this node's OBB frame (walks carry a pair's relative frame down)
+  const hscNode *pn = &m->nodes[idx];
+  int ch[2] = {idx + 1, pn->right};
+  for (int k = 0; k < 2; k++) {
+    hscNode *c = &m->nodes[ch[k]];
+    double x[3];
+    v3sub(x, c->oc, pn->oc);
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < 3; j++) {
+        c->pax[3 * i + j] = v3dot(c->ax + 3 * i, pn->ax + 3 * j);
+      }
+      c->poff[i] = v3dot(pn->ax + 3 * i, x);
+    }
+  }
 }
 
 hscMesh *hsc_makeMesh(const float *v, int nvert, const int *tri, int ntri, const double *T,
@@ -310,6 +324,10 @@ hscMesh *hsc_makeMesh(const float *v, int nvert, const int *tri, int ntri, const
   b.leafSize = leafSize < 1 ? 1 : (leafSize > 16 ? 16 : leafSize);
   if (ntri > 0) {
     buildNode(&b, 0, ntri, 1);
+    // the root has no parent: its frame within its own
+    memset(m->nodes[0].pax, 0, sizeof m->nodes[0].pax);
+    memset(m->nodes[0].poff, 0, sizeof m->nodes[0].poff);
+    m->nodes[0].pax[0] = m->nodes[0].pax[4] = m->nodes[0].pax[8] = 1;
   }
   m->depth = b.depth;
   // triangles in BVH order, with their normals

@@ -113,6 +113,8 @@ typedef struct hscNode {
                         // (geom frame), for mesh-mesh distance bounds
   double ro;            // |oh| (the OBB's sphere radius, rounding allowed for)
   double mag;           // 3 (r + ro) + |oc|_1: the scale of the node's rounding errors
+  double pax[9];        // the OBB's axes in its parent's OBB axes (rows), and its centre's
+  double poff[3];       // offset from the parent's centre along the parent's axes (root: 0)
   int right;            // internal: index of the second child; leaf: first triangle
   int count;            // leaf: number of triangles (> 0); internal: 0
 } hscNode;
