@@ -20,10 +20,11 @@
 // triangle index on side 1), indices as given in the input; so a distance walks node pairs
 // best first (a heap sized at scene creation, depth first when it is full) and prunes only
 // what lies strictly beyond the best so far, and the points are the brute force's to the bit.
-// When the surfaces touch or cross the distance is 0 at the first such triangle pair met
-// (deterministic, not the smallest indices: finding those would mean visiting every crossing).
-// An intersection query walks depth first, bounding a pair by its spheres when pushed and in
-// full when popped, and stops once within its bound.
+// When the surfaces cross the distance is 0 at the first crossing pair a depth-first walk
+// meets (run before the best-first one; deterministic, not the smallest indices: finding those
+// would mean visiting every crossing). An intersection query walks depth first, each pair
+// carrying its relative frame, bounding it by its spheres when pushed and in full when
+// popped, and stops once within its bound.
 //
 // Rays use slab tests on node boxes and the Moller-Trumbore test on triangles, front faces
 // only, visiting the nearer child first.
@@ -947,6 +948,16 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
   if (earlyOut) {
     return intersectMeshMesh(&q);
   }
+  // first look for a crossing depth first (cheap, and it ends the query at 0); whatever it
+  // met on the way (a real triangle pair) stays the answer so far
+  q.earlyOut = 1;
+  q.cut = q.bound = 0;
+  if (intersectMeshMesh(&q) <= 0) {
+    return q.best;
+  }
+  q.earlyOut = 0;
+  q.cut = INFINITY;
+  q.bound = bound;
   // node pairs wait in the heap by lower bound (nearest first: a good answer early prunes the
   // rest); those with the same key (overlapping nodes, whose bounds are raised to 0) latest
   // first, so overlapping nodes are walked depth first towards a crossing. When the heap is
