@@ -152,6 +152,7 @@ static void buildNode(Build *b, int first, int count, int level) {
   hscMesh *m = b->m;
   int idx = m->nnode++;
   hscNode *nd = &m->nodes[idx];
+  hscObb *ob = &m->obb[idx];
   for (int j = 0; j < 3; j++) {
     nd->lo[j] = DBL_MAX;
     nd->hi[j] = -DBL_MAX;
@@ -204,7 +205,7 @@ static void buildNode(Build *b, int first, int count, int level) {
     }
   }
   double th = 0.5 * atan2(2 * sxy, sxx - syy), ct = cos(th), st = sin(th);
-  double *ax = nd->ax;
+  double *ax = ob->ax;
   for (int j = 0; j < 3; j++) {
     ax[j] = sn[j];
     ax[3 + j] = ct * b1[j] + st * b2[j];
@@ -224,8 +225,8 @@ static void buildNode(Build *b, int first, int count, int level) {
   }
   double oc[3] = {0.5 * (olo[0] + ohi[0]), 0.5 * (olo[1] + ohi[1]), 0.5 * (olo[2] + ohi[2])};
   for (int j = 0; j < 3; j++) {
-    nd->oh[j] = 0.5 * (ohi[j] - olo[j]);
-    nd->oc[j] = ax[j] * oc[0] + ax[3 + j] * oc[1] + ax[6 + j] * oc[2];
+    ob->oh[j] = 0.5 * (ohi[j] - olo[j]);
+    ob->oc[j] = ax[j] * oc[0] + ax[3 + j] * oc[1] + ax[6 + j] * oc[2];
   }
   // the spheres around the box's and the OBB's centres through the farthest vertex (not the
   // corners: much tighter for round patches), rounding allowed for; the node's sphere is the
@@ -235,18 +236,18 @@ static void buildNode(Build *b, int first, int count, int level) {
     const int *t = b->tri + 3 * b->order[i];
     for (int k = 0; k < 3; k++) {
       rb2 = fmax(rb2, v3dist2(nd->c, m->v + 3 * t[k]));
-      ro2 = fmax(ro2, v3dist2(nd->oc, m->v + 3 * t[k]));
+      ro2 = fmax(ro2, v3dist2(ob->oc, m->v + 3 * t[k]));
     }
   }
   double e = 1e-12 * (v3norm(half) + fabs(nd->c[0]) + fabs(nd->c[1]) + fabs(nd->c[2]) +
-                      fabs(nd->oc[0]) + fabs(nd->oc[1]) + fabs(nd->oc[2]));
+                      fabs(ob->oc[0]) + fabs(ob->oc[1]) + fabs(ob->oc[2]));
   nd->r = fmin(nd->r, sqrt(rb2)) + e;
-  nd->ro = fmin(v3norm(nd->oh), sqrt(ro2)) + e;
-  if (nd->ro < nd->r) {
-    v3copy(nd->c, nd->oc);
-    nd->r = nd->ro;
+  ob->ro = fmin(v3norm(ob->oh), sqrt(ro2)) + e;
+  if (ob->ro < nd->r) {
+    v3copy(nd->c, ob->oc);
+    nd->r = ob->ro;
   }
-  nd->mag = 3 * (nd->r + nd->ro) + fabs(nd->oc[0]) + fabs(nd->oc[1]) + fabs(nd->oc[2]);
+  ob->mag = 3 * (nd->r + ob->ro) + fabs(ob->oc[0]) + fabs(ob->oc[1]) + fabs(ob->oc[2]);
   if (level > b->depth) {
     b->depth = level;
   }
@@ -261,10 +262,10 @@ static void buildNode(Build *b, int first, int count, int level) {
   m->nodes[idx].right = m->nnode;
   buildNode(b, first + nleft, count - nleft, level + 1);
   // each child's OBB in this node's OBB frame (walks carry a pair's relative frame down)
-  const hscNode *pn = &m->nodes[idx];
-  int ch[2] = {idx + 1, pn->right};
+  const hscObb *pn = &m->obb[idx];
+  int ch[2] = {idx + 1, m->nodes[idx].right};
   for (int k = 0; k < 2; k++) {
-    hscNode *c = &m->nodes[ch[k]];
+    hscObb *c = &m->obb[ch[k]];
     double x[3];
     v3sub(x, c->oc, pn->oc);
     for (int i = 0; i < 3; i++) {
@@ -291,12 +292,13 @@ hscMesh *hsc_makeMesh(const float *v, int nvert, const int *tri, int ntri, const
   m->n = hsu_malloc(sizeof(double) * 3 * (size_t)(ntri > 0 ? ntri : 1));
   m->orig = hsu_malloc(sizeof(int) * (size_t)(ntri > 0 ? ntri : 1));
   m->nodes = hsu_malloc(sizeof(hscNode) * (size_t)(2 * ntri + 1));
+  m->obb = hsu_malloc(sizeof(hscObb) * (size_t)(2 * ntri + 1));
   b.tlo = hsu_malloc(sizeof(double) * 3 * (size_t)(ntri + 1));
   b.thi = hsu_malloc(sizeof(double) * 3 * (size_t)(ntri + 1));
   b.cen = hsu_malloc(sizeof(double) * 3 * (size_t)(ntri + 1));
   b.order = hsu_malloc(sizeof(int) * (size_t)(ntri + 1));
-  if (!m->v || !m->tri || !m->n || !m->orig || !m->nodes || !b.tlo || !b.thi || !b.cen ||
-      !b.order) {
+  if (!m->v || !m->tri || !m->n || !m->orig || !m->nodes || !m->obb || !b.tlo || !b.thi ||
+      !b.cen || !b.order) {
     goto nomem;
   }
   // vertices, transformed
@@ -325,9 +327,9 @@ hscMesh *hsc_makeMesh(const float *v, int nvert, const int *tri, int ntri, const
   if (ntri > 0) {
     buildNode(&b, 0, ntri, 1);
     // the root has no parent: its frame within its own
-    memset(m->nodes[0].pax, 0, sizeof m->nodes[0].pax);
-    memset(m->nodes[0].poff, 0, sizeof m->nodes[0].poff);
-    m->nodes[0].pax[0] = m->nodes[0].pax[4] = m->nodes[0].pax[8] = 1;
+    memset(m->obb[0].pax, 0, sizeof m->obb[0].pax);
+    memset(m->obb[0].poff, 0, sizeof m->obb[0].poff);
+    m->obb[0].pax[0] = m->obb[0].pax[4] = m->obb[0].pax[8] = 1;
   }
   m->depth = b.depth;
   // triangles in BVH order, with their normals
@@ -367,5 +369,6 @@ void hsc_freeMesh(hscMesh *m) {
   hsu_free(m->n);
   hsu_free(m->orig);
   hsu_free(m->nodes);
+  hsu_free(m->obb);
   hsu_free(m);
 }

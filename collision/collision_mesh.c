@@ -536,11 +536,11 @@ static void triBox(const double t[3][3], double lo[3], double hi[3]) {
 // along B's axes, and the gap along the line through the boxes' centres; less a relative
 // margin for rounding so that it never exceeds a distance the triangles give. Stops at the
 // first stage that prunes (beyond best or cut): later ones cannot change that.
-static double boxBound(const hscNode *A, const hscNode *B, const double C[9],
+static double boxBound(const hscObb *A, const hscObb *B, const double C[9],
                        const double tA[3], double dist, double gap, double margin, double best,
                        double cut);
 
-static double nodeLowerBound(const hscNode *A, const hscNode *B, const double tA[3],
+static double nodeLowerBound(const hscObb *A, const hscObb *B, const double tA[3],
                              const double M[9], int bFixed, double tabMag, double *sphereGap,
                              double best, double cut) {
   double margin = 1e-12 * (A->mag + B->mag + fabs(tA[0]) + fabs(tA[1]) + fabs(tA[2]) + tabMag);
@@ -568,7 +568,7 @@ static double nodeLowerBound(const hscNode *A, const hscNode *B, const double tA
 
 // the box stages of nodeLowerBound, given C, tA, the centres' distance, the bound so far and
 // the rounding margin
-static double boxBound(const hscNode *A, const hscNode *B, const double C[9],
+static double boxBound(const hscObb *A, const hscObb *B, const double C[9],
                        const double tA[3], double dist, double gap, double margin, double best,
                        double cut) {
 #define HSC_DONE(g) ((g) - margin > best || (g) - margin > cut)
@@ -672,7 +672,7 @@ typedef struct Fixed {
   double M[9], v[3];
 } Fixed;
 
-static void fixSide(const MMQuery *q, const hscNode *A, const hscNode *B, int bFixed,
+static void fixSide(const MMQuery *q, const hscObb *A, const hscObb *B, int bFixed,
                     Fixed *f) {
   const double *R = q->Rab;
   f->bFixed = bFixed;
@@ -700,7 +700,7 @@ static void fixSide(const MMQuery *q, const hscNode *A, const hscNode *B, int bF
 
 // lower bound of node pair (ia, ib), one of whose nodes is the fixed one of f
 static double pairBound(const MMQuery *q, const Fixed *f, int ia, int ib, double *sphereGap) {
-  const hscNode *A = &q->ma->nodes[ia], *B = &q->mb->nodes[ib];
+  const hscObb *A = &q->ma->obb[ia], *B = &q->mb->obb[ib];
   double tA[3];
   if (f->bFixed) {
     double d[3];
@@ -832,7 +832,7 @@ static double intersectMeshMesh(MMQuery *q) {
     double C[9], tA[3];  // tA: the pair's own
   } st[STACK];
   int sp = 0;
-  const hscNode *A0 = &q->ma->nodes[0], *B0 = &q->mb->nodes[0];
+  const hscObb *A0 = &q->ma->obb[0], *B0 = &q->mb->obb[0];
   {
     Fixed f;
     fixSide(q, A0, B0, 1, &f);
@@ -852,12 +852,13 @@ static double intersectMeshMesh(MMQuery *q) {
     sp--;
     int ia = st[sp].a, ib = st[sp].b;
     const hscNode *A = &q->ma->nodes[ia], *B = &q->mb->nodes[ib];
+    const hscObb *OA = &q->ma->obb[ia], *OB = &q->mb->obb[ib];
     double C[9], tA[3];
     const double *P = st[sp].C;
     v3copy(tA, st[sp].tA);
     if (st[sp].derive == 1) {
       for (int i = 0; i < 3; i++) {
-        const double *x = A->pax + 3 * i;
+        const double *x = OA->pax + 3 * i;
         for (int k = 0; k < 3; k++) {
           C[3 * i + k] = x[0] * P[k] + x[1] * P[3 + k] + x[2] * P[6 + k];
         }
@@ -865,7 +866,7 @@ static double intersectMeshMesh(MMQuery *q) {
     } else if (st[sp].derive == 2) {
       for (int i = 0; i < 3; i++) {
         for (int k = 0; k < 3; k++) {
-          const double *y = B->pax + 3 * k;
+          const double *y = OB->pax + 3 * k;
           C[3 * i + k] = P[3 * i] * y[0] + P[3 * i + 1] * y[1] + P[3 * i + 2] * y[2];
         }
       }
@@ -873,9 +874,9 @@ static double intersectMeshMesh(MMQuery *q) {
       memcpy(C, P, sizeof C);
     }
     double margin =
-        1e-10 * (A->mag + B->mag + fabs(tA[0]) + fabs(tA[1]) + fabs(tA[2]) + q->tabMag);
+        1e-10 * (OA->mag + OB->mag + fabs(tA[0]) + fabs(tA[1]) + fabs(tA[2]) + q->tabMag);
     double dist = sqrt(tA[0] * tA[0] + tA[1] * tA[1] + tA[2] * tA[2]);
-    double lb = boxBound(A, B, C, tA, dist, dist - A->ro - B->ro, margin, INFINITY, q->cut);
+    double lb = boxBound(OA, OB, C, tA, dist, dist - OA->ro - OB->ro, margin, INFINITY, q->cut);
     if (lb > q->cut) {
       continue;
     }
@@ -888,12 +889,12 @@ static double intersectMeshMesh(MMQuery *q) {
       }
       continue;
     }
-    int openA = B->count || (!A->count && A->ro >= B->ro);
+    int openA = B->count || (!A->count && OA->ro >= OB->ro);
     int c[2][2] = {{openA ? ia + 1 : ia, openA ? ib : ib + 1},
                    {openA ? A->right : ia, openA ? ib : B->right}};
     double ct[2][3], sg[2];
     for (int k = 0; k < 2; k++) {
-      const hscNode *X = &q->ma->nodes[c[k][0]], *Y = &q->mb->nodes[c[k][1]];
+      const hscObb *X = &q->ma->obb[c[k][0]], *Y = &q->mb->obb[c[k][1]];
       double *t = ct[k];
       if (openA) {
         double x[3] = {tA[0] - X->poff[0], tA[1] - X->poff[1], tA[2] - X->poff[2]};
@@ -971,7 +972,7 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
   unsigned seq = 0;
   double sg[2];
   Fixed fx;
-  fixSide(&q, &q.ma->nodes[0], &q.mb->nodes[0], 1, &fx);
+  fixSide(&q, &q.ma->obb[0], &q.mb->obb[0], 1, &fx);
   double lb0 = pairBound(&q, &fx, 0, 0, sg);
   if (lb0 > q.cut) {
     return q.best;
@@ -1015,7 +1016,7 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
       continue;
     }
     // open the larger node (a leaf is never opened)
-    int openA = B->count || (!A->count && A->ro >= B->ro);
+    int openA = B->count || (!A->count && q.ma->obb[ia].ro >= q.mb->obb[ib].ro);
     int c[2][2];
     if (openA) {
       c[0][0] = ia + 1;
@@ -1028,7 +1029,7 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
       c[1][0] = ia;
       c[1][1] = B->right;
     }
-    fixSide(&q, A, B, openA, &fx);
+    fixSide(&q, &q.ma->obb[ia], &q.mb->obb[ib], openA, &fx);
     double l[2] = {pairBound(&q, &fx, c[0][0], c[0][1], sg),
                    pairBound(&q, &fx, c[1][0], c[1][1], sg + 1)};
     // the lower bound first (pushed last); between overlapping boxes, the nearer spheres

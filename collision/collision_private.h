@@ -108,16 +108,21 @@ void hsc_basis(const double n[3], double t1[3], double t2[3]);
 typedef struct hscNode {
   double lo[3], hi[3];  // box, geom frame [m]
   double c[3], r;       // a bounding sphere (the smaller of the box's and the OBB's)
-  double ax[9];         // an oriented box (OBB): rows are its axes, the triangles' mean normal
-  double oc[3], oh[3];  // and their principal in-plane directions; centre and half extents
-                        // (geom frame), for mesh-mesh distance bounds
-  double ro;            // |oh| (the OBB's sphere radius, rounding allowed for)
-  double mag;           // 3 (r + ro) + |oc|_1: the scale of the node's rounding errors
-  double pax[9];        // the OBB's axes in its parent's OBB axes (rows), and its centre's
-  double poff[3];       // offset from the parent's centre along the parent's axes (root: 0)
   int right;            // internal: index of the second child; leaf: first triangle
   int count;            // leaf: number of triangles (> 0); internal: 0
 } hscNode;
+
+// a node's oriented box (OBB), for mesh-mesh distance bounds; kept apart from the nodes so
+// that what rays and box tests read stays small
+typedef struct hscObb {
+  double ax[9];         // rows: its axes (geom frame): the triangles' mean normal and their
+                        // principal in-plane directions
+  double oc[3], oh[3];  // centre (geom frame) and half extents along the axes
+  double ro;            // the radius of a sphere around oc holding the node (rounding allowed)
+  double mag;           // 3 (r + ro) + |oc|_1: the scale of the node's rounding errors
+  double pax[9];        // the axes in its parent's axes (rows), and its centre's offset from
+  double poff[3];       // the parent's along the parent's axes (root: identity, 0)
+} hscObb;
 
 // a triangle mesh with its BVH; built once, read-only
 typedef struct hscMesh {
@@ -128,6 +133,7 @@ typedef struct hscMesh {
   int ntri;
   double *n;      // unit outward normal per triangle (zero for a degenerate one)
   hscNode *nodes;
+  hscObb *obb;    // per node
   int nnode;
   int depth;      // deepest level of the tree (the root is level 1)
 } hscMesh;

@@ -427,6 +427,7 @@ static void testTreeInvariants(void) {
     int *seen = calloc((size_t)mm->nt, sizeof *seen), leaves = 0, outside = 0;
     for (int i = 0; i < mesh->nnode; i++) {
       const hscNode *nd = &mesh->nodes[i];
+      const hscObb *ob = &mesh->obb[i];
       if (nd->count) {
         leaves++;
         CU_ASSERT(nd->count <= 4);
@@ -464,17 +465,17 @@ static void testTreeInvariants(void) {
         const double *v[3] = {a, b, c};
         for (int k = 0; k < 3; k++) {
           double x[3];
-          v3sub(x, v[k], nd->oc);
+          v3sub(x, v[k], ob->oc);
           for (int j = 0; j < 3; j++) {
-            outside += fabs(v3dot(nd->ax + 3 * j, x)) > nd->oh[j] + 1e-13;
+            outside += fabs(v3dot(ob->ax + 3 * j, x)) > ob->oh[j] + 1e-13;
           }
-          outside += sqrt(v3dist2(v[k], nd->oc)) > nd->ro;
+          outside += sqrt(v3dist2(v[k], ob->oc)) > ob->ro;
           outside += sqrt(v3dist2(v[k], nd->c)) > nd->r;
         }
       }
       for (int j = 0; j < 3; j++) {
         for (int k = 0; k < 3; k++) {
-          CU_ASSERT(fabs(v3dot(nd->ax + 3 * j, nd->ax + 3 * k) - (j == k)) < 1e-12);
+          CU_ASSERT(fabs(v3dot(ob->ax + 3 * j, ob->ax + 3 * k) - (j == k)) < 1e-12);
         }
       }
     }
