@@ -166,8 +166,11 @@ static void buildNode(Build *b, int first, int count, int level) {
     half[j] = 0.5 * (nd->hi[j] - nd->lo[j]);
   }
   nd->r = v3norm(half);
-  // the OBB: first axis along the triangles' area-weighted mean normal (z if they cancel out)
-  double sn[3] = {0, 0, 0};
+  // the OBB: first axis along the triangles' area-weighted mean normal (z if they cancel out),
+  // the other two along the principal directions of the vertices' spread in the plane normal
+  // to it (the eigenvectors of their covariance there). One pass gathers the normal and the
+  // vertices' moments about the box centre (small numbers: no cancellation).
+  double sn[3] = {0, 0, 0}, mu[3] = {0, 0, 0}, S[6] = {0, 0, 0, 0, 0, 0};
   for (int i = first; i < first + count; i++) {
     const int *t = b->tri + 3 * b->order[i];
     const double *p0 = m->v + 3 * t[0], *p1 = m->v + 3 * t[1], *p2 = m->v + 3 * t[2];
@@ -176,34 +179,38 @@ static void buildNode(Build *b, int first, int count, int level) {
     v3sub(e2, p2, p0);
     v3cross(cr, e1, e2);
     v3add(sn, sn, cr);
+    for (int k = 0; k < 3; k++) {
+      double x[3];
+      v3sub(x, m->v + 3 * t[k], nd->c);
+      v3add(mu, mu, x);
+      S[0] += x[0] * x[0];
+      S[1] += x[1] * x[1];
+      S[2] += x[2] * x[2];
+      S[3] += x[0] * x[1];
+      S[4] += x[1] * x[2];
+      S[5] += x[0] * x[2];
+    }
   }
   if (!(v3normalize(sn) > 0)) {
     sn[0] = sn[1] = 0;
     sn[2] = 1;
   }
-  // the other two along the principal directions of the vertices' spread in the plane
-  // normal to it (the eigenvectors of their 2x2 covariance there)
-  double b1[3], b2[3], mean[2] = {0, 0}, sxx = 0, syy = 0, sxy = 0;
-  hsc_basis(sn, b1, b2);
   int nv = 3 * count;
-  for (int i = first; i < first + count; i++) {
-    const int *t = b->tri + 3 * b->order[i];
-    for (int k = 0; k < 3; k++) {
-      mean[0] += v3dot(b1, m->v + 3 * t[k]);
-      mean[1] += v3dot(b2, m->v + 3 * t[k]);
-    }
+  double cv[9];  // covariance
+  {
+    double mx = mu[0] / nv, my = mu[1] / nv, mz = mu[2] / nv;
+    cv[0] = S[0] / nv - mx * mx;
+    cv[4] = S[1] / nv - my * my;
+    cv[8] = S[2] / nv - mz * mz;
+    cv[1] = cv[3] = S[3] / nv - mx * my;
+    cv[5] = cv[7] = S[4] / nv - my * mz;
+    cv[2] = cv[6] = S[5] / nv - mx * mz;
   }
-  mean[0] /= nv;
-  mean[1] /= nv;
-  for (int i = first; i < first + count; i++) {
-    const int *t = b->tri + 3 * b->order[i];
-    for (int k = 0; k < 3; k++) {
-      double x = v3dot(b1, m->v + 3 * t[k]) - mean[0], y = v3dot(b2, m->v + 3 * t[k]) - mean[1];
-      sxx += x * x;
-      syy += y * y;
-      sxy += x * y;
-    }
-  }
+  double b1[3], b2[3], c1[3], c2[3];
+  hsc_basis(sn, b1, b2);
+  m3mulv(c1, cv, b1);
+  m3mulv(c2, cv, b2);
+  double sxx = v3dot(b1, c1), syy = v3dot(b2, c2), sxy = v3dot(b1, c2);
   double th = 0.5 * atan2(2 * sxy, sxx - syy), ct = cos(th), st = sin(th);
   double *ax = ob->ax;
   for (int j = 0; j < 3; j++) {
@@ -211,16 +218,20 @@ static void buildNode(Build *b, int first, int count, int level) {
     ax[3 + j] = ct * b1[j] + st * b2[j];
   }
   v3cross(ax + 6, ax, ax + 3);
-  // extents: the vertices' range along each axis
+  // extents: the vertices' range along each axis; and the farthest vertex from the box centre
   double olo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, ohi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+  double rb2 = 0;
   for (int i = first; i < first + count; i++) {
     const int *t = b->tri + 3 * b->order[i];
     for (int k = 0; k < 3; k++) {
+      const double *v = m->v + 3 * t[k];
       for (int a = 0; a < 3; a++) {
-        double x = v3dot(ax + 3 * a, m->v + 3 * t[k]);
-        olo[a] = fmin(olo[a], x);
-        ohi[a] = fmax(ohi[a], x);
+        double x = v3dot(ax + 3 * a, v);
+        olo[a] = x < olo[a] ? x : olo[a];
+        ohi[a] = x > ohi[a] ? x : ohi[a];
       }
+      double d2 = v3dist2(nd->c, v);
+      rb2 = d2 > rb2 ? d2 : rb2;
     }
   }
   double oc[3] = {0.5 * (olo[0] + ohi[0]), 0.5 * (olo[1] + ohi[1]), 0.5 * (olo[2] + ohi[2])};
@@ -231,12 +242,12 @@ static void buildNode(Build *b, int first, int count, int level) {
   // the spheres around the box's and the OBB's centres through the farthest vertex (not the
   // corners: much tighter for round patches), rounding allowed for; the node's sphere is the
   // smaller
-  double rb2 = 0, ro2 = 0;
+  double ro2 = 0;
   for (int i = first; i < first + count; i++) {
     const int *t = b->tri + 3 * b->order[i];
     for (int k = 0; k < 3; k++) {
-      rb2 = fmax(rb2, v3dist2(nd->c, m->v + 3 * t[k]));
-      ro2 = fmax(ro2, v3dist2(ob->oc, m->v + 3 * t[k]));
+      double d2 = v3dist2(ob->oc, m->v + 3 * t[k]);
+      ro2 = d2 > ro2 ? d2 : ro2;
     }
   }
   double e = 1e-12 * (v3norm(half) + fabs(nd->c[0]) + fabs(nd->c[1]) + fabs(nd->c[2]) +
