@@ -642,12 +642,6 @@ static double boxBound(const hscObb *A, const hscObb *B, const double C[9],
   return gap - margin;
 }
 
-#ifdef HSC_MESH_STATS
-long g_nodePairs, g_leafPairs, g_triPairs, g_heapMax;
-#define STAT(x) (x)
-#else
-#define STAT(x) ((void)0)
-#endif
 
 // the state of one mesh-mesh distance traversal
 typedef struct MMQuery {
@@ -758,7 +752,6 @@ static void leafPair(MMQuery *q, const hscNode *A, const hscNode *B) {
         continue;
       }
       double qa[3], qb[3];
-      STAT(g_triPairs++);
       // an intersection query within 0 needs the triangles to overlap (a separating axis
       // with a gap between them means they are apart)
       if (q->cut <= 0 && !triTriOverlap(ta, tbs[j])) {
@@ -880,9 +873,7 @@ static double intersectMeshMesh(MMQuery *q) {
     if (lb > q->cut) {
       continue;
     }
-    STAT(g_nodePairs++);
     if (A->count && B->count) {
-      STAT(g_leafPairs++);
       leafPair(q, A, B);
       if (q->best <= q->bound) {
         return q->best;
@@ -1003,10 +994,7 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
       continue;
     }
     const hscNode *A = &q.ma->nodes[ia], *B = &q.mb->nodes[ib];
-    STAT(g_nodePairs++);
-    STAT(g_heapMax = nh > g_heapMax ? nh : g_heapMax);
     if (A->count && B->count) {
-      STAT(g_leafPairs++);
       leafPair(&q, A, B);
       // an intersection query is answered once within its bound; a distance of 0 (the
       // surfaces touch or cross) is final, with the points of the first such pair met
