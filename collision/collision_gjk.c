@@ -51,12 +51,16 @@ void hsc_convexOf(hscConvex *c, const hscPosed *g) {
     v3mad(c->v[0], g->p, -0.5 * g->g->size[1], ax);
     v3mad(c->v[1], g->p, 0.5 * g->g->size[1], ax);
     c->radius = g->g->size[0];
+  } else if (g->g->type == hsGEOM_MESH && g->g->hull) {
+    c->kind = HSC_HULL;
+    c->hull = g->g->hull;
   }
 }
 
 void hsc_convexTri(hscConvex *c, const double a[3], const double b[3], const double d[3]) {
   c->kind = HSC_TRI;
   c->radius = 0;
+  c->hull = NULL;
   v3copy(c->v[0], a);
   v3copy(c->v[1], b);
   v3copy(c->v[2], d);
@@ -111,6 +115,10 @@ void hsc_support(const hscConvex *c, const double d[3], double out[3]) {
       }
       break;
     }
+    case HSC_HULL:
+      m3tmulv(l, c->R, d);
+      v3copy(q, c->hull->v + 3 * hsc_hullSupportIndex(c->hull, l));
+      break;
     default:  // sphere and capsule reach here only through hsc_convexOf's cores
       v3copy(out, c->p);
       return;
@@ -133,6 +141,10 @@ void hsc_center(const hscConvex *c, double out[3]) {
       for (int j = 0; j < 3; j++) {
         out[j] = (c->v[0][j] + c->v[1][j] + c->v[2][j]) / 3;
       }
+      return;
+    case HSC_HULL:
+      m3mulv(out, c->R, c->hull->c);
+      v3add(out, out, c->p);
       return;
     default:
       v3copy(out, c->p);

@@ -210,6 +210,51 @@ static void feature(const hscConvex *c, const double d[3], int capPoints, Featur
       f->n = 1;
       return;
     }
+    case HSC_HULL: {
+      // the face most aligned with d, else an edge from the support vertex nearly
+      // perpendicular to d, else that vertex
+      const hscHull *h = c->hull;
+      double l[3], q[3];
+      m3tmulv(l, c->R, d);
+      int bf = 0;
+      double bd = -INFINITY;
+      for (int i = 0; i < h->nf; i++) {
+        double x = v3dot(h->fn + 4 * i, l);
+        if (x > bd) {
+          bd = x;
+          bf = i;
+        }
+      }
+      if (bd >= kc) {
+        f->n = 0;
+        for (int i = h->fadr[bf]; i < h->fadr[bf + 1]; i++) {
+          m3mulv(q, c->R, h->v + 3 * h->fv[i]);
+          v3add(f->p[f->n++], q, c->p);
+        }
+        m3mulv(f->nrm, c->R, h->fn + 4 * bf);
+        return;
+      }
+      int sv = hsc_hullSupportIndex(h, l);
+      m3mulv(q, c->R, h->v + 3 * sv);
+      v3add(f->p[0], q, c->p);
+      f->n = 1;
+      for (int i = 0; i < h->ne; i++) {
+        int a = h->ev[2 * i], b = h->ev[2 * i + 1];
+        if (a != sv && b != sv) {
+          continue;
+        }
+        int o = a == sv ? b : a;
+        double e[3];
+        v3sub(e, h->v + 3 * o, h->v + 3 * sv);
+        if (fabs(v3dot(e, l)) < FEATURE_SIN * v3norm(e)) {
+          m3mulv(q, c->R, h->v + 3 * o);
+          v3add(f->p[1], q, c->p);
+          f->n = 2;
+          return;
+        }
+      }
+      return;
+    }
     default:
       hsc_support(c, d, f->p[0]);
       f->n = 1;
@@ -376,12 +421,13 @@ void hsc_manifold(const hscConvex *a, const hscConvex *b, const double n[3], dou
 
 //---------------------------------- separating axes -------------------------------------------
 
-// a polytope for the separating-axis test: a box or a triangle
+// a polytope for the separating-axis test: a box, a triangle or a convex mesh's hull
+#define POLY_AXES HSC_HULL_MAX_AXES
 typedef struct Poly {
   int nv, nf, ne;
-  double v[8][3];
-  double f[3][3];  // face normals (unit)
-  double e[3][3];  // edge directions (unit)
+  double v[3][3];          // triangle corners
+  double f[POLY_AXES][3];  // face normals (unit, world)
+  double e[POLY_AXES][3];  // edge directions (unit, world)
   const hscConvex *c;
 } Poly;
 
@@ -404,8 +450,21 @@ static void polyOf(Poly *P, const hscConvex *c) {
     P->nf = 1;
     return;
   }
-  // box (projected from its centre and half sizes: no corners needed)
   P->nv = 0;
+  if (c->kind == HSC_HULL) {
+    // the hull's directions turned into the world (projections use the geom frame)
+    const hscHull *h = c->hull;
+    P->nf = h->nfax;
+    P->ne = h->neax;
+    for (int k = 0; k < P->nf; k++) {
+      m3mulv(P->f[k], c->R, h->ax + 3 * k);
+    }
+    for (int k = 0; k < P->ne; k++) {
+      m3mulv(P->e[k], c->R, h->ax + 3 * (P->nf + k));
+    }
+    return;
+  }
+  // box (projected from its centre and half sizes: no corners needed)
   for (int k = 0; k < 3; k++) {
     m3col(P->f[k], c->R, k);
     v3copy(P->e[k], P->f[k]);
@@ -422,6 +481,14 @@ static void project(const Poly *P, const double L[3], double *lo, double *hi) {
     }
     *lo = c - r;
     *hi = c + r;
+    return;
+  }
+  if (P->c->kind == HSC_HULL) {
+    double l[3], c = v3dot(P->c->p, L);
+    m3tmulv(l, P->c->R, L);
+    hsc_hullProject(P->c->hull, l, lo, hi);
+    *lo += c;
+    *hi += c;
     return;
   }
   double l = v3dot(P->v[0], L), h = l;
@@ -685,7 +752,7 @@ static void coreContact(const hscConvex *a, const hscConvex *b, const double pa[
 }
 
 static int isPoly(const hscConvex *c) {
-  return c->kind == hsGEOM_BOX || c->kind == HSC_TRI;
+  return c->kind == hsGEOM_BOX || c->kind == HSC_TRI || c->kind == HSC_HULL;
 }
 
 // the triangle's unit normal (oneSided callers), or zero
@@ -809,7 +876,7 @@ int hsc_collideConvex(const hscConvex *a, const hscConvex *b, hscCandBuf *buf, i
 }
 
 void hsc_collideGeoms(const hscPosed *a, const hscPosed *b, hscCandBuf *buf) {
-  int ma = a->g->type == hsGEOM_MESH, mb = b->g->type == hsGEOM_MESH;
+  int ma = hsc_isTriMesh(a), mb = hsc_isTriMesh(b);
   if (ma && mb) {
     hsc_collideMeshMesh(a, b, buf);
     return;
@@ -828,7 +895,7 @@ void hsc_collideGeoms(const hscPosed *a, const hscPosed *b, hscCandBuf *buf) {
 
 double hsc_distanceGeoms(const hscPosed *a, const hscPosed *b, double bound, int earlyOut,
                          double pa[3], double pb[3]) {
-  int ma = a->g->type == hsGEOM_MESH, mb = b->g->type == hsGEOM_MESH;
+  int ma = hsc_isTriMesh(a), mb = hsc_isTriMesh(b);
   if (ma && mb) {
     return hsc_distanceMeshMesh(a, b, bound, earlyOut, pa, pb);
   }
