@@ -9,9 +9,10 @@ client (see its source for the scene and the three queries) and stops them. With
 (another build's hrpsim-collision) the same is done with that server in place of this one, the
 two alternating R times, and the table gives both and the ratios side by side. Targets of issue
 10: contacts <= 50 us, distance for the 31 pairs <= 500 us (OpenHRP 3.1: 150 us and 5.4 ms);
-distance_496 is every link pair of the robot besides (its self-distances included).
-HRPSIM_BENCH_ONLY=contacts (or intersection, distance, distance_496) times that query alone,
-for profiling the server while it runs (the others print 0).
+distance_496 is every link pair of the robot besides (its self-distances included); scan_1080
+one scanDistanceWithRay of 1,081 rays over 270 degrees at the robot (see the client's source).
+HRPSIM_BENCH_ONLY=contacts (or intersection, distance, distance_496, scan_1080) times that
+query alone, for profiling the server while it runs (the others print 0).
 """
 
 import argparse
@@ -64,7 +65,7 @@ def main():
     ap.add_argument("--old-server", help="another build's hrpsim-collision, run side by side")
     ap.add_argument("--rounds", type=int, default=2)
     args = ap.parse_args()
-    keys = ("contacts_us", "intersection_us", "distance_us", "distance_496_us")
+    keys = ("contacts_us", "intersection_us", "distance_us", "distance_496_us", "scan_1080_us")
     runs = {"new": []}
     if args.old_server:
         runs["old"] = []
@@ -74,14 +75,16 @@ def main():
             runs[which].append(run_with(server, args.calls))
     med = {w: {k: statistics.median(r[k] for r in rs) for k in keys} for w, rs in runs.items()}
     last = runs["new"][-1]
-    print("humanoid (%d links) on the floor: %d contact points in %d pairs, %d distances"
-          % (last["links"], last["points"], last["collisions"], last["distances"]))
+    print("humanoid (%d links) on the floor: %d contact points in %d pairs, %d distances, "
+          "%d of %d scan rays hit" % (last["links"], last["points"], last["collisions"],
+                                      last["distances"], last["ray_hits"], last["rays"]))
     print("%-6s " % "" + " ".join("%16s" % k for k in keys))
     for which in ("old", "new"):
         if which in med:
             print("%-6s " % which + " ".join("%16.1f" % med[which][k] for k in keys))
     if "old" in med:
         print("%-6s " % "ratio" + " ".join("%15.2fx" % (med["old"][k] / med["new"][k])
+                                           if med["new"][k] else "%16s" % "-"
                                            for k in keys))
     return 0
 

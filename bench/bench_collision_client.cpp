@@ -9,8 +9,12 @@
 // with checkAll ("intersection") and queryDistanceForDefinedPairs ("distance", OpenHRP's
 // figure of 5.4 ms was for these pairs). Instance B has every pair of robot links plus those 31
 // (496 pairs): queryDistanceForDefinedPairs ("distance_496"). Each call sends the positions of both
-// characters, as a DynamicsSimulator would. Prints one JSON object with the microseconds per
-// call of each (the median of 5 rounds of CALLS calls) and the answer sizes as a sanity check.
+// characters, as a DynamicsSimulator would. "scan_1080" is one scanDistanceWithRay of a
+// laser-scanner fan over 270 degrees in 1,080 steps (OpenHRP's 2 floor(range / 2 / step) + 1 =
+// 1,081 rays) from 1 m in front of the robot at 0.8 m height, horizontal and looking at it (the
+// poses are those of instance A's last query). Prints one JSON object with the microseconds per
+// call of each (the median of 5 rounds of CALLS calls; CALLS / 10 for the two slow ones) and
+// the answer sizes as a sanity check.
 
 #include <omniORB4/CORBA.h>
 #include <omniORB4/Naming.hh>
@@ -142,10 +146,28 @@ int main(int argc, char **argv) {
       b->queryDistanceForDefinedPairs(positions, ds);
       ndist = ds->length();
     });
+    // the scanner: local -z (the fan's centre) along world -x, the fan in the horizontal plane
+    const double kPi = 3.14159265358979323846;
+    OpenHRP::DblArray3 scanP = {1.0, 0.0, 0.8};
+    OpenHRP::DblArray9 scanR = {0, 0, 1, 1, 0, 0, 0, 1, 0};
+    double scanStep = 1.5 * kPi / 1080, scanRange = 1.5 * kPi + 0.5 * scanStep;
+    CORBA::ULong nray = 0, nscanHit = 0;
+    {
+      OpenHRP::LinkPairSequence_var hits;  // poses the scene (HRPSIM_BENCH_ONLY skips the rest)
+      a->queryIntersectionForDefinedPairs(true, positions, hits);
+    }
+    double scan = perCall("scan_1080", std::max(1L, calls / 10), [&] {
+      OpenHRP::DblSequence_var d = a->scanDistanceWithRay(scanP, scanR, scanStep, scanRange);
+      nray = d->length();
+      nscanHit = 0;
+      for (CORBA::ULong k = 0; k < nray; k++) nscanHit += d[k] < 1e30;
+    });
     std::printf("{\"links\": %u, \"contacts_us\": %.2f, \"intersection_us\": %.2f, "
-                "\"distance_us\": %.2f, \"distance_496_us\": %.2f, \"collisions\": %u, "
-                "\"points\": %u, \"hits\": %u, \"distances\": %u}\n",
-                n, contacts, intersection, distance, distanceAll, ncol, npoint, nhit, ndist);
+                "\"distance_us\": %.2f, \"distance_496_us\": %.2f, \"scan_1080_us\": %.2f, "
+                "\"collisions\": %u, \"points\": %u, \"hits\": %u, \"distances\": %u, "
+                "\"rays\": %u, \"ray_hits\": %u}\n",
+                n, contacts, intersection, distance, distanceAll, scan, ncol, npoint, nhit, ndist,
+                nray, nscanHit);
     a->destroy();
     b->destroy();
     orb->destroy();

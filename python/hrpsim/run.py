@@ -44,6 +44,7 @@ from . import launcher
 from ._orb import HrpsimError
 from .project import load_project, ProjectError  # noqa: F401 - re-exported for callers
 from .results import LogCollector, write_results
+from .summary import joint_names_by_id
 
 POLL_S = 0.2                 # progress bar and log fetch period (~5 updates per second)
 CONTROLLER_BIND_TIMEOUT_S = 30.0
@@ -282,15 +283,6 @@ def _last_line(path):
     except OSError:
         return ""
     return ": " + lines[-1].strip() if lines else ""
-
-
-def joint_names_by_id(links):
-    """The link names of a BodyInfo's links (``LinkInfo`` records) in jointId order: entry i
-    names the link with jointId i, "" for an id no link has (a gap, which OpenHRP fills with an
-    empty joint), so the list lines up with the joint-ordered arrays (q, dq, u) whose length
-    is the largest jointId + 1."""
-    by_id = {lk.jointId: lk.name for lk in links if lk.jointId >= 0}
-    return [by_id.get(i, "") for i in range(max(by_id, default=-1) + 1)]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -25,6 +25,8 @@ import math
 
 import numpy as np
 
+from .summary import joint_names_by_id
+
 __all__ = ["Simulation", "Runaway"]
 
 # the time steps the dynamics accept [s] (hsdMIN_TIME_STEP, hsdMAX_TIME_STEP in dynamics.h)
@@ -73,12 +75,8 @@ class _Model:
         links = body._get_links()
         self.link_names = [lk.name for lk in links]
         self.root = next((lk.name for lk in links if lk.parentIndex < 0), self.link_names[0])
-        njoints = max([lk.jointId for lk in links] + [-1]) + 1
-        self.joint_links = [None] * njoints  # jointId -> link name
-        for lk in links:
-            if lk.jointId >= 0:
-                self.joint_links[lk.jointId] = lk.name
-        self.num_joints = njoints
+        self.joint_links = joint_names_by_id(links)  # jointId -> link name, "" for a gap
+        self.num_joints = len(self.joint_links)
 
 
 class Simulation:
@@ -191,7 +189,8 @@ class Simulation:
         return list(self._model(character).link_names)
 
     def joint_names(self, character):
-        """The names of the links with a jointId, in jointId order (the order of q, dq, u)."""
+        """The link of each jointId, in jointId order (the order of q, dq, u): one entry per
+        joint-array column, "" for a jointId no link has (as log.npz's ``C.joint_names``)."""
         return list(self._model(character).joint_links)
 
     def _model(self, character):
@@ -471,7 +470,7 @@ class Simulation:
             if item[0] == "joints":
                 _, ch, type_name, values = item
                 for link, v in zip(self._model(ch).joint_links, values):
-                    if link is not None:
+                    if link:  # a jointId gap has no link to write
                         s.setLinkData(ch, link, self._type(type_name), [v])
             else:
                 _, ch, link, type_name, data = item

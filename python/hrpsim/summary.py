@@ -32,6 +32,16 @@ def _enum_name(value):
     return getattr(value, "_n", None) or str(value)
 
 
+def joint_names_by_id(links):
+    """The link names of a BodyInfo's links (``LinkInfo`` records) in jointId order: entry i
+    names the link with jointId i, "" for an id no link has (a gap, which OpenHRP fills with an
+    empty joint), so the list lines up with the joint-ordered arrays (q, dq, u) whose length
+    is the largest jointId + 1. ``Simulation.joint_names`` and log.npz's ``C.joint_names`` are
+    this list."""
+    by_id = {lk.jointId: lk.name for lk in links if lk.jointId >= 0}
+    return [by_id.get(i, "") for i in range(max(by_id, default=-1) + 1)]
+
+
 def body_summary(body_info):
     """A plain-data description of a BodyInfo (remote reference or already-read dict).
 

@@ -5,9 +5,9 @@
         [--sine JOINT:AMPLITUDE:FREQUENCY[:OFFSET]] [--tracks LEFT,RIGHT]
         [--at T:SPEED_LEFT:SPEED_RIGHT ...] -ORBInitRef NameService=corbaloc:...
 
-An OpenHRP ``Controller`` servant (omniORBpy) for the closed-loop and crawler samples. It binds
-itself in the naming service as ``--name``, and at every control period writes, for the
-character the scheduler names with ``setModelName``:
+An OpenHRP ``Controller`` servant (omniORBpy, on ``hrpsim.controller.Controller``) for the
+closed-loop and crawler samples. It binds itself in the naming service as ``--name``, and at
+every control period writes, for the character the scheduler names with ``setModelName``:
 
 - ``--sine``: JOINT_VALUE of JOINT = OFFSET + AMPLITUDE sin(2 pi FREQUENCY t) [rad, Hz], a
   command for a high-gain joint (the closed-chain leg's hip motor). The value written in
@@ -72,53 +72,17 @@ class Script:
 
 
 def make_servant(script):
+    """The JointScript servant for ``script`` (made once the ORB is up)."""
     from hrpsim import OpenHRP
-    from hrpsim import OpenHRP__POA
+    from hrpsim.controller import Controller
     DS = OpenHRP.DynamicsSimulator
 
-    class JointScript(OpenHRP__POA.Controller):
-        def __init__(self):
-            self.dyn = None
-            self.model = ""
-            self.dt = 0.001
-            self.count = 0
-
-        def setDynamicsSimulator(self, dynamics):
-            self.dyn = dynamics
-
-        def setViewSimulator(self, vision):
-            pass
-
-        def setModelName(self, name):
-            self.model = name
-
-        def setTimeStep(self, dt):
-            self.dt = dt
-
-        def initialize(self):
-            if self.dyn is None or not self.model:
-                raise OpenHRP.Controller.ControllerException(
-                    "JointScript: no dynamics simulator or model name before initialize()")
-            self.count = 0
-
+    class JointScript(Controller):
         def start(self):
-            self.count = 0
+            super().start()
             self._write(0.0)  # the speeds of time 0 act from the first step
 
-        def stop(self):
-            pass
-
-        def destroy(self):
-            pass
-
-        def shutdown(self):
-            pass
-
-        def input(self):
-            pass
-
-        def control(self):
-            self.count += 1
+        # control(): the base class's, which counts the period
 
         def output(self):
             # written after this tick's step: the command is for the end of the next one
@@ -126,8 +90,8 @@ def make_servant(script):
 
         def _write(self, t):
             for link, type_name, value in script.commands(t):
-                self.dyn.setCharacterLinkData(self.model, link, getattr(DS, type_name),
-                                              [value])
+                self.dynamics.setCharacterLinkData(self.model_name, link,
+                                                   getattr(DS, type_name), [value])
 
     return JointScript()
 
@@ -148,9 +112,9 @@ def main():
         if len(tracks) != 2:
             ap.error("--tracks needs LEFT,RIGHT")
 
-    from hrpsim import _orb
-    return _orb.serve_object(lambda: make_servant(Script(args.sine, tracks, args.at)), args.name,
-                             orb_args, label="JointScript")
+    from hrpsim.controller import serve
+    return serve(lambda: make_servant(Script(args.sine, tracks, args.at)), args.name, orb_args,
+                 label="JointScript")
 
 
 if __name__ == "__main__":

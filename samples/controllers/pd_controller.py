@@ -4,11 +4,12 @@
     .venv/bin/python samples/controllers/pd_controller.py [--name PDController]
         [--squat 0.6] -ORBInitRef NameService=corbaloc:iiop:127.0.0.1:PORT/NameService
 
-An OpenHRP ``Controller`` servant (omniORBpy). It registers itself in the naming service under
-``--name`` (default "PDController"), waits for a scheduler (hrpsim's Scheduler, or any OpenHRP
-scheduler) to call it, and runs until SIGINT/SIGTERM, which unbind the name, let calls in
-progress finish and exit with status 0. The naming
-service comes from ``-ORBInitRef NameService=...`` (`hrpsim run` appends it), else
+An OpenHRP ``Controller`` servant (omniORBpy) on ``hrpsim.controller.Controller``, which
+answers the configuration calls; this file has the control law and input/control/output. It
+registers itself in the naming service under ``--name`` (default "PDController"), waits for a
+scheduler (hrpsim's Scheduler, or any OpenHRP scheduler) to call it, and runs until
+SIGINT/SIGTERM, which unbind the name, let calls in progress finish and exit with status 0.
+The naming service comes from ``-ORBInitRef NameService=...`` (`hrpsim run` appends it), else
 ``$HRPSIM_NAMING``, else `hrpsim up`'s state.
 
 Each control period: ``input()`` reads q and dq of its character (``setModelName``) with
@@ -31,7 +32,6 @@ would go unstable with the legs' gains; rotor inertia is not simulated).
 import argparse
 import math
 import sys
-import threading
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
@@ -119,68 +119,35 @@ def joint_names(body_links):
 
 
 def make_servant(squat):
+    """The PDController servant (made once the ORB is up)."""
     from hrpsim import OpenHRP
-    from hrpsim import OpenHRP__POA
+    from hrpsim.controller import Controller
     DS = OpenHRP.DynamicsSimulator
 
-    class PDController(OpenHRP__POA.Controller):
+    class PDController(Controller):
         def __init__(self):
-            self.dyn = None
-            self.model = ""
-            self.dt = 0.001
-            self.count = 0
+            super().__init__()
             self.law = None
             self.q = self.dq = self.tau = None
-            self.lock = threading.Lock()
-
-        # --- configuration ---
-        def setDynamicsSimulator(self, dynamics):
-            self.dyn = dynamics
-
-        def setViewSimulator(self, vision):
-            pass
-
-        def setModelName(self, name):
-            self.model = name
-
-        def setTimeStep(self, dt):
-            self.dt = dt
 
         def initialize(self):
-            if self.dyn is None or not self.model:
-                raise OpenHRP.Controller.ControllerException(
-                    "PDController: no dynamics simulator or model name before initialize()")
-            self.count = 0
+            super().initialize()
             self.law = None
-
-        def start(self):
-            self.count = 0
-
-        def stop(self):
-            pass
-
-        def destroy(self):
-            pass
-
-        def shutdown(self):
-            pass
 
         # --- the tick ---
         def input(self):
-            state = self.dyn.getCharacterSensorState(self.model)
+            state = self.dynamics.getCharacterSensorState(self.model_name)
             self.q, self.dq = list(state.q), list(state.dq)
             if self.law is None:
                 self.law = PDLaw(self._names(len(self.q)), squat)
 
         def control(self):
-            t = self.count * self.dt
             # output() writes tau after this tick's step, so it acts during the next one
-            self.tau = self.law.torques(t, self.q, self.dq, lead=self.dt)
-            self.count += 1
+            self.tau = self.law.torques(self.time, self.q, self.dq, lead=self.dt)
 
         def output(self):
             if self.tau is not None:
-                self.dyn.setCharacterAllLinkData(self.model, DS.JOINT_TORQUE, self.tau)
+                self.dynamics.setCharacterAllLinkData(self.model_name, DS.JOINT_TORQUE, self.tau)
 
         def _names(self, n):
             # the humanoid's jointId order (samples/models/README.md), without a ModelLoader
@@ -194,7 +161,7 @@ def make_servant(squat):
             if n != len(names):
                 raise OpenHRP.Controller.ControllerException(
                     "PDController: %r has %d joints, expected the sample humanoid's %d"
-                    % (self.model, n, len(names)))
+                    % (self.model_name, n, len(names)))
             return names
 
     return PDController()
@@ -208,9 +175,8 @@ def main():
                     help="deepest knee bend parameter a [rad] (default 0.6)")
     args, orb_args = ap.parse_known_args()
 
-    from hrpsim import _orb
-    return _orb.serve_object(lambda: make_servant(args.squat), args.name, orb_args,
-                             label="PDController")
+    from hrpsim.controller import serve
+    return serve(lambda: make_servant(args.squat), args.name, orb_args, label="PDController")
 
 
 if __name__ == "__main__":

@@ -571,13 +571,41 @@ OpenHRP::DblSequence *CollisionDetectorServant::scanDistanceWithRay(const OpenHR
                         2 * kMaxScan + 1));
   }
   int half = static_cast<int>(halfCount);
+  CORBA::ULong n = static_cast<CORBA::ULong>(2 * half + 1);
   OpenHRP::DblSequence_var out = new OpenHRP::DblSequence;
-  out->length(static_cast<CORBA::ULong>(2 * half + 1));
+  out->length(n);
+  // every direction is (-sin a) R e_x + (-cos a) R e_z, so the fan's plane has the normal
+  // R e_x x R e_z (exactly, even for an R that is a rotation only to within 1e-6)
+  double cx[3] = {R[0], R[3], R[6]}, cz[3] = {R[2], R[5], R[8]}, nrm[3];
+  hsu_cross(nrm, cx, cz);
+  double len = hsu_norm(nrm);
+  for (double &c : nrm) {
+    c /= len;
+  }
   std::lock_guard<std::mutex> lock(mutex_);
-  for (int i = -half; i <= half; i++) {
-    double a = i * step, l[3] = {-std::sin(a), 0, -std::cos(a)}, d[3];
-    hsu_rotVec(d, R, l);
-    out[static_cast<CORBA::ULong>(i + half)] = ray(p, d);
+  // hsc_rayFan's scratch grows with the scene only; kFan directions at a time on the stack,
+  // answers straight into the reply (CORBA::Double is double)
+  size_t need = static_cast<size_t>(hsc_fanScratchSize(scene_));
+  if (fanScratch_.size() < need) {
+    fanScratch_.resize(need);
+  }
+  constexpr CORBA::ULong kFan = 256;
+  double dirs[3 * kFan];
+  double *t = out->get_buffer();
+  for (CORBA::ULong k0 = 0; k0 < n; k0 += kFan) {
+    CORBA::ULong m = n - k0 < kFan ? n - k0 : kFan;
+    for (CORBA::ULong k = 0; k < m; k++) {
+      double a = (static_cast<int>(k0 + k) - half) * step;
+      double l[3] = {-std::sin(a), 0, -std::cos(a)};
+      hsu_rotVec(dirs + 3 * k, R, l);
+    }
+    hsc_rayFan(scene_, p, nrm, dirs, static_cast<int>(m), INFINITY, fanScratch_.data(), t + k0,
+               nullptr);
+  }
+  for (CORBA::ULong k = 0; k < n; k++) {
+    if (t[k] == INFINITY) {
+      t[k] = FLT_MAX;  // OpenHRP's miss, as queryDistanceWithRay
+    }
   }
   return out._retn();
 }

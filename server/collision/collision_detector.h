@@ -110,6 +110,7 @@ class CollisionDetectorServant : public POA_OpenHRP::CollisionDetector {
   // scratch reused across queries
   std::vector<hscContact> contacts_;
   std::vector<int> counts_;
+  std::vector<int> fanScratch_;  // hsc_rayFan's, grown to hsc_fanScratchSize(scene_)
   std::vector<unsigned char> hits_;
   std::vector<hscDistance> dists_;
   std::vector<hscPair> given_;

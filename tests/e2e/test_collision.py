@@ -358,6 +358,65 @@ def test_rays_hit_front_faces_and_miss_with_flt_max(cd, bodies):
     assert list(d) == [FLT_MAX] * 3
 
 
+def fan_dirs(R, step, n_half):
+    """The world directions of scanDistanceWithRay's rays, computed as OpenHRP's servant does:
+    R (-sin a, 0, -cos a) at a = i step, i = -n..n."""
+    out = []
+    for i in range(-n_half, n_half + 1):
+        a = i * step
+        lx, lz = -math.sin(a), -math.cos(a)
+        out.append([R[3 * j] * lx + R[3 * j + 1] * 0.0 + R[3 * j + 2] * lz for j in range(3)])
+    return out
+
+
+def axis_angle(axis, angle):
+    """Row-major rotation matrix about ``axis`` by ``angle`` (Rodrigues)."""
+    k = np.asarray(axis, float) / np.linalg.norm(axis)
+    K = np.array([[0, -k[2], k[1]], [k[2], 0, -k[0]], [-k[1], k[0], 0]])
+    return list((np.eye(3) + math.sin(angle) * K + (1 - math.cos(angle)) * K @ K).ravel())
+
+
+def test_scan_answers_as_one_ray_per_beam(cd, bodies):
+    """scanDistanceWithRay gives, ray for ray, what queryDistanceWithRay gives along the same
+    direction (OpenHRP's definition of the scan), for a tilted fan of 629 rays (more than one
+    batch of the servant's fan) through a floor and two boxes, hits and misses both."""
+    cd.registerCharacter("floor", bodies["floor"])
+    cd.registerCharacter("box", bodies["box"])
+    cd.registerCharacter("long", bodies["long"])
+    cd.queryIntersectionForGivenPairs(True, [], [
+        FLOOR_AT_ORIGIN, pos("box", ((0.6, 0.2, 0.3), rot_z(0.4))),
+        pos("long", ((-0.5, -0.3, 0.5), axis_angle((1, 1, 0), 0.5)))])
+    p = [0.05, -0.02, 0.9]
+    R = axis_angle((1, 2, 3), 0.7)
+    step, rng = 0.01, 6.28
+    d = list(cd.scanDistanceWithRay(p, R, step, rng))
+    n_half = int(rng / 2 / step)
+    assert len(d) == 2 * n_half + 1 == 629
+    want = [cd.queryDistanceWithRay(p, v) for v in fan_dirs(R, step, n_half)]
+    assert d == pytest.approx(want, rel=1e-12)
+    hits = sum(x < FLT_MAX for x in d)
+    assert 50 < hits < len(d) - 50, hits  # both kinds, plenty of each
+    assert FLT_MAX in d
+
+
+def test_scan_with_a_nearly_orthonormal_rotation_sees_what_its_rays_see(cd, bodies):
+    """R need only be a rotation to within 1e-6: its fan's rays then lie in the plane of
+    R's first and third columns, not quite normal to its second. A box lying just beside the
+    second column's plane (1e-6 m off it) but on the rays' path 5 m away is hit by the scan
+    as by the single ray."""
+    cd.registerCharacter("box", bodies["box"])
+    cd.queryIntersectionForGivenPairs(True, [], [pos("box", ((5.0, H + 1e-6, 1.0),))])
+    R = list(I3)
+    R[3] = 9e-7  # column 0 leans towards +y: the rays rise 9e-7 m per metre along x
+    p = [0.0, 0.0, 1.0]
+    step = math.pi / 8  # beam i = -4 points along +x exactly (a = -pi/2)
+    d = list(cd.scanDistanceWithRay(p, R, step, math.pi))
+    assert len(d) == 9
+    want = [cd.queryDistanceWithRay(p, v) for v in fan_dirs(R, step, 4)]
+    assert want[0] == pytest.approx(5.0 - H, abs=1e-9)  # the single ray does hit it
+    assert d == pytest.approx(want, rel=1e-12)
+
+
 # =============================================================================================
 # the sample humanoid, and agreement with the DynamicsSimulator's poses
 # =============================================================================================

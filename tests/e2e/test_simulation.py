@@ -219,6 +219,35 @@ def test_commands_between_steps_drive_high_gain_joints(make):
     assert sim.q("arm") == pytest.approx(expected, abs=1e-6)
 
 
+VEHICLE = REPO / "tests" / "data" / "vrml_openhrp" / "vehicle.wrl"
+# the test vehicle's jointIds 0-4, then a gap (5-8, no link), then CAMERA with id 9
+VEHICLE_JOINTS = ["WHEEL_L", "WHEEL_R", "PAN", "TILT", "TRACK", "", "", "", "", "CAMERA"]
+
+
+@pytest.mark.parametrize("scheduler", [False, True])
+def test_joint_names_mark_jointid_gaps_with_empty_strings(servers, make, scheduler):
+    """joint_names has one entry per q column, "" for a jointId no link has (as `hrpsim run`
+    writes log.npz's C.joint_names), so a name's index is its column; joint values given in
+    that order reach the named joints in both modes (the scheduler's are written per link,
+    skipping the gaps)."""
+    if scheduler:
+        scheduler_ready(servers)
+    sim = make(dt=DT, scheduler=scheduler)
+    sim.add_model("v", VEHICLE)
+    names = sim.joint_names("v")
+    assert names == VEHICLE_JOINTS
+    q = np.zeros(len(names))
+    q[names.index("PAN")], q[names.index("TILT")] = 0.3, -0.2
+    sim.set_joint_mode("v", "high_gain")
+    sim.set_joint_values("v", q)
+    sim.step(5)
+    got = sim.q("v")
+    assert got.shape == (len(names),)
+    assert got[names.index("PAN")] == pytest.approx(0.3, abs=1e-9)
+    assert got[names.index("TILT")] == pytest.approx(-0.2, abs=1e-9)
+    assert np.all(got[5:9] == 0.0)
+
+
 def test_configuration_after_start_is_refused_until_reset(make, box_path):
     sim = make(dt=DT)
     sim.add_model("box", box_path)
