@@ -930,6 +930,12 @@ double hsc_distanceGeoms(const hscPosed *a, const hscPosed *b, double bound, int
     v3mad(pb, pb, -cb.radius, u);
     return core - rs;
   }
+  if (earlyOut) {
+    // the cores overlap: the distance is <= 0 <= bound, its value is not needed
+    hsc_center(&ca, pa);
+    v3copy(pb, pa);
+    return 0;
+  }
   // overlapping cores: minus the penetration depth
   double n[3], depth, p[3];
   if (isPoly(&ca) && isPoly(&cb)) {
