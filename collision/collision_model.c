@@ -7,8 +7,9 @@
 // axis (OpenHRP's y). Cylinders and cones are closed only when their top/bottom/side flags are
 // all set; open ones, planes, meshes and everything else become meshes of the shape's
 // triangles. A mesh under a rigid transform is shared between every reference to its shape; a
-// scaled one is built with the scale baked in. In bounding-box mode each link becomes the one
-// box bounding its geoms.
+// scaled one is built with the scale baked in. Every mesh that is closed and convex also gets
+// its hull (collision_hull.c), and the narrow phase then treats it as a convex solid. In
+// bounding-box mode each link becomes the one box bounding its geoms.
 
 #include <float.h>
 #include <string.h>

@@ -3,18 +3,18 @@
 //
 // Contacts come in two steps. First the normal n (from side a into side b) and the depth:
 // closed forms for sphere-sphere, sphere-box and capsule pairs (closest points of their cores);
-// the separating-axis test for two polytopes (box-box, box-triangle: face normals and edge
-// cross products, edge axes only when clearly better than the best face, as ODE's box-box
-// does); otherwise GJK on the cores (a sphere is a point, a capsule a segment, each with a
-// radius) and, when the cores overlap, MPR on the whole shapes. A mesh triangle is one-sided:
-// a normal that would push the other shape behind it is replaced by the triangle's own.
-// Then the manifold: each side's feature facing the other (a box face, edge or corner; a
-// cylinder's cap, side line or rim point; a triangle's face, edge or corner; a capsule's
-// segment or end; a sphere's point), the flatter one as reference face, the other clipped
-// against its sides; every clipped point behind the reference face is a contact with its own
-// depth, placed midway between the surfaces. A cap is a regular polygon of opt.capPoints
-// corners. Distances: the same cores through GJK minus the radii; overlapping primitives get
-// minus their penetration depth.
+// the separating-axis test for two polytopes (boxes, triangles, convex meshes' hulls: face
+// normals and edge cross products, edge axes only when clearly better than the best face, as
+// ODE's box-box does); otherwise GJK on the cores (a sphere is a point, a capsule a segment,
+// each with a radius) and, when the cores overlap, MPR on the whole shapes. A mesh triangle is
+// one-sided: a normal that would push the other shape behind it is replaced by the triangle's
+// own. Then the manifold: each side's feature facing the other (a box's or a hull's face, edge
+// or corner; a cylinder's cap, side line or rim point; a triangle's face, edge or corner; a
+// capsule's segment or end; a sphere's point), the flatter one as reference face, the other
+// clipped against its sides; every clipped point behind the reference face is a contact with
+// its own depth, placed midway between the surfaces. A cap is a regular polygon of
+// opt.capPoints corners. Distances: the same cores through GJK minus the radii; overlapping
+// primitives get minus their penetration depth (an intersection query stops at the overlap).
 
 #include <float.h>
 #include <string.h>
