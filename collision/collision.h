@@ -6,9 +6,8 @@
 // bounding-volume hierarchy (BVH); a closed convex mesh is also a convex polytope, collided as
 // one solid rather than triangle by triangle (collision_hull.c). It is built once
 // (hsc_makeModel), never changes, and may be shared read-only by any number of scenes and
-// threads. An hscScene holds bodies (each a model
-// plus its current link poses), scratch buffers sized when it is made, warning counters, and
-// answers queries on pairs of links. Queries never allocate; a buffer that would overflow is a
+// threads. An hscScene holds bodies (each a model plus its current link poses), scratch
+// buffers sized when it is made, warning counters, and answers queries on pairs of links. Queries never allocate; a buffer that would overflow is a
 // counted warning (hsc_warningCount), logged once. Concurrent queries on separate scenes are
 // safe; a scene itself is not locked.
 //
