@@ -3,7 +3,8 @@
 // Each query takes the instance lock, checks every position it was given (registered
 // character, one LinkPosition per link, finite numbers, rotations orthonormal to 1e-6), places
 // the links in the instance's scene and asks collision/; answers are built in one pass into
-// sequences sized up front. Geometry comes from a process-wide cache keyed by the BodyInfo's
+// a buffer the serving thread keeps from call to call, handed out as a sequence that does not
+// own it (see ReplyBuffer). Geometry comes from a process-wide cache keyed by the BodyInfo's
 // IOR: the first instance that registers a body reads it (server/common/body_info's
 // bodyFromInfo, the same conversion every server uses) and builds its hscModel; later ones
 // share it until the last user lets go.
