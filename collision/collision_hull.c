@@ -136,7 +136,9 @@ static int hull2(int *idx, int n, const double *uv, int *out) {
 int hsc_makeHull(const hscMesh *m, hscHull **out, hsError *err) {
   *out = NULL;
   int n = m->nvert, nt = m->ntri;
-  if (nt < 4 || n < 4) {
+  // a closed mesh of at most HSC_HULL_MAX_VERT vertices has at most 2 of them - 4 triangles:
+  // larger meshes are not even welded
+  if (nt < 4 || n < 4 || nt > 2 * HSC_HULL_MAX_VERT - 4) {
     return 0;
   }
   Scratch s = {0};
