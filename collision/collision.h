@@ -3,10 +3,11 @@
 //
 // Two objects. An hscModel is the collision geometry of one body: per link a list of geoms in
 // the link frame, primitives kept exact (sphere, capsule, box, cylinder, cone) and meshes with a
-// bounding-volume hierarchy (BVH). It is built once (hsc_makeModel), never changes, and may be
-// shared read-only by any number of scenes and threads. An hscScene holds bodies (each a model
-// plus its current link poses), scratch buffers sized when it is made, warning counters, and
-// answers queries on pairs of links. Queries never allocate; a buffer that would overflow is a
+// bounding-volume hierarchy (BVH); a closed convex mesh is also a convex polytope, collided as
+// one solid rather than triangle by triangle (collision_hull.c). It is built once
+// (hsc_makeModel), never changes, and may be shared read-only by any number of scenes and
+// threads. An hscScene holds bodies (each a model plus its current link poses), scratch
+// buffers sized when it is made, warning counters, and answers queries on pairs of links. Queries never allocate; a buffer that would overflow is a
 // counted warning (hsc_warningCount), logged once. Concurrent queries on separate scenes are
 // safe; a scene itself is not locked.
 //
@@ -86,8 +87,8 @@ typedef struct hscContact {
 // the minimum distance of one pair
 typedef struct hscDistance {
   double d;       // distance [m]: > 0 apart, 0 touching, < 0 minus the penetration depth of
-                  // primitives (meshes are surfaces: 0 when they cross); -1 and zero points
-                  // when a side has no geometry (see hsc_distances)
+                  // primitives and closed convex meshes (other meshes are surfaces: 0 when
+                  // they cross); -1 and zero points when a side has no geometry
   double p0[3];   // closest point on side 0, world frame [m]
   double p1[3];   // closest point on side 1, world frame [m]
 } hscDistance;
@@ -204,8 +205,8 @@ int hsc_contacts(hscScene *scene, const hscPair *pairs, int npair, hscContact *o
 int hsc_intersections(hscScene *scene, const hscPair *pairs, int npair, int checkAll,
                       unsigned char *hit);
 
-// minimum distance and closest points of each pair into out[i]. Primitives are solids
-// (penetration gives a negative distance); meshes are surfaces.
+// minimum distance and closest points of each pair into out[i]. Primitives and closed convex
+// meshes are solids (penetration gives a negative distance); other meshes are surfaces.
 void hsc_distances(hscScene *scene, const hscPair *pairs, int npair, hscDistance *out);
 
 // first hit of the ray from origin along dir (not zero) over every link of every body, only

@@ -51,12 +51,16 @@ void hsc_convexOf(hscConvex *c, const hscPosed *g) {
     v3mad(c->v[0], g->p, -0.5 * g->g->size[1], ax);
     v3mad(c->v[1], g->p, 0.5 * g->g->size[1], ax);
     c->radius = g->g->size[0];
+  } else if (g->g->type == hsGEOM_MESH && g->g->hull) {
+    c->kind = HSC_HULL;
+    c->hull = g->g->hull;
   }
 }
 
 void hsc_convexTri(hscConvex *c, const double a[3], const double b[3], const double d[3]) {
   c->kind = HSC_TRI;
   c->radius = 0;
+  c->hull = NULL;
   v3copy(c->v[0], a);
   v3copy(c->v[1], b);
   v3copy(c->v[2], d);
@@ -111,6 +115,10 @@ void hsc_support(const hscConvex *c, const double d[3], double out[3]) {
       }
       break;
     }
+    case HSC_HULL:
+      m3tmulv(l, c->R, d);
+      v3copy(q, c->hull->v + 3 * hsc_hullSupportIndex(c->hull, l));
+      break;
     default:  // sphere and capsule reach here only through hsc_convexOf's cores
       v3copy(out, c->p);
       return;
@@ -134,6 +142,10 @@ void hsc_center(const hscConvex *c, double out[3]) {
         out[j] = (c->v[0][j] + c->v[1][j] + c->v[2][j]) / 3;
       }
       return;
+    case HSC_HULL:
+      m3mulv(out, c->R, c->hull->c);
+      v3add(out, out, c->p);
+      return;
     default:
       v3copy(out, c->p);
   }
@@ -147,16 +159,52 @@ typedef struct Simplex {
   int n;
 } Simplex;
 
+// copy vertex j of s to slot i
+static void moveVertex(Simplex *s, int i, int j) {
+  memcpy(s->w[i], s->w[j], sizeof s->w[i]);
+  memcpy(s->a[i], s->a[j], sizeof s->a[i]);
+  memcpy(s->b[i], s->b[j], sizeof s->b[i]);
+}
+
 // keep the simplex vertices listed in idx (count k), with their weights
 static void keep(Simplex *s, const int *idx, const double *lam, int k) {
-  Simplex t = *s;
+  int ascending = 1;
+  for (int i = 1; i < k; i++) {
+    ascending &= idx[i] > idx[i - 1];
+  }
+  if (ascending) {
+    // in place: slot i is never read again once written (idx[j] > idx[i] >= i for j > i)
+    for (int i = 0; i < k; i++) {
+      if (idx[i] != i) {
+        moveVertex(s, i, idx[i]);
+      }
+    }
+  } else {
+    Simplex t;
+    for (int i = 0; i < k; i++) {
+      memcpy(t.w[i], s->w[idx[i]], sizeof t.w[i]);
+      memcpy(t.a[i], s->a[idx[i]], sizeof t.a[i]);
+      memcpy(t.b[i], s->b[idx[i]], sizeof t.b[i]);
+    }
+    for (int i = 0; i < k; i++) {
+      memcpy(s->w[i], t.w[i], sizeof s->w[i]);
+      memcpy(s->a[i], t.a[i], sizeof s->a[i]);
+      memcpy(s->b[i], t.b[i], sizeof s->b[i]);
+    }
+  }
   for (int i = 0; i < k; i++) {
-    memcpy(s->w[i], t.w[idx[i]], sizeof s->w[i]);
-    memcpy(s->a[i], t.a[idx[i]], sizeof s->a[i]);
-    memcpy(s->b[i], t.b[idx[i]], sizeof s->b[i]);
     s->lambda[i] = lam[i];
   }
   s->n = k;
+}
+
+// copy the n vertices in use (and their weights) of s to d
+static void copySimplex(Simplex *d, const Simplex *s) {
+  memcpy(d->w, s->w, sizeof s->w[0] * (size_t)s->n);
+  memcpy(d->a, s->a, sizeof s->a[0] * (size_t)s->n);
+  memcpy(d->b, s->b, sizeof s->b[0] * (size_t)s->n);
+  memcpy(d->lambda, s->lambda, sizeof s->lambda[0] * (size_t)s->n);
+  d->n = s->n;
 }
 
 // closest point to the origin on segment (w[i], w[j]) of s: weights into lam, returns the
@@ -388,7 +436,7 @@ double hsc_gjk(const hscConvex *ca, const hscConvex *cb, double pa[3], double pb
         break;
       }
     }
-    prev = s;
+    copySimplex(&prev, &s);
     v3copy(s.w[s.n], w);
     v3copy(s.a[s.n], a);
     v3copy(s.b[s.n], b);
@@ -402,7 +450,7 @@ double hsc_gjk(const hscConvex *ca, const hscConvex *cb, double pa[3], double pb
     }
     double nvv = v3dot(nv, nv);
     if (prev.n > 0 && nvv >= vv) {
-      s = prev;  // rounding stalls the descent: keep the last strictly better simplex
+      copySimplex(&s, &prev);  // rounding stalls the descent: keep the last better simplex
       break;
     }
     v3copy(v, nv);

@@ -7,8 +7,9 @@
 // axis (OpenHRP's y). Cylinders and cones are closed only when their top/bottom/side flags are
 // all set; open ones, planes, meshes and everything else become meshes of the shape's
 // triangles. A mesh under a rigid transform is shared between every reference to its shape; a
-// scaled one is built with the scale baked in. In bounding-box mode each link becomes the one
-// box bounding its geoms.
+// scaled one is built with the scale baked in. Every mesh that is closed and convex also gets
+// its hull (collision_hull.c), and the narrow phase then treats it as a convex solid. In
+// bounding-box mode each link becomes the one box bounding its geoms.
 
 #include <float.h>
 #include <string.h>
@@ -112,14 +113,31 @@ static hscModel *allocModel(int nlink, int maxGeom, hsError *err) {
     m->geoms = hsu_calloc((size_t)maxGeom + 1, sizeof *m->geoms);
     m->geomAdr = hsu_calloc((size_t)nlink + 1, sizeof *m->geomAdr);
     m->meshes = hsu_calloc((size_t)maxGeom + 1, sizeof *m->meshes);
+    m->hulls = hsu_calloc((size_t)maxGeom + 1, sizeof *m->hulls);
     m->linkBox = hsu_malloc(sizeof(double) * 6 * (size_t)(nlink + 1));
   }
-  if (!m || !m->geoms || !m->geomAdr || !m->meshes || !m->linkBox) {
+  if (!m || !m->geoms || !m->geomAdr || !m->meshes || !m->hulls || !m->linkBox) {
     hsc_freeModel(m);
     HS_ERR(err, hsE_NOMEM, "out of memory");
     return NULL;
   }
   return m;
+}
+
+// give the model mesh (built, or NULL when that failed) and its hull when it is closed and
+// convex; returns the mesh's slot, or a negative code (mesh freed)
+static int addMesh(hscModel *m, hscMesh *mesh, hsError *err) {
+  if (!mesh) {
+    return hsE_NOMEM;
+  }
+  hscHull *hull = NULL;
+  if (hsc_makeHull(mesh, &hull, err) < 0) {
+    hsc_freeMesh(mesh);
+    return hsE_NOMEM;
+  }
+  m->meshes[m->nmesh] = mesh;
+  m->hulls[m->nmesh] = hull;
+  return m->nmesh++;
 }
 
 // per-link boxes and, in bounding-box mode, the replacement of each link's geoms by its box
@@ -244,12 +262,15 @@ hscModel *hsc_makeModel(const hsBody *body, const hscModelOptions *opt, hsError 
   if (!m) {
     return NULL;
   }
-  // meshes under rigid transforms, shared per shape
-  hscMesh **byShape = hsu_calloc((size_t)body->nshape + 1, sizeof *byShape);
+  // meshes under rigid transforms, shared per shape: the slot in m->meshes, or -1
+  int *byShape = hsu_malloc(sizeof *byShape * ((size_t)body->nshape + 1));
   if (!byShape) {
     hsc_freeModel(m);
     HS_ERR(err, hsE_NOMEM, "out of memory");
     return NULL;
+  }
+  for (int i = 0; i <= body->nshape; i++) {
+    byShape[i] = -1;
   }
   for (int k = 0; k < body->nlink; k++) {
     const hsLink *lk = &body->links[k];
@@ -279,32 +300,33 @@ hscModel *hsc_makeModel(const hsBody *body, const hscModelOptions *opt, hsError 
           continue;  // the loader checks this; a hand-made body may not
         }
         g->type = hsGEOM_MESH;
+        int slot;
         if (hsu_isRigid(ref->T, 1e-9)) {
           hsu_splitTransform(g->R, g->t, ref->T);
-          if (!byShape[ref->shape]) {
-            byShape[ref->shape] = hsc_makeMesh(sh->vertices, sh->nvertex, sh->triangles,
-                                               sh->ntriangle, NULL, o.leafSize, err);
-            if (!byShape[ref->shape]) {
+          if (byShape[ref->shape] < 0) {
+            byShape[ref->shape] = addMesh(
+                m, hsc_makeMesh(sh->vertices, sh->nvertex, sh->triangles, sh->ntriangle, NULL,
+                                o.leafSize, err), err);
+            if (byShape[ref->shape] < 0) {
               hsu_free(byShape);
               hsc_freeModel(m);
               return NULL;
             }
-            m->meshes[m->nmesh++] = byShape[ref->shape];
           }
-          g->mesh = byShape[ref->shape];
+          slot = byShape[ref->shape];
         } else {
           hsu_setIdentity(g->R);
           g->t[0] = g->t[1] = g->t[2] = 0;
-          hscMesh *mesh = hsc_makeMesh(sh->vertices, sh->nvertex, sh->triangles,
-                                       sh->ntriangle, ref->T, o.leafSize, err);
-          if (!mesh) {
+          slot = addMesh(m, hsc_makeMesh(sh->vertices, sh->nvertex, sh->triangles,
+                                         sh->ntriangle, ref->T, o.leafSize, err), err);
+          if (slot < 0) {
             hsu_free(byShape);
             hsc_freeModel(m);
             return NULL;
           }
-          m->meshes[m->nmesh++] = mesh;
-          g->mesh = mesh;
         }
+        g->mesh = m->meshes[slot];
+        g->hull = m->hulls[slot];
       }
       geomBox(g);
       m->ngeom++;
@@ -387,14 +409,14 @@ hscModel *hsc_makeModelFromGeoms(const hscGeomDesc *geoms, int ngeom, int nlink,
       hsu_splitTransform(g->R, g->t, d->T);
       memcpy(g->size, d->size, sizeof g->size);
       if (d->type == hsGEOM_MESH) {
-        hscMesh *mesh = hsc_makeMesh(d->vertices, d->nvertex, d->triangles, d->ntriangle, NULL,
-                                     o.leafSize, err);
-        if (!mesh) {
+        int slot = addMesh(m, hsc_makeMesh(d->vertices, d->nvertex, d->triangles, d->ntriangle,
+                                           NULL, o.leafSize, err), err);
+        if (slot < 0) {
           hsc_freeModel(m);
           return NULL;
         }
-        m->meshes[m->nmesh++] = mesh;
-        g->mesh = mesh;
+        g->mesh = m->meshes[slot];
+        g->hull = m->hulls[slot];
       }
       geomBox(g);
       m->ngeom++;
@@ -412,9 +434,13 @@ void hsc_freeModel(hscModel *m) {
   if (m->meshes) {
     for (int i = 0; i < m->nmesh; i++) {
       hsc_freeMesh(m->meshes[i]);
+      if (m->hulls) {
+        hsc_freeHull(m->hulls[i]);
+      }
     }
   }
   hsu_free(m->meshes);
+  hsu_free(m->hulls);
   hsu_free(m->geoms);
   hsu_free(m->geomAdr);
   hsu_free(m->linkBox);

@@ -3,18 +3,18 @@
 //
 // Contacts come in two steps. First the normal n (from side a into side b) and the depth:
 // closed forms for sphere-sphere, sphere-box and capsule pairs (closest points of their cores);
-// the separating-axis test for two polytopes (box-box, box-triangle: face normals and edge
-// cross products, edge axes only when clearly better than the best face, as ODE's box-box
-// does); otherwise GJK on the cores (a sphere is a point, a capsule a segment, each with a
-// radius) and, when the cores overlap, MPR on the whole shapes. A mesh triangle is one-sided:
-// a normal that would push the other shape behind it is replaced by the triangle's own.
-// Then the manifold: each side's feature facing the other (a box face, edge or corner; a
-// cylinder's cap, side line or rim point; a triangle's face, edge or corner; a capsule's
-// segment or end; a sphere's point), the flatter one as reference face, the other clipped
-// against its sides; every clipped point behind the reference face is a contact with its own
-// depth, placed midway between the surfaces. A cap is a regular polygon of opt.capPoints
-// corners. Distances: the same cores through GJK minus the radii; overlapping primitives get
-// minus their penetration depth.
+// the separating-axis test for two polytopes (boxes, triangles, convex meshes' hulls: face
+// normals and edge cross products, edge axes only when clearly better than the best face, as
+// ODE's box-box does); otherwise GJK on the cores (a sphere is a point, a capsule a segment,
+// each with a radius) and, when the cores overlap, MPR on the whole shapes. A mesh triangle is
+// one-sided: a normal that would push the other shape behind it is replaced by the triangle's
+// own. Then the manifold: each side's feature facing the other (a box's or a hull's face, edge
+// or corner; a cylinder's cap, side line or rim point; a triangle's face, edge or corner; a
+// capsule's segment or end; a sphere's point), the flatter one as reference face, the other
+// clipped against its sides; every clipped point behind the reference face is a contact with
+// its own depth, placed midway between the surfaces. A cap is a regular polygon of
+// opt.capPoints corners. Distances: the same cores through GJK minus the radii; overlapping
+// primitives get minus their penetration depth (an intersection query stops at the overlap).
 
 #include <float.h>
 #include <string.h>
@@ -210,6 +210,51 @@ static void feature(const hscConvex *c, const double d[3], int capPoints, Featur
       f->n = 1;
       return;
     }
+    case HSC_HULL: {
+      // the face most aligned with d, else an edge from the support vertex nearly
+      // perpendicular to d, else that vertex
+      const hscHull *h = c->hull;
+      double l[3], q[3];
+      m3tmulv(l, c->R, d);
+      int bf = 0;
+      double bd = -INFINITY;
+      for (int i = 0; i < h->nf; i++) {
+        double x = v3dot(h->fn + 4 * i, l);
+        if (x > bd) {
+          bd = x;
+          bf = i;
+        }
+      }
+      if (bd >= kc) {
+        f->n = 0;
+        for (int i = h->fadr[bf]; i < h->fadr[bf + 1]; i++) {
+          m3mulv(q, c->R, h->v + 3 * h->fv[i]);
+          v3add(f->p[f->n++], q, c->p);
+        }
+        m3mulv(f->nrm, c->R, h->fn + 4 * bf);
+        return;
+      }
+      int sv = hsc_hullSupportIndex(h, l);
+      m3mulv(q, c->R, h->v + 3 * sv);
+      v3add(f->p[0], q, c->p);
+      f->n = 1;
+      for (int i = 0; i < h->ne; i++) {
+        int a = h->ev[2 * i], b = h->ev[2 * i + 1];
+        if (a != sv && b != sv) {
+          continue;
+        }
+        int o = a == sv ? b : a;
+        double e[3];
+        v3sub(e, h->v + 3 * o, h->v + 3 * sv);
+        if (fabs(v3dot(e, l)) < FEATURE_SIN * v3norm(e)) {
+          m3mulv(q, c->R, h->v + 3 * o);
+          v3add(f->p[1], q, c->p);
+          f->n = 2;
+          return;
+        }
+      }
+      return;
+    }
     default:
       hsc_support(c, d, f->p[0]);
       f->n = 1;
@@ -376,12 +421,13 @@ void hsc_manifold(const hscConvex *a, const hscConvex *b, const double n[3], dou
 
 //---------------------------------- separating axes -------------------------------------------
 
-// a polytope for the separating-axis test: a box or a triangle
+// a polytope for the separating-axis test: a box, a triangle or a convex mesh's hull
+#define POLY_AXES HSC_HULL_MAX_AXES
 typedef struct Poly {
   int nv, nf, ne;
-  double v[8][3];
-  double f[3][3];  // face normals (unit)
-  double e[3][3];  // edge directions (unit)
+  double v[3][3];          // triangle corners
+  double f[POLY_AXES][3];  // face normals (unit, world)
+  double e[POLY_AXES][3];  // edge directions (unit, world)
   const hscConvex *c;
 } Poly;
 
@@ -404,8 +450,21 @@ static void polyOf(Poly *P, const hscConvex *c) {
     P->nf = 1;
     return;
   }
-  // box (projected from its centre and half sizes: no corners needed)
   P->nv = 0;
+  if (c->kind == HSC_HULL) {
+    // the hull's directions turned into the world (projections use the geom frame)
+    const hscHull *h = c->hull;
+    P->nf = h->nfax;
+    P->ne = h->neax;
+    for (int k = 0; k < P->nf; k++) {
+      m3mulv(P->f[k], c->R, h->ax + 3 * k);
+    }
+    for (int k = 0; k < P->ne; k++) {
+      m3mulv(P->e[k], c->R, h->ax + 3 * (P->nf + k));
+    }
+    return;
+  }
+  // box (projected from its centre and half sizes: no corners needed)
   for (int k = 0; k < 3; k++) {
     m3col(P->f[k], c->R, k);
     v3copy(P->e[k], P->f[k]);
@@ -422,6 +481,14 @@ static void project(const Poly *P, const double L[3], double *lo, double *hi) {
     }
     *lo = c - r;
     *hi = c + r;
+    return;
+  }
+  if (P->c->kind == HSC_HULL) {
+    double l[3], c = v3dot(P->c->p, L);
+    m3tmulv(l, P->c->R, L);
+    hsc_hullProject(P->c->hull, l, lo, hi);
+    *lo += c;
+    *hi += c;
     return;
   }
   double l = v3dot(P->v[0], L), h = l;
@@ -685,7 +752,7 @@ static void coreContact(const hscConvex *a, const hscConvex *b, const double pa[
 }
 
 static int isPoly(const hscConvex *c) {
-  return c->kind == hsGEOM_BOX || c->kind == HSC_TRI;
+  return c->kind == hsGEOM_BOX || c->kind == HSC_TRI || c->kind == HSC_HULL;
 }
 
 // the triangle's unit normal (oneSided callers), or zero
@@ -809,7 +876,7 @@ int hsc_collideConvex(const hscConvex *a, const hscConvex *b, hscCandBuf *buf, i
 }
 
 void hsc_collideGeoms(const hscPosed *a, const hscPosed *b, hscCandBuf *buf) {
-  int ma = a->g->type == hsGEOM_MESH, mb = b->g->type == hsGEOM_MESH;
+  int ma = hsc_isTriMesh(a), mb = hsc_isTriMesh(b);
   if (ma && mb) {
     hsc_collideMeshMesh(a, b, buf);
     return;
@@ -828,7 +895,7 @@ void hsc_collideGeoms(const hscPosed *a, const hscPosed *b, hscCandBuf *buf) {
 
 double hsc_distanceGeoms(const hscPosed *a, const hscPosed *b, double bound, int earlyOut,
                          hscQueue *q, double pa[3], double pb[3]) {
-  int ma = a->g->type == hsGEOM_MESH, mb = b->g->type == hsGEOM_MESH;
+  int ma = hsc_isTriMesh(a), mb = hsc_isTriMesh(b);
   if (ma && mb) {
     return hsc_distanceMeshMesh(a, b, bound, earlyOut, q, pa, pb);
   }
@@ -862,6 +929,12 @@ double hsc_distanceGeoms(const hscPosed *a, const hscPosed *b, double bound, int
     v3mad(pa, pa, ca.radius, u);
     v3mad(pb, pb, -cb.radius, u);
     return core - rs;
+  }
+  if (earlyOut) {
+    // the cores overlap: the distance is <= 0 <= bound, its value is not needed
+    hsc_center(&ca, pa);
+    v3copy(pb, pa);
+    return 0;
   }
   // overlapping cores: minus the penetration depth
   double n[3], depth, p[3];

@@ -156,6 +156,36 @@ static inline void hsc_triangle(const hscMesh *m, int i, const double **a, const
 // deepest possible BVH (stack size for traversals)
 #define HSC_MAX_DEPTH 64
 
+//---------------------------------- convex meshes ---------------------------------------------
+
+// limits of a mesh treated as a convex polytope (collision_hull.c)
+#define HSC_HULL_MAX_VERT 256  // vertices after welding
+#define HSC_HULL_MAX_FACE 32   // corners of one face (a contact feature)
+#define HSC_HULL_MAX_AXES 64   // separating-axis directions (face normals + edge directions)
+
+// a closed convex mesh as a polytope, geom frame; built once, read-only
+typedef struct hscHull {
+  double *v;        // 3 per vertex (welded)
+  int nv;
+  double c[3];      // a point inside (the vertex mean)
+  double *fn;       // per face: outward unit normal and offset (n . x = offset), 4 each
+  int nf;
+  int *fadr, *fv;   // face f: vertices fv[fadr[f] .. fadr[f + 1]), counter-clockwise around n
+  int *ev;          // edges between two faces: 2 vertex indices each
+  int ne;
+  double *ax;       // separating-axis directions, unit, each once up to sign: nfax face
+  int nfax, neax;   // normals, then neax edge directions
+} hscHull;
+
+// the hull of a mesh when it is closed and convex (within the limits above): *out gets a new
+// hull (free with hsc_freeHull) or NULL when the mesh does not qualify; returns 0 or hsE_NOMEM
+int hsc_makeHull(const hscMesh *m, hscHull **out, hsError *err);
+void hsc_freeHull(hscHull *h);
+// index of a vertex of h farthest along l (geom frame; the first of equals)
+int hsc_hullSupportIndex(const hscHull *h, const double l[3]);
+// range of l . x over the vertices x of h
+void hsc_hullProject(const hscHull *h, const double l[3], double *lo, double *hi);
+
 //---------------------------------- models ----------------------------------------------------
 
 // one geom of a model, link frame
@@ -165,6 +195,8 @@ typedef struct hscGeom {
   double R[9], t[3];      // geom frame in the link frame
   double size[3];         // as hscGeomDesc
   const hscMesh *mesh;    // meshes (owned by the model)
+  const hscHull *hull;    // meshes that are closed and convex: their polytope (owned by the
+                          // model); the narrow phase then treats the geom as a convex solid
   double lo[3], hi[3];    // box bounding the geom, geom frame
 } hscGeom;
 
@@ -174,6 +206,7 @@ struct hscModel {
   int ngeom;
   int *geomAdr;     // per link: first geom (nlink + 1 entries)
   hscMesh **meshes;  // owned
+  hscHull **hulls;   // owned, per mesh (NULL when it is not convex)
   int nmesh;
   double *linkBox;  // per link: lo[3], hi[3] in the link frame (6 each); NaN if no geom
 };
@@ -195,11 +228,18 @@ typedef struct hscConvex {
   double size[3];
   double v[3][3];         // world corners (triangle: 3, segment: 2, point: 1)
   double radius;          // swept sphere radius (added by callers, not by the support)
+  const hscHull *hull;    // HSC_HULL: the polytope, in the frame R, p
 } hscConvex;
 
 #define HSC_TRI 100
 #define HSC_SEG 101
 #define HSC_POINT 102
+#define HSC_HULL 103
+
+// 1 if a posed geom is a mesh walked triangle by triangle (not a convex hull)
+static inline int hsc_isTriMesh(const hscPosed *g) {
+  return g->g->type == hsGEOM_MESH && !g->g->hull;
+}
 
 // support point of a convex in direction d (not necessarily unit), radius not included
 void hsc_support(const hscConvex *c, const double d[3], double out[3]);
@@ -207,7 +247,7 @@ void hsc_support(const hscConvex *c, const double d[3], double out[3]);
 void hsc_center(const hscConvex *c, double out[3]);
 
 // the convex core of a posed primitive geom: sphere -> point + radius, capsule -> segment +
-// radius, others -> itself with radius 0
+// radius, a convex mesh -> its hull, others -> itself with radius 0
 void hsc_convexOf(hscConvex *c, const hscPosed *g);
 // a triangle as a convex
 void hsc_convexTri(hscConvex *c, const double a[3], const double b[3], const double d[3]);

@@ -3,13 +3,17 @@
 // Each query takes the instance lock, checks every position it was given (registered
 // character, one LinkPosition per link, finite numbers, rotations orthonormal to 1e-6), places
 // the links in the instance's scene and asks collision/; answers are built in one pass into
-// sequences sized up front. Geometry comes from a process-wide cache keyed by the BodyInfo's
+// a buffer the serving thread keeps from call to call, handed out as a sequence that does not
+// own it (see ReplyBuffer). Geometry comes from a process-wide cache keyed by the BodyInfo's
 // IOR: the first instance that registers a body reads it (server/common/body_info's
 // bodyFromInfo, the same conversion every server uses) and builds its hscModel; later ones
 // share it until the last user lets go.
 
 #include "collision_detector.h"
 
+#include <algorithm>
+#include <array>
+#include <atomic>
 #include <cfloat>
 #include <cmath>
 #include <cstdarg>
@@ -90,11 +94,79 @@ GeometryPtr geometryFor(const char *op, const char *name, OpenHRP::BodyInfo_ptr 
   return g;
 }
 
+// Replies without per-call allocation of their elements. A query's out sequence is handed to
+// omniORB as a view (release = false) of a buffer this thread keeps from call to call: the
+// skeleton marshals the reply on the thread that made the upcall and then deletes the
+// sequence object, never the buffer. An element's strings (charName1, linkName1, ...) are
+// string_dup'ed only when it names another pair than the last reply did, or another instance's
+// characters (the instance's stamp, new at every registration). hrpsim-collision never calls
+// its servants in-process: a collocated caller would get a view the thread's next query
+// overwrites.
+std::atomic<unsigned long long> g_stamp{0};
+
+template <class Seq, class Elem>
+class ReplyBuffer {
+ public:
+  ReplyBuffer() = default;
+  ReplyBuffer(const ReplyBuffer &) = delete;
+  ReplyBuffer &operator=(const ReplyBuffer &) = delete;
+  ~ReplyBuffer() {
+    if (buf_) {
+      Seq::freebuf(buf_);
+    }
+  }
+  // room for n elements naming pairs of the instance with this stamp
+  Elem *get(CORBA::ULong n, unsigned long long stamp) {
+    if (n >= cap_ || !buf_) {
+      CORBA::ULong cap = std::max<CORBA::ULong>(n + 1, 2 * cap_);
+      Elem *b = Seq::allocbuf(cap);
+      if (!b) {
+        throw CORBA::NO_MEMORY(0, CORBA::COMPLETED_NO);
+      }
+      if (buf_) {
+        Seq::freebuf(buf_);
+      }
+      buf_ = b;
+      cap_ = cap;
+      stamp_ = 0;
+    }
+    if (stamp != stamp_) {
+      names_.assign(cap_, Key{{-1, -1, -1, -1}});
+      stamp_ = stamp;
+    }
+    return buf_;
+  }
+  // true if element i already names pair p (false: it will, once the caller fills it)
+  bool names(CORBA::ULong i, const hscPair &p) {
+    Key k{{p.body[0], p.link[0], p.body[1], p.link[1]}};
+    if (names_[i].v == k.v) {
+      return true;
+    }
+    names_[i] = k;
+    return false;
+  }
+  // the first n elements as a sequence that does not own them
+  Seq *view(CORBA::ULong n) { return new Seq(cap_, n, buf_, false); }
+
+ private:
+  struct Key {
+    std::array<int, 4> v;
+  };
+  Elem *buf_ = nullptr;
+  CORBA::ULong cap_ = 0;
+  unsigned long long stamp_ = 0;
+  std::vector<Key> names_;
+};
+
+thread_local ReplyBuffer<OpenHRP::LinkPairSequence, OpenHRP::LinkPair> t_pairReply;
+thread_local ReplyBuffer<OpenHRP::CollisionSequence, OpenHRP::Collision> t_collisionReply;
+thread_local ReplyBuffer<OpenHRP::DistanceSequence, OpenHRP::Distance> t_distanceReply;
+
 }  // namespace
 
 //---------------------------------- lifecycle -------------------------------------------------
 
-CollisionDetectorServant::CollisionDetectorServant() {
+CollisionDetectorServant::CollisionDetectorServant() : stamp_(++g_stamp) {
   hsError err = {};
   scene_ = hsc_makeScene(nullptr, &err);
   if (!scene_) {
@@ -192,7 +264,8 @@ void CollisionDetectorServant::expandPair(const char *op, const OpenHRP::LinkPai
 
 void CollisionDetectorServant::setPositions(const char *op,
                                             const OpenHRP::CharacterPositionSequence &pos) {
-  std::vector<int> which(pos.length());
+  std::vector<int> &which = which_;
+  which.resize(pos.length());
   for (CORBA::ULong i = 0; i < pos.length(); i++) {
     const OpenHRP::CharacterPosition &cp = pos[i];
     int ch = character(op, cp.characterName);
@@ -226,13 +299,17 @@ void CollisionDetectorServant::setPositions(const char *op,
   }
 }
 
-void CollisionDetectorServant::fillLinkPair(OpenHRP::LinkPair &out, const hscPair &p) const {
+void CollisionDetectorServant::fillLinkPair(OpenHRP::LinkPair &out, const hscPair &p,
+                                            bool named) const {
+  out.tolerance = p.tolerance;
+  if (named) {
+    return;
+  }
   const Character &c0 = chars_[p.body[0]], &c1 = chars_[p.body[1]];
   out.charName1 = CORBA::string_dup(c0.name.c_str());
   out.linkName1 = CORBA::string_dup(c0.geom->body->links[p.link[0]].name);
   out.charName2 = CORBA::string_dup(c1.name.c_str());
   out.linkName2 = CORBA::string_dup(c1.geom->body->links[p.link[1]].name);
-  out.tolerance = p.tolerance;
 }
 
 //---------------------------------- set-up ----------------------------------------------------
@@ -247,6 +324,7 @@ void CollisionDetectorServant::registerCharacter(const char *name, OpenHRP::Body
   }
   GeometryPtr g = geometryFor(op, name, cinfo);
   std::lock_guard<std::mutex> lock(mutex_);
+  stamp_ = ++g_stamp;  // names at the same indices may change: replies spell them anew
   hsError err = {};
   for (size_t i = 0; i < chars_.size(); i++) {
     if (chars_[i].name != name) {
@@ -304,15 +382,15 @@ CORBA::Boolean CollisionDetectorServant::intersections(const std::vector<hscPair
   hits_.assign(pairs.size(), 0);
   int n = hsc_intersections(scene_, pairs.data(), static_cast<int>(pairs.size()),
                             checkAll ? 1 : 0, hits_.data());
-  OpenHRP::LinkPairSequence_var seq = new OpenHRP::LinkPairSequence;
-  seq->length(static_cast<CORBA::ULong>(n));
+  OpenHRP::LinkPair *buf = t_pairReply.get(static_cast<CORBA::ULong>(n), stamp_);
   CORBA::ULong k = 0;
   for (size_t i = 0; i < pairs.size(); i++) {
     if (hits_[i]) {
-      fillLinkPair(seq[k++], pairs[i]);
+      fillLinkPair(buf[k], pairs[i], t_pairReply.names(k, pairs[i]));
+      k++;
     }
   }
-  out = seq._retn();
+  out = t_pairReply.view(static_cast<CORBA::ULong>(n));
   return n > 0;
 }
 
@@ -323,12 +401,12 @@ CORBA::Boolean CollisionDetectorServant::contacts(const std::vector<hscPair> &pa
   counts_.resize(pairs.size() + 1);
   int n = hsc_contacts(scene_, pairs.data(), np, contacts_.data(),
                        static_cast<int>(contacts_.size()), counts_.data());
-  OpenHRP::CollisionSequence_var seq = new OpenHRP::CollisionSequence;
-  seq->length(static_cast<CORBA::ULong>(np));
+  OpenHRP::Collision *buf = t_collisionReply.get(static_cast<CORBA::ULong>(np), stamp_);
   int c = 0;
   for (int i = 0; i < np; i++) {
-    OpenHRP::Collision &col = seq[static_cast<CORBA::ULong>(i)];
-    fillLinkPair(col.pair, pairs[static_cast<size_t>(i)]);
+    OpenHRP::Collision &col = buf[i];
+    const hscPair &p = pairs[static_cast<size_t>(i)];
+    fillLinkPair(col.pair, p, t_collisionReply.names(static_cast<CORBA::ULong>(i), p));
     col.points.length(static_cast<CORBA::ULong>(counts_[static_cast<size_t>(i)]));
     for (int k = 0; k < counts_[static_cast<size_t>(i)]; k++, c++) {
       const hscContact &h = contacts_[static_cast<size_t>(c)];
@@ -340,7 +418,7 @@ CORBA::Boolean CollisionDetectorServant::contacts(const std::vector<hscPair> &pa
       cp.idepth = h.depth;
     }
   }
-  out = seq._retn();
+  out = t_collisionReply.view(static_cast<CORBA::ULong>(np));
   return n > 0;
 }
 
@@ -348,12 +426,11 @@ void CollisionDetectorServant::distances(const std::vector<hscPair> &pairs,
                                          OpenHRP::DistanceSequence_out out) {
   dists_.resize(pairs.size() + 1);
   hsc_distances(scene_, pairs.data(), static_cast<int>(pairs.size()), dists_.data());
-  OpenHRP::DistanceSequence_var seq = new OpenHRP::DistanceSequence;
-  seq->length(static_cast<CORBA::ULong>(pairs.size()));
+  OpenHRP::Distance *buf = t_distanceReply.get(static_cast<CORBA::ULong>(pairs.size()), stamp_);
   for (size_t i = 0; i < pairs.size(); i++) {
-    OpenHRP::Distance &d = seq[static_cast<CORBA::ULong>(i)];
+    OpenHRP::Distance &d = buf[i];
     const hscDistance &h = dists_[i];
-    fillLinkPair(d.pair, pairs[i]);
+    fillLinkPair(d.pair, pairs[i], t_distanceReply.names(static_cast<CORBA::ULong>(i), pairs[i]));
     const hscModel *m0 = chars_[pairs[i].body[0]].geom->model;
     const hscModel *m1 = chars_[pairs[i].body[1]].geom->model;
     if (hsc_modelGeomCount(m0, pairs[i].link[0]) == 0 ||
@@ -381,7 +458,7 @@ void CollisionDetectorServant::distances(const std::vector<hscPair> &pairs,
       d.point1[j] = h.p0[j];
     }
   }
-  out = seq._retn();
+  out = t_distanceReply.view(static_cast<CORBA::ULong>(pairs.size()));
 }
 
 CORBA::Boolean CollisionDetectorServant::queryIntersectionForDefinedPairs(

@@ -91,7 +91,9 @@ class CollisionDetectorServant : public POA_OpenHRP::CollisionDetector {
   void expandPair(const char *op, const OpenHRP::LinkPair &lp, std::vector<hscPair> &out) const;
   // check every position, then apply them all (nothing changes if one is bad)
   void setPositions(const char *op, const OpenHRP::CharacterPositionSequence &positions);
-  void fillLinkPair(OpenHRP::LinkPair &out, const hscPair &p) const;
+  // fill a reply's LinkPair for p: the tolerance, and the four names unless named (the element
+  // spells p's names already)
+  void fillLinkPair(OpenHRP::LinkPair &out, const hscPair &p, bool named) const;
 
   // the answers, lock held
   CORBA::Boolean intersections(const std::vector<hscPair> &pairs, bool checkAll,
@@ -101,6 +103,7 @@ class CollisionDetectorServant : public POA_OpenHRP::CollisionDetector {
   double ray(const double p[3], const double d[3]) const;
 
   std::mutex mutex_;
+  unsigned long long stamp_;  // new (process-wide unique) at creation and every registration
   hscScene *scene_ = nullptr;
   std::vector<Character> chars_;  // index = body index in the scene
   std::vector<hscPair> defined_;
@@ -111,6 +114,7 @@ class CollisionDetectorServant : public POA_OpenHRP::CollisionDetector {
   std::vector<unsigned char> hits_;
   std::vector<hscDistance> dists_;
   std::vector<hscPair> given_;
+  std::vector<int> which_;  // setPositions: body index per position
 };
 
 class CollisionDetectorFactoryServant : public POA_OpenHRP::CollisionDetectorFactory {

@@ -649,3 +649,49 @@ def test_concurrent_instances(make_cd, bodies):
     for t in threads:
         t.join()
     assert not errors
+
+
+def test_reply_names_follow_instances_characters_and_pairs(make_cd, bodies):
+    """The server keeps each reply's names from call to call and spells them anew only when a
+    pair changes: alternating instances, reordered given pairs and a character registered
+    again under its name (other links at the same indices) must still name the right pairs."""
+    a, b = make_cd(), make_cd()
+    a.registerCharacter("floor", bodies["floor"])
+    a.registerCharacter("x", bodies["box"])
+    b.registerCharacter("ground", bodies["floor"])
+    b.registerCharacter("y", bodies["long"])
+    a.addCollisionPair(pair("x", "BOX", "floor", "root"))
+    b.addCollisionPair(pair("ground", "root", "y", "BOX"))
+    pos_a = [FLOOR_AT_ORIGIN, pos("x", ((0, 0, 0.099),))]
+    pos_b = [pos("ground", ((0, 0, 0),)), pos("y", ((0, 0, 0.5),))]
+    for _ in range(3):
+        _, cols = a.queryContactDeterminationForDefinedPairs(pos_a)
+        assert [pair_names(c.pair) for c in cols] == [("x", "BOX", "floor", "root")]
+        assert len(cols[0].points) == 4
+        _, cols = b.queryContactDeterminationForDefinedPairs(pos_b)
+        assert [pair_names(c.pair) for c in cols] == [("ground", "root", "y", "BOX")]
+        assert len(cols[0].points) == 0
+        dists = a.queryDistanceForDefinedPairs(pos_a)
+        assert [pair_names(d.pair) for d in dists] == [("x", "BOX", "floor", "root")]
+        dists = b.queryDistanceForDefinedPairs(pos_b)
+        assert [pair_names(d.pair) for d in dists] == [("ground", "root", "y", "BOX")]
+        assert dists[0].minD == pytest.approx(0.5 - f32(0.1) / 2 - FLOOR_TOP, abs=1e-12)
+        _, hits = b.queryIntersectionForDefinedPairs(True, [pos("ground", ((0, 0, 0),)),
+                                                            pos("y", ((0, 0, 0.04),))])
+        assert [pair_names(p) for p in hits] == [("ground", "root", "y", "BOX")]
+    given = [pair("x", "BOX", "floor", "root"), pair("floor", "root", "x", "BOX", 0.25)]
+    for order in ([0, 1], [1, 0], [1], [0, 1]):
+        _, cols = a.queryContactDeterminationForGivenPairs([given[i] for i in order], pos_a)
+        assert [pair_names(c.pair) for c in cols] == [pair_names(given[i]) for i in order]
+        assert [c.pair.tolerance for c in cols] == [given[i].tolerance for i in order]
+        dists = a.queryDistanceForGivenPairs([given[i] for i in order], pos_a)
+        assert [pair_names(d.pair) for d in dists] == [pair_names(given[i]) for i in order]
+    # "x" again, now the arm: its link 0 is BASE where the box's was BOX
+    a.registerCharacter("x", bodies["arm"])
+    arm = pos("x", ((0, 0, 0.049),), ((0.3, 0, 0.06),), ((0.5, 0, 0.06),))
+    _, cols = a.queryContactDeterminationForGivenPairs([pair("x", "", "floor", "root")],
+                                                       [FLOOR_AT_ORIGIN, arm])
+    assert [pair_names(c.pair) for c in cols] == [("x", "BASE", "floor", "root"),
+                                                  ("x", "ARM", "floor", "root"),
+                                                  ("x", "TIP", "floor", "root")]
+    assert [len(c.points) for c in cols] == [4, 0, 0]
