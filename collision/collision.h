@@ -64,6 +64,8 @@ typedef struct hscOptions {
   int maxContactsPerPair;  // points kept per link pair: the deepest, then the most spread out
   int maxCandidates;       // candidate points one link pair may produce before the reduction
   int capPoints;           // points on a cylinder's or cone's rim when a flat end rests on a face
+  int queuePairs;          // BVH node pairs a mesh-mesh distance keeps waiting, nearest first;
+                           // beyond, it goes on depth first (same answer, slower, a warning)
 } hscOptions;
 
 // one pair of links: side 0 and side 1
@@ -105,6 +107,7 @@ typedef enum hstCollisionWarning {
   hscWARN_CANDIDATES = 0,  // a pair produced more than maxCandidates candidate points
   hscWARN_CONTACTS,        // a query's contact buffer was full
   hscWARN_NONFINITE,       // a pose given to the scene was not finite (the body is skipped)
+  hscWARN_QUEUE,           // a mesh-mesh distance outgrew the scene's queue (same answer, slower)
   hscWARN_NTYPES
 } hstCollisionWarning;
 
@@ -153,7 +156,8 @@ int hsc_linkBoxTree(const hsBody *body, int link, int level, double *boxes, int 
 
 //---------------------------------- scenes ----------------------------------------------------
 
-// fill opt with the defaults: 4 points per pair, 256 candidates per pair, 8 rim points
+// fill opt with the defaults: 4 points per pair, 256 candidates per pair, 8 rim points, a
+// queue of 4096 node pairs
 void hsc_defaultOptions(hscOptions *opt);
 
 // an empty scene; opt may be NULL for the defaults. Free with hsc_freeScene.

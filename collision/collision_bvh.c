@@ -7,8 +7,9 @@
 // heuristic evaluated over 16 bins of triangle centroids on each axis; a node with at most
 // leafSize triangles becomes a leaf. Beyond depth 40 nodes are split in half by count, so no
 // input can make the tree deeper than HSC_MAX_DEPTH. The build is deterministic (no sorting
-// with unstable ties, no hashing). Each node also keeps the sphere around its box, a cheap
-// lower bound for distance queries.
+// with unstable ties, no hashing). Each node also keeps an oriented box fitted to its
+// triangles (one axis along their mean normal, two along their spread in that plane) and a
+// sphere around it or around the box, for distance bounds.
 
 #include <float.h>
 #include <string.h>
@@ -151,6 +152,7 @@ static void buildNode(Build *b, int first, int count, int level) {
   hscMesh *m = b->m;
   int idx = m->nnode++;
   hscNode *nd = &m->nodes[idx];
+  hscObb *ob = &m->obb[idx];
   for (int j = 0; j < 3; j++) {
     nd->lo[j] = DBL_MAX;
     nd->hi[j] = -DBL_MAX;
@@ -164,8 +166,11 @@ static void buildNode(Build *b, int first, int count, int level) {
     half[j] = 0.5 * (nd->hi[j] - nd->lo[j]);
   }
   nd->r = v3norm(half);
-  // the slab along the triangles' area-weighted mean normal (z if they cancel out)
-  double sn[3] = {0, 0, 0};
+  // the OBB: first axis along the triangles' area-weighted mean normal (z if they cancel out),
+  // the other two along the principal directions of the vertices' spread in the plane normal
+  // to it (the eigenvectors of their covariance there). One pass gathers the normal and the
+  // vertices' moments about the box centre (small numbers: no cancellation).
+  double sn[3] = {0, 0, 0}, mu[3] = {0, 0, 0}, S[6] = {0, 0, 0, 0, 0, 0};
   for (int i = first; i < first + count; i++) {
     const int *t = b->tri + 3 * b->order[i];
     const double *p0 = m->v + 3 * t[0], *p1 = m->v + 3 * t[1], *p2 = m->v + 3 * t[2];
@@ -174,22 +179,86 @@ static void buildNode(Build *b, int first, int count, int level) {
     v3sub(e2, p2, p0);
     v3cross(cr, e1, e2);
     v3add(sn, sn, cr);
+    for (int k = 0; k < 3; k++) {
+      double x[3];
+      v3sub(x, m->v + 3 * t[k], nd->c);
+      v3add(mu, mu, x);
+      S[0] += x[0] * x[0];
+      S[1] += x[1] * x[1];
+      S[2] += x[2] * x[2];
+      S[3] += x[0] * x[1];
+      S[4] += x[1] * x[2];
+      S[5] += x[0] * x[2];
+    }
   }
   if (!(v3normalize(sn) > 0)) {
     sn[0] = sn[1] = 0;
     sn[2] = 1;
   }
-  v3copy(nd->n, sn);
-  nd->s0 = DBL_MAX;
-  nd->s1 = -DBL_MAX;
+  int nv = 3 * count;
+  double cv[9];  // covariance
+  {
+    double mx = mu[0] / nv, my = mu[1] / nv, mz = mu[2] / nv;
+    cv[0] = S[0] / nv - mx * mx;
+    cv[4] = S[1] / nv - my * my;
+    cv[8] = S[2] / nv - mz * mz;
+    cv[1] = cv[3] = S[3] / nv - mx * my;
+    cv[5] = cv[7] = S[4] / nv - my * mz;
+    cv[2] = cv[6] = S[5] / nv - mx * mz;
+  }
+  double b1[3], b2[3], c1[3], c2[3];
+  hsc_basis(sn, b1, b2);
+  m3mulv(c1, cv, b1);
+  m3mulv(c2, cv, b2);
+  double sxx = v3dot(b1, c1), syy = v3dot(b2, c2), sxy = v3dot(b1, c2);
+  double th = 0.5 * atan2(2 * sxy, sxx - syy), ct = cos(th), st = sin(th);
+  double *ax = ob->ax;
+  for (int j = 0; j < 3; j++) {
+    ax[j] = sn[j];
+    ax[3 + j] = ct * b1[j] + st * b2[j];
+  }
+  v3cross(ax + 6, ax, ax + 3);
+  // extents: the vertices' range along each axis; and the farthest vertex from the box centre
+  double olo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, ohi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
+  double rb2 = 0;
   for (int i = first; i < first + count; i++) {
     const int *t = b->tri + 3 * b->order[i];
     for (int k = 0; k < 3; k++) {
-      double x = v3dot(sn, m->v + 3 * t[k]);
-      nd->s0 = fmin(nd->s0, x);
-      nd->s1 = fmax(nd->s1, x);
+      const double *v = m->v + 3 * t[k];
+      for (int a = 0; a < 3; a++) {
+        double x = v3dot(ax + 3 * a, v);
+        olo[a] = x < olo[a] ? x : olo[a];
+        ohi[a] = x > ohi[a] ? x : ohi[a];
+      }
+      double d2 = v3dist2(nd->c, v);
+      rb2 = d2 > rb2 ? d2 : rb2;
     }
   }
+  double oc[3] = {0.5 * (olo[0] + ohi[0]), 0.5 * (olo[1] + ohi[1]), 0.5 * (olo[2] + ohi[2])};
+  for (int j = 0; j < 3; j++) {
+    ob->oh[j] = 0.5 * (ohi[j] - olo[j]);
+    ob->oc[j] = ax[j] * oc[0] + ax[3 + j] * oc[1] + ax[6 + j] * oc[2];
+  }
+  // the spheres around the box's and the OBB's centres through the farthest vertex (not the
+  // corners: much tighter for round patches), rounding allowed for; the node's sphere is the
+  // smaller
+  double ro2 = 0;
+  for (int i = first; i < first + count; i++) {
+    const int *t = b->tri + 3 * b->order[i];
+    for (int k = 0; k < 3; k++) {
+      double d2 = v3dist2(ob->oc, m->v + 3 * t[k]);
+      ro2 = d2 > ro2 ? d2 : ro2;
+    }
+  }
+  double e = 1e-12 * (v3norm(half) + fabs(nd->c[0]) + fabs(nd->c[1]) + fabs(nd->c[2]) +
+                      fabs(ob->oc[0]) + fabs(ob->oc[1]) + fabs(ob->oc[2]));
+  nd->r = fmin(nd->r, sqrt(rb2)) + e;
+  ob->ro = fmin(v3norm(ob->oh), sqrt(ro2)) + e;
+  if (ob->ro < nd->r) {
+    v3copy(nd->c, ob->oc);
+    nd->r = ob->ro;
+  }
+  ob->mag = 3 * (nd->r + ob->ro) + fabs(ob->oc[0]) + fabs(ob->oc[1]) + fabs(ob->oc[2]);
   if (level > b->depth) {
     b->depth = level;
   }
@@ -203,6 +272,20 @@ static void buildNode(Build *b, int first, int count, int level) {
   buildNode(b, first, nleft, level + 1);
   m->nodes[idx].right = m->nnode;
   buildNode(b, first + nleft, count - nleft, level + 1);
+  // each child's OBB in this node's OBB frame (walks carry a pair's relative frame down)
+  const hscObb *pn = &m->obb[idx];
+  int ch[2] = {idx + 1, m->nodes[idx].right};
+  for (int k = 0; k < 2; k++) {
+    hscObb *c = &m->obb[ch[k]];
+    double x[3];
+    v3sub(x, c->oc, pn->oc);
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < 3; j++) {
+        c->pax[3 * i + j] = v3dot(c->ax + 3 * i, pn->ax + 3 * j);
+      }
+      c->poff[i] = v3dot(pn->ax + 3 * i, x);
+    }
+  }
 }
 
 hscMesh *hsc_makeMesh(const float *v, int nvert, const int *tri, int ntri, const double *T,
@@ -218,12 +301,15 @@ hscMesh *hsc_makeMesh(const float *v, int nvert, const int *tri, int ntri, const
   m->v = hsu_malloc(sizeof(double) * 3 * (size_t)(nvert > 0 ? nvert : 1));
   m->tri = hsu_malloc(sizeof(int) * 3 * (size_t)(ntri > 0 ? ntri : 1));
   m->n = hsu_malloc(sizeof(double) * 3 * (size_t)(ntri > 0 ? ntri : 1));
+  m->orig = hsu_malloc(sizeof(int) * (size_t)(ntri > 0 ? ntri : 1));
   m->nodes = hsu_malloc(sizeof(hscNode) * (size_t)(2 * ntri + 1));
+  m->obb = hsu_malloc(sizeof(hscObb) * (size_t)(2 * ntri + 1));
   b.tlo = hsu_malloc(sizeof(double) * 3 * (size_t)(ntri + 1));
   b.thi = hsu_malloc(sizeof(double) * 3 * (size_t)(ntri + 1));
   b.cen = hsu_malloc(sizeof(double) * 3 * (size_t)(ntri + 1));
   b.order = hsu_malloc(sizeof(int) * (size_t)(ntri + 1));
-  if (!m->v || !m->tri || !m->n || !m->nodes || !b.tlo || !b.thi || !b.cen || !b.order) {
+  if (!m->v || !m->tri || !m->n || !m->orig || !m->nodes || !m->obb || !b.tlo || !b.thi ||
+      !b.cen || !b.order) {
     goto nomem;
   }
   // vertices, transformed
@@ -251,12 +337,17 @@ hscMesh *hsc_makeMesh(const float *v, int nvert, const int *tri, int ntri, const
   b.leafSize = leafSize < 1 ? 1 : (leafSize > 16 ? 16 : leafSize);
   if (ntri > 0) {
     buildNode(&b, 0, ntri, 1);
+    // the root has no parent: its frame within its own
+    memset(m->obb[0].pax, 0, sizeof m->obb[0].pax);
+    memset(m->obb[0].poff, 0, sizeof m->obb[0].poff);
+    m->obb[0].pax[0] = m->obb[0].pax[4] = m->obb[0].pax[8] = 1;
   }
   m->depth = b.depth;
   // triangles in BVH order, with their normals
   for (int i = 0; i < ntri; i++) {
     const int *src = tri + 3 * b.order[i];
     memcpy(m->tri + 3 * i, src, 3 * sizeof(int));
+    m->orig[i] = b.order[i];
     const double *a, *bb, *c;
     hsc_triangle(m, i, &a, &bb, &c);
     double e1[3], e2[3];
@@ -287,6 +378,8 @@ void hsc_freeMesh(hscMesh *m) {
   hsu_free(m->v);
   hsu_free(m->tri);
   hsu_free(m->n);
+  hsu_free(m->orig);
   hsu_free(m->nodes);
+  hsu_free(m->obb);
   hsu_free(m);
 }

@@ -9,16 +9,28 @@
 // clipping: each triangle is clipped against the prism of the other, the points behind the
 // other's face are candidates, and of the two directions the one needing the smaller push wins
 // (normals are the meshes' outward face normals, so a triangle only pushes to its front).
-// Distances walk the trees nearest first (by the gap of the nodes' bounding spheres); a node
-// pair is pruned by the larger of that gap and the gap of its boxes along the six box axes and
-// the line through their centres, a triangle pair by the gap of its world boxes and along the
-// line through its centroids, whenever that lower bound cannot beat the best distance so far
-// (so the answer, points included, is the one an exhaustive walk in the same order gives);
-// two meshes stop at distance 0 (surfaces crossing), and an intersection query (earlyOut)
-// stops once within the caller's bound and prunes whatever lies beyond it. Rays use slab tests on node boxes and the Moller-Trumbore
-// test on triangles, front faces only, visiting the nearer child first.
+//
+// Distances, a mesh against a primitive: the tree walked nearest first (by the gap of the
+// nodes' bounding spheres), ties to the triangle first in the input. Two meshes: the lower
+// bound of a node pair is the largest of the gap of their spheres, the gaps of their oriented
+// boxes along each box's three axes taken together, the gap along the line through the boxes'
+// centres and along the nine edge-cross axes, less a rounding margin; a triangle
+// pair's is the gap of its world boxes and along the line through its centroids. The answer
+// is defined without regard to the walk: the smallest (distance, triangle index on side 0,
+// triangle index on side 1), indices as given in the input; so a distance walks node pairs
+// best first (a heap sized at scene creation, depth first when it is full) and prunes only
+// what lies strictly beyond the best so far, and the points are the brute force's to the bit.
+// When the surfaces cross the distance is 0 at the first crossing pair a depth-first walk
+// meets (run before the best-first one; deterministic, not the smallest indices: finding those
+// would mean visiting every crossing). An intersection query walks depth first, each pair
+// carrying its relative frame, bounding it by its spheres when pushed and in full when
+// popped, and stops once within its bound.
+//
+// Rays use slab tests on node boxes and the Moller-Trumbore test on triangles, front faces
+// only, visiting the nearer child first.
 
 #include <float.h>
+#include <limits.h>
 #include <string.h>
 
 #include "collision_private.h"
@@ -148,10 +160,11 @@ static int triTriOverlap(const double a[3][3], const double b[3][3]) {
     double alo = v3dot(a[0], L), ahi = alo, blo = v3dot(b[0], L), bhi = blo;
     for (int i = 1; i < 3; i++) {
       double x = v3dot(a[i], L), y = v3dot(b[i], L);
-      alo = fmin(alo, x);
-      ahi = fmax(ahi, x);
-      blo = fmin(blo, y);
-      bhi = fmax(bhi, y);
+      // (plain comparisons: the corners are finite, and libm's fmin/fmax are calls)
+      alo = x < alo ? x : alo;
+      ahi = x > ahi ? x : ahi;
+      blo = y < blo ? y : blo;
+      bhi = y > bhi ? y : bhi;
     }
     if (ahi < blo || bhi < alo) {
       return 0;
@@ -353,6 +366,7 @@ double hsc_distanceMesh(const hscPosed *mesh, const hscPosed *other, double boun
                         double pm[3], double po[3]) {
   const hscMesh *m = mesh->g->mesh;
   double best = INFINITY;
+  int bo = INT_MAX;
   if (m->nnode == 0) {
     return best;
   }
@@ -377,7 +391,7 @@ double hsc_distanceMesh(const hscPosed *mesh, const hscPosed *other, double boun
     nodeCentre(mesh, nd, c);
     double lb = sqrt(v3dist2(c, oc0)) - nd->r - orad;
     // (an intersection query also skips what lies beyond its bound, with a margin for rounding)
-    if (lb >= best || (earlyOut && lb > bound + 1e-12 * (1 + fabs(bound) + nd->r + orad))) {
+    if (lb > best || (earlyOut && lb > bound + 1e-12 * (1 + fabs(bound) + nd->r + orad))) {
       continue;
     }
     if (nd->count == 0) {
@@ -418,7 +432,9 @@ double hsc_distanceMesh(const hscPosed *mesh, const hscPosed *other, double boun
         continue;
       }
       double dd = d - oc.radius;
-      if (dd < best) {
+      // ties go to the triangle first in the input, whatever order they are met in
+      if (dd < best || (dd == best && dd > 0 && m->orig[i] < bo)) {
+        bo = m->orig[i];
         double u[3];
         v3sub(u, pb, pa);
         v3scale(u, 1 / d, u);
@@ -513,239 +529,519 @@ static void triBox(const double t[3][3], double lo[3], double hi[3]) {
   }
 }
 
-// a lower bound of the distance between node boxes A (frame of mesh a) and B (frame of mesh b,
-// given in a's by Rab, tab): the larger of the bounding spheres' gap and the widest gap along
-// the six box axes (a projection never lengthens a distance), less a relative margin for
-// rounding so that it never exceeds a distance the triangles give
-static double nodeLowerBound(const hscNode *A, const hscNode *B, const double Rab[9],
-                             const double absR[9], const double tab[3], double sphereGap,
+// a lower bound of the distance between the triangles under nodes A (frame of mesh a) and B
+// (frame of mesh b, given in a's by Rab, tab): the largest of the bounding spheres' gap, the
+// gaps of the two oriented boxes along A's three axes taken together (the squared distance of
+// two points is the sum of their squared separations along three orthogonal axes), the same
+// along B's axes, and the gap along the line through the boxes' centres; less a relative
+// margin for rounding so that it never exceeds a distance the triangles give. Stops at the
+// first stage that prunes (beyond best or cut): later ones cannot change that.
+static double boxBound(const hscObb *A, const hscObb *B, const double C[9],
+                       const double tA[3], double dist, double gap, double margin, double best,
+                       double cut);
+
+static double nodeLowerBound(const hscObb *A, const hscObb *B, const double tA[3],
+                             const double M[9], int bFixed, double tabMag, double *sphereGap,
                              double best, double cut) {
-  double ha[3], hb[3], ca[3], cb[3], t[3];
-  for (int j = 0; j < 3; j++) {
-    ha[j] = 0.5 * (A->hi[j] - A->lo[j]);
-    hb[j] = 0.5 * (B->hi[j] - B->lo[j]);
-    ca[j] = 0.5 * (A->lo[j] + A->hi[j]);
-    cb[j] = 0.5 * (B->lo[j] + B->hi[j]);
-  }
-  m3mulv(t, Rab, cb);
-  for (int j = 0; j < 3; j++) {
-    t[j] += tab[j] - ca[j];
-  }
-  double margin = 1e-12 * (3 * (A->r + B->r) + fabs(t[0]) + fabs(t[1]) + fabs(t[2]) +
-                           fabs(tab[0]) + fabs(tab[1]) + fabs(tab[2]) + fabs(A->s0) +
-                           fabs(A->s1) + fabs(B->s0) + fabs(B->s1));
-  // stages from the cheapest; once the bound prunes the pair (>= best, or > cut) the rest
-  // cannot change that, so it is returned as it is
-#define HSC_DONE(g) ((g) - margin >= best || (g) - margin > cut)
-  double gap = sphereGap;
+  double margin = 1e-12 * (A->mag + B->mag + fabs(tA[0]) + fabs(tA[1]) + fabs(tA[2]) + tabMag);
+#define HSC_DONE(g) ((g) - margin > best || (g) - margin > cut)
+  // the gap of the spheres around the two oriented boxes
+  double dist = sqrt(tA[0] * tA[0] + tA[1] * tA[1] + tA[2] * tA[2]);
+  double gap = dist - A->ro - B->ro;
+  *sphereGap = gap;
   if (HSC_DONE(gap)) {
     return gap - margin;
   }
-  // the six box axes
+  // C[i][k] = (A's axis i) . (B's axis k, in A's frame)
+  double C[9];
   for (int i = 0; i < 3; i++) {
-    double rb = absR[3 * i] * hb[0] + absR[3 * i + 1] * hb[1] + absR[3 * i + 2] * hb[2];
-    double g = fabs(t[i]) - ha[i] - rb;
-    gap = g > gap ? g : gap;
+    for (int k = 0; k < 3; k++) {
+      const double *x = bFixed ? A->ax + 3 * i : M + 3 * i;
+      C[3 * i + k] = bFixed ? x[0] * M[k] + x[1] * M[3 + k] + x[2] * M[6 + k]
+                            : x[0] * B->ax[3 * k] + x[1] * B->ax[3 * k + 1] +
+                                  x[2] * B->ax[3 * k + 2];
+    }
   }
-  double tb[3];
-  for (int j = 0; j < 3; j++) {
-    double ra = absR[j] * ha[0] + absR[3 + j] * ha[1] + absR[6 + j] * ha[2];
-    tb[j] = Rab[j] * t[0] + Rab[3 + j] * t[1] + Rab[6 + j] * t[2];
-    double g = fabs(tb[j]) - ra - hb[j];
-    gap = g > gap ? g : gap;
+#undef HSC_DONE
+  return boxBound(A, B, C, tA, dist, gap, margin, best, cut);
+}
+
+// the box stages of nodeLowerBound, given C, tA, the centres' distance, the bound so far and
+// the rounding margin
+static double boxBound(const hscObb *A, const hscObb *B, const double C[9],
+                       const double tA[3], double dist, double gap, double margin, double best,
+                       double cut) {
+#define HSC_DONE(g) ((g) - margin > best || (g) - margin > cut)
+  double tB[3];
+  const double *ha = A->oh, *hb = B->oh;
+  double g2 = 0;
+  for (int i = 0; i < 3; i++) {
+    double rb = fabs(C[3 * i]) * hb[0] + fabs(C[3 * i + 1]) * hb[1] + fabs(C[3 * i + 2]) * hb[2];
+    double g = fabs(tA[i]) - ha[i] - rb;
+    g2 += g > 0 ? g * g : 0;
   }
+  double g = g2 > 0 ? sqrt(g2) : 0;
+  gap = g > gap ? g : gap;
   if (HSC_DONE(gap)) {
     return gap - margin;
   }
-  // the axis through the two centres: tighter than the spheres for flat or long boxes
-  double len = sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]);
+  g2 = 0;
+  for (int k = 0; k < 3; k++) {
+    tB[k] = C[k] * tA[0] + C[3 + k] * tA[1] + C[6 + k] * tA[2];
+    double ra = fabs(C[k]) * ha[0] + fabs(C[3 + k]) * ha[1] + fabs(C[6 + k]) * ha[2];
+    double h = fabs(tB[k]) - ra - hb[k];
+    g2 += h > 0 ? h * h : 0;
+  }
+  g = g2 > 0 ? sqrt(g2) : 0;
+  gap = g > gap ? g : gap;
+  if (HSC_DONE(gap)) {
+    return gap - margin;
+  }
+  // the line through the two centres: tighter for boxes apart along a diagonal
+  double len = dist;
   if (len > 0) {
-    double g = len - (fabs(t[0]) * ha[0] + fabs(t[1]) * ha[1] + fabs(t[2]) * ha[2] +
-                      fabs(tb[0]) * hb[0] + fabs(tb[1]) * hb[1] + fabs(tb[2]) * hb[2]) / len;
+    g = len - (fabs(tA[0]) * ha[0] + fabs(tA[1]) * ha[1] + fabs(tA[2]) * ha[2] +
+               fabs(tB[0]) * hb[0] + fabs(tB[1]) * hb[1] + fabs(tB[2]) * hb[2]) / len;
     gap = g > gap ? g : gap;
     if (HSC_DONE(gap)) {
       return gap - margin;
     }
   }
-  // each node's slab axis: the other node's range along it from its own slab and box (the
-  // part of the axis along the other's slab normal meets that slab, the rest its box); the
-  // tight bound for two nearly flat patches facing each other
-  {
-    // A's axis in B's frame: nb = Rab^T A->n; x_a = Rab x_b + tab
-    double nb[3], c = 0, w[3], wc = 0, wr = 0;
-    for (int j = 0; j < 3; j++) {
-      nb[j] = Rab[j] * A->n[0] + Rab[3 + j] * A->n[1] + Rab[6 + j] * A->n[2];
-      c += nb[j] * B->n[j];
-    }
-    for (int j = 0; j < 3; j++) {
-      w[j] = nb[j] - c * B->n[j];
-      wc += w[j] * cb[j];
-      wr += fabs(w[j]) * hb[j];
-    }
-    double off = A->n[0] * tab[0] + A->n[1] * tab[1] + A->n[2] * tab[2];
-    double lo = (c >= 0 ? c * B->s0 : c * B->s1) + wc - wr + off;
-    double hi = (c >= 0 ? c * B->s1 : c * B->s0) + wc + wr + off;
-    double g = lo - A->s1, h = A->s0 - hi;
-    g = g > h ? g : h;
-    gap = g > gap ? g : gap;
-    if (HSC_DONE(gap)) {
-      return gap - margin;
-    }
+  // the nine axes across an edge direction of each box (the rest of the separating axes of
+  // two boxes): the gap along a unit axis is a lower bound alone
+  if (gap <= 0 || cut < INFINITY) {
+    // axis A_i x B_k: the centres' separation along it and the two boxes' radii, over its
+    // length (slightly over: rounding in 1 - C^2; nearly parallel axes, where rounding
+    // would grow, are left to the face axes). Unrolled: constant indices.
+#define HSC_CROSS(i, i1, i2, k, k1, k2)                                                        \
+  {                                                                                            \
+    double s2 = 1 - C[3 * i + k] * C[3 * i + k];                                               \
+    double x = fabs(tA[i2] * C[3 * i1 + k] - tA[i1] * C[3 * i2 + k]);                          \
+    double r = ha[i1] * fabs(C[3 * i2 + k]) + ha[i2] * fabs(C[3 * i1 + k]) +                   \
+               hb[k1] * fabs(C[3 * i + k2]) + hb[k2] * fabs(C[3 * i + k1]);                    \
+    if (x > r && s2 > 1e-4) {                                                                  \
+      g = (x - r) / sqrt(s2 + 1e-13);                                                          \
+      gap = g > gap ? g : gap;                                                                 \
+      if (HSC_DONE(gap)) {                                                                     \
+        return gap - margin;                                                                   \
+      }                                                                                        \
+    }                                                                                          \
   }
-  {
-    // B's axis in A's frame: na = Rab B->n; x_b . B->n = x_a . na - tab . na
-    double na[3], c = 0, w[3], wc = 0, wr = 0;
-    for (int j = 0; j < 3; j++) {
-      na[j] = Rab[3 * j] * B->n[0] + Rab[3 * j + 1] * B->n[1] + Rab[3 * j + 2] * B->n[2];
-      c += na[j] * A->n[j];
-    }
-    for (int j = 0; j < 3; j++) {
-      w[j] = na[j] - c * A->n[j];
-      wc += w[j] * ca[j];
-      wr += fabs(w[j]) * ha[j];
-    }
-    double off = -(na[0] * tab[0] + na[1] * tab[1] + na[2] * tab[2]);
-    double lo = (c >= 0 ? c * A->s0 : c * A->s1) + wc - wr + off;
-    double hi = (c >= 0 ? c * A->s1 : c * A->s0) + wc + wr + off;
-    double g = lo - B->s1, h = B->s0 - hi;
-    g = g > h ? g : h;
-    gap = g > gap ? g : gap;
+    HSC_CROSS(0, 1, 2, 0, 1, 2)
+    HSC_CROSS(0, 1, 2, 1, 2, 0)
+    HSC_CROSS(0, 1, 2, 2, 0, 1)
+    HSC_CROSS(1, 2, 0, 0, 1, 2)
+    HSC_CROSS(1, 2, 0, 1, 2, 0)
+    HSC_CROSS(1, 2, 0, 2, 0, 1)
+    HSC_CROSS(2, 0, 1, 0, 1, 2)
+    HSC_CROSS(2, 0, 1, 1, 2, 0)
+    HSC_CROSS(2, 0, 1, 2, 0, 1)
+#undef HSC_CROSS
   }
 #undef HSC_DONE
   return gap - margin;
 }
 
-double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, int earlyOut,
-                            double pa[3], double pb[3]) {
-  const hscMesh *ma = a->g->mesh, *mb = b->g->mesh;
-  double best = INFINITY;
-  if (ma->nnode == 0 || mb->nnode == 0) {
-    return best;
-  }
+
+// the state of one mesh-mesh distance traversal
+typedef struct MMQuery {
+  const hscPosed *a, *b;
+  const hscMesh *ma, *mb;
   double Rab[9], absR[9], tab[3];
-  relFrame(a, b, Rab, absR, tab);
-  double cut = earlyOut ? bound : INFINITY;  // an intersection query prunes beyond its bound
-  // node pairs to visit with their lower bounds (computed once, when pushed)
+  double bound;
+  int earlyOut;
+  double tabMag;          // |tab|_1, for rounding margins
+  double cut;             // node and triangle pairs with a lower bound above it are dropped
+  double best;            // the answer so far: distance, then the input triangle indices
+  int oa, ob;
+  double *pa, *pb;
+} MMQuery;
+
+// lower bound of node pair (ia, ib), from the bounding spheres' gap upwards
+// what the two children of a node pair share: with B fixed (A opened), D (column k: B's axis
+// k in A's frame) and B's centre in A's frame; with A fixed, E (row i: A's axis i in B's
+// frame) and A's axes applied to tab - A's centre
+typedef struct Fixed {
+  int bFixed;
+  double M[9], v[3];
+} Fixed;
+
+static void fixSide(const MMQuery *q, const hscObb *A, const hscObb *B, int bFixed,
+                    Fixed *f) {
+  const double *R = q->Rab;
+  f->bFixed = bFixed;
+  if (bFixed) {
+    for (int j = 0; j < 3; j++) {
+      for (int k = 0; k < 3; k++) {
+        f->M[3 * j + k] = R[3 * j] * B->ax[3 * k] + R[3 * j + 1] * B->ax[3 * k + 1] +
+                          R[3 * j + 2] * B->ax[3 * k + 2];
+      }
+    }
+    m3mulv(f->v, R, B->oc);
+    v3add(f->v, f->v, q->tab);
+  } else {
+    double x[3];
+    v3sub(x, q->tab, A->oc);
+    for (int i = 0; i < 3; i++) {
+      const double *e = A->ax + 3 * i;
+      for (int j = 0; j < 3; j++) {
+        f->M[3 * i + j] = e[0] * R[j] + e[1] * R[3 + j] + e[2] * R[6 + j];
+      }
+      f->v[i] = v3dot(e, x);
+    }
+  }
+}
+
+// lower bound of node pair (ia, ib), one of whose nodes is the fixed one of f
+static double pairBound(const MMQuery *q, const Fixed *f, int ia, int ib, double *sphereGap) {
+  const hscObb *A = &q->ma->obb[ia], *B = &q->mb->obb[ib];
+  double tA[3];
+  if (f->bFixed) {
+    double d[3];
+    v3sub(d, f->v, A->oc);
+    for (int i = 0; i < 3; i++) {
+      tA[i] = v3dot(A->ax + 3 * i, d);
+    }
+  } else {
+    for (int i = 0; i < 3; i++) {
+      tA[i] = v3dot(f->M + 3 * i, B->oc) + f->v[i];
+    }
+  }
+  return nodeLowerBound(A, B, tA, f->M, f->bFixed, q->tabMag, sphereGap, q->best, q->cut);
+}
+
+// every triangle pair of leaves A and B that may beat the answer so far
+static void leafPair(MMQuery *q, const hscNode *A, const hscNode *B) {
+  double tbs[16][3][3], blo[16][3], bhi[16][3];
+  for (int j = 0; j < B->count; j++) {
+    worldTri(q->b, B->right + j, tbs[j]);
+    triBox(tbs[j], blo[j], bhi[j]);
+  }
+  for (int i = A->right; i < A->right + A->count; i++) {
+    double ta[3][3], alo[3], ahi[3];
+    worldTri(q->a, i, ta);
+    triBox(ta, alo, ahi);
+    int oi = q->ma->orig[i];
+    for (int j = 0; j < B->count; j++) {
+      // the gap of the triangles' world boxes bounds their distance from below
+      double g2 = 0;
+      for (int k = 0; k < 3; k++) {
+        double g = blo[j][k] - ahi[k], h = alo[k] - bhi[j][k];
+        g = g > h ? g : h;
+        g2 += g > 0 ? g * g : 0;
+      }
+      double tlb = sqrt(g2);
+      // and the gap along the line through the two centroids
+      double u[3], ul = 0;
+      for (int k = 0; k < 3; k++) {
+        u[k] = tbs[j][0][k] + tbs[j][1][k] + tbs[j][2][k] - ta[0][k] - ta[1][k] - ta[2][k];
+        ul += u[k] * u[k];
+      }
+      if (ul > 0) {
+        double amax = v3dot(ta[0], u), bmin = v3dot(tbs[j][0], u);
+        for (int k = 1; k < 3; k++) {
+          double x = v3dot(ta[k], u), y = v3dot(tbs[j][k], u);
+          amax = x > amax ? x : amax;
+          bmin = y < bmin ? y : bmin;
+        }
+        double g = (bmin - amax) / sqrt(ul);
+        tlb = g > tlb ? g : tlb;
+      }
+      tlb = tlb * (1 - 1e-12) - 1e-300;
+      if (tlb > q->best || tlb > q->cut) {
+        continue;
+      }
+      double qa[3], qb[3];
+      // an intersection query within 0 needs the triangles to overlap (a separating axis
+      // with a gap between them means they are apart)
+      if (q->cut <= 0 && !triTriOverlap(ta, tbs[j])) {
+        continue;
+      }
+      double d = hsc_triTriDist(ta, tbs[j], qa, qb);
+      int ob = q->mb->orig[B->right + j];
+      // the smallest (distance, index on side 0, index on side 1) is the answer, whatever
+      // order the pairs are met in
+      if (d < q->best || (d == q->best && (oi < q->oa || (oi == q->oa && ob < q->ob)))) {
+        q->best = d;
+        q->oa = oi;
+        q->ob = ob;
+        v3copy(q->pa, qa);
+        v3copy(q->pb, qb);
+        if (d <= 0 || (q->earlyOut && d <= q->bound)) {
+          return;  // done: see hsc_distanceMeshMesh
+        }
+      }
+    }
+  }
+}
+
+// the heap of q: the least key on top, the latest push first among equal keys
+static int itemBefore(const hscPairItem *x, const hscPairItem *y) {
+  return x->key < y->key || (x->key == y->key && x->seq > y->seq);
+}
+
+static void heapPush(hscQueue *h, int *n, hscPairItem it) {
+  int i = (*n)++;
+  while (i > 0) {
+    int p = (i - 1) / 2;
+    if (!itemBefore(&it, &h->item[p])) {
+      break;
+    }
+    h->item[i] = h->item[p];
+    i = p;
+  }
+  h->item[i] = it;
+}
+
+static hscPairItem heapPop(hscQueue *h, int *n) {
+  hscPairItem top = h->item[0], last = h->item[--*n];
+  int i = 0;
+  for (;;) {
+    int c = 2 * i + 1;
+    if (c >= *n) {
+      break;
+    }
+    if (c + 1 < *n && itemBefore(&h->item[c + 1], &h->item[c])) {
+      c++;
+    }
+    if (!itemBefore(&h->item[c], &last)) {
+      break;
+    }
+    h->item[i] = h->item[c];
+    i = c;
+  }
+  h->item[i] = last;
+  return top;
+}
+
+// an intersection query (q->earlyOut): depth first, every node pair on the stack carrying
+// its relative frame (C, tA of nodeLowerBound) so that a child's comes from its parent's by
+// the child's frame within its parent node (27 + 9 products instead of 63); the spheres'
+// gap bounds a pair when pushed, the boxes when popped. Rounding builds up along the descent
+// (at most a few 1e-16 per level), hence a wider margin than nodeLowerBound's.
+static double intersectMeshMesh(MMQuery *q) {
+  struct {
+    int a, b, derive;    // derive: 0 C is the pair's; 1 its A is a child of C's A; 2 B is
+    double C[9], tA[3];  // tA: the pair's own
+  } st[STACK];
+  int sp = 0;
+  const hscObb *A0 = &q->ma->obb[0], *B0 = &q->mb->obb[0];
+  {
+    Fixed f;
+    fixSide(q, A0, B0, 1, &f);
+    double d[3];
+    v3sub(d, f.v, A0->oc);
+    for (int i = 0; i < 3; i++) {
+      const double *e = A0->ax + 3 * i;
+      for (int k = 0; k < 3; k++) {
+        st[0].C[3 * i + k] = e[0] * f.M[k] + e[1] * f.M[3 + k] + e[2] * f.M[6 + k];
+      }
+      st[0].tA[i] = v3dot(e, d);
+    }
+    st[0].a = st[0].b = st[0].derive = 0;
+    sp = 1;
+  }
+  while (sp > 0) {
+    sp--;
+    int ia = st[sp].a, ib = st[sp].b;
+    const hscNode *A = &q->ma->nodes[ia], *B = &q->mb->nodes[ib];
+    const hscObb *OA = &q->ma->obb[ia], *OB = &q->mb->obb[ib];
+    double C[9], tA[3];
+    const double *P = st[sp].C;
+    v3copy(tA, st[sp].tA);
+    if (st[sp].derive == 1) {
+      for (int i = 0; i < 3; i++) {
+        const double *x = OA->pax + 3 * i;
+        for (int k = 0; k < 3; k++) {
+          C[3 * i + k] = x[0] * P[k] + x[1] * P[3 + k] + x[2] * P[6 + k];
+        }
+      }
+    } else if (st[sp].derive == 2) {
+      for (int i = 0; i < 3; i++) {
+        for (int k = 0; k < 3; k++) {
+          const double *y = OB->pax + 3 * k;
+          C[3 * i + k] = P[3 * i] * y[0] + P[3 * i + 1] * y[1] + P[3 * i + 2] * y[2];
+        }
+      }
+    } else {
+      memcpy(C, P, sizeof C);
+    }
+    double margin =
+        1e-10 * (OA->mag + OB->mag + fabs(tA[0]) + fabs(tA[1]) + fabs(tA[2]) + q->tabMag);
+    double dist = sqrt(tA[0] * tA[0] + tA[1] * tA[1] + tA[2] * tA[2]);
+    double lb = boxBound(OA, OB, C, tA, dist, dist - OA->ro - OB->ro, margin, INFINITY, q->cut);
+    if (lb > q->cut) {
+      continue;
+    }
+    if (A->count && B->count) {
+      leafPair(q, A, B);
+      if (q->best <= q->bound) {
+        return q->best;
+      }
+      continue;
+    }
+    int openA = B->count || (!A->count && OA->ro >= OB->ro);
+    int c[2][2] = {{openA ? ia + 1 : ia, openA ? ib : ib + 1},
+                   {openA ? A->right : ia, openA ? ib : B->right}};
+    double ct[2][3], sg[2];
+    for (int k = 0; k < 2; k++) {
+      const hscObb *X = &q->ma->obb[c[k][0]], *Y = &q->mb->obb[c[k][1]];
+      double *t = ct[k];
+      if (openA) {
+        double x[3] = {tA[0] - X->poff[0], tA[1] - X->poff[1], tA[2] - X->poff[2]};
+        for (int i = 0; i < 3; i++) {
+          t[i] = v3dot(X->pax + 3 * i, x);
+        }
+      } else {
+        for (int i = 0; i < 3; i++) {
+          t[i] = tA[i] + v3dot(C + 3 * i, Y->poff);
+        }
+      }
+      double m = 1e-10 * (X->mag + Y->mag + fabs(t[0]) + fabs(t[1]) + fabs(t[2]) + q->tabMag);
+      sg[k] = sqrt(t[0] * t[0] + t[1] * t[1] + t[2] * t[2]) - X->ro - Y->ro - m;
+    }
+    // the nearer spheres first (pushed last)
+    int first = sg[1] < sg[0] ? 1 : 0;
+    for (int k = 0; k < 2; k++) {
+      int w = k ? first : 1 - first;
+      if (sg[w] > q->cut || sp >= STACK) {
+        continue;  // (the stack cannot fill: at most two pairs per level of the two trees)
+      }
+      st[sp].a = c[w][0];
+      st[sp].b = c[w][1];
+      st[sp].derive = openA ? 1 : 2;
+      memcpy(st[sp].C, C, sizeof C);
+      v3copy(st[sp].tA, ct[w]);
+      sp++;
+    }
+  }
+  return q->best;
+}
+
+double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, int earlyOut,
+                            hscQueue *hq, double pa[3], double pb[3]) {
+  MMQuery q;
+  q.a = a;
+  q.b = b;
+  q.ma = a->g->mesh;
+  q.mb = b->g->mesh;
+  q.best = INFINITY;
+  q.oa = q.ob = INT_MAX;
+  q.pa = pa;
+  q.pb = pb;
+  if (q.ma->nnode == 0 || q.mb->nnode == 0) {
+    return q.best;
+  }
+  relFrame(a, b, q.Rab, q.absR, q.tab);
+  q.bound = bound;
+  q.earlyOut = earlyOut;
+  q.cut = earlyOut ? bound : INFINITY;
+  q.tabMag = fabs(q.tab[0]) + fabs(q.tab[1]) + fabs(q.tab[2]);
+  if (earlyOut) {
+    return intersectMeshMesh(&q);
+  }
+  // first look for a crossing depth first (cheap, and it ends the query at 0); whatever it
+  // met on the way (a real triangle pair) stays the answer so far
+  q.earlyOut = 1;
+  q.cut = q.bound = 0;
+  if (intersectMeshMesh(&q) <= 0) {
+    return q.best;
+  }
+  q.earlyOut = 0;
+  q.cut = INFINITY;
+  q.bound = bound;
+  // node pairs wait in the heap by lower bound (nearest first: a good answer early prunes the
+  // rest); those with the same key (overlapping nodes, whose bounds are raised to 0) latest
+  // first, so overlapping nodes are walked depth first towards a crossing. When the heap is
+  // full, pairs go to a depth-first stack instead. The answer is the same either way.
+  const double floor = 0;
   struct {
     int a, b;
     double lb;
   } stack[STACK];
-  int sp = 0;
-  {
-    double ca[3], cb[3];
-    nodeCentre(a, &ma->nodes[0], ca);
-    nodeCentre(b, &mb->nodes[0], cb);
-    double lb = sqrt(v3dist2(ca, cb)) - ma->nodes[0].r - mb->nodes[0].r;
+  int sp = 0, nh = 0, cap = hq ? hq->cap : 0;
+  unsigned seq = 0;
+  double sg[2];
+  Fixed fx;
+  fixSide(&q, &q.ma->obb[0], &q.mb->obb[0], 1, &fx);
+  double lb0 = pairBound(&q, &fx, 0, 0, sg);
+  if (lb0 > q.cut) {
+    return q.best;
+  }
+  if (cap > 0) {
+    heapPush(hq, &nh, (hscPairItem){lb0, fmax(lb0, floor), seq++, 0, 0});
+  } else {
     stack[sp].a = stack[sp].b = 0;
-    stack[sp++].lb = nodeLowerBound(&ma->nodes[0], &mb->nodes[0], Rab, absR, tab, lb, best, cut);
+    stack[sp++].lb = lb0;
   }
-  while (sp > 0) {
-    sp--;
-    int ia = stack[sp].a, ib = stack[sp].b;
-    const hscNode *A = &ma->nodes[ia], *B = &mb->nodes[ib];
-    // the bound is the larger of the spheres' gap and the boxes' (nodeLowerBound): no triangle
-    // pair under the nodes can be nearer than it, so a pair at or beyond best (or beyond bound
-    // when only that is asked) holds no update of best
-    double lbb = stack[sp].lb;
-    if (lbb >= best || (earlyOut && lbb > bound)) {
-      continue;
-    }
-    if (A->count && B->count) {
-      double tbs[16][3][3], blo[16][3], bhi[16][3];
-      for (int j = 0; j < B->count; j++) {
-        worldTri(b, B->right + j, tbs[j]);
-        triBox(tbs[j], blo[j], bhi[j]);
-      }
-      for (int i = A->right; i < A->right + A->count; i++) {
-        double ta[3][3], alo[3], ahi[3];
-        worldTri(a, i, ta);
-        triBox(ta, alo, ahi);
-        for (int j = 0; j < B->count; j++) {
-          // the gap of the triangles' world boxes bounds their distance from below: a pair
-          // that cannot come nearer than best (or within bound) is skipped
-          double g2 = 0;
-          for (int k = 0; k < 3; k++) {
-            double g = blo[j][k] - ahi[k], h = alo[k] - bhi[j][k];
-            g = g > h ? g : h;
-            g2 += g > 0 ? g * g : 0;
-          }
-          double tlb = sqrt(g2);
-          // and the gap along the line through the two centroids
-          double u[3], ul = 0;
-          for (int k = 0; k < 3; k++) {
-            u[k] = tbs[j][0][k] + tbs[j][1][k] + tbs[j][2][k] - ta[0][k] - ta[1][k] - ta[2][k];
-            ul += u[k] * u[k];
-          }
-          if (ul > 0) {
-            double amax = v3dot(ta[0], u), bmin = v3dot(tbs[j][0], u);
-            for (int k = 1; k < 3; k++) {
-              double x = v3dot(ta[k], u), y = v3dot(tbs[j][k], u);
-              amax = x > amax ? x : amax;
-              bmin = y < bmin ? y : bmin;
-            }
-            double g = (bmin - amax) / sqrt(ul);
-            tlb = g > tlb ? g : tlb;
-          }
-          tlb = tlb * (1 - 1e-12) - 1e-300;
-          if (tlb >= best || (earlyOut && tlb > bound)) {
-            continue;
-          }
-          double qa[3], qb[3];
-          double d = hsc_triTriDist(ta, tbs[j], qa, qb);
-          if (d < best) {
-            best = d;
-            v3copy(pa, qa);
-            v3copy(pb, qb);
-          }
-        }
-      }
-      if ((earlyOut && best <= bound) || best <= 0) {
-        return best;  // surfaces: nothing is nearer than crossing
-      }
-      continue;
-    }
-    if (sp + 2 > STACK) {
-      continue;  // cannot happen with trees of depth <= HSC_MAX_DEPTH
-    }
-    int openA = B->count || (!A->count && A->r >= B->r);
-    int c1[2], c2[2];
-    if (openA) {
-      c1[0] = ia + 1;
-      c1[1] = ib;
-      c2[0] = A->right;
-      c2[1] = ib;
+  while (sp > 0 || nh > 0) {
+    int ia, ib, fromStack = sp > 0;
+    double lb;
+    if (fromStack) {
+      sp--;
+      ia = stack[sp].a;
+      ib = stack[sp].b;
+      lb = stack[sp].lb;
     } else {
-      c1[0] = ia;
-      c1[1] = ib + 1;
-      c2[0] = ia;
-      c2[1] = B->right;
+      hscPairItem it = heapPop(hq, &nh);
+      ia = it.a;
+      ib = it.b;
+      lb = it.lb;
     }
-    // the nearer pair on top
-    double x1[3], y1[3], x2[3], y2[3];
-    const hscNode *a1 = &ma->nodes[c1[0]], *b1 = &mb->nodes[c1[1]];
-    const hscNode *a2 = &ma->nodes[c2[0]], *b2 = &mb->nodes[c2[1]];
-    nodeCentre(a, a1, x1);
-    nodeCentre(b, b1, y1);
-    nodeCentre(a, a2, x2);
-    nodeCentre(b, b2, y2);
-    double d1 = sqrt(v3dist2(x1, y1)) - a1->r - b1->r;
-    double d2 = sqrt(v3dist2(x2, y2)) - a2->r - b2->r;
-    double l1 = nodeLowerBound(a1, b1, Rab, absR, tab, d1, best, cut);
-    double l2 = nodeLowerBound(a2, b2, Rab, absR, tab, d2, best, cut);
-    const int *first = d1 <= d2 ? c2 : c1, *second = d1 <= d2 ? c1 : c2;
-    double lf = d1 <= d2 ? l2 : l1, ls = d1 <= d2 ? l1 : l2;
-    if (lf < best && !(earlyOut && lf > bound)) {
-      stack[sp].a = first[0];
-      stack[sp].b = first[1];
-      stack[sp++].lb = lf;
+    // no triangle pair under the nodes is nearer than lb: a pair beyond the answer so far
+    // (ties may still win by their indices) or beyond the cut holds nothing
+    if (lb > q.best || lb > q.cut) {
+      continue;
     }
-    if (ls < best && !(earlyOut && ls > bound)) {
-      stack[sp].a = second[0];
-      stack[sp].b = second[1];
-      stack[sp++].lb = ls;
+    const hscNode *A = &q.ma->nodes[ia], *B = &q.mb->nodes[ib];
+    if (A->count && B->count) {
+      leafPair(&q, A, B);
+      // an intersection query is answered once within its bound; a distance of 0 (the
+      // surfaces touch or cross) is final, with the points of the first such pair met
+      if ((earlyOut && q.best <= bound) || q.best <= 0) {
+        return q.best;
+      }
+      continue;
+    }
+    // open the larger node (a leaf is never opened)
+    int openA = B->count || (!A->count && q.ma->obb[ia].ro >= q.mb->obb[ib].ro);
+    int c[2][2];
+    if (openA) {
+      c[0][0] = ia + 1;
+      c[0][1] = ib;
+      c[1][0] = A->right;
+      c[1][1] = ib;
+    } else {
+      c[0][0] = ia;
+      c[0][1] = ib + 1;
+      c[1][0] = ia;
+      c[1][1] = B->right;
+    }
+    fixSide(&q, &q.ma->obb[ia], &q.mb->obb[ib], openA, &fx);
+    double l[2] = {pairBound(&q, &fx, c[0][0], c[0][1], sg),
+                   pairBound(&q, &fx, c[1][0], c[1][1], sg + 1)};
+    // the lower bound first (pushed last); between overlapping boxes, the nearer spheres
+    double k0 = l[0] > floor ? l[0] : floor, k1 = l[1] > floor ? l[1] : floor;
+    int first = k1 < k0 || (k1 == k0 && sg[1] < sg[0]) ? 1 : 0;
+    for (int k = 0; k < 2; k++) {
+      int w = k ? first : 1 - first;
+      if (l[w] > q.best || l[w] > q.cut) {
+        continue;
+      }
+      if (!fromStack && nh < cap) {
+        heapPush(hq, &nh, (hscPairItem){l[w], w ? k1 : k0, seq++, c[w][0], c[w][1]});
+      } else if (sp < STACK) {
+        if (!fromStack) {
+          hq->overflow++;
+        }
+        stack[sp].a = c[w][0];
+        stack[sp].b = c[w][1];
+        stack[sp++].lb = l[w];
+      }
+      // (the stack cannot fill: it holds at most two pairs per level of the two trees)
     }
   }
-  return best;
+  return q.best;
 }
 
 //---------------------------------- rays ------------------------------------------------------

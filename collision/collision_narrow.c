@@ -894,10 +894,10 @@ void hsc_collideGeoms(const hscPosed *a, const hscPosed *b, hscCandBuf *buf) {
 //---------------------------------- distances -------------------------------------------------
 
 double hsc_distanceGeoms(const hscPosed *a, const hscPosed *b, double bound, int earlyOut,
-                         double pa[3], double pb[3]) {
+                         hscQueue *q, double pa[3], double pb[3]) {
   int ma = hsc_isTriMesh(a), mb = hsc_isTriMesh(b);
   if (ma && mb) {
-    return hsc_distanceMeshMesh(a, b, bound, earlyOut, pa, pb);
+    return hsc_distanceMeshMesh(a, b, bound, earlyOut, q, pa, pb);
   }
   if (ma) {
     return hsc_distanceMesh(a, b, bound, earlyOut, pa, pb);

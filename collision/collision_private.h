@@ -107,21 +107,33 @@ void hsc_basis(const double n[3], double t1[3], double t2[3]);
 // at `right`; leaves hold triangles [first, first + count) of the mesh's BVH order
 typedef struct hscNode {
   double lo[3], hi[3];  // box, geom frame [m]
-  double c[3], r;       // bounding sphere of the box (centre, radius), for distance bounds
-  double n[3], s0, s1;  // a slab: unit axis (the triangles' mean normal, geom frame) and the
-                        // range of n . x over the node's vertices, for distance bounds
+  double c[3], r;       // a bounding sphere (the smaller of the box's and the OBB's)
   int right;            // internal: index of the second child; leaf: first triangle
   int count;            // leaf: number of triangles (> 0); internal: 0
 } hscNode;
+
+// a node's oriented box (OBB), for mesh-mesh distance bounds; kept apart from the nodes so
+// that what rays and box tests read stays small
+typedef struct hscObb {
+  double ax[9];         // rows: its axes (geom frame): the triangles' mean normal and their
+                        // principal in-plane directions
+  double oc[3], oh[3];  // centre (geom frame) and half extents along the axes
+  double ro;            // the radius of a sphere around oc holding the node (rounding allowed)
+  double mag;           // 3 (r + ro) + |oc|_1: the scale of the node's rounding errors
+  double pax[9];        // the axes in its parent's axes (rows), and its centre's offset from
+  double poff[3];       // the parent's along the parent's axes (root: identity, 0)
+} hscObb;
 
 // a triangle mesh with its BVH; built once, read-only
 typedef struct hscMesh {
   double *v;      // 3 per vertex, geom frame [m]
   int nvert;
   int *tri;       // 3 vertex indices per triangle, in BVH order
+  int *orig;      // per triangle (BVH order): its index in the input, which orders ties
   int ntri;
   double *n;      // unit outward normal per triangle (zero for a degenerate one)
   hscNode *nodes;
+  hscObb *obb;    // per node
   int nnode;
   int depth;      // deepest level of the tree (the root is level 1)
 } hscMesh;
@@ -279,11 +291,27 @@ void hsc_manifold(const hscConvex *a, const hscConvex *b, const double n[3], dou
 // buf, 0 if apart. oneSidedB: b is a mesh triangle and only its front counts
 int hsc_collideConvex(const hscConvex *a, const hscConvex *b, hscCandBuf *buf, int oneSidedB);
 
+// a node pair waiting in a mesh-mesh distance traversal: its lower bound and its order key
+typedef struct hscPairItem {
+  double lb, key;  // key: lb, raised to the query's floor (0, or an intersection's bound)
+  unsigned seq;    // push number: among equal keys the latest first (depth first)
+  int a, b;        // node indices
+} hscPairItem;
+
+// the priority queue of a scene's mesh-mesh distance queries (sized at scene creation; when
+// full, the traversal goes on depth first: slower, same answer, counted in overflow)
+typedef struct hscQueue {
+  hscPairItem *item;
+  int cap;
+  long overflow;  // node pairs that did not fit
+} hscQueue;
+
 // minimum distance of two posed geoms (< 0: penetration of primitives), closest points; with
 // earlyOut set it stops early (returning some value <= bound) once the distance is known to be
-// <= bound, and may return some value > bound (not the distance) when it is beyond bound
+// <= bound, and may return some value > bound (not the distance) when it is beyond bound.
+// q: the scene's queue for mesh pairs (NULL: depth first)
 double hsc_distanceGeoms(const hscPosed *a, const hscPosed *b, double bound, int earlyOut,
-                         double pa[3], double pb[3]);
+                         hscQueue *q, double pa[3], double pb[3]);
 
 // first hit of a ray on a posed geom (front faces only); 1 with *t, n filled if t < *t
 int hsc_rayGeom(const hscPosed *g, const double o[3], const double d[3], double *t,
@@ -295,7 +323,7 @@ void hsc_collideMeshMesh(const hscPosed *a, const hscPosed *b, hscCandBuf *buf);
 double hsc_distanceMesh(const hscPosed *mesh, const hscPosed *other, double bound, int earlyOut,
                         double pm[3], double po[3]);
 double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, int earlyOut,
-                            double pa[3], double pb[3]);
+                            hscQueue *q, double pa[3], double pb[3]);
 int hsc_rayMesh(const hscPosed *g, const double o[3], const double d[3], double *t,
                 double n[3]);
 
@@ -327,6 +355,7 @@ struct hscScene {
   hscCand *cand;     // candidate buffer (opt.maxCandidates)
   hscCand *kept;     // reduction output
   double *dmin;      // reduction scratch (opt.maxCandidates)
+  hscQueue queue;    // mesh-mesh distance traversals (opt.queuePairs pairs)
   long warnings[hscWARN_NTYPES];
   // sweep and prune: every (body, link) with geometry, sorted by AABB lo x
   int *sapBody, *sapLink;

@@ -22,7 +22,9 @@ static const char *kWarnText[hscWARN_NTYPES] = {
     ("a link pair produced more candidate contact points than the scene's buffer holds; the "
      "rest are dropped"),
     "the contact buffer of a query is full; the remaining contacts are dropped",
-    "a body was given a non-finite pose; it is left out of the queries until a finite one"};
+    "a body was given a non-finite pose; it is left out of the queries until a finite one",
+    ("a mesh-mesh distance query needed more node pairs than the scene's queue holds; it went "
+     "on depth first (slower, same answer)")};
 
 static void warn(hscScene *s, int kind, long n) {
   if (n <= 0) {
@@ -38,6 +40,7 @@ void hsc_defaultOptions(hscOptions *opt) {
   opt->maxContactsPerPair = 4;
   opt->maxCandidates = 256;
   opt->capPoints = 8;
+  opt->queuePairs = 4096;
 }
 
 hscScene *hsc_makeScene(const hscOptions *opt, hsError *err) {
@@ -47,10 +50,11 @@ hscScene *hsc_makeScene(const hscOptions *opt, hsError *err) {
     o = *opt;
   }
   if (o.maxContactsPerPair < 1 || o.maxCandidates < o.maxContactsPerPair || o.capPoints < 3 ||
-      o.capPoints > 32) {
+      o.capPoints > 32 || o.queuePairs < 0) {
     HS_ERR(err, hsE_INVALID, "bad collision options: %d points per pair, %d candidates, %d "
-           "rim points (need 1 <= points <= candidates, 3 <= rim points <= 32)",
-           o.maxContactsPerPair, o.maxCandidates, o.capPoints);
+           "rim points, a queue of %d (need 1 <= points <= candidates, 3 <= rim points <= 32, "
+           "queue >= 0)",
+           o.maxContactsPerPair, o.maxCandidates, o.capPoints, o.queuePairs);
     return NULL;
   }
   hscScene *s = hsu_calloc(1, sizeof *s);
@@ -59,8 +63,10 @@ hscScene *hsc_makeScene(const hscOptions *opt, hsError *err) {
     s->cand = hsu_malloc(sizeof(hscCand) * (size_t)o.maxCandidates);
     s->kept = hsu_malloc(sizeof(hscCand) * (size_t)o.maxContactsPerPair);
     s->dmin = hsu_malloc(sizeof(double) * (size_t)o.maxCandidates);
+    s->queue.item = hsu_malloc(sizeof(hscPairItem) * (size_t)(o.queuePairs > 0 ? o.queuePairs : 1));
+    s->queue.cap = o.queuePairs;
   }
-  if (!s || !s->cand || !s->kept || !s->dmin) {
+  if (!s || !s->cand || !s->kept || !s->dmin || !s->queue.item) {
     hsc_freeScene(s);
     HS_ERR(err, hsE_NOMEM, "out of memory");
     return NULL;
@@ -86,6 +92,7 @@ void hsc_freeScene(hscScene *s) {
   hsu_free(s->cand);
   hsu_free(s->kept);
   hsu_free(s->dmin);
+  hsu_free(s->queue.item);
   hsu_free(s->sapBody);
   hsu_free(s->sapLink);
   hsu_free(s);
@@ -439,7 +446,7 @@ int hsc_contacts(hscScene *s, const hscPair *pairs, int npair, hscContact *out, 
 //---------------------------------- intersections and distances -------------------------------
 
 // 1 if the links of pair p are within tol of each other
-static int pairIntersects(const hscScene *s, const hscPair *p) {
+static int pairIntersects(hscScene *s, const hscPair *p) {
   const hscPosed *ga = NULL, *gb = NULL;
   int na = sideGeoms(s, p, 0, &ga), nb = sideGeoms(s, p, 1, &gb);
   double tol = p->tolerance;
@@ -452,7 +459,7 @@ static int pairIntersects(const hscScene *s, const hscPair *p) {
         continue;
       }
       double pa[3], pb[3];
-      if (hsc_distanceGeoms(&ga[a], &gb[b], tol, 1, pa, pb) <= tol) {
+      if (hsc_distanceGeoms(&ga[a], &gb[b], tol, 1, &s->queue, pa, pb) <= tol) {
         return 1;
       }
     }
@@ -477,6 +484,8 @@ int hsc_intersections(hscScene *s, const hscPair *pairs, int npair, int checkAll
       }
     }
   }
+  warn(s, hscWARN_QUEUE, s->queue.overflow);
+  s->queue.overflow = 0;
   return count;
 }
 
@@ -511,7 +520,7 @@ void hsc_distances(hscScene *s, const hscPair *pairs, int npair, hscDistance *ou
           continue;
         }
         double pa[3], pb[3];
-        double d = hsc_distanceGeoms(&ga[a], &gb[b], best, 0, pa, pb);
+        double d = hsc_distanceGeoms(&ga[a], &gb[b], best, 0, &s->queue, pa, pb);
         if (d < best) {
           best = d;
           v3copy(o->p0, pa);
@@ -521,6 +530,8 @@ void hsc_distances(hscScene *s, const hscPair *pairs, int npair, hscDistance *ou
     }
     o->d = best;
   }
+  warn(s, hscWARN_QUEUE, s->queue.overflow);
+  s->queue.overflow = 0;
 }
 
 //---------------------------------- rays ------------------------------------------------------

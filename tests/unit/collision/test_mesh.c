@@ -200,6 +200,16 @@ static int compareScenes(hscScene *s, int trials, double spread, int *touching) 
       fprintf(stderr, "\n  trial %d: distance %.17g vs %.17g\n", t, d1.d, d2.d);
       mismatches++;
     }
+    // apart: the answer is the smallest (distance, triangle on side 0, triangle on side 1),
+    // the same points to the bit whatever order the BVH met the pairs in; touching or crossing:
+    // distance 0 at one point of both surfaces (the first crossing pair the walk meets)
+    if (d1.d > 0 && memcmp(&d1, &d2, sizeof d1) != 0) {
+      fprintf(stderr, "\n  trial %d: closest points differ at distance %.17g\n", t, d1.d);
+      mismatches++;
+    }
+    if (d1.d == 0 && memcmp(d1.p0, d1.p1, sizeof d1.p0) != 0) {
+      mismatches++;
+    }
     // the closest points are that far apart
     if (d1.d > 0 && fabs(sqrt(v3dist2(d1.p0, d1.p1)) - d1.d) > 1e-12) {
       mismatches++;
@@ -406,47 +416,217 @@ static void testDeterminism(void) {
   freeMesh(&ma);
 }
 
-// the BVH: every triangle under exactly one leaf, boxes nested, depth bounded
+// the BVH: every triangle under exactly one leaf, boxes nested, depth bounded; every vertex
+// under a node inside its oriented box and its two spheres (the distance bounds rest on it)
 static void testTreeInvariants(void) {
-  Mesh m = soup(5000, 10.0, 0.2);
-  hscMesh *mesh = hsc_makeMesh(m.v, m.nv, m.t, m.nt, NULL, 4, NULL);
-  CU_ASSERT_PTR_NOT_NULL_FATAL(mesh);
-  int *seen = calloc((size_t)m.nt, sizeof *seen), leaves = 0;
-  for (int i = 0; i < mesh->nnode; i++) {
-    const hscNode *nd = &mesh->nodes[i];
-    if (nd->count) {
-      leaves++;
-      CU_ASSERT(nd->count <= 4);
-      for (int t = nd->right; t < nd->right + nd->count; t++) {
-        seen[t]++;
+  Mesh m = soup(5000, 10.0, 0.2), bl = blob(40, 20, 0.3, 0.6);
+  for (int which = 0; which < 2; which++) {
+    const Mesh *mm = which ? &bl : &m;
+    hscMesh *mesh = hsc_makeMesh(mm->v, mm->nv, mm->t, mm->nt, NULL, 4, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(mesh);
+    int *seen = calloc((size_t)mm->nt, sizeof *seen), leaves = 0, outside = 0;
+    for (int i = 0; i < mesh->nnode; i++) {
+      const hscNode *nd = &mesh->nodes[i];
+      const hscObb *ob = &mesh->obb[i];
+      if (nd->count) {
+        leaves++;
+        CU_ASSERT(nd->count <= 4);
+        for (int t = nd->right; t < nd->right + nd->count; t++) {
+          seen[t]++;
+          const double *a, *b, *c;
+          hsc_triangle(mesh, t, &a, &b, &c);
+          const double *v[3] = {a, b, c};
+          for (int k = 0; k < 3; k++) {
+            for (int j = 0; j < 3; j++) {
+              CU_ASSERT(v[k][j] >= nd->lo[j] && v[k][j] <= nd->hi[j]);
+            }
+          }
+        }
+      } else {
+        const hscNode *ch[2] = {&mesh->nodes[i + 1], &mesh->nodes[nd->right]};
+        for (int k = 0; k < 2; k++) {
+          for (int j = 0; j < 3; j++) {
+            CU_ASSERT(ch[k]->lo[j] >= nd->lo[j] && ch[k]->hi[j] <= nd->hi[j]);
+          }
+        }
+      }
+      // the node's triangles: from its leftmost leaf's first to its rightmost leaf's last
+      int lf = i, rt = i;
+      while (!mesh->nodes[lf].count) {
+        lf++;
+      }
+      while (!mesh->nodes[rt].count) {
+        rt = mesh->nodes[rt].right;
+      }
+      int t1 = mesh->nodes[rt].right + mesh->nodes[rt].count;
+      for (int t = mesh->nodes[lf].right; t < t1; t++) {
         const double *a, *b, *c;
         hsc_triangle(mesh, t, &a, &b, &c);
         const double *v[3] = {a, b, c};
         for (int k = 0; k < 3; k++) {
+          double x[3];
+          v3sub(x, v[k], ob->oc);
           for (int j = 0; j < 3; j++) {
-            CU_ASSERT(v[k][j] >= nd->lo[j] && v[k][j] <= nd->hi[j]);
+            outside += fabs(v3dot(ob->ax + 3 * j, x)) > ob->oh[j] + 1e-13;
           }
+          outside += sqrt(v3dist2(v[k], ob->oc)) > ob->ro;
+          outside += sqrt(v3dist2(v[k], nd->c)) > nd->r;
         }
       }
-    } else {
-      const hscNode *ch[2] = {&mesh->nodes[i + 1], &mesh->nodes[nd->right]};
-      for (int k = 0; k < 2; k++) {
-        for (int j = 0; j < 3; j++) {
-          CU_ASSERT(ch[k]->lo[j] >= nd->lo[j] && ch[k]->hi[j] <= nd->hi[j]);
+      for (int j = 0; j < 3; j++) {
+        for (int k = 0; k < 3; k++) {
+          CU_ASSERT(fabs(v3dot(ob->ax + 3 * j, ob->ax + 3 * k) - (j == k)) < 1e-12);
         }
       }
     }
+    CU_ASSERT_EQUAL(outside, 0);
+    int once = 1;
+    for (int t = 0; t < mm->nt; t++) {
+      once &= seen[t] == 1;
+    }
+    CU_ASSERT(once);
+    CU_ASSERT(mesh->depth <= HSC_MAX_DEPTH);
+    CU_ASSERT_EQUAL(mesh->nnode, 2 * leaves - 1);
+    // orig is a permutation
+    memset(seen, 0, sizeof *seen * (size_t)mm->nt);
+    for (int t = 0; t < mm->nt; t++) {
+      seen[mesh->orig[t]]++;
+    }
+    once = 1;
+    for (int t = 0; t < mm->nt; t++) {
+      once &= seen[t] == 1;
+    }
+    CU_ASSERT(once);
+    free(seen);
+    hsc_freeMesh(mesh);
   }
-  int once = 1;
-  for (int t = 0; t < m.nt; t++) {
-    once &= seen[t] == 1;
-  }
-  CU_ASSERT(once);
-  CU_ASSERT(mesh->depth <= HSC_MAX_DEPTH);
-  CU_ASSERT_EQUAL(mesh->nnode, 2 * leaves - 1);
-  free(seen);
-  hsc_freeMesh(mesh);
   freeMesh(&m);
+  freeMesh(&bl);
+}
+
+// a flat grid of n x n squares of side h at z = 0, two triangles each, in a shuffled order
+static Mesh grid(int n, double h) {
+  Mesh m;
+  m.nv = (n + 1) * (n + 1);
+  m.nt = 2 * n * n;
+  m.v = malloc(sizeof(float) * 3 * (size_t)m.nv);
+  m.t = malloc(sizeof(int) * 3 * (size_t)m.nt);
+  for (int j = 0; j <= n; j++) {
+    for (int i = 0; i <= n; i++) {
+      float *v = m.v + 3 * (j * (n + 1) + i);
+      v[0] = (float)(h * i);
+      v[1] = (float)(h * j);
+      v[2] = 0;
+    }
+  }
+  for (int j = 0; j < n; j++) {
+    for (int i = 0; i < n; i++) {
+      int a = j * (n + 1) + i, b = a + 1, c = a + n + 1, d = c + 1;
+      int *q = m.t + 6 * (j * n + i);
+      q[0] = a;
+      q[1] = b;
+      q[2] = d;
+      q[3] = a;
+      q[4] = d;
+      q[5] = c;
+    }
+  }
+  for (int i = m.nt - 1; i > 0; i--) {
+    int k = (int)(rnd() * (i + 1)), x[3];
+    memcpy(x, m.t + 3 * i, sizeof x);
+    memcpy(m.t + 3 * i, m.t + 3 * k, sizeof x);
+    memcpy(m.t + 3 * k, x, sizeof x);
+  }
+  return m;
+}
+
+// two parallel grids facing each other: hundreds of triangle pairs at exactly the same
+// distance. The BVH (best first, depth first when its queue is tiny or absent) answers the
+// brute force's smallest (distance, triangle on side 0, triangle on side 1) to the bit, twice
+// and on a scene built again; a queue too small is counted as a warning, answer unchanged.
+static void testDistanceTies(void) {
+  Mesh ga = grid(16, 0.0625), gb = grid(12, 0.0625);
+  hscModel *a = colMesh(ga.v, ga.nv, ga.t, ga.nt, 4), *b = colMesh(gb.v, gb.nv, gb.t, gb.nt, 2);
+  hscModel *ra = perTriangle(&ga), *rb = perTriangle(&gb);
+  static const int queues[4] = {4096, 0, 1, 8};
+  // poses of b: above a by 0.25, shifted by multiples of the grid step, turned by quarter
+  // turns about z (exact in binary, so the ties are exact)
+  static const double shifts[4][3] = {
+      {0, 0, 0.25}, {0.125, 0.0625, 0.25}, {0.5, 0.25, 0.375}, {1.0, 0.5, 0.25}};
+  int mismatches = 0, ties = 0;
+  for (int qi = 0; qi < 4; qi++) {
+    hscOptions o;
+    hsc_defaultOptions(&o);
+    o.queuePairs = queues[qi];
+    hst_expectLog(queues[qi] != 4096);  // a queue too small is a warning
+    hscScene *s = hsc_makeScene(&o, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(s);
+    hsc_addBody(s, a, NULL);
+    hsc_addBody(s, b, NULL);
+    hsc_addBody(s, ra, NULL);
+    hsc_addBody(s, rb, NULL);
+    for (int k = 0; k < 4; k++) {
+      for (int turn = 0; turn < 4; turn++) {
+        static const double c4[4] = {1, 0, -1, 0}, s4[4] = {0, 1, 0, -1};
+        double R[9] = {c4[turn], -s4[turn], 0, s4[turn], c4[turn], 0, 0, 0, 1};
+        double p[3] = {shifts[k][0], shifts[k][1], shifts[k][2]};
+        // (back over a after the turn)
+        p[0] += turn == 1 || turn == 2 ? 0.75 : 0;
+        p[1] += turn == 2 || turn == 3 ? 0.75 : 0;
+        hsc_setLinkPose(s, 1, 0, p, R, NULL);
+        hsc_setLinkPose(s, 3, 0, p, R, NULL);
+        hscPair pairs[2] = {{{0, 1}, {0, 0}, 0, 0}, {{2, 3}, {0, 0}, 0, 0}};
+        hscDistance d1, d2, d3;
+        hsc_distances(s, &pairs[0], 1, &d1);
+        hsc_distances(s, &pairs[1], 1, &d2);
+        hsc_distances(s, &pairs[0], 1, &d3);
+        ties += d1.d == shifts[k][2];
+        if (memcmp(&d1, &d2, sizeof d1) != 0 || memcmp(&d1, &d3, sizeof d1) != 0) {
+          fprintf(stderr, "\n  queue %d pose %d turn %d: %.17g (%g %g %g) vs %.17g (%g %g %g)\n",
+                  queues[qi], k, turn, d1.d, d1.p0[0], d1.p0[1], d1.p0[2], d2.d, d2.p0[0],
+                  d2.p0[1], d2.p0[2]);
+          mismatches++;
+        }
+      }
+    }
+    if (queues[qi] == 1) {
+      CU_ASSERT(hsc_warningCount(s, hscWARN_QUEUE) > 0);
+    }
+    if (queues[qi] == 4096) {
+      CU_ASSERT_EQUAL(hsc_warningCount(s, hscWARN_QUEUE), 0);
+    }
+    hsc_freeScene(s);
+    hst_expectLog(0);
+  }
+  CU_ASSERT_EQUAL(mismatches, 0);
+  CU_ASSERT_EQUAL(ties, 4 * 16);  // every pose is a tie at the gap
+  // the same meshes built again: the same bits
+  hscModel *a2 = colMesh(ga.v, ga.nv, ga.t, ga.nt, 4), *b2 = colMesh(gb.v, gb.nv, gb.t, gb.nt, 2);
+  hscScene *s1 = hsc_makeScene(NULL, NULL), *s2 = hsc_makeScene(NULL, NULL);
+  hsc_addBody(s1, a, NULL);
+  hsc_addBody(s1, b, NULL);
+  hsc_addBody(s2, a2, NULL);
+  hsc_addBody(s2, b2, NULL);
+  double R[9];
+  colRot(R, 0.3, 0.4, 0.866, 0.4);
+  double p[3] = {0.2, 0.1, 0.3};
+  hsc_setLinkPose(s1, 1, 0, p, R, NULL);
+  hsc_setLinkPose(s2, 1, 0, p, R, NULL);
+  hscPair pr = {{0, 1}, {0, 0}, 0, 0};
+  hscDistance e1, e2;
+  hsc_distances(s1, &pr, 1, &e1);
+  hsc_distances(s2, &pr, 1, &e2);
+  CU_ASSERT(memcmp(&e1, &e2, sizeof e1) == 0);
+  hsc_freeScene(s1);
+  hsc_freeScene(s2);
+  hsc_freeModel(a);
+  hsc_freeModel(b);
+  hsc_freeModel(a2);
+  hsc_freeModel(b2);
+  hsc_freeModel(ra);
+  hsc_freeModel(rb);
+  freeMesh(&ga);
+  freeMesh(&gb);
 }
 
 void register_mesh(void) {
@@ -458,4 +638,6 @@ void register_mesh(void) {
   CU_add_test(s, "mesh against each primitive: BVH equals brute force", testMeshPrimitives);
   CU_add_test(s, "mesh cube on a mesh slab", testMeshBoxOnMeshSlab);
   CU_add_test(s, "determinism", testDeterminism);
+  CU_add_test(s, "mesh distance ties: the smallest triangle indices, any traversal",
+              testDistanceTies);
 }

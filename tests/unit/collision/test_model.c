@@ -207,6 +207,9 @@ static void testErrors(void) {
   hsc_defaultOptions(&o);
   o.capPoints = 2;
   CU_ASSERT_PTR_NULL(hsc_makeScene(&o, NULL));
+  hsc_defaultOptions(&o);
+  o.queuePairs = -1;
+  CU_ASSERT_PTR_NULL(hsc_makeScene(&o, NULL));
   // every allocation of building the humanoid's model and a scene may fail
   hsBody *robot = hst_loadSample("humanoid/humanoid.wrl");
   CU_ASSERT_PTR_NOT_NULL_FATAL(robot);
