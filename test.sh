@@ -36,8 +36,13 @@ fi
 echo "sanitizers: clean"
 
 echo "== unit tests under valgrind"
+# the mesh importer's forked children are left out: a child of a many-threaded test holds
+# copies of the other threads' buffers it can never free (the importer's own code is checked
+# in process, meshInProcess); "possibly lost" blocks (thread stacks) are neither shown nor errors
 for t in build/bin/*_tests; do
-  valgrind -q --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=1 \
-    --keep-debuginfo=yes --suppressions=tests/valgrind.supp "$t" > /dev/null || { echo "valgrind found errors in $t"; exit 1; }
+  valgrind -q --child-silent-after-fork=yes --leak-check=full \
+    --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
+    --error-exitcode=1 --keep-debuginfo=yes --suppressions=tests/valgrind.supp "$t" \
+    > /dev/null || { echo "valgrind found errors in $t"; exit 1; }
 done
 echo "valgrind: clean"

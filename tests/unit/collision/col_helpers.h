@@ -109,4 +109,36 @@ static inline int colNearest(const hscContact *c, int n, const double p[3]) {
   return best;
 }
 
+// A mesh model a (8 vertices v, its first body) tilted by 1e-4 to 5e-4 rad about 50 axes,
+// its lowest vertex sunk 1e-6 m into the top face (z = 0) of a 10 x 10 x 0.1 box (a foot sole
+// on the floor). Returns how many poses break the rule: at least one contact, every normal
+// straight down into the floor (within twice the tilt), every depth at most the sunk 1e-6 m.
+// Frees a.
+static inline int colTiltedOnFloorFaults(hscModel *a, const float v[24]) {
+  hscModel *b = colPrim(hsGEOM_BOX, 10, 10, 0.1);
+  hscPair pr;
+  hscScene *s = colScene2(a, b, &pr);
+  colPlace(s, 1, 0, 0, -0.05, NULL);
+  int bad = 0;
+  for (int c = 0; c < 50; c++) {
+    double t = 1e-4 * (1 + c % 5), R[9];
+    colRot(R, sin(c * 1.3), cos(c * 0.7), 0.3 * sin(c * 2.1), t);
+    double low = 0;
+    for (int i = 0; i < 8; i++) {
+      low = fmin(low, R[6] * v[3 * i] + R[7] * v[3 * i + 1] + R[8] * v[3 * i + 2]);
+    }
+    colPlace(s, 0, 0.3, 0.2, -low - 1e-6, R);
+    hscContact k[64];
+    int n = hsc_contacts(s, &pr, 1, k, 64, NULL);
+    bad += n < 1;
+    for (int i = 0; i < n; i++) {
+      bad += !(k[i].n[2] < -cos(2 * t)) || !(k[i].depth <= 1e-6 + 1e-9);
+    }
+  }
+  hsc_freeScene(s);
+  hsc_freeModel(a);
+  hsc_freeModel(b);
+  return bad;
+}
+
 #endif  // HRPSIM_TESTS_UNIT_COLLISION_COL_HELPERS_H_
