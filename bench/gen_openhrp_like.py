@@ -21,9 +21,9 @@ Deterministic; standard library only. Measure with
     build/bin/hrpsim-bench-load bench/out/mockup_like/main.wrl 50
 """
 
+import argparse
 import math
 import os
-import sys
 
 PROTOS = """\
 PROTO Joint [
@@ -297,8 +297,12 @@ def mockup_like(outdir):
     return written
 
 
-def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "out")
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("outdir", nargs="?", default=os.path.join(os.path.dirname(__file__), "out"),
+                    help="where to write the models (default bench/out)")
+    out = ap.parse_args(argv).outdir
     os.makedirs(out, exist_ok=True)
     with open(os.path.join(out, "sample1_like.wrl"), "w") as f:
         f.write(sample1_like())

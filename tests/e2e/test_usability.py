@@ -179,3 +179,23 @@ def test_readme_documents_env_and_logdir():
     assert m, "README no longer shows omniNames started by hand"
     before = text[:m.start()].splitlines()[-3:] + [m.group(1)]
     assert any("mkdir -p" in ln for ln in before), before
+
+
+# ---------------------------------------------------------------------------------------------
+# --help of the scripts the README names
+# ---------------------------------------------------------------------------------------------
+
+SCRIPTS = sorted(str(p.relative_to(REPO_ROOT)) for pattern in ("bench/*.py", "samples/**/*.py")
+                 for p in REPO_ROOT.glob(pattern))
+
+
+@pytest.mark.parametrize("script", SCRIPTS)
+def test_script_help_prints_usage_and_writes_nothing(script, tmp_path):
+    # bench/gen_openhrp_like.py, samples/models/env/make_checker.py and make_arm_meshes.py took
+    # "--help" for their output path: they wrote ./--help/ (or a PNG called --help) and exited 0
+    proc = subprocess.run([sys.executable, str(REPO_ROOT / script), "--help"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+                          env=cli_env(), cwd=str(tmp_path))
+    assert proc.returncode == 0, describe(proc)
+    assert proc.stdout.startswith("usage: "), describe(proc)
+    assert list(tmp_path.iterdir()) == [], "%s --help wrote %s" % (script, list(tmp_path.iterdir()))

@@ -5,9 +5,9 @@ squares (two greys), as an uncompressed-filter PNG built with zlib and struct on
 Usage: make_checker.py [output.png]   (default: checker.png next to this script)
 The output is byte-for-byte deterministic.
 """
+import argparse
 import os
 import struct
-import sys
 import zlib
 
 WIDTH = HEIGHT = 64
@@ -35,9 +35,12 @@ def png_bytes():
     return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
 
 
-def main():
-    out = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)),
-                                                              "checker.png")
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("output", nargs="?",
+                    default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "checker.png"),
+                    help="the PNG to write (default: checker.png next to this script)")
+    out = ap.parse_args(argv).output
     data = png_bytes()
     with open(out, "wb") as f:
         f.write(data)

@@ -24,9 +24,9 @@ Usage: make_arm_meshes.py [OUTDIR]   (default: hrpsim_arm_description/meshes nex
 Standard library only; deterministic: rerunning it writes byte-identical files.
 """
 
+import argparse
 import math
 import struct
-import sys
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
@@ -193,8 +193,12 @@ def write_dae(path, verts, tris, translate):
     path.write_text(text)
 
 
-def main():
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT_OUT
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("outdir", nargs="?", type=Path, default=DEFAULT_OUT,
+                    help="where to write the meshes (default: "
+                         "hrpsim_arm_description/meshes next to this file)")
+    out = ap.parse_args(argv).outdir
     out.mkdir(parents=True, exist_ok=True)
 
     v, t = prism(16, 0.1, 0.0, 0.08)
