@@ -287,6 +287,36 @@ void Runtime::onShutdown(std::function<void()> hook) {
   hooks_.push_back(std::move(hook));
 }
 
+const char *const kCommonUsage =
+    "  -ORBInitRef NameService=corbaloc:iiop:HOST:PORT/NameService\n"
+    "                        the naming service to bind in (required; `hrpsim up` passes it)\n"
+    "  --allow-remote-shutdown\n"
+    "                        let clients stop a server that listens beyond 127.0.0.1\n"
+    "  -ORBendPoint giop:tcp:ADDR:PORT, -ORBendPoint giop:unix:\n"
+    "                        where to listen (repeatable; default: 127.0.0.1 on a free port;\n"
+    "                        `hrpsim up` adds a unix socket in a private directory)\n"
+    "  other -ORB options    omniORB's (see its documentation)\n"
+    "  -h, --help            print this and exit\n";
+
+bool helpRequested(int argc, char **argv, const char *synopsis, const char *options) {
+  for (int i = 1; i < argc; i++) {
+    if (std::strcmp(argv[i], "-h") == 0 || std::strcmp(argv[i], "--help") == 0) {
+      std::printf("usage: %s\n%s%s", synopsis, options, kCommonUsage);
+      return true;
+    }
+  }
+  return false;
+}
+
+bool noArgumentsLeft(int argc, char **argv, const char *program, const char *synopsis) {
+  if (argc <= 1) {
+    return true;
+  }
+  std::fprintf(stderr, "%s: unknown argument '%s'\nusage: %s\n(--help lists the options)\n",
+               program, argv[1], synopsis);
+  return false;
+}
+
 std::string describe(const hsError &err) {
   char buf[1200];
   return hsu_formatError(&err, buf, sizeof buf);

@@ -94,6 +94,19 @@ bool makeSocketDir(std::string *dir, std::string *why);
 // (every interface) and every other transport except giop:unix (which counts as loopback)
 bool isLoopbackEndpoint(const std::string &endpoint);
 
+// The usage text every server shares, after its own synopsis line and options: how to name
+// the naming service, --allow-remote-shutdown, and the -ORB options that matter here.
+extern const char *const kCommonUsage;
+
+// If argv holds -h or --help, print "usage: <synopsis>\n<options><kCommonUsage>" to stdout and
+// return true (main then exits 0 without starting anything). Call before the Runtime exists.
+bool helpRequested(int argc, char **argv, const char *synopsis, const char *options);
+
+// After the Runtime and the server's own options have taken theirs: if an argument is left in
+// argv[1..argc), print "<program>: unknown argument 'X'" and the synopsis to stderr and return
+// false (main then exits 2).
+bool noArgumentsLeft(int argc, char **argv, const char *program, const char *synopsis);
+
 // "file:line:column: message" for an hsError
 std::string describe(const hsError &err);
 

@@ -10,9 +10,24 @@
 #include "dynamics_simulator.h"
 #include "runtime.h"
 
+namespace {
+
+const char kSynopsis[] =
+    "hrpsim-dynamics -ORBInitRef NameService=CORBALOC [--allow-remote-shutdown] [-ORB options]";
+const char kOptions[] =
+    "Serves OpenHRP's DynamicsSimulatorFactory, bound as \"DynamicsSimulatorFactory\"; each\n"
+    "create() makes an independent DynamicsSimulator (one ODE world).\n";
+}  // namespace
+
 int main(int argc, char **argv) {
+  if (hrpsim::helpRequested(argc, argv, kSynopsis, kOptions)) {
+    return 0;
+  }
   try {
     hrpsim::Runtime runtime(argc, argv, "hrpsim-dynamics");
+    if (!hrpsim::noArgumentsLeft(argc, argv, "hrpsim-dynamics", kSynopsis)) {
+      return 2;
+    }
     hsd_initODE();  // once per process, before any world; routes ODE's messages to our log
     hrpsim::DynamicsSimulatorFactoryServant *factory = new hrpsim::DynamicsSimulatorFactoryServant;
     PortableServer::ObjectId_var oid = runtime.poa()->activate_object(factory);

@@ -18,19 +18,51 @@
 #include <string>
 #include <vector>
 
+#include "format.h"
 #include "model_loader.h"
 #include "runtime.h"
 
-static int usage(const std::string &problem) {
-  std::fprintf(stderr,
-               "hrpsim-modelloader: %s\n"
-               "usage: hrpsim-modelloader -ORBInitRef NameService=CORBALOC [--model-root DIR]... "
-               "[--allow-remote-shutdown] [cache and limit options] [-ORB options]\n",
-               problem.c_str());
+namespace {
+
+const char kSynopsis[] =
+    "hrpsim-modelloader -ORBInitRef NameService=CORBALOC [--model-root DIR]...\n"
+    "       [--allow-remote-shutdown] [cache and limit options] [-ORB options]";
+// the options, with the defaults the code holds
+std::string optionsText() {
+  hrpsim::ModelLoaderOptions d;
+  hsmLimits lim;
+  hsm_defaultLimits(&lim);
+  return hrpsim::format(
+      "Serves OpenHRP's ModelLoader (VRML97 and URDF models), bound as \"ModelLoader\".\n"
+      "  --model-root DIR      serve and read only files under DIR (repeatable; required when\n"
+      "                        listening beyond 127.0.0.1)\n"
+      "  --max-file-mb MB      largest model, mesh or texture file (%zu)\n"
+      "  --mesh-seconds S      time one mesh file's import may take (%g)\n"
+      "  --mesh-memory-mb MB   memory one mesh import may add (%zu)\n"
+      "  --mesh-triangles N    triangles in one mesh file (%ld)\n"
+      "  --mesh-in-process     import meshes in this process (no time or memory bound)\n"
+      "  --cache-entries N     bodies kept by the getBodyInfo cache (%zu)\n"
+      "  --cache-mb MB         bytes of bodies in that cache (%zu)\n"
+      "  --retired-entries N   bodies kept alive after leaving the cache (%zu)\n"
+      "  --retired-mb MB       bytes of those (%zu)\n"
+      "  $HRPSIM_MODELLOADER_OPTIONS: cache and limit options read before the command line\n",
+      static_cast<size_t>(lim.maxFileBytes >> 20), lim.meshSeconds,
+      static_cast<size_t>(lim.meshBytes >> 20), static_cast<long>(lim.meshTriangles),
+      d.cacheEntries, d.cacheBytes >> 20, d.retiredEntries, d.retiredBytes >> 20);
+}
+
+int usage(const std::string &problem) {
+  std::fprintf(stderr, "hrpsim-modelloader: %s\nusage: %s\n(--help lists the options)\n",
+               problem.c_str(), kSynopsis);
   return 2;
 }
 
+}  // namespace
+
 int main(int argc, char **argv) {
+  if (hrpsim::helpRequested(argc, argv, kSynopsis, optionsText().c_str())) {
+    return 0;
+  }
   try {
     hrpsim::Runtime runtime(argc, argv, "hrpsim-modelloader");
     // our own options (the ORB's and the Runtime's are gone from argv by now)

@@ -10,9 +10,24 @@
 #include "runtime.h"
 #include "scheduler.h"
 
+namespace {
+
+const char kSynopsis[] =
+    "hrpsim-scheduler -ORBInitRef NameService=CORBALOC [--allow-remote-shutdown] [-ORB options]";
+const char kOptions[] =
+    "Serves hrpsim's Scheduler (bound as \"Scheduler\") and OpenHRP's ClockGenerator (bound as\n"
+    "\"ClockGenerator\"); a run's DynamicsSimulator lives in this process.\n";
+}  // namespace
+
 int main(int argc, char **argv) {
+  if (hrpsim::helpRequested(argc, argv, kSynopsis, kOptions)) {
+    return 0;
+  }
   try {
     hrpsim::Runtime runtime(argc, argv, "hrpsim-scheduler");
+    if (!hrpsim::noArgumentsLeft(argc, argv, "hrpsim-scheduler", kSynopsis)) {
+      return 2;
+    }
     hsd_initODE();  // once per process, before any world; routes ODE's messages to our log
     PortableServer::POA_ptr poa = runtime.poa();
     hrpsim::SchedulerServant *scheduler = new hrpsim::SchedulerServant;  // our reference

@@ -14,7 +14,23 @@
 #include "runtime.h"
 #include "view_simulator.h"
 
+namespace {
+
+const char kSynopsis[] =
+    "hrpsim-view -ORBInitRef NameService=CORBALOC [--color-format argb|rgb] [--name NAME]\n"
+    "       [--allow-remote-shutdown] [-ORB options]";
+const char kOptions[] =
+    "Serves OpenHRP's ViewSimulatorFactory (vision sensors rendered headless through EGL).\n"
+    "  --color-format argb|rgb\n"
+    "                        colour images as OpenHRP's ARGB (one long per pixel, the default)\n"
+    "                        or RGB (3 bytes per pixel in octetData)\n"
+    "  --name NAME           bind the factory as NAME instead of \"ViewSimulatorFactory\"\n";
+}  // namespace
+
 int main(int argc, char **argv) {
+  if (hrpsim::helpRequested(argc, argv, kSynopsis, kOptions)) {
+    return 0;
+  }
   try {
     hrpsim::Runtime runtime(argc, argv, "hrpsim-view");
     hrpsim::ColorFormat format = hrpsim::ColorFormat::ARGB;
@@ -31,7 +47,8 @@ int main(int argc, char **argv) {
       } else if (std::strcmp(argv[i], "--name") == 0 && i + 1 < argc && *argv[i + 1]) {
         name = argv[++i];
       } else if (std::strncmp(argv[i], "-ORB", 4) != 0) {
-        std::fprintf(stderr, "hrpsim-view: unknown option '%s'\n", argv[i]);
+        std::fprintf(stderr, "hrpsim-view: unknown argument '%s'\nusage: %s\n(--help lists the "
+                     "options)\n", argv[i], kSynopsis);
         return 2;
       }
     }

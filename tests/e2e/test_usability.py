@@ -199,3 +199,42 @@ def test_script_help_prints_usage_and_writes_nothing(script, tmp_path):
     assert proc.returncode == 0, describe(proc)
     assert proc.stdout.startswith("usage: "), describe(proc)
     assert list(tmp_path.iterdir()) == [], "%s --help wrote %s" % (script, list(tmp_path.iterdir()))
+
+
+# ---------------------------------------------------------------------------------------------
+# --help of the servers, and arguments they do not know
+# ---------------------------------------------------------------------------------------------
+
+# each server with options of its own that its --help must name
+SERVER_OPTIONS = {
+    "hrpsim-modelloader": ["--model-root", "--mesh-seconds", "--cache-entries", "--retired-mb"],
+    "hrpsim-dynamics": [],
+    "hrpsim-collision": [],
+    "hrpsim-scheduler": [],
+    "hrpsim-view": ["--color-format", "--name"],
+}
+
+
+@pytest.mark.parametrize("server", sorted(SERVER_OPTIONS))
+def test_server_help_prints_usage_and_starts_nothing(server, built, tmp_path):
+    # before: hrpsim-dynamics, -collision and -scheduler ignored --help and tried to start
+    # (failing on the missing naming service), the ModelLoader and the view called it unknown
+    proc = subprocess.run([str(built / server), "--help"], stdin=subprocess.DEVNULL,
+                          capture_output=True, text=True, timeout=60, cwd=str(tmp_path))
+    assert proc.returncode == 0, describe(proc)
+    assert proc.stdout.startswith("usage: %s -ORBInitRef NameService=" % server), describe(proc)
+    for option in SERVER_OPTIONS[server] + ["--allow-remote-shutdown", "-ORBendPoint"]:
+        assert option in proc.stdout, (option, proc.stdout)
+    assert proc.stderr == "" and list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("server", sorted(SERVER_OPTIONS))
+def test_server_refuses_an_argument_it_does_not_know(server, built, tmp_path):
+    # before: the dynamics, collision and scheduler servers ignored it and started
+    proc = subprocess.run([str(built / server), "-ORBInitRef",
+                           "NameService=corbaloc:iiop:127.0.0.1:1/NameService", "--colour"],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=60,
+                          cwd=str(tmp_path))
+    assert proc.returncode == 2, describe(proc)
+    assert "%s: unknown argument '--colour'" % server in proc.stderr, describe(proc)
+    assert "usage: %s" % server in proc.stderr
