@@ -180,6 +180,7 @@ typedef struct hscHull {
 // the hull of a mesh when it is closed and convex (within the limits above): *out gets a new
 // hull (free with hsc_freeHull) or NULL when the mesh does not qualify; returns 0 or hsE_NOMEM
 int hsc_makeHull(const hscMesh *m, hscHull **out, hsError *err);
+// free a hull made by hsc_makeHull (NULL does nothing)
 void hsc_freeHull(hscHull *h);
 // index of a vertex of h farthest along l (geom frame; the first of equals)
 int hsc_hullSupportIndex(const hscHull *h, const double l[3]);
