@@ -156,7 +156,9 @@ int hsc_makeHull(const hscMesh *m, hscHull **out, hsError *err) {
   }
   qsort(s.keys, (size_t)n, sizeof *s.keys, keyCmp);
   for (int i = 0; i < n; i++) {
-    if (i == 0 || memcmp(s.keys[i].x, s.keys[i - 1].x, sizeof s.keys[i].x) != 0) {
+    // equal as numbers (-0 welds with 0, which keyCmp sorts among its equals)
+    const double *x = s.keys[i].x, *y = i ? s.keys[i - 1].x : NULL;
+    if (i == 0 || x[0] != y[0] || x[1] != y[1] || x[2] != y[2]) {
       nv++;
     }
     s.weld[s.keys[i].i] = nv - 1;
@@ -255,7 +257,13 @@ int hsc_makeHull(const hscMesh *m, hscHull **out, hsError *err) {
     v3cross(x, bc, ca);
     vol += v3dot(ac, x);
   }
-  if (!(vol > 0)) {
+  // and not flat: a sheet closed by facing triangles passes the tests above, its volume
+  // rounding noise of either sign; a solid has vertices well behind its first face's plane
+  double behind = 0;
+  for (int i = 0; i < nv; i++) {
+    behind = fmax(behind, s.td[0] - v3dot(s.tn, h->v + 3 * i));
+  }
+  if (!(vol > 0) || !(behind > 1e-9 * v3norm(ext))) {
     goto notConvex;
   }
   // faces: triangles with the same outward normal (a convex solid has one plane per normal)

@@ -541,9 +541,11 @@ static double boxBound(const hscObb *A, const hscObb *B, const double C[9],
                        double cut);
 
 static double nodeLowerBound(const hscObb *A, const hscObb *B, const double tA[3],
-                             const double M[9], int bFixed, double tabMag, double *sphereGap,
-                             double best, double cut) {
-  double margin = 1e-12 * (A->mag + B->mag + fabs(tA[0]) + fabs(tA[1]) + fabs(tA[2]) + tabMag);
+                             const double M[9], int bFixed, double tabMag, double worldMargin,
+                             double *sphereGap, double best, double cut) {
+  // best comes from world-frame triangle distances: their rounding counts too
+  double margin = 1e-12 * (A->mag + B->mag + fabs(tA[0]) + fabs(tA[1]) + fabs(tA[2]) + tabMag) +
+                  worldMargin;
 #define HSC_DONE(g) ((g) - margin > best || (g) - margin > cut)
   // the gap of the spheres around the two oriented boxes
   double dist = sqrt(tA[0] * tA[0] + tA[1] * tA[1] + tA[2] * tA[2]);
@@ -651,6 +653,8 @@ typedef struct MMQuery {
   double bound;
   int earlyOut;
   double tabMag;          // |tab|_1, for rounding margins
+  double worldMargin;     // rounding of a world-frame triangle-pair bound: 1e-12 x the scale
+                          // of the triangles' world coordinates
   double cut;             // node and triangle pairs with a lower bound above it are dropped
   double best;            // the answer so far: distance, then the input triangle indices
   int oa, ob;
@@ -707,7 +711,8 @@ static double pairBound(const MMQuery *q, const Fixed *f, int ia, int ib, double
       tA[i] = v3dot(f->M + 3 * i, B->oc) + f->v[i];
     }
   }
-  return nodeLowerBound(A, B, tA, f->M, f->bFixed, q->tabMag, sphereGap, q->best, q->cut);
+  return nodeLowerBound(A, B, tA, f->M, f->bFixed, q->tabMag, q->worldMargin, sphereGap, q->best,
+                        q->cut);
 }
 
 // every triangle pair of leaves A and B that may beat the answer so far
@@ -747,7 +752,8 @@ static void leafPair(MMQuery *q, const hscNode *A, const hscNode *B) {
         double g = (bmin - amax) / sqrt(ul);
         tlb = g > tlb ? g : tlb;
       }
-      tlb = tlb * (1 - 1e-12) - 1e-300;
+      // less the rounding of world coordinates (as large as they are, however small the gap)
+      tlb = tlb * (1 - 1e-12) - q->worldMargin - 1e-300;
       if (tlb > q->best || tlb > q->cut) {
         continue;
       }
@@ -937,6 +943,8 @@ double hsc_distanceMeshMesh(const hscPosed *a, const hscPosed *b, double bound, 
   q.earlyOut = earlyOut;
   q.cut = earlyOut ? bound : INFINITY;
   q.tabMag = fabs(q.tab[0]) + fabs(q.tab[1]) + fabs(q.tab[2]);
+  q.worldMargin = 1e-12 * (fabs(a->p[0]) + fabs(a->p[1]) + fabs(a->p[2]) + q.ma->obb[0].mag +
+                           fabs(b->p[0]) + fabs(b->p[1]) + fabs(b->p[2]) + q.mb->obb[0].mag);
   if (earlyOut) {
     return intersectMeshMesh(&q);
   }

@@ -136,15 +136,11 @@ class ReplyBuffer {
     }
     return buf_;
   }
-  // true if element i already names pair p (false: it will, once the caller fills it)
-  bool names(CORBA::ULong i, const hscPair &p) {
-    Key k{{p.body[0], p.link[0], p.body[1], p.link[1]}};
-    if (names_[i].v == k.v) {
-      return true;
-    }
-    names_[i] = k;
-    return false;
-  }
+  // true if element i already spells pair p's names
+  bool names(CORBA::ULong i, const hscPair &p) const { return names_[i].v == key(p).v; }
+  // element i now spells p's names (after the caller filled them: a string_dup that throws
+  // leaves the element marked as naming nothing it may not)
+  void named(CORBA::ULong i, const hscPair &p) { names_[i] = key(p); }
   // the first n elements as a sequence that does not own them
   Seq *view(CORBA::ULong n) { return new Seq(cap_, n, buf_, false); }
 
@@ -152,6 +148,7 @@ class ReplyBuffer {
   struct Key {
     std::array<int, 4> v;
   };
+  static Key key(const hscPair &p) { return Key{{p.body[0], p.link[0], p.body[1], p.link[1]}}; }
   Elem *buf_ = nullptr;
   CORBA::ULong cap_ = 0;
   unsigned long long stamp_ = 0;
@@ -387,6 +384,7 @@ CORBA::Boolean CollisionDetectorServant::intersections(const std::vector<hscPair
   for (size_t i = 0; i < pairs.size(); i++) {
     if (hits_[i]) {
       fillLinkPair(buf[k], pairs[i], t_pairReply.names(k, pairs[i]));
+      t_pairReply.named(k, pairs[i]);
       k++;
     }
   }
@@ -407,6 +405,7 @@ CORBA::Boolean CollisionDetectorServant::contacts(const std::vector<hscPair> &pa
     OpenHRP::Collision &col = buf[i];
     const hscPair &p = pairs[static_cast<size_t>(i)];
     fillLinkPair(col.pair, p, t_collisionReply.names(static_cast<CORBA::ULong>(i), p));
+    t_collisionReply.named(static_cast<CORBA::ULong>(i), p);
     col.points.length(static_cast<CORBA::ULong>(counts_[static_cast<size_t>(i)]));
     for (int k = 0; k < counts_[static_cast<size_t>(i)]; k++, c++) {
       const hscContact &h = contacts_[static_cast<size_t>(c)];
@@ -431,6 +430,7 @@ void CollisionDetectorServant::distances(const std::vector<hscPair> &pairs,
     OpenHRP::Distance &d = buf[i];
     const hscDistance &h = dists_[i];
     fillLinkPair(d.pair, pairs[i], t_distanceReply.names(static_cast<CORBA::ULong>(i), pairs[i]));
+    t_distanceReply.named(static_cast<CORBA::ULong>(i), pairs[i]);
     const hscModel *m0 = chars_[pairs[i].body[0]].geom->model;
     const hscModel *m1 = chars_[pairs[i].body[1]].geom->model;
     if (hsc_modelGeomCount(m0, pairs[i].link[0]) == 0 ||

@@ -216,6 +216,52 @@ static void testDetection(void) {
     CU_ASSERT_EQUAL(hullOf(m)->nv, 8);
   }
   hsc_freeModel(m);
+  // the same with the box from 0 to 1 and every other copy of a 0 written -0 (as some
+  // exporters print it): -0 and 0 are one coordinate, so still one polytope of 8 corners
+  float signed0[108];
+  for (int i = 0; i < 36; i++) {
+    for (int j = 0; j < 3; j++) {
+      float x = v[3 * kBoxTri[i] + j] > 0 ? 1.0f : 0.0f;
+      signed0[3 * i + j] = x == 0 && i % 2 ? -0.0f : x;
+    }
+  }
+  m = colMesh(signed0, 36, st, 12, 4);
+  CU_ASSERT_PTR_NOT_NULL(hullOf(m));
+  if (hullOf(m)) {
+    CU_ASSERT_EQUAL(hullOf(m)->nv, 8);
+  }
+  hsc_freeModel(m);
+  // a flat sheet closed by facing triangles (front 0 1 2, 0 2 3; back 1 0 3, 1 3 2), turned
+  // by rotations that leave its corners coplanar only to rounding: closed, oriented and
+  // "convex" within tolerance, but no solid, whatever sign the rounding gives its volume
+  static const float sheet[12] = {0, 0, 0, 1, 0, 0, 1, 1, 0, 0, 1, 0};
+  static const int sheetTri[12] = {0, 1, 2, 0, 2, 3, 1, 0, 3, 1, 3, 2};
+  int solids = 0;
+  for (int c = 0; c < 40; c++) {
+    hscGeomDesc d;
+    memset(&d, 0, sizeof d);
+    d.type = hsGEOM_MESH;
+    double R[9];
+    colRot(R, sin(c * 1.7), cos(c * 0.9), 0.5 + sin(c * 2.3), 0.1 + 0.07 * c);
+    for (int r = 0; r < 3; r++) {
+      for (int k = 0; k < 3; k++) {
+        d.T[4 * r + k] = R[3 * r + k];
+      }
+      d.T[4 * r + 3] = 0.3 * (r + 1);
+    }
+    d.vertices = sheet;
+    d.nvertex = 4;
+    d.triangles = sheetTri;
+    d.ntriangle = 4;
+    hscModelOptions o;
+    hsc_defaultModelOptions(&o);
+    hsError err = {0};
+    m = hsc_makeModelFromGeoms(&d, 1, 1, &o, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(m);
+    solids += hullOf(m) != NULL;
+    hsc_freeModel(m);
+  }
+  CU_ASSERT_EQUAL(solids, 0);
 }
 
 //---------------------------------- a box as a mesh and as a Box ------------------------------
