@@ -17,36 +17,21 @@
 // the answer sizes as a sanity check.
 
 #include <omniORB4/CORBA.h>
-#include <omniORB4/Naming.hh>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <functional>
 #include <string>
 #include <vector>
 
+#include "bench_client.h"
 #include "CollisionDetector.hh"
 #include "DynamicsSimulator.hh"
 #include "ModelLoader.hh"
 
 namespace {
-
-CORBA::Object_ptr resolve(CORBA::ORB_ptr orb, const char *name) {
-  CORBA::Object_var nsObj = orb->resolve_initial_references("NameService");
-  CosNaming::NamingContext_var ns = CosNaming::NamingContext::_narrow(nsObj);
-  CosNaming::Name n;
-  n.length(1);
-  n[0].id = CORBA::string_dup(name);
-  n[0].kind = CORBA::string_dup("");
-  return ns->resolve(n);
-}
-
-std::string url(const char *path) {
-  return "file://" + std::filesystem::absolute(path).lexically_normal().string();
-}
 
 OpenHRP::LinkPair pair(const char *c1, const char *l1, const char *c2, const char *l2) {
   OpenHRP::LinkPair p;
@@ -88,16 +73,16 @@ int main(int argc, char **argv) {
       return 1;
     }
     long calls = std::atol(argv[1]);
-    CORBA::Object_var obj = resolve(orb, "ModelLoader");
+    CORBA::Object_var obj = bench::resolve(orb, "ModelLoader");
     OpenHRP::ModelLoader_var loader = OpenHRP::ModelLoader::_narrow(obj);
-    OpenHRP::BodyInfo_var floor = loader->getBodyInfo(url(argv[2]).c_str());
-    OpenHRP::BodyInfo_var robot = loader->getBodyInfo(url(argv[3]).c_str());
+    OpenHRP::BodyInfo_var floor = loader->getBodyInfo(bench::url(argv[2]).c_str());
+    OpenHRP::BodyInfo_var robot = loader->getBodyInfo(bench::url(argv[3]).c_str());
     OpenHRP::LinkInfoSequence_var links = robot->links();
     OpenHRP::LinkInfoSequence_var floorLinks = floor->links();
     const char *floorLink = floorLinks[0].name;
 
     // the standing pose
-    obj = resolve(orb, "DynamicsSimulatorFactory");
+    obj = bench::resolve(orb, "DynamicsSimulatorFactory");
     OpenHRP::DynamicsSimulatorFactory_var dsf = OpenHRP::DynamicsSimulatorFactory::_narrow(obj);
     OpenHRP::DynamicsSimulator_var sim = dsf->create();
     sim->registerCharacter("floor", floor);
@@ -109,7 +94,7 @@ int main(int argc, char **argv) {
     OpenHRP::CharacterPositionSequence positions = ws->characterPositions;
     sim->destroy();
 
-    obj = resolve(orb, "CollisionDetectorFactory");
+    obj = bench::resolve(orb, "CollisionDetectorFactory");
     OpenHRP::CollisionDetectorFactory_var cdf = OpenHRP::CollisionDetectorFactory::_narrow(obj);
     OpenHRP::CollisionDetector_var a = cdf->create(), b = cdf->create();
     for (auto *cd : {&a, &b}) {

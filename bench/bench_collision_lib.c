@@ -178,27 +178,21 @@ static void humanoid(const char *floorPath, const char *robotPath) {
   check(hsc_checkPairs(scene, pairs, nall, &err), &err);
   Ctx c = {scene, pairs, n, calloc(4096, sizeof(hscContact)), 4096,
            calloc(nall, sizeof(hscDistance)), calloc(nall, 1)};
-  double v, us;
-  char name[64];
-  us = timeIt(qContacts, &c, &v);
-  snprintf(name, sizeof name, "humanoid_contacts_%d", n);
-  emit(name, us, v);
-  us = timeIt(qIntersect, &c, &v);
-  snprintf(name, sizeof name, "humanoid_intersection_%d", n);
-  emit(name, us, v);
-  us = timeIt(qDistance, &c, &v);
-  snprintf(name, sizeof name, "humanoid_distance_%d", n);
-  emit(name, us, v);
-  c.npair = nall;
-  us = timeIt(qContacts, &c, &v);
-  snprintf(name, sizeof name, "humanoid_contacts_%d", nall);
-  emit(name, us, v);
-  us = timeIt(qIntersect, &c, &v);
-  snprintf(name, sizeof name, "humanoid_intersection_%d", nall);
-  emit(name, us, v);
-  us = timeIt(qDistance, &c, &v);
-  snprintf(name, sizeof name, "humanoid_distance_%d", nall);
-  emit(name, us, v);
+  // the three queries on the 31 defined pairs, then on all of them
+  static const struct {
+    const char *what;
+    QueryFn query;
+  } kQueries[] = {{"contacts", qContacts}, {"intersection", qIntersect}, {"distance", qDistance}};
+  const int counts[2] = {n, nall};
+  for (int r = 0; r < 2; r++) {
+    c.npair = counts[r];
+    for (int q = 0; q < 3; q++) {
+      double v, us = timeIt(kQueries[q].query, &c, &v);
+      char name[64];
+      snprintf(name, sizeof name, "humanoid_%s_%d", kQueries[q].what, counts[r]);
+      emit(name, us, v);
+    }
+  }
   free(c.contacts);
   free(c.dist);
   free(c.hit);

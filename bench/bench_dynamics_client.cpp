@@ -11,35 +11,20 @@
 // steps_per_s. bench/bench_dynamics.py runs it beside the in-process and Python figures.
 
 #include <omniORB4/CORBA.h>
-#include <omniORB4/Naming.hh>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <string>
 
+#include "bench_client.h"
 #include "DynamicsSimulator.hh"
 #include "ModelLoader.hh"
 
 namespace {
 
 using OpenHRP::DynamicsSimulator;
-
-CORBA::Object_ptr resolve(CORBA::ORB_ptr orb, const char *name) {
-  CORBA::Object_var nsObj = orb->resolve_initial_references("NameService");
-  CosNaming::NamingContext_var ns = CosNaming::NamingContext::_narrow(nsObj);
-  CosNaming::Name n;
-  n.length(1);
-  n[0].id = CORBA::string_dup(name);
-  n[0].kind = CORBA::string_dup("");
-  return ns->resolve(n);
-}
-
-std::string url(const char *path) {
-  return "file://" + std::filesystem::absolute(path).lexically_normal().string();
-}
 
 OpenHRP::DblSequence transform(double x, double y, double z, double yaw) {
   double c = std::cos(yaw), s = std::sin(yaw);
@@ -72,13 +57,13 @@ int main(int argc, char **argv) {
     }
     std::string scene = argv[1];
     long steps = std::atol(argv[2]);
-    CORBA::Object_var obj = resolve(orb, "ModelLoader");
+    CORBA::Object_var obj = bench::resolve(orb, "ModelLoader");
     OpenHRP::ModelLoader_var loader = OpenHRP::ModelLoader::_narrow(obj);
-    obj = resolve(orb, "DynamicsSimulatorFactory");
+    obj = bench::resolve(orb, "DynamicsSimulatorFactory");
     OpenHRP::DynamicsSimulatorFactory_var factory =
         OpenHRP::DynamicsSimulatorFactory::_narrow(obj);
-    OpenHRP::BodyInfo_var floor = loader->getBodyInfo(url(argv[3]).c_str());
-    OpenHRP::BodyInfo_var model = loader->getBodyInfo(url(argv[4]).c_str());
+    OpenHRP::BodyInfo_var floor = loader->getBodyInfo(bench::url(argv[3]).c_str());
+    OpenHRP::BodyInfo_var model = loader->getBodyInfo(bench::url(argv[4]).c_str());
 
     OpenHRP::DynamicsSimulator_var sim = factory->create();
     OpenHRP::DblSequence6 K, C;

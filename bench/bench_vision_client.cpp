@@ -11,35 +11,16 @@
 // fps, ms_per_frame, bytes_per_frame.
 
 #include <omniORB4/CORBA.h>
-#include <omniORB4/Naming.hh>
 
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <filesystem>
 #include <string>
 
+#include "bench_client.h"
 #include "DynamicsSimulator.hh"
 #include "ViewSimulator.hh"
-
-namespace {
-
-CORBA::Object_ptr resolve(CORBA::ORB_ptr orb, const char *name) {
-  CORBA::Object_var nsObj = orb->resolve_initial_references("NameService");
-  CosNaming::NamingContext_var ns = CosNaming::NamingContext::_narrow(nsObj);
-  CosNaming::Name n;
-  n.length(1);
-  n[0].id = CORBA::string_dup(name);
-  n[0].kind = CORBA::string_dup("");
-  return ns->resolve(n);
-}
-
-std::string url(const char *path) {
-  return "file://" + std::filesystem::absolute(path).lexically_normal().string();
-}
-
-}  // namespace
 
 int main(int argc, char **argv) {
   try {
@@ -51,15 +32,15 @@ int main(int argc, char **argv) {
       return 1;
     }
     long frames = std::atol(argv[3]);
-    CORBA::Object_var obj = resolve(orb, "ModelLoader");
+    CORBA::Object_var obj = bench::resolve(orb, "ModelLoader");
     OpenHRP::ModelLoader_var loader = OpenHRP::ModelLoader::_narrow(obj);
     OpenHRP::ModelLoader::ModelLoadOption opt;
     opt.readImage = true;
     opt.AABBtype = OpenHRP::ModelLoader::AABB_NUM;
-    OpenHRP::BodyInfo_var room = loader->loadBodyInfoEx(url(argv[1]).c_str(), opt);
-    OpenHRP::BodyInfo_var robot = loader->loadBodyInfoEx(url(argv[2]).c_str(), opt);
+    OpenHRP::BodyInfo_var room = loader->loadBodyInfoEx(bench::url(argv[1]).c_str(), opt);
+    OpenHRP::BodyInfo_var robot = loader->loadBodyInfoEx(bench::url(argv[2]).c_str(), opt);
     // the robot's initial link poses, from a DynamicsSimulator
-    obj = resolve(orb, "DynamicsSimulatorFactory");
+    obj = bench::resolve(orb, "DynamicsSimulatorFactory");
     OpenHRP::DynamicsSimulatorFactory_var dsf = OpenHRP::DynamicsSimulatorFactory::_narrow(obj);
     OpenHRP::DynamicsSimulator_var ds = dsf->create();
     ds->registerCharacter("robot", robot);
@@ -69,7 +50,7 @@ int main(int argc, char **argv) {
     ds->getWorldState(base);
     ds->destroy();
 
-    obj = resolve(orb, "ViewSimulatorFactory");
+    obj = bench::resolve(orb, "ViewSimulatorFactory");
     OpenHRP::ViewSimulatorFactory_var vsf = OpenHRP::ViewSimulatorFactory::_narrow(obj);
     OpenHRP::ViewSimulator_var vs = vsf->create();
     vs->registerCharacter("room", room);
