@@ -1089,8 +1089,10 @@ void SchedulerServant::loop() {
       paced = false;
     }
     bool ok = true, stepped = false;
-    if (!run_.empty()) {
-      syncView();  // controllers that render see the current poses
+    // controllers due this tick that render see the current poses
+    if (std::any_of(run_.begin(), run_.end(),
+                    [k](const RunController &c) { return k % c.periodSteps == 0; })) {
+      syncView();
     }
     // 1. due controllers: input, then control, in the order added
     for (size_t i = 0; i < run_.size() && ok; i++) {
