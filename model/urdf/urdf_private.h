@@ -144,10 +144,11 @@ int hsm_urdfAddGeom(hsmUrdfLoad *u, const hsmUrdfGeom *g, int link, int segment,
 // release the shape cache
 void hsm_urdfFreeShapeCache(hsmUrdfLoad *u);
 
-// find the file a mesh or texture reference names (package://pkg/path, file://path, a path
-// absolute or relative to the URDF file). Returns 0 with *found a new absolute path (hsu_free),
-// 1 if no candidate exists (with the candidates tried, "; "-separated, in tried[size]),
-// hsE_NOMEM, hsE_UNSUPPORTED for another URL scheme, or hsE_MODEL for a malformed package URL
+// find the file a mesh or texture reference names (package://pkg/path, package:///path
+// searched under each package root, file://path, a path absolute or relative to the URDF
+// file). Returns 0 with *found a new absolute path (hsu_free), 1 if no candidate exists (with
+// the candidates tried, "; "-separated, in tried[size]), hsE_NOMEM, hsE_UNSUPPORTED for
+// another URL scheme, or hsE_MODEL for a malformed package URL
 int hsm_urdfResolvePath(const char *ref, const char *urdfFile, char **found, char *tried,
                         size_t size);
 
