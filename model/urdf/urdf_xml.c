@@ -1143,6 +1143,14 @@ static int readSensor(hsmUrdfLoad *u, const xmlNode *n, const char *reference) {
     } else {
       readForceTorque(u, n, &s);
     }
+    // specValues are floats on the wire
+    double big = fmax(fmax(fabs(s.farClip), fabs(s.rangeMax)), fmax(fabs(s.updateRate),
+                      fmax(fabs(s.minAngle), fabs(s.maxAngle))));
+    if (s.usable && !(big <= FLT_MAX)) {
+      hsm_urdfWarn(u, s.line, "sensor '%s': a value of %g is beyond the range of float (3.4e38), "
+                   "in which sensor specs are served: the sensor is skipped", s.name, big);
+      s.usable = 0;
+    }
   }
   if (!s.usable) {
     hsu_free(s.name);

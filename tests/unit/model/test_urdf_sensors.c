@@ -319,6 +319,8 @@ static void testWarnings(void) {
       "    <sensor type=\"camera\" name=\"bad_rate\"><update_rate>fast</update_rate></sensor>\n"
       "    <sensor type=\"force_torque\" name=\"ft\"><force_torque>"
       "<measure_direction>parent_to_child</measure_direction></force_torque></sensor>\n"
+      "    <sensor type=\"ray\" name=\"huge\"><ray><scan><horizontal><samples>1</samples>"
+      "</horizontal></scan><range><max>1e39</max></range></ray></sensor>\n"
       "  </gazebo>\n"
       "  <gazebo><sensor type=\"imu\" name=\"nowhere\"/></gazebo>\n"
       "  <gazebo><plugin name=\"control\"/></gazebo>\n"
@@ -340,6 +342,7 @@ static void testWarnings(void) {
       {"a <sensor> without a name: named 'base_imu'", "<sensor type=\"imu\"/>"},
       {"'bad_rate': <update_rate>fast</update_rate> is not 1 finite number", "bad_rate"},
       {"'ft': measure_direction parent_to_child is not supported", "parent_to_child"},
+      {"'huge': a value of 1e+39 is beyond the range of float", "name=\"huge\""},
       {"a <gazebo> block without reference holds 1 <sensor>", "name=\"nowhere\""},
       {"<gazebo reference=\"ghost\">: no link or joint has that name", "ghost"},
       {"'on_world': link 'world' is the world link the body drops", "on_world"},
