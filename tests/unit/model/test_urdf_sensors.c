@@ -95,7 +95,7 @@ static void testSensorBot(void) {
                    &err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
   CU_ASSERT_EQUAL(nwarn, 0);
-  CU_ASSERT_EQUAL(b->nlink, 2);
+  CU_ASSERT_EQUAL(b->nlink, 3);
   CU_ASSERT_EQUAL(b->nsensor, 8);
   CU_ASSERT_EQUAL(hsm_sensorCount(b, hsSENSOR_VISION), 2);
   CU_ASSERT_EQUAL(hsm_sensorCount(b, hsSENSOR_RANGE), 1);
@@ -114,7 +114,7 @@ static void testSensorBot(void) {
               {"imu_accel", hsSENSOR_ACCELERATION, 0, 0},
               {"imu_tilted", hsSENSOR_RATEGYRO, 1, 0},
               {"imu_tilted_accel", hsSENSOR_ACCELERATION, 1, 0},
-              {"wrist_ft", hsSENSOR_FORCE, 0, 1}};
+              {"wrist_ft", hsSENSOR_FORCE, 0, 2}};
   for (int i = 0; i < 8; i++) {
     const hsSensor *s = sensorNamed(b, want[i].name);
     CU_ASSERT_EQUAL(s->type, want[i].type);
@@ -122,7 +122,7 @@ static void testSensorBot(void) {
     CU_ASSERT_EQUAL(s->link, want[i].link);
     CU_ASSERT_EQUAL(hsm_sensorById(b, want[i].type, want[i].id), hsm_sensorIndex(b, want[i].name));
   }
-  CU_ASSERT_STRING_EQUAL(b->links[1].name, "wrist_joint");
+  CU_ASSERT_STRING_EQUAL(b->links[2].name, "ft_joint");
   // cameras: at (0.1, 0, 0), looking along the link's +x with +z up
   double R[9], I[9];
   hsu_setIdentity(I);
@@ -172,7 +172,7 @@ static void testSensorBot(void) {
     checkMat(R, Rx, 1e-12);
     checkSpec(s, none3, 3);
   }
-  // the force sensor: at the wrist (the child link's origin), in its frame
+  // the force sensor: at the fixed joint (the load's origin), in the load's frame
   const hsSensor *ft = sensorNamed(b, "wrist_ft");
   for (int k = 0; k < 3; k++) {
     HST_NEAR(ft->translation[k], 0, 0);
