@@ -77,6 +77,15 @@ static int pushSensor(hsmUrdfLoad *u, const char *name, hstSensor type, int id, 
   hsu_splitTransform(R, s.sensor.translation, S);
   hsu_matToAxisAngle(s.sensor.rotation, R);
   s.idAt = (hsmSource){u->file, line, 0};
+  // names find sensors (hsm_sensorIndex, clients): a repeated one finds only the first
+  const hsmSensorSpec *have = u->b->sensors.data;
+  for (size_t i = 0; i < u->b->sensors.n; i++) {
+    if (strcmp(have[i].name, name) == 0) {
+      hsm_urdfWarn(u, line, "two sensors are named '%s' (the first on line %d): lookups by name "
+                   "find the first", name, have[i].idAt.line);
+      break;
+    }
+  }
   s.name = hsu_strdup(name);
   s.specFile = hsu_strdup("");
   int ok = s.name && s.specFile;

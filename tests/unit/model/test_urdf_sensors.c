@@ -321,6 +321,7 @@ static void testWarnings(void) {
       "<measure_direction>parent_to_child</measure_direction></force_torque></sensor>\n"
       "    <sensor type=\"ray\" name=\"huge\"><ray><scan><horizontal><samples>1</samples>"
       "</horizontal></scan><range><max>1e39</max></range></ray></sensor>\n"
+      "    <sensor type=\"force_torque\" name=\"base_imu_accel\"/>\n"
       "  </gazebo>\n"
       "  <gazebo><sensor type=\"imu\" name=\"nowhere\"/></gazebo>\n"
       "  <gazebo><plugin name=\"control\"/></gazebo>\n"
@@ -345,6 +346,9 @@ static void testWarnings(void) {
       {"'huge': a value of 1e+39 is beyond the range of float", "name=\"huge\""},
       {"a <gazebo> block without reference holds 1 <sensor>", "name=\"nowhere\""},
       {"<gazebo reference=\"ghost\">: no link or joint has that name", "ghost"},
+      // then, as the body is built, in file order
+      {"two sensors are named 'base_imu_accel' (the first on line 13)",
+       "name=\"base_imu_accel\""},
       {"'on_world': link 'world' is the world link the body drops", "on_world"},
   };
   int n = (int)(sizeof want / sizeof want[0]);
@@ -361,13 +365,15 @@ static void testWarnings(void) {
     CU_ASSERT_PTR_NOT_NULL(strstr(w[i].message, want[i].needle));
     CU_ASSERT_EQUAL(w[i].line, hst_lineOf(text, want[i].at));
   }
-  // the kept sensors: rows (middle row: a plane tilted up by 0.1 rad), the unnamed imu, ft
-  CU_ASSERT_EQUAL(b->nsensor, 4);
+  // the kept sensors: rows (middle row: a plane tilted up by 0.1 rad), the unnamed imu, ft and
+  // the force sensor named as the imu's accelerometer
+  CU_ASSERT_EQUAL(b->nsensor, 5);
   CU_ASSERT_EQUAL(hsm_sensorCount(b, hsSENSOR_RANGE), 1);
   CU_ASSERT_EQUAL(sensorNamed(b, "rows")->id, 0);
   CU_ASSERT_EQUAL(sensorNamed(b, "base_imu")->id, 0);
   CU_ASSERT_EQUAL(sensorNamed(b, "base_imu_accel")->id, 0);
   CU_ASSERT_EQUAL(sensorNamed(b, "ft")->id, 0);
+  CU_ASSERT_EQUAL(b->sensors[hsm_sensorById(b, hsSENSOR_FORCE, 1)].type, hsSENSOR_FORCE);
   double R[9], d[3] = {0, 0, -1}, v[3];
   sensorR(R, sensorNamed(b, "rows"));
   hsu_rotVec(v, R, d);
