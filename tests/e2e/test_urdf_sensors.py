@@ -59,6 +59,16 @@ def test_body_info_sensors(client, urdf):
     summary = hrpsim.body_summary(client.load_body(urdf["bot"]))
     sensors = {x["name"]: (x["type"], x["id"], x["link"], list(x["translation"]),
                            list(x["spec_values"])) for x in summary["sensors"]}
+    rotation = {x["name"]: rotation_matrix(x["rotation"]) for x in summary["sensors"]}
+    # OpenHRP's camera axes (right, up, backwards) are Gazebo's -y, +z, -x
+    rc = np.array([[0, 0, -1], [-1, 0, 0], [0, 1, 0]])
+    np.testing.assert_allclose(rotation["front_camera"], rc, atol=1e-7)
+    c, s_ = math.cos(0.1), math.sin(0.1)  # the lidar: turned to the scan's middle, yaw 0.1
+    np.testing.assert_allclose(rotation["front_lidar"],
+                               np.array([[c, -s_, 0], [s_, c, 0], [0, 0, 1]]) @ rc, atol=1e-7)
+    c, s_ = math.cos(0.5), math.sin(0.5)
+    np.testing.assert_allclose(rotation["imu_tilted"], [[1, 0, 0], [0, c, -s_], [0, s_, c]],
+                               atol=1e-7)
     assert sorted(sensors) == sorted(["front_camera", "front_depth", "front_lidar", "imu",
                                       "imu_accel", "imu_tilted", "imu_tilted_accel",
                                       "wrist_ft"])
@@ -80,6 +90,14 @@ def test_body_info_sensors(client, urdf):
     info = summary["info"]
     assert "urdf noise front_lidar range std 0.01 bias 0" in info
     assert "urdf noise imu gyro std 0.002 0.002 0.002 bias 0 0 0" in info
+
+
+def rotation_matrix(aa):
+    """The rotation of an OpenHRP axis-angle (x, y, z, angle)."""
+    axis = np.asarray(aa[:3], dtype=float)
+    axis = axis / np.linalg.norm(axis)
+    k = np.array([[0, -axis[2], axis[1]], [axis[2], 0, -axis[0]], [-axis[1], axis[0], 0]])
+    return np.eye(3) + math.sin(aa[3]) * k + (1 - math.cos(aa[3])) * k @ k
 
 
 def expected_depth(h, w, fov=1.0, margin=1.5):
