@@ -16,8 +16,9 @@ SensorInfo: names, types, ids, poses, specValues), and the servers read them wit
 - the force sensor of the fixed joint carrying a 2 kg load whose centre of mass is
   r = (0.1, 0, -0.2) from the joint: force (0, 0, -19.6) N and moment r x F = (0, 1.96, 0) N m
   (what the load exerts on its parent, OpenHRP's sign), the roll joint above it at rest;
-- the Gaussian noise of the URDF reaches the BodyInfo as info strings, and `hrpsim run` applies
-  it to a project without <noise> (the logged scans' residuals have the declared stddev).
+- the Gaussian noise of the URDF reaches the BodyInfo as info strings, and `hrpsim run` of
+  samples/projects/sensor_bot.xml (no <noise>) applies it (the logged residuals have the
+  declared stddev).
 """
 
 import math
@@ -221,32 +222,44 @@ def test_declared_noise_parses_info_strings():
     assert declared_noise(info, sensors=True)["gyro"][2] == "imu"
 
 
-def test_hrpsim_run_applies_the_urdf_noise(servers, tmp_path, urdf):
-    """A project without <noise> gets the noise its URDF declares (the lidar's stddev 0.01 about
-    the analytic distances); a project with <noise> keeps its own (here none: exact scans)."""
+def run_project(servers, proj, out):
+    proc = run_cli("run", "--state-dir", servers.state_dir, "--out", out, "--quiet", "--no-plots",
+                   proj)
+    assert proc.returncode == 0, describe(proc)
+    return np.load(out / "log.npz")
+
+
+def within_3_se(x, mean, std):
+    """Sample mean and standard deviation of x within 3 standard errors of mean and std."""
+    x = np.asarray(x, dtype=float).ravel()
+    n = x.size
+    return (abs(x.mean() - mean) <= 3 * std / math.sqrt(n)
+            and abs(x.std(ddof=1) - std) <= 3 * std / math.sqrt(2 * (n - 1)))
+
+
+def test_sample_project_applies_the_urdf_noise(servers, tmp_path, repo_root):
+    """samples/projects/sensor_bot.xml has no <noise>: `hrpsim run` applies the URDF's (lidar
+    stddev 0.01 m about the analytic distances; gyro stddev 0.002 rad/s, for both gyros since
+    hrpsim's noise is per type); the noise-free readings keep their closed forms. The same
+    project with its own (empty) <noise> element has exact scans."""
     if not servers.has("Scheduler"):
         pytest.fail("the scheduler server was not started", pytrace=False)
-    scans = {}
-    for label, noise in (("urdf", ""), ("own", '<noise seed="3"/>')):
-        proj = tmp_path / (label + ".xml")
-        proj.write_text("""<hrpsim-project>
-  <simulation timeStep="0.001" endTime="0.2"/>
-  <model name="bot" url="%s"/>
-  <model name="wall" url="%s"/>
-  <log period="0.01" sensors="true"/>
-  <plots enabled="false"/>
-  %s
-</hrpsim-project>
-""" % (urdf["bot"], urdf["wall"], noise))
-        out = tmp_path / ("out-" + label)
-        proc = run_cli("run", "--state-dir", servers.state_dir, "--out", out, "--quiet", proj)
-        assert proc.returncode == 0, describe(proc)
-        scans[label] = np.load(out / "log.npz")["bot.range0"]
+    sample = repo_root / "samples" / "projects" / "sensor_bot.xml"
+    log = run_project(servers, sample, tmp_path / "sample")
     d = 3.1 - float(np.float32(0.2)) / 2 - 0.1
     want = d / np.cos(0.1 + (np.arange(81) - 40) * float(np.float32(0.01)))
-    assert scans["own"].shape == (21, 81)
-    np.testing.assert_allclose(scans["own"], np.broadcast_to(want, (21, 81)), rtol=1e-9)
-    res = (scans["urdf"] - want).ravel()
-    n = res.size
-    assert abs(res.mean()) <= 3 * 0.01 / math.sqrt(n), res.mean()
-    assert abs(res.std(ddof=1) - 0.01) <= 3 * 0.01 / math.sqrt(2 * (n - 1)), res.std(ddof=1)
+    scans = log["bot.range0"]
+    assert scans.shape == (101, 81)
+    assert within_3_se(scans - want, 0.0, 0.01), (scans - want).std()
+    gyro = log["bot.rate_gyro"][1:]  # body sensors read 0 before the first step
+    assert gyro.shape == (100, 2, 3) and within_3_se(gyro, 0.0, 0.002), gyro.std()
+    np.testing.assert_allclose(log["bot.accel"][1:, 0], np.broadcast_to([0, 0, G], (100, 3)),
+                               atol=1e-6)
+    np.testing.assert_allclose(log["bot.force"][1:, 0, 2], -2 * G, atol=1e-6)
+    # the same project with <noise> of its own (none)
+    own = tmp_path / "own.xml"
+    own.write_text(sample.read_text().replace("../models/", str(sample.parent.parent) +
+                                              "/models/")
+                   .replace("</hrpsim-project>", '<noise seed="3"/></hrpsim-project>'))
+    exact = run_project(servers, own, tmp_path / "own")["bot.range0"]
+    np.testing.assert_allclose(exact, np.broadcast_to(want, (101, 81)), rtol=1e-9)
