@@ -458,8 +458,9 @@ def build_parser():
                     "dir and stop them afterwards; start the project's command controllers; "
                     "show progress; write log.npz, summary.json, summary.txt, plots and "
                     "stills (framed on the robots at the start, the end and the moments of "
-                    "largest motion) to the results directory and print where it is. Exit status 0 on "
-                    "success, 1 with one line 'hrpsim run: <reason>' on any error.")
+                    "largest motion) to the results directory and print where it is. Exit "
+                    "status 0 on success, 1 with one line 'hrpsim run: <reason>' on any "
+                    "error.")
     state_dir_arg(run)
     run.add_argument("--out", metavar="DIR",
                      help="results directory (default results/<project>-<timestamp>)")
