@@ -110,6 +110,8 @@ def write_stills(out_dir, models, collector, bin_dir=None):
         raise StillsError("no %s (build it)" % exe)
     out = Path(out_dir) / "stills"
     out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob("still_*.png"):  # an earlier run's, in a results directory reused
+        old.unlink()
     order = [m.name for m in models]
     job = ["size %d %d" % (WIDTH, HEIGHT), "view %r %r %r" % (AZIMUTH, ELEVATION, FOV),
            "fill %r" % FILL]
