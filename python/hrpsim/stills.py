@@ -135,10 +135,12 @@ def write_stills(out_dir, models, collector, bin_dir=None):
     if proc.returncode != 0:
         raise StillsError((proc.stderr.strip().splitlines() or ["exit status %d"
                                                                  % proc.returncode])[-1])
-    views = [json.loads(ln) for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    try:
+        views = [json.loads(ln) for ln in proc.stdout.splitlines() if ln.startswith("{")]
+    except ValueError as exc:  # a diverged run's poses (nan) make no view
+        raise StillsError("%s printed an unreadable view: %s" % (exe.name, exc)) from exc
     stills = []
     for (name, i, why), view in zip(files, views):
-        view.pop("file", None)
         stills.append({"file": "stills/" + name, "time": float(time[i]), "why": why,
                        "view": view})
     return stills

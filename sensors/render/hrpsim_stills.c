@@ -13,7 +13,7 @@
 //                               px py pz R00 R01 R02 R10 R11 R12 R20 R21 R22 (world, R row-major)
 //   end                         render the still started last, with the poses given so far
 //
-// For each `end` it prints {"file", "width", "height", "T" (camera frame 3x4, looks along -z),
+// For each `end` it prints {"width", "height", "T" (camera frame 3x4, looks along -z),
 // "fov", "near", "far", "lo", "hi" (the framed box)}. Exit status 0, or 1 with one line on
 // stderr naming the job line that failed.
 
@@ -75,8 +75,7 @@ static int renderStill(hssScene *s, const Job *job, unsigned char *rgb, int line
       hss_writePng(job->out, rgb, job->width, job->height, 3, &err) != 0) {
     return fail(line, job->out, err.message);
   }
-  printf("{\"file\": \"%s\", \"width\": %d, \"height\": %d, \"T\": [", job->out, job->width,
-         job->height);
+  printf("{\"width\": %d, \"height\": %d, \"T\": [", job->width, job->height);
   for (int i = 0; i < 12; i++) {
     printf("%s%.9g", i ? ", " : "", v.T[i]);
   }
