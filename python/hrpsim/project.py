@@ -129,6 +129,7 @@ class Project:
     plot_root: bool = True
     plot_joints: list = None                  # joint names; None: all
     plots: bool = True
+    cameras: bool = False                     # <cameras enabled>: store camera frames
     noise_seed: int = 0                       # <noise>: sensor noise and limits (README)
     noise_limits: bool = False
     noise: list = field(default_factory=list)  # (type, std list, bias list, line)
@@ -495,12 +496,13 @@ _ALLOWED = {
     "controller": {"name", "command", "character", "period"},
     "log": {"period", "sensors"},
     "plots": {"enabled", "root", "joints"},
+    "cameras": {"enabled"},
     "noise": {"seed", "limits"},
     "sensor": {"type", "std", "bias"},
 }
 _CHILDREN = {
     "hrpsim-project": {"simulation", "model", "collision", "extraJoint", "controller", "log",
-                       "plots", "noise"},
+                       "plots", "noise", "cameras"},
     "model": {"rootPose", "rootVelocity", "joints", "joint"},
     "noise": {"sensor"},
 }
@@ -542,7 +544,7 @@ def _parse_hrpsim(root, ctx):
         def f(name, _el=el):
             return "<%s> %s" % (_el.tag, name)
 
-        if el.tag in ("simulation", "log", "plots", "noise"):
+        if el.tag in ("simulation", "log", "plots", "noise", "cameras"):
             p.lines[el.tag] = el.line
             if el.tag in seen:
                 raise ctx.err(el.line, "<%s>" % el.tag, "given twice")
@@ -598,6 +600,8 @@ def _parse_hrpsim(root, ctx):
                 p.log_sensors = ctx.boolean(a["sensors"], el.line, f("sensors"))
         elif el.tag == "noise":
             _parse_noise(p, el, a, ctx)
+        elif el.tag == "cameras":
+            p.cameras = ctx.boolean(a.get("enabled", "true"), el.line, f("enabled"))
         elif el.tag == "plots":
             if "enabled" in a:
                 p.plots = ctx.boolean(a["enabled"], el.line, f("enabled"))

@@ -442,7 +442,7 @@ def _describe_models(client, project):
 
 def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, bin_dir=None,
                 warn=None, view=False, real_time=None, on_viewer=None, after_run=None,
-                view_rate=None):
+                view_rate=None, cameras=None):
     """Run the project at ``path``; return (results dir, summary dict).
 
     ``progress``: show a progress bar on stderr (default: when stderr is a terminal).
@@ -451,6 +451,8 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
     ``real_time``: a real-time factor that overrides the project's (0: as fast as possible).
     ``view_rate``: frames per second of simulated time pushed to the viewer, overriding the
     project's ``viewRate`` (default 30).
+    ``cameras``: store the frames of every vision sensor in the results (True), or not (False);
+    None: as the project says (``<cameras enabled="true"/>``; off by default).
     ``after_run(out)`` is called once the results are written, before anything started here
     is stopped (`hrpsim run --view` waits there so the page stays up). Raises ProjectError
     or RunError.
@@ -466,6 +468,7 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
     if progress is None:
         progress = sys.stderr.isatty()
     out = Path(out_dir) if out_dir else default_out_dir(project)
+    cameras = project.cameras if cameras is None else bool(cameras)
     out.mkdir(parents=True, exist_ok=True)
 
     servers = None
@@ -499,7 +502,7 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
             viewer = RunViewer(client, servers.naming, out, state_dir)
             viewer.ref.clearData()  # this run's models only; the Scheduler loads them
             sched.setOnlineViewer(viewer.ref)
-            why = viewer.show_cameras(out)  # the page reads the frames from the files
+            why = viewer.show_cameras(out) if cameras else None  # the page reads the files
             if why and warn:
                 warn("the viewer will not show camera frames: %s" % why)
             if on_viewer:
@@ -509,9 +512,10 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
         for m in project.models:
             characters.append((m.name, joint_names_by_id(bodies[m.name])))
         log = LogCollector(characters)
-        # camera frames and still views of the scene go into the results (hrpsim.images)
+        # camera frames go into the results only when asked (hrpsim.images); "" also clears
+        # what an earlier run left configured in a shared Scheduler
         try:
-            sched.setCameraOutput(str(out.resolve()))
+            sched.setCameraOutput(str(out.resolve()) if cameras else "")
         except H.SchedulerError as exc:
             if warn:
                 warn("camera frames are not stored: %s" % exc.description)
@@ -580,7 +584,11 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
             "servers_started": servers.started,
         }
         from .images import write_previews
+        from .stills import take_stills
+        summary["cameras"] = cameras
         summary["camera_previews"] = [str(p.relative_to(out)) for p in write_previews(out)]
+        summary["stills"] = take_stills(out, project.models, log, bin_dir, warn) \
+            if plots and project.plots else []
         write_results(out, arrays, summary, plots=plots and project.plots,
                       plot_joints=project.plot_joints, models=models,
                       plot_root=project.plot_root)

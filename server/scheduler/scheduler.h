@@ -158,12 +158,11 @@ class SchedulerServant : public POA_hrpsim::Scheduler {
   void stopControllers(const RunController *failed);
   bool viewFrame(long long k) const;
   void record(bool log, bool frame);
-  // cameras (scheduler_cameras.cpp): the hosted ViewSimulator of a run, its frames and stills
+  // cameras (scheduler_cameras.cpp): the hosted ViewSimulator of a run and its frames
   void makeView(const char *op);
   void releaseView();
   void syncView();
   void renderDueFrames(long long k, double time);
-  void writeStills(const char *prefix, int count);
 
   // --- configuration (mutex_) ---
   std::mutex opMutex_;  // start / stop / reset / step / runUntil / pause / resume, one at a time
