@@ -531,7 +531,8 @@ def _describe_models(client, project):
             out.append({"name": m.name, "url": hrpsim.file_url(m.url),
                         "body": describe_url(loader, m.url)})
         except ViewerError as exc:
-            raise RunError("%s:%s: model %s: %s" % (project.path, m.line, m.name, exc)) from exc
+            raise RunError("%s:%s: model %s: %s" % (project.path, m.at("url"), m.name,
+                                                     exc)) from exc
     return out
 
 
@@ -577,7 +578,7 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
             try:
                 bodies[m.name] = list(client.load_body(m.url)._get_links())
             except hrpsim.OpenHRP.ModelLoader.ModelLoaderException as exc:
-                raise RunError("%s:%s: model %s: %s" % (project.path, m.line, m.name,
+                raise RunError("%s:%s: model %s: %s" % (project.path, m.at("url"), m.name,
                                                          exc.description)) from exc
         models = _describe_models(client, project)
         controllers.start(project, servers.naming, out)

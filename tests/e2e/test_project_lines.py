@@ -209,6 +209,9 @@ CASES = [
     ("grx-url-property", grx_project().replace(
         '<property name="url" value="%s"/>' % HUMANOID,
         '<property name="url" value="$(CURRENT_DIR)/none.wrl"/> %s' % MARK), "item robot url"),
+    ("grx-model-loader", grx_project().replace(
+        '<property name="url" value="%s"/>' % HUMANOID,
+        '<property name="url" value="$(CURRENT_DIR)/bad.wrl"/> %s' % MARK), "model robot"),
     ("grx-log-step", grx_project(items=grx_item(
         "GrxWorldStateItem", "log",
         '      <property name="logTimeStep" value="0.0015"/> %s' % MARK)), "<log> period"),

@@ -105,14 +105,16 @@ def test_a_second_run_into_the_same_out_replaces_the_first(sched, tmp_path):
     proc = run(sched, project(tmp_path), out)
     assert proc.returncode == 0, describe(proc)
     assert (out / ".hrpsim-results").is_file()
-    # what an earlier run with cameras and a controller would have left
-    (out / "cameras" / "robot-OLD").mkdir(parents=True)
-    (out / "cameras" / "robot-OLD" / "frame_000001.png").write_bytes(b"old")
+    camera = out / "cameras" / "robot-VISION_COLOR"  # the humanoid's camera, 30 frames/s
+    frames = lambda: sorted(p.name for p in camera.glob("frame_*.png"))  # noqa: E731
+    assert frames() == ["frame_000000.png", "frame_000001.png"]
+    # and what an earlier run with a controller would have left
     (out / "controller-Old.log").write_text("old\n")
     first = json.loads((out / "summary.json").read_text())
     proc = run(sched, project(tmp_path, end="0.02"), out)
     assert proc.returncode == 0, describe(proc)
-    assert not (out / "cameras").exists() and not (out / "controller-Old.log").exists()
+    assert frames() == ["frame_000000.png"]  # the first run's second frame is gone
+    assert not (out / "controller-Old.log").exists()
     second = json.loads((out / "summary.json").read_text())
     assert (first["steps"], second["steps"]) == (50, 20)
 
