@@ -15,8 +15,9 @@ the exceptions below, its message that text, chained (``from``) to the CORBA exc
     CORBA.NO_MEMORY      ServerError
     SchedulerError       SchedulerRefused (a ValueError; its description is the message)
 
-Only refusals (completed NO) are translated; everything else (a lost connection, a timeout, a
-runaway's BAD_OPERATION completed YES) is raised as it came. hrpsim.Simulation, the
+Only the servers' refusals (completed NO, minor code 0) are translated; everything else (a
+lost connection, a timeout, a runaway's BAD_OPERATION completed YES, omniORB's own BAD_PARAM for
+a Python value of the wrong type) is raised as it came. hrpsim.Simulation, the
 controllers' ``self.dynamics`` (hrpsim.controller) and ``Client.collision_detector()`` use it;
 ``Client.dynamics_simulator()`` and ``Client.resolve`` give plain references, as OpenHRP's
 clients expect. The reason is kept per object: one client's DynamicsSimulator or
@@ -88,8 +89,10 @@ def explain(ref, operation, exc):
     if isinstance(exc, H.SchedulerError):
         return SchedulerRefused(exc.description, operation, exc)
     cls = _KINDS.get(type(exc).__name__)
+    # hrpsim's servers refuse with minor code 0; omniORB's own (a Python value of the wrong
+    # type, refused before anything was sent) have minor codes of their own
     if cls is None or not isinstance(exc, CORBA.SystemException) or \
-            exc.completed != CORBA.COMPLETED_NO:
+            exc.completed != CORBA.COMPLETED_NO or exc.minor != 0:
         return None
     reason = last_error(ref)
     if not reason:
