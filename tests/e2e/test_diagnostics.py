@@ -229,3 +229,54 @@ def test_client_side_errors_are_not_blamed_on_the_server(client):
         assert info.value.minor != 0
     finally:
         ds.destroy()
+
+
+OPENHRP_ONLY_CLIENT = """
+import sys
+from omniORB import CORBA
+import CosNaming
+import OpenHRP
+orb = CORBA.ORB_init(["c", "-ORBInitRef", "NameService=" + sys.argv[1]], CORBA.ORB_ID)
+ctx = orb.resolve_initial_references("NameService")._narrow(CosNaming.NamingContext)
+get = lambda n, t: ctx.resolve([CosNaming.NameComponent(n, "")])._narrow(t)
+body = get("ModelLoader", OpenHRP.ModelLoader).loadBodyInfo(sys.argv[2])
+DS = OpenHRP.DynamicsSimulator
+ds = get("DynamicsSimulatorFactory", OpenHRP.DynamicsSimulatorFactory).create()
+ds.registerCharacter("robot", body)
+ds.init(0.001, DS.EULER, DS.ENABLE_SENSOR)
+ds.initSimulation()
+ds.stepSimulation()
+try:
+    ds.setCharacterLinkData("robot", "NOSUCHLINK", DS.JOINT_VALUE, [0.1])
+except CORBA.BAD_PARAM as exc:
+    print("BAD_PARAM", exc.minor)
+cd = get("CollisionDetectorFactory", OpenHRP.CollisionDetectorFactory).create()
+cd.registerCharacter("robot", body)
+print("time", ds.getWorldState().time, cd._is_a("IDL:OpenHRP/CollisionDetector:1.0"))
+cd.destroy()
+ds.destroy()
+"""
+
+
+def test_a_client_with_only_openhrps_idl_works_as_before(client, servers, tmp_path):
+    """Stubs made from OpenHRP's IDL alone (no hrpsim module): the references the factories
+    return are used as OpenHRP's, refusals are the bare system exception."""
+    import shutil
+    import subprocess
+    import sys
+    idl = tmp_path / "idl"
+    stubs = tmp_path / "stubs"
+    idl.mkdir()
+    stubs.mkdir()
+    for f in (REPO_ROOT / "idl").glob("*.idl"):
+        if f.name not in ("Diagnostics.idl", "Scheduler.idl"):
+            shutil.copy(f, idl)
+    omniidl = Path(sys.executable).parent / "omniidl"
+    subprocess.run([str(omniidl), "-bpython", "-I" + str(idl), "-C", str(stubs)]
+                   + sorted(str(f) for f in idl.glob("*.idl")), check=True)
+    assert not (stubs / "hrpsim").exists()
+    proc = subprocess.run([sys.executable, "-c", OPENHRP_ONLY_CLIENT, servers.corbaloc,
+                           hrpsim.file_url(HUMANOID)], cwd=str(stubs), capture_output=True,
+                          text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["BAD_PARAM", "0", "time", "0.001", "True"], proc.stdout
