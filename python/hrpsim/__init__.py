@@ -37,8 +37,9 @@ __version__ = "0.1.0"
 
 __all__ = ["connect", "Client", "body_summary", "format_summary", "read_body", "file_url",
            "naming_from_environment", "HrpsimError", "ServerUnavailable", "NameNotBound",
-           "WrongInterface", "ServerError", "OpenHRP", "OpenHRP__POA", "SchedulerIDL", "SchedulerIDL__POA",
-           "Simulation", "Runaway", "sweep", "dynamics_factories", "__version__"]
+           "WrongInterface", "ServerError", "OpenHRP", "OpenHRP__POA", "SchedulerIDL",
+           "SchedulerIDL__POA", "Simulation", "Runaway", "sweep", "dynamics_factories",
+           "__version__"]
 
 # attribute -> module under hrpsim._idl (hrpsim's own IDL module is also named "hrpsim")
 _STUB_MODULES = {"OpenHRP": "OpenHRP", "OpenHRP__POA": "OpenHRP__POA", "OpenRTM": "OpenRTM",
