@@ -463,7 +463,9 @@ def build_parser():
                     "error.")
     state_dir_arg(run)
     run.add_argument("--out", metavar="DIR",
-                     help="results directory (default results/<project>-<timestamp>)")
+                     help="results directory (default results/<project>-<timestamp>); an "
+                          "earlier run's results there are replaced, a non-empty directory "
+                          "that is not one is refused")
     run.add_argument("--no-plots", action="store_true",
                      help="do not write PNG plots or stills")
     run.add_argument("--quiet", action="store_true",

@@ -17,7 +17,9 @@ goes on) into NumPy arrays; ``write_results`` writes the directory:
                    per character with joints "C.joint_stop" (N, joints): the axial torque
                    [N m] (force [N]) of each joint's constraint: a torque-mode joint's stop
                    reaction when joint limits are on, a high-gain joint's servo torque
-    summary.json   project, format, models, controllers (each with how its process ended),
+    .hrpsim-results marks the directory as results (a new run into it replaces them)
+    summary.json   project, format, models, controllers (each with how its process ended and
+                   "failed": whether the Scheduler stopped the run because of it),
                    steps, simulated and wall time, real-time factor, records, warnings,
                    plots, status (and the Scheduler's own status), cameras (whether frames
                    were stored), camera_previews, stills (file, time, why, view: stills.py)
@@ -174,10 +176,11 @@ def format_summary(s):
                                               if s.get("scheduler_message") else ""))
     for c in s.get("controllers", []):
         proc = c.get("process")
-        lines.append("controller  %s (%s, every %g s): %s"
+        ok = not c.get("failed") and (not proc or proc["ok"])
+        lines.append("controller  %s (%s, every %g s): %s%s"
                      % (c["name"], c["character"], c["period"],
-                        "not started by hrpsim run" if not proc else
-                        ("ok, " if proc["ok"] else "FAILED, ") + proc["result"]))
+                        "FAILED, " if not ok else "ok, " if proc else "",
+                        proc["result"] if proc else "not started by hrpsim run"))
     lines += [
         "plots       %s" % (", ".join(s.get("plots", [])) or "none"),
     ]

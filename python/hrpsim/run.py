@@ -30,6 +30,7 @@ process's exit status and the Scheduler's own verdict (``scheduler_status``).
 import contextlib
 import dataclasses
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -137,7 +138,9 @@ class ControllerProcess:
 
     ``returncode`` is Popen's (negative: killed by that signal); ``ended`` says how:
     "running", "exited during the run", "stopped" (exited after our SIGTERM) or "killed"
-    (still alive ``CONTROLLER_STOP_GRACE_S`` after the SIGTERM, so SIGKILLed).
+    (still alive ``CONTROLLER_STOP_GRACE_S`` after the SIGTERM, so SIGKILLed). ``failure``
+    is why the Scheduler stopped the run because of this controller (a call that raised or
+    timed out), or None.
     """
 
     spec: object
@@ -145,11 +148,15 @@ class ControllerProcess:
     log_path: Path
     returncode: int = None
     ended: str = "running"
+    failure: str = None
 
     @property
     def ok(self):
-        """True unless it failed: exited on its own during the run, exited with a non-zero
-        status or a signal other than our SIGTERM when stopped, or had to be killed."""
+        """True unless it failed: the Scheduler stopped the run because of it, it exited on
+        its own during the run, exited with a non-zero status or a signal other than our
+        SIGTERM when stopped, or had to be killed."""
+        if self.failure:
+            return False
         if self.ended == "running":
             return True
         if self.ended != "stopped":
@@ -159,16 +166,17 @@ class ControllerProcess:
     def describe(self):
         """How it ended, in words: "exit status 0", "killed by SIGABRT", ..."""
         code = self.returncode
+        failed = self.failure + "; " if self.failure else ""
         if code is None:
-            return "running"
+            return failed + "running"
         what = ("exit status %d" % code if code >= 0
                 else "killed by %s" % _signal_name(-code))
         if self.ended == "killed":
-            return "did not stop within %g s of SIGTERM; SIGKILLed (%s)" % (
+            return failed + "did not stop within %g s of SIGTERM; SIGKILLed (%s)" % (
                 CONTROLLER_STOP_GRACE_S, what)
         if self.ended == "exited during the run":
-            return "%s during the run" % what
-        return "%s when stopped" % what
+            return failed + "%s during the run" % what
+        return failed + "%s when stopped" % what
 
     def record(self):
         """The summary's view of this process (JSON-ready)."""
@@ -275,6 +283,50 @@ class ControllerProcesses:
                     cp.spec.name, cp.proc.pid, cp.describe(), cp.log_path,
                     _last_line(cp.log_path))
         return None
+
+
+def exception_line(path):
+    """The last line of the last Python traceback in the log at ``path`` ("ValueError: ..."),
+    or None (no traceback, no log)."""
+    try:
+        lines = Path(path).read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    starts = [i for i, ln in enumerate(lines) if ln.startswith("Traceback (most recent call")]
+    if not starts:
+        return None
+    for ln in lines[starts[-1] + 1:]:
+        if ln.strip() and not ln[:1].isspace():
+            return ln.strip()
+    return None
+
+
+# the Scheduler's message for a run a controller stopped (scheduler.cpp)
+_CONTROLLER_FAILED = re.compile(r"controller '(?P<name>.+?)' failed at t = (?P<t>\S+) s: "
+                                r"(?P<why>.*)", re.S)
+
+
+def explain_controller_failure(message, procs):
+    """The Scheduler's ``message`` of a run stopped by a controller, made to say what happened
+    inside the controller: for a controller hrpsim run started (in ``procs``), a Python
+    exception's last line from its log replaces "CORBA::UNKNOWN (UNKNOWN_PythonException)",
+    and the log file is named. Returns (message, name of the controller or None); the
+    ControllerProcess of that controller gets its ``failure``."""
+    m = _CONTROLLER_FAILED.match(message or "")
+    if m is None:
+        return message, None
+    name, why = m.group("name"), m.group("why")
+    cp = next((c for c in procs if c.spec.name == name), None)
+    if cp is not None:
+        exc = exception_line(cp.log_path)
+        python = "CORBA::UNKNOWN (UNKNOWN_PythonException)"
+        if exc and python in why:
+            why = why.replace(python, exc)
+        elif exc:
+            why = "%s (the log's last exception: %s)" % (why, exc)
+        cp.failure = "%s at t = %s s" % (why, m.group("t"))
+        why += "; traceback and output in %s" % cp.log_path
+    return "controller %s failed at t = %s s: %s" % (name, m.group("t"), why), name
 
 
 def _last_line(path):
@@ -409,6 +461,49 @@ class Progress:
 # the job
 # ---------------------------------------------------------------------------------------------
 
+# the file that marks a directory as `hrpsim run`'s results (written before anything else)
+RESULTS_MARKER = ".hrpsim-results"
+
+
+def is_results_dir(out):
+    """True if ``out`` holds the results of an earlier `hrpsim run`: the marker file, or (runs
+    from before it existed) a summary.json with a project and a status."""
+    out = Path(out)
+    if (out / RESULTS_MARKER).is_file():
+        return True
+    try:
+        import json
+        summary = json.loads((out / "summary.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(summary, dict) and "project" in summary and "status" in summary
+
+
+def prepare_out_dir(out):
+    """Make ``out`` ready for a new run: created if missing; an earlier run's results there
+    are removed (frames, logs and plots of two runs must not mix); RunError for a non-empty
+    directory that is not a results directory (nothing in it is touched) or for a file."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise RunError("--out %s is not a directory" % out)
+    if out.is_dir() and any(out.iterdir()):
+        if not is_results_dir(out):
+            names = sorted(p.name for p in out.iterdir())
+            raise RunError("--out %s is not empty and not an hrpsim results directory (it holds "
+                           "%s%s); give a new or empty directory, or the results directory "
+                           "of an earlier run (which is then replaced)"
+                           % (out, ", ".join(names[:3]), ", ..." if len(names) > 3 else ""))
+        for p in out.iterdir():
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p)
+            else:
+                p.unlink()
+    out.mkdir(parents=True, exist_ok=True)
+    (out / RESULTS_MARKER).write_text("written by `hrpsim run`; a new run into this directory "
+                                      "replaces everything in it\n")
+    return out
+
+
 def default_out_dir(project, base="results"):
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     out = Path(base) / ("%s-%s" % (project.stem, stamp))
@@ -436,7 +531,8 @@ def _describe_models(client, project):
             out.append({"name": m.name, "url": hrpsim.file_url(m.url),
                         "body": describe_url(loader, m.url)})
         except ViewerError as exc:
-            raise RunError("%s:%s: model %s: %s" % (project.path, m.line, m.name, exc)) from exc
+            raise RunError("%s:%s: model %s: %s" % (project.path, m.at("url"), m.name,
+                                                     exc)) from exc
     return out
 
 
@@ -467,9 +563,8 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
             warn(w)
     if progress is None:
         progress = sys.stderr.isatty()
-    out = Path(out_dir) if out_dir else default_out_dir(project)
+    out = prepare_out_dir(Path(out_dir) if out_dir else default_out_dir(project))
     cameras = project.cameras if cameras is None else bool(cameras)
-    out.mkdir(parents=True, exist_ok=True)
 
     servers = None
     controllers = ControllerProcesses()
@@ -486,7 +581,7 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
             try:
                 bodies[m.name] = list(client.load_body(m.url)._get_links())
             except hrpsim.OpenHRP.ModelLoader.ModelLoaderException as exc:
-                raise RunError("%s:%s: model %s: %s" % (project.path, m.line, m.name,
+                raise RunError("%s:%s: model %s: %s" % (project.path, m.at("url"), m.name,
                                                          exc.description)) from exc
         models = _describe_models(client, project)
         controllers.start(project, servers.naming, out)
@@ -550,6 +645,7 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
         # the run is over: stop the controllers, and judge them by how they end
         controllers.stop()
         state, message = _enum(status.state), status.message
+        message, blamed = explain_controller_failure(message, controllers.procs)
         if dead is not None:
             state, message = "FAILED", "controller %s (pid %d): %s at t = %g s (%s)%s" % (
                 dead.spec.name, dead.proc.pid, dead.describe(), status.time, dead.log_path,
@@ -570,6 +666,7 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
             "controllers": [{"name": c.name, "character": c.character,
                              "period": c.period or project.time_step,
                              "command": c.command,
+                             "failed": c.name == blamed,
                              "process": processes.get(c.name)} for c in project.controllers],
             "time_step": project.time_step,
             "end_time": project.end_time,

@@ -52,7 +52,7 @@ class HostedDynamics : public DynamicsSimulatorServant {
   void destroy() override;  // raises NO_PERMISSION (logged)
 };
 
-class SchedulerServant : public POA_hrpsim::Scheduler {
+class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant {
  public:
   // an IDLE scheduler with a fresh, activated dynamics servant
   SchedulerServant();
