@@ -21,6 +21,19 @@
 // zero layer removes, with no contact flicker (a resting box keeps its 4 points every step).
 // Four points per geom pair (the deepest and most spread out) instead of eight took the
 // humanoid from 17,000 to 22,000 steps/s with the same drift.
+//
+// A torque-mode humanoid on the floor is one island of 31 bodies, 30 hinges (150 rows) and 8
+// contacts (24 rows): 174 rows, so QuickStep (bench/bench_torque.c, under a PD loop in C with
+// the sample PD controller's gains, beside high gain in the same run; a loaded machine, so the
+// ratio to high gain is the figure that holds). dWorldStep there: 0.08 of high gain. QuickStep
+// spends 85% of the step in ODE's SOR sweeps (perf, callgrind), linear in the iterations:
+//   50 iterations   0.22 of high gain  joints apart <= 0.012 mm  ankle Fz/mg 0.60..1.08
+//   30 iterations   0.32               0.035 mm                  0.63..1.06
+//   20 iterations   0.58               0.060 mm                  0.66..1.04
+//   10 iterations   0.53-0.63          0.14 mm                   0.70..1.07
+// (Fz/mg: the force sensors' total over the weight while standing, 0.9526 exact; dWorldStep
+// gives 0.952..0.954; QuickStep's joint feedback is that noisy at any count.) chainIterations
+// takes 20 for such islands; piles keep quickIterations (50), chosen for them above.
 
 #include <ode/ode.h>
 #include <stdio.h>
