@@ -179,7 +179,9 @@ int main(int argc, char **argv) {
   int rounds = argc > 3 ? atoi(argv[3]) : 5;
   const char *which = argc > 4 ? argv[4] : "both";
   if (steps < 1 || rounds < 1 || rounds > 100) {
-    fprintf(stderr, "usage: %s [SAMPLES_DIR] [STEPS] [ROUNDS 1-100] [torque|highgain|both] [auto|world|quick-N|chain-N]\n",
+    fprintf(stderr,
+            "usage: %s [SAMPLES_DIR] [STEPS] [ROUNDS 1-100] [torque|highgain|both] "
+            "[auto|world|quick-N|chain-N]\n",
             argv[0]);
     return 1;
   }
@@ -248,8 +250,8 @@ int main(int argc, char **argv) {
            "%.4f..%.4f (second half), QuickStep steps %ld of %ld, last step: "
            "%d ODE bodies moving, %d constraint rows in its largest island (%d contact "
            "joints)\n",
-           names[c], r->driftMm, r->qErr, r->gapMax, r->fzLo, r->fzHi, r->quickSteps, steps, r->stats.bodies,
-           r->stats.rows, r->stats.contactJoints);
+           names[c], r->driftMm, r->qErr, r->gapMax, r->fzLo, r->fzHi, r->quickSteps, steps,
+           r->stats.bodies, r->stats.rows, r->stats.contactJoints);
   }
   for (int c = 0; c < 2; c++) {
     if (!(c == 0 ? doT : doH)) {
