@@ -49,6 +49,11 @@ void hsd_defaultOptions(hsdOptions *opt) {
   opt->stopErp = 0.2;
   opt->stopCfm = 1e-10;
   opt->rotorInertia = 0;
+  opt->broadPhase = hsBROAD_AUTO;
+  opt->sleep = 0;
+  opt->sleepLinearVel = 0.02;
+  opt->sleepAngularVel = 0.1;
+  opt->sleepTime = 0.2;
 }
 
 // ODE's messages go to our logger; its error and debug handlers must not abort a server, but
