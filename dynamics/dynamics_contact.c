@@ -242,6 +242,7 @@ void hsd_collide(hsdWorld *w) {
     }
   }
   hsd_wakeTouched(w);
+  hsd_noteSleep(w);
 }
 
 // group the contacts by link pair: the generation loop writes each link pair's points in one

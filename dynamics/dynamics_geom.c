@@ -64,6 +64,8 @@ struct hsdGeometry {
   hscPair *overlap;   // link pairs whose world boxes overlap (hsc_overlappingLinks)
   int capOverlap;
   int *cand;          // link pair indices of registered pairs among them (cap: nkey)
+  int noverlap;       // link pairs in overlap this step; -1 when they did not fit
+  int bodyIsChar;     // 1 if scene body i is character i (the group wake relies on it)
 };
 
 static void freeGeometry(hsdWorld *w) {
@@ -244,6 +246,10 @@ static int makeBroadPhase(hsdWorld *w) {
   }
   int mode = w->opt.broadPhase;
   g->use = mode == hsBROAD_ON || (mode == hsBROAD_AUTO && n > 4 * (size_t)nlink);
+  g->bodyIsChar = 1;
+  for (int ci = 0; ci < w->nchar; ci++) {
+    g->bodyIsChar &= w->chars[ci].shapes->body == ci;
+  }
   hsu_free(g->keys);
   hsu_free(g->slots);
   hsu_free(g->cand);
@@ -254,14 +260,17 @@ static int makeBroadPhase(hsdWorld *w) {
   g->overlap = NULL;
   g->nkey = 0;
   g->capOverlap = 0;
+  // room for as many overlapping link pairs as make sense (every link touching a handful of
+  // others); beyond it a step walks every pair (a counted warning). Sleeping uses them too.
+  size_t cap = 16 * (size_t)nlink + 1024;
+  g->overlap = hsu_malloc(cap * sizeof *g->overlap);
+  if (!g->overlap) {
+    g->use = 0;
+    return hsE_NOMEM;
+  }
+  g->capOverlap = (int)cap;
   if (!g->use) {
     return 0;
-  }
-  // room for as many overlapping link pairs as make sense (every link touching a handful of
-  // others, and the registered pairs); beyond it a step walks every pair (a counted warning)
-  size_t cap = 16 * (size_t)nlink + 1024;
-  if (cap > n + 1024) {
-    cap = n + 1024;
   }
   size_t nslot = 16;
   while (nslot < 2 * n) {
@@ -270,8 +279,7 @@ static int makeBroadPhase(hsdWorld *w) {
   g->keys = hsu_malloc((n + 1) * sizeof *g->keys);
   g->slots = hsu_calloc(nslot, sizeof *g->slots);
   g->cand = hsu_malloc(2 * (n + 1) * sizeof *g->cand);  // and as much scratch for sorting
-  g->overlap = hsu_malloc(cap * sizeof *g->overlap);
-  if (!g->keys || !g->slots || !g->cand || !g->overlap) {
+  if (!g->keys || !g->slots || !g->cand) {
     g->use = 0;
     return hsE_NOMEM;
   }
@@ -296,7 +304,6 @@ static int makeBroadPhase(hsdWorld *w) {
     g->slots[h] = (int)i + 1;
   }
   g->nkey = n;
-  g->capOverlap = (int)cap;
   return 0;
 }
 
@@ -305,10 +312,12 @@ static int makeBroadPhase(hsdWorld *w) {
 // registered since hsd_init, or more overlapping link pairs than its buffer holds: counted)
 static int broadPhase(hsdWorld *w) {
   hsdGeometry *g = w->geo;
+  g->noverlap = -1;
   if (!g->use || g->nkey != w->linkPairs.n) {
     return -1;
   }
   int total = hsc_sweepLinks(g->scene, g->overlap, g->capOverlap);
+  g->noverlap = total <= g->capOverlap ? total : -1;
   if (total > g->capOverlap) {
     hsd_warn(w, hsdWARN_BROADPHASE, "more than %d link pairs with overlapping boxes in one "
              "step; every registered pair was tested", g->capOverlap);
@@ -480,6 +489,38 @@ static void orderPoints(hscContact *pts, int n) {
   }
 }
 
+// sleeping: wake every sleeping character whose world box meets that of an awake one that
+// wakes its neighbours (hsd_wakesNeighbours), through the whole group of boxes that meet, in a
+// fixed order (passes over the sweep's pairs until nothing changes)
+static void wakeGroups(hsdWorld *w) {
+  hsdGeometry *g = w->geo;
+  if (!g->bodyIsChar || !g->overlap) {
+    return;
+  }
+  if (g->noverlap < 0) {
+    int total = hsc_sweepLinks(g->scene, g->overlap, g->capOverlap);
+    g->noverlap = total <= g->capOverlap ? total : -1;
+    if (g->noverlap < 0) {
+      return;  // (contacts still wake: ODE's island walk, hsd_wakeTouched)
+    }
+  }
+  for (int changed = 1; changed;) {
+    changed = 0;
+    for (int i = 0; i < g->noverlap; i++) {
+      int a = g->overlap[i].body[0], b = g->overlap[i].body[1];
+      if (a == b) {
+        continue;
+      }
+      if (hsd_wakesNeighbours(w, a)) {
+        changed |= hsd_wake(w, b);
+      }
+      if (hsd_wakesNeighbours(w, b)) {
+        changed |= hsd_wake(w, a);
+      }
+    }
+  }
+}
+
 // add link pair i to the query when its links may touch this step
 static void queryPair(hsdWorld *w, int i, int *nq) {
   hsdGeometry *g = w->geo;
@@ -499,6 +540,9 @@ int hsd_findContacts(hsdWorld *w, hsdContact *out, int max, int *dropped) {
   hsd_shapesMoved(w);
   const hsdLinkPair *lps = w->linkPairs.data;
   int nq = 0, ncand = broadPhase(w);
+  if (w->opt.sleep) {
+    wakeGroups(w);
+  }
   if (ncand >= 0) {
     for (int c = 0; c < ncand; c++) {
       queryPair(w, g->cand[c], &nq);

@@ -8,8 +8,13 @@
 // it touches something is disabled at the start of a step, its velocities zeroed; ODE's island
 // walk enables again at once any disabled body that a contact joint ties to an awake one, so a
 // pile falls asleep as a whole, when its last body comes to rest, and wakes from the body that
-// is hit. ODE's walk starts from awake dynamic bodies only, so hsd_wakeTouched wakes what it
-// would miss: a sleeping body touched by a kinematic or servoed one that is moving. A command,
+// is hit. ODE's walk wakes one layer of a pile per step and starts from awake dynamic bodies
+// only, so two more rules wake what it would miss or reach late: before the contacts of a step
+// are found, a sleeping character whose world box meets the box of an awake one that moves (or
+// was woken this step, or never sleeps) wakes, and so on through the whole resting group
+// (dynamics_geom.c, over the sweep's overlapping boxes): a pile wakes as a whole, as it would
+// have moved as a whole, and its island is solved as one (the stepper choice sees all of it);
+// and hsd_wakeTouched wakes a sleeping body touched by a kinematic or servoed one. A command,
 // an external force, a teleport or a mode change wakes the character before its step.
 //
 // While asleep, a character's pairs with static characters and other sleeping ones are not
@@ -66,12 +71,15 @@ void hsd_prepareSleep(hsdWorld *w) {
   for (int ci = 0; ci < w->nchar; ci++) {
     hsdCharacter *c = &w->chars[ci];
     dBodyID b = c->links[0].body;
+    // woken during the last ODE step (ODE's island walk, from an awake body it touched)
+    c->woke = c->slept && !asleep(c);
     if (!b) {
       continue;
     }
     int may = sleeper(c);
     if (!dBodyIsEnabled(b) && (!may || c->resynced || c->nExt > 0)) {
       dBodyEnable(b);  // (resets its rest count)
+      c->woke = 1;
     }
     if (dBodyGetAutoDisableFlag(b) != may) {
       dBodySetAutoDisableFlag(b, may);
@@ -104,16 +112,45 @@ void hsd_wakeTouched(hsdWorld *w) {
       const hsdCharacter *o = &w->chars[hc->ch[1 - side]];
       if (asleep(c) && movesUnseen(o, &o->links[hc->link[1 - side]])) {
         dBodyEnable(c->links[0].body);
+        c->woke = 1;
       }
     }
   }
 }
 
+int hsd_wakesNeighbours(const hsdWorld *w, int ch) {
+  const hsdCharacter *c = &w->chars[ch];
+  if (c->still || asleep(c)) {
+    return 0;
+  }
+  if (c->woke || !sleeper(c)) {
+    return 1;
+  }
+  const dReal *v = dBodyGetLinearVel(c->links[0].body), *a = dBodyGetAngularVel(c->links[0].body);
+  double lin = w->opt.sleepLinearVel, ang = w->opt.sleepAngularVel;
+  return v[0] * v[0] + v[1] * v[1] + v[2] * v[2] > 4 * lin * lin ||
+         a[0] * a[0] + a[1] * a[1] + a[2] * a[2] > 4 * ang * ang;
+}
+
+int hsd_wake(hsdWorld *w, int ch) {
+  hsdCharacter *c = &w->chars[ch];
+  if (!asleep(c)) {
+    return 0;
+  }
+  dBodyEnable(c->links[0].body);
+  c->woke = 1;
+  return 1;
+}
+
+void hsd_noteSleep(hsdWorld *w) {
+  for (int ci = 0; ci < w->nchar; ci++) {
+    w->chars[ci].slept = w->opt.sleep && asleep(&w->chars[ci]);
+  }
+}
+
 void hsd_wakeAll(hsdWorld *w) {
   for (int ci = 0; w->initialised && ci < w->nchar; ci++) {
-    if (asleep(&w->chars[ci])) {
-      dBodyEnable(w->chars[ci].links[0].body);
-    }
+    hsd_wake(w, ci);
   }
 }
 

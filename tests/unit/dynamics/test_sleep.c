@@ -116,6 +116,18 @@ static void testPairsAfterInit(void) {
   hsm_freeBody(floor);
 }
 
+// ODE's pivoting solver (dWorldStep, which small islands use) logs "LCP internal error, s <= 0"
+// now and then on a stack of boxes with redundant contact points; the same scenes log it with
+// sleeping off too. Allow those messages, and only those, in the pile tests.
+static void allowLcpLogs(void) {
+  hst_expectLog(1);
+}
+
+// 1 if nothing but ODE's LCP message was logged in this test
+static int onlyLcpLogs(void) {
+  return hst_logCount() == 0 || strstr(hst_lastLog(), "LCP internal error") != NULL;
+}
+
 // number of sleeping characters
 static int sleepers(const hsdWorld *w) {
   int n = 0;
@@ -132,6 +144,7 @@ static void testSleepDeterminism(void) {
   hsBody *floor = dynLoadSample("floor/floor.wrl");
   CU_ASSERT_PTR_NOT_NULL_FATAL(box);
   CU_ASSERT_PTR_NOT_NULL_FATAL(floor);
+  allowLcpLogs();
   hsdWorld *w[2];
   for (int k = 0; k < 2; k++) {
     w[k] = pileWorld(box, floor, 19, hsBROAD_ON, 1);
@@ -154,6 +167,7 @@ static void testSleepDeterminism(void) {
   }
   CU_ASSERT_EQUAL(diverged, -1);
   CU_ASSERT(slept >= 15);  // most of the pile did fall asleep
+  CU_ASSERT(onlyLcpLogs());
   hsd_freeWorld(w[0]);
   hsd_freeWorld(w[1]);
   hsm_freeBody(box);
@@ -167,6 +181,7 @@ static void testSleepingPileWakes(void) {
   hsBody *floor = dynLoadSample("floor/floor.wrl");
   CU_ASSERT_PTR_NOT_NULL_FATAL(box);
   CU_ASSERT_PTR_NOT_NULL_FATAL(floor);
+  allowLcpLogs();
   // 18 boxes in two layers, and a 19th resting apart, far away, until it is dropped
   hsdWorld *w = pileWorld(box, floor, 18, hsBROAD_AUTO, 1);
   int drop = hsd_addCharacter(w, "drop", box, NULL);
@@ -232,6 +247,7 @@ static void testSleepingPileWakes(void) {
   CU_ASSERT(woke);           // its sleep flag cleared
   CU_ASSERT(moved > 1e-4);   // and it moved
   CU_ASSERT(hsd_state(w, drop)->rootP[2] > topZ);  // the dropped box rests on the pile
+  CU_ASSERT(onlyLcpLogs());
   hsd_freeWorld(w);
   hsm_freeBody(box);
   hsm_freeBody(floor);
