@@ -242,7 +242,6 @@ void hsd_collide(hsdWorld *w) {
     }
   }
   hsd_wakeTouched(w);
-  hsd_noteSleep(w);
 }
 
 // group the contacts by link pair: the generation loop writes each link pair's points in one

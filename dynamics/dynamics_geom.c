@@ -490,8 +490,7 @@ static void orderPoints(hscContact *pts, int n) {
 }
 
 // sleeping: wake every sleeping character whose world box meets that of an awake one that
-// wakes its neighbours (hsd_wakesNeighbours), through the whole group of boxes that meet, in a
-// fixed order (passes over the sweep's pairs until nothing changes)
+// wakes its neighbours (hsd_wakesNeighbours), in the sweep's order (a function of the poses)
 static void wakeGroups(hsdWorld *w) {
   hsdGeometry *g = w->geo;
   if (!g->bodyIsChar || !g->overlap) {
@@ -504,19 +503,13 @@ static void wakeGroups(hsdWorld *w) {
       return;  // (contacts still wake: ODE's island walk, hsd_wakeTouched)
     }
   }
-  for (int changed = 1; changed;) {
-    changed = 0;
-    for (int i = 0; i < g->noverlap; i++) {
-      int a = g->overlap[i].body[0], b = g->overlap[i].body[1];
-      if (a == b) {
-        continue;
-      }
-      if (hsd_wakesNeighbours(w, a)) {
-        changed |= hsd_wake(w, b);
-      }
-      if (hsd_wakesNeighbours(w, b)) {
-        changed |= hsd_wake(w, a);
-      }
+  for (int i = 0; i < g->noverlap; i++) {
+    int a = g->overlap[i].body[0], b = g->overlap[i].body[1];
+    if (a != b && hsd_wakesNeighbours(w, a)) {
+      hsd_wake(w, b);
+    }
+    if (a != b && hsd_wakesNeighbours(w, b)) {
+      hsd_wake(w, a);
     }
   }
 }

@@ -116,8 +116,6 @@ typedef struct hsdCharacter {
   double (*subW)[6];        // per link: wrench its subtree exerts on its parent (inverse
                             // dynamics), world frame, moment about the link origin
   hstdRep rep;              // representation of the last step
-  int slept, woke;          // sleep (dynamics_sleep.c): asleep when the ODE step began; woken
-                            // this step
   int still;                // static root and no 1-dof joint: nothing ever moves
   dBodyID cbody;            // the composite body (free root only), NULL otherwise
   double P[3], L[3];        // total momentum and angular momentum about the centre of mass
@@ -369,15 +367,12 @@ void hsd_wakeTouched(hsdWorld *w);
 void hsd_wakeAll(hsdWorld *w);
 
 // 1 if awake character ch wakes a sleeping character whose world box meets one of its own: it
-// is not static and either may not sleep, moves faster than the sleep thresholds, or was woken
-// this step (so a whole resting group wakes at once)
+// is not static and either may not sleep or moves fast (ten times the sleep thresholds: a blow,
+// not a resting body's jitter)
 int hsd_wakesNeighbours(const hsdWorld *w, int ch);
 
-// wake character ch if it sleeps (marking it woken this step); 1 if it did
+// wake character ch if it sleeps; 1 if it did
 int hsd_wake(hsdWorld *w, int ch);
-
-// note which characters sleep as the ODE step begins (after contact generation)
-void hsd_noteSleep(hsdWorld *w);
 
 //---------------------------------- contacts (dynamics_contact.c) -----------------------------
 

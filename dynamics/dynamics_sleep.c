@@ -8,14 +8,13 @@
 // it touches something is disabled at the start of a step, its velocities zeroed; ODE's island
 // walk enables again at once any disabled body that a contact joint ties to an awake one, so a
 // pile falls asleep as a whole, when its last body comes to rest, and wakes from the body that
-// is hit. ODE's walk wakes one layer of a pile per step and starts from awake dynamic bodies
-// only, so two more rules wake what it would miss or reach late: before the contacts of a step
-// are found, a sleeping character whose world box meets the box of an awake one that moves (or
-// was woken this step, or never sleeps) wakes, and so on through the whole resting group
-// (dynamics_geom.c, over the sweep's overlapping boxes): a pile wakes as a whole, as it would
-// have moved as a whole, and its island is solved as one (the stepper choice sees all of it);
-// and hsd_wakeTouched wakes a sleeping body touched by a kinematic or servoed one. A command,
-// an external force, a teleport or a mode change wakes the character before its step.
+// is hit. ODE's walk starts from awake dynamic bodies only and reaches a body one step after it
+// is touched, so two more rules wake what it would miss or reach late: before the contacts of
+// a step are found, a sleeping character whose world box meets the box of an awake one moving
+// fast (ten times the thresholds: a blow, not a resting neighbour's jitter) or one that never
+// sleeps wakes (dynamics_geom.c, over the sweep's overlapping boxes); and hsd_wakeTouched wakes
+// a sleeping body touched by a kinematic or servoed one. A command, an external force, a
+// teleport or a mode change wakes the character before its step.
 //
 // While asleep, a character's pairs with static characters and other sleeping ones are not
 // asked about (hsd_pairMayTouch): a sleeping pile costs no contacts and no constraint rows, and
@@ -71,15 +70,12 @@ void hsd_prepareSleep(hsdWorld *w) {
   for (int ci = 0; ci < w->nchar; ci++) {
     hsdCharacter *c = &w->chars[ci];
     dBodyID b = c->links[0].body;
-    // woken during the last ODE step (ODE's island walk, from an awake body it touched)
-    c->woke = c->slept && !asleep(c);
     if (!b) {
       continue;
     }
     int may = sleeper(c);
     if (!dBodyIsEnabled(b) && (!may || c->resynced || c->nExt > 0)) {
       dBodyEnable(b);  // (resets its rest count)
-      c->woke = 1;
     }
     if (dBodyGetAutoDisableFlag(b) != may) {
       dBodySetAutoDisableFlag(b, may);
@@ -112,7 +108,6 @@ void hsd_wakeTouched(hsdWorld *w) {
       const hsdCharacter *o = &w->chars[hc->ch[1 - side]];
       if (asleep(c) && movesUnseen(o, &o->links[hc->link[1 - side]])) {
         dBodyEnable(c->links[0].body);
-        c->woke = 1;
       }
     }
   }
@@ -123,13 +118,13 @@ int hsd_wakesNeighbours(const hsdWorld *w, int ch) {
   if (c->still || asleep(c)) {
     return 0;
   }
-  if (c->woke || !sleeper(c)) {
+  if (!sleeper(c)) {
     return 1;
   }
   const dReal *v = dBodyGetLinearVel(c->links[0].body), *a = dBodyGetAngularVel(c->links[0].body);
   double lin = w->opt.sleepLinearVel, ang = w->opt.sleepAngularVel;
-  return v[0] * v[0] + v[1] * v[1] + v[2] * v[2] > 4 * lin * lin ||
-         a[0] * a[0] + a[1] * a[1] + a[2] * a[2] > 4 * ang * ang;
+  return v[0] * v[0] + v[1] * v[1] + v[2] * v[2] > 100 * lin * lin ||
+         a[0] * a[0] + a[1] * a[1] + a[2] * a[2] > 100 * ang * ang;
 }
 
 int hsd_wake(hsdWorld *w, int ch) {
@@ -138,14 +133,7 @@ int hsd_wake(hsdWorld *w, int ch) {
     return 0;
   }
   dBodyEnable(c->links[0].body);
-  c->woke = 1;
   return 1;
-}
-
-void hsd_noteSleep(hsdWorld *w) {
-  for (int ci = 0; ci < w->nchar; ci++) {
-    w->chars[ci].slept = w->opt.sleep && asleep(&w->chars[ci]);
-  }
 }
 
 void hsd_wakeAll(hsdWorld *w) {
