@@ -433,6 +433,9 @@ void hsd_shapesMoved(hsdWorld *w) {
   }
   for (int ci = 0; ci < w->nchar; ci++) {
     const hsdCharacter *c = &w->chars[ci];
+    if (c->links[0].body && !dBodyIsEnabled(c->links[0].body) && !c->resynced) {
+      continue;  // asleep where it was placed last (a teleport marks it resynced)
+    }
     for (int k = 0; c->shapes && k < c->body->nlink; k++) {
       if (c->links[k].body) {
         placeLink(w, ci, k);
