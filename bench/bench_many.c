@@ -13,6 +13,8 @@
 // SLEEP: 0 (default) or 1 (hsdOptions.sleep). Prints one JSON object: scene, n, steps, seconds,
 // steps_per_s, us_per_step, contacts and sleeping characters after the last step, warnings,
 // and a checksum of every character's final root pose (equal checksums: the same trajectory).
+// WARMUP steps (untimed) run first. BENCH_MANY_SPEEDS=1 in the environment prints each body's
+// speeds after the last step to stderr.
 
 #include <math.h>
 #include <stdint.h>
@@ -67,9 +69,6 @@ int main(int argc, char **argv) {
                                                   : hsBROAD_AUTO;
     opt.sleep = atoi(argv[8]) != 0;
   }
-  if (getenv("SLV")) { opt.sleepLinearVel = atof(getenv("SLV")); }
-  if (getenv("SAV")) { opt.sleepAngularVel = atof(getenv("SAV")); }
-  if (getenv("ST")) { opt.sleepTime = atof(getenv("ST")); }
   hsBody *floor = hsm_loadVrml(argv[4], NULL, NULL, 0, NULL, &err);
   int humanoids = strcmp(scene, "humanoids") == 0;
   hsBody *model = floor ? hsm_loadVrml(humanoids ? argv[6] : argv[5], NULL, NULL, 0, NULL, &err)
@@ -155,7 +154,7 @@ int main(int argc, char **argv) {
   }
   double seconds = now() - t0;
   if (getenv("BENCH_MANY_SPEEDS")) {
-    // the speeds of the bodies after the last step (diagnostics)
+    // diagnostics: each body's speeds after the last step
     for (int c = 1; c < nchar; c++) {
       const hsdLinkMotion *m = hsd_linkMotion(w, c, 0);
       fprintf(stderr, "%d v %.3g w %.3g sleeping %d z %.4f\n", c,
