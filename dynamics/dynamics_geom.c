@@ -499,6 +499,13 @@ static void wakeGroups(hsdWorld *w) {
   if (!g->bodyIsChar || !g->overlap) {
     return;
   }
+  int any = 0;
+  for (int ci = 0; ci < w->nchar && !any; ci++) {
+    any = hsd_sleeping(w, ci);
+  }
+  if (!any) {
+    return;  // nothing to wake
+  }
   if (g->noverlap < 0) {
     int total = hsc_sweepLinks(g->scene, g->overlap, g->capOverlap);
     g->noverlap = total <= g->capOverlap ? total : -1;
