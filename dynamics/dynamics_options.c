@@ -21,6 +21,10 @@
 // zero layer removes, with no contact flicker (a resting box keeps its 4 points every step).
 // Four points per geom pair (the deepest and most spread out) instead of eight took the
 // humanoid from 17,000 to 22,000 steps/s with the same drift.
+// Sleeping (off by default; bench/bench_many.py): a 100-box pile settled under QuickStep keeps
+// jittering at up to 0.01 m/s and 0.1 rad/s; with thresholds of 0.01 m/s and 0.05 rad/s on the
+// instantaneous speeds 14 of its boxes slept after 3 s, with 0.02 m/s and 0.1 rad/s averaged over
+// 10 steps (ODE's average samples) and 0.2 s at rest all 100 by about 3.5 s.
 
 #include <ode/ode.h>
 #include <stdio.h>
