@@ -61,6 +61,7 @@ typedef struct hsdContactGroup hsdContactGroup;
 typedef struct hsdLinkHit hsdLinkHit;
 typedef struct hsdDistance hsdDistance;
 typedef struct hsdLinkMotion hsdLinkMotion;
+typedef struct hsdOptions hsdOptions;
 
 // what one link datum is, numbered as OpenHRP's DynamicsSimulator::LinkDataType (so a door
 // converts by value); sizes per link in parentheses
@@ -112,6 +113,10 @@ void hs_freeBody(hsBody *body);
 // a new, empty simulation: time step 1 ms, gravity 9.8 m/s^2 towards -z, sensors off, no
 // noise, not started. NULL with err (no memory). Free with hs_freeSim.
 hsSim *hs_makeSim(hsError *err);
+
+// the same with the dynamics' tunables (dynamics.h, hsd_defaultOptions; NULL: the defaults,
+// which the servers use): for benches and studies of the solver
+hsSim *hs_makeSimWith(const hsdOptions *opt, hsError *err);
 
 // free a simulation and the bodies it owns; NULL is a no-op. No call may be in progress.
 void hs_freeSim(hsSim *sim);

@@ -63,6 +63,10 @@ void hs_freeBody(hsBody *body) {
 //---------------------------------- make / free -----------------------------------------------
 
 hsSim *hs_makeSim(hsError *err) {
+  return hs_makeSimWith(NULL, err);
+}
+
+hsSim *hs_makeSimWith(const hsdOptions *opt, hsError *err) {
   hs_initProcess();
   hsSim *sim = hsu_calloc(1, sizeof *sim);
   if (!sim) {
@@ -75,7 +79,7 @@ hsSim *hs_makeSim(hsError *err) {
   pthread_mutex_init(&sim->mutex, &a);
   pthread_mutexattr_destroy(&a);
   pthread_mutex_lock(&gOde);
-  sim->world = hsd_makeWorld(NULL, err);
+  sim->world = hsd_makeWorld(opt, err);
   pthread_mutex_unlock(&gOde);
   if (!sim->world) {
     pthread_mutex_destroy(&sim->mutex);
