@@ -359,13 +359,17 @@ int hs_tracks(const hsSim *sim, int ch, int *links, int max);
 
 //---------------------------------- sensors ---------------------------------------------------
 
-// the per-type facts (one table, model/: hsm_sensorTypes): OpenHRP's type string ("Force",
-// "RateGyro", "Acceleration", "Vision", "Range"), numbers per reading (-1: per sensor, range
-// beams; 0: none, vision), and the place of the type's block in SensorState (force, rateGyro,
-// accel, range: 0..3; -1: not there). type in hstSensor numbering; NULL / -1 when bad.
+// the per-type facts (one table, model/model_names.c: hsm_sensorType): OpenHRP's type string
+// ("Force", "RateGyro", "Acceleration", "Vision", "Range"), hrpsim's short name (log keys and
+// noise specs: "force", "gyro", "accel", "vision", "range"), numbers per reading (-1: per
+// sensor, range beams; 0: none, vision), the place of the type's block in SensorState (force,
+// rateGyro, accel, range: 0..3; -1: not there), and whether noise applies (1) or not (0).
+// type in hstSensor numbering, 0 .. HS_SENSOR_TYPES - 1; NULL / -1 / 0 when bad.
 const char *hs_sensorTypeName(int type);
+const char *hs_sensorTypeKey(int type);
 int hs_sensorTypeSize(int type);
 int hs_sensorTypeOrder(int type);
+int hs_sensorTypeNoisy(int type);
 
 // the body's sensors: how many, and sensor s's name, type (hstSensor), id (sensorId)
 int hs_sensorCount(const hsSim *sim, int ch);
