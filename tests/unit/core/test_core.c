@@ -343,6 +343,49 @@ static void testContacts(void) {
   hs_freeSim(sim);
 }
 
+// a depth camera at the origin looks along -z at a box whose near face is 2 m away: the centre
+// pixel reads 2 m; the picture is taken at the current link poses (the box moved: 3 m)
+static void testCamera(void) {
+  hsError err = {0};
+  hsSim *sim = hs_makeSim(fresh(&err));
+  hsBody *cam = hst_loadVrmlText(
+      "core_cam.wrl",
+      "PROTO VisionSensor [ exposedField SFVec3f translation 0 0 0 exposedField SFRotation "
+      "rotation 0 0 1 0 exposedField SFInt32 sensorId -1 exposedField SFString type \"NONE\" "
+      "exposedField SFInt32 width 320 exposedField SFInt32 height 240 exposedField SFFloat "
+      "fieldOfView 0.785398 exposedField SFFloat frontClipDistance 0.01 exposedField SFFloat "
+      "backClipDistance 10 exposedField SFFloat frameRate 30 exposedField MFNode children [] ] "
+      "{ Transform { children IS children } }\n"
+      "DEF C Humanoid { humanoidBody [ DEF BASE Joint { jointType \"fixed\" children [\n"
+      " DEF CAM VisionSensor { sensorId 0 type \"DEPTH\" width 40 height 30 fieldOfView 0.5 "
+      "frontClipDistance 0.1 backClipDistance 20 } ] } ] joints [ USE BASE ] }\n");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(cam);
+  CU_ASSERT_EQUAL_FATAL(hs_addCharacter(sim, "cam", cam, 1, fresh(&err)), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      hs_addCharacter(sim, "box", hst_loadVrmlText("core_cam_box.wrl", kBox), 1, fresh(&err)), 1);
+  int s = hs_sensor(sim, 0, "CAM", fresh(&err));
+  int w = 0, h = 0;
+  CU_ASSERT_EQUAL(hs_cameraSize(sim, 0, s, &w, &h, fresh(&err)), 0);
+  CU_ASSERT(w == 40 && h == 30);
+  double pose[12] = {0, 0, -2.05, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+  CU_ASSERT_EQUAL(hs_setLinkData(sim, 1, 0, hsDATA_ABS_TRANSFORM, pose, 12, fresh(&err)), 0);
+  float depth[40 * 30];
+  int rc = hs_renderCamera(sim, 0, s, NULL, depth, fresh(&err));
+  if (rc == hsE_UNSUPPORTED) {
+    hs_freeSim(sim);
+    return;  // no headless GL here (the render suite says so too)
+  }
+  CU_ASSERT_EQUAL_FATAL(rc, 0);
+  HST_NEAR(depth[15 * 40 + 20], 2.0, 1e-3);
+  pose[2] = -3.05;
+  CU_ASSERT_EQUAL(hs_setLinkData(sim, 1, 0, hsDATA_ABS_TRANSFORM, pose, 12, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_renderCamera(sim, 0, s, NULL, depth, fresh(&err)), 0);
+  HST_NEAR(depth[15 * 40 + 20], 3.0, 1e-3);
+  // not a camera
+  CU_ASSERT_EQUAL(hs_renderCamera(sim, 1, 0, NULL, depth, fresh(&err)), hsE_INVALID);
+  hs_freeSim(sim);
+}
+
 void register_core(void) {
   CU_pSuite s = hst_addSuite("core");
   hs_initProcess();
@@ -354,4 +397,5 @@ void register_core(void) {
   CU_add_test(s, "link data checked before anything changes", testLinkData);
   CU_add_test(s, "sensors on and off, noise refused", testSensors);
   CU_add_test(s, "contacts of a resting box, queries", testContacts);
+  CU_add_test(s, "a depth camera at the current poses", testCamera);
 }
