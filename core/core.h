@@ -20,13 +20,16 @@
 // the call that made the character until hs_freeSim: a binding may view them without copies.
 // Writing through them would bypass the core: write through the setters.
 //
-// Threads: every function may be called from any thread. Each call locks the simulation (a
-// recursive mutex) and, around anything that reaches ODE, the process-wide ODE lock (ODE's
-// collision and random generator are process-wide: two simulations in one process must never
-// run them at once); the order is always simulation, then ODE. A door that needs several calls
-// to see one state (a log record; check-then-apply) brackets them with hs_lock / hs_unlock. A
-// pointer returned by a query stays valid, but its contents change at the next step or setter:
-// read it under the lock when other threads may step the simulation.
+// Threads: every function may be called from any thread. Each call that changes the simulation
+// or runs a query takes the simulation's lock (a recursive mutex) and the process-wide ODE lock
+// (ODE's collision and random generator are process-wide: two simulations in one process must
+// never run them at once); the order is always simulation, then ODE, and no call waits for a
+// simulation's lock while holding the ODE lock. Views, names, counts and the last step's
+// contacts are read without locking: a door whose simulation other threads may step reads them
+// under hs_lock / hs_unlock, which also makes a sequence of calls see one state (a log record;
+// check-then-apply). A single-threaded user (the Python backend) needs no locking of its own.
+// A pointer returned by a query stays valid, but its contents change at the next step, setter
+// or query of the same kind.
 //
 // Bodies: hs_loadBody loads a model file exactly as the servers get it. The servers receive a
 // BodyInfo over CORBA and rebuild the body (server/common/body_info.cpp: every attribute fills
