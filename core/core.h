@@ -394,6 +394,15 @@ const double *hs_reading(const hsSim *sim, int ch, int s, int *n);
 // the image size of vision sensor s (width, height [pixels]); hsE_INVALID for another sensor
 int hs_cameraSize(const hsSim *sim, int ch, int s, int *width, int *height, hsError *err);
 
+// the camera type of vision sensor s (OpenHRP's Camera::CameraType: 0 none, 1 color, 2 mono,
+// 3 depth, 4 color + depth, 5 mono + depth) and its frame rate [1/s]; -1 / 0 for another sensor
+int hs_cameraType(const hsSim *sim, int ch, int s);
+double hs_cameraFrameRate(const hsSim *sim, int ch, int s);
+
+// the luminance of n RGB pixels into mono, as the ViewSimulator makes mono images:
+// (0.299 R + 0.587 G + 0.114 B) truncated to a byte
+void hs_rgbToMono(unsigned char *mono, const unsigned char *rgb, int n);
+
 // render vision sensor s at the current link poses through sensors/render (a headless GL
 // context made on first use, one per process, serialised): rgb (width x height x 3 bytes,
 // rows top first) and depth (width x height floats [m]) may each be NULL. hsE_UNSUPPORTED when

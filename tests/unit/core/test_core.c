@@ -368,6 +368,12 @@ static void testCamera(void) {
   int w = 0, h = 0;
   CU_ASSERT_EQUAL(hs_cameraSize(sim, 0, s, &w, &h, fresh(&err)), 0);
   CU_ASSERT(w == 40 && h == 30);
+  CU_ASSERT_EQUAL(hs_cameraType(sim, 0, s), 3);  // DEPTH
+  CU_ASSERT_EQUAL(hs_cameraFrameRate(sim, 0, s), 30.0);
+  CU_ASSERT_EQUAL(hs_cameraType(sim, 1, 0), -1);
+  unsigned char rgb[6] = {255, 255, 255, 10, 20, 30}, mono[2];
+  hs_rgbToMono(mono, rgb, 2);
+  CU_ASSERT(mono[0] == 255 && mono[1] == (unsigned char)(0.299 * 10 + 0.587 * 20 + 0.114 * 30));
   double pose[12] = {0, 0, -2.05, 1, 0, 0, 0, 1, 0, 0, 0, 1};
   CU_ASSERT_EQUAL(hs_setLinkData(sim, 1, 0, hsDATA_ABS_TRANSFORM, pose, 12, fresh(&err)), 0);
   float depth[40 * 30];
