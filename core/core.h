@@ -133,7 +133,8 @@ void hs_unlock(const hsSim *sim);
 
 // add a character named name (unique, not empty) for body. own = 1: the simulation takes the
 // body whatever happens (freed with the simulation, or at once when this call fails); own = 0:
-// borrowed, it must outlive the simulation. Returns the character's index (0, 1, ... in order
+// borrowed, it must outlive the simulation. One body may serve several characters (copies of a
+// robot): at most one of them owns it. Returns the character's index (0, 1, ... in order
 // of addition), or hsE_ORDER after start, hsE_INVALID (empty or duplicate name, bad body, a bad
 // extra joint in it), hsE_NOMEM, with err.
 int hs_addCharacter(hsSim *sim, const char *name, hsBody *body, int own, hsError *err);
