@@ -236,8 +236,27 @@ def cmd_demo(args):
     return 0
 
 
+def cmd_run_local(args):
+    # `hrpsim run --local`: in process, no servers (run_local.py)
+    from .run_local import run_local
+    try:
+        out, summary = run_local(args.project, out_dir=args.out,
+                                 warn=None if args.quiet else
+                                 (lambda text: _err("hrpsim run: warning: " + text)))
+    except (HrpsimError, OSError, ValueError, KeyError, RuntimeError) as exc:
+        _err("hrpsim run: %s" % str(exc).replace("\n", " "))
+        return 1
+    if not args.quiet:
+        _out("hrpsim run: %d steps, %.3f s simulated in %.3f s, in process"
+             % (summary["steps"], summary["time"], summary["wall_seconds"]))
+    _out("hrpsim run: results in %s" % out)
+    return 0
+
+
 def cmd_run(args):
     # every failure is one line "hrpsim run: <reason>" and exit status 1
+    if args.local:
+        return cmd_run_local(args)
     from . import run as run_mod
     from omniORB import CORBA
     _cli_orb()
@@ -461,6 +480,10 @@ def build_parser():
     run.add_argument("--view-rate", metavar="HZ", type=_positive_float, default=None,
                      help="frames per second of simulated time sent to the viewer (default: "
                           "the project's viewRate, else 30); the run never waits for them")
+    run.add_argument("--local", action="store_true",
+                     help="run in this process on the local back end (no servers): the "
+                          "project's controllers must be Python classes (python=FILE:CLASS); "
+                          "writes log.npz and summary.json")
     run.add_argument("project", metavar="PROJECT", help="project file")
     run.set_defaults(func=cmd_run)
 

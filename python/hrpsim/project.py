@@ -103,6 +103,7 @@ class ControllerSpec:
     period: float = None                      # [s]; None: the time step
     command: list = None
     line: int = 0
+    python: str = None                        # "FILE.py:CLASS" for `hrpsim run --local`
 
 
 @dataclass
@@ -471,7 +472,7 @@ _ALLOWED = {
                    "link2LocalPos", "jointType", "jointAxis"},
     "collision": {"object1", "object2", "link1", "link2", "staticFriction", "slipFriction",
                   "culling", "restitution"},
-    "controller": {"name", "command", "character", "period"},
+    "controller": {"name", "command", "character", "period", "python"},
     "log": {"period", "sensors"},
     "plots": {"enabled", "root", "joints"},
     "noise": {"seed", "limits"},
@@ -569,6 +570,8 @@ def _parse_hrpsim(root, ctx):
                 c.period = ctx.number(a["period"], el.line, f("period"), positive=True)
             if "command" in a:
                 c.command = _command(a["command"], el.line, f("command"), ctx)
+            if a.get("python", "").strip():
+                c.python = a["python"].strip()
             p.controllers.append(c)
         elif el.tag == "log":
             if "period" in a:
