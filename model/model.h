@@ -360,6 +360,18 @@ int hsm_sensorCount(const hsBody *body, hstSensor type);
 const char *hsm_jointTypeName(hstJoint type);
 const char *hsm_sensorTypeName(hstSensor type);
 
+// the facts of one sensor type, kept in one table (model_names.c) that the readings
+// (sensors/), the wire conversion, the scheduler's log and Python (core.h) all read
+typedef struct hsmSensorType {
+  const char *name;  // OpenHRP's SensorInfo.type ("Force", "RateGyro", ...)
+  int size;          // numbers per reading: fixed (> 0), per sensor (-1: range beams), none (0)
+  int stateOrder;    // position of the type's block in OpenHRP's SensorState (force, rateGyro,
+                     // accel, range: 0..3), -1 when SensorState has none (vision)
+} hsmSensorType;
+
+// the row of type, or NULL for a bad type
+const hsmSensorType *hsm_sensorType(hstSensor type);
+
 // parse a jointType string; returns 0 and sets *type, or -1 if unknown
 int hsm_parseJointType(const char *name, hstJoint *type);
 

@@ -8,8 +8,16 @@
 #include "model.h"
 
 static const char *const kJointNames[] = {"free", "rotate", "slide", "fixed", "crawler"};
-static const char *const kSensorNames[] = {"Force", "RateGyro", "Acceleration", "Vision",
-                                           "Range"};
+
+// the one table of sensor types (model.h, hsmSensorType): a new type is a row here, its enum
+// value, its readings in sensors/ and its block in the wire conversion
+static const hsmSensorType kSensorTypes[hsSENSOR_NTYPES] = {
+    [hsSENSOR_FORCE] = {"Force", 6, 0},
+    [hsSENSOR_RATEGYRO] = {"RateGyro", 3, 1},
+    [hsSENSOR_ACCELERATION] = {"Acceleration", 3, 2},
+    [hsSENSOR_VISION] = {"Vision", 0, -1},
+    [hsSENSOR_RANGE] = {"Range", -1, 3},
+};
 
 int hsm_linkIndex(const hsBody *body, const char *name) {
   if (!body || !name) {
@@ -64,7 +72,11 @@ const char *hsm_jointTypeName(hstJoint type) {
 }
 
 const char *hsm_sensorTypeName(hstSensor type) {
-  return (unsigned)type < hsSENSOR_NTYPES ? kSensorNames[type] : "?";
+  return (unsigned)type < hsSENSOR_NTYPES ? kSensorTypes[type].name : "?";
+}
+
+const hsmSensorType *hsm_sensorType(hstSensor type) {
+  return (unsigned)type < hsSENSOR_NTYPES ? &kSensorTypes[type] : NULL;
 }
 
 int hsm_parseJointType(const char *name, hstJoint *type) {
