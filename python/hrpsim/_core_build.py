@@ -20,8 +20,13 @@ import sys
 
 import cffi
 
-# the fields of the records core.h forward-declares that the Python side reads
+# the fields of the records core.h forward-declares that the Python side reads, the error
+# codes and the log level (util.h; values from the compiler)
 RECORDS = """
+typedef enum hstError { hsOK, hsE_INVALID, hsE_NOMEM, hsE_IO, hsE_SYNTAX, hsE_MODEL,
+                        hsE_UNSUPPORTED, hsE_RUNAWAY, hsE_ORDER, ... } hstError;
+typedef enum hstLog { hsLOG_DEBUG, hsLOG_INFO, hsLOG_WARNING, hsLOG_ERROR } hstLog;
+void hsu_setLogLevel(hstLog level);
 struct hsError { int code; char message[512]; char file[512]; int line; int column; ...; };
 struct hsdLinkMotion { double v[3]; double w[3]; double dv[3]; double dw[3]; ...; };
 struct hsdContact { int pair; int ch[2]; int link[2]; double p[3]; double n[3]; double depth;

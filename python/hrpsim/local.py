@@ -95,9 +95,14 @@ class _Body:
         self.url = url
         self.path = path
         self._ptr = self.ffi.gc(ptr, self.lib.hs_freeBody)
-        # names and joints, read through a throwaway simulation (the core's accessors)
+        # names and joints, read through a throwaway simulation (the core's accessors; its
+        # "registered character" line is not the user's)
         probe = LocalSim()
-        ch = probe.add_character("probe", self, own=False)
+        self.lib.hsu_setLogLevel(self.lib.hsLOG_WARNING)
+        try:
+            ch = probe.add_character("probe", self, own=False)
+        finally:
+            self.lib.hsu_setLogLevel(self.lib.hsLOG_INFO)
         self.link_names = [probe.link_name(ch, k) for k in range(probe.link_count(ch))]
         self.parents = [probe.lib.hs_linkParent(probe.ptr, ch, k)
                         for k in range(len(self.link_names))]

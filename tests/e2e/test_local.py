@@ -94,7 +94,7 @@ def humanoid_high_gain(sim):
 
     def before(s):  # wave the chest: commands between steps
         q2 = q.copy()
-        q2[sim.joint_names("robot").index("CHEST")] = 0.3 * math.sin(0.01 * s.steps)
+        q2[sim.joint_names("robot").index("CHEST_Y")] = 0.3 * math.sin(0.01 * s.steps)
         s.set_joint_values("robot", q2)
     return snapshots(sim, 300, 50, before)
 
