@@ -140,6 +140,36 @@ def c_loop(gains_file, steps, control=True):
     return seconds, root
 
 
+def call_overhead(rounds):
+    """The cost of one step() from Python where the step itself is cheap (the arm, high gain,
+    no contacts: a few microseconds in C), best of ``rounds`` x 2000 calls, interleaved:
+    per call [us] of hs_step through one bare cffi call, sim.local.step(), sim.step(), and
+    sim.step() with q and dq read (copies, jointId order) or viewed."""
+    import timeit
+    sim = hrpsim.Simulation(backend="local", dt=0.001,
+                            models={"arm": REPO / "samples" / "models" / "arm6" / "arm6.wrl"})
+    sim.set_joint_mode("arm", "high_gain")
+    sim.start()
+    core = sim.local
+    lib, ptr, err = core.lib, core.ptr, core._err
+    q, dq = core.q_view(0), core.dq_view(0)
+    cases = {
+        "hs_step (one bare cffi call)": lambda: lib.hs_step(ptr, err),
+        "sim.local.step()": core.step,
+        "sim.step()": sim.step,
+        "sim.step() + sim.q() + sim.dq() (copies)": lambda: (sim.step(), sim.q("arm"),
+                                                              sim.dq("arm")),
+        "sim.local.step() + q, dq views (sum)": lambda: (core.step(), q.sum(), dq.sum()),
+    }
+    best = {}
+    for _ in range(rounds):
+        for key, f in cases.items():
+            t = timeit.timeit(f, number=2000) / 2000
+            best[key] = min(best.get(key, math.inf), t)
+    sim.close()
+    return best
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--steps", type=int, default=3000)
@@ -182,11 +212,11 @@ def main():
     print("speed of the Python PD loop relative to C: views %.2f, Simulation API %.2f"
           % (best["C PD loop"] / best["Python PD loop (views)"],
              best["C PD loop"] / best["Python PD loop (Simulation API)"]))
-    print("cost of one step() call over C's hs_step: sim.local.step() %.1f us, sim.step() "
-          "%.1f us, sim.step() reading q and dq %.1f us"
-          % ((best["Python sim.local.step() only"] - best["C step only"]) * 1e6,
-             (best["Python sim.step() only"] - best["C step only"]) * 1e6,
-             (best["Python sim.step() + sim.q() + sim.dq()"] - best["C step only"]) * 1e6))
+    over = call_overhead(max(args.rounds, 5))
+    base = over["hs_step (one bare cffi call)"]
+    print("one step() of the arm (high gain, no contacts), per call, and over the bare call:")
+    for key, v in over.items():
+        print("  %-42s %8.2f us  (+%.2f us)" % (key, v * 1e6, (v - base) * 1e6))
 
 
 if __name__ == "__main__":

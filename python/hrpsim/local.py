@@ -61,7 +61,8 @@ def core_module():
                 return module
     raise ImportError("the local back end needs the extension %s, built by CMake into "
                       "<repo>/build/python with cffi in the repository's .venv: run "
-                      "tools/bootstrap.sh (searched: %s)" % (_MODULE, ", ".join(filter(None, dirs))))
+                      "tools/bootstrap.sh (searched: %s)"
+                      % (_MODULE, ", ".join(filter(None, dirs))))
 
 
 class CoreError(RuntimeError):
@@ -77,8 +78,19 @@ class CoreError(RuntimeError):
 
 
 def _raise(ffi, err, code, what):
+    """Raise the error err records (then clear it: the core records an error only into an
+    hsError whose code is 0, so code 0 is kept between calls)."""
     message = ffi.string(err.message).decode(errors="replace") or ("%s failed (%d)" % (what, code))
-    raise CoreError(code, message, ffi.string(err.file).decode(errors="replace"), err.line)
+    file, line = ffi.string(err.file).decode(errors="replace"), err.line
+    _clear(err)
+    raise CoreError(code, message, file, line)
+
+
+def _clear(err):
+    err.code = 0
+    err.message[0] = b"\0"
+    err.file[0] = b"\0"
+    err.line = 0
 
 
 class _Body:
@@ -148,6 +160,8 @@ class LocalSim:
         if ptr == self.ffi.NULL:
             _raise(self.ffi, self._err, self._err.code, "hs_makeSim")
         self.ptr = self.ffi.gc(ptr, self.lib.hs_freeSim)
+        self._doubles = self.ffi.typeof("double[]")  # parsed once: from_buffer's type
+        self._joints = {}  # character index -> hs_jointCount
         self._keep = []   # borrowed bodies, alive as long as the simulation
         self._names = {}  # character name -> index
 
@@ -161,10 +175,7 @@ class LocalSim:
         return code
 
     def _e(self):
-        self._err.code = 0
-        self._err.message[0] = b"\0"
-        self._err.file[0] = b"\0"
-        self._err.line = 0
+        """The simulation's hsError, clear (code 0: see _raise)."""
         return self._err
 
     # --- set-up ---
@@ -199,7 +210,10 @@ class LocalSim:
         return self.lib.hs_linkCount(self.ptr, ch)
 
     def joint_count(self, ch):
-        return self.lib.hs_jointCount(self.ptr, ch)
+        n = self._joints.get(ch)
+        if n is None:
+            n = self._joints[ch] = self.lib.hs_jointCount(self.ptr, ch)
+        return n
 
     def link_name(self, ch, k):
         return self.ffi.string(self.lib.hs_linkName(self.ptr, ch, k)).decode()
@@ -254,32 +268,33 @@ class LocalSim:
     # --- stepping and link data ---
     def step(self, n=1):
         """n steps (hs_stepN); the hsE_RUNAWAY code is returned, other errors raised."""
-        code = self.lib.hs_stepN(self.ptr, n, self._e())
+        code = self.lib.hs_stepN(self.ptr, n, self._err)
         if code == self.lib.hsE_RUNAWAY:
+            _clear(self._err)
             return code
         return self._check(code, "step")
 
     def set_link_data(self, ch, link, type_code, values):
         v = np.ascontiguousarray(values, dtype=np.float64)
         self._check(self.lib.hs_setLinkData(self.ptr, ch, link, type_code,
-                                            self.ffi.from_buffer("double[]", v), v.size,
+                                            self.ffi.from_buffer(self._doubles, v), v.size,
                                             self._e()), "set_link_data")
 
     def set_all_link_data(self, ch, type_code, values):
-        v = np.ascontiguousarray(values, dtype=np.float64)
+        v = values if _is_doubles(values) else np.ascontiguousarray(values, dtype=np.float64)
         self._check(self.lib.hs_setAllLinkData(self.ptr, ch, type_code,
-                                               self.ffi.from_buffer("double[]", v), v.size,
+                                               self.ffi.from_buffer(self._doubles, v), v.size,
                                                self._e()), "set_all_link_data")
 
     def get_link_data(self, ch, link, type_code):
         out = np.empty(64)
         n = self._check(self.lib.hs_getLinkData(self.ptr, ch, link, type_code,
-                                                self.ffi.from_buffer("double[]", out), out.size,
-                                                self._e()), "get_link_data")
+                                                self.ffi.from_buffer(self._doubles, out),
+                                                out.size, self._e()), "get_link_data")
         if n > out.size:
             out = np.empty(n)
             n = self._check(self.lib.hs_getLinkData(self.ptr, ch, link, type_code,
-                                                    self.ffi.from_buffer("double[]", out),
+                                                    self.ffi.from_buffer(self._doubles, out),
                                                     out.size, self._e()), "get_link_data")
         return out[:n].copy()
 
@@ -287,15 +302,21 @@ class LocalSim:
         size = self.lib.hs_linkDataSize(type_code)
         out = np.empty(max(1, self.joint_count(ch) * max(size, 1)))
         n = self._check(self.lib.hs_getAllLinkData(self.ptr, ch, type_code,
-                                                   self.ffi.from_buffer("double[]", out),
+                                                   self.ffi.from_buffer(self._doubles, out),
                                                    out.size, self._e()), "get_all_link_data")
         return out[:n]
 
     def set_joint_torques(self, ch, u):
         """Torques per link (link index order): the fast path of a control loop."""
-        v = np.ascontiguousarray(u, dtype=np.float64)
-        self._check(self.lib.hs_setJointTorques(self.ptr, ch, self.ffi.from_buffer("double[]", v),
+        v = u if _is_doubles(u) else np.ascontiguousarray(u, dtype=np.float64)
+        self._check(self.lib.hs_setJointTorques(self.ptr, ch,
+                                                self.ffi.from_buffer(self._doubles, v),
                                                 v.size, self._e()), "set_joint_torques")
+
+
+def _is_doubles(a):
+    """True for a C-contiguous float64 NumPy array (passed to C as it is)."""
+    return type(a) is np.ndarray and a.dtype == np.float64 and a.flags.c_contiguous
 
 
 _TYPE_SIZES = {"force": 6, "gyro": 3, "accel": 3}
@@ -438,9 +459,9 @@ class LocalBackend:
         sim, core = self.sim, self.core
         if n <= 0:
             return
-        start = core.lib.hs_steps(core.ptr)
         code = core.step(n)
-        sim._steps += int(core.lib.hs_steps(core.ptr) - start)
+        # the core counts (sim.local.step() included): a runaway's step was made
+        sim._steps = int(core.lib.hs_steps(core.ptr))
         if code == core.lib.hsE_RUNAWAY:
             k = core.lib.hs_runaway(core.ptr)
             names = list(sim._models)
@@ -448,7 +469,11 @@ class LocalBackend:
             raise Runaway(_runaway_message(sim._steps, who), who)
 
     def run_to(self, target, before):
-        self.step(target - self.sim._steps, before)
+        self.step(target - self.core_steps(), before)
+
+    def core_steps(self):
+        """Steps the core has made since the start."""
+        return int(self.core.lib.hs_steps(self.core.ptr))
 
     def discard(self, closing=False):
         if self.core is not None:
@@ -513,7 +538,7 @@ class LocalBackend:
                         "extra joint")
         out = np.empty(6)
         core._check(core.lib.hs_extraJointForce(core.ptr, i,
-                                                core.ffi.from_buffer("double[]", out)),
+                                                core.ffi.from_buffer(core._doubles, out)),
                     "extra joint force")
         return out
 

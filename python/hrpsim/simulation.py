@@ -55,13 +55,18 @@ _MODES = {"torque": "TORQUE_MODE", "high_gain": "HIGH_GAIN_MODE", "highgain": "H
 _METHODS = {"euler": "EULER", "runge_kutta": "RUNGE_KUTTA", "rk": "RUNGE_KUTTA"}
 
 
-def _finite_vector(name, values, size=None):
+def _finite_array(name, values, size=None):
+    """values as a flat float64 array, checked: ``size`` numbers (if given), all finite."""
     arr = np.asarray(values, dtype=float).reshape(-1)
     if size is not None and arr.size != size:
         raise ValueError("%s needs %d numbers, got %d" % (name, size, arr.size))
-    if not np.all(np.isfinite(arr)):
+    if not np.isfinite(arr).all():
         raise ValueError("%s must be finite numbers: %r" % (name, values))
-    return [float(v) for v in arr]
+    return arr
+
+
+def _finite_vector(name, values, size=None):
+    return _finite_array(name, values, size).tolist()
 
 
 def _rotation(R):
@@ -286,9 +291,9 @@ class Simulation:
 
     def _set_joints(self, character, type_name, values):
         model = self._model(character)
-        values = _finite_vector(type_name, values, model.num_joints)
+        values = _finite_array(type_name, values, model.num_joints)
         if not self._started:
-            self._init_data.append(("joints", character, type_name, values))
+            self._init_data.append(("joints", character, type_name, values.tolist()))
         else:
             self._backend.set_all_link_data(character, type_name, values)
 
@@ -475,14 +480,17 @@ class Simulation:
         returns self."""
         self._build()
         target = int(math.ceil(float(until) / self._dt - 1e-9))
-        if target < self._steps:
+        if target < self.steps:
             raise ValueError("run(until=%g): already at t=%g" % (until, self._steps * self._dt))
         self._backend.run_to(target, before)
         return self
 
     @property
     def steps(self):
-        """Steps done since the start (or the last reset)."""
+        """Steps done since the start (or the last reset); on the local back end the core's
+        count (steps made with ``sim.local.step()`` included)."""
+        if self._started and self._backend.name == "local":
+            self._steps = self._backend.core_steps()
         return self._steps
 
     @property
@@ -650,7 +658,7 @@ class _CorbaBackend:
         return self._ds
 
     def set_all_link_data(self, character, type_name, values):
-        self._ds.setCharacterAllLinkData(character, self._type(type_name), values)
+        self._ds.setCharacterAllLinkData(character, self._type(type_name), values.tolist())
 
     def set_link_data(self, character, link, type_name, data):
         self._ds.setCharacterLinkData(character, link, self._type(type_name), data)

@@ -7,18 +7,19 @@ computes the same numbers in every process, so a sweep returns exactly what the 
 by one return (``run_serial``).
 
 With ``backend="server"`` (the default when ``naming``, ``factories`` or ``state_dir`` is
-given) the runs go to dynamics servers instead. ODE work is serialised inside one hrpsim-dynamics process (Debian's ODE collision is not
-thread-safe), so parallel runs need several server processes: ``hrpsim up --dynamics N``
-starts N of them, bound as DynamicsSimulatorFactory, DynamicsSimulatorFactory1, ...,
-DynamicsSimulatorFactory<N-1>. ``sweep`` starts ``workers`` Python processes ('spawn': a
-fresh interpreter and its own omniORB ORB each); worker i makes its simulations on factory
-i mod N, so with fewer servers than workers some workers share a server (and its CPU).
+given) the runs go to dynamics servers instead. ODE work is serialised inside one
+hrpsim-dynamics process (Debian's ODE collision is not thread-safe), so parallel runs need
+several server processes: ``hrpsim up --dynamics N`` starts N of them, bound as
+DynamicsSimulatorFactory, DynamicsSimulatorFactory1, ..., DynamicsSimulatorFactory<N-1>.
+``sweep`` starts ``workers`` Python processes ('spawn': a fresh interpreter and its own omniORB
+ORB each); worker i makes its simulations on factory i mod N, so with fewer servers than
+workers some workers share a server (and its CPU).
 
 Each parameter gets a fresh ``hrpsim.Simulation`` (local, or client-driven on the worker's
-factory); ``func(sim, param)`` configures it, runs it and returns a picklable result; the Simulation is
-closed afterwards. Results come back in parameter order. A server steps the same calls to the
-same numbers whichever process it is, so a sweep returns exactly what the runs done one by one
-return.
+factory); ``func(sim, param)`` configures it, runs it and returns a picklable result; the
+Simulation is closed afterwards. Results come back in parameter order. A server steps the same
+calls to the same numbers whichever process it is, so a sweep returns exactly what the runs
+done one by one return.
 
 ``func`` must be picklable: a function defined at the top level of an importable module (or of
 a script guarded by ``if __name__ == "__main__":``), not a lambda or a closure.
@@ -95,15 +96,15 @@ def sweep(func, params, workers=None, *, backend=None, naming=None, state_dir=No
     """``[func(sim, p) for p in params]``, the runs spread over worker processes (and
     servers).
 
-    ``backend``: "local" (in-process simulations in each worker; the default unless
-    ``naming``, ``factories`` or ``state_dir`` is given) or "server". ``workers``: number of
-    worker processes (default: local, the number of CPUs; server, one per dynamics server;
-    never more than there are parameters). Server back end only: ``naming``: the naming service (default ``$HRPSIM_NAMING`` or
-    ``hrpsim up``'s state in ``state_dir``). ``factories``: the factory names to use (default
-    every DynamicsSimulatorFactory<k> bound, see ``dynamics_factories``); worker i uses
-    ``factories[i % len(factories)]``. ``sim_options`` go to each ``Simulation`` (``dt``,
-    ``gravity``, ...). An exception raised by ``func`` is raised here (the other runs are
-    cancelled). Raises HrpsimError if no dynamics server is bound (server back end).
+    ``backend``: "local" (in-process simulations in each worker; the default unless ``naming``,
+    ``factories`` or ``state_dir`` is given) or "server". ``workers``: number of worker
+    processes (default: local, the number of CPUs; server, one per dynamics server; never more
+    than there are parameters). Server back end only: ``naming``: the naming service (default
+    ``$HRPSIM_NAMING`` or ``hrpsim up``'s state in ``state_dir``). ``factories``: the factory
+    names to use (default every DynamicsSimulatorFactory<k> bound, see ``dynamics_factories``);
+    worker i uses ``factories[i % len(factories)]``. ``sim_options`` go to each ``Simulation``
+    (``dt``, ``gravity``, ...). An exception raised by ``func`` is raised here (the other runs
+    are cancelled). Raises HrpsimError if no dynamics server is bound (server back end).
     """
     params = list(params)
     if backend is None:

@@ -266,3 +266,81 @@ def test_local_humanoid_sample_writes_its_plot(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "waist" in proc.stdout
+
+
+def fall(sim, height):
+    """A sweep's run (top level: pickled to the workers): the humanoid dropped from height."""
+    sim.add_model("floor", FLOOR)
+    sim.add_model("robot", HUMANOID)
+    sim.set_root_pose("robot", (0.0, 0.0, height))
+    sim.add_collision_pair("floor", "robot", friction=0.7)
+    sim.run(0.3)
+    return {"p": sim.link_poses("robot")[0], "q": sim.q("robot"), "time": sim.time}
+
+
+def test_sweep_runs_local_workers_and_equals_the_serial_and_server_runs(client):
+    from hrpsim.sweep import run_serial
+    heights = [0.9, 0.95, 1.0]
+    swept = hrpsim.sweep(fall, heights, workers=2)          # local back end, no servers
+    serial = run_serial(fall, heights)                       # local, one by one here
+    served = run_serial(fall, heights, client=client)        # hrpsim-dynamics
+    for a, b, c in zip(swept, serial, served):
+        assert_same(a, b, "sweep vs serial")
+        assert_same(a, c, "local vs server")
+    assert not np.array_equal(swept[0]["p"], swept[2]["p"])
+
+
+PROJECT = """<?xml version="1.0" encoding="UTF-8"?>
+<hrpsim-project version="1">
+  <simulation timeStep="0.001" endTime="1.2" sensors="true" gravity="0 0 9.8"/>
+  <model name="floor" url="{models}/floor/floor.wrl"/>
+  <model name="robot" url="{models}/humanoid/humanoid.wrl">
+    <rootPose translation="0 0 0.808040" rotation="0 0 1 0"/>
+    <joints mode="torque" value="0"/>
+    <joint name="RLEG_HIP_P" value="-0.2"/> <joint name="RLEG_KNEE" value="0.4"/>
+    <joint name="RLEG_ANKLE_P" value="-0.2"/> <joint name="LLEG_HIP_P" value="-0.2"/>
+    <joint name="LLEG_KNEE" value="0.4"/> <joint name="LLEG_ANKLE_P" value="-0.2"/>
+    <joint name="RARM_ELBOW" value="-0.3"/> <joint name="LARM_ELBOW" value="-0.3"/>
+  </model>
+  <collision object1="floor" object2="robot" staticFriction="0.5" slipFriction="0.5"/>
+  <controller name="PD" character="robot" period="0.001" {controller}/>
+  <log period="0.01"/>
+</hrpsim-project>
+"""
+
+
+def write_project(tmp_path, controller):
+    path = tmp_path / "squat.xml"
+    path.write_text(PROJECT.format(models=MODELS, controller=controller))
+    return path
+
+
+def test_run_local_ticks_a_python_controller_in_process(tmp_path):
+    """`hrpsim run --local`: the sample PD controller (python=FILE:NAME) holds the humanoid
+    standing in torque mode without any server; log.npz has the run at the log period."""
+    ctl = 'python="%s:local_controller"' % (REPO / "samples" / "controllers" / "pd_controller.py")
+    path = write_project(tmp_path, ctl)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HRPSIM_NAMING")}
+    env["HRPSIM_STATE_DIR"] = str(tmp_path / "no-servers")
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "hrpsim", "run", "--local", str(path),
+                           "--out", str(out)], capture_output=True, text=True, timeout=300,
+                          env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    log = np.load(out / "log.npz")
+    assert log["time"].shape == (120,) and abs(log["time"][-1] - 1.2) < 1e-9
+    z = log["robot.p"][:, 2]
+    assert 0.79 < z.min() and z.max() < 0.82      # stands (a fall drops it by decimetres)
+    knee = log["robot.q"][:, 3]                 # RLEG_KNEE follows the squat's reference
+    ref = PDLaw(["RLEG_KNEE"]).reference(1.2)[0][0]
+    assert ref > 0.42 and abs(knee[-1] - ref) < 0.02
+
+
+def test_run_local_refuses_an_external_controller(tmp_path):
+    path = write_project(tmp_path, 'command="python3 nothing.py"')
+    proc = subprocess.run([sys.executable, "-m", "hrpsim", "run", "--local", str(path),
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 1
+    assert "controller PD is an external command" in proc.stderr
+    assert "needs the servers" in proc.stderr
