@@ -31,7 +31,8 @@ import numpy as np
 
 from . import paths
 
-__all__ = ["CoreError", "LocalBackend", "LocalSim", "core_module", "load_body"]
+__all__ = ["CoreError", "LocalBackend", "LocalSim", "core_module", "load_body",
+           "set_log_level"]
 
 _MODULE = "_hrpsim_core"
 _core = None
@@ -44,7 +45,7 @@ def core_module():
     if _core is not None:
         return _core
     try:
-        _core = importlib.import_module("hrpsim." + _MODULE)
+        _core = _quiet(importlib.import_module("hrpsim." + _MODULE))
         return _core
     except ImportError:
         pass
@@ -57,12 +58,26 @@ def core_module():
                 module = importlib.util.module_from_spec(spec)
                 spec.loader.exec_module(module)
                 sys.modules.setdefault(_MODULE, module)
-                _core = module
+                _core = _quiet(module)
                 return module
     raise ImportError("the local back end needs the extension %s, built by CMake into "
                       "<repo>/build/python with cffi in the repository's .venv: run "
                       "tools/bootstrap.sh (searched: %s)"
                       % (_MODULE, ", ".join(filter(None, dirs))))
+
+
+def _quiet(module):
+    """The core's messages from warnings up (its info lines, "registered character ...", are
+    the servers' log, not a script's output; set_log_level("info") brings them back)."""
+    module.lib.hsu_setLogLevel(module.lib.hsLOG_WARNING)
+    return module
+
+
+def set_log_level(level):
+    """The least important message the core prints on stderr in this process: "debug",
+    "info", "warning" (the default here) or "error"."""
+    lib = core_module().lib
+    lib.hsu_setLogLevel(getattr(lib, "hsLOG_" + level.upper()))
 
 
 class CoreError(RuntimeError):
@@ -107,14 +122,9 @@ class _Body:
         self.url = url
         self.path = path
         self._ptr = self.ffi.gc(ptr, self.lib.hs_freeBody)
-        # names and joints, read through a throwaway simulation (the core's accessors; its
-        # "registered character" line is not the user's)
+        # names and joints, read through a throwaway simulation (the core's accessors)
         probe = LocalSim()
-        self.lib.hsu_setLogLevel(self.lib.hsLOG_WARNING)
-        try:
-            ch = probe.add_character("probe", self, own=False)
-        finally:
-            self.lib.hsu_setLogLevel(self.lib.hsLOG_INFO)
+        ch = probe.add_character("probe", self, own=False)
         self.link_names = [probe.link_name(ch, k) for k in range(probe.link_count(ch))]
         self.parents = [probe.lib.hs_linkParent(probe.ptr, ch, k)
                         for k in range(len(self.link_names))]
