@@ -12,7 +12,12 @@ core inside the Python process, against the server back end.
   service in its environment and never imports omniORB;
 - views: sim.local's arrays see the core's memory (they change in place when the simulation
   steps, equal what the copying readers return, and refuse writes);
-- a runaway stops the run with hrpsim.Runaway naming the character, as the servers do.
+- a runaway stops the run with hrpsim.Runaway naming the character, as the servers do;
+- cameras rendered in process equal the view server's pictures pixel for pixel;
+- sweeps: local workers, the serial runs and the server runs give the same bits;
+- `hrpsim run --local` ticks a Python controller (the sample PD) in process and refuses a
+  controller that is an external command (it needs the servers);
+- samples/scripts/local_humanoid.py runs and writes its PNG.
 """
 
 import math
@@ -344,3 +349,31 @@ def test_run_local_refuses_an_external_controller(tmp_path):
     assert proc.returncode == 1
     assert "controller PD is an external command" in proc.stderr
     assert "needs the servers" in proc.stderr
+
+
+def camera_scene(sim):
+    sim.add_model("floor", FLOOR)
+    sim.add_model("robot", HUMANOID)
+    sim.add_model("box", PENDULUM["bob"])          # a box in the cameras' view
+    q, z = bent_knees(sim.joint_names("robot"))
+    sim.set_joint_mode("robot", "high_gain")
+    sim.set_root_pose("robot", (0.0, 0.0, z))
+    sim.set_joint_values("robot", q)
+    sim.set_root_pose("box", (1.0, 0.0, 1.2))
+    sim.add_collision_pair("floor", "robot")
+    sim.step(20)
+    return sim.camera_images("robot")
+
+
+def test_cameras_render_what_the_view_server_renders(client, pendulum):
+    """The humanoid's two cameras (VISION_COLOR: colour, VISION_DEPTH: depth) rendered in
+    process give the view server's pictures for the same state, pixel for pixel."""
+    with hrpsim.Simulation(client, dt=0.001) as remote:
+        expected = camera_scene(remote)
+    with hrpsim.Simulation(backend="local", dt=0.001) as local:
+        got = camera_scene(local)
+    assert sorted(got) == sorted(expected) == ["VISION_COLOR", "VISION_DEPTH"]
+    color, depth = expected["VISION_COLOR"].color, expected["VISION_DEPTH"].depth
+    assert np.ptp(color) > 0 and np.ptp(depth) > 0   # the box is in view: not a blank picture
+    assert np.array_equal(got["VISION_COLOR"].color, color)
+    assert np.array_equal(got["VISION_DEPTH"].depth, depth)
