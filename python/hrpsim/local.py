@@ -30,6 +30,7 @@ import sys
 import numpy as np
 
 from . import paths
+from .simulation import Runaway, _Model, _runaway_message
 
 __all__ = ["CoreError", "LocalBackend", "LocalSim", "core_module", "load_body",
            "set_log_level"]
@@ -389,7 +390,6 @@ class LocalBackend:
         return "local"
 
     def load_model(self, name, url):
-        from .simulation import _Model
         body = load_body(url)
         self._bodies[name] = body
         joint_links = [body.link_names[k] if k >= 0 else "" for k in body.joint_link_index]
@@ -479,14 +479,13 @@ class LocalBackend:
             self._step(1)
 
     def _step(self, n):
-        from .simulation import Runaway, _runaway_message
         sim, core = self.sim, self.core
         if n <= 0:
             return
         code = core.step(n)
         # the core counts (sim.local.step() included): a runaway's step was made
-        sim._steps = int(core.lib.hs_steps(core.ptr))
-        if code == core.lib.hsE_RUNAWAY:
+        sim._steps = core.lib.hs_steps(core.ptr)
+        if code:
             k = core.lib.hs_runaway(core.ptr)
             names = list(sim._models)
             who = names[k] if 0 <= k < len(names) else None
