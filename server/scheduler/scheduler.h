@@ -139,6 +139,7 @@ class SchedulerServant : public POA_hrpsim::Scheduler {
     hrpsim::LoopForceSequence_var loops;
     hrpsim::TrackSpeedSequence_var tracks;
     OpenHRP::DblSequenceSequence_var jointStops;
+    OpenHRP::DblSequence_var contactForces;
   };
   using Clock = std::chrono::steady_clock;
 
