@@ -34,8 +34,8 @@ goes on) into NumPy arrays; ``write_results`` writes the directory:
     root.png       per character with joints: root height vs time, x-y path and heading
                    (root yaw) vs time
     joints.png     per character with joints: joint angles vs time; mirrored joints (left /
-                   right) share a colour, the left one dashed, and a curve that lies on an
-                   earlier one is dashed too
+                   right) share a colour, the left one dashed, a curve that lies on an
+                   earlier one is dotted, and each curve has its own marker
     loops.png      when the run has closed loops or crawler tracks: each loop's force
                    magnitude and each track's speed vs time
     models.json.gz the body description of every model (viewer/scene.py), so that
@@ -355,7 +355,8 @@ def mirror_key(name):
 def curve_styles(names, curves):
     """Colour index and line style per curve so that none hides another: a mirrored pair
     (both sides present) shares a colour, its left curve dashed over the solid right one; any
-    other curve that lies on an earlier one (within 0.1 % of the data range) is dotted."""
+    other curve that lies on an earlier one (within 2 % of the data range, what a reader cannot
+    tell apart) is dotted. joints_figure adds a marker of its own to every curve."""
     keys = [mirror_key(n) for n in names]
     sides = {}
     for key, side in keys:
@@ -370,11 +371,14 @@ def curve_styles(names, curves):
             colour_of[ck] = len(colour_of)
         colour = colour_of[ck]
         style = "--" if paired and side == "L" else "-"
-        if style == "-" and any(np.allclose(curves[i], curves[j], atol=1e-3 * span)
+        if style == "-" and any(np.allclose(curves[i], curves[j], rtol=0, atol=0.02 * span)
                                 for j in range(i)):
             style = ":"
         styles.append((colour, style))
     return styles
+
+
+MARKERS = ("o", "s", "^", "v", "D", "x", "+", "<", ">", "p", "*", "h")
 
 
 def joints_figure(arrays, chars_q, plot_joints=None):
@@ -395,11 +399,16 @@ def joints_figure(arrays, chars_q, plot_joints=None):
         if plot_joints is None:  # all: leave out the joints that stay put
             moved = [i for i in moved if np.ptp(q[:, i]) > 1e-3] or moved
         styles = curve_styles([names[i] for i in moved], [q[:, i] for i in moved])
-        for i, (colour, style) in zip(moved, styles):
+        # markers, a dozen per curve, staggered along time so that curves lying on each other
+        # still show each of theirs
+        every = max(1, len(t) // 12)
+        for k, (i, (colour, style)) in enumerate(zip(moved, styles)):
             # past ten colours the cycle repeats with dash-dot lines
             ls = style if colour < len(cycle) or style != "-" else "-."
             ax.plot(t, q[:, i], label=names[i], color=cycle[colour % len(cycle)],
-                    linestyle=ls, linewidth=1.2 if style == "-" else 1.6)
+                    linestyle=ls, linewidth=1.2 if style == "-" else 1.6,
+                    marker=MARKERS[k % len(MARKERS)], markersize=4, fillstyle="none",
+                    markevery=(k * every // max(1, len(moved)), every))
         ax.set_xlabel("time [s]")
         ax.set_ylabel("joint angle [rad]")
         ax.set_title("%s: joint angles (left of a mirrored pair dashed)" % c)
