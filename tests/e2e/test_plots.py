@@ -157,3 +157,48 @@ def test_root_rpy_closed_form():
     rpy = results.root_rpy(R)
     assert np.allclose(rpy[:, 0], roll) and np.allclose(rpy[:, 1], pitch)
     assert np.allclose(rpy[:, 2], yaw)
+
+
+def _series(src, character, key):
+    import base64
+    s = src.series(character, key)
+    data = np.frombuffer(base64.b64decode(s["data"]), "<f4")
+    return s["labels"], s["unit"], data.reshape(len(src.times), -1)
+
+
+def test_the_replay_serves_every_series_and_the_contacts(crawler_run):
+    from hrpsim.viewer import frames as F
+    from hrpsim.viewer.replay import ReplaySource
+    log = np.load(crawler_run / "log.npz")
+    src = ReplaySource(crawler_run)
+    src.wait(60)
+    keys = src.series_keys()["crawler"]
+    for key in ("q", "dq", "u", "rate_gyro", "accel", "root_p", "root_rpy", "joint_stop",
+                "tracks", "contact_force"):
+        assert key in keys, (key, keys)
+    assert "loops" not in keys
+    assert src.status()["seriesTitles"]["tracks"] == "track speeds [m/s]"
+    labels, unit, data = _series(src, "crawler", "tracks")
+    assert labels == ["TRACK_L", "TRACK_R"] and unit == "m/s"
+    assert np.allclose(data[:, 0], log["crawler.track.TRACK_L"])
+    labels, unit, data = _series(src, "crawler", "root_rpy")
+    assert np.allclose(data, log["crawler.root_rpy"], atol=1e-6)
+    # the contact force on each track is the opposite of the pair's force on the ground
+    labels, unit, data = _series(src, "crawler", "contact_force")
+    assert labels == ["TRACK_L fx", "TRACK_L fy", "TRACK_L fz", "TRACK_R fx", "TRACK_R fy",
+                      "TRACK_R fz"] and unit == "N"
+    assert np.allclose(data, -log["contacts.pair_force"].reshape(len(data), 6), atol=1e-3)
+    # the ground's side of the same contacts
+    labels, _, ground = _series(src, "ground", "contact_force")
+    assert labels == ["root fx", "root fy", "root fz"]
+    assert np.allclose(ground, log["contacts.pair_force"].sum(axis=1), atol=1e-3)
+    # frames carry each record's contact points (position, normal, depth)
+    msg = F.decode(src.frames(1, 0, len(src.times)))
+    assert np.array_equal(msg["contact_counts"], log["contacts.count"])
+    assert np.allclose(msg["contacts"][:, :3], log["contacts.point"], atol=1e-6)
+    assert np.allclose(msg["contacts"][:, 3:6], log["contacts.normal"], atol=1e-6)
+    part = F.decode(src.frames(1, 500, 510))
+    first = int(log["contacts.count"][:500].sum())
+    assert np.allclose(part["contacts"][:, :3],
+                       log["contacts.point"][first:first + log["contacts.count"][500:510].sum()],
+                       atol=1e-6)
