@@ -87,7 +87,11 @@ typedef enum hstStepper {
 // tunables of a world; fill with hsd_defaultOptions, then change what you need
 typedef struct hsdOptions {
   hstStepper stepper;
-  int quickIterations;      // SOR iterations for hsSTEPPER_QUICK
+  int quickIterations;      // SOR iterations for hsSTEPPER_QUICK (and hsSTEPPER_AUTO's QuickStep
+                            // steps whose largest island has no articulated joint: piles)
+  int chainIterations;      // hsSTEPPER_AUTO: SOR iterations of a QuickStep step whose largest
+                            // island holds an articulated character's joints (a torque-mode
+                            // robot on the floor)
   int autoRows;             // hsSTEPPER_AUTO: island size (constraint rows) above which a step
                             // uses QuickStep
   double erp;               // global error reduction parameter (0..1)
@@ -207,6 +211,19 @@ long hsd_stepCount(const hsdWorld *w);
 
 // warnings counted so far (contact buffer overflow, non-finite state, ...); logged once each
 int hsd_warningCount(const hsdWorld *w);
+
+// what the last step asked of ODE (for benchmarks and the stepper's choice)
+typedef struct hsdStepStats {
+  long steps, quickSteps;  // steps since hsd_init, and how many of them ran on QuickStep
+  int bodies;              // moving ODE bodies in the last step
+  int rows;                // constraint rows of its largest island (joints and contacts)
+  int contactJoints;       // contact joints of the last step
+  double jointGap;         // largest distance between a hinge's two anchors now [m] (how far
+                           // the solver left the joints apart)
+} hsdStepStats;
+
+// fill *out for the last step of w (zeros before the first)
+void hsd_stepStats(const hsdWorld *w, hsdStepStats *out);
 
 //---------------------------------- character state and input --------------------------------
 //

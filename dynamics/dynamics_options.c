@@ -21,6 +21,27 @@
 // zero layer removes, with no contact flicker (a resting box keeps its 4 points every step).
 // Four points per geom pair (the deepest and most spread out) instead of eight took the
 // humanoid from 17,000 to 22,000 steps/s with the same drift.
+//
+// A torque-mode humanoid on the floor is one island of 31 bodies, 30 hinges (150 rows) and 8
+// contacts (24 rows): 174 rows, so QuickStep (bench/bench_torque.c, under a PD loop in C with
+// the sample PD controller's gains, beside high gain in the same run; a loaded machine, so the
+// ratio to high gain is the figure that holds; medians of 3 rounds, 4-5 runs). dWorldStep
+// there: 0.08 of high gain. QuickStep spends 77-88% of the step in ODE (callgrind: 1.53 M
+// instructions a step at 50 iterations, 1.11 M of them the SOR sweeps, linear in the count):
+//   iterations  of high gain  hinges apart: standing  falling (test_determinism's scene, 1 s)
+//   50          0.21-0.28     0.012 mm                 1.2 mm   (dWorldStep 0.34 mm)
+//   20          0.37-0.45     0.060 mm                 3.0 mm
+//   15          0.50-0.55     0.084 mm                 (not measured)
+//   10          0.53-0.63     0.14 mm                  3.9 mm
+//   5           runs away within 0.11 s (standing under PD)
+// The price of fewer iterations is a softer stance: in the bench's bent-knee pose under PD the
+// waist ends 2.05 mm from its start after 6 s on dWorldStep, 2.5 mm at 50 iterations and 6.1 mm
+// at 15 (bounded: 6.8 mm after 3 s).
+// The ankle force sensors' total while standing (Fz/mg, 0.9526 exact; dWorldStep 0.952-0.954)
+// swings 0.6-1.08 step to step at any count (QuickStep's joint feedback), with the right mean.
+// chainIterations takes 15 for such islands (the standing robot stays within 0.3 mm of the
+// exact solver's, tests/unit/dynamics/test_servo.c); piles keep quickIterations (50), chosen for
+// them above.
 
 #include <ode/ode.h>
 #include <stdio.h>
@@ -30,6 +51,7 @@
 void hsd_defaultOptions(hsdOptions *opt) {
   opt->stepper = hsSTEPPER_AUTO;
   opt->quickIterations = 50;
+  opt->chainIterations = 15;
   opt->autoRows = 150;
   opt->erp = 0.2;
   opt->cfm = 1e-10;

@@ -196,6 +196,7 @@ struct hsdWorld {
   int *islandParent;  // union-find over bodies, for hsSTEPPER_AUTO
   int *islandRows;
   long quickSteps;    // steps that used QuickStep
+  int lastRows;       // constraint rows of the last step's largest island
 
   // contact buffers, sized at make time (opt.maxContacts)
   hsdContact *contacts;

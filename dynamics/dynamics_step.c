@@ -14,7 +14,9 @@
 // keeps its own seed and restores it around its step, so worlds stepped in any interleaving
 // give the same results as worlds stepped alone.
 
+#include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "dynamics_private.h"
 
@@ -40,14 +42,12 @@ static void joinIslands(int *parent, int a, int b) {
   }
 }
 
-// 1 if this step should use QuickStep (see hsSTEPPER_AUTO): union-find of the bodies over the
-// enabled joints and the contact joints, then the constraint rows of the largest island
-static int useQuickStep(hsdWorld *w) {
-  if (w->opt.stepper != hsSTEPPER_AUTO || w->nloop > 0) {
-    // (closed loops' light auxiliary bodies need the direct solver)
-    return w->opt.stepper == hsSTEPPER_QUICK;
-  }
+// the constraint rows of the world's largest island (union-find of the bodies over the enabled
+// joints and the contact joints; 5 rows per hinge or slider, 6 with a servo motor); *servo is
+// set when an articulated joint is servoed, *chain when that island holds an articulated joint
+static int largestIsland(hsdWorld *w, int *servo, int *chain) {
   int *parent = w->islandParent, *rows = w->islandRows;
+  *servo = *chain = 0;
   for (int i = 0; i < w->nbody; i++) {
     parent[i] = i;
     rows[i] = 0;
@@ -63,15 +63,14 @@ static int useQuickStep(hsdWorld *w) {
         if (l->jkind == hsdJ_NONE) {
           continue;
         }
-        if (hsd_servoed(c, k)) {
-          return 0;  // a servo motor: QuickStep diverges with them
-        }
+        int motor = hsd_servoed(c, k);
+        *servo |= motor;
         int a = hsd_islandIndex(l->body);
         int b = hsd_islandIndex(c->links[c->body->links[k].parent].body);
         if (pass == 0) {
           joinIslands(parent, a, b);
         } else if (a >= 0 || b >= 0) {
-          rows[findIsland(parent, a >= 0 ? a : b)] += 5;
+          rows[findIsland(parent, a >= 0 ? a : b)] += 5 + motor;
         }
       }
     }
@@ -87,12 +86,69 @@ static int useQuickStep(hsdWorld *w) {
       }
     }
   }
+  int most = 0, best = -1;
   for (int i = 0; i < w->nbody; i++) {
-    if (rows[i] > w->opt.autoRows) {
-      return 1;
+    if (rows[i] > most) {
+      most = rows[i];
+      best = i;
     }
   }
-  return 0;
+  for (int ci = 0; best >= 0 && ci < w->nchar && !*chain; ci++) {
+    const hsdCharacter *c = &w->chars[ci];
+    for (int k = 1; c->rep == hsdREP_ARTICULATED && k < c->body->nlink && !*chain; k++) {
+      int a = hsd_islandIndex(c->links[k].body);
+      *chain = c->links[k].jkind != hsdJ_NONE && a >= 0 && findIsland(parent, a) == best;
+    }
+  }
+  return most;
+}
+
+// the SOR iterations if this step should use QuickStep, else 0 (see hsSTEPPER_AUTO): the
+// largest island has more than autoRows constraint rows and no servo motor is in use (QuickStep
+// diverges with them); chainIterations when that island is an articulated character's
+static int useQuickStep(hsdWorld *w) {
+  int servo, chain;
+  w->lastRows = largestIsland(w, &servo, &chain);
+  if (w->opt.stepper != hsSTEPPER_AUTO || w->nloop > 0) {
+    // (closed loops' light auxiliary bodies need the direct solver)
+    return w->opt.stepper == hsSTEPPER_QUICK ? w->opt.quickIterations : 0;
+  }
+  if (servo || w->lastRows <= w->opt.autoRows) {
+    return 0;
+  }
+  return chain ? w->opt.chainIterations : w->opt.quickIterations;
+}
+
+void hsd_stepStats(const hsdWorld *w, hsdStepStats *out) {
+  memset(out, 0, sizeof *out);
+  if (!w || !w->initialised) {
+    return;
+  }
+  out->steps = w->steps;
+  out->quickSteps = w->quickSteps;
+  out->rows = w->steps > 0 ? w->lastRows : 0;
+  for (int i = 0; w->steps > 0 && i < w->ncontact; i++) {
+    out->contactJoints += w->contactJoint[i] != 0;
+  }
+  for (int ci = 0; ci < w->nchar; ci++) {
+    const hsdCharacter *c = &w->chars[ci];
+    if (c->rep == hsdREP_COMPOSITE) {
+      out->bodies++;
+    } else if (c->rep == hsdREP_ARTICULATED) {
+      for (int k = 0; k < c->body->nlink; k++) {
+        const hsdLinkOde *l = &c->links[k];
+        out->bodies += l->body && l->top == k && !dBodyIsKinematic(l->body);
+        if (l->jkind == hsdJ_HINGE && dJointIsEnabled(l->joint)) {
+          dVector3 a1, a2;
+          dJointGetHingeAnchor(l->joint, a1);
+          dJointGetHingeAnchor2(l->joint, a2);
+          double d = sqrt((a1[0] - a2[0]) * (a1[0] - a2[0]) + (a1[1] - a2[1]) * (a1[1] - a2[1]) +
+                          (a1[2] - a2[2]) * (a1[2] - a2[2]));
+          out->jointGap = d > out->jointGap ? d : out->jointGap;
+        }
+      }
+    }
+  }
 }
 
 int hsd_step(hsdWorld *w, hsError *err) {
@@ -114,7 +170,9 @@ int hsd_step(hsdWorld *w, hsError *err) {
   hsd_noteLoops(w);
   // the step, with this world's random sequence
   dRandSetSeed(w->seed);
-  if (useQuickStep(w)) {
+  int iterations = useQuickStep(w);
+  if (iterations > 0) {
+    dWorldSetQuickStepNumIterations(w->world, iterations);
     dWorldQuickStep(w->world, w->dt);
     w->quickSteps++;
   } else {

@@ -28,6 +28,7 @@ from pathlib import Path
 from . import _orb
 from . import paths
 from ._orb import HrpsimError
+from .errors import ServerError
 from .summary import body_summary, format_summary, read_body
 # imported here, so the function `hrpsim.sweep` always shadows the module of the same name
 from .sweep import dynamics_factories, sweep
@@ -36,8 +37,9 @@ __version__ = "0.1.0"
 
 __all__ = ["connect", "Client", "body_summary", "format_summary", "read_body", "file_url",
            "naming_from_environment", "HrpsimError", "ServerUnavailable", "NameNotBound",
-           "WrongInterface", "OpenHRP", "OpenHRP__POA", "SchedulerIDL", "SchedulerIDL__POA",
-           "Simulation", "Runaway", "sweep", "dynamics_factories", "__version__"]
+           "WrongInterface", "ServerError", "OpenHRP", "OpenHRP__POA", "SchedulerIDL",
+           "SchedulerIDL__POA", "Simulation", "Runaway", "sweep", "dynamics_factories",
+           "__version__"]
 
 # attribute -> module under hrpsim._idl (hrpsim's own IDL module is also named "hrpsim")
 _STUB_MODULES = {"OpenHRP": "OpenHRP", "OpenHRP__POA": "OpenHRP__POA", "OpenRTM": "OpenRTM",
@@ -189,10 +191,26 @@ class Client:
         """A new, independent OpenHRP.DynamicsSimulator (one physics world) from the factory.
 
         Each call makes a new world on the server; release it with its ``destroy()`` when
-        done. Bad arguments raise CORBA.BAD_PARAM, calls out of order CORBA.BAD_INV_ORDER
-        (the server logs why); see the README's "DynamicsSimulator" section.
+        done. A plain reference, as OpenHRP clients expect: bad arguments raise CORBA.BAD_PARAM,
+        calls out of order CORBA.BAD_INV_ORDER (the server logs why);
+        ``hrpsim.errors.explained(ref)`` makes them raise with the server's reason instead, as
+        ``hrpsim.Simulation`` does. See the README's "DynamicsSimulator" section.
         """
         return self.dynamics_factory().create()
+
+    def collision_factory(self):
+        """The ``CollisionDetectorFactory`` server, narrowed to
+        OpenHRP.CollisionDetectorFactory."""
+        from hrpsim import OpenHRP
+        return self.resolve("CollisionDetectorFactory", OpenHRP.CollisionDetectorFactory)
+
+    def collision_detector(self):
+        """A new, independent CollisionDetector from the factory, wrapped so that a request
+        the server refuses raises ``hrpsim.errors.BadArgument`` (a ValueError and LookupError)
+        and the like with the server's reason (``hrpsim.errors``; ``hrpsim.errors.unwrap``
+        gives the plain OpenHRP.CollisionDetector). Release it with its ``destroy()``."""
+        from .errors import explained
+        return explained(self.collision_factory().create())
 
     def load_body(self, url, reload=True):
         """Load a model through the ModelLoader and return its BodyInfo reference.

@@ -247,28 +247,41 @@ def cmd_run(args):
         if not args.quiet:
             _err("hrpsim run: warning: " + text)
 
+    interactive = sys.stdin.isatty() and sys.stdout.isatty()
+    viewer_started = []  # [True] once a viewer was started for this run (it stops with it)
+
     def on_viewer(url, started_here):
+        viewer_started.append(started_here)
         if url:
             _out("hrpsim run: viewer at %s" % url)
+            if started_here and not interactive:
+                _out("hrpsim run: this viewer stops when the run ends (not at a terminal); "
+                     "replay the run afterwards with `hrpsim view RESULTS`")
         else:
             _out("hrpsim run: showing the run in the OnlineViewer bound in the naming service")
 
     def after_run(out):
-        # a viewer started for this run stops with it: at a terminal, keep it up until asked
-        if args.view and sys.stdin.isatty() and sys.stdout.isatty():
+        # a viewer started for this run stops with it: at a terminal, keep it up until asked;
+        # elsewhere nobody can ask, so say plainly that it stops and how to replay
+        if not (args.view and any(viewer_started)):
+            return
+        if interactive:
             _out("hrpsim run: results in %s; press Enter (or Ctrl-C) to stop the viewer"
                  % out)
             try:
                 sys.stdin.readline()
             except KeyboardInterrupt:
                 pass
+        else:
+            _out("hrpsim run: the run has ended and its viewer stops now; replay it with: "
+                 "hrpsim view %s" % shlex.quote(str(out)))
 
     try:
         out, summary = run_mod.run_project(
             args.project, out_dir=args.out, state_dir=args.state_dir,
             plots=not args.no_plots, progress=None if not args.quiet else False, warn=warn,
             view=args.view, real_time=args.real_time, on_viewer=on_viewer,
-            after_run=after_run, view_rate=args.view_rate)
+            after_run=after_run, view_rate=args.view_rate, cameras=args.cameras)
     except HrpsimError as exc:
         _err("hrpsim run: %s" % str(exc).replace("\n", " "))
         return 1
@@ -443,13 +456,18 @@ def build_parser():
                     "the Scheduler server: use the servers of $HRPSIM_NAMING or the state "
                     "dir if a Scheduler answers there, else start them in a private state "
                     "dir and stop them afterwards; start the project's command controllers; "
-                    "show progress; write log.npz, summary.json, summary.txt and plots to "
-                    "the results directory and print where it is. Exit status 0 on "
-                    "success, 1 with one line 'hrpsim run: <reason>' on any error.")
+                    "show progress; write log.npz, summary.json, summary.txt, plots and "
+                    "stills (framed on the robots at the start, the end and the moments of "
+                    "largest motion) to the results directory and print where it is. Exit "
+                    "status 0 on success, 1 with one line 'hrpsim run: <reason>' on any "
+                    "error.")
     state_dir_arg(run)
     run.add_argument("--out", metavar="DIR",
-                     help="results directory (default results/<project>-<timestamp>)")
-    run.add_argument("--no-plots", action="store_true", help="do not write PNG plots")
+                     help="results directory (default results/<project>-<timestamp>); an "
+                          "earlier run's results there are replaced, a non-empty directory "
+                          "that is not one is refused")
+    run.add_argument("--no-plots", action="store_true",
+                     help="do not write PNG plots or stills")
     run.add_argument("--quiet", action="store_true",
                      help="no progress bar, warnings or statistics; only the results line")
     run.add_argument("--view", action="store_true",
@@ -461,6 +479,12 @@ def build_parser():
     run.add_argument("--view-rate", metavar="HZ", type=_positive_float, default=None,
                      help="frames per second of simulated time sent to the viewer (default: "
                           "the project's viewRate, else 30); the run never waits for them")
+    run.add_argument("--cameras", action=argparse.BooleanOptionalAction, default=None,
+                     help="render every vision sensor at its frame rate and store the frames "
+                          "in RESULTS/cameras/ (--no-cameras: do not; default: the project's "
+                          "<cameras enabled=...>, off when it has none). Rendering costs "
+                          "time: with the sample squat's two head cameras about a quarter of "
+                          "the scheduler's CPU time goes to rendering them and writing PNGs")
     run.add_argument("project", metavar="PROJECT", help="project file")
     run.set_defaults(func=cmd_run)
 

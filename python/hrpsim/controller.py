@@ -32,6 +32,7 @@ import sys
 from typing import Callable, NoReturn, Optional, Sequence
 
 from . import OpenHRP, OpenHRP__POA, _orb
+from .errors import explained
 
 __all__ = ["Controller", "serve", "main"]
 
@@ -60,7 +61,10 @@ class Controller(OpenHRP__POA.Controller):
 
     Attributes (set by the scheduler's calls; read them in ``input``/``control``/``output``):
 
-    - ``dynamics``: the ``OpenHRP.DynamicsSimulator`` of ``setDynamicsSimulator`` (None before)
+    - ``dynamics``: the ``OpenHRP.DynamicsSimulator`` of ``setDynamicsSimulator`` (None before),
+      wrapped by ``hrpsim.errors.explained``: a call the server refuses raises
+      ``hrpsim.errors.BadArgument`` (a ValueError) and the like with the server's reason;
+      ``hrpsim.errors.unwrap(self.dynamics)`` is the plain reference
     - ``vision``: the ``OpenHRP.ViewSimulator`` of ``setViewSimulator`` (None if not given)
     - ``model_name``: the character to control, from ``setModelName`` ("" before)
     - ``dt``: the control period [s], from ``setTimeStep`` (0.001 until then)
@@ -105,7 +109,8 @@ class Controller(OpenHRP__POA.Controller):
 
     # --- configuration (OpenHRP::Controller) ---
     def setDynamicsSimulator(self, dynamics) -> None:
-        self.dynamics = dynamics
+        from omniORB import CORBA
+        self.dynamics = explained(dynamics) if isinstance(dynamics, CORBA.Object) else dynamics
 
     def setViewSimulator(self, vision) -> None:
         self.vision = vision

@@ -5,9 +5,12 @@ One *state directory* describes one running set:
     STATE_DIR/state.json     what `up` started: PIDs, start times, command lines, corbaloc
     STATE_DIR/logs/<exe>.log stdout and stderr of each process
     STATE_DIR/names/         omniNames' data files (emptied at every `up`)
+    STATE_DIR/viewer.url     the OnlineViewer's page, written by it (`up --viewer`)
     STATE_DIR/lock           flock()ed while `up` or `down` runs, so they never interleave
                              (created by `up`; `down` and `status` create nothing)
 
+That list lives in one place, StateDir.RUNTIME_ENTRIES and StateDir.KEPT_ENTRIES: `down`
+removes the first (what describes the running set), and keeps the logs and the lock file.
 `up` refuses a directory holding anything else (it would litter a source tree or a home
 directory), and an empty path (which would mean the current directory).
 
@@ -166,9 +169,13 @@ def log_tail(path, lines=20):
 class StateDir:
     """One state directory: state.json, logs/, names/ and the lock file."""
 
+    # every entry `up` (or a process it starts) writes: the running set's description, which
+    # `down` removes, and what `down` keeps (the logs, for a look after the fact; the lock
+    # file, which another `up` or `down` may be waiting on)
+    RUNTIME_ENTRIES = (paths.STATE_FILE, paths.STATE_FILE + ".tmp", "viewer.url", "names")
+    KEPT_ENTRIES = ("lock", "logs")
     # what a state directory may hold; `up` refuses a directory with anything else in it
-    OWN_ENTRIES = frozenset((paths.STATE_FILE, paths.STATE_FILE + ".tmp", "lock", "logs",
-                             "names"))
+    OWN_ENTRIES = frozenset(RUNTIME_ENTRIES + KEPT_ENTRIES)
 
     def __init__(self, path=None):
         if path is not None and not str(path).strip():
@@ -182,6 +189,7 @@ class StateDir:
     names_dir = property(lambda self: self.path / "names")
 
     lock_file = property(lambda self: self.path / "lock")
+    viewer_url_file = property(lambda self: self.path / "viewer.url")
 
     def check_own(self):
         """LaunchError if the directory exists and holds anything a state dir does not (a
@@ -245,8 +253,18 @@ class StateDir:
         os.replace(tmp, self.state_file)
 
     def remove(self):
-        with contextlib.suppress(FileNotFoundError):
-            self.state_file.unlink()
+        """Remove the running set's files (RUNTIME_ENTRIES); the logs and the lock stay."""
+        for name in self.RUNTIME_ENTRIES:
+            p = self.path / name
+            if p.is_dir() and not p.is_symlink():
+                for f in p.iterdir():
+                    with contextlib.suppress(FileNotFoundError):
+                        f.unlink()
+                with contextlib.suppress(FileNotFoundError, OSError):
+                    p.rmdir()
+            else:
+                with contextlib.suppress(FileNotFoundError):
+                    p.unlink()
 
 
 def read_state(state_dir=None):
@@ -605,7 +623,7 @@ def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, t
                 tcp = ["-ORBendPoint", "giop:tcp:%s:" % paths.endpoint_host(host)]
                 env = None
                 if exe is None:  # the viewer, a Python process: TCP only
-                    url_file = sd.path / "viewer.url"
+                    url_file = sd.viewer_url_file
                     with contextlib.suppress(FileNotFoundError):
                         url_file.unlink()
                     argv = viewer_argv(url_file, naming_ref, viewer_port) + tcp
@@ -628,7 +646,7 @@ def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, t
                 rec["ior"] = _wait_bound(bind_ctx, bind_name, proc, rec, previous, timeout)
                 if name == paths.VIEWER:
                     rec["url"] = state["viewer_url"] = _read_url(
-                        sd.path / "viewer.url", proc, rec, timeout)
+                        sd.viewer_url_file, proc, rec, timeout)
                 if bind_name != name:
                     ctx.rebind(_orb.to_name(name), _orb.get_orb().string_to_object(rec["ior"]))
                 sd.save(state)

@@ -48,8 +48,17 @@ class ProjectError(HrpsimError):
 # the parsed project
 # ---------------------------------------------------------------------------------------------
 
+class _Lines:
+    """Where each value of a spec was written: ``lines`` maps a key ("url", "value:RLEG_KNEE",
+    "period", ...) to the line of the element (or GrxUI property) that holds it; ``at(key)``
+    is that line, else the spec's own element's ``line``."""
+
+    def at(self, key):
+        return self.lines.get(key) or self.line
+
+
 @dataclass
-class ModelSpec:
+class ModelSpec(_Lines):
     """One model: registered in the simulation as ``name``, loaded from ``url``."""
     name: str
     url: str                                  # absolute path or URL
@@ -63,10 +72,11 @@ class ModelSpec:
     all_joint_mode: str = None                # "TORQUE_MODE" / "HIGH_GAIN_MODE" or None
     joint_modes: dict = field(default_factory=dict)    # link name -> mode
     track_speeds: dict = field(default_factory=dict)   # crawler link name -> speed [m/s]
+    lines: dict = field(default_factory=dict)          # value key -> line (see _Lines)
 
 
 @dataclass
-class ExtraJointSpec:
+class ExtraJointSpec(_Lines):
     """A closed loop registered with the Scheduler (OpenHRP's registerExtraJoint)."""
     name: str
     object1: str
@@ -78,10 +88,11 @@ class ExtraJointSpec:
     joint_type: str = "xyz"                   # xyz | xy | z
     axis: list = field(default_factory=lambda: [0.0, 0.0, 1.0])
     line: int = 0
+    lines: dict = field(default_factory=dict)
 
 
 @dataclass
-class CollisionSpec:
+class CollisionSpec(_Lines):
     """A contact pair; empty link names mean every link."""
     object1: str
     object2: str
@@ -92,10 +103,11 @@ class CollisionSpec:
     culling: float = 0.01
     restitution: float = 0.0
     line: int = 0
+    lines: dict = field(default_factory=dict)
 
 
 @dataclass
-class ControllerSpec:
+class ControllerSpec(_Lines):
     """An OpenHRP Controller, found by ``name`` in the naming service; ``command`` (argv list,
     or None) is started by `hrpsim run` before the run and stopped after it."""
     name: str
@@ -103,6 +115,7 @@ class ControllerSpec:
     period: float = None                      # [s]; None: the time step
     command: list = None
     line: int = 0
+    lines: dict = field(default_factory=dict)
 
 
 @dataclass
@@ -129,11 +142,14 @@ class Project:
     plot_root: bool = True
     plot_joints: list = None                  # joint names; None: all
     plots: bool = True
+    cameras: bool = False                     # <cameras enabled>: store camera frames
     noise_seed: int = 0                       # <noise>: sensor noise and limits (README)
     noise_limits: bool = False
     noise: list = field(default_factory=list)  # (type, std list, bias list, line)
     warnings: list = field(default_factory=list)   # "file:line: text"
-    lines: dict = field(default_factory=dict)      # element tag -> line, for messages
+    # element tag ("simulation", "log", "noise") -> line, and the line of a simulation value
+    # held elsewhere (GrxUI properties: "time_step", "end_time", "method", "gravity", ...)
+    lines: dict = field(default_factory=dict)
 
     @property
     def stem(self):
@@ -141,6 +157,11 @@ class Project:
 
     def model(self, name):
         return next((m for m in self.models if m.name == name), None)
+
+    def at(self, key, tag="simulation"):
+        """The line holding the value ``key`` (a Project attribute name), else that of the
+        element ``tag`` (0 if unknown)."""
+        return self.lines.get(key) or self.lines.get(tag, 0)
 
     def warn(self, line, text):
         self.warnings.append("%s:%s: %s" % (self.path, line, text) if line
@@ -163,16 +184,17 @@ class Project:
             except H.SchedulerError as exc:
                 raise ProjectError(self.path, line, fld, exc.description) from exc
 
-        sim_line = self.lines.get("simulation", 0)
+        at = self.at
         scheduler.reset()
-        call(sim_line, "timeStep", scheduler.setTimeStep, float(self.time_step))
-        call(sim_line, "endTime", scheduler.setEndTime, float(self.end_time))
-        call(sim_line, "method", scheduler.setIntegrateMethod, getattr(DS, self.method))
-        call(sim_line, "sensors", scheduler.setSensorOption,
+        call(at("time_step"), "timeStep", scheduler.setTimeStep, float(self.time_step))
+        call(at("end_time"), "endTime", scheduler.setEndTime, float(self.end_time))
+        call(at("method"), "method", scheduler.setIntegrateMethod, getattr(DS, self.method))
+        call(at("sensors"), "sensors", scheduler.setSensorOption,
              DS.ENABLE_SENSOR if self.sensors else DS.DISABLE_SENSOR)
-        call(sim_line, "gravity", scheduler.setGVector, [float(g) for g in self.gravity])
+        call(at("gravity"), "gravity", scheduler.setGVector, [float(g) for g in self.gravity])
         for m in self.models:
-            call(m.line, "model %s url" % m.name, scheduler.addModel, m.name, _file_url(m.url))
+            call(m.at("url"), "model %s url" % m.name, scheduler.addModel, m.name,
+                 _file_url(m.url))
         for m in self.models:
             links = bodies.get(m.name)
             if links is None and client is not None:
@@ -180,6 +202,7 @@ class Project:
                 bodies[m.name] = links
             self._configure_model(scheduler, call, DS, m, links or [])
         for c in self.collisions:
+            self._check_pair_links(c, bodies)
             pair = H.CollisionPair(c.object1, c.link1, c.object2, c.link2,
                                    float(c.static_friction), float(c.slip_friction),
                                    float(c.culling), float(c.restitution))
@@ -187,20 +210,21 @@ class Project:
                  scheduler.addCollisionPair, pair)
         kinds = {"xyz": OpenHRP.EJ_XYZ, "xy": OpenHRP.EJ_XY, "z": OpenHRP.EJ_Z}
         for e in self.extra_joints:
+            self._check_pair_links(e, bodies)
             spec = H.ExtraJointSpec(e.name, e.object1, e.link1, e.object2, e.link2,
                                     [float(x) for x in e.link1_pos],
                                     [float(x) for x in e.link2_pos], kinds[e.joint_type],
                                     [float(x) for x in e.axis])
             call(e.line, "extra joint %s" % e.name, scheduler.addExtraJoint, spec)
-        call(sim_line, "jointLimits", scheduler.setJointOptions,
+        call(at("joint_limits"), "jointLimits", scheduler.setJointOptions,
              H.JointOptions(bool(self.joint_limits), bool(self.rotor_inertia)))
-        call(sim_line, "controllerTimeout", scheduler.setControllerTimeout,
+        call(at("controller_timeout"), "controllerTimeout", scheduler.setControllerTimeout,
              float(self.controller_timeout))
         for c in self.controllers:
             spec = H.ControllerSpec(c.name, c.character or "",
                                     float(c.period if c.period else self.time_step))
             call(c.line, "controller %s" % c.name, scheduler.addController, spec)
-        call(self.lines.get("log", 0), "log", scheduler.setLogOptions,
+        call(at("log_period", "log"), "log", scheduler.setLogOptions,
              H.LogOptions(float(self.log_period or 0.0), bool(self.log_sensors)))
         noise = self.noise
         if "noise" not in self.lines and client is not None:
@@ -208,11 +232,26 @@ class Project:
         if noise or self.noise_limits:
             specs = [H.SensorNoiseSpec(t, [float(x) for x in std], [float(x) for x in bias])
                      for t, std, bias, _ in noise]
-            call(self.lines.get("noise", 0), "noise", scheduler.setSensorNoise,
+            # <noise>'s line, or that of the first model declaring noise
+            noise_line = self.lines.get("noise") or next((ln for *_, ln in noise if ln), 0)
+            call(noise_line, "noise", scheduler.setSensorNoise,
                  H.SensorNoise(int(self.noise_seed), bool(self.noise_limits), specs))
-        call(sim_line, "realTime", scheduler.setRealTime, float(self.real_time))
-        call(sim_line, "viewRate", scheduler.setViewRate, float(self.view_rate))
+        call(at("real_time"), "realTime", scheduler.setRealTime, float(self.real_time))
+        call(at("view_rate"), "viewRate", scheduler.setViewRate, float(self.view_rate))
         return bodies
+
+    def _check_pair_links(self, spec, bodies):
+        """A collision pair's or closed loop's link names against the models' links, so that
+        a wrong one is reported at the line that holds it (the scheduler would refuse it too,
+        at the pair's element)."""
+        for i in (1, 2):
+            obj, link = getattr(spec, "object%d" % i), getattr(spec, "link%d" % i)
+            links = bodies.get(obj)
+            if link and links and link not in [lk.name for lk in links]:
+                what = "collision" if isinstance(spec, CollisionSpec) else \
+                    "extra joint %s" % spec.name
+                raise ProjectError(self.path, spec.at("link%d" % i), "%s link%d" % (what, i),
+                                   "no link named %r in model %s" % (link, obj))
 
     def _model_noise(self, client):
         """The noise the models declare (a URDF's Gazebo noise, as "urdf noise" info strings)
@@ -238,42 +277,44 @@ class Project:
                   ("rotate", "slide")]
         fld = "model %s" % m.name
 
-        def check_link(name, what):
+        def check_link(name, what, key):
             if links and name not in names:
-                raise ProjectError(self.path, m.line, "%s %s" % (fld, what),
+                raise ProjectError(self.path, m.at(key), "%s %s" % (fld, what),
                                    "no link named %r in %s" % (name, m.url))
 
         if m.all_joint_mode:
-            call(m.line, fld + " mode", scheduler.setAllJointModes, m.name,
+            call(m.at("joints.mode"), fld + " mode", scheduler.setAllJointModes, m.name,
                  getattr(DS, m.all_joint_mode))
         for link, mode in m.joint_modes.items():
-            check_link(link, "joint mode")
-            call(m.line, "%s %s.mode" % (fld, link), scheduler.setLinkData, m.name, link,
-                 DS.POSITION_GIVEN, [1.0 if mode == "HIGH_GAIN_MODE" else 0.0])
+            check_link(link, "joint mode", "mode:" + link)
+            call(m.at("mode:" + link), "%s %s.mode" % (fld, link), scheduler.setLinkData,
+                 m.name, link, DS.POSITION_GIVEN, [1.0 if mode == "HIGH_GAIN_MODE" else 0.0])
         if m.all_joint_value is not None:
             for j in joints:
-                call(m.line, fld + " joints value", scheduler.setLinkData, m.name, j,
-                     DS.JOINT_VALUE, [float(m.all_joint_value)])
+                call(m.at("joints.value"), fld + " joints value", scheduler.setLinkData,
+                     m.name, j, DS.JOINT_VALUE, [float(m.all_joint_value)])
         for j, v in m.joint_values.items():
-            check_link(j, "joint value")
-            call(m.line, "%s %s" % (fld, j), scheduler.setLinkData, m.name, j,
+            check_link(j, "joint value", "value:" + j)
+            call(m.at("value:" + j), "%s %s" % (fld, j), scheduler.setLinkData, m.name, j,
                  DS.JOINT_VALUE, [float(v)])
         for j, v in m.joint_velocities.items():
-            check_link(j, "joint velocity")
-            call(m.line, "%s %s" % (fld, j), scheduler.setLinkData, m.name, j,
+            check_link(j, "joint velocity", "velocity:" + j)
+            call(m.at("velocity:" + j), "%s %s" % (fld, j), scheduler.setLinkData, m.name, j,
                  DS.JOINT_VELOCITY, [float(v)])
         for j, v in m.track_speeds.items():
-            check_link(j, "track speed")
-            call(m.line, "%s %s.trackSpeed" % (fld, j), scheduler.setLinkData, m.name, j,
-                 DS.JOINT_TORQUE, [float(v)])
+            check_link(j, "track speed", "trackSpeed:" + j)
+            call(m.at("trackSpeed:" + j), "%s %s.trackSpeed" % (fld, j), scheduler.setLinkData,
+                 m.name, j, DS.JOINT_TORQUE, [float(v)])
         if links and (m.root_translation is not None or m.root_rotation is not None):
             root = links[0]
             p = m.root_translation if m.root_translation is not None else list(root.translation)
             aa = m.root_rotation if m.root_rotation is not None else list(root.rotation)
-            call(m.line, fld + " root pose", scheduler.setLinkData, m.name, root.name,
+            pose_line = m.at("root_translation" if m.root_translation is not None
+                             else "root_rotation")
+            call(pose_line, fld + " root pose", scheduler.setLinkData, m.name, root.name,
                  DS.ABS_TRANSFORM, [float(x) for x in p] + axis_angle_to_matrix(aa))
         if links and m.root_velocity is not None:
-            call(m.line, fld + " root velocity", scheduler.setLinkData, m.name,
+            call(m.at("root_velocity"), fld + " root velocity", scheduler.setLinkData, m.name,
                  links[0].name, DS.ABS_VELOCITY, [float(x) for x in m.root_velocity])
 
 
@@ -495,12 +536,13 @@ _ALLOWED = {
     "controller": {"name", "command", "character", "period"},
     "log": {"period", "sensors"},
     "plots": {"enabled", "root", "joints"},
+    "cameras": {"enabled"},
     "noise": {"seed", "limits"},
     "sensor": {"type", "std", "bias"},
 }
 _CHILDREN = {
     "hrpsim-project": {"simulation", "model", "collision", "extraJoint", "controller", "log",
-                       "plots", "noise"},
+                       "plots", "noise", "cameras"},
     "model": {"rootPose", "rootVelocity", "joints", "joint"},
     "noise": {"sensor"},
 }
@@ -542,7 +584,7 @@ def _parse_hrpsim(root, ctx):
         def f(name, _el=el):
             return "<%s> %s" % (_el.tag, name)
 
-        if el.tag in ("simulation", "log", "plots", "noise"):
+        if el.tag in ("simulation", "log", "plots", "noise", "cameras"):
             p.lines[el.tag] = el.line
             if el.tag in seen:
                 raise ctx.err(el.line, "<%s>" % el.tag, "given twice")
@@ -598,6 +640,8 @@ def _parse_hrpsim(root, ctx):
                 p.log_sensors = ctx.boolean(a["sensors"], el.line, f("sensors"))
         elif el.tag == "noise":
             _parse_noise(p, el, a, ctx)
+        elif el.tag == "cameras":
+            p.cameras = ctx.boolean(a.get("enabled", "true"), el.line, f("enabled"))
         elif el.tag == "plots":
             if "enabled" in a:
                 p.plots = ctx.boolean(a["enabled"], el.line, f("enabled"))
@@ -608,20 +652,22 @@ def _parse_hrpsim(root, ctx):
     return p
 
 
-def _extra_joint(a, line, f, ctx):
+def _extra_joint(a, line, f, ctx, lines=None):
     """An ExtraJointSpec from the attributes of an hrpsim <extraJoint> (or a GrxUI item's
-    properties, as plain values)."""
+    properties, as plain values; ``lines`` maps their keys to the properties' lines)."""
     e = ExtraJointSpec(a["name"], a["object1"], a["link1"], a["object2"], a["link2"],
-                       line=line)
+                       line=line, lines=dict(lines or {}))
     if "link1LocalPos" in a:
-        e.link1_pos = ctx.vector(a["link1LocalPos"], 3, line, f("link1LocalPos"))
+        e.link1_pos = ctx.vector(a["link1LocalPos"], 3, e.at("link1LocalPos"),
+                                 f("link1LocalPos"))
     if "link2LocalPos" in a:
-        e.link2_pos = ctx.vector(a["link2LocalPos"], 3, line, f("link2LocalPos"))
+        e.link2_pos = ctx.vector(a["link2LocalPos"], 3, e.at("link2LocalPos"),
+                                 f("link2LocalPos"))
     if "jointAxis" in a:
-        e.axis = ctx.vector(a["jointAxis"], 3, line, f("jointAxis"))
+        e.axis = ctx.vector(a["jointAxis"], 3, e.at("jointAxis"), f("jointAxis"))
     t = a.get("jointType", "xyz").strip()
     if t not in ("xyz", "xy", "z"):
-        raise ctx.err(line, f("jointType"), "must be xyz, xy or z, got %r" % t)
+        raise ctx.err(e.at("jointType"), f("jointType"), "must be xyz, xy or z, got %r" % t)
     e.joint_type = t
     return e
 
@@ -700,6 +746,16 @@ def _parse_model(el, a, ctx):
     for c in el.children:
         ca = _attrs(c, ctx)
         fld = "<%s> " % c.tag
+        for k in ("translation", "rotation"):
+            if c.tag == "rootPose" and k in ca:
+                m.lines["root_" + k] = c.line
+        if c.tag == "rootVelocity":
+            m.lines["root_velocity"] = c.line
+        if c.tag == "joints":
+            m.lines.update({"joints." + k: c.line for k in ("value", "mode") if k in ca})
+        if c.tag == "joint" and ca.get("name", "").strip():
+            m.lines.update({"%s:%s" % (k, ca["name"].strip()): c.line
+                            for k in ("value", "velocity", "mode", "trackSpeed") if k in ca})
         if c.tag == "rootPose":
             if "translation" in ca:
                 m.root_translation = ctx.vector(ca["translation"], 3, c.line,
@@ -799,8 +855,11 @@ def _parse_grxui(root, ctx):
                 v, ln = props["controlTime"]
                 period = ctx.number(v, ln, fld + "controlTime", positive=True)
             character = props.get("model", props.get("robotName", ("", 0)))[0]
-            pending_controllers.append(ControllerSpec(cname, character, period,
-                                                      line=it.line))
+            pending_controllers.append(ControllerSpec(
+                cname, character, period, line=it.line,
+                lines={key: props[prop][1] for prop, key in (
+                    ("controller", "name"), ("controlTime", "period"), ("model", "character"),
+                    ("robotName", "character")) if prop in props}))
             for k, (v, ln) in props.items():
                 if k not in ("controller", "controlTime", "model", "robotName"):
                     p.warn(ln, "controller %s: property %s ignored" % (name, k))
@@ -825,6 +884,7 @@ def _grx_world_state(p, it, props, ctx, has_sim):
         v, ln = props["logTimeStep"]
         p.log_period = ctx.number(v, ln, "item %s logTimeStep" % name, positive=True)
         p.lines.setdefault("log", ln)
+        p.lines.setdefault("log_period", ln)
     sim = {k: v for k, v in props.items() if k in _GRX_SIM_HANDLED}
     rest = {k: v for k, v in props.items() if k not in _GRX_SIM_HANDLED and
             k not in _GRX_WORLD_HANDLED}
@@ -839,6 +899,10 @@ def _grx_world_state(p, it, props, ctx, has_sim):
 
 
 def _grx_simulation(p, props, ctx, f="simulationItem "):
+    for prop, key in (("timeStep", "time_step"), ("totalTime", "end_time"), ("method", "method"),
+                      ("gravity", "gravity"), ("realTime", "real_time")):
+        if prop in props:
+            p.lines[key] = props[prop][1]
     if "timeStep" in props:
         v, ln = props["timeStep"]
         p.time_step = ctx.number(v, ln, f + "timeStep", positive=True)
@@ -881,7 +945,9 @@ def _grx_model(p, it, name, props, ctx, controllers):
     url = it.attrs.get("url") or props.get("url", ("", 0))[0]
     if not url:
         raise ctx.err(it.line, fld + "url", "required (attribute or property)")
-    m = ModelSpec(name, ctx.url(url, it.line, fld + "url"), line=it.line)
+    url_line = it.line if it.attrs.get("url") else props.get("url", ("", it.line))[1]
+    m = ModelSpec(name, ctx.url(url, url_line, fld + "url"), line=it.line,
+                  lines={"url": url_line})
     root_candidates = {}
     for k, (v, ln) in props.items():
         if "." not in k:
@@ -894,6 +960,7 @@ def _grx_model(p, it, name, props, ctx, controllers):
                            "command= instead)" % (name, k))
             continue
         link, attr = k.rsplit(".", 1)
+        root_candidates.setdefault(link, {}).setdefault("lines", {})[attr] = ln
         if attr == "translation":
             root_candidates.setdefault(link, {})["translation"] = ctx.vector(v, 3, ln, fld + k)
         elif attr == "rotation":
@@ -905,24 +972,31 @@ def _grx_model(p, it, name, props, ctx, controllers):
                                                                               fld + k)
         elif attr == "angle":
             m.joint_values[link] = ctx.number(v, ln, fld + k)
+            m.lines["value:" + link] = ln
         elif attr == "mode":
             t = v.strip().lower()
             if t in ("torque", "highgain", "high_gain"):
                 m.joint_modes[link] = ctx.mode(t, ln, fld + k)
+                m.lines["mode:" + link] = ln
             else:
                 raise ctx.err(ln, fld + k, "must be Torque or HighGain, got %r" % v)
         else:
             p.warn(ln, "model %s: property %s ignored" % (name, k))
     # GrxUI writes the pose of the root only (other links follow from the joints)
-    for i, (link, d) in enumerate(root_candidates.items()):
+    poses = [(link, d) for link, d in root_candidates.items()
+             if set(d) & {"translation", "rotation", "velocity", "angularVelocity"}]
+    for i, (link, d) in enumerate(poses):
         if i > 0:
             p.warn(it.line, "model %s: pose of %s ignored (only the root's is used)"
                    % (name, link))
             continue
         m.root_translation = d.get("translation")
         m.root_rotation = d.get("rotation")
+        ln = d["lines"]
+        m.lines.update({"root_" + k: ln[k] for k in ("translation", "rotation") if k in ln})
         if "velocity" in d or "angularVelocity" in d:
             m.root_velocity = d.get("velocity", [0.0] * 3) + d.get("angularVelocity", [0.0] * 3)
+            m.lines["root_velocity"] = ln.get("velocity") or ln.get("angularVelocity")
     # a controller named on the model item (OpenHRP 3.1's way)
     if props.get("controller", ("", 0))[0].strip():
         cname, ln = props["controller"]
@@ -930,7 +1004,9 @@ def _grx_model(p, it, name, props, ctx, controllers):
         if "controlTime" in props:
             v, ln2 = props["controlTime"]
             period = ctx.number(v, ln2, fld + "controlTime", positive=True)
-        controllers.append(ControllerSpec(cname.strip(), name, period, line=ln))
+        controllers.append(ControllerSpec(cname.strip(), name, period, line=ln,
+                                          lines={"period": props.get("controlTime",
+                                                                     (0, 0))[1]}))
     p.models.append(m)
 
 
@@ -954,7 +1030,9 @@ def _grx_extra_joint(p, it, name, props, ctx):
     for k in ("link1LocalPos", "link2LocalPos", "jointAxis"):
         if k in vals:
             a[k] = vals[k]
-    p.extra_joints.append(_extra_joint(a, it.line, lambda k: fld + k, ctx))
+    key_lines = {{"object1Name": "object1", "object2Name": "object2", "link1Name": "link1",
+                  "link2Name": "link2"}.get(k, k): ln for k, (_, ln) in props.items()}
+    p.extra_joints.append(_extra_joint(a, it.line, lambda k: fld + k, ctx, key_lines))
     for k in props:
         if k not in ("object1Name", "object2Name", "link1Name", "link2Name", "link1LocalPos",
                      "link2LocalPos", "jointType", "jointAxis"):
@@ -972,7 +1050,10 @@ def _grx_pair(p, it, name, props, ctx):
         if not v:
             raise ctx.err(it.line, fld + k, "required property is missing")
     c = CollisionSpec(o1, o2, get("jointName1")[0].strip(), get("jointName2")[0].strip(),
-                      line=it.line)
+                      line=it.line, lines={"object1": get("objectName1")[1],
+                                           "object2": get("objectName2")[1],
+                                           "link1": get("jointName1")[1],
+                                           "link2": get("jointName2")[1]})
     if "staticFriction" in props:
         v, ln = props["staticFriction"]
         c.static_friction = ctx.number(v, ln, fld + "staticFriction", nonneg=True)
@@ -1020,7 +1101,7 @@ def _check(p, ctx):
     if not p.models:
         raise ctx.err(None, "<model>", "the project has no model")
     if not MIN_TIME_STEP <= p.time_step <= MAX_TIME_STEP:
-        raise ctx.err(p.lines.get("simulation"), "timeStep",
+        raise ctx.err(p.at("time_step"), "timeStep",
                       "must be between %g and %g s, got %r"
                       % (MIN_TIME_STEP, MAX_TIME_STEP, p.time_step))
     names = set()
@@ -1031,22 +1112,24 @@ def _check(p, ctx):
     for c in p.collisions:
         for k, v in (("object1", c.object1), ("object2", c.object2)):
             if v not in names:
-                raise ctx.err(c.line, "collision %s" % k, "no model named %r" % v)
+                raise ctx.err(c.at(k), "collision %s" % k, "no model named %r" % v)
     cnames = set()
     for c in p.controllers:
         if c.name in cnames:
-            raise ctx.err(c.line, "controller name", "%r given twice" % c.name)
+            raise ctx.err(c.at("name"), "controller name", "%r given twice" % c.name)
         cnames.add(c.name)
         if c.character and c.character not in names:
-            raise ctx.err(c.line, "controller character", "no model named %r" % c.character)
+            raise ctx.err(c.at("character"), "controller character",
+                          "no model named %r" % c.character)
         if c.period is not None and not _multiple(c.period, p.time_step):
-            raise ctx.err(c.line, "controller period", "%g s is not a whole multiple of the "
-                          "time step %g s" % (c.period, p.time_step))
+            raise ctx.err(c.at("period"), "controller period", "%g s is not a whole multiple "
+                          "of the time step %g s" % (c.period, p.time_step))
     if p.log_period and not _multiple(p.log_period, p.time_step):
-        raise ctx.err(p.lines.get("log"), "<log> period", "%g s is not a whole multiple of the time step %g s"
+        raise ctx.err(p.at("log_period", "log"), "<log> period",
+                      "%g s is not a whole multiple of the time step %g s"
                       % (p.log_period, p.time_step))
     if p.end_time < p.time_step:
-        raise ctx.err(p.lines.get("simulation"), "endTime", "shorter than one time step")
+        raise ctx.err(p.at("end_time"), "endTime", "shorter than one time step")
 
 
 def _multiple(period, dt):

@@ -27,9 +27,12 @@ goes on) into NumPy arrays; ``write_results`` writes the directory:
                    link2, OpenHRP's), "contacts.depth" (M,) [m], "contacts.force" (M, 3) [N]
                    on link1 (world frame); "contacts.pair_force" (N, P, 3) [N]: the sum of
                    each pair's point forces on its link1 per record
-    summary.json   project, format, models, controllers (each with how its process ended),
+    .hrpsim-results marks the directory as results (a new run into it replaces them)
+    summary.json   project, format, models, controllers (each with how its process ended and
+                   "failed": whether the Scheduler stopped the run because of it),
                    steps, simulated and wall time, real-time factor, records, warnings,
-                   plots, status (and the Scheduler's own status)
+                   plots, status (and the Scheduler's own status), cameras (whether frames
+                   were stored), camera_previews, stills (file, time, why, view: stills.py)
     summary.txt    the same, short, for people
     root.png       per character with joints: root height vs time, x-y path and heading
                    (root yaw) vs time
@@ -58,6 +61,7 @@ class LogCollector:
         self.root_p = {n: [] for n, _ in self.characters}
         self.root_R = {n: [] for n, _ in self.characters}
         self.link_p = {n: [] for n, _ in self.characters}
+        self.link_R = {n: [] for n, _ in self.characters}  # kept for stills, not in log.npz
         self.sensor = {n: {k: [] for k in ("q", "dq", "u", "force", "rate_gyro", "accel",
                                            "range")}
                        for n, _ in self.characters}
@@ -84,10 +88,12 @@ class LogCollector:
                     self.root_p[name].append(list(lps[0].p))
                     self.root_R[name].append(list(lps[0].R))
                     self.link_p[name].append([list(lp.p) for lp in lps])
+                    self.link_R[name].append([list(lp.R) for lp in lps])
                 else:
                     self.root_p[name].append([np.nan] * 3)
                     self.root_R[name].append([np.nan] * 9)
                     self.link_p[name].append([])
+                    self.link_R[name].append([])
             for lf in getattr(rec, "loops", None) or []:
                 self.loops.setdefault("%s.loop.%s" % (lf.character, lf.name), []).append(
                     list(lf.force))
@@ -232,19 +238,36 @@ def format_summary(s):
                                               if s.get("scheduler_message") else ""))
     for c in s.get("controllers", []):
         proc = c.get("process")
-        lines.append("controller  %s (%s, every %g s): %s"
+        ok = not c.get("failed") and (not proc or proc["ok"])
+        lines.append("controller  %s (%s, every %g s): %s%s"
                      % (c["name"], c["character"], c["period"],
-                        "not started by hrpsim run" if not proc else
-                        ("ok, " if proc["ok"] else "FAILED, ") + proc["result"]))
+                        "FAILED, " if not ok else "ok, " if proc else "",
+                        proc["result"] if proc else "not started by hrpsim run"))
     lines += [
         "plots       %s" % (", ".join(s.get("plots", [])) or "none"),
     ]
+    lines += _picture_lines(s)
     if s.get("warnings"):
         lines.append("warnings    %d" % len(s["warnings"]))
         lines += ["  " + w for w in s["warnings"]]
     else:
         lines.append("warnings    none")
     return "\n".join(lines)
+
+
+def _picture_lines(s):
+    # the stills (file, time, why) and whether camera frames were stored
+    lines = []
+    stills = s.get("stills") or []
+    lines.append("stills      %s" % ("none" if not stills else "%d in stills/" % len(stills)))
+    lines += ["  %-28s t = %7.3f s  %s" % (st["file"], st["time"], st["why"]) for st in stills]
+    if "cameras" in s:
+        previews = s.get("camera_previews") or []
+        lines.append("cameras     %s" % (
+            ("frames in cameras/, previews: " + ", ".join(previews)) if s["cameras"] and previews
+            else "on (no vision sensors)" if s["cameras"]
+            else 'off (render them with --cameras or <cameras enabled="true"/>)'))
+    return lines
 
 
 def _characters_with_joints(arrays):

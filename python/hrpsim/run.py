@@ -30,6 +30,7 @@ process's exit status and the Scheduler's own verdict (``scheduler_status``).
 import contextlib
 import dataclasses
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -137,7 +138,9 @@ class ControllerProcess:
 
     ``returncode`` is Popen's (negative: killed by that signal); ``ended`` says how:
     "running", "exited during the run", "stopped" (exited after our SIGTERM) or "killed"
-    (still alive ``CONTROLLER_STOP_GRACE_S`` after the SIGTERM, so SIGKILLed).
+    (still alive ``CONTROLLER_STOP_GRACE_S`` after the SIGTERM, so SIGKILLed). ``failure``
+    is why the Scheduler stopped the run because of this controller (a call that raised or
+    timed out), or None.
     """
 
     spec: object
@@ -145,11 +148,15 @@ class ControllerProcess:
     log_path: Path
     returncode: int = None
     ended: str = "running"
+    failure: str = None
 
     @property
     def ok(self):
-        """True unless it failed: exited on its own during the run, exited with a non-zero
-        status or a signal other than our SIGTERM when stopped, or had to be killed."""
+        """True unless it failed: the Scheduler stopped the run because of it, it exited on
+        its own during the run, exited with a non-zero status or a signal other than our
+        SIGTERM when stopped, or had to be killed."""
+        if self.failure:
+            return False
         if self.ended == "running":
             return True
         if self.ended != "stopped":
@@ -159,16 +166,17 @@ class ControllerProcess:
     def describe(self):
         """How it ended, in words: "exit status 0", "killed by SIGABRT", ..."""
         code = self.returncode
+        failed = self.failure + "; " if self.failure else ""
         if code is None:
-            return "running"
+            return failed + "running"
         what = ("exit status %d" % code if code >= 0
                 else "killed by %s" % _signal_name(-code))
         if self.ended == "killed":
-            return "did not stop within %g s of SIGTERM; SIGKILLed (%s)" % (
+            return failed + "did not stop within %g s of SIGTERM; SIGKILLed (%s)" % (
                 CONTROLLER_STOP_GRACE_S, what)
         if self.ended == "exited during the run":
-            return "%s during the run" % what
-        return "%s when stopped" % what
+            return failed + "%s during the run" % what
+        return failed + "%s when stopped" % what
 
     def record(self):
         """The summary's view of this process (JSON-ready)."""
@@ -275,6 +283,50 @@ class ControllerProcesses:
                     cp.spec.name, cp.proc.pid, cp.describe(), cp.log_path,
                     _last_line(cp.log_path))
         return None
+
+
+def exception_line(path):
+    """The last line of the last Python traceback in the log at ``path`` ("ValueError: ..."),
+    or None (no traceback, no log)."""
+    try:
+        lines = Path(path).read_text(errors="replace").splitlines()
+    except OSError:
+        return None
+    starts = [i for i, ln in enumerate(lines) if ln.startswith("Traceback (most recent call")]
+    if not starts:
+        return None
+    for ln in lines[starts[-1] + 1:]:
+        if ln.strip() and not ln[:1].isspace():
+            return ln.strip()
+    return None
+
+
+# the Scheduler's message for a run a controller stopped (scheduler.cpp)
+_CONTROLLER_FAILED = re.compile(r"controller '(?P<name>.+?)' failed at t = (?P<t>\S+) s: "
+                                r"(?P<why>.*)", re.S)
+
+
+def explain_controller_failure(message, procs):
+    """The Scheduler's ``message`` of a run stopped by a controller, made to say what happened
+    inside the controller: for a controller hrpsim run started (in ``procs``), a Python
+    exception's last line from its log replaces "CORBA::UNKNOWN (UNKNOWN_PythonException)",
+    and the log file is named. Returns (message, name of the controller or None); the
+    ControllerProcess of that controller gets its ``failure``."""
+    m = _CONTROLLER_FAILED.match(message or "")
+    if m is None:
+        return message, None
+    name, why = m.group("name"), m.group("why")
+    cp = next((c for c in procs if c.spec.name == name), None)
+    if cp is not None:
+        exc = exception_line(cp.log_path)
+        python = "CORBA::UNKNOWN (UNKNOWN_PythonException)"
+        if exc and python in why:
+            why = why.replace(python, exc)
+        elif exc:
+            why = "%s (the log's last exception: %s)" % (why, exc)
+        cp.failure = "%s at t = %s s" % (why, m.group("t"))
+        why += "; traceback and output in %s" % cp.log_path
+    return "controller %s failed at t = %s s: %s" % (name, m.group("t"), why), name
 
 
 def _last_line(path):
@@ -409,6 +461,49 @@ class Progress:
 # the job
 # ---------------------------------------------------------------------------------------------
 
+# the file that marks a directory as `hrpsim run`'s results (written before anything else)
+RESULTS_MARKER = ".hrpsim-results"
+
+
+def is_results_dir(out):
+    """True if ``out`` holds the results of an earlier `hrpsim run`: the marker file, or (runs
+    from before it existed) a summary.json with a project and a status."""
+    out = Path(out)
+    if (out / RESULTS_MARKER).is_file():
+        return True
+    try:
+        import json
+        summary = json.loads((out / "summary.json").read_text())
+    except (OSError, ValueError):
+        return False
+    return isinstance(summary, dict) and "project" in summary and "status" in summary
+
+
+def prepare_out_dir(out):
+    """Make ``out`` ready for a new run: created if missing; an earlier run's results there
+    are removed (frames, logs and plots of two runs must not mix); RunError for a non-empty
+    directory that is not a results directory (nothing in it is touched) or for a file."""
+    out = Path(out)
+    if out.exists() and not out.is_dir():
+        raise RunError("--out %s is not a directory" % out)
+    if out.is_dir() and any(out.iterdir()):
+        if not is_results_dir(out):
+            names = sorted(p.name for p in out.iterdir())
+            raise RunError("--out %s is not empty and not an hrpsim results directory (it holds "
+                           "%s%s); give a new or empty directory, or the results directory "
+                           "of an earlier run (which is then replaced)"
+                           % (out, ", ".join(names[:3]), ", ..." if len(names) > 3 else ""))
+        for p in out.iterdir():
+            if p.is_dir() and not p.is_symlink():
+                shutil.rmtree(p)
+            else:
+                p.unlink()
+    out.mkdir(parents=True, exist_ok=True)
+    (out / RESULTS_MARKER).write_text("written by `hrpsim run`; a new run into this directory "
+                                      "replaces everything in it\n")
+    return out
+
+
 def default_out_dir(project, base="results"):
     stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
     out = Path(base) / ("%s-%s" % (project.stem, stamp))
@@ -436,13 +531,14 @@ def _describe_models(client, project):
             out.append({"name": m.name, "url": hrpsim.file_url(m.url),
                         "body": describe_url(loader, m.url)})
         except ViewerError as exc:
-            raise RunError("%s:%s: model %s: %s" % (project.path, m.line, m.name, exc)) from exc
+            raise RunError("%s:%s: model %s: %s" % (project.path, m.at("url"), m.name,
+                                                     exc)) from exc
     return out
 
 
 def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, bin_dir=None,
                 warn=None, view=False, real_time=None, on_viewer=None, after_run=None,
-                view_rate=None):
+                view_rate=None, cameras=None):
     """Run the project at ``path``; return (results dir, summary dict).
 
     ``progress``: show a progress bar on stderr (default: when stderr is a terminal).
@@ -451,6 +547,8 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
     ``real_time``: a real-time factor that overrides the project's (0: as fast as possible).
     ``view_rate``: frames per second of simulated time pushed to the viewer, overriding the
     project's ``viewRate`` (default 30).
+    ``cameras``: store the frames of every vision sensor in the results (True), or not (False);
+    None: as the project says (``<cameras enabled="true"/>``; off by default).
     ``after_run(out)`` is called once the results are written, before anything started here
     is stopped (`hrpsim run --view` waits there so the page stays up). Raises ProjectError
     or RunError.
@@ -465,8 +563,8 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
             warn(w)
     if progress is None:
         progress = sys.stderr.isatty()
-    out = Path(out_dir) if out_dir else default_out_dir(project)
-    out.mkdir(parents=True, exist_ok=True)
+    out = prepare_out_dir(Path(out_dir) if out_dir else default_out_dir(project))
+    cameras = project.cameras if cameras is None else bool(cameras)
 
     servers = None
     controllers = ControllerProcesses()
@@ -483,7 +581,7 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
             try:
                 bodies[m.name] = list(client.load_body(m.url)._get_links())
             except hrpsim.OpenHRP.ModelLoader.ModelLoaderException as exc:
-                raise RunError("%s:%s: model %s: %s" % (project.path, m.line, m.name,
+                raise RunError("%s:%s: model %s: %s" % (project.path, m.at("url"), m.name,
                                                          exc.description)) from exc
         models = _describe_models(client, project)
         controllers.start(project, servers.naming, out)
@@ -499,7 +597,7 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
             viewer = RunViewer(client, servers.naming, out, state_dir)
             viewer.ref.clearData()  # this run's models only; the Scheduler loads them
             sched.setOnlineViewer(viewer.ref)
-            why = viewer.show_cameras(out)  # the page reads the frames from the files
+            why = viewer.show_cameras(out) if cameras else None  # the page reads the files
             if why and warn:
                 warn("the viewer will not show camera frames: %s" % why)
             if on_viewer:
@@ -509,9 +607,10 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
         for m in project.models:
             characters.append((m.name, joint_names_by_id(bodies[m.name])))
         log = LogCollector(characters)
-        # camera frames and still views of the scene go into the results (hrpsim.images)
+        # camera frames go into the results only when asked (hrpsim.images); "" also clears
+        # what an earlier run left configured in a shared Scheduler
         try:
-            sched.setCameraOutput(str(out.resolve()))
+            sched.setCameraOutput(str(out.resolve()) if cameras else "")
         except H.SchedulerError as exc:
             if warn:
                 warn("camera frames are not stored: %s" % exc.description)
@@ -546,6 +645,7 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
         # the run is over: stop the controllers, and judge them by how they end
         controllers.stop()
         state, message = _enum(status.state), status.message
+        message, blamed = explain_controller_failure(message, controllers.procs)
         if dead is not None:
             state, message = "FAILED", "controller %s (pid %d): %s at t = %g s (%s)%s" % (
                 dead.spec.name, dead.proc.pid, dead.describe(), status.time, dead.log_path,
@@ -566,6 +666,7 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
             "controllers": [{"name": c.name, "character": c.character,
                              "period": c.period or project.time_step,
                              "command": c.command,
+                             "failed": c.name == blamed,
                              "process": processes.get(c.name)} for c in project.controllers],
             "time_step": project.time_step,
             "end_time": project.end_time,
@@ -580,7 +681,11 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
             "servers_started": servers.started,
         }
         from .images import write_previews
+        from .stills import take_stills
+        summary["cameras"] = cameras
         summary["camera_previews"] = [str(p.relative_to(out)) for p in write_previews(out)]
+        summary["stills"] = take_stills(out, project.models, log, bin_dir, warn) \
+            if plots and project.plots else []
         write_results(out, arrays, summary, plots=plots and project.plots,
                       plot_joints=project.plot_joints, models=models,
                       plot_root=project.plot_root)

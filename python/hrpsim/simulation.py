@@ -16,7 +16,10 @@ It works in one of two ways, chosen when it is made:
   (``Scheduler.dynamics()``).
 
 Either way ``sim.dynamics`` is the OpenHRP.DynamicsSimulator being stepped, for anything the
-wrapper does not cover. Conventions are OpenHRP's (see the README's DynamicsSimulator section):
+wrapper does not cover. A request a server refuses raises an ``hrpsim.errors.ServerError``
+whose message is the server's reason (``BadArgument``, a ValueError and LookupError, for a
+wrong name or value; ``SchedulerRefused``, a ValueError, for what the Scheduler refuses; see
+hrpsim/errors.py). Conventions are OpenHRP's (see the README's DynamicsSimulator section):
 ``gravity`` is given as to ``setGVector`` ((0, 0, 9.8) is ordinary gravity towards -z), poses are
 of link origins in the world frame, rotations 3x3, joint arrays in jointId order.
 """
@@ -25,6 +28,7 @@ import math
 
 import numpy as np
 
+from .errors import explain, explained, unwrap
 from .summary import joint_names_by_id
 
 __all__ = ["Simulation", "Runaway"]
@@ -324,7 +328,7 @@ class Simulation:
         """The last step's force [N] on link2 and moment [N m] about its attachment point,
         world frame, of the closed loop ``name`` of ``character`` (numpy array of 6)."""
         import numpy as np
-        return np.asarray(self.dynamics.getExtraJointConstraintForce(character, name),
+        return np.asarray(self._dyn().getExtraJointConstraintForce(character, name),
                           dtype=float)
 
     def set_track_speed(self, character, link, speed):
@@ -413,7 +417,7 @@ class Simulation:
         from . import OpenHRP
         DS = self._ds()
         factory = self.client.resolve(self.factory_name, OpenHRP.DynamicsSimulatorFactory)
-        ds = factory.create()
+        ds = explained(factory.create())
         try:
             for m in self._models.values():
                 ds.registerCharacter(m.name, m.body)
@@ -456,7 +460,7 @@ class Simulation:
     def _build_scheduler(self):
         from . import SchedulerIDL as H
         DS = self._ds()
-        s = self.scheduler()
+        s = explained(self.scheduler())
         s.reset()
         s.setTimeStep(self._dt)
         s.setIntegrateMethod(getattr(DS, self._method))
@@ -498,7 +502,7 @@ class Simulation:
             s.setSensorNoise(H.SensorNoise(seed, limits, [H.SensorNoiseSpec(t, std, bias)
                                                           for t, (std, bias) in specs.items()]))
         s.startPaused()
-        self._dynamics = s.dynamics()
+        self._dynamics = explained(s.dynamics())
 
     def start(self):
         """Build the simulation now (the first step or run does it otherwise)."""
@@ -507,7 +511,13 @@ class Simulation:
 
     @property
     def dynamics(self):
-        """The OpenHRP.DynamicsSimulator being stepped (built on first use)."""
+        """The OpenHRP.DynamicsSimulator being stepped (built on first use); a plain reference
+        (its refusals are CORBA system exceptions; ``hrpsim.errors.explained`` wraps it)."""
+        self._build()
+        return unwrap(self._dynamics)
+
+    def _dyn(self):
+        """The dynamics as the methods use them: refusals raise with the server's reason."""
         self._build()
         return self._dynamics
 
@@ -547,7 +557,7 @@ class Simulation:
         except SchedulerIDL.SchedulerError as exc:
             m = re.search(r"character (.+?) ran away", exc.description)
             if m is None:
-                raise
+                raise explain(self._scheduler, "step", exc) from exc
             raise Runaway(exc.description, m.group(1)) from None
 
     def _step_once(self, ds):
@@ -578,7 +588,7 @@ class Simulation:
             raise ValueError("run(until=%g): already at t=%g" % (until, self._steps * self._dt))
         if self.scheduler_name is not None and before is None:
             if target > self._steps:
-                self._scheduler.runUntil(target * self._dt)
+                explained(self._scheduler).runUntil(target * self._dt)
                 self._steps = target
             return self
         return self.step(target - self._steps, before)
@@ -639,11 +649,11 @@ class Simulation:
 
     def world_state(self):
         """The raw OpenHRP.WorldState (time, link poses of every character, contacts)."""
-        return self.dynamics.getWorldState()
+        return self._dyn().getWorldState()
 
     def link_data(self, character, link, type_name):
         """getCharacterLinkData as a float array (e.g. "ABS_VELOCITY": 6 numbers)."""
-        return np.array(self.dynamics.getCharacterLinkData(character, link,
+        return np.array(self._dyn().getCharacterLinkData(character, link,
                                                            self._type(type_name)), dtype=float)
 
     def root_pose(self, character):
@@ -667,7 +677,7 @@ class Simulation:
 
     def _all(self, character, type_name):
         self._model(character)
-        return np.array(self.dynamics.getCharacterAllLinkData(character, self._type(type_name)),
+        return np.array(self._dyn().getCharacterAllLinkData(character, self._type(type_name)),
                         dtype=float)
 
     def q(self, character):
@@ -688,7 +698,7 @@ class Simulation:
         a list, one (nbeams,) array per range sensor in sensorId order (the last scan; 0 for
         "no hit"; empty arrays while sensors are disabled)}."""
         self._model(character)
-        s = self.dynamics.getCharacterSensorState(character)
+        s = self._dyn().getCharacterSensorState(character)
         return {
             "q": np.array(s.q, dtype=float),
             "dq": np.array(s.dq, dtype=float),

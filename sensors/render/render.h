@@ -152,6 +152,18 @@ int hss_writePng16(const char *path, const unsigned short *pixels, int width, in
 // metric depth [m] to whole millimetres, rounded, clamped to 0..65535
 void hss_depthToMillimetres(unsigned short *mm, const float *depth, int n);
 
+// the world bounding box of body b's visual shapes at its current pose; 0, -1 when b is out of
+// range or has no visual vertices
+int hss_bodyBounds(const hssScene *s, int b, double lo[3], double hi[3]);
+
+// a view that frames the box lo..hi (a still of the characters): the eye looks at the box's
+// centre from azimuth [rad] (about z, from +x) and elevation [rad] (above the horizontal), with
+// the horizontal field of view fov [rad], as close as it can be while every corner of the box
+// stays inside the middle `fill` (0 < fill <= 1) of the image along both axes; width x height
+// pixels; near and far clip leave room for the ground around the box (far: 30 m past the box)
+void hss_framingView(hssView *view, const double lo[3], const double hi[3], double azimuth,
+                     double elevation, double fov, double fill, int width, int height);
+
 // a view of the whole scene from a default viewpoint: from the front-right and above the
 // bounding box's centre (direction (1, -1, 0.7) normalised for which = 0; which 1 and 2 turn it
 // by 120 and 240 degrees about the vertical), looking at the centre, far enough that the box

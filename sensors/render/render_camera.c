@@ -181,3 +181,43 @@ int hss_overviewView(const hssScene *s, int which, int width, int height, hssVie
   view->height = height;
   return 0;
 }
+
+void hss_framingView(hssView *view, const double lo[3], const double hi[3], double azimuth,
+                     double elevation, double fov, double fill, int width, int height) {
+  double c[3], d[3] = {cos(elevation) * cos(azimuth), cos(elevation) * sin(azimuth),
+                       sin(elevation)};
+  for (int j = 0; j < 3; j++) {
+    c[j] = 0.5 * (lo[j] + hi[j]);
+  }
+  // camera axes: z back towards the eye (d), x horizontal, y = z x x
+  double x[3] = {-d[1], d[0], 0};
+  double nx = sqrt(x[0] * x[0] + x[1] * x[1]);
+  x[0] /= nx;
+  x[1] /= nx;
+  double y[3] = {d[1] * x[2] - d[2] * x[1], d[2] * x[0] - d[0] * x[2], d[0] * x[1] - d[1] * x[0]};
+  double tx = fill * tan(fov / 2), ty = fill * tan(fov / 2) * height / width;
+  // a corner at (a, b, e) from the centre in camera axes is at depth dist - e: it is inside
+  // when |a| <= tx (dist - e) and |b| <= ty (dist - e)
+  double dist = 0, radius = 0;
+  for (int k = 0; k < 8; k++) {
+    double q[3] = {k & 1 ? hi[0] : lo[0], k & 2 ? hi[1] : lo[1], k & 4 ? hi[2] : lo[2]};
+    double r[3] = {q[0] - c[0], q[1] - c[1], q[2] - c[2]};
+    double a = r[0] * x[0] + r[1] * x[1] + r[2] * x[2];
+    double b = r[0] * y[0] + r[1] * y[1] + r[2] * y[2];
+    double e = r[0] * d[0] + r[1] * d[1] + r[2] * d[2];
+    dist = fmax(dist, fmax(e + fabs(a) / tx, e + fabs(b) / ty));
+    radius = fmax(radius, sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2]));
+  }
+  dist = fmax(dist, 0.05);
+  for (int j = 0; j < 3; j++) {
+    view->T[4 * j] = x[j];
+    view->T[4 * j + 1] = y[j];
+    view->T[4 * j + 2] = d[j];
+    view->T[4 * j + 3] = c[j] + dist * d[j];
+  }
+  view->fieldOfView = fov;
+  view->nearClip = fmax(0.01, 0.05 * dist);
+  view->farClip = dist + radius + 30.0;
+  view->width = width;
+  view->height = height;
+}

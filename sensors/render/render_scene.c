@@ -967,6 +967,37 @@ int hss_render(hssScene *s, const hssView *view, unsigned char *rgb, float *dept
   return 0;
 }
 
+// grow lo..hi by the world positions of body bi's visual vertices; 1 if it has any
+static int growBounds(const hssScene *s, int bi, double lo[3], double hi[3]) {
+  int any = 0;
+  const BodyGpu *b = &s->bodies[bi];
+  const hsBody *body = b->body;
+  for (int li = 0; li < body->nlink; li++) {
+    const hsLink *link = &body->links[li];
+    double W[12];
+    linkFrame(W, b, li);
+    for (int k = 0; k < link->nshapeRef; k++) {
+      const hsShapeRef *ref = &link->shapeRefs[k];
+      if (ref->shape < 0 || ref->shape >= body->nshape) {
+        continue;
+      }
+      const hsShape *sh = &body->shapes[ref->shape];
+      double C[12];
+      compose(C, W, ref->T);
+      for (int v = 0; v < sh->nvertex; v++) {
+        const float *p = &sh->vertices[3 * v];
+        for (int j = 0; j < 3; j++) {
+          double x = C[4 * j] * p[0] + C[4 * j + 1] * p[1] + C[4 * j + 2] * p[2] + C[4 * j + 3];
+          lo[j] = fmin(lo[j], x);
+          hi[j] = fmax(hi[j], x);
+          any = 1;
+        }
+      }
+    }
+  }
+  return any;
+}
+
 int hss_sceneBounds(const hssScene *s, double lo[3], double hi[3]) {
   int any = 0;
   for (int j = 0; j < 3; j++) {
@@ -974,31 +1005,18 @@ int hss_sceneBounds(const hssScene *s, double lo[3], double hi[3]) {
     hi[j] = -INFINITY;
   }
   for (int bi = 0; s && bi < s->nbody; bi++) {
-    const BodyGpu *b = &s->bodies[bi];
-    const hsBody *body = b->body;
-    for (int li = 0; li < body->nlink; li++) {
-      const hsLink *link = &body->links[li];
-      double W[12];
-      linkFrame(W, b, li);
-      for (int k = 0; k < link->nshapeRef; k++) {
-        const hsShapeRef *ref = &link->shapeRefs[k];
-        if (ref->shape < 0 || ref->shape >= body->nshape) {
-          continue;
-        }
-        const hsShape *sh = &body->shapes[ref->shape];
-        double C[12];
-        compose(C, W, ref->T);
-        for (int v = 0; v < sh->nvertex; v++) {
-          const float *p = &sh->vertices[3 * v];
-          for (int j = 0; j < 3; j++) {
-            double x = C[4 * j] * p[0] + C[4 * j + 1] * p[1] + C[4 * j + 2] * p[2] + C[4 * j + 3];
-            lo[j] = fmin(lo[j], x);
-            hi[j] = fmax(hi[j], x);
-            any = 1;
-          }
-        }
-      }
-    }
+    any |= growBounds(s, bi, lo, hi);
   }
   return any ? 0 : -1;
+}
+
+int hss_bodyBounds(const hssScene *s, int b, double lo[3], double hi[3]) {
+  for (int j = 0; j < 3; j++) {
+    lo[j] = INFINITY;
+    hi[j] = -INFINITY;
+  }
+  if (!s || b < 0 || b >= s->nbody) {
+    return -1;
+  }
+  return growBounds(s, b, lo, hi) ? 0 : -1;
 }

@@ -28,8 +28,10 @@
 #include <vector>
 
 #include "CollisionDetector.hh"
+#include "Diagnostics.hh"
 #include "body_info.h"
 #include "collision.h"
+#include "runtime.h"
 
 namespace hrpsim {
 
@@ -41,7 +43,7 @@ struct CollisionGeometry {
 };
 using GeometryPtr = std::shared_ptr<const CollisionGeometry>;
 
-class CollisionDetectorServant : public POA_OpenHRP::CollisionDetector {
+class CollisionDetectorServant : public POA_hrpsim::CollisionDetector, public DiagnosticsServant {
  public:
   // an empty instance; throws CORBA::NO_MEMORY if its scene cannot be made
   CollisionDetectorServant();

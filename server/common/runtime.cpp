@@ -322,8 +322,50 @@ std::string describe(const hsError &err) {
   return hsu_formatError(&err, buf, sizeof buf);
 }
 
+char *DiagnosticsServant::lastError() {
+  std::lock_guard<std::mutex> lock(lastErrorMutex_);
+  CORBA::String_var text = CORBA::string_dup(lastError_.c_str());
+  lastError_.clear();
+  return text._retn();
+}
+
+void DiagnosticsServant::noteRefusal(const std::string &text) {
+  std::lock_guard<std::mutex> lock(lastErrorMutex_);
+  lastError_ = text;
+}
+
+namespace {
+
+// the DiagnosticsServant serving the calling thread's request, or nullptr (not in a request,
+// or the servant is no DiagnosticsServant); *hold keeps it alive meanwhile
+DiagnosticsServant *servingDiagnostics(PortableServer::ServantBase_var *hold) {
+  Runtime *rt = Runtime::instance();
+  if (!rt) {
+    return nullptr;
+  }
+  try {
+    CORBA::Object_var obj = rt->orb()->resolve_initial_references("POACurrent");
+    PortableServer::Current_var current = PortableServer::Current::_narrow(obj);
+    if (CORBA::is_nil(current)) {
+      return nullptr;
+    }
+    *hold = current->get_servant();  // get_servant adds a reference; the _var drops it
+    return dynamic_cast<DiagnosticsServant *>(hold->in());
+  } catch (const PortableServer::Current::NoContext &) {
+    return nullptr;  // a log line from outside a request (the run's own thread, say)
+  } catch (const CORBA::Exception &) {
+    return nullptr;
+  }
+}
+
+}  // namespace
+
 void logRequestError(const char *operation, const std::string &reason) {
   hsu_log(hsLOG_ERROR, "%s: %s", operation, reason.c_str());
+  PortableServer::ServantBase_var hold;
+  if (DiagnosticsServant *d = servingDiagnostics(&hold)) {
+    d->noteRefusal(std::string(operation) + ": " + reason);
+  }
 }
 
 void raiseSystemException(const char *operation, const hsError &err) {

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "Diagnostics.hh"
 #include "util.h"
 
 namespace hrpsim {
@@ -107,10 +108,27 @@ bool helpRequested(int argc, char **argv, const char *synopsis, const char *opti
 // false (main then exits 2).
 bool noArgumentsLeft(int argc, char **argv, const char *program, const char *synopsis);
 
+// The hrpsim::Diagnostics half of a servant (idl/Diagnostics.idl): the reason its last refused
+// request was refused. A servant class derives from this and from its POA_hrpsim skeleton;
+// logRequestError() fills it in for the servant whose request is being served, so refusing
+// code needs nothing more. Thread-safe.
+class DiagnosticsServant : public virtual POA_hrpsim::Diagnostics {
+ public:
+  // "<operation>: <reason>" of the last refusal since the last call, or ""; clears it
+  char *lastError() override;
+  // remember a refusal (replaces any earlier one)
+  void noteRefusal(const std::string &text);
+
+ private:
+  std::mutex lastErrorMutex_;
+  std::string lastError_;
+};
+
 // "file:line:column: message" for an hsError
 std::string describe(const hsError &err);
 
-// one log line for a failed request: "<operation>: <reason>"
+// one log line for a failed request: "<operation>: <reason>"; inside a request served by a
+// DiagnosticsServant, also that servant's lastError()
 void logRequestError(const char *operation, const std::string &reason);
 
 // for interfaces without a user exception of their own: log "<operation>: <problem>" and raise

@@ -10,7 +10,8 @@
 // bad values raise CORBA::BAD_PARAM; calls in the wrong order (stepSimulation before
 // initSimulation, registerCharacter after it) raise CORBA::BAD_INV_ORDER; features of later
 // issues (distance queries) raise CORBA::NO_IMPLEMENT. Each is logged as one line
-// naming the operation and the problem, and the instance stays usable.
+// naming the operation and the problem, and the instance stays usable; the servant is also an
+// hrpsim::Diagnostics (idl/Diagnostics.idl) whose lastError() returns that line.
 
 #ifndef HRPSIM_SERVER_DYNAMICS_DYNAMICS_SIMULATOR_H_
 #define HRPSIM_SERVER_DYNAMICS_DYNAMICS_SIMULATOR_H_
@@ -18,12 +19,14 @@
 #include <memory>
 #include <vector>
 
+#include "Diagnostics.hh"
 #include "DynamicsSimulator.hh"
+#include "runtime.h"
 #include "sim_core.h"
 
 namespace hrpsim {
 
-class DynamicsSimulatorServant : public POA_OpenHRP::DynamicsSimulator {
+class DynamicsSimulatorServant : public POA_hrpsim::DynamicsSimulator, public DiagnosticsServant {
  public:
   // a servant over its own, new core (an empty world; gravity (0, 0, 9.8) in OpenHRP's
   // convention; sensors off until init asks for them); throws CORBA::NO_MEMORY if the world

@@ -851,7 +851,6 @@ void SchedulerServant::begin(const char *op, bool paused) {
   }
   record(true, true);  // the state at time 0: logged and shown
   renderDueFrames(0, 0.0);
-  writeStills("start", 1);
 
   lk.lock();
   starting_ = false;
@@ -1192,7 +1191,6 @@ void SchedulerServant::loop() {
   }
   if (!halting) {
     stopControllers(failed >= 0 ? &run_[static_cast<size_t>(failed)] : nullptr);
-    writeStills("end", 3);
   }
   for (RunCamera &c : cams_) {
     if (c.csv) {

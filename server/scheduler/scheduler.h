@@ -52,7 +52,7 @@ class HostedDynamics : public DynamicsSimulatorServant {
   void destroy() override;  // raises NO_PERMISSION (logged)
 };
 
-class SchedulerServant : public POA_hrpsim::Scheduler {
+class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant {
  public:
   // an IDLE scheduler with a fresh, activated dynamics servant
   SchedulerServant();
@@ -159,12 +159,11 @@ class SchedulerServant : public POA_hrpsim::Scheduler {
   void stopControllers(const RunController *failed);
   bool viewFrame(long long k) const;
   void record(bool log, bool frame);
-  // cameras (scheduler_cameras.cpp): the hosted ViewSimulator of a run, its frames and stills
+  // cameras (scheduler_cameras.cpp): the hosted ViewSimulator of a run and its frames
   void makeView(const char *op);
   void releaseView();
   void syncView();
   void renderDueFrames(long long k, double time);
-  void writeStills(const char *prefix, int count);
 
   // --- configuration (mutex_) ---
   std::mutex opMutex_;  // start / stop / reset / step / runUntil / pause / resume, one at a time

@@ -12,8 +12,8 @@
 // at most one frame per camera per step (frames due within one step are one picture). Frames
 // are decided from step counts only: two runs take the same frames. With a camera directory,
 // each frame is written as PNG (colour or mono frame_NNNNNN.png; depth depth_NNNNNN.png, 16-bit
-// millimetres) beside frames.csv (frame, step, time); stills of the whole scene from the default
-// viewpoints (hss_overviewView) go to stills/start_0.png and stills/end_{0,1,2}.png.
+// millimetres) beside frames.csv (frame, step, time). (Stills of a run are taken afterwards by
+// `hrpsim run` with hrpsim-stills, at moments chosen from the log: python/hrpsim/stills.py.)
 // A rendering failure (no headless GL in this process) is logged once and the run goes on
 // without cameras.
 
@@ -207,35 +207,6 @@ void SchedulerServant::renderDueFrames(long long k, double time) {
       }
     }
     cams_.clear();
-  }
-}
-
-// still views of the whole scene into <camera dir>/stills/<prefix>_<i>.png
-void SchedulerServant::writeStills(const char *prefix, int count) {
-  if (!view_ || runCameraDir_.empty()) {
-    return;
-  }
-  syncView();
-  std::filesystem::path dir = std::filesystem::path(runCameraDir_) / "stills";
-  std::error_code ec;
-  std::filesystem::create_directories(dir, ec);
-  std::vector<unsigned char> rgb;
-  for (int i = 0; i < count; i++) {
-    try {
-      std::lock_guard<std::mutex> lock(*view_->mutex());
-      if (!view_->core()->renderOverview(i, 640, 480, rgb)) {
-        return;
-      }
-    } catch (const CORBA::Exception &e) {
-      hsu_log(hsLOG_WARNING, "still view failed (%s)", e._name());
-      return;
-    }
-    std::string path = (dir / format("%s_%d.png", prefix, i)).string();
-    hsError err = {};
-    if (hss_writePng(path.c_str(), rgb.data(), 640, 480, 3, &err) != 0) {
-      hsu_log(hsLOG_WARNING, "still view: %s", describe(err).c_str());
-      return;
-    }
   }
 }
 

@@ -33,6 +33,7 @@ FALLING = """<?xml version="1.0" encoding="UTF-8"?>
   </model>
   <collision object1="floor" object2="robot" staticFriction="0.5" slipFriction="0.5"/>
   <log period="0.01"/>
+  <cameras enabled="true"/>
 </hrpsim-project>
 """
 

@@ -133,6 +133,13 @@ def test_run_view_without_a_viewer_starts_one_for_the_run(servers, tmp_path):
     assert "OnlineViewer" not in servers.client.names()
     with pytest.raises(OSError):   # the page is gone with the viewer
         urllib.request.urlopen(url, timeout=5)
+    # ... and the user was told so, both when the URL was printed and when the run ended,
+    # with the command that replays the run
+    lines = proc.stdout.splitlines()
+    k = lines.index(line)
+    assert "this viewer stops when the run ends" in lines[k + 1]
+    assert ("hrpsim run: the run has ended and its viewer stops now; replay it with: "
+            "hrpsim view %s" % out) in lines
     assert "bound OnlineViewer" in (out / "viewer.log").read_text()
     assert read_models(out) is not None
 

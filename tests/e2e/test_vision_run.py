@@ -147,11 +147,8 @@ def test_frames_at_frame_rate_and_moving_camera(sched, models, tmp_path):
     # mono frames are 8-bit gray
     mono = np.asarray(Image.open(cams / "eye-CAM_MONO" / "frame_000000.png"))
     assert mono.shape == (60, 80) and mono.dtype == np.uint8
-    # still views of the whole scene
-    stills = sorted(p.name for p in (tmp_path / "stills").iterdir())
-    assert stills == ["end_0.png", "end_1.png", "end_2.png", "start_0.png"]
-    img = np.asarray(Image.open(tmp_path / "stills" / "end_0.png"))
-    assert img.shape == (480, 640, 3) and img.std() > 1
+    # the scheduler takes no stills (hrpsim run does, after the run: test_run_pictures.py)
+    assert not (tmp_path / "stills").exists()
 
 
 def test_two_runs_identical_frames(sched, models, tmp_path):
@@ -265,16 +262,17 @@ def test_simulation_camera_images(servers, sched, models, scheduler):
         sim.close()
 
 
-def test_hrpsim_run_stores_cameras_and_stills(servers, tmp_path):
-    """`hrpsim run` of the standing humanoid (VISION_COLOR 320x240 at 30 fps, VISION_DEPTH
-    160x120 at 15 fps, 3 s) leaves every frame, an animated preview per camera and the stills."""
+def test_hrpsim_run_cameras_stores_every_frame(servers, tmp_path):
+    """`hrpsim run --cameras` of the standing humanoid (VISION_COLOR 320x240 at 30 fps,
+    VISION_DEPTH 160x120 at 15 fps, 3 s) leaves every frame and an animated preview per
+    camera."""
     from PIL import Image
 
     from conftest import describe, run_cli
 
     out = tmp_path / "standing"
     proc = run_cli("run", "--state-dir", servers.state_dir, "--out", out, "--no-plots",
-                   "samples/projects/humanoid_standing.xml")
+                   "--cameras", "samples/projects/humanoid_standing.xml")
     assert proc.returncode == 0, describe(proc)
     for cam, rate, size, kind in (("robot-VISION_COLOR", 30, (320, 240), "frame"),
                                   ("robot-VISION_DEPTH", 15, (160, 120), "depth")):
@@ -290,8 +288,8 @@ def test_hrpsim_run_stores_cameras_and_stills(servers, tmp_path):
         # the robot stands still: the preview may be a single picture (see the falling test)
         with Image.open(d / "preview.png") as im:
             assert im.size == size
-    assert sorted(p.name for p in (out / "stills").iterdir()) == [
-        "end_0.png", "end_1.png", "end_2.png", "start_0.png"]
+    assert not (out / "stills").exists()  # --no-plots: no stills
     summary = json.loads((out / "summary.json").read_text())
+    assert summary["cameras"] is True and summary["stills"] == []
     assert sorted(summary["camera_previews"]) == [
         "cameras/robot-VISION_COLOR/preview.png", "cameras/robot-VISION_DEPTH/preview.png"]

@@ -5,11 +5,8 @@
 
 // a humanoid on the floor, moving its legs and arms in high gain (composite) or holding still
 // with small torques (articulated); with the given stepper
-static hsdWorld *scene(hstStepper stepper, int torque, hsBody *robot, hsBody *floor) {
-  hsdOptions o;
-  hsd_defaultOptions(&o);
-  o.stepper = stepper;
-  hsdWorld *w = dynWorld(&o);
+static hsdWorld *sceneWith(const hsdOptions *o, int torque, hsBody *robot, hsBody *floor) {
+  hsdWorld *w = dynWorld(o);
   hsd_addCharacter(w, "floor", floor, NULL);
   hsd_addCharacter(w, "robot", robot, NULL);
   hsdSurface s = {0.6, 0.4, 0.1, 0.01};
@@ -18,6 +15,13 @@ static hsdWorld *scene(hstStepper stepper, int torque, hsBody *robot, hsBody *fl
   hsd_setAllJointModes(w, 1, torque ? hsMODE_TORQUE : hsMODE_HIGH_GAIN, NULL);
   CU_ASSERT_EQUAL(hsd_init(w, NULL), 0);
   return w;
+}
+
+static hsdWorld *scene(hstStepper stepper, int torque, hsBody *robot, hsBody *floor) {
+  hsdOptions o;
+  hsd_defaultOptions(&o);
+  o.stepper = stepper;
+  return sceneWith(&o, torque, robot, floor);
 }
 
 // the inputs of step i. The amplitude ramps up over the first 0.2 s: the robot starts with its
@@ -105,8 +109,8 @@ static void testTorqueQuickStep(void) {
 
 // a pile of 27 boxes with the default (automatic) stepper, which switches to QuickStep as the
 // pile forms (for most of its steps): two worlds side by side stay bit-identical
-static hsdWorld *pile(const hsBody *box, const hsBody *floor) {
-  hsdWorld *w = dynWorld(NULL);
+static hsdWorld *pileWith(const hsdOptions *o, const hsBody *box, const hsBody *floor) {
+  hsdWorld *w = dynWorld(o);
   hsd_addCharacter(w, "floor", floor, NULL);
   hsdSurface s = {0.5, 0.4, 0, 0.01};
   for (int i = 0; i < 27; i++) {
@@ -122,6 +126,10 @@ static hsdWorld *pile(const hsBody *box, const hsBody *floor) {
   }
   CU_ASSERT_EQUAL(hsd_init(w, NULL), 0);
   return w;
+}
+
+static hsdWorld *pile(const hsBody *box, const hsBody *floor) {
+  return pileWith(NULL, box, floor);
 }
 
 static void testPileAuto(void) {
@@ -149,10 +157,99 @@ static void testPileAuto(void) {
   hsm_freeBody(floor);
 }
 
+static void testTorqueAuto(void) {
+  run(hsSTEPPER_AUTO, 1);
+}
+
+// 1 if the 27 boxes of two piles are bit-identical
+static int samePile(const hsdWorld *a, const hsdWorld *b) {
+  for (int ch = 1; ch <= 27; ch++) {
+    const hsBodyState *sa = hsd_state(a, ch), *sb = hsd_state(b, ch);
+    if (memcmp(sa->rootP, sb->rootP, sizeof sa->rootP) ||
+        memcmp(sa->rootR, sb->rootR, sizeof sa->rootR)) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+// the automatic stepper's QuickStep steps take chainIterations for an island holding an
+// articulated robot (a torque-mode humanoid on the floor: 30 hinges of 5 rows and the contacts'
+// 3 rows each) and quickIterations for a pile: changing the count that does not apply leaves
+// the run bit-identical, changing the one that does changes it
+static void testIterationsByIsland(void) {
+  hsBody *robot = dynLoadSample("humanoid/humanoid.wrl");
+  hsBody *floor = dynLoadSample("floor/floor.wrl");
+  hsBody *box = dynBox("det_box2.wrl", 0.5, 0.1, 0.1, 0.1, 0, 0, 0, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(robot);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(floor);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(box);
+  hsdOptions def, pileIt, chainIt;
+  hsd_defaultOptions(&def);
+  pileIt = chainIt = def;
+  pileIt.quickIterations = 7;
+  chainIt.chainIterations = 7;
+  hsdWorld *a = sceneWith(&def, 1, robot, floor), *b = sceneWith(&pileIt, 1, robot, floor);
+  hsdWorld *c = sceneWith(&chainIt, 1, robot, floor);
+  int bDiffers = 0, cDiffers = 0;
+  for (int i = 1; i <= 300; i++) {
+    drive(a, robot, 1, i);
+    drive(b, robot, 1, i);
+    drive(c, robot, 1, i);
+    dynSteps(a, 1);
+    dynSteps(b, 1);
+    dynSteps(c, 1);
+    bDiffers |= !same(a, b, robot);
+    cDiffers |= !same(a, c, robot);
+  }
+  CU_ASSERT_FALSE(bDiffers);
+  CU_ASSERT_TRUE(cDiffers);
+  hsdStepStats st;
+  hsd_stepStats(a, &st);
+  printf(" [robot: %ld of %ld steps on QuickStep, %d rows, %d contact joints, %d bodies, joint "
+         "gap %.1e m]", st.quickSteps, st.steps, st.rows, st.contactJoints, st.bodies,
+         st.jointGap);
+  CU_ASSERT_EQUAL(st.steps, 300);
+  CU_ASSERT(st.quickSteps >= 290);  // (no contact joint, 150 rows: dWorldStep)
+  CU_ASSERT(st.contactJoints >= 4);
+  CU_ASSERT_EQUAL(st.rows, 30 * 5 + 3 * st.contactJoints);
+  CU_ASSERT_EQUAL(st.bodies, 31);
+  hsd_freeWorld(a);
+  hsd_freeWorld(b);
+  hsd_freeWorld(c);
+
+  hsdWorld *p = pile(box, floor), *q = pileWith(&chainIt, box, floor);
+  hsdWorld *r = pileWith(&pileIt, box, floor);
+  int qDiffers = 0, rDiffers = 0;
+  for (int i = 1; i <= 300; i++) {
+    dynSteps(p, 1);
+    dynSteps(q, 1);
+    dynSteps(r, 1);
+    qDiffers |= !samePile(p, q);
+    rDiffers |= !samePile(p, r);
+  }
+  CU_ASSERT_FALSE(qDiffers);
+  CU_ASSERT_TRUE(rDiffers);
+  hsd_stepStats(p, &st);
+  CU_ASSERT(st.quickSteps > 0);
+  CU_ASSERT(st.rows > 150);
+  CU_ASSERT_EQUAL(st.jointGap, 0);  // no hinge in a pile
+  hsd_freeWorld(p);
+  hsd_freeWorld(q);
+  hsd_freeWorld(r);
+  hsm_freeBody(box);
+  hsm_freeBody(robot);
+  hsm_freeBody(floor);
+}
+
 void register_determinism(void) {
   hsd_initODE();
   CU_pSuite s = hst_addSuite("dynamics_determinism");
   CU_add_test(s, "high gain, dWorldStep: bit-identical", testHighGainWorldStep);
   CU_add_test(s, "torque mode, QuickStep (random reordering): bit-identical", testTorqueQuickStep);
   CU_add_test(s, "a pile with the automatic stepper: bit-identical", testPileAuto);
+  CU_add_test(s, "torque mode, automatic stepper (chainIterations): bit-identical",
+              testTorqueAuto);
+  CU_add_test(s, "QuickStep iterations: chainIterations for a robot, quickIterations for a pile",
+              testIterationsByIsland);
 }

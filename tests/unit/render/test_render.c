@@ -1,7 +1,7 @@
 // test_render.c - headless rendering (sensors/render) on whatever EGL device the machine has
 // (in CI Mesa's llvmpipe): metric depth of a plane, the pinhole projection and lit colour of a
 // cube, a texture's orientation, a camera on a moving link, determinism, camera specs, PNG
-// files.
+// files, a view framed on one body's bounding box.
 //
 // Every expected number is computed here from the pinhole model (focal length from the
 // horizontal field of view, pixel centres at integer + 0.5, top row first) and from VRML's
@@ -307,6 +307,78 @@ static void testBadInput(void) {
   CU_ASSERT_EQUAL(mono[1], (int)(0.299 * 10 + 0.587 * 200 + 0.114 * 30));
 }
 
+// a still framed on one body: hss_bodyBounds gives the box's corners (a 0.4 x 0.6 x 1.6 box
+// standing at (1, 2, 0) on a large floor), and hss_framingView puts every corner inside the
+// middle `fill` of the picture, touching its edge (the closest such eye), seen from the
+// azimuth and elevation asked; the picture's centre shows the box's colour
+static void testFramingView(void) {
+  hssRenderer *r = renderer();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  hsBody *floor = load("floor.wrl",
+                       "#VRML V2.0 utf8\n"
+                       "Transform { translation 0 0 -0.05 children Shape {\n"
+                       "  appearance Appearance { material Material { diffuseColor 0 1 0 } }\n"
+                       "  geometry Box { size 20 20 0.1 } } }\n",
+                       0);
+  hsBody *box = load("tall.wrl",
+                     "#VRML V2.0 utf8\n"
+                     "Transform { translation 1 2 0.8 children Shape {\n"
+                     "  appearance Appearance { material Material { diffuseColor 1 0 0 } }\n"
+                     "  geometry Box { size 0.4 0.6 1.6 } } }\n",
+                     0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(floor);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(box);
+  hssScene *s = hss_makeScene(r, NULL);
+  CU_ASSERT_EQUAL(hss_addBody(s, floor, NULL), 0);
+  CU_ASSERT_EQUAL(hss_addBody(s, box, NULL), 1);
+  double lo[3], hi[3];
+  CU_ASSERT_EQUAL_FATAL(hss_bodyBounds(s, 1, lo, hi), 0);
+  const double wantLo[3] = {0.8, 1.7, 0}, wantHi[3] = {1.2, 2.3, 1.6};
+  for (int j = 0; j < 3; j++) {
+    CU_ASSERT(fabs(lo[j] - wantLo[j]) < 1e-6 && fabs(hi[j] - wantHi[j]) < 1e-6);
+  }
+  double none[3], none2[3];
+  CU_ASSERT_EQUAL(hss_bodyBounds(s, 2, none, none2), -1);
+  double az = -M_PI / 4, el = 0.34, fill = 0.85;
+  hssView v;
+  hss_framingView(&v, lo, hi, az, el, 0.8, fill, 320, 240);
+  // the eye is on the ray from the box's centre along (cos el cos az, cos el sin az, sin el)
+  const double c[3] = {1, 2, 0.8}, d[3] = {cos(el) * cos(az), cos(el) * sin(az), sin(el)};
+  double e[3] = {v.T[3] - c[0], v.T[7] - c[1], v.T[11] - c[2]};
+  double dist = sqrt(e[0] * e[0] + e[1] * e[1] + e[2] * e[2]);
+  for (int j = 0; j < 3; j++) {
+    CU_ASSERT(fabs(e[j] / dist - d[j]) < 1e-6);  // the box's corners are floats
+    CU_ASSERT(fabs(v.T[4 * j + 2] - d[j]) < 1e-9);  // camera z: back towards the eye
+  }
+  CU_ASSERT(fabs(v.T[8]) < 1e-12);  // camera x is horizontal
+  // every corner inside the middle 85%, one of them on its edge
+  double worst = 0;
+  for (int k = 0; k < 8; k++) {
+    double q[3] = {k & 1 ? hi[0] : lo[0], k & 2 ? hi[1] : lo[1], k & 4 ? hi[2] : lo[2]};
+    double cam[3];
+    for (int i = 0; i < 3; i++) {
+      cam[i] = 0;
+      for (int j = 0; j < 3; j++) {
+        cam[i] += v.T[4 * j + i] * (q[j] - v.T[4 * j + 3]);
+      }
+    }
+    double u, w;
+    project(&v, cam[0], cam[1], cam[2], &u, &w);
+    double fu = fabs(u - 160) / 160, fv = fabs(w - 120) / 120;
+    CU_ASSERT(fu <= fill + 1e-9 && fv <= fill + 1e-9);
+    worst = fmax(worst, fmax(fu, fv));
+  }
+  CU_ASSERT(fabs(worst - fill) < 1e-9);
+  unsigned char *rgb = malloc(320 * 240 * 3);
+  CU_ASSERT_EQUAL(hss_render(s, &v, rgb, NULL, NULL), 0);
+  const unsigned char *mid = rgb + 3 * (120 * 320 + 160);
+  CU_ASSERT(mid[0] > 100 && mid[1] < 20 && mid[2] < 20);
+  free(rgb);
+  hss_freeScene(s);
+  hsm_freeBody(floor);
+  hsm_freeBody(box);
+}
+
 static int cleanup(void) {
   hss_freeRenderer(g_renderer);
   g_renderer = NULL;
@@ -321,4 +393,5 @@ void register_render(void) {
   CU_add_test(s, "texture", testTexture);
   CU_add_test(s, "camera on a moving link", testCameraOnMovingLink);
   CU_add_test(s, "bad input", testBadInput);
+  CU_add_test(s, "framing view", testFramingView);
 }

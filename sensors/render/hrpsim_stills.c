@@ -1,0 +1,214 @@
+// hrpsim_stills.c - hrpsim-stills: still pictures of a finished run, framed on its characters.
+// `hrpsim run` (python/hrpsim/stills.py) writes a job on stdin and reads one JSON line per
+// still from stdout. The job is plain text, one directive per line:
+//
+//   size W H                    image size in pixels (default 640 480)
+//   view AZIMUTH ELEVATION FOV  eye direction [rad] and horizontal field of view [rad]
+//   fill F                      share of the image the framed box may fill (default 0.85)
+//   model PATH                  a model file (VRML or URDF, path or file:// URL); the first is
+//                               body 0, the next body 1, ...
+//   focus B [B ...]             bodies whose bounding box each still frames (default: all)
+//   still OUT.png               start a still written to OUT.png
+//   pose B N                    body B's N link poses follow, one line per link in link order:
+//                               px py pz R00 R01 R02 R10 R11 R12 R20 R21 R22 (world, R row-major)
+//   end                         render the still started last, with the poses given so far
+//
+// For each `end` it prints {"width", "height", "T" (camera frame 3x4, looks along -z),
+// "fov", "near", "far", "lo", "hi" (the framed box)}. Exit status 0, or 1 with one line on
+// stderr naming the job line that failed.
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+
+enum { kMaxBodies = 64, kMaxLine = 4096 };
+
+typedef struct Job {
+  int width, height;
+  double azimuth, elevation, fov, fill;
+  int nbody;
+  hsBody *bodies[kMaxBodies];
+  int nfocus;
+  int focus[kMaxBodies];
+  char out[kMaxLine];
+} Job;
+
+static int fail(int line, const char *what, const char *detail) {
+  fprintf(stderr, "hrpsim-stills: job line %d: %s%s%s\n", line, what, detail ? ": " : "",
+          detail ? detail : "");
+  return 1;
+}
+
+// the framed box of the focus bodies (every body when none is named); -1 when empty
+static int focusBounds(const hssScene *s, const Job *job, double lo[3], double hi[3]) {
+  int any = 0;
+  for (int j = 0; j < 3; j++) {
+    lo[j] = 1e300;
+    hi[j] = -1e300;
+  }
+  int n = job->nfocus ? job->nfocus : job->nbody;
+  for (int i = 0; i < n; i++) {
+    double blo[3], bhi[3];
+    if (hss_bodyBounds(s, job->nfocus ? job->focus[i] : i, blo, bhi) == 0) {
+      for (int j = 0; j < 3; j++) {
+        lo[j] = blo[j] < lo[j] ? blo[j] : lo[j];
+        hi[j] = bhi[j] > hi[j] ? bhi[j] : hi[j];
+      }
+      any = 1;
+    }
+  }
+  return any ? 0 : -1;
+}
+
+static int renderStill(hssScene *s, const Job *job, unsigned char *rgb, int line) {
+  double lo[3], hi[3];
+  if (focusBounds(s, job, lo, hi) != 0) {
+    return fail(line, "nothing to frame", NULL);
+  }
+  hssView v;
+  hss_framingView(&v, lo, hi, job->azimuth, job->elevation, job->fov, job->fill, job->width,
+                  job->height);
+  hsError err = {0};
+  if (hss_render(s, &v, rgb, NULL, &err) != 0 ||
+      hss_writePng(job->out, rgb, job->width, job->height, 3, &err) != 0) {
+    return fail(line, job->out, err.message);
+  }
+  printf("{\"width\": %d, \"height\": %d, \"T\": [", job->width, job->height);
+  for (int i = 0; i < 12; i++) {
+    printf("%s%.9g", i ? ", " : "", v.T[i]);
+  }
+  printf("], \"fov\": %.9g, \"near\": %.9g, \"far\": %.9g, \"lo\": [%.9g, %.9g, %.9g], "
+         "\"hi\": [%.9g, %.9g, %.9g]}\n", v.fieldOfView, v.nearClip, v.farClip, lo[0], lo[1],
+         lo[2], hi[0], hi[1], hi[2]);
+  fflush(stdout);
+  return 0;
+}
+
+// read body b's n link poses (n lines) and set them in the scene
+static int readPose(FILE *in, hssScene *s, const Job *job, int b, int n, int *line) {
+  if (b < 0 || b >= job->nbody || n != job->bodies[b]->nlink) {
+    return fail(*line, "pose: no such body, or not its number of links", NULL);
+  }
+  double *p = malloc(sizeof(double) * 3 * (size_t)n), *R = malloc(sizeof(double) * 9 * (size_t)n);
+  int rc = 0;
+  for (int k = 0; k < n && rc == 0; k++) {
+    double *q = &p[3 * k], *r = &R[9 * k];
+    (*line)++;
+    if (fscanf(in, "%lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf %lf", &q[0], &q[1], &q[2], &r[0],
+               &r[1], &r[2], &r[3], &r[4], &r[5], &r[6], &r[7], &r[8]) != 12) {
+      rc = fail(*line, "pose: expected 12 numbers", NULL);
+    }
+  }
+  hsError err = {0};
+  if (rc == 0 && hss_setPose(s, b, p, R, &err) != 0) {
+    rc = fail(*line, "pose", err.message);
+  }
+  free(p);
+  free(R);
+  return rc;
+}
+
+// run the job read from in; 0 or 1 (a message on stderr)
+static int runJob(FILE *in, Job *job) {
+  hssRenderer *r = NULL;
+  hssScene *s = NULL;
+  unsigned char *rgb = NULL;
+  char buf[kMaxLine], word[32];
+  int line = 0, rc = 0;
+  hsError err = {0};
+  while (rc == 0 && fscanf(in, "%31s", word) == 1) {
+    line++;
+    if (!strcmp(word, "size")) {
+      if (fscanf(in, "%d %d", &job->width, &job->height) != 2 || job->width < 1 ||
+          job->height < 1 || job->width > 8192 || job->height > 8192) {
+        rc = fail(line, "size: expected two numbers of pixels, 1 .. 8192", NULL);
+      }
+    } else if (!strcmp(word, "view")) {
+      if (fscanf(in, "%lf %lf %lf", &job->azimuth, &job->elevation, &job->fov) != 3 ||
+          !(job->fov > 0 && job->fov < 3.1)) {
+        rc = fail(line, "view: expected azimuth, elevation and a field of view in (0, 3.1)",
+                  NULL);
+      }
+    } else if (!strcmp(word, "fill")) {
+      if (fscanf(in, "%lf", &job->fill) != 1 || !(job->fill > 0 && job->fill <= 1)) {
+        rc = fail(line, "fill: expected a number in (0, 1]", NULL);
+      }
+    } else if (!strcmp(word, "model")) {
+      if (fscanf(in, " %4095[^\n]", buf) != 1 || job->nbody == kMaxBodies) {
+        rc = fail(line, "model: expected a path (at most 64 models)", NULL);
+        break;
+      }
+      hsmLoadOptions opt;
+      hsm_defaultLoadOptions(&opt);
+      opt.readImage = 1;
+      hsBody *body = hsm_loadModel(buf, &opt, NULL, 0, NULL, &err);
+      if (!body) {
+        rc = fail(line, buf, err.message);
+        break;
+      }
+      job->bodies[job->nbody++] = body;
+    } else if (!strcmp(word, "focus")) {
+      job->nfocus = 0;
+      int b;
+      while (job->nfocus < kMaxBodies && fscanf(in, "%d", &b) == 1) {
+        if (b < 0 || b >= job->nbody) {
+          rc = fail(line, "focus: no such body", NULL);
+          break;
+        }
+        job->focus[job->nfocus++] = b;
+      }
+      clearerr(in);
+    } else if (!strcmp(word, "still")) {
+      if (fscanf(in, " %4095[^\n]", job->out) != 1) {
+        rc = fail(line, "still: expected a file name", NULL);
+        break;
+      }
+      if (!s) {  // the first still: a renderer and the scene of every model so far
+        r = hss_makeRenderer(&err);
+        s = r ? hss_makeScene(r, &err) : NULL;
+        for (int b = 0; s && b < job->nbody; b++) {
+          if (hss_addBody(s, job->bodies[b], &err) < 0) {
+            hss_freeScene(s);
+            s = NULL;
+          }
+        }
+        rgb = malloc((size_t)job->width * (size_t)job->height * 3);
+        if (!s || !rgb) {
+          rc = fail(line, "cannot render", err.message);
+        }
+      }
+    } else if (!strcmp(word, "pose")) {
+      int b, n;
+      if (!s || fscanf(in, "%d %d", &b, &n) != 2) {
+        rc = fail(line, "pose: expected a body and a number of links, after `still`", NULL);
+      } else {
+        rc = readPose(in, s, job, b, n, &line);
+      }
+    } else if (!strcmp(word, "end")) {
+      rc = s ? renderStill(s, job, rgb, line) : fail(line, "end without still", NULL);
+    } else {
+      rc = fail(line, "unknown directive", word);
+    }
+  }
+  free(rgb);
+  hss_freeScene(s);
+  hss_freeRenderer(r);
+  for (int b = 0; b < job->nbody; b++) {
+    hsm_freeBody(job->bodies[b]);
+  }
+  return rc;
+}
+
+int main(int argc, char **argv) {
+  if (argc != 1) {
+    fprintf(stderr, "usage: %s < JOB (see the top of sensors/render/hrpsim_stills.c)\n",
+            argv[0]);
+    return 2;
+  }
+  (void)argv;
+  Job job = {.width = 640, .height = 480, .azimuth = -0.785398163, .elevation = 0.34,
+             .fov = 0.8, .fill = 0.85};
+  return runJob(stdin, &job);
+}

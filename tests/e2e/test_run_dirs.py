@@ -1,0 +1,139 @@
+"""`hrpsim run` and `hrpsim up/down` and the directories they write.
+
+- A Python controller that raises in control() fails the run with a message naming the
+  controller, the exception's last line and the log holding its traceback; the summary
+  (summary.json and summary.txt) marks that controller as failed.
+- `--out`: a non-empty directory that is not a results directory is refused and left as it was;
+  an earlier run's results directory is emptied before the new run writes into it.
+- `hrpsim down` after `hrpsim up --viewer` removes what describes the running set (viewer.url
+  too), so the next `up` starts; a second `up` on a running viewer says "already running".
+"""
+
+import json
+import textwrap
+
+import pytest
+
+from conftest import REPO_ROOT, describe, require_build, run_cli
+
+FLOOR = REPO_ROOT / "samples" / "models" / "floor" / "floor.wrl"
+HUMANOID = REPO_ROOT / "samples" / "models" / "humanoid" / "humanoid.wrl"
+
+RAISER = '''\
+from hrpsim import OpenHRP
+from hrpsim.controller import Controller, main
+
+
+class Raiser(Controller):
+    def control(self):
+        if self.count == 5:  # a link the robot does not have: the server refuses
+            self.dynamics.setCharacterLinkData(self.model_name, "NOSUCHLINK",
+                                               OpenHRP.DynamicsSimulator.JOINT_VALUE, [0.1])
+
+
+main(Raiser, "Raiser")
+'''
+
+
+def project(tmp_path, controller="", end="0.05"):
+    path = tmp_path / "p.xml"
+    path.write_text(textwrap.dedent("""\
+        <hrpsim-project>
+          <simulation timeStep="0.001" endTime="%s"/>
+          <model name="floor" url="%s"/>
+          <model name="robot" url="%s"><joints mode="highgain"/></model>
+          <collision object1="floor" object2="robot"/>
+          %s
+          <plots enabled="false"/>
+        </hrpsim-project>
+        """) % (end, FLOOR, HUMANOID, controller))
+    return path
+
+
+@pytest.fixture(scope="module")
+def sched(servers):
+    require_build(("ModelLoader", "DynamicsSimulatorFactory", "Scheduler"))
+    assert servers.has("Scheduler")
+    return servers
+
+
+def run(servers, path, out):
+    return run_cli("run", "--state-dir", servers.state_dir, "--out", out, "--quiet", path,
+                   timeout=300)
+
+
+def test_a_controller_that_raises_is_named_with_its_exception_and_log(sched, tmp_path):
+    (tmp_path / "raiser.py").write_text(RAISER)
+    path = project(tmp_path, '<controller name="Raiser" character="robot" '
+                             'command="$(PYTHON) raiser.py"/>', end="0.5")
+    out = tmp_path / "out"
+    proc = run(sched, path, out)
+    assert proc.returncode == 1, describe(proc)
+    line = [ln for ln in proc.stderr.splitlines() if ln.startswith("hrpsim run: ")][-1]
+    log = out / "controller-Raiser.log"
+    # the controller, the exception's last line (with the server's reason), the log file
+    assert "controller Raiser failed at t = " in line, line
+    assert "control() raised hrpsim.errors.BadArgument: setCharacterLinkData: character " \
+           "'robot' has no link 'NOSUCHLINK'" in line, line
+    assert str(log) in line, line
+    assert "UNKNOWN_PythonException" not in line, line
+    assert "Traceback (most recent call last)" in log.read_text()
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "FAILED"
+    c = summary["controllers"][0]
+    assert c["name"] == "Raiser" and c["failed"] is True, c
+    assert c["process"]["ok"] is False, c
+    assert "BadArgument" in c["process"]["result"], c
+    text = (out / "summary.txt").read_text()
+    ctl = [ln for ln in text.splitlines() if ln.startswith("controller  Raiser")]
+    assert len(ctl) == 1 and "FAILED, " in ctl[0] and "ok, " not in ctl[0], text
+
+
+def test_out_that_is_not_a_results_directory_is_refused(sched, tmp_path):
+    out = tmp_path / "mine"
+    out.mkdir()
+    (out / "notes.txt").write_text("mine\n")
+    proc = run(sched, project(tmp_path), out)
+    assert proc.returncode == 1, describe(proc)
+    assert "not an hrpsim results directory" in proc.stderr and "notes.txt" in proc.stderr, \
+        describe(proc)
+    assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+
+
+def test_a_second_run_into_the_same_out_replaces_the_first(sched, tmp_path):
+    out = tmp_path / "out"
+    proc = run(sched, project(tmp_path), out)
+    assert proc.returncode == 0, describe(proc)
+    assert (out / ".hrpsim-results").is_file()
+    camera = out / "cameras" / "robot-VISION_COLOR"  # the humanoid's camera, 30 frames/s
+    frames = lambda: sorted(p.name for p in camera.glob("frame_*.png"))  # noqa: E731
+    assert frames() == ["frame_000000.png", "frame_000001.png"]
+    # and what an earlier run with a controller would have left
+    (out / "controller-Old.log").write_text("old\n")
+    first = json.loads((out / "summary.json").read_text())
+    proc = run(sched, project(tmp_path, end="0.02"), out)
+    assert proc.returncode == 0, describe(proc)
+    assert frames() == ["frame_000000.png"]  # the first run's second frame is gone
+    assert not (out / "controller-Old.log").exists()
+    second = json.loads((out / "summary.json").read_text())
+    assert (first["steps"], second["steps"]) == (50, 20)
+
+
+def test_down_after_up_viewer_lets_the_next_up_start(built, state_dirs):
+    d = state_dirs("viewer-down")
+    up = run_cli("up", "--state-dir", d, "--only", "--viewer", timeout=120)
+    assert up.returncode == 0, describe(up)
+    try:
+        assert (d / "viewer.url").is_file()
+        again = run_cli("up", "--state-dir", d, "--only", "--viewer", timeout=120)
+        assert again.returncode != 0, describe(again)
+        assert "already running" in again.stderr, describe(again)
+        assert "not an hrpsim state directory" not in again.stderr, describe(again)
+    finally:
+        down = run_cli("down", "--state-dir", d)
+        assert down.returncode == 0, describe(down)
+    assert sorted(p.name for p in d.iterdir()) == ["lock", "logs"]
+    up = run_cli("up", "--state-dir", d, "--only", "--viewer", timeout=120)
+    assert up.returncode == 0, describe(up)
+    down = run_cli("down", "--state-dir", d)
+    assert down.returncode == 0, describe(down)
