@@ -202,3 +202,32 @@ def test_the_replay_serves_every_series_and_the_contacts(crawler_run):
     assert np.allclose(part["contacts"][:, :3],
                        log["contacts.point"][first:first + log["contacts.count"][500:510].sum()],
                        atol=1e-6)
+
+
+def test_a_log_from_before_contacts_and_headings_still_replays(crawler_run, tmp_path):
+    """Results written before contacts.* and C.root_rpy existed: the replay derives the
+    heading from root_R and draws no contacts."""
+    import shutil
+    from hrpsim.viewer import frames as F
+    from hrpsim.viewer.replay import ReplaySource
+    old = tmp_path / "old"
+    shutil.copytree(crawler_run, old)
+    log = dict(np.load(crawler_run / "log.npz"))
+    np.savez_compressed(old / "log.npz", **{k: v for k, v in log.items()
+                                            if not k.startswith("contacts.")
+                                            and not k.endswith(".root_rpy")})
+    src = ReplaySource(old)
+    src.wait(60)
+    keys = src.series_keys()["crawler"]
+    assert "root_rpy" in keys and "contact_force" not in keys
+    _, _, data = _series(src, "crawler", "root_rpy")
+    assert np.allclose(data, log["crawler.root_rpy"], atol=1e-6)
+    msg = F.decode(src.frames(1, 0, len(src.times)))
+    assert len(msg["contacts"]) == 0 and not msg["contact_counts"].any()
+    # and its root plot still has the heading
+    import matplotlib
+    matplotlib.use("Agg")
+    fig = results.root_figure({k: v for k, v in log.items() if not k.endswith(".root_rpy")},
+                              ["crawler"])
+    yaw = next(ax for ax in fig.axes if "yaw" in ax.get_ylabel()).get_lines()[0].get_ydata()
+    assert np.allclose(yaw, log["crawler.root_rpy"][:, 2])
