@@ -233,6 +233,11 @@ int hsc_fanScratchSize(const hscScene *scene);
 // and returns the total found.
 int hsc_overlappingLinks(hscScene *scene, hscPair *out, int maxOut);
 
+// the same link pairs as hsc_overlappingLinks (side 0 the lower (body, link)), unsorted: in the
+// sweep's order (by the lower world box x of the link met first, ties by (body, link)), which
+// depends on the poses alone. For callers that order the pairs themselves.
+int hsc_sweepLinks(hscScene *scene, hscPair *out, int maxOut);
+
 // warnings counted so far of one kind (hstCollisionWarning)
 long hsc_warningCount(const hscScene *scene, int kind);
 

@@ -735,7 +735,7 @@ static int sapAfter(const hscScene *s, int i, int j) {
   return s->sapLink[i] > s->sapLink[j];
 }
 
-int hsc_overlappingLinks(hscScene *s, hscPair *out, int maxOut) {
+int hsc_sweepLinks(hscScene *s, hscPair *out, int maxOut) {
   // insertion sort by box lo x (nearly sorted from the last call)
   for (int i = 1; i < s->nsap; i++) {
     for (int j = i; j > 0 && sapAfter(s, j - 1, j); j--) {
@@ -774,7 +774,12 @@ int hsc_overlappingLinks(hscScene *s, hscPair *out, int maxOut) {
       }
     }
   }
-  qsort(out, (size_t)written, sizeof *out, pairOrder);
+  return total;
+}
+
+int hsc_overlappingLinks(hscScene *s, hscPair *out, int maxOut) {
+  int total = hsc_sweepLinks(s, out, maxOut);
+  qsort(out, (size_t)(total < maxOut ? total : maxOut), sizeof *out, pairOrder);
   return total;
 }
 

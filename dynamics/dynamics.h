@@ -121,7 +121,28 @@ typedef struct hsdOptions {
   double stopErp, stopCfm;  // softness of the joint stops (ODE dParamStopERP / StopCFM)
   int rotorInertia;         // 1: rotorInertia * gearRatio^2 added to each rotate joint's link
                             // about its axis (the rotor turning with the link); 0 (default)
+  int broadPhase;           // which registered link pairs the collide phase asks collision/
+                            // about: hsBROAD_AUTO (default), hsBROAD_OFF, hsBROAD_ON; the
+                            // contacts are bit-identical either way, only the cost differs
+  int sleep;                // 1: a free rigid object (free root, no 1-dof joint, no closed loop)
+                            // at rest falls asleep (ODE's auto-disable): not stepped, no contacts
+                            // with static or sleeping neighbours, woken by a contact with
+                            // anything awake, a command, an external force or a teleport;
+                            // 0 (default, OpenHRP's DynamicsSimulator): never. hsd_setSleep.
+  double sleepLinearVel;    // at rest: speed below this [m/s] ...
+  double sleepAngularVel;   // ... and angular speed below this [rad/s] ...
+  double sleepTime;         // ... for this long [s] (and at least 10 steps)
 } hsdOptions;
+
+// hsdOptions.broadPhase
+enum {
+  hsBROAD_OFF = 0,  // every registered link pair is tested every step (OpenHRP's way)
+  hsBROAD_AUTO,     // the sweep and prune below when the registered link pairs outnumber four
+                    // times the links with geometry, else every pair (few pairs: cheaper)
+  hsBROAD_ON        // sweep and prune over every link's world box (collision/'s
+                    // hsc_overlappingLinks); only registered pairs whose boxes overlap are
+                    // tested, in registration order
+};
 
 // the defaults (documented in DESIGN/README with the measurements that chose them)
 void hsd_defaultOptions(hsdOptions *opt);
@@ -439,6 +460,13 @@ int hsd_addExtraJoint(hsdWorld *w, const char *name, int ch1, int link1, int ch2
 // turn joint stops and rotor inertia (hsdOptions.jointLimits, rotorInertia) on or off for an
 // existing world; before hsd_init (or before calling it again) only
 int hsd_setJointOptions(hsdWorld *w, int jointLimits, int rotorInertia, hsError *err);
+
+// turn sleeping (hsdOptions.sleep) on or off for an existing world, at any time; off wakes
+// every sleeping object. 0, or hsE_INVALID for no world.
+int hsd_setSleep(hsdWorld *w, int on, hsError *err);
+
+// 1 if character ch is asleep (sleeping on, its body at rest and not stepped), else 0
+int hsd_sleeping(const hsdWorld *w, int ch);
 
 // number of extra joints of the world (model ones and added ones, in order of addition)
 int hsd_extraJointCount(const hsdWorld *w);

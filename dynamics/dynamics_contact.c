@@ -3,7 +3,8 @@
 // forces after the step, grouped by link pair; intersection checks.
 //
 // Link pairs that cannot move relative to each other (two static characters, links on one ODE
-// body, links of one servoed character) are not asked about. Each contact point becomes a
+// body, links of one servoed character) are not asked about, nor pairs whose sides are both
+// static or asleep (dynamics_sleep.c). Each contact point becomes a
 // contact joint in the world's contact group (emptied after every step) with a preallocated
 // feedback buffer, unless neither side has a dynamic body (the point is then reported with zero
 // force).
@@ -212,19 +213,19 @@ static void makeContactJoint(hsdWorld *w, int i, const hsdContact *hc, const hsd
   w->contactJoint[i] = (int)sgn;
 }
 
+int hsd_pairMayTouch(const hsdWorld *w, const hsdLinkPair *lp) {
+  const hsdCharacter *c1 = &w->chars[lp->ch[0]], *c2 = &w->chars[lp->ch[1]];
+  const hsdLinkOde *l1 = &c1->links[lp->link[0]], *l2 = &c2->links[lp->link[1]];
+  return !(c1->still && c2->still) && !(l1->att && l1->att == l2->att) &&
+         !(lp->ch[0] == lp->ch[1] && !l1->att) &&
+         !(hsd_atRest(w, lp->ch[0]) && hsd_atRest(w, lp->ch[1]));
+}
+
 void hsd_collide(hsdWorld *w) {
-  // which link pairs can touch: links that may move relative to each other
-  const hsdLinkPair *lps = w->linkPairs.data;
-  for (size_t i = 0; i < w->linkPairs.n; i++) {
-    const hsdLinkPair *lp = &lps[i];
-    const hsdCharacter *c1 = &w->chars[lp->ch[0]], *c2 = &w->chars[lp->ch[1]];
-    const hsdLinkOde *l1 = &c1->links[lp->link[0]], *l2 = &c2->links[lp->link[1]];
-    w->pairActive[i] = !(c1->still && c2->still) && !(l1->att && l1->att == l2->att) &&
-                       !(lp->ch[0] == lp->ch[1] && !l1->att);
-  }
-  // their contacts at the current poses
+  hsd_prepareSleep(w);
+  // the contacts of the link pairs that may touch, at the current poses
   int dropped = 0;
-  w->ncontact = hsd_findContacts(w, w->pairActive, w->contacts, w->opt.maxContacts, &dropped);
+  w->ncontact = hsd_findContacts(w, w->contacts, w->opt.maxContacts, &dropped);
   for (int i = 0; i < dropped; i++) {
     hsd_warn(w, hsdWARN_CONTACTS, "more than %d contact points in one step; the rest are "
              "dropped", w->opt.maxContacts);
@@ -240,6 +241,7 @@ void hsd_collide(hsdWorld *w) {
                        c2->state->linkP + 3 * hc->link[1], &w->pairs[hc->pair].surface);
     }
   }
+  hsd_wakeTouched(w);
 }
 
 // group the contacts by link pair: the generation loop writes each link pair's points in one

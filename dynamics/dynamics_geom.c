@@ -9,6 +9,10 @@
 // query the scene's link poses are brought up to date: a link carried by an ODE body takes that
 // body's pose, a static link its state pose.
 //
+// Which link pairs are asked about: every registered contact link pair whose links may touch
+// (dynamics_contact.c), or with the broad phase (below) only those whose world boxes overlap;
+// the answers are bit-identical either way.
+//
 // Contacts of a link pair: collision/'s manifold for the pair (every geom pair of the two links
 // collided, the candidates reduced to at most opt.maxContactsPerPair points per LINK pair: the
 // deepest, then the most spread out, none closer than the pair's cullingThresh to a kept one).
@@ -19,6 +23,8 @@
 // physics see the same geometry at the same poses.
 
 #include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "collision.h"
@@ -29,6 +35,12 @@ struct hsdShapes {
   hscModel *model;  // built from its body; owned
   int body;         // its index in the world's scene
 };
+
+// one registered contact link pair under its scene key: side 0 the lower (body, link)
+typedef struct hsdPairKey {
+  int body[2], link[2];  // scene bodies and links, (body[0], link[0]) < (body[1], link[1])
+  int index;             // the link pair's index in w->linkPairs
+} hsdPairKey;
 
 // the world's collision scene and query buffers (w->geo)
 struct hsdGeometry {
@@ -41,6 +53,19 @@ struct hsdGeometry {
   hscContact *points; // contact points of one query: room for every point of every pair (the
                       // world's opt.maxContacts cap is applied when they are copied out)
   int npoints;
+
+  // broad phase (made at hsd_init for the contact link pairs registered then)
+  hsdPairKey *keys;   // the contact link pairs sorted by (key, index)
+  size_t nkey;        // = w->linkPairs.n when made; the broad phase is off when they differ
+  int *slots;         // hash table (open addressing): 1 + the first position in keys of each
+                      // distinct key, 0 for an empty slot
+  size_t mask;        // number of slots - 1 (a power of two, at least twice the keys)
+  int use;            // 1: this world's steps go through the broad phase
+  hscPair *overlap;   // link pairs whose world boxes overlap (hsc_overlappingLinks)
+  int capOverlap;
+  int *cand;          // link pair indices of registered pairs among them (cap: nkey)
+  int noverlap;       // link pairs in overlap this step; -1 when they did not fit
+  int bodyIsChar;     // 1 if scene body i is character i (the group wake relies on it)
 };
 
 static void freeGeometry(hsdWorld *w) {
@@ -54,6 +79,10 @@ static void freeGeometry(hsdWorld *w) {
   hsu_free(g->qcount);
   hsu_free(g->qdist);
   hsu_free(g->points);
+  hsu_free(g->keys);
+  hsu_free(g->slots);
+  hsu_free(g->overlap);
+  hsu_free(g->cand);
   hsu_free(g);
   w->geo = NULL;
 }
@@ -120,6 +149,199 @@ static int reserve(hsdGeometry *g, size_t n, int k) {
   return 0;
 }
 
+//---------------------------------- broad phase -----------------------------------------------
+//
+// Today's registered pairs can be many (every pair of 1,000 boxes: 500,000 link pairs) while
+// few of them are near each other. With the broad phase, a step asks collision/ for the link
+// pairs of the whole scene whose world boxes overlap (sweep and prune along x, its order kept
+// from step to step, ties by (body, link): hsc_sweepLinks), looks each one up among the
+// registered link pairs (a hash table made at hsd_init: no walk over the registered list),
+// sorts the link pairs found by their index in the registered list, and asks for the contacts
+// of those alone. A link pair whose boxes do not overlap has no contacts (hsc_contacts tests
+// the same boxes first, with the same comparisons), so the contacts, their order and every bit
+// of them are those of the walk over every registered pair; only the cost differs.
+
+// order of two keys: (body 0, link 0, body 1, link 1), then the link pair index
+static int keyCmp(const void *x, const void *y) {
+  const hsdPairKey *a = x, *b = y;
+  int ka[5] = {a->body[0], a->link[0], a->body[1], a->link[1], a->index};
+  int kb[5] = {b->body[0], b->link[0], b->body[1], b->link[1], b->index};
+  for (int i = 0; i < 5; i++) {
+    if (ka[i] != kb[i]) {
+      return ka[i] < kb[i] ? -1 : 1;
+    }
+  }
+  return 0;
+}
+
+// sort n non-negative ints ascending; tmp: room for n more (insertion sort for a few, else a
+// radix sort of three 11-bit digits: no comparisons, no allocation)
+static void sortInts(int *v, int n, int *tmp) {
+  if (n < 64) {
+    for (int i = 1; i < n; i++) {
+      int x = v[i], j = i - 1;
+      for (; j >= 0 && v[j] > x; j--) {
+        v[j + 1] = v[j];
+      }
+      v[j + 1] = x;
+    }
+    return;
+  }
+  int *src = v, *dst = tmp;
+  for (int shift = 0; shift < 33; shift += 11) {
+    int count[2049] = {0};
+    for (int i = 0; i < n; i++) {
+      count[(((unsigned)src[i] >> shift) & 2047) + 1]++;
+    }
+    for (int d = 0; d < 2048; d++) {
+      count[d + 1] += count[d];
+    }
+    for (int i = 0; i < n; i++) {
+      dst[count[((unsigned)src[i] >> shift) & 2047]++] = src[i];
+    }
+    int *t = src;
+    src = dst;
+    dst = t;
+  }
+  memcpy(v, src, (size_t)n * sizeof *v);  // three passes: the result is in tmp
+}
+
+// the key of link pair lp (its sides in scene order)
+static void pairKey(const hsdWorld *w, const hsdLinkPair *lp, int index, hsdPairKey *k) {
+  int b0 = w->chars[lp->ch[0]].shapes->body, b1 = w->chars[lp->ch[1]].shapes->body;
+  int swap = b1 < b0 || (b1 == b0 && lp->link[1] < lp->link[0]);
+  k->body[0] = swap ? b1 : b0;
+  k->link[0] = swap ? lp->link[1] : lp->link[0];
+  k->body[1] = swap ? b0 : b1;
+  k->link[1] = swap ? lp->link[0] : lp->link[1];
+  k->index = index;
+}
+
+// the hash of a key's links
+static size_t keyHash(int b0, int l0, int b1, int l1) {
+  uint64_t h = (uint64_t)(unsigned)b0 * 0x9E3779B97F4A7C15ull;
+  h = (h ^ (unsigned)l0) * 0xC2B2AE3D27D4EB4Full;
+  h = (h ^ (unsigned)b1) * 0x165667B19E3779F9ull;
+  h = (h ^ (unsigned)l1) * 0x9E3779B97F4A7C15ull;
+  return (size_t)(h >> 17);
+}
+
+// 1 if key k joins the links of p
+static int keyIs(const hsdPairKey *k, const hscPair *p) {
+  return k->body[0] == p->body[0] && k->link[0] == p->link[0] && k->body[1] == p->body[1] &&
+         k->link[1] == p->link[1];
+}
+
+// the look-up table of the contact link pairs registered now and the broad phase's buffers
+// (hsd_init); 0 or hsE_NOMEM
+static int makeBroadPhase(hsdWorld *w) {
+  hsdGeometry *g = w->geo;
+  size_t n = w->linkPairs.n;
+  int nlink = 0;
+  for (int ci = 0; ci < w->nchar; ci++) {
+    const hsdShapes *sh = w->chars[ci].shapes;
+    for (int k = 0; k < w->chars[ci].body->nlink; k++) {
+      nlink += hsc_modelGeomCount(sh->model, k) > 0;
+    }
+  }
+  int mode = w->opt.broadPhase;
+  g->use = mode == hsBROAD_ON || (mode == hsBROAD_AUTO && n > 4 * (size_t)nlink);
+  g->bodyIsChar = 1;
+  for (int ci = 0; ci < w->nchar; ci++) {
+    g->bodyIsChar &= w->chars[ci].shapes->body == ci;
+  }
+  hsu_free(g->keys);
+  hsu_free(g->slots);
+  hsu_free(g->cand);
+  hsu_free(g->overlap);
+  g->keys = NULL;
+  g->slots = NULL;
+  g->cand = NULL;
+  g->overlap = NULL;
+  g->nkey = 0;
+  g->capOverlap = 0;
+  // room for as many overlapping link pairs as make sense (every link touching a handful of
+  // others); beyond it a step walks every pair (a counted warning). Sleeping uses them too.
+  size_t cap = 16 * (size_t)nlink + 1024;
+  g->overlap = hsu_malloc(cap * sizeof *g->overlap);
+  if (!g->overlap) {
+    g->use = 0;
+    return hsE_NOMEM;
+  }
+  g->capOverlap = (int)cap;
+  if (!g->use) {
+    return 0;
+  }
+  size_t nslot = 16;
+  while (nslot < 2 * n) {
+    nslot *= 2;
+  }
+  g->keys = hsu_malloc((n + 1) * sizeof *g->keys);
+  g->slots = hsu_calloc(nslot, sizeof *g->slots);
+  g->cand = hsu_malloc(2 * (n + 1) * sizeof *g->cand);  // and as much scratch for sorting
+  if (!g->keys || !g->slots || !g->cand) {
+    g->use = 0;
+    return hsE_NOMEM;
+  }
+  const hsdLinkPair *lps = w->linkPairs.data;
+  for (size_t i = 0; i < n; i++) {
+    pairKey(w, &lps[i], (int)i, &g->keys[i]);
+  }
+  // equal keys (one link pair registered twice) side by side, by index; each distinct key
+  // once in the table
+  qsort(g->keys, n, sizeof *g->keys, keyCmp);
+  g->mask = nslot - 1;
+  for (size_t i = 0; i < n; i++) {
+    const hsdPairKey *k = &g->keys[i];
+    hscPair p = {{k->body[0], k->body[1]}, {k->link[0], k->link[1]}, 0, 0};
+    if (i > 0 && keyIs(&g->keys[i - 1], &p)) {
+      continue;
+    }
+    size_t h = keyHash(k->body[0], k->link[0], k->body[1], k->link[1]) & g->mask;
+    while (g->slots[h]) {
+      h = (h + 1) & g->mask;
+    }
+    g->slots[h] = (int)i + 1;
+  }
+  g->nkey = n;
+  return 0;
+}
+
+// the registered contact link pairs whose links' world boxes overlap now, by index, into
+// g->cand; their number, or -1 when the broad phase cannot answer this step (not in use, pairs
+// registered since hsd_init, or more overlapping link pairs than its buffer holds: counted)
+static int broadPhase(hsdWorld *w) {
+  hsdGeometry *g = w->geo;
+  g->noverlap = -1;
+  if (!g->use || g->nkey != w->linkPairs.n) {
+    return -1;
+  }
+  int total = hsc_sweepLinks(g->scene, g->overlap, g->capOverlap);
+  g->noverlap = total <= g->capOverlap ? total : -1;
+  if (total > g->capOverlap) {
+    hsd_warn(w, hsdWARN_BROADPHASE, "more than %d link pairs with overlapping boxes in one "
+             "step; every registered pair was tested", g->capOverlap);
+    return -1;
+  }
+  int n = 0;
+  for (int i = 0; i < total; i++) {
+    const hscPair *p = &g->overlap[i];
+    size_t h = keyHash(p->body[0], p->link[0], p->body[1], p->link[1]) & g->mask;
+    for (; g->slots[h]; h = (h + 1) & g->mask) {
+      size_t k = (size_t)g->slots[h] - 1;
+      if (keyIs(&g->keys[k], p)) {
+        for (; k < g->nkey && keyIs(&g->keys[k], p); k++) {
+          g->cand[n++] = g->keys[k].index;
+        }
+        break;
+      }
+    }
+  }
+  // the contacts reach ODE in registration order, whatever order the sweep found them in
+  sortInts(g->cand, n, g->cand + n);
+  return n;
+}
+
 int hsd_makeShapes(hsdWorld *w, int ch, hsError *err) {
   hsdCharacter *c = &w->chars[ch];
   if (ch == 0 || !w->geo) {
@@ -141,11 +363,15 @@ int hsd_makeShapes(hsdWorld *w, int ch, hsError *err) {
     return hsE_NOMEM;
   }
   hsd_placeShapes(w, ch);
-  // the last character: query buffers for every registered link pair, so that no step
-  // allocates
+  // the last character: query buffers for every registered link pair and the broad phase, so
+  // that no step allocates
   if (ch == w->nchar - 1 &&
-      reserve(w->geo, w->linkPairs.n + w->ilinkPairs.n, w->opt.maxContactsPerPair) < 0) {
+      (reserve(w->geo, w->linkPairs.n + w->ilinkPairs.n, w->opt.maxContactsPerPair) < 0 ||
+       makeBroadPhase(w) < 0)) {
     return HS_ERR(err, hsE_NOMEM, "out of memory");
+  }
+  if (ch == w->nchar - 1) {
+    hsd_setupSleep(w);
   }
   return 0;
 }
@@ -207,6 +433,9 @@ void hsd_shapesMoved(hsdWorld *w) {
   }
   for (int ci = 0; ci < w->nchar; ci++) {
     const hsdCharacter *c = &w->chars[ci];
+    if (c->links[0].body && !dBodyIsEnabled(c->links[0].body) && !c->resynced) {
+      continue;  // asleep where it was placed last (a teleport marks it resynced)
+    }
     for (int k = 0; c->shapes && k < c->body->nlink; k++) {
       if (c->links[k].body) {
         placeLink(w, ci, k);
@@ -263,8 +492,49 @@ static void orderPoints(hscContact *pts, int n) {
   }
 }
 
-int hsd_findContacts(hsdWorld *w, const unsigned char *active, hsdContact *out, int max,
-                     int *dropped) {
+// sleeping: wake every sleeping character whose world box meets that of an awake one that
+// wakes its neighbours (hsd_wakesNeighbours), in the sweep's order (a function of the poses)
+static void wakeGroups(hsdWorld *w) {
+  hsdGeometry *g = w->geo;
+  if (!g->bodyIsChar || !g->overlap) {
+    return;
+  }
+  int any = 0;
+  for (int ci = 0; ci < w->nchar && !any; ci++) {
+    any = hsd_sleeping(w, ci);
+  }
+  if (!any) {
+    return;  // nothing to wake
+  }
+  if (g->noverlap < 0) {
+    int total = hsc_sweepLinks(g->scene, g->overlap, g->capOverlap);
+    g->noverlap = total <= g->capOverlap ? total : -1;
+    if (g->noverlap < 0) {
+      return;  // (contacts still wake: ODE's island walk, hsd_wakeTouched)
+    }
+  }
+  for (int i = 0; i < g->noverlap; i++) {
+    int a = g->overlap[i].body[0], b = g->overlap[i].body[1];
+    if (a != b && hsd_wakesNeighbours(w, a)) {
+      hsd_wake(w, b);
+    }
+    if (a != b && hsd_wakesNeighbours(w, b)) {
+      hsd_wake(w, a);
+    }
+  }
+}
+
+// add link pair i to the query when its links may touch this step
+static void queryPair(hsdWorld *w, int i, int *nq) {
+  hsdGeometry *g = w->geo;
+  const hsdLinkPair *lp = (const hsdLinkPair *)w->linkPairs.data + i;
+  if (hsd_pairMayTouch(w, lp)) {
+    scenePair(w, lp, 0, w->pairs[lp->pair].surface.cullingThresh, &g->qpairs[*nq]);
+    g->qindex[(*nq)++] = i;
+  }
+}
+
+int hsd_findContacts(hsdWorld *w, hsdContact *out, int max, int *dropped) {
   *dropped = 0;
   hsdGeometry *g = w->geo;
   if (!g || reserve(g, w->linkPairs.n, w->opt.maxContactsPerPair) < 0) {
@@ -272,11 +542,17 @@ int hsd_findContacts(hsdWorld *w, const unsigned char *active, hsdContact *out, 
   }
   hsd_shapesMoved(w);
   const hsdLinkPair *lps = w->linkPairs.data;
-  int nq = 0;
-  for (size_t i = 0; i < w->linkPairs.n; i++) {
-    if (active[i]) {
-      scenePair(w, &lps[i], 0, w->pairs[lps[i].pair].surface.cullingThresh, &g->qpairs[nq]);
-      g->qindex[nq++] = (int)i;
+  int nq = 0, ncand = broadPhase(w);
+  if (w->opt.sleep) {
+    wakeGroups(w);
+  }
+  if (ncand >= 0) {
+    for (int c = 0; c < ncand; c++) {
+      queryPair(w, g->cand[c], &nq);
+    }
+  } else {
+    for (size_t i = 0; i < w->linkPairs.n; i++) {
+      queryPair(w, (int)i, &nq);
     }
   }
   int np = hsc_contacts(g->scene, g->qpairs, nq, g->points, g->npoints, g->qcount);

@@ -46,7 +46,8 @@ typedef enum hstdJoint {
 // warning kinds, each logged once per world
 enum {
   hsdWARN_CONTACTS = 1,  // contact buffer overflow
-  hsdWARN_NONFINITE = 2  // runaway or non-finite state around a step
+  hsdWARN_NONFINITE = 2,  // runaway or non-finite state around a step
+  hsdWARN_BROADPHASE = 4  // broad phase buffer overflow (the step walked every pair)
 };
 
 // the collision geometry of one character, and the world's collision scene (dynamics_geom.c,
@@ -335,18 +336,50 @@ void hsd_placeShapes(hsdWorld *w, int ch);
 void hsd_shapesMoved(hsdWorld *w);
 
 // the contact points of the world's contact link pairs at the current link poses: for each
-// link pair i with active[i], in link pair order, its points (at most opt.maxContactsPerPair
-// per link pair, none within the pair's cullingThresh of another) as hsdContacts (pair, characters,
-// links, point, normal from link[1] towards link[0], depth; force zero) into out[0 .. max);
-// returns how many, *dropped the points that did not fit
-int hsd_findContacts(hsdWorld *w, const unsigned char *active, hsdContact *out, int max,
-                     int *dropped);
+// link pair that may touch (hsd_pairMayTouch), in link pair order, its points (at most
+// opt.maxContactsPerPair per link pair, none within the pair's cullingThresh of another) as
+// hsdContacts (pair, characters, links, point, normal from link[1] towards link[0], depth;
+// force zero) into out[0 .. max); returns how many, *dropped the points that did not fit. With
+// the broad phase (opt.broadPhase) only pairs whose world boxes overlap are asked about: same
+// answer.
+int hsd_findContacts(hsdWorld *w, hsdContact *out, int max, int *dropped);
 
 // 1 if the two links of lp are closer than tolerance (0: touch or overlap) at the current
 // poses (after hsd_shapesMoved)
 int hsd_touches(hsdWorld *w, const hsdLinkPair *lp, double tolerance);
 
+//---------------------------------- sleep (dynamics_sleep.c) ---------------------------------
+
+// give each ODE body its auto-disable settings from the options (hsd_init, hsd_setSleep)
+void hsd_setupSleep(hsdWorld *w);
+
+// before contact generation: wake sleeping characters that were commanded, pushed, teleported
+// or can no longer sleep
+void hsd_prepareSleep(hsdWorld *w);
+
+// 1 if character ch is at rest for good this step: static (still) or asleep
+int hsd_atRest(const hsdWorld *w, int ch);
+
+// after the contact joints are made: wake the sleeping characters touched by something moving
+// that ODE's island walk would not wake (a kinematic or servoed body)
+void hsd_wakeTouched(hsdWorld *w);
+
+// wake every sleeping character (gravity changed, sleeping switched off)
+void hsd_wakeAll(hsdWorld *w);
+
+// 1 if awake character ch wakes a sleeping character whose world box meets one of its own: it
+// is not static and either may not sleep or moves fast (ten times the sleep thresholds: a blow,
+// not a resting body's jitter)
+int hsd_wakesNeighbours(const hsdWorld *w, int ch);
+
+// wake character ch if it sleeps; 1 if it did
+int hsd_wake(hsdWorld *w, int ch);
+
 //---------------------------------- contacts (dynamics_contact.c) -----------------------------
+
+// 1 if the links of contact link pair lp may touch this step: they can move relative to each
+// other and not both are at rest for good (static, or asleep: dynamics_sleep.c)
+int hsd_pairMayTouch(const hsdWorld *w, const hsdLinkPair *lp);
 
 // collide the registered contact pairs at the current poses and create contact joints
 void hsd_collide(hsdWorld *w);

@@ -57,7 +57,8 @@ int hsd_checkLink(const hsdWorld *w, int ch, int link, hsError *err) {
 static int checkOptions(const hsdOptions *o, hsError *err) {
   double v[] = {o->erp, o->cfm, o->contactErp, o->contactCfm, o->contactSurfaceLayer,
                 o->contactMaxCorrectingVel, o->highGainFMax, o->stickVelocity,
-                o->bounceVelocity, o->stopErp, o->stopCfm, o->boundMass, o->boundInertia};
+                o->bounceVelocity, o->stopErp, o->stopCfm, o->boundMass, o->boundInertia,
+                o->sleepLinearVel, o->sleepAngularVel, o->sleepTime};
   if (!hsd_sane(v, (int)(sizeof v / sizeof v[0]))) {
     return HS_ERR(err, hsE_INVALID, "non-finite dynamics option");
   }
@@ -70,7 +71,9 @@ static int checkOptions(const hsdOptions *o, hsError *err) {
       o->contactErp < 0 || o->contactErp > 1 || o->contactCfm < 0 || o->contactSurfaceLayer < 0 ||
       o->contactMaxCorrectingVel < 0 || o->highGainFMax <= 0 || o->stickVelocity < 0 ||
       o->bounceVelocity < 0 || o->stopErp < 0 || o->stopErp > 1 || o->stopCfm < 0 ||
-      !(o->boundMass > 0) || !(o->boundInertia > 0)) {
+      !(o->boundMass > 0) || !(o->boundInertia > 0) || o->broadPhase < hsBROAD_OFF ||
+      o->broadPhase > hsBROAD_ON || o->sleepLinearVel < 0 || o->sleepAngularVel < 0 ||
+      o->sleepTime < 0) {
     return HS_ERR(err, hsE_INVALID, "dynamics option out of range");
   }
   if (o->maxContactsPerPair < 1 || o->maxContactsPerPair > 0xffff || o->maxContacts < 1) {
@@ -311,6 +314,7 @@ int hsd_setGravity(hsdWorld *w, const double g[3], hsError *err) {
   memcpy(w->g, g, sizeof w->g);
   if (w->world) {
     dWorldSetGravity(w->world, g[0], g[1], g[2]);
+    hsd_wakeAll(w);  // what rested under the old gravity may not under the new
   }
   return 0;
 }

@@ -360,6 +360,20 @@ int hsm_sensorCount(const hsBody *body, hstSensor type);
 const char *hsm_jointTypeName(hstJoint type);
 const char *hsm_sensorTypeName(hstSensor type);
 
+// the facts of one sensor type, kept in one table (model_names.c) that the readings
+// (sensors/), the wire conversion, the scheduler's log and Python (core.h) all read
+typedef struct hsmSensorType {
+  const char *name;  // OpenHRP's SensorInfo.type ("Force", "RateGyro", ...)
+  const char *key;   // hrpsim's short name: log keys, noise specs ("force", "gyro", "accel", ...)
+  int size;          // numbers per reading: fixed (> 0), per sensor (-1: range beams), none (0)
+  int stateOrder;    // position of the type's block in OpenHRP's SensorState (force, rateGyro,
+                     // accel, range: 0..3), -1 when SensorState has none (vision)
+  int noisy;         // 1 when noise, bias and limits apply (sensors_noise.c)
+} hsmSensorType;
+
+// the row of type, or NULL for a bad type
+const hsmSensorType *hsm_sensorType(hstSensor type);
+
 // parse a jointType string; returns 0 and sets *type, or -1 if unknown
 int hsm_parseJointType(const char *name, hstJoint *type);
 
@@ -374,6 +388,11 @@ int hsm_treeOrder(const int *parent, const int *rank, int n, int *order, hsError
 // parent: what JOINT_VALUE and the other joint data drive. A root's joint (to the world) never
 // counts.
 int hsm_hasOneDofJoint(const hsLink *link);
+
+// where a 1-dof joint acts in a 6-vector [linear(3), angular(3)] (velocities, wrenches): 3 for
+// rotate (about its axis: the angular half), 0 for slide (along it: the linear half), -1 for
+// any other joint. The one place the rotate / slide branch is decided for such sums.
+int hsm_jointHalf(const hsLink *link);
 
 // the line of the first load warning kept in body->info (a "warning: <body url>:<line>: ..."
 // string, see hsm_addWarningInfo) whose message quotes name ('name'), or 0 if none does: lets

@@ -8,8 +8,16 @@
 #include "model.h"
 
 static const char *const kJointNames[] = {"free", "rotate", "slide", "fixed", "crawler"};
-static const char *const kSensorNames[] = {"Force", "RateGyro", "Acceleration", "Vision",
-                                           "Range"};
+
+// the one table of sensor types (model.h, hsmSensorType): a new type is a row here, its enum
+// value, its readings in sensors/ and its block in the wire conversion
+static const hsmSensorType kSensorTypes[hsSENSOR_NTYPES] = {
+    [hsSENSOR_FORCE] = {"Force", "force", 6, 0, 1},
+    [hsSENSOR_RATEGYRO] = {"RateGyro", "gyro", 3, 1, 1},
+    [hsSENSOR_ACCELERATION] = {"Acceleration", "accel", 3, 2, 1},
+    [hsSENSOR_VISION] = {"Vision", "vision", 0, -1, 0},
+    [hsSENSOR_RANGE] = {"Range", "range", -1, 3, 1},
+};
 
 int hsm_linkIndex(const hsBody *body, const char *name) {
   if (!body || !name) {
@@ -64,7 +72,11 @@ const char *hsm_jointTypeName(hstJoint type) {
 }
 
 const char *hsm_sensorTypeName(hstSensor type) {
-  return (unsigned)type < hsSENSOR_NTYPES ? kSensorNames[type] : "?";
+  return (unsigned)type < hsSENSOR_NTYPES ? kSensorTypes[type].name : "?";
+}
+
+const hsmSensorType *hsm_sensorType(hstSensor type) {
+  return (unsigned)type < hsSENSOR_NTYPES ? &kSensorTypes[type] : NULL;
 }
 
 int hsm_parseJointType(const char *name, hstJoint *type) {
@@ -75,6 +87,10 @@ int hsm_parseJointType(const char *name, hstJoint *type) {
     }
   }
   return -1;
+}
+
+int hsm_jointHalf(const hsLink *link) {
+  return link->jointType == hsJOINT_ROTATE ? 3 : link->jointType == hsJOINT_SLIDE ? 0 : -1;
 }
 
 int hsm_treeOrder(const int *parent, const int *rank, int n, int *order, hsError *err) {

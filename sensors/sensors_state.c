@@ -5,17 +5,10 @@
 
 #include "sensors_private.h"
 
-// numbers a sensor type reports here
+// numbers a sensor type reports here: the table's fixed sizes (range beams: sensors_range.c)
 static int readingSize(hstSensor type) {
-  switch (type) {
-    case hsSENSOR_FORCE:
-      return 6;
-    case hsSENSOR_RATEGYRO:
-    case hsSENSOR_ACCELERATION:
-      return 3;
-    default:
-      return 0;
-  }
+  const hsmSensorType *t = hsm_sensorType(type);
+  return t && t->size > 0 ? t->size : 0;
 }
 
 hssState *hss_makeState(const hsBody *body, hsError *err) {

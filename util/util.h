@@ -32,7 +32,8 @@ typedef enum hstError {
   hsE_SYNTAX = -4,    // model file does not parse
   hsE_MODEL = -5,     // model parses but is not a valid body
   hsE_UNSUPPORTED = -6,
-  hsE_RUNAWAY = -7    // a simulated state became non-finite or left its documented bounds
+  hsE_RUNAWAY = -7,   // a simulated state became non-finite or left its documented bounds
+  hsE_ORDER = -8      // a call made in the wrong state (e.g. before or after a simulation starts)
 } hstError;
 
 // one error: what went wrong, where in the model file, and where in our C sources

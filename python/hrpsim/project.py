@@ -1133,5 +1133,6 @@ def _check(p, ctx):
 
 
 def _multiple(period, dt):
+    # the core's rule (hs_periodSteps in core/core.h): within 1e-9 of the period, relative
     k = round(period / dt)
-    return k >= 1 and abs(k * dt - period) <= 1e-9 * max(1.0, period)
+    return k >= 1 and abs(k * dt - period) <= 1e-9 * period

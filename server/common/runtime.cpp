@@ -375,6 +375,8 @@ void raiseSystemException(const char *operation, const hsError &err) {
       throw CORBA::NO_MEMORY(0, CORBA::COMPLETED_NO);
     case hsE_UNSUPPORTED:
       throw CORBA::NO_IMPLEMENT(0, CORBA::COMPLETED_NO);
+    case hsE_ORDER:
+      throw CORBA::BAD_INV_ORDER(0, CORBA::COMPLETED_NO);
     case hsE_RUNAWAY:
       // the step was made; a character's state had to be stopped (README, Runaways)
       throw CORBA::BAD_OPERATION(0, CORBA::COMPLETED_YES);

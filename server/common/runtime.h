@@ -133,7 +133,8 @@ void logRequestError(const char *operation, const std::string &reason);
 
 // for interfaces without a user exception of their own: log "<operation>: <problem>" and raise
 // the CORBA system exception matching err.code (hsE_NOMEM: NO_MEMORY, hsE_UNSUPPORTED:
-// NO_IMPLEMENT, hsE_RUNAWAY: BAD_OPERATION completed YES, anything else: BAD_PARAM), completed NO
+// NO_IMPLEMENT, hsE_ORDER: BAD_INV_ORDER, hsE_RUNAWAY: BAD_OPERATION completed YES, anything
+// else: BAD_PARAM), completed NO
 [[noreturn]] void raiseSystemException(const char *operation, const hsError &err);
 
 }  // namespace hrpsim

@@ -7,7 +7,9 @@
 // Each function checks what the wire brought (lengths, finite numbers, rotations, enum values)
 // before anything reaches the C libraries, and reports a problem as an hsError whose message
 // names it; the DynamicsSimulator servant turns that into CORBA::BAD_PARAM, the scheduler into
-// its SchedulerError. Functions that take a SimCore expect its lock held (SimCore::Lock).
+// its SchedulerError. The checks and meanings of link data are the core's (core.h): here they
+// only change representation. A function that makes several core calls for one answer should
+// be called under a SimLock (sim.h) when other threads may step the simulation.
 //
 // Conventions: OpenHRP's gravity vector is minus the gravitational acceleration (setGVector
 // (0, 0, 9.8) pulls towards -z); a contact normal on the wire points from the pair's first
@@ -17,10 +19,8 @@
 #ifndef HRPSIM_SERVER_COMMON_WIRE_H_
 #define HRPSIM_SERVER_COMMON_WIRE_H_
 
-#include <vector>
-
 #include "DynamicsSimulator.hh"
-#include "sim_core.h"
+#include "sim.h"
 
 namespace hrpsim {
 namespace wire {
@@ -43,8 +43,8 @@ void gravityToWire(const double g[3], OpenHRP::DblSequence3 &v);
 // a 3-vector from the wire (exactly 3 finite numbers); what names it in the error
 int vector3(const OpenHRP::DblSequence3 &v, const char *what, double out[3], hsError *err);
 
-// a joint drive mode from the wire
-int jointMode(DS::JointDriveMode mode, hstJointMode *out, hsError *err);
+// a joint drive mode from the wire (*highGain: 1 for HIGH_GAIN_MODE, 0 for TORQUE_MODE)
+int jointMode(DS::JointDriveMode mode, int *highGain, hsError *err);
 
 // an integration method (both step with ODE's one integrator: RUNGE_KUTTA is logged once per
 // call as using it) / a sensor option (*on: readings computed) from the wire
@@ -54,62 +54,62 @@ int sensorOption(DS::SensorOption option, bool *on, hsError *err);
 //---------------------------------- characters ------------------------------------------------
 
 // read a BodyInfo (any ModelLoader's) and add it to core as character name; the remote reads
-// happen without the core's lock, which is taken only to add. Returns the character index or a
+// happen without the simulation's lock. Returns the character index or a
 // negative code with err (empty or duplicate name, nil reference, unreadable or bad body).
-int addCharacter(SimCore &core, const char *name, OpenHRP::BodyInfo_ptr info, hsError *err);
+int addCharacter(hsSim *sim, const char *name, OpenHRP::BodyInfo_ptr info, hsError *err);
 
 //---------------------------------- link data -------------------------------------------------
 
 // write one link's datum (data as setCharacterLinkData takes it); nothing changes on error
-int setLinkData(SimCore &core, int ch, int link, DS::LinkDataType type,
+int setLinkData(hsSim *sim, int ch, int link, DS::LinkDataType type,
                 const OpenHRP::DblSequence &data, hsError *err);
 
 // write every numbered link's datum, jointId order (setCharacterAllLinkData); joint data skip
 // numbered links without a 1-dof joint; everything is checked before anything changes
-int setAllLinkData(SimCore &core, int ch, DS::LinkDataType type,
+int setAllLinkData(hsSim *sim, int ch, DS::LinkDataType type,
                    const OpenHRP::DblSequence &data, hsError *err);
 
 // read one link's datum into out (CONSTRAINT_FORCE: 6 numbers per contact point)
-int getLinkData(const SimCore &core, int ch, int link, DS::LinkDataType type,
+int getLinkData(const hsSim *sim, int ch, int link, DS::LinkDataType type,
                 OpenHRP::DblSequence &out, hsError *err);
 
 // read every numbered link's datum, jointId order (not CONSTRAINT_FORCE)
-int getAllLinkData(const SimCore &core, int ch, DS::LinkDataType type, OpenHRP::DblSequence &out,
+int getAllLinkData(const hsSim *sim, int ch, DS::LinkDataType type, OpenHRP::DblSequence &out,
                    hsError *err);
 
 //---------------------------------- states ----------------------------------------------------
 
 // the time, every character's link frames (link index order) and the last step's contacts, one
 // Collision per touching link pair; a new WorldState for the caller
-OpenHRP::WorldState *worldState(const SimCore &core);
+OpenHRP::WorldState *worldState(const hsSim *sim);
 
 // character ch's q, dq, u (jointId order) and body sensor readings (sensorId order of each
 // type; zeros while sensors are disabled); a new SensorState for the caller
-OpenHRP::SensorState *sensorState(const SimCore &core, int ch);
+OpenHRP::SensorState *sensorState(const hsSim *sim, int ch);
 
 // the reading of one sensor (getCharacterSensorValues)
-OpenHRP::DblSequence *sensorValues(const SimCore &core, int ch, int sensor);
+OpenHRP::DblSequence *sensorValues(const hsSim *sim, int ch, int sensor);
 
 //---------------------------------- pairs and kinematics --------------------------------------
 
 // a LinkPair from character and link indices (link -1: "")
-void linkPair(const SimCore &core, OpenHRP::LinkPair &out, int ch0, int link0, int ch1,
-              int link1, double tolerance);
+void linkPair(const hsSim *sim, OpenHRP::LinkPair &out, int ch0, int link0, int ch1, int link1,
+              double tolerance);
 
 // intersecting link pairs as LinkPairs (link names, the registered tolerance)
-OpenHRP::LinkPairSequence *linkHits(const SimCore &core, const std::vector<hsdLinkHit> &hits);
+OpenHRP::LinkPairSequence *linkHits(const hsSim *sim, const hsdLinkHit *hits, int n);
 
 // link pair distances as OpenHRP's DistanceSequence, with the CollisionDetector server's
 // conventions: minD the distance (0 when the links overlap, both points then midway between the
 // deepest points; -1 and zero points when a link has no geometry), point0 on the pair's first
 // link, point1 on its second
-OpenHRP::DistanceSequence *distances(const SimCore &core, const std::vector<hsdDistance> &d);
+OpenHRP::DistanceSequence *distances(const hsSim *sim, const hsdDistance *d, int n);
 
 // the link pairs of character ch in contact after the last step
-OpenHRP::LinkPairSequence *collidingPairs(const SimCore &core, int ch);
+OpenHRP::LinkPairSequence *collidingPairs(const hsSim *sim, int ch);
 
 // the Jacobian of target relative to base (calcCharacterJacobian) into out
-int jacobian(const SimCore &core, int ch, int base, int target, OpenHRP::DblSequence &out,
+int jacobian(const hsSim *sim, int ch, int base, int target, OpenHRP::DblSequence &out,
              hsError *err);
 
 }  // namespace wire

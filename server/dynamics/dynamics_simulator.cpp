@@ -1,9 +1,10 @@
 // dynamics_simulator.cpp - the DynamicsSimulator servant and its factory (dynamics_simulator.h).
 //
-// Each operation takes the core's lock, looks its names up, checks the call order, and hands
-// the rest to wire.h (which checks and converts what crossed the wire) and the core; an hsError
-// from either becomes the CORBA system exception matching its code, logged with the
-// operation's name. Nothing here computes: the answers are built by wire.h from the core.
+// Each operation takes the simulation's lock and hands the request to wire.h (which checks and
+// converts what crossed the wire) and the core (which looks names up, checks the call order and
+// every value); an hsError from either becomes the CORBA system exception matching its code
+// (hsE_ORDER: BAD_INV_ORDER), logged with the operation's name. Nothing here computes: the
+// answers are built by wire.h from the core.
 
 #include "dynamics_simulator.h"
 
@@ -23,11 +24,6 @@ using DS = OpenHRP::DynamicsSimulator;
 
 namespace {
 
-[[noreturn]] void badOrder(const char *op, const std::string &what) {
-  logRequestError(op, what);
-  throw CORBA::BAD_INV_ORDER(0, CORBA::COMPLETED_NO);
-}
-
 // raise for an hsError, its message prefixed with what the request was about
 [[noreturn]] void fail(const char *op, const std::string &about, hsError &err) {
   if (!about.empty()) {
@@ -44,9 +40,9 @@ void check(int rc, const char *op, hsError &err, const std::string &about = std:
   }
 }
 
-std::shared_ptr<SimCore> newCore() {
+SimPtr newSim() {
   try {
-    return std::make_shared<SimCore>();
+    return makeSim();
   } catch (const std::bad_alloc &) {
     hsError err = {};
     HS_ERR(&err, hsE_NOMEM, "out of memory for a new world");
@@ -58,12 +54,11 @@ std::shared_ptr<SimCore> newCore() {
 
 //---------------------------------- lifecycle -------------------------------------------------
 
-DynamicsSimulatorServant::DynamicsSimulatorServant() : core_(newCore()) {
+DynamicsSimulatorServant::DynamicsSimulatorServant() : sim_(newSim()) {
   // OpenHRP's default gravity: 9.8 m/s^2 towards -z (the world's own default)
 }
 
-DynamicsSimulatorServant::DynamicsSimulatorServant(std::shared_ptr<SimCore> core)
-    : core_(std::move(core)) {}
+DynamicsSimulatorServant::DynamicsSimulatorServant(SimPtr sim) : sim_(std::move(sim)) {}
 
 DynamicsSimulatorServant::~DynamicsSimulatorServant() = default;
 
@@ -92,55 +87,35 @@ void DynamicsSimulatorFactoryServant::shutdown() {
 
 int DynamicsSimulatorServant::character(const char *op, const char *name) const {
   hsError err = {};
-  int ch = core_->character(name, &err);
+  int ch = hs_character(sim_.get(), name, &err);
   check(ch, op, err);
   return ch;
 }
 
 int DynamicsSimulatorServant::link(const char *op, int ch, const char *name) const {
   hsError err = {};
-  int l = core_->link(ch, name, &err);
+  int l = hs_link(sim_.get(), ch, name, &err);
   check(l, op, err);
   return l;
-}
-
-int DynamicsSimulatorServant::linkOrAll(const char *op, int ch, const char *name) const {
-  hsError err = {};
-  int l = -1;
-  check(core_->linkOrAll(ch, name, &l, &err), op, err);
-  return l;
-}
-
-void DynamicsSimulatorServant::requireRunning(const char *op) const {
-  if (!core_->started()) {
-    badOrder(op, "the simulation is not initialised: call initSimulation first");
-  }
 }
 
 //---------------------------------- set-up ----------------------------------------------------
 
 void DynamicsSimulatorServant::registerCharacter(const char *name, OpenHRP::BodyInfo_ptr cinfo) {
-  const char *op = "registerCharacter";
-  {
-    SimCore::Lock lock(*core_);
-    if (core_->started()) {
-      badOrder(op, format("'%s': characters must be registered before initSimulation", name));
-    }
-  }
   hsError err = {};
-  check(wire::addCharacter(*core_, name, cinfo, &err), op, err);
+  check(wire::addCharacter(sim_.get(), name, cinfo, &err), "registerCharacter", err);
 }
 
 void DynamicsSimulatorServant::init(CORBA::Double timeStep, DS::IntegrateMethod integrateOpt,
                                     DS::SensorOption sensorOpt) {
   const char *op = "init";
-  SimCore::Lock lock(*core_);
+  SimLock lock(sim_);
   hsError err = {};
   bool sensors = false;
   check(wire::sensorOption(sensorOpt, &sensors, &err), op, err);
   check(wire::integrateMethod(integrateOpt, &err), op, err);
-  check(core_->setTimeStep(timeStep, &err), op, err);
-  core_->enableSensors(sensors);
+  check(hs_setTimeStep(sim_.get(), timeStep, &err), op, err);
+  hs_enableSensors(sim_.get(), sensors ? 1 : 0);
 }
 
 void DynamicsSimulatorServant::registerCollisionCheckPair(
@@ -149,38 +124,18 @@ void DynamicsSimulatorServant::registerCollisionCheckPair(
     const OpenHRP::DblSequence6 &, CORBA::Double culling_thresh, CORBA::Double restitution) {
   // K and C (OpenHRP's spring-damper contact parameters) are accepted and ignored: contacts are
   // ODE's constraint contacts (README)
-  const char *op = "registerCollisionCheckPair";
-  SimCore::Lock lock(*core_);
-  if (core_->started()) {
-    badOrder(op, "collision pairs must be registered before initSimulation");
-  }
-  int ch1 = character(op, char1);
-  int l1 = linkOrAll(op, ch1, name1);
-  int ch2 = character(op, char2);
-  int l2 = linkOrAll(op, ch2, name2);
-  hsdSurface surface;
-  surface.staticFriction = staticFriction;
-  surface.slipFriction = slipFriction;
-  surface.restitution = restitution;
-  surface.cullingThresh = culling_thresh;
   hsError err = {};
-  check(core_->addContactPair(ch1, l1, ch2, l2, surface, &err), op, err);
+  check(hs_addContactPair(sim_.get(), char1, name1, char2, name2, staticFriction, slipFriction,
+                          restitution, culling_thresh, &err),
+        "registerCollisionCheckPair", err);
 }
 
 void DynamicsSimulatorServant::registerIntersectionCheckPair(const char *char1, const char *name1,
                                                              const char *char2, const char *name2,
                                                              CORBA::Double tolerance) {
-  const char *op = "registerIntersectionCheckPair";
-  SimCore::Lock lock(*core_);
-  if (core_->started()) {
-    badOrder(op, "intersection pairs must be registered before initSimulation");
-  }
-  int ch1 = character(op, char1);
-  int l1 = linkOrAll(op, ch1, name1);
-  int ch2 = character(op, char2);
-  int l2 = linkOrAll(op, ch2, name2);
   hsError err = {};
-  check(core_->addIntersectionPair(ch1, l1, ch2, l2, tolerance, &err), op, err);
+  check(hs_addIntersectionPair(sim_.get(), char1, name1, char2, name2, tolerance, &err),
+        "registerIntersectionCheckPair", err);
 }
 
 void DynamicsSimulatorServant::registerExtraJoint(
@@ -189,27 +144,14 @@ void DynamicsSimulatorServant::registerExtraJoint(
     OpenHRP::ExtraJointType jointType, const OpenHRP::DblSequence3 &jointAxis,
     const char *extraJointName) {
   const char *op = "registerExtraJoint";
-  SimCore::Lock lock(*core_);
-  if (core_->started()) {
-    badOrder(op, format("'%s': extra joints must be registered before initSimulation",
-                        extraJointName));
-  }
-  int ch1 = character(op, char1);
-  int l1 = link(op, ch1, link1);
-  int ch2 = character(op, char2);
-  int l2 = link(op, ch2, link2);
   hsError err = {};
   double p1[3], p2[3], axis[3];
   check(wire::vector3(link1LocalPos, "link1LocalPos", p1, &err), op, err);
   check(wire::vector3(link2LocalPos, "link2LocalPos", p2, &err), op, err);
   check(wire::vector3(jointAxis, "jointAxis", axis, &err), op, err);
-  if (jointType != OpenHRP::EJ_XYZ && jointType != OpenHRP::EJ_XY && jointType != OpenHRP::EJ_Z) {
-    HS_ERR(&err, hsE_INVALID, "'%s': unknown ExtraJointType %d", extraJointName,
-           static_cast<int>(jointType));
-    fail(op, std::string(), err);
-  }
-  check(hsd_addExtraJoint(core_->world(), extraJointName, ch1, l1, ch2, l2, p1, p2,
-                          static_cast<hstExtraJoint>(jointType), axis, &err),
+  // EJ_XYZ, EJ_XY, EJ_Z are the core's types 0, 1, 2 (it refuses others)
+  check(hs_addExtraJoint(sim_.get(), extraJointName, char1, link1, char2, link2, p1, p2,
+                         static_cast<int>(jointType), axis, &err),
         op, err);
 }
 
@@ -217,26 +159,14 @@ void DynamicsSimulatorServant::getExtraJointConstraintForce(const char *characte
                                                             const char *name,
                                                             OpenHRP::DblSequence6_out contactForce) {
   const char *op = "getExtraJointConstraintForce";
-  SimCore::Lock lock(*core_);
+  SimLock lock(sim_);
   int ch = character(op, characterName);
-  int i = hsd_extraJointIndex(core_->world(), ch, name);
-  if (i < 0) {
-    std::string known;
-    for (int k = 0; k < hsd_extraJointCount(core_->world()); k++) {
-      int chs[2];
-      const char *n = hsd_extraJointName(core_->world(), k, chs, nullptr);
-      if (chs[0] == ch || chs[1] == ch) {
-        known += std::string(known.empty() ? "" : ", ") + "'" + n + "'";
-      }
-    }
-    hsError err = {};
-    HS_ERR(&err, hsE_INVALID, "character '%s' has no extra joint named '%s' (it has %s)",
-           characterName, name, known.empty() ? "none" : known.c_str());
-    fail(op, std::string(), err);
-  }
+  hsError err = {};
+  int i = hs_extraJoint(sim_.get(), ch, name, &err);
+  check(i, op, err);
   // force and moment on link2 about its attachment point, world frame (README)
   double f[6];
-  hsd_extraJointForce(core_->world(), i, f);
+  hs_extraJointForce(sim_.get(), i, f);
   OpenHRP::DblSequence6_var out = new OpenHRP::DblSequence6;
   out->length(6);
   for (CORBA::ULong k = 0; k < 6; k++) {
@@ -246,20 +176,18 @@ void DynamicsSimulatorServant::getExtraJointConstraintForce(const char *characte
 }
 
 void DynamicsSimulatorServant::initSimulation() {
-  SimCore::Lock lock(*core_);
   hsError err = {};
-  check(core_->start(&err), "initSimulation", err);
+  check(hs_start(sim_.get(), &err), "initSimulation", err);
 }
 
 void DynamicsSimulatorServant::stepSimulation() {
   const char *op = "stepSimulation";
-  SimCore::Lock lock(*core_);
-  requireRunning(op);
+  SimLock lock(sim_);
   hsError err = {};
-  if (core_->step(&err) == hsE_RUNAWAY) {
+  if (hs_step(sim_.get(), &err) == hsE_RUNAWAY) {
     // the step was made; the minor code names the character (index + 1, registration order)
     logRequestError(op, describe(err));
-    throw CORBA::BAD_OPERATION(static_cast<CORBA::ULong>(hsd_runaway(core_->world()) + 1),
+    throw CORBA::BAD_OPERATION(static_cast<CORBA::ULong>(hs_runaway(sim_.get()) + 1),
                                CORBA::COMPLETED_YES);
   }
   check(err.code, op, err);
@@ -267,17 +195,15 @@ void DynamicsSimulatorServant::stepSimulation() {
 
 void DynamicsSimulatorServant::setGVector(const OpenHRP::DblSequence3 &wdata) {
   const char *op = "setGVector";
-  SimCore::Lock lock(*core_);
   hsError err = {};
   double g[3];
   check(wire::gravityFromWire(wdata, g, &err), op, err);
-  check(core_->setGravity(g, &err), op, err);
+  check(hs_setGravity(sim_.get(), g, &err), op, err);
 }
 
 void DynamicsSimulatorServant::getGVector(OpenHRP::DblSequence3_out wdata) {
-  SimCore::Lock lock(*core_);
   double g[3];
-  hsd_gravity(core_->world(), g);
+  hs_gravity(sim_.get(), g);
   wdata = new OpenHRP::DblSequence3;
   wire::gravityToWire(g, *wdata);
 }
@@ -285,12 +211,12 @@ void DynamicsSimulatorServant::getGVector(OpenHRP::DblSequence3_out wdata) {
 void DynamicsSimulatorServant::setCharacterAllJointModes(const char *characterName,
                                                          DS::JointDriveMode jointMode) {
   const char *op = "setCharacterAllJointModes";
-  SimCore::Lock lock(*core_);
+  SimLock lock(sim_);
   int ch = character(op, characterName);
   hsError err = {};
-  hstJointMode mode;
-  check(wire::jointMode(jointMode, &mode, &err), op, err);
-  check(hsd_setAllJointModes(core_->world(), ch, mode, &err), op, err,
+  int highGain = 0;
+  check(wire::jointMode(jointMode, &highGain, &err), op, err);
+  check(hs_setAllJointModes(sim_.get(), ch, highGain, &err), op, err,
         format("'%s'", characterName));
 }
 
@@ -300,23 +226,23 @@ void DynamicsSimulatorServant::setCharacterLinkData(const char *character, const
                                                     DS::LinkDataType type,
                                                     const OpenHRP::DblSequence &data) {
   const char *op = "setCharacterLinkData";
-  SimCore::Lock lock(*core_);
+  SimLock lock(sim_);
   int ch = this->character(op, character);
   int l = link(op, ch, linkName);
   hsError err = {};
-  check(wire::setLinkData(*core_, ch, l, type, data, &err), op, err);
+  check(wire::setLinkData(sim_.get(), ch, l, type, data, &err), op, err);
 }
 
 void DynamicsSimulatorServant::getCharacterLinkData(const char *characterName,
                                                     const char *linkName, DS::LinkDataType type,
                                                     OpenHRP::DblSequence_out rdata) {
   const char *op = "getCharacterLinkData";
-  SimCore::Lock lock(*core_);
+  SimLock lock(sim_);
   int ch = character(op, characterName);
   int l = link(op, ch, linkName);
   hsError err = {};
   OpenHRP::DblSequence_var out = new OpenHRP::DblSequence;
-  check(wire::getLinkData(*core_, ch, l, type, out.inout(), &err), op, err);
+  check(wire::getLinkData(sim_.get(), ch, l, type, out.inout(), &err), op, err);
   rdata = out._retn();
 }
 
@@ -324,11 +250,11 @@ void DynamicsSimulatorServant::getCharacterAllLinkData(const char *characterName
                                                        DS::LinkDataType type,
                                                        OpenHRP::DblSequence_out wdata) {
   const char *op = "getCharacterAllLinkData";
-  SimCore::Lock lock(*core_);
+  SimLock lock(sim_);
   int ch = character(op, characterName);
   hsError err = {};
   OpenHRP::DblSequence_var out = new OpenHRP::DblSequence;
-  check(wire::getAllLinkData(*core_, ch, type, out.inout(), &err), op, err);
+  check(wire::getAllLinkData(sim_.get(), ch, type, out.inout(), &err), op, err);
   wdata = out._retn();
 }
 
@@ -336,10 +262,10 @@ void DynamicsSimulatorServant::setCharacterAllLinkData(const char *characterName
                                                        DS::LinkDataType type,
                                                        const OpenHRP::DblSequence &wdata) {
   const char *op = "setCharacterAllLinkData";
-  SimCore::Lock lock(*core_);
+  SimLock lock(sim_);
   int ch = character(op, characterName);
   hsError err = {};
-  check(wire::setAllLinkData(*core_, ch, type, wdata, &err), op, err);
+  check(wire::setAllLinkData(sim_.get(), ch, type, wdata, &err), op, err);
 }
 
 //---------------------------------- kinematics ------------------------------------------------
@@ -348,25 +274,24 @@ CORBA::Boolean DynamicsSimulatorServant::calcCharacterInverseKinematics(
     const char *characterName, const char *baseLink, const char *targetLink,
     const OpenHRP::LinkPosition &target) {
   const char *op = "calcCharacterInverseKinematics";
-  SimCore::Lock lock(*core_);
+  SimLock lock(sim_);
   int ch = character(op, characterName);
   int base = link(op, ch, baseLink);
   int tip = link(op, ch, targetLink);
   hsError err = {};
-  int rc = hsd_inverseKinematics(core_->world(), ch, base, tip, target.p, target.R, &err);
+  int rc = hs_inverseKinematics(sim_.get(), ch, base, tip, target.p, target.R, &err);
   check(rc, op, err, format("'%s' %s -> %s", characterName, baseLink, targetLink));
   return rc > 0;
 }
 
 void DynamicsSimulatorServant::calcCharacterForwardKinematics(const char *characterName) {
-  SimCore::Lock lock(*core_);
-  hsd_forwardKinematics(core_->world(), character("calcCharacterForwardKinematics",
-                                                  characterName));
+  SimLock lock(sim_);
+  hs_forwardKinematics(sim_.get(), character("calcCharacterForwardKinematics", characterName));
 }
 
 void DynamicsSimulatorServant::calcWorldForwardKinematics() {
-  SimCore::Lock lock(*core_);
-  hsd_forwardKinematics(core_->world(), -1);
+  SimLock lock(sim_);
+  hs_forwardKinematics(sim_.get(), -1);
 }
 
 void DynamicsSimulatorServant::calcCharacterJacobian(const char *characterName,
@@ -374,13 +299,13 @@ void DynamicsSimulatorServant::calcCharacterJacobian(const char *characterName,
                                                      const char *targetLink,
                                                      OpenHRP::DblSequence_out jacobian) {
   const char *op = "calcCharacterJacobian";
-  SimCore::Lock lock(*core_);
+  SimLock lock(sim_);
   int ch = character(op, characterName);
   int base = link(op, ch, baseLink);
   int tip = link(op, ch, targetLink);
   hsError err = {};
   OpenHRP::DblSequence_var J = new OpenHRP::DblSequence;
-  check(wire::jacobian(*core_, ch, base, tip, J.inout(), &err), op, err,
+  check(wire::jacobian(sim_.get(), ch, base, tip, J.inout(), &err), op, err,
         format("'%s' %s -> %s", characterName, baseLink, targetLink));
   jacobian = J._retn();
 }
@@ -388,63 +313,69 @@ void DynamicsSimulatorServant::calcCharacterJacobian(const char *characterName,
 //---------------------------------- collisions ------------------------------------------------
 
 CORBA::Boolean DynamicsSimulatorServant::checkCollision(CORBA::Boolean checkAll) {
-  const char *op = "checkCollision";
-  SimCore::Lock lock(*core_);
-  requireRunning(op);  // the collision geometry is built by initSimulation
+  SimLock lock(sim_);
   hsError err = {};
-  check(core_->checkIntersections(checkAll, hits_, &err), op, err);
-  return !hits_.empty();
+  int n = 0;
+  // the collision geometry is built by initSimulation: hsE_ORDER (BAD_INV_ORDER) before it
+  if (!hs_checkIntersections(sim_.get(), checkAll, &n, &err)) {
+    check(hsE_INVALID, "checkCollision", err);
+  }
+  return n > 0;
 }
 
 OpenHRP::LinkPairSequence *DynamicsSimulatorServant::checkIntersection(CORBA::Boolean checkAll) {
-  const char *op = "checkIntersection";
-  SimCore::Lock lock(*core_);
-  requireRunning(op);
+  SimLock lock(sim_);
   hsError err = {};
-  check(core_->intersectingLinks(checkAll, linkHits_, &err), op, err);
-  return wire::linkHits(*core_, linkHits_);
+  int n = 0;
+  const hsdLinkHit *hits = hs_intersectingLinks(sim_.get(), checkAll, &n, &err);
+  if (!hits) {
+    check(hsE_INVALID, "checkIntersection", err);
+  }
+  return wire::linkHits(sim_.get(), hits, n);
 }
 
 OpenHRP::DistanceSequence *DynamicsSimulatorServant::checkDistance() {
-  const char *op = "checkDistance";
-  SimCore::Lock lock(*core_);
-  requireRunning(op);
+  SimLock lock(sim_);
   hsError err = {};
-  check(core_->checkDistances(dists_, &err), op, err);
-  return wire::distances(*core_, dists_);
+  int n = 0;
+  const hsdDistance *d = hs_distances(sim_.get(), &n, &err);
+  if (!d) {
+    check(hsE_INVALID, "checkDistance", err);
+  }
+  return wire::distances(sim_.get(), d, n);
 }
 
 CORBA::Boolean DynamicsSimulatorServant::getCharacterCollidingPairs(
     const char *characterName, OpenHRP::LinkPairSequence_out pairs) {
-  SimCore::Lock lock(*core_);
+  SimLock lock(sim_);
   int ch = character("getCharacterCollidingPairs", characterName);
-  pairs = wire::collidingPairs(*core_, ch);
+  pairs = wire::collidingPairs(sim_.get(), ch);
   return pairs->length() > 0;
 }
 
 //---------------------------------- state -----------------------------------------------------
 
 void DynamicsSimulatorServant::getWorldState(OpenHRP::WorldState_out wstate) {
-  SimCore::Lock lock(*core_);
-  wstate = wire::worldState(*core_);
+  SimLock lock(sim_);
+  wstate = wire::worldState(sim_.get());
 }
 
 void DynamicsSimulatorServant::getCharacterSensorState(const char *characterName,
                                                        OpenHRP::SensorState_out sstate) {
-  SimCore::Lock lock(*core_);
-  sstate = wire::sensorState(*core_, character("getCharacterSensorState", characterName));
+  SimLock lock(sim_);
+  sstate = wire::sensorState(sim_.get(), character("getCharacterSensorState", characterName));
 }
 
 void DynamicsSimulatorServant::getCharacterSensorValues(const char *characterName,
                                                         const char *sensorName,
                                                         OpenHRP::DblSequence_out values) {
   const char *op = "getCharacterSensorValues";
-  SimCore::Lock lock(*core_);
+  SimLock lock(sim_);
   int ch = character(op, characterName);
   hsError err = {};
-  int s = core_->sensor(ch, sensorName, &err);
+  int s = hs_sensor(sim_.get(), ch, sensorName, &err);
   check(s, op, err);
-  values = wire::sensorValues(*core_, ch, s);
+  values = wire::sensorValues(sim_.get(), ch, s);
 }
 
 }  // namespace hrpsim

@@ -1,10 +1,11 @@
 // dynamics_simulator.h - the DynamicsSimulator and DynamicsSimulatorFactory servants: OpenHRP
-// 3.1's physics interface as a front door to a SimCore (server/common/sim_core.h).
+// 3.1's physics interface as a door to the simulation core (core/core.h).
 //
-// The servant only validates, converts and calls: it looks names up, checks call order, lets
-// wire.h check and convert what the wire brought, and calls the core, all under the core's lock
-// (instance, then the process-wide ODE lock). The scheduler hosts one of these over the core it
-// steps itself, so controllers and the scheduler's loop share one simulation.
+// The servant only converts and calls: wire.h checks and converts what the wire brought, and
+// the core looks names up, checks the call order and every value, and simulates; each
+// operation holds the simulation's lock (SimLock) so its calls see one state. The scheduler
+// hosts one of these over the simulation it steps itself, so controllers and the scheduler's
+// loop share one simulation.
 //
 // Errors: unknown character, link or sensor names, wrong data lengths, non-finite numbers and
 // bad values raise CORBA::BAD_PARAM; calls in the wrong order (stepSimulation before
@@ -17,23 +18,22 @@
 #define HRPSIM_SERVER_DYNAMICS_DYNAMICS_SIMULATOR_H_
 
 #include <memory>
-#include <vector>
 
 #include "Diagnostics.hh"
 #include "DynamicsSimulator.hh"
 #include "runtime.h"
-#include "sim_core.h"
+#include "sim.h"
 
 namespace hrpsim {
 
 class DynamicsSimulatorServant : public POA_hrpsim::DynamicsSimulator, public DiagnosticsServant {
  public:
-  // a servant over its own, new core (an empty world; gravity (0, 0, 9.8) in OpenHRP's
-  // convention; sensors off until init asks for them); throws CORBA::NO_MEMORY if the world
-  // cannot be made
+  // a servant over its own, new simulation (an empty world; gravity (0, 0, 9.8) in OpenHRP's
+  // convention; sensors off until init asks for them); throws CORBA::NO_MEMORY if it cannot be
+  // made
   DynamicsSimulatorServant();
-  // a servant over a core someone else owns too (the scheduler's)
-  explicit DynamicsSimulatorServant(std::shared_ptr<SimCore> core);
+  // a servant over a simulation someone else holds too (the scheduler's)
+  explicit DynamicsSimulatorServant(SimPtr sim);
   ~DynamicsSimulatorServant() override;
 
   // World
@@ -96,20 +96,12 @@ class DynamicsSimulatorServant : public POA_hrpsim::DynamicsSimulator, public Di
                              OpenHRP::DblSequence_out jacobian) override;
 
  private:
-  // look-ups that raise BAD_PARAM (with a log line naming op) when the name is unknown (lock
-  // held)
+  // look-ups that raise the core's error (BAD_PARAM, with a log line naming op) when the name
+  // is unknown
   int character(const char *op, const char *name) const;
   int link(const char *op, int ch, const char *name) const;
-  // the same for a link name that may be empty (every link: -1)
-  int linkOrAll(const char *op, int ch, const char *name) const;
 
-  // raise BAD_INV_ORDER unless initSimulation has run
-  void requireRunning(const char *op) const;
-
-  std::shared_ptr<SimCore> core_;
-  std::vector<int> hits_;  // scratch of the intersection checks
-  std::vector<hsdDistance> dists_;  // scratch of the distance checks
-  std::vector<hsdLinkHit> linkHits_;  // scratch of checkIntersection
+  SimPtr sim_;
 };
 
 class DynamicsSimulatorFactoryServant : public POA_OpenHRP::DynamicsSimulatorFactory {

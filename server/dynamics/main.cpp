@@ -28,7 +28,7 @@ int main(int argc, char **argv) {
     if (!hrpsim::noArgumentsLeft(argc, argv, "hrpsim-dynamics", kSynopsis)) {
       return 2;
     }
-    hsd_initODE();  // once per process, before any world; routes ODE's messages to our log
+    hs_initProcess();  // once per process, before any simulation; routes ODE's messages to our log
     hrpsim::DynamicsSimulatorFactoryServant *factory = new hrpsim::DynamicsSimulatorFactoryServant;
     PortableServer::ObjectId_var oid = runtime.poa()->activate_object(factory);
     factory->_remove_ref();

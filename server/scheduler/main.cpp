@@ -28,7 +28,7 @@ int main(int argc, char **argv) {
     if (!hrpsim::noArgumentsLeft(argc, argv, "hrpsim-scheduler", kSynopsis)) {
       return 2;
     }
-    hsd_initODE();  // once per process, before any world; routes ODE's messages to our log
+    hs_initProcess();  // once per process, before any simulation; routes ODE's messages to our log
     PortableServer::POA_ptr poa = runtime.poa();
     hrpsim::SchedulerServant *scheduler = new hrpsim::SchedulerServant;  // our reference
     PortableServer::ObjectId_var sid = poa->activate_object(scheduler);

@@ -12,9 +12,10 @@
 // controllers input() and control(), stepSimulation(), due execution contexts tick(), output()
 // of the controllers of this step, a log record at the log period, a frame for the online
 // viewer at the view rate (viewer_feed.h: handed to the feed's own thread, never waited on),
-// then a sleep when paced to real time. Steps and simulated time are the
-// core's (hsd_stepCount, hsd_time); periods become steps through periodSteps (sim_core.h). "Due" is decided on the step index k
-// of the step (from time k dt to (k + 1) dt): k % periodSteps == 0. A failure of any remote call
+// then a sleep when paced to real time. Steps, simulated time and the time step are the core's
+// (hs_steps, hs_time, hs_timeStep; steps_ and time_ below only publish the last finished
+// tick's); periods become steps through hs_periodSteps (core.h). "Due" is decided on the step
+// index k of the step (from time k dt to (k + 1) dt): k % periodSteps == 0. A failure of any remote call
 // ends the run: the message names who failed, when and why; the other controllers get stop().
 
 #include "scheduler.h"
@@ -138,8 +139,7 @@ CORBA::Object_ptr resolveName(const char *op, const char *name) {
 
 //---------------------------------- hosted dynamics -------------------------------------------
 
-HostedDynamics::HostedDynamics(std::shared_ptr<SimCore> core)
-    : DynamicsSimulatorServant(std::move(core)) {}
+HostedDynamics::HostedDynamics(SimPtr sim) : DynamicsSimulatorServant(std::move(sim)) {}
 
 void HostedDynamics::destroy() {
   logRequestError("destroy", "the scheduler's DynamicsSimulator belongs to the scheduler "
@@ -182,15 +182,13 @@ SchedulerServant::~SchedulerServant() {
   releaseDynamics();
 }
 
-// a new core and its DynamicsSimulator servant, activated (mutex_ held or no loop)
+// a new simulation and its DynamicsSimulator servant, activated (mutex_ held or no loop)
 void SchedulerServant::makeDynamics() {
   PortableServer::POA_ptr poa = Runtime::instance()->poa();
-  core_ = std::make_shared<SimCore>();
-  {
-    SimCore::Lock lock(*core_);
-    core_->enableSensors(sensorOption_ == DS::ENABLE_SENSOR);
-  }
-  dyn_ = new HostedDynamics(core_);  // our reference
+  sim_ = makeSim();
+  hs_enableSensors(sim_.get(), 1);  // the scheduler's default: ENABLE_SENSOR
+  urls_.clear();
+  dyn_ = new HostedDynamics(sim_);  // our reference
   dynOid_ = poa->activate_object(dyn_);
   CORBA::Object_var obj = poa->id_to_reference(dynOid_);
   dynRef_ = OpenHRP::DynamicsSimulator::_narrow(obj);
@@ -211,7 +209,7 @@ void SchedulerServant::releaseDynamics() {
   dynRef_ = OpenHRP::DynamicsSimulator::_nil();
   dyn_->_remove_ref();  // the POA drops its own once the calls in progress return
   dyn_ = nullptr;
-  core_.reset();  // the servant keeps it until it goes
+  sim_.reset();  // the servant keeps it until it goes
 }
 
 // hand the loop thread over and join it without mutex_ (lk is mutex_, relocked on return)
@@ -235,12 +233,9 @@ void SchedulerServant::reset() {
   releaseView();
   cameraDir_.clear();
   releaseDynamics();
-  dt_ = 0.001;
   endTime_ = 0.0;
   method_ = DS::EULER;
-  sensorOption_ = DS::ENABLE_SENSOR;
   makeDynamics();
-  models_.clear();
   controllers_.clear();
   timeout_ = 10.0;
   logPeriod_ = 0.0;
@@ -296,10 +291,8 @@ void SchedulerServant::setTimeStep(CORBA::Double dt) {
   const char *op = "setTimeStep";
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
-  SimCore::Lock core(*core_);
   hsError err = {};
-  refuseOn(op, core_->setTimeStep(dt, &err), err);
-  dt_ = dt;
+  refuseOn(op, hs_setTimeStep(sim_.get(), dt, &err), err);
 }
 
 void SchedulerServant::setEndTime(CORBA::Double t) {
@@ -329,9 +322,7 @@ void SchedulerServant::setSensorOption(DS::SensorOption option) {
   hsError err = {};
   bool on = false;
   refuseOn(op, wire::sensorOption(option, &on, &err), err);
-  SimCore::Lock core(*core_);
-  core_->enableSensors(on);
-  sensorOption_ = option;
+  hs_enableSensors(sim_.get(), on ? 1 : 0);
 }
 
 void SchedulerServant::setGVector(const OpenHRP::DblSequence3 &g) {
@@ -341,8 +332,7 @@ void SchedulerServant::setGVector(const OpenHRP::DblSequence3 &g) {
   hsError err = {};
   double acc[3];
   refuseOn(op, wire::gravityFromWire(g, acc, &err), err);
-  SimCore::Lock core(*core_);
-  refuseOn(op, core_->setGravity(acc, &err), err);
+  refuseOn(op, hs_setGravity(sim_.get(), acc, &err), err);
 }
 
 void SchedulerServant::addModel(const char *name, const char *url) {
@@ -353,10 +343,8 @@ void SchedulerServant::addModel(const char *name, const char *url) {
     if (!*name) {
       refuse(op, "empty model name");
     }
-    for (const auto &m : models_) {
-      if (m.first == name) {
-        refuse(op, format("a model named '%s' is already added", name));
-      }
+    if (hs_character(sim_.get(), name, nullptr) >= 0) {
+      refuse(op, format("a model named '%s' is already added", name));
     }
   }
   // load without our lock: the model loader may take a while (status() stays responsive)
@@ -379,14 +367,14 @@ void SchedulerServant::addModel(const char *name, const char *url) {
   }
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);  // again: a reset or start may have come meanwhile
-  for (const auto &m : models_) {
-    if (m.first == name) {
-      refuse(op, format("a model named '%s' is already added", name));
-    }
+  if (hs_character(sim_.get(), name, nullptr) >= 0) {
+    refuse(op, format("a model named '%s' is already added", name));
   }
   hsError err = {};
-  refuseOn(op, wire::addCharacter(*core_, name, info, &err), err);
-  models_.emplace_back(name, url);
+  int ch = wire::addCharacter(sim_.get(), name, info, &err);
+  refuseOn(op, ch, err);
+  urls_.resize(static_cast<size_t>(ch) + 1);
+  urls_[static_cast<size_t>(ch)] = url;
   state_ = hrpsim::READY;
 }
 
@@ -395,63 +383,44 @@ void SchedulerServant::setLinkData(const char *character, const char *link,
   const char *op = "setLinkData";
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
-  SimCore::Lock core(*core_);
+  SimLock core(sim_);
   hsError err = {};
-  int ch = core_->character(character, &err);
+  int ch = hs_character(sim_.get(), character, &err);
   refuseOn(op, ch, err);
-  int l = core_->link(ch, link, &err);
+  int l = hs_link(sim_.get(), ch, link, &err);
   refuseOn(op, l, err);
-  refuseOn(op, wire::setLinkData(*core_, ch, l, type, data, &err), err);
+  refuseOn(op, wire::setLinkData(sim_.get(), ch, l, type, data, &err), err);
 }
 
 void SchedulerServant::setAllJointModes(const char *character, DS::JointDriveMode mode) {
   const char *op = "setAllJointModes";
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
-  SimCore::Lock core(*core_);
+  SimLock core(sim_);
   hsError err = {};
-  int ch = core_->character(character, &err);
+  int ch = hs_character(sim_.get(), character, &err);
   refuseOn(op, ch, err);
-  hstJointMode m;
-  refuseOn(op, wire::jointMode(mode, &m, &err), err);
-  refuseOn(op, hsd_setAllJointModes(core_->world(), ch, m, &err), err);
+  int highGain = 0;
+  refuseOn(op, wire::jointMode(mode, &highGain, &err), err);
+  refuseOn(op, hs_setAllJointModes(sim_.get(), ch, highGain, &err), err);
 }
 
 void SchedulerServant::addCollisionPair(const hrpsim::CollisionPair &pair) {
   const char *op = "addCollisionPair";
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
-  SimCore::Lock core(*core_);
   hsError err = {};
-  int ch1 = core_->character(pair.char1, &err);
-  refuseOn(op, ch1, err);
-  int ch2 = core_->character(pair.char2, &err);
-  refuseOn(op, ch2, err);
-  int l1 = -1, l2 = -1;
-  refuseOn(op, core_->linkOrAll(ch1, pair.link1, &l1, &err), err);
-  refuseOn(op, core_->linkOrAll(ch2, pair.link2, &l2, &err), err);
-  hsdSurface surface;
-  surface.staticFriction = pair.staticFriction;
-  surface.slipFriction = pair.slipFriction;
-  surface.restitution = pair.restitution;
-  surface.cullingThresh = pair.cullingThresh;
-  refuseOn(op, core_->addContactPair(ch1, l1, ch2, l2, surface, &err), err);
+  refuseOn(op, hs_addContactPair(sim_.get(), pair.char1, pair.link1, pair.char2, pair.link2,
+                                 pair.staticFriction, pair.slipFriction, pair.restitution,
+                                 pair.cullingThresh, &err),
+           err);
 }
 
 void SchedulerServant::addExtraJoint(const hrpsim::ExtraJointSpec &spec) {
   const char *op = "addExtraJoint";
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
-  SimCore::Lock core(*core_);
   hsError err = {};
-  int ch1 = core_->character(spec.char1, &err);
-  refuseOn(op, ch1, err);
-  int ch2 = core_->character(spec.char2, &err);
-  refuseOn(op, ch2, err);
-  int l1 = core_->link(ch1, spec.link1, &err);
-  refuseOn(op, l1, err);
-  int l2 = core_->link(ch2, spec.link2, &err);
-  refuseOn(op, l2, err);
   double p1[3], p2[3], axis[3];
   refuseOn(op, wire::vector3(spec.link1LocalPos, "link1LocalPos", p1, &err), err);
   refuseOn(op, wire::vector3(spec.link2LocalPos, "link2LocalPos", p2, &err), err);
@@ -461,8 +430,8 @@ void SchedulerServant::addExtraJoint(const hrpsim::ExtraJointSpec &spec) {
     refuse(op, format("extra joint '%s': unknown jointType %d", static_cast<const char *>(spec.name),
                       type));
   }
-  refuseOn(op, core_->addExtraJoint(spec.name, ch1, l1, ch2, l2, p1, p2,
-                                    static_cast<hstExtraJoint>(type), axis, &err),
+  refuseOn(op, hs_addExtraJoint(sim_.get(), spec.name, spec.char1, spec.link1, spec.char2,
+                                spec.link2, p1, p2, type, axis, &err),
            err);
 }
 
@@ -470,9 +439,9 @@ void SchedulerServant::setJointOptions(const hrpsim::JointOptions &options) {
   const char *op = "setJointOptions";
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
-  SimCore::Lock core(*core_);
   hsError err = {};
-  refuseOn(op, core_->setJointOptions(options.jointLimits, options.rotorInertia, &err), err);
+  refuseOn(op, hs_setJointOptions(sim_.get(), options.jointLimits, options.rotorInertia, &err),
+           err);
 }
 
 void SchedulerServant::addController(const hrpsim::ControllerSpec &controller) {
@@ -490,20 +459,21 @@ void SchedulerServant::addController(const hrpsim::ControllerSpec &controller) {
     }
   }
   if (!character.empty()) {
-    bool known = false;
+    bool known = hs_character(sim_.get(), character.c_str(), nullptr) >= 0;
     std::string names;
-    for (const auto &m : models_) {
-      known = known || m.first == character;
-      names += (names.empty() ? "'" : ", '") + m.first + "'";
+    for (int ch = 0; ch < hs_characterCount(sim_.get()); ch++) {
+      names += (names.empty() ? "'" : ", '") + std::string(hs_characterName(sim_.get(), ch)) +
+               "'";
     }
     if (!known) {
       refuse(op, format("controller '%s': unknown model '%s' (added: %s)", name.c_str(),
                         character.c_str(), names.empty() ? "none" : names.c_str()));
     }
   }
-  if (periodSteps(controller.period, dt_) == 0) {
+  double dt = hs_timeStep(sim_.get());
+  if (hs_periodSteps(controller.period, dt) == 0) {
     refuse(op, format("controller '%s': the period %g s is not a whole multiple of the time "
-                      "step %g s", name.c_str(), controller.period, dt_));
+                      "step %g s", name.c_str(), controller.period, dt));
   }
   controllers_.push_back(ControllerConfig{name, character, controller.period});
 }
@@ -522,9 +492,10 @@ void SchedulerServant::setLogOptions(const hrpsim::LogOptions &options) {
   const char *op = "setLogOptions";
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
-  if (options.period != 0.0 && periodSteps(options.period, dt_) == 0) {
+  double dt = hs_timeStep(sim_.get());
+  if (options.period != 0.0 && hs_periodSteps(options.period, dt) == 0) {
     refuse(op, format("the log period %g s is not a whole multiple of the time step %g s (0: "
-                      "every step)", options.period, dt_));
+                      "every step)", options.period, dt));
   }
   logPeriod_ = options.period;
   logSensors_ = options.sensors;
@@ -534,28 +505,31 @@ void SchedulerServant::setSensorNoise(const hrpsim::SensorNoise &noise) {
   const char *op = "setSensorNoise";
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
-  SimCore::Noise n;
+  hsNoise n;
+  std::memset(&n, 0, sizeof n);
   n.seed = noise.seed;
-  n.limits = noise.limits;
-  static const struct {
-    const char *name;
-    hstSensor type;
-    int size;
-  } kTypes[] = {{"force", hsSENSOR_FORCE, 6}, {"gyro", hsSENSOR_RATEGYRO, 3},
-                {"accel", hsSENSOR_ACCELERATION, 3}, {"range", hsSENSOR_RANGE, 1}};
+  n.limits = noise.limits ? 1 : 0;
+  // the noisy types of the sensor table, by their short names; one number per range beam
+  std::string known;
+  for (int t = 0; t < HS_SENSOR_TYPES; t++) {
+    if (hs_sensorTypeNoisy(t)) {
+      known += std::string(known.empty() ? "" : ", ") + hs_sensorTypeKey(t);
+    }
+  }
   for (CORBA::ULong i = 0; i < noise.noise.length(); i++) {
     const hrpsim::SensorNoiseSpec &spec = noise.noise[i];
-    int k = 0;
-    while (k < 4 && std::strcmp(kTypes[k].name, spec.type.in()) != 0) {
-      k++;
+    int type = 0;
+    while (type < HS_SENSOR_TYPES && !(hs_sensorTypeNoisy(type) &&
+                                       std::strcmp(hs_sensorTypeKey(type), spec.type.in()) == 0)) {
+      type++;
     }
-    if (k == 4) {
-      refuse(op, format("sensor noise %u: unknown type '%s' (force, gyro, accel or range)", i,
-                        spec.type.in()));
+    if (type == HS_SENSOR_TYPES) {
+      refuse(op, format("sensor noise %u: unknown type '%s' (%s)", i, spec.type.in(),
+                        known.c_str()));
     }
-    int size = kTypes[k].size;
+    int size = hs_sensorTypeSize(type) > 0 ? hs_sensorTypeSize(type) : 1;
     const OpenHRP::DblSequence *seqs[2] = {&spec.std, &spec.bias};
-    double *dst[2] = {n.spec[kTypes[k].type].std, n.spec[kTypes[k].type].bias};
+    double *dst[2] = {n.std[type], n.bias[type]};
     for (int m = 0; m < 2; m++) {
       CORBA::ULong len = seqs[m]->length();
       if (len > 1 && len != static_cast<CORBA::ULong>(size)) {
@@ -566,11 +540,10 @@ void SchedulerServant::setSensorNoise(const hrpsim::SensorNoise &noise) {
         dst[m][j] = len == 0 ? 0.0 : (*seqs[m])[len == 1 ? 0 : static_cast<CORBA::ULong>(j)];
       }
     }
-    n.active[kTypes[k].type] = true;
+    n.active[type] = 1;
   }
   hsError err = {};
-  SimCore::Lock core(*core_);
-  refuseOn(op, core_->setNoise(n, &err), err);
+  refuseOn(op, hs_setNoise(sim_.get(), &n, &err), err);
 }
 
 void SchedulerServant::setRealTime(CORBA::Double factor) {
@@ -593,7 +566,7 @@ void SchedulerServant::setOnlineViewer(OpenHRP::OnlineViewer_ptr viewer) {
   if (!CORBA::is_nil(viewer_)) {
     feed_ = std::make_shared<ViewerFeed>(viewer_, kViewerCallTimeoutMs);
     if (state_ != hrpsim::IDLE && state_ != hrpsim::READY) {
-      feed_->load(models_);  // attached during a run: the models first, then frames
+      feed_->load(models());  // attached during a run: the models first, then frames
     }
   }
 }
@@ -641,8 +614,8 @@ void SchedulerServant::subscribe(OpenRTM::ExtTrigExecutionContextService_ptr ec,
     logRequestError(op, "the execution context reference is nil");
     throw CORBA::BAD_PARAM(0, CORBA::COMPLETED_NO);
   }
-  double dt = state_ == hrpsim::RUNNING || state_ == hrpsim::PAUSED ? runDt_ : dt_;
-  if (periodSteps(period, dt) == 0) {
+  double dt = hs_timeStep(sim_.get());
+  if (hs_periodSteps(period, dt) == 0) {
     logRequestError(op, format("the period %g s is not a whole multiple of the time step %g s",
                                period, dt));
     throw CORBA::BAD_PARAM(0, CORBA::COMPLETED_NO);
@@ -716,12 +689,13 @@ void SchedulerServant::begin(const char *op, bool paused) {
                           : "stop() it first"));
   }
   // periods against the time step of the run
+  double dt = hs_timeStep(sim_.get());
   run_.clear();
   for (const ControllerConfig &c : controllers_) {
-    long long n = periodSteps(c.period, dt_);
+    long long n = hs_periodSteps(c.period, dt);
     if (n == 0) {
       refuse(op, format("controller '%s': the period %g s is not a whole multiple of the time "
-                        "step %g s", c.name.c_str(), c.period, dt_));
+                        "step %g s", c.name.c_str(), c.period, dt));
     }
     RunController rc;
     rc.name = c.name;
@@ -731,27 +705,25 @@ void SchedulerServant::begin(const char *op, bool paused) {
     run_.push_back(std::move(rc));
   }
   for (const auto &s : *subscriptions_) {
-    if (periodSteps(s->period, dt_) == 0) {
+    if (hs_periodSteps(s->period, dt) == 0) {
       refuse(op, format("execution context %d: its period %g s is not a whole multiple of the "
-                        "time step %g s", s->id, s->period, dt_));
+                        "time step %g s", s->id, s->period, dt));
     }
   }
-  logSteps_ = logPeriod_ == 0.0 ? 1 : periodSteps(logPeriod_, dt_);
+  logSteps_ = logPeriod_ == 0.0 ? 1 : hs_periodSteps(logPeriod_, dt);
   if (logSteps_ == 0) {
     refuse(op, format("the log period %g s is not a whole multiple of the time step %g s",
-                      logPeriod_, dt_));
+                      logPeriod_, dt));
   }
   runLogSensors_ = logSensors_;
   runCameraDir_ = cameraDir_;
-  runDt_ = dt_;
   timeoutMs_ = static_cast<unsigned long>(timeout_ * 1000.0 + 0.5);
-  endSteps_ = endTime_ > 0.0 ? std::max(1LL, stepsToReach(endTime_, dt_)) : 0;
+  endSteps_ = endTime_ > 0.0 ? std::max(1LL, hs_stepsToReach(endTime_, dt)) : 0;
   for (const auto &s : *subscriptions_) {
     omniORB::setClientCallTimeout(s->ec, static_cast<CORBA::ULong>(timeoutMs_));
   }
-  std::vector<std::pair<std::string, std::string>> models = models_;
+  std::vector<std::pair<std::string, std::string>> models = this->models();
   std::shared_ptr<ViewerFeed> feed = feed_;
-  DS::SensorOption sensors = sensorOption_;
   double timeout = timeout_;
   state_ = hrpsim::RUNNING;
   starting_ = true;
@@ -796,10 +768,8 @@ void SchedulerServant::begin(const char *op, bool paused) {
   // initialise the simulation, then the controllers in the order added
   std::string failure;
   {
-    SimCore::Lock core(*core_);
     hsError err = {};
-    core_->enableSensors(sensors == DS::ENABLE_SENSOR);
-    if (core_->setTimeStep(runDt_, &err) < 0 || core_->start(&err) < 0) {
+    if (hs_start(sim_.get(), &err) < 0) {
       failure = format("initSimulation failed: %s", err.message);
     }
   }
@@ -859,7 +829,7 @@ void SchedulerServant::begin(const char *op, bool paused) {
   thread_ = std::thread(&SchedulerServant::loop, this);
   cv_.notify_all();
   hsu_log(hsLOG_INFO, "run started (%zu models, %zu controllers, dt %g s, %s)", models.size(),
-          run_.size(), runDt_, paused ? "paused" : "running");
+          run_.size(), dt, paused ? "paused" : "running");
 }
 
 void SchedulerServant::start() {
@@ -977,7 +947,7 @@ void SchedulerServant::runUntil(CORBA::Double t) {
   if (!std::isfinite(t)) {
     refuse(op, format("the time must be finite, got %g", t));
   }
-  advance(op, opLock, [this, t] { return stepsToReach(t, runDt_); });
+  advance(op, opLock, [this, t] { return hs_stepsToReach(t, hs_timeStep(sim_.get())); });
 }
 
 hrpsim::RunStatus *SchedulerServant::statusLocked() const {
@@ -1036,6 +1006,16 @@ hrpsim::LogRecordSequence *SchedulerServant::getLog(CORBA::Long from) {
     r.contactForces = src.contactForces.in();
   }
   return out._retn();
+}
+
+// the models of the configuration as (name, url), in the order added: names from the core
+std::vector<std::pair<std::string, std::string>> SchedulerServant::models() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (int ch = 0; ch < hs_characterCount(sim_.get()); ch++) {
+    out.emplace_back(hs_characterName(sim_.get(), ch),
+                     static_cast<size_t>(ch) < urls_.size() ? urls_[static_cast<size_t>(ch)] : "");
+  }
+  return out;
 }
 
 //---------------------------------- the loop --------------------------------------------------
@@ -1105,22 +1085,22 @@ void SchedulerServant::loop() {
     }
     // 2. the physics, in this process
     if (ok) {
-      SimCore::Lock core(*core_);
+      SimLock core(sim_);
       hsError err = {};
-      if (core_->step(&err) < 0) {
+      if (hs_step(sim_.get(), &err) < 0) {
         failure = format("stepSimulation failed at t = %s s: %s", timeText(time).c_str(),
                          err.message);
         failed = -1;
         ok = false;
       } else {
-        time = core_->time();  // the one clock: the world's
+        time = hs_time(sim_.get());  // the one clock: the core's
         stepped = true;
       }
     }
     // 3. due execution contexts
     for (size_t i = 0; ok && i < subs->size(); i++) {
       const Subscription &s = *(*subs)[i];
-      long long n = periodSteps(s.period, runDt_);
+      long long n = hs_periodSteps(s.period, hs_timeStep(sim_.get()));
       if (n > 0 && k % n != 0) {
         continue;
       }
@@ -1250,9 +1230,9 @@ void SchedulerServant::stopControllers(const RunController *failed) {
 // whether step count k (simulated time k dt) starts a new viewer frame: frame n is the first
 // step at or after n / viewRate (frames are decided on step counts, like everything else)
 bool SchedulerServant::viewFrame(long long k) const {
-  double rate = viewRate_.load();
+  double rate = viewRate_.load(), dt = hs_timeStep(sim_.get());
   auto frameOf = [&](long long s) {
-    return static_cast<long long>(std::floor(static_cast<double>(s) * runDt_ * rate + 1e-9));
+    return static_cast<long long>(std::floor(static_cast<double>(s) * dt * rate + 1e-9));
   };
   return k == 0 || frameOf(k) != frameOf(k - 1);
 }
@@ -1268,15 +1248,15 @@ void SchedulerServant::record(bool log, bool frame) {
   OpenHRP::DblSequenceSequence_var stops = new OpenHRP::DblSequenceSequence;
   OpenHRP::DblSequence_var forces = new OpenHRP::DblSequence;
   {
-    SimCore::Lock core(*core_);
-    world = wire::worldState(*core_);
+    const hsSim *sim = sim_.get();
+    SimLock core(sim);
+    world = wire::worldState(sim);
     // loop forces, joint stop torques and track speeds: for the log only
     if (log) {
-      const hsdWorld *w = core_->world();
       // contact forces in the order of world->collisions (wire::worldState's groups)
       int ngroup = 0, ncontact = 0;
-      const hsdContactGroup *groups = hsd_contactGroups(w, &ngroup);
-      const hsdContact *contacts = hsd_contacts(w, &ncontact);
+      const hsdContactGroup *groups = hs_contactGroups(sim, &ngroup);
+      const hsdContact *contacts = hs_contacts(sim, &ncontact);
       for (int g = 0; g < ngroup; g++) {
         for (int i = 0; i < groups[g].count; i++) {
           CORBA::ULong n = forces->length();
@@ -1286,44 +1266,43 @@ void SchedulerServant::record(bool log, bool frame) {
           }
         }
       }
-      int nloop = hsd_extraJointCount(w);
+      int nloop = hs_extraJointCount(sim);
       loops->length(static_cast<CORBA::ULong>(nloop));
       for (int i = 0; i < nloop; i++) {
         hrpsim::LoopForce &lf = loops[static_cast<CORBA::ULong>(i)];
         int chs[2];
-        lf.name = CORBA::string_dup(hsd_extraJointName(w, i, chs, nullptr));
-        lf.character = CORBA::string_dup(core_->name(chs[0]).c_str());
+        lf.name = CORBA::string_dup(hs_extraJointName(sim, i, chs));
+        lf.character = CORBA::string_dup(hs_characterName(sim, chs[0]));
         double f[6];
-        hsd_extraJointForce(w, i, f);
+        hs_extraJointForce(sim, i, f);
         lf.force.length(6);
         for (CORBA::ULong k = 0; k < 6; k++) {
           lf.force[k] = f[k];
         }
       }
-      stops->length(static_cast<CORBA::ULong>(core_->characterCount()));
-      for (int c = 0; c < core_->characterCount(); c++) {
-        const hsBody *b = core_->body(c);
+      int nchar = hs_characterCount(sim);
+      stops->length(static_cast<CORBA::ULong>(nchar));
+      for (int c = 0; c < nchar; c++) {
         OpenHRP::DblSequence &js = stops[static_cast<CORBA::ULong>(c)];
-        js.length(static_cast<CORBA::ULong>(b->njoint));
-        for (int j = 0; j < b->njoint; j++) {
-          int l = b->jointLink[j];
-          js[static_cast<CORBA::ULong>(j)] = l > 0 ? hsd_jointConstraintTorque(w, c, l) : 0.0;
-        }
-        for (int k = 1; k < b->nlink; k++) {
-          if (b->links[k].jointType == hsJOINT_CRAWLER) {
-            CORBA::ULong n = tracks->length();
-            tracks->length(n + 1);
-            tracks[n].character = CORBA::string_dup(core_->name(c).c_str());
-            tracks[n].link = CORBA::string_dup(b->links[k].name);
-            tracks[n].speed = hsd_state(w, c)->u[k];
-          }
+        int nj = hs_jointStopTorques(sim, c, nullptr, 0);
+        js.length(static_cast<CORBA::ULong>(nj));
+        hs_jointStopTorques(sim, c, js.get_buffer(), nj);
+        int ntrack = hs_tracks(sim, c, nullptr, 0);
+        std::vector<int> links(static_cast<size_t>(ntrack));
+        hs_tracks(sim, c, links.data(), ntrack);
+        for (int link : links) {
+          CORBA::ULong n = tracks->length();
+          tracks->length(n + 1);
+          tracks[n].character = CORBA::string_dup(hs_characterName(sim, c));
+          tracks[n].link = CORBA::string_dup(hs_linkName(sim, c, link));
+          tracks[n].speed = hs_u(sim, c)[link];
         }
       }
     }
     if (log && runLogSensors_) {
-      sensors.resize(static_cast<size_t>(core_->characterCount()));
-      for (int c = 0; c < core_->characterCount(); c++) {
-        sensors[static_cast<size_t>(c)] = wire::sensorState(*core_, c);
+      sensors.resize(static_cast<size_t>(hs_characterCount(sim)));
+      for (int c = 0; c < hs_characterCount(sim); c++) {
+        sensors[static_cast<size_t>(c)] = wire::sensorState(sim, c);
       }
     }
   }

@@ -11,11 +11,12 @@
 // read the dynamics from inside its own callbacks. Calls that start, stop or reset a run are
 // serialised by opMutex_ (taken before mutex_, never while waiting for steps to be done).
 //
-// The simulation is a SimCore (server/common/sim_core.h) owned here: the loop and the
-// configuration calls use it directly, through wire.h's conversions (no CORBA round trip, and
-// errors come back as hsErrors), while controllers and clients reach the same core through a
-// DynamicsSimulator servant activated in the process's POA (dynamics()). The core's lock
-// serialises the two doors.
+// The simulation is an hsSim (core/core.h) held here: the loop and the configuration calls use
+// it directly, through wire.h's conversions (no CORBA round trip, and errors come back as
+// hsErrors), while controllers and clients reach the same core through a DynamicsSimulator
+// servant activated in the process's POA (dynamics()). The core's own lock serialises the two
+// doors. Names, the time step, the sensor option, steps and time are the core's; the loop
+// publishes the steps and time of its last finished tick in steps_ / time_ for status().
 //
 // Determinism: the loop decides everything from step counts (period steps, log steps, end step);
 // wall-clock time is read only to report wallTime and to sleep when paced to real time.
@@ -48,7 +49,7 @@ class ViewerFeed;
 // may not destroy it (it belongs to the scheduler; reset() replaces it)
 class HostedDynamics : public DynamicsSimulatorServant {
  public:
-  explicit HostedDynamics(std::shared_ptr<SimCore> core);
+  explicit HostedDynamics(SimPtr sim);
   void destroy() override;  // raises NO_PERMISSION (logged)
 };
 
@@ -158,6 +159,7 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
   bool callController(RunController &c, const char *op, double t, std::string &failure);
   void stopControllers(const RunController *failed);
   bool viewFrame(long long k) const;
+  std::vector<std::pair<std::string, std::string>> models() const;
   void record(bool log, bool frame);
   // cameras (scheduler_cameras.cpp): the hosted ViewSimulator of a run and its frames
   void makeView(const char *op);
@@ -169,16 +171,13 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
   std::mutex opMutex_;  // start / stop / reset / step / runUntil / pause / resume, one at a time
   mutable std::mutex mutex_;
   std::condition_variable cv_;
-  std::shared_ptr<SimCore> core_;  // the simulation (the hosted servant shares it)
+  SimPtr sim_;  // the simulation (the hosted servant shares it)
+  std::vector<std::string> urls_;  // per character index: the model's URL (for the viewer)
   HostedDynamics *dyn_ = nullptr;  // our own reference; the POA holds another
   PortableServer::ObjectId_var dynOid_;
   OpenHRP::DynamicsSimulator_var dynRef_;
-  double dt_ = 0.001;
   double endTime_ = 0.0;
   OpenHRP::DynamicsSimulator::IntegrateMethod method_ = OpenHRP::DynamicsSimulator::EULER;
-  OpenHRP::DynamicsSimulator::SensorOption sensorOption_ =
-      OpenHRP::DynamicsSimulator::ENABLE_SENSOR;
-  std::vector<std::pair<std::string, std::string>> models_;  // name, url
   std::vector<ControllerConfig> controllers_;
   double timeout_ = 10.0;  // [s]
   double logPeriod_ = 0.0;
@@ -204,15 +203,14 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
   bool active_ = false;   // the loop is stepping (wallTime accrues)
   Clock::time_point activeSince_;
   double wallTime_ = 0.0;  // [s] of earlier active spans
-  long long steps_ = 0;
-  double time_ = 0.0;  // [s], accumulated as the world does (time += dt)
+  long long steps_ = 0;  // the core's step count after the loop's last finished tick
+  double time_ = 0.0;  // [s] the core's time then
   std::thread thread_;
 
   // --- owned by the loop while a run exists (set up by begin before the thread starts) ---
   std::vector<RunController> run_;  // loop-owned while a run exists
   long long logSteps_ = 1;
   bool runLogSensors_ = false;
-  double runDt_ = 0.001;
   unsigned long timeoutMs_ = 10000;
 
   // --- cameras: configuration (mutex_) and the run's (loop-owned while a run exists) ---

@@ -53,9 +53,11 @@ void SchedulerServant::makeView(const char *op) {
   }
   int vision = 0;
   {
-    SimCore::Lock core(*core_);
-    for (int ch = 0; ch < core_->characterCount(); ch++) {
-      vision += hsm_sensorCount(core_->body(ch), hsSENSOR_VISION);
+    SimLock core(sim_);
+    for (int ch = 0; ch < hs_characterCount(sim_.get()); ch++) {
+      int n = 0;
+      hs_sensorsOfType(sim_.get(), ch, hsSENSOR_VISION, &n);
+      vision += n;
     }
   }
   if (vision == 0 && runCameraDir_.empty()) {
@@ -76,12 +78,13 @@ void SchedulerServant::makeView(const char *op) {
     viewRef_ = OpenHRP::ViewSimulator::_narrow(obj);
   }
   {
-    SimCore::Lock core(*core_);
+    SimLock core(sim_);
     std::lock_guard<std::mutex> lock(*view_->mutex());
-    for (int ch = 0; ch < core_->characterCount(); ch++) {
-      // the body as the simulation holds it; the alias keeps the core (and so the body) alive
-      BodyPtr body(core_, core_->body(ch));
-      view_->core()->addCharacter(op, core_->name(ch), body);
+    for (int ch = 0; ch < hs_characterCount(sim_.get()); ch++) {
+      // the body as the simulation holds it; the alias keeps the simulation (and so the body)
+      // alive
+      BodyPtr body(sim_, hs_body(sim_.get(), ch));
+      view_->core()->addCharacter(op, hs_characterName(sim_.get(), ch), body);
     }
   }
   cams_.clear();
@@ -138,13 +141,11 @@ void SchedulerServant::syncView() {
   if (!view_) {
     return;
   }
-  SimCore::Lock core(*core_);
+  SimLock core(sim_);
   std::lock_guard<std::mutex> lock(*view_->mutex());
-  for (int ch = 0; ch < core_->characterCount(); ch++) {
-    const hsBodyState *st = hsd_state(core_->world(), ch);
-    if (st) {
-      view_->core()->setPose(core_->name(ch), st->linkP, st->linkR);
-    }
+  for (int ch = 0; ch < hs_characterCount(sim_.get()); ch++) {
+    view_->core()->setPose(hs_characterName(sim_.get(), ch), hs_linkP(sim_.get(), ch),
+                           hs_linkR(sim_.get(), ch));
   }
 }
 
@@ -154,16 +155,17 @@ void SchedulerServant::renderDueFrames(long long k, double time) {
     return;
   }
   bool synced = false;
+  double dt = hs_timeStep(sim_.get());
   try {
     for (RunCamera &c : cams_) {
-      if (k < frameStep(c.frame, c.rate, runDt_)) {
+      if (k < frameStep(c.frame, c.rate, dt)) {
         continue;
       }
       long long frame = c.frame;
       // the next frame is the first one due after this step
       do {
         c.frame++;
-      } while (frameStep(c.frame, c.rate, runDt_) <= k);
+      } while (frameStep(c.frame, c.rate, dt) <= k);
       if (c.dir.empty()) {
         continue;  // frames are rendered on request only (getImageData)
       }

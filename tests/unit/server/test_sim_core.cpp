@@ -1,8 +1,7 @@
-// test_sim_core.cpp - the simulation core shared by the DynamicsSimulator servant and the
-// scheduler (sim_core.h), and the simulation's wire conversions (wire.h), without any server:
-// periods and times counted in whole steps with one tolerance, name look-ups and their
-// messages, sensors in sensorId order, the world's own clock, gravity's sign on the wire, link
-// data checked before anything changes, and contacts grouped by link pair with OpenHRP's normal.
+// test_sim_core.cpp - the simulation's wire conversions (wire.h) over the core (core/core.h,
+// whose own behaviour tests/unit/core/ asserts), without any server: gravity's sign on the
+// wire, link data checked before anything changes, SensorState's blocks, and contacts grouped
+// by link pair with OpenHRP's normal.
 
 #include <CUnit/CUnit.h>
 
@@ -16,13 +15,13 @@
 #pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 #include "openhrp_fixtures.h"
 #pragma GCC diagnostic pop
-#include "sim_core.h"
+#include "sim.h"
 #include "test_support.h"
 #include "wire.h"
 
 namespace {
 
-using hrpsim::SimCore;
+using hrpsim::SimPtr;
 namespace wire = hrpsim::wire;
 using DS = OpenHRP::DynamicsSimulator;
 
@@ -36,106 +35,6 @@ const char *const kBox =
 hsError *fresh(hsError &err) {
   hsu_clearError(&err);
   return &err;
-}
-
-hrpsim::BodyPtr sample(const char *rel) {
-  return hrpsim::shareBody(hst_loadSample(rel));
-}
-
-void testPeriods() {
-  // a period is a whole number of steps to 1e-9 of itself, whatever the rounding of the ratio
-  CU_ASSERT_EQUAL(hrpsim::periodSteps(0.005, 0.001), 5);
-  CU_ASSERT_EQUAL(hrpsim::periodSteps(0.003, 0.001), 3);  // 0.003 / 0.001 = 2.9999999999999996
-  CU_ASSERT_EQUAL(hrpsim::periodSteps(0.001, 0.001), 1);
-  CU_ASSERT_EQUAL(hrpsim::periodSteps(0.0015, 0.001), 0);
-  CU_ASSERT_EQUAL(hrpsim::periodSteps(0.005 * (1 + 1e-8), 0.001), 0);
-  CU_ASSERT_EQUAL(hrpsim::periodSteps(0.0004, 0.001), 0);
-  CU_ASSERT_EQUAL(hrpsim::periodSteps(0.0, 0.001), 0);
-  CU_ASSERT_EQUAL(hrpsim::periodSteps(NAN, 0.001), 0);
-  CU_ASSERT_EQUAL(hrpsim::periodSteps(0.01, 0.0), 0);
-  // a time is reached at the first step that gets there (1e-9 steps of slack)
-  CU_ASSERT_EQUAL(hrpsim::stepsToReach(0.01, 0.001), 10);
-  CU_ASSERT_EQUAL(hrpsim::stepsToReach(0.0105, 0.001), 11);
-  CU_ASSERT_EQUAL(hrpsim::stepsToReach(0.7, 0.001), 700);  // 0.7 / 0.001 = 699.9999999999999
-  CU_ASSERT_EQUAL(hrpsim::stepsToReach(0.0, 0.001), 0);
-  CU_ASSERT_EQUAL(hrpsim::stepsToReach(-1.0, 0.001), 0);
-  // times and periods beyond any step count (found by the API fuzzer: runUntil(1e300) cast a
-  // double over LLONG_MAX to long long)
-  CU_ASSERT_EQUAL(hrpsim::stepsToReach(1e300, 0.001), LLONG_MAX);
-  CU_ASSERT_EQUAL(hrpsim::stepsToReach(INFINITY, 0.001), LLONG_MAX);
-  CU_ASSERT_EQUAL(hrpsim::periodSteps(1e300, 0.001), 0);
-}
-
-void testNamesAndSensors() {
-  SimCore core;
-  SimCore::Lock lock(core);
-  hsError err = {};
-  hrpsim::BodyPtr robot = sample("humanoid/humanoid.wrl");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(robot.get());
-  CU_ASSERT_EQUAL(core.addCharacter("robot", robot, fresh(err)), 0);
-  CU_ASSERT(core.addCharacter("robot", robot, fresh(err)) < 0);
-  CU_ASSERT(std::strstr(err.message, "already registered") != nullptr);
-  CU_ASSERT(core.addCharacter("", robot, fresh(err)) < 0);
-  CU_ASSERT_EQUAL(core.character("nobody", fresh(err)), -1);
-  CU_ASSERT_STRING_EQUAL(err.message, "unknown character 'nobody' (registered: 'robot')");
-  CU_ASSERT_EQUAL(core.link(0, "NO_SUCH_LINK", fresh(err)), -1);
-  CU_ASSERT_STRING_EQUAL(err.message, "character 'robot' has no link 'NO_SUCH_LINK'");
-  CU_ASSERT_EQUAL(core.link(0, "", fresh(err)), -1);
-  int l = 7;
-  CU_ASSERT_EQUAL(core.linkOrAll(0, "", &l, fresh(err)), 0);
-  CU_ASSERT_EQUAL(l, -1);
-  CU_ASSERT_EQUAL(core.linkOrAll(0, "RARM_ELBOW", &l, fresh(err)), 0);
-  CU_ASSERT_EQUAL(l, hsm_linkIndex(robot.get(), "RARM_ELBOW"));
-  CU_ASSERT_EQUAL(core.sensor(0, "nosensor", fresh(err)), -1);
-  // every sensor of a type, in sensorId order
-  int n = 0;
-  for (int t = 0; t < hsSENSOR_NTYPES; t++) {
-    const int *list = core.sensorsOfType(0, static_cast<hstSensor>(t), &n);
-    CU_ASSERT_EQUAL(n, hsm_sensorCount(robot.get(), static_cast<hstSensor>(t)));
-    for (int i = 0; i < n; i++) {
-      CU_ASSERT_EQUAL(robot->sensors[list[i]].type, t);
-      CU_ASSERT_EQUAL(robot->sensors[list[i]].id, i);
-    }
-  }
-  core.sensorsOfType(0, hsSENSOR_FORCE, &n);
-  CU_ASSERT(n >= 2);
-  // order: stepping before the start and adding after it are refused
-  CU_ASSERT(core.step(fresh(err)) < 0);
-  CU_ASSERT_EQUAL(core.start(fresh(err)), 0);
-  CU_ASSERT(core.addCharacter("late", robot, fresh(err)) < 0);
-}
-
-// the core's clock is the world's: steps counted, time accumulated as time += dt
-void testClockAndSensors() {
-  SimCore core;
-  SimCore::Lock lock(core);
-  hsError err = {};
-  hrpsim::BodyPtr arm = sample("arm6/arm6.wrl");
-  CU_ASSERT_PTR_NOT_NULL_FATAL(arm.get());
-  CU_ASSERT_EQUAL(core.addCharacter("arm", arm, fresh(err)), 0);
-  CU_ASSERT(core.setTimeStep(0.0, fresh(err)) < 0);
-  CU_ASSERT(std::strstr(err.message, "time step") != nullptr);
-  CU_ASSERT_EQUAL(core.setTimeStep(0.002, fresh(err)), 0);
-  CU_ASSERT_EQUAL(core.start(fresh(err)), 0);
-  double t = 0;
-  for (int i = 0; i < 7; i++) {
-    CU_ASSERT_EQUAL(core.step(fresh(err)), 0);
-    t += 0.002;
-  }
-  CU_ASSERT_EQUAL(core.steps(), 7);
-  CU_ASSERT_EQUAL(core.time(), t);  // the same additions, bit for bit
-  // the wrist force sensor holds the hand against gravity: zeros while sensors are off
-  int n = 0;
-  int s = core.sensorsOfType(0, hsSENSOR_FORCE, &n)[0];
-  CU_ASSERT_EQUAL_FATAL(n, 1);
-  double f[6];
-  core.reading(0, s, 6, f);
-  for (double x : f) {
-    CU_ASSERT_EQUAL(x, 0.0);
-  }
-  core.enableSensors(true);
-  core.reading(0, s, 6, f);
-  CU_ASSERT(std::fabs(f[0]) + std::fabs(f[1]) + std::fabs(f[2]) > 0.1);
 }
 
 void testGravityAndModes() {
@@ -159,21 +58,21 @@ void testGravityAndModes() {
   v.length(2);
   CU_ASSERT(wire::gravityFromWire(v, g, fresh(err)) < 0);
   CU_ASSERT(std::strstr(err.message, "3 numbers") != nullptr);
-  hstJointMode m;
-  CU_ASSERT(wire::jointMode(DS::HIGH_GAIN_MODE, &m, fresh(err)) == 0 && m == hsMODE_HIGH_GAIN);
-  CU_ASSERT(wire::jointMode(DS::TORQUE_MODE, &m, fresh(err)) == 0 && m == hsMODE_TORQUE);
+  int m = -1;
+  CU_ASSERT(wire::jointMode(DS::HIGH_GAIN_MODE, &m, fresh(err)) == 0 && m == 1);
+  CU_ASSERT(wire::jointMode(DS::TORQUE_MODE, &m, fresh(err)) == 0 && m == 0);
   bool on = false;
   CU_ASSERT(wire::sensorOption(DS::ENABLE_SENSOR, &on, fresh(err)) == 0 && on);
 }
 
 // link data: checked before anything changes; all-link data in jointId order
 void testLinkData() {
-  SimCore core;
-  SimCore::Lock lock(core);
+  SimPtr sim = hrpsim::makeSim();
+  hsSim *core = sim.get();
   hsError err = {};
-  hrpsim::BodyPtr robot = sample("humanoid/humanoid.wrl");
-  CU_ASSERT_EQUAL_FATAL(core.addCharacter("robot", robot, fresh(err)), 0);
-  int elbow = core.link(0, "RARM_ELBOW", fresh(err));
+  hsBody *robot = hst_loadSample("humanoid/humanoid.wrl");
+  CU_ASSERT_EQUAL_FATAL(hs_addCharacter(core, "robot", robot, 1, fresh(err)), 0);
+  int elbow = hs_link(core, 0, "RARM_ELBOW", fresh(err));
   OpenHRP::DblSequence d;
   d.length(2);
   d[0] = 0.1;
@@ -197,7 +96,7 @@ void testLinkData() {
   }
   all[all.length() - 1] = NAN;
   CU_ASSERT(wire::setAllLinkData(core, 0, DS::JOINT_VALUE, all, fresh(err)) < 0);
-  CU_ASSERT_EQUAL(hsd_state(core.world(), 0)->q[elbow], -0.5);
+  CU_ASSERT_EQUAL(hs_q(core, 0)[elbow], -0.5);
   CU_ASSERT(wire::getAllLinkData(core, 0, DS::CONSTRAINT_FORCE, all, fresh(err)) < 0);
   CU_ASSERT(std::strstr(err.message, "link by link") != nullptr);
 }
@@ -205,23 +104,24 @@ void testLinkData() {
 // a box resting on the floor: one Collision for the link pair, its 4 points with OpenHRP's
 // normal (from the pair's first link into its second) and the contact forces carrying the box
 void testWorldStateContacts() {
-  SimCore core;
-  SimCore::Lock lock(core);
+  SimPtr sim = hrpsim::makeSim();
+  hsSim *core = sim.get();
   hsError err = {};
-  hrpsim::BodyPtr box = hrpsim::shareBody(hst_loadVrmlText("core_box.wrl", kBox));
-  hrpsim::BodyPtr floor = sample("floor/floor.wrl");
-  CU_ASSERT_EQUAL_FATAL(core.addCharacter("box", box, fresh(err)), 0);
-  CU_ASSERT_EQUAL_FATAL(core.addCharacter("floor", floor, fresh(err)), 1);
-  hsdSurface s = {0.5, 0.5, 0.0, 0.01};
-  CU_ASSERT_EQUAL(core.addContactPair(0, -1, 1, -1, s, fresh(err)), 0);
-  double p[3] = {0, 0, 0.05}, R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-  CU_ASSERT_EQUAL(hsd_setLinkPose(core.world(), 0, 0, p, R, fresh(err)), 0);
-  CU_ASSERT_EQUAL(core.start(fresh(err)), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      hs_addCharacter(core, "box", hst_loadVrmlText("core_box.wrl", kBox), 1, fresh(err)), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      hs_addCharacter(core, "floor", hst_loadSample("floor/floor.wrl"), 1, fresh(err)), 1);
+  CU_ASSERT_EQUAL(hs_addContactPair(core, "box", "", "floor", "", 0.5, 0.5, 0.0, 0.01,
+                                    fresh(err)),
+                  0);
+  double pose[12] = {0, 0, 0.05, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+  CU_ASSERT_EQUAL(hs_setLinkData(core, 0, 0, hsDATA_ABS_TRANSFORM, pose, 12, fresh(err)), 0);
+  CU_ASSERT_EQUAL(hs_start(core, fresh(err)), 0);
   for (int i = 0; i < 200; i++) {
-    CU_ASSERT_EQUAL(core.step(fresh(err)), 0);
+    CU_ASSERT_EQUAL(hs_step(core, fresh(err)), 0);
   }
   OpenHRP::WorldState_var ws = wire::worldState(core);
-  CU_ASSERT_EQUAL(ws->time, core.time());
+  CU_ASSERT_EQUAL(ws->time, hs_time(core));
   CU_ASSERT_EQUAL_FATAL(ws->collisions.length(), 1u);
   const OpenHRP::Collision &c = ws->collisions[0];
   CU_ASSERT_STRING_EQUAL(c.pair.charName1.in(), "box");
@@ -248,15 +148,41 @@ void testWorldStateContacts() {
   CU_ASSERT_EQUAL(colliding->length(), 1u);
 }
 
+// SensorState: q, dq, u in jointId order and each sensor type's block in sensorId order, the
+// readings the core reports (zeros while sensors are off)
+void testSensorState() {
+  SimPtr sim = hrpsim::makeSim();
+  hsSim *core = sim.get();
+  hsError err = {};
+  hsBody *arm = hst_loadSample("arm6/arm6.wrl");
+  CU_ASSERT_EQUAL_FATAL(hs_addCharacter(core, "arm", arm, 1, fresh(err)), 0);
+  CU_ASSERT_EQUAL(hs_start(core, fresh(err)), 0);
+  CU_ASSERT_EQUAL(hs_stepN(core, 3, fresh(err)), 0);
+  OpenHRP::SensorState_var off = wire::sensorState(core, 0);
+  CU_ASSERT_EQUAL_FATAL(off->force.length(), 1u);
+  CU_ASSERT_EQUAL(off->force[0][2], 0.0);
+  CU_ASSERT_EQUAL(off->q.length(), static_cast<CORBA::ULong>(hs_jointCount(core, 0)));
+  hs_enableSensors(core, 1);
+  OpenHRP::SensorState_var on = wire::sensorState(core, 0);
+  int n = 0;
+  const int *force = hs_sensorsOfType(core, 0, hsSENSOR_FORCE, &n);
+  const double *f = hs_reading(core, 0, force[0], &n);
+  CU_ASSERT_EQUAL_FATAL(n, 6);
+  for (int k = 0; k < 6; k++) {
+    CU_ASSERT_EQUAL(on->force[0][k], f[k]);
+  }
+  CU_ASSERT(std::fabs(f[2]) > 0.1);
+  int l = hs_jointLinks(core, 0)[1];
+  CU_ASSERT_EQUAL(on->q[1], hs_q(core, 0)[l]);
+}
+
 }  // namespace
 
 extern "C" void register_sim_core(void) {
   CU_pSuite s = hst_addSuite("server_sim_core");
-  hsd_initODE();
-  CU_add_test(s, "periods and times in whole steps", testPeriods);
-  CU_add_test(s, "names, sensors in sensorId order, call order", testNamesAndSensors);
-  CU_add_test(s, "the world's clock; sensors on and off", testClockAndSensors);
+  hs_initProcess();
   CU_add_test(s, "gravity's sign and modes on the wire", testGravityAndModes);
   CU_add_test(s, "link data checked before anything changes", testLinkData);
   CU_add_test(s, "world state: contacts by link pair, OpenHRP's normal", testWorldStateContacts);
+  CU_add_test(s, "sensor state: blocks in sensorId order", testSensorState);
 }

@@ -1,0 +1,164 @@
+// dynamics_sleep.c - objects at rest fall asleep (hsdOptions.sleep, hsd_setSleep).
+//
+// Only free rigid objects sleep: a character with a free root in torque mode, no 1-dof joint
+// and no closed loop, i.e. one ODE body (boxes, balls, props). Robots never do (their joints
+// and sensors are what a controller reads), and an island holding an awake body stays awake.
+// The sleeping itself is ODE's auto-disable, per body: a body whose speed stays below
+// opt.sleepLinearVel and opt.sleepAngularVel for opt.sleepTime (and at least 10 steps) while
+// it touches something is disabled at the start of a step, its velocities zeroed; ODE's island
+// walk enables again at once any disabled body that a contact joint ties to an awake one, so a
+// pile falls asleep as a whole, when its last body comes to rest, and wakes from the body that
+// is hit. ODE's walk starts from awake dynamic bodies only and reaches a body one step after it
+// is touched, so two more rules wake what it would miss or reach late: before the contacts of
+// a step are found, a sleeping character whose world box meets the box of an awake one moving
+// fast (ten times the thresholds: a blow, not a resting neighbour's jitter) or one that never
+// sleeps wakes (dynamics_geom.c, over the sweep's overlapping boxes); and hsd_wakeTouched wakes
+// a sleeping body touched by a kinematic or servoed one. A command, an external force, a
+// teleport or a mode change wakes the character before its step.
+//
+// While asleep, a character's pairs with static characters and other sleeping ones are not
+// asked about (hsd_pairMayTouch): a sleeping pile costs no contacts and no constraint rows, and
+// reports no contacts (its contact forces read zero). Everything here is deterministic: the
+// same inputs put the same bodies to sleep at the same steps.
+
+#include "dynamics_private.h"
+
+// 1 if character c may sleep: one free rigid body, no joint, no loop, not position given
+static int sleeper(const hsdCharacter *c) {
+  const hsBody *b = c->body;
+  if (!c->links[0].body || b->links[0].jointType != hsJOINT_FREE || c->nloop > 0 ||
+      c->rep != hsdREP_ARTICULATED || hsd_servoed(c, 0)) {
+    return 0;
+  }
+  for (int k = 1; k < b->nlink; k++) {
+    if (c->links[k].body != c->links[0].body) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+// 1 if character c sleeps (its body disabled; only sleepers' bodies ever are)
+static int asleep(const hsdCharacter *c) {
+  return c->links[0].body && !dBodyIsEnabled(c->links[0].body);
+}
+
+void hsd_setupSleep(hsdWorld *w) {
+  const hsdOptions *o = &w->opt;
+  for (int ci = 0; ci < w->nchar; ci++) {
+    hsdCharacter *c = &w->chars[ci];
+    dBodyID b = c->links[0].body;
+    if (!b) {
+      continue;
+    }
+    dBodySetAutoDisableLinearThreshold(b, o->sleepLinearVel);
+    dBodySetAutoDisableAngularThreshold(b, o->sleepAngularVel);
+    dBodySetAutoDisableSteps(b, 10);
+    dBodySetAutoDisableTime(b, o->sleepTime);
+    dBodySetAutoDisableAverageSamplesCount(b, 10);
+    dBodySetAutoDisableFlag(b, o->sleep && sleeper(c));
+    if (!o->sleep && !dBodyIsEnabled(b)) {
+      dBodyEnable(b);
+    }
+  }
+}
+
+void hsd_prepareSleep(hsdWorld *w) {
+  if (!w->opt.sleep) {
+    return;
+  }
+  for (int ci = 0; ci < w->nchar; ci++) {
+    hsdCharacter *c = &w->chars[ci];
+    dBodyID b = c->links[0].body;
+    if (!b) {
+      continue;
+    }
+    int may = sleeper(c);
+    if (!dBodyIsEnabled(b) && (!may || c->resynced || c->nExt > 0)) {
+      dBodyEnable(b);  // (resets its rest count)
+    }
+    if (dBodyGetAutoDisableFlag(b) != may) {
+      dBodySetAutoDisableFlag(b, may);
+    }
+  }
+}
+
+int hsd_atRest(const hsdWorld *w, int ch) {
+  const hsdCharacter *c = &w->chars[ch];
+  return c->still || (w->opt.sleep && asleep(c));
+}
+
+// 1 if link l of character c moves on its own this step without an awake dynamic body of its
+// own (kinematic, servoed): ODE's island walk does not start from it
+static int movesUnseen(const hsdCharacter *c, const hsdLinkOde *l) {
+  if (c->still) {
+    return 0;
+  }
+  return !l->att || dBodyIsKinematic(l->att);
+}
+
+void hsd_wakeTouched(hsdWorld *w) {
+  if (!w->opt.sleep) {
+    return;
+  }
+  for (int i = 0; i < w->ncontact; i++) {
+    const hsdContact *hc = &w->contacts[i];
+    for (int side = 0; side < 2; side++) {
+      hsdCharacter *c = &w->chars[hc->ch[side]];
+      const hsdCharacter *o = &w->chars[hc->ch[1 - side]];
+      if (asleep(c) && movesUnseen(o, &o->links[hc->link[1 - side]])) {
+        dBodyEnable(c->links[0].body);
+      }
+    }
+  }
+}
+
+int hsd_wakesNeighbours(const hsdWorld *w, int ch) {
+  const hsdCharacter *c = &w->chars[ch];
+  if (c->still || asleep(c)) {
+    return 0;
+  }
+  if (!sleeper(c)) {
+    return 1;
+  }
+  const dReal *v = dBodyGetLinearVel(c->links[0].body), *a = dBodyGetAngularVel(c->links[0].body);
+  double lin = w->opt.sleepLinearVel, ang = w->opt.sleepAngularVel;
+  return v[0] * v[0] + v[1] * v[1] + v[2] * v[2] > 100 * lin * lin ||
+         a[0] * a[0] + a[1] * a[1] + a[2] * a[2] > 100 * ang * ang;
+}
+
+int hsd_wake(hsdWorld *w, int ch) {
+  hsdCharacter *c = &w->chars[ch];
+  if (!asleep(c)) {
+    return 0;
+  }
+  dBodyEnable(c->links[0].body);
+  return 1;
+}
+
+void hsd_wakeAll(hsdWorld *w) {
+  for (int ci = 0; w->initialised && ci < w->nchar; ci++) {
+    hsd_wake(w, ci);
+  }
+}
+
+int hsd_setSleep(hsdWorld *w, int on, hsError *err) {
+  if (!w) {
+    return HS_ERR(err, hsE_INVALID, "no world");
+  }
+  w->opt.sleep = on != 0;
+  if (w->initialised) {
+    hsd_setupSleep(w);
+    if (!on) {
+      hsd_wakeAll(w);
+    }
+  }
+  return 0;
+}
+
+int hsd_sleeping(const hsdWorld *w, int ch) {
+  if (!w || !w->initialised || ch < 0 || ch >= w->nchar || !w->opt.sleep) {
+    return 0;
+  }
+  return asleep(&w->chars[ch]);
+}

@@ -1,0 +1,39 @@
+// sim.h - the simulation core (core/core.h) as the C++ doors hold it: a shared hsSim (the
+// DynamicsSimulator servant and the scheduler that hosts it share one) and a scoped lock for
+// a door that needs several core calls to see one state. Every core function locks by itself
+// (the simulation, then the process-wide ODE lock); SimLock only makes a sequence atomic.
+
+#ifndef HRPSIM_SERVER_COMMON_SIM_H_
+#define HRPSIM_SERVER_COMMON_SIM_H_
+
+#include <memory>
+
+#include "core.h"
+#include "dynamics.h"  // the layouts of the records core.h's queries return (hsdContact, ...)
+#include "model.h"
+#include "util.h"
+
+namespace hrpsim {
+
+// a simulation shared by its doors; freed with hs_freeSim when the last one lets go
+using SimPtr = std::shared_ptr<hsSim>;
+
+// a new, empty simulation (core.h's defaults); throws std::bad_alloc when it cannot be made
+SimPtr makeSim();
+
+// holds the simulation's (recursive) lock for a scope
+class SimLock {
+ public:
+  explicit SimLock(const hsSim *sim) : sim_(sim) { hs_lock(sim_); }
+  explicit SimLock(const SimPtr &sim) : SimLock(sim.get()) {}
+  ~SimLock() { hs_unlock(sim_); }
+  SimLock(const SimLock &) = delete;
+  SimLock &operator=(const SimLock &) = delete;
+
+ private:
+  const hsSim *sim_;
+};
+
+}  // namespace hrpsim
+
+#endif  // HRPSIM_SERVER_COMMON_SIM_H_

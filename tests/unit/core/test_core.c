@@ -1,0 +1,455 @@
+// test_core.c - the simulation core (core.h) through its public functions only: periods and
+// times in whole steps, the clock, a pendulum's period and a free fall against closed forms,
+// refusals before and after start, names and their messages, link data checked before
+// anything changes, sensors (order, zeros while disabled, a force sensor holding a weight),
+// contacts of a resting box, views that keep their address, and owned bodies.
+
+#include <CUnit/CUnit.h>
+
+#include <limits.h>
+#include <pthread.h>
+#include <math.h>
+#include <string.h>
+
+#include "core.h"
+#include "dynamics.h"
+#include "model.h"
+#include "openhrp_fixtures.h"
+#include "test_support.h"
+
+// a 1 kg, 0.1 m box on a free joint named BOX
+static const char *const kBox =
+    "DEF B Humanoid { humanoidBody [ DEF BOX Joint { jointType \"free\" children [\n"
+    " Segment { mass 1 momentsOfInertia [0.0016667 0 0 0 0.0016667 0 0 0 0.0016667]\n"
+    "  children Shape { geometry Box { size 0.1 0.1 0.1 } } } ] } ] joints [ USE BOX ] }\n";
+
+// a pendulum: fixed base 2 m up, joint L1 about y, 1 kg at 0.5 m below the axis with inertia
+// 0.01 kg m^2 about its centre across the axis
+static const char *const kPendulum =
+    "DEF P Humanoid { humanoidBody [ DEF BASE Joint { jointType \"fixed\" translation 0 0 2 "
+    "children [\n DEF L1 Joint { jointType \"rotate\" jointId 0 jointAxis 0 1 0 children [ "
+    "Segment { mass 1 centerOfMass 0 0 -0.5 momentsOfInertia [0.01 0 0 0 0.01 0 0 0 0.001] } "
+    "] } ] } ] joints [ USE BASE USE L1 ] }\n";
+
+static hsError *fresh(hsError *err) {
+  hsu_clearError(err);
+  return err;
+}
+
+static void testPeriods(void) {
+  // a period is a whole number of steps to 1e-9 of itself, whatever the rounding of the ratio
+  CU_ASSERT_EQUAL(hs_periodSteps(0.005, 0.001), 5);
+  CU_ASSERT_EQUAL(hs_periodSteps(0.003, 0.001), 3);  // 0.003 / 0.001 = 2.9999999999999996
+  CU_ASSERT_EQUAL(hs_periodSteps(0.001, 0.001), 1);
+  CU_ASSERT_EQUAL(hs_periodSteps(0.0015, 0.001), 0);
+  CU_ASSERT_EQUAL(hs_periodSteps(0.005 * (1 + 1e-8), 0.001), 0);
+  // relative: a period off by 1e-10 s is refused at 1 us steps (an absolute 1e-9 would not)
+  CU_ASSERT_EQUAL(hs_periodSteps(3e-6 + 1e-10, 1e-6), 0);
+  CU_ASSERT_EQUAL(hs_periodSteps(3e-6, 1e-6), 3);
+  CU_ASSERT_EQUAL(hs_periodSteps(0.0004, 0.001), 0);
+  CU_ASSERT_EQUAL(hs_periodSteps(0.0, 0.001), 0);
+  CU_ASSERT_EQUAL(hs_periodSteps(NAN, 0.001), 0);
+  CU_ASSERT_EQUAL(hs_periodSteps(0.01, 0.0), 0);
+  CU_ASSERT_EQUAL(hs_periodSteps(1e300, 0.001), 0);
+  // a time is reached at the first step that gets there (1e-9 steps of slack)
+  CU_ASSERT_EQUAL(hs_stepsToReach(0.01, 0.001), 10);
+  CU_ASSERT_EQUAL(hs_stepsToReach(0.0105, 0.001), 11);
+  CU_ASSERT_EQUAL(hs_stepsToReach(0.7, 0.001), 700);  // 0.7 / 0.001 = 699.9999999999999
+  CU_ASSERT_EQUAL(hs_stepsToReach(0.0, 0.001), 0);
+  CU_ASSERT_EQUAL(hs_stepsToReach(-1.0, 0.001), 0);
+  CU_ASSERT_EQUAL(hs_stepsToReach(1e300, 0.001), LLONG_MAX);
+  CU_ASSERT_EQUAL(hs_stepsToReach(INFINITY, 0.001), LLONG_MAX);
+  // the bounds of the time step
+  CU_ASSERT_EQUAL(hs_minTimeStep(), 1e-6);
+  CU_ASSERT_EQUAL(hs_maxTimeStep(), 1.0);
+}
+
+// the call order: what needs a start is refused before it, set-up is refused after it
+static void testOrder(void) {
+  hsError err = {0};
+  hsSim *sim = hs_makeSim(fresh(&err));
+  CU_ASSERT_PTR_NOT_NULL_FATAL(sim);
+  hsBody *box = hst_loadVrmlText("core_order_box.wrl", kBox);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(box);
+  CU_ASSERT_EQUAL(hs_addCharacter(sim, "box", box, 1, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_addCharacter(sim, "box2", box, 0, fresh(&err)), 1);  // one body, two names
+  CU_ASSERT_EQUAL(hs_addCharacter(sim, "box", box, 0, fresh(&err)), hsE_INVALID);
+  CU_ASSERT(strstr(err.message, "already registered") != NULL);
+  CU_ASSERT_EQUAL(hs_addCharacter(sim, "", box, 0, fresh(&err)), hsE_INVALID);
+  CU_ASSERT_FALSE(hs_started(sim));
+  CU_ASSERT_EQUAL(hs_step(sim, fresh(&err)), hsE_ORDER);
+  CU_ASSERT(strstr(err.message, "not initialised") != NULL);
+  int n = 7;
+  CU_ASSERT_PTR_NULL(hs_distances(sim, &n, fresh(&err)));
+  CU_ASSERT_EQUAL(n, 0);
+  CU_ASSERT_EQUAL(err.code, hsE_ORDER);
+  CU_ASSERT_EQUAL(hs_steps(sim), 0);
+  CU_ASSERT_EQUAL(hs_start(sim, fresh(&err)), 0);
+  CU_ASSERT_TRUE(hs_started(sim));
+  // after the start: no more characters, pairs or extra joints
+  hsBody *late = hst_loadVrmlText("core_order_late.wrl", kBox);
+  CU_ASSERT_EQUAL(hs_addCharacter(sim, "late", late, 1, fresh(&err)), hsE_ORDER);  // freed
+  CU_ASSERT_EQUAL(hs_addContactPair(sim, "box", "", "box2", "", 0.5, 0.5, 0, 0.01, fresh(&err)),
+                  hsE_ORDER);
+  CU_ASSERT_EQUAL(hs_addIntersectionPair(sim, "box", "", "box2", "", 0, fresh(&err)), hsE_ORDER);
+  double zero[3] = {0, 0, 0}, x[3] = {1, 0, 0};
+  CU_ASSERT_EQUAL(hs_addExtraJoint(sim, "j", "box", "BOX", "box2", "BOX", zero, zero, 0, x,
+                                   fresh(&err)),
+                  hsE_ORDER);
+  CU_ASSERT_EQUAL(hs_characterCount(sim), 2);
+  CU_ASSERT_EQUAL(hs_step(sim, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_steps(sim), 1);
+  // a restart counts again from zero
+  CU_ASSERT_EQUAL(hs_start(sim, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_steps(sim), 0);
+  CU_ASSERT_EQUAL(hs_time(sim), 0.0);
+  hs_freeSim(sim);
+  hs_freeSim(NULL);
+}
+
+// names: look-ups and the messages that list what there is
+static void testNames(void) {
+  hsError err = {0};
+  hsSim *sim = hs_makeSim(fresh(&err));
+  hsBody *robot = hst_loadSample("humanoid/humanoid.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(robot);
+  CU_ASSERT_EQUAL_FATAL(hs_addCharacter(sim, "robot", robot, 1, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_character(sim, "robot", fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_character(sim, "nobody", fresh(&err)), -1);
+  CU_ASSERT_STRING_EQUAL(err.message, "unknown character 'nobody' (registered: 'robot')");
+  CU_ASSERT_EQUAL(hs_link(sim, 0, "NO_SUCH_LINK", fresh(&err)), -1);
+  CU_ASSERT_STRING_EQUAL(err.message, "character 'robot' has no link 'NO_SUCH_LINK'");
+  CU_ASSERT_EQUAL(hs_link(sim, 0, "", fresh(&err)), -1);
+  int elbow = hs_link(sim, 0, "RARM_ELBOW", fresh(&err));
+  CU_ASSERT_EQUAL(elbow, hsm_linkIndex(robot, "RARM_ELBOW"));
+  CU_ASSERT_STRING_EQUAL(hs_linkName(sim, 0, elbow), "RARM_ELBOW");
+  CU_ASSERT_TRUE(hs_hasJoint(sim, 0, elbow));
+  CU_ASSERT_FALSE(hs_hasJoint(sim, 0, 0));
+  CU_ASSERT_EQUAL(hs_jointLinks(sim, 0)[robot->links[elbow].jointId], elbow);
+  CU_ASSERT_EQUAL(hs_sensor(sim, 0, "nosensor", fresh(&err)), -1);
+  CU_ASSERT_PTR_EQUAL(hs_body(sim, 0), robot);
+  CU_ASSERT_STRING_EQUAL(hs_characterName(sim, 0), "robot");
+  CU_ASSERT_PTR_NULL(hs_characterName(sim, 1));
+  // every sensor of a type, in sensorId order; the types' table
+  for (int t = 0; t < HS_SENSOR_TYPES; t++) {
+    int n = 0;
+    const int *list = hs_sensorsOfType(sim, 0, t, &n);
+    CU_ASSERT_EQUAL(n, hsm_sensorCount(robot, (hstSensor)t));
+    for (int i = 0; i < n; i++) {
+      CU_ASSERT_EQUAL(hs_sensorType(sim, 0, list[i]), t);
+      CU_ASSERT_EQUAL(hs_sensorId(sim, 0, list[i]), i);
+    }
+  }
+  CU_ASSERT_STRING_EQUAL(hs_sensorTypeName(hsSENSOR_FORCE), "Force");
+  CU_ASSERT_STRING_EQUAL(hs_sensorTypeName(hsSENSOR_RANGE), "Range");
+  CU_ASSERT_EQUAL(hs_sensorTypeSize(hsSENSOR_FORCE), 6);
+  CU_ASSERT_EQUAL(hs_sensorTypeSize(hsSENSOR_ACCELERATION), 3);
+  CU_ASSERT_EQUAL(hs_sensorTypeSize(hsSENSOR_RANGE), -1);
+  CU_ASSERT_EQUAL(hs_sensorTypeOrder(hsSENSOR_RANGE), 3);
+  CU_ASSERT_EQUAL(hs_sensorTypeOrder(hsSENSOR_VISION), -1);
+  CU_ASSERT_PTR_NULL(hs_sensorTypeName(HS_SENSOR_TYPES));
+  CU_ASSERT_STRING_EQUAL(hs_sensorTypeKey(hsSENSOR_RATEGYRO), "gyro");
+  CU_ASSERT_TRUE(hs_sensorTypeNoisy(hsSENSOR_RANGE));
+  CU_ASSERT_FALSE(hs_sensorTypeNoisy(hsSENSOR_VISION));
+  CU_ASSERT_EQUAL(HS_SENSOR_TYPES, hsSENSOR_NTYPES);
+  hs_freeSim(sim);
+}
+
+// the clock is the world's: steps counted, time accumulated as time += dt; the time step's
+// bounds refused; a free fall against semi-implicit Euler's closed form
+static void testClockAndFreeFall(void) {
+  hsError err = {0};
+  hsSim *sim = hs_makeSim(fresh(&err));
+  hsBody *box = hst_loadVrmlText("core_fall_box.wrl", kBox);
+  CU_ASSERT_EQUAL_FATAL(hs_addCharacter(sim, "box", box, 1, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_setTimeStep(sim, 0.0, fresh(&err)), hsE_INVALID);
+  CU_ASSERT(strstr(err.message, "time step") != NULL);
+  CU_ASSERT_EQUAL(hs_setTimeStep(sim, 2.0, fresh(&err)), hsE_INVALID);
+  CU_ASSERT_EQUAL(hs_setTimeStep(sim, 0.002, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_timeStep(sim), 0.002);
+  double pose[12] = {0, 0, 10, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+  CU_ASSERT_EQUAL(hs_setLinkData(sim, 0, 0, hsDATA_ABS_TRANSFORM, pose, 12, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_start(sim, fresh(&err)), 0);
+  const double *p = hs_linkP(sim, 0);
+  CU_ASSERT_EQUAL(p[2], 10.0);
+  double t = 0.0;
+  int n = 50;
+  CU_ASSERT_EQUAL(hs_stepN(sim, n - 1, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_step(sim, fresh(&err)), 0);
+  for (int i = 0; i < n; i++) {
+    t += 0.002;
+  }
+  CU_ASSERT_EQUAL(hs_steps(sim), n);
+  CU_ASSERT_EQUAL(hs_time(sim), t);  // the same additions, bit for bit
+  // v_k = -g k dt, z_n = z_0 - g dt^2 n (n + 1) / 2; the view is the same array, updated
+  CU_ASSERT_PTR_EQUAL(hs_linkP(sim, 0), p);
+  HST_NEAR(p[2], 10.0 - 9.8 * 0.002 * 0.002 * n * (n + 1) / 2.0, 1e-9);
+  double v[6];
+  CU_ASSERT_EQUAL(hs_getLinkData(sim, 0, 0, hsDATA_ABS_VELOCITY, v, 6, fresh(&err)), 6);
+  HST_NEAR(v[2], -9.8 * 0.002 * n, 1e-9);
+  // gravity's sign: the acceleration
+  double g[3];
+  hs_gravity(sim, g);
+  CU_ASSERT(g[0] == 0.0 && g[1] == 0.0 && g[2] == -9.8);
+  hs_freeSim(sim);
+}
+
+// a pendulum swinging 0.05 rad: its period is 2 pi sqrt(I / (m g d)) (I about the axis), with
+// the amplitude's correction 1 + theta^2 / 16
+static void testPendulumPeriod(void) {
+  hsError err = {0};
+  hsSim *sim = hs_makeSim(fresh(&err));
+  hsBody *pend = hst_loadVrmlText("core_pendulum.wrl", kPendulum);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(pend);
+  CU_ASSERT_EQUAL_FATAL(hs_addCharacter(sim, "p", pend, 1, fresh(&err)), 0);
+  int l1 = hs_link(sim, 0, "L1", fresh(&err));
+  double q0 = 0.05, dt = 1e-4;
+  CU_ASSERT_EQUAL(hs_setTimeStep(sim, dt, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_setLinkData(sim, 0, l1, hsDATA_JOINT_VALUE, &q0, 1, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_start(sim, fresh(&err)), 0);
+  const double *q = hs_q(sim, 0);
+  // downward zero crossings of q, interpolated linearly
+  double crossings[3];
+  int found = 0;
+  double last = q[l1];
+  for (int k = 1; k <= 40000 && found < 3; k++) {
+    CU_ASSERT_EQUAL_FATAL(hs_step(sim, fresh(&err)), 0);
+    if (last > 0.0 && q[l1] <= 0.0) {
+      crossings[found++] = (k - 1 + last / (last - q[l1])) * dt;
+    }
+    last = q[l1];
+  }
+  CU_ASSERT_EQUAL_FATAL(found, 3);
+  double I = 0.01 + 1.0 * 0.5 * 0.5, expected = 2 * HS_PI * sqrt(I / (1.0 * 9.8 * 0.5));
+  expected *= 1.0 + q0 * q0 / 16.0;
+  HST_NEAR((crossings[2] - crossings[0]) / 2.0, expected, 1e-3 * expected);
+  hs_freeSim(sim);
+}
+
+// link data: checked before anything changes; all-link data in jointId order; per-link bulk
+static void testLinkData(void) {
+  hsError err = {0};
+  hsSim *sim = hs_makeSim(fresh(&err));
+  hsBody *robot = hst_loadSample("humanoid/humanoid.wrl");
+  CU_ASSERT_EQUAL_FATAL(hs_addCharacter(sim, "robot", robot, 1, fresh(&err)), 0);
+  int elbow = hs_link(sim, 0, "RARM_ELBOW", fresh(&err));
+  double d[2] = {0.1, 0.2};
+  CU_ASSERT(hs_setLinkData(sim, 0, elbow, hsDATA_JOINT_VALUE, d, 2, fresh(&err)) < 0);
+  CU_ASSERT(strstr(err.message, "needs 1 numbers, got 2") != NULL);
+  d[0] = NAN;
+  CU_ASSERT(hs_setLinkData(sim, 0, elbow, hsDATA_JOINT_VALUE, d, 1, fresh(&err)) < 0);
+  d[0] = -0.5;
+  CU_ASSERT(hs_setLinkData(sim, 0, elbow, hsDATA_ABS_ACCELERATION, d, 1, fresh(&err)) < 0);
+  CU_ASSERT(strstr(err.message, "ABS_ACCELERATION cannot be set") != NULL);
+  CU_ASSERT_EQUAL(hs_setLinkData(sim, 0, elbow, hsDATA_JOINT_VALUE, d, 1, fresh(&err)), 0);
+  double all[64];
+  int nj = hs_jointCount(sim, 0);
+  CU_ASSERT_EQUAL_FATAL(hs_getAllLinkData(sim, 0, hsDATA_JOINT_VALUE, all, 64, fresh(&err)), nj);
+  CU_ASSERT_EQUAL(all[robot->links[elbow].jointId], -0.5);
+  CU_ASSERT_EQUAL(hs_q(sim, 0)[elbow], -0.5);
+  // a NaN anywhere in the all-link data: nothing written
+  for (int j = 0; j < nj; j++) {
+    all[j] = 0.25;
+  }
+  all[nj - 1] = NAN;
+  CU_ASSERT(hs_setAllLinkData(sim, 0, hsDATA_JOINT_VALUE, all, nj, fresh(&err)) < 0);
+  CU_ASSERT_EQUAL(hs_q(sim, 0)[elbow], -0.5);
+  CU_ASSERT(hs_getAllLinkData(sim, 0, hsDATA_CONSTRAINT_FORCE, all, 64, fresh(&err)) < 0);
+  CU_ASSERT(strstr(err.message, "link by link") != NULL);
+  // per link: joints only, the root's entry ignored
+  int nl = hs_linkCount(sim, 0);
+  double u[64];
+  for (int l = 0; l < nl; l++) {
+    u[l] = 0.125 * l;
+  }
+  CU_ASSERT_EQUAL(hs_setJointTorques(sim, 0, u, nl, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_torqueCommands(sim, 0)[elbow], 0.125 * elbow);
+  CU_ASSERT(hs_setJointTorques(sim, 0, u, nl - 1, fresh(&err)) < 0);
+  CU_ASSERT_EQUAL(hs_linkDataSize(hsDATA_ABS_TRANSFORM), 12);
+  CU_ASSERT_STRING_EQUAL(hs_linkDataName(hsDATA_EXTERNAL_FORCE), "EXTERNAL_FORCE");
+  hs_freeSim(sim);
+}
+
+// the arm's wrist force sensor holds the hand against gravity: zeros while sensors are off
+static void testSensors(void) {
+  hsError err = {0};
+  hsSim *sim = hs_makeSim(fresh(&err));
+  hsBody *arm = hst_loadSample("arm6/arm6.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(arm);
+  CU_ASSERT_EQUAL_FATAL(hs_addCharacter(sim, "arm", arm, 1, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_setAllJointModes(sim, 0, 1, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_start(sim, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_stepN(sim, 5, fresh(&err)), 0);
+  int n = 0;
+  const int *force = hs_sensorsOfType(sim, 0, hsSENSOR_FORCE, &n);
+  CU_ASSERT_EQUAL_FATAL(n, 1);
+  const double *f = hs_reading(sim, 0, force[0], &n);
+  CU_ASSERT_EQUAL_FATAL(n, 6);
+  for (int k = 0; k < 6; k++) {
+    CU_ASSERT_EQUAL(f[k], 0.0);
+  }
+  hs_enableSensors(sim, 1);
+  f = hs_reading(sim, 0, force[0], &n);
+  CU_ASSERT_EQUAL_FATAL(n, 6);
+  CU_ASSERT(fabs(f[0]) + fabs(f[1]) + fabs(f[2]) > 0.1);
+  // a bad noise spec changes nothing
+  hsNoise noise;
+  memset(&noise, 0, sizeof noise);
+  noise.active[hsSENSOR_VISION] = 1;
+  CU_ASSERT_EQUAL(hs_setNoise(sim, &noise, fresh(&err)), hsE_INVALID);
+  noise.active[hsSENSOR_VISION] = 0;
+  noise.active[hsSENSOR_FORCE] = 1;
+  noise.std[hsSENSOR_FORCE][0] = -1;
+  CU_ASSERT_EQUAL(hs_setNoise(sim, &noise, fresh(&err)), hsE_INVALID);
+  CU_ASSERT_EQUAL(hs_noise(sim)->active[hsSENSOR_FORCE], 0);
+  hs_freeSim(sim);
+}
+
+// a box resting on the floor: its contacts carry its weight, the pair is reported intersecting
+static void testContacts(void) {
+  hsError err = {0};
+  hsSim *sim = hs_makeSim(fresh(&err));
+  CU_ASSERT_EQUAL_FATAL(
+      hs_addCharacter(sim, "box", hst_loadVrmlText("core_box.wrl", kBox), 1, fresh(&err)), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      hs_addCharacter(sim, "floor", hst_loadSample("floor/floor.wrl"), 1, fresh(&err)), 1);
+  CU_ASSERT_EQUAL(hs_addContactPair(sim, "box", "", "floor", "NOLINK", 0.5, 0.5, 0, 0.01,
+                                    fresh(&err)),
+                  hsE_INVALID);
+  CU_ASSERT_STRING_EQUAL(err.message, "character 'floor' has no link 'NOLINK'");
+  CU_ASSERT_EQUAL(hs_addContactPair(sim, "box", "", "floor", "", 0.5, 0.5, 0, 0.01, fresh(&err)),
+                  0);
+  double pose[12] = {0, 0, 0.05, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+  CU_ASSERT_EQUAL(hs_setLinkData(sim, 0, 0, hsDATA_ABS_TRANSFORM, pose, 12, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_start(sim, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_stepN(sim, 200, fresh(&err)), 0);
+  int n = 0, ngroup = 0;
+  hs_contacts(sim, &n);
+  hs_contactGroups(sim, &ngroup);
+  CU_ASSERT_EQUAL(n, 4);
+  CU_ASSERT_EQUAL(ngroup, 1);
+  double cf[64];
+  CU_ASSERT_EQUAL_FATAL(hs_getLinkData(sim, 0, 0, hsDATA_CONSTRAINT_FORCE, cf, 64, fresh(&err)),
+                        24);
+  HST_NEAR(cf[5] + cf[11] + cf[17] + cf[23], 9.8, 1e-6);
+  // too small a buffer: the count, nothing written past it
+  CU_ASSERT_EQUAL(hs_getLinkData(sim, 0, 0, hsDATA_CONSTRAINT_FORCE, cf, 3, fresh(&err)), 24);
+  int nd = 0;
+  const hsdDistance *d = hs_distances(sim, &nd, fresh(&err));
+  CU_ASSERT_PTR_NOT_NULL(d);
+  CU_ASSERT(nd >= 1);
+  int nhit = 0;
+  hs_checkIntersections(sim, 1, &nhit, fresh(&err));
+  CU_ASSERT(nhit <= 1);
+  hs_freeSim(sim);
+}
+
+// a depth camera at the origin looks along -z at a box whose near face is 2 m away: the centre
+// pixel reads 2 m; the picture is taken at the current link poses (the box moved: 3 m)
+static void testCamera(void) {
+  hsError err = {0};
+  hsSim *sim = hs_makeSim(fresh(&err));
+  hsBody *cam = hst_loadVrmlText(
+      "core_cam.wrl",
+      "PROTO VisionSensor [ exposedField SFVec3f translation 0 0 0 exposedField SFRotation "
+      "rotation 0 0 1 0 exposedField SFInt32 sensorId -1 exposedField SFString type \"NONE\" "
+      "exposedField SFInt32 width 320 exposedField SFInt32 height 240 exposedField SFFloat "
+      "fieldOfView 0.785398 exposedField SFFloat frontClipDistance 0.01 exposedField SFFloat "
+      "backClipDistance 10 exposedField SFFloat frameRate 30 exposedField MFNode children [] ] "
+      "{ Transform { children IS children } }\n"
+      "DEF C Humanoid { humanoidBody [ DEF BASE Joint { jointType \"fixed\" children [\n"
+      " DEF CAM VisionSensor { sensorId 0 type \"DEPTH\" width 40 height 30 fieldOfView 0.5 "
+      "frontClipDistance 0.1 backClipDistance 20 } ] } ] joints [ USE BASE ] }\n");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(cam);
+  CU_ASSERT_EQUAL_FATAL(hs_addCharacter(sim, "cam", cam, 1, fresh(&err)), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      hs_addCharacter(sim, "box", hst_loadVrmlText("core_cam_box.wrl", kBox), 1, fresh(&err)), 1);
+  int s = hs_sensor(sim, 0, "CAM", fresh(&err));
+  int w = 0, h = 0;
+  CU_ASSERT_EQUAL(hs_cameraSize(sim, 0, s, &w, &h, fresh(&err)), 0);
+  CU_ASSERT(w == 40 && h == 30);
+  CU_ASSERT_EQUAL(hs_cameraType(sim, 0, s), 3);  // DEPTH
+  CU_ASSERT_EQUAL(hs_cameraFrameRate(sim, 0, s), 30.0);
+  CU_ASSERT_EQUAL(hs_cameraType(sim, 1, 0), -1);
+  unsigned char rgb[6] = {255, 255, 255, 10, 20, 30}, mono[2];
+  hs_rgbToMono(mono, rgb, 2);
+  CU_ASSERT(mono[0] == 255 && mono[1] == (unsigned char)(0.299 * 10 + 0.587 * 20 + 0.114 * 30));
+  double pose[12] = {0, 0, -2.05, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+  CU_ASSERT_EQUAL(hs_setLinkData(sim, 1, 0, hsDATA_ABS_TRANSFORM, pose, 12, fresh(&err)), 0);
+  float depth[40 * 30];
+  int rc = hs_renderCamera(sim, 0, s, NULL, depth, fresh(&err));
+  if (rc == hsE_UNSUPPORTED) {
+    hs_freeSim(sim);
+    return;  // no headless GL here (the render suite says so too)
+  }
+  CU_ASSERT_EQUAL_FATAL(rc, 0);
+  HST_NEAR(depth[15 * 40 + 20], 2.0, 1e-3);
+  pose[2] = -3.05;
+  CU_ASSERT_EQUAL(hs_setLinkData(sim, 1, 0, hsDATA_ABS_TRANSFORM, pose, 12, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_renderCamera(sim, 0, s, NULL, depth, fresh(&err)), 0);
+  HST_NEAR(depth[15 * 40 + 20], 3.0, 1e-3);
+  // not a camera
+  CU_ASSERT_EQUAL(hs_renderCamera(sim, 1, 0, NULL, depth, fresh(&err)), hsE_INVALID);
+  hs_freeSim(sim);
+}
+
+// boxes dropped on the floor for n steps; the root heights of the boxes at the end
+static void dropBoxes(int nbox, int steps, double *z) {
+  hsError err = {0};
+  hsSim *sim = hs_makeSim(&err);
+  hsBody *box = hst_loadVrmlText("core_thread_box.wrl", kBox);
+  hs_addCharacter(sim, "floor", hst_loadSample("floor/floor.wrl"), 1, &err);
+  for (int i = 0; i < nbox; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "b%d", i);
+    hs_addCharacter(sim, name, box, i == 0, &err);
+    double pose[12] = {0.3 * i, 0.05 * i, 0.2 + 0.15 * i, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    hs_setLinkData(sim, i + 1, 0, hsDATA_ABS_TRANSFORM, pose, 12, &err);
+    hs_addContactPair(sim, "floor", "", name, "", 0.5, 0.5, 0, 0.01, &err);
+  }
+  hs_start(sim, &err);
+  hs_stepN(sim, steps, &err);
+  for (int i = 0; i < nbox; i++) {
+    z[i] = hs_linkP(sim, i + 1)[2];
+  }
+  CU_ASSERT_EQUAL(err.code, 0);
+  hs_freeSim(sim);
+}
+
+static void *dropThread(void *arg) {
+  dropBoxes(4, 300, (double *)arg);
+  return NULL;
+}
+
+// two simulations stepped by two threads at once give what each gives alone, bit for bit (the
+// ODE lock inside the core keeps their collision and solver apart)
+static void testThreads(void) {
+  double alone[4], z[2][4];
+  dropBoxes(4, 300, alone);
+  pthread_t t[2];
+  for (int k = 0; k < 2; k++) {
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&t[k], NULL, dropThread, z[k]), 0);
+  }
+  for (int k = 0; k < 2; k++) {
+    pthread_join(t[k], NULL);
+  }
+  for (int k = 0; k < 2; k++) {
+    CU_ASSERT_EQUAL(memcmp(z[k], alone, sizeof alone), 0);
+  }
+  HST_NEAR(alone[0], 0.05, 1e-3);  // resting on the floor
+}
+
+void register_core(void) {
+  CU_pSuite s = hst_addSuite("core");
+  hs_initProcess();
+  CU_add_test(s, "periods and times in whole steps", testPeriods);
+  CU_add_test(s, "refusals before and after start", testOrder);
+  CU_add_test(s, "names, sensor order, the types' table", testNames);
+  CU_add_test(s, "the clock and a free fall", testClockAndFreeFall);
+  CU_add_test(s, "a pendulum's period", testPendulumPeriod);
+  CU_add_test(s, "link data checked before anything changes", testLinkData);
+  CU_add_test(s, "sensors on and off, noise refused", testSensors);
+  CU_add_test(s, "contacts of a resting box, queries", testContacts);
+  CU_add_test(s, "a depth camera at the current poses", testCamera);
+  CU_add_test(s, "two simulations in two threads", testThreads);
+}
