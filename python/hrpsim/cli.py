@@ -236,8 +236,27 @@ def cmd_demo(args):
     return 0
 
 
+def cmd_run_local(args):
+    # `hrpsim run --local`: in process, no servers (run_local.py)
+    from .run_local import run_local
+    try:
+        out, summary = run_local(args.project, out_dir=args.out,
+                                 warn=None if args.quiet else
+                                 (lambda text: _err("hrpsim run: warning: " + text)))
+    except (HrpsimError, OSError, ValueError, KeyError, RuntimeError) as exc:
+        _err("hrpsim run: %s" % str(exc).replace("\n", " "))
+        return 1
+    if not args.quiet:
+        _out("hrpsim run: %d steps, %.3f s simulated in %.3f s, in process"
+             % (summary["steps"], summary["time"], summary["wall_seconds"]))
+    _out("hrpsim run: results in %s" % out)
+    return 0
+
+
 def cmd_run(args):
     # every failure is one line "hrpsim run: <reason>" and exit status 1
+    if args.local:
+        return cmd_run_local(args)
     from . import run as run_mod
     from omniORB import CORBA
     _cli_orb()
@@ -485,6 +504,10 @@ def build_parser():
                           "<cameras enabled=...>, off when it has none). Rendering costs "
                           "time: with the sample squat's two head cameras about a quarter of "
                           "the scheduler's CPU time goes to rendering them and writing PNGs")
+    run.add_argument("--local", action="store_true",
+                     help="run in this process on the local back end (no servers): the "
+                          "project's controllers must be Python classes (python=FILE:CLASS); "
+                          "writes log.npz and summary.json")
     run.add_argument("project", metavar="PROJECT", help="project file")
     run.set_defaults(func=cmd_run)
 

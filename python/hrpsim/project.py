@@ -115,6 +115,7 @@ class ControllerSpec(_Lines):
     period: float = None                      # [s]; None: the time step
     command: list = None
     line: int = 0
+    python: str = None                        # "FILE.py:CLASS" for `hrpsim run --local`
     lines: dict = field(default_factory=dict)
 
 
@@ -533,7 +534,7 @@ _ALLOWED = {
                    "link2LocalPos", "jointType", "jointAxis"},
     "collision": {"object1", "object2", "link1", "link2", "staticFriction", "slipFriction",
                   "culling", "restitution"},
-    "controller": {"name", "command", "character", "period"},
+    "controller": {"name", "command", "character", "period", "python"},
     "log": {"period", "sensors"},
     "plots": {"enabled", "root", "joints"},
     "cameras": {"enabled"},
@@ -632,6 +633,8 @@ def _parse_hrpsim(root, ctx):
                 c.period = ctx.number(a["period"], el.line, f("period"), positive=True)
             if "command" in a:
                 c.command = _command(a["command"], el.line, f("command"), ctx)
+            if a.get("python", "").strip():
+                c.python = a["python"].strip()
             p.controllers.append(c)
         elif el.tag == "log":
             if "period" in a:

@@ -5,21 +5,27 @@ poses and joint values, collision pairs, controllers) as plain data and builds t
 from it on the first ``step``/``run``, so ``reset()`` can throw the world away and build the
 same one again in the same servers: the same calls then give the same arrays, bit for bit.
 
-It works in one of two ways, chosen when it is made:
+It runs on one of three back ends, chosen when it is made (``backend=``), behind the same
+methods; the back end is an object (``_ServerBackend``, ``_SchedulerBackend``,
+``hrpsim.local.LocalBackend``) that builds, steps and reads the world the Simulation describes:
 
-- client-driven (default): it creates its own OpenHRP.DynamicsSimulator from a
-  DynamicsSimulatorFactory (``factory=`` names which one) and calls ``stepSimulation`` itself;
-- through the scheduler server (``scheduler=True``): it configures hrpsim::Scheduler
-  (``reset``, ``setTimeStep``, ``addModel``, ...), starts it paused and drives it with
-  ``step(n)`` / ``runUntil(t)``; controllers added with ``add_controller`` are ticked by the
-  scheduler. States are read from the scheduler's co-located DynamicsSimulator
-  (``Scheduler.dynamics()``).
+- ``"server"`` (client-driven, the default): it creates its own OpenHRP.DynamicsSimulator from
+  a DynamicsSimulatorFactory (``factory=`` names which one) and calls ``stepSimulation``
+  itself;
+- ``"scheduler"`` (or ``scheduler=True``): it configures hrpsim::Scheduler (``reset``,
+  ``setTimeStep``, ``addModel``, ...), starts it paused and drives it with ``step(n)`` /
+  ``runUntil(t)``; controllers added with ``add_controller`` are ticked by the scheduler.
+  States are read from the scheduler's co-located DynamicsSimulator (``Scheduler.dynamics()``);
+- ``"local"``: the simulation core runs inside this Python process (hrpsim.local: no naming
+  service, no servers, no CORBA), with the same results bit for bit; states can also be had
+  as NumPy views of the core's memory (``sim.local``).
 
-Either way ``sim.dynamics`` is the OpenHRP.DynamicsSimulator being stepped, for anything the
-wrapper does not cover. A request a server refuses raises an ``hrpsim.errors.ServerError``
-whose message is the server's reason (``BadArgument``, a ValueError and LookupError, for a
-wrong name or value; ``SchedulerRefused``, a ValueError, for what the Scheduler refuses; see
-hrpsim/errors.py). Conventions are OpenHRP's (see the README's DynamicsSimulator section):
+With a server back end ``sim.dynamics`` is the OpenHRP.DynamicsSimulator being stepped, for
+anything the wrapper does not cover. A request a server refuses raises an
+``hrpsim.errors.ServerError`` whose message is the server's reason (``BadArgument``, a ValueError
+and LookupError, for a wrong name or value; ``SchedulerRefused``, a ValueError, for what the
+Scheduler refuses; see hrpsim/errors.py); the local back end raises the same classes with the
+core's message. Conventions are OpenHRP's (see the README's DynamicsSimulator section):
 ``gravity`` is given as to ``setGVector`` ((0, 0, 9.8) is ordinary gravity towards -z), poses are
 of link origins in the world frame, rotations 3x3, joint arrays in jointId order.
 """
@@ -53,13 +59,18 @@ _MODES = {"torque": "TORQUE_MODE", "high_gain": "HIGH_GAIN_MODE", "highgain": "H
 _METHODS = {"euler": "EULER", "runge_kutta": "RUNGE_KUTTA", "rk": "RUNGE_KUTTA"}
 
 
-def _finite_vector(name, values, size=None):
+def _finite_array(name, values, size=None):
+    """values as a flat float64 array, checked: ``size`` numbers (if given), all finite."""
     arr = np.asarray(values, dtype=float).reshape(-1)
     if size is not None and arr.size != size:
         raise ValueError("%s needs %d numbers, got %d" % (name, size, arr.size))
-    if not np.all(np.isfinite(arr)):
+    if not np.isfinite(arr).all():
         raise ValueError("%s must be finite numbers: %r" % (name, values))
-    return [float(v) for v in arr]
+    return arr
+
+
+def _finite_vector(name, values, size=None):
+    return _finite_array(name, values, size).tolist()
 
 
 def _rotation(R):
@@ -70,26 +81,38 @@ def _rotation(R):
 
 
 class _Model:
-    """What the Simulation knows of one character: its url, BodyInfo, link names, joints."""
+    """What the Simulation knows of one character: its url, its body (the back end's: a
+    BodyInfo for the servers, an in-process model for the local back end), link names (link
+    index order), root link and joints (jointId -> link name, "" for a gap)."""
 
-    def __init__(self, name, url, body):
+    def __init__(self, name, url, body, link_names, root, joint_links):
         self.name = name
         self.url = url
         self.body = body
-        links = body._get_links()
-        self.link_names = [lk.name for lk in links]
-        self.root = next((lk.name for lk in links if lk.parentIndex < 0), self.link_names[0])
-        self.joint_links = joint_names_by_id(links)  # jointId -> link name, "" for a gap
+        self.link_names = list(link_names)
+        self.root = root
+        self.joint_links = list(joint_links)
         self.num_joints = len(self.joint_links)
+
+    @classmethod
+    def from_body_info(cls, name, url, body):
+        """From an OpenHRP.BodyInfo (its LinkInfo records)."""
+        links = body._get_links()
+        names = [lk.name for lk in links]
+        root = next((lk.name for lk in links if lk.parentIndex < 0), names[0])
+        return cls(name, url, body, names, root, joint_names_by_id(links))
 
 
 class Simulation:
-    """One simulation, client-driven or through the scheduler server.
+    """One simulation, client-driven, through the scheduler server or in process.
 
-    ``client`` is an hrpsim.Client (default: ``hrpsim.connect(naming)``). ``factory`` is the
+    ``backend`` is "server" (client-driven; the default), "scheduler" or "local" (see the
+    module comment). ``client`` is an hrpsim.Client for the server back ends (default:
+    ``hrpsim.connect(naming)``; the local back end takes none). ``factory`` is the
     naming-service name of the DynamicsSimulatorFactory to create the world from (default
     "DynamicsSimulatorFactory"; sweeps pass DynamicsSimulatorFactory<k>). ``scheduler`` is
-    False (client-driven), True (the server bound as "Scheduler") or another name. ``dt`` [s],
+    False, True (the scheduler back end on the server bound as "Scheduler") or another name
+    (implies ``backend="scheduler"``). ``dt`` [s],
     ``gravity`` (OpenHRP's setGVector convention), ``method`` ("euler" or "runge_kutta"),
     ``sensors`` (compute body sensors) and ``models`` ({name: path or url}, registered in that
     order) may be given here or set later, before the first step.
@@ -102,12 +125,24 @@ class Simulation:
     (commands in high-gain mode, torques in torque mode).
     """
 
-    def __init__(self, client=None, *, naming=None, factory=None, scheduler=False, dt=0.001,
-                 gravity=(0.0, 0.0, 9.8), method="euler", sensors=True, models=None):
-        if client is None:
+    def __init__(self, client=None, *, backend=None, naming=None, factory=None, scheduler=False,
+                 dt=0.001, gravity=(0.0, 0.0, 9.8), method="euler", sensors=True, models=None):
+        from . import paths
+        if backend is None:
+            backend = "scheduler" if scheduler else "server"
+        if backend not in _BACKENDS:
+            raise ValueError("backend must be one of %s, got %r" % (sorted(_BACKENDS), backend))
+        if backend == "scheduler" and not scheduler:
+            scheduler = True
+        if backend != "scheduler" and scheduler:
+            raise ValueError("scheduler=%r needs backend='scheduler'" % (scheduler,))
+        if backend == "local":
+            if client is not None or naming is not None or factory is not None:
+                raise ValueError("the local back end runs in process: no client, naming or "
+                                 "factory")
+        elif client is None:
             from . import connect
             client = connect(naming)
-        from . import paths
         self.client = client
         self.factory_name = factory or paths.DYNAMICS_FACTORY
         self.scheduler_name = ("Scheduler" if scheduler is True else scheduler) or None
@@ -125,8 +160,7 @@ class Simulation:
         self._log = None        # (period, sensors) for the scheduler
         self._viewer = (None, 30.0)  # (OnlineViewer or None, frames per simulated second)
         self._noise = None      # (seed, limits, {type: (std, bias)}) for the scheduler
-        self._scheduler = None
-        self._dynamics = None
+        self._backend = _BACKENDS[backend](self)
         self._started = False
         self._steps = 0
         self.set_time_step(dt)
@@ -136,22 +170,17 @@ class Simulation:
             self.add_model(name, url)
 
     # -----------------------------------------------------------------------------------------
-    # stubs
+    # the back end
     # -----------------------------------------------------------------------------------------
 
-    @staticmethod
-    def _ds():
-        from . import OpenHRP
-        return OpenHRP.DynamicsSimulator
-
-    def _type(self, name):
-        """A LinkDataType from its name ("JOINT_VALUE", ...) or the enum value itself."""
-        return getattr(self._ds(), name) if isinstance(name, str) else name
+    @property
+    def backend(self):
+        """The back end's name: "server", "scheduler" or "local"."""
+        return self._backend.name
 
     def __repr__(self):
-        how = "scheduler %s" % self.scheduler_name if self.scheduler_name else self.factory_name
-        return "<hrpsim.Simulation %s models=%s steps=%d>" % (how, list(self._models),
-                                                               self._steps)
+        return "<hrpsim.Simulation %s models=%s steps=%d>" % (self._backend.describe(),
+                                                               list(self._models), self._steps)
 
     def __enter__(self):
         return self
@@ -175,9 +204,9 @@ class Simulation:
         if not name or name in self._models:
             raise ValueError("model name %r is empty or already used" % name)
         url = file_url(url)
-        body = self.client.load_body(url, reload=False)
-        self._models[name] = _Model(name, url, body)
-        return body
+        model = self._backend.load_model(name, url)
+        self._models[name] = model
+        return model.body
 
     @property
     def models(self):
@@ -185,7 +214,7 @@ class Simulation:
         return list(self._models)
 
     def body(self, character):
-        """The BodyInfo of a character."""
+        """The body of a character: its BodyInfo (server back ends) or in-process model."""
         return self._model(character).body
 
     def link_names(self, character):
@@ -266,12 +295,11 @@ class Simulation:
 
     def _set_joints(self, character, type_name, values):
         model = self._model(character)
-        values = _finite_vector(type_name, values, model.num_joints)
+        values = _finite_array(type_name, values, model.num_joints)
         if not self._started:
-            self._init_data.append(("joints", character, type_name, values))
+            self._init_data.append(("joints", character, type_name, values.tolist()))
         else:
-            # our world, or the scheduler's co-located one
-            self._dynamics.setCharacterAllLinkData(character, self._type(type_name), values)
+            self._backend.set_all_link_data(character, type_name, values)
 
     def set_link_data(self, character, link, type_name, data):
         """setCharacterLinkData: before the first step part of the initial state, between
@@ -284,7 +312,7 @@ class Simulation:
         if not self._started:
             self._init_data.append(("link", character, link, type_name, data))
         else:
-            self._dynamics.setCharacterLinkData(character, link, self._type(type_name), data)
+            self._backend.set_link_data(character, link, type_name, data)
 
     def add_collision_pair(self, char1, char2, link1="", link2="", friction=0.5,
                            slip_friction=None, culling=0.01, restitution=0.0):
@@ -318,7 +346,7 @@ class Simulation:
         """(Scheduler mode) joint stops at llimit/ulimit and rotor inertia, beyond OpenHRP 3.1
         (both off unless set here; hrpsim project files turn joint limits on)."""
         self._configurable("set_joint_options")
-        if self.scheduler_name is None:
+        if "joint_options" not in self._backend.features:
             raise RuntimeError("joint limits and rotor inertia are options of the scheduler "
                                "(OpenHRP's DynamicsSimulator interface has none): make the "
                                "Simulation with scheduler=True")
@@ -327,9 +355,9 @@ class Simulation:
     def extra_joint_force(self, character, name):
         """The last step's force [N] on link2 and moment [N m] about its attachment point,
         world frame, of the closed loop ``name`` of ``character`` (numpy array of 6)."""
-        import numpy as np
-        return np.asarray(self._dyn().getExtraJointConstraintForce(character, name),
-                          dtype=float)
+        self._model(character)
+        self._build()
+        return self._backend.extra_joint_force(character, name)
 
     def set_track_speed(self, character, link, speed):
         """A crawler link's track speed [m/s] (OpenHRP writes it as JOINT_TORQUE)."""
@@ -339,7 +367,7 @@ class Simulation:
         """(Scheduler mode) an OpenHRP::Controller bound as ``name``, ticked every ``period``
         seconds (default: every step) by the scheduler."""
         self._configurable("add_controller")
-        if self.scheduler_name is None:
+        if "controllers" not in self._backend.features:
             raise RuntimeError("controllers are ticked by the scheduler: make the Simulation "
                                "with scheduler=True")
         self._controllers.append((name, character, float(period or self._dt)))
@@ -356,7 +384,7 @@ class Simulation:
         own. The run never waits for the viewer: a state it has not taken yet is replaced by
         the newer one, and a viewer that fails is detached (logged by the scheduler)."""
         self._configurable("set_viewer")
-        if self.scheduler_name is None:
+        if "viewer" not in self._backend.features:
             raise RuntimeError("the viewer is fed by the scheduler: make the Simulation with "
                                "scheduler=True")
         rate = float(rate)
@@ -374,7 +402,7 @@ class Simulation:
         clamps force / gyro / accel at their specValues maxima and makes range hits beyond
         maxDistance read 0."""
         self._configurable("set_sensor_noise")
-        if self.scheduler_name is None:
+        if "noise" not in self._backend.features:
             raise RuntimeError("sensor noise is applied by the scheduler: make the Simulation "
                                "with scheduler=True")
         sizes = {"force": 6, "gyro": 3, "accel": 3, "range": 1}
@@ -406,103 +434,16 @@ class Simulation:
             return
         if not self._models:
             raise RuntimeError("no model: add_model() first")
-        if self.scheduler_name is None:
-            self._build_client_driven()
-        else:
-            self._build_scheduler()
+        self._backend.build()
         self._started = True
         self._steps = 0
 
-    def _build_client_driven(self):
-        from . import OpenHRP
-        DS = self._ds()
-        factory = self.client.resolve(self.factory_name, OpenHRP.DynamicsSimulatorFactory)
-        ds = explained(factory.create())
-        try:
-            for m in self._models.values():
-                ds.registerCharacter(m.name, m.body)
-            ds.init(self._dt, getattr(DS, self._method),
-                    DS.ENABLE_SENSOR if self._sensors else DS.DISABLE_SENSOR)
-            ds.setGVector(list(self._gravity))
-            for ch, mode in self._modes:
-                ds.setCharacterAllJointModes(ch, getattr(DS, mode))
-            for item in self._init_data:
-                if item[0] == "joints":
-                    _, ch, type_name, values = item
-                    ds.setCharacterAllLinkData(ch, self._type(type_name), values)
-                else:
-                    _, ch, link, type_name, data = item
-                    ds.setCharacterLinkData(ch, link, self._type(type_name), data)
-            ds.calcWorldForwardKinematics()
-            for p in self._pairs:
-                ds.registerCollisionCheckPair(p["char1"], p["link1"], p["char2"], p["link2"],
-                                              p["static"], p["slip"], [], [], p["culling"],
-                                              p["restitution"])
-            for lp in self._loops:
-                ds.registerExtraJoint(lp["char1"], lp["link1"], lp["char2"], lp["link2"],
-                                      lp["pos1"], lp["pos2"], getattr(OpenHRP, lp["type"]),
-                                      lp["axis"], lp["name"])
-            ds.initSimulation()
-        except BaseException:
-            ds.destroy()
-            raise
-        self._dynamics = ds
-
     def scheduler(self):
-        """(Scheduler mode) the hrpsim::Scheduler reference."""
-        if self.scheduler_name is None:
-            raise RuntimeError("this Simulation is client-driven (scheduler=False)")
-        if self._scheduler is None:
-            from . import SchedulerIDL
-            self._scheduler = self.client.resolve(self.scheduler_name, SchedulerIDL.Scheduler)
-        return self._scheduler
-
-    def _build_scheduler(self):
-        from . import SchedulerIDL as H
-        DS = self._ds()
-        s = explained(self.scheduler())
-        s.reset()
-        s.setTimeStep(self._dt)
-        s.setIntegrateMethod(getattr(DS, self._method))
-        s.setSensorOption(DS.ENABLE_SENSOR if self._sensors else DS.DISABLE_SENSOR)
-        s.setGVector(list(self._gravity))
-        for m in self._models.values():
-            s.addModel(m.name, m.url)
-        for ch, mode in self._modes:
-            s.setAllJointModes(ch, getattr(DS, mode))
-        for item in self._init_data:
-            if item[0] == "joints":
-                _, ch, type_name, values = item
-                for link, v in zip(self._model(ch).joint_links, values):
-                    if link:  # a jointId gap has no link to write
-                        s.setLinkData(ch, link, self._type(type_name), [v])
-            else:
-                _, ch, link, type_name, data = item
-                s.setLinkData(ch, link, self._type(type_name), data)
-        for p in self._pairs:
-            s.addCollisionPair(H.CollisionPair(p["char1"], p["link1"], p["char2"], p["link2"],
-                                               p["static"], p["slip"], p["culling"],
-                                               p["restitution"]))
-        from . import OpenHRP
-        for lp in self._loops:
-            s.addExtraJoint(H.ExtraJointSpec(lp["name"], lp["char1"], lp["link1"], lp["char2"],
-                                             lp["link2"], lp["pos1"], lp["pos2"],
-                                             getattr(OpenHRP, lp["type"]), lp["axis"]))
-        if self._joint_options is not None:
-            s.setJointOptions(H.JointOptions(*self._joint_options))
-        for name, character, period in self._controllers:
-            s.addController(H.ControllerSpec(name, character, period))
-        if self._log is not None:
-            s.setLogOptions(H.LogOptions(*self._log))
-        viewer, rate = self._viewer
-        s.setViewRate(rate)
-        s.setOnlineViewer(viewer)
-        if self._noise is not None:
-            seed, limits, specs = self._noise
-            s.setSensorNoise(H.SensorNoise(seed, limits, [H.SensorNoiseSpec(t, std, bias)
-                                                          for t, (std, bias) in specs.items()]))
-        s.startPaused()
-        self._dynamics = explained(s.dynamics())
+        """(Scheduler back end) the hrpsim::Scheduler reference."""
+        if self._backend.name != "scheduler":
+            raise RuntimeError("this Simulation is not driven through the scheduler "
+                               "(backend=%r)" % self._backend.name)
+        return self._backend.scheduler()
 
     def start(self):
         """Build the simulation now (the first step or run does it otherwise)."""
@@ -511,15 +452,20 @@ class Simulation:
 
     @property
     def dynamics(self):
-        """The OpenHRP.DynamicsSimulator being stepped (built on first use); a plain reference
-        (its refusals are CORBA system exceptions; ``hrpsim.errors.explained`` wraps it)."""
+        """(Server back ends) the OpenHRP.DynamicsSimulator being stepped (built on first
+        use)."""
         self._build()
-        return unwrap(self._dynamics)
+        return self._backend.dynamics()
 
-    def _dyn(self):
-        """The dynamics as the methods use them: refusals raise with the server's reason."""
+    @property
+    def local(self):
+        """(Local back end) the in-process simulation (hrpsim.local.LocalSim: NumPy views of
+        the core's state), built on first use."""
+        if self._backend.name != "local":
+            raise RuntimeError("sim.local is the local back end's (backend=%r)"
+                               % self._backend.name)
         self._build()
-        return self._dynamics
+        return self._backend.core
 
     def step(self, n=1, before=None):
         """Advance ``n`` steps. ``before(sim)``, if given, is called before each step (to send
@@ -529,54 +475,8 @@ class Simulation:
             raise ValueError("step(n) needs n >= 0")
         self._build()
         # self.steps counts the steps done so far, also as seen by before()
-        if self.scheduler_name is None:
-            ds = self._dynamics
-            for _ in range(n):
-                if before is not None:
-                    before(self)
-                self._step_once(ds)
-                self._steps += 1
-        elif before is None:
-            if n:
-                self._scheduler_step(n)
-                self._steps += n
-        else:
-            for _ in range(n):
-                before(self)
-                self._scheduler_step(1)
-                self._steps += 1
+        self._backend.step(n, before)
         return self
-
-    def _scheduler_step(self, n):
-        """Scheduler.step(n); a run stopped by a runaway becomes Runaway naming the
-        character (the scheduler's message says which)."""
-        import re
-        from . import SchedulerIDL
-        try:
-            self._scheduler.step(n)
-        except SchedulerIDL.SchedulerError as exc:
-            m = re.search(r"character (.+?) ran away", exc.description)
-            if m is None:
-                raise explain(self._scheduler, "step", exc) from exc
-            raise Runaway(exc.description, m.group(1)) from None
-
-    def _step_once(self, ds):
-        """One stepSimulation; a runaway (BAD_OPERATION, completed YES, minor code the
-        character's index + 1) becomes Runaway naming the character."""
-        from omniORB import CORBA
-        try:
-            ds.stepSimulation()
-        except CORBA.BAD_OPERATION as exc:
-            if exc.completed != CORBA.COMPLETED_YES:
-                raise
-            names = list(self._models)
-            k = exc.minor - 1
-            who = names[k] if 0 <= k < len(names) else None
-            self._steps += 1
-            raise Runaway("step %d: character %s ran away: its state became non-finite or "
-                          "left the bounds (|position| <= 1e9 m, speeds <= 1e8 m/s, rad/s); "
-                          "it was stopped where the last good step left it"
-                          % (self._steps, who or "?"), who) from None
 
     def run(self, until, before=None):
         """Advance until the simulated time reaches ``until`` [s]: to the first whole step at
@@ -584,18 +484,17 @@ class Simulation:
         returns self."""
         self._build()
         target = int(math.ceil(float(until) / self._dt - 1e-9))
-        if target < self._steps:
+        if target < self.steps:
             raise ValueError("run(until=%g): already at t=%g" % (until, self._steps * self._dt))
-        if self.scheduler_name is not None and before is None:
-            if target > self._steps:
-                explained(self._scheduler).runUntil(target * self._dt)
-                self._steps = target
-            return self
-        return self.step(target - self._steps, before)
+        self._backend.run_to(target, before)
+        return self
 
     @property
     def steps(self):
-        """Steps done since the start (or the last reset)."""
+        """Steps done since the start (or the last reset); on the local back end the core's
+        count (steps made with ``sim.local.step()`` included)."""
+        if self._started and self._backend.name == "local":
+            self._steps = self._backend.core_steps()
         return self._steps
 
     @property
@@ -603,58 +502,39 @@ class Simulation:
         """The simulated time [s], as the dynamics report it (0 before the first step)."""
         if not self._started:
             return 0.0
-        return float(self._dynamics.getWorldState().time)
+        return self._backend.time()
 
     def reset(self):
         """Throw the running world away; the next step builds it again from the configuration
         (same servers), so the same steps give the same results."""
-        if self._started and self.scheduler_name is None and self._dynamics is not None:
-            self._destroy_dynamics()
-        self._dynamics = None
+        if self._started:
+            self._backend.discard()
         self._started = False
         self._steps = 0
         return self
 
-    def _destroy_dynamics(self):
-        from omniORB import CORBA
-        try:
-            self._dynamics.destroy()
-        except (CORBA.OBJECT_NOT_EXIST, CORBA.TRANSIENT, CORBA.COMM_FAILURE):
-            pass
-
     def close(self):
         """Release the world (client-driven: destroy the DynamicsSimulator; scheduler: stop
-        the run). Idempotent."""
-        if self._started and self._dynamics is not None:
-            if self.scheduler_name is None:
-                self._destroy_dynamics()
-            else:
-                try:
-                    self._scheduler.stop()
-                except Exception:  # noqa: BLE001 - already finished or failed: nothing to do
-                    pass
-        self._dynamics = None
+        the run; local: free the core). Idempotent."""
+        if self._started:
+            self._backend.discard(closing=True)
         self._started = False
-        view, self._view = getattr(self, "_view", None), None
-        if view is not None:
-            from omniORB import CORBA
-            try:
-                view.destroy()
-            except (CORBA.OBJECT_NOT_EXIST, CORBA.TRANSIENT, CORBA.COMM_FAILURE):
-                pass
+        self._backend.close()
 
     # -----------------------------------------------------------------------------------------
     # reading states
     # -----------------------------------------------------------------------------------------
 
     def world_state(self):
-        """The raw OpenHRP.WorldState (time, link poses of every character, contacts)."""
-        return self._dyn().getWorldState()
+        """(Server back ends) the raw OpenHRP.WorldState (time, link poses of every character,
+        contacts)."""
+        return self.dynamics.getWorldState()
 
     def link_data(self, character, link, type_name):
         """getCharacterLinkData as a float array (e.g. "ABS_VELOCITY": 6 numbers)."""
-        return np.array(self._dyn().getCharacterLinkData(character, link,
-                                                           self._type(type_name)), dtype=float)
+        self._model(character)
+        self._build()
+        return self._backend.link_data(character, link, type_name)
 
     def root_pose(self, character):
         """(p (3,), R (3, 3)): the root link's origin and rotation, world frame."""
@@ -668,17 +548,13 @@ class Simulation:
 
     def link_poses(self, character):
         """(P (nlinks, 3), R (nlinks, 3, 3)) of every link, in link index order."""
-        for cp in self.world_state().characterPositions:
-            if cp.characterName == character:
-                P = np.array([lp.p for lp in cp.linkPositions], dtype=float).reshape(-1, 3)
-                R = np.array([lp.R for lp in cp.linkPositions], dtype=float).reshape(-1, 3, 3)
-                return P, R
-        raise KeyError("no character %r in the world state" % character)
+        self._build()
+        return self._backend.link_poses(character)
 
     def _all(self, character, type_name):
         self._model(character)
-        return np.array(self._dyn().getCharacterAllLinkData(character, self._type(type_name)),
-                        dtype=float)
+        self._build()
+        return self._backend.all_link_data(character, type_name)
 
     def q(self, character):
         """Joint values (njoints,) in jointId order."""
@@ -698,16 +574,8 @@ class Simulation:
         a list, one (nbeams,) array per range sensor in sensorId order (the last scan; 0 for
         "no hit"; empty arrays while sensors are disabled)}."""
         self._model(character)
-        s = self._dyn().getCharacterSensorState(character)
-        return {
-            "q": np.array(s.q, dtype=float),
-            "dq": np.array(s.dq, dtype=float),
-            "u": np.array(s.u, dtype=float),
-            "force": np.array(s.force, dtype=float).reshape(-1, 6),
-            "gyro": np.array(s.rateGyro, dtype=float).reshape(-1, 3),
-            "accel": np.array(s.accel, dtype=float).reshape(-1, 3),
-            "range": [np.array(r, dtype=float) for r in s.range],
-        }
+        self._build()
+        return self._backend.sensors(character)
 
     def force(self, character):
         """Force sensors (nforce, 6): force [N] then moment [N m], sensor frames."""
@@ -730,14 +598,12 @@ class Simulation:
     def snapshot(self):
         """Everything at once, for comparing runs: {"time": t, name: {"p", "R" (link poses),
         "q", "dq", "u", "force", "gyro", "accel", "range"}} for every character."""
-        ws = self.world_state()
-        out = {"time": float(ws.time)}
-        for cp in ws.characterPositions:
-            entry = dict(self.sensors(cp.characterName))
-            entry["p"] = np.array([lp.p for lp in cp.linkPositions], dtype=float).reshape(-1, 3)
-            entry["R"] = np.array([lp.R for lp in cp.linkPositions],
-                                  dtype=float).reshape(-1, 3, 3)
-            out[cp.characterName] = entry
+        self._build()
+        out = {"time": self._backend.time()}
+        for name in self._models:
+            entry = dict(self.sensors(name))
+            entry["p"], entry["R"] = self.link_poses(name)
+            out[name] = entry
         return out
 
     # -----------------------------------------------------------------------------------------
@@ -750,35 +616,329 @@ class Simulation:
         COLOR_DEPTH), ``mono`` H x W uint8 (MONO, MONO_DEPTH) and ``depth`` H x W float32 metres
         along the optical axis (DEPTH, COLOR_DEPTH, MONO_DEPTH), the others None.
 
-        Rendered by a ViewSimulator of the server bound as "ViewSimulatorFactory" (hrpsim-view,
-        started by ``hrpsim up``), made on first use with every model (loaded again with
-        texture images) and moved to the current world state at each call. Unknown characters
-        raise ``LookupError``.
+        Server back ends: rendered by a ViewSimulator of the server bound as
+        "ViewSimulatorFactory" (hrpsim-view, started by ``hrpsim up``), made on first use with
+        every model (loaded again with texture images) and moved to the current world state at
+        each call. Unknown characters raise ``LookupError``.
         """
-        from .images import image_arrays
         if character not in self._models:
             raise LookupError("no character %r (models: %s)" % (character, list(self._models)))
+        self._build()
+        return self._backend.camera_images(character)
+
+
+# -------------------------------------------------------------------------------------------------
+# the server back ends
+# -------------------------------------------------------------------------------------------------
+
+
+class _CorbaBackend:
+    """What both server back ends share: models from the ModelLoader, and reading and writing
+    the state through an OpenHRP.DynamicsSimulator (``self._ds``: the client-driven one, or the
+    scheduler's co-located one)."""
+
+    name = None
+    features = frozenset()
+
+    def __init__(self, sim):
+        self.sim = sim
+        self._ds = None
+        self._view = None
+
+    @staticmethod
+    def _DS():
+        from . import OpenHRP
+        return OpenHRP.DynamicsSimulator
+
+    def _type(self, name):
+        """A LinkDataType from its name ("JOINT_VALUE", ...) or the enum value itself."""
+        return getattr(self._DS(), name) if isinstance(name, str) else name
+
+    def load_model(self, name, url):
+        body = self.sim.client.load_body(url, reload=False)
+        return _Model.from_body_info(name, url, body)
+
+    def dynamics(self):
+        """A plain reference (its refusals are CORBA system exceptions; the backend's own calls
+        go through ``hrpsim.errors.explained``, which raises with the server's reason)."""
+        return unwrap(self._ds)
+
+    def set_all_link_data(self, character, type_name, values):
+        self._ds.setCharacterAllLinkData(character, self._type(type_name), values.tolist())
+
+    def set_link_data(self, character, link, type_name, data):
+        self._ds.setCharacterLinkData(character, link, self._type(type_name), data)
+
+    def time(self):
+        return float(self._ds.getWorldState().time)
+
+    def link_data(self, character, link, type_name):
+        return np.array(self._ds.getCharacterLinkData(character, link, self._type(type_name)),
+                        dtype=float)
+
+    def all_link_data(self, character, type_name):
+        return np.array(self._ds.getCharacterAllLinkData(character, self._type(type_name)),
+                        dtype=float)
+
+    def link_poses(self, character):
+        for cp in self._ds.getWorldState().characterPositions:
+            if cp.characterName == character:
+                P = np.array([lp.p for lp in cp.linkPositions], dtype=float).reshape(-1, 3)
+                R = np.array([lp.R for lp in cp.linkPositions], dtype=float).reshape(-1, 3, 3)
+                return P, R
+        raise KeyError("no character %r in the world state" % character)
+
+    def sensors(self, character):
+        s = self._ds.getCharacterSensorState(character)
+        return {
+            "q": np.array(s.q, dtype=float),
+            "dq": np.array(s.dq, dtype=float),
+            "u": np.array(s.u, dtype=float),
+            "force": np.array(s.force, dtype=float).reshape(-1, 6),
+            "gyro": np.array(s.rateGyro, dtype=float).reshape(-1, 3),
+            "accel": np.array(s.accel, dtype=float).reshape(-1, 3),
+            "range": [np.array(r, dtype=float) for r in s.range],
+        }
+
+    def extra_joint_force(self, character, name):
+        return np.asarray(self._ds.getExtraJointConstraintForce(character, name), dtype=float)
+
+    def camera_images(self, character):
+        from .images import image_arrays
         view = self._camera_view()
-        view.updateScene(self.world_state())
+        view.updateScene(self._ds.getWorldState())
         out = {}
         for cam in view.getCameraSequenceOf(character):
             out[cam.getCameraParameter().sensorName] = image_arrays(cam.getImageData())
         return out
 
     def _camera_view(self):
-        view = getattr(self, "_view", None)
-        if view is not None:
-            return view
+        if self._view is not None:
+            return self._view
         from . import OpenHRP, file_url
-        factory = self.client.resolve("ViewSimulatorFactory", OpenHRP.ViewSimulatorFactory)
-        loader = self.client.model_loader()
+        client = self.sim.client
+        factory = client.resolve("ViewSimulatorFactory", OpenHRP.ViewSimulatorFactory)
+        loader = client.model_loader()
         opt = OpenHRP.ModelLoader.ModelLoadOption(True, [], OpenHRP.ModelLoader.AABB_NUM)
         view = factory.create()
         try:
-            for name, model in self._models.items():
+            for name, model in self.sim._models.items():
                 view.registerCharacter(name, loader.loadBodyInfoEx(file_url(model.url), opt))
         except BaseException:
             view.destroy()
             raise
         self._view = view
         return view
+
+    def close(self):
+        view, self._view = self._view, None
+        if view is not None:
+            from omniORB import CORBA
+            try:
+                view.destroy()
+            except (CORBA.OBJECT_NOT_EXIST, CORBA.TRANSIENT, CORBA.COMM_FAILURE):
+                pass
+
+
+class _ServerBackend(_CorbaBackend):
+    """Client-driven: our own DynamicsSimulator from a DynamicsSimulatorFactory, stepped with
+    stepSimulation."""
+
+    name = "server"
+
+    def describe(self):
+        return self.sim.factory_name
+
+    def build(self):
+        from . import OpenHRP
+        sim, DS = self.sim, self._DS()
+        factory = sim.client.resolve(sim.factory_name, OpenHRP.DynamicsSimulatorFactory)
+        ds = explained(factory.create())
+        try:
+            for m in sim._models.values():
+                ds.registerCharacter(m.name, m.body)
+            ds.init(sim._dt, getattr(DS, sim._method),
+                    DS.ENABLE_SENSOR if sim._sensors else DS.DISABLE_SENSOR)
+            ds.setGVector(list(sim._gravity))
+            for ch, mode in sim._modes:
+                ds.setCharacterAllJointModes(ch, getattr(DS, mode))
+            for item in sim._init_data:
+                if item[0] == "joints":
+                    _, ch, type_name, values = item
+                    ds.setCharacterAllLinkData(ch, self._type(type_name), values)
+                else:
+                    _, ch, link, type_name, data = item
+                    ds.setCharacterLinkData(ch, link, self._type(type_name), data)
+            ds.calcWorldForwardKinematics()
+            for p in sim._pairs:
+                ds.registerCollisionCheckPair(p["char1"], p["link1"], p["char2"], p["link2"],
+                                              p["static"], p["slip"], [], [], p["culling"],
+                                              p["restitution"])
+            for lp in sim._loops:
+                ds.registerExtraJoint(lp["char1"], lp["link1"], lp["char2"], lp["link2"],
+                                      lp["pos1"], lp["pos2"], getattr(OpenHRP, lp["type"]),
+                                      lp["axis"], lp["name"])
+            ds.initSimulation()
+        except BaseException:
+            ds.destroy()
+            raise
+        self._ds = ds
+
+    def step(self, n, before):
+        sim, ds = self.sim, self._ds
+        for _ in range(n):
+            if before is not None:
+                before(sim)
+            self._step_once(ds)
+            sim._steps += 1
+
+    def run_to(self, target, before):
+        self.step(target - self.sim._steps, before)
+
+    def _step_once(self, ds):
+        """One stepSimulation; a runaway (BAD_OPERATION, completed YES, minor code the
+        character's index + 1) becomes Runaway naming the character."""
+        from omniORB import CORBA
+        try:
+            ds.stepSimulation()
+        except CORBA.BAD_OPERATION as exc:
+            if exc.completed != CORBA.COMPLETED_YES:
+                raise
+            names = list(self.sim._models)
+            k = exc.minor - 1
+            who = names[k] if 0 <= k < len(names) else None
+            self.sim._steps += 1
+            raise Runaway(_runaway_message(self.sim._steps, who), who) from None
+
+    def discard(self, closing=False):
+        if self._ds is not None:
+            from omniORB import CORBA
+            try:
+                self._ds.destroy()
+            except (CORBA.OBJECT_NOT_EXIST, CORBA.TRANSIENT, CORBA.COMM_FAILURE):
+                pass
+        self._ds = None
+
+
+def _runaway_message(steps, who):
+    return ("step %d: character %s ran away: its state became non-finite or left the bounds "
+            "(|position| <= 1e9 m, speeds <= 1e8 m/s, rad/s); it was stopped where the last "
+            "good step left it" % (steps, who or "?"))
+
+
+class _SchedulerBackend(_CorbaBackend):
+    """Through hrpsim::Scheduler: configured, started paused and driven with step(n) /
+    runUntil(t); states read from its co-located DynamicsSimulator."""
+
+    name = "scheduler"
+    features = frozenset({"controllers", "viewer", "noise", "joint_options", "log"})
+
+    def __init__(self, sim):
+        super().__init__(sim)
+        self._scheduler = None
+
+    def describe(self):
+        return "scheduler %s" % self.sim.scheduler_name
+
+    def scheduler(self):
+        if self._scheduler is None:
+            from . import SchedulerIDL
+            self._scheduler = self.sim.client.resolve(self.sim.scheduler_name,
+                                                      SchedulerIDL.Scheduler)
+        return self._scheduler
+
+    def build(self):
+        from . import OpenHRP
+        from . import SchedulerIDL as H
+        sim, DS = self.sim, self._DS()
+        s = explained(self.scheduler())
+        s.reset()
+        s.setTimeStep(sim._dt)
+        s.setIntegrateMethod(getattr(DS, sim._method))
+        s.setSensorOption(DS.ENABLE_SENSOR if sim._sensors else DS.DISABLE_SENSOR)
+        s.setGVector(list(sim._gravity))
+        for m in sim._models.values():
+            s.addModel(m.name, m.url)
+        for ch, mode in sim._modes:
+            s.setAllJointModes(ch, getattr(DS, mode))
+        for item in sim._init_data:
+            if item[0] == "joints":
+                _, ch, type_name, values = item
+                for link, v in zip(sim._model(ch).joint_links, values):
+                    if link:  # a jointId gap has no link to write
+                        s.setLinkData(ch, link, self._type(type_name), [v])
+            else:
+                _, ch, link, type_name, data = item
+                s.setLinkData(ch, link, self._type(type_name), data)
+        for p in sim._pairs:
+            s.addCollisionPair(H.CollisionPair(p["char1"], p["link1"], p["char2"], p["link2"],
+                                               p["static"], p["slip"], p["culling"],
+                                               p["restitution"]))
+        for lp in sim._loops:
+            s.addExtraJoint(H.ExtraJointSpec(lp["name"], lp["char1"], lp["link1"], lp["char2"],
+                                             lp["link2"], lp["pos1"], lp["pos2"],
+                                             getattr(OpenHRP, lp["type"]), lp["axis"]))
+        if sim._joint_options is not None:
+            s.setJointOptions(H.JointOptions(*sim._joint_options))
+        for name, character, period in sim._controllers:
+            s.addController(H.ControllerSpec(name, character, period))
+        if sim._log is not None:
+            s.setLogOptions(H.LogOptions(*sim._log))
+        viewer, rate = sim._viewer
+        s.setViewRate(rate)
+        s.setOnlineViewer(viewer)
+        if sim._noise is not None:
+            seed, limits, specs = sim._noise
+            s.setSensorNoise(H.SensorNoise(seed, limits, [H.SensorNoiseSpec(t, std, bias)
+                                                          for t, (std, bias) in specs.items()]))
+        s.startPaused()
+        self._ds = explained(s.dynamics())
+
+    def step(self, n, before):
+        sim = self.sim
+        if before is None:
+            if n:
+                self._step(n)
+                sim._steps += n
+            return
+        for _ in range(n):
+            before(sim)
+            self._step(1)
+            sim._steps += 1
+
+    def run_to(self, target, before):
+        sim = self.sim
+        if before is not None:
+            self.step(target - sim._steps, before)
+        elif target > sim._steps:
+            explained(self._scheduler).runUntil(target * sim._dt)
+            sim._steps = target
+
+    def _step(self, n):
+        """Scheduler.step(n); a run stopped by a runaway becomes Runaway naming the
+        character (the scheduler's message says which)."""
+        import re
+        from . import SchedulerIDL
+        try:
+            self._scheduler.step(n)
+        except SchedulerIDL.SchedulerError as exc:
+            m = re.search(r"character (.+?) ran away", exc.description)
+            if m is None:
+                raise explain(self._scheduler, "step", exc) from exc
+            raise Runaway(exc.description, m.group(1)) from None
+
+    def discard(self, closing=False):
+        if closing and self._ds is not None:
+            try:
+                self._scheduler.stop()
+            except Exception:  # noqa: BLE001 - already finished or failed: nothing to do
+                pass
+        self._ds = None
+
+
+def _local_backend(sim):
+    from .local import LocalBackend
+    return LocalBackend(sim)
+
+
+_BACKENDS = {"server": _ServerBackend, "scheduler": _SchedulerBackend, "local": _local_backend}

@@ -167,6 +167,12 @@ def make_servant(squat):
     return PDController()
 
 
+def local_controller():
+    """The controller for `hrpsim run --local` (the project's python="...:local_controller"):
+    the same servant, made in process with the default squat."""
+    return make_servant(0.6)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--name", default="PDController",

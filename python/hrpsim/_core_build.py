@@ -1,0 +1,80 @@
+"""Build-time script: the cffi extension ``_hrpsim_core`` over the simulation core (core/core.h).
+
+Run by CMake (python/CMakeLists.txt), not imported at run time::
+
+    python _core_build.py CORE_H OUT_C
+
+writes OUT_C, the C source of the extension module ``_hrpsim_core`` (cffi's API mode: compiled
+against the real headers, so struct layouts and signatures are checked by the C compiler, and
+calls go straight to the C functions). CMake compiles it into
+``build/python/_hrpsim_core.<abi>.so`` linked with the core's static libraries;
+``hrpsim.local`` finds it there (see ``hrpsim.local.core_module``).
+
+The declarations are core.h itself, minus preprocessor lines and the C++ guards, plus the
+fields of the records the core only forward-declares (``...;``: the compiler fills in the
+rest of the layout).
+"""
+
+import re
+import sys
+
+import cffi
+
+# the fields of the records core.h forward-declares that the Python side reads, the error
+# codes and the log level (util.h; values from the compiler)
+RECORDS = """
+typedef enum hstError { hsOK, hsE_INVALID, hsE_NOMEM, hsE_IO, hsE_SYNTAX, hsE_MODEL,
+                        hsE_UNSUPPORTED, hsE_RUNAWAY, hsE_ORDER, ... } hstError;
+typedef enum hstLog { hsLOG_DEBUG, hsLOG_INFO, hsLOG_WARNING, hsLOG_ERROR } hstLog;
+void hsu_setLogLevel(hstLog level);
+struct hsError { int code; char message[512]; char file[512]; int line; int column; ...; };
+struct hsdLinkMotion { double v[3]; double w[3]; double dv[3]; double dw[3]; ...; };
+struct hsdContact { int pair; int ch[2]; int link[2]; double p[3]; double n[3]; double depth;
+                    double force[3]; ...; };
+"""
+
+
+def declarations(header_text):
+    """core.h as cffi declarations: no preprocessor lines (integer #defines kept), no C++
+    guards, no comments."""
+    text = re.sub(r"//[^\n]*", "", header_text)
+    lines = []
+    for line in text.splitlines():
+        stripped = line.strip()
+        if stripped.startswith("#"):
+            m = re.match(r"#\s*define\s+(\w+)\s+(\d+)\s*$", stripped)
+            if m:
+                lines.append("#define %s %s" % m.groups())
+            continue
+        if stripped in ('extern "C" {', "}") and not lines_open_struct(lines):
+            continue
+        lines.append(line)
+    return "\n".join(lines) + RECORDS
+
+
+def lines_open_struct(lines):
+    """True inside a struct or enum body (a closing brace there is the body's)."""
+    depth = 0
+    for line in lines:
+        depth += line.count("{") - line.count("}")
+    return depth > 0
+
+
+def make_ffi(header_path):
+    ffi = cffi.FFI()
+    with open(header_path) as f:
+        ffi.cdef(declarations(f.read()))
+    ffi.set_source("_hrpsim_core", '#include "core.h"\n#include "util.h"\n#include "dynamics.h"\n')
+    return ffi
+
+
+def main(argv):
+    if len(argv) != 3:
+        sys.stderr.write("usage: _core_build.py CORE_H OUT_C\n")
+        return 2
+    make_ffi(argv[1]).emit_c_code(argv[2])
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

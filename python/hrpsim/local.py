@@ -1,0 +1,609 @@
+"""hrpsim.local: the simulation core (core/core.h) inside this Python process.
+
+``hrpsim.Simulation(backend="local")`` runs on ``LocalBackend``: no naming service, no servers,
+no CORBA (omniORB is not imported on this path). Models are loaded with ``hs_loadBody``, which
+gives the body the dynamics server simulates bit for bit (core.h), and every Simulation call
+becomes the core call the DynamicsSimulator servant makes for the same request, in the same
+order, so the same script gives the same arrays as the server back end, bit for bit
+(tests/e2e/test_local.py).
+
+The binding is cffi in API mode: ``_hrpsim_core``, a compiled extension that CMake builds from
+python/hrpsim/_core_build.py into ``build/python/`` (linked with the core's static libraries;
+nothing to install). ``core_module()`` finds it: an installed ``hrpsim._hrpsim_core`` first,
+else ``$HRPSIM_CORE_MODULE_DIR``, else ``<repo>/build/python`` (the editable install of
+tools/bootstrap.sh).
+
+``LocalSim`` (``sim.local``) gives the core's state as NumPy arrays that view its memory
+without copies: read-only (writing would bypass the core: write through the setters). A view
+keeps showing the same simulation, updated in place by every step and setter, as long as the
+view lives (it keeps the C simulation alive); after ``reset()`` or ``close()`` a new world is
+built, and views taken before show the old, discarded world's last state (stale): take them
+again.
+"""
+
+import importlib
+import importlib.machinery
+import importlib.util
+import os
+import sys
+
+import numpy as np
+
+from . import paths
+from .simulation import Runaway, _Model, _runaway_message
+
+__all__ = ["CoreError", "LocalBackend", "LocalSim", "core_module", "load_body",
+           "set_log_level"]
+
+_MODULE = "_hrpsim_core"
+_core = None
+
+
+def core_module():
+    """The cffi extension (``ffi``, ``lib``), imported on first use; ImportError saying how to
+    build it when it is missing."""
+    global _core
+    if _core is not None:
+        return _core
+    try:
+        _core = _quiet(importlib.import_module("hrpsim." + _MODULE))
+        return _core
+    except ImportError:
+        pass
+    dirs = [os.environ.get("HRPSIM_CORE_MODULE_DIR"), str(paths.REPO_ROOT / "build" / "python")]
+    for d in filter(None, dirs):
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = os.path.join(d, _MODULE + suffix)
+            if os.path.exists(path):
+                spec = importlib.util.spec_from_file_location(_MODULE, path)
+                module = importlib.util.module_from_spec(spec)
+                spec.loader.exec_module(module)
+                sys.modules.setdefault(_MODULE, module)
+                _core = _quiet(module)
+                return module
+    raise ImportError("the local back end needs the extension %s, built by CMake into "
+                      "<repo>/build/python with cffi in the repository's .venv: run "
+                      "tools/bootstrap.sh (searched: %s)"
+                      % (_MODULE, ", ".join(filter(None, dirs))))
+
+
+def _quiet(module):
+    """The core's messages from warnings up (its info lines, "registered character ...", are
+    the servers' log, not a script's output; set_log_level("info") brings them back)."""
+    module.lib.hsu_setLogLevel(module.lib.hsLOG_WARNING)
+    return module
+
+
+def set_log_level(level):
+    """The least important message the core prints on stderr in this process: "debug",
+    "info", "warning" (the default here) or "error"."""
+    lib = core_module().lib
+    lib.hsu_setLogLevel(getattr(lib, "hsLOG_" + level.upper()))
+
+
+class CoreError(RuntimeError):
+    """An error the core reported (an hsError) that is not a refused request: a model that
+    does not load, no memory, a failed step. ``code`` (hstError, negative), ``message``, and
+    for model errors ``file`` and ``line``."""
+
+    def __init__(self, code, message, file="", line=0):
+        where = "%s:%d: " % (file, line) if file and line else ("%s: " % file if file else "")
+        super().__init__(where + message)
+        self.code = code
+        self.file = file
+        self.line = line
+
+
+def _refusal(code):
+    """The hrpsim.errors class a refused request raises, as on the server back ends (the
+    servers turn the same hsError codes into the CORBA exceptions errors.py translates), or
+    None for an error that is not a refusal."""
+    from . import errors
+    return {-1: errors.BadArgument, -8: errors.CallOrderError,
+            -6: errors.Unsupported}.get(code)
+
+
+def _raise(ffi, err, code, what):
+    """Raise the error err records (then clear it: the core records an error only into an
+    hsError whose code is 0, so code 0 is kept between calls): a refused request (a bad
+    argument, a call out of order) as the server back ends raise it, with the core's message;
+    anything else as CoreError."""
+    message = ffi.string(err.message).decode(errors="replace") or ("%s failed (%d)" % (what, code))
+    file, line = ffi.string(err.file).decode(errors="replace"), err.line
+    _clear(err)
+    kind = _refusal(code)
+    if kind is not None and not line:
+        raise kind("%s: %s" % (what, message), what)
+    raise CoreError(code, message, file, line)
+
+
+def _clear(err):
+    err.code = 0
+    err.message[0] = b"\0"
+    err.file[0] = b"\0"
+    err.line = 0
+
+
+class _Body:
+    """A model loaded in process (hs_loadBody); freed when dropped unless a simulation took
+    it."""
+
+    def __init__(self, url, path):
+        core = core_module()
+        self.ffi, self.lib = core.ffi, core.lib
+        err = self.ffi.new("hsError *")
+        ptr = self.lib.hs_loadBody(path.encode(), err)
+        if ptr == self.ffi.NULL:
+            _raise(self.ffi, err, err.code, "loading %s" % path)
+        self.url = url
+        self.path = path
+        self._ptr = self.ffi.gc(ptr, self.lib.hs_freeBody)
+        # names and joints, read through a throwaway simulation (the core's accessors)
+        probe = LocalSim()
+        ch = probe.add_character("probe", self, own=False)
+        self.link_names = [probe.link_name(ch, k) for k in range(probe.link_count(ch))]
+        self.parents = [probe.lib.hs_linkParent(probe.ptr, ch, k)
+                        for k in range(len(self.link_names))]
+        self.joint_link_index = list(probe.joint_links(ch))
+        self.sensors = [(probe.sensor_name(ch, s), probe.lib.hs_sensorType(probe.ptr, ch, s))
+                        for s in range(probe.lib.hs_sensorCount(probe.ptr, ch))]
+        # links with a 1-dof joint and a jointId (what "every joint" means), the initial root pose
+        self.one_dof_joints = [self.link_names[k] for k in self.joint_link_index
+                               if k >= 0 and probe.lib.hs_hasJoint(probe.ptr, ch, k)]
+        self.root_pose = probe.get_link_data(ch, 0, probe.lib.hsDATA_ABS_TRANSFORM)
+        probe.close()
+
+    def take(self):
+        """The body pointer, no longer freed here (a simulation took it)."""
+        ptr = self._ptr
+        self._ptr = self.ffi.gc(ptr, None)
+        return ptr
+
+
+def load_body(url):
+    """Load a model file (a path or file: URL) in process, as the ModelLoader serves it."""
+    from . import file_url
+    url = file_url(url)
+    if not url.startswith("file://"):
+        raise ValueError("the local back end loads files only, got %r" % url)
+    return _Body(url, _url_path(url))
+
+
+def _url_path(url):
+    from urllib.parse import unquote, urlparse
+    return unquote(urlparse(url).path)
+
+
+class LocalSim:
+    """One hsSim (core.h): thin methods over the core's functions, errors raised as CoreError,
+    state as read-only NumPy views (see the module comment)."""
+
+    def __init__(self):
+        core = core_module()
+        self.ffi, self.lib = core.ffi, core.lib
+        self._err = self.ffi.new("hsError *")
+        ptr = self.lib.hs_makeSim(self._err)
+        if ptr == self.ffi.NULL:
+            _raise(self.ffi, self._err, self._err.code, "hs_makeSim")
+        self.ptr = self.ffi.gc(ptr, self.lib.hs_freeSim)
+        self._doubles = self.ffi.typeof("double[]")  # parsed once: from_buffer's type
+        self._joints = {}  # character index -> hs_jointCount
+        self._keep = []   # borrowed bodies, alive as long as the simulation
+        self._names = {}  # character name -> index
+
+    def close(self):
+        """Free the simulation now unless views still hold it (then when the last goes)."""
+        self.ptr = None
+
+    def _check(self, code, what):
+        if code < 0:
+            _raise(self.ffi, self._err, code, what)
+        return code
+
+    def _e(self):
+        """The simulation's hsError, clear (code 0: see _raise)."""
+        return self._err
+
+    # --- set-up ---
+    def add_character(self, name, body, own=True):
+        """Add ``body`` (a _Body) as character ``name``; the simulation owns it (own=True) or
+        borrows it. Returns the index."""
+        if own:
+            ptr = body.take()
+        else:
+            ptr = body._ptr
+            self._keep.append(body)
+        ch = self._check(self.lib.hs_addCharacter(self.ptr, name.encode(), ptr, int(own),
+                                                  self._e()), "add_character")
+        self._names[name] = ch
+        return ch
+
+    def index(self, name):
+        """The index of character ``name``."""
+        try:
+            return self._names[name]
+        except KeyError:
+            raise KeyError("no character %r (characters: %s)"
+                           % (name, list(self._names))) from None
+
+    def link(self, ch, name):
+        """The index of link ``name`` of character ch ("": -1, every link)."""
+        if name == "":
+            return -1
+        return self._check(self.lib.hs_link(self.ptr, ch, name.encode(), self._e()), "link")
+
+    def link_count(self, ch):
+        return self.lib.hs_linkCount(self.ptr, ch)
+
+    def joint_count(self, ch):
+        n = self._joints.get(ch)
+        if n is None:
+            n = self._joints[ch] = self.lib.hs_jointCount(self.ptr, ch)
+        return n
+
+    def link_name(self, ch, k):
+        return self.ffi.string(self.lib.hs_linkName(self.ptr, ch, k)).decode()
+
+    def joint_links(self, ch):
+        """Per jointId the link index (-1: a gap), as a NumPy array."""
+        n = self.joint_count(ch)
+        return np.array([self.lib.hs_jointLinks(self.ptr, ch)[i] for i in range(n)], dtype=int)
+
+    def sensor_name(self, ch, s):
+        return self.ffi.string(self.lib.hs_sensorName(self.ptr, ch, s)).decode()
+
+    # --- views ---
+    def _view(self, ptr, shape):
+        """A read-only float64 array over ``prod(shape)`` doubles at ptr that keeps this
+        simulation alive (see the module comment)."""
+        count = int(np.prod(shape))
+        if ptr == self.ffi.NULL:
+            raise CoreError(-1, "no such state")
+        owner = self.ptr
+        held = self.ffi.gc(self.ffi.cast("double *", ptr), lambda _p, _o=owner: None)
+        arr = np.frombuffer(self.ffi.buffer(held, 8 * count), dtype=np.float64).reshape(shape)
+        arr.flags.writeable = False
+        return arr
+
+    def q_view(self, ch):
+        """Joint values per link (link index order; 0 for links without a joint)."""
+        return self._view(self.lib.hs_q(self.ptr, ch), (self.link_count(ch),))
+
+    def dq_view(self, ch):
+        return self._view(self.lib.hs_dq(self.ptr, ch), (self.link_count(ch),))
+
+    def u_view(self, ch):
+        return self._view(self.lib.hs_u(self.ptr, ch), (self.link_count(ch),))
+
+    def p_view(self, ch):
+        """Link origins (nlinks, 3), world frame."""
+        return self._view(self.lib.hs_linkP(self.ptr, ch), (self.link_count(ch), 3))
+
+    def R_view(self, ch):
+        """Link rotations (nlinks, 3, 3)."""
+        return self._view(self.lib.hs_linkR(self.ptr, ch), (self.link_count(ch), 3, 3))
+
+    def reading_view(self, ch, s):
+        """Sensor s's reading (force 6, gyro / accelerometer 3, range its beams)."""
+        n = self.ffi.new("int *")
+        ptr = self.lib.hs_reading(self.ptr, ch, s, n)
+        if n[0] == 0:
+            return np.zeros(0)
+        return self._view(ptr, (n[0],))
+
+    def camera(self, ch, s):
+        """Render vision sensor s of character ch at the current link poses (hs_renderCamera):
+        (colour H x W x 3 uint8, depth H x W float32 [m]), rows top first; new arrays."""
+        w, h = self.ffi.new("int *"), self.ffi.new("int *")
+        self._check(self.lib.hs_cameraSize(self.ptr, ch, s, w, h, self._e()), "camera size")
+        rgb = np.empty((h[0], w[0], 3), dtype=np.uint8)
+        depth = np.empty((h[0], w[0]), dtype=np.float32)
+        self._check(self.lib.hs_renderCamera(self.ptr, ch, s,
+                                             self.ffi.from_buffer("unsigned char[]", rgb),
+                                             self.ffi.from_buffer("float[]", depth),
+                                             self._e()), "render camera")
+        return rgb, depth
+
+    # --- stepping and link data ---
+    def step(self, n=1):
+        """n steps (hs_stepN); the hsE_RUNAWAY code is returned, other errors raised."""
+        code = self.lib.hs_stepN(self.ptr, n, self._err)
+        if code == self.lib.hsE_RUNAWAY:
+            _clear(self._err)
+            return code
+        return self._check(code, "step")
+
+    def set_link_data(self, ch, link, type_code, values):
+        v = np.ascontiguousarray(values, dtype=np.float64)
+        self._check(self.lib.hs_setLinkData(self.ptr, ch, link, type_code,
+                                            self.ffi.from_buffer(self._doubles, v), v.size,
+                                            self._e()), "set_link_data")
+
+    def set_all_link_data(self, ch, type_code, values):
+        v = values if _is_doubles(values) else np.ascontiguousarray(values, dtype=np.float64)
+        self._check(self.lib.hs_setAllLinkData(self.ptr, ch, type_code,
+                                               self.ffi.from_buffer(self._doubles, v), v.size,
+                                               self._e()), "set_all_link_data")
+
+    def get_link_data(self, ch, link, type_code):
+        out = np.empty(64)
+        n = self._check(self.lib.hs_getLinkData(self.ptr, ch, link, type_code,
+                                                self.ffi.from_buffer(self._doubles, out),
+                                                out.size, self._e()), "get_link_data")
+        if n > out.size:
+            out = np.empty(n)
+            n = self._check(self.lib.hs_getLinkData(self.ptr, ch, link, type_code,
+                                                    self.ffi.from_buffer(self._doubles, out),
+                                                    out.size, self._e()), "get_link_data")
+        return out[:n].copy()
+
+    def get_all_link_data(self, ch, type_code):
+        size = self.lib.hs_linkDataSize(type_code)
+        out = np.empty(max(1, self.joint_count(ch) * max(size, 1)))
+        n = self._check(self.lib.hs_getAllLinkData(self.ptr, ch, type_code,
+                                                   self.ffi.from_buffer(self._doubles, out),
+                                                   out.size, self._e()), "get_all_link_data")
+        return out[:n]
+
+    def set_joint_torques(self, ch, u):
+        """Torques per link (link index order): the fast path of a control loop."""
+        v = u if _is_doubles(u) else np.ascontiguousarray(u, dtype=np.float64)
+        self._check(self.lib.hs_setJointTorques(self.ptr, ch,
+                                                self.ffi.from_buffer(self._doubles, v),
+                                                v.size, self._e()), "set_joint_torques")
+
+
+def _is_doubles(a):
+    """True for a C-contiguous float64 NumPy array (passed to C as it is)."""
+    return type(a) is np.ndarray and a.dtype == np.float64 and a.flags.c_contiguous
+
+
+_sensor_table = None
+
+
+def sensor_types(core=None):
+    """The core's table of sensor types (core.h, hs_sensorType*; one table in model/): a list
+    of (key, hstSensor, numbers per reading (-1: per sensor), place in SensorState (-1: not
+    there)), in hstSensor order; key is hrpsim's short name ("force", "gyro", "accel",
+    "vision", "range")."""
+    global _sensor_table
+    if _sensor_table is None:
+        lib, ffi = (core.lib, core.ffi) if core is not None else (core_module().lib,
+                                                                   core_module().ffi)
+        table, t = [], 0
+        while True:
+            key = lib.hs_sensorTypeKey(t)
+            if key == ffi.NULL:
+                break
+            table.append((ffi.string(key).decode(), t, lib.hs_sensorTypeSize(t),
+                          lib.hs_sensorTypeOrder(t)))
+            t += 1
+        _sensor_table = table
+    return _sensor_table
+
+
+def _type_code(lib, type_name):
+    """hstLinkData from a LinkDataType name ("JOINT_VALUE"), an omniORB enum or an int."""
+    if isinstance(type_name, str):
+        return getattr(lib, "hsDATA_" + type_name)
+    return int(getattr(type_name, "_v", type_name))
+
+
+class LocalBackend:
+    """The in-process back end of hrpsim.Simulation (see the module comment): each call is
+    the core call the DynamicsSimulator servant makes for the same request."""
+
+    name = "local"
+    features = frozenset({"joint_options", "noise"})
+
+    def __init__(self, sim):
+        self.sim = sim
+        self.core = None
+        self._bodies = {}
+
+    def describe(self):
+        return "local"
+
+    def load_model(self, name, url):
+        body = load_body(url)
+        self._bodies[name] = body
+        joint_links = [body.link_names[k] if k >= 0 else "" for k in body.joint_link_index]
+        root = next((n for n, p in zip(body.link_names, body.parents) if p < 0),
+                    body.link_names[0])
+        return _Model(name, url, body, body.link_names, root, joint_links)
+
+    def dynamics(self):
+        raise RuntimeError("the local back end has no OpenHRP.DynamicsSimulator: use the "
+                           "Simulation's methods or sim.local")
+
+    def build(self):
+        sim = self.sim
+        core = LocalSim()
+        lib = core.lib
+        try:
+            # registerCharacter, init, setGVector, modes, initial data, FK, pairs, loops,
+            # initSimulation: the order of the server back end's calls
+            for m in sim._models.values():
+                core.add_character(m.name, self._bodies[m.name], own=False)
+            core._check(lib.hs_setTimeStep(core.ptr, sim._dt, core._e()), "time step")
+            lib.hs_enableSensors(core.ptr, 1 if sim._sensors else 0)
+            g = core.ffi.new("double[3]", [-x for x in sim._gravity])
+            core._check(lib.hs_setGravity(core.ptr, g, core._e()), "gravity")
+            for ch, mode in sim._modes:
+                core._check(lib.hs_setAllJointModes(core.ptr, core.index(ch),
+                                                    1 if mode == "HIGH_GAIN_MODE" else 0,
+                                                    core._e()), "joint modes")
+            for item in sim._init_data:
+                if item[0] == "joints":
+                    _, ch, type_name, values = item
+                    core.set_all_link_data(core.index(ch), _type_code(lib, type_name), values)
+                else:
+                    _, ch, link, type_name, data = item
+                    c = core.index(ch)
+                    core.set_link_data(c, core.link(c, link), _type_code(lib, type_name), data)
+            lib.hs_forwardKinematics(core.ptr, -1)
+            for p in sim._pairs:
+                core._check(lib.hs_addContactPair(
+                    core.ptr, p["char1"].encode(), p["link1"].encode(), p["char2"].encode(),
+                    p["link2"].encode(), p["static"], p["slip"], p["restitution"],
+                    p["culling"], core._e()), "collision pair")
+            kinds = {"EJ_XYZ": 0, "EJ_XY": 1, "EJ_Z": 2}
+            for lp in sim._loops:
+                core._check(lib.hs_addExtraJoint(
+                    core.ptr, lp["name"].encode(), lp["char1"].encode(), lp["link1"].encode(),
+                    lp["char2"].encode(), lp["link2"].encode(),
+                    core.ffi.new("double[3]", lp["pos1"]), core.ffi.new("double[3]", lp["pos2"]),
+                    kinds[lp["type"]], core.ffi.new("double[3]", lp["axis"]), core._e()),
+                    "extra joint")
+            if sim._joint_options is not None:
+                core._check(lib.hs_setJointOptions(core.ptr, int(sim._joint_options[0]),
+                                                   int(sim._joint_options[1]), core._e()),
+                            "joint options")
+            if sim._noise is not None:
+                self._set_noise(core, sim._noise)
+            core._check(lib.hs_start(core.ptr, core._e()), "start")
+        except BaseException:
+            core.close()
+            raise
+        self.core = core
+
+    @staticmethod
+    def _set_noise(core, noise):
+        seed, limits, specs = noise
+        ffi, lib = core.ffi, core.lib
+        n = ffi.new("hsNoise *")
+        n.seed = seed
+        n.limits = int(limits)
+        types = {key: (t, size) for key, t, size, _ in sensor_types(core)}
+        for name, (std, bias) in specs.items():
+            t, size = types[name]
+            size = max(size, 1)   # range: one std and bias for every beam
+            n.active[t] = 1
+            for k in range(size):
+                n.std[t][k] = std[k] if len(std) > 1 else std[0]
+                n.bias[t][k] = bias[k] if len(bias) > 1 else bias[0]
+        core._check(lib.hs_setNoise(core.ptr, n, core._e()), "sensor noise")
+
+    def step(self, n, before):
+        sim = self.sim
+        if before is None:
+            self._step(n)
+            return
+        for _ in range(n):
+            before(sim)
+            self._step(1)
+
+    def _step(self, n):
+        sim, core = self.sim, self.core
+        if n <= 0:
+            return
+        code = core.step(n)
+        # the core counts (sim.local.step() included): a runaway's step was made
+        sim._steps = core.lib.hs_steps(core.ptr)
+        if code:
+            k = core.lib.hs_runaway(core.ptr)
+            names = list(sim._models)
+            who = names[k] if 0 <= k < len(names) else None
+            raise Runaway(_runaway_message(sim._steps, who), who)
+
+    def run_to(self, target, before):
+        self.step(target - self.core_steps(), before)
+
+    def core_steps(self):
+        """Steps the core has made since the start."""
+        return int(self.core.lib.hs_steps(self.core.ptr))
+
+    def discard(self, closing=False):
+        if self.core is not None:
+            self.core.close()
+        self.core = None
+
+    def close(self):
+        pass
+
+    # --- writing between steps ---
+    def set_all_link_data(self, character, type_name, values):
+        core = self.core
+        core.set_all_link_data(core.index(character), _type_code(core.lib, type_name), values)
+
+    def set_link_data(self, character, link, type_name, data):
+        core = self.core
+        ch = core.index(character)
+        core.set_link_data(ch, core.link(ch, link), _type_code(core.lib, type_name), data)
+
+    # --- reading ---
+    def time(self):
+        return float(self.core.lib.hs_time(self.core.ptr))
+
+    def link_data(self, character, link, type_name):
+        core = self.core
+        ch = core.index(character)
+        return core.get_link_data(ch, core.link(ch, link), _type_code(core.lib, type_name))
+
+    def all_link_data(self, character, type_name):
+        core = self.core
+        return core.get_all_link_data(core.index(character), _type_code(core.lib, type_name))
+
+    def link_poses(self, character):
+        core = self.core
+        ch = core.index(character)
+        return core.p_view(ch).copy(), core.R_view(ch).copy()
+
+    def sensors(self, character):
+        core = self.core
+        lib, ffi = core.lib, core.ffi
+        ch = core.index(character)
+        out = {"q": self.all_link_data(character, "JOINT_VALUE"),
+               "dq": self.all_link_data(character, "JOINT_VELOCITY"),
+               "u": self.all_link_data(character, "JOINT_TORQUE")}
+        count = ffi.new("int *")
+        # SensorState's blocks, in its order, from the core's table
+        for key, t, size, _ in sorted((e for e in sensor_types(core) if e[3] >= 0),
+                                      key=lambda e: e[3]):
+            idx = lib.hs_sensorsOfType(core.ptr, ch, t, count)
+            readings = [core.reading_view(ch, idx[i]).copy() for i in range(count[0])]
+            if size < 0:
+                out[key] = readings   # a reading per sensor of its own length (range beams)
+            else:
+                out[key] = (np.array(readings, dtype=float).reshape(-1, size) if readings
+                            else np.zeros((0, size)))
+        return out
+
+    def extra_joint_force(self, character, name):
+        core = self.core
+        ch = core.index(character)
+        i = core._check(core.lib.hs_extraJoint(core.ptr, ch, name.encode(), core._e()),
+                        "extra joint")
+        out = np.empty(6)
+        core._check(core.lib.hs_extraJointForce(core.ptr, i,
+                                                core.ffi.from_buffer(core._doubles, out)),
+                    "extra joint force")
+        return out
+
+    def camera_images(self, character):
+        """Every vision sensor of character rendered in process (hs_renderCamera), taken as
+        the ViewSimulator takes it: ``color`` for colour cameras, ``mono`` (hs_rgbToMono) for
+        mono ones, ``depth`` for depth ones (OpenHRP's CameraType)."""
+        from .images import CameraImage
+        core = self.core
+        lib, ffi = core.lib, core.ffi
+        ch = core.index(character)
+        out = {}
+        for s in range(lib.hs_sensorCount(core.ptr, ch)):
+            kind = lib.hs_cameraType(core.ptr, ch, s)
+            if kind < 0:
+                continue   # not a vision sensor
+            rgb, depth = core.camera(ch, s)
+            h, w = depth.shape
+            img = CameraImage(w, h)
+            if kind in (1, 4):
+                img.color = rgb
+            elif kind in (2, 5):
+                mono = np.empty((h, w), dtype=np.uint8)
+                lib.hs_rgbToMono(ffi.from_buffer("unsigned char[]", mono),
+                                 ffi.from_buffer("unsigned char[]", rgb), w * h)
+                img.mono = mono
+            if kind in (3, 4, 5):
+                img.depth = depth
+            out[core.sensor_name(ch, s)] = img
+        return out

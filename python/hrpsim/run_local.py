@@ -1,0 +1,213 @@
+"""`hrpsim run --local PROJECT`: run a project inside this Python process (no servers).
+
+The project (hrpsim's format or GrxUI's, project.py) configures an
+``hrpsim.Simulation(backend="local")`` as ``Project.configure`` configures the Scheduler: the
+same models, initial states, modes, pairs, loops, joint options and sensor noise. Its
+controllers must be Python classes (``hrpsim.controller.Controller`` subclasses) named by
+``python="FILE.py:NAME"`` on ``<controller>`` (FILE relative to the project's directory; NAME
+a Controller subclass or a function returning a Controller): each is made with no arguments, given a DynamicsSimulator look-alike over the local simulation
+(``LocalDynamics``: the calls controllers make, with OpenHRP's enums), its character and
+period, ``initialize()``d and ``start()``ed, and ticked in the scheduler's order: for step k,
+``input()`` and ``control()`` of every controller whose period divides k, the step,
+``output()``; ``stop()`` at the end. A controller given only as an external ``command`` is an
+OpenHRP Controller in another process: it needs the servers, and the run refuses it
+(``RunError`` saying so).
+
+Results: ``OUT/log.npz`` (``time``, and per character ``<name>.p`` root positions,
+``<name>.q`` joint values at the log period) and ``OUT/summary.json``.
+"""
+
+import importlib.util
+import json
+import math
+import time
+from pathlib import Path
+
+import numpy as np
+
+from .project import axis_angle_to_matrix, load_project
+from .run import RunError, default_out_dir
+
+__all__ = ["run_local", "LocalDynamics"]
+
+
+class _SensorState:
+    """OpenHRP's SensorState as plain lists (what getCharacterSensorState returns)."""
+
+    def __init__(self, s):
+        self.q, self.dq, self.u = list(s["q"]), list(s["dq"]), list(s["u"])
+        self.force = [list(f) for f in s["force"]]
+        self.rateGyro = [list(g) for g in s["gyro"]]
+        self.accel = [list(a) for a in s["accel"]]
+        self.range = [list(r) for r in s["range"]]
+
+
+def _name(enum):
+    """An OpenHRP enum item's name ("JOINT_VALUE"), or the string itself."""
+    return enum if isinstance(enum, str) else getattr(enum, "_n", str(enum))
+
+
+class LocalDynamics:
+    """The DynamicsSimulator calls a controller makes, over a local Simulation."""
+
+    def __init__(self, sim):
+        self.sim = sim
+
+    def getCharacterSensorState(self, character):
+        return _SensorState(self.sim.sensors(character))
+
+    def getCharacterLinkData(self, character, link, type_):
+        return list(self.sim.link_data(character, link, _name(type_)))
+
+    def getCharacterAllLinkData(self, character, type_):
+        return list(self.sim._all(character, _name(type_)))
+
+    def setCharacterLinkData(self, character, link, type_, data):
+        self.sim.set_link_data(character, link, _name(type_), data)
+
+    def setCharacterAllLinkData(self, character, type_, data):
+        self.sim._set_joints(character, _name(type_), data)
+
+    def setCharacterAllJointModes(self, character, mode):
+        high = _name(mode) == "HIGH_GAIN_MODE"
+        core = self.sim.local
+        core._check(core.lib.hs_setAllJointModes(core.ptr, core.index(character), int(high),
+                                                 core._e()), "joint modes")
+
+    def calcWorldForwardKinematics(self):
+        core = self.sim.local
+        core.lib.hs_forwardKinematics(core.ptr, -1)
+
+
+def _load_class(project, spec):
+    path, _, cls = spec.python.rpartition(":")
+    if not path or not cls:
+        raise RunError("%s:%s: controller %s: python= must be FILE.py:CLASS, got %r"
+                       % (project.path, spec.line, spec.name, spec.python))
+    file = (Path(project.path).parent / path).resolve()
+    module_spec = importlib.util.spec_from_file_location("hrpsim_local_" + file.stem, file)
+    if module_spec is None or not file.exists():
+        raise RunError("%s:%s: controller %s: no file %s"
+                       % (project.path, spec.line, spec.name, file))
+    module = importlib.util.module_from_spec(module_spec)
+    module_spec.loader.exec_module(module)
+    try:
+        return getattr(module, cls)
+    except AttributeError:
+        raise RunError("%s:%s: controller %s: %s has no %s"
+                       % (project.path, spec.line, spec.name, file, cls)) from None
+
+
+def configure(project):
+    """A local Simulation configured from ``project`` (not started)."""
+    import hrpsim
+    sim = hrpsim.Simulation(backend="local", dt=project.time_step, gravity=project.gravity,
+                            method=project.method.lower(), sensors=project.sensors)
+    for m in project.models:
+        sim.add_model(m.name, m.url)
+    for m in project.models:
+        body = sim.body(m.name)
+        if m.all_joint_mode:
+            sim.set_joint_mode(m.name, "high_gain" if m.all_joint_mode == "HIGH_GAIN_MODE"
+                               else "torque")
+        for link, mode in m.joint_modes.items():
+            sim.set_link_data(m.name, link, "POSITION_GIVEN",
+                              [1.0 if mode == "HIGH_GAIN_MODE" else 0.0])
+        if m.all_joint_value is not None:
+            for link in body.one_dof_joints:
+                sim.set_link_data(m.name, link, "JOINT_VALUE", [float(m.all_joint_value)])
+        for j, v in m.joint_values.items():
+            sim.set_link_data(m.name, j, "JOINT_VALUE", [float(v)])
+        for j, v in m.joint_velocities.items():
+            sim.set_link_data(m.name, j, "JOINT_VELOCITY", [float(v)])
+        for j, v in m.track_speeds.items():
+            sim.set_link_data(m.name, j, "JOINT_TORQUE", [float(v)])
+        if m.root_translation is not None or m.root_rotation is not None:
+            p = (m.root_translation if m.root_translation is not None
+                 else list(body.root_pose[:3]))
+            R = (axis_angle_to_matrix(m.root_rotation) if m.root_rotation is not None
+                 else list(body.root_pose[3:]))
+            sim.set_link_data(m.name, sim.link_names(m.name)[0], "ABS_TRANSFORM",
+                              [float(x) for x in p] + [float(x) for x in R])
+        if m.root_velocity is not None:
+            sim.set_link_data(m.name, sim.link_names(m.name)[0], "ABS_VELOCITY",
+                              [float(x) for x in m.root_velocity])
+    for c in project.collisions:
+        sim.add_collision_pair(c.object1, c.object2, c.link1, c.link2, c.static_friction,
+                               c.slip_friction, c.culling, c.restitution)
+    for e in project.extra_joints:
+        sim.add_extra_joint(e.name, e.object1, e.link1, e.object2, e.link2, e.link1_pos,
+                            e.link2_pos, e.joint_type, e.axis)
+    sim.set_joint_options(project.joint_limits, project.rotor_inertia)
+    if project.noise or project.noise_limits:
+        sim.set_sensor_noise(project.noise_seed, project.noise_limits,
+                             **{t: (std, bias) for t, std, bias, _ in project.noise})
+    return sim
+
+
+def run_local(path, out_dir=None, warn=None):
+    """Run the project at ``path`` in process; returns (results directory, summary dict)."""
+    project = load_project(path)
+    for text in project.warnings:
+        if warn:
+            warn(text)
+    external = [c for c in project.controllers if not getattr(c, "python", None)]
+    if external:
+        c = external[0]
+        raise RunError("%s:%s: controller %s is an external command (an OpenHRP Controller in "
+                       "its own process): it needs the servers; run without --local, or give "
+                       "it python=\"FILE.py:CLASS\" (an hrpsim.controller.Controller subclass)"
+                       % (project.path, c.line, c.name))
+    sim = configure(project)
+    controllers = []
+    for spec in project.controllers:
+        cls = _load_class(project, spec)
+        period = spec.period or project.time_step
+        every = int(round(period / project.time_step))
+        if every < 1 or abs(every * project.time_step - period) > 1e-9 * max(1.0, period):
+            raise RunError("%s:%s: controller %s: period %g is not a whole number of time "
+                           "steps" % (project.path, spec.line, spec.name, period))
+        controllers.append((spec, cls(), every))
+    out = Path(out_dir) if out_dir else default_out_dir(project)
+    out.mkdir(parents=True, exist_ok=True)
+    steps = int(math.ceil(project.end_time / project.time_step - 1e-9))
+    log_every = max(1, int(round((project.log_period or project.time_step) / project.time_step)))
+    names = sim.models
+    log = {"time": []}
+    for n in names:
+        log[n + ".p"], log[n + ".q"] = [], []
+    t0 = time.perf_counter()
+    with sim:
+        sim.start()
+        dyn = LocalDynamics(sim)
+        for spec, ctl, _ in controllers:
+            ctl.setDynamicsSimulator(dyn)
+            ctl.setModelName(spec.character)
+            ctl.setTimeStep(spec.period or project.time_step)
+            ctl.initialize()
+            ctl.start()
+        try:
+            for k in range(steps):
+                due = [ctl for _, ctl, every in controllers if k % every == 0]
+                for ctl in due:
+                    ctl.input()
+                    ctl.control()
+                sim.step()
+                for ctl in due:
+                    ctl.output()
+                if (k + 1) % log_every == 0:
+                    log["time"].append(sim.time)
+                    for n in names:
+                        log[n + ".p"].append(sim.root_pose(n)[0])
+                        log[n + ".q"].append(sim.q(n))
+        finally:
+            for _, ctl, _ in controllers:
+                ctl.stop()
+        wall = time.perf_counter() - t0
+        np.savez(out / "log.npz", **{k: np.asarray(v) for k, v in log.items()})
+        summary = {"project": str(project.path), "backend": "local", "steps": sim.steps,
+                   "time": sim.time, "wall_seconds": wall,
+                   "controllers": [{"name": s.name, "character": s.character,
+                                    "python": s.python} for s, _, _ in controllers]}
+    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
+    return out, summary

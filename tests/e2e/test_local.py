@@ -1,0 +1,382 @@
+"""End-to-end tests of the local back end (hrpsim.Simulation(backend="local")): the simulation
+core inside the Python process, against the server back end.
+
+- bit identity: a set of scenes (the humanoid standing in high-gain mode with its force
+  sensors, gyro, accelerometer, range sensor and two cameras; the humanoid under a PD law in
+  torque mode, its torques written between steps; the closed-loop four-bar and parallel leg
+  falling onto the floor, and a loop registered with add_extra_joint; the crawler driving on
+  its tracks; the arm following commands) run through hrpsim-dynamics and in process, and
+  every snapshot (time, link poses, q, dq, u, every sensor reading) and loop force compared
+  with np.array_equal: the same bits, not close numbers;
+- in process means in process: a child interpreter runs a local simulation with no naming
+  service in its environment and never imports omniORB;
+- views: sim.local's arrays see the core's memory (they change in place when the simulation
+  steps, equal what the copying readers return, and refuse writes);
+- a runaway stops the run with hrpsim.Runaway naming the character, as the servers do;
+- cameras rendered in process equal the view server's pictures pixel for pixel;
+- sweeps: local workers, the serial runs and the server runs give the same bits;
+- `hrpsim run --local` ticks a Python controller (the sample PD) in process and refuses a
+  controller that is an external command (it needs the servers);
+- samples/scripts/local_humanoid.py runs and writes its PNG.
+"""
+
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hrpsim
+from hrpsim.models import OPENHRP_PROTOS
+
+REPO = Path(__file__).resolve().parents[2]
+MODELS = REPO / "samples" / "models"
+FLOOR = MODELS / "floor" / "floor.wrl"
+HUMANOID = MODELS / "humanoid" / "humanoid.wrl"
+ARM6 = MODELS / "arm6" / "arm6.wrl"
+sys.path.insert(0, str(REPO / "samples" / "controllers"))
+from pd_controller import PDLaw  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def client(servers):
+    if not servers.has("DynamicsSimulatorFactory"):
+        pytest.fail("hrpsim-dynamics was not started", pytrace=False)
+    return servers.client
+
+
+def assert_same(a, b, where="snapshot"):
+    """Two snapshots (nested dicts / lists of arrays) equal bit for bit."""
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), where
+        for k in a:
+            assert_same(a[k], b[k], "%s[%r]" % (where, k))
+    elif isinstance(a, list):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_same(x, y, "%s[%d]" % (where, i))
+    else:
+        x, y = np.asarray(a), np.asarray(b)
+        assert x.shape == y.shape and x.dtype == y.dtype, where
+        assert np.array_equal(x, y), "%s differs: max |diff| %g" % (
+            where, float(np.max(np.abs(x - y))) if x.size else 0.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# scenes: configure(sim) then drive(sim) -> list of records to compare
+# ---------------------------------------------------------------------------------------------
+
+
+def bent_knees(names):
+    q = np.zeros(len(names))
+    for i, name in enumerate(names):
+        if "_HIP_P" in name or "_ANKLE_P" in name:
+            q[i] = -0.2
+        elif "LEG_KNEE" in name:
+            q[i] = 0.4
+    return q, 0.82 - 0.6 * (1 - math.cos(0.2))
+
+
+def snapshots(sim, steps, every, before=None):
+    out = []
+    for _ in range(steps // every):
+        sim.step(every, before)
+        out.append(sim.snapshot())
+    return out
+
+
+def humanoid_high_gain(sim):
+    sim.add_model("floor", FLOOR)
+    sim.add_model("robot", HUMANOID)
+    q, z = bent_knees(sim.joint_names("robot"))
+    sim.set_joint_mode("robot", "high_gain")
+    sim.set_root_pose("robot", (0.0, 0.0, z + 0.01))
+    sim.set_joint_values("robot", q)
+    sim.add_collision_pair("floor", "robot", friction=0.5)
+
+    def before(s):  # wave the chest: commands between steps
+        q2 = q.copy()
+        q2[sim.joint_names("robot").index("CHEST_Y")] = 0.3 * math.sin(0.01 * s.steps)
+        s.set_joint_values("robot", q2)
+    return snapshots(sim, 300, 50, before)
+
+
+def humanoid_torque_pd(sim):
+    sim.add_model("floor", FLOOR)
+    sim.add_model("robot", HUMANOID)
+    names = sim.joint_names("robot")
+    q, z = bent_knees(names)
+    sim.set_joint_mode("robot", "torque")
+    sim.set_root_pose("robot", (0.0, 0.0, z))
+    sim.set_joint_values("robot", q)
+    sim.add_collision_pair("floor", "robot", friction=0.5)
+    law = PDLaw(names)
+
+    def before(s):
+        tau = law.torques(s.steps * s.dt, s.q("robot"), s.dq("robot"))
+        s.set_joint_torques("robot", tau)
+    return snapshots(sim, 400, 50, before)
+
+
+POST_WRL = "#VRML V2.0 utf8\n" + OPENHRP_PROTOS + """
+DEF POST Humanoid { name "post" humanoidBody [
+  DEF BASE Joint { jointType "fixed" translation 0 0 2 children [
+    Segment { mass 1 momentsOfInertia [0.01 0 0 0 0.01 0 0 0 0.01] } ] } ]
+  joints [ USE BASE ] }
+"""
+
+BOB_WRL = "#VRML V2.0 utf8\n" + OPENHRP_PROTOS + """
+DEF BOB Humanoid { name "bob" humanoidBody [
+  DEF BOB_LINK Joint { jointType "free" children [
+    Segment { mass 1.5 momentsOfInertia [0.0025 0 0 0 0.0025 0 0 0 0.0025]
+      children Shape { geometry Box { size 0.1 0.1 0.1 } } } ] } ]
+  joints [ USE BOB_LINK ] }
+"""
+PENDULUM = {}
+
+
+def closed_loops(sim):
+    sim.add_model("floor", FLOOR)
+    sim.add_model("fb", MODELS / "closed_link" / "four_bar.wrl")
+    sim.add_model("leg", MODELS / "closed_link" / "parallel_leg.wrl")
+    sim.add_model("post", PENDULUM["post"])
+    sim.add_model("bob", PENDULUM["bob"])
+    sim.set_root_pose("leg", (1.0, 0.0, 0.9))
+    sim.add_collision_pair("floor", "leg", friction=0.8)
+    # a loop of our own (registerExtraJoint): a swinging pendulum
+    sim.set_root_pose("bob", (0.0, 0.0, 1.7))
+    sim.set_root_velocity("bob", (0.5, 0.0, 0.0))
+    sim.add_extra_joint("hook", "post", "BASE", "bob", "BOB_LINK", pos2=(0, 0, 0.3))
+    out = snapshots(sim, 300, 50)
+    out.append({"LOOP": sim.extra_joint_force("fb", "LOOP"),
+                "hook": sim.extra_joint_force("bob", "hook")})
+    return out
+
+
+def crawler(sim):
+    sim.add_model("floor", FLOOR)
+    sim.add_model("crawler", MODELS / "crawler" / "crawler.wrl")
+    for track in ("TRACK_L", "TRACK_R"):
+        sim.add_collision_pair("floor", "crawler", link2=track, friction=1.0, culling=0.005)
+    sim.start()
+    sim.set_track_speed("crawler", "TRACK_L", 0.3)
+    sim.set_track_speed("crawler", "TRACK_R", 0.2)
+    return snapshots(sim, 400, 100)
+
+
+def arm_commands(sim):
+    sim.add_model("arm", ARM6)
+    sim.set_joint_mode("arm", "high_gain")
+
+    def before(s):
+        t = s.steps * s.dt
+        s.set_joint_values("arm", [0.5 * math.sin(2 * math.pi * t + k) for k in range(6)])
+    out = snapshots(sim, 200, 40, before)
+    out.append(sim.link_data("arm", "J3", "ABS_VELOCITY"))
+    return out
+
+
+SCENES = {f.__name__: f for f in (humanoid_high_gain, humanoid_torque_pd, closed_loops,
+                                   crawler, arm_commands)}
+
+
+@pytest.fixture(scope="module")
+def pendulum(tmp_path_factory):
+    d = tmp_path_factory.mktemp("local-models")
+    for key, text in (("post", POST_WRL), ("bob", BOB_WRL)):
+        PENDULUM[key] = d / (key + ".wrl")
+        PENDULUM[key].write_text(text)
+    return PENDULUM
+
+
+@pytest.mark.parametrize("scene", sorted(SCENES))
+def test_local_backend_is_bit_identical_to_the_servers(client, pendulum, scene):
+    with hrpsim.Simulation(client, dt=0.001) as remote:
+        expected = SCENES[scene](remote)
+    with hrpsim.Simulation(backend="local", dt=0.001) as local:
+        got = SCENES[scene](local)
+    assert len(got) == len(expected)
+    assert_same(got, expected, scene)
+    # and the run moved: a test of two frozen worlds would prove nothing
+    first, last = expected[0], expected[-2] if scene in ("closed_loops", "arm_commands") \
+        else expected[-1]
+    assert any(not np.array_equal(first[k]["p"], last[k]["p"])
+               for k in first if k != "time")
+
+
+def test_local_backend_runs_without_corba(tmp_path):
+    """A child interpreter with no naming service configured runs a local simulation; omniORB
+    is never imported."""
+    code = (
+        "import sys, hrpsim\n"
+        "sim = hrpsim.Simulation(backend='local', models={'arm': %r})\n"
+        "sim.set_joint_mode('arm', 'high_gain')\n"
+        "sim.set_joint_values('arm', [0.1] * 6)\n"
+        "sim.step(10)\n"
+        "assert sim.steps == 10 and abs(sim.time - 0.01) < 1e-12, sim.time\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('omniORB', 'CORBA',"
+        " '_omnipy')))\n" % str(ARM6))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HRPSIM_NAMING")}
+    env["HRPSIM_STATE_DIR"] = str(tmp_path / "no-servers")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"
+
+
+def test_views_see_the_core_without_copies():
+    with hrpsim.Simulation(backend="local", dt=0.001) as sim:
+        sim.add_model("floor", FLOOR)
+        sim.add_model("robot", HUMANOID)
+        sim.set_root_pose("robot", (0.0, 0.0, 1.0))
+        sim.add_collision_pair("floor", "robot")
+        core = sim.local
+        ch = core.index("robot")
+        P, q = core.p_view(ch), core.q_view(ch)
+        z0 = P[0, 2]
+        sim.step(50)
+        assert P[0, 2] < z0 - 0.01          # the same array, updated in place (falling)
+        assert np.array_equal(P, sim.link_poses("robot")[0])
+        joint_links = core.joint_links(ch)
+        assert np.array_equal(q[joint_links], sim.q("robot"))
+        with pytest.raises(ValueError):
+            P[0, 2] = 5.0                    # read-only: writing would bypass the core
+        # a view outlives the Simulation's world: after reset it shows the old world
+        sim.reset()
+        sim.step(1)
+        assert P[0, 2] < z0 - 0.01 and sim.local.p_view(ch)[0, 2] > z0 - 1e-3
+
+
+def test_local_runaway_names_the_character():
+    with hrpsim.Simulation(backend="local", dt=0.001, models={"arm": ARM6}) as sim:
+        sim.set_root_velocity("arm", (0.0, 0.0, 0.0))
+        sim.start()
+        sim.set_joint_torques("arm", [1e12] * 6)
+        with pytest.raises(hrpsim.simulation.Runaway) as info:
+            sim.step(2000)
+        assert info.value.character == "arm"
+
+
+def test_local_humanoid_sample_writes_its_plot(tmp_path):
+    """samples/scripts/local_humanoid.py: the humanoid stands under the PD law in process (the
+    script exits 1 if the waist drops below 0.5 m or the knee is off its reference) and the
+    PNG is written."""
+    out = tmp_path / "squat.png"
+    proc = subprocess.run([sys.executable, str(REPO / "samples" / "scripts" / "local_humanoid.py"),
+                           "--time", "1.5", "--out", str(out)],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "waist" in proc.stdout
+
+
+def fall(sim, height):
+    """A sweep's run (top level: pickled to the workers): the humanoid dropped from height."""
+    sim.add_model("floor", FLOOR)
+    sim.add_model("robot", HUMANOID)
+    sim.set_root_pose("robot", (0.0, 0.0, height))
+    sim.add_collision_pair("floor", "robot", friction=0.7)
+    sim.run(0.3)
+    return {"p": sim.link_poses("robot")[0], "q": sim.q("robot"), "time": sim.time}
+
+
+def test_sweep_runs_local_workers_and_equals_the_serial_and_server_runs(client):
+    from hrpsim.sweep import run_serial
+    heights = [0.9, 0.95, 1.0]
+    swept = hrpsim.sweep(fall, heights, workers=2)          # local back end, no servers
+    serial = run_serial(fall, heights)                       # local, one by one here
+    served = run_serial(fall, heights, client=client)        # hrpsim-dynamics
+    for a, b, c in zip(swept, serial, served):
+        assert_same(a, b, "sweep vs serial")
+        assert_same(a, c, "local vs server")
+    assert not np.array_equal(swept[0]["p"], swept[2]["p"])
+
+
+PROJECT = """<?xml version="1.0" encoding="UTF-8"?>
+<hrpsim-project version="1">
+  <simulation timeStep="0.001" endTime="1.2" sensors="true" gravity="0 0 9.8"/>
+  <model name="floor" url="{models}/floor/floor.wrl"/>
+  <model name="robot" url="{models}/humanoid/humanoid.wrl">
+    <rootPose translation="0 0 0.808040" rotation="0 0 1 0"/>
+    <joints mode="torque" value="0"/>
+    <joint name="RLEG_HIP_P" value="-0.2"/> <joint name="RLEG_KNEE" value="0.4"/>
+    <joint name="RLEG_ANKLE_P" value="-0.2"/> <joint name="LLEG_HIP_P" value="-0.2"/>
+    <joint name="LLEG_KNEE" value="0.4"/> <joint name="LLEG_ANKLE_P" value="-0.2"/>
+    <joint name="RARM_ELBOW" value="-0.3"/> <joint name="LARM_ELBOW" value="-0.3"/>
+  </model>
+  <collision object1="floor" object2="robot" staticFriction="0.5" slipFriction="0.5"/>
+  <controller name="PD" character="robot" period="0.001" {controller}/>
+  <log period="0.01"/>
+</hrpsim-project>
+"""
+
+
+def write_project(tmp_path, controller):
+    path = tmp_path / "squat.xml"
+    path.write_text(PROJECT.format(models=MODELS, controller=controller))
+    return path
+
+
+def test_run_local_ticks_a_python_controller_in_process(tmp_path):
+    """`hrpsim run --local`: the sample PD controller (python=FILE:NAME) holds the humanoid
+    standing in torque mode without any server; log.npz has the run at the log period."""
+    ctl = 'python="%s:local_controller"' % (REPO / "samples" / "controllers" / "pd_controller.py")
+    path = write_project(tmp_path, ctl)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HRPSIM_NAMING")}
+    env["HRPSIM_STATE_DIR"] = str(tmp_path / "no-servers")
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, "-m", "hrpsim", "run", "--local", str(path),
+                           "--out", str(out)], capture_output=True, text=True, timeout=300,
+                          env=env)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    log = np.load(out / "log.npz")
+    assert log["time"].shape == (120,) and abs(log["time"][-1] - 1.2) < 1e-9
+    z = log["robot.p"][:, 2]
+    assert 0.79 < z.min() and z.max() < 0.82      # stands (a fall drops it by decimetres)
+    knee = log["robot.q"][:, 3]                 # RLEG_KNEE follows the squat's reference
+    ref = PDLaw(["RLEG_KNEE"]).reference(1.2)[0][0]
+    assert ref > 0.42 and abs(knee[-1] - ref) < 0.02
+
+
+def test_run_local_refuses_an_external_controller(tmp_path):
+    path = write_project(tmp_path, 'command="python3 nothing.py"')
+    proc = subprocess.run([sys.executable, "-m", "hrpsim", "run", "--local", str(path),
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 1
+    assert "controller PD is an external command" in proc.stderr
+    assert "needs the servers" in proc.stderr
+
+
+def camera_scene(sim):
+    sim.add_model("floor", FLOOR)
+    sim.add_model("robot", HUMANOID)
+    sim.add_model("box", PENDULUM["bob"])          # a box in the cameras' view
+    q, z = bent_knees(sim.joint_names("robot"))
+    sim.set_joint_mode("robot", "high_gain")
+    sim.set_root_pose("robot", (0.0, 0.0, z))
+    sim.set_joint_values("robot", q)
+    sim.set_root_pose("box", (1.0, 0.0, 1.2))
+    sim.add_collision_pair("floor", "robot")
+    sim.step(20)
+    return sim.camera_images("robot")
+
+
+def test_cameras_render_what_the_view_server_renders(client, pendulum):
+    """The humanoid's two cameras (VISION_COLOR: colour, VISION_DEPTH: depth) rendered in
+    process give the view server's pictures for the same state, pixel for pixel."""
+    with hrpsim.Simulation(client, dt=0.001) as remote:
+        expected = camera_scene(remote)
+    with hrpsim.Simulation(backend="local", dt=0.001) as local:
+        got = camera_scene(local)
+    assert sorted(got) == sorted(expected) == ["VISION_COLOR", "VISION_DEPTH"]
+    color, depth = expected["VISION_COLOR"].color, expected["VISION_DEPTH"].depth
+    assert np.ptp(color) > 0 and np.ptp(depth) > 0   # the box is in view: not a blank picture
+    for name in expected:            # colour, mono and depth as the camera's type says
+        for what in ("color", "mono", "depth"):
+            a, b = getattr(got[name], what), getattr(expected[name], what)
+            assert (a is None) == (b is None), (name, what)
+            assert a is None or (a.dtype == b.dtype and np.array_equal(a, b)), (name, what)
