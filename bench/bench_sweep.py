@@ -80,7 +80,7 @@ def main():
     t_pool, pooled = timed(lambda: hrpsim.sweep(func, ps, workers=args.workers, **opts))
     t_start, cluster = timed(lambda: distributed.LocalCluster(
         n_workers=args.workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address=None))
+        dashboard_address=":0"))
     client = distributed.Client(cluster)
     try:
         t_dask, dasked = timed(lambda: hrpsim.sweep(func, ps, executor=client, **opts))

@@ -153,7 +153,7 @@ def cmd_sweep(args):
             from distributed import Client, LocalCluster
             if args.dask == "local":
                 cluster = LocalCluster(n_workers=args.workers or 2, threads_per_worker=1,
-                                       processes=True, dashboard_address=None)
+                                       processes=True, dashboard_address=":0")
                 client = Client(cluster)
             else:
                 client = Client(args.dask)

@@ -64,7 +64,7 @@ def serial():
 
 def local_cluster(n=2):
     return distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                    host="127.0.0.1", dashboard_address=None)
+                                    host="127.0.0.1", dashboard_address=":0")
 
 
 @pytest.fixture(scope="module")
