@@ -9,7 +9,8 @@
   the server PIDs is alive;
 - a worker killed (SIGKILL) in the middle of a sweep: Dask runs its tasks again elsewhere and
   the sweep still returns the identical results, every run "ok" in the sweep's index;
-- a worker with the plugin that is SIGKILLed leaves no servers either (the watchdog);
+- a worker with the plugin that is SIGKILLed leaves no servers either (the watchdog), and
+  the worker started in its place gets servers of its own;
 - table=True gives one row per run with the parameters and the scalars returned.
 """
 
@@ -43,7 +44,7 @@ def fall(sim, param):
     sim.add_model("robot", HUMANOID)
     sim.set_root_pose("robot", (0.0, 0.0, param["height"]))
     sim.add_collision_pair("floor", "robot", friction=param["friction"])
-    sim.run(0.15)
+    sim.run(0.1)
     return {"p": sim.link_poses("robot")[0][0], "q": sim.q("robot"), "time": sim.time,
             "pid": os.getpid(), "naming": os.environ.get("HRPSIM_NAMING"),
             "z": float(sim.link_poses("robot")[0][0][2])}
@@ -96,28 +97,28 @@ def test_dask_sweep_as_a_table(client, serial, tmp_path):
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_a_worker_killed_mid_sweep_changes_nothing(serial, tmp_path):
-    with local_cluster() as cluster, distributed.Client(cluster) as c:
-        pids = sorted(c.run(os.getpid).values())
-        result = {}
+def test_a_worker_killed_mid_sweep_changes_nothing(client, serial, tmp_path):
+    import threading
+    pids = sorted(client.run(os.getpid).values())
+    result = {}
 
-        def go():
-            result["swept"] = hrpsim.sweep(fall, PARAMS, executor=c, out_dir=tmp_path)
+    def go():
+        result["swept"] = hrpsim.sweep(fall, PARAMS, executor=client, out_dir=tmp_path)
 
-        import threading
-        t = threading.Thread(target=go)
-        t.start()
-        runs = tmp_path / "runs"  # a task makes its run directory when it starts
-        deadline = time.monotonic() + 60
-        while not (runs.is_dir() and len(list(runs.iterdir())) >= 5) and \
-                time.monotonic() < deadline:
-            time.sleep(0.02)
-        assert t.is_alive(), "the sweep ended before a worker could be killed"
-        os.kill(pids[0], signal.SIGKILL)
-        t.join(180)
-        assert not t.is_alive()
+    t = threading.Thread(target=go)
+    t.start()
+    runs = tmp_path / "runs"  # a task makes its run directory when it starts
+    deadline = time.monotonic() + 60
+    while not (runs.is_dir() and len(list(runs.iterdir())) >= 5) and \
+            time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert t.is_alive(), "the sweep ended before a worker could be killed"
+    os.kill(pids[0], signal.SIGKILL)  # the cluster's nanny starts a new worker in its place
+    t.join(180)
+    assert not t.is_alive()
     same(result["swept"], serial)
     assert not _alive(pids[0])
+    assert sorted(client.run(os.getpid).values()) != pids  # the worker really went
     index = json.loads((tmp_path / "index.json").read_text())
     assert [r["status"] for r in index["runs"]] == ["ok"] * 16
 
@@ -138,7 +139,14 @@ def _server_pids(states):
     return [r["pid"] for state in states.values() if state for r in state["processes"]]
 
 
-def test_plugin_servers_per_worker_and_none_left_after_close(serial):
+def _wait_gone(pids, seconds=30):
+    deadline = time.monotonic() + seconds
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return [p for p in pids if _alive(p)]
+
+
+def test_plugin_servers_per_worker_and_none_left_behind(serial):
     with local_cluster() as cluster:
         with distributed.Client(cluster) as c:
             c.register_plugin(HrpsimPlugin(dynamics=1, only=SERVERS))
@@ -155,21 +163,16 @@ def test_plugin_servers_per_worker_and_none_left_after_close(serial):
             by_pid = {worker_pid[w]: namings[w] for w in namings}
             assert all(r["naming"] == by_pid[r["pid"]] for r in swept)
             assert {r["naming"] for r in swept} == set(namings.values())
-    deadline = time.monotonic() + 30
-    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert [p for p in pids if _alive(p)] == []
 
-
-def test_plugin_servers_go_when_their_worker_is_killed():
-    with local_cluster(1) as cluster, distributed.Client(cluster) as c:
-        c.register_plugin(HrpsimPlugin(dynamics=1, only=SERVERS))
-        states = worker_servers(c)
-        pids = _server_pids(states)
-        assert len(pids) == 3 and all(_alive(p) for p in pids)
-        worker = list(c.run(os.getpid).values())[0]
-        os.kill(worker, signal.SIGKILL)
-        deadline = time.monotonic() + 30
-        while any(_alive(p) for p in pids) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert [p for p in pids if _alive(p)] == []
+            # a worker killed outright (no teardown): the watchdog stops its servers
+            victim = sorted(worker_pid)[0]
+            os.kill(worker_pid[victim], signal.SIGKILL)
+            assert _wait_gone(_server_pids({victim: states[victim]})) == []
+            c.wait_for_workers(2, timeout=60)  # the nanny's new worker gets new servers
+            deadline = time.monotonic() + 60
+            while len([s for s in worker_servers(c).values() if s]) < 2:
+                assert time.monotonic() < deadline
+                time.sleep(0.2)
+            pids += _server_pids(worker_servers(c))
+    # client.close() and the cluster's close: teardown stops every worker's servers
+    assert _wait_gone(pids) == []
