@@ -7,7 +7,7 @@
 //   - a 1,080-beam fan over 270 degrees (hss_castFan) from the humanoid's chest sensor pose;
 //   - the humanoid's own RangeSensor (257 beams) as a server takes it: hss_syncRayScene (every
 //     character posed) + hss_updateRange;
-//   - one dynamics step of the same world (hsd_step + hss_update of the body sensors), for the
+//   - one step of the same scene through the core (hs_step: dynamics + the body sensors), for the
 //     ratio scan / step.
 // Prints a table and a JSON line. The target: a 1,080-beam scan in under 0.5 ms.
 
@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "dynamics.h"
+#include "core.h"
 #include "sensors.h"
 
 static double nowS(void) {
@@ -57,7 +58,7 @@ int main(int argc, char **argv) {
   if (repeats < 1) {
     repeats = 1;
   }
-  hsd_initODE();
+  hs_initProcess();
   hsBody *robot = load(dir, "humanoid/humanoid.wrl");
   hsBody *floor = load(dir, "floor/floor.wrl");
   hsBody *room = load(dir, "env/room.wrl");
@@ -115,14 +116,25 @@ int main(int argc, char **argv) {
   }
   int nb = 0;
   hss_reading(st, sensor, &nb);
+  // the step: the core's, over the same scene (sensors off: the body sensors are computed, no
+  // range scan is taken)
+  hsSim *sim = hs_makeSim(&err);
+  if (!sim || hs_addCharacter(sim, "floor", floor, 0, &err) < 0 ||
+      hs_addCharacter(sim, "room", room, 0, &err) < 0 ||
+      hs_addCharacter(sim, "robot", robot, 0, &err) < 0 ||
+      hs_addContactPair(sim, "robot", "", "floor", "", 0.5, 0.5, 0, 0.01, &err) < 0 ||
+      hs_setAllJointModes(sim, 2, 1, &err) < 0 || hs_start(sim, &err) < 0) {
+    fprintf(stderr, "%s\n", err.message);
+    return 1;
+  }
   for (int b = 0; b < BATCHES; b++) {
     double t0 = nowS();
     for (int i = 0; i < repeats; i++) {
-      hsd_step(w, NULL);
-      hss_update(st, w, ch);
+      hs_step(sim, NULL);
     }
     dyn[b] = (nowS() - t0) / repeats;
   }
+  hs_freeSim(sim);
   double f = median(fan, BATCHES), sv = median(sens, BATCHES), d = median(dyn, BATCHES);
   printf("humanoid in the sample room: %d characters, median of %d batches of %d\n",
          hsd_characterCount(w), BATCHES, repeats);

@@ -1,5 +1,6 @@
 // bench_stepper.c - choose the dynamics defaults by measurement: the sample humanoid standing
-// on the sample floor in high-gain mode, stepped in process through dynamics/ alone.
+// on the sample floor in high-gain mode, stepped in process through the core (core.h) with each
+// candidate's dynamics options.
 //
 // Usage: hrpsim-bench-stepper [SAMPLES_DIR] [STEPS]
 // For each candidate setting (the library's defaults, whose hsSTEPPER_AUTO is dWorldStep in this
@@ -20,8 +21,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "core.h"
 #include "dynamics.h"
-#include "sensors.h"
 
 static double nowS(void) {
   struct timespec ts;
@@ -47,28 +48,27 @@ static hsBody *load(const char *dir, const char *file) {
   return b;
 }
 
-// one run; returns 0 on success
-static int run(const hsdOptions *opt, const hsBody *robot, const hsBody *floor, long steps,
-               Result *r) {
+// one run through the core's step (dynamics, then sensors); returns 0 on success
+static int run(const hsdOptions *opt, hsBody *robot, hsBody *floor, long steps, Result *r) {
   hsError err = {0};
-  hsdWorld *w = hsd_makeWorld(opt, &err);
-  if (!w) {
+  hsSim *sim = hs_makeSimWith(opt, &err);
+  if (!sim) {
     return -1;
   }
-  int fl = hsd_addCharacter(w, "floor", floor, &err);
-  int ch = hsd_addCharacter(w, "robot", robot, &err);
-  hsdSurface s = {0.5, 0.5, 0, 0.01};
-  if (fl < 0 || ch < 0 || hsd_addContactPair(w, ch, -1, fl, -1, &s, &err) < 0 ||
-      hsd_setAllJointModes(w, ch, hsMODE_HIGH_GAIN, &err) < 0 || hsd_init(w, &err) < 0) {
+  int fl = hs_addCharacter(sim, "floor", floor, 0, &err);
+  int ch = hs_addCharacter(sim, "robot", robot, 0, &err);
+  hs_enableSensors(sim, 1);
+  if (fl < 0 || ch < 0 ||
+      hs_addContactPair(sim, "robot", "", "floor", "", 0.5, 0.5, 0, 0.01, &err) < 0 ||
+      hs_setAllJointModes(sim, ch, 1, &err) < 0 || hs_start(sim, &err) < 0) {
     char buf[1200];
     fprintf(stderr, "%s\n", hsu_formatError(&err, buf, sizeof buf));
-    hsd_freeWorld(w);
+    hs_freeSim(sim);
     return -1;
   }
-  const hsBodyState *st = hsd_state(w, ch);
-  hssState *sensors = hss_makeState(robot, &err);
+  const double *q = hs_q(sim, ch), *p = hs_linkP(sim, ch);
   double p0[3];
-  memcpy(p0, st->rootP, sizeof p0);
+  memcpy(p0, p, sizeof p0);
   double mass = 0;
   for (int k = 0; k < robot->nlink; k++) {
     mass += robot->links[k].mass;
@@ -76,40 +76,38 @@ static int run(const hsdOptions *opt, const hsBody *robot, const hsBody *floor, 
   int fs[2] = {hsm_sensorById(robot, hsSENSOR_FORCE, 0), hsm_sensorById(robot, hsSENSOR_FORCE, 1)};
   r->penetrationMm = 0;
   r->jointErr = 0;
+  const double zero = 0.0;
   double t0 = nowS();
   for (long i = 0; i < steps; i++) {
     for (int j = 0; j < robot->njoint; j++) {
-      hsd_setJointValue(w, ch, robot->jointLink[j], 0, NULL);
+      hs_setLinkData(sim, ch, robot->jointLink[j], hsDATA_JOINT_VALUE, &zero, 1, NULL);
     }
-    if (hsd_step(w, &err) < 0) {
-      hss_freeState(sensors);
-      hsd_freeWorld(w);
+    if (hs_step(sim, &err) < 0) {
+      hs_freeSim(sim);
       return -1;
     }
-    hss_update(sensors, w, ch);
     int n;
-    const hsdContact *c = hsd_contacts(w, &n);
+    const hsdContact *c = hs_contacts(sim, &n);
     for (int k = 0; k < n; k++) {
       r->penetrationMm = fmax(r->penetrationMm, 1e3 * c[k].depth);
     }
     for (int k = 1; k < robot->nlink; k++) {
-      r->jointErr = fmax(r->jointErr, fabs(st->q[k]));
+      r->jointErr = fmax(r->jointErr, fabs(q[k]));
     }
     // read what a controller would read (the readings of the step)
     for (int k = 0; k < robot->nsensor; k++) {
-      hss_reading(sensors, k, &n);
+      hs_reading(sim, ch, k, &n);
     }
   }
   double t = nowS() - t0;
-  double d[3] = {st->rootP[0] - p0[0], st->rootP[1] - p0[1], st->rootP[2] - p0[2]};
+  double d[3] = {p[0] - p0[0], p[1] - p0[1], p[2] - p0[2]};
   r->stepsPerS = steps / t;
   r->driftMm = 1e3 * sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
   int n;
-  r->fzRatio = (hss_reading(sensors, fs[0], &n)[2] + hss_reading(sensors, fs[1], &n)[2]) /
+  r->fzRatio = (hs_reading(sim, ch, fs[0], &n)[2] + hs_reading(sim, ch, fs[1], &n)[2]) /
                (mass * 9.8);
-  r->warnings = hsd_warningCount(w);
-  hss_freeState(sensors);
-  hsd_freeWorld(w);
+  r->warnings = hs_warningCount(sim);
+  hs_freeSim(sim);
   return 0;
 }
 
@@ -119,7 +117,6 @@ int main(int argc, char **argv) {
   if (steps < 1) {
     steps = 1;
   }
-  hsd_initODE();
   hsBody *robot = load(dir, "humanoid/humanoid.wrl");
   hsBody *floor = load(dir, "floor/floor.wrl");
 

@@ -4,11 +4,12 @@
 //   hrpsim-bench-world SCENE STEPS FLOOR MODEL
 //
 // SCENE "humanoid": FLOOR and the sample humanoid MODEL at its initial pose, every joint in
-// high-gain mode, one contact pair floor/robot (all links), 1 ms step; every character's sensor
-// readings are computed after each step (hss_update), as the servers do. SCENE "boxes": 100 copies of the box MODEL in a 5 x 5 x 4 grid (the
-// poses of bench_dynamics_client.cpp), pairs floor/box and box/box for every box. Friction 0.5,
-// culling 0.01, restitution 0. Only hsd_step and hss_update are timed. Prints one JSON object: scene, steps,
-// seconds, steps_per_s, plus the root height / contact count at the end as a sanity check.
+// high-gain mode, one contact pair floor/robot (all links), 1 ms step; the step is the core's
+// (hs_step: dynamics, then every character's sensor readings, as the servers do). SCENE
+// "boxes": 100 copies of the box MODEL in a 5 x 5 x 4 grid (the poses of
+// bench_dynamics_client.cpp), pairs floor/box and box/box for every box. Friction 0.5, culling
+// 0.01, restitution 0. Only hs_step is timed. Prints one JSON object: scene, steps, seconds,
+// steps_per_s, plus the root height / contact count at the end as a sanity check.
 // Closed loops and tracks (bench/bench_loops.py): SCENE "fourbar": the four-bar MODEL alone
 // (FLOOR loaded, not added), every joint in torque mode, released under gravity; "leg": the
 // parallel leg MODEL alone, its hip motor THIGH high gain following 0.4 sin(2 pi t) (a
@@ -21,8 +22,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "dynamics.h"
-#include "sensors.h"
+#include "core.h"
+#include "model.h"
+#include "util.h"
 
 static double now(void) {
   struct timespec ts;
@@ -47,60 +49,60 @@ int main(int argc, char **argv) {
   const char *scene = argv[1];
   long steps = atol(argv[2]);
   hsError err = {0};
-  hsd_initODE();
-  hsBody *floor = hsm_loadVrml(argv[3], NULL, NULL, 0, NULL, &err);
-  hsBody *model = floor ? hsm_loadVrml(argv[4], NULL, NULL, 0, NULL, &err) : NULL;
+  hsBody *floor = hs_loadBody(argv[3], &err);
+  hsBody *model = floor ? hs_loadBody(argv[4], &err) : NULL;
   if (!model) {
     check(-1, &err);
   }
-  hsdWorld *w = hsd_makeWorld(NULL, &err);
-  if (!w) {
+  hsSim *sim = hs_makeSim(&err);
+  if (!sim) {
     check(-1, &err);
   }
-  hsdSurface surface = {0.5, 0.5, 0.0, 0.01};
-  int floorCh = hsd_addCharacter(w, "floor", floor, &err);
-  check(floorCh, &err);
+  const double one = 1.0;
+  check(hs_addCharacter(sim, "floor", floor, 1, &err), &err);
   int probe = -1;
   int legMotor = 0;
   if (strcmp(scene, "fourbar") == 0 || strcmp(scene, "leg") == 0) {
-    probe = hsd_addCharacter(w, "mech", model, &err);
+    probe = hs_addCharacter(sim, "mech", model, 1, &err);
     check(probe, &err);
     if (strcmp(scene, "leg") == 0) {
-      check(hsd_setJointMode(w, probe, 1, hsMODE_HIGH_GAIN, &err), &err);
+      check(hs_setLinkData(sim, probe, 1, hsDATA_POSITION_GIVEN, &one, 1, &err), &err);
       legMotor = 1;
     }
   } else if (strcmp(scene, "crawler") == 0) {
-    probe = hsd_addCharacter(w, "crawler", model, &err);
+    probe = hs_addCharacter(sim, "crawler", model, 1, &err);
     check(probe, &err);
-    hsdSurface track = {1.0, 1.0, 0.0, 0.005};
+    const double speed = 0.3;
     for (int k = 1; k <= 2; k++) {
-      check(hsd_addContactPair(w, floorCh, -1, probe, k, &track, &err), &err);
-      check(hsd_setJointTorque(w, probe, k, 0.3, &err), &err);
+      check(hs_addContactPair(sim, "floor", "", "crawler", hs_linkName(sim, probe, k), 1.0, 1.0,
+                              0.0, 0.005, &err),
+            &err);
+      check(hs_setLinkData(sim, probe, k, hsDATA_JOINT_TORQUE, &speed, 1, &err), &err);
     }
-    check(hsd_setJointMode(w, probe, 3, hsMODE_HIGH_GAIN, &err), &err);
+    check(hs_setLinkData(sim, probe, 3, hsDATA_POSITION_GIVEN, &one, 1, &err), &err);
   } else if (strcmp(scene, "humanoid") == 0) {
-    probe = hsd_addCharacter(w, "robot", model, &err);
+    probe = hs_addCharacter(sim, "robot", model, 1, &err);
     check(probe, &err);
-    check(hsd_setAllJointModes(w, probe, hsMODE_HIGH_GAIN, &err), &err);
-    check(hsd_addContactPair(w, floorCh, -1, probe, -1, &surface, &err), &err);
+    check(hs_setAllJointModes(sim, probe, 1, &err), &err);
+    check(hs_addContactPair(sim, "floor", "", "robot", "", 0.5, 0.5, 0.0, 0.01, &err), &err);
   } else if (strcmp(scene, "boxes") == 0) {
     int box[100];
+    char name[100][16];
     for (int i = 0; i < 100; i++) {
-      char name[16];
-      snprintf(name, sizeof name, "box%02d", i);
-      box[i] = hsd_addCharacter(w, name, model, &err);
+      snprintf(name[i], sizeof name[i], "box%02d", i);
+      // one body under 100 names: the first character owns it
+      box[i] = hs_addCharacter(sim, name[i], model, i == 0, &err);
       check(box[i], &err);
       int layer = i / 25, row = (i % 25) / 5, col = i % 5;
       double yaw = 0.1 * layer, c = cos(yaw), s = sin(yaw);
-      double p[3] = {(col - 2) * 0.15 + 0.03 * layer, (row - 2) * 0.15 - 0.02 * layer,
-                     0.1 + 0.15 * layer};
-      double R[9] = {c, -s, 0, s, c, 0, 0, 0, 1};
-      check(hsd_setLinkPose(w, box[i], 0, p, R, &err), &err);
-      check(hsd_addContactPair(w, floorCh, -1, box[i], -1, &surface, &err), &err);
+      double pose[12] = {(col - 2) * 0.15 + 0.03 * layer, (row - 2) * 0.15 - 0.02 * layer,
+                         0.1 + 0.15 * layer, c, -s, 0, s, c, 0, 0, 0, 1};
+      check(hs_setLinkData(sim, box[i], 0, hsDATA_ABS_TRANSFORM, pose, 12, &err), &err);
+      check(hs_addContactPair(sim, "floor", "", name[i], "", 0.5, 0.5, 0.0, 0.01, &err), &err);
     }
     for (int i = 0; i < 100; i++) {
       for (int j = i + 1; j < 100; j++) {
-        check(hsd_addContactPair(w, box[i], -1, box[j], -1, &surface, &err), &err);
+        check(hs_addContactPair(sim, name[i], "", name[j], "", 0.5, 0.5, 0.0, 0.01, &err), &err);
       }
     }
     probe = box[0];
@@ -108,39 +110,26 @@ int main(int argc, char **argv) {
     fprintf(stderr, "unknown scene '%s'\n", scene);
     return 1;
   }
-  check(hsd_setTimeStep(w, 0.001, &err), &err);
-  check(hsd_init(w, &err), &err);
-  // every character's sensor readings, as the servers compute them after each step
-  int nchar = hsd_characterCount(w);
-  hssState **sensors = calloc((size_t)nchar, sizeof *sensors);
-  for (int c = 0; c < nchar; c++) {
-    sensors[c] = hss_makeState(hsd_characterBody(w, c), &err);
-    check(sensors[c] ? 0 : -1, &err);
-  }
+  check(hs_setTimeStep(sim, 0.001, &err), &err);
+  // every character's sensor readings after each step, as the servers compute them
+  hs_enableSensors(sim, 1);
+  check(hs_start(sim, &err), &err);
 
   double t0 = now();
   for (long i = 0; i < steps; i++) {
     if (legMotor) {
-      check(hsd_setJointValue(w, probe, 1, 0.4 * sin(2 * HS_PI * (i + 1) * 0.001), &err), &err);
+      double q = 0.4 * sin(2 * HS_PI * (i + 1) * 0.001);
+      check(hs_setLinkData(sim, probe, 1, hsDATA_JOINT_VALUE, &q, 1, &err), &err);
     }
-    check(hsd_step(w, &err), &err);
-    for (int c = 0; c < nchar; c++) {
-      hss_update(sensors[c], w, c);
-    }
+    check(hs_step(sim, &err), &err);
   }
   double seconds = now() - t0;
   int ncontact = 0;
-  hsd_contacts(w, &ncontact);
+  hs_contacts(sim, &ncontact);
   printf("{\"scene\": \"%s\", \"steps\": %ld, \"seconds\": %.6f, \"steps_per_s\": %.1f, "
          "\"root_z\": %.6f, \"contacts\": %d, \"warnings\": %d}\n",
-         scene, steps, seconds, steps / seconds, hsd_state(w, probe)->rootP[2], ncontact,
-         hsd_warningCount(w));
-  for (int c = 0; c < nchar; c++) {
-    hss_freeState(sensors[c]);
-  }
-  free(sensors);
-  hsd_freeWorld(w);
-  hsm_freeBody(model);
-  hsm_freeBody(floor);
+         scene, steps, seconds, steps / seconds, hs_linkP(sim, probe)[2], ncontact,
+         hs_warningCount(sim));
+  hs_freeSim(sim);
   return 0;
 }

@@ -61,6 +61,7 @@ typedef struct hsdContactGroup hsdContactGroup;
 typedef struct hsdLinkHit hsdLinkHit;
 typedef struct hsdDistance hsdDistance;
 typedef struct hsdLinkMotion hsdLinkMotion;
+typedef struct hsdOptions hsdOptions;
 
 // what one link datum is, numbered as OpenHRP's DynamicsSimulator::LinkDataType (so a door
 // converts by value); sizes per link in parentheses
@@ -112,6 +113,10 @@ void hs_freeBody(hsBody *body);
 // a new, empty simulation: time step 1 ms, gravity 9.8 m/s^2 towards -z, sensors off, no
 // noise, not started. NULL with err (no memory). Free with hs_freeSim.
 hsSim *hs_makeSim(hsError *err);
+
+// the same with the dynamics' tunables (dynamics.h, hsd_defaultOptions; NULL: the defaults,
+// which the servers use): for benches and studies of the solver
+hsSim *hs_makeSimWith(const hsdOptions *opt, hsError *err);
 
 // free a simulation and the bodies it owns; NULL is a no-op. No call may be in progress.
 void hs_freeSim(hsSim *sim);
@@ -354,13 +359,17 @@ int hs_tracks(const hsSim *sim, int ch, int *links, int max);
 
 //---------------------------------- sensors ---------------------------------------------------
 
-// the per-type facts (one table, model/: hsm_sensorTypes): OpenHRP's type string ("Force",
-// "RateGyro", "Acceleration", "Vision", "Range"), numbers per reading (-1: per sensor, range
-// beams; 0: none, vision), and the place of the type's block in SensorState (force, rateGyro,
-// accel, range: 0..3; -1: not there). type in hstSensor numbering; NULL / -1 when bad.
+// the per-type facts (one table, model/model_names.c: hsm_sensorType): OpenHRP's type string
+// ("Force", "RateGyro", "Acceleration", "Vision", "Range"), hrpsim's short name (log keys and
+// noise specs: "force", "gyro", "accel", "vision", "range"), numbers per reading (-1: per
+// sensor, range beams; 0: none, vision), the place of the type's block in SensorState (force,
+// rateGyro, accel, range: 0..3; -1: not there), and whether noise applies (1) or not (0).
+// type in hstSensor numbering, 0 .. HS_SENSOR_TYPES - 1; NULL / -1 / 0 when bad.
 const char *hs_sensorTypeName(int type);
+const char *hs_sensorTypeKey(int type);
 int hs_sensorTypeSize(int type);
 int hs_sensorTypeOrder(int type);
+int hs_sensorTypeNoisy(int type);
 
 // the body's sensors: how many, and sensor s's name, type (hstSensor), id (sensorId)
 int hs_sensorCount(const hsSim *sim, int ch);

@@ -573,6 +573,16 @@ const char *hs_sensorTypeName(int type) {
   return t ? t->name : NULL;
 }
 
+const char *hs_sensorTypeKey(int type) {
+  const hsmSensorType *t = hsm_sensorType((hstSensor)type);
+  return t ? t->key : NULL;
+}
+
+int hs_sensorTypeNoisy(int type) {
+  const hsmSensorType *t = hsm_sensorType((hstSensor)type);
+  return t ? t->noisy : 0;
+}
+
 int hs_sensorTypeSize(int type) {
   const hsmSensorType *t = hsm_sensorType((hstSensor)type);
   return t ? t->size : -1;

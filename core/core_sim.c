@@ -63,6 +63,10 @@ void hs_freeBody(hsBody *body) {
 //---------------------------------- make / free -----------------------------------------------
 
 hsSim *hs_makeSim(hsError *err) {
+  return hs_makeSimWith(NULL, err);
+}
+
+hsSim *hs_makeSimWith(const hsdOptions *opt, hsError *err) {
   hs_initProcess();
   hsSim *sim = hsu_calloc(1, sizeof *sim);
   if (!sim) {
@@ -75,7 +79,7 @@ hsSim *hs_makeSim(hsError *err) {
   pthread_mutex_init(&sim->mutex, &a);
   pthread_mutexattr_destroy(&a);
   pthread_mutex_lock(&gOde);
-  sim->world = hsd_makeWorld(NULL, err);
+  sim->world = hsd_makeWorld(opt, err);
   pthread_mutex_unlock(&gOde);
   if (!sim->world) {
     pthread_mutex_destroy(&sim->mutex);
@@ -356,8 +360,7 @@ int hs_setNoise(hsSim *sim, const hsNoise *noise, hsError *err) {
     if (!noise->active[t]) {
       continue;
     }
-    if (t != hsSENSOR_FORCE && t != hsSENSOR_RATEGYRO && t != hsSENSOR_ACCELERATION &&
-        t != hsSENSOR_RANGE) {
+    if (!hsm_sensorType((hstSensor)t)->noisy) {
       return HS_ERR(err, hsE_INVALID, "noise applies to force, rate gyro, accelerometer and "
                     "range sensors only");
     }
@@ -424,16 +427,13 @@ int hs_start(hsSim *sim, hsError *err) {
       noteScanPeriod(sim, ch, &body->sensors[range[i]]);
     }
     hss_clearRange(st);
-    static const hstSensor noisy[4] = {hsSENSOR_FORCE, hsSENSOR_RATEGYRO, hsSENSOR_ACCELERATION,
-                                       hsSENSOR_RANGE};
-    for (int i = 0; i < 4 && rc == 0; i++) {
-      int t = noisy[i];
-      if (sim->noise.active[t] || st->noise) {
+    for (int t = 0; t < hsSENSOR_NTYPES && rc == 0; t++) {
+      if (hsm_sensorType((hstSensor)t)->noisy && (sim->noise.active[t] || st->noise)) {
         hssNoiseSpec spec;
         memcpy(spec.std, sim->noise.std[t], sizeof spec.std);
         memcpy(spec.bias, sim->noise.bias[t], sizeof spec.bias);
-        rc = hss_setNoise(st, noisy[i], sim->noise.active[t] ? &spec : NULL, sim->noise.seed,
-                          (uint64_t)ch, err);
+        rc = hss_setNoise(st, (hstSensor)t, sim->noise.active[t] ? &spec : NULL,
+                          sim->noise.seed, (uint64_t)ch, err);
       }
     }
     if (rc == 0) {

@@ -364,9 +364,11 @@ const char *hsm_sensorTypeName(hstSensor type);
 // (sensors/), the wire conversion, the scheduler's log and Python (core.h) all read
 typedef struct hsmSensorType {
   const char *name;  // OpenHRP's SensorInfo.type ("Force", "RateGyro", ...)
+  const char *key;   // hrpsim's short name: log keys, noise specs ("force", "gyro", "accel", ...)
   int size;          // numbers per reading: fixed (> 0), per sensor (-1: range beams), none (0)
   int stateOrder;    // position of the type's block in OpenHRP's SensorState (force, rateGyro,
                      // accel, range: 0..3), -1 when SensorState has none (vision)
+  int noisy;         // 1 when noise, bias and limits apply (sensors_noise.c)
 } hsmSensorType;
 
 // the row of type, or NULL for a bad type

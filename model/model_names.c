@@ -12,11 +12,11 @@ static const char *const kJointNames[] = {"free", "rotate", "slide", "fixed", "c
 // the one table of sensor types (model.h, hsmSensorType): a new type is a row here, its enum
 // value, its readings in sensors/ and its block in the wire conversion
 static const hsmSensorType kSensorTypes[hsSENSOR_NTYPES] = {
-    [hsSENSOR_FORCE] = {"Force", 6, 0},
-    [hsSENSOR_RATEGYRO] = {"RateGyro", 3, 1},
-    [hsSENSOR_ACCELERATION] = {"Acceleration", 3, 2},
-    [hsSENSOR_VISION] = {"Vision", 0, -1},
-    [hsSENSOR_RANGE] = {"Range", -1, 3},
+    [hsSENSOR_FORCE] = {"Force", "force", 6, 0, 1},
+    [hsSENSOR_RATEGYRO] = {"RateGyro", "gyro", 3, 1, 1},
+    [hsSENSOR_ACCELERATION] = {"Acceleration", "accel", 3, 2, 1},
+    [hsSENSOR_VISION] = {"Vision", "vision", 0, -1, 0},
+    [hsSENSOR_RANGE] = {"Range", "range", -1, 3, 1},
 };
 
 int hsm_linkIndex(const hsBody *body, const char *name) {

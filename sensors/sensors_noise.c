@@ -64,8 +64,8 @@ static void reseedType(hssState *s, int t) {
 
 int hss_setNoise(hssState *s, hstSensor type, const hssNoiseSpec *spec, uint64_t seed,
                  uint64_t stream, hsError *err) {
-  if (!s || !(type == hsSENSOR_FORCE || type == hsSENSOR_RATEGYRO ||
-              type == hsSENSOR_ACCELERATION || type == hsSENSOR_RANGE)) {
+  const hsmSensorType *row = hsm_sensorType(type);
+  if (!s || !row || !row->noisy) {
     return HS_ERR(err, hsE_INVALID, "noise applies to force, rate gyro, accelerometer and range "
                   "sensors only");
   }

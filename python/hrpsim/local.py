@@ -30,6 +30,7 @@ import sys
 import numpy as np
 
 from . import paths
+from .simulation import Runaway, _Model, _runaway_message
 
 __all__ = ["CoreError", "LocalBackend", "LocalSim", "core_module", "load_body",
            "set_log_level"]
@@ -342,27 +343,28 @@ def _is_doubles(a):
     return type(a) is np.ndarray and a.dtype == np.float64 and a.flags.c_contiguous
 
 
-_TYPE_SIZES = {"force": 6, "gyro": 3, "accel": 3}
-# the Simulation's names of the sensor types, by OpenHRP's type string (hs_sensorTypeName)
-_SENSOR_KEYS = {"Force": "force", "RateGyro": "gyro", "Acceleration": "accel", "Range": "range"}
-_sensor_type_codes = None
+_sensor_table = None
 
 
-def _sensor_types(core):
-    """{"force": hstSensor, "gyro": ..., "accel": ..., "range": ...} from the core's table."""
-    global _sensor_type_codes
-    if _sensor_type_codes is None:
-        codes, t = {}, 0
+def sensor_types(core=None):
+    """The core's table of sensor types (core.h, hs_sensorType*; one table in model/): a list
+    of (key, hstSensor, numbers per reading (-1: per sensor), place in SensorState (-1: not
+    there)), in hstSensor order; key is hrpsim's short name ("force", "gyro", "accel",
+    "vision", "range")."""
+    global _sensor_table
+    if _sensor_table is None:
+        lib, ffi = (core.lib, core.ffi) if core is not None else (core_module().lib,
+                                                                   core_module().ffi)
+        table, t = [], 0
         while True:
-            name = core.lib.hs_sensorTypeName(t)
-            if name == core.ffi.NULL:
+            key = lib.hs_sensorTypeKey(t)
+            if key == ffi.NULL:
                 break
-            key = _SENSOR_KEYS.get(core.ffi.string(name).decode())
-            if key:
-                codes[key] = t
+            table.append((ffi.string(key).decode(), t, lib.hs_sensorTypeSize(t),
+                          lib.hs_sensorTypeOrder(t)))
             t += 1
-        _sensor_type_codes = codes
-    return _sensor_type_codes
+        _sensor_table = table
+    return _sensor_table
 
 
 def _type_code(lib, type_name):
@@ -388,7 +390,6 @@ class LocalBackend:
         return "local"
 
     def load_model(self, name, url):
-        from .simulation import _Model
         body = load_body(url)
         self._bodies[name] = body
         joint_links = [body.link_names[k] if k >= 0 else "" for k in body.joint_link_index]
@@ -458,10 +459,10 @@ class LocalBackend:
         n = ffi.new("hsNoise *")
         n.seed = seed
         n.limits = int(limits)
-        types = _sensor_types(core)
+        types = {key: (t, size) for key, t, size, _ in sensor_types(core)}
         for name, (std, bias) in specs.items():
-            t = types[name]
-            size = _TYPE_SIZES.get(name, 1)
+            t, size = types[name]
+            size = max(size, 1)   # range: one std and bias for every beam
             n.active[t] = 1
             for k in range(size):
                 n.std[t][k] = std[k] if len(std) > 1 else std[0]
@@ -478,14 +479,13 @@ class LocalBackend:
             self._step(1)
 
     def _step(self, n):
-        from .simulation import Runaway, _runaway_message
         sim, core = self.sim, self.core
         if n <= 0:
             return
         code = core.step(n)
         # the core counts (sim.local.step() included): a runaway's step was made
-        sim._steps = int(core.lib.hs_steps(core.ptr))
-        if code == core.lib.hsE_RUNAWAY:
+        sim._steps = core.lib.hs_steps(core.ptr)
+        if code:
             k = core.lib.hs_runaway(core.ptr)
             names = list(sim._models)
             who = names[k] if 0 <= k < len(names) else None
@@ -542,13 +542,13 @@ class LocalBackend:
                "dq": self.all_link_data(character, "JOINT_VELOCITY"),
                "u": self.all_link_data(character, "JOINT_TORQUE")}
         count = ffi.new("int *")
-        types = _sensor_types(core)
-        for key, size in (("force", 6), ("gyro", 3), ("accel", 3), ("range", 0)):
-            t = types[key]
+        # SensorState's blocks, in its order, from the core's table
+        for key, t, size, _ in sorted((e for e in sensor_types(core) if e[3] >= 0),
+                                      key=lambda e: e[3]):
             idx = lib.hs_sensorsOfType(core.ptr, ch, t, count)
             readings = [core.reading_view(ch, idx[i]).copy() for i in range(count[0])]
-            if key == "range":
-                out[key] = readings
+            if size < 0:
+                out[key] = readings   # a reading per sensor of its own length (range beams)
             else:
                 out[key] = (np.array(readings, dtype=float).reshape(-1, size) if readings
                             else np.zeros((0, size)))

@@ -509,25 +509,27 @@ void SchedulerServant::setSensorNoise(const hrpsim::SensorNoise &noise) {
   std::memset(&n, 0, sizeof n);
   n.seed = noise.seed;
   n.limits = noise.limits ? 1 : 0;
-  static const struct {
-    const char *name;
-    hstSensor type;
-    int size;
-  } kTypes[] = {{"force", hsSENSOR_FORCE, 6}, {"gyro", hsSENSOR_RATEGYRO, 3},
-                {"accel", hsSENSOR_ACCELERATION, 3}, {"range", hsSENSOR_RANGE, 1}};
+  // the noisy types of the sensor table, by their short names; one number per range beam
+  std::string known;
+  for (int t = 0; t < HS_SENSOR_TYPES; t++) {
+    if (hs_sensorTypeNoisy(t)) {
+      known += std::string(known.empty() ? "" : ", ") + hs_sensorTypeKey(t);
+    }
+  }
   for (CORBA::ULong i = 0; i < noise.noise.length(); i++) {
     const hrpsim::SensorNoiseSpec &spec = noise.noise[i];
-    int k = 0;
-    while (k < 4 && std::strcmp(kTypes[k].name, spec.type.in()) != 0) {
-      k++;
+    int type = 0;
+    while (type < HS_SENSOR_TYPES && !(hs_sensorTypeNoisy(type) &&
+                                       std::strcmp(hs_sensorTypeKey(type), spec.type.in()) == 0)) {
+      type++;
     }
-    if (k == 4) {
-      refuse(op, format("sensor noise %u: unknown type '%s' (force, gyro, accel or range)", i,
-                        spec.type.in()));
+    if (type == HS_SENSOR_TYPES) {
+      refuse(op, format("sensor noise %u: unknown type '%s' (%s)", i, spec.type.in(),
+                        known.c_str()));
     }
-    int size = kTypes[k].size;
+    int size = hs_sensorTypeSize(type) > 0 ? hs_sensorTypeSize(type) : 1;
     const OpenHRP::DblSequence *seqs[2] = {&spec.std, &spec.bias};
-    double *dst[2] = {n.std[kTypes[k].type], n.bias[kTypes[k].type]};
+    double *dst[2] = {n.std[type], n.bias[type]};
     for (int m = 0; m < 2; m++) {
       CORBA::ULong len = seqs[m]->length();
       if (len > 1 && len != static_cast<CORBA::ULong>(size)) {
@@ -538,7 +540,7 @@ void SchedulerServant::setSensorNoise(const hrpsim::SensorNoise &noise) {
         dst[m][j] = len == 0 ? 0.0 : (*seqs[m])[len == 1 ? 0 : static_cast<CORBA::ULong>(j)];
       }
     }
-    n.active[kTypes[k].type] = 1;
+    n.active[type] = 1;
   }
   hsError err = {};
   refuseOn(op, hs_setNoise(sim_.get(), &n, &err), err);

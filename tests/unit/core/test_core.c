@@ -147,6 +147,10 @@ static void testNames(void) {
   CU_ASSERT_EQUAL(hs_sensorTypeOrder(hsSENSOR_RANGE), 3);
   CU_ASSERT_EQUAL(hs_sensorTypeOrder(hsSENSOR_VISION), -1);
   CU_ASSERT_PTR_NULL(hs_sensorTypeName(HS_SENSOR_TYPES));
+  CU_ASSERT_STRING_EQUAL(hs_sensorTypeKey(hsSENSOR_RATEGYRO), "gyro");
+  CU_ASSERT_TRUE(hs_sensorTypeNoisy(hsSENSOR_RANGE));
+  CU_ASSERT_FALSE(hs_sensorTypeNoisy(hsSENSOR_VISION));
+  CU_ASSERT_EQUAL(HS_SENSOR_TYPES, hsSENSOR_NTYPES);
   hs_freeSim(sim);
 }
 
