@@ -135,7 +135,7 @@ def add_parser(sub):
 
 def cmd_sweep(args):
     """Run the sweep of ``args`` (see add_parser); returns the exit status."""
-    from . import sweep as sweep_module
+    from .sweep import sweep, sweep_plot
     from ._orb import HrpsimError
 
     func, params, sim_options, plot = load(args.spec, args.function)
@@ -163,9 +163,9 @@ def cmd_sweep(args):
         elif args.servers:
             raise HrpsimError("sweep: --servers needs --dask")
         started = time.monotonic()
-        table = sweep_module.sweep(func, params, args.workers, executor=client,
-                                   backend=backend, table=True, out_dir=out,
-                                   progress=not args.no_progress, **sim_options)
+        table = sweep(func, params, args.workers, executor=client, backend=backend,
+                      table=True, out_dir=out, progress=not args.no_progress,
+                      **sim_options)
         elapsed = time.monotonic() - started
     finally:
         if client is not None:
@@ -176,7 +176,7 @@ def cmd_sweep(args):
     _print_rows(rows)
     failed = sum(1 for r in rows if r["status"] != "ok")
     if plot:
-        path = sweep_module.sweep_plot(table, plot["x"], plot["y"], out / "plot.png")
+        path = sweep_plot(table, plot["x"], plot["y"], out / "plot.png")
         print("plot: %s" % path)
     print("%d runs (%d failed) in %.1f s; index: %s" % (len(rows), failed, elapsed,
                                                       out / "index.csv"))
