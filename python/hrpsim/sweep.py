@@ -264,6 +264,8 @@ def _run_all(executor, func, params, sim_options, task_args, run_dirs, record, p
     try:
         if progress:
             _show_progress(futures, dask)
+        if dask:
+            return _gather_dask(executor, futures, record)
         outcomes = []
         for f in futures:
             try:
@@ -277,6 +279,24 @@ def _run_all(executor, func, params, sim_options, task_args, run_dirs, record, p
         for f in futures:
             f.cancel()
         raise
+
+
+def _gather_dask(client, futures, record):
+    """The outcomes of Dask futures, fetched in one gather (not one round trip each)."""
+    if not record:
+        return [(value, None) for value in client.gather(futures)]
+    from distributed import wait
+    wait(futures)
+    done = [f for f in futures if f.status == "finished"]
+    values = dict(zip((f.key for f in done), client.gather(done)))
+    outcomes = []
+    for f in futures:
+        if f.key in values:
+            outcomes.append((values[f.key], None))
+        else:
+            exc = f.exception()
+            outcomes.append((None, "%s: %s" % (type(exc).__name__, exc)))
+    return outcomes
 
 
 def _show_progress(futures, dask):

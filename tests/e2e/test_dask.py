@@ -11,7 +11,8 @@
   the sweep still returns the identical results, every run "ok" in the sweep's index;
 - a worker with the plugin that is SIGKILLed leaves no servers either (the watchdog), and
   the worker started in its place gets servers of its own;
-- table=True gives one row per run with the parameters and the scalars returned.
+- table=True gives one row per run with the parameters and the scalars returned; an error in
+  a run is raised, or with table=True recorded in its row while the other runs go on.
 """
 
 import json
@@ -95,6 +96,22 @@ def test_dask_sweep_as_a_table(client, serial, tmp_path):
     assert (tmp_path / "index.csv").read_text().count("\n") == 17
     png = hrpsim.sweep_plot(table, "height", "z", tmp_path / "z.png")
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def fails(sim, param):
+    if param == 2:
+        raise ValueError("param 2 is bad")
+    return {"twice": 2 * param}
+
+
+def test_dask_sweep_errors_raised_or_recorded(client):
+    with pytest.raises(ValueError, match="param 2 is bad"):
+        hrpsim.sweep(fails, [0, 1, 2, 3], executor=client)
+    table = hrpsim.sweep(fails, [0, 1, 2, 3], executor=client, table=True)
+    rows = table.to_dict("records") if hasattr(table, "to_dict") else table
+    assert [r["status"] for r in rows] == ["ok", "ok", "error", "ok"]
+    assert rows[2]["error"] == "ValueError: param 2 is bad"
+    assert [r["twice"] for r in rows if r["status"] == "ok"] == [0, 2, 6]
 
 
 def test_a_worker_killed_mid_sweep_changes_nothing(client, serial, tmp_path):
