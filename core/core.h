@@ -20,13 +20,16 @@
 // the call that made the character until hs_freeSim: a binding may view them without copies.
 // Writing through them would bypass the core: write through the setters.
 //
-// Threads: every function may be called from any thread. Each call locks the simulation (a
-// recursive mutex) and, around anything that reaches ODE, the process-wide ODE lock (ODE's
-// collision and random generator are process-wide: two simulations in one process must never
-// run them at once); the order is always simulation, then ODE. A door that needs several calls
-// to see one state (a log record; check-then-apply) brackets them with hs_lock / hs_unlock. A
-// pointer returned by a query stays valid, but its contents change at the next step or setter:
-// read it under the lock when other threads may step the simulation.
+// Threads: every function may be called from any thread. Each call that changes the simulation
+// or runs a query takes the simulation's lock (a recursive mutex) and the process-wide ODE lock
+// (ODE's collision and random generator are process-wide: two simulations in one process must
+// never run them at once); the order is always simulation, then ODE, and no call waits for a
+// simulation's lock while holding the ODE lock. Views, names, counts and the last step's
+// contacts are read without locking: a door whose simulation other threads may step reads them
+// under hs_lock / hs_unlock, which also makes a sequence of calls see one state (a log record;
+// check-then-apply). A single-threaded user (the Python backend) needs no locking of its own.
+// A pointer returned by a query stays valid, but its contents change at the next step, setter
+// or query of the same kind.
 //
 // Bodies: hs_loadBody loads a model file exactly as the servers get it. The servers receive a
 // BodyInfo over CORBA and rebuild the body (server/common/body_info.cpp: every attribute fills
@@ -130,7 +133,8 @@ void hs_unlock(const hsSim *sim);
 
 // add a character named name (unique, not empty) for body. own = 1: the simulation takes the
 // body whatever happens (freed with the simulation, or at once when this call fails); own = 0:
-// borrowed, it must outlive the simulation. Returns the character's index (0, 1, ... in order
+// borrowed, it must outlive the simulation. One body may serve several characters (copies of a
+// robot): at most one of them owns it. Returns the character's index (0, 1, ... in order
 // of addition), or hsE_ORDER after start, hsE_INVALID (empty or duplicate name, bad body, a bad
 // extra joint in it), hsE_NOMEM, with err.
 int hs_addCharacter(hsSim *sim, const char *name, hsBody *body, int own, hsError *err);
@@ -390,6 +394,15 @@ const double *hs_reading(const hsSim *sim, int ch, int s, int *n);
 
 // the image size of vision sensor s (width, height [pixels]); hsE_INVALID for another sensor
 int hs_cameraSize(const hsSim *sim, int ch, int s, int *width, int *height, hsError *err);
+
+// the camera type of vision sensor s (OpenHRP's Camera::CameraType: 0 none, 1 color, 2 mono,
+// 3 depth, 4 color + depth, 5 mono + depth) and its frame rate [1/s]; -1 / 0 for another sensor
+int hs_cameraType(const hsSim *sim, int ch, int s);
+double hs_cameraFrameRate(const hsSim *sim, int ch, int s);
+
+// the luminance of n RGB pixels into mono, as the ViewSimulator makes mono images:
+// (0.299 R + 0.587 G + 0.114 B) truncated to a byte
+void hs_rgbToMono(unsigned char *mono, const unsigned char *rgb, int n);
 
 // render vision sensor s at the current link poses through sensors/render (a headless GL
 // context made on first use, one per process, serialised): rgb (width x height x 3 bytes,

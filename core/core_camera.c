@@ -52,6 +52,22 @@ int hs_cameraSize(const hsSim *sim, int ch, int s, int *width, int *height, hsEr
   return rc;
 }
 
+int hs_cameraType(const hsSim *sim, int ch, int s) {
+  const hsSensor *sensor = NULL;
+  hssCameraSpec spec;
+  return cameraOf(sim, ch, s, &sensor, &spec, NULL) == 0 ? (int)spec.type : -1;
+}
+
+double hs_cameraFrameRate(const hsSim *sim, int ch, int s) {
+  const hsSensor *sensor = NULL;
+  hssCameraSpec spec;
+  return cameraOf(sim, ch, s, &sensor, &spec, NULL) == 0 ? spec.frameRate : 0.0;
+}
+
+void hs_rgbToMono(unsigned char *mono, const unsigned char *rgb, int n) {
+  hss_rgbToMono(mono, rgb, n);
+}
+
 // the scene with every character of sim in it (render lock held); NULL with err
 static struct hsCameras *camerasLocked(hsSim *sim, hsError *err) {
   if (!gRenderer) {

@@ -206,12 +206,9 @@ void hsd_jointWrench(const hsdWorld *w, int ch, int link, const double point[3],
     if (!hsd_servoed(c, link)) {
       double a[3], u = c->in.u[link];
       hsd_worldAxis(a, &c->body->links[link], st->linkR + 9 * link);
+      double *along = hsm_jointHalf(&c->body->links[link]) == 3 ? t1 : f1;
       for (int j = 0; j < 3; j++) {
-        if (l->jkind == hsdJ_HINGE) {
-          t1[j] += u * a[j];
-        } else {
-          f1[j] += u * a[j];
-        }
+        along[j] += u * a[j];
       }
     }
     // what the link exerts on its parent is the opposite, moved to point

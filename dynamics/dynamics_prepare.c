@@ -88,12 +88,9 @@ void hsd_syncFromState(hsdWorld *w, int ci, hstdRep rep) {
       if (hsm_hasOneDofJoint(lk)) {
         double a[3];
         hsd_worldAxis(a, lk, st->linkR + 9 * k);
+        double *along = hsm_jointHalf(lk) == 3 ? m->w : m->v;
         for (int j = 0; j < 3; j++) {
-          if (lk->jointType == hsJOINT_ROTATE) {
-            m->w[j] += a[j] * st->dq[k];
-          } else {
-            m->v[j] += a[j] * st->dq[k];
-          }
+          along[j] += a[j] * st->dq[k];
         }
       } else {
         st->dq[k] = 0;

@@ -132,12 +132,9 @@ static void velocityPass(const hsdCharacter *c, const double v0[3], const double
     if (hsm_hasOneDofJoint(lk)) {
       double a[3], dq = useStep ? c->links[k].dqStep : st->dq[k];
       hsd_worldAxis(a, lk, st->linkR + 9 * k);
+      double *along = hsm_jointHalf(lk) == 3 ? wv + 3 * k : v + 3 * k;
       for (int j = 0; j < 3; j++) {
-        if (lk->jointType == hsJOINT_ROTATE) {
-          wv[3 * k + j] += a[j] * dq;
-        } else {
-          v[3 * k + j] += a[j] * dq;
-        }
+        along[j] += a[j] * dq;
       }
     }
   }
@@ -353,12 +350,9 @@ void hsd_servoPrepare(hsdWorld *w, int ci) {
     if (hsm_hasOneDofJoint(lk)) {
       double a[3];
       hsd_worldAxis(a, lk, st->linkR + 9 * k);
+      double *along = hsm_jointHalf(lk) == 3 ? L[k].wInt : L[k].vInt;
       for (int j = 0; j < 3; j++) {
-        if (lk->jointType == hsJOINT_ROTATE) {
-          L[k].wInt[j] += a[j] * L[k].dqStep;
-        } else {
-          L[k].vInt[j] += a[j] * L[k].dqStep;
-        }
+        along[j] += a[j] * L[k].dqStep;
       }
     }
   }
@@ -513,7 +507,6 @@ void hsd_inverseDynamics(hsdWorld *w, int ci) {
     }
     double a[3];
     hsd_worldAxis(a, lk, st->linkR + 9 * k);
-    st->u[k] = lk->jointType == hsJOINT_ROTATE ? -hsu_dot(a, c->subW[k] + 3)
-                                               : -hsu_dot(a, c->subW[k]);
+    st->u[k] = -hsu_dot(a, c->subW[k] + hsm_jointHalf(lk));
   }
 }

@@ -389,6 +389,11 @@ int hsm_treeOrder(const int *parent, const int *rank, int n, int *order, hsError
 // counts.
 int hsm_hasOneDofJoint(const hsLink *link);
 
+// where a 1-dof joint acts in a 6-vector [linear(3), angular(3)] (velocities, wrenches): 3 for
+// rotate (about its axis: the angular half), 0 for slide (along it: the linear half), -1 for
+// any other joint. The one place the rotate / slide branch is decided for such sums.
+int hsm_jointHalf(const hsLink *link);
+
 // the line of the first load warning kept in body->info (a "warning: <body url>:<line>: ..."
 // string, see hsm_addWarningInfo) whose message quotes name ('name'), or 0 if none does: lets
 // later stages (the dynamics) point at the file line that caused what they report

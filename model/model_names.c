@@ -89,6 +89,10 @@ int hsm_parseJointType(const char *name, hstJoint *type) {
   return -1;
 }
 
+int hsm_jointHalf(const hsLink *link) {
+  return link->jointType == hsJOINT_ROTATE ? 3 : link->jointType == hsJOINT_SLIDE ? 0 : -1;
+}
+
 int hsm_treeOrder(const int *parent, const int *rank, int n, int *order, hsError *err) {
   if (n < 1) {
     return HS_ERR(err, hsE_INVALID, "no links");

@@ -49,6 +49,10 @@
 // Geometry (see urdf_shape.c): <visual>s are the link's shapeRefs (and its segment's),
 // <collision>s its collisionRefs; every link has separate collision geometry, so a link with
 // visuals but no collision has no collision shapes.
+//
+// Sensors (see urdf_sensor.c): the <sensor>s of <gazebo reference=...> blocks become OpenHRP
+// sensors on the referenced link, after the links' geometry; their noise becomes info strings
+// after them, before dynamics and mimic.
 
 #include <errno.h>
 #include <limits.h>
@@ -480,6 +484,10 @@ static int buildBody(hsmUrdfLoad *u, const Tree *t) {
   for (int i = 0; i < t->norder && !rc; i++) {
     linkOf[t->order[i]] = i;
     rc = addLink(u, t, t->order[i], linkOf);
+  }
+  // Gazebo sensors (urdf_sensor.c), after every link has its body index
+  if (!rc) {
+    rc = hsm_urdfAddSensors(u, linkOf, t->baseJoint >= 0 ? UJOINT(u, t->baseJoint).parent : -1);
   }
   // dynamics and mimic as info strings
   for (int i = 0; i < njoint && !rc; i++) {

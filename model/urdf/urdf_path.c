@@ -11,6 +11,10 @@
 //        itself first), A/REST when A is called PKG, then A/PKG/REST. So an unpacked
 //        description package (PKG/urdf/robot.urdf beside PKG/meshes/...) or a workspace that
 //        holds PKG loads as is, with or without a ROS environment;
+//   - package:///REST (no package name, as a widely used collection of robot descriptions
+//     writes them): read as pinocchio reads it, REST under each package root: for each D of
+//     ROS_PACKAGE_PATH D/REST, for each D of AMENT_PREFIX_PATH D/share/REST, then for each
+//     ancestor A of the URDF file's directory (itself first) A/REST. The callers warn;
 //   - file://PATH (file://localhost/PATH too; %XX escapes decoded): PATH, relative to the URDF
 //     file's directory when it is not absolute;
 //   - any other text without a URL scheme: a path, relative to the URDF file's directory unless
@@ -133,7 +137,7 @@ static int trySubdirs(Search *s, const char *dir, int dirLen, const char *pkg, c
   return s->found;
 }
 
-// the package search of the file comment
+// the package search of the file comment; pkg NULL for package:///REST (REST under each root)
 static void findInPackage(Search *s, const char *pkg, const char *rest, const char *urdfFile) {
   // 1. ROS_PACKAGE_PATH
   const char *rpp = getenv("ROS_PACKAGE_PATH");
@@ -143,9 +147,12 @@ static void findInPackage(Search *s, const char *pkg, const char *rest, const ch
     while (len > 1 && p[len - 1] == '/') {
       len--;
     }
-    if (len > 0 && ((componentIs(p, (size_t)len, pkg) && tryPath(s, "%.*s/%s", len, p, rest)) ||
-                    tryPath(s, "%.*s/%s/%s", len, p, pkg, rest) ||
-                    trySubdirs(s, p, len, pkg, rest))) {
+    if (len > 0 && !pkg && tryPath(s, "%.*s/%s", len, p, rest)) {
+      break;
+    }
+    if (len > 0 && pkg &&
+        ((componentIs(p, (size_t)len, pkg) && tryPath(s, "%.*s/%s", len, p, rest)) ||
+         tryPath(s, "%.*s/%s/%s", len, p, pkg, rest) || trySubdirs(s, p, len, pkg, rest))) {
       break;
     }
     p = colon ? colon + 1 : p + strlen(p);
@@ -158,7 +165,8 @@ static void findInPackage(Search *s, const char *pkg, const char *rest, const ch
     while (len > 1 && p[len - 1] == '/') {
       len--;
     }
-    if (len > 0 && tryPath(s, "%.*s/share/%s/%s", len, p, pkg, rest)) {
+    if (len > 0 && tryPath(s, "%.*s/share/%s%s%s", len, p, pkg ? pkg : "", pkg ? "/" : "",
+                           rest)) {
       break;
     }
     p = colon ? colon + 1 : p + strlen(p);
@@ -169,11 +177,15 @@ static void findInPackage(Search *s, const char *pkg, const char *rest, const ch
   while (!s->found && slash) {
     if (len == 0) {
       // the root directory
-      tryPath(s, "/%s/%s", pkg, rest);
+      tryPath(s, "/%s%s%s", pkg ? pkg : "", pkg ? "/" : "", rest);
       break;
     }
-    if ((componentIs(urdfFile, (size_t)len, pkg) && tryPath(s, "%.*s/%s", len, urdfFile, rest)) ||
-        tryPath(s, "%.*s/%s/%s", len, urdfFile, pkg, rest)) {
+    if (!pkg && tryPath(s, "%.*s/%s", len, urdfFile, rest)) {
+      break;
+    }
+    if (pkg &&
+        ((componentIs(urdfFile, (size_t)len, pkg) && tryPath(s, "%.*s/%s", len, urdfFile, rest)) ||
+         tryPath(s, "%.*s/%s/%s", len, urdfFile, pkg, rest))) {
       break;
     }
     while (len > 0 && urdfFile[len - 1] != '/') {
@@ -217,7 +229,15 @@ int hsm_urdfResolvePath(const char *ref, const char *urdfFile, char **found, cha
     const char *pkg = ref + 10, *slash = strchr(pkg, '/');
     char name[NAME_MAX + 1];
     int n = slash ? (int)(slash - pkg) : 0;
-    if (n == 0 || n > NAME_MAX || !slash[1]) {
+    if (pkg[0] == '/') {
+      // package:///REST: no package name
+      const char *rest = pkg + strspn(pkg, "/");
+      if (!*rest) {
+        rc = hsE_MODEL;
+      } else {
+        findInPackage(s, NULL, rest, urdfFile);
+      }
+    } else if (n == 0 || n > NAME_MAX || !slash[1]) {
       rc = hsE_MODEL;
     } else {
       snprintf(name, sizeof name, "%.*s", n, pkg);

@@ -7,7 +7,9 @@
 // the joints and fills the builder's links, segments and info strings. urdf_shape.c turns
 // visual and collision elements into shapes (primitives, or mesh files read through
 // hsm_readMeshFile), with materials and textures; urdf_path.c finds the files named by
-// package://, file:// and relative references. No libxml2 type leaves urdf_xml.c.
+// package://, file:// and relative references. urdf_xml.c also reads the <sensor>s of
+// <gazebo reference=...> blocks, which urdf_sensor.c turns into body sensors. No libxml2 type
+// leaves urdf_xml.c.
 
 #ifndef HRPSIM_MODEL_URDF_PRIVATE_H_
 #define HRPSIM_MODEL_URDF_PRIVATE_H_
@@ -91,6 +93,44 @@ typedef struct hsmUrdfJoint {
   int nextSibling;     // next child joint of the same parent, in file order, -1 at the end
 } hsmUrdfJoint;
 
+// the kinds of Gazebo <sensor> read from <gazebo reference=...> blocks (urdf_sensor.c)
+typedef enum hstUrdfSensor {
+  hsURDF_CAMERA,  // camera: a VisionSensor COLOR (MONO for an L8/L16 image)
+  hsURDF_DEPTH,   // depth, depth_camera, rgbd_camera: a VisionSensor COLOR_DEPTH (MONO_DEPTH)
+  hsURDF_RAY,     // ray, gpu_ray, lidar, gpu_lidar: a RangeSensor
+  hsURDF_IMU,     // imu: a RateGyroSensor plus an AccelerationSensor
+  hsURDF_FT       // force_torque: a ForceSensor
+} hstUrdfSensor;
+
+// one Gazebo <sensor> inside <gazebo reference="link or joint">, its values as written (or
+// Gazebo's defaults) and checked for being numbers; urdf_sensor.c turns it into body sensors
+typedef struct hsmUrdfSensor {
+  char *name;          // the name attribute (or "<reference>_<type>" when missing)
+  char *reference;     // the <gazebo> reference: a link or joint name
+  int line;            // the <sensor> element
+  hstUrdfSensor type;
+  double T[12];        // <pose> (and a camera's own <pose>) in the reference's frame
+  double updateRate;   // <update_rate> [Hz], 0 when absent (Gazebo: every step)
+  int usable;          // 0 when a value left the sensor unusable (warned; it is skipped)
+  // camera and depth
+  double fov;          // <horizontal_fov> [rad] (1.047)
+  int width, height;   // <image> [pixel] (320 x 240)
+  int mono;            // <format> L8 or L16
+  double nearClip, farClip;  // <clip> [m] (0.1, 100)
+  // ray
+  int samples;         // horizontal samples
+  double minAngle, maxAngle;  // horizontal [rad]
+  double pitch;        // elevation of the row used [rad] (0 without a vertical block)
+  double rangeMax;     // <range><max> [m]
+  // force_torque
+  int ftFrame;         // 0 child (default), 1 parent, 2 sensor
+  int parentToChild;   // <measure_direction> parent_to_child
+  // Gaussian noise (mean, stddev): range [0]; imu gyro [0..2], accelerometer [3..5];
+  // force_torque force [0..2], torque [3..5]. hasNoise: bit 0 for [0..2], bit 1 for [3..5]
+  int hasNoise;
+  double noiseMean[6], noiseStd[6];
+} hsmUrdfSensor;
+
 // the <robot>
 typedef struct hsmUrdfDoc {
   char *name;
@@ -99,6 +139,7 @@ typedef struct hsmUrdfDoc {
   hsuVec joints;     // hsmUrdfJoint, file order
   hsuVec materials;  // hsmUrdfMaterial: robot-level ones, then the first inline definition of
                      // each other name in file order, then anonymous inline ones as met
+  hsuVec sensors;    // hsmUrdfSensor, file order
 } hsmUrdfDoc;
 
 //---------------------------------- load context ----------------------------------------------
@@ -141,13 +182,20 @@ void hsm_urdfFreeDoc(hsmUrdfDoc *doc);
 // (its shapeRefs or collisionRefs) and, for visuals, to segment `segment`'s list
 int hsm_urdfAddGeom(hsmUrdfLoad *u, const hsmUrdfGeom *g, int link, int segment, int visual);
 
+// add the body sensors of u->doc.sensors (read by urdf_xml.c) to the builder (urdf_sensor.c):
+// linkOf gives the body link of each URDF link, droppedLink the URDF world link that was
+// dropped (-1 if none); a reference to no link or joint is a warning. Ids per type in file
+// order; noise becomes info strings. 0, or hsE_NOMEM.
+int hsm_urdfAddSensors(hsmUrdfLoad *u, const int *linkOf, int droppedLink);
+
 // release the shape cache
 void hsm_urdfFreeShapeCache(hsmUrdfLoad *u);
 
-// find the file a mesh or texture reference names (package://pkg/path, file://path, a path
-// absolute or relative to the URDF file). Returns 0 with *found a new absolute path (hsu_free),
-// 1 if no candidate exists (with the candidates tried, "; "-separated, in tried[size]),
-// hsE_NOMEM, hsE_UNSUPPORTED for another URL scheme, or hsE_MODEL for a malformed package URL
+// find the file a mesh or texture reference names (package://pkg/path, package:///path
+// searched under each package root, file://path, a path absolute or relative to the URDF
+// file). Returns 0 with *found a new absolute path (hsu_free), 1 if no candidate exists (with
+// the candidates tried, "; "-separated, in tried[size]), hsE_NOMEM, hsE_UNSUPPORTED for
+// another URL scheme, or hsE_MODEL for a malformed package URL
 int hsm_urdfResolvePath(const char *ref, const char *urdfFile, char **found, char *tried,
                         size_t size);
 

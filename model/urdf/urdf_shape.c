@@ -16,6 +16,8 @@
 // material replaces them. Collision shapes carry the same appearance as a visual without a
 // material would (they are not drawn, but this lets a visual and a collision that name the same
 // mesh file and scale share their shapes: a file is read once per (path, scale, material)).
+// A reference without a package name (package:///REST) is found as pinocchio finds it, with a
+// warning at its element's line naming the file found.
 
 #include <math.h>
 #include <stdio.h>
@@ -82,6 +84,17 @@ static int addTexture(hsmUrdfLoad *u, const char *path, int line) {
   return idx;
 }
 
+// warn, at line, that reference ref (a mesh or texture, as what) has no package name and was
+// found at path by searching the rest under each package root; nothing for other references
+static void warnNoPackage(hsmUrdfLoad *u, int line, const char *what, const char *ref,
+                          const char *path) {
+  if (strncmp(ref, "package:///", 11) == 0) {
+    hsm_urdfWarn(u, line,
+                 "%s '%s' has no package name; read as pinocchio does, the rest of the path "
+                 "under each package root: %s", what, ref, path);
+  }
+}
+
 // the builder material and texture of URDF material m (added on first use)
 static int urdfMaterial(hsmUrdfLoad *u, int index, int *material, int *texture) {
   hsmUrdfMaterial *m = (hsmUrdfMaterial *)u->doc.materials.data + index;
@@ -100,6 +113,7 @@ static int urdfMaterial(hsmUrdfLoad *u, int index, int *material, int *texture) 
         return hsm_urdfNomem(u);
       }
       if (rc == 0) {
+        warnNoPackage(u, m->line, "texture", m->texture, path);
         m->texIndex = addTexture(u, path, m->line);
         hsu_free(path);
         if (m->texIndex < 0) {
@@ -174,6 +188,7 @@ static int meshShapes(hsmUrdfLoad *u, const hsmUrdfGeom *g, int material, int te
                          ? "unsupported URL scheme (use package://, file:// or a path)"
                          : "malformed package:// URL (expected package://name/path)");
   }
+  warnNoPackage(u, g->geomLine, "mesh", g->filename, path);
   // read once per (path, scale, URDF material)
   const MeshEntry *cache = u->meshCache.data;
   for (size_t i = 0; i < u->meshCache.n; i++) {

@@ -8,7 +8,8 @@
 // <robot> are read: robot-level <material>s first (a visual may name one defined further down,
 // as urdfdom allows), then <link>s and <joint>s in file order. Elements with a namespace prefix
 // (xacro:, gazebo extensions ...) and elements URDF does not define for a body (<transmission>,
-// <gazebo>, <ros2_control> ...) are skipped. Every number is checked here: an attribute must
+// <ros2_control> ...) are skipped; of <gazebo> blocks only the <sensor>s are read (see "Gazebo
+// sensors" below). Every number is checked here: an attribute must
 // hold exactly the count of finite numbers it needs, or the error names the element, the
 // attribute, its text and the line. Lines are libxml2's (xmlGetLineNo): the line on which an
 // element's start tag ends; attribute errors are reported there too, as libxml2 keeps no line
@@ -745,6 +746,468 @@ static int readJoint(hsmUrdfLoad *u, const xmlNode *n) {
   return isMovable(p->type) ? jointMotion(u, n, p) : 0;
 }
 
+//---------------------------------- Gazebo sensors --------------------------------------------
+// <gazebo reference="link or joint"><sensor name=... type=...> blocks, Gazebo's (SDF 1.x) URDF
+// extension, read after the links and joints (so a reference can be checked wherever the block
+// stands). Values sit in element text; an absent element keeps Gazebo's default. A sensor whose
+// values cannot work (a number that does not parse, a field of view outside (0, pi), no
+// samples ...) is a warning and is skipped: the robot loads without it. urdf_sensor.c maps the
+// records onto OpenHRP sensors and their frames.
+
+// a sensor's name for messages
+#define SNAME(s) ((s)->name ? (s)->name : "")
+
+// the trimmed text of element n into buf ("" if none)
+static void elemText(const xmlNode *n, char *buf, size_t size) {
+  buf[0] = 0;
+  xmlChar *t = n ? xmlNodeGetContent((xmlNodePtr)n) : NULL;
+  if (!t) {
+    return;
+  }
+  const char *a = (const char *)t;
+  while (isspace((unsigned char)*a)) {
+    a++;
+  }
+  snprintf(buf, size, "%s", a);
+  size_t len = strlen(buf);
+  while (len > 0 && isspace((unsigned char)buf[len - 1])) {
+    buf[--len] = 0;
+  }
+  xmlFree(t);
+}
+
+// the text of element n as exactly `count` finite numbers into out; 1 with a warning (the
+// sensor is then unusable) when it is not
+static int textNumbers(hsmUrdfLoad *u, const xmlNode *n, int count, double *out,
+                       hsmUrdfSensor *s) {
+  char buf[256];
+  elemText(n, buf, sizeof buf);
+  double tmp[6];
+  int k = 0;
+  const char *p = buf;
+  for (;;) {
+    while (isspace((unsigned char)*p)) {
+      p++;
+    }
+    if (!*p) {
+      break;
+    }
+    char *end;
+    double x = strtod(p, &end);
+    if (end == p || !isfinite(x) || (*end && !isspace((unsigned char)*end)) || k == count) {
+      k = -1;
+      break;
+    }
+    tmp[k++] = x;
+    p = end;
+  }
+  if (k != count) {
+    hsm_urdfWarn(u, lineOf(n), "sensor '%s': <%s>%.60s</%s> is not %d finite number%s: the "
+                 "sensor is skipped", SNAME(s), (const char *)n->name, buf,
+                 (const char *)n->name, count, count > 1 ? "s" : "");
+    s->usable = 0;
+    return 1;
+  }
+  memcpy(out, tmp, (size_t)count * sizeof(double));
+  return 0;
+}
+
+// the number in child `name` of n into *out (kept when the child is absent); 1 if malformed
+static int childNumber(hsmUrdfLoad *u, const xmlNode *n, const char *name, double *out,
+                       hsmUrdfSensor *s) {
+  const xmlNode *c = child(n, name);
+  return c ? textNumbers(u, c, 1, out, s) : 0;
+}
+
+// a positive whole number of child `name` of n (absent: *out kept); 1 if it is not one
+static int childCount(hsmUrdfLoad *u, const xmlNode *n, const char *name, int *out,
+                      hsmUrdfSensor *s) {
+  const xmlNode *c = child(n, name);
+  double x = *out;
+  if (!c || textNumbers(u, c, 1, &x, s)) {
+    return c ? 1 : 0;
+  }
+  if (!(x >= 1 && x <= 1e6 && x == floor(x))) {
+    hsm_urdfWarn(u, lineOf(c), "sensor '%s': <%s> %g must be a whole number from 1 to "
+                 "1000000: the sensor is skipped", SNAME(s), name, x);
+    s->usable = 0;
+    return 1;
+  }
+  *out = (int)x;
+  return 0;
+}
+
+// a <pose>x y z roll pitch yaw</pose> child of n composed onto T (T = T * pose)
+static void childPose(hsmUrdfLoad *u, const xmlNode *n, double T[12], hsmUrdfSensor *s) {
+  const xmlNode *p = child(n, "pose");
+  double v[6];
+  if (!p || textNumbers(u, p, 6, v, s)) {
+    return;
+  }
+  if (hasAttr(p, "relative_to") || hasAttr(p, "frame")) {
+    hsm_urdfWarn(u, lineOf(p), "sensor '%s': <pose> relative to another frame: read relative "
+                 "to the sensor's link", SNAME(s));
+  }
+  double R[9], local[12], out[12];
+  hsm_urdfRpyToMat(R, v + 3);
+  hsu_makeTransform(local, R, v);
+  hsu_mulTransform(out, T, local);
+  memcpy(T, out, sizeof out);
+}
+
+// a Gazebo <noise> element: its type (attribute, or <type> child as in older Gazebo) and, for
+// gaussian noise, mean + bias_mean into *mean and stddev into *std. 1 if it adds noise.
+static int readNoise(hsmUrdfLoad *u, const xmlNode *n, double *mean, double *std,
+                     hsmUrdfSensor *s) {
+  char type[64] = "";
+  xmlChar *a = attr(n, "type");
+  if (a) {
+    snprintf(type, sizeof type, "%s", (const char *)a);
+    xmlFree(a);
+  } else {
+    elemText(child(n, "type"), type, sizeof type);
+  }
+  if (type[0] == 0 || strcmp(type, "none") == 0) {
+    return 0;
+  }
+  if (strcmp(type, "gaussian") != 0 && strcmp(type, "gaussian_quantized") != 0) {
+    hsm_urdfWarn(u, lineOf(n), "sensor '%s': noise type '%.40s' is not supported (gaussian "
+                 "is): no noise", SNAME(s), type);
+    return 0;
+  }
+  double m = 0, sd = 0, bm = 0;
+  if (childNumber(u, n, "mean", &m, s) || childNumber(u, n, "stddev", &sd, s) ||
+      childNumber(u, n, "bias_mean", &bm, s)) {
+    return 0;
+  }
+  if (sd < 0) {
+    hsm_urdfWarn(u, lineOf(n), "sensor '%s': noise stddev %g is negative: its magnitude is "
+                 "used", SNAME(s), sd);
+    sd = -sd;
+  }
+  *mean = m + bm;
+  *std = sd;
+  return 1;
+}
+
+// per-axis noise of SDF 1.5+ (<angular_velocity><x><noise>...) into components k0..k0+2
+static void axisNoise(hsmUrdfLoad *u, const xmlNode *n, int k0, hsmUrdfSensor *s) {
+  static const char *const axes[3] = {"x", "y", "z"};
+  for (int k = 0; k < 3 && n; k++) {
+    const xmlNode *noise = child(child(n, axes[k]), "noise");
+    if (noise && readNoise(u, noise, &s->noiseMean[k0 + k], &s->noiseStd[k0 + k], s)) {
+      s->hasNoise |= k0 ? 2 : 1;
+    }
+  }
+}
+
+// <camera>: field of view, image, clip, its own pose; image noise is not simulated
+static void readCamera(hsmUrdfLoad *u, const xmlNode *n, hsmUrdfSensor *s) {
+  const xmlNode *cam = child(n, "camera");
+  if (!cam) {
+    hsm_urdfWarn(u, s->line, "sensor '%s' has no <camera>: Gazebo's defaults are used",
+                 SNAME(s));
+    return;
+  }
+  childPose(u, cam, s->T, s);
+  childNumber(u, cam, "horizontal_fov", &s->fov, s);
+  const xmlNode *image = child(cam, "image");
+  if (image) {
+    childCount(u, image, "width", &s->width, s);
+    childCount(u, image, "height", &s->height, s);
+    char format[64];
+    elemText(child(image, "format"), format, sizeof format);
+    s->mono = strcmp(format, "L8") == 0 || strcmp(format, "L16") == 0 ||
+              strcmp(format, "L_INT8") == 0 || strcmp(format, "L_INT16") == 0;
+  }
+  const xmlNode *clip = child(cam, "clip");
+  if (clip) {
+    childNumber(u, clip, "near", &s->nearClip, s);
+    childNumber(u, clip, "far", &s->farClip, s);
+  }
+  if (child(cam, "noise")) {
+    hsm_urdfWarn(u, lineOf(child(cam, "noise")), "sensor '%s': image noise is not simulated: "
+                 "ignored", SNAME(s));
+  }
+  if (!s->usable) {
+    return;
+  }
+  if (!(s->fov > 0 && s->fov < M_PI)) {
+    hsm_urdfWarn(u, s->line, "sensor '%s': horizontal_fov %g is outside (0, pi): the sensor is "
+                 "skipped", SNAME(s), s->fov);
+    s->usable = 0;
+  } else if (s->width > 8192 || s->height > 8192) {
+    hsm_urdfWarn(u, s->line, "sensor '%s': image %d x %d is larger than 8192 pixels a side: the "
+                 "sensor is skipped", SNAME(s), s->width, s->height);
+    s->usable = 0;
+  } else if (!(s->nearClip > 0 && s->farClip > s->nearClip)) {
+    hsm_urdfWarn(u, s->line, "sensor '%s': clip near %g, far %g (need 0 < near < far): the "
+                 "sensor is skipped", SNAME(s), s->nearClip, s->farClip);
+    s->usable = 0;
+  }
+}
+
+// <ray> (or <lidar>): the horizontal scan, the row of a vertical block, the range, noise
+static void readRay(hsmUrdfLoad *u, const xmlNode *n, hsmUrdfSensor *s) {
+  const xmlNode *ray = child(n, "ray");
+  ray = ray ? ray : child(n, "lidar");
+  const xmlNode *scan = child(ray, "scan");
+  const xmlNode *horiz = child(scan, "horizontal");
+  if (!horiz) {
+    hsm_urdfWarn(u, s->line, "sensor '%s' has no <%s><scan><horizontal>: the sensor is skipped",
+                 SNAME(s), ray ? (const char *)ray->name : "ray");
+    s->usable = 0;
+    return;
+  }
+  double resolution = 1;
+  childCount(u, horiz, "samples", &s->samples, s);
+  childNumber(u, horiz, "resolution", &resolution, s);
+  childNumber(u, horiz, "min_angle", &s->minAngle, s);
+  childNumber(u, horiz, "max_angle", &s->maxAngle, s);
+  if (resolution != 1) {
+    hsm_urdfWarn(u, lineOf(horiz), "sensor '%s': horizontal resolution %g is ignored: one "
+                 "reading per sample", SNAME(s), resolution);
+  }
+  const xmlNode *vert = child(scan, "vertical");
+  if (vert) {
+    int vs = 1;
+    double vmin = 0, vmax = 0;
+    childCount(u, vert, "samples", &vs, s);
+    childNumber(u, vert, "min_angle", &vmin, s);
+    childNumber(u, vert, "max_angle", &vmax, s);
+    if (vs > 1) {
+      s->pitch = (vmin + vmax) / 2;
+      hsm_urdfWarn(u, lineOf(vert), "sensor '%s': %d vertical samples: range sensors scan one "
+                   "row; only the middle one (elevation %g rad) is used", SNAME(s), vs,
+                   s->pitch);
+    }
+  }
+  const xmlNode *range = child(ray, "range");
+  if (!range || !child(range, "max")) {
+    hsm_urdfWarn(u, range ? lineOf(range) : s->line, "sensor '%s' has no <range><max>: the "
+                 "sensor is skipped", SNAME(s));
+    s->usable = 0;
+  } else {
+    childNumber(u, range, "max", &s->rangeMax, s);
+  }
+  const xmlNode *noise = child(ray, "noise");
+  noise = noise ? noise : child(n, "noise");
+  if (noise && readNoise(u, noise, &s->noiseMean[0], &s->noiseStd[0], s)) {
+    s->hasNoise = 1;
+  }
+  if (!s->usable) {
+    return;
+  }
+  if (!(s->maxAngle >= s->minAngle)) {
+    hsm_urdfWarn(u, lineOf(horiz), "sensor '%s': max_angle %g is below min_angle %g: the sensor "
+                 "is skipped", SNAME(s), s->maxAngle, s->minAngle);
+    s->usable = 0;
+  } else if (s->samples > 1 && s->maxAngle == s->minAngle) {
+    hsm_urdfWarn(u, lineOf(horiz), "sensor '%s': %d samples over no angle (min_angle = "
+                 "max_angle): the sensor is skipped", SNAME(s), s->samples);
+    s->usable = 0;
+  } else if (!(s->rangeMax > 0)) {
+    hsm_urdfWarn(u, lineOf(range), "sensor '%s': range max %g is not positive: the sensor is "
+                 "skipped", SNAME(s), s->rangeMax);
+    s->usable = 0;
+  }
+}
+
+// <imu>: noise per axis (SDF 1.5+) or the older <noise><rate>/<accel> block
+static void readImu(hsmUrdfLoad *u, const xmlNode *n, hsmUrdfSensor *s) {
+  const xmlNode *imu = child(n, "imu");
+  axisNoise(u, child(imu, "angular_velocity"), 0, s);
+  axisNoise(u, child(imu, "linear_acceleration"), 3, s);
+  // the older block, one noise for the three axes of each
+  const xmlNode *old = child(imu, "noise");
+  if (old) {
+    char type[64];
+    elemText(child(old, "type"), type, sizeof type);
+    const xmlNode *parts[2] = {child(old, "rate"), child(old, "accel")};
+    for (int p = 0; p < 2; p++) {
+      double mean = 0, std = 0;
+      if (!parts[p] || strcmp(type, "gaussian") != 0) {
+        continue;
+      }
+      if (childNumber(u, parts[p], "mean", &mean, s) ||
+          childNumber(u, parts[p], "stddev", &std, s)) {
+        continue;
+      }
+      double bias = 0;
+      childNumber(u, parts[p], "bias_mean", &bias, s);
+      for (int k = 0; k < 3; k++) {
+        s->noiseMean[3 * p + k] = mean + bias;
+        s->noiseStd[3 * p + k] = fabs(std);
+      }
+      s->hasNoise |= 1 << p;
+    }
+  }
+}
+
+// <force_torque>: frame, measure direction and per-axis noise (SDF 1.7+)
+static void readForceTorque(hsmUrdfLoad *u, const xmlNode *n, hsmUrdfSensor *s) {
+  const xmlNode *ft = child(n, "force_torque");
+  char text[64];
+  elemText(child(ft, "frame"), text, sizeof text);
+  if (strcmp(text, "parent") == 0) {
+    s->ftFrame = 1;
+  } else if (strcmp(text, "sensor") == 0) {
+    s->ftFrame = 2;
+  } else if (text[0] && strcmp(text, "child") != 0) {
+    hsm_urdfWarn(u, lineOf(child(ft, "frame")), "sensor '%s': unknown <frame> '%.40s' (child, "
+                 "parent or sensor): child is used", SNAME(s), text);
+  }
+  elemText(child(ft, "measure_direction"), text, sizeof text);
+  if (strcmp(text, "parent_to_child") == 0) {
+    s->parentToChild = 1;
+    hsm_urdfWarn(u, lineOf(child(ft, "measure_direction")), "sensor '%s': measure_direction "
+                 "parent_to_child is not supported: the sensor reads child_to_parent (the "
+                 "wrench the child exerts on its parent); negate its readings", SNAME(s));
+  } else if (text[0] && strcmp(text, "child_to_parent") != 0) {
+    hsm_urdfWarn(u, lineOf(child(ft, "measure_direction")), "sensor '%s': unknown "
+                 "<measure_direction> '%.40s': child_to_parent is used", SNAME(s), text);
+  }
+  axisNoise(u, child(ft, "force"), 0, s);
+  axisNoise(u, child(ft, "torque"), 3, s);
+}
+
+// Gazebo's sensor types and what each becomes (urdf_private.h)
+static const struct {
+  const char *name;
+  hstUrdfSensor type;
+} kSensorTypes[] = {{"camera", hsURDF_CAMERA},  {"depth", hsURDF_DEPTH},
+                    {"depth_camera", hsURDF_DEPTH}, {"rgbd_camera", hsURDF_DEPTH},
+                    {"ray", hsURDF_RAY},         {"gpu_ray", hsURDF_RAY},
+                    {"lidar", hsURDF_RAY},       {"gpu_lidar", hsURDF_RAY},
+                    {"imu", hsURDF_IMU},         {"force_torque", hsURDF_FT}};
+
+// one <sensor> of a <gazebo reference=...> block
+static int readSensor(hsmUrdfLoad *u, const xmlNode *n, const char *reference) {
+  hsmUrdfSensor s;
+  memset(&s, 0, sizeof s);
+  s.line = lineOf(n);
+  s.usable = 1;
+  s.fov = 1.047, s.width = 320, s.height = 240, s.nearClip = 0.1, s.farClip = 100;
+  s.samples = 640;
+  double I[9], zero[3] = {0, 0, 0};
+  hsu_setIdentity(I);
+  hsu_makeTransform(s.T, I, zero);
+  xmlChar *type = attr(n, "type");
+  xmlChar *name = attr(n, "name");
+  char typeName[64];
+  snprintf(typeName, sizeof typeName, "%s", type ? (const char *)type : "");
+  xmlFree(type);
+  // the name, or one made from the reference and the type
+  if (name && name[0]) {
+    s.name = hsu_strdup((const char *)name);
+  } else {
+    char made[300];
+    snprintf(made, sizeof made, "%s_%s", reference, typeName);
+    s.name = hsu_strdup(made);
+    if (s.name) {
+      hsm_urdfWarn(u, s.line, "a <sensor> without a name: named '%s'", s.name);
+    }
+  }
+  xmlFree(name);
+  s.reference = hsu_strdup(reference);
+  if (!s.name || !s.reference) {
+    hsu_free(s.name);
+    hsu_free(s.reference);
+    return hsm_urdfNomem(u);
+  }
+  size_t k = 0, ntype = sizeof kSensorTypes / sizeof kSensorTypes[0];
+  while (k < ntype && strcmp(typeName, kSensorTypes[k].name) != 0) {
+    k++;
+  }
+  if (k == ntype) {
+    hsm_urdfWarn(u, s.line, "sensor '%s': type '%.40s' is not supported (camera, depth, ray, "
+                 "gpu_ray, imu and force_torque are): ignored", s.name, typeName);
+    s.usable = 0;
+  } else {
+    s.type = kSensorTypes[k].type;
+    childPose(u, n, s.T, &s);
+    childNumber(u, n, "update_rate", &s.updateRate, &s);
+    if (s.updateRate < 0) {
+      hsm_urdfWarn(u, lineOf(child(n, "update_rate")), "sensor '%s': update_rate %g is "
+                   "negative: 0 (every step) is used", s.name, s.updateRate);
+      s.updateRate = 0;
+    }
+    if (!s.usable) {
+      // already skipped: nothing more to say about it
+    } else if (s.type == hsURDF_CAMERA || s.type == hsURDF_DEPTH) {
+      readCamera(u, n, &s);
+    } else if (s.type == hsURDF_RAY) {
+      readRay(u, n, &s);
+    } else if (s.type == hsURDF_IMU) {
+      readImu(u, n, &s);
+    } else {
+      readForceTorque(u, n, &s);
+    }
+    // specValues are floats on the wire
+    double big = fmax(fmax(fabs(s.farClip), fabs(s.rangeMax)), fmax(fabs(s.updateRate),
+                      fmax(fabs(s.minAngle), fabs(s.maxAngle))));
+    if (s.usable && !(big <= FLT_MAX)) {
+      hsm_urdfWarn(u, s.line, "sensor '%s': a value of %g is beyond the range of float (3.4e38), "
+                   "in which sensor specs are served: the sensor is skipped", s.name, big);
+      s.usable = 0;
+    }
+  }
+  if (!s.usable) {
+    hsu_free(s.name);
+    hsu_free(s.reference);
+    return 0;
+  }
+  if (!hsu_vecPush(&u->doc.sensors, sizeof s, &s)) {
+    hsu_free(s.name);
+    hsu_free(s.reference);
+    return hsm_urdfNomem(u);
+  }
+  return 0;
+}
+
+// 1 if name is a link or a joint of the document
+static int isLinkOrJoint(hsmUrdfLoad *u, const char *name) {
+  for (size_t i = 0; i < u->doc.links.n; i++) {
+    if (strcmp(LINKS(u)[i].name, name) == 0) {
+      return 1;
+    }
+  }
+  for (size_t i = 0; i < u->doc.joints.n; i++) {
+    if (strcmp(JOINTS(u)[i].name, name) == 0) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// a <gazebo> element: its sensors, if it names a link or joint
+static int readGazebo(hsmUrdfLoad *u, const xmlNode *n) {
+  xmlChar *ref = attr(n, "reference");
+  int nsensor = 0;
+  for (const xmlNode *c = n->children; c; c = c->next) {
+    nsensor += isElem(c, "sensor");
+  }
+  int rc = 0;
+  if (!ref || !ref[0]) {
+    // robot-level settings and plugins mean nothing here; a sensor has no link to sit on
+    if (nsensor) {
+      hsm_urdfWarn(u, lineOf(n), "a <gazebo> block without reference holds %d <sensor>%s: "
+                   "ignored (a sensor needs reference=\"link\")", nsensor, nsensor > 1 ? "s" : "");
+    }
+  } else if (!isLinkOrJoint(u, (const char *)ref)) {
+    hsm_urdfWarn(u, lineOf(n), "<gazebo reference=\"%.80s\">: no link or joint has that name: "
+                 "ignored%s", (const char *)ref, nsensor ? " with its sensors" : "");
+  } else {
+    for (const xmlNode *c = n->children; c && !rc; c = c->next) {
+      if (isElem(c, "sensor")) {
+        rc = readSensor(u, c, (const char *)ref);
+      }
+    }
+  }
+  xmlFree(ref);
+  return rc;
+}
+
 //---------------------------------- the robot -------------------------------------------------
 
 int hsm_urdfRead(hsmUrdfLoad *u) {
@@ -788,6 +1251,12 @@ int hsm_urdfRead(hsmUrdfLoad *u) {
   if (!rc && u->doc.links.n == 0) {
     rc = hsm_urdfError(u, hsE_MODEL, u->doc.line, "robot '%s' has no <link>", u->doc.name);
   }
+  // Gazebo's sensor blocks, once every link and joint name is known
+  for (const xmlNode *c = robot ? robot->children : NULL; c && !rc; c = c->next) {
+    if (isElem(c, "gazebo")) {
+      rc = readGazebo(u, c);
+    }
+  }
   xmlFreeDoc(doc);
   return rc ? (u->err && u->err->code ? u->err->code : rc) : 0;
 }
@@ -820,5 +1289,11 @@ void hsm_urdfFreeDoc(hsmUrdfDoc *doc) {
     hsu_free(mats[i].texture);
   }
   hsu_vecFree(&doc->materials);
+  hsmUrdfSensor *sensors = doc->sensors.data;
+  for (size_t i = 0; i < doc->sensors.n; i++) {
+    hsu_free(sensors[i].name);
+    hsu_free(sensors[i].reference);
+  }
+  hsu_vecFree(&doc->sensors);
   memset(doc, 0, sizeof *doc);
 }

@@ -1013,9 +1013,17 @@ static int parseFieldStatement(Parser *p, hsvNode *node, int nstd) {
   return 0;
 }
 
-// read a node from its type name (current token) to its closing brace
-static int parseNode(Parser *p, const char *defName, int line, int column, hsvNode **out) {
-  const hsvToken t = p->tok;
+// 1 if the name is a PROTO in scope or a built-in node type
+static int isNodeType(const Parser *p, const char *name, size_t n) {
+  return findProto(p, name, n) || hsv_findBuiltin(name, n);
+}
+
+// read a node to its closing brace. The type name is the current token when type is NULL;
+// otherwise it is *type, already read, and the current token should be the node's '{' (the
+// DEF name read as the type)
+static int parseNode(Parser *p, const hsvToken *type, const char *defName, int line, int column,
+                     hsvNode **out) {
+  const hsvToken t = type ? *type : p->tok;
   const hsvProto *proto = findProto(p, t.start, t.len);
   const hsvNodeDecl *decl = proto ? NULL : hsv_findBuiltin(t.start, t.len);
   if (!proto && !decl) {
@@ -1025,7 +1033,7 @@ static int parseNode(Parser *p, const char *defName, int line, int column, hsvNo
   if (++p->nesting > MAX_NESTING) {
     return errAt(p, hsE_SYNTAX, t.line, t.column, "nodes nested too deeply");
   }
-  int rc = next(p);
+  int rc = type ? 0 : next(p);
   if (rc) {
     return rc;
   }
@@ -1127,6 +1135,7 @@ static int parseNodeStatement(Parser *p, hsvNode **out) {
     if (p->tok.kind != hsvTOK_ID) {
       return errExpected(p, "a name after DEF");
     }
+    const hsvToken nameTok = p->tok;
     char *name = arenaStr(p, p->tok.start, p->tok.len);
     if (!name) {
       return hsE_NOMEM;
@@ -1134,10 +1143,20 @@ static int parseNodeStatement(Parser *p, hsvNode **out) {
     if ((rc = next(p)) != 0) {
       return rc;
     }
-    if (p->tok.kind != hsvTOK_ID) {
-      return errExpected(p, "a node type");
+    const hsvToken *type = NULL;
+    if (p->tok.kind == hsvTOK_LBRACE && isNodeType(p, nameTok.start, nameTok.len)) {
+      // "DEF Transform { ... }": no node type, and the name is one. Choreonoid's reader then
+      // takes the name as the type (a built-in node or a PROTO in scope); so do we, saying so
+      type = &nameTok;
+      warnAt(p, p->file, t.line, t.column,
+             "DEF %s has no node type; read as a %s node named %s (as Choreonoid does)", name,
+             name, name);
+    } else if (p->tok.kind != hsvTOK_ID) {
+      char what[160];
+      snprintf(what, sizeof what, "a node type after DEF %s", name);
+      return errExpected(p, what);
     }
-    if ((rc = parseNode(p, name, t.line, t.column, out)) != 0) {
+    if ((rc = parseNode(p, type, name, t.line, t.column, out)) != 0) {
       return rc;
     }
     return defBind(p, p->scope, name, *out);
@@ -1159,7 +1178,7 @@ static int parseNodeStatement(Parser *p, hsvNode **out) {
   if (t.kind != hsvTOK_ID) {
     return errExpected(p, "a node");
   }
-  return parseNode(p, NULL, t.line, t.column, out);
+  return parseNode(p, NULL, NULL, t.line, t.column, out);
 }
 
 // read "PROTO name [ interface ] { body }" (current token PROTO) into the current scope

@@ -566,18 +566,29 @@ class LocalBackend:
         return out
 
     def camera_images(self, character):
-        """Every vision sensor of character rendered in process (hs_renderCamera): a
-        CameraImage with both ``color`` and ``depth`` whatever the camera's type (the core
-        renders both; ``mono`` is None)."""
+        """Every vision sensor of character rendered in process (hs_renderCamera), taken as
+        the ViewSimulator takes it: ``color`` for colour cameras, ``mono`` (hs_rgbToMono) for
+        mono ones, ``depth`` for depth ones (OpenHRP's CameraType)."""
         from .images import CameraImage
         core = self.core
+        lib, ffi = core.lib, core.ffi
         ch = core.index(character)
-        vision = next(t for t in range(16)
-                      if core.ffi.string(core.lib.hs_sensorTypeName(t)) == b"Vision")
         out = {}
-        for s in range(core.lib.hs_sensorCount(core.ptr, ch)):
-            if core.lib.hs_sensorType(core.ptr, ch, s) == vision:
-                rgb, depth = core.camera(ch, s)
-                out[core.sensor_name(ch, s)] = CameraImage(rgb.shape[1], rgb.shape[0],
-                                                           color=rgb, depth=depth)
+        for s in range(lib.hs_sensorCount(core.ptr, ch)):
+            kind = lib.hs_cameraType(core.ptr, ch, s)
+            if kind < 0:
+                continue   # not a vision sensor
+            rgb, depth = core.camera(ch, s)
+            h, w = depth.shape
+            img = CameraImage(w, h)
+            if kind in (1, 4):
+                img.color = rgb
+            elif kind in (2, 5):
+                mono = np.empty((h, w), dtype=np.uint8)
+                lib.hs_rgbToMono(ffi.from_buffer("unsigned char[]", mono),
+                                 ffi.from_buffer("unsigned char[]", rgb), w * h)
+                img.mono = mono
+            if kind in (3, 4, 5):
+                img.depth = depth
+            out[core.sensor_name(ch, s)] = img
         return out

@@ -203,14 +203,35 @@ class Project:
             call(c.line, "controller %s" % c.name, scheduler.addController, spec)
         call(self.lines.get("log", 0), "log", scheduler.setLogOptions,
              H.LogOptions(float(self.log_period or 0.0), bool(self.log_sensors)))
-        if self.noise or self.noise_limits:
+        noise = self.noise
+        if "noise" not in self.lines and client is not None:
+            noise = self._model_noise(client)
+        if noise or self.noise_limits:
             specs = [H.SensorNoiseSpec(t, [float(x) for x in std], [float(x) for x in bias])
-                     for t, std, bias, _ in self.noise]
+                     for t, std, bias, _ in noise]
             call(self.lines.get("noise", 0), "noise", scheduler.setSensorNoise,
                  H.SensorNoise(int(self.noise_seed), bool(self.noise_limits), specs))
         call(sim_line, "realTime", scheduler.setRealTime, float(self.real_time))
         call(sim_line, "viewRate", scheduler.setViewRate, float(self.view_rate))
         return bodies
+
+    def _model_noise(self, client):
+        """The noise the models declare (a URDF's Gazebo noise, as "urdf noise" info strings)
+        in self.noise's form, for a project without <noise>: hrpsim's noise is per sensor type,
+        so the first declaration of each type (model order, then sensor order) is used, and a
+        different one for the same type is a warning."""
+        found = {}
+        for m in self.models:
+            info = list(client.load_body(m.url, reload=False)._get_info())
+            for kind, (std, bias, sensor) in declared_noise(info, sensors=True).items():
+                if kind not in found:
+                    found[kind] = (std, bias, m.name, sensor, m.line)
+                elif found[kind][:2] != (std, bias):
+                    self.warn(m.line, "model %s: sensor %s declares other %s noise than %s/%s; "
+                              "hrpsim's noise is per sensor type: %s/%s's is used"
+                              % (m.name, sensor, kind, found[kind][2], found[kind][3],
+                                 found[kind][2], found[kind][3]))
+        return [(k, v[0], v[1], v[4]) for k, v in found.items()]
 
     def _configure_model(self, scheduler, call, DS, m, links):
         names = [lk.name for lk in links]
@@ -606,6 +627,31 @@ def _extra_joint(a, line, f, ctx):
         raise ctx.err(line, f("jointType"), "must be xyz, xy or z, got %r" % t)
     e.joint_type = t
     return e
+
+
+def declared_noise(info, sensors=False):
+    """The sensor noise a body declares through its info strings (a URDF's Gazebo noise:
+    "urdf noise <sensor> <type> std ... bias ..."), as keyword arguments for
+    ``Simulation.set_sensor_noise``: {type: (std list, bias list)}, the first sensor of each
+    type (hrpsim's noise is per type). ``sensors=True`` adds the sensor's name to each tuple.
+
+    >>> declared_noise(["urdf noise lidar range std 0.01 bias 0"])
+    {'range': ([0.01], [0.0])}
+    """
+    out = {}
+    for line in info:
+        words = line.split()
+        if len(words) < 4 or words[:2] != ["urdf", "noise"] or words[3] not in _NOISE_TYPES:
+            continue
+        name, kind, rest = words[2], words[3], words[4:]
+        n = _NOISE_TYPES[kind]
+        if len(rest) != 2 * n + 2 or rest[0] != "std" or rest[n + 1] != "bias":
+            continue
+        std = [float(x) for x in rest[1:n + 1]]
+        bias = [float(x) for x in rest[n + 2:]]
+        if kind not in out:
+            out[kind] = (std, bias, name) if sensors else (std, bias)
+    return out
 
 
 def _parse_noise(p, el, a, ctx):
@@ -1007,5 +1053,6 @@ def _check(p, ctx):
 
 
 def _multiple(period, dt):
+    # the core's rule (hs_periodSteps in core/core.h): within 1e-9 of the period, relative
     k = round(period / dt)
-    return k >= 1 and abs(k * dt - period) <= 1e-9 * max(1.0, period)
+    return k >= 1 and abs(k * dt - period) <= 1e-9 * period

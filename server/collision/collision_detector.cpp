@@ -452,10 +452,10 @@ void CollisionDetectorServant::distances(const std::vector<hscPair> &pairs,
       continue;
     }
     d.minD = h.d;
-    // OpenHRP's order: point0 on the second link, point1 on the first
+    // OpenHRP's order: point0 on the pair's first link, point1 on its second
     for (int j = 0; j < 3; j++) {
-      d.point0[j] = h.p1[j];
-      d.point1[j] = h.p0[j];
+      d.point0[j] = h.p0[j];
+      d.point1[j] = h.p1[j];
     }
   }
   out = t_distanceReply.view(static_cast<CORBA::ULong>(pairs.size()));

@@ -4,8 +4,8 @@
 // Conventions are OpenHRP's (see the README's CollisionDetector section): a Collision per
 // queried pair, in pair order, its points' normals pointing from the pair's first link into the
 // second and idepth positive; checkAll false stops at the first intersecting pair; a Distance's
-// point0 lies on the pair's SECOND link and point1 on its first, as OpenHRP's servant returns
-// them, minD 0 when the links overlap and -1 when a link has no geometry; rays return the
+// point0 lies on the pair's first link and point1 on its second, as OpenHRP 3.1's servant
+// returns them, minD 0 when the links overlap and -1 when a link has no geometry; rays return the
 // parameter of the first hit on a surface facing the ray (the distance for a unit direction),
 // FLT_MAX when nothing is hit; scanDistanceWithRay casts 2 floor(range / 2 / step) + 1 rays
 // at angles i step, i = -n..n, along (-sin a, 0, -cos a) of the frame R.

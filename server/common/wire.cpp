@@ -340,8 +340,8 @@ OpenHRP::DistanceSequence *distances(const hsSim *sim, const hsdDistance *d, int
         o.point0[j] = o.point1[j] = 0.5 * (h.p0[j] + h.p1[j]);
       } else {
         o.minD = h.d;
-        o.point0[j] = h.p1[j];
-        o.point1[j] = h.p0[j];
+        o.point0[j] = h.p0[j];
+        o.point1[j] = h.p1[j];
       }
     }
   }

@@ -101,8 +101,8 @@ OpenHRP::LinkPairSequence *linkHits(const hsSim *sim, const hsdLinkHit *hits, in
 
 // link pair distances as OpenHRP's DistanceSequence, with the CollisionDetector server's
 // conventions: minD the distance (0 when the links overlap, both points then midway between the
-// deepest points; -1 and zero points when a link has no geometry), point0 on the pair's second
-// link, point1 on its first
+// deepest points; -1 and zero points when a link has no geometry), point0 on the pair's first
+// link, point1 on its second
 OpenHRP::DistanceSequence *distances(const hsSim *sim, const hsdDistance *d, int n);
 
 // the link pairs of character ch in contact after the last step

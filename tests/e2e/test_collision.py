@@ -10,7 +10,7 @@ and checks answers against closed forms, with OpenHRP 3.1's conventions pinned:
   of O(1) numbers, the answers cross the wire as IEEE doubles).
 - intersection: checkAll true lists every intersecting pair, false stops at the first and
   returns it alone; a pair intersects when its links are closer than its tolerance.
-- distance: minD between the surfaces, point0 on the pair's SECOND link and point1 on its first
+- distance: minD between the surfaces, point0 on the pair's first link and point1 on its second
   (OpenHRP's order), 0 when they overlap.
 - rays: the parameter of the first hit on a surface facing the ray (metres for a unit
   direction), FLT_MAX (3.4028234663852886e38) for a miss; scanDistanceWithRay casts
@@ -297,7 +297,7 @@ def test_intersection_check_all_and_tolerance(cd, bodies):
 # =============================================================================================
 
 
-def test_distance_between_surfaces_point0_on_the_second_link(cd, bodies):
+def test_distance_between_surfaces_point0_on_the_first_link(cd, bodies):
     cd.registerCharacter("floor", bodies["floor"])
     cd.registerCharacter("box", bodies["box"])
     cd.registerCharacter("arm", bodies["arm"])
@@ -312,11 +312,11 @@ def test_distance_between_surfaces_point0_on_the_second_link(cd, bodies):
                                                 ("arm", "ARM", "box", "BOX"),
                                                 ("arm", "TIP", "floor", "root")]
     assert ds[0].minD == pytest.approx(0.15 - H - FLOOR_TOP, abs=1e-12)
-    assert ds[0].point0[2] == pytest.approx(FLOOR_TOP, abs=1e-12)  # the floor (second link)
-    assert ds[0].point1[2] == pytest.approx(0.15 - H, abs=1e-12)  # on the box (first link)
+    assert ds[0].point0[2] == pytest.approx(0.15 - H, abs=1e-12)  # on the box (first link)
+    assert ds[0].point1[2] == pytest.approx(FLOOR_TOP, abs=1e-12)  # the floor (second link)
     assert ds[1].minD == pytest.approx(0.35 - H - R_ARM, abs=1e-12)
-    np.testing.assert_allclose(ds[1].point0, (H, 0, 0.15), atol=1e-12)  # the box's face
-    np.testing.assert_allclose(ds[1].point1, (0.35 - R_ARM, 0, 0.15), atol=1e-12)  # sphere
+    np.testing.assert_allclose(ds[1].point0, (0.35 - R_ARM, 0, 0.15), atol=1e-12)  # sphere
+    np.testing.assert_allclose(ds[1].point1, (H, 0, 0.15), atol=1e-12)  # the box's face
     assert ds[2].minD == -1.0  # TIP has no geometry
     # overlapping: 0
     ds = cd.queryDistanceForGivenPairs([pair("box", "BOX", "floor", "root")],

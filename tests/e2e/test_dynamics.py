@@ -375,7 +375,7 @@ def test_box_rests_on_the_floor_with_contacts_reported(sim, bodies):
 
 def test_check_distance_follows_the_collision_detector(sim, bodies):
     # the box's bottom face 0.3 m above the floor's top face (z = 0): OpenHRP's Distance gives
-    # minD between the surfaces, point0 on the pair's second link, point1 on its first
+    # minD between the surfaces, point0 on the pair's first link, point1 on its second
     # (shape sizes travel as float32 in BodyInfo: 0.1 m is off by 1.5e-9 m, hence 1e-7)
     half = BOX_SIZE[2] / 2
     box_world(sim, bodies, half + 0.3, floor=True, gvector=(0.0, 0.0, 0.0))
@@ -385,10 +385,10 @@ def test_check_distance_follows_the_collision_detector(sim, bodies):
     assert (d.pair.charName1, d.pair.linkName1, d.pair.charName2, d.pair.linkName2) == \
         ("floor", "root", "box", "BOX")
     assert d.minD == pytest.approx(0.3, abs=1e-7)
-    assert d.point0[2] == pytest.approx(0.3, abs=1e-7)  # on the box
-    assert d.point1[2] == pytest.approx(0.0, abs=1e-7)  # on the floor
-    assert max(abs(d.point0[0]), abs(d.point0[1])) <= half + 1e-7
-    assert d.point1[:2] == pytest.approx(d.point0[:2], abs=1e-7)
+    assert d.point0[2] == pytest.approx(0.0, abs=1e-7)  # on the floor
+    assert d.point1[2] == pytest.approx(0.3, abs=1e-7)  # on the box
+    assert max(abs(d.point1[0]), abs(d.point1[1])) <= half + 1e-7
+    assert d.point0[:2] == pytest.approx(d.point1[:2], abs=1e-7)
     # sunk 5 cm into the floor: OpenHRP's surfaces touch, minD 0, both points the same
     set_pose(sim, "box", "BOX", (0.0, 0.0, half - 0.05))
     d = sim.checkDistance()[0]

@@ -1807,11 +1807,21 @@ def real_file_cases(tmp_path):
         assert (b.links[1].name, b.links[1].jointType) == ("TRACK", "crawler")
     add("choreonoid_track", bad_robot(track), crawler,
         '"pseudoContinuousTrack" (Choreonoid) read as "crawler"', "DEF TRACK")
+
+    def def_name_as_type(b):
+        assert [(s.primitiveType, floats(s.primitiveParameters)) for s in b.shapes] == \
+            [(OpenHRP.SP_BOX, [1, 2, 3])]
+    # Choreonoid's sample data: "DEF Transform {" with no node type (read as a Transform)
+    add("choreonoid_def_name_as_type",
+        "#VRML V2.0 utf8\nDEF Transform {\n  translation 0 0 1\n"
+        "  children [ Shape { geometry Box { size 1 2 3 } } ]\n}\n", def_name_as_type,
+        "DEF Transform has no node type; read as a Transform node named Transform",
+        "DEF Transform")
     return cases
 
 
 CASE_NAMES = ["no_header", "empty_proto_body", "plane", "nan_normals", "joint_id_gap",
-              "zero_axis_free", "choreonoid_track"]
+              "zero_axis_free", "choreonoid_track", "choreonoid_def_name_as_type"]
 
 
 @pytest.mark.parametrize("case", CASE_NAMES)

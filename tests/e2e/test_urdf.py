@@ -706,6 +706,39 @@ def test_package_url_through_ros_package_path(tmp_path, loader, state_dirs):
     assert body.shapes[0].url == str(packages / "my_meshes" / "meshes" / "base.stl")
 
 
+def test_package_url_without_a_package_name(tmp_path, loader):
+    """package:///rest (no package name, as a widely used collection of robot descriptions
+    writes its mesh URLs) is read as pinocchio reads it: rest under each package root, here the
+    directory holding the collection, found above the URDF; with a warning naming file and
+    line. When nothing matches, the usual error at the mesh's line."""
+    meshes = tmp_path / "coll" / "robots" / "r1" / "meshes"
+    meshes.mkdir(parents=True)
+    shutil.copy(ARM_MESHES / "base.stl", meshes / "base_link.STL")
+    (tmp_path / "coll" / "robots" / "r1" / "urdf").mkdir()
+    path = tmp_path / "coll" / "robots" / "r1" / "urdf" / "r1.urdf"
+    url = "package:///coll/robots/r1/meshes/base_link.STL"
+    path.write_text(mesh_robot(url))
+    body = snapshot(loader.loadBodyInfo(str(path)))
+    assert [len(s.triangles) // 3 for s in body.shapes] == [60]
+    assert body.shapes[0].url == str((meshes / "base_link.STL").resolve())
+    warnings = [s for s in body.info if s.startswith("warning: ")]
+    assert warnings == ["warning: %s:3: mesh '%s' has no package name; read as pinocchio does, "
+                        "the rest of the path under each package root: %s"
+                        % (path, url, (meshes / "base_link.STL").resolve())]
+    missing = tmp_path / "coll" / "robots" / "r1" / "urdf" / "missing.urdf"
+    missing.write_text(mesh_robot("package:///coll/robots/r1/meshes/nothere.STL"))
+    with pytest.raises(ModelLoaderException) as info:
+        loader.loadBodyInfo(str(missing))
+    description = info.value.description
+    assert description.startswith("%s:3:" % missing), description
+    # the candidates tried, the URDF's own directory first (the list is cut at the message's
+    # 512 characters)
+    assert ("mesh 'package:///coll/robots/r1/meshes/nothere.STL' not found (tried %s; "
+            % (missing.parent / "coll" / "robots" / "r1" / "meshes" / "nothere.STL")
+            ) in description, description
+    assert loaded_ok(loader)
+
+
 def test_get_body_info_caches_urdf(loader):
     first = loader.getBodyInfo(hrpsim.file_url(WHEELED))
     second = loader.getBodyInfo(hrpsim.file_url(WHEELED))

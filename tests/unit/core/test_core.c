@@ -7,6 +7,7 @@
 #include <CUnit/CUnit.h>
 
 #include <limits.h>
+#include <pthread.h>
 #include <math.h>
 #include <string.h>
 
@@ -343,6 +344,101 @@ static void testContacts(void) {
   hs_freeSim(sim);
 }
 
+// a depth camera at the origin looks along -z at a box whose near face is 2 m away: the centre
+// pixel reads 2 m; the picture is taken at the current link poses (the box moved: 3 m)
+static void testCamera(void) {
+  hsError err = {0};
+  hsSim *sim = hs_makeSim(fresh(&err));
+  hsBody *cam = hst_loadVrmlText(
+      "core_cam.wrl",
+      "PROTO VisionSensor [ exposedField SFVec3f translation 0 0 0 exposedField SFRotation "
+      "rotation 0 0 1 0 exposedField SFInt32 sensorId -1 exposedField SFString type \"NONE\" "
+      "exposedField SFInt32 width 320 exposedField SFInt32 height 240 exposedField SFFloat "
+      "fieldOfView 0.785398 exposedField SFFloat frontClipDistance 0.01 exposedField SFFloat "
+      "backClipDistance 10 exposedField SFFloat frameRate 30 exposedField MFNode children [] ] "
+      "{ Transform { children IS children } }\n"
+      "DEF C Humanoid { humanoidBody [ DEF BASE Joint { jointType \"fixed\" children [\n"
+      " DEF CAM VisionSensor { sensorId 0 type \"DEPTH\" width 40 height 30 fieldOfView 0.5 "
+      "frontClipDistance 0.1 backClipDistance 20 } ] } ] joints [ USE BASE ] }\n");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(cam);
+  CU_ASSERT_EQUAL_FATAL(hs_addCharacter(sim, "cam", cam, 1, fresh(&err)), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      hs_addCharacter(sim, "box", hst_loadVrmlText("core_cam_box.wrl", kBox), 1, fresh(&err)), 1);
+  int s = hs_sensor(sim, 0, "CAM", fresh(&err));
+  int w = 0, h = 0;
+  CU_ASSERT_EQUAL(hs_cameraSize(sim, 0, s, &w, &h, fresh(&err)), 0);
+  CU_ASSERT(w == 40 && h == 30);
+  CU_ASSERT_EQUAL(hs_cameraType(sim, 0, s), 3);  // DEPTH
+  CU_ASSERT_EQUAL(hs_cameraFrameRate(sim, 0, s), 30.0);
+  CU_ASSERT_EQUAL(hs_cameraType(sim, 1, 0), -1);
+  unsigned char rgb[6] = {255, 255, 255, 10, 20, 30}, mono[2];
+  hs_rgbToMono(mono, rgb, 2);
+  CU_ASSERT(mono[0] == 255 && mono[1] == (unsigned char)(0.299 * 10 + 0.587 * 20 + 0.114 * 30));
+  double pose[12] = {0, 0, -2.05, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+  CU_ASSERT_EQUAL(hs_setLinkData(sim, 1, 0, hsDATA_ABS_TRANSFORM, pose, 12, fresh(&err)), 0);
+  float depth[40 * 30];
+  int rc = hs_renderCamera(sim, 0, s, NULL, depth, fresh(&err));
+  if (rc == hsE_UNSUPPORTED) {
+    hs_freeSim(sim);
+    return;  // no headless GL here (the render suite says so too)
+  }
+  CU_ASSERT_EQUAL_FATAL(rc, 0);
+  HST_NEAR(depth[15 * 40 + 20], 2.0, 1e-3);
+  pose[2] = -3.05;
+  CU_ASSERT_EQUAL(hs_setLinkData(sim, 1, 0, hsDATA_ABS_TRANSFORM, pose, 12, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_renderCamera(sim, 0, s, NULL, depth, fresh(&err)), 0);
+  HST_NEAR(depth[15 * 40 + 20], 3.0, 1e-3);
+  // not a camera
+  CU_ASSERT_EQUAL(hs_renderCamera(sim, 1, 0, NULL, depth, fresh(&err)), hsE_INVALID);
+  hs_freeSim(sim);
+}
+
+// boxes dropped on the floor for n steps; the root heights of the boxes at the end
+static void dropBoxes(int nbox, int steps, double *z) {
+  hsError err = {0};
+  hsSim *sim = hs_makeSim(&err);
+  hsBody *box = hst_loadVrmlText("core_thread_box.wrl", kBox);
+  hs_addCharacter(sim, "floor", hst_loadSample("floor/floor.wrl"), 1, &err);
+  for (int i = 0; i < nbox; i++) {
+    char name[16];
+    snprintf(name, sizeof name, "b%d", i);
+    hs_addCharacter(sim, name, box, i == 0, &err);
+    double pose[12] = {0.3 * i, 0.05 * i, 0.2 + 0.15 * i, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+    hs_setLinkData(sim, i + 1, 0, hsDATA_ABS_TRANSFORM, pose, 12, &err);
+    hs_addContactPair(sim, "floor", "", name, "", 0.5, 0.5, 0, 0.01, &err);
+  }
+  hs_start(sim, &err);
+  hs_stepN(sim, steps, &err);
+  for (int i = 0; i < nbox; i++) {
+    z[i] = hs_linkP(sim, i + 1)[2];
+  }
+  CU_ASSERT_EQUAL(err.code, 0);
+  hs_freeSim(sim);
+}
+
+static void *dropThread(void *arg) {
+  dropBoxes(4, 300, (double *)arg);
+  return NULL;
+}
+
+// two simulations stepped by two threads at once give what each gives alone, bit for bit (the
+// ODE lock inside the core keeps their collision and solver apart)
+static void testThreads(void) {
+  double alone[4], z[2][4];
+  dropBoxes(4, 300, alone);
+  pthread_t t[2];
+  for (int k = 0; k < 2; k++) {
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&t[k], NULL, dropThread, z[k]), 0);
+  }
+  for (int k = 0; k < 2; k++) {
+    pthread_join(t[k], NULL);
+  }
+  for (int k = 0; k < 2; k++) {
+    CU_ASSERT_EQUAL(memcmp(z[k], alone, sizeof alone), 0);
+  }
+  HST_NEAR(alone[0], 0.05, 1e-3);  // resting on the floor
+}
+
 void register_core(void) {
   CU_pSuite s = hst_addSuite("core");
   hs_initProcess();
@@ -354,4 +450,6 @@ void register_core(void) {
   CU_add_test(s, "link data checked before anything changes", testLinkData);
   CU_add_test(s, "sensors on and off, noise refused", testSensors);
   CU_add_test(s, "contacts of a resting box, queries", testContacts);
+  CU_add_test(s, "a depth camera at the current poses", testCamera);
+  CU_add_test(s, "two simulations in two threads", testThreads);
 }

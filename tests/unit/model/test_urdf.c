@@ -725,6 +725,95 @@ static void testPackageLookup(void) {
   restoreEnv(&app);
 }
 
+// load the mesh robot at urdfName with mesh reference filename, which must load with exactly
+// one warning (at the mesh's line, naming the reference) and one shape whose url ends in
+// wantSuffix
+static void expectNoPackageUrl(const char *urdfName, const char *filename,
+                               const char *wantSuffix) {
+  meshRobot(filename);
+  const char *path = hst_writeFile(urdfName, g_text);
+  hsmWarning warnings[2];
+  int nwarn = 0;
+  hsError err = {0};
+  hsBody *b = hsm_loadUrdf(path, NULL, warnings, 2, &nwarn, &err);
+  if (!b) {
+    printError(&err);
+  }
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  CU_ASSERT_EQUAL_FATAL(b->nshape, 1);
+  const char *url = b->shapes[0].url;
+  size_t n = strlen(url), m = strlen(wantSuffix);
+  CU_ASSERT(url[0] == '/' && n >= m && strcmp(url + n - m, wantSuffix) == 0);
+  CU_ASSERT_EQUAL_FATAL(nwarn, 1);
+  CU_ASSERT_STRING_EQUAL(warnings[0].file, path);
+  CU_ASSERT_EQUAL(warnings[0].line, lineOf("<mesh"));
+  char want[2400];
+  snprintf(want, sizeof want,
+           "mesh '%s' has no package name; read as pinocchio does, the rest of the path under "
+           "each package root: %s", filename, url);
+  CU_ASSERT_STRING_EQUAL(warnings[0].message, want);
+  hsm_freeBody(b);
+}
+
+static void testPackageWithoutName(void) {
+  // package:///REST, as a widely used collection of robot descriptions writes its mesh URLs:
+  // REST under each package root, with a warning
+  SavedEnv rpp, app;
+  saveEnv(&rpp, "ROS_PACKAGE_PATH");
+  saveEnv(&app, "AMENT_PREFIX_PATH");
+  unsetenv("ROS_PACKAGE_PATH");
+  unsetenv("AMENT_PREFIX_PATH");
+  hst_expectLog(1);
+  char dir[600], env[1400];
+  snprintf(dir, sizeof dir, "%s", hst_tmpDir());
+  // without ROS: the collection checked out somewhere, found from the URDF's ancestors
+  hst_writeFile("np/coll/robots/r1/meshes/base_link.STL", kTetraStl);
+  expectNoPackageUrl("np/coll/robots/r1/urdf/r1.urdf",
+                     "package:///coll/robots/r1/meshes/base_link.STL",
+                     "/np/coll/robots/r1/meshes/base_link.STL");
+  // ROS_PACKAGE_PATH: D/REST, the first entry that holds it (extra slashes ignored)
+  hst_writeFile("nproots/b/coll/m/t.STL", kTetraStl);
+  snprintf(env, sizeof env, "/nonexistent:%s/nproots/a/:%s/nproots/b", dir, dir);
+  setenv("ROS_PACKAGE_PATH", env, 1);
+  expectNoPackageUrl("npelse/r.urdf", "package:///coll/m/t.STL", "/nproots/b/coll/m/t.STL");
+  hst_writeFile("nproots/a/coll/m/t.STL", kTetraStl);
+  expectNoPackageUrl("npelse/r.urdf", "package:////coll/m/t.STL", "/nproots/a/coll/m/t.STL");
+  unsetenv("ROS_PACKAGE_PATH");
+  // AMENT_PREFIX_PATH: D/share/REST
+  hst_writeFile("npament/share/coll/m/t.STL", kTetraStl);
+  snprintf(env, sizeof env, "%s/npament", dir);
+  setenv("AMENT_PREFIX_PATH", env, 1);
+  expectNoPackageUrl("npelse/r.urdf", "package:///coll/m/t.STL", "/npament/share/coll/m/t.STL");
+  unsetenv("AMENT_PREFIX_PATH");
+  // nothing matches: the usual error at the mesh's line, naming every candidate tried
+  snprintf(env, sizeof env, "%s/nproots/a", dir);
+  setenv("ROS_PACKAGE_PATH", env, 1);
+  hsError err = {0};
+  char got[8];
+  CU_ASSERT_EQUAL(loadMeshUrl("npelse/r.urdf", "package:///coll/none.STL", got, sizeof got,
+                              &err), -1);
+  CU_ASSERT_EQUAL(err.code, hsE_IO);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.file, "/npelse/r.urdf"));
+  CU_ASSERT_EQUAL(err.line, lineOf("<mesh"));
+  char want[2400];
+  snprintf(want, sizeof want,
+           "mesh 'package:///coll/none.STL' not found (tried %s/nproots/a/coll/none.STL; "
+           "%s/npelse/coll/none.STL; %s/coll/none.STL", dir, dir, dir);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, want));
+  if (!strstr(err.message, want)) {
+    fprintf(stderr, "\n  got '%s'\n  wanted '%s...'\n", err.message, want);
+  }
+  unsetenv("ROS_PACKAGE_PATH");
+  // no path at all: malformed
+  hsError err2 = {0};
+  CU_ASSERT_EQUAL(loadMeshUrl("npelse/r.urdf", "package:///", got, sizeof got, &err2), -1);
+  CU_ASSERT_EQUAL(err2.code, hsE_MODEL);
+  CU_ASSERT_EQUAL(err2.line, lineOf("<mesh"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err2.message, "malformed package:// URL"));
+  restoreEnv(&rpp);
+  restoreEnv(&app);
+}
+
 static void testMeshParts(void) {
   hst_writeFile("parts/meshes/two.mtl", "newmtl red\nKd 1 0 0\n\nnewmtl blue\nKd 0 0 1\n");
   hst_writeFile("parts/meshes/two.obj",
@@ -1403,6 +1492,7 @@ void register_urdf(void) {
   CU_add_test(s, "missing texture is a warning", testMissingTextureWarns);
   CU_add_test(s, "texture images and mesh part textures", testTextureImages);
   CU_add_test(s, "package://, relative and file:// lookup", testPackageLookup);
+  CU_add_test(s, "package:/// (no package name) under each root", testPackageWithoutName);
   CU_add_test(s, "mesh parts, their materials, shared collision", testMeshParts);
   CU_add_test(s, "mimic and dynamics info strings", testMimicAndDynamicsInfo);
   CU_add_test(s, "warnings with lines", testWarnings);

@@ -156,10 +156,99 @@ static void testDefUse(void) {
   checkError(&err, hsE_SYNTAX, 2, 24, "USE of undefined name 'X'");
   err = parseFail("#VRML V2.0 utf8\nDEF G Group {\n  children USE G }\n");
   checkError(&err, hsE_SYNTAX, 3, 16, "USE of undefined name 'G'");
-  err = parseFail("#VRML V2.0 utf8\nDEF Group {}\n");
-  checkError(&err, hsE_SYNTAX, 2, 11, "expected a node type, got '{'");
+  err = parseFail("#VRML V2.0 utf8\nDEF G {}\n");
+  checkError(&err, hsE_SYNTAX, 2, 7, "expected a node type after DEF G, got '{'");
   err = parseFail("#VRML V2.0 utf8\nUSE [\n");
   checkError(&err, hsE_SYNTAX, 2, 5, "expected a name after USE, got '['");
+}
+
+static void testDefNameAsType(void) {
+  // Choreonoid's leniency: "DEF <name> {" with no node type, the name being a node type (a
+  // built-in or a PROTO in scope), reads the name as the type, here nested three deep and for
+  // a PROTO, each with a warning at its DEF
+  hsvScene *scene = parseOk(
+      "#VRML V2.0 utf8\n"
+      "PROTO Thing [ field SFFloat a 1 ] { Group {} }\n"
+      "DEF Transform {\n"
+      "  translation 1 2 3\n"
+      "  children [ DEF Shape { geometry DEF Box { size 4 5 6 } } ]\n"
+      "}\n"
+      "DEF Thing { a 2 }\n"
+      "Shape { geometry USE Box }\n");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(scene);
+  CU_ASSERT_EQUAL_FATAL(scene->nroot, 3);
+  const hsvNode *tr = scene->roots[0];
+  CU_ASSERT_STRING_EQUAL(tr->typeName, "Transform");
+  CU_ASSERT_STRING_EQUAL(tr->defName, "Transform");
+  const hsvValue *t = hsv_value(tr, "translation", hsvSFVEC3F);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(t);
+  CU_ASSERT_EQUAL(t->num[0], 1.0);
+  CU_ASSERT_EQUAL(t->num[2], 3.0);
+  const hsvValue *kids = hsv_value(tr, "children", hsvMFNODE);
+  CU_ASSERT_EQUAL_FATAL(kids->n, 1);
+  CU_ASSERT_STRING_EQUAL(kids->node[0]->typeName, "Shape");
+  const hsvNode *box = hsv_value(kids->node[0], "geometry", hsvSFNODE)->node[0];
+  CU_ASSERT_STRING_EQUAL(box->typeName, "Box");
+  CU_ASSERT_STRING_EQUAL(box->defName, "Box");
+  CU_ASSERT_EQUAL(hsv_value(box, "size", hsvSFVEC3F)->num[1], 5.0);
+  CU_ASSERT_STRING_EQUAL(scene->roots[1]->typeName, "Thing");
+  CU_ASSERT_PTR_NOT_NULL(scene->roots[1]->proto);
+  CU_ASSERT_EQUAL(hsv_value(scene->roots[1], "a", hsvSFFLOAT)->num[0], 2.0);
+  // the name is bound as any DEF name
+  CU_ASSERT_PTR_EQUAL(hsv_value(scene->roots[2], "geometry", hsvSFNODE)->node[0], box);
+  CU_ASSERT_EQUAL_FATAL(scene->nwarning, 4);
+  static const int where[4][2] = {{3, 1}, {5, 14}, {5, 35}, {7, 1}};
+  for (int i = 0; i < 4; i++) {
+    CU_ASSERT_STRING_EQUAL(scene->warnings[i].file, VRML_TEST_PATH);
+    CU_ASSERT_EQUAL(scene->warnings[i].line, where[i][0]);
+    CU_ASSERT_EQUAL(scene->warnings[i].column, where[i][1]);
+  }
+  CU_ASSERT_STRING_EQUAL(scene->warnings[0].message,
+                         "DEF Transform has no node type; read as a Transform node named "
+                         "Transform (as Choreonoid does)");
+  CU_ASSERT_PTR_NOT_NULL(strstr(scene->warnings[3].message, "read as a Thing node"));
+  hsv_freeScene(scene);
+  // a proper DEF of a name that is a node type is no warning
+  scene = parseOk("#VRML V2.0 utf8\nDEF Group Transform {}\nDEF Box Group { children USE "
+                  "Group }\n");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(scene);
+  CU_ASSERT_EQUAL(scene->nwarning, 0);
+  CU_ASSERT_STRING_EQUAL(scene->roots[0]->typeName, "Transform");
+  hsv_freeScene(scene);
+  // a name that is no node type, nothing after the name, a keyword or a PROTO out of scope:
+  // errors at the token that should have been the type, as before
+  hsError err = parseFail("#VRML V2.0 utf8\nDEF Transfrom { }\n");
+  checkError(&err, hsE_SYNTAX, 2, 15, "expected a node type after DEF Transfrom, got '{'");
+  err = parseFail("#VRML V2.0 utf8\nDEF Transform\n");
+  checkError(&err, hsE_SYNTAX, 3, 1,
+             "expected a node type after DEF Transform, got end of file");
+  err = parseFail("#VRML V2.0 utf8\nDEF Transform }\n");
+  checkError(&err, hsE_SYNTAX, 2, 15, "expected a node type after DEF Transform, got '}'");
+  err = parseFail("#VRML V2.0 utf8\nDEF\n");
+  checkError(&err, hsE_SYNTAX, 3, 1, "expected a name after DEF, got end of file");
+  err = parseFail("#VRML V2.0 utf8\nDEF DEF {}\n");
+  checkError(&err, hsE_SYNTAX, 2, 9, "expected a node type after DEF DEF, got '{'");
+  err = parseFail("#VRML V2.0 utf8\nDEF USE {}\n");
+  checkError(&err, hsE_SYNTAX, 2, 9, "expected a node type after DEF USE, got '{'");
+  err = parseFail("#VRML V2.0 utf8\nPROTO Q [] { PROTO P [] { Group {} } Group {} }\n"
+                  "DEF P {}\n");
+  checkError(&err, hsE_SYNTAX, 3, 7, "expected a node type after DEF P, got '{'");
+  err = parseFail("#VRML V2.0 utf8\nDEF Transform { children [ DEF Nope { } ] }\n");
+  checkError(&err, hsE_SYNTAX, 2, 37, "expected a node type after DEF Nope, got '{'");
+  err = parseFail("#VRML V2.0 utf8\nDEF Transform { children [ DEF Group { ] }\n");
+  checkError(&err, hsE_SYNTAX, 2, 40, "expected a field name or '}' in Group, got ']'");
+  // nested past the parser's depth limit: an error, not a stack overflow
+  size_t size = 40 * 1100 + 64;
+  char *deep = malloc(size);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(deep);
+  size_t len = (size_t)snprintf(deep, size, "#VRML V2.0 utf8\n");
+  for (int i = 0; i < 1100; i++) {
+    len += (size_t)snprintf(deep + len, size - len, "DEF Group { children [ ");
+  }
+  err = parseFail(deep);
+  CU_ASSERT_EQUAL(err.code, hsE_SYNTAX);
+  CU_ASSERT_STRING_EQUAL(err.message, "nodes nested too deeply");
+  free(deep);
 }
 
 static void testEventsNeedIs(void) {
@@ -361,6 +450,7 @@ void register_vrml_nodes(void) {
   CU_add_test(s, "built-in node table", testBuiltinTable);
   CU_add_test(s, "unknown names", testUnknownNames);
   CU_add_test(s, "DEF and USE", testDefUse);
+  CU_add_test(s, "DEF name read as the node type", testDefNameAsType);
   CU_add_test(s, "events need IS", testEventsNeedIs);
   CU_add_test(s, "ROUTE and EXTERNPROTO", testRouteAndExternProto);
   CU_add_test(s, "Script members", testScript);

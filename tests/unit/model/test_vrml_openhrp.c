@@ -71,6 +71,36 @@ static void testNoHeader(void) {
   hsm_freeBody(b);
 }
 
+static void testDefNameAsType(void) {
+  // Choreonoid's sample data writes "DEF Transform { ... }" (no node type); the reader takes the
+  // name as the type, and the warning reaches the body's info strings with file and line
+  const char *robot =
+      "DEF R Humanoid { humanoidBody [ DEF A Joint { jointType \"free\" children [\n"
+      " Segment { mass 1 children [\n"
+      "  DEF Transform { translation 0 0 1\n"
+      "   children [ Shape { geometry Box { size 1 2 3 } } ] }\n"
+      " ] } ] } ] }\n";
+  hst_expectLog(1);
+  hsmWarning warn[8];
+  int nwarn = 0;
+  hsError err = {0};
+  hsBody *b = load("defname/robot.wrl", robot, NULL, warn, &nwarn, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  CU_ASSERT_EQUAL_FATAL(b->nshape, 1);
+  CU_ASSERT_EQUAL(b->shapes[0].primitive, hsPRIM_BOX);
+  CU_ASSERT_EQUAL(b->shapes[0].params[1], 2.0f);
+  CU_ASSERT_EQUAL_FATAL(nwarn, 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(warn[0].file, "defname/robot.wrl"));
+  CU_ASSERT_EQUAL(warn[0].line, lineOf("DEF Transform {"));
+  CU_ASSERT_TRUE(infoWarns(b, "DEF Transform has no node type; read as a Transform node named "
+                              "Transform (as Choreonoid does)"));
+  char where[64];
+  snprintf(where, sizeof where, "robot.wrl:%d: DEF Transform", lineOf("DEF Transform {"));
+  CU_ASSERT_TRUE(infoWarns(b, where));
+  CU_ASSERT_EQUAL(hst_logCount(), 1);
+  hsm_freeBody(b);
+}
+
 static void testEmptyProtoBody(void) {
   // the OpenHRP model-file spec's ExtraJoint: an interface with an empty body
   const char *text =
@@ -545,6 +575,7 @@ static void testTextureUrls(void) {
 void register_vrml_openhrp(void) {
   CU_pSuite s = hst_addSuite("vrml_openhrp");
   CU_add_test(s, "no header", testNoHeader);
+  CU_add_test(s, "DEF name read as the node type (Choreonoid)", testDefNameAsType);
   CU_add_test(s, "texture URLs", testTextureUrls);
   CU_add_test(s, "interface-only PROTOs (ExtraJoint)", testEmptyProtoBody);
   CU_add_test(s, "zero-thickness and negative boxes", testFlatBox);
