@@ -30,8 +30,9 @@ cross the network.
 ``table=True`` returns a tidy table instead of the list: one row per parameter set, one column
 per parameter key and per scalar the function returns (``sweep_table``), a pandas DataFrame
 when pandas is installed, else a list of dicts. ``out_dir=DIR`` makes DIR the sweep's
-directory: run i gets ``DIR/runs/NNNN/`` (``hrpsim.sweep_run_dir()`` inside the function) and
-the sweep writes ``DIR/index.csv`` and ``DIR/index.json`` (parameters, status, the summary
+directory: run i gets ``DIR/runs/NNNN/`` (``hrpsim.sweep_run_dir()`` inside the function;
+the task writes its summary.json there: parameter, status, the scalars returned) and the sweep
+writes ``DIR/index.csv`` and ``DIR/index.json`` (parameters, status, the summary
 scalars). ``progress=True`` shows a progress bar (tqdm when installed, in a terminal or a
 notebook; else Dask's, or a line on stderr).
 
@@ -127,10 +128,25 @@ def _run_one(func, param, sim_options, backend="local", naming=None, orb_args=()
         Path(run_dir).mkdir(parents=True, exist_ok=True)
     _task.run_dir = run_dir
     try:
-        return func(sim, param)
+        result = func(sim, param)
+    except Exception as exc:
+        _write_run_summary(run_dir, param, None, "%s: %s" % (type(exc).__name__, exc))
+        raise
     finally:
         _task.run_dir = None
         sim.close()
+    _write_run_summary(run_dir, param, result, None)
+    return result
+
+
+def _write_run_summary(run_dir, param, result, error):
+    """The run directory's summary.json: parameter, status, error and the result's scalars."""
+    if run_dir is None:
+        return
+    doc = {"param": _json_param(param), "status": "ok" if error is None else "error",
+           "error": error or "",
+           "scalars": {k: _json_safe(v) for k, v in _scalars(result, "result").items()}}
+    (Path(run_dir) / "summary.json").write_text(json.dumps(doc, indent=1) + "\n")
 
 
 def run_serial(func, params, client=None, factory=None, backend=None, **sim_options):

@@ -61,6 +61,11 @@ def test_sweep_command_writes_the_sweep_directory(tmp_path):
     assert len(csv_lines) == 4
     assert (out / "runs" / "0000" / "note.txt").read_text() == "ran %r" % params[0]
     assert not (out / "runs" / "0001" / "note.txt").exists()
+    summary = json.loads((out / "runs" / "0002" / "summary.json").read_text())
+    assert summary == {"param": params[2], "status": "ok", "error": "",
+                       "scalars": {"z": serial[1]["z"], "steps": 50}}
+    summary = json.loads((out / "runs" / "0001" / "summary.json").read_text())
+    assert summary["status"] == "error" and summary["error"] == "ValueError: too high: 2"
     assert (out / "plot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
