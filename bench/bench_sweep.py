@@ -19,7 +19,9 @@ compare the ratios of one run):
 Overhead per task: --overhead-tasks tasks that make and close a local Simulation and return
 (no model, no step), on a warm executor (the pool passed as ``executor=`` after a warm-up,
 the same Dask cluster), wall time / tasks; that is what each executor adds to a run.
-The load average (1 min) is printed before and after: the ratios mean little under load.
+The load average (1 min) is printed before and after: the ratios mean little under load; the
+CPU time of each run, taken in the process that ran it, shows whether a worker does more work
+per run than the serial loop (it should not) whatever the load.
 """
 
 import argparse
@@ -37,6 +39,18 @@ from hrpsim.sweep import run_serial  # noqa: E402
 from hrpsim.sweep_cli import load  # noqa: E402
 
 SCRIPT = REPO / "samples" / "scripts" / "humanoid_sweep.py"
+
+
+class CpuTimed:
+    """func, returning (its result, the CPU seconds the run took in the process it ran in)."""
+
+    def __init__(self, func):
+        self.func = func
+
+    def __call__(self, sim, param):
+        c0 = time.process_time()
+        result = self.func(sim, param)
+        return result, time.process_time() - c0
 
 
 def nothing(sim, param):
@@ -71,7 +85,8 @@ def main():
     import distributed
 
     # the script's source travels with the tasks (as `hrpsim sweep` does): nothing to import
-    func, _, opts, _ = load(SCRIPT)
+    script, _, opts, _ = load(SCRIPT)
+    func = CpuTimed(script)
     ps = params(args.runs, args.duration)
     load0 = os.getloadavg()[0]
     print("load average (1 min) before: %.2f on %d CPUs" % (load0, os.cpu_count()))
@@ -84,7 +99,8 @@ def main():
     client = distributed.Client(cluster)
     try:
         t_dask, dasked = timed(lambda: hrpsim.sweep(func, ps, executor=client, **opts))
-        assert pooled == serial and dasked == serial, "the sweeps differ from the serial runs"
+        assert [r for r, _ in pooled] == [r for r, _ in serial] and \
+            [r for r, _ in dasked] == [r for r, _ in serial], "a sweep differs from serial"
         tasks = list(range(args.overhead_tasks))
         hrpsim.sweep(nothing, tasks[:20], executor=client)
         t_dask_over, _ = timed(lambda: hrpsim.sweep(nothing, tasks, executor=client))
@@ -105,6 +121,12 @@ def main():
         print("  %-10s %7.2f s  %5.2fx serial  (%.1f ms/run)" % (name, t, speedup,
                                                                 1e3 * t / len(ps)))
     print("  (dask cluster start-up, not in its time: %.2f s)" % t_start)
+    cpu = {name: sum(c for _, c in rs) / len(rs)
+           for name, rs in (("serial", serial), ("pool", pooled), ("dask", dasked))}
+    print("CPU per run (in the process that ran it): serial %.1f ms, pool %.1f ms, dask %.1f ms"
+          % (1e3 * cpu["serial"], 1e3 * cpu["pool"], 1e3 * cpu["dask"]))
+    print("CPU share this process got while serial: %.0f %% of a core"
+          % (100 * cpu["serial"] * len(ps) / t_serial))
     print("overhead per task (%d empty tasks, warm executor, %d workers): pool %.2f ms, "
           "dask %.2f ms" % (len(tasks), args.workers, 1e3 * t_pool_over / len(tasks),
                             1e3 * t_dask_over / len(tasks)))
@@ -115,6 +137,7 @@ def main():
             "serial_s": t_serial, "pool_s": t_pool, "dask_s": t_dask,
             "dask_start_s": t_start, "pool_overhead_ms": 1e3 * t_pool_over / len(tasks),
             "dask_overhead_ms": 1e3 * t_dask_over / len(tasks), "load_before": load0,
+            "cpu_per_run_ms": {k: 1e3 * v for k, v in cpu.items()},
             "load_after": load1}, indent=1) + "\n")
     return 0
 
