@@ -14,7 +14,10 @@ compare the ratios of one run):
 - pool: ``hrpsim.sweep(..., workers=N)``, which starts its own 'spawn' process pool (the
   start-up is in the time, as a user sees it);
 - dask: ``hrpsim.sweep(..., executor=client)`` on a LocalCluster of N single-threaded worker
-  processes started beforehand (a cluster outlives its sweeps; its start-up is shown apart).
+  processes started beforehand (a cluster outlives its sweeps; its start-up is shown apart),
+  with the workers' statistical profiler off (``distributed.worker.profile.enabled``: it
+  samples the running task's stack every 10 ms and took ~30 % more CPU per run; on a real
+  cluster: DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False for `dask worker`).
 
 Overhead per task: --overhead-tasks tasks that make and close a local Simulation and return
 (no model, no step), on a warm executor (the pool passed as ``executor=`` after a warm-up,
@@ -77,11 +80,14 @@ def main():
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--duration", type=float, default=0.3)
     ap.add_argument("--overhead-tasks", type=int, default=200)
+    ap.add_argument("--dask-profile", action="store_true",
+                    help="keep the Dask workers' statistical profiler on (default off)")
     ap.add_argument("--json", metavar="OUT")
     args = ap.parse_args()
     import concurrent.futures
     import multiprocessing
 
+    import dask
     import distributed
 
     # the script's source travels with the tasks (as `hrpsim sweep` does): nothing to import
@@ -93,9 +99,11 @@ def main():
 
     t_serial, serial = timed(lambda: run_serial(func, ps, **opts))
     t_pool, pooled = timed(lambda: hrpsim.sweep(func, ps, workers=args.workers, **opts))
-    t_start, cluster = timed(lambda: distributed.LocalCluster(
-        n_workers=args.workers, threads_per_worker=1, processes=True, host="127.0.0.1",
-        dashboard_address=":0"))
+    # the workers' statistical profiler costs ~30 % CPU per run here (measured): off
+    with dask.config.set({"distributed.worker.profile.enabled": args.dask_profile}):
+        t_start, cluster = timed(lambda: distributed.LocalCluster(
+            n_workers=args.workers, threads_per_worker=1, processes=True, host="127.0.0.1",
+            dashboard_address=":0"))
     client = distributed.Client(cluster)
     try:
         t_dask, dasked = timed(lambda: hrpsim.sweep(func, ps, executor=client, **opts))

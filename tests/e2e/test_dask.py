@@ -65,8 +65,10 @@ def serial():
 
 
 def local_cluster(n=2):
-    return distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
-                                    host="127.0.0.1", dashboard_address=":0")
+    import dask
+    with dask.config.set({"distributed.worker.profile.enabled": False}):  # less CPU per run
+        return distributed.LocalCluster(n_workers=n, threads_per_worker=1, processes=True,
+                                        host="127.0.0.1", dashboard_address=":0")
 
 
 @pytest.fixture(scope="module")
