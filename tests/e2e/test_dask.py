@@ -158,6 +158,10 @@ def _server_pids(states):
     return [r["pid"] for state in states.values() if state for r in state["processes"]]
 
 
+def _state_dir():
+    return os.environ["HRPSIM_STATE_DIR"]
+
+
 def _wait_gone(pids, seconds=30):
     deadline = time.monotonic() + seconds
     while any(_alive(p) for p in pids) and time.monotonic() < deadline:
@@ -185,8 +189,14 @@ def test_plugin_servers_per_worker_and_none_left_behind(serial):
 
             # a worker killed outright (no teardown): the watchdog stops its servers
             victim = sorted(worker_pid)[0]
+            state_dirs = c.run(_state_dir)
+            assert all(os.path.isdir(d) for d in state_dirs.values())
             os.kill(worker_pid[victim], signal.SIGKILL)
             assert _wait_gone(_server_pids({victim: states[victim]})) == []
+            deadline = time.monotonic() + 10
+            while os.path.exists(state_dirs[victim]) and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert not os.path.exists(state_dirs[victim])  # the watchdog removed it
             c.wait_for_workers(2, timeout=60)  # the nanny's new worker gets new servers
             deadline = time.monotonic() + 60
             while len([s for s in worker_servers(c).values() if s]) < 2:
@@ -195,3 +205,7 @@ def test_plugin_servers_per_worker_and_none_left_behind(serial):
             pids += _server_pids(worker_servers(c))
     # client.close() and the cluster's close: teardown stops every worker's servers
     assert _wait_gone(pids) == []
+    deadline = time.monotonic() + 10
+    while any(os.path.exists(d) for d in state_dirs.values()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [d for d in state_dirs.values() if os.path.exists(d)] == []
