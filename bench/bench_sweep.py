@@ -17,7 +17,9 @@ compare the ratios of one run):
   processes started beforehand (a cluster outlives its sweeps; its start-up is shown apart),
   with the workers' statistical profiler off (``distributed.worker.profile.enabled``: it
   samples the running task's stack every 10 ms and took ~30 % more CPU per run; on a real
-  cluster: DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False for `dask worker`).
+  cluster: DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False for `dask worker`);
+- warm pool: the same on a process pool started beforehand and passed as ``executor=``
+  (measured last, after the overhead tasks).
 
 Overhead per task: --overhead-tasks tasks that make and close a local Simulation and return
 (no model, no step), on a warm executor (the pool passed as ``executor=`` after a warm-up,
@@ -119,10 +121,13 @@ def main():
     with concurrent.futures.ProcessPoolExecutor(args.workers, mp_context=ctx) as pool:
         hrpsim.sweep(nothing, tasks[:20], executor=pool)
         t_pool_over, _ = timed(lambda: hrpsim.sweep(nothing, tasks, executor=pool))
+        t_warm, warmed = timed(lambda: hrpsim.sweep(func, ps, executor=pool, **opts))
+        assert [r for r, _ in warmed] == [r for r, _ in serial]
     load1 = os.getloadavg()[0]
 
     rows = [("serial", t_serial, 1.0), ("pool x%d" % args.workers, t_pool, t_serial / t_pool),
-            ("dask x%d" % args.workers, t_dask, t_serial / t_dask)]
+            ("dask x%d" % args.workers, t_dask, t_serial / t_dask),
+            ("warm pool", t_warm, t_serial / t_warm)]
     print("%d runs of %.2f s (humanoid drop, local back end), results identical: yes"
           % (len(ps), args.duration))
     for name, t, speedup in rows:
@@ -142,7 +147,7 @@ def main():
     if args.json:
         Path(args.json).write_text(json.dumps({
             "runs": len(ps), "duration": args.duration, "workers": args.workers,
-            "serial_s": t_serial, "pool_s": t_pool, "dask_s": t_dask,
+            "serial_s": t_serial, "pool_s": t_pool, "dask_s": t_dask, "warm_pool_s": t_warm,
             "dask_start_s": t_start, "pool_overhead_ms": 1e3 * t_pool_over / len(tasks),
             "dask_overhead_ms": 1e3 * t_dask_over / len(tasks), "load_before": load0,
             "cpu_per_run_ms": {k: 1e3 * v for k, v in cpu.items()},
