@@ -44,13 +44,15 @@ fi
 # a virtualenv made before python/pyproject.toml named its package directory holds hrpsim
 # through an import hook (see tests/e2e/test_packaging.py): install again, as a plain path entry
 if ! .venv/bin/python -c "import omniORB, pytest, numpy, matplotlib, aiohttp, hrpsim, \
-    hypothesis, atheris, cffi" 2>/dev/null || compgen -G ".venv/lib/python3*/site-packages/__editable___hrpsim_*_finder.py" >/dev/null; then
+    hypothesis, atheris, cffi, dask, distributed, pandas, tqdm" 2>/dev/null || compgen -G ".venv/lib/python3*/site-packages/__editable___hrpsim_*_finder.py" >/dev/null; then
   echo "== installing Python packages into .venv"
   .venv/bin/pip install -q --upgrade pip
   # hypothesis: the API state machines (tests/e2e/test_api_fuzz.py); atheris: the project
   # file fuzzer (tests/fuzz/fuzz_project.py); cffi (a dependency of python/pyproject.toml)
-  # builds the local back end's extension (python/CMakeLists.txt), so it comes before cmake
-  .venv/bin/pip install -q pytest hypothesis atheris -e python
+  # builds the local back end's extension (python/CMakeLists.txt), so it comes before cmake;
+  # the extras dask (dask, distributed, tqdm: sweeps on a Dask cluster) and tables (pandas:
+  # sweep tables) are optional for users, installed here so that their tests run
+  .venv/bin/pip install -q pytest hypothesis atheris -e "python[dask,tables]"
 fi
 
 echo "== building (build/, log in build/build.log)"

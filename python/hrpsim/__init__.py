@@ -18,7 +18,8 @@ first use.
 Scripting (see docs/python.md): ``hrpsim.Simulation`` configures, steps and
 reads one simulation, client-driven or through the scheduler server; ``hrpsim.sweep(func,
 params, workers=N)`` runs ``func(sim, param)`` for many parameters in parallel over the
-dynamics servers of ``hrpsim up --dynamics N``.
+dynamics servers of ``hrpsim up --dynamics N``, or over any executor (a Dask cluster:
+``hrpsim.dask``), optionally as a table (``table=True``, ``sweep_plot``).
 """
 
 import importlib
@@ -31,15 +32,15 @@ from ._orb import HrpsimError
 from .errors import ServerError
 from .summary import body_summary, format_summary, read_body
 # imported here, so the function `hrpsim.sweep` always shadows the module of the same name
-from .sweep import dynamics_factories, sweep
+from .sweep import dynamics_factories, sweep, sweep_plot, sweep_run_dir, sweep_table
 
 __version__ = "0.1.0"
 
 __all__ = ["connect", "Client", "body_summary", "format_summary", "read_body", "file_url",
            "naming_from_environment", "HrpsimError", "ServerUnavailable", "NameNotBound",
            "WrongInterface", "ServerError", "OpenHRP", "OpenHRP__POA", "SchedulerIDL",
-           "SchedulerIDL__POA", "Simulation", "Runaway", "sweep", "dynamics_factories",
-           "__version__"]
+           "SchedulerIDL__POA", "Simulation", "Runaway", "sweep", "sweep_table", "sweep_plot",
+           "sweep_run_dir", "dynamics_factories", "__version__"]
 
 # attribute -> module under hrpsim._idl (hrpsim's own IDL module is also named "hrpsim")
 _STUB_MODULES = {"OpenHRP": "OpenHRP", "OpenHRP__POA": "OpenHRP__POA", "OpenRTM": "OpenRTM",
@@ -117,7 +118,7 @@ def naming_from_environment(state_dir=None):
     return state["naming"]
 
 
-def connect(naming=None, orb_args=(), state_dir=None):
+def connect(naming=None, orb_args=(), state_dir=None, listen=None):
     """Connect to a naming service and return a Client.
 
     ``naming`` is a corbaloc URL (``corbaloc:iiop:127.0.0.1:PORT/NameService``) or an IOR;
@@ -126,8 +127,19 @@ def connect(naming=None, orb_args=(), state_dir=None):
     initialised once per process, with ``-ORBInitRef NameService=<naming>`` and the given
     extra omniORB options (``orb_args``; only the first call's options take effect).
     Raises HrpsimError if no naming service is known or it does not answer.
+
+    A client on another host than the servers passes the naming service's corbaloc
+    (``corbaloc:iiop:HOST:PORT/NameService`` of ``hrpsim up --listen HOST``); calls then go to
+    the addresses the servers publish, HOST. A process that also serves objects the servers
+    call back (controllers, execution contexts) must publish an address of its own host that
+    the servers' host can reach: ``listen`` (or ``$HRPSIM_LISTEN``; default 127.0.0.1, which
+    only a server on the same host reaches) becomes ``-ORBendPoint giop:tcp:LISTEN:``.
     """
     naming = naming or naming_from_environment(state_dir)
+    if listen:
+        host = listen.strip("[]")
+        orb_args = tuple(orb_args) + (
+            "-ORBendPoint", "giop:tcp:%s:" % ("[%s]" % host if ":" in host else host))
     orb = _orb.get_orb(orb_args, naming)
     return Client(orb, naming)
 

@@ -525,6 +525,9 @@ def build_parser():
     view.add_argument("--host", default="127.0.0.1", help="HTTP address (default 127.0.0.1)")
     view.add_argument("--port", type=int, default=0, help="HTTP port (default: a free one)")
     view.set_defaults(func=cmd_view)
+
+    from . import sweep_cli
+    sweep_cli.add_parser(sub)
     return p
 
 

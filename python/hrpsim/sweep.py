@@ -21,19 +21,46 @@ Simulation is closed afterwards. Results come back in parameter order. A server 
 calls to the same numbers whichever process it is, so a sweep returns exactly what the runs
 done one by one return.
 
+Any ``concurrent.futures.Executor`` can run the tasks instead (``executor=``), in particular a
+Dask ``distributed.Client`` (``hrpsim.dask``): a task then runs where the executor puts it, on
+the local back end by default, or (``backend="server"``) on the servers that
+``hrpsim.dask.HrpsimPlugin`` started beside its Dask worker. Only the parameters and the results
+cross the network.
+
+``table=True`` returns a tidy table instead of the list: one row per parameter set, one column
+per parameter key and per scalar the function returns (``sweep_table``), a pandas DataFrame
+when pandas is installed, else a list of dicts. ``out_dir=DIR`` makes DIR the sweep's
+directory: run i gets ``DIR/runs/NNNN/`` (``hrpsim.sweep_run_dir()`` inside the function;
+the task writes its summary.json there: parameter, status, the scalars returned) and the sweep
+writes ``DIR/index.csv`` and ``DIR/index.json`` (parameters, status, the summary
+scalars). ``progress=True`` shows a progress bar (tqdm when installed, in a terminal or a
+notebook; else Dask's, or a line on stderr).
+
 ``func`` must be picklable: a function defined at the top level of an importable module (or of
 a script guarded by ``if __name__ == "__main__":``), not a lambda or a closure.
 """
 
 import concurrent.futures
+import csv
+import json
+import math
 import multiprocessing
+import numbers
+import os
+import sys
+import threading
+from pathlib import Path
 
 from . import paths
 
-__all__ = ["sweep", "dynamics_factories"]
+__all__ = ["sweep", "dynamics_factories", "run_serial", "sweep_table", "sweep_plot",
+           "sweep_run_dir", "write_index"]
 
-# per worker process: the client and the factory name it uses
+# per worker process: the client and the factory name it uses (server back end)
 _worker = {}
+_worker_lock = threading.Lock()
+# the run directory of the task running in this thread (sweep_run_dir)
+_task = threading.local()
 
 
 def dynamics_factories(client):
@@ -47,6 +74,12 @@ def dynamics_factories(client):
     return [name for _, name in sorted(found)]
 
 
+def sweep_run_dir():
+    """The run directory of the sweep task running in this thread (``out_dir/runs/NNNN``,
+    created), or None outside a sweep with ``out_dir``."""
+    return getattr(_task, "run_dir", None)
+
+
 def _init_worker(naming, factories, counter, orb_args):
     from . import connect
     with counter.get_lock():
@@ -56,16 +89,64 @@ def _init_worker(naming, factories, counter, orb_args):
     _worker["factory"] = factories[index % len(factories)]
 
 
-def _run_one(func, param, sim_options):
+def _server_worker(naming, orb_args):
+    """(client, factory) for a task on the server back end in an executor process that
+    ``_init_worker`` did not set up (a Dask worker): the naming service given, else the one
+    ``hrpsim.dask.HrpsimPlugin`` started beside this worker ($HRPSIM_NAMING); threads of one
+    worker take its factories in turn."""
+    from . import connect, naming_from_environment
+    from ._orb import HrpsimError
+    with _worker_lock:
+        if "client" not in _worker:
+            client = connect(naming or naming_from_environment(), orb_args=orb_args)
+            factories = dynamics_factories(client)
+            if not factories:
+                raise HrpsimError("no DynamicsSimulatorFactory is bound in %s (on a Dask "
+                                  "worker, register hrpsim.dask.HrpsimPlugin)" % client.naming)
+            _worker.update(client=client, factories=factories, threads={})
+        if "factory" in _worker:
+            return _worker["client"], _worker["factory"]
+        threads = _worker["threads"]
+        ident = threading.get_ident()
+        if ident not in threads:
+            threads[ident] = len(threads)
+        factories = _worker["factories"]
+        return _worker["client"], factories[threads[ident] % len(factories)]
+
+
+def _run_one(func, param, sim_options, backend="local", naming=None, orb_args=(),
+             run_dir=None):
+    """One task: a fresh Simulation on ``backend``, ``func(sim, param)``, the Simulation
+    closed. Runs in the executor's worker."""
     from .simulation import Simulation
-    if "client" in _worker:
-        sim = Simulation(_worker["client"], factory=_worker["factory"], **sim_options)
+    if backend == "server":
+        client, factory = _server_worker(naming, tuple(orb_args))
+        sim = Simulation(client, factory=factory, **sim_options)
     else:
         sim = Simulation(backend="local", **sim_options)
+    if run_dir is not None:
+        Path(run_dir).mkdir(parents=True, exist_ok=True)
+    _task.run_dir = run_dir
     try:
-        return func(sim, param)
+        result = func(sim, param)
+    except Exception as exc:
+        _write_run_summary(run_dir, param, None, "%s: %s" % (type(exc).__name__, exc))
+        raise
     finally:
+        _task.run_dir = None
         sim.close()
+    _write_run_summary(run_dir, param, result, None)
+    return result
+
+
+def _write_run_summary(run_dir, param, result, error):
+    """The run directory's summary.json: parameter, status, error and the result's scalars."""
+    if run_dir is None:
+        return
+    doc = {"param": _json_param(param), "status": "ok" if error is None else "error",
+           "error": error or "",
+           "scalars": {k: _json_safe(v) for k, v in _scalars(result, "result").items()}}
+    (Path(run_dir) / "summary.json").write_text(json.dumps(doc, indent=1) + "\n")
 
 
 def run_serial(func, params, client=None, factory=None, backend=None, **sim_options):
@@ -91,75 +172,322 @@ def run_serial(func, params, client=None, factory=None, backend=None, **sim_opti
     return results
 
 
-def sweep(func, params, workers=None, *, backend=None, naming=None, state_dir=None,
-          factories=None, orb_args=(), **sim_options):
+def sweep(func, params, workers=None, *, executor=None, backend=None, naming=None,
+          state_dir=None, factories=None, orb_args=(), table=False, out_dir=None,
+          progress=False, **sim_options):
     """``[func(sim, p) for p in params]``, the runs spread over worker processes (and
-    servers).
+    servers), or over ``executor``.
 
+    ``executor``: any ``concurrent.futures.Executor``, or a Dask ``distributed.Client``; None
+    (the default) makes a process pool ('spawn') of ``workers`` processes for this call.
     ``backend``: "local" (in-process simulations in each worker; the default unless ``naming``,
     ``factories`` or ``state_dir`` is given) or "server". ``workers``: number of worker
-    processes (default: local, the number of CPUs; server, one per dynamics server; never more
-    than there are parameters). Server back end only: ``naming``: the naming service (default
-    ``$HRPSIM_NAMING`` or ``hrpsim up``'s state in ``state_dir``). ``factories``: the factory
-    names to use (default every DynamicsSimulatorFactory<k> bound, see ``dynamics_factories``);
-    worker i uses ``factories[i % len(factories)]``. ``sim_options`` go to each ``Simulation``
-    (``dt``, ``gravity``, ...). An exception raised by ``func`` is raised here (the other runs
-    are cancelled). Raises HrpsimError if no dynamics server is bound (server back end).
+    processes of the default pool (local: the number of CPUs; server: one per dynamics server;
+    never more than there are parameters). Server back end: ``naming``: the naming service
+    (default ``$HRPSIM_NAMING`` or ``hrpsim up``'s state in ``state_dir``; with an
+    ``executor`` and no ``naming``, each task uses its worker's own servers, see
+    ``hrpsim.dask.HrpsimPlugin``). ``factories``: the factory names to use (default every
+    DynamicsSimulatorFactory<k> bound); worker i uses ``factories[i % len(factories)]``.
+    ``sim_options`` go to each ``Simulation`` (``dt``, ``gravity``, ...).
+
+    Returns the results in parameter order, or with ``table=True`` the tidy table of
+    ``sweep_table``. ``out_dir``: the sweep directory (module comment). ``progress``: show a
+    progress bar. An exception raised by ``func`` is raised here (the other runs are
+    cancelled), except with ``out_dir`` or ``table``, where the run is recorded with status
+    "error" and its message, and the others go on. Raises HrpsimError if no dynamics server is
+    bound (server back end, default pool).
     """
     params = list(params)
     if backend is None:
         given = naming is not None or factories is not None or state_dir is not None
         backend = "server" if given else "local"
-    if backend == "local":
-        return _sweep_local(func, params, workers, sim_options)
-    if backend != "server":
+    if backend not in ("local", "server"):
         raise ValueError("backend must be 'local' or 'server', got %r" % (backend,))
-    from . import connect, naming_from_environment
-    from ._orb import HrpsimError
-    naming = naming or naming_from_environment(state_dir)
-    if factories is None:
-        factories = dynamics_factories(connect(naming))
-    factories = list(factories)
-    if not factories:
-        raise HrpsimError("no DynamicsSimulatorFactory is bound in %s (start the servers with "
-                          "`hrpsim up --dynamics N`)" % naming)
+    if workers is not None and int(workers) < 1:
+        raise ValueError("workers must be >= 1, got %r" % workers)
+    record = bool(table) or out_dir is not None
+    run_dirs = [None] * len(params)
+    if out_dir is not None:
+        out_dir = Path(out_dir)
+        (out_dir / "runs").mkdir(parents=True, exist_ok=True)
+        run_dirs = [str((out_dir / "runs" / ("%04d" % i)).resolve())
+                    for i in range(len(params))]
+    task_args = dict(backend=backend, naming=naming, orb_args=tuple(orb_args))
+
+    if executor is not None:
+        if backend == "server" and naming is None and state_dir is not None:
+            from . import naming_from_environment
+            task_args["naming"] = naming_from_environment(state_dir)
+        outcomes = _run_all(executor, func, params, sim_options, task_args, run_dirs,
+                            record, progress)
+    elif not params:
+        outcomes = []
+    elif backend == "local":
+        n = min((os.cpu_count() or 1) if workers is None else int(workers), len(params))
+        ctx = multiprocessing.get_context("spawn")
+        with concurrent.futures.ProcessPoolExecutor(max_workers=n, mp_context=ctx) as pool:
+            outcomes = _run_all(pool, func, params, sim_options, task_args, run_dirs, record,
+                                progress)
+    else:
+        from . import connect, naming_from_environment
+        from ._orb import HrpsimError
+        naming = naming or naming_from_environment(state_dir)
+        task_args["naming"] = naming
+        if factories is None:
+            factories = dynamics_factories(connect(naming))
+        factories = list(factories)
+        if not factories:
+            raise HrpsimError("no DynamicsSimulatorFactory is bound in %s (start the servers "
+                              "with `hrpsim up --dynamics N`)" % naming)
+        n = min(len(factories) if workers is None else int(workers), len(params))
+        ctx = multiprocessing.get_context("spawn")
+        counter = ctx.Value("i", 0)
+        with concurrent.futures.ProcessPoolExecutor(
+                max_workers=n, mp_context=ctx, initializer=_init_worker,
+                initargs=(naming, factories, counter, tuple(orb_args))) as pool:
+            outcomes = _run_all(pool, func, params, sim_options, task_args, run_dirs, record,
+                                progress)
+
+    results = [value for value, _ in outcomes]
+    errors = [error for _, error in outcomes]
+    if out_dir is not None:
+        write_index(out_dir, params, results, errors, run_dirs)
+    if table:
+        return sweep_table(params, results, errors)
+    return results
+
+
+def _is_dask_client(executor):
+    return type(executor).__module__.split(".")[0] == "distributed" and \
+        hasattr(executor, "gather")
+
+
+def _run_all(executor, func, params, sim_options, task_args, run_dirs, record, progress):
+    """Submit one task per parameter; [(result, error text or None)] in parameter order.
+    Without ``record`` the first error is raised (the other tasks cancelled)."""
     if not params:
         return []
-    workers = len(factories) if workers is None else int(workers)
-    if workers < 1:
-        raise ValueError("workers must be >= 1, got %r" % workers)
-    workers = min(workers, len(params))
+    dask = _is_dask_client(executor)
+    futures = []
+    for param, run_dir in zip(params, run_dirs):
+        args = (_run_one, func, param, sim_options)
+        kwargs = dict(task_args, run_dir=run_dir)
+        if dask:
+            # pure=False: equal parameters are still separate runs (own run directories)
+            futures.append(executor.submit(*args, pure=False, **kwargs))
+        else:
+            futures.append(executor.submit(*args, **kwargs))
+    try:
+        if progress:
+            _show_progress(futures, dask)
+        if dask:
+            return _gather_dask(executor, futures, record)
+        outcomes = []
+        for f in futures:
+            try:
+                outcomes.append((f.result(), None))
+            except Exception as exc:  # noqa: BLE001 - recorded, or raised below
+                if not record:
+                    raise
+                outcomes.append((None, "%s: %s" % (type(exc).__name__, exc)))
+        return outcomes
+    except BaseException:
+        for f in futures:
+            f.cancel()
+        raise
 
-    ctx = multiprocessing.get_context("spawn")
-    counter = ctx.Value("i", 0)
-    with concurrent.futures.ProcessPoolExecutor(
-            max_workers=workers, mp_context=ctx, initializer=_init_worker,
-            initargs=(naming, factories, counter, tuple(orb_args))) as pool:
-        futures = [pool.submit(_run_one, func, p, sim_options) for p in params]
-        try:
-            return [f.result() for f in futures]
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
+
+def _gather_dask(client, futures, record):
+    """The outcomes of Dask futures, fetched in one gather (not one round trip each)."""
+    if not record:
+        return [(value, None) for value in client.gather(futures)]
+    from distributed import wait
+    wait(futures)
+    done = [f for f in futures if f.status == "finished"]
+    values = dict(zip((f.key for f in done), client.gather(done)))
+    outcomes = []
+    for f in futures:
+        if f.key in values:
+            outcomes.append((values[f.key], None))
+        else:
+            exc = f.exception()
+            outcomes.append((None, "%s: %s" % (type(exc).__name__, exc)))
+    return outcomes
 
 
-def _sweep_local(func, params, workers, sim_options):
-    """The local back end's sweep: 'spawn' workers (a fresh interpreter each), one in-process
-    simulation per parameter."""
-    import os
-    if not params:
-        return []
-    workers = (os.cpu_count() or 1) if workers is None else int(workers)
-    if workers < 1:
-        raise ValueError("workers must be >= 1, got %r" % workers)
-    workers = min(workers, len(params))
-    ctx = multiprocessing.get_context("spawn")
-    with concurrent.futures.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        futures = [pool.submit(_run_one, func, p, sim_options) for p in params]
-        try:
-            return [f.result() for f in futures]
-        except BaseException:
-            for f in futures:
-                f.cancel()
-            raise
+def _show_progress(futures, dask):
+    """A progress bar over the futures until all are done: tqdm.auto (a terminal or a Jupyter
+    notebook) when installed, else Dask's own, else a line on stderr."""
+    total = len(futures)
+    if dask:
+        from distributed import as_completed
+    else:
+        from concurrent.futures import as_completed
+    try:
+        from tqdm.auto import tqdm
+    except ImportError:
+        tqdm = None
+    if tqdm is None and dask:
+        from distributed import progress as dask_progress
+        dask_progress(futures)
+        return
+    if tqdm is not None:
+        with tqdm(total=total, desc="sweep", unit="run") as bar:
+            for _ in as_completed(futures):
+                bar.update(1)
+        return
+    for done, _ in enumerate(as_completed(futures), 1):
+        sys.stderr.write("\rsweep: %d/%d runs" % (done, total))
+        sys.stderr.flush()
+    sys.stderr.write("\n")
+
+
+# =============================================================================================
+# results as tables
+# =============================================================================================
+
+def _scalar(value):
+    """``value`` as a plain Python scalar (bool, int, float, str), or None if it is not one
+    (0-d NumPy arrays and NumPy scalars count)."""
+    if isinstance(value, (bool, str)):
+        return value
+    if isinstance(value, numbers.Integral):
+        return int(value)
+    if isinstance(value, numbers.Real):
+        return float(value)
+    shape = getattr(value, "shape", None)
+    if shape == () and hasattr(value, "item"):
+        return _scalar(value.item())
+    return None
+
+
+def _scalars(value, whole):
+    """{column: scalar} of a parameter or a result: a dict's scalar entries, or the value
+    itself under ``whole`` when it is a scalar."""
+    if isinstance(value, dict):
+        out = {}
+        for key, v in value.items():
+            s = _scalar(v)
+            if s is not None:
+                out[str(key)] = s
+        return out
+    s = _scalar(value)
+    return {} if s is None else {whole: s}
+
+
+def table_rows(params, results, errors=None):
+    """The rows of the tidy table: per run a dict of its parameter scalars, "status" ("ok" or
+    "error"), "error" (the message, "" if none) and the result's scalars (a result key equal
+    to a parameter key becomes "result.KEY")."""
+    errors = errors or [None] * len(params)
+    rows = []
+    for param, result, error in zip(params, results, errors):
+        row = _scalars(param, "param")
+        row["status"] = "ok" if error is None else "error"
+        row["error"] = error or ""
+        for key, v in _scalars(result, "result").items():
+            row["result." + key if key in row else key] = v
+        rows.append(row)
+    return rows
+
+
+def sweep_table(params, results, errors=None):
+    """The tidy table of a sweep (``table_rows``): a pandas DataFrame when pandas is
+    installed, else the list of row dicts."""
+    rows = table_rows(params, results, errors)
+    try:
+        import pandas
+    except ImportError:
+        return rows
+    return pandas.DataFrame(rows, columns=_columns(rows))
+
+
+def _columns(rows):
+    columns = []
+    for row in rows:
+        for key in row:
+            if key not in columns:
+                columns.append(key)
+    return columns
+
+
+def _json_safe(value):
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)  # nan, inf: JSON has no such numbers
+    return value
+
+
+def write_index(out_dir, params, results, errors, run_dirs):
+    """Write the sweep directory's index.csv and index.json: one row per run (index, run
+    directory relative to ``out_dir``, the ``table_rows`` columns). Returns the index path."""
+    out_dir = Path(out_dir)
+    rows = []
+    for i, (row, run_dir) in enumerate(zip(table_rows(params, results, errors), run_dirs)):
+        head = {"index": i}
+        if run_dir is not None:
+            head["run_dir"] = os.path.relpath(run_dir, out_dir)
+        head.update(row)
+        rows.append(head)
+    columns = _columns(rows)
+    with open(out_dir / "index.csv", "w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=columns)
+        writer.writeheader()
+        for row in rows:
+            writer.writerow({k: ("%r" % v if isinstance(v, float) else v)
+                             for k, v in row.items()})
+    doc = {"format": "hrpsim-sweep-1", "columns": columns,
+           "runs": [{k: _json_safe(v) for k, v in row.items()} for row in rows],
+           "params": [_json_param(p) for p in params]}
+    (out_dir / "index.json").write_text(json.dumps(doc, indent=1) + "\n")
+    return out_dir / "index.json"
+
+
+def _json_param(param):
+    try:
+        json.dumps(param)
+        return param
+    except (TypeError, ValueError):
+        return repr(param)
+
+
+def _column(table, name):
+    if hasattr(table, "columns"):  # a pandas DataFrame
+        return [v for v in table[name]]
+    return [row.get(name) for row in table]
+
+
+def sweep_plot(table, x, y, path, title=None):
+    """Plot column ``y`` (a metric) against column ``x`` (a parameter) of a sweep table (a
+    DataFrame or a list of row dicts) to the PNG ``path``; runs with status "error" and
+    missing values are left out, points in ``x`` order. Returns the path."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    points = []
+    statuses = _column(table, "status") if _has_column(table, "status") else None
+    for i, (a, b) in enumerate(zip(_column(table, x), _column(table, y))):
+        if statuses is not None and statuses[i] != "ok":
+            continue
+        if a is None or b is None or (isinstance(b, float) and math.isnan(b)):
+            continue
+        points.append((a, b))
+    if not points:
+        raise ValueError("sweep_plot: no run has both %r and %r" % (x, y))
+    points.sort(key=lambda p: p[0])
+    fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
+    ax.plot([p[0] for p in points], [p[1] for p in points], "o-")
+    ax.set_xlabel(x)
+    ax.set_ylabel(y)
+    ax.set_title(title or "%s vs %s (%d runs)" % (y, x, len(points)))
+    ax.grid(True, alpha=0.3)
+    fig.tight_layout()
+    fig.savefig(str(path))
+    plt.close(fig)
+    return Path(path)
+
+
+def _has_column(table, name):
+    if hasattr(table, "columns"):
+        return name in table.columns
+    return any(name in row for row in table)

@@ -1,0 +1,80 @@
+"""`hrpsim sweep SCRIPT_OR_SPEC` and the sweep directory it writes.
+
+- a JSON spec with a grid of 3 x 1 parameter sets, one of which makes the script raise: exit
+  status 1, index.csv and index.json with one row per run in grid order, status "ok" / "error"
+  (with the exception's message), the scalars equal to the same runs done one by one in this
+  process (bit for bit, through the JSON text), a run directory per run with what the script
+  wrote there through hrpsim.sweep_run_dir(), and the PNG of --plot;
+- `--help` shows an example; a script without parameters is a one-line error.
+"""
+
+import json
+
+from hrpsim.sweep import run_serial
+from hrpsim.sweep_cli import load
+
+from conftest import describe, run_cli  # noqa: I100
+
+SCRIPT = '''
+from pathlib import Path
+
+import hrpsim
+from hrpsim import paths
+
+MODELS = paths.REPO_ROOT / "samples" / "models"
+
+
+def run(sim, param):
+    if param["height"] == 2.0:
+        raise ValueError("too high: %g" % param["height"])
+    sim.add_model("robot", str(MODELS / "humanoid" / "humanoid.wrl"))
+    sim.set_root_pose("robot", (0.0, 0.0, param["height"]))
+    sim.run(param["t"])
+    if hrpsim.sweep_run_dir():  # None outside a sweep with a directory
+        Path(hrpsim.sweep_run_dir(), "note.txt").write_text("ran %r" % param)
+    return {"z": float(sim.link_poses("robot")[0][0][2]), "steps": sim.steps}
+'''
+
+SPEC = {"script": "fall.py", "grid": {"height": [1.0, 2.0, 1.5], "t": [0.05]},
+        "sim": {"dt": 0.001}, "plot": {"x": "height", "y": "z"}}
+
+
+def test_sweep_command_writes_the_sweep_directory(tmp_path):
+    (tmp_path / "fall.py").write_text(SCRIPT)
+    (tmp_path / "spec.json").write_text(json.dumps(SPEC))
+    out = tmp_path / "out"
+    proc = run_cli("sweep", tmp_path / "spec.json", "--workers", "2", "--out", out)
+    assert proc.returncode == 1, describe(proc)  # one run failed
+    assert "3 runs (1 failed)" in proc.stdout, describe(proc)
+    index = json.loads((out / "index.json").read_text())
+    runs = index["runs"]
+    assert [r["height"] for r in runs] == [1.0, 2.0, 1.5]
+    assert [r["status"] for r in runs] == ["ok", "error", "ok"]
+    assert runs[1]["error"] == "ValueError: too high: 2"
+    func, params, sim_options, _ = load(tmp_path / "spec.json")
+    serial = run_serial(func, [params[0], params[2]], **sim_options)
+    assert [(r["z"], r["steps"]) for r in (runs[0], runs[2])] == \
+        [(r["z"], r["steps"]) for r in serial]
+    assert serial[0]["steps"] == 50 and serial[0]["z"] != serial[1]["z"]
+    csv_lines = (out / "index.csv").read_text().splitlines()
+    assert csv_lines[0].split(",")[:6] == ["index", "run_dir", "height", "t", "status", "error"]
+    assert len(csv_lines) == 4
+    assert (out / "runs" / "0000" / "note.txt").read_text() == "ran %r" % params[0]
+    assert not (out / "runs" / "0001" / "note.txt").exists()
+    summary = json.loads((out / "runs" / "0002" / "summary.json").read_text())
+    assert summary == {"param": params[2], "status": "ok", "error": "",
+                       "scalars": {"z": serial[1]["z"], "steps": 50}}
+    summary = json.loads((out / "runs" / "0001" / "summary.json").read_text())
+    assert summary["status"] == "error" and summary["error"] == "ValueError: too high: 2"
+    assert (out / "plot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_sweep_command_help_and_errors(tmp_path):
+    proc = run_cli("sweep", "--help")
+    assert proc.returncode == 0 and "hrpsim sweep samples/scripts/humanoid_sweep.py" in \
+        proc.stdout, describe(proc)
+    (tmp_path / "empty.py").write_text("def run(sim, param):\n    return 1\n")
+    proc = run_cli("sweep", tmp_path / "empty.py")
+    assert proc.returncode == 1
+    assert proc.stderr.strip().startswith("hrpsim: sweep:") and "PARAMS" in proc.stderr, \
+        describe(proc)
