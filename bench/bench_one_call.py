@@ -66,7 +66,7 @@ def raw_loop(client, steps, one_call):
         law = pd_controller.PDLaw(configure(sim))
         sim.start()
         ds = unwrap(sim.dynamics)
-        one = SchedulerIDL.DynamicsSimulator._narrow(ds)
+        one = ds._narrow(SchedulerIDL.DynamicsSimulator)
         s = ds.getCharacterSensorState("robot")
         t0 = time.perf_counter()
         if one_call:

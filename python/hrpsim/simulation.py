@@ -873,7 +873,7 @@ class _ServerBackend(_CorbaBackend):
             self._pending, self._state = [], None
             if sim.one_call and ds._is_a("IDL:hrpsim/DynamicsSimulator:1.0"):
                 from . import SchedulerIDL
-                self._one = explained(SchedulerIDL.DynamicsSimulator._narrow(unwrap(ds)))
+                self._one = explained(unwrap(ds)._narrow(SchedulerIDL.DynamicsSimulator))
         except BaseException:
             ds.destroy()
             raise
