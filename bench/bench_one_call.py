@@ -43,12 +43,13 @@ HUMANOID = MODELS / "humanoid" / "humanoid.wrl"
 
 
 def configure(sim):
-    """The torque-mode humanoid at the PD law's pose (hrpsim.Simulation); its joint names."""
+    """The torque-mode humanoid at the PD law's pose, as samples/projects/humanoid_squat.xml
+    (hrpsim.Simulation); its joint names."""
     sim.add_model("floor", FLOOR)
     sim.add_model("robot", HUMANOID)
     names = sim.joint_names("robot")
-    q = [-0.2 if ("_HIP_P" in n or "_ANKLE_P" in n) else 0.4 if "LEG_KNEE" in n else 0.0
-         for n in names]
+    q = [-0.2 if ("_HIP_P" in n or "_ANKLE_P" in n) else 0.4 if "LEG_KNEE" in n
+         else -0.3 if "ARM_ELBOW" in n else 0.0 for n in names]
     sim.set_joint_mode("robot", "torque")
     sim.set_root_pose("robot", (0.0, 0.0, 0.82 - 0.6 * (1 - math.cos(0.2))))
     sim.set_joint_values("robot", q)

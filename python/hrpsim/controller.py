@@ -21,7 +21,7 @@ needs them, calling ``super()`` in the last two)::
     if __name__ == "__main__":
         main(Hold, "Hold")   # --name NAME and -ORB options from the command line
 
-One call per tick: ``Controller`` is also an ``hrpsim::OneCallController`` (idl/OneCall.idl),
+One call per tick: ``Controller`` is also an ``hrpsim::OneCallController`` (idl/Diagnostics.idl),
 so hrpsim's scheduler calls its ``tick(state)`` once per period instead of ``input()``,
 ``control()`` and ``output()`` (three round trips); ``tick`` calls those three methods itself,
 with ``self.sensor_state()`` answering from the state the tick brought (no round trip) and

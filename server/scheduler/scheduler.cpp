@@ -755,7 +755,7 @@ void SchedulerServant::begin(const char *op, bool paused) {
                           c.name.c_str()));
       }
       omniORB::setClientCallTimeout(c.ref, static_cast<CORBA::ULong>(timeoutMs_));
-      // one call per tick for a controller that offers it (OneCall.idl)
+      // one call per tick for a controller that offers it (Diagnostics.idl)
       try {
         if (c.ref->_is_a("IDL:hrpsim/OneCallController:1.0")) {
           c.oneCall = hrpsim::OneCallController::_unchecked_narrow(c.ref);

@@ -1,4 +1,4 @@
-"""hrpsim's one-round-trip doors (idl/OneCall.idl, hrpsim::DynamicsSimulator::stepWith) against
+"""hrpsim's one-round-trip doors (idl/Diagnostics.idl: hrpsim::DynamicsSimulator::stepWith) against
 OpenHRP's three calls: the same runs bit for bit, and each path really taken.
 
 - client loop: the torque-mode humanoid under the sample PD law (samples/controllers), 500
@@ -57,12 +57,13 @@ def assert_same(a, b, where="snapshot"):
 
 
 def standing_torque_humanoid(sim):
-    """The sample humanoid in torque mode at the PD law's bent-knee pose, on the floor."""
+    """The sample humanoid in torque mode at the PD law's pose, on the floor (as
+    samples/projects/humanoid_squat.xml)."""
     sim.add_model("floor", FLOOR)
     sim.add_model("robot", HUMANOID)
     names = sim.joint_names("robot")
     q = np.array([-0.2 if ("_HIP_P" in n or "_ANKLE_P" in n) else 0.4 if "LEG_KNEE" in n
-                  else 0.0 for n in names])
+                  else -0.3 if "ARM_ELBOW" in n else 0.0 for n in names])
     sim.set_joint_mode("robot", "torque")
     sim.set_root_pose("robot", (0.0, 0.0, 0.82 - 0.6 * (1 - math.cos(0.2))))
     sim.set_joint_values("robot", q)
