@@ -190,8 +190,13 @@ def main():
     args, orb_args = ap.parse_known_args()
 
     from hrpsim.controller import serve
-    return serve(lambda: make_servant(args.squat, not args.three_call), args.name, orb_args,
-                 label="PDController")
+    if args.three_call:
+        def make():
+            return make_servant(args.squat, one_call=False)
+    else:
+        def make():  # make_servant(squat) alone: scripts that wrap it keep working
+            return make_servant(args.squat)
+    return serve(make, args.name, orb_args, label="PDController")
 
 
 if __name__ == "__main__":
