@@ -8,7 +8,7 @@ The scene: the sample humanoid standing on the floor in torque mode under the sa
 (samples/controllers/pd_controller.py), sensors on, 1 ms step. Measured in the same run:
   - Python client loop, raw CORBA, three calls per step: setCharacterAllLinkData(JOINT_TORQUE),
     stepSimulation, getCharacterSensorState; against one call: hrpsim::DynamicsSimulator::
-    stepWith (torques in; world state and the robot's sensor state out);
+    stepWith (torques in; the time and the robot's sensor state out);
   - the same loop through hrpsim.Simulation (server back end), sim.one_call True / False;
   - the scheduler with the sample PD controller (its own process, period 1 ms, log every
     10 ms): as an hrpsim::OneCallController (one tick() per period) and with --three-call
@@ -74,7 +74,7 @@ def raw_loop(client, steps, one_call):
             for k in range(steps):
                 tau = law.torques(k * DT, s.q, s.dq)
                 _, (s,) = one.stepWith([SchedulerIDL.JointCommand("robot", DS.JOINT_TORQUE,
-                                                                   tau)], 1, ["robot"])
+                                                                   tau)], 1, False, ["robot"])
         else:
             for k in range(steps):
                 tau = law.torques(k * DT, s.q, s.dq)

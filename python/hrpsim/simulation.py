@@ -27,9 +27,8 @@ One round trip per step (``"server"`` back end): when the server's DynamicsSimul
 ``hrpsim::DynamicsSimulator`` (idl/Diagnostics.idl) and ``sim.one_call`` is true (the default;
 set it to False before the first step for OpenHRP's calls), ``set_joint_values`` /
 ``set_joint_torques`` between steps are held and sent with the next step in one
-``stepWith`` call, which returns the world state and every character's sensor state;
-``sensors()``, ``link_poses()``, ``time`` and ``snapshot()`` then read those (no round trip)
-until the next write. Any other call flushes held commands first (as
+``stepWith`` call, which returns the time and every character's sensor state;
+``sensors()`` and ``time`` then read those (no round trip) until the next write. Any other call flushes held commands first (as
 ``setCharacterAllLinkData``), and ``sim.dynamics`` drops the held state, so results are the
 same bit for bit as with three calls per step. A request a server refuses raises an
 ``hrpsim.errors.ServerError`` whose message is the server's reason (``BadArgument``, a ValueError
@@ -814,13 +813,6 @@ class _ServerBackend(_CorbaBackend):
         return super().all_link_data(character, type_name)
 
     def link_poses(self, character):
-        if self._state is not None:
-            for cp in self._state[0].characterPositions:
-                if cp.characterName == character:
-                    P = np.array([lp.p for lp in cp.linkPositions], dtype=float).reshape(-1, 3)
-                    R = np.array([lp.R for lp in cp.linkPositions],
-                                 dtype=float).reshape(-1, 3, 3)
-                    return P, R
         self._flush()
         return super().link_poses(character)
 
@@ -903,7 +895,8 @@ class _ServerBackend(_CorbaBackend):
         pending, self._pending = self._pending, []
         self._state = None
         try:
-            world, states = self._one.stepWith(pending, n, names)
+            # the world state's poses only when read (link_poses asks getWorldState)
+            world, states = self._one.stepWith(pending, n, False, names)
         except CORBA.BAD_OPERATION as exc:
             if exc.completed != CORBA.COMPLETED_YES:
                 raise

@@ -383,7 +383,8 @@ void DynamicsSimulatorServant::getCharacterSensorValues(const char *characterNam
 //---------------------------------- one call per step ----------------------------------------
 
 void DynamicsSimulatorServant::stepWith(const hrpsim::JointCommandSequence &commands,
-                                        CORBA::Long n, const OpenHRP::StringSequence &sensorsOf,
+                                        CORBA::Long n, CORBA::Boolean withWorld,
+                                        const OpenHRP::StringSequence &sensorsOf,
                                         OpenHRP::WorldState_out wstate,
                                         OpenHRP::SensorStateSequence_out sstates) {
   const char *op = "stepWith";
@@ -447,7 +448,12 @@ void DynamicsSimulatorServant::stepWith(const hrpsim::JointCommandSequence &comm
     OpenHRP::SensorState_var s = wire::sensorState(sim_.get(), readers[i]);
     out[i] = s.in();
   }
-  wstate = wire::worldState(sim_.get());
+  if (withWorld) {
+    wstate = wire::worldState(sim_.get());
+  } else {
+    wstate = new OpenHRP::WorldState;
+    wstate->time = hs_time(sim_.get());
+  }
   sstates = out._retn();
 }
 

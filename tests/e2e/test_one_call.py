@@ -113,13 +113,18 @@ def test_step_with_checks_every_command_before_writing(client):
         good = SchedulerIDL.JointCommand("robot", DS.JOINT_TORQUE, [1.0] * n)
         bad = SchedulerIDL.JointCommand("robot", DS.JOINT_TORQUE, [1.0] * (n - 1))
         with pytest.raises(BadArgument) as info:
-            one.stepWith([good, bad], 1, ["robot"])
+            one.stepWith([good, bad], 1, True, ["robot"])
         assert "%d values for %d joints" % (n - 1, n) in str(info.value)
         plain = sim.dynamics
         assert list(plain.getCharacterAllLinkData("robot", DS.JOINT_TORQUE)) == list(before)
         assert plain.getWorldState().time == 0.0
-        world, states = one.stepWith([], 3, ["robot", "floor"])
-        assert world.time == plain.getWorldState().time == pytest.approx(3 * DT)
+        world, states = one.stepWith([], 3, True, ["robot", "floor"])
+        full = plain.getWorldState()
+        assert world.time == full.time == pytest.approx(3 * DT)
+        assert [lp.p for lp in world.characterPositions[1].linkPositions] == \
+            [lp.p for lp in full.characterPositions[1].linkPositions]
+        bare, _ = one.stepWith([], 0, False, [])
+        assert bare.time == full.time and len(bare.characterPositions) == 0
         ref = plain.getCharacterSensorState("robot")
         assert (list(states[0].q), list(states[0].dq)) == (list(ref.q), list(ref.dq))
         assert len(states) == 2 and len(states[1].q) == 0
