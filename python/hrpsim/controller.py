@@ -21,6 +21,21 @@ needs them, calling ``super()`` in the last two)::
     if __name__ == "__main__":
         main(Hold, "Hold")   # --name NAME and -ORB options from the command line
 
+One call per tick: ``Controller`` is also an ``hrpsim::OneCallController`` (idl/Diagnostics.idl),
+so hrpsim's scheduler calls its ``tick(state)`` once per period instead of ``input()``,
+``control()`` and ``output()`` (three round trips); ``tick`` calls those three methods itself,
+with ``self.sensor_state()`` answering from the state the tick brought (no round trip) and
+``self.command(type, values)`` handing the command back to the scheduler, which writes it
+after the step, where output()'s write would happen: a controller that reads through
+``sensor_state()`` and writes through ``command()`` runs bit-identically either way. In the
+one-call path ``output()`` runs inside the tick, before the step, so which path a servant
+offers is decided by ``one_call`` (the class attribute, or ``__init__(one_call=...)``): True
+offers the one call (a subclass that says so promises its ``output()`` only calls
+``command()``); False makes the servant a plain ``OpenHRP::Controller``; None (the default)
+offers it exactly when the subclass does not override ``output()`` (its writes, made in
+``input()``/``control()``, come before the step either way), so a controller written for
+OpenHRP's three calls keeps their timing.
+
 ``serve(make_controller, name, orb_args)`` binds one controller in the naming service until
 SIGTERM/SIGINT (``hrpsim._orb.serve_object``); ``main`` is that plus the command line and a
 clean process exit (``hrpsim._orb.end_server_process``).
@@ -31,7 +46,7 @@ import functools
 import sys
 from typing import Callable, NoReturn, Optional, Sequence
 
-from . import OpenHRP, OpenHRP__POA, _orb
+from . import OpenHRP, OpenHRP__POA, SchedulerIDL, SchedulerIDL__POA, _orb
 from .errors import explained
 
 __all__ = ["Controller", "serve", "main"]
@@ -56,7 +71,7 @@ def _counted(control):
     return wrapper
 
 
-class Controller(OpenHRP__POA.Controller):
+class Controller(SchedulerIDL__POA.OneCallController):
     """An ``OpenHRP::Controller`` servant with the configuration done; override ``control()``.
 
     Attributes (set by the scheduler's calls; read them in ``input``/``control``/``output``):
@@ -73,6 +88,9 @@ class Controller(OpenHRP__POA.Controller):
     - ``time``: ``count * dt`` [s], the simulated time of the current period's start inside
       ``input()``/``control()``
 
+    - ``one_call``: whether the servant offers hrpsim's one call per tick (True / False; None,
+      the default: when the subclass does not override ``output()``)
+
     ``initialize()`` raises ``OpenHRP.Controller.ControllerException`` when the dynamics
     simulator or the model name is missing. ``input``, ``control``, ``output``, ``stop``,
     ``destroy`` and ``shutdown`` do nothing by default. The servant is made once the ORB is up
@@ -86,8 +104,11 @@ class Controller(OpenHRP__POA.Controller):
     dt = 0.001
     count = 0
     _in_control = False
+    one_call = None
+    _tick = None  # the ControllerInput of the tick in progress (one-call path), else None
+    _command = None
 
-    def __init__(self) -> None:
+    def __init__(self, one_call: Optional[bool] = None) -> None:
         super().__init__()
         self.dynamics = None
         self.vision = None
@@ -95,6 +116,15 @@ class Controller(OpenHRP__POA.Controller):
         self.dt = 0.001
         self.count = 0
         self._in_control = False
+        if one_call is not None:
+            self.one_call = bool(one_call)
+        elif self.one_call is None:
+            self.one_call = type(self).output is Controller.output
+        if not self.one_call:
+            # answer _is_a as a plain OpenHRP::Controller (omniORBpy reads the repository id
+            # and the skeleton from the servant when it is activated)
+            self._NP_RepositoryId = OpenHRP__POA.Controller._NP_RepositoryId
+            self._omni_skeleton = OpenHRP__POA.Controller
 
     def __init_subclass__(cls, **kwargs):
         super().__init_subclass__(**kwargs)
@@ -142,7 +172,40 @@ class Controller(OpenHRP__POA.Controller):
     def shutdown(self) -> None:
         pass
 
+    # --- reading and writing (both paths) ---
+    def sensor_state(self):
+        """This tick's ``OpenHRP.SensorState`` of the character: the one the scheduler sent
+        with ``tick`` (one-call path), else ``getCharacterSensorState(model_name)``."""
+        if self._tick is not None:
+            return self._tick.sensors
+        return self.dynamics.getCharacterSensorState(self.model_name)
+
+    def command(self, type_, values) -> None:
+        """Command every joint of the character (jointId order; ``type_`` JOINT_VALUE or
+        JOINT_TORQUE): returned from ``tick`` (one-call path; the last call of the tick wins),
+        else written now with ``setCharacterAllLinkData``."""
+        if self._tick is not None:
+            self._command = (type_, [float(v) for v in values])
+        else:
+            self.dynamics.setCharacterAllLinkData(self.model_name, type_, list(values))
+
     # --- the tick ---
+    def tick(self, state):
+        """hrpsim's one call per tick: ``input()``, ``control()``, ``output()`` with
+        ``sensor_state()`` = ``state.sensors``; returns the ``command()`` given (an empty
+        JointCommand for none), which the scheduler writes after the step."""
+        self._tick, self._command = state, None
+        try:
+            self.input()
+            self.control()
+            self.output()
+        finally:
+            self._tick = None
+        cmd, self._command = self._command, None
+        if cmd is None:
+            return SchedulerIDL.JointCommand("", OpenHRP.DynamicsSimulator.JOINT_TORQUE, [])
+        return SchedulerIDL.JointCommand("", cmd[0], cmd[1])
+
     def input(self) -> None:
         pass
 

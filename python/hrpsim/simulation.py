@@ -21,7 +21,16 @@ methods; the back end is an object (``_ServerBackend``, ``_SchedulerBackend``,
   as NumPy views of the core's memory (``sim.local``).
 
 With a server back end ``sim.dynamics`` is the OpenHRP.DynamicsSimulator being stepped, for
-anything the wrapper does not cover. A request a server refuses raises an
+anything the wrapper does not cover.
+
+One round trip per step (``"server"`` back end): when the server's DynamicsSimulator is an
+``hrpsim::DynamicsSimulator`` (idl/Diagnostics.idl) and ``sim.one_call`` is true (the default;
+set it to False before the first step for OpenHRP's calls), ``set_joint_values`` /
+``set_joint_torques`` between steps are held and sent with the next step in one
+``stepWith`` call, which returns the time and every character's sensor state;
+``sensors()`` and ``time`` then read those (no round trip) until the next write. Any other call flushes held commands first (as
+``setCharacterAllLinkData``), and ``sim.dynamics`` drops the held state, so results are the
+same bit for bit as with three calls per step. A request a server refuses raises an
 ``hrpsim.errors.ServerError`` whose message is the server's reason (``BadArgument``, a ValueError
 and LookupError, for a wrong name or value; ``SchedulerRefused``, a ValueError, for what the
 Scheduler refuses; see hrpsim/errors.py); the local back end raises the same classes with the
@@ -125,6 +134,9 @@ class Simulation:
     ``set_joint_torques`` and ``set_link_data``, which between steps write to the running world
     (commands in high-gain mode, torques in torque mode).
     """
+
+    # "server" back end: use hrpsim's one-call stepWith when the server offers it
+    one_call = True
 
     def __init__(self, client=None, *, backend=None, naming=None, factory=None, scheduler=False,
                  dt=0.001, gravity=(0.0, 0.0, 9.8), method="euler", sensors=True, models=None):
@@ -633,6 +645,19 @@ class Simulation:
 # -------------------------------------------------------------------------------------------------
 
 
+def _sensor_arrays(s):
+    """An OpenHRP.SensorState as Simulation.sensors' arrays."""
+    return {
+        "q": np.array(s.q, dtype=float),
+        "dq": np.array(s.dq, dtype=float),
+        "u": np.array(s.u, dtype=float),
+        "force": np.array(s.force, dtype=float).reshape(-1, 6),
+        "gyro": np.array(s.rateGyro, dtype=float).reshape(-1, 3),
+        "accel": np.array(s.accel, dtype=float).reshape(-1, 3),
+        "range": [np.array(r, dtype=float) for r in s.range],
+    }
+
+
 class _CorbaBackend:
     """What both server back ends share: models from the ModelLoader, and reading and writing
     the state through an OpenHRP.DynamicsSimulator (``self._ds``: the client-driven one, or the
@@ -690,16 +715,7 @@ class _CorbaBackend:
         raise KeyError("no character %r in the world state" % character)
 
     def sensors(self, character):
-        s = self._ds.getCharacterSensorState(character)
-        return {
-            "q": np.array(s.q, dtype=float),
-            "dq": np.array(s.dq, dtype=float),
-            "u": np.array(s.u, dtype=float),
-            "force": np.array(s.force, dtype=float).reshape(-1, 6),
-            "gyro": np.array(s.rateGyro, dtype=float).reshape(-1, 3),
-            "accel": np.array(s.accel, dtype=float).reshape(-1, 3),
-            "range": [np.array(r, dtype=float) for r in s.range],
-        }
+        return _sensor_arrays(self._ds.getCharacterSensorState(character))
 
     def extra_joint_force(self, character, name):
         return np.asarray(self._ds.getExtraJointConstraintForce(character, name), dtype=float)
@@ -747,8 +763,74 @@ class _ServerBackend(_CorbaBackend):
 
     name = "server"
 
+    def __init__(self, sim):
+        super().__init__(sim)
+        self._one = None      # the hrpsim.DynamicsSimulator reference when stepWith is used
+        self._pending = []    # JointCommands held for the next step
+        self._state = None    # (WorldState, {character: SensorState}) the last stepWith gave
+
     def describe(self):
         return self.sim.factory_name
+
+    # --- one call per step: held commands and the state the step returned ---
+    def _flush(self):
+        """Write held commands (as setCharacterAllLinkData) and forget the returned state."""
+        pending, self._pending = self._pending, []
+        self._state = None
+        for c in pending:
+            self._ds.setCharacterAllLinkData(c.character, c.type, c.values)
+
+    def dynamics(self):
+        self._flush()
+        return super().dynamics()
+
+    def set_all_link_data(self, character, type_name, values):
+        t = self._type(type_name)
+        DS = self._DS()
+        if self._one is not None and t in (DS.JOINT_VALUE, DS.JOINT_TORQUE):
+            from . import SchedulerIDL
+            self._state = None
+            self._pending.append(SchedulerIDL.JointCommand(character, t, values.tolist()))
+            return
+        self._flush()
+        super().set_all_link_data(character, type_name, values)
+
+    def set_link_data(self, character, link, type_name, data):
+        self._flush()
+        super().set_link_data(character, link, type_name, data)
+
+    def time(self):
+        if self._state is not None:
+            return float(self._state[0].time)
+        self._flush()
+        return super().time()
+
+    def link_data(self, character, link, type_name):
+        self._flush()
+        return super().link_data(character, link, type_name)
+
+    def all_link_data(self, character, type_name):
+        self._flush()
+        return super().all_link_data(character, type_name)
+
+    def link_poses(self, character):
+        self._flush()
+        return super().link_poses(character)
+
+    def sensors(self, character):
+        s = self._state[1].get(character) if self._state is not None else None
+        if s is None:
+            self._flush()
+            return super().sensors(character)
+        return _sensor_arrays(s)
+
+    def extra_joint_force(self, character, name):
+        self._flush()
+        return super().extra_joint_force(character, name)
+
+    def camera_images(self, character):
+        self._flush()
+        return super().camera_images(character)
 
     def build(self):
         from . import OpenHRP
@@ -780,6 +862,11 @@ class _ServerBackend(_CorbaBackend):
                                       lp["pos1"], lp["pos2"], getattr(OpenHRP, lp["type"]),
                                       lp["axis"], lp["name"])
             ds.initSimulation()
+            self._one = None
+            self._pending, self._state = [], None
+            if sim.one_call and ds._is_a("IDL:hrpsim/DynamicsSimulator:1.0"):
+                from . import SchedulerIDL
+                self._one = explained(unwrap(ds)._narrow(SchedulerIDL.DynamicsSimulator))
         except BaseException:
             ds.destroy()
             raise
@@ -787,11 +874,39 @@ class _ServerBackend(_CorbaBackend):
 
     def step(self, n, before):
         sim, ds = self.sim, self._ds
+        if self._one is not None:
+            if before is None:
+                self._step_with(n)
+                return
+            for _ in range(n):
+                before(sim)
+                self._step_with(1)
+            return
         for _ in range(n):
             if before is not None:
                 before(sim)
             self._step_once(ds)
             sim._steps += 1
+
+    def _step_with(self, n):
+        """Held commands, n steps and the states in one stepWith; a runaway as _step_once."""
+        from omniORB import CORBA
+        sim = self.sim
+        names = list(sim._models)
+        pending, self._pending = self._pending, []
+        self._state = None
+        try:
+            # the world state's poses only when read (link_poses asks getWorldState)
+            world, states = self._one.stepWith(pending, n, False, names)
+        except CORBA.BAD_OPERATION as exc:
+            if exc.completed != CORBA.COMPLETED_YES:
+                raise
+            k = exc.minor - 1
+            who = names[k] if 0 <= k < len(names) else None
+            sim._steps = int(round(float(self._ds.getWorldState().time) / sim._dt))
+            raise Runaway(_runaway_message(sim._steps, who), who) from None
+        sim._steps += n
+        self._state = (world, dict(zip(names, states)))
 
     def run_to(self, target, before):
         self.step(target - self.sim._steps, before)
@@ -812,6 +927,7 @@ class _ServerBackend(_CorbaBackend):
             raise Runaway(_runaway_message(self.sim._steps, who), who) from None
 
     def discard(self, closing=False):
+        self._one, self._pending, self._state = None, [], None
         if self._ds is not None:
             from omniORB import CORBA
             try:

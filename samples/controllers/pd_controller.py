@@ -13,8 +13,10 @@ The naming service comes from ``-ORBInitRef NameService=...`` (`hrpsim run` appe
 ``$HRPSIM_NAMING``, else `hrpsim up`'s state.
 
 Each control period: ``input()`` reads q and dq of its character (``setModelName``) with
-``getCharacterSensorState``; ``control()`` computes tau = P (q_ref - q) + D (dq_ref - dq) per
-joint; ``output()`` writes tau with ``setCharacterAllLinkData(JOINT_TORQUE)`` in jointId order.
+``sensor_state()`` (``getCharacterSensorState``); ``control()`` computes tau = P (q_ref - q) +
+D (dq_ref - dq) per joint; ``output()`` writes tau with ``command(JOINT_TORQUE, tau)``
+(``setCharacterAllLinkData``) in jointId order. Under hrpsim's scheduler the three run in one
+call per tick (``tick``, hrpsim.controller); ``--three-call`` offers OpenHRP's three calls only.
 Every joint of the character must be in torque mode (the project sets it). As the tick order
 puts ``output()`` after the step, tau acts one step after q was read: the law takes the
 reference one period ahead and extrapolates q by dq * period.
@@ -118,15 +120,18 @@ def joint_names(body_links):
     return [n for _, n in named]
 
 
-def make_servant(squat):
-    """The PDController servant (made once the ORB is up)."""
+def make_servant(squat, one_call=True):
+    """The PDController servant (made once the ORB is up); one_call=False: OpenHRP's three
+    calls per tick only."""
     from hrpsim import OpenHRP
     from hrpsim.controller import Controller
     DS = OpenHRP.DynamicsSimulator
 
     class PDController(Controller):
+        one_call = True  # output() only calls command()
+
         def __init__(self):
-            super().__init__()
+            super().__init__(one_call=one_call)
             self.law = None
             self.q = self.dq = self.tau = None
 
@@ -136,7 +141,7 @@ def make_servant(squat):
 
         # --- the tick ---
         def input(self):
-            state = self.dynamics.getCharacterSensorState(self.model_name)
+            state = self.sensor_state()
             self.q, self.dq = list(state.q), list(state.dq)
             if self.law is None:
                 self.law = PDLaw(self._names(len(self.q)), squat)
@@ -147,7 +152,7 @@ def make_servant(squat):
 
         def output(self):
             if self.tau is not None:
-                self.dynamics.setCharacterAllLinkData(self.model_name, DS.JOINT_TORQUE, self.tau)
+                self.command(DS.JOINT_TORQUE, self.tau)
 
         def _names(self, n):
             # the humanoid's jointId order (samples/models/README.md), without a ModelLoader
@@ -179,10 +184,19 @@ def main():
                     help="name to bind in the naming service (default PDController)")
     ap.add_argument("--squat", type=float, default=0.6,
                     help="deepest knee bend parameter a [rad] (default 0.6)")
+    ap.add_argument("--three-call", action="store_true",
+                    help="offer only OpenHRP's input/control/output (not hrpsim's one call "
+                    "per tick)")
     args, orb_args = ap.parse_known_args()
 
     from hrpsim.controller import serve
-    return serve(lambda: make_servant(args.squat), args.name, orb_args, label="PDController")
+    if args.three_call:
+        def make():
+            return make_servant(args.squat, one_call=False)
+    else:
+        def make():  # make_servant(squat) alone: scripts that wrap it keep working
+            return make_servant(args.squat)
+    return serve(make, args.name, orb_args, label="PDController")
 
 
 if __name__ == "__main__":

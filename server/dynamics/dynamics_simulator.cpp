@@ -8,9 +8,11 @@
 
 #include "dynamics_simulator.h"
 
+#include <cmath>
 #include <cstdio>
 #include <new>
 #include <string>
+#include <vector>
 
 #include "format.h"
 #include "runtime.h"
@@ -376,6 +378,83 @@ void DynamicsSimulatorServant::getCharacterSensorValues(const char *characterNam
   int s = hs_sensor(sim_.get(), ch, sensorName, &err);
   check(s, op, err);
   values = wire::sensorValues(sim_.get(), ch, s);
+}
+
+//---------------------------------- one call per step ----------------------------------------
+
+void DynamicsSimulatorServant::stepWith(const hrpsim::JointCommandSequence &commands,
+                                        CORBA::Long n, CORBA::Boolean withWorld,
+                                        const OpenHRP::StringSequence &sensorsOf,
+                                        OpenHRP::WorldState_out wstate,
+                                        OpenHRP::SensorStateSequence_out sstates) {
+  const char *op = "stepWith";
+  SimLock lock(sim_);
+  hsError err = {};
+  if (n < 0) {
+    HS_ERR(&err, hsE_INVALID, "n = %d steps: it must be >= 0", static_cast<int>(n));
+    fail(op, std::string(), err);
+  }
+  // every command checked before any is written (the core checks one character's at a time)
+  std::vector<int> chars(commands.length());
+  for (CORBA::ULong i = 0; i < commands.length(); i++) {
+    const hrpsim::JointCommand &c = commands[i];
+    chars[i] = character(op, c.character);
+    if (c.values.length() == 0) {
+      continue;
+    }
+    if (c.type != DS::JOINT_VALUE && c.type != DS::JOINT_TORQUE) {
+      HS_ERR(&err, hsE_INVALID, "command %u ('%s'): type %d: JOINT_VALUE or JOINT_TORQUE",
+             static_cast<unsigned>(i), c.character.in(), static_cast<int>(c.type));
+      fail(op, std::string(), err);
+    }
+    int joints = hs_jointCount(sim_.get(), chars[i]);
+    if (static_cast<int>(c.values.length()) != joints) {
+      HS_ERR(&err, hsE_INVALID, "command %u ('%s'): %u values for %d joints (jointId order)",
+             static_cast<unsigned>(i), c.character.in(), static_cast<unsigned>(c.values.length()),
+             joints);
+      fail(op, std::string(), err);
+    }
+    for (CORBA::ULong k = 0; k < c.values.length(); k++) {
+      if (!std::isfinite(c.values[k])) {
+        HS_ERR(&err, hsE_INVALID, "command %u ('%s'): value %u is not finite",
+               static_cast<unsigned>(i), c.character.in(), static_cast<unsigned>(k));
+        fail(op, std::string(), err);
+      }
+    }
+  }
+  std::vector<int> readers(sensorsOf.length());
+  for (CORBA::ULong i = 0; i < sensorsOf.length(); i++) {
+    readers[i] = character(op, sensorsOf[i]);
+  }
+  for (CORBA::ULong i = 0; i < commands.length(); i++) {
+    const hrpsim::JointCommand &c = commands[i];
+    if (c.values.length() > 0) {
+      check(wire::setAllLinkData(sim_.get(), chars[i], c.type, c.values, &err), op, err,
+            format("'%s'", c.character.in()));
+    }
+  }
+  if (n > 0 && hs_stepN(sim_.get(), n, &err) < 0) {
+    if (err.code == hsE_RUNAWAY) {
+      // as stepSimulation: the steps were made; the minor code names the character
+      logRequestError(op, describe(err));
+      throw CORBA::BAD_OPERATION(static_cast<CORBA::ULong>(hs_runaway(sim_.get()) + 1),
+                                 CORBA::COMPLETED_YES);
+    }
+    check(err.code, op, err);
+  }
+  OpenHRP::SensorStateSequence_var out = new OpenHRP::SensorStateSequence;
+  out->length(sensorsOf.length());
+  for (CORBA::ULong i = 0; i < sensorsOf.length(); i++) {
+    OpenHRP::SensorState_var s = wire::sensorState(sim_.get(), readers[i]);
+    out[i] = s.in();
+  }
+  if (withWorld) {
+    wstate = wire::worldState(sim_.get());
+  } else {
+    wstate = new OpenHRP::WorldState;
+    wstate->time = hs_time(sim_.get());
+  }
+  sstates = out._retn();
 }
 
 }  // namespace hrpsim

@@ -96,6 +96,11 @@ class DynamicsSimulatorServant : public POA_hrpsim::DynamicsSimulator, public Di
                              const char *targetLink,
                              OpenHRP::DblSequence_out jacobian) override;
 
+  // hrpsim::DynamicsSimulator: commands, n steps and the states in one call (Diagnostics.idl)
+  void stepWith(const hrpsim::JointCommandSequence &commands, CORBA::Long n,
+                CORBA::Boolean withWorld, const OpenHRP::StringSequence &sensorsOf,
+                OpenHRP::WorldState_out wstate, OpenHRP::SensorStateSequence_out sstates) override;
+
  private:
   // look-ups that raise the core's error (BAD_PARAM, with a log line naming op) when the name
   // is unknown

@@ -757,6 +757,18 @@ void SchedulerServant::begin(const char *op, bool paused) {
                           c.name.c_str()));
       }
       omniORB::setClientCallTimeout(c.ref, static_cast<CORBA::ULong>(timeoutMs_));
+      // one call per tick for a controller that offers it (Diagnostics.idl)
+      try {
+        if (c.ref->_is_a("IDL:hrpsim/OneCallController:1.0")) {
+          c.oneCall = hrpsim::OneCallController::_unchecked_narrow(c.ref);
+          omniORB::setClientCallTimeout(c.oneCall, static_cast<CORBA::ULong>(timeoutMs_));
+        }
+      } catch (const CORBA::SystemException &e) {
+        refuse(op, format("controller '%s' does not answer (%s)", c.name.c_str(),
+                          systemText(e).c_str()));
+      }
+      hsError err = {};
+      c.ch = c.character.empty() ? -1 : hs_character(sim_.get(), c.character.c_str(), &err);
     }
   } catch (...) {
     lk.lock();
@@ -1080,8 +1092,9 @@ void SchedulerServant::loop() {
     for (size_t i = 0; i < run_.size() && ok; i++) {
       RunController &c = run_[i];
       if (k % c.periodSteps == 0) {
-        ok = callController(c, "input", time, failure) &&
-             callController(c, "control", time, failure);
+        ok = !CORBA::is_nil(c.oneCall) ? tickController(c, k, time, failure)
+                                       : callController(c, "input", time, failure) &&
+                                             callController(c, "control", time, failure);
         failed = ok ? failed : static_cast<int>(i);
       }
     }
@@ -1121,7 +1134,8 @@ void SchedulerServant::loop() {
     for (size_t i = 0; ok && i < run_.size(); i++) {
       RunController &c = run_[i];
       if (k % c.periodSteps == 0) {
-        ok = callController(c, "output", time, failure);
+        ok = !CORBA::is_nil(c.oneCall) ? writeCommand(c, time, failure)
+                                       : callController(c, "output", time, failure);
         failed = ok ? failed : static_cast<int>(i);
       }
     }
@@ -1209,6 +1223,52 @@ bool SchedulerServant::callController(RunController &c, const char *op, double t
                      timeText(t).c_str(), remoteFailure(op, e, timeoutMs_ / 1000.0).c_str());
     return false;
   }
+}
+
+// a one-call controller's tick at step count k, time t: its character's sensor state in, its
+// command kept for writeCommand; on failure fill failure and return false
+bool SchedulerServant::tickController(RunController &c, long long k, double t,
+                                      std::string &failure) {
+  hrpsim::ControllerInput in;
+  in.time = t;
+  in.steps = k;
+  if (c.ch >= 0) {
+    OpenHRP::SensorState_var s = wire::sensorState(sim_.get(), c.ch);
+    in.sensors = s.in();
+  }
+  try {
+    c.command = c.oneCall->tick(in);
+    return true;
+  } catch (const CORBA::Exception &e) {
+    failure = format("controller '%s' failed at t = %s s: %s", c.name.c_str(),
+                     timeText(t).c_str(), remoteFailure("tick", e, timeoutMs_ / 1000.0).c_str());
+    return false;
+  }
+}
+
+// write the command the controller's tick returned (as its output()'s
+// setCharacterAllLinkData); a bad one fails the run
+bool SchedulerServant::writeCommand(RunController &c, double t, std::string &failure) {
+  std::unique_ptr<hrpsim::JointCommand> cmd(c.command._retn());
+  if (!cmd || cmd->values.length() == 0) {
+    return true;
+  }
+  hsError err = {};
+  if (c.ch < 0) {
+    HS_ERR(&err, hsE_INVALID, "a command, but the controller has no character");
+  } else if (cmd->type != DS::JOINT_VALUE && cmd->type != DS::JOINT_TORQUE) {
+    HS_ERR(&err, hsE_INVALID, "command type %d: JOINT_VALUE or JOINT_TORQUE",
+           static_cast<int>(cmd->type));
+  } else {
+    SimLock core(sim_);
+    wire::setAllLinkData(sim_.get(), c.ch, cmd->type, cmd->values, &err);
+  }
+  if (err.code < 0) {
+    failure = format("controller '%s' failed at t = %s s: tick's command: %s", c.name.c_str(),
+                     timeText(t).c_str(), err.message);
+    return false;
+  }
+  return true;
 }
 
 // stop() on every started controller but failed (best effort, short timeout)

@@ -125,6 +125,12 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
     long long periodSteps;
     OpenHRP::Controller_var ref;
     bool started = false;  // start() returned: it gets stop() at the end
+    // a hrpsim::OneCallController (asked at start): one tick() per period instead of input,
+    // control and output; its character's index (-1: none) and the command tick() returned,
+    // written where output() would be called
+    hrpsim::OneCallController_var oneCall;
+    int ch = -1;
+    hrpsim::JointCommand_var command;
   };
   // a subscribed execution context (immutable once made; the list is copied on write)
   struct Subscription {
@@ -157,6 +163,9 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
   void loop();
   bool tick(long long k, double &time, std::string &failure);
   bool callController(RunController &c, const char *op, double t, std::string &failure);
+  // a one-call controller's tick (before the step) and the writing of its command (after it)
+  bool tickController(RunController &c, long long k, double t, std::string &failure);
+  bool writeCommand(RunController &c, double t, std::string &failure);
   void stopControllers(const RunController *failed);
   bool viewFrame(long long k) const;
   std::vector<std::pair<std::string, std::string>> models() const;

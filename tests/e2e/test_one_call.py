@@ -1,0 +1,186 @@
+"""hrpsim's one-round-trip doors (idl/Diagnostics.idl: hrpsim::DynamicsSimulator::stepWith) against
+OpenHRP's three calls: the same runs bit for bit, and each path really taken.
+
+- client loop: the torque-mode humanoid under the sample PD law (samples/controllers), 500
+  steps through ``hrpsim.Simulation`` (server back end) with ``one_call`` on (one stepWith per
+  step: the held torques in, the sensor states out) and off (setCharacterAllLinkData,
+  stepSimulation, getCharacterSensorState);
+- scheduler: the sample PD controller servant, once as an hrpsim::OneCallController (one
+  tick() per period) and once as a plain OpenHRP::Controller (input, control, output).
+"""
+
+import math
+import sys
+import uuid
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hrpsim
+from hrpsim import OpenHRP
+
+REPO = Path(__file__).resolve().parents[2]
+MODELS = REPO / "samples" / "models"
+FLOOR = MODELS / "floor" / "floor.wrl"
+HUMANOID = MODELS / "humanoid" / "humanoid.wrl"
+sys.path.insert(0, str(REPO / "samples" / "controllers"))
+import pd_controller  # noqa: E402
+
+DT = 0.001
+STEPS = 500
+
+
+@pytest.fixture(scope="module")
+def client(servers):
+    for name in ("DynamicsSimulatorFactory", "Scheduler"):
+        if not servers.has(name):
+            pytest.fail("%s was not started" % name, pytrace=False)
+    return servers.client
+
+
+def assert_same(a, b, where="snapshot"):
+    """Two snapshots (nested dicts / lists of arrays) equal bit for bit."""
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), where
+        for k in a:
+            assert_same(a[k], b[k], "%s[%r]" % (where, k))
+    elif isinstance(a, list):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_same(x, y, "%s[%d]" % (where, i))
+    else:
+        x, y = np.asarray(a), np.asarray(b)
+        assert x.shape == y.shape and x.dtype == y.dtype, where
+        assert np.array_equal(x, y), "%s differs: max |diff| %g" % (
+            where, float(np.max(np.abs(x - y))) if x.size else 0.0)
+
+
+def standing_torque_humanoid(sim):
+    """The sample humanoid in torque mode at the PD law's pose, on the floor (as
+    samples/projects/humanoid_squat.xml)."""
+    sim.add_model("floor", FLOOR)
+    sim.add_model("robot", HUMANOID)
+    names = sim.joint_names("robot")
+    q = np.array([-0.2 if ("_HIP_P" in n or "_ANKLE_P" in n) else 0.4 if "LEG_KNEE" in n
+                  else -0.3 if "ARM_ELBOW" in n else 0.0 for n in names])
+    sim.set_joint_mode("robot", "torque")
+    sim.set_root_pose("robot", (0.0, 0.0, 0.82 - 0.6 * (1 - math.cos(0.2))))
+    sim.set_joint_values("robot", q)
+    sim.add_collision_pair("floor", "robot", friction=0.5)
+    return names
+
+
+def client_loop(client, one_call):
+    with hrpsim.Simulation(client, dt=DT) as sim:
+        sim.one_call = one_call
+        law = pd_controller.PDLaw(standing_torque_humanoid(sim))
+        sim.start()
+        used = sim._backend._one is not None
+
+        def before(s):
+            st = s.sensors("robot")
+            s.set_joint_torques("robot", law.torques(s.steps * DT, st["q"], st["dq"]))
+        out = []
+        for _ in range(STEPS // 100):
+            sim.step(100, before)
+            out.append(sim.snapshot())
+        return used, out
+
+
+def test_client_loop_one_call_is_bit_identical_to_three_calls(client):
+    used1, one = client_loop(client, True)
+    used3, three = client_loop(client, False)
+    assert used1 and not used3  # each path was taken
+    assert_same(one, three)
+    # the robot stands (a run where the torques never arrived would fall)
+    assert one[-1]["robot"]["p"][0][2] > 0.6
+    assert abs(one[-1]["time"] - STEPS * DT) < 1e-9
+
+
+def test_step_with_checks_every_command_before_writing(client):
+    """A bad command (wrong length) is refused with its reason and nothing is written; the
+    plain form (no commands, n steps) returns the states getWorldState and
+    getCharacterSensorState return."""
+    from hrpsim import SchedulerIDL
+    from hrpsim.errors import BadArgument
+    DS = OpenHRP.DynamicsSimulator
+    with hrpsim.Simulation(client, dt=DT) as sim:
+        n = len(standing_torque_humanoid(sim))
+        sim.start()
+        one = sim._backend._one
+        before = sim.dynamics.getCharacterAllLinkData("robot", DS.JOINT_TORQUE)
+        good = SchedulerIDL.JointCommand("robot", DS.JOINT_TORQUE, [1.0] * n)
+        bad = SchedulerIDL.JointCommand("robot", DS.JOINT_TORQUE, [1.0] * (n - 1))
+        with pytest.raises(BadArgument) as info:
+            one.stepWith([good, bad], 1, True, ["robot"])
+        assert "%d values for %d joints" % (n - 1, n) in str(info.value)
+        plain = sim.dynamics
+        assert list(plain.getCharacterAllLinkData("robot", DS.JOINT_TORQUE)) == list(before)
+        assert plain.getWorldState().time == 0.0
+        world, states = one.stepWith([], 3, True, ["robot", "floor"])
+        full = plain.getWorldState()
+        assert world.time == full.time == pytest.approx(3 * DT)
+        assert [lp.p for lp in world.characterPositions[1].linkPositions] == \
+            [lp.p for lp in full.characterPositions[1].linkPositions]
+        bare, _ = one.stepWith([], 0, False, [])
+        assert bare.time == full.time and len(bare.characterPositions) == 0
+        ref = plain.getCharacterSensorState("robot")
+        assert (list(states[0].q), list(states[0].dq)) == (list(ref.q), list(ref.dq))
+        assert len(states) == 2 and len(states[1].q) == 0
+
+
+def serve_pd(client, one_call, calls):
+    """The sample PD controller servant, served from this process; returns (name, cleanup)."""
+    import CosNaming
+    servant = pd_controller.make_servant(0.6, one_call)
+    for op in ("tick", "input", "output"):
+        method = getattr(servant, op)
+
+        def counted(*args, _m=method, _op=op):
+            calls[_op] = calls.get(_op, 0) + 1
+            return _m(*args)
+        setattr(servant, op, counted)
+    poa = client.orb.resolve_initial_references("RootPOA")
+    poa._get_the_POAManager().activate()
+    oid = poa.activate_object(servant)
+    ref = poa.id_to_reference(oid)
+    calls["is_one_call"] = ref._is_a("IDL:hrpsim/OneCallController:1.0")
+    name = "one-call-pd-%s" % uuid.uuid4().hex[:8]
+    path = [CosNaming.NameComponent(name, "")]
+    client.root.rebind(path, ref)
+
+    def cleanup():
+        client.root.unbind(path)
+        poa.deactivate_object(oid)
+    return name, cleanup
+
+
+def scheduler_run(client, one_call, period):
+    calls = {}
+    name, cleanup = serve_pd(client, one_call, calls)
+    try:
+        with hrpsim.Simulation(client, backend="scheduler", dt=DT) as sim:
+            standing_torque_humanoid(sim)
+            sim.add_controller(name, "robot", period)
+            out = []
+            for _ in range(STEPS // 100):
+                sim.step(100)
+                out.append(sim.snapshot())
+            return calls, out
+    finally:
+        cleanup()
+
+
+@pytest.mark.parametrize("period", [DT, 2 * DT])
+def test_scheduler_one_call_controller_is_bit_identical_to_three_calls(client, period):
+    calls1, one = scheduler_run(client, True, period)
+    calls3, three = scheduler_run(client, False, period)
+    ticks = STEPS // round(period / DT)
+    # the one-call servant says so and gets tick() only (which calls input and output once
+    # each: no remote input/output besides); the other gets input/output and no tick
+    assert calls1["is_one_call"] and not calls3["is_one_call"]
+    assert calls1.get("tick") == calls1.get("input") == calls1.get("output") == ticks
+    assert calls3.get("input") == calls3.get("output") == ticks and "tick" not in calls3
+    assert_same(one, three)
+    assert one[-1]["robot"]["p"][0][2] > 0.6
