@@ -1240,17 +1240,21 @@ bool SchedulerServant::viewFrame(long long k) const {
 // the viewer's feed when frame
 void SchedulerServant::record(bool log, bool frame) {
   // the core's state, converted once into what getLog and the viewer hand out
+  // (a frame alone needs the world state only: the log's sequences are made for the log)
   OpenHRP::WorldState_var world;
   std::vector<OpenHRP::SensorState_var> sensors;
-  hrpsim::LoopForceSequence_var loops = new hrpsim::LoopForceSequence;
-  hrpsim::TrackSpeedSequence_var tracks = new hrpsim::TrackSpeedSequence;
-  OpenHRP::DblSequenceSequence_var stops = new OpenHRP::DblSequenceSequence;
+  hrpsim::LoopForceSequence_var loops;
+  hrpsim::TrackSpeedSequence_var tracks;
+  OpenHRP::DblSequenceSequence_var stops;
   {
     const hsSim *sim = sim_.get();
     SimLock core(sim);
     world = wire::worldState(sim);
     // loop forces, joint stop torques and track speeds: for the log only
     if (log) {
+      loops = new hrpsim::LoopForceSequence;
+      tracks = new hrpsim::TrackSpeedSequence;
+      stops = new OpenHRP::DblSequenceSequence;
       int nloop = hs_extraJointCount(sim);
       loops->length(static_cast<CORBA::ULong>(nloop));
       for (int i = 0; i < nloop; i++) {
@@ -1273,6 +1277,9 @@ void SchedulerServant::record(bool log, bool frame) {
         js.length(static_cast<CORBA::ULong>(nj));
         hs_jointStopTorques(sim, c, js.get_buffer(), nj);
         int ntrack = hs_tracks(sim, c, nullptr, 0);
+        if (ntrack <= 0) {
+          continue;  // (most characters: no vector to make)
+        }
         std::vector<int> links(static_cast<size_t>(ntrack));
         hs_tracks(sim, c, links.data(), ntrack);
         for (int link : links) {
