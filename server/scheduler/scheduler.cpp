@@ -1003,6 +1003,7 @@ hrpsim::LogRecordSequence *SchedulerServant::getLog(CORBA::Long from) {
     r.loops = src.loops.in();
     r.tracks = src.tracks.in();
     r.jointStops = src.jointStops.in();
+    r.contactForces = src.contactForces.in();
   }
   return out._retn();
 }
@@ -1246,6 +1247,7 @@ void SchedulerServant::record(bool log, bool frame) {
   hrpsim::LoopForceSequence_var loops;
   hrpsim::TrackSpeedSequence_var tracks;
   OpenHRP::DblSequenceSequence_var stops;
+  OpenHRP::DblSequence_var forces;
   {
     const hsSim *sim = sim_.get();
     SimLock core(sim);
@@ -1255,6 +1257,25 @@ void SchedulerServant::record(bool log, bool frame) {
       loops = new hrpsim::LoopForceSequence;
       tracks = new hrpsim::TrackSpeedSequence;
       stops = new OpenHRP::DblSequenceSequence;
+      forces = new OpenHRP::DblSequence;
+      // contact forces in the order of world->collisions (wire::worldState's groups), sized
+      // once (no growing by 3 per contact)
+      int ngroup = 0, ncontact = 0;
+      const hsdContactGroup *groups = hs_contactGroups(sim, &ngroup);
+      const hsdContact *contacts = hs_contacts(sim, &ncontact);
+      CORBA::ULong total = 0;
+      for (int g = 0; g < ngroup; g++) {
+        total += 3 * static_cast<CORBA::ULong>(groups[g].count);
+      }
+      forces->length(total);
+      CORBA::ULong at = 0;
+      for (int g = 0; g < ngroup; g++) {
+        for (int i = 0; i < groups[g].count; i++, at += 3) {
+          for (CORBA::ULong k = 0; k < 3; k++) {
+            forces[at + k] = contacts[groups[g].first + i].force[k];
+          }
+        }
+      }
       int nloop = hs_extraJointCount(sim);
       loops->length(static_cast<CORBA::ULong>(nloop));
       for (int i = 0; i < nloop; i++) {
@@ -1318,6 +1339,7 @@ void SchedulerServant::record(bool log, bool frame) {
   log_.back().loops = loops._retn();
   log_.back().tracks = tracks._retn();
   log_.back().jointStops = stops._retn();
+  log_.back().contactForces = forces._retn();
 }
 
 }  // namespace hrpsim
