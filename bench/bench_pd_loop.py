@@ -8,7 +8,7 @@ PD law with the sample controller's gains (samples/controllers/pd_controller.py'
 towards the bent-knee pose. One loop iteration: read q and dq, compute the torques with
 NumPy, write them, step.
 
-- C: build/bin/hrpsim-bench-pd-loop, the loop over core/core.h (bench_pd_loop.c);
+- C: build/bin/hrpsim-bench-torque --pd-loop, the loop over core/core.h (bench_torque.c);
 - Python (views): hrpsim.Simulation(backend="local"); q and dq are NumPy views of the core's
   state (sim.local.q_view), torques computed into preallocated arrays, written with
   sim.local.set_joint_torques, one sim.local.step();
@@ -41,7 +41,7 @@ from pd_controller import BEND, DEFAULT_GAIN, GAINS  # noqa: E402
 
 HUMANOID = REPO / "samples" / "models" / "humanoid" / "humanoid.wrl"
 FLOOR = REPO / "samples" / "models" / "floor" / "floor.wrl"
-C_BENCH = REPO / "build" / "bin" / "hrpsim-bench-pd-loop"
+C_BENCH = REPO / "build" / "bin" / "hrpsim-bench-torque"
 
 
 def law(link_names):
@@ -132,7 +132,7 @@ def python_api_pd(steps):
 
 
 def c_loop(gains_file, steps, control=True):
-    argv = [str(C_BENCH), str(HUMANOID), str(FLOOR), gains_file, str(steps)]
+    argv = [str(C_BENCH), "--pd-loop", str(HUMANOID), str(FLOOR), gains_file, str(steps)]
     out = subprocess.run(argv + ([] if control else ["nocontrol"]), capture_output=True,
                          text=True, check=True).stdout.split("\n")
     seconds = float(out[0].split()[3])
@@ -176,7 +176,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=3)
     args = ap.parse_args()
     if not C_BENCH.exists():
-        sys.exit("build it first: ninja -C build hrpsim-bench-pd-loop")
+        sys.exit("build it first: ninja -C build hrpsim-bench-torque")
     sim, P, D, qref = make_sim()
     sim.close()
     fd, gains_file = tempfile.mkstemp(suffix=".txt")

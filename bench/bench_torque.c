@@ -1,7 +1,9 @@
 // bench_torque.c - the sample humanoid standing on the sample floor in torque mode under a PD
-// loop written in C, side by side with the same robot in high-gain mode, in one run.
+// loop written in C, side by side with the same robot in high-gain mode, in one run; both step
+// through the simulation core (core/core.h: hs_makeSimWith, hs_step), as every door does.
 //
 // Usage: hrpsim-bench-torque [SAMPLES_DIR] [STEPS] [ROUNDS] [CASES] [STEPPER]
+//        hrpsim-bench-torque --pd-loop HUMANOID FLOOR GAINS STEPS [nocontrol]
 // Both cases start from the bent-knee pose of samples/projects/humanoid_squat.xml (waist at
 // 0.80804 m; hip pitch -0.2, knee 0.4, ankle pitch -0.2 rad; elbows -0.3 rad), 1 ms steps, one
 // contact pair floor/robot (friction 0.5, culling 0.01), sensors updated and read after every
@@ -14,13 +16,22 @@
 // each round (same round, so the machine's load affects both alike), the waist's drift and the
 // largest |q - q_ref| at the end of the last round, the ODE stepper used (dWorldStep or
 // QuickStep steps) and the constraint rows of the last step (hsd_stepStats). CASES picks
-// "torque", "highgain" or "both" (default). Only hsd_step, the PD law and the sensor update are
-// timed. STEPPER overrides the library's choice for both cases: "world" (dWorldStep),
+// "torque", "highgain" or "both" (default). Only the commands, hs_step (dynamics and sensor
+// update) and reading the sensors are timed. STEPPER overrides the library's choice for both cases: "world" (dWorldStep),
 // "quick-N" (QuickStep, N iterations), "chain-N" (the defaults with hsdOptions.chainIterations
 // N; "chain-50" is the stepping before chainIterations existed); "auto" (default) keeps the
 // defaults. Over the second half of each round (outside the timing) it also notes the largest
 // distance between a hinge's two anchors and the range of the ankle force sensors' total Fz
 // over the robot's weight (0.9526 when standing still). A JSON line per case follows the table.
+//
+// --pd-loop: the Python PD loop's reference in C (bench/bench_pd_loop.py runs it beside the
+// same loop in Python and prints the ratio), written the way a Python loop on the local back
+// end does it: read q and dq (views of the core's state), compute the torques, write them
+// (hs_setJointTorques), step (hs_step). nocontrol: the same steps without the control law (the
+// torques stay at the first ones computed): the cost of hs_step alone. GAINS holds "z ROOT_Z"
+// (the root height that puts the feet on the floor), then one line per link (link index
+// order): P D qref. Prints "steps N seconds S", then the final root position (%.17g each: the
+// Python loop must end on the same bits).
 
 #include <math.h>
 #include <stdio.h>
@@ -28,8 +39,11 @@
 #include <string.h>
 #include <time.h>
 
-#include "dynamics.h"
-#include "sensors.h"
+#include "core.h"
+#include "dynamics.h"  // hsdOptions, hsdStepStats
+#include "core_private.h"  // the core's world, for hsd_stepStats only (a bench may look inside)
+#include "model.h"
+#include "util.h"
 
 static double nowS(void) {
   struct timespec ts;
@@ -64,22 +78,24 @@ typedef struct Result {
 } Result;
 
 // one round of one case
-static void run(const hsBody *robot, const hsBody *floor, int torque, long steps,
+static void run(const char *robotPath, const char *floorPath, int torque, long steps,
                 const hsdOptions *opt, Result *r) {
   hsError err = {0};
-  hsdWorld *w = hsd_makeWorld(opt, &err);
-  check(w ? 0 : -1, &err);
-  int fl = hsd_addCharacter(w, "floor", floor, &err);
-  check(fl, &err);
-  int ch = hsd_addCharacter(w, "robot", robot, &err);
+  hsSim *sim = hs_makeSimWith(opt, &err);
+  check(sim ? 0 : -1, &err);
+  hsBody *floorBody = hs_loadBody(floorPath, &err);
+  check(floorBody ? hs_addCharacter(sim, "floor", floorBody, 1, &err) : -1, &err);
+  hsBody *robotBody = hs_loadBody(robotPath, &err);
+  int ch = robotBody ? hs_addCharacter(sim, "robot", robotBody, 1, &err) : -1;
   check(ch, &err);
-  hsdSurface s = {0.5, 0.5, 0, 0.01};
-  check(hsd_addContactPair(w, fl, -1, ch, -1, &s, &err), &err);
-  check(hsd_setAllJointModes(w, ch, torque ? hsMODE_TORQUE : hsMODE_HIGH_GAIN, &err), &err);
-  check(hsd_setTimeStep(w, 0.001, &err), &err);
+  const hsBody *robot = hs_body(sim, ch);
+  check(hs_addContactPair(sim, "floor", "", "robot", "", 0.5, 0.5, 0, 0.01, &err), &err);
+  check(hs_setAllJointModes(sim, ch, !torque, &err), &err);
+  check(hs_setTimeStep(sim, 0.001, &err), &err);
+  hs_enableSensors(sim, 1);
   int n = robot->nlink;
   double *qRef = calloc((size_t)n, sizeof *qRef), *P = calloc((size_t)n, sizeof *P);
-  double *D = calloc((size_t)n, sizeof *D);
+  double *D = calloc((size_t)n, sizeof *D), *u = calloc((size_t)n, sizeof *u);
   for (int k = 1; k < n; k++) {
     const char *name = robot->links[k].name;
     if (strstr(name, "_HIP_P") || strstr(name, "_ANKLE_P")) {
@@ -98,15 +114,14 @@ static void run(const hsBody *robot, const hsBody *floor, int torque, long steps
         break;
       }
     }
-    check(hsd_setJointValue(w, ch, k, qRef[k], &err), &err);
   }
-  double p0[3] = {0, 0, 0.808040}, R0[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-  check(hsd_setLinkPose(w, ch, 0, p0, R0, &err), &err);
-  check(hsd_init(w, &err), &err);
-  hssState *sensors[2] = {hss_makeState(floor, &err), hss_makeState(robot, &err)};
-  check(sensors[0] && sensors[1] ? 0 : -1, &err);
-  const hsBodyState *st = hsd_state(w, ch);
+  check(hs_setJointValues(sim, ch, qRef, n, &err), &err);
+  double pose[12] = {0, 0, 0.808040, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+  check(hs_setLinkData(sim, ch, 0, hsDATA_ABS_TRANSFORM, pose, 12, &err), &err);
+  check(hs_start(sim, &err), &err);
+  const double *q = hs_q(sim, ch), *dq = hs_dq(sim, ch), *rootP = hs_linkP(sim, ch);
   int fs[2] = {hsm_sensorById(robot, hsSENSOR_FORCE, 0), hsm_sensorById(robot, hsSENSOR_FORCE, 1)};
+  int nsensor = hs_sensorCount(sim, ch);
   double mg = 0;
   for (int k = 0; k < n; k++) {
     mg += robot->links[k].mass * 9.8;
@@ -116,50 +131,111 @@ static void run(const hsBody *robot, const hsBody *floor, int torque, long steps
   r->fzHi = -INFINITY;
   double tIn = 0, t0 = nowS();
   for (long i = 0; i < steps; i++) {
-    for (int k = 1; k < n; k++) {
-      if (torque) {
-        double u = P[k] * (qRef[k] - st->q[k]) - D[k] * st->dq[k];
-        hsd_setJointTorque(w, ch, k, u, NULL);
-      } else {
-        hsd_setJointValue(w, ch, k, qRef[k], NULL);
+    if (torque) {
+      for (int k = 1; k < n; k++) {
+        u[k] = P[k] * (qRef[k] - q[k]) - D[k] * dq[k];
       }
+      hs_setJointTorques(sim, ch, u, n, NULL);
+    } else {
+      hs_setJointValues(sim, ch, qRef, n, NULL);
     }
-    check(hsd_step(w, &err), &err);
-    hss_update(sensors[0], w, fl);
-    hss_update(sensors[1], w, ch);
+    check(hs_step(sim, &err), &err);  // dynamics, then every character's sensor readings
     int m;
-    for (int k = 0; k < robot->nsensor; k++) {
-      hss_reading(sensors[1], k, &m);
+    for (int k = 0; k < nsensor; k++) {
+      hs_reading(sim, ch, k, &m);
     }
     if (i >= steps / 2) {
       // the second half (settled): the force sensors' total Fz over the weight, the joints'
       // gap (outside the timing)
       double t1 = nowS();
-      double fz = (hss_reading(sensors[1], fs[0], &m)[2] + hss_reading(sensors[1], fs[1], &m)[2]) /
-                  mg;
+      double fz = (hs_reading(sim, ch, fs[0], &m)[2] + hs_reading(sim, ch, fs[1], &m)[2]) / mg;
       r->fzLo = fmin(r->fzLo, fz);
       r->fzHi = fmax(r->fzHi, fz);
       hsdStepStats ss;
-      hsd_stepStats(w, &ss);
+      hsd_stepStats(sim->world, &ss);
       r->gapMax = fmax(r->gapMax, ss.jointGap);
       tIn += nowS() - t1;
     }
   }
   r->stepsPerS = steps / (nowS() - t0 - tIn);
-  double d[3] = {st->rootP[0] - p0[0], st->rootP[1] - p0[1], st->rootP[2] - p0[2]};
+  double d[3] = {rootP[0] - pose[0], rootP[1] - pose[1], rootP[2] - pose[2]};
   r->driftMm = 1e3 * sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
   r->qErr = 0;
   for (int k = 1; k < n; k++) {
-    r->qErr = fmax(r->qErr, fabs(st->q[k] - qRef[k]));
+    r->qErr = fmax(r->qErr, fabs(q[k] - qRef[k]));
   }
-  hsd_stepStats(w, &r->stats);
+  hsd_stepStats(sim->world, &r->stats);
   r->quickSteps = r->stats.quickSteps;
-  hss_freeState(sensors[0]);
-  hss_freeState(sensors[1]);
   free(qRef);
   free(P);
   free(D);
-  hsd_freeWorld(w);
+  free(u);
+  hs_freeSim(sim);
+}
+
+// --pd-loop HUMANOID FLOOR GAINS STEPS [nocontrol] (see the file comment)
+static int pdLoop(int argc, char **argv) {
+  if (argc != 6 && !(argc == 7 && strcmp(argv[6], "nocontrol") == 0)) {
+    fprintf(stderr, "usage: %s --pd-loop HUMANOID FLOOR GAINS STEPS [nocontrol]\n", argv[0]);
+    return 2;
+  }
+  long steps = atol(argv[5]);
+  int control = argc == 6;
+  hsError err = {0};
+  hsSim *sim = hs_makeSim(&err);
+  check(sim ? 0 : -1, &err);
+  hsBody *floor = hs_loadBody(argv[3], &err);
+  check(floor ? hs_addCharacter(sim, "floor", floor, 1, &err) : -1, &err);
+  hsBody *robot = hs_loadBody(argv[2], &err);
+  int ch = robot ? hs_addCharacter(sim, "robot", robot, 1, &err) : -1;
+  check(ch, &err);
+  int n = hs_linkCount(sim, ch);
+  double *p = calloc((size_t)n, sizeof *p), *d = calloc((size_t)n, sizeof *d);
+  double *qref = calloc((size_t)n, sizeof *qref), *tau = calloc((size_t)n, sizeof *tau);
+  FILE *f = fopen(argv[4], "r");
+  double z = 0;
+  if (!f || fscanf(f, " z %lf", &z) != 1) {
+    fprintf(stderr, "bench_torque: cannot read %s\n", argv[4]);
+    return 1;
+  }
+  for (int k = 0; k < n; k++) {
+    if (fscanf(f, "%lf %lf %lf", &p[k], &d[k], &qref[k]) != 3) {
+      fprintf(stderr, "bench_torque: %s: %d links expected\n", argv[4], n);
+      return 1;
+    }
+  }
+  fclose(f);
+  double g[3] = {0, 0, -9.8}, pose[12] = {0, 0, z, 1, 0, 0, 0, 1, 0, 0, 0, 1};
+  check(hs_setTimeStep(sim, 0.001, &err), &err);
+  check(hs_setGravity(sim, g, &err), &err);
+  hs_enableSensors(sim, 1);
+  check(hs_setAllJointModes(sim, ch, 0, &err), &err);
+  check(hs_setLinkData(sim, ch, 0, hsDATA_ABS_TRANSFORM, pose, 12, &err), &err);
+  check(hs_setJointValues(sim, ch, qref, n, &err), &err);
+  hs_forwardKinematics(sim, -1);
+  check(hs_addContactPair(sim, "floor", "", "robot", "", 0.5, 0.5, 0.0, 0.01, &err), &err);
+  check(hs_start(sim, &err), &err);
+  const double *q = hs_q(sim, ch), *dq = hs_dq(sim, ch);
+  double t0 = nowS();
+  for (long s = 0; s < steps; s++) {
+    if (control || s == 0) {
+      for (int k = 0; k < n; k++) {
+        tau[k] = p[k] * (qref[k] - q[k]) - d[k] * dq[k];
+      }
+      check(hs_setJointTorques(sim, ch, tau, n, &err), &err);
+    }
+    check(hs_step(sim, &err), &err);
+  }
+  double t1 = nowS();
+  const double *rootP = hs_linkP(sim, ch);
+  printf("steps %ld seconds %.9f\n%.17g %.17g %.17g\n", steps, t1 - t0, rootP[0], rootP[1],
+         rootP[2]);
+  free(p);
+  free(d);
+  free(qref);
+  free(tau);
+  hs_freeSim(sim);
+  return 0;
 }
 
 static int cmpD(const void *a, const void *b) {
@@ -176,6 +252,9 @@ static void summary(const char *name, double *v, int n, double out[3]) {
 }
 
 int main(int argc, char **argv) {
+  if (argc > 1 && strcmp(argv[1], "--pd-loop") == 0) {
+    return pdLoop(argc, argv);
+  }
   const char *dir = argc > 1 ? argv[1] : "samples/models";
   long steps = argc > 2 ? atol(argv[2]) : 5000;
   int rounds = argc > 3 ? atoi(argv[3]) : 5;
@@ -200,15 +279,9 @@ int main(int argc, char **argv) {
   } else if (strncmp(stepper, "chain-", 6) == 0) {
     opt.chainIterations = atoi(stepper + 6);
   }
-  hsd_initODE();
-  char path[1024];
-  hsError err = {0};
-  snprintf(path, sizeof path, "%s/humanoid/humanoid.wrl", dir);
-  hsBody *robot = hsm_loadVrml(path, NULL, NULL, 0, NULL, &err);
-  check(robot ? 0 : -1, &err);
-  snprintf(path, sizeof path, "%s/floor/floor.wrl", dir);
-  hsBody *floor = hsm_loadVrml(path, NULL, NULL, 0, NULL, &err);
-  check(floor ? 0 : -1, &err);
+  char robot[1024], floor[1024];
+  snprintf(robot, sizeof robot, "%s/humanoid/humanoid.wrl", dir);
+  snprintf(floor, sizeof floor, "%s/floor/floor.wrl", dir);
   double tq[100], hg[100], ratio[100];
   Result rt = {0}, rh = {0};
   for (int i = 0; i < rounds; i++) {
@@ -265,7 +338,5 @@ int main(int argc, char **argv) {
            names[c], steps, rounds, ss[c][0], ss[c][1], ss[c][2], sR[1], rs[c]->driftMm,
            rs[c]->qErr, rs[c]->gapMax, rs[c]->fzLo, rs[c]->fzHi, rs[c]->stats.rows);
   }
-  hsm_freeBody(robot);
-  hsm_freeBody(floor);
   return 0;
 }

@@ -1303,28 +1303,38 @@ bool SchedulerServant::viewFrame(long long k) const {
 // the viewer's feed when frame
 void SchedulerServant::record(bool log, bool frame) {
   // the core's state, converted once into what getLog and the viewer hand out
+  // (a frame alone needs the world state only: the log's sequences are made for the log)
   OpenHRP::WorldState_var world;
   std::vector<OpenHRP::SensorState_var> sensors;
-  hrpsim::LoopForceSequence_var loops = new hrpsim::LoopForceSequence;
-  hrpsim::TrackSpeedSequence_var tracks = new hrpsim::TrackSpeedSequence;
-  OpenHRP::DblSequenceSequence_var stops = new OpenHRP::DblSequenceSequence;
-  OpenHRP::DblSequence_var forces = new OpenHRP::DblSequence;
+  hrpsim::LoopForceSequence_var loops;
+  hrpsim::TrackSpeedSequence_var tracks;
+  OpenHRP::DblSequenceSequence_var stops;
+  OpenHRP::DblSequence_var forces;
   {
     const hsSim *sim = sim_.get();
     SimLock core(sim);
     world = wire::worldState(sim);
     // loop forces, joint stop torques and track speeds: for the log only
     if (log) {
-      // contact forces in the order of world->collisions (wire::worldState's groups)
+      loops = new hrpsim::LoopForceSequence;
+      tracks = new hrpsim::TrackSpeedSequence;
+      stops = new OpenHRP::DblSequenceSequence;
+      forces = new OpenHRP::DblSequence;
+      // contact forces in the order of world->collisions (wire::worldState's groups), sized
+      // once (no growing by 3 per contact)
       int ngroup = 0, ncontact = 0;
       const hsdContactGroup *groups = hs_contactGroups(sim, &ngroup);
       const hsdContact *contacts = hs_contacts(sim, &ncontact);
+      CORBA::ULong total = 0;
       for (int g = 0; g < ngroup; g++) {
-        for (int i = 0; i < groups[g].count; i++) {
-          CORBA::ULong n = forces->length();
-          forces->length(n + 3);
+        total += 3 * static_cast<CORBA::ULong>(groups[g].count);
+      }
+      forces->length(total);
+      CORBA::ULong at = 0;
+      for (int g = 0; g < ngroup; g++) {
+        for (int i = 0; i < groups[g].count; i++, at += 3) {
           for (CORBA::ULong k = 0; k < 3; k++) {
-            forces[n + k] = contacts[groups[g].first + i].force[k];
+            forces[at + k] = contacts[groups[g].first + i].force[k];
           }
         }
       }
@@ -1350,6 +1360,9 @@ void SchedulerServant::record(bool log, bool frame) {
         js.length(static_cast<CORBA::ULong>(nj));
         hs_jointStopTorques(sim, c, js.get_buffer(), nj);
         int ntrack = hs_tracks(sim, c, nullptr, 0);
+        if (ntrack <= 0) {
+          continue;  // (most characters: no vector to make)
+        }
         std::vector<int> links(static_cast<size_t>(ntrack));
         hs_tracks(sim, c, links.data(), ntrack);
         for (int link : links) {

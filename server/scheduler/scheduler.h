@@ -236,6 +236,8 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
   PortableServer::ObjectId_var viewOid_;
   OpenHRP::ViewSimulator_var viewRef_;
   std::vector<RunCamera> cams_;
+  long long camDueStep_ = 0;  // the first step at which a camera that stores frames is due
+                              // (LLONG_MAX: none): a tick without frames costs one compare
   Frame frame_;
 
   // --- the log (logMutex_; appended by the loop, read by getLog) ---

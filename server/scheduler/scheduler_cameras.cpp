@@ -17,7 +17,9 @@
 // A rendering failure (no headless GL in this process) is logged once and the run goes on
 // without cameras.
 
+#include <algorithm>
 #include <cinttypes>
+#include <climits>
 #include <cmath>
 #include <filesystem>
 
@@ -110,6 +112,7 @@ void SchedulerServant::makeView(const char *op) {
     }
     cams_.push_back(rc);
   }
+  camDueStep_ = 0;  // renderDueFrames works out the first due step
   hsu_log(hsLOG_INFO, "%zu cameras (%s)", cams_.size(),
           runCameraDir_.empty() ? "frames not stored" : runCameraDir_.c_str());
 }
@@ -151,15 +154,15 @@ void SchedulerServant::syncView() {
 
 // take the frames due at step k (time: the world's time after it)
 void SchedulerServant::renderDueFrames(long long k, double time) {
-  if (!view_ || cams_.empty()) {
+  if (!view_ || cams_.empty() || k < camDueStep_) {
     return;
   }
   bool synced = false;
   double dt = hs_timeStep(sim_.get());
   try {
     for (RunCamera &c : cams_) {
-      if (k < frameStep(c.frame, c.rate, dt)) {
-        continue;
+      if (c.dir.empty() || k < frameStep(c.frame, c.rate, dt)) {
+        continue;  // only cameras that store frames count theirs (getImageData renders anew)
       }
       long long frame = c.frame;
       // the next frame is the first one due after this step
@@ -201,6 +204,13 @@ void SchedulerServant::renderDueFrames(long long k, double time) {
       std::fprintf(c.csv, "%lld,%lld,%.17g\n", frame, k, time);
       std::fflush(c.csv);
     }
+    // the next step at which any camera that stores frames is due
+    camDueStep_ = LLONG_MAX;
+    for (const RunCamera &c : cams_) {
+      if (!c.dir.empty()) {
+        camDueStep_ = std::min(camDueStep_, frameStep(c.frame, c.rate, dt));
+      }
+    }
   } catch (const CORBA::Exception &e) {
     hsu_log(hsLOG_WARNING, "rendering failed (%s): the cameras stop for this run", e._name());
     for (RunCamera &c : cams_) {
@@ -209,6 +219,7 @@ void SchedulerServant::renderDueFrames(long long k, double time) {
       }
     }
     cams_.clear();
+    camDueStep_ = LLONG_MAX;
   }
 }
 
