@@ -161,6 +161,13 @@ int hs_addExtraJoint(hsSim *sim, const char *name, const char *char1, const char
 // joint stops (model llimit / ulimit) and rotor inertia on (1) or off (0)
 int hs_setJointOptions(hsSim *sim, int jointLimits, int rotorInertia, hsError *err);
 
+// sleeping on (1) or off (0; the default, OpenHRP's behaviour): free rigid objects at rest stop
+// being stepped until something touches them (hsdOptions.sleep). Any time; off wakes them all.
+int hs_setSleep(hsSim *sim, int on, hsError *err);
+
+// 1 if character index ch is asleep (sleeping on, at rest, not stepped), else 0
+int hs_sleeping(hsSim *sim, int ch);
+
 //---------------------------------- options (any time) ----------------------------------------
 
 // the time step [s]: within [hs_minTimeStep(), hs_maxTimeStep()], else hsE_INVALID. Takes

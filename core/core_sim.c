@@ -308,6 +308,20 @@ int hs_setJointOptions(hsSim *sim, int jointLimits, int rotorInertia, hsError *e
   return rc;
 }
 
+int hs_setSleep(hsSim *sim, int on, hsError *err) {
+  hs_enter(sim);
+  int rc = hsd_setSleep(sim->world, on, err);
+  hs_leave(sim);
+  return rc;
+}
+
+int hs_sleeping(hsSim *sim, int ch) {
+  hs_enter(sim);
+  int rc = hsd_sleeping(sim->world, ch);
+  hs_leave(sim);
+  return rc;
+}
+
 //---------------------------------- options ---------------------------------------------------
 
 int hs_setTimeStep(hsSim *sim, double dt, hsError *err) {

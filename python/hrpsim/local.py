@@ -404,6 +404,9 @@ class LocalBackend:
     def describe(self):
         return "local"
 
+    def sleeping(self, character):
+        return self.core.lib.hs_sleeping(self.core.ptr, self.core.index(character))
+
     def load_model(self, name, url):
         body = load_body(url)
         self._bodies[name] = body
@@ -455,10 +458,11 @@ class LocalBackend:
                     core.ffi.new("double[3]", lp["pos1"]), core.ffi.new("double[3]", lp["pos2"]),
                     kinds[lp["type"]], core.ffi.new("double[3]", lp["axis"]), core._e()),
                     "extra joint")
-            if sim._joint_options is not None:
-                core._check(lib.hs_setJointOptions(core.ptr, int(sim._joint_options[0]),
-                                                   int(sim._joint_options[1]), core._e()),
-                            "joint options")
+            core._check(lib.hs_setJointOptions(core.ptr, int(sim._joint_options[0]),
+                                               int(sim._joint_options[1]), core._e()),
+                        "joint options")
+            core._check(lib.hs_setSleep(core.ptr, int(sim._joint_options[2]), core._e()),
+                        "sleep")
             if sim._noise is not None:
                 self._set_noise(core, sim._noise)
             core._check(lib.hs_start(core.ptr, core._e()), "start")

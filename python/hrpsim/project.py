@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._orb import HrpsimError
+from .limits import MAX_TIME_STEP, MIN_TIME_STEP
 
 FORMAT_HRPSIM = "hrpsim"
 FORMAT_GRXUI = "grxui"
@@ -137,6 +138,7 @@ class Project:
     extra_joints: list = field(default_factory=list)
     joint_limits: bool = True                 # hrpsim projects: on; GrxUI projects: off
     rotor_inertia: bool = False
+    sleep: bool = True                        # hrpsim projects: on; GrxUI projects: off
     controllers: list = field(default_factory=list)
     log_period: float = None                  # [s]; None: every step
     log_sensors: bool = True
@@ -218,7 +220,7 @@ class Project:
                                     [float(x) for x in e.axis])
             call(e.line, "extra joint %s" % e.name, scheduler.addExtraJoint, spec)
         call(at("joint_limits"), "jointLimits", scheduler.setJointOptions,
-             H.JointOptions(bool(self.joint_limits), bool(self.rotor_inertia)))
+             H.JointOptions(bool(self.joint_limits), bool(self.rotor_inertia), bool(self.sleep)))
         call(at("controller_timeout"), "controllerTimeout", scheduler.setControllerTimeout,
              float(self.controller_timeout))
         for c in self.controllers:
@@ -524,7 +526,7 @@ def load_project(path):
 _ALLOWED = {
     "hrpsim-project": {"version"},
     "simulation": {"timeStep", "endTime", "method", "sensors", "gravity", "realTime",
-                   "controllerTimeout", "jointLimits", "rotorInertia", "viewRate"},
+                   "controllerTimeout", "jointLimits", "rotorInertia", "sleep", "viewRate"},
     "model": {"name", "url"},
     "rootPose": {"translation", "rotation"},
     "rootVelocity": {"linear", "angular"},
@@ -612,6 +614,8 @@ def _parse_hrpsim(root, ctx):
                 p.joint_limits = ctx.boolean(a["jointLimits"], el.line, f("jointLimits"))
             if "rotorInertia" in a:
                 p.rotor_inertia = ctx.boolean(a["rotorInertia"], el.line, f("rotorInertia"))
+            if "sleep" in a:
+                p.sleep = ctx.boolean(a["sleep"], el.line, f("sleep"))
         elif el.tag == "extraJoint":
             p.extra_joints.append(_extra_joint(a, el.line, f, ctx))
         elif el.tag == "model":
@@ -817,6 +821,7 @@ def _parse_grxui(root, ctx):
     p = Project(path=ctx.path, format=FORMAT_GRXUI)
     p.end_time = 10.0
     p.joint_limits = False  # OpenHRP's own behaviour
+    p.sleep = False
     modes = [c for c in root.children if c.tag == "mode"]
     sim_modes = [c for c in modes if c.attrs.get("name") == "Simulation"] or modes
     for c in root.children:
@@ -1095,9 +1100,6 @@ def _grx_pair(p, it, name, props, ctx):
 # cross-checks
 # ---------------------------------------------------------------------------------------------
 
-# the time steps the dynamics accept [s] (hsdMIN_TIME_STEP, hsdMAX_TIME_STEP in dynamics.h)
-MIN_TIME_STEP = 1e-6
-MAX_TIME_STEP = 1.0
 
 
 def _check(p, ctx):

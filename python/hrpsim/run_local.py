@@ -139,7 +139,7 @@ def configure(project):
     for e in project.extra_joints:
         sim.add_extra_joint(e.name, e.object1, e.link1, e.object2, e.link2, e.link1_pos,
                             e.link2_pos, e.joint_type, e.axis)
-    sim.set_joint_options(project.joint_limits, project.rotor_inertia)
+    sim.set_joint_options(project.joint_limits, project.rotor_inertia, project.sleep)
     if project.noise or project.noise_limits:
         sim.set_sensor_noise(project.noise_seed, project.noise_limits,
                              **{t: (std, bias) for t, std, bias, _ in project.noise})

@@ -44,13 +44,11 @@ import math
 import numpy as np
 
 from .errors import explain, explained, unwrap
+from .limits import MAX_TIME_STEP, MIN_TIME_STEP
 from .summary import joint_names_by_id
 
 __all__ = ["Simulation", "Runaway"]
 
-# the time steps the dynamics accept [s] (hsdMIN_TIME_STEP, hsdMAX_TIME_STEP in dynamics.h)
-MIN_TIME_STEP = 1e-6
-MAX_TIME_STEP = 1.0
 
 
 class Runaway(RuntimeError):
@@ -127,6 +125,15 @@ class Simulation:
     ``sensors`` (compute body sensors) and ``models`` ({name: path or url}, registered in that
     order) may be given here or set later, before the first step.
 
+    Options beyond OpenHRP 3.1, the same on every back end (``set_joint_options``):
+    ``sleep`` (default True, as in hrpsim projects): a free rigid object at rest (free root, no
+    1-dof joint, no closed loop) falls asleep, is not stepped and has no contacts with static or
+    sleeping neighbours until something touches it (``sleeping(character)`` tells);
+    ``joint_limits`` (default False, as OpenHRP's DynamicsSimulator): torque-mode joints stop at
+    the model's position limits (llimit / ulimit; velocity and effort limits are not enforced,
+    in projects neither); ``rotor_inertia`` (default False): rotorInertia * gearRatio^2 added
+    about each rotate joint's axis.
+
     Configuration methods (``add_model``, ``set_time_step``, ``set_gravity``,
     ``set_joint_mode``, ``set_root_pose``, ``set_joint_values``, ``set_link_data``,
     ``add_collision_pair``, ``add_controller``) describe the initial state; they must come
@@ -139,7 +146,8 @@ class Simulation:
     one_call = True
 
     def __init__(self, client=None, *, backend=None, naming=None, factory=None, scheduler=False,
-                 dt=0.001, gravity=(0.0, 0.0, 9.8), method="euler", sensors=True, models=None):
+                 dt=0.001, gravity=(0.0, 0.0, 9.8), method="euler", sensors=True, models=None,
+                 sleep=True, joint_limits=False, rotor_inertia=False):
         from . import paths
         if backend is None:
             backend = "scheduler" if scheduler else "server"
@@ -168,7 +176,7 @@ class Simulation:
         self._init_data = []    # ("link", ch, link, type name, data) / ("joints", ch, type, q)
         self._pairs = []        # dicts of registerCollisionCheckPair's arguments
         self._loops = []        # dicts of registerExtraJoint's arguments
-        self._joint_options = None  # (joint limits, rotor inertia) for the scheduler
+        self._joint_options = (bool(joint_limits), bool(rotor_inertia), bool(sleep))
         self._controllers = []  # (name, character, period)
         self._log = None        # (period, sensors) for the scheduler
         self._viewer = (None, 30.0)  # (OnlineViewer or None, frames per simulated second)
@@ -355,15 +363,19 @@ class Simulation:
                                 pos1=[float(x) for x in pos1], pos2=[float(x) for x in pos2],
                                 type=kinds[type], axis=[float(x) for x in axis]))
 
-    def set_joint_options(self, joint_limits=True, rotor_inertia=False):
-        """(Scheduler mode) joint stops at llimit/ulimit and rotor inertia, beyond OpenHRP 3.1
-        (both off unless set here; hrpsim project files turn joint limits on)."""
+    def set_joint_options(self, joint_limits=True, rotor_inertia=False, sleep=None):
+        """Options beyond OpenHRP 3.1 on any back end (see the class comment): joint stops at
+        the model's limits, rotor inertia and (unless None: unchanged) sleeping."""
         self._configurable("set_joint_options")
-        if "joint_options" not in self._backend.features:
-            raise RuntimeError("joint limits and rotor inertia are options of the scheduler "
-                               "(OpenHRP's DynamicsSimulator interface has none): make the "
-                               "Simulation with scheduler=True")
-        self._joint_options = (bool(joint_limits), bool(rotor_inertia))
+        if sleep is None:
+            sleep = self._joint_options[2]
+        self._joint_options = (bool(joint_limits), bool(rotor_inertia), bool(sleep))
+
+    def sleeping(self, character):
+        """True if ``character`` is asleep (sleeping on, at rest, not stepped)."""
+        self._model(character)
+        self._build()
+        return bool(self._backend.sleeping(character))
 
     def extra_joint_force(self, character, name):
         """The last step's force [N] on link2 and moment [N m] about its attachment point,
@@ -676,6 +688,9 @@ class _CorbaBackend:
         from . import OpenHRP
         return OpenHRP.DynamicsSimulator
 
+    def sleeping(self, character):
+        return self._ds.sleeping(character)
+
     def _type(self, name):
         """A LinkDataType from its name ("JOINT_VALUE", ...) or the enum value itself."""
         return getattr(self._DS(), name) if isinstance(name, str) else name
@@ -757,6 +772,16 @@ class _CorbaBackend:
                 pass
 
 
+def _hrpsim_dynamics(ref):
+    """``ref`` (an OpenHRP.DynamicsSimulator of hrpsim's) narrowed to hrpsim.DynamicsSimulator,
+    whose extra operations carry hrpsim's options."""
+    from ._idl import hrpsim as H
+    narrowed = ref._narrow(H.DynamicsSimulator)
+    if narrowed is None:
+        raise RuntimeError("this DynamicsSimulator is not hrpsim's (no setWorldOptions)")
+    return narrowed
+
+
 class _ServerBackend(_CorbaBackend):
     """Client-driven: our own DynamicsSimulator from a DynamicsSimulatorFactory, stepped with
     stepSimulation."""
@@ -836,7 +861,7 @@ class _ServerBackend(_CorbaBackend):
         from . import OpenHRP
         sim, DS = self.sim, self._DS()
         factory = sim.client.resolve(sim.factory_name, OpenHRP.DynamicsSimulatorFactory)
-        ds = explained(factory.create())
+        ds = explained(_hrpsim_dynamics(factory.create()))
         try:
             for m in sim._models.values():
                 ds.registerCharacter(m.name, m.body)
@@ -861,6 +886,7 @@ class _ServerBackend(_CorbaBackend):
                 ds.registerExtraJoint(lp["char1"], lp["link1"], lp["char2"], lp["link2"],
                                       lp["pos1"], lp["pos2"], getattr(OpenHRP, lp["type"]),
                                       lp["axis"], lp["name"])
+            ds.setWorldOptions(*sim._joint_options)
             ds.initSimulation()
             self._one = None
             self._pending, self._state = [], None
@@ -995,8 +1021,7 @@ class _SchedulerBackend(_CorbaBackend):
             s.addExtraJoint(H.ExtraJointSpec(lp["name"], lp["char1"], lp["link1"], lp["char2"],
                                              lp["link2"], lp["pos1"], lp["pos2"],
                                              getattr(OpenHRP, lp["type"]), lp["axis"]))
-        if sim._joint_options is not None:
-            s.setJointOptions(H.JointOptions(*sim._joint_options))
+        s.setJointOptions(H.JointOptions(*sim._joint_options))
         for name, character, period in sim._controllers:
             s.addController(H.ControllerSpec(name, character, period))
         if sim._log is not None:
@@ -1009,7 +1034,7 @@ class _SchedulerBackend(_CorbaBackend):
             s.setSensorNoise(H.SensorNoise(seed, limits, [H.SensorNoiseSpec(t, std, bias)
                                                           for t, (std, bias) in specs.items()]))
         s.startPaused()
-        self._ds = explained(s.dynamics())
+        self._ds = explained(_hrpsim_dynamics(s.dynamics()))
 
     def step(self, n, before):
         sim = self.sim

@@ -137,7 +137,9 @@ def run_sweep(mus, duration=1.0, workers=None, naming=None, model_dir=None):
     with tempfile.TemporaryDirectory(prefix="hrpsim-slope-") as tmp:
         box = write_box(model_dir or tmp)
         func = functools.partial(slide, box_url=str(box), duration=duration)
-        return hrpsim.sweep(func, mus, workers=workers, naming=naming)
+        # sleeping off: a box starting from rest near its friction angle stays under the sleep
+        # thresholds (0.02 m/s) for more than 0.2 s and would fall asleep instead of sliding
+        return hrpsim.sweep(func, mus, workers=workers, naming=naming, sleep=False)
 
 
 def plot(mus, distances, duration, out):

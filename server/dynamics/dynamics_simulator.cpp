@@ -203,6 +203,22 @@ void DynamicsSimulatorServant::setGVector(const OpenHRP::DblSequence3 &wdata) {
   check(hs_setGravity(sim_.get(), g, &err), op, err);
 }
 
+void DynamicsSimulatorServant::setWorldOptions(CORBA::Boolean jointLimits,
+                                               CORBA::Boolean rotorInertia, CORBA::Boolean sleep) {
+  const char *op = "setWorldOptions";
+  hsError err = {};
+  check(hs_setJointOptions(sim_.get(), jointLimits, rotorInertia, &err), op, err);
+  check(hs_setSleep(sim_.get(), sleep, &err), op, err);
+}
+
+CORBA::Boolean DynamicsSimulatorServant::sleeping(const char *characterName) {
+  const char *op = "sleeping";
+  hsError err = {};
+  int ch = hs_character(sim_.get(), characterName, &err);
+  check(ch, op, err);
+  return hs_sleeping(sim_.get(), ch) != 0;
+}
+
 void DynamicsSimulatorServant::getGVector(OpenHRP::DblSequence3_out wdata) {
   double g[3];
   hs_gravity(sim_.get(), g);

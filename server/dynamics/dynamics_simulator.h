@@ -79,6 +79,11 @@ class DynamicsSimulatorServant : public POA_hrpsim::DynamicsSimulator, public Di
   void getGVector(OpenHRP::DblSequence3_out wdata) override;
   void setCharacterAllJointModes(const char *characterName,
                                  OpenHRP::DynamicsSimulator::JointDriveMode jointMode) override;
+
+  // hrpsim::DynamicsSimulator's options (idl/Diagnostics.idl)
+  void setWorldOptions(CORBA::Boolean jointLimits, CORBA::Boolean rotorInertia,
+                       CORBA::Boolean sleep) override;
+  CORBA::Boolean sleeping(const char *characterName) override;
   CORBA::Boolean calcCharacterInverseKinematics(const char *characterName, const char *baseLink,
                                                 const char *targetLink,
                                                 const OpenHRP::LinkPosition &target) override;

@@ -444,6 +444,7 @@ void SchedulerServant::setJointOptions(const hrpsim::JointOptions &options) {
   hsError err = {};
   refuseOn(op, hs_setJointOptions(sim_.get(), options.jointLimits, options.rotorInertia, &err),
            err);
+  refuseOn(op, hs_setSleep(sim_.get(), options.sleep, &err), err);
 }
 
 void SchedulerServant::addController(const hrpsim::ControllerSpec &controller) {

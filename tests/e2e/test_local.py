@@ -17,7 +17,8 @@ core inside the Python process, against the server back end.
 - sweeps: local workers, the serial runs and the server runs give the same bits;
 - `hrpsim run --local` ticks a Python controller (the sample PD) in process and refuses a
   controller that is an external command (it needs the servers);
-- samples/scripts/local_humanoid.py runs and writes its PNG.
+- samples/scripts/local_humanoid.py runs and writes its PNG;
+- the Python time-step bounds (hrpsim.limits) are the core's.
 """
 
 import math
@@ -179,8 +180,16 @@ def arm_commands(sim):
     return out
 
 
+def box_pile(sim):
+    """Sleeping on (Simulation's default): a column of boxes falls asleep, a dropped box wakes
+    it (tests/e2e/test_options.py asserts that; here both back ends must agree on every bit)."""
+    from test_options import pile
+    pile(sim, PENDULUM["bob"])
+    return snapshots(sim, 1600, 100) + [[sim.sleeping(n) for n in ("b0", "b1", "b2", "drop")]]
+
+
 SCENES = {f.__name__: f for f in (humanoid_high_gain, humanoid_torque_pd, closed_loops,
-                                   crawler, arm_commands)}
+                                   crawler, arm_commands, box_pile)}
 
 
 @pytest.fixture(scope="module")
@@ -201,8 +210,8 @@ def test_local_backend_is_bit_identical_to_the_servers(client, pendulum, scene):
     assert len(got) == len(expected)
     assert_same(got, expected, scene)
     # and the run moved: a test of two frozen worlds would prove nothing
-    first, last = expected[0], expected[-2] if scene in ("closed_loops", "arm_commands") \
-        else expected[-1]
+    tail = scene in ("closed_loops", "arm_commands", "box_pile")   # a last non-snapshot record
+    first, last = expected[0], expected[-2] if tail else expected[-1]
     assert any(not np.array_equal(first[k]["p"], last[k]["p"])
                for k in first if k != "time")
 
@@ -380,3 +389,14 @@ def test_cameras_render_what_the_view_server_renders(client, pendulum):
             a, b = getattr(got[name], what), getattr(expected[name], what)
             assert (a is None) == (b is None), (name, what)
             assert a is None or (a.dtype == b.dtype and np.array_equal(a, b)), (name, what)
+
+
+def test_time_step_bounds_match_core():
+    """hrpsim.limits is the one Python copy of the core's bounds: it must equal the core's."""
+    from hrpsim import limits, project, simulation
+    from hrpsim.local import core_module
+    lib = core_module().lib
+    assert (limits.MIN_TIME_STEP, limits.MAX_TIME_STEP) == (lib.hs_minTimeStep(),
+                                                            lib.hs_maxTimeStep())
+    assert project.MIN_TIME_STEP is limits.MIN_TIME_STEP   # imported, not written again
+    assert simulation.MAX_TIME_STEP is limits.MAX_TIME_STEP

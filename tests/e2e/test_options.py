@@ -1,0 +1,215 @@
+"""End-to-end tests of hrpsim's options beyond OpenHRP 3.1 through every door of
+hrpsim.Simulation (local, client-driven server, scheduler) and OpenHRP's plain interface.
+
+- sleeping, on by default in Simulation: a column of three boxes on the floor falls asleep
+  (sleeping() true, its poses frozen to the bit) while a fourth box falls from 7 m; the dropped
+  box wakes the pile (sleeping() false, the top box moves) - on the local, the scheduler and
+  the server back end;
+- sleep=False: nothing ever sleeps;
+- an OpenHRP-style client (OpenHRP.DynamicsSimulator from the factory, plain stubs, no hrpsim
+  call) runs the same pile exactly as Simulation(sleep=False) does on the local back end, bit
+  for bit, and not as with sleeping on;
+- joint_limits on a torque-driven arm stops a joint at its ulimit on every back end (off: it
+  passes it); on the wheeled URDF (continuous wheels: no position limit, velocity limit
+  10 rad/s) the switch changes no bit: hrpsim enforces position limits only;
+- hrpsim project files: sleep on by default, the sleep attribute turns it off, GrxUI off.
+"""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hrpsim
+from hrpsim import project as P
+from hrpsim.models import OPENHRP_PROTOS
+
+REPO = Path(__file__).resolve().parents[2]
+MODELS = REPO / "samples" / "models"
+FLOOR = MODELS / "floor" / "floor.wrl"
+ARM6 = MODELS / "arm6" / "arm6.wrl"
+WHEELED = MODELS / "urdf" / "wheeled" / "wheeled.urdf"
+
+BOX_WRL = "#VRML V2.0 utf8\n" + OPENHRP_PROTOS + """
+DEF BOX Humanoid { name "box" humanoidBody [
+  DEF BOX_LINK Joint { jointType "free" children [
+    Segment { mass 1.5 momentsOfInertia [0.0025 0 0 0 0.0025 0 0 0 0.0025]
+      children Shape { geometry Box { size 0.1 0.1 0.1 } } } ] } ]
+  joints [ USE BOX_LINK ] }
+"""
+
+PILE = ("b0", "b1", "b2")
+DROP_HEIGHT = 7.0   # lands at about sqrt(2 * 6.6 / 9.8) = 1.16 s
+REST_T = 1.0        # the pile is asleep by then (settles in ~0.2 s, then 0.2 s at rest)
+
+
+def pile(sim, box_url):
+    """The floor, a column of three 0.1 m boxes on it and a fourth box above them."""
+    sim.add_model("floor", FLOOR)
+    for k, name in enumerate(PILE + ("drop",)):
+        sim.add_model(name, box_url)
+        z = DROP_HEIGHT if name == "drop" else 0.05 + 0.101 * k
+        sim.set_root_pose(name, (0.0, 0.0, z))
+    names = ["floor"] + list(PILE) + ["drop"]
+    for i, a in enumerate(names):
+        for b in names[i + 1:]:
+            sim.add_collision_pair(a, b, friction=0.5)
+
+
+@pytest.fixture(scope="module")
+def box(tmp_path_factory):
+    path = tmp_path_factory.mktemp("options") / "box.wrl"
+    path.write_text(BOX_WRL)
+    return path
+
+
+@pytest.fixture(scope="module")
+def client(servers):
+    for name in ("DynamicsSimulatorFactory", "Scheduler"):
+        if not servers.has(name):
+            pytest.fail("%s was not started" % name, pytrace=False)
+    return servers.client
+
+
+def make(backend, client, **kw):
+    if backend == "local":
+        return hrpsim.Simulation(backend="local", dt=0.001, **kw)
+    return hrpsim.Simulation(client, backend=backend, dt=0.001, **kw)
+
+
+@pytest.mark.parametrize("backend", ["local", "scheduler", "server"])
+def test_a_pile_falls_asleep_by_default_and_a_dropped_box_wakes_it(backend, client, box):
+    with make(backend, client) as sim:
+        pile(sim, box)
+        sim.run(REST_T)
+        assert all(sim.sleeping(n) for n in PILE)
+        assert not sim.sleeping("drop")                      # still falling
+        before = [sim.link_poses(n)[0].copy() for n in PILE]
+        sim.step(100)
+        # asleep: not stepped, so not a bit moved
+        assert all(np.array_equal(sim.link_poses(n)[0], p) for n, p in zip(PILE, before))
+        woke = False
+        for _ in range(60):                                  # to 1.7 s: past the impact
+            sim.step(10)
+            woke = woke or not sim.sleeping("b2")
+        assert woke
+        assert not np.array_equal(sim.link_poses("b2")[0], before[2])
+
+
+@pytest.mark.parametrize("backend", ["local", "scheduler", "server"])
+def test_sleep_false_never_sleeps(backend, client, box):
+    with make(backend, client, sleep=False) as sim:
+        pile(sim, box)
+        for _ in range(10):
+            sim.step(100)
+            assert not any(sim.sleeping(n) for n in PILE)
+
+
+def openhrp_pile(client, box, steps):
+    """The pile through OpenHRP's interface alone (what an OpenHRP 3.1 client does)."""
+    from hrpsim import OpenHRP
+    DS = OpenHRP.DynamicsSimulator
+    factory = client.resolve("DynamicsSimulatorFactory", OpenHRP.DynamicsSimulatorFactory)
+    ds = factory.create()
+    try:
+        names = ["floor"] + list(PILE) + ["drop"]
+        ds.registerCharacter("floor", client.load_body(str(FLOOR), reload=False))
+        for n in names[1:]:
+            ds.registerCharacter(n, client.load_body(str(box), reload=False))
+        ds.init(0.001, DS.EULER, DS.ENABLE_SENSOR)
+        ds.setGVector([0.0, 0.0, 9.8])
+        for k, n in enumerate(names[1:]):
+            z = DROP_HEIGHT if n == "drop" else 0.05 + 0.101 * k
+            ds.setCharacterLinkData(n, "BOX_LINK", DS.ABS_TRANSFORM,
+                                    [0.0, 0.0, z, 1, 0, 0, 0, 1, 0, 0, 0, 1])
+        ds.calcWorldForwardKinematics()
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                ds.registerCollisionCheckPair(a, "", b, "", 0.5, 0.5, [], [], 0.01, 0.0)
+        ds.initSimulation()
+        for _ in range(steps):
+            ds.stepSimulation()
+        return [list(ds.getCharacterLinkData(n, "BOX_LINK", DS.ABS_TRANSFORM)) for n in PILE]
+    finally:
+        ds.destroy()
+
+
+def local_pile(box, steps, sleep):
+    with hrpsim.Simulation(backend="local", dt=0.001, sleep=sleep) as sim:
+        pile(sim, box)
+        sim.step(steps)
+        return [list(sim.link_data(n, "BOX_LINK", "ABS_TRANSFORM")) for n in PILE]
+
+
+def test_an_openhrp_client_sees_no_sleeping(client, box):
+    steps = int(REST_T / 0.001)
+    plain = openhrp_pile(client, box, steps)
+    assert plain == local_pile(box, steps, sleep=False)     # the same bits as sleeping off
+    assert plain != local_pile(box, steps, sleep=True)      # and sleeping would change them
+
+
+# ---------------------------------------------------------------------------------------------
+# joint limits
+# ---------------------------------------------------------------------------------------------
+
+def pushed_arm(sim):
+    """arm6 in torque mode, gravity off, a constant torque on J1: its angle after 1 s."""
+    sim.add_model("arm", ARM6)
+    sim.set_gravity((0.0, 0.0, 0.0))
+    n = len(sim.joint_names("arm"))
+
+    def push(s):
+        tau = np.zeros(n)
+        tau[0] = 20.0
+        s.set_joint_torques("arm", tau)
+    sim.step(1000, push)
+    return float(sim.q("arm")[0])
+
+
+@pytest.mark.parametrize("backend", ["local", "scheduler", "server"])
+def test_joint_limits_stop_a_torque_driven_joint(backend, client):
+    links = client.load_body(str(ARM6), reload=False).links
+    ulimit = float(next(lk for lk in links if lk.name == "J1").ulimit[0])
+    with make(backend, client) as sim:                       # off by default (OpenHRP's)
+        free = pushed_arm(sim)
+    with make(backend, client, joint_limits=True) as sim:
+        stopped = pushed_arm(sim)
+    assert free > ulimit + 0.1
+    assert stopped == pytest.approx(ulimit, abs=0.02)
+
+
+def driven_wheels(joint_limits):
+    """The wheeled base on the floor, 5 N m (its effort limit) on both wheels for 2 s."""
+    with hrpsim.Simulation(backend="local", dt=0.001, joint_limits=joint_limits) as sim:
+        sim.add_model("floor", FLOOR)
+        sim.add_model("base", WHEELED)
+        sim.set_root_pose("base", (0.0, 0.0, 0.1))
+        sim.add_collision_pair("floor", "base", friction=0.8)
+        sim.step(2000, lambda s: s.set_joint_torques("base", [5.0, 5.0]))
+        return sim.dq("base")
+
+
+def test_joint_limits_do_not_cap_the_wheeled_base_speed():
+    """Continuous wheels have no position limit; hrpsim enforces position limits only, so the
+    10 rad/s velocity limit of the URDF is not enforced: the switch changes no bit."""
+    off, on = driven_wheels(False), driven_wheels(True)
+    assert np.array_equal(off, on)
+    assert np.min(np.abs(off)) > 10.0
+
+
+# ---------------------------------------------------------------------------------------------
+# projects
+# ---------------------------------------------------------------------------------------------
+
+def project_xml(extra=""):
+    return ('<hrpsim-project version="1"><simulation timeStep="0.001" endTime="1"%s/>'
+            '<model name="floor" url="%s"/></hrpsim-project>' % (extra, FLOOR))
+
+
+def test_projects_sleep_on_by_default_off_by_attribute(tmp_path):
+    a, b = tmp_path / "a.xml", tmp_path / "b.xml"
+    a.write_text(project_xml())
+    b.write_text(project_xml(' sleep="false"'))
+    assert P.load_project(str(a)).sleep is True
+    assert P.load_project(str(b)).sleep is False
