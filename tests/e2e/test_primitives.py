@@ -21,6 +21,7 @@ import pytest
 
 import hrpsim
 from hrpsim import primitives
+from hrpsim.project import ProjectError, load_project
 from conftest import describe, run_cli
 from helpers import snapshot
 
@@ -197,7 +198,7 @@ def test_project_bad_primitive_is_an_error_at_its_line(tmp_path, element, messag
     proj = tmp_path / "bad.xml"
     proj.write_text('<hrpsim-project version="1">\n  <simulation endTime="0.1"/>\n  %s\n'
                     '</hrpsim-project>\n' % element)
-    with pytest.raises(hrpsim.project.ProjectError) as exc:
-        hrpsim.project.load_project(proj)
+    with pytest.raises(ProjectError) as exc:
+        load_project(proj)
     text = str(exc.value)
     assert "%s:3" % proj in text and message in text, text
