@@ -114,7 +114,8 @@ std::string ModelLoaderServant::pathOf(const char *operation, const char *url) c
 void ModelLoaderServant::failLoad(const char *operation, const std::string &path,
                                   const hsError &err) const {
   std::string full = describe(err);
-  if (options_.roots.empty()) {
+  // a primitive's message names only its URL and parameters: nothing of the file system
+  if (options_.roots.empty() || hsm_isPrimitiveUrl(path.c_str())) {
     fail(operation, full);
   }
   logRequestError(operation, full);

@@ -202,3 +202,17 @@ def test_project_bad_primitive_is_an_error_at_its_line(tmp_path, element, messag
         load_project(proj)
     text = str(exc.value)
     assert "%s:3" % proj in text and message in text, text
+
+
+def test_viewer_describes_a_primitive_with_its_mesh_and_colour(client):
+    """What the web viewer draws: the body description read through the ModelLoader has the
+    box's shape (kind, parameters, a mesh) and its colour."""
+    from hrpsim.viewer.server import describe_url
+    d = describe_url(client.model_loader(),
+                     primitives.url("box", size=(0.4, 0.3, 0.2), color=(0.6, 0.4, 0.2)))
+    (shape,) = d["shapes"]
+    assert shape["kind"] == "box" and shape["params"] == pytest.approx([0.4, 0.3, 0.2])
+    assert shape["vertices"] and shape["triangles"]
+    assert d["links"][0]["shapes"]
+    (mat,) = d["materials"]
+    assert mat["diffuseColor"] == pytest.approx([0.6, 0.4, 0.2], rel=1e-6)
