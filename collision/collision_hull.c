@@ -133,58 +133,35 @@ static int hull2(int *idx, int n, const double *uv, int *out) {
   return k > 1 ? k - 1 : k;  // the last point repeats the first
 }
 
-int hsc_makeHull(const hscMesh *m, hscHull **out, hsError *err) {
-  *out = NULL;
-  int n = m->nvert, nt = m->ntri;
-  // a closed mesh of at most HSC_HULL_MAX_VERT vertices has at most 2 of them - 4 triangles:
-  // larger meshes are not even welded
-  if (nt < 4 || n < 4 || nt > 2 * HSC_HULL_MAX_VERT - 4) {
-    return 0;
-  }
-  Scratch s = {0};
-  hscHull *h = NULL;
-  int nv = 0, rc = 0;
-  s.keys = hsu_malloc(sizeof *s.keys * (size_t)n);
-  s.weld = hsu_malloc(sizeof *s.weld * (size_t)n);
-  if (!s.keys || !s.weld) {
-    goto nomem;
-  }
-  // weld vertices with identical coordinates (hull vertex order: sorted by coordinates)
+// what a phase of hsc_makeHull found
+enum { hullNO = 0, hullOK = 1 };
+
+// weld vertices with identical coordinates (hull vertex order: sorted by coordinates): fills
+// s->weld (mesh vertex -> welded index); returns the number of welded vertices
+static int weldVertices(const hscMesh *m, Scratch *s) {
+  int n = m->nvert, nv = 0;
   for (int i = 0; i < n; i++) {
-    memcpy(s.keys[i].x, m->v + 3 * i, sizeof s.keys[i].x);
-    s.keys[i].i = i;
+    memcpy(s->keys[i].x, m->v + 3 * i, sizeof s->keys[i].x);
+    s->keys[i].i = i;
   }
-  qsort(s.keys, (size_t)n, sizeof *s.keys, keyCmp);
+  qsort(s->keys, (size_t)n, sizeof *s->keys, keyCmp);
   for (int i = 0; i < n; i++) {
     // equal as numbers (-0 welds with 0, which keyCmp sorts among its equals)
-    const double *x = s.keys[i].x, *y = i ? s.keys[i - 1].x : NULL;
+    const double *x = s->keys[i].x, *y = i ? s->keys[i - 1].x : NULL;
     if (i == 0 || x[0] != y[0] || x[1] != y[1] || x[2] != y[2]) {
       nv++;
     }
-    s.weld[s.keys[i].i] = nv - 1;
+    s->weld[s->keys[i].i] = nv - 1;
   }
-  // a closed mesh has at most 2 nv - 4 triangles
-  if (nv > HSC_HULL_MAX_VERT || nv < 4 || nt > 2 * nv - 4) {
-    goto notConvex;
-  }
-  h = hsu_calloc(1, sizeof *h);
-  s.dirTri = hsu_malloc(sizeof(int) * (size_t)nv * (size_t)nv);
-  s.triFace = hsu_malloc(sizeof(int) * (size_t)nt);
-  s.tn = hsu_malloc(sizeof(double) * 3 * (size_t)nt);
-  s.td = hsu_malloc(sizeof(double) * (size_t)nt);
-  s.mark = hsu_malloc(sizeof(int) * (size_t)nv);
-  s.uv = hsu_malloc(sizeof(double) * 2 * (size_t)nv);
-  s.idx = hsu_malloc(sizeof(int) * 4 * (size_t)nv + 4);
-  if (!h || !s.dirTri || !s.triFace || !s.tn || !s.td || !s.mark || !s.uv || !s.idx) {
-    goto nomem;
-  }
-  h->nv = nv;
-  h->v = hsu_malloc(sizeof(double) * 3 * (size_t)nv);
-  if (!h->v) {
-    goto nomem;
-  }
-  for (int i = 0; i < n; i++) {
-    memcpy(h->v + 3 * s.weld[i], m->v + 3 * i, 3 * sizeof(double));
+  return nv;
+}
+
+// the hull's vertices (h->v, h->nv given) and their centre h->c; *size is the diagonal of
+// their bounding box
+static void placeVertices(const hscMesh *m, const Scratch *s, hscHull *h, double *size) {
+  int nv = h->nv;
+  for (int i = 0; i < m->nvert; i++) {
+    memcpy(h->v + 3 * s->weld[i], m->v + 3 * i, 3 * sizeof(double));
   }
   double lo[3] = {DBL_MAX, DBL_MAX, DBL_MAX}, hi[3] = {-DBL_MAX, -DBL_MAX, -DBL_MAX};
   h->c[0] = h->c[1] = h->c[2] = 0;
@@ -198,58 +175,66 @@ int hsc_makeHull(const hscMesh *m, hscHull **out, hsError *err) {
   v3scale(h->c, 1.0 / nv, h->c);
   double ext[3];
   v3sub(ext, hi, lo);
-  double tol = 1e-12 * v3norm(ext);
-  if (!(tol > 0)) {
-    goto notConvex;
-  }
-  // closed and consistently oriented: each directed edge once, its reverse once
+  *size = v3norm(ext);
+}
+
+// closed and consistently oriented: each directed edge once, its reverse once (s->dirTri:
+// the triangle of each directed edge); s->tn, s->td: each triangle's unit normal and offset
+static int checkClosed(const hscMesh *m, Scratch *s, const hscHull *h) {
+  int nv = h->nv, nt = m->ntri;
   for (int i = 0; i < nv * nv; i++) {
-    s.dirTri[i] = -1;
+    s->dirTri[i] = -1;
   }
   for (int t = 0; t < nt; t++) {
     int w[3];
     for (int k = 0; k < 3; k++) {
-      w[k] = s.weld[m->tri[3 * t + k]];
+      w[k] = s->weld[m->tri[3 * t + k]];
     }
     if (w[0] == w[1] || w[1] == w[2] || w[2] == w[0]) {
-      goto notConvex;
+      return hullNO;
     }
     for (int k = 0; k < 3; k++) {
-      int *e = &s.dirTri[w[k] * nv + w[(k + 1) % 3]];
+      int *e = &s->dirTri[w[k] * nv + w[(k + 1) % 3]];
       if (*e >= 0) {
-        goto notConvex;
+        return hullNO;
       }
       *e = t;
     }
     const double *a = h->v + 3 * w[0], *b = h->v + 3 * w[1], *c = h->v + 3 * w[2];
-    double e1[3], e2[3], *nn = s.tn + 3 * t;
+    double e1[3], e2[3], *nn = s->tn + 3 * t;
     v3sub(e1, b, a);
     v3sub(e2, c, a);
     v3cross(nn, e1, e2);
     if (!(v3normalize(nn) > 0)) {
-      goto notConvex;
+      return hullNO;
     }
-    s.td[t] = v3dot(nn, a);
+    s->td[t] = v3dot(nn, a);
   }
   for (int a = 0; a < nv; a++) {
     for (int b = 0; b < nv; b++) {
-      if ((s.dirTri[a * nv + b] >= 0) != (s.dirTri[b * nv + a] >= 0)) {
-        goto notConvex;
+      if ((s->dirTri[a * nv + b] >= 0) != (s->dirTri[b * nv + a] >= 0)) {
+        return hullNO;
       }
     }
   }
-  // convex: every vertex on or behind every plane; and some volume
+  return hullOK;
+}
+
+// convex: every vertex on or behind every plane (within tol); and some volume, and not flat
+static int checkSolid(const hscMesh *m, const Scratch *s, const hscHull *h, double tol,
+                      double size) {
+  int nv = h->nv, nt = m->ntri;
   double vol = 0;
   for (int t = 0; t < nt; t++) {
-    const double *nn = s.tn + 3 * t;
+    const double *nn = s->tn + 3 * t;
     for (int i = 0; i < nv; i++) {
-      if (v3dot(nn, h->v + 3 * i) - s.td[t] > tol) {
-        goto notConvex;
+      if (v3dot(nn, h->v + 3 * i) - s->td[t] > tol) {
+        return hullNO;
       }
     }
-    const double *a = h->v + 3 * s.weld[m->tri[3 * t]];
-    const double *b = h->v + 3 * s.weld[m->tri[3 * t + 1]];
-    const double *c = h->v + 3 * s.weld[m->tri[3 * t + 2]];
+    const double *a = h->v + 3 * s->weld[m->tri[3 * t]];
+    const double *b = h->v + 3 * s->weld[m->tri[3 * t + 1]];
+    const double *c = h->v + 3 * s->weld[m->tri[3 * t + 2]];
     double x[3], ac[3], bc[3], ca[3];
     v3sub(ac, a, h->c);
     v3sub(bc, b, h->c);
@@ -261,46 +246,41 @@ int hsc_makeHull(const hscMesh *m, hscHull **out, hsError *err) {
   // rounding noise of either sign; a solid has vertices well behind its first face's plane
   double behind = 0;
   for (int i = 0; i < nv; i++) {
-    behind = fmax(behind, s.td[0] - v3dot(s.tn, h->v + 3 * i));
+    behind = fmax(behind, s->td[0] - v3dot(s->tn, h->v + 3 * i));
   }
-  if (!(vol > 0) || !(behind > 1e-9 * v3norm(ext))) {
-    goto notConvex;
-  }
-  // faces: triangles with the same outward normal (a convex solid has one plane per normal)
-  h->fn = hsu_malloc(sizeof(double) * 4 * (size_t)nt);
-  h->fadr = hsu_malloc(sizeof(int) * ((size_t)nt + 1));
-  h->fv = hsu_malloc(sizeof(int) * 3 * (size_t)nt);
-  h->ev = hsu_malloc(sizeof(int) * 3 * (size_t)nt);
-  h->ax = hsu_malloc(sizeof(double) * 3 * 2 * (HSC_HULL_MAX_AXES + 1));
-  if (!h->fn || !h->fadr || !h->fv || !h->ev || !h->ax) {
-    goto nomem;
-  }
+  return vol > 0 && behind > 1e-9 * size ? hullOK : hullNO;
+}
+
+// faces: triangles with the same outward normal (a convex solid has one plane per normal),
+// each a polygon of at most HSC_HULL_MAX_FACE vertices (h->fn, h->fadr, h->fv allocated)
+static int makeFaces(const hscMesh *m, Scratch *s, hscHull *h) {
+  int nv = h->nv, nt = m->ntri;
   for (int t = 0; t < nt; t++) {
-    s.triFace[t] = -1;
+    s->triFace[t] = -1;
   }
   for (int i = 0; i < nv; i++) {
-    s.mark[i] = -1;
+    s->mark[i] = -1;
   }
   h->nf = 0;
   int nfv = 0;
   for (int t = 0; t < nt; t++) {
-    if (s.triFace[t] >= 0) {
+    if (s->triFace[t] >= 0) {
       continue;
     }
     int f = h->nf++;
-    const double *nn = s.tn + 3 * t;
+    const double *nn = s->tn + 3 * t;
     double *fn = h->fn + 4 * f;
     v3copy(fn, nn);
-    fn[3] = s.td[t];
+    fn[3] = s->td[t];
     int cnt = 0;
     for (int u = t; u < nt; u++) {
-      if (s.triFace[u] < 0 && v3dot(s.tn + 3 * u, nn) > 1 - 1e-10) {
-        s.triFace[u] = f;
+      if (s->triFace[u] < 0 && v3dot(s->tn + 3 * u, nn) > 1 - 1e-10) {
+        s->triFace[u] = f;
         for (int k = 0; k < 3; k++) {
-          int w = s.weld[m->tri[3 * u + k]];
-          if (s.mark[w] != f) {
-            s.mark[w] = f;
-            s.idx[cnt++] = w;
+          int w = s->weld[m->tri[3 * u + k]];
+          if (s->mark[w] != f) {
+            s->mark[w] = f;
+            s->idx[cnt++] = w;
           }
         }
       }
@@ -309,26 +289,32 @@ int hsc_makeHull(const hscMesh *m, hscHull **out, hsError *err) {
     double t1[3], t2[3];
     hsc_basis(nn, t1, t2);
     for (int i = 0; i < cnt; i++) {
-      const double *x = h->v + 3 * s.idx[i];
-      s.uv[2 * s.idx[i]] = v3dot(x, t1);
-      s.uv[2 * s.idx[i] + 1] = v3dot(x, t2);
+      const double *x = h->v + 3 * s->idx[i];
+      s->uv[2 * s->idx[i]] = v3dot(x, t1);
+      s->uv[2 * s->idx[i] + 1] = v3dot(x, t2);
     }
-    int *poly = s.idx + nv;
-    int k = hull2(s.idx, cnt, s.uv, poly);
+    int *poly = s->idx + nv;
+    int k = hull2(s->idx, cnt, s->uv, poly);
     if (k < 3 || k > HSC_HULL_MAX_FACE) {
-      goto notConvex;
+      return hullNO;
     }
     h->fadr[f] = nfv;
     memcpy(h->fv + nfv, poly, sizeof(int) * (size_t)k);
     nfv += k;
   }
   h->fadr[h->nf] = nfv;
-  // edges between different faces, and the axes
+  return hullOK;
+}
+
+// edges between different faces (h->ev), and the separating axes: face normals, then edge
+// directions, at most HSC_HULL_MAX_AXES in all
+static int makeEdgesAndAxes(const Scratch *s, hscHull *h) {
+  int nv = h->nv;
   h->ne = 0;
   for (int a = 0; a < nv; a++) {
     for (int b = a + 1; b < nv; b++) {
-      int t = s.dirTri[a * nv + b];
-      if (t >= 0 && s.triFace[t] != s.triFace[s.dirTri[b * nv + a]]) {
+      int t = s->dirTri[a * nv + b];
+      if (t >= 0 && s->triFace[t] != s->triFace[s->dirTri[b * nv + a]]) {
         h->ev[2 * h->ne] = a;
         h->ev[2 * h->ne + 1] = b;
         h->ne++;
@@ -349,9 +335,66 @@ int hsc_makeHull(const hscMesh *m, hscHull **out, hsError *err) {
     ne = addAxis(eax, ne, HSC_HULL_MAX_AXES - nax, u);
   }
   if (nax + ne > HSC_HULL_MAX_AXES) {
-    goto notConvex;
+    return hullNO;
   }
   h->neax = ne;
+  return hullOK;
+}
+
+int hsc_makeHull(const hscMesh *m, hscHull **out, hsError *err) {
+  *out = NULL;
+  int n = m->nvert, nt = m->ntri;
+  // a closed mesh of at most HSC_HULL_MAX_VERT vertices has at most 2 of them - 4 triangles:
+  // larger meshes are not even welded
+  if (nt < 4 || n < 4 || nt > 2 * HSC_HULL_MAX_VERT - 4) {
+    return 0;
+  }
+  Scratch s = {0};
+  hscHull *h = NULL;
+  int rc = 0;
+  s.keys = hsu_malloc(sizeof *s.keys * (size_t)n);
+  s.weld = hsu_malloc(sizeof *s.weld * (size_t)n);
+  if (!s.keys || !s.weld) {
+    goto nomem;
+  }
+  int nv = weldVertices(m, &s);
+  // a closed mesh has at most 2 nv - 4 triangles
+  if (nv > HSC_HULL_MAX_VERT || nv < 4 || nt > 2 * nv - 4) {
+    goto notConvex;
+  }
+  h = hsu_calloc(1, sizeof *h);
+  s.dirTri = hsu_malloc(sizeof(int) * (size_t)nv * (size_t)nv);
+  s.triFace = hsu_malloc(sizeof(int) * (size_t)nt);
+  s.tn = hsu_malloc(sizeof(double) * 3 * (size_t)nt);
+  s.td = hsu_malloc(sizeof(double) * (size_t)nt);
+  s.mark = hsu_malloc(sizeof(int) * (size_t)nv);
+  s.uv = hsu_malloc(sizeof(double) * 2 * (size_t)nv);
+  s.idx = hsu_malloc(sizeof(int) * 4 * (size_t)nv + 4);
+  if (!h || !s.dirTri || !s.triFace || !s.tn || !s.td || !s.mark || !s.uv || !s.idx) {
+    goto nomem;
+  }
+  h->nv = nv;
+  h->v = hsu_malloc(sizeof(double) * 3 * (size_t)nv);
+  if (!h->v) {
+    goto nomem;
+  }
+  double size;
+  placeVertices(m, &s, h, &size);
+  double tol = 1e-12 * size;
+  if (!(tol > 0) || checkClosed(m, &s, h) != hullOK || checkSolid(m, &s, h, tol, size) != hullOK) {
+    goto notConvex;
+  }
+  h->fn = hsu_malloc(sizeof(double) * 4 * (size_t)nt);
+  h->fadr = hsu_malloc(sizeof(int) * ((size_t)nt + 1));
+  h->fv = hsu_malloc(sizeof(int) * 3 * (size_t)nt);
+  h->ev = hsu_malloc(sizeof(int) * 3 * (size_t)nt);
+  h->ax = hsu_malloc(sizeof(double) * 3 * 2 * (HSC_HULL_MAX_AXES + 1));
+  if (!h->fn || !h->fadr || !h->fv || !h->ev || !h->ax) {
+    goto nomem;
+  }
+  if (makeFaces(m, &s, h) != hullOK || makeEdgesAndAxes(&s, h) != hullOK) {
+    goto notConvex;
+  }
   *out = h;
   freeScratch(&s);
   return 0;

@@ -49,212 +49,236 @@ static double kCos(void) {
   return sqrt(1 - FEATURE_SIN * FEATURE_SIN);
 }
 
+// a segment: its side (both ends) when nearly perpendicular to d, else the end towards d
+static void segFeature(const hscConvex *c, const double d[3], Feature *f) {
+  double e[3];
+  v3sub(e, c->v[1], c->v[0]);
+  double len = v3norm(e);
+  if (len > 0 && fabs(v3dot(e, d)) < FEATURE_SIN * len) {
+    f->n = 2;
+    v3mad(f->p[0], c->v[0], c->radius, d);
+    v3mad(f->p[1], c->v[1], c->radius, d);
+  } else {
+    f->n = 1;
+    v3mad(f->p[0], v3dot(e, d) > 0 ? c->v[1] : c->v[0], c->radius, d);
+  }
+}
+
+// a triangle: the whole triangle when it faces d, else the vertex furthest along d, or the edge
+// from it nearly perpendicular to d
+static void triFeature(const hscConvex *c, const double d[3], Feature *f) {
+  const double kc = kCos();
+  double e1[3], e2[3], nt[3];
+  v3sub(e1, c->v[1], c->v[0]);
+  v3sub(e2, c->v[2], c->v[0]);
+  v3cross(nt, e1, e2);
+  if (v3normalize(nt) > 0 && fabs(v3dot(nt, d)) >= kc) {
+    double s = v3dot(nt, d) > 0 ? 1 : -1;
+    f->n = 3;
+    for (int i = 0; i < 3; i++) {
+      v3copy(f->p[i], c->v[s > 0 ? i : 2 - i]);
+    }
+    v3scale(f->nrm, s, nt);
+    return;
+  }
+  int best = 0;
+  for (int i = 1; i < 3; i++) {
+    if (v3dot(c->v[i], d) > v3dot(c->v[best], d)) {
+      best = i;
+    }
+  }
+  v3copy(f->p[0], c->v[best]);
+  f->n = 1;
+  for (int k = 1; k < 3; k++) {
+    const double *u = c->v[(best + k) % 3];
+    double e[3];
+    v3sub(e, u, c->v[best]);
+    if (fabs(v3dot(e, d)) < FEATURE_SIN * v3norm(e)) {
+      v3copy(f->p[1], u);
+      f->n = 2;
+      return;
+    }
+  }
+}
+
+// a box: the face facing d, else an edge along an axis nearly perpendicular to d, else a corner
+static void boxFeature(const hscConvex *c, const double d[3], Feature *f) {
+  const double kc = kCos();
+  double l[3], h[3] = {0.5 * c->size[0], 0.5 * c->size[1], 0.5 * c->size[2]};
+  m3tmulv(l, c->R, d);
+  int k = 0;
+  for (int j = 1; j < 3; j++) {
+    if (fabs(l[j]) > fabs(l[k])) {
+      k = j;
+    }
+  }
+  double sg[3];
+  for (int j = 0; j < 3; j++) {
+    sg[j] = l[j] >= 0 ? 1 : -1;
+  }
+  if (fabs(l[k]) >= kc) {
+    // a face: its four corners counter-clockwise around the outward normal
+    int u = (k + 1) % 3, v = (k + 2) % 3;
+    static const double cu[4] = {1, -1, -1, 1}, cv[4] = {1, 1, -1, -1};
+    for (int i = 0; i < 4; i++) {
+      double q[3];
+      q[k] = sg[k] * h[k];
+      q[u] = cu[i] * h[u];
+      q[v] = sg[k] * cv[i] * h[v];
+      m3mulv(f->p[i], c->R, q);
+      v3add(f->p[i], f->p[i], c->p);
+    }
+    f->n = 4;
+    double ax[3];
+    m3col(ax, c->R, k);
+    v3scale(f->nrm, sg[k], ax);
+    return;
+  }
+  // an edge along an axis nearly perpendicular to d, else a corner
+  int edge = -1;
+  for (int j = 0; j < 3; j++) {
+    if (fabs(l[j]) < FEATURE_SIN) {
+      edge = j;
+    }
+  }
+  double q[3] = {sg[0] * h[0], sg[1] * h[1], sg[2] * h[2]};
+  m3mulv(f->p[0], c->R, q);
+  v3add(f->p[0], f->p[0], c->p);
+  f->n = 1;
+  if (edge >= 0) {
+    q[edge] = -q[edge];
+    m3mulv(f->p[1], c->R, q);
+    v3add(f->p[1], f->p[1], c->p);
+    f->n = 2;
+  }
+}
+
+// a cylinder or cone: a flat end facing d, else the side's straight line facing d, else the
+// support point
+static void roundFeature(const hscConvex *c, const double d[3], int capPoints, Feature *f) {
+  const double kc = kCos();
+  int cone = c->kind == hsGEOM_CONE;
+  double a[3], r = c->size[0], h = 0.5 * c->size[1];
+  m3col(a, c->R, 2);
+  double ca = v3dot(a, d);
+  // a flat end facing d: a regular polygon on its rim (a cone has only its base)
+  if ((!cone && fabs(ca) >= kc) || (cone && ca <= -kc)) {
+    double s = ca > 0 ? 1 : -1;
+    int np = capPoints < 3 ? 3 : (capPoints > MAX_FEATURE ? MAX_FEATURE : capPoints);
+    for (int i = 0; i < np; i++) {
+      double ang = 2 * HS_PI * i / np * s;
+      double q[3] = {r * cos(ang), r * sin(ang), s * h};
+      m3mulv(f->p[i], c->R, q);
+      v3add(f->p[i], f->p[i], c->p);
+    }
+    f->n = np;
+    v3scale(f->nrm, s, a);
+    return;
+  }
+  double u[3];
+  v3mad(u, d, -ca, a);
+  if (v3normalize(u) > 0) {
+    // the straight line of the side facing d
+    double sideCos;
+    if (cone) {
+      double sn[3];
+      v3scale(sn, h * 2, u);
+      v3mad(sn, sn, r, a);
+      v3normalize(sn);
+      sideCos = v3dot(sn, d);
+    } else {
+      sideCos = sqrt(fmax(0, 1 - ca * ca));
+    }
+    if (sideCos >= kc) {
+      double top[3], bottom[3];
+      v3mad(bottom, c->p, -h, a);
+      v3mad(bottom, bottom, r, u);
+      if (cone) {
+        v3mad(top, c->p, h, a);
+      } else {
+        v3mad(top, c->p, h, a);
+        v3mad(top, top, r, u);
+      }
+      v3copy(f->p[0], bottom);
+      v3copy(f->p[1], top);
+      f->n = 2;
+      return;
+    }
+  }
+  hsc_support(c, d, f->p[0]);
+  f->n = 1;
+}
+
+// a convex hull: the face most aligned with d, else an edge from the support vertex nearly
+// perpendicular to d, else that vertex
+static void hullFeature(const hscConvex *c, const double d[3], Feature *f) {
+  const double kc = kCos();
+  const hscHull *h = c->hull;
+  double l[3], q[3];
+  m3tmulv(l, c->R, d);
+  int bf = 0;
+  double bd = -INFINITY;
+  for (int i = 0; i < h->nf; i++) {
+    double x = v3dot(h->fn + 4 * i, l);
+    if (x > bd) {
+      bd = x;
+      bf = i;
+    }
+  }
+  if (bd >= kc) {
+    f->n = 0;
+    for (int i = h->fadr[bf]; i < h->fadr[bf + 1]; i++) {
+      m3mulv(q, c->R, h->v + 3 * h->fv[i]);
+      v3add(f->p[f->n++], q, c->p);
+    }
+    m3mulv(f->nrm, c->R, h->fn + 4 * bf);
+    return;
+  }
+  int sv = hsc_hullSupportIndex(h, l);
+  m3mulv(q, c->R, h->v + 3 * sv);
+  v3add(f->p[0], q, c->p);
+  f->n = 1;
+  for (int i = 0; i < h->ne; i++) {
+    int a = h->ev[2 * i], b = h->ev[2 * i + 1];
+    if (a != sv && b != sv) {
+      continue;
+    }
+    int o = a == sv ? b : a;
+    double e[3];
+    v3sub(e, h->v + 3 * o, h->v + 3 * sv);
+    if (fabs(v3dot(e, l)) < FEATURE_SIN * v3norm(e)) {
+      m3mulv(q, c->R, h->v + 3 * o);
+      v3add(f->p[1], q, c->p);
+      f->n = 2;
+      return;
+    }
+  }
+}
+
 // the feature of c that faces direction d (unit, towards the other shape)
 static void feature(const hscConvex *c, const double d[3], int capPoints, Feature *f) {
-  const double kc = kCos();
   f->n = 0;
   switch (c->kind) {
     case HSC_POINT:
       f->n = 1;
       v3mad(f->p[0], c->v[0], c->radius, d);
       return;
-    case HSC_SEG: {
-      double e[3];
-      v3sub(e, c->v[1], c->v[0]);
-      double len = v3norm(e);
-      if (len > 0 && fabs(v3dot(e, d)) < FEATURE_SIN * len) {
-        f->n = 2;
-        v3mad(f->p[0], c->v[0], c->radius, d);
-        v3mad(f->p[1], c->v[1], c->radius, d);
-      } else {
-        f->n = 1;
-        v3mad(f->p[0], v3dot(e, d) > 0 ? c->v[1] : c->v[0], c->radius, d);
-      }
+    case HSC_SEG:
+      segFeature(c, d, f);
       return;
-    }
-    case HSC_TRI: {
-      double e1[3], e2[3], nt[3];
-      v3sub(e1, c->v[1], c->v[0]);
-      v3sub(e2, c->v[2], c->v[0]);
-      v3cross(nt, e1, e2);
-      if (v3normalize(nt) > 0 && fabs(v3dot(nt, d)) >= kc) {
-        double s = v3dot(nt, d) > 0 ? 1 : -1;
-        f->n = 3;
-        for (int i = 0; i < 3; i++) {
-          v3copy(f->p[i], c->v[s > 0 ? i : 2 - i]);
-        }
-        v3scale(f->nrm, s, nt);
-        return;
-      }
-      int best = 0;
-      for (int i = 1; i < 3; i++) {
-        if (v3dot(c->v[i], d) > v3dot(c->v[best], d)) {
-          best = i;
-        }
-      }
-      v3copy(f->p[0], c->v[best]);
-      f->n = 1;
-      for (int k = 1; k < 3; k++) {
-        const double *u = c->v[(best + k) % 3];
-        double e[3];
-        v3sub(e, u, c->v[best]);
-        if (fabs(v3dot(e, d)) < FEATURE_SIN * v3norm(e)) {
-          v3copy(f->p[1], u);
-          f->n = 2;
-          return;
-        }
-      }
+    case HSC_TRI:
+      triFeature(c, d, f);
       return;
-    }
-    case hsGEOM_BOX: {
-      double l[3], h[3] = {0.5 * c->size[0], 0.5 * c->size[1], 0.5 * c->size[2]};
-      m3tmulv(l, c->R, d);
-      int k = 0;
-      for (int j = 1; j < 3; j++) {
-        if (fabs(l[j]) > fabs(l[k])) {
-          k = j;
-        }
-      }
-      double sg[3];
-      for (int j = 0; j < 3; j++) {
-        sg[j] = l[j] >= 0 ? 1 : -1;
-      }
-      if (fabs(l[k]) >= kc) {
-        // a face: its four corners counter-clockwise around the outward normal
-        int u = (k + 1) % 3, v = (k + 2) % 3;
-        static const double cu[4] = {1, -1, -1, 1}, cv[4] = {1, 1, -1, -1};
-        for (int i = 0; i < 4; i++) {
-          double q[3];
-          q[k] = sg[k] * h[k];
-          q[u] = cu[i] * h[u];
-          q[v] = sg[k] * cv[i] * h[v];
-          m3mulv(f->p[i], c->R, q);
-          v3add(f->p[i], f->p[i], c->p);
-        }
-        f->n = 4;
-        double ax[3];
-        m3col(ax, c->R, k);
-        v3scale(f->nrm, sg[k], ax);
-        return;
-      }
-      // an edge along an axis nearly perpendicular to d, else a corner
-      int edge = -1;
-      for (int j = 0; j < 3; j++) {
-        if (fabs(l[j]) < FEATURE_SIN) {
-          edge = j;
-        }
-      }
-      double q[3] = {sg[0] * h[0], sg[1] * h[1], sg[2] * h[2]};
-      m3mulv(f->p[0], c->R, q);
-      v3add(f->p[0], f->p[0], c->p);
-      f->n = 1;
-      if (edge >= 0) {
-        q[edge] = -q[edge];
-        m3mulv(f->p[1], c->R, q);
-        v3add(f->p[1], f->p[1], c->p);
-        f->n = 2;
-      }
+    case hsGEOM_BOX:
+      boxFeature(c, d, f);
       return;
-    }
     case hsGEOM_CYLINDER:
-    case hsGEOM_CONE: {
-      int cone = c->kind == hsGEOM_CONE;
-      double a[3], r = c->size[0], h = 0.5 * c->size[1];
-      m3col(a, c->R, 2);
-      double ca = v3dot(a, d);
-      // a flat end facing d: a regular polygon on its rim (a cone has only its base)
-      if ((!cone && fabs(ca) >= kc) || (cone && ca <= -kc)) {
-        double s = ca > 0 ? 1 : -1;
-        int np = capPoints < 3 ? 3 : (capPoints > MAX_FEATURE ? MAX_FEATURE : capPoints);
-        for (int i = 0; i < np; i++) {
-          double ang = 2 * HS_PI * i / np * s;
-          double q[3] = {r * cos(ang), r * sin(ang), s * h};
-          m3mulv(f->p[i], c->R, q);
-          v3add(f->p[i], f->p[i], c->p);
-        }
-        f->n = np;
-        v3scale(f->nrm, s, a);
-        return;
-      }
-      double u[3];
-      v3mad(u, d, -ca, a);
-      if (v3normalize(u) > 0) {
-        // the straight line of the side facing d
-        double sideCos;
-        if (cone) {
-          double sn[3];
-          v3scale(sn, h * 2, u);
-          v3mad(sn, sn, r, a);
-          v3normalize(sn);
-          sideCos = v3dot(sn, d);
-        } else {
-          sideCos = sqrt(fmax(0, 1 - ca * ca));
-        }
-        if (sideCos >= kc) {
-          double top[3], bottom[3];
-          v3mad(bottom, c->p, -h, a);
-          v3mad(bottom, bottom, r, u);
-          if (cone) {
-            v3mad(top, c->p, h, a);
-          } else {
-            v3mad(top, c->p, h, a);
-            v3mad(top, top, r, u);
-          }
-          v3copy(f->p[0], bottom);
-          v3copy(f->p[1], top);
-          f->n = 2;
-          return;
-        }
-      }
-      hsc_support(c, d, f->p[0]);
-      f->n = 1;
+    case hsGEOM_CONE:
+      roundFeature(c, d, capPoints, f);
       return;
-    }
-    case HSC_HULL: {
-      // the face most aligned with d, else an edge from the support vertex nearly
-      // perpendicular to d, else that vertex
-      const hscHull *h = c->hull;
-      double l[3], q[3];
-      m3tmulv(l, c->R, d);
-      int bf = 0;
-      double bd = -INFINITY;
-      for (int i = 0; i < h->nf; i++) {
-        double x = v3dot(h->fn + 4 * i, l);
-        if (x > bd) {
-          bd = x;
-          bf = i;
-        }
-      }
-      if (bd >= kc) {
-        f->n = 0;
-        for (int i = h->fadr[bf]; i < h->fadr[bf + 1]; i++) {
-          m3mulv(q, c->R, h->v + 3 * h->fv[i]);
-          v3add(f->p[f->n++], q, c->p);
-        }
-        m3mulv(f->nrm, c->R, h->fn + 4 * bf);
-        return;
-      }
-      int sv = hsc_hullSupportIndex(h, l);
-      m3mulv(q, c->R, h->v + 3 * sv);
-      v3add(f->p[0], q, c->p);
-      f->n = 1;
-      for (int i = 0; i < h->ne; i++) {
-        int a = h->ev[2 * i], b = h->ev[2 * i + 1];
-        if (a != sv && b != sv) {
-          continue;
-        }
-        int o = a == sv ? b : a;
-        double e[3];
-        v3sub(e, h->v + 3 * o, h->v + 3 * sv);
-        if (fabs(v3dot(e, l)) < FEATURE_SIN * v3norm(e)) {
-          m3mulv(q, c->R, h->v + 3 * o);
-          v3add(f->p[1], q, c->p);
-          f->n = 2;
-          return;
-        }
-      }
+    case HSC_HULL:
+      hullFeature(c, d, f);
       return;
-    }
     default:
       hsc_support(c, d, f->p[0]);
       f->n = 1;

@@ -354,13 +354,7 @@ int hsd_checkIntersections(hsdWorld *w, int checkAll, int *hits, int maxHits) {
   if (!w || !w->initialised) {
     return hsE_INVALID;
   }
-  // the geoms are where the last step (or hsd_init) left the bodies; apply pending teleports
-  for (int ci = 0; ci < w->nchar; ci++) {
-    if (w->chars[ci].teleported) {
-      hsd_applyTeleport(w, ci, w->chars[ci].rep);
-    }
-  }
-  hsd_shapesMoved(w);
+  hsd_shapesCurrent(w);
   int count = 0;
   for (int list = 0; list < 2; list++) {
     const hsdPair *pairs = list ? w->ipairs : w->pairs;

@@ -427,6 +427,16 @@ void hsd_placeShapes(hsdWorld *w, int ch) {
 
 //---------------------------------- queries ---------------------------------------------------
 
+void hsd_shapesCurrent(hsdWorld *w) {
+  // the geometry is where the last step (or hsd_init) left the bodies
+  for (int ci = 0; ci < w->nchar; ci++) {
+    if (w->chars[ci].teleported) {
+      hsd_applyTeleport(w, ci, w->chars[ci].rep);
+    }
+  }
+  hsd_shapesMoved(w);
+}
+
 void hsd_shapesMoved(hsdWorld *w) {
   if (!w->geo) {
     return;
@@ -589,18 +599,12 @@ int hsd_checkDistances(hsdWorld *w, hsdDistance *out, int max) {
   if (!w || !w->initialised || !w->geo) {
     return hsE_INVALID;
   }
-  // the geometry is where the last step (or hsd_init) left the bodies; apply pending teleports
-  for (int ci = 0; ci < w->nchar; ci++) {
-    if (w->chars[ci].teleported) {
-      hsd_applyTeleport(w, ci, w->chars[ci].rep);
-    }
-  }
+  hsd_shapesCurrent(w);
   hsdGeometry *g = w->geo;
   size_t total = w->linkPairs.n + w->ilinkPairs.n;
   if (reserve(g, total, w->opt.maxContactsPerPair) < 0) {
     return hsE_NOMEM;
   }
-  hsd_shapesMoved(w);
   int nq = 0;
   for (int list = 0; list < 2; list++) {
     const hsuVec *v = list ? &w->ilinkPairs : &w->linkPairs;
@@ -641,12 +645,7 @@ int hsd_intersectingLinks(hsdWorld *w, int checkAll, hsdLinkHit *out, int max) {
   if (!w || !w->initialised || !w->geo) {
     return hsE_INVALID;
   }
-  for (int ci = 0; ci < w->nchar; ci++) {
-    if (w->chars[ci].teleported) {
-      hsd_applyTeleport(w, ci, w->chars[ci].rep);
-    }
-  }
-  hsd_shapesMoved(w);
+  hsd_shapesCurrent(w);
   int count = 0;
   for (int list = 0; list < 2; list++) {
     const hsuVec *v = list ? &w->ilinkPairs : &w->linkPairs;

@@ -74,27 +74,11 @@ void hsd_syncFromState(hsdWorld *w, int ci, hstdRep rep) {
   for (int k = 0; k < b->nlink; k++) {
     hsdLinkMotion *m = &c->motion[k];
     if (k > 0) {
-      const hsLink *lk = &b->links[k];
-      const hsdLinkMotion *pm = &c->motion[lk->parent];
-      double r[3], x[3];
-      for (int j = 0; j < 3; j++) {
-        r[j] = st->linkP[3 * k + j] - st->linkP[3 * lk->parent + j];
-      }
-      hsu_cross(x, pm->w, r);
-      for (int j = 0; j < 3; j++) {
-        m->v[j] = pm->v[j] + x[j];
-        m->w[j] = pm->w[j];
-      }
-      if (hsm_hasOneDofJoint(lk)) {
-        double a[3];
-        hsd_worldAxis(a, lk, st->linkR + 9 * k);
-        double *along = hsm_jointHalf(lk) == 3 ? m->w : m->v;
-        for (int j = 0; j < 3; j++) {
-          along[j] += a[j] * st->dq[k];
-        }
-      } else {
+      if (!hsm_hasOneDofJoint(&b->links[k])) {
         st->dq[k] = 0;
       }
+      const hsdLinkMotion *pm = &c->motion[b->links[k].parent];
+      hsd_childVelocity(b, st, k, pm->v, pm->w, st->dq[k], m->v, m->w);
     }
     memset(m->dv, 0, sizeof m->dv);
     memset(m->dw, 0, sizeof m->dw);

@@ -239,6 +239,12 @@ static inline int hsd_servoed(const hsdCharacter *c, int k) {
 // the unit joint axis of link k in the world, for the link's world rotation R
 void hsd_worldAxis(double a[3], const hsLink *lk, const double R[9]);
 
+// the velocity of link k (origin v, angular w) from its parent's (pv, pw) and its joint
+// velocity dq (1-dof joints; ignored for others) at the link positions of st; the link
+// velocity pass's one step, written once
+void hsd_childVelocity(const hsBody *b, const hsBodyState *st, int k, const double pv[3],
+                       const double pw[3], double dq, double v[3], double w[3]);
+
 // the pose a position-given root is driven to this step: the commanded one, else the held one
 void hsd_rootTarget(const hsdCharacter *c, const double **p, const double **R);
 
@@ -334,6 +340,10 @@ void hsd_placeShapes(hsdWorld *w, int ch);
 
 // the links have moved: bounding volumes brought up to date (before hsd_touches)
 void hsd_shapesMoved(hsdWorld *w);
+
+// the shapes made current for a query between steps: every character's pending teleport
+// applied (hsd_applyTeleport), then hsd_shapesMoved
+void hsd_shapesCurrent(hsdWorld *w);
 
 // the contact points of the world's contact link pairs at the current link poses: for each
 // link pair that may touch (hsd_pairMayTouch), in link pair order, its points (at most

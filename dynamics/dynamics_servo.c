@@ -41,6 +41,29 @@ void hsd_worldAxis(double a[3], const hsLink *lk, const double R[9]) {
   hsu_rotVec(a, R, u);
 }
 
+void hsd_childVelocity(const hsBody *b, const hsBodyState *st, int k, const double pv[3],
+                       const double pw[3], double dq, double v[3], double w[3]) {
+  const hsLink *lk = &b->links[k];
+  int p = lk->parent;
+  double r[3], x[3];
+  for (int j = 0; j < 3; j++) {
+    r[j] = st->linkP[3 * k + j] - st->linkP[3 * p + j];
+  }
+  hsu_cross(x, pw, r);
+  for (int j = 0; j < 3; j++) {
+    v[j] = pv[j] + x[j];
+    w[j] = pw[j];
+  }
+  if (hsm_hasOneDofJoint(lk)) {
+    double a[3];
+    hsd_worldAxis(a, lk, st->linkR + 9 * k);
+    double *along = hsm_jointHalf(lk) == 3 ? w : v;
+    for (int j = 0; j < 3; j++) {
+      along[j] += a[j] * dq;
+    }
+  }
+}
+
 void hsd_rootTarget(const hsdCharacter *c, const double **p, const double **R) {
   int cmd = c->in.flags[0] & hsdIN_POSE;
   *p = cmd ? c->in.rootP : c->pHold;
@@ -118,25 +141,9 @@ static void velocityPass(const hsdCharacter *c, const double v0[3], const double
   memcpy(v, v0, 3 * sizeof *v);
   memcpy(wv, w0, 3 * sizeof *wv);
   for (int k = 1; k < b->nlink; k++) {
-    const hsLink *lk = &b->links[k];
-    int p = lk->parent;
-    double r[3], x[3];
-    for (int j = 0; j < 3; j++) {
-      r[j] = st->linkP[3 * k + j] - st->linkP[3 * p + j];
-    }
-    hsu_cross(x, wv + 3 * p, r);
-    for (int j = 0; j < 3; j++) {
-      v[3 * k + j] = v[3 * p + j] + x[j];
-      wv[3 * k + j] = wv[3 * p + j];
-    }
-    if (hsm_hasOneDofJoint(lk)) {
-      double a[3], dq = useStep ? c->links[k].dqStep : st->dq[k];
-      hsd_worldAxis(a, lk, st->linkR + 9 * k);
-      double *along = hsm_jointHalf(lk) == 3 ? wv + 3 * k : v + 3 * k;
-      for (int j = 0; j < 3; j++) {
-        along[j] += a[j] * dq;
-      }
-    }
+    int p = b->links[k].parent;
+    double dq = useStep ? c->links[k].dqStep : st->dq[k];
+    hsd_childVelocity(b, st, k, v + 3 * p, wv + 3 * p, dq, v + 3 * k, wv + 3 * k);
   }
 }
 
@@ -336,25 +343,8 @@ void hsd_servoPrepare(hsdWorld *w, int ci) {
   memcpy(L[0].vInt, v0, sizeof v0);
   memcpy(L[0].wInt, w0, sizeof w0);
   for (int k = 1; k < b->nlink; k++) {
-    const hsLink *lk = &b->links[k];
-    int p = lk->parent;
-    double r[3], x[3];
-    for (int j = 0; j < 3; j++) {
-      r[j] = st->linkP[3 * k + j] - st->linkP[3 * p + j];
-    }
-    hsu_cross(x, L[p].wInt, r);
-    for (int j = 0; j < 3; j++) {
-      L[k].vInt[j] = L[p].vInt[j] + x[j];
-      L[k].wInt[j] = L[p].wInt[j];
-    }
-    if (hsm_hasOneDofJoint(lk)) {
-      double a[3];
-      hsd_worldAxis(a, lk, st->linkR + 9 * k);
-      double *along = hsm_jointHalf(lk) == 3 ? L[k].wInt : L[k].vInt;
-      for (int j = 0; j < 3; j++) {
-        along[j] += a[j] * L[k].dqStep;
-      }
-    }
+    int p = b->links[k].parent;
+    hsd_childVelocity(b, st, k, L[p].vInt, L[p].wInt, L[k].dqStep, L[k].vInt, L[k].wInt);
   }
   if (c->rep == hsdREP_COMPOSITE) {
     prepareComposite(c);

@@ -14,6 +14,7 @@ unless ``$HRPSIM_LISTEN`` names another address of this host or the ORB argument
 import os
 import sys
 import threading
+import time
 
 _lock = threading.Lock()
 _orb = None
@@ -66,43 +67,77 @@ def naming_from_orb_args(orb_args):
     return None
 
 
+class ServedObject:
+    """One CORBA object a server process offers under a name in the naming service.
+
+    Construction starts the ORB (``-ORBInitRef NameService=...`` in ``orb_args``, other
+    ``-ORB`` options apply too; the naming service is ``naming``, else the one in
+    ``orb_args``, else ``$HRPSIM_NAMING``, else `hrpsim up`'s state), makes the servant with
+    ``make_servant()`` and activates it; ``bind`` then names it, ``unbind`` and ``finish`` (or
+    ``close``, both) end it. Use it from the main thread.
+    """
+
+    def __init__(self, make_servant, name, orb_args=(), naming=None):
+        from . import naming_from_environment
+
+        self.name = name
+        self.naming = naming or naming_from_orb_args(orb_args) or naming_from_environment()
+        self.orb = get_orb(orb_args, naming=self.naming)
+        poa = self.orb.resolve_initial_references("RootPOA")
+        self.ref = make_servant()._this()
+        poa._get_the_POAManager().activate()
+        self.ctx = naming_context(self.naming, 5000)
+
+    def bind(self):
+        """Bind the name to this object (replacing what was bound there)."""
+        self.ctx.rebind(to_name(self.name), self.ref)
+
+    def unbind(self):
+        """Unbind the name if it still names this object (and the naming service is there)."""
+        CORBA, _ = corba()
+        try:
+            if bound_ior(self.ctx, self.name) == self.orb.object_to_string(self.ref):
+                self.ctx.unbind(to_name(self.name))
+        except CORBA.Exception:  # noqa: BLE001 - the naming service may already be gone
+            pass
+
+    def finish(self):
+        """Finish the ORB: shutdown(True) waits for calls in progress and for the POAs to go
+        down, destroy() releases the rest, here in the main thread."""
+        CORBA, _ = corba()
+        try:
+            self.orb.shutdown(True)
+            self.orb.destroy()
+        except CORBA.Exception:
+            pass
+
+    def close(self):
+        """``unbind`` then ``finish``."""
+        self.unbind()
+        self.finish()
+
+
 def serve_object(make_servant, name, orb_args=(), label=None):
     """Serve one CORBA object bound as ``name`` in the naming service until SIGTERM or SIGINT,
-    then unbind it (if the naming service is still there) and finish the ORB. Returns 0.
+    then unbind it and finish the ORB (see ServedObject). Returns 0.
 
     ``make_servant()`` makes the servant once the ORB is up (an OpenHRP ``Controller``, say).
-    The naming service is ``-ORBInitRef NameService=...`` in ``orb_args`` (other ``-ORB``
-    options apply too), else ``$HRPSIM_NAMING``, else `hrpsim up`'s state. A line
-    "LABEL: bound as 'NAME' in CORBALOC" is printed once the name is bound. Call it from the
-    main thread; leave the process through ``end_server_process(None, status)`` afterwards.
+    A line "LABEL: bound as 'NAME' in CORBALOC" is printed once the name is bound. Call it
+    from the main thread; leave the process through ``end_server_process(None, status)``
+    afterwards.
     """
     import signal
 
-    from . import naming_from_environment
-
-    naming = naming_from_orb_args(orb_args) or naming_from_environment()
-    orb = get_orb(orb_args, naming=naming)
-    poa = orb.resolve_initial_references("RootPOA")
-    ref = make_servant()._this()
-    poa._get_the_POAManager().activate()
-    ctx = naming_context(naming, 5000)
-    bound = to_name(name)
-    ctx.rebind(bound, ref)
-    print("%s: bound as %r in %s" % (label or name, name, naming), flush=True)
+    served = ServedObject(make_servant, name, orb_args)
+    served.bind()
+    print("%s: bound as %r in %s" % (label or name, name, served.naming), flush=True)
 
     done = threading.Event()
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda signum, frame: done.set())
     while not done.wait(0.2):
         pass
-    try:
-        ctx.unbind(bound)
-    except Exception:  # noqa: BLE001 - the naming service may already be gone
-        pass
-    # shutdown(True) waits for calls in progress and for the POAs to go down, destroy()
-    # releases the rest, here in the main thread
-    orb.shutdown(True)
-    orb.destroy()
+    served.close()
     return 0
 
 
@@ -192,6 +227,51 @@ def resolve_name(ctx, name):
         return ctx.resolve(to_name(name))
     except (CosNaming.NamingContext.NotFound, CosNaming.NamingContext.InvalidName):
         return None
+
+
+def bound_ior(ctx, name):
+    """The IOR string of the object bound to ``name`` in ``ctx`` now, or None."""
+    obj = resolve_name(ctx, name)
+    return get_orb().object_to_string(obj) if obj is not None else None
+
+
+class NotBound(Exception):
+    """``wait_new_binding`` gave up: ``code`` is the exit status of the process that ended
+    first, or None when the wait timed out."""
+
+    def __init__(self, code):
+        super().__init__(code)
+        self.code = code
+
+
+def wait_new_binding(ctx, name, exit_code, timeout, previous_ior=None, ping_ms=1000,
+                     ready=None, interval=0.05):
+    """Wait until ``name`` in ``ctx`` is bound to a live object other than ``previous_ior``
+    (and ``ready()``, if given, is true); return that object.
+
+    The spawn-then-wait step of every process hrpsim starts: ``exit_code()`` is the started
+    process's exit status, None while it runs. Raises NotBound(status) if the process ends
+    first, NotBound(None) after ``timeout`` s. CORBA system exceptions on the way (a naming
+    service or server still starting) count as "not yet".
+    """
+    CORBA, _ = corba()
+    deadline = time.monotonic() + timeout
+    while True:
+        code = exit_code()
+        if code is not None:
+            raise NotBound(code)
+        try:
+            obj = resolve_name(ctx, name)
+            if obj is not None \
+                    and (previous_ior is None
+                         or get_orb().object_to_string(obj) != previous_ior) \
+                    and (ready is None or ready()) and is_alive(obj, ping_ms):
+                return obj
+        except CORBA.SystemException:
+            pass
+        if time.monotonic() >= deadline:
+            raise NotBound(None)
+        time.sleep(interval)
 
 
 def bound_names(ctx, limit=1000):

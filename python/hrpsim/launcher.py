@@ -432,36 +432,22 @@ def _plan_servers(bin_dir, only):
     return plan, warnings
 
 
-def _current_ior(ctx, name):
-    """IOR string of what is bound to ``name`` now, or None."""
-    obj = _orb.resolve_name(ctx, name)
-    return _orb.get_orb().object_to_string(obj) if obj is not None else None
-
-
 def _wait_bound(ctx, name, proc, rec, previous_ior, timeout):
     """Wait until ``name`` is bound to a new, live object; return its IOR. LaunchError if not."""
-    CORBA, _ = _orb.corba()
-    deadline = time.monotonic() + timeout
-    while True:
-        code = _exited(proc)
-        if code is not None:
+    try:
+        obj = _orb.wait_new_binding(ctx, name, lambda: _exited(proc), timeout, previous_ior,
+                                    ping_ms=1000, interval=POLL_S)
+    except _orb.NotBound as exc:
+        if exc.code is not None:
             raise LaunchError("%s (%s) exited with code %d before binding %r; its log:\n%s"
-                              % (name, rec["exe"], code, name, log_tail(rec["log"])))
-        try:
-            obj = _orb.resolve_name(ctx, name)
-            if obj is not None:
-                ior = _orb.get_orb().object_to_string(obj)
-                if ior != previous_ior and _orb.is_alive(obj, 1000):
-                    rec["cmdline"] = proc_cmdline(proc.pid) or rec["cmdline"]
-                    return ior
-        except CORBA.SystemException:
-            pass
-        if time.monotonic() >= deadline:
-            raise LaunchError("%s (%s, pid %d) did not bind %r in the naming service within "
-                              "%g s; its log:\n%s"
-                              % (name, rec["exe"], rec["pid"], name, timeout,
-                                 log_tail(rec["log"])))
-        time.sleep(POLL_S)
+                              % (name, rec["exe"], exc.code, name,
+                                 log_tail(rec["log"]))) from None
+        raise LaunchError("%s (%s, pid %d) did not bind %r in the naming service within "
+                          "%g s; its log:\n%s"
+                          % (name, rec["exe"], rec["pid"], name, timeout,
+                             log_tail(rec["log"]))) from None
+    rec["cmdline"] = proc_cmdline(proc.pid) or rec["cmdline"]
+    return _orb.get_orb().object_to_string(obj)
 
 
 def processes_alive(state):
@@ -616,7 +602,7 @@ def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, t
                                  sd.logs_dir / "hrpsim-viewer.log"))
             started = []
             for name, exe, bind_ctx, bind_name, naming_ref, log in launches:
-                previous = _current_ior(bind_ctx, bind_name)
+                previous = _orb.bound_ior(bind_ctx, bind_name)
                 # TCP on the listen address (loopback unless --listen); the C++ servers also
                 # get a unix socket that local omniORB clients prefer (a round trip costs
                 # noticeably less; they keep it in a private per-user directory)
@@ -691,7 +677,7 @@ def _unbind_ours(state):
         if rec.get("kind") != "server" or not rec.get("ior"):
             continue
         try:
-            if _current_ior(ctx, rec["name"]) == rec["ior"]:
+            if _orb.bound_ior(ctx, rec["name"]) == rec["ior"]:
                 ctx.unbind(_orb.to_name(rec["name"]))
         except (CORBA.SystemException, CosNaming.NamingContext.NotFound):
             pass

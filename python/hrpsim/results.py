@@ -16,7 +16,17 @@ goes on) into NumPy arrays; ``write_results`` writes the directory:
                    character); per crawler link "C.track.LINK" (N,): its track speed [m/s];
                    per character with joints "C.joint_stop" (N, joints): the axial torque
                    [N m] (force [N]) of each joint's constraint: a torque-mode joint's stop
-                   reaction when joint limits are on, a high-gain joint's servo torque
+                   reaction when joint limits are on, a high-gain joint's servo torque;
+                   per character "C.root_rpy" (N, 3) [rad]: roll, pitch, yaw of root_R
+                   (R = Rz(yaw) Ry(pitch) Rx(roll), world frame; yaw unwrapped, so a heading
+                   that passes +-pi keeps growing); the contacts of each record's last step:
+                   "contacts.count" (N,) points per record, "contacts.pairs" (P, 4) the link
+                   pairs in contact (char1, link1, char2, link2), and per point (M = sum of
+                   the counts, record after record) "contacts.pair" (M,) its row of pairs,
+                   "contacts.point" (M, 3) [m], "contacts.normal" (M, 3) (from link1 into
+                   link2, OpenHRP's), "contacts.depth" (M,) [m], "contacts.force" (M, 3) [N]
+                   on link1 (world frame); "contacts.pair_force" (N, P, 3) [N]: the sum of
+                   each pair's point forces on its link1 per record
     .hrpsim-results marks the directory as results (a new run into it replaces them)
     summary.json   project, format, models, controllers (each with how its process ended and
                    "failed": whether the Scheduler stopped the run because of it),
@@ -24,8 +34,11 @@ goes on) into NumPy arrays; ``write_results`` writes the directory:
                    plots, status (and the Scheduler's own status), cameras (whether frames
                    were stored), camera_previews, stills (file, time, why, view: stills.py)
     summary.txt    the same, short, for people
-    root.png       per character with joints: root height vs time and x-y path
-    joints.png     per character with joints: joint angles vs time
+    root.png       per character with joints: root height vs time, x-y path and heading
+                   (root yaw) vs time
+    joints.png     per character with joints: joint angles vs time; mirrored joints (left /
+                   right) share a colour, the left one dashed, a curve that lies on an
+                   earlier one is dotted, and each curve has its own marker
     loops.png      when the run has closed loops or crawler tracks: each loop's force
                    magnitude and each track's speed vs time
     models.json.gz the body description of every model (viewer/scene.py), so that
@@ -33,6 +46,7 @@ goes on) into NumPy arrays; ``write_results`` writes the directory:
 """
 
 import json
+import re
 from pathlib import Path
 
 import numpy as np
@@ -55,6 +69,9 @@ class LogCollector:
         self.stops = {n: [] for n, _ in self.characters}
         self.loops = {}   # "C.loop.NAME" -> rows
         self.tracks = {}  # "C.track.LINK" -> values
+        self.contact_pairs = {}  # (char1, link1, char2, link2) -> row
+        self.contact_count = []  # points per record
+        self.contact_rows = []   # per point: pair row, point (3), normal (3), depth, force (3)
 
     def __len__(self):
         return len(self.time)
@@ -85,6 +102,7 @@ class LogCollector:
             for ts in getattr(rec, "tracks", None) or []:
                 self.tracks.setdefault("%s.track.%s" % (ts.character, ts.link), []).append(
                     ts.speed)
+            self._add_contacts(ws, getattr(rec, "contactForces", None) or [])
             if len(rec.sensors):
                 self.has_sensors = True
             for (name, joints), ss in zip(self.characters, rec.sensors):
@@ -97,6 +115,35 @@ class LogCollector:
                 s["accel"].append([list(a) for a in ss.accel])
                 s["range"].append([list(r) for r in ss.range])
 
+    def _add_contacts(self, ws, forces):
+        count = 0
+        for col in getattr(ws, "collisions", None) or []:
+            pr = col.pair
+            row = self.contact_pairs.setdefault(
+                (pr.charName1, pr.linkName1, pr.charName2, pr.linkName2), len(self.contact_pairs))
+            for pt in col.points:
+                f = list(forces[3 * count:3 * count + 3])
+                self.contact_rows.append([row] + list(pt.position) + list(pt.normal)
+                                         + [pt.idepth] + (f if len(f) == 3 else [np.nan] * 3))
+                count += 1
+        self.contact_count.append(count)
+
+    def contact_arrays(self):
+        """The ``contacts.*`` arrays of the log (see the module text)."""
+        n = len(self.time)
+        rows = np.asarray(self.contact_rows, dtype=float).reshape(-1, 11)
+        pairs = sorted(self.contact_pairs, key=self.contact_pairs.get)
+        out = {"contacts.count": np.asarray(self.contact_count, dtype=np.int32).reshape(n),
+               "contacts.pairs": np.asarray(pairs, dtype=str).reshape(-1, 4),
+               "contacts.pair": rows[:, 0].astype(np.int32),
+               "contacts.point": rows[:, 1:4], "contacts.normal": rows[:, 4:7],
+               "contacts.depth": rows[:, 7], "contacts.force": rows[:, 8:11]}
+        record = np.repeat(np.arange(n), out["contacts.count"])
+        total = np.zeros((n, len(pairs), 3))
+        np.add.at(total, (record, out["contacts.pair"]), rows[:, 8:11])
+        out["contacts.pair_force"] = total
+        return out
+
     def arrays(self):
         """The log as a dict of NumPy arrays (the contents of log.npz)."""
         n = len(self.time)
@@ -104,6 +151,7 @@ class LogCollector:
         for name, joints in self.characters:
             out[name + ".root_p"] = np.asarray(self.root_p[name], dtype=float).reshape(n, 3)
             out[name + ".root_R"] = np.asarray(self.root_R[name], dtype=float).reshape(n, 3, 3)
+            out[name + ".root_rpy"] = root_rpy(out[name + ".root_R"])
             # range scans, also of characters without joints (a fixed scanner)
             scans = self.sensor[name]["range"]
             if len(scans) == n and n:
@@ -132,7 +180,21 @@ class LogCollector:
         for key, vals in self.tracks.items():
             if len(vals) == n:
                 out[key] = np.asarray(vals, dtype=float)
+        if len(self.contact_count) == n:
+            out.update(self.contact_arrays())
         return out
+
+
+def root_rpy(R):
+    """Roll, pitch, yaw [rad] (N, 3) of rotation matrices R (N, 3, 3): R = Rz(yaw) Ry(pitch)
+    Rx(roll); the yaw is unwrapped along N (NaN rows stay NaN)."""
+    R = np.asarray(R, dtype=float).reshape(-1, 3, 3)
+    roll = np.arctan2(R[:, 2, 1], R[:, 2, 2])
+    pitch = np.arcsin(np.clip(-R[:, 2, 0], -1.0, 1.0))
+    yaw = np.arctan2(R[:, 1, 0], R[:, 0, 0])
+    ok = np.isfinite(yaw)
+    yaw[ok] = np.unwrap(yaw[ok])
+    return np.stack([roll, pitch, yaw], axis=1)
 
 
 def write_results(out_dir, arrays, summary, plots=True, plot_joints=None, models=None,
@@ -226,25 +288,9 @@ def _plots(out, arrays, plot_joints, plot_root=True):
     if not chars or len(t) == 0:
         return written
 
-    # root trajectory: height vs time, and the x-y path (unless <plots root="false">)
+    # root trajectory: height vs time, the x-y path and the heading (unless <plots root="false">)
     if plot_root:
-        fig, axes = plt.subplots(len(chars), 2, figsize=(11, 3.6 * len(chars)), squeeze=False)
-        for row, c in zip(axes, chars):
-            p = arrays[c + ".root_p"]
-            row[0].plot(t, p[:, 2])
-            row[0].set_xlabel("time [s]")
-            row[0].set_ylabel("root z [m]")
-            row[0].set_title("%s: root height" % c)
-            row[0].grid(True)
-            row[1].plot(p[:, 0], p[:, 1])
-            row[1].plot(p[:1, 0], p[:1, 1], "o", label="start")
-            row[1].set_xlabel("x [m]")
-            row[1].set_ylabel("y [m]")
-            row[1].set_title("%s: root x-y path" % c)
-            row[1].axis("equal")
-            row[1].legend()
-            row[1].grid(True)
-        fig.tight_layout()
+        fig = root_figure(arrays, chars)
         fig.savefig(out / "root.png", dpi=90)
         plt.close(fig)
         written.append(out / "root.png")
@@ -252,26 +298,7 @@ def _plots(out, arrays, plot_joints, plot_root=True):
     # joint angles vs time
     chars_q = [c for c in chars if c + ".q" in arrays and arrays[c + ".q"].shape[1]]
     if chars_q:
-        fig, axes = plt.subplots(len(chars_q), 1, figsize=(11, 4.5 * len(chars_q)),
-                                 squeeze=False)
-        for ax, c in zip(axes[:, 0], chars_q):
-            q = arrays[c + ".q"]
-            names = [str(n) for n in arrays.get(c + ".joint_names", [])]
-            if len(names) != q.shape[1]:
-                names = ["joint %d" % i for i in range(q.shape[1])]
-            wanted = plot_joints or names
-            moved = [i for i, n in enumerate(names) if n and n in wanted]  # "": a jointId gap
-            if plot_joints is None:  # all: leave out the joints that stay put
-                moved = [i for i in moved if np.ptp(q[:, i]) > 1e-3] or moved
-            for i in moved:
-                ax.plot(t, q[:, i], label=names[i])
-            ax.set_xlabel("time [s]")
-            ax.set_ylabel("joint angle [rad]")
-            ax.set_title("%s: joint angles" % c)
-            ax.grid(True)
-            if len(moved) <= 16:
-                ax.legend(fontsize=7, ncol=2, loc="best")
-        fig.tight_layout()
+        fig = joints_figure(arrays, chars_q, plot_joints)
         fig.savefig(out / "joints.png", dpi=90)
         plt.close(fig)
         written.append(out / "joints.png")
@@ -297,3 +324,119 @@ def _plots(out, arrays, plot_joints, plot_root=True):
         plt.close(fig)
         written.append(out / "loops.png")
     return written
+
+
+def root_figure(arrays, chars):
+    """The figure of root.png: per character a row of root height, x-y path and heading (root
+    yaw, unwrapped) vs time."""
+    import matplotlib.pyplot as plt
+    t = arrays["time"]
+    fig, axes = plt.subplots(len(chars), 3, figsize=(15, 3.6 * len(chars)), squeeze=False)
+    for row, c in zip(axes, chars):
+        p = arrays[c + ".root_p"]
+        rpy = arrays.get(c + ".root_rpy")
+        if rpy is None:  # a log from before root_rpy was written
+            rpy = root_rpy(arrays[c + ".root_R"])
+        row[0].plot(t, p[:, 2])
+        row[0].set_xlabel("time [s]")
+        row[0].set_ylabel("root z [m]")
+        row[0].set_title("%s: root height" % c)
+        row[1].plot(p[:, 0], p[:, 1])
+        row[1].plot(p[:1, 0], p[:1, 1], "o", label="start")
+        row[1].set_xlabel("x [m]")
+        row[1].set_ylabel("y [m]")
+        row[1].set_title("%s: root x-y path" % c)
+        row[1].axis("equal")
+        row[1].legend()
+        row[2].plot(t, rpy[:, 2])
+        row[2].set_xlabel("time [s]")
+        row[2].set_ylabel("heading (root yaw) [rad]")
+        row[2].set_title("%s: heading" % c)
+        for ax in row:
+            ax.grid(True)
+    fig.tight_layout()
+    return fig
+
+
+# side tokens of mirrored joint names: RLEG_KNEE / LLEG_KNEE, r_knee / l_knee, left_hip /
+# right_hip, knee_L / knee_R
+_SIDES = (re.compile(r"^([RL])(?=[A-Z_])"), re.compile(r"^([rl])_"),
+          re.compile(r"(?i)(left|right)"), re.compile(r"_([RLrl])(?=_|$)"))
+
+
+def mirror_key(name):
+    """(name with its side token replaced by '*', 'L' or 'R') for a joint name with a left /
+    right token, else (name, None)."""
+    for rx in _SIDES:
+        m = rx.search(name)
+        if m:
+            side = "L" if m.group(1)[0] in "lL" else "R"
+            return name[:m.start(1)] + "*" + name[m.end(1):], side
+    return name, None
+
+
+def curve_styles(names, curves):
+    """Colour index and line style per curve so that none hides another: a mirrored pair
+    (both sides present) shares a colour, its left curve dashed over the solid right one; any
+    other curve that lies on an earlier one (within 2 % of the data range, what a reader cannot
+    tell apart) is dotted. joints_figure adds a marker of its own to every curve."""
+    keys = [mirror_key(n) for n in names]
+    sides = {}
+    for key, side in keys:
+        if side:
+            sides.setdefault(key, set()).add(side)
+    colour_of, styles = {}, []
+    span = max((np.ptp(c) for c in curves), default=0.0) or 1.0
+    for i, (key, side) in enumerate(keys):
+        paired = side is not None and len(sides[key]) == 2
+        ck = key if paired else ("#", i)
+        if ck not in colour_of:
+            colour_of[ck] = len(colour_of)
+        colour = colour_of[ck]
+        style = "--" if paired and side == "L" else "-"
+        if style == "-" and any(np.allclose(curves[i], curves[j], rtol=0, atol=0.02 * span)
+                                for j in range(i)):
+            style = ":"
+        styles.append((colour, style))
+    return styles
+
+
+MARKERS = ("o", "s", "^", "v", "D", "x", "+", "<", ">", "p", "*", "h")
+
+
+def joints_figure(arrays, chars_q, plot_joints=None):
+    """The figure of joints.png: per character its joint angles vs time (the ``plot_joints``
+    names, or every joint that moves), styled by ``curve_styles``."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+    t = arrays["time"]
+    cycle = matplotlib.colormaps["tab10"].colors
+    fig, axes = plt.subplots(len(chars_q), 1, figsize=(11, 4.5 * len(chars_q)), squeeze=False)
+    for ax, c in zip(axes[:, 0], chars_q):
+        q = arrays[c + ".q"]
+        names = [str(n) for n in arrays.get(c + ".joint_names", [])]
+        if len(names) != q.shape[1]:
+            names = ["joint %d" % i for i in range(q.shape[1])]
+        wanted = plot_joints or names
+        moved = [i for i, n in enumerate(names) if n and n in wanted]  # "": a jointId gap
+        if plot_joints is None:  # all: leave out the joints that stay put
+            moved = [i for i in moved if np.ptp(q[:, i]) > 1e-3] or moved
+        styles = curve_styles([names[i] for i in moved], [q[:, i] for i in moved])
+        # markers, a dozen per curve, staggered along time so that curves lying on each other
+        # still show each of theirs
+        every = max(1, len(t) // 12)
+        for k, (i, (colour, style)) in enumerate(zip(moved, styles)):
+            # past ten colours the cycle repeats with dash-dot lines
+            ls = style if colour < len(cycle) or style != "-" else "-."
+            ax.plot(t, q[:, i], label=names[i], color=cycle[colour % len(cycle)],
+                    linestyle=ls, linewidth=1.2 if style == "-" else 1.6,
+                    marker=MARKERS[k % len(MARKERS)], markersize=4, fillstyle="none",
+                    markevery=(k * every // max(1, len(moved)), every))
+        ax.set_xlabel("time [s]")
+        ax.set_ylabel("joint angle [rad]")
+        ax.set_title("%s: joint angles (left of a mirrored pair dashed)" % c)
+        ax.grid(True)
+        if len(moved) <= 16:
+            ax.legend(fontsize=7, ncol=2, loc="best", handlelength=3)
+    fig.tight_layout()
+    return fig

@@ -41,6 +41,7 @@ from datetime import datetime
 from pathlib import Path
 
 from . import _orb
+from . import _process
 from . import launcher
 from ._orb import HrpsimError
 from .project import load_project, ProjectError  # noqa: F401 - re-exported for callers
@@ -205,8 +206,7 @@ class ControllerProcesses:
         for spec in project.controllers:
             if not spec.command:
                 continue
-            previous = _orb.resolve_name(ctx, spec.name)
-            previous_ior = _orb.get_orb().object_to_string(previous) if previous else None
+            previous_ior = _orb.bound_ior(ctx, spec.name)
             log_path = Path(log_dir) / ("controller-%s.log" % spec.name.replace("/", "_"))
             argv = list(spec.command) + ["-ORBInitRef", "NameService=" + naming]
             env = dict(os.environ, HRPSIM_NAMING=naming)
@@ -224,21 +224,16 @@ class ControllerProcesses:
             self._wait_bound(ctx, spec, proc, log_path, previous_ior)
 
     def _wait_bound(self, ctx, spec, proc, log_path, previous_ior):
-        orb = _orb.get_orb()
-        deadline = time.monotonic() + CONTROLLER_BIND_TIMEOUT_S
-        while True:
-            code = proc.poll()
-            if code is not None:
+        try:
+            _orb.wait_new_binding(ctx, spec.name, proc.poll, CONTROLLER_BIND_TIMEOUT_S,
+                                  previous_ior, ping_ms=2000)
+        except _orb.NotBound as exc:
+            if exc.code is not None:
                 raise RunError("controller %s exited with status %s before binding its name "
-                               "(%s)%s" % (spec.name, code, log_path, _last_line(log_path)))
-            obj = _orb.resolve_name(ctx, spec.name)
-            if obj is not None and orb.object_to_string(obj) != previous_ior \
-                    and _orb.is_alive(obj, 2000):
-                return
-            if time.monotonic() > deadline:
-                raise RunError("controller %s did not bind its name within %g s (%s)"
-                               % (spec.name, CONTROLLER_BIND_TIMEOUT_S, log_path))
-            time.sleep(0.05)
+                               "(%s)%s" % (spec.name, exc.code, log_path,
+                                           _last_line(log_path))) from None
+            raise RunError("controller %s did not bind its name within %g s (%s)"
+                           % (spec.name, CONTROLLER_BIND_TIMEOUT_S, log_path)) from None
 
     def poll(self):
         """The first started controller that has exited on its own during the run, or None."""
@@ -256,23 +251,9 @@ class ControllerProcesses:
         while self.poll() is not None:  # every one that already exited on its own
             pass
         running = [cp for cp in self.procs if cp.ended == "running"]
-        for cp in running:
-            try:
-                os.killpg(cp.proc.pid, signal.SIGTERM)
-            except ProcessLookupError:
-                pass
-        deadline = time.monotonic() + CONTROLLER_STOP_GRACE_S
-        for cp in running:
-            try:
-                cp.returncode = cp.proc.wait(max(0.0, deadline - time.monotonic()))
-                cp.ended = "stopped"
-            except subprocess.TimeoutExpired:
-                try:
-                    os.killpg(cp.proc.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-                cp.returncode = cp.proc.wait()
-                cp.ended = "killed"
+        outcomes = _process.stop_groups([cp.proc for cp in running], CONTROLLER_STOP_GRACE_S)
+        for cp, (ended, code) in zip(running, outcomes):
+            cp.ended, cp.returncode = ended, code
         return self.procs
 
     def failure(self):
@@ -362,21 +343,18 @@ class RunViewer:
         self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self._log,
                                      stderr=subprocess.STDOUT, env=launcher.viewer_env(),
                                      start_new_session=True)
-        deadline = time.monotonic() + timeout
-        while self.ref is None:
-            if self.proc.poll() is not None:
+        try:
+            obj = _orb.wait_new_binding(client.root, launcher.paths.VIEWER, self.proc.poll,
+                                        timeout, ready=url_file.exists)
+        except _orb.NotBound as exc:
+            if exc.code is not None:
                 raise RunError("the viewer exited with status %s (%s)"
-                               % (self.proc.returncode, Path(log_dir) / "viewer.log"))
-            obj = _orb.resolve_name(client.root, launcher.paths.VIEWER)
-            if obj is not None and url_file.exists() and _orb.is_alive(obj, 1000):
-                self.ref = obj._narrow(OpenHRP.OnlineViewer)
-                self.url = url_file.read_text().strip()
-            elif time.monotonic() > deadline:
-                self.close()
-                raise RunError("the viewer did not start within %g s (%s)"
-                               % (timeout, Path(log_dir) / "viewer.log"))
-            else:
-                time.sleep(0.05)
+                               % (exc.code, Path(log_dir) / "viewer.log")) from None
+            self.close()
+            raise RunError("the viewer did not start within %g s (%s)"
+                           % (timeout, Path(log_dir) / "viewer.log")) from None
+        self.ref = obj._narrow(OpenHRP.OnlineViewer)
+        self.url = url_file.read_text().strip()
         shutil.rmtree(url_file.parent, ignore_errors=True)
 
     @staticmethod
@@ -415,15 +393,7 @@ class RunViewer:
     def close(self):
         if self.proc is not None:
             if self.proc.poll() is None:
-                try:
-                    os.killpg(self.proc.pid, signal.SIGTERM)
-                except ProcessLookupError:
-                    pass
-                try:
-                    self.proc.wait(CONTROLLER_STOP_GRACE_S)
-                except subprocess.TimeoutExpired:
-                    os.killpg(self.proc.pid, signal.SIGKILL)
-                    self.proc.wait()
+                _process.stop_groups([self.proc], CONTROLLER_STOP_GRACE_S)
             self._log.close()
             self.proc = None
 

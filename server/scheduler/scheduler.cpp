@@ -1003,6 +1003,7 @@ hrpsim::LogRecordSequence *SchedulerServant::getLog(CORBA::Long from) {
     r.loops = src.loops.in();
     r.tracks = src.tracks.in();
     r.jointStops = src.jointStops.in();
+    r.contactForces = src.contactForces.in();
   }
   return out._retn();
 }
@@ -1245,12 +1246,26 @@ void SchedulerServant::record(bool log, bool frame) {
   hrpsim::LoopForceSequence_var loops = new hrpsim::LoopForceSequence;
   hrpsim::TrackSpeedSequence_var tracks = new hrpsim::TrackSpeedSequence;
   OpenHRP::DblSequenceSequence_var stops = new OpenHRP::DblSequenceSequence;
+  OpenHRP::DblSequence_var forces = new OpenHRP::DblSequence;
   {
     const hsSim *sim = sim_.get();
     SimLock core(sim);
     world = wire::worldState(sim);
     // loop forces, joint stop torques and track speeds: for the log only
     if (log) {
+      // contact forces in the order of world->collisions (wire::worldState's groups)
+      int ngroup = 0, ncontact = 0;
+      const hsdContactGroup *groups = hs_contactGroups(sim, &ngroup);
+      const hsdContact *contacts = hs_contacts(sim, &ncontact);
+      for (int g = 0; g < ngroup; g++) {
+        for (int i = 0; i < groups[g].count; i++) {
+          CORBA::ULong n = forces->length();
+          forces->length(n + 3);
+          for (CORBA::ULong k = 0; k < 3; k++) {
+            forces[n + k] = contacts[groups[g].first + i].force[k];
+          }
+        }
+      }
       int nloop = hs_extraJointCount(sim);
       loops->length(static_cast<CORBA::ULong>(nloop));
       for (int i = 0; i < nloop; i++) {
@@ -1311,6 +1326,7 @@ void SchedulerServant::record(bool log, bool frame) {
   log_.back().loops = loops._retn();
   log_.back().tracks = tracks._retn();
   log_.back().jointStops = stops._retn();
+  log_.back().contactForces = forces._retn();
 }
 
 }  // namespace hrpsim

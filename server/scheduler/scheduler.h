@@ -140,6 +140,7 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
     hrpsim::LoopForceSequence_var loops;
     hrpsim::TrackSpeedSequence_var tracks;
     OpenHRP::DblSequenceSequence_var jointStops;
+    OpenHRP::DblSequence_var contactForces;
   };
   using Clock = std::chrono::steady_clock;
 

@@ -10,13 +10,19 @@ The test reads what pip recorded for the installed distribution (its RECORD) and
 """
 
 import importlib.metadata
+import sysconfig
 from pathlib import Path
 
 PYTHON_DIR = Path(__file__).resolve().parents[2] / "python"
 
 
 def test_editable_install_is_a_plain_path_entry():
-    dist = importlib.metadata.distribution("hrpsim")
+    # the virtualenv's record, not an hrpsim.egg-info that setuptools may leave in python/ (which
+    # wins whenever python/ comes first on sys.path, as some tests put it)
+    site = sysconfig.get_paths()["purelib"]
+    found = list(importlib.metadata.distributions(name="hrpsim", path=[site]))
+    assert len(found) == 1, "hrpsim is not installed in %s" % site
+    dist = found[0]
     files = [str(f) for f in dist.files or []]
     hooks = [f for f in files if f.startswith("__editable___") and f.endswith("_finder.py")]
     assert not hooks, ("hrpsim is installed with an import hook (%s): reinstall it with "

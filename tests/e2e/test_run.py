@@ -81,6 +81,23 @@ def test_squat_stands_dips_and_rises(sched_servers, tmp_path):
     assert np.all(np.abs(log["robot.root_p"][:, :2]) < 0.05)  # in place
     knee = list(log["robot.joint_names"]).index("RLEG_KNEE")
     assert log["robot.q"][deep, knee].min() > 1.0        # knees bent to ~1.2 rad
+    # joints.png: the legs' mirrored curves coincide; each side has a style of its own
+    from hrpsim.results import joints_figure
+    import matplotlib
+    matplotlib.use("Agg")
+    lines = {ln.get_label(): ln for ln in joints_figure(dict(log), ["robot"]).axes[0].get_lines()}
+    for joint in ("HIP_P", "KNEE", "ANKLE_P"):
+        right, left = lines["RLEG_" + joint], lines["LLEG_" + joint]
+        assert np.allclose(right.get_ydata(), left.get_ydata(), atol=0.02)
+        assert right.get_color() == left.get_color()
+        assert right.get_linestyle() != left.get_linestyle()
+    # the soles carry the robot while it stands: the contact forces on the floor sum to its
+    # weight (the ModelLoader's link masses), downwards
+    mass = sum(lk.mass for lk in sched_servers.client.load_body(
+        REPO_ROOT / "samples" / "models" / "humanoid" / "humanoid.wrl").links)
+    assert set(map(tuple, log["contacts.pairs"][:, [0, 2]])) == {("floor", "robot")}
+    fz = log["contacts.pair_force"][(t >= 0.5) & (t <= 1.0), :, 2].sum(axis=1)
+    assert fz.mean() == pytest.approx(-9.8 * mass, rel=0.02), (fz.mean(), mass)
 
     assert summary["status"] == "FINISHED"
     assert summary["scheduler_status"] == "FINISHED"

@@ -45,6 +45,7 @@ def project(tmp_path, controller="", end="0.05"):
           <collision object1="floor" object2="robot"/>
           %s
           <plots enabled="false"/>
+          <cameras enabled="true"/>
         </hrpsim-project>
         """) % (end, FLOOR, HUMANOID, controller))
     return path

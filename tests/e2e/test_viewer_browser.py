@@ -35,6 +35,7 @@ from hrpsim.viewer.server import describe_url
 from test_viewer import FLOOR, HUMANOID, ViewerProcess, sample_q, world_state, world  # noqa: F401
 from test_viewer_run import stop_view, up_with_viewer, view_process  # noqa: F401 - a fixture
 from test_viewer_cameras import FALLING, falling_run  # noqa: F401 - a fixture
+from test_plots import crawler_run  # noqa: F401 - a fixture
 
 SCREENSHOT = REPO_ROOT / "docs" / "viewer.png"
 READY = "window.hrpsim && window.hrpsim.ready"
@@ -390,3 +391,69 @@ def test_a_live_run_shows_its_camera_frames_while_it_runs(up_with_viewer, open_p
         if proc.poll() is None:
             proc.kill()
             proc.communicate()
+
+
+# ---------------------------------------------------------------------------------------------
+# every logged series, contact arrows and the follow camera in a replay of the crawler
+# ---------------------------------------------------------------------------------------------
+
+def test_a_replay_plots_every_series_draws_contacts_and_follows_the_robot(crawler_run,
+                                                                          open_page):
+    out = crawler_run
+    log = np.load(out / "log.npz")
+    n = len(log["time"])
+    proc, url, _ = view_process(out)
+    try:
+        page = open_page(url)
+        page.wait_for("window.hrpsim.frameCount === %d" % n, timeout=30)
+        # the plot list offers the new series beside the joint arrays
+        page.evaluate("window.hrpsim.selectSeries('crawler', 'q')")
+        offered = dict(page.evaluate("window.hrpsim.seriesOptions()"))
+        for key in ("q", "dq", "u", "root_p", "root_rpy", "tracks", "joint_stop",
+                    "contact_force"):
+            assert key in offered, (key, offered)
+        assert offered["root_rpy"] == "root roll, pitch, yaw [rad]"
+        # a plotted series has one point per record in each channel
+        for key, channels in (("tracks", 2), ("root_rpy", 1), ("contact_force", 1)):
+            page.evaluate("window.hrpsim.selectSeries('crawler', %r)" % key)
+            page.wait_for("window.hrpsim.plotData().length >= %d && window.hrpsim.plotData()"
+                          ".every(c => c.points === %d)" % (channels, n), timeout=10)
+            if key == "tracks":
+                shown = page.evaluate("window.hrpsim.plotData()")
+                assert sorted(c["channel"] for c in shown) == ["TRACK_L", "TRACK_R"]
+        # contact arrows: one per logged point, at the logged points
+        counts = log["contacts.count"]
+        first = np.concatenate([[0], np.cumsum(counts)])
+        for k in (0, int(np.argmax(counts)), 500, n - 1):
+            page.evaluate("window.hrpsim.seek(%d)" % k)
+            page.wait_for("Math.abs(window.hrpsim.drawnTime - %r) < 1e-9" % float(log["time"][k]))
+            page.wait_for("window.hrpsim.arrowCount() === %d" % counts[k])
+            got = np.array(page.evaluate("window.hrpsim.contactPoints()")).reshape(-1, 3)
+            assert np.allclose(got, log["contacts.point"][first[k]:first[k + 1]], atol=1e-5), k
+        assert counts[500] > 0
+        # the follow camera keeps the crawler's root at the view's centre, at the same offset
+        page.evaluate("window.hrpsim.follow('crawler')")
+        assert page.evaluate("window.hrpsim.followed") == "crawler"
+        root = log["crawler.root_p"]
+        assert np.linalg.norm(root[-1, :2] - root[0, :2]) > 0.5  # it drives away
+        offsets = []
+        view_center = page.evaluate(
+            "(() => { const r = document.querySelector('#view canvas').getBoundingClientRect();"
+            " return [r.left + r.width / 2, r.top + r.height / 2]; })()")
+        for k in (100, 400, 800, n - 1):
+            page.evaluate("window.hrpsim.seek(%d)" % k)
+            page.wait_for("Math.abs(window.hrpsim.drawnTime - %r) < 1e-9" % float(log["time"][k]))
+            pose = page.evaluate("window.hrpsim.cameraPose()")
+            assert np.allclose(pose["target"], root[k], atol=1e-4), (k, pose, root[k])
+            offsets.append(np.subtract(pose["position"], pose["target"]))
+            xy = page.evaluate("window.hrpsim.project(%r)" % [float(v) for v in root[k]])
+            assert np.allclose(xy, view_center, atol=2.0), (k, xy, view_center)
+        assert np.allclose(offsets, offsets[0], atol=1e-6)
+        # a free camera stays where it is while the robot moves
+        page.evaluate("window.hrpsim.follow('')")
+        before = page.evaluate("window.hrpsim.cameraPose()")
+        page.evaluate("window.hrpsim.seek(0)")
+        page.wait_for("window.hrpsim.drawnTime === 0")
+        assert page.evaluate("window.hrpsim.cameraPose()") == before
+    finally:
+        stop_view(proc)

@@ -297,6 +297,9 @@ export class Body {
       this.group.add(obj);
     }
     this.width = 7 + this.links.length;
+    // whether the body can move: a root that is not fixed, or any joint (the follow camera)
+    this.movable = desc.links.length > 0 &&
+      (desc.links[0].jointType !== "fixed" || this.links.some((l) => l.kind));
     this._q = new THREE.Quaternion();
     this._v = new THREE.Vector3();
   }

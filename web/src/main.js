@@ -6,6 +6,7 @@
 // or restarted, or the layout changed) and the frames of the new epoch follow from index 0.
 // window.hrpsim exposes the page's state to tests (see tests/e2e/test_viewer_browser.py).
 
+import * as THREE from "three";
 import { Body } from "./bodies.js";
 import { CameraPanel } from "./cameras.js";
 import { FrameStore, KIND_LOG, KIND_TRANSIENT, decodeFrames } from "./frames.js";
@@ -80,7 +81,9 @@ async function loadScene(version) {
     view.frameBodies();
     page.framed = true;
   }
-  plots.setScene(page.bodies, page.offsets, page.status && page.status.series);
+  plots.setScene(page.bodies, page.offsets, page.status && page.status.series,
+    page.status && page.status.seriesTitles);
+  fillFollow();
   cameras.setBodies(page.bodies);
   loadCameras();
   $("bodies").textContent = page.bodies.map((b) => b.name).join(", ") || "no bodies loaded";
@@ -288,6 +291,7 @@ function frame(now) {
         }
       });
       view.setContacts(shown.contacts);
+      view.track();
       setText("simtime", `${shown.time.toFixed(3)} s`);
       page.drawnTime = shown.time;
       if (!page.timing.firstFrame && page.bodies.length) {
@@ -340,6 +344,24 @@ $("show-grid").addEventListener("change", (e) => {
   view.grid.visible = e.target.checked;
   page.needsRender = true;
 });
+// the follow camera: the characters that can move (a root joint that is not fixed, or joints)
+function fillFollow() {
+  const sel = $("follow");
+  const keep = sel.value;
+  sel.innerHTML = "";
+  sel.add(new Option("camera: free", ""));
+  for (const b of page.bodies) {
+    if (b.movable) {
+      sel.add(new Option(`follow ${b.name}`, b.name));
+    }
+  }
+  sel.value = [...sel.options].some((o) => o.value === keep) ? keep : "";
+  view.follow(page.bodies.find((b) => b.name === sel.value) || null);
+}
+$("follow").addEventListener("change", () => {
+  view.follow(page.bodies.find((b) => b.name === $("follow").value) || null);
+  page.needsRender = true;
+});
 $("reset-camera").addEventListener("click", () => {
   view.frameBodies();
   page.needsRender = true;
@@ -365,8 +387,49 @@ window.hrpsim = {
   get following() { return player.follow; },
   get playing() { return player.playing; },
   bodyNames: () => page.bodies.map((b) => b.name),
+  // follow a character with the camera ("" or null: free camera), as the follow menu does
+  follow(name) {
+    $("follow").value = name || "";
+    $("follow").dispatchEvent(new Event("change"));
+  },
+  get followed() { return view.followed ? view.followed.name : null; },
+  // the orbit camera's target and position (world frame)
+  cameraPose: () => ({ target: view.controls.target.toArray(),
+    position: view.camera.position.toArray() }),
+  seriesOptions: () => [...$("plot-series").options].map((o) => [o.value, o.text]),
+  // the current plot's channels and how many records each has (NaN-free values)
+  plotData() {
+    const chans = [...$("plot-channels").selectedOptions].map((o) => parseInt(o.value, 10));
+    const value = plots.valueGetter();
+    return chans.map((c) => {
+      let n = 0;
+      for (let i = 0; i < store.count; i++) {
+        if (Number.isFinite(value(c, i))) {
+          n++;
+        }
+      }
+      return { channel: $("plot-channels").options[c].text, points: n };
+    });
+  },
+  selectSeries(character, key) {
+    $("plot-character").value = character;
+    $("plot-character").dispatchEvent(new Event("change"));
+    $("plot-series").value = key;
+    $("plot-series").dispatchEvent(new Event("change"));
+  },
   objectCount: () => view.objectCount(),
   contactCount: () => view.points.count,
+  arrowCount: () => view.heads.count,
+  // the drawn contact points (world frame), from the overlay's instances
+  contactPoints() {
+    const m = new THREE.Matrix4();
+    const out = [];
+    for (let i = 0; i < view.points.count; i++) {
+      view.points.getMatrixAt(i, m);
+      out.push([m.elements[12], m.elements[13], m.elements[14]]);
+    }
+    return out;
+  },
   seek: (i) => player.seek(i),
   play: () => player.play(),
   pause: () => player.pause(),

@@ -1,6 +1,7 @@
 // plots.js - the plot panel: joint angles (from the frames the page holds, live or replay) and,
-// for a replay, any logged array of the run (dq, u, force, rate gyro, acceleration) fetched
-// from /api/series. Lines are drawn min/max per pixel column, so a 60 000-frame log draws as
+// for a replay, any logged array of the run (dq, u, body sensors, root position and heading,
+// joint stop torques, range scans, track speeds, loop and contact forces) fetched from
+// /api/series, named by the status's seriesTitles. Lines are drawn min/max per pixel column, so a 60 000-frame log draws as
 // fast as a short one; a cursor marks the time on screen.
 
 const COLORS = ["#4fc3f7", "#ff8a65", "#aed581", "#ffd54f", "#ba68c8", "#4db6ac", "#f06292",
@@ -14,6 +15,7 @@ export class PlotPanel {
     this.bodies = [];
     this.offsets = [];
     this.extra = null;         // replay: {character: [series keys]} from the status
+    this.titles = {};          // replay: {series key: title} from the status
     this.fetched = new Map();  // "char/key" -> {times, values (N x n), labels}
     this.dirty = true;
     this.lastDraw = 0;
@@ -27,10 +29,11 @@ export class PlotPanel {
     this.defaultAt = 0;        // frame count when the default channels were chosen
   }
 
-  setScene(bodies, offsets, extra) {
+  setScene(bodies, offsets, extra, titles) {
     this.bodies = bodies;
     this.offsets = offsets;
     this.extra = extra || null;
+    this.titles = titles || {};
     const sel = this.els.character;
     const keep = sel.value;
     sel.innerHTML = "";
@@ -63,7 +66,7 @@ export class PlotPanel {
       sel.add(new Option("joint angle q [rad, m]", "q"));
       for (const key of (this.extra && this.extra[b.name]) || []) {
         if (key !== "q") {
-          sel.add(new Option(key, key));
+          sel.add(new Option(this.titles[key] || key, key));
         }
       }
     }

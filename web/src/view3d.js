@@ -1,5 +1,7 @@
 // view3d.js - the 3-D view: renderer, orbit camera (z up), floor grid, default lights, the
 // bodies of the scene, and the contact overlay (points, and arrows along the contact normals).
+// The camera can follow a body: its target stays on the body's root link, and the camera
+// moves with it (keeping the user's angle and distance).
 //
 // A contact arrow starts at the contact point and points along the normal; its length is
 // lineScale x (0.05 m + 10 x penetration depth) and its thickness grows with lineWidth (the
@@ -88,6 +90,8 @@ export class View3D {
     this.lineWidth = 1;
     this.lineScale = 1;
     this.showContacts = true;
+    this.followed = null;      // the Body the camera follows, or null
+    this._root = new THREE.Vector3();
 
     this._m = new THREE.Matrix4();
     this._q = new THREE.Quaternion();
@@ -135,6 +139,29 @@ export class View3D {
     const dir = new THREE.Vector3(1.3, -1.0, 0.55).normalize();
     const dist = r / Math.sin((this.camera.fov * Math.PI) / 360) * 1.05;
     this.camera.position.copy(c).addScaledVector(dir, dist);
+    this.controls.update();
+    this.needsRender = true;
+  }
+
+  // follow body (a Body, or null for a free camera): aim at its root link from now on
+  follow(body) {
+    this.followed = body && body.links.length ? body : null;
+    this.track();
+  }
+
+  // move the camera with the followed body's root link (call after the bodies are posed)
+  track() {
+    if (!this.followed) {
+      return;
+    }
+    const root = this._root;
+    this.followed.links[0].obj.getWorldPosition(root);
+    if (root.distanceToSquared(this.controls.target) < 1e-12) {
+      return;
+    }
+    const delta = root.clone().sub(this.controls.target);
+    this.controls.target.copy(root);
+    this.camera.position.add(delta);
     this.controls.update();
     this.needsRender = true;
   }

@@ -1,7 +1,7 @@
 """A finished run as a viewer source: `hrpsim view RESULTS_DIR`.
 
 A results directory written by `hrpsim run` holds ``log.npz`` (times, root poses, joint values
-and sensors per record), ``summary.json`` and ``models.json.gz``: the body description of every
+and sensors per record, contacts), ``summary.json`` and ``models.json.gz``: the body description of every
 model the run loaded, taken from the ModelLoader when the run started, so a replay needs no
 server and no model file. ``ReplaySource`` reads the summary, the models and the record times
 when it opens, and turns the log into frames (float32 rows of root pose + per-link joint
@@ -34,6 +34,14 @@ SENSOR_SERIES = {"force": ("fx", "fy", "fz", "mx", "my", "mz"),
                  "rate_gyro": ("wx", "wy", "wz"), "accel": ("ax", "ay", "az")}
 SENSOR_TYPES = {"force": "Force", "rate_gyro": "RateGyro", "accel": "Acceleration"}
 JOINT_SERIES = ("q", "dq", "u")
+# what the plot panel calls each series (range scans: "range scan K")
+SERIES_TITLES = {"q": "joint angle q [rad, m]", "dq": "joint velocity dq [rad/s, m/s]",
+                 "u": "joint torque / force u [N m, N]", "force": "force sensors [N, N m]",
+                 "rate_gyro": "gyro [rad/s]", "accel": "accelerometer [m/s^2]",
+                 "root_p": "root position [m]", "root_rpy": "root roll, pitch, yaw [rad]",
+                 "joint_stop": "joint stop / servo torque [N m, N]",
+                 "tracks": "track speeds [m/s]", "loops": "closed-loop forces [N, N m]",
+                 "contact_force": "contact forces per link [N]"}
 
 
 def write_models(out_dir, characters):
@@ -114,6 +122,7 @@ class ReplaySource:
         self.title = "%s (%s)" % (name, self.dir.name)
         self.camera_index = CameraIndex(self.dir, chars)
         self.rows = None
+        self.contacts = None
         self.error = None
         self._lock = threading.RLock()
         self._listeners = []
@@ -127,6 +136,8 @@ class ReplaySource:
             self.error = exc
             rows = None
         self.rows = rows
+        if rows is not None:
+            self.contacts = self._build_contacts()
         self._built.set()
         for fn in list(self._listeners):
             fn("frames")
@@ -144,6 +155,20 @@ class ReplaySource:
             return None
         with self._lock:  # one reader of the archive at a time
             return self._npz[key]
+
+    def _build_contacts(self):
+        """The logged contacts as frames carry them: (points per record (N,), (M, 7) point,
+        normal, depth, index of each record's first point (N + 1,)); none for logs from
+        before contacts were logged."""
+        n = len(self.times)
+        counts = self._array("contacts.count")
+        if counts is None or len(counts) != n:
+            return np.zeros(n, dtype=np.uint32), np.zeros((0, 7), np.float32), np.zeros(n + 1, int)
+        contacts = np.concatenate([self._array("contacts.point").reshape(-1, 3),
+                                   self._array("contacts.normal").reshape(-1, 3),
+                                   self._array("contacts.depth").reshape(-1, 1)], axis=1)
+        first = np.concatenate([[0], np.cumsum(counts)])
+        return counts.astype(np.uint32), contacts.astype(np.float32), first
 
     def _build_rows(self):
         n = len(self.times)
@@ -188,13 +213,15 @@ class ReplaySource:
         return {"mode": self.mode, "title": self.title, "epoch": 1, "count": len(self.times),
                 "log": "", "logs": [], "sceneVersion": 1, "lineWidth": 1.0, "lineScale": 1.0,
                 "layout": [[c["name"], k.count] for c, k in zip(self.characters, self.kin)],
-                "series": self.series_keys()}
+                "series": self.series_keys(), "seriesTitles": self.series_titles()}
 
     def frames(self, epoch, start, stop):
         stop = min(stop, len(self.times))
         if epoch != 1 or start >= stop or self.rows is None:
             return None  # nothing there, or not built yet (listeners hear when it is)
-        return F.encode(F.KIND_LOG, 1, start, self.times[start:stop], self.rows[start:stop])
+        counts, contacts, first = self.contacts
+        return F.encode(F.KIND_LOG, 1, start, self.times[start:stop], self.rows[start:stop],
+                        counts[start:stop], contacts[first[start]:first[stop]])
 
     def transient(self):
         return None
@@ -213,29 +240,106 @@ class ReplaySource:
         return path if path.is_file() else None
 
     def series_keys(self):
-        """{character: [logged series keys]} for the plot panel."""
+        """{character: [logged series keys]} for the plot panel: the joint arrays, body
+        sensors, root position and orientation, joint stop torques, range scans (rangeK),
+        crawler tracks, closed-loop forces and contact forces the log holds for it."""
+        files = set(self._npz.files)
         out = {}
         for c in self.characters:
+            name = c["name"]
             keys = [k for k in JOINT_SERIES + tuple(SENSOR_SERIES) + ("root_p",)
-                    if "%s.%s" % (c["name"], k) in self._npz.files]
+                    if "%s.%s" % (name, k) in files]
+            if name + ".root_R" in files:
+                keys.append("root_rpy")
+            if name + ".joint_stop" in files:
+                keys.append("joint_stop")
+            k = 0
+            while "%s.range%d" % (name, k) in files:
+                keys.append("range%d" % k)
+                k += 1
+            for group in ("track", "loop"):
+                if any(f.startswith("%s.%s." % (name, group)) for f in files):
+                    keys.append(group + "s")
+            if self._contact_links(name):
+                keys.append("contact_force")
             if keys:
-                out[c["name"]] = keys
+                out[name] = keys
         return out
+
+    def series_titles(self):
+        """{series key: what the plot panel calls it}."""
+        titles = dict(SERIES_TITLES)
+        for keys in self.series_keys().values():
+            for k in keys:
+                if k.startswith("range"):
+                    titles[k] = "range scan %s [m]" % k[len("range"):]
+        return titles
+
+    def _contact_links(self, character):
+        """The links of ``character`` that touch anything in the run: {link: [(pair row,
+        sign)]}, sign +1 when the link is the pair's link1 (pair_force acts on it), -1 for
+        link2."""
+        pairs = self._array("contacts.pairs")
+        if pairs is None or "contacts.pair_force" not in self._npz.files:
+            return {}
+        out = {}
+        for row, (c1, l1, c2, l2) in enumerate(pairs.reshape(-1, 4)):
+            if str(c1) == character:
+                out.setdefault(str(l1), []).append((row, 1.0))
+            if str(c2) == character:
+                out.setdefault(str(l2), []).append((row, -1.0))
+        return out
+
+    def _grouped(self, character, group, width):
+        """The ``C.group.NAME`` arrays of a character side by side: (names, (N, k * width))."""
+        prefix = "%s.%s." % (character, group)
+        keys = sorted(f for f in self._npz.files if f.startswith(prefix))
+        if not keys:
+            raise KeyError("%s: no %s series" % (character, group))
+        n = len(self.times)
+        return ([k[len(prefix):] for k in keys],
+                np.concatenate([self._array(k).reshape(n, width) for k in keys], axis=1))
 
     def series(self, character, key):
         """One logged array as {"labels": [...], "unit": text, "data": base64 float32 of
         (records x labels)}. KeyError if the run did not log it."""
         import base64
-        arr = self._array("%s.%s" % (character, key))
+        n = len(self.times)
+        if key == "root_rpy":
+            arr = self._array(character + ".root_rpy")
+            if arr is None and self._array(character + ".root_R") is not None:
+                from ..results import root_rpy  # a log from before root_rpy was written
+                arr = root_rpy(self._array(character + ".root_R"))
+            labels, unit = ["roll", "pitch", "yaw (heading)"], "rad"
+        elif key == "tracks":
+            labels, arr = self._grouped(character, "track", 1)
+            unit = "m/s"
+        elif key == "loops":
+            names, arr = self._grouped(character, "loop", 6)
+            labels = ["%s %s" % (nm, comp) for nm in names for comp in SENSOR_SERIES["force"]]
+            unit = "N, N m"
+        elif key == "contact_force":
+            links = self._contact_links(character)
+            if not links:
+                raise KeyError("%s has no contacts in %s" % (character, self.dir / "log.npz"))
+            total = self._array("contacts.pair_force").reshape(n, -1, 3)
+            arr = np.zeros((n, len(links), 3))
+            for i, rows in enumerate(links.values()):
+                for row, sign in rows:
+                    arr[:, i] += sign * total[:, row]
+            labels = ["%s %s" % (lk, comp) for lk in links for comp in ("fx", "fy", "fz")]
+            unit = "N"
+        else:
+            arr = self._array("%s.%s" % (character, key))
         if arr is None:
             raise KeyError("%s.%s is not in %s" % (character, key, self.dir / "log.npz"))
         c = next(c for c in self.characters if c["name"] == character)
-        n = len(self.times)
-        if key in JOINT_SERIES:
+        if key in JOINT_SERIES or key == "joint_stop":
             names = self._array(character + ".joint_names")
             labels = [str(x) for x in names] if names is not None else \
                 ["joint %d" % i for i in range(arr.shape[1])]
-            unit = {"q": "rad, m", "dq": "rad/s, m/s", "u": "N m, N"}[key]
+            unit = {"q": "rad, m", "dq": "rad/s, m/s", "u": "N m, N",
+                    "joint_stop": "N m, N"}[key]
         elif key in SENSOR_SERIES:
             sensors = sorted((s["id"], s["name"]) for lk in c["body"]["links"]
                              for s in lk["sensors"] if s["type"] == SENSOR_TYPES[key])
@@ -246,7 +350,9 @@ class ReplaySource:
             unit = {"force": "N, N m", "rate_gyro": "rad/s", "accel": "m/s^2"}[key]
         elif key == "root_p":
             labels, unit = ["x", "y", "z"], "m"
-        else:
+        elif key.startswith("range") and key[len("range"):].isdigit():
+            labels, unit = ["beam %d" % i for i in range(arr.shape[1])], "m"
+        elif key not in ("root_rpy", "tracks", "loops", "contact_force"):
             raise KeyError(key)
         data = np.ascontiguousarray(arr.reshape(n, -1), dtype="<f4")
         return {"labels": labels, "unit": unit,

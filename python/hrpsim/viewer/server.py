@@ -186,14 +186,8 @@ def main(argv=None):
     naming = args.naming or _orb.naming_from_orb_args(orb_args)
     if naming is None:
         naming = hrpsim.naming_from_environment()
-    orb = _orb.get_orb(orb_args, naming)
-    CORBA, _ = _orb.corba()
-    poa = orb.resolve_initial_references("RootPOA")
     source = LiveSource(model_loader_description(naming))
-    servant = make_servant(source)
-    ref = servant._this()
-    poa._get_the_POAManager().activate()
-    ctx = _orb.naming_context(naming, 5000)
+    served = _orb.ServedObject(lambda: make_servant(source), args.name, orb_args, naming)
 
     # the page first, so that once the name is bound the URL is known too
     app = ViewerApp(source)
@@ -208,28 +202,18 @@ def main(argv=None):
         tmp = Path(args.url_file).with_suffix(".tmp")
         tmp.write_text(url + "\n")
         os.replace(tmp, args.url_file)
-    ctx.rebind(_orb.to_name(args.name), ref)
-    ior = orb.object_to_string(ref)
+    served.bind()
     log.info("bound %s in %s", args.name, naming)
 
     try:
         loop.run_until_complete(stop.wait())
     finally:
         # unbind first (only if the name still names us), then stop serving
-        try:
-            bound = _orb.resolve_name(ctx, args.name)
-            if bound is not None and orb.object_to_string(bound) == ior:
-                ctx.unbind(_orb.to_name(args.name))
-        except CORBA.Exception:  # noqa: BLE001 - the naming service may be gone already
-            pass
+        served.unbind()
         loop.run_until_complete(runner.cleanup())
         loop.close()
         source.close()
-        try:
-            orb.shutdown(True)
-            orb.destroy()
-        except CORBA.Exception:
-            pass
+        served.finish()
     log.info("stopped")
     # leave without the interpreter's finalisation (see hrpsim._orb.end_server_process)
     _orb.end_server_process(None, 0)
