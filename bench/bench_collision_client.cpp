@@ -1,5 +1,5 @@
 // bench_collision_client.cpp - time per call of a CollisionDetector through CORBA from C++, on
-// the sample humanoid standing on the floor (issue 10's benchmark scene).
+// the sample humanoid standing on the floor (the collision benchmarks' scene).
 //
 //   hrpsim-bench-collision-client -ORBInitRef NameService=corbaloc:... CALLS FLOOR HUMANOID
 //

@@ -1,5 +1,5 @@
 // bench_collision_fcl.cpp - the mesh-mesh queries of bench_collision_lib.c done with FCL (the
-// Flexible Collision Library), the peer issue 10 compares hrpsim's collision library with.
+// Flexible Collision Library), the peer hrpsim's collision library is compared with.
 // Benchmark only: FCL is not a dependency of hrpsim. Built when pkg-config finds FCL
 // (Debian: `apt-get install libfcl-dev`); bench/bench_collision_lib.py runs both and prints
 // the ratios and whether the answers agree.

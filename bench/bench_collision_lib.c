@@ -1,5 +1,5 @@
 // bench_collision_lib.c - hrpsim's collision library (collision/, hsc_) timed in process, the
-// part of issue 10's collision benchmark that has no CORBA in it; bench/bench_collision_lib.py
+// part of the collision benchmark that has no CORBA in it; bench/bench_collision_lib.py
 // runs it beside bench_collision_fcl.cpp (the same mesh queries with FCL) and prints ratios.
 //
 //   hrpsim-bench-collision-lib FLOOR HUMANOID [ROUNDS]

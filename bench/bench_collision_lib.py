@@ -12,7 +12,7 @@ pkg-config finds FCL: `apt-get install libfcl-dev`, then re-run cmake) alternate
 runs of both, the ratio FCL / hrpsim (> 1: hrpsim faster) and both answers: a distance [m]
 (agreeing when equal to 1e-6 relative) or collision 0/1 (agreeing when equal). The meshes'
 fingerprints must match (the same triangles on both sides). FCL 0.7 has no ray query, so the
-rays are hrpsim's alone. Targets of issue 10: 1,000 rays in under 1 ms; mesh-mesh queries as fast
+rays are hrpsim's alone. Targets: 1,000 rays in under 1 ms; mesh-mesh queries as fast
 as FCL or faster.
 """
 

@@ -17,8 +17,8 @@ For 320x240 and 640x480 it measures:
   - over CORBA from Python: the same from this process, each image decoded into NumPy arrays
     (hrpsim.images.image_arrays; omniORBpy hands sequences of long and float over as Python
     lists, which costs more than the rendering).
-The renderer string (GL_RENDERER, version, EGL platform) is printed with the figures. Targets
-(issue 11): >= 100 fps in process and >= 60 fps over CORBA at 320x240 on the CPU renderer.
+The renderer string (GL_RENDERER, version, EGL platform) is printed with the figures. Targets:
+>= 100 fps in process and >= 60 fps over CORBA at 320x240 on the CPU renderer.
 """
 
 import argparse

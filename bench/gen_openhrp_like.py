@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Write VRML models shaped like OpenHRP 3.1's own samples, for the load-speed targets of
-issue 8 (OpenHRP's ModelLoader: sample1.wrl 3.9 ms, mockup_main.wrl 117 ms; hrpsim's target is
+"""Write VRML models shaped like OpenHRP 3.1's own samples, for the load-speed targets
+(OpenHRP's ModelLoader: sample1.wrl 3.9 ms, mockup_main.wrl 117 ms; hrpsim's target is
 4x faster: a sample1-like humanoid <= 1 ms, a 600-shape scene <= 30 ms).
 
 Nothing here is copied from OpenHRP; the models only have the same make-up:

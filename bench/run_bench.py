@@ -18,7 +18,7 @@ files hold the million triangles), measures, side by side in one run:
 Ratios (CORBA / in-process) are what to compare across machines; absolute times are noisy here.
 
 With --openhrp-like it measures instead the two models of bench/gen_openhrp_like.py, shaped like
-OpenHRP 3.1's sample1.wrl and mockup_main.wrl (issue 8's targets: 4x faster than OpenHRP's
+OpenHRP 3.1's sample1.wrl and mockup_main.wrl (the targets: 4x faster than OpenHRP's
 3.9 ms and 117 ms, i.e. <= 1 ms and <= 30 ms in process).
 """
 

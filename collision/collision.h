@@ -1,15 +1,15 @@
 // collision.h - hrpsim's collision library: geometry built once from an hsBody, queried at
 // any link poses for overlap, contact manifolds, minimum distance and rays.
 //
-// Two objects. An hscModel is the collision geometry of one body: per link a list of geoms in
-// the link frame, primitives kept exact (sphere, capsule, box, cylinder, cone) and meshes with a
-// bounding-volume hierarchy (BVH); a closed convex mesh is also a convex polytope, collided as
-// one solid rather than triangle by triangle (collision_hull.c). It is built once
-// (hsc_makeModel), never changes, and may be shared read-only by any number of scenes and
-// threads. An hscScene holds bodies (each a model plus its current link poses), scratch
-// buffers sized when it is made, warning counters, and answers queries on pairs of links. Queries never allocate; a buffer that would overflow is a
-// counted warning (hsc_warningCount), logged once. Concurrent queries on separate scenes are
-// safe; a scene itself is not locked.
+// Two objects. An hscModel is the collision geometry of one body: per link a list of geoms in the
+// link frame, primitives kept exact (sphere, capsule, box, cylinder, cone) and meshes with a
+// bounding-volume hierarchy (BVH); a closed convex mesh is also a convex polytope, collided as one
+// solid rather than triangle by triangle (collision_hull.c). It is built once (hsc_makeModel),
+// never changes, and may be shared read-only by any number of scenes and threads. An hscScene holds
+// bodies (each a model plus its current link poses), scratch buffers sized when it is made, warning
+// counters, and answers queries on pairs of links. Queries never allocate; a buffer that would
+// overflow is a counted warning (hsc_warningCount), logged once. Concurrent queries on separate
+// scenes are safe; a scene itself is not locked.
 //
 // Conventions (OpenHRP 3.1's CollisionDetector): a pair is (side 0, side 1); a contact normal is
 // a unit vector, world frame, pointing from side 0 into side 1 (moving side 1 along it by the

@@ -1,16 +1,16 @@
 // collision_gjk.c - convex shapes by their support functions: GJK distance with closest points
 // (our own, libccd 2.1 has none) and MPR penetration (libccd).
 //
-// A shape is an hscConvex: a primitive geom, a triangle, a segment or a point, each possibly
-// swept by a sphere of some radius. GJK works on the cores (radius 0); callers subtract the
-// radii, so a sphere or a capsule is exact. GJK keeps a simplex of up to four points of the
-// Minkowski difference with the support points they came from, and reduces it each iteration to
-// the face nearest the origin (Voronoi regions, as in Ericson's Real-Time Collision Detection,
-// section 5.1; a tetrahedron too flat to hold the origin is reduced to its nearest face); it stops when the support point brings no progress, when it repeats a simplex
-// point, or after 128 iterations (curved shapes converge only in the limit). For polytopes the
-// answer is exact up to rounding. MPR (libccd's ccdMPRPenetration, which allocates nothing)
-// gives a normal and depth for overlapping shapes with the radii included in the supports.
-// libccd's types stay inside this file.
+// A shape is an hscConvex: a primitive geom, a triangle, a segment or a point, each possibly swept
+// by a sphere of some radius. GJK works on the cores (radius 0); callers subtract the radii, so a
+// sphere or a capsule is exact. GJK keeps a simplex of up to four points of the Minkowski
+// difference with the support points they came from, and reduces it each iteration to the face
+// nearest the origin (Voronoi regions, as in Ericson's Real-Time Collision Detection, section 5.1;
+// a tetrahedron too flat to hold the origin is reduced to its nearest face); it stops when the
+// support point brings no progress, when it repeats a simplex point, or after 128 iterations
+// (curved shapes converge only in the limit). For polytopes the answer is exact up to rounding. MPR
+// (libccd's ccdMPRPenetration, which allocates nothing) gives a normal and depth for overlapping
+// shapes with the radii included in the supports. libccd's types stay inside this file.
 
 #include <ccd/ccd.h>
 #include <string.h>

@@ -1,16 +1,16 @@
 // collision_scene.c - hscScene: bodies at poses, and the queries over pairs of links.
 //
-// Setting a link's pose places its geoms in the world at once (rotation, origin, world box)
-// and updates the link's world box, so queries only read. A query walks its pairs in order:
-// the two links' world boxes first, then every pair of their geoms whose boxes overlap, then
-// the narrow phase (collision_narrow.c, collision_mesh.c). Contacts of one link pair gather in
-// the scene's candidate buffer and are reduced to at most maxContactsPerPair: the deepest, then
-// the one farthest from it, then the one spanning the largest triangle with those two, then
-// each time the one farthest from every kept point (so a resting face keeps its corners); a
-// point closer than the pair's cull distance (at least 1 nm) to a kept one is never kept; exact
-// ties go by the candidates' numbers, so the order the narrow phase found them in never matters. The
-// broad phase over all links (hsc_overlappingLinks) is sweep and prune along x, its order kept
-// from one query to the next and re-sorted by insertion (nearly sorted after small motions).
+// Setting a link's pose places its geoms in the world at once (rotation, origin, world box) and
+// updates the link's world box, so queries only read. A query walks its pairs in order: the two
+// links' world boxes first, then every pair of their geoms whose boxes overlap, then the narrow
+// phase (collision_narrow.c, collision_mesh.c). Contacts of one link pair gather in the scene's
+// candidate buffer and are reduced to at most maxContactsPerPair: the deepest, then the one
+// farthest from it, then the one spanning the largest triangle with those two, then each time the
+// one farthest from every kept point (so a resting face keeps its corners); a point closer than the
+// pair's cull distance (at least 1 nm) to a kept one is never kept; exact ties go by the
+// candidates' numbers, so the order the narrow phase found them in never matters. The broad phase
+// over all links (hsc_overlappingLinks) is sweep and prune along x, its order kept from one query
+// to the next and re-sorted by insertion (nearly sorted after small motions).
 
 #include <float.h>
 #include <stdlib.h>

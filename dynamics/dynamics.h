@@ -10,12 +10,13 @@
 // character whose 1-dof joints are all high gain needs no joint dynamics: with a free root it
 // moves as one composite ODE body carrying its total momentum (joints exactly on their
 // commands, contacts seeing the joints' motion as surface velocity); with a fixed or
-// position-given root it is purely kinematic (see dynamics_servo.c). Collision geometry comes
-// from each link's collisionRefs: ODE boxes, spheres, cylinders (capsules never: a VRML Cylinder is flat-ended)
-// where the shape is a primitive under a rigid transform, ODE trimeshes otherwise. Only
-// registered pairs collide, and contacts are generated in a fixed order (pairs in registration
-// order, geoms in link/shape order: no spaces, no pointer-ordered hashing), so the same inputs
-// give bit-identical trajectories.
+// position-given root it is purely kinematic (see dynamics_servo.c). Contacts come from
+// collision/ (hsc_, the library the CollisionDetector answers from; dynamics_geom.c): each
+// character's collision shapes are one hscModel (primitives exact, anything else a mesh with a
+// BVH), collided at the current link poses; ODE only gets the contact joints. Only registered
+// pairs collide, and contacts are generated in a fixed order (pairs in registration order, link
+// pairs and geoms in link/shape order, no pointer-ordered hashing), so the same inputs give
+// bit-identical trajectories.
 //
 // Joint modes follow OpenHRP: each link has one drive mode, written both by the joint-mode
 // calls and by OpenHRP's POSITION_GIVEN flag (given = high gain). In torque mode a 1-dof joint
@@ -61,8 +62,8 @@
 // worlds at the same time (servers serialise calls process-wide). hsd_initODE must be called
 // once per process before any world is made.
 //
-// Later issues add range/vision sensors and distance queries; the world keeps per-character and
-// per-pair records that leave room for them.
+// Range, vision and noisy body sensors live in sensors/ (hss_), which reads the world through
+// this interface; distance queries are hsd_checkDistances below.
 
 #ifndef HRPSIM_DYNAMICS_DYNAMICS_H_
 #define HRPSIM_DYNAMICS_DYNAMICS_H_
@@ -144,7 +145,7 @@ enum {
                     // tested, in registration order
 };
 
-// the defaults (documented in DESIGN/README with the measurements that chose them)
+// the defaults (dynamics_options.c; docs/servers.md gives the measurements that chose them)
 void hsd_defaultOptions(hsdOptions *opt);
 
 // once per process, before any world: initialise ODE and route its messages to hsu_log
@@ -205,8 +206,8 @@ typedef struct hsdSurface {
 int hsd_addContactPair(hsdWorld *w, int ch1, int link1, int ch2, int link2,
                        const hsdSurface *surface, hsError *err);
 
-// register a pair for intersection checks only (no contact forces); tolerance [m] is stored but
-// not used yet: intersection means penetration until distance queries arrive
+// register a pair for intersection checks only (no contact forces); its links intersect when
+// they are closer than tolerance [m] (0: when they touch or penetrate)
 int hsd_addIntersectionPair(hsdWorld *w, int ch1, int link1, int ch2, int link2,
                             double tolerance, hsError *err);
 

@@ -24,17 +24,17 @@
 // Restitution becomes ODE's bounce (for approach speeds above opt.bounceVelocity); contact
 // softness comes from opt.contactErp / contactCfm. OpenHRP's spring/damper K and C are not used.
 //
-// Crawler links (tracks) take part like servoed joint motion: the track surface at a contact
-// moves relative to the link at u along dir = normalize((R a) x nOut) (R the link's rotation,
-// a its joint axis, nOut the contact normal pointing out of the crawler into the other side;
-// OpenHRP AIST's convention, with its sign flip for a crawler that is the pair's second link
-// folded into nOut). That velocity enters the contact's surface motion (motion1/2 along fdir1
-// and the direction across it), so friction drives the vehicle up to mu N. u is the link's joint
-// torque or joint velocity, whichever the client wrote last (OpenHRP writes the torque,
-// Choreonoid's pseudoContinuousTrack the velocity command). While a track's contact slides, its friction acts along
-// the slip only (ODE's second friction direction frictionless), approximating the friction cone
-// OpenHRP AIST uses: the pyramid's independent sideways row would stall a turn on the spot.
-// Track contacts are a little softer (CFM at least 1e-7) for ODE's solver's sake.
+// Crawler links (tracks) take part like servoed joint motion: the track surface at a contact moves
+// relative to the link at u along dir = normalize((R a) x nOut) (R the link's rotation, a its joint
+// axis, nOut the contact normal pointing out of the crawler into the other side; OpenHRP AIST's
+// convention, with its sign flip for a crawler that is the pair's second link folded into nOut).
+// That velocity enters the contact's surface motion (motion1/2 along fdir1 and the direction across
+// it), so friction drives the vehicle up to mu N. u is the link's joint torque or joint velocity,
+// whichever the client wrote last (OpenHRP writes the torque, Choreonoid's pseudoContinuousTrack
+// the velocity command). While a track's contact slides, its friction acts along the slip only
+// (ODE's second friction direction frictionless), approximating the friction cone OpenHRP AIST
+// uses: the pyramid's independent sideways row would stall a turn on the spot. Track contacts are a
+// little softer (CFM at least 1e-7) for ODE's solver's sake.
 
 #include <math.h>
 #include <string.h>

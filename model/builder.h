@@ -1,6 +1,6 @@
 // builder.h - the editable body that loaders fill, compiled into an hsBody.
 //
-// Loading is two stages (as MuJoCo's spec -> compile): a front end (VRML now, URDF later)
+// Loading is two stages (as MuJoCo's spec -> compile): a front end (VRML or URDF)
 // pushes links, segments, shapes, sensors ... into an hsmBuilder, whose lists grow freely and
 // own their strings and arrays; hsm_compile then checks the whole, merges each link's segments
 // into its mass properties, groups sensors/segments/lights by link, and copies everything into

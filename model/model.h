@@ -1,7 +1,7 @@
 // model.h - hsBody, the static description of one robot or environment, its loaders and
 // kinematics.
 //
-// A body is loaded once (hsm_loadVrml, later URDF) and is read-only afterwards: any number of
+// A body is loaded once (hsm_loadVrml, hsm_loadUrdf) and is read-only afterwards: any number of
 // simulations may share one. It lives in a single allocation, so hsm_freeBody releases it in
 // one call; every pointer inside points into that block. Everything that changes while a body
 // is simulated (joint values, the root pose, link poses) lives in an hsBodyState owned by the

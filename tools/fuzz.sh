@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# tools/fuzz.sh - run the parser fuzzers (tests/fuzz; README, "Fuzzing").
+# tools/fuzz.sh - run the parser fuzzers (tests/fuzz; docs/development.md, "Fuzzing").
 #
 #   tools/fuzz.sh [--seconds N] [--max-len BYTES] [--ci] [TARGET...]
 #

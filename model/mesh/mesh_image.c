@@ -1,13 +1,14 @@
 // mesh_image.c - decode PNG (libpng) and JPEG (libjpeg) files into 8-bit pixels.
 //
-// hsm_readImage opens the file (a regular file only, through hsu_openFile), tells the format from its first bytes (PNG signature, JPEG SOI
-// marker) and hands the stream to one decoder. Both libraries report fatal errors by calling a
-// handler that must not return; ours format the library's message and longjmp back into the
-// decoder, which frees what it allocated and records an hsError naming the file. Everything
-// that must survive the jump lives in a heap context (only its pointer, never changed after
-// setjmp, is a local), so nothing is left indeterminate. libjpeg's default handler would call
-// exit(), and a truncated JPEG only raises a warning (libjpeg pads the data), so we treat that
-// one warning as an error; other warnings and libpng's warnings go to the debug log.
+// hsm_readImage opens the file (a regular file only, through hsu_openFile), tells the format from
+// its first bytes (PNG signature, JPEG SOI marker) and hands the stream to one decoder. Both
+// libraries report fatal errors by calling a handler that must not return; ours format the
+// library's message and longjmp back into the decoder, which frees what it allocated and records an
+// hsError naming the file. Everything that must survive the jump lives in a heap context (only its
+// pointer, never changed after setjmp, is a local), so nothing is left indeterminate. libjpeg's
+// default handler would call exit(), and a truncated JPEG only raises a warning (libjpeg pads the
+// data), so we treat that one warning as an error; other warnings and libpng's warnings go to the
+// debug log.
 //
 // PNG input of any colour type and bit depth comes out as 8-bit gray, gray + alpha, RGB or RGBA
 // (palettes expand to RGB, or RGBA when they carry transparency; low bit depths expand; 16-bit

@@ -29,20 +29,20 @@
 // and it took 7 s on a 1-million-triangle STL whose whole read takes 0.45 s this way.
 //
 // Limits (hsmLimits). A mesh file must be a regular file within the size limit. A COLLADA file's
-// index lists (<p>, <v>, <vcount>, <h>) are checked for anything but non-negative integers
-// first, because assimp 5.2 loops without end, growing, on a word like "inf" there. Then, by
-// default, the import and conversion run in a child process (fork): its address space is capped
-// at what it maps at the fork plus the memory limit (setrlimit RLIMIT_AS; assimp then fails with
-// bad_alloc, or the child dies), its CPU time at the time limit plus 1 s (a backstop), and the
-// parent waits on a pipe for the answer no longer than the time limit, then kills it (SIGKILL).
-// The child writes the converted parts into the pipe and exits; the parent checks every count,
-// index and number of that message before it builds the parts, so whatever assimp did in the
-// child, the caller gets valid parts or a clear error naming the file and the limit. A file
-// with more triangles than the limit is refused while it is converted. A fork costs a few
-// milliseconds per mesh file; limits.meshInProcess = 1 imports in the calling process instead,
-// unbounded in time and memory. hsm_cancelMeshImports kills the running children and makes
-// every later import fail at once, so a server that is asked to stop never waits on one. The child keeps only the standard streams and its pipe open,
-// resets the signals a server catches to their defaults, and leaves through _exit.
+// index lists (<p>, <v>, <vcount>, <h>) are checked for anything but non-negative integers first,
+// because assimp 5.2 loops without end, growing, on a word like "inf" there. Then, by default, the
+// import and conversion run in a child process (fork): its address space is capped at what it maps
+// at the fork plus the memory limit (setrlimit RLIMIT_AS; assimp then fails with bad_alloc, or the
+// child dies), its CPU time at the time limit plus 1 s (a backstop), and the parent waits on a pipe
+// for the answer no longer than the time limit, then kills it (SIGKILL). The child writes the
+// converted parts into the pipe and exits; the parent checks every count, index and number of that
+// message before it builds the parts, so whatever assimp did in the child, the caller gets valid
+// parts or a clear error naming the file and the limit. A file with more triangles than the limit
+// is refused while it is converted. A fork costs a few milliseconds per mesh file;
+// limits.meshInProcess = 1 imports in the calling process instead, unbounded in time and memory.
+// hsm_cancelMeshImports kills the running children and makes every later import fail at once, so a
+// server that is asked to stop never waits on one. The child keeps only the standard streams and
+// its pipe open, resets the signals a server catches to their defaults, and leaves through _exit.
 //
 // Threads. Each import has its own assimp importer and property store, but assimp's C API keeps
 // the last error message in one unguarded global string, written by any failing import; so

@@ -15,7 +15,7 @@ Typical use, after ``hrpsim up``::
 are those of hrpsim's own scheduler interface (IDL module ``hrpsim``). They are imported on
 first use.
 
-Scripting (see the README's "Python scripting"): ``hrpsim.Simulation`` configures, steps and
+Scripting (see docs/python.md): ``hrpsim.Simulation`` configures, steps and
 reads one simulation, client-driven or through the scheduler server; ``hrpsim.sweep(func,
 params, workers=N)`` runs ``func(sim, param)`` for many parameters in parallel over the
 dynamics servers of ``hrpsim up --dynamics N``.
@@ -195,7 +195,7 @@ class Client:
         done. A plain reference, as OpenHRP clients expect: bad arguments raise CORBA.BAD_PARAM,
         calls out of order CORBA.BAD_INV_ORDER (the server logs why);
         ``hrpsim.errors.explained(ref)`` makes them raise with the server's reason instead, as
-        ``hrpsim.Simulation`` does. See the README's "DynamicsSimulator" section.
+        ``hrpsim.Simulation`` does. See docs/servers.md, "DynamicsSimulator".
         """
         return self.dynamics_factory().create()
 

@@ -132,7 +132,7 @@ class _World:
 
     The BodyInfo references are fetched afresh for every world: under a stream of
     loadBodyInfo calls the ModelLoader retires older objects and releases them after its
-    budget (README: 256 objects), so a reference kept from the start would end up
+    budget (docs/models.md: 256 objects), so a reference kept from the start would end up
     OBJECT_NOT_EXIST, as documented."""
 
     def __init__(self, client, ml, DS):

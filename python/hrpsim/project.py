@@ -13,7 +13,7 @@ That text is ``str(ProjectError)``; the exception also carries ``file``, ``line`
 ``field``. GrxUI items or properties hrpsim cannot honour are not errors: they become
 ``Project.warnings`` (with their line), which `hrpsim run` prints and keeps in the summary.
 
-The format is documented in the README ("Projects and hrpsim run").
+The format is documented in docs/projects.md.
 """
 
 import math
@@ -145,7 +145,7 @@ class Project:
     plot_joints: list = None                  # joint names; None: all
     plots: bool = True
     cameras: bool = False                     # <cameras enabled>: store camera frames
-    noise_seed: int = 0                       # <noise>: sensor noise and limits (README)
+    noise_seed: int = 0                       # <noise>: sensor noise and limits (docs)
     noise_limits: bool = False
     noise: list = field(default_factory=list)  # (type, std list, bias list, line)
     warnings: list = field(default_factory=list)   # "file:line: text"

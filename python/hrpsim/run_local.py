@@ -5,9 +5,10 @@ The project (hrpsim's format or GrxUI's, project.py) configures an
 same models, initial states, modes, pairs, loops, joint options and sensor noise. Its
 controllers must be Python classes (``hrpsim.controller.Controller`` subclasses) named by
 ``python="FILE.py:NAME"`` on ``<controller>`` (FILE relative to the project's directory; NAME
-a Controller subclass or a function returning a Controller): each is made with no arguments, given a DynamicsSimulator look-alike over the local simulation
-(``LocalDynamics``: the calls controllers make, with OpenHRP's enums), its character and
-period, ``initialize()``d and ``start()``ed, and ticked in the scheduler's order: for step k,
+a Controller subclass or a function returning a Controller): each is made with no arguments,
+given a DynamicsSimulator look-alike over the local simulation (``LocalDynamics``: the
+calls controllers make, with OpenHRP's enums), its character and period, ``initialize()``d
+and ``start()``ed, and ticked in the scheduler's order: for step k,
 ``input()`` and ``control()`` of every controller whose period divides k, the step,
 ``output()``; ``stop()`` at the end. A controller given only as an external ``command`` is an
 OpenHRP Controller in another process: it needs the servers, and the run refuses it

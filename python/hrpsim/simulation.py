@@ -25,7 +25,7 @@ anything the wrapper does not cover. A request a server refuses raises an
 ``hrpsim.errors.ServerError`` whose message is the server's reason (``BadArgument``, a ValueError
 and LookupError, for a wrong name or value; ``SchedulerRefused``, a ValueError, for what the
 Scheduler refuses; see hrpsim/errors.py); the local back end raises the same classes with the
-core's message. Conventions are OpenHRP's (see the README's DynamicsSimulator section):
+core's message. Conventions are OpenHRP's (docs/servers.md, DynamicsSimulator):
 ``gravity`` is given as to ``setGVector`` ((0, 0, 9.8) is ordinary gravity towards -z), poses are
 of link origins in the world frame, rotations 3x3, joint arrays in jointId order.
 """
@@ -46,8 +46,9 @@ MAX_TIME_STEP = 1.0
 
 
 class Runaway(RuntimeError):
-    """A step made a character's state non-finite or took it out of bounds (README,
-    Runaways): the step was made, the character stopped where the last good step left it.
+    """A step made a character's state non-finite or took it out of bounds
+    (docs/servers.md, Runaways): the step was made, the character stopped where the last good
+    step left it.
     ``character`` names it (None if unknown); reset, restore or carry on is the caller's
     choice."""
 
@@ -395,8 +396,8 @@ class Simulation(PrimitivesMixin):
         self._viewer = (viewer, rate)
 
     def set_sensor_noise(self, seed=0, limits=False, **types):
-        """(Scheduler mode) sensor noise and limits, beyond OpenHRP (off by default; see the
-        README): ``force``, ``gyro``, ``accel`` and ``range`` each take ``(std, bias)`` or
+        """(Scheduler mode) sensor noise and limits, beyond OpenHRP (off by default; see
+        docs/servers.md): ``force``, ``gyro``, ``accel`` and ``range`` each take ``(std, bias)`` or
         ``{"std": ..., "bias": ...}``, a number for every component or one per component
         (force 6, gyro and accel 3, range 1): reading = true + bias + std * N(0, 1), drawn
         from generators seeded by ``seed`` (the same seed, the same numbers). ``limits``
@@ -593,7 +594,7 @@ class Simulation(PrimitivesMixin):
     def ranges(self, character):
         """Range sensors: one (nbeams,) array of distances [m] per sensor, sensorId order. Beam
         k points at angle (k - nbeams // 2) * scanStep in the sensor's x-z plane (OpenHRP's fan,
-        see the README); 0 means no hit. The scan is held between scans (scanRate)."""
+        see docs/servers.md); 0 means no hit. The scan is held between scans (scanRate)."""
         return self.sensors(character)["range"]
 
     def snapshot(self):

@@ -17,9 +17,10 @@
 //   q_j(t) = A_j sin(2 pi f_j t),   A_j = 0.6 - 0.05 j rad,  f_j = 0.25 (1 + j / 4) Hz,
 //
 // so the arm starts at rest at q = 0 (its initial pose) and every joint sweeps smoothly; a
-// high-gain joint lands exactly on its command, so after k steps q_j = q_j(k * period) (the
-// tests compute the same numbers). A call that fails (no dynamics yet, bad character) is reported on stderr and raised to the caller
-// as CORBA::BAD_INV_ORDER / the dynamics' exception, so the scheduler stops the run naming us.
+// high-gain joint lands exactly on its command, so after k steps q_j = q_j(k * period) (the tests
+// compute the same numbers). A call that fails (no dynamics yet, bad character) is reported on
+// stderr and raised to the caller as CORBA::BAD_INV_ORDER / the dynamics' exception, so the
+// scheduler stops the run naming us.
 
 #include <csignal>
 #include <cmath>

@@ -22,14 +22,14 @@
 // - near and far are the front and back clip distances [m];
 // - images are row-major with the TOP row first; rgb holds 3 bytes per pixel;
 // - depth is metric: the distance along the optical axis (-z in the camera frame) to the
-//   surface seen at each pixel centre [m], and `far` where nothing is seen.
-// Shading follows VRML97's lighting model (emissive + per light: ambient + Lambert diffuse +
-// Blinn specular, with attenuation and spot cut-off), directional lights per vertex, point and
-// spot lights per pixel; a shape without a Material is unlit (its texture, vertex colours or
-// white). A scene with no directional or point light that is on is also lit by a headlight (a
-// white directional light of intensity 1 along the view direction, as VRML browsers' default
-// NavigationInfo headlight) so that it is never black. At most 8 lights. No anti-aliasing: one sample per pixel centre, so results are deterministic for
-// one renderer.
+//   surface seen at each pixel centre [m], and `far` where nothing is seen. Shading follows
+// VRML97's lighting model (emissive + per light: ambient + Lambert diffuse + Blinn specular, with
+// attenuation and spot cut-off), directional lights per vertex, point and spot lights per pixel; a
+// shape without a Material is unlit (its texture, vertex colours or white). A scene with no
+// directional or point light that is on is also lit by a headlight (a white directional light of
+// intensity 1 along the view direction, as VRML browsers' default NavigationInfo headlight) so that
+// it is never black. At most 8 lights. No anti-aliasing: one sample per pixel centre, so results
+// are deterministic for one renderer.
 
 #ifndef HRPSIM_SENSORS_RENDER_RENDER_H_
 #define HRPSIM_SENSORS_RENDER_RENDER_H_

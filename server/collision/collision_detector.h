@@ -1,7 +1,7 @@
 // collision_detector.h - the CollisionDetector and CollisionDetectorFactory servants: OpenHRP
 // 3.1's collision interface on top of collision/ (one hscScene per instance).
 //
-// Conventions are OpenHRP's (see the README's CollisionDetector section): a Collision per
+// Conventions are OpenHRP's (see docs/servers.md, CollisionDetector): a Collision per
 // queried pair, in pair order, its points' normals pointing from the pair's first link into the
 // second and idepth positive; checkAll false stops at the first intersecting pair; a Distance's
 // point0 lies on the pair's first link and point1 on its second, as OpenHRP 3.1's servant

@@ -378,7 +378,7 @@ void raiseSystemException(const char *operation, const hsError &err) {
     case hsE_ORDER:
       throw CORBA::BAD_INV_ORDER(0, CORBA::COMPLETED_NO);
     case hsE_RUNAWAY:
-      // the step was made; a character's state had to be stopped (README, Runaways)
+      // the step was made; a character's state had to be stopped (docs/servers.md, Runaways)
       throw CORBA::BAD_OPERATION(0, CORBA::COMPLETED_YES);
     default:
       throw CORBA::BAD_PARAM(0, CORBA::COMPLETED_NO);

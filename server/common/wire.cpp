@@ -96,7 +96,7 @@ int integrateMethod(DS::IntegrateMethod method, hsError *err) {
   if (method != DS::EULER && method != DS::RUNGE_KUTTA) {
     return HS_ERR(err, hsE_INVALID, "unknown integration method %d", static_cast<int>(method));
   }
-  // ODE has one integrator: both methods step with it (README, "DynamicsSimulator")
+  // ODE has one integrator: both methods step with it (docs/servers.md, "DynamicsSimulator")
   if (method == DS::RUNGE_KUTTA) {
     hsu_log(hsLOG_INFO, "init: RUNGE_KUTTA requested; ODE's semi-implicit Euler stepper is used "
             "for both integration methods");

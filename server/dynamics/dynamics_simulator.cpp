@@ -123,7 +123,7 @@ void DynamicsSimulatorServant::registerCollisionCheckPair(
     CORBA::Double staticFriction, CORBA::Double slipFriction, const OpenHRP::DblSequence6 &,
     const OpenHRP::DblSequence6 &, CORBA::Double culling_thresh, CORBA::Double restitution) {
   // K and C (OpenHRP's spring-damper contact parameters) are accepted and ignored: contacts are
-  // ODE's constraint contacts (README)
+  // ODE's constraint contacts (docs/servers.md)
   hsError err = {};
   check(hs_addContactPair(sim_.get(), char1, name1, char2, name2, staticFriction, slipFriction,
                           restitution, culling_thresh, &err),
@@ -164,7 +164,7 @@ void DynamicsSimulatorServant::getExtraJointConstraintForce(const char *characte
   hsError err = {};
   int i = hs_extraJoint(sim_.get(), ch, name, &err);
   check(i, op, err);
-  // force and moment on link2 about its attachment point, world frame (README)
+  // force and moment on link2 about its attachment point, world frame (docs/servers.md)
   double f[6];
   hs_extraJointForce(sim_.get(), i, f);
   OpenHRP::DblSequence6_var out = new OpenHRP::DblSequence6;

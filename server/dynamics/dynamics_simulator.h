@@ -9,8 +9,9 @@
 //
 // Errors: unknown character, link or sensor names, wrong data lengths, non-finite numbers and
 // bad values raise CORBA::BAD_PARAM; calls in the wrong order (stepSimulation before
-// initSimulation, registerCharacter after it) raise CORBA::BAD_INV_ORDER; features of later
-// issues (distance queries) raise CORBA::NO_IMPLEMENT. Each is logged as one line
+// initSimulation, registerCharacter after it) raise CORBA::BAD_INV_ORDER; a step that had to
+// stop a runaway character raises CORBA::BAD_OPERATION (the step was made); out of memory
+// raises CORBA::NO_MEMORY. Each is logged as one line
 // naming the operation and the problem, and the instance stays usable; the servant is also an
 // hrpsim::Diagnostics (idl/Diagnostics.idl) whose lastError() returns that line.
 

@@ -7,7 +7,8 @@
 // A run: begin() resolves the controllers by name, initialises the simulation and the
 // controllers in the caller's thread (so start() reports their failures), records the state at
 // time 0 and starts the loop thread. The loop steps the core itself (no CORBA call); the
-// hosted DynamicsSimulator servant is a second door to the same core, for the controllers. The loop steps while it is free running or short of the
+// hosted DynamicsSimulator servant is a second door to the same core, for the controllers.
+// The loop steps while it is free running or short of the
 // step target that step() / runUntil() set, and otherwise pauses; each step is tick(): due
 // controllers input() and control(), stepSimulation(), due execution contexts tick(), output()
 // of the controllers of this step, a log record at the log period, a frame for the online
@@ -15,7 +16,8 @@
 // then a sleep when paced to real time. Steps, simulated time and the time step are the core's
 // (hs_steps, hs_time, hs_timeStep; steps_ and time_ below only publish the last finished
 // tick's); periods become steps through hs_periodSteps (core.h). "Due" is decided on the step
-// index k of the step (from time k dt to (k + 1) dt): k % periodSteps == 0. A failure of any remote call
+// index k of the step (from time k dt to (k + 1) dt): k % periodSteps == 0. A failure of any
+// remote call
 // ends the run: the message names who failed, when and why; the other controllers get stop().
 
 #include "scheduler.h"

@@ -1,7 +1,7 @@
 // scheduler.h - the Scheduler and ClockGenerator servants of hrpsim-scheduler: the simulation
 // loop that owns the clock, steps a DynamicsSimulator living in this process and ticks every
-// controller and OpenRTM execution context at its period (idl/Scheduler.idl, DESIGN.md "The
-// simulation loop").
+// controller and OpenRTM execution context at its period (idl/Scheduler.idl; the loop is
+// described in scheduler.cpp and docs/architecture.md).
 //
 // Threads. The loop runs in one thread of its own, started by start() / startPaused() (or by the
 // first step() / runUntil() of a READY configuration). Client requests arrive on omniORB's

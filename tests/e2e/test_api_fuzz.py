@@ -1,4 +1,4 @@
-"""Fuzzing the simulator API (issue 13, part 2): seeded Hypothesis rule-based state machines
+"""Fuzzing the simulator API: seeded Hypothesis rule-based state machines
 drive a real DynamicsSimulator, the real Scheduler and hrpsim.Simulation through CORBA with
 random sequences of valid and invalid calls: every LinkDataType, both joint modes, NaN, inf,
 sub-normal, huge and ordinary numbers, sequences of the wrong length, unknown character and

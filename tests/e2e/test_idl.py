@@ -570,7 +570,7 @@ def is_op_descriptor(value):
     return (isinstance(value, tuple) and len(value) == 3 and isinstance(value[0], tuple))
 
 
-# ---- the tables are complete and consistent --------------------------------------------------------
+# ---- the tables are complete and consistent ------------------------------------------------------
 
 ALL_NAMES = {**{n: "typedef" for n in TYPEDEFS}, **{n: "struct" for n in STRUCTS},
              **{n: "exception" for n in EXCEPTIONS}, **{n: "enum" for n in ENUMS},
@@ -615,7 +615,7 @@ def test_repository_id(rid):
         assert poa._NP_RepositoryId == rid
 
 
-# ---- typedefs ------------------------------------------------------------------------------------------
+# ---- typedefs ------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", list(TYPEDEFS))
 def test_typedef(name):
@@ -625,7 +625,7 @@ def test_typedef(name):
     assert wire_actual(desc[3]) == wire_expected(TYPEDEFS[name])
 
 
-# ---- structs and exceptions -----------------------------------------------------------------------
+# ---- structs and exceptions ----------------------------------------------------------------------
 
 def members_of(desc):
     # (kind, class, repository id, name, member1, type1, member2, type2, ...)
@@ -646,7 +646,7 @@ def test_members_in_order(name):
     assert params == [m for m, _ in expected]
 
 
-# ---- enums ----------------------------------------------------------------------------------------------
+# ---- enums ---------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("name", list(ENUMS))
 def test_enum_members_in_order(name):
@@ -663,7 +663,7 @@ def test_enum_members_in_order(name):
         assert getattr(scope, member)._parent_id == repo_id(name)
 
 
-# ---- interfaces ---------------------------------------------------------------------------------------
+# ---- interfaces ----------------------------------------------------------------------------------
 
 def operations_of(cls):
     """(name, descriptor) of the operations an interface declares itself, in order."""

@@ -1,4 +1,4 @@
-"""End-to-end tests of what a request may cost the ModelLoader (issue 8, part 5), through the
+"""End-to-end tests of what a request may cost the ModelLoader, through the
 real server started with `hrpsim up`:
 
 - only regular files are read, up to the size limit: a .urdf symlinked to /dev/zero, a FIFO

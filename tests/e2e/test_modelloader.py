@@ -1735,7 +1735,7 @@ def test_print_tree_reports_a_bad_model(servers, tmp_path):
 
 
 # =============================================================================================
-# 9. what real OpenHRP and Choreonoid files contain (issue 8): each loads as OpenHRP loads it,
+# 9. what real OpenHRP and Choreonoid files contain: each loads as OpenHRP loads it,
 #    with its warning in the server log and in BodyInfo.info ("warning: file:line: ..."), or
 #    fails fast with its error while the server keeps serving
 # =============================================================================================

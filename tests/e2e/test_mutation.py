@@ -1,7 +1,7 @@
-"""Mutation harness (issue 8, part 5): a few hundred mutated model files through the real
-ModelLoader server. Every one must either load, with every number it serves finite, or raise
-ModelLoaderException, each within CASE_S seconds; the server must stay the same process, keep answering, stay within MEMORY_MB of
-resident memory at its peak, and stop on SIGTERM at `hrpsim down`.
+"""Mutation harness: a few hundred mutated model files through the real ModelLoader server.
+Every one must either load, with every number it serves finite, or raise ModelLoaderException,
+each within CASE_S seconds; the server must stay the same process, keep answering, stay within
+MEMORY_MB of resident memory at its peak, and stop on SIGTERM at `hrpsim down`.
 
 The mutants are made here, from this repository's own samples, by a seeded random generator
 (SEED; N_VRML + N_URDF + N_MESH cases), so every run feeds the same files and a failure names

@@ -1,4 +1,4 @@
-"""Runaways are reported (issue 13, part 3), through CORBA against real servers.
+"""Runaways are reported, through CORBA against real servers.
 
 The model: a pendulum (a 1 kg bar on a hinge, inertia 0.26 kg m^2 about the hinge) in torque
 mode with a torque of 1e11 N m: 1e11 / 0.26 * 1 ms = 3.8e8 rad/s after one step, over the

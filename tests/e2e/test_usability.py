@@ -159,8 +159,14 @@ def test_slope_sweep_starts_its_own_servers_when_none_run(built, tmp_path):
 # README
 # ---------------------------------------------------------------------------------------------
 
+def _docs_text():
+    """README.md and every page of docs/, one string (the README's content moved there)."""
+    pages = [REPO_ROOT / "README.md"] + sorted((REPO_ROOT / "docs").glob("*.md"))
+    return "\n".join(p.read_text() for p in pages)
+
+
 def test_readme_points_only_inside_the_repository():
-    text = (REPO_ROOT / "README.md").read_text()
+    text = _docs_text()
     assert "../" not in re.sub(r"```.*?```", "", text, flags=re.S).replace(
         'url="../models', ""), "README points outside the repository"
     for link in re.findall(r"`((?:docs|samples|python|tests|bench|tools|server)/[\w./-]+)`",
@@ -172,7 +178,7 @@ def test_readme_points_only_inside_the_repository():
 
 
 def test_readme_documents_env_and_logdir():
-    text = (REPO_ROOT / "README.md").read_text()
+    text = _docs_text()
     assert 'eval "$(.venv/bin/hrpsim env)"' in text
     # omniNames refuses a -logdir that does not exist: the README creates it first
     m = re.search(r"^(.*)omniNames -start", text, flags=re.M)

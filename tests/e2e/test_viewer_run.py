@@ -1,7 +1,7 @@
 """The viewer with the rest of hrpsim: `hrpsim up --viewer`, `hrpsim run --view` (the Scheduler
-pushing world states to the OnlineViewer at the view rate), the results directory's models.json.gz, and
-`hrpsim view RESULTS` replaying it. What the page receives is checked against the run's own
-log.npz (written from the Scheduler's getLog, not through the viewer)."""
+pushing world states to the OnlineViewer at the view rate), the results directory's
+models.json.gz, and `hrpsim view RESULTS` replaying it. What the page receives is checked
+against the run's own log.npz (written from the Scheduler's getLog, not through the viewer)."""
 
 import json
 import os

@@ -60,8 +60,8 @@ static void testWeldedAndSlider(void) {
 }
 
 // a universal-joint pendulum whose middle link has no mass (ODE needs one: it gets
-// hsdOptions.boundMass, with one warning naming the file and the link): swinging about y it behaves like the plain pendulum of the same bob,
-// period 2 pi sqrt(I / (m g l)) = 1.4473 s within 0.5 %
+// hsdOptions.boundMass, with one warning naming the file and the link): swinging about y it behaves
+// like the plain pendulum of the same bob, period 2 pi sqrt(I / (m g l)) = 1.4473 s within 0.5 %
 static void testMasslessLink(void) {
   hsBody *p = dynLoadText(
       "ujoint.wrl",
