@@ -329,8 +329,21 @@ hsBody *hsm_loadVrml(const char *path, const hsmLoadOptions *opt, hsmWarning *wa
 hsBody *hsm_loadUrdf(const char *path, const hsmLoadOptions *opt, hsmWarning *warnings,
                      int maxWarnings, int *nwarnings, hsError *err);
 
-// load a model by its file name: .urdf (and .xml) with hsm_loadUrdf, anything else with
-// hsm_loadVrml; same arguments and ownership
+// 1 if url is a parametric primitive ("hrpsim-primitive:box?size=x,y,z&mass=m&color=r,g,b",
+// sphere?radius=, cylinder?radius=&height=, plane?size=x,y); see model_primitive.c
+int hsm_isPrimitiveUrl(const char *url);
+
+// build the one-link body a primitive URL describes (no file is read); NULL with err on a
+// malformed URL or bad parameters (size, radius, height or mass not positive). Caller frees.
+hsBody *hsm_loadPrimitive(const char *url, const hsmLoadOptions *opt, hsError *err);
+
+// the inertia about the centre of a uniform solid of `mass` (kind 0 box of size, 1 sphere of
+// radius, 2 cylinder of radius and height along z; anything else zero), row-major 3x3
+void hsm_primitiveInertia(int kind, const double size[3], double radius, double height,
+                          double mass, double inertia[9]);
+
+// load a model by its file name: .urdf (and .xml) with hsm_loadUrdf, a primitive URL with
+// hsm_loadPrimitive, anything else with hsm_loadVrml; same arguments and ownership
 hsBody *hsm_loadModel(const char *path, const hsmLoadOptions *opt, hsmWarning *warnings,
                       int maxWarnings, int *nwarnings, hsError *err);
 

@@ -35,6 +35,13 @@ hsmLimits hsm_effectiveLimits(const hsmLimits *limits) {
 
 hsBody *hsm_loadModel(const char *path, const hsmLoadOptions *opt, hsmWarning *warnings,
                       int maxWarnings, int *nwarnings, hsError *err) {
+  if (hsm_isPrimitiveUrl(path)) {
+    if (nwarnings) {
+      *nwarnings = 0;
+    }
+    (void)warnings, (void)maxWarnings;
+    return hsm_loadPrimitive(path, opt, err);
+  }
   if (path && (endsWith(path, ".urdf") || endsWith(path, ".xml"))) {
     return hsm_loadUrdf(path, opt, warnings, maxWarnings, nwarnings, err);
   }

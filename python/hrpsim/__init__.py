@@ -92,9 +92,10 @@ class WrongInterface(HrpsimError, TypeError):
 
 
 def file_url(path_or_url):
-    """A ``file://`` URL for a local path (made absolute); URLs are returned unchanged."""
+    """A ``file://`` URL for a local path (made absolute); URLs (and primitive URLs,
+    ``hrpsim.primitives``) are returned unchanged."""
     text = os.fspath(path_or_url)
-    if "://" in text:
+    if "://" in text or text.startswith("hrpsim-primitive:"):
         return text
     return "file://" + str(Path(text).expanduser().resolve())
 

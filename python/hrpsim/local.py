@@ -164,6 +164,8 @@ def load_body(url):
     """Load a model file (a path or file: URL) in process, as the ModelLoader serves it."""
     from . import file_url
     url = file_url(url)
+    if url.startswith("hrpsim-primitive:"):
+        return _Body(url, url)  # built in C from its parameters (model/model_primitive.c)
     if not url.startswith("file://"):
         raise ValueError("the local back end loads files only, got %r" % url)
     return _Body(url, _url_path(url))

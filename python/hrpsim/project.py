@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ._orb import HrpsimError
+from . import primitives
 from .limits import MAX_TIME_STEP, MIN_TIME_STEP
 
 FORMAT_HRPSIM = "hrpsim"
@@ -543,9 +544,10 @@ _ALLOWED = {
     "noise": {"seed", "limits"},
     "sensor": {"type", "std", "bias"},
 }
+_ALLOWED.update(primitives.PROJECT_ATTRS)
 _CHILDREN = {
     "hrpsim-project": {"simulation", "model", "collision", "extraJoint", "controller", "log",
-                       "plots", "noise", "cameras"},
+                       "plots", "noise", "cameras"} | set(primitives.PROJECT_ATTRS),
     "model": {"rootPose", "rootVelocity", "joints", "joint"},
     "noise": {"sensor"},
 }
@@ -579,6 +581,7 @@ def _parse_hrpsim(root, ctx):
     seen = set()
     for el in root.children:
         a = _attrs(el, ctx, required={"model": ("name", "url"),
+                                      **{k: ("name",) for k in primitives.PROJECT_ATTRS},
                                       "collision": ("object1", "object2"),
                                       "extraJoint": ("name", "object1", "link1", "object2",
                                                      "link2"),
@@ -620,6 +623,8 @@ def _parse_hrpsim(root, ctx):
             p.extra_joints.append(_extra_joint(a, el.line, f, ctx))
         elif el.tag == "model":
             p.models.append(_parse_model(el, a, ctx))
+        elif el.tag in primitives.PROJECT_ATTRS:
+            p.models.append(primitives.project_model(el, a, ctx, ModelSpec))
         elif el.tag == "collision":
             c = CollisionSpec(a["object1"], a["object2"], a.get("link1", ""),
                               a.get("link2", ""), line=el.line)

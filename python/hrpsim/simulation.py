@@ -45,6 +45,7 @@ import numpy as np
 
 from .errors import explain, explained, unwrap
 from .limits import MAX_TIME_STEP, MIN_TIME_STEP
+from .primitives import PrimitivesMixin
 from .summary import joint_names_by_id
 
 __all__ = ["Simulation", "Runaway"]
@@ -111,7 +112,7 @@ class _Model:
         return cls(name, url, body, names, root, joint_names_by_id(links))
 
 
-class Simulation:
+class Simulation(PrimitivesMixin):
     """One simulation, client-driven, through the scheduler server or in process.
 
     ``backend`` is "server" (client-driven; the default), "scheduler" or "local" (see the

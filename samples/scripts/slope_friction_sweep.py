@@ -4,7 +4,7 @@
     .venv/bin/python samples/scripts/slope_friction_sweep.py [--workers 4] [--time 1.0]
         [--out-dir results | --out FILE.png] [--mu 0 0.05 ...] [--naming CORBALOC]
 
-A 1 kg, 0.2 m cube (written by this script: BOX_VRML) rests at rest on samples/models/floor/
+A 1 kg, 0.2 m cube (a primitive: sim.add_box, no model file) rests on samples/models/floor/
 slope.wrl, its bottom face flat on the plane, with one friction coefficient mu for the pair
 (static = sliding). Each run lets it go for ``--time`` seconds and measures how far it slid
 down the slope. With Coulomb friction the analytic answer is
@@ -37,7 +37,7 @@ if str(REPO / "python") not in sys.path:
     sys.path.insert(0, str(REPO / "python"))
 
 import hrpsim  # noqa: E402
-from hrpsim.models import OPENHRP_PROTOS  # noqa: E402
+from hrpsim import primitives  # noqa: E402
 
 SLOPE = REPO / "samples" / "models" / "floor" / "slope.wrl"
 THETA = math.radians(10.0)  # the slope of slope.wrl (0.1745329252 rad)
@@ -46,33 +46,9 @@ SIZE = 0.2     # cube edge [m]
 MASS = 1.0     # [kg]
 DEFAULT_MUS = (0.0, 0.04, 0.08, 0.12, 0.15, 0.17, 0.2, 0.3)
 
-# a free cube, its frame at the centre of mass; I = m a^2 / 6 about every axis
-BOX_VRML = ("""#VRML V2.0 utf8
-# hrpsim sample (written by samples/scripts/slope_friction_sweep.py): a free %(m)g kg cube,
-# edge %(a)g m, frame at its centre.
-""" + OPENHRP_PROTOS + """DEF SLOPE_BOX Humanoid {
-  name "SLOPE_BOX"
-  humanoidBody [
-    DEF BOX Joint {
-      jointType "free"
-      children [
-        Segment {
-          mass %(m).17g
-          momentsOfInertia [ %(i).17g 0 0 0 %(i).17g 0 0 0 %(i).17g ]
-          children [ Shape { geometry Box { size %(a)g %(a)g %(a)g } } ]
-        }
-      ]
-    }
-  ]
-}
-""") % {"m": MASS, "a": SIZE, "i": MASS * SIZE * SIZE / 6}
-
-
-def write_box(directory):
-    """Write the cube model into ``directory``; return its path."""
-    path = Path(directory) / "slope_box.wrl"
-    path.write_text(BOX_VRML)
-    return path
+# the free cube, built by hrpsim from its parameters (hrpsim.primitives: no model file); its
+# frame at the centre of mass, I = m a^2 / 6 about every axis
+BOX_URL = primitives.url("box", size=(SIZE, SIZE, SIZE), mass=MASS, color=(0.8, 0.3, 0.2))
 
 
 def analytic_distance(mu, t, theta=THETA, g=G):
@@ -81,18 +57,17 @@ def analytic_distance(mu, t, theta=THETA, g=G):
     return 0.5 * a * t * t if a > 0 else 0.0
 
 
-def slide(sim, mu, box_url, duration=1.0):
+def slide(sim, mu, duration=1.0):
     """One run: the cube at rest on the slope with friction mu; returns the distance [m] it
     slid down the slope in ``duration`` seconds (run by hrpsim.sweep in a worker)."""
     sim.add_model("slope", SLOPE)
-    sim.add_model("box", box_url)
     # the slope's top face is the plane through the origin with normal n = (sin, 0, cos);
     # the cube sits on it turned like the slope (about y by theta), its centre at n * a / 2
     c, s = math.cos(THETA), math.sin(THETA)
     normal = np.array([s, 0.0, c])
     R = np.array([[c, 0.0, s], [0.0, 1.0, 0.0], [-s, 0.0, c]])
     p0 = normal * SIZE / 2
-    sim.set_root_pose("box", p0, R)
+    sim.add_box("box", (SIZE, SIZE, SIZE), (p0, R), mass=MASS, color=(0.8, 0.3, 0.2))
     sim.add_collision_pair("slope", "box", friction=mu, slip_friction=mu, culling=0.01)
     sim.run(duration)
     p, _ = sim.root_pose("box")
@@ -132,14 +107,12 @@ def servers(naming=None):
             launcher.down(state_dir)
 
 
-def run_sweep(mus, duration=1.0, workers=None, naming=None, model_dir=None):
+def run_sweep(mus, duration=1.0, workers=None, naming=None):
     """Slide distances for every mu (in order), via hrpsim.sweep."""
-    with tempfile.TemporaryDirectory(prefix="hrpsim-slope-") as tmp:
-        box = write_box(model_dir or tmp)
-        func = functools.partial(slide, box_url=str(box), duration=duration)
-        # sleeping off: a box starting from rest near its friction angle stays under the sleep
-        # thresholds (0.02 m/s) for more than 0.2 s and would fall asleep instead of sliding
-        return hrpsim.sweep(func, mus, workers=workers, naming=naming, sleep=False)
+    func = functools.partial(slide, duration=duration)
+    # sleeping off: a box starting from rest near its friction angle stays under the sleep
+    # thresholds (0.02 m/s) for more than 0.2 s and would fall asleep instead of sliding
+    return hrpsim.sweep(func, mus, workers=workers, naming=naming, sleep=False)
 
 
 def plot(mus, distances, duration, out):

@@ -69,6 +69,9 @@ std::string ModelLoaderServant::pathOf(const char *operation, const char *url) c
   if (s.empty()) {
     fail(operation, "empty model URL");
   }
+  if (hsm_isPrimitiveUrl(s.c_str())) {
+    return s;  // built in memory from its parameters: no file, so no model root applies
+  }
   std::vector<char> path(s.size() + 1);
   int rc = hsu_urlToPath(s.c_str(), path.data(), path.size());
   if (rc > 0) {
@@ -111,7 +114,8 @@ std::string ModelLoaderServant::pathOf(const char *operation, const char *url) c
 void ModelLoaderServant::failLoad(const char *operation, const std::string &path,
                                   const hsError &err) const {
   std::string full = describe(err);
-  if (options_.roots.empty()) {
+  // a primitive's message names only its URL and parameters: nothing of the file system
+  if (options_.roots.empty() || hsm_isPrimitiveUrl(path.c_str())) {
     fail(operation, full);
   }
   logRequestError(operation, full);
@@ -365,8 +369,8 @@ OpenHRP::BodyInfo_ptr ModelLoaderServant::getBodyInfo(const char *url) {
 OpenHRP::BodyInfo_ptr ModelLoaderServant::getBodyInfoEx(
     const char *url, const OpenHRP::ModelLoader::ModelLoadOption &option) {
   std::string path = pathOf("getBodyInfo", url);
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0) {
+  struct stat st = {};
+  if (!hsm_isPrimitiveUrl(path.c_str()) && stat(path.c_str(), &st) != 0) {
     fail("getBodyInfo", path + ": cannot open the model file: " + std::strerror(errno));
   }
   long long mtime = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;

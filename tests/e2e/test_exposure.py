@@ -326,6 +326,19 @@ def _refused(loader, url):
     return info.value.description
 
 
+def test_model_loader_behind_roots_serves_primitives(exposed):
+    """A primitive URL names no file: the exposed ModelLoader builds it (any host, no root
+    entry needed), and a bad one is refused naming the URL, not a path."""
+    from hrpsim import primitives
+    _, state = exposed
+    loader = _loader(state)
+    box = primitives.url("box", size=(0.1, 0.2, 0.3), mass=1.0)
+    for body in (loader.loadBodyInfo(box), loader.getBodyInfo(box)):
+        link = body._get_links()[0]
+        assert link.jointType == "free" and link.mass == 1.0
+    assert "size must be positive" in _refused(loader, "hrpsim-primitive:box?size=0,1,1")
+
+
 def test_model_loader_serves_only_under_the_roots(exposed, model_tree):
     _, state = exposed
     root, outside = model_tree

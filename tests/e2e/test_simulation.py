@@ -56,8 +56,8 @@ def client(servers):
 
 
 @pytest.fixture(scope="module")
-def box_path(tmp_path_factory):
-    return slope.write_box(tmp_path_factory.mktemp("sim-models"))
+def box_path():
+    return slope.BOX_URL  # a primitive: built by the ModelLoader, no file
 
 
 @pytest.fixture

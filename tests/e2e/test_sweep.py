@@ -49,8 +49,8 @@ def dyn3(built, tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def box_url(tmp_path_factory):
-    return str(slope.write_box(tmp_path_factory.mktemp("sweep-models")))
+def box_url():
+    return slope.BOX_URL  # a primitive: built by the ModelLoader, no file
 
 
 def drop_on_slope(sim, param):
