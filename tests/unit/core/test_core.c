@@ -393,16 +393,16 @@ static void testCamera(void) {
   hs_freeSim(sim);
 }
 
-// boxes dropped on the floor for n steps; the root heights of the boxes at the end
-static void dropBoxes(int nbox, int steps, double *z) {
+// boxes (one body, borrowed by every copy) dropped on the floor for n steps; the root heights
+// of the boxes at the end
+static void dropBoxes(hsBody *box, int nbox, int steps, double *z) {
   hsError err = {0};
   hsSim *sim = hs_makeSim(&err);
-  hsBody *box = hst_loadVrmlText("core_thread_box.wrl", kBox);
   hs_addCharacter(sim, "floor", hst_loadSample("floor/floor.wrl"), 1, &err);
   for (int i = 0; i < nbox; i++) {
     char name[16];
     snprintf(name, sizeof name, "b%d", i);
-    hs_addCharacter(sim, name, box, i == 0, &err);
+    hs_addCharacter(sim, name, box, 0, &err);
     double pose[12] = {0.3 * i, 0.05 * i, 0.2 + 0.15 * i, 1, 0, 0, 0, 1, 0, 0, 0, 1};
     hs_setLinkData(sim, i + 1, 0, hsDATA_ABS_TRANSFORM, pose, 12, &err);
     hs_addContactPair(sim, "floor", "", name, "", 0.5, 0.5, 0, 0.01, &err);
@@ -416,27 +416,39 @@ static void dropBoxes(int nbox, int steps, double *z) {
   hs_freeSim(sim);
 }
 
+struct dropJob {
+  hsBody *box;
+  double z[4];
+};
+
 static void *dropThread(void *arg) {
-  dropBoxes(4, 300, (double *)arg);
+  struct dropJob *job = arg;
+  dropBoxes(job->box, 4, 300, job->z);
   return NULL;
 }
 
 // two simulations stepped by two threads at once give what each gives alone, bit for bit (the
 // ODE lock inside the core keeps their collision and solver apart)
 static void testThreads(void) {
-  double alone[4], z[2][4];
-  dropBoxes(4, 300, alone);
+  // the body is loaded here, once: the test helpers that write model files are not
+  // thread-safe (one static buffer), and one read-only body may serve every simulation
+  hsBody *box = hst_loadVrmlText("core_thread_box.wrl", kBox);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(box);
+  double alone[4];
+  struct dropJob jobs[2] = {{.box = box}, {.box = box}};
+  dropBoxes(box, 4, 300, alone);
   pthread_t t[2];
   for (int k = 0; k < 2; k++) {
-    CU_ASSERT_EQUAL_FATAL(pthread_create(&t[k], NULL, dropThread, z[k]), 0);
+    CU_ASSERT_EQUAL_FATAL(pthread_create(&t[k], NULL, dropThread, &jobs[k]), 0);
   }
   for (int k = 0; k < 2; k++) {
     pthread_join(t[k], NULL);
   }
   for (int k = 0; k < 2; k++) {
-    CU_ASSERT_EQUAL(memcmp(z[k], alone, sizeof alone), 0);
+    CU_ASSERT_EQUAL(memcmp(jobs[k].z, alone, sizeof alone), 0);
   }
   HST_NEAR(alone[0], 0.05, 1e-3);  // resting on the floor
+  hsm_freeBody(box);
 }
 
 void register_core(void) {
