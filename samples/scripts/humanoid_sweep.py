@@ -40,3 +40,15 @@ def run(sim, param):
     p = sim.link_poses("robot")[0][0]
     return {"waist_z": float(p[2]), "waist_drift": float(np.hypot(p[0], p[1])),
             "top_speed": top_speed, "max_joint": float(np.max(np.abs(sim.q("robot"))))}
+
+
+if __name__ == "__main__":
+    # the sweep is run by `hrpsim sweep`; run directly, the script only says so (and --help
+    # prints that usage, as every sample script does)
+    import argparse
+    argparse.ArgumentParser(
+        description="A sweep definition for `hrpsim sweep`: run(sim, param), PARAMS and "
+                    "SIM_OPTIONS; %d runs of %.1f s." % (len(PARAMS), DURATION),
+        epilog="example: hrpsim sweep samples/scripts/humanoid_sweep.py --plot "
+               "height:waist_z").parse_args()
+    print("run it with: hrpsim sweep %s" % __file__)
