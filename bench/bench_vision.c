@@ -45,13 +45,13 @@ int main(int argc, char **argv) {
     fprintf(stderr, "load: %s\n", err.message);
     return 1;
   }
-  hssRenderer *r = hss_makeRenderer(&err);
+  hsrRenderer *r = hsr_makeRenderer(&err);
   if (!r) {
     fprintf(stderr, "renderer: %s\n", err.message);
     return 1;
   }
-  hssScene *s = hss_makeScene(r, &err);
-  if (!s || hss_addBody(s, room, &err) < 0 || hss_addBody(s, robot, &err) < 0) {
+  hsrScene *s = hsr_makeScene(r, &err);
+  if (!s || hsr_addBody(s, room, &err) < 0 || hsr_addBody(s, robot, &err) < 0) {
     fprintf(stderr, "scene: %s\n", err.message);
     return 1;
   }
@@ -65,8 +65,8 @@ int main(int argc, char **argv) {
     fprintf(stderr, "the humanoid has no VisionSensor\n");
     return 1;
   }
-  hssCameraSpec spec;
-  if (hss_cameraSpec(&robot->sensors[cam], &spec, &err) != 0) {
+  hsrCameraSpec spec;
+  if (hsr_cameraSpec(&robot->sensors[cam], &spec, &err) != 0) {
     fprintf(stderr, "camera: %s\n", err.message);
     return 1;
   }
@@ -89,12 +89,12 @@ int main(int argc, char **argv) {
       st->q[moving] = 0.3 * sin(0.05 * k);
     }
     hsm_forwardKinematics(robot, st);
-    hss_setPose(s, 1, st->linkP, st->linkR, NULL);
+    hsr_setPose(s, 1, st->linkP, st->linkR, NULL);
     double T[12];
-    hss_cameraPose(T, &robot->sensors[cam], &st->linkP[3 * link], &st->linkR[9 * link]);
-    hssView v;
-    hss_cameraView(&v, &spec, T);
-    if (hss_render(s, &v, rgb, depth, &err) != 0) {
+    hsr_cameraPose(T, &robot->sensors[cam], &st->linkP[3 * link], &st->linkR[9 * link]);
+    hsrView v;
+    hsr_cameraView(&v, &spec, T);
+    if (hsr_render(s, &v, rgb, depth, &err) != 0) {
       fprintf(stderr, "render: %s\n", err.message);
       return 1;
     }
@@ -103,14 +103,14 @@ int main(int argc, char **argv) {
   printf("{\"renderer\": \"%s\", \"software\": %d, \"triangles\": %ld, \"width\": %d, "
          "\"height\": %d, \"frames\": %d, \"fps\": %.1f, \"ms_per_frame\": %.3f, "
          "\"cpu_ms_per_frame\": %.3f}\n",
-         hss_rendererInfo(r), hss_rendererIsSoftware(r),
+         hsr_rendererInfo(r), hsr_rendererIsSoftware(r),
          hsm_triangleCount(robot) + hsm_triangleCount(room), w, h, frames, frames / dt,
          1e3 * dt / frames, 1e3 * dc / frames);
   free(rgb);
   free(depth);
   hsm_freeState(st);
-  hss_freeScene(s);
-  hss_freeRenderer(r);
+  hsr_freeScene(s);
+  hsr_freeRenderer(r);
   hsm_freeBody(robot);
   hsm_freeBody(room);
   return 0;

@@ -1,6 +1,6 @@
 // core_camera.c - hsSim's vision sensors (core.h): every character drawn by sensors/render in
 // one scene per simulation, posed from the state before each picture, the camera placed from
-// its sensor as the ViewSimulator places it (hss_cameraPose, hss_cameraView). One headless GL
+// its sensor as the ViewSimulator places it (hsr_cameraPose, hsr_cameraView). One headless GL
 // context per process, made on first use and serialised by its own lock (taken after the
 // simulation's, never with the ODE lock).
 
@@ -10,22 +10,22 @@
 #include "render.h"
 
 struct hsCameras {
-  hssScene *scene;
+  hsrScene *scene;
   int *index;  // per character: its body's index in the scene
   int nchar;   // characters added so far
 };
 
 static pthread_mutex_t gRender = PTHREAD_MUTEX_INITIALIZER;
-static hssRenderer *gRenderer;
+static hsrRenderer *gRenderer;
 
 void hs_freeCameras(struct hsCameras *c) {
   if (!c) {
     return;
   }
   pthread_mutex_lock(&gRender);
-  hss_freeScene(c->scene);
+  hsr_freeScene(c->scene);
   if (gRenderer) {
-    hss_releaseRenderer(gRenderer);
+    hsr_releaseRenderer(gRenderer);
   }
   pthread_mutex_unlock(&gRender);
   hsu_free(c->index);
@@ -33,19 +33,19 @@ void hs_freeCameras(struct hsCameras *c) {
 }
 
 // the vision sensor s of character ch and its spec; 0 or hsE_INVALID
-static int cameraOf(const hsSim *sim, int ch, int s, const hsSensor **sensor, hssCameraSpec *spec,
+static int cameraOf(const hsSim *sim, int ch, int s, const hsSensor **sensor, hsrCameraSpec *spec,
                     hsError *err) {
   const hsBody *b = hs_body(sim, ch);
   if (!b || s < 0 || s >= b->nsensor) {
     return HS_ERR(err, hsE_INVALID, "no sensor %d of character %d", s, ch);
   }
   *sensor = &b->sensors[s];
-  return hss_cameraSpec(*sensor, spec, err);
+  return hsr_cameraSpec(*sensor, spec, err);
 }
 
 int hs_cameraSize(const hsSim *sim, int ch, int s, int *width, int *height, hsError *err) {
   const hsSensor *sensor = NULL;
-  hssCameraSpec spec;
+  hsrCameraSpec spec;
   int rc = cameraOf(sim, ch, s, &sensor, &spec, err);
   *width = rc == 0 ? spec.width : 0;
   *height = rc == 0 ? spec.height : 0;
@@ -54,24 +54,24 @@ int hs_cameraSize(const hsSim *sim, int ch, int s, int *width, int *height, hsEr
 
 int hs_cameraType(const hsSim *sim, int ch, int s) {
   const hsSensor *sensor = NULL;
-  hssCameraSpec spec;
+  hsrCameraSpec spec;
   return cameraOf(sim, ch, s, &sensor, &spec, NULL) == 0 ? (int)spec.type : -1;
 }
 
 double hs_cameraFrameRate(const hsSim *sim, int ch, int s) {
   const hsSensor *sensor = NULL;
-  hssCameraSpec spec;
+  hsrCameraSpec spec;
   return cameraOf(sim, ch, s, &sensor, &spec, NULL) == 0 ? spec.frameRate : 0.0;
 }
 
 void hs_rgbToMono(unsigned char *mono, const unsigned char *rgb, int n) {
-  hss_rgbToMono(mono, rgb, n);
+  hsr_rgbToMono(mono, rgb, n);
 }
 
 // the scene with every character of sim in it (render lock held); NULL with err
 static struct hsCameras *camerasLocked(hsSim *sim, hsError *err) {
   if (!gRenderer) {
-    gRenderer = hss_makeRenderer(err);
+    gRenderer = hsr_makeRenderer(err);
     if (!gRenderer) {
       return NULL;
     }
@@ -79,7 +79,7 @@ static struct hsCameras *camerasLocked(hsSim *sim, hsError *err) {
   struct hsCameras *c = sim->cameras;
   if (!c) {
     c = hsu_calloc(1, sizeof *c);
-    if (!c || !(c->scene = hss_makeScene(gRenderer, err))) {
+    if (!c || !(c->scene = hsr_makeScene(gRenderer, err))) {
       hsu_free(c);
       HS_ERR(err, hsE_NOMEM, "out of memory for the cameras' scene");
       return NULL;
@@ -94,7 +94,7 @@ static struct hsCameras *camerasLocked(hsSim *sim, hsError *err) {
     }
     c->index = index;
     for (; c->nchar < sim->nchar; c->nchar++) {
-      int k = hss_addBody(c->scene, hs_body(sim, c->nchar), err);
+      int k = hsr_addBody(c->scene, hs_body(sim, c->nchar), err);
       if (k < 0) {
         return NULL;
       }
@@ -106,7 +106,7 @@ static struct hsCameras *camerasLocked(hsSim *sim, hsError *err) {
 
 int hs_renderCamera(hsSim *sim, int ch, int s, unsigned char *rgb, float *depth, hsError *err) {
   const hsSensor *sensor = NULL;
-  hssCameraSpec spec;
+  hsrCameraSpec spec;
   hs_lock(sim);
   int rc = cameraOf(sim, ch, s, &sensor, &spec, err);
   if (rc < 0) {
@@ -120,18 +120,18 @@ int hs_renderCamera(hsSim *sim, int ch, int s, unsigned char *rgb, float *depth,
   }
   // every character at its current link poses, then the camera from its link
   for (int k = 0; rc == 0 && k < sim->nchar; k++) {
-    rc = hss_setPose(c->scene, c->index[k], hs_linkP(sim, k), hs_linkR(sim, k), err);
+    rc = hsr_setPose(c->scene, c->index[k], hs_linkP(sim, k), hs_linkR(sim, k), err);
   }
   if (rc == 0 && (rgb || depth)) {
     double p[3], R[9], T[12];
-    hss_linkPose(c->scene, c->index[ch], sensor->link, p, R);
-    hss_cameraPose(T, sensor, p, R);
-    hssView view;
-    hss_cameraView(&view, &spec, T);
-    rc = hss_render(c->scene, &view, rgb, depth, err);
+    hsr_linkPose(c->scene, c->index[ch], sensor->link, p, R);
+    hsr_cameraPose(T, sensor, p, R);
+    hsrView view;
+    hsr_cameraView(&view, &spec, T);
+    rc = hsr_render(c->scene, &view, rgb, depth, err);
   }
   if (gRenderer) {
-    hss_releaseRenderer(gRenderer);  // the context is free for another thread
+    hsr_releaseRenderer(gRenderer);  // the context is free for another thread
   }
   pthread_mutex_unlock(&gRender);
   hs_unlock(sim);

@@ -136,7 +136,7 @@ void hsd_destroyOde(hsdWorld *w) {
       hsdLinkOde *l = &ch->links[i];
       l->body = NULL;
       l->joint = NULL;
-      l->jkind = hsdJ_NONE;
+      l->jkind = hsdODE_NONE;
     }
   }
   hsd_forgetLoops(w);
@@ -287,7 +287,7 @@ void hsd_configureMotor(const hsdWorld *w, hsdLinkOde *l, hstJointMode mode) {
   double fmax = mode == hsMODE_HIGH_GAIN ? w->opt.highGainFMax : 0;
   int stops = mode == hsMODE_TORQUE && w->opt.jointLimits;
   double lo = stops ? l->stopLo : -dInfinity, hi = stops ? l->stopHi : dInfinity;
-  if (l->jkind == hsdJ_HINGE) {
+  if (l->jkind == hsdODE_HINGE) {
     dJointSetHingeParam(l->joint, dParamVel, 0);
     dJointSetHingeParam(l->joint, dParamFMax, fmax);
     dJointSetHingeParam(l->joint, dParamLoStop, -dInfinity);
@@ -295,7 +295,7 @@ void hsd_configureMotor(const hsdWorld *w, hsdLinkOde *l, hstJointMode mode) {
     dJointSetHingeParam(l->joint, dParamLoStop, lo);
     dJointSetHingeParam(l->joint, dParamStopERP, w->opt.stopErp);
     dJointSetHingeParam(l->joint, dParamStopCFM, w->opt.stopCfm);
-  } else if (l->jkind == hsdJ_SLIDER) {
+  } else if (l->jkind == hsdODE_SLIDER) {
     dJointSetSliderParam(l->joint, dParamVel, 0);
     dJointSetSliderParam(l->joint, dParamFMax, fmax);
     dJointSetSliderParam(l->joint, dParamLoStop, -dInfinity);
@@ -339,12 +339,12 @@ static void makeJoint(hsdWorld *w, hsdCharacter *c, int i) {
     dJointAttach(l->joint, l->body, parent);
     dJointSetHingeAnchor(l->joint, p[0], p[1], p[2]);
     dJointSetHingeAxis(l->joint, axis[0], axis[1], axis[2]);
-    l->jkind = hsdJ_HINGE;
+    l->jkind = hsdODE_HINGE;
   } else {
     l->joint = dJointCreateSlider(w->world, 0);
     dJointAttach(l->joint, l->body, parent);
     dJointSetSliderAxis(l->joint, axis[0], axis[1], axis[2]);
-    l->jkind = hsdJ_SLIDER;
+    l->jkind = hsdODE_SLIDER;
   }
   memset(&l->fb, 0, sizeof l->fb);
   dJointSetFeedback(l->joint, &l->fb);
@@ -396,7 +396,7 @@ int hsd_init(hsdWorld *w, hsError *err) {
       l->dynamic = 0;
       l->body = NULL;
       l->joint = NULL;
-      l->jkind = hsdJ_NONE;
+      l->jkind = hsdODE_NONE;
       hsu_setIdentity(l->offR);
       memset(l->offP, 0, sizeof l->offP);
     }
@@ -457,7 +457,7 @@ int hsd_init(hsdWorld *w, hsError *err) {
     c->needWrench = 0;
     for (int s = 0; s < b->nsensor; s++) {
       const hsSensor *sn = &b->sensors[s];
-      if (sn->type == hsSENSOR_FORCE && c->links[sn->link].jkind == hsdJ_NONE) {
+      if (sn->type == hsSENSOR_FORCE && c->links[sn->link].jkind == hsdODE_NONE) {
         c->needWrench = 1;
       }
     }

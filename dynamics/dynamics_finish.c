@@ -131,7 +131,7 @@ static void readJoints(hsdWorld *w, hsdCharacter *c) {
   hsBodyState *st = c->state;
   for (int k = 1; k < b->nlink; k++) {
     hsdLinkOde *l = &c->links[k];
-    if (l->jkind == hsdJ_NONE) {
+    if (l->jkind == hsdODE_NONE) {
       continue;
     }
     int servo = hsd_servoed(c, k);
@@ -147,7 +147,7 @@ static void readJoints(hsdWorld *w, hsdCharacter *c) {
       // the motor's torque: the joint's wrench on this link about the axis through the anchor
       double a[3];
       hsd_worldAxis(a, &b->links[k], st->linkR + 9 * k);
-      if (l->jkind == hsdJ_HINGE) {
+      if (l->jkind == hsdODE_HINGE) {
         const dReal *c1 = dBodyGetPosition(l->body);
         double r[3], f[3] = {l->fb.f1[0], l->fb.f1[1], l->fb.f1[2]}, x[3];
         for (int j = 0; j < 3; j++) {
@@ -198,7 +198,7 @@ void hsd_jointWrench(const hsdWorld *w, int ch, int link, const double point[3],
   const hsdLinkOde *l = &c->links[link];
   const hsBodyState *st = c->state;
   double *F = out, *M = out + 3, x[3];
-  if (l->jkind != hsdJ_NONE && c->rep == hsdREP_ARTICULATED) {
+  if (l->jkind != hsdODE_NONE && c->rep == hsdREP_ARTICULATED) {
     // the joint's wrench on this link (f1, t1 about the body's centre), plus the torque or
     // force a torque-mode joint added outside the constraint
     double f1[3] = {l->fb.f1[0], l->fb.f1[1], l->fb.f1[2]};

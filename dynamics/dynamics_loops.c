@@ -546,14 +546,14 @@ double hsd_jointConstraintTorque(const hsdWorld *w, int ch, int link) {
   }
   const hsdCharacter *c = &w->chars[ch];
   const hsdLinkOde *l = &c->links[link];
-  if (l->jkind == hsdJ_NONE || c->rep != hsdREP_ARTICULATED || !l->body) {
+  if (l->jkind == hsdODE_NONE || c->rep != hsdREP_ARTICULATED || !l->body) {
     return 0;
   }
   const hsBodyState *st = c->state;
   double a[3];
   hsd_worldAxis(a, &c->body->links[link], st->linkR + 9 * link);
   double f[3] = {l->fb.f1[0], l->fb.f1[1], l->fb.f1[2]};
-  if (l->jkind == hsdJ_SLIDER) {
+  if (l->jkind == hsdODE_SLIDER) {
     return hsu_dot(a, f);
   }
   const dReal *c1 = dBodyGetPosition(l->body);

@@ -178,13 +178,13 @@ static void restorePoses(hsdCharacter *c) {
 // drive the joint of link k of an articulated character for this step
 static void driveJoint(hsdWorld *w, hsdCharacter *c, int k) {
   hsdLinkOde *l = &c->links[k];
-  if (l->jkind == hsdJ_NONE) {
+  if (l->jkind == hsdODE_NONE) {
     return;
   }
   if (!hsd_servoed(c, k)) {
     double u = c->in.u[k];
     if (u != 0) {
-      if (l->jkind == hsdJ_HINGE) {
+      if (l->jkind == hsdODE_HINGE) {
         dJointAddHingeTorque(l->joint, u);
       } else {
         dJointAddSliderForce(l->joint, u);
@@ -201,7 +201,7 @@ static void driveJoint(hsdWorld *w, hsdCharacter *c, int k) {
     v -= l->defect / w->dt;
   }
   l->vMotor = v;
-  if (l->jkind == hsdJ_HINGE) {
+  if (l->jkind == hsdODE_HINGE) {
     dJointSetHingeParam(l->joint, dParamVel, v);
   } else {
     dJointSetSliderParam(l->joint, dParamVel, v);

@@ -37,11 +37,11 @@ typedef enum hstdRep {
 } hstdRep;
 
 // kinds of ODE joint between a link and its parent
-typedef enum hstdJoint {
-  hsdJ_NONE = 0,  // free root, welded link, or static link
-  hsdJ_HINGE,
-  hsdJ_SLIDER
-} hstdJoint;
+typedef enum hstdOdeJoint {
+  hsdODE_NONE = 0,  // free root, welded link, or static link
+  hsdODE_HINGE,
+  hsdODE_SLIDER
+} hstdOdeJoint;
 
 // warning kinds, each logged once per world
 enum {
@@ -63,8 +63,8 @@ typedef struct hsdLinkOde {
   dBodyID body;     // ODE body carrying this link, NULL for the static group
   double offP[3];   // link origin in the body frame [m]
   double offR[9];   // link orientation in the body frame
-  hstdJoint jkind;  // ODE joint to the parent
-  dJointID joint;   // NULL if jkind is hsdJ_NONE
+  hstdOdeJoint jkind;  // ODE joint to the parent
+  dJointID joint;   // NULL if jkind is hsdODE_NONE
   dJointFeedback fb;   // feedback of joint (force on this link's body is f1, t1)
 
   // servo

@@ -60,7 +60,7 @@ static int largestIsland(hsdWorld *w, int *servo, int *chain) {
       }
       for (int k = 1; k < c->body->nlink; k++) {
         const hsdLinkOde *l = &c->links[k];
-        if (l->jkind == hsdJ_NONE) {
+        if (l->jkind == hsdODE_NONE) {
           continue;
         }
         int motor = hsd_servoed(c, k);
@@ -97,7 +97,7 @@ static int largestIsland(hsdWorld *w, int *servo, int *chain) {
     const hsdCharacter *c = &w->chars[ci];
     for (int k = 1; c->rep == hsdREP_ARTICULATED && k < c->body->nlink && !*chain; k++) {
       int a = hsd_islandIndex(c->links[k].body);
-      *chain = c->links[k].jkind != hsdJ_NONE && a >= 0 && findIsland(parent, a) == best;
+      *chain = c->links[k].jkind != hsdODE_NONE && a >= 0 && findIsland(parent, a) == best;
     }
   }
   return most;
@@ -138,7 +138,7 @@ void hsd_stepStats(const hsdWorld *w, hsdStepStats *out) {
       for (int k = 0; k < c->body->nlink; k++) {
         const hsdLinkOde *l = &c->links[k];
         out->bodies += l->body && l->top == k && !dBodyIsKinematic(l->body);
-        if (l->jkind == hsdJ_HINGE && dJointIsEnabled(l->joint)) {
+        if (l->jkind == hsdODE_HINGE && dJointIsEnabled(l->joint)) {
           dVector3 a1, a2;
           dJointGetHingeAnchor(l->joint, a1);
           dJointGetHingeAnchor2(l->joint, a2);

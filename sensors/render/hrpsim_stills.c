@@ -42,7 +42,7 @@ static int fail(int line, const char *what, const char *detail) {
 }
 
 // the framed box of the focus bodies (every body when none is named); -1 when empty
-static int focusBounds(const hssScene *s, const Job *job, double lo[3], double hi[3]) {
+static int focusBounds(const hsrScene *s, const Job *job, double lo[3], double hi[3]) {
   int any = 0;
   for (int j = 0; j < 3; j++) {
     lo[j] = 1e300;
@@ -51,7 +51,7 @@ static int focusBounds(const hssScene *s, const Job *job, double lo[3], double h
   int n = job->nfocus ? job->nfocus : job->nbody;
   for (int i = 0; i < n; i++) {
     double blo[3], bhi[3];
-    if (hss_bodyBounds(s, job->nfocus ? job->focus[i] : i, blo, bhi) == 0) {
+    if (hsr_bodyBounds(s, job->nfocus ? job->focus[i] : i, blo, bhi) == 0) {
       for (int j = 0; j < 3; j++) {
         lo[j] = blo[j] < lo[j] ? blo[j] : lo[j];
         hi[j] = bhi[j] > hi[j] ? bhi[j] : hi[j];
@@ -62,17 +62,17 @@ static int focusBounds(const hssScene *s, const Job *job, double lo[3], double h
   return any ? 0 : -1;
 }
 
-static int renderStill(hssScene *s, const Job *job, unsigned char *rgb, int line) {
+static int renderStill(hsrScene *s, const Job *job, unsigned char *rgb, int line) {
   double lo[3], hi[3];
   if (focusBounds(s, job, lo, hi) != 0) {
     return fail(line, "nothing to frame", NULL);
   }
-  hssView v;
-  hss_framingView(&v, lo, hi, job->azimuth, job->elevation, job->fov, job->fill, job->width,
+  hsrView v;
+  hsr_framingView(&v, lo, hi, job->azimuth, job->elevation, job->fov, job->fill, job->width,
                   job->height);
   hsError err = {0};
-  if (hss_render(s, &v, rgb, NULL, &err) != 0 ||
-      hss_writePng(job->out, rgb, job->width, job->height, 3, &err) != 0) {
+  if (hsr_render(s, &v, rgb, NULL, &err) != 0 ||
+      hsr_writePng(job->out, rgb, job->width, job->height, 3, &err) != 0) {
     return fail(line, job->out, err.message);
   }
   printf("{\"width\": %d, \"height\": %d, \"T\": [", job->width, job->height);
@@ -87,7 +87,7 @@ static int renderStill(hssScene *s, const Job *job, unsigned char *rgb, int line
 }
 
 // read body b's n link poses (n lines) and set them in the scene
-static int readPose(FILE *in, hssScene *s, const Job *job, int b, int n, int *line) {
+static int readPose(FILE *in, hsrScene *s, const Job *job, int b, int n, int *line) {
   if (b < 0 || b >= job->nbody || n != job->bodies[b]->nlink) {
     return fail(*line, "pose: no such body, or not its number of links", NULL);
   }
@@ -102,7 +102,7 @@ static int readPose(FILE *in, hssScene *s, const Job *job, int b, int n, int *li
     }
   }
   hsError err = {0};
-  if (rc == 0 && hss_setPose(s, b, p, R, &err) != 0) {
+  if (rc == 0 && hsr_setPose(s, b, p, R, &err) != 0) {
     rc = fail(*line, "pose", err.message);
   }
   free(p);
@@ -112,8 +112,8 @@ static int readPose(FILE *in, hssScene *s, const Job *job, int b, int n, int *li
 
 // run the job read from in; 0 or 1 (a message on stderr)
 static int runJob(FILE *in, Job *job) {
-  hssRenderer *r = NULL;
-  hssScene *s = NULL;
+  hsrRenderer *r = NULL;
+  hsrScene *s = NULL;
   unsigned char *rgb = NULL;
   char buf[kMaxLine], word[32];
   int line = 0, rc = 0;
@@ -166,11 +166,11 @@ static int runJob(FILE *in, Job *job) {
         break;
       }
       if (!s) {  // the first still: a renderer and the scene of every model so far
-        r = hss_makeRenderer(&err);
-        s = r ? hss_makeScene(r, &err) : NULL;
+        r = hsr_makeRenderer(&err);
+        s = r ? hsr_makeScene(r, &err) : NULL;
         for (int b = 0; s && b < job->nbody; b++) {
-          if (hss_addBody(s, job->bodies[b], &err) < 0) {
-            hss_freeScene(s);
+          if (hsr_addBody(s, job->bodies[b], &err) < 0) {
+            hsr_freeScene(s);
             s = NULL;
           }
         }
@@ -193,8 +193,8 @@ static int runJob(FILE *in, Job *job) {
     }
   }
   free(rgb);
-  hss_freeScene(s);
-  hss_freeRenderer(r);
+  hsr_freeScene(s);
+  hsr_freeRenderer(r);
   for (int b = 0; b < job->nbody; b++) {
     hsm_freeBody(job->bodies[b]);
   }

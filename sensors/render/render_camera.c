@@ -8,7 +8,7 @@
 
 #include "render.h"
 
-int hss_cameraSpec(const hsSensor *sensor, hssCameraSpec *spec, hsError *err) {
+int hsr_cameraSpec(const hsSensor *sensor, hsrCameraSpec *spec, hsError *err) {
   if (!sensor || sensor->type != hsSENSOR_VISION) {
     return HS_ERR(err, hsE_INVALID, "sensor '%s' is not a Vision sensor",
                   sensor ? sensor->name : "(none)");
@@ -44,7 +44,7 @@ int hss_cameraSpec(const hsSensor *sensor, hssCameraSpec *spec, hsError *err) {
   return 0;
 }
 
-void hss_cameraPose(double T[12], const hsSensor *sensor, const double linkP[3],
+void hsr_cameraPose(double T[12], const hsSensor *sensor, const double linkP[3],
                     const double linkR[9]) {
   double Rs[9];
   hsu_axisAngleToMat(Rs, sensor->rotation);
@@ -61,7 +61,7 @@ void hss_cameraPose(double T[12], const hsSensor *sensor, const double linkP[3],
   }
 }
 
-void hss_cameraView(hssView *view, const hssCameraSpec *spec, const double T[12]) {
+void hsr_cameraView(hsrView *view, const hsrCameraSpec *spec, const double T[12]) {
   memcpy(view->T, T, 12 * sizeof(double));
   view->fieldOfView = spec->fieldOfView;
   view->nearClip = spec->nearClip;
@@ -70,7 +70,7 @@ void hss_cameraView(hssView *view, const hssCameraSpec *spec, const double T[12]
   view->height = spec->height;
 }
 
-void hss_rgbToMono(unsigned char *mono, const unsigned char *rgb, int n) {
+void hsr_rgbToMono(unsigned char *mono, const unsigned char *rgb, int n) {
   for (int i = 0; i < n; i++) {
     double y = 0.299 * rgb[3 * i] + 0.587 * rgb[3 * i + 1] + 0.114 * rgb[3 * i + 2];
     mono[i] = (unsigned char)(y > 255 ? 255 : y);
@@ -81,7 +81,7 @@ void hss_rgbToMono(unsigned char *mono, const unsigned char *rgb, int n) {
 static int writePng(const char *path, const void *pixels, int width, int height, int channels,
                     int bits, hsError *err) {
   if (!path || !pixels || width < 1 || height < 1 || (channels != 1 && channels != 3)) {
-    return HS_ERR(err, hsE_INVALID, "hss_writePng: bad arguments");
+    return HS_ERR(err, hsE_INVALID, "hsr_writePng: bad arguments");
   }
   FILE *fp = fopen(path, "wb");
   if (!fp) {
@@ -122,7 +122,7 @@ static int writePng(const char *path, const void *pixels, int width, int height,
   return 0;
 }
 
-int hss_writePng(const char *path, const unsigned char *pixels, int width, int height,
+int hsr_writePng(const char *path, const unsigned char *pixels, int width, int height,
                  int channels, hsError *err) {
   return writePng(path, pixels, width, height, channels, 8, err);
 }
@@ -132,16 +132,16 @@ int hss_writePng16(const char *path, const unsigned short *pixels, int width, in
   return writePng(path, pixels, width, height, 1, 16, err);
 }
 
-void hss_depthToMillimetres(unsigned short *mm, const float *depth, int n) {
+void hsr_depthToMillimetres(unsigned short *mm, const float *depth, int n) {
   for (int i = 0; i < n; i++) {
     double v = floor(depth[i] * 1000.0 + 0.5);
     mm[i] = (unsigned short)(v < 0 ? 0 : v > 65535 ? 65535 : v);
   }
 }
 
-int hss_overviewView(const hssScene *s, int which, int width, int height, hssView *view) {
+int hsr_overviewView(const hsrScene *s, int which, int width, int height, hsrView *view) {
   double lo[3], hi[3];
-  if (hss_sceneBounds(s, lo, hi) != 0) {
+  if (hsr_sceneBounds(s, lo, hi) != 0) {
     return -1;
   }
   double c[3], radius = 0;
@@ -182,7 +182,7 @@ int hss_overviewView(const hssScene *s, int which, int width, int height, hssVie
   return 0;
 }
 
-void hss_framingView(hssView *view, const double lo[3], const double hi[3], double azimuth,
+void hsr_framingView(hsrView *view, const double lo[3], const double hi[3], double azimuth,
                      double elevation, double fov, double fill, int width, int height) {
   double c[3], d[3] = {cos(elevation) * cos(azimuth), cos(elevation) * sin(azimuth),
                        sin(elevation)};

@@ -1,4 +1,4 @@
-// render_context.c - the headless OpenGL context of an hssRenderer (render.h).
+// render_context.c - the headless OpenGL context of an hsrRenderer (render.h).
 //
 // Device choice: with EGL_EXT_device_enumeration and EGL_EXT_platform_device, every EGL device
 // is listed; a device that is not Mesa's software device (it has a DRM render node, or its
@@ -34,7 +34,7 @@ static int hasExtension(const char *list, const char *name) {
 }
 
 // initialise dpy and make a 3.3 core context on it; 0 on success (dpy left initialised)
-static int makeContext(hssRenderer *r, EGLDisplay dpy) {
+static int makeContext(hsrRenderer *r, EGLDisplay dpy) {
   EGLint major, minor;
   if (dpy == EGL_NO_DISPLAY || !eglInitialize(dpy, &major, &minor)) {
     return -1;
@@ -81,7 +81,7 @@ static int isSoftwareDevice(EGLDeviceEXT dev) {
   return 0;
 }
 
-static int tryGpuDevices(hssRenderer *r) {
+static int tryGpuDevices(hsrRenderer *r) {
   const char *client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
   if (!queryDevices || !queryDeviceString || !getPlatformDisplay ||
       !hasExtension(client, "EGL_EXT_platform_device")) {
@@ -110,7 +110,7 @@ static int tryGpuDevices(hssRenderer *r) {
   return -1;
 }
 
-static int trySurfaceless(hssRenderer *r) {
+static int trySurfaceless(hsrRenderer *r) {
   const char *client = eglQueryString(EGL_NO_DISPLAY, EGL_EXTENSIONS);
   if (!getPlatformDisplay || !hasExtension(client, "EGL_MESA_platform_surfaceless")) {
     return -1;
@@ -132,8 +132,8 @@ const char *__lsan_default_suppressions(void) {
 }
 #endif
 
-hssRenderer *hss_makeRenderer(hsError *err) {
-  hssRenderer *r = hsu_malloc(sizeof *r);
+hsrRenderer *hsr_makeRenderer(hsError *err) {
+  hsrRenderer *r = hsu_malloc(sizeof *r);
   if (!r) {
     HS_ERR(err, hsE_NOMEM, "no memory for a renderer");
     return NULL;
@@ -160,14 +160,14 @@ hssRenderer *hss_makeRenderer(hsError *err) {
   r->software = renderer && (strstr(renderer, "llvmpipe") || strstr(renderer, "softpipe") ||
                              strstr(renderer, "swrast") || strstr(renderer, "Software"));
   if (hss_initPrograms(r, err) != 0) {
-    hss_freeRenderer(r);
+    hsr_freeRenderer(r);
     return NULL;
   }
   hsu_log(hsLOG_INFO, "renderer: %s%s", r->info, r->software ? " (software)" : "");
   return r;
 }
 
-void hss_freeRenderer(hssRenderer *r) {
+void hsr_freeRenderer(hsrRenderer *r) {
   if (!r) {
     return;
   }
@@ -183,21 +183,21 @@ void hss_freeRenderer(hssRenderer *r) {
   hsu_free(r);
 }
 
-const char *hss_rendererInfo(const hssRenderer *r) {
+const char *hsr_rendererInfo(const hsrRenderer *r) {
   return r ? r->info : "";
 }
 
-int hss_rendererIsSoftware(const hssRenderer *r) {
+int hsr_rendererIsSoftware(const hsrRenderer *r) {
   return r ? r->software : 0;
 }
 
-void hss_bindRenderer(hssRenderer *r) {
+void hss_bindRenderer(hsrRenderer *r) {
   if (eglGetCurrentContext() != r->ctx) {
     eglMakeCurrent(r->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, r->ctx);
   }
 }
 
-void hss_releaseRenderer(hssRenderer *r) {
+void hsr_releaseRenderer(hsrRenderer *r) {
   if (r && eglGetCurrentContext() == r->ctx) {
     eglMakeCurrent(r->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   }

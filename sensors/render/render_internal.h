@@ -19,7 +19,7 @@ typedef struct hssUniforms {
   int nlight, positional, lightPos, lightDir, lightColor, lightParams, lightAtten, lightCos;
 } hssUniforms;
 
-struct hssRenderer {
+struct hsrRenderer {
   EGLDisplay dpy;
   EGLContext ctx;
   char platform[128];  // "EGL surfaceless", "EGL device 0 /dev/dri/card0"
@@ -32,12 +32,12 @@ struct hssRenderer {
 };
 
 // make r's context current in the calling thread (if it is not already)
-void hss_bindRenderer(hssRenderer *r);
+void hss_bindRenderer(hsrRenderer *r);
 
 // compile the scene program into r (context current); 0 or hsE_UNSUPPORTED with err
-int hss_initPrograms(hssRenderer *r, hsError *err);
+int hss_initPrograms(hsrRenderer *r, hsError *err);
 
 // delete r's programs (context current)
-void hss_freePrograms(hssRenderer *r);
+void hss_freePrograms(hsrRenderer *r);
 
 #endif  // HRPSIM_SENSORS_RENDER_RENDER_INTERNAL_H_

@@ -1,4 +1,4 @@
-// render_scene.c - scenes of an hssRenderer (render.h): bodies' visual shapes on the GPU, their
+// render_scene.c - scenes of an hsrRenderer (render.h): bodies' visual shapes on the GPU, their
 // poses and lights, and drawing them into a framebuffer object read back as RGB and metric depth.
 //
 // Each shape becomes one vertex buffer of unindexed triangles (position, normal, colour, texture
@@ -212,7 +212,7 @@ static GLuint link(const char *vsrc, const char *fsrc, hsError *err) {
   return p;
 }
 
-int hss_initPrograms(hssRenderer *r, hsError *err) {
+int hss_initPrograms(hsrRenderer *r, hsError *err) {
   GLuint p = link(kVertexShader, kFragmentShader, err);
   GLuint d = p ? link(kDepthVertexShader, kDepthFragmentShader, err) : 0;
   if (!d) {
@@ -248,7 +248,7 @@ int hss_initPrograms(hssRenderer *r, hsError *err) {
   return 0;
 }
 
-void hss_freePrograms(hssRenderer *r) {
+void hss_freePrograms(hsrRenderer *r) {
   if (r->program) {
     glDeleteProgram(r->program);
     glDeleteProgram(r->depthProgram);
@@ -282,8 +282,8 @@ typedef struct Target {
 
 enum { kTargets = 4 };
 
-struct hssScene {
-  hssRenderer *r;
+struct hsrScene {
+  hsrRenderer *r;
   BodyGpu *bodies;
   int nbody;
   Target targets[kTargets];
@@ -293,12 +293,12 @@ struct hssScene {
   int warnedLights;
 };
 
-hssScene *hss_makeScene(hssRenderer *r, hsError *err) {
+hsrScene *hsr_makeScene(hsrRenderer *r, hsError *err) {
   if (!r) {
     HS_ERR(err, hsE_INVALID, "no renderer");
     return NULL;
   }
-  hssScene *s = hsu_malloc(sizeof *s);
+  hsrScene *s = hsu_malloc(sizeof *s);
   if (!s) {
     HS_ERR(err, hsE_NOMEM, "no memory for a scene");
     return NULL;
@@ -324,7 +324,7 @@ static void freeBodyGpu(BodyGpu *b) {
   hsu_free(b->linkR);
 }
 
-void hss_freeScene(hssScene *s) {
+void hsr_freeScene(hsrScene *s) {
   if (!s) {
     return;
   }
@@ -464,9 +464,9 @@ static GLuint uploadTexture(const hsTexture *tex) {
   return id;
 }
 
-int hss_addBody(hssScene *s, const hsBody *body, hsError *err) {
+int hsr_addBody(hsrScene *s, const hsBody *body, hsError *err) {
   if (!s || !body) {
-    return HS_ERR(err, hsE_INVALID, "hss_addBody: no scene or no body");
+    return HS_ERR(err, hsE_INVALID, "hsr_addBody: no scene or no body");
   }
   BodyGpu *bodies = hsu_malloc((size_t)(s->nbody + 1) * sizeof *bodies);
   if (!bodies) {
@@ -542,9 +542,9 @@ int hss_addBody(hssScene *s, const hsBody *body, hsError *err) {
   return s->nbody++;
 }
 
-int hss_setPose(hssScene *s, int b, const double *linkP, const double *linkR, hsError *err) {
+int hsr_setPose(hsrScene *s, int b, const double *linkP, const double *linkR, hsError *err) {
   if (!s || b < 0 || b >= s->nbody || !linkP || !linkR) {
-    return HS_ERR(err, hsE_INVALID, "hss_setPose: no body %d in the scene", b);
+    return HS_ERR(err, hsE_INVALID, "hsr_setPose: no body %d in the scene", b);
   }
   int n = s->bodies[b].body->nlink;
   for (int i = 0; i < 3 * n; i++) {
@@ -562,7 +562,7 @@ int hss_setPose(hssScene *s, int b, const double *linkP, const double *linkR, hs
   return 0;
 }
 
-int hss_linkPose(const hssScene *s, int b, int link, double p[3], double R[9]) {
+int hsr_linkPose(const hsrScene *s, int b, int link, double p[3], double R[9]) {
   if (!s || b < 0 || b >= s->nbody || link < 0 || link >= s->bodies[b].body->nlink) {
     return hsE_INVALID;
   }
@@ -643,7 +643,7 @@ static void normalMatrix(float N[9], const double T[12]) {
 
 //---------------------------------- drawing ---------------------------------------------------
 
-static int checkView(const hssView *v, hsError *err) {
+static int checkView(const hsrView *v, hsError *err) {
   if (!v || !(v->fieldOfView > 0 && v->fieldOfView < M_PI) || !(v->nearClip > 0) ||
       !(v->farClip > v->nearClip) || !isfinite(v->farClip) || v->width < 1 || v->height < 1 ||
       v->width > 8192 || v->height > 8192) {
@@ -660,7 +660,7 @@ static int checkView(const hssView *v, hsError *err) {
 }
 
 // a framebuffer of the view's size (the least recently used of kTargets is remade)
-static Target *target(hssScene *s, int w, int h, hsError *err) {
+static Target *target(hsrScene *s, int w, int h, hsError *err) {
   Target *t = NULL;
   for (int i = 0; i < kTargets; i++) {
     if (s->targets[i].fbo && s->targets[i].width == w && s->targets[i].height == h) {
@@ -709,7 +709,7 @@ static Target *target(hssScene *s, int w, int h, hsError *err) {
 
 // the lights of every body, in the camera frame (V: world to camera); -1 count means "no light
 // in the scene": the headlight is used
-static int collectLights(hssScene *s, const double V[12], float pos[][3], float dir[][3],
+static int collectLights(hsrScene *s, const double V[12], float pos[][3], float dir[][3],
                          float color[][4], float params[][4], float atten[][4], float cosines[][2],
                          int *positional) {
   int n = 0, total = 0, lighting = 0;
@@ -785,7 +785,7 @@ static int collectLights(hssScene *s, const double V[12], float pos[][3], float 
 
 // draw every shape of the scene (V: world to camera): with the shading uniforms u and nlight
 // lights, or (u NULL) with the depth program's model-view only
-static void drawAll(hssScene *s, const double V[12], const hssUniforms *u, int nlight) {
+static void drawAll(hsrScene *s, const double V[12], const hssUniforms *u, int nlight) {
   for (int bi = 0; bi < s->nbody; bi++) {
     const BodyGpu *b = &s->bodies[bi];
     const hsBody *body = b->body;
@@ -858,14 +858,14 @@ static void drawAll(hssScene *s, const double V[12], const hssUniforms *u, int n
   }
 }
 
-int hss_render(hssScene *s, const hssView *view, unsigned char *rgb, float *depth, hsError *err) {
+int hsr_render(hsrScene *s, const hsrView *view, unsigned char *rgb, float *depth, hsError *err) {
   if (!s) {
-    return HS_ERR(err, hsE_INVALID, "hss_render: no scene");
+    return HS_ERR(err, hsE_INVALID, "hsr_render: no scene");
   }
   if (checkView(view, err) != 0) {
     return hsE_INVALID;
   }
-  hssRenderer *r = s->r;
+  hsrRenderer *r = s->r;
   hss_bindRenderer(r);
   int w = view->width, h = view->height;
   size_t need = (size_t)w * h * 4;
@@ -968,7 +968,7 @@ int hss_render(hssScene *s, const hssView *view, unsigned char *rgb, float *dept
 }
 
 // grow lo..hi by the world positions of body bi's visual vertices; 1 if it has any
-static int growBounds(const hssScene *s, int bi, double lo[3], double hi[3]) {
+static int growBounds(const hsrScene *s, int bi, double lo[3], double hi[3]) {
   int any = 0;
   const BodyGpu *b = &s->bodies[bi];
   const hsBody *body = b->body;
@@ -998,7 +998,7 @@ static int growBounds(const hssScene *s, int bi, double lo[3], double hi[3]) {
   return any;
 }
 
-int hss_sceneBounds(const hssScene *s, double lo[3], double hi[3]) {
+int hsr_sceneBounds(const hsrScene *s, double lo[3], double hi[3]) {
   int any = 0;
   for (int j = 0; j < 3; j++) {
     lo[j] = INFINITY;
@@ -1010,7 +1010,7 @@ int hss_sceneBounds(const hssScene *s, double lo[3], double hi[3]) {
   return any ? 0 : -1;
 }
 
-int hss_bodyBounds(const hssScene *s, int b, double lo[3], double hi[3]) {
+int hsr_bodyBounds(const hsrScene *s, int b, double lo[3], double hi[3]) {
   for (int j = 0; j < 3; j++) {
     lo[j] = INFINITY;
     hi[j] = -INFINITY;

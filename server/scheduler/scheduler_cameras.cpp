@@ -185,13 +185,13 @@ void SchedulerServant::renderDueFrames(long long k, double time) {
       int w = frame_.width, h = frame_.height, rc = 0;
       std::string name = format("%s/frame_%06lld.png", c.dir.c_str(), frame);
       if (!frame_.mono.empty()) {
-        rc = hss_writePng(name.c_str(), frame_.mono.data(), w, h, 1, &err);
+        rc = hsr_writePng(name.c_str(), frame_.mono.data(), w, h, 1, &err);
       } else if (!frame_.rgb.empty()) {
-        rc = hss_writePng(name.c_str(), frame_.rgb.data(), w, h, 3, &err);
+        rc = hsr_writePng(name.c_str(), frame_.rgb.data(), w, h, 3, &err);
       }
       if (rc == 0 && !frame_.depth.empty()) {
         std::vector<unsigned short> mm(frame_.depth.size());
-        hss_depthToMillimetres(mm.data(), frame_.depth.data(), static_cast<int>(mm.size()));
+        hsr_depthToMillimetres(mm.data(), frame_.depth.data(), static_cast<int>(mm.size()));
         rc = hss_writePng16(format("%s/depth_%06lld.png", c.dir.c_str(), frame).c_str(),
                             mm.data(), w, h, &err);
       }

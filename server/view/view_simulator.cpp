@@ -22,7 +22,7 @@ namespace {
 }
 
 std::mutex g_renderMutex;
-hssRenderer *g_renderer = nullptr;
+hsrRenderer *g_renderer = nullptr;
 
 // holds the render lock and releases the context from this thread at the end
 class RenderGuard {
@@ -30,7 +30,7 @@ class RenderGuard {
   RenderGuard() : lock_(g_renderMutex) {}
   ~RenderGuard() {
     if (g_renderer) {
-      hss_releaseRenderer(g_renderer);
+      hsr_releaseRenderer(g_renderer);
     }
   }
 
@@ -38,10 +38,10 @@ class RenderGuard {
   std::lock_guard<std::mutex> lock_;
 };
 
-hssRenderer *rendererLocked() {
+hsrRenderer *rendererLocked() {
   if (!g_renderer) {
     hsError err = {};
-    g_renderer = hss_makeRenderer(&err);
+    g_renderer = hsr_makeRenderer(&err);
     if (!g_renderer) {
       logRequestError("renderer", describe(err));
       throw CORBA::NO_RESOURCES(0, CORBA::COMPLETED_NO);
@@ -52,7 +52,7 @@ hssRenderer *rendererLocked() {
 
 }  // namespace
 
-hssRenderer *processRenderer() {
+hsrRenderer *processRenderer() {
   RenderGuard guard;
   return rendererLocked();
 }
@@ -66,7 +66,7 @@ std::mutex &renderLock() {
 ViewCore::ViewCore() {
   RenderGuard guard;
   hsError err = {};
-  scene_ = hss_makeScene(rendererLocked(), &err);
+  scene_ = hsr_makeScene(rendererLocked(), &err);
   if (!scene_) {
     raiseSystemException("create", err);
   }
@@ -74,7 +74,7 @@ ViewCore::ViewCore() {
 
 ViewCore::~ViewCore() {
   RenderGuard guard;
-  hss_freeScene(scene_);
+  hsr_freeScene(scene_);
 }
 
 int ViewCore::characterIndex(const std::string &name) const {
@@ -94,7 +94,7 @@ void ViewCore::addCharacter(const char *op, const std::string &name, BodyPtr bod
   {
     RenderGuard guard;
     hsError err = {};
-    index = hss_addBody(scene_, body.get(), &err);
+    index = hsr_addBody(scene_, body.get(), &err);
     if (index < 0) {
       raiseSystemException(op, err);
     }
@@ -117,7 +117,7 @@ void ViewCore::addCharacter(const char *op, const std::string &name, BodyPtr bod
     cam.name = b->sensors[s].name;
     cam.defName = b->sensors[s].name;
     hsError err = {};
-    if (hss_cameraSpec(&b->sensors[s], &cam.spec, &err) != 0) {
+    if (hsr_cameraSpec(&b->sensors[s], &cam.spec, &err) != 0) {
       hsu_log(hsLOG_WARNING, "%s: character '%s': no camera for %s", op, name.c_str(),
               describe(err).c_str());
       continue;
@@ -131,7 +131,7 @@ bool ViewCore::setPose(const std::string &name, const double *linkP, const doubl
   if (ch < 0) {
     return false;
   }
-  return hss_setPose(scene_, chars_[ch].scene, linkP, linkR, nullptr) == 0;
+  return hsr_setPose(scene_, chars_[ch].scene, linkP, linkR, nullptr) == 0;
 }
 
 void ViewCore::update(const char *op, const OpenHRP::WorldState &state) {
@@ -181,7 +181,7 @@ void ViewCore::update(const char *op, const OpenHRP::WorldState &state) {
         R[9 * l + j] = cp.linkPositions[l].R[j];
       }
     }
-    hss_setPose(scene_, chars_[which[i]].scene, p.data(), R.data(), nullptr);
+    hsr_setPose(scene_, chars_[which[i]].scene, p.data(), R.data(), nullptr);
   }
 }
 
@@ -207,29 +207,29 @@ void ViewCore::render(int c, Frame &frame, bool all) {
   }
   RenderGuard guard;
   double p[3], R[9], T[12];
-  hss_linkPose(scene_, ch.scene, sensor->link, p, R);
-  hss_cameraPose(T, sensor, p, R);
-  hssView view;
-  hss_cameraView(&view, &cam.spec, T);
+  hsr_linkPose(scene_, ch.scene, sensor->link, p, R);
+  hsr_cameraPose(T, sensor, p, R);
+  hsrView view;
+  hsr_cameraView(&view, &cam.spec, T);
   hsError err = {};
-  if (hss_render(scene_, &view, color ? frame.rgb.data() : nullptr,
+  if (hsr_render(scene_, &view, color ? frame.rgb.data() : nullptr,
                  depth ? frame.depth.data() : nullptr, &err) != 0) {
     raiseSystemException("getImageData", err);
   }
   if (mono) {
-    hss_rgbToMono(frame.mono.data(), frame.rgb.data(), static_cast<int>(n));
+    hsr_rgbToMono(frame.mono.data(), frame.rgb.data(), static_cast<int>(n));
   }
 }
 
 bool ViewCore::renderOverview(int which, int width, int height, std::vector<unsigned char> &rgb) {
   RenderGuard guard;
-  hssView view;
-  if (hss_overviewView(scene_, which, width, height, &view) != 0) {
+  hsrView view;
+  if (hsr_overviewView(scene_, which, width, height, &view) != 0) {
     return false;
   }
   rgb.resize(static_cast<size_t>(width) * height * 3);
   hsError err = {};
-  if (hss_render(scene_, &view, rgb.data(), nullptr, &err) != 0) {
+  if (hsr_render(scene_, &view, rgb.data(), nullptr, &err) != 0) {
     hsu_log(hsLOG_WARNING, "overview: %s", describe(err).c_str());
     return false;
   }

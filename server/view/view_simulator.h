@@ -40,7 +40,7 @@ namespace hrpsim {
 
 // the process's renderer, made on first use (throws CORBA::NO_RESOURCES, logged, when there is
 // no headless GL); every use holds renderLock()
-hssRenderer *processRenderer();
+hsrRenderer *processRenderer();
 std::mutex &renderLock();
 
 // how colour crosses the wire
@@ -52,7 +52,7 @@ struct CameraInfo {
   int sensor;     // index into the body's sensors
   int sensorId;   // the VisionSensor's sensorId
   std::string name, defName;
-  hssCameraSpec spec;
+  hsrCameraSpec spec;
 };
 
 // one picture of a camera, as the core renders it
@@ -83,7 +83,7 @@ class ViewCore {
   // render camera c at the current poses into frame (everything its type asks for; all of it
   // when all is true)
   void render(int c, Frame &frame, bool all = false);
-  // render a still view of the whole scene (hss_overviewView) into rgb; false when empty
+  // render a still view of the whole scene (hsr_overviewView) into rgb; false when empty
   bool renderOverview(int which, int width, int height, std::vector<unsigned char> &rgb);
 
  private:
@@ -94,7 +94,7 @@ class ViewCore {
   };
   std::vector<Character> chars_;
   std::vector<CameraInfo> cameras_;
-  hssScene *scene_ = nullptr;
+  hsrScene *scene_ = nullptr;
 };
 
 class ViewSimulatorServant;

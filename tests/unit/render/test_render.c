@@ -17,12 +17,12 @@
 #include "render.h"
 #include "test_support.h"
 
-static hssRenderer *g_renderer;
+static hsrRenderer *g_renderer;
 
-static hssRenderer *renderer(void) {
+static hsrRenderer *renderer(void) {
   if (!g_renderer) {
     hsError err = {0};
-    g_renderer = hss_makeRenderer(&err);
+    g_renderer = hsr_makeRenderer(&err);
     if (!g_renderer) {
       fprintf(stderr, "no renderer: %s\n", err.message);
     }
@@ -43,8 +43,8 @@ static hsBody *load(const char *name, const char *text, int readImage) {
 }
 
 // a camera at the origin looking along -z (world), y up
-static hssView frontView(int w, int h, double fov) {
-  hssView v;
+static hsrView frontView(int w, int h, double fov) {
+  hsrView v;
   memset(&v, 0, sizeof v);
   v.T[0] = v.T[5] = v.T[10] = 1;
   v.fieldOfView = fov;
@@ -58,7 +58,7 @@ static hssView frontView(int w, int h, double fov) {
 // a plane (a thin box) whose front face is at z = -2: depth 2 at every pixel, whatever the
 // pixel's angle off the axis (depth is along the axis, not the ray)
 static void testPlaneDepth(void) {
-  hssRenderer *r = renderer();
+  hsrRenderer *r = renderer();
   CU_ASSERT_PTR_NOT_NULL_FATAL(r);
   hsBody *b = load("plane.wrl",
                    "#VRML V2.0 utf8\n"
@@ -67,11 +67,11 @@ static void testPlaneDepth(void) {
                    "  geometry Box { size 40 40 0.1 } } }\n",
                    0);
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-  hssScene *s = hss_makeScene(r, NULL);
-  CU_ASSERT_EQUAL(hss_addBody(s, b, NULL), 0);
-  hssView v = frontView(160, 120, 1.2);
+  hsrScene *s = hsr_makeScene(r, NULL);
+  CU_ASSERT_EQUAL(hsr_addBody(s, b, NULL), 0);
+  hsrView v = frontView(160, 120, 1.2);
   float *depth = malloc(sizeof(float) * 160 * 120);
-  CU_ASSERT_EQUAL(hss_render(s, &v, NULL, depth, NULL), 0);
+  CU_ASSERT_EQUAL(hsr_render(s, &v, NULL, depth, NULL), 0);
   double worst = 0;
   for (int i = 0; i < 160 * 120; i++) {
     worst = fmax(worst, fabs(depth[i] - 2.0));
@@ -79,12 +79,12 @@ static void testPlaneDepth(void) {
   CU_ASSERT(worst < 1e-3);
   // with the plane behind the back clip distance nothing is seen: depth reads far
   v.farClip = 1.5;
-  CU_ASSERT_EQUAL(hss_render(s, &v, NULL, depth, NULL), 0);
+  CU_ASSERT_EQUAL(hsr_render(s, &v, NULL, depth, NULL), 0);
   for (int i = 0; i < 160 * 120; i += 97) {
     CU_ASSERT_EQUAL(depth[i], 1.5f);
   }
   free(depth);
-  hss_freeScene(s);
+  hsr_freeScene(s);
   hsm_freeBody(b);
 }
 
@@ -101,13 +101,13 @@ static const char *kCube =
     "  geometry Box { size 1 1 1 } } }\n";
 
 // pixel column / row (continuous, 0 at the left / top edge) where a camera-frame point projects
-static void project(const hssView *v, double x, double y, double z, double *u, double *w) {
+static void project(const hsrView *v, double x, double y, double z, double *u, double *w) {
   double f = v->width / 2.0 / tan(v->fieldOfView / 2);
   *u = v->width / 2.0 + f * x / -z;
   *w = v->height / 2.0 - f * y / -z;
 }
 
-static void checkCube(const hssView *v, const unsigned char *rgb, const float *depth,
+static void checkCube(const hsrView *v, const unsigned char *rgb, const float *depth,
                       double dx, double dy) {
   double u0, v0, u1, v1;
   project(v, -0.2 + dx, 0.7 + dy, -4.5, &u0, &v0);  // top left
@@ -140,31 +140,31 @@ static void checkCube(const hssView *v, const unsigned char *rgb, const float *d
 }
 
 static void testCubeProjectionAndColour(void) {
-  hssRenderer *r = renderer();
+  hsrRenderer *r = renderer();
   CU_ASSERT_PTR_NOT_NULL_FATAL(r);
   hsBody *b = load("cube.wrl", kCube, 0);
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
   CU_ASSERT_EQUAL(b->nlight, 1);
-  hssScene *s = hss_makeScene(r, NULL);
-  CU_ASSERT_EQUAL(hss_addBody(s, b, NULL), 0);
+  hsrScene *s = hsr_makeScene(r, NULL);
+  CU_ASSERT_EQUAL(hsr_addBody(s, b, NULL), 0);
   // two sizes and fields of view, one non-square
   int sizes[2][2] = {{320, 240}, {101, 77}};
   double fovs[2] = {0.6, 0.9};
   for (int k = 0; k < 2; k++) {
-    hssView v = frontView(sizes[k][0], sizes[k][1], fovs[k]);
+    hsrView v = frontView(sizes[k][0], sizes[k][1], fovs[k]);
     unsigned char *rgb = malloc(3 * (size_t)v.width * v.height);
     float *depth = malloc(sizeof(float) * v.width * v.height);
-    CU_ASSERT_EQUAL_FATAL(hss_render(s, &v, rgb, depth, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(hsr_render(s, &v, rgb, depth, NULL), 0);
     checkCube(&v, rgb, depth, 0, 0);
     // deterministic: a second picture is the same bit for bit
     unsigned char *again = malloc(3 * (size_t)v.width * v.height);
-    CU_ASSERT_EQUAL(hss_render(s, &v, again, NULL, NULL), 0);
+    CU_ASSERT_EQUAL(hsr_render(s, &v, again, NULL, NULL), 0);
     CU_ASSERT_EQUAL(memcmp(rgb, again, 3 * (size_t)v.width * v.height), 0);
     free(again);
     free(rgb);
     free(depth);
   }
-  hss_freeScene(s);
+  hsr_freeScene(s);
   hsm_freeBody(b);
 }
 
@@ -172,7 +172,7 @@ static void testCubeProjectionAndColour(void) {
 // white bottom right (rows top first), on an unlit quad (no Material: the texture's colour
 // exactly) facing the camera with VRML texture coordinates (0, 0) at its bottom left
 static void testTexture(void) {
-  hssRenderer *r = renderer();
+  hsrRenderer *r = renderer();
   CU_ASSERT_PTR_NOT_NULL_FATAL(r);
   unsigned char img[16 * 16 * 3];
   const unsigned char colours[4][3] = {{255, 0, 0}, {0, 255, 0}, {0, 0, 255}, {255, 255, 255}};
@@ -183,7 +183,7 @@ static void testTexture(void) {
   }
   char path[1024];
   snprintf(path, sizeof path, "%s/blocks.png", hst_tmpDir());
-  CU_ASSERT_EQUAL_FATAL(hss_writePng(path, img, 16, 16, 3, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(hsr_writePng(path, img, 16, 16, 3, NULL), 0);
   hsBody *b = load("textured.wrl",
                    "#VRML V2.0 utf8\n"
                    "Shape {\n"
@@ -197,11 +197,11 @@ static void testTexture(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
   CU_ASSERT_EQUAL_FATAL(b->ntexture, 1);
   CU_ASSERT_PTR_NOT_NULL(b->textures[0].image);
-  hssScene *s = hss_makeScene(r, NULL);
-  CU_ASSERT_EQUAL(hss_addBody(s, b, NULL), 0);
-  hssView v = frontView(200, 200, 1.0);
+  hsrScene *s = hsr_makeScene(r, NULL);
+  CU_ASSERT_EQUAL(hsr_addBody(s, b, NULL), 0);
+  hsrView v = frontView(200, 200, 1.0);
   unsigned char rgb[200 * 200 * 3];
-  CU_ASSERT_EQUAL(hss_render(s, &v, rgb, NULL, NULL), 0);
+  CU_ASSERT_EQUAL(hsr_render(s, &v, rgb, NULL, NULL), 0);
   // the centre of each quarter of the quad: x, y = +-0.5 at z = -3
   const double centres[4][2] = {{-0.5, 0.5}, {0.5, 0.5}, {-0.5, -0.5}, {0.5, -0.5}};
   for (int q = 0; q < 4; q++) {
@@ -212,14 +212,14 @@ static void testTexture(void) {
       CU_ASSERT(abs(p[c] - colours[q][c]) <= 2);
     }
   }
-  hss_freeScene(s);
+  hsr_freeScene(s);
   hsm_freeBody(b);
 }
 
 // a camera on a slider: moving the joint by 0.25 m along x moves the cube the other way in the
 // image by f * 0.25 / 4.5 pixels; the camera's spec comes from its VisionSensor node
 static void testCameraOnMovingLink(void) {
-  hssRenderer *r = renderer();
+  hsrRenderer *r = renderer();
   CU_ASSERT_PTR_NOT_NULL_FATAL(r);
   hsBody *robot = load("slider.wrl",
                        "#VRML V2.0 utf8\n"
@@ -248,16 +248,16 @@ static void testCameraOnMovingLink(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(cube);
   int cam = hsm_sensorIndex(robot, "CAM");
   CU_ASSERT_FATAL(cam >= 0);
-  hssCameraSpec spec;
-  CU_ASSERT_EQUAL_FATAL(hss_cameraSpec(&robot->sensors[cam], &spec, NULL), 0);
+  hsrCameraSpec spec;
+  CU_ASSERT_EQUAL_FATAL(hsr_cameraSpec(&robot->sensors[cam], &spec, NULL), 0);
   CU_ASSERT_EQUAL(spec.type, hsCAMERA_COLOR_DEPTH);
   CU_ASSERT_EQUAL(spec.width, 160);
   CU_ASSERT_EQUAL(spec.height, 120);
   HST_NEAR(spec.fieldOfView, 0.8, 1e-6);
   HST_NEAR(spec.frameRate, 25, 0);
-  hssScene *s = hss_makeScene(r, NULL);
-  CU_ASSERT_EQUAL(hss_addBody(s, robot, NULL), 0);
-  CU_ASSERT_EQUAL(hss_addBody(s, cube, NULL), 1);
+  hsrScene *s = hsr_makeScene(r, NULL);
+  CU_ASSERT_EQUAL(hsr_addBody(s, robot, NULL), 0);
+  CU_ASSERT_EQUAL(hsr_addBody(s, cube, NULL), 1);
   hsBodyState *st = hsm_makeState(robot, NULL);
   int slide = hsm_linkIndex(robot, "SLIDE");
   unsigned char *rgb = malloc(3 * 160 * 120);
@@ -265,54 +265,54 @@ static void testCameraOnMovingLink(void) {
   for (int k = 0; k < 2; k++) {
     st->q[slide] = 0.25 * k;
     hsm_forwardKinematics(robot, st);
-    CU_ASSERT_EQUAL(hss_setPose(s, 0, st->linkP, st->linkR, NULL), 0);
+    CU_ASSERT_EQUAL(hsr_setPose(s, 0, st->linkP, st->linkR, NULL), 0);
     double T[12];
-    hss_cameraPose(T, &robot->sensors[cam], &st->linkP[3 * slide], &st->linkR[9 * slide]);
+    hsr_cameraPose(T, &robot->sensors[cam], &st->linkP[3 * slide], &st->linkR[9 * slide]);
     HST_NEAR(T[3], 0.25 * k, 1e-12);
-    hssView v;
-    hss_cameraView(&v, &spec, T);
-    CU_ASSERT_EQUAL_FATAL(hss_render(s, &v, rgb, depth, NULL), 0);
+    hsrView v;
+    hsr_cameraView(&v, &spec, T);
+    CU_ASSERT_EQUAL_FATAL(hsr_render(s, &v, rgb, depth, NULL), 0);
     // the camera moved by +0.25 x: the cube is 0.25 further left in the camera frame
     checkCube(&v, rgb, depth, -0.25 * k, 0);
   }
   free(rgb);
   free(depth);
   hsm_freeState(st);
-  hss_freeScene(s);
+  hsr_freeScene(s);
   hsm_freeBody(robot);
   hsm_freeBody(cube);
 }
 
 // bad views and specs are refused with an error, the scene stays usable
 static void testBadInput(void) {
-  hssRenderer *r = renderer();
+  hsrRenderer *r = renderer();
   CU_ASSERT_PTR_NOT_NULL_FATAL(r);
-  hssScene *s = hss_makeScene(r, NULL);
-  hssView v = frontView(10, 10, 1.0);
+  hsrScene *s = hsr_makeScene(r, NULL);
+  hsrView v = frontView(10, 10, 1.0);
   v.nearClip = 0;
   hsError err = {0};
-  CU_ASSERT_EQUAL(hss_render(s, &v, NULL, NULL, &err), hsE_INVALID);
+  CU_ASSERT_EQUAL(hsr_render(s, &v, NULL, NULL, &err), hsE_INVALID);
   v = frontView(10, 10, 4.0);
-  CU_ASSERT_EQUAL(hss_render(s, &v, NULL, NULL, NULL), hsE_INVALID);
+  CU_ASSERT_EQUAL(hsr_render(s, &v, NULL, NULL, NULL), hsE_INVALID);
   v = frontView(10, 10, 1.0);
   unsigned char rgb[300];
-  CU_ASSERT_EQUAL(hss_render(s, &v, rgb, NULL, NULL), 0);
+  CU_ASSERT_EQUAL(hsr_render(s, &v, rgb, NULL, NULL), 0);
   CU_ASSERT_EQUAL(rgb[0], 0);
-  CU_ASSERT_EQUAL(hss_setPose(s, 3, NULL, NULL, NULL), hsE_INVALID);
-  hss_freeScene(s);
+  CU_ASSERT_EQUAL(hsr_setPose(s, 3, NULL, NULL, NULL), hsE_INVALID);
+  hsr_freeScene(s);
   unsigned char mono[2];
   const unsigned char px[6] = {255, 255, 255, 10, 200, 30};
-  hss_rgbToMono(mono, px, 2);
+  hsr_rgbToMono(mono, px, 2);
   CU_ASSERT_EQUAL(mono[0], 255);
   CU_ASSERT_EQUAL(mono[1], (int)(0.299 * 10 + 0.587 * 200 + 0.114 * 30));
 }
 
-// a still framed on one body: hss_bodyBounds gives the box's corners (a 0.4 x 0.6 x 1.6 box
-// standing at (1, 2, 0) on a large floor), and hss_framingView puts every corner inside the
+// a still framed on one body: hsr_bodyBounds gives the box's corners (a 0.4 x 0.6 x 1.6 box
+// standing at (1, 2, 0) on a large floor), and hsr_framingView puts every corner inside the
 // middle `fill` of the picture, touching its edge (the closest such eye), seen from the
 // azimuth and elevation asked; the picture's centre shows the box's colour
 static void testFramingView(void) {
-  hssRenderer *r = renderer();
+  hsrRenderer *r = renderer();
   CU_ASSERT_PTR_NOT_NULL_FATAL(r);
   hsBody *floor = load("floor.wrl",
                        "#VRML V2.0 utf8\n"
@@ -328,20 +328,20 @@ static void testFramingView(void) {
                      0);
   CU_ASSERT_PTR_NOT_NULL_FATAL(floor);
   CU_ASSERT_PTR_NOT_NULL_FATAL(box);
-  hssScene *s = hss_makeScene(r, NULL);
-  CU_ASSERT_EQUAL(hss_addBody(s, floor, NULL), 0);
-  CU_ASSERT_EQUAL(hss_addBody(s, box, NULL), 1);
+  hsrScene *s = hsr_makeScene(r, NULL);
+  CU_ASSERT_EQUAL(hsr_addBody(s, floor, NULL), 0);
+  CU_ASSERT_EQUAL(hsr_addBody(s, box, NULL), 1);
   double lo[3], hi[3];
-  CU_ASSERT_EQUAL_FATAL(hss_bodyBounds(s, 1, lo, hi), 0);
+  CU_ASSERT_EQUAL_FATAL(hsr_bodyBounds(s, 1, lo, hi), 0);
   const double wantLo[3] = {0.8, 1.7, 0}, wantHi[3] = {1.2, 2.3, 1.6};
   for (int j = 0; j < 3; j++) {
     CU_ASSERT(fabs(lo[j] - wantLo[j]) < 1e-6 && fabs(hi[j] - wantHi[j]) < 1e-6);
   }
   double none[3], none2[3];
-  CU_ASSERT_EQUAL(hss_bodyBounds(s, 2, none, none2), -1);
+  CU_ASSERT_EQUAL(hsr_bodyBounds(s, 2, none, none2), -1);
   double az = -M_PI / 4, el = 0.34, fill = 0.85;
-  hssView v;
-  hss_framingView(&v, lo, hi, az, el, 0.8, fill, 320, 240);
+  hsrView v;
+  hsr_framingView(&v, lo, hi, az, el, 0.8, fill, 320, 240);
   // the eye is on the ray from the box's centre along (cos el cos az, cos el sin az, sin el)
   const double c[3] = {1, 2, 0.8}, d[3] = {cos(el) * cos(az), cos(el) * sin(az), sin(el)};
   double e[3] = {v.T[3] - c[0], v.T[7] - c[1], v.T[11] - c[2]};
@@ -370,17 +370,17 @@ static void testFramingView(void) {
   }
   CU_ASSERT(fabs(worst - fill) < 1e-9);
   unsigned char *rgb = malloc(320 * 240 * 3);
-  CU_ASSERT_EQUAL(hss_render(s, &v, rgb, NULL, NULL), 0);
+  CU_ASSERT_EQUAL(hsr_render(s, &v, rgb, NULL, NULL), 0);
   const unsigned char *mid = rgb + 3 * (120 * 320 + 160);
   CU_ASSERT(mid[0] > 100 && mid[1] < 20 && mid[2] < 20);
   free(rgb);
-  hss_freeScene(s);
+  hsr_freeScene(s);
   hsm_freeBody(floor);
   hsm_freeBody(box);
 }
 
 static int cleanup(void) {
-  hss_freeRenderer(g_renderer);
+  hsr_freeRenderer(g_renderer);
   g_renderer = NULL;
   return 0;
 }
