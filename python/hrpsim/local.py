@@ -140,7 +140,7 @@ class _Body:
         self._ptr = self.ffi.gc(ptr, self.lib.hs_freeBody)
         # names and joints, read through a throwaway simulation (the core's accessors)
         probe = LocalSim()
-        ch = probe.add_character("probe", self, own=False)
+        ch = probe.add_character("probe", self)
         self.link_names = [probe.link_name(ch, k) for k in range(probe.link_count(ch))]
         self.parents = [probe.lib.hs_linkParent(probe.ptr, ch, k)
                         for k in range(len(self.link_names))]
@@ -153,11 +153,6 @@ class _Body:
         self.root_pose = probe.get_link_data(ch, 0, probe.lib.hsDATA_ABS_TRANSFORM)
         probe.close()
 
-    def take(self):
-        """The body pointer, no longer freed here (a simulation took it)."""
-        ptr = self._ptr
-        self._ptr = self.ffi.gc(ptr, None)
-        return ptr
 
 
 def load_body(url):
@@ -187,10 +182,13 @@ class LocalSim:
         ptr = self.lib.hs_makeSim(self._err)
         if ptr == self.ffi.NULL:
             _raise(self.ffi, self._err, self._err.code, "hs_makeSim")
-        self.ptr = self.ffi.gc(ptr, self.lib.hs_freeSim)
+        # the bodies the simulation borrows; the destructor holds them, so they are freed only
+        # after the simulation, whichever of this object and its views goes last
+        self._keep = keep = []
+        lib = self.lib
+        self.ptr = self.ffi.gc(ptr, lambda p, _bodies=keep: lib.hs_freeSim(p))
         self._doubles = self.ffi.typeof("double[]")  # parsed once: from_buffer's type
         self._joints = {}  # character index -> hs_jointCount
-        self._keep = []   # borrowed bodies, alive as long as the simulation
         self._names = {}  # character name -> index
 
     def close(self):
@@ -207,15 +205,12 @@ class LocalSim:
         return self._err
 
     # --- set-up ---
-    def add_character(self, name, body, own=True):
-        """Add ``body`` (a _Body) as character ``name``; the simulation owns it (own=True) or
-        borrows it. Returns the index."""
-        if own:
-            ptr = body.take()
-        else:
-            ptr = body._ptr
-            self._keep.append(body)
-        ch = self._check(self.lib.hs_addCharacter(self.ptr, name.encode(), ptr, int(own),
+    def add_character(self, name, body):
+        """Add ``body`` (a _Body) as character ``name``; the simulation borrows it (one body may
+        serve several characters and simulations; it lives as long as the last of them).
+        Returns the index."""
+        self._keep.append(body)
+        ch = self._check(self.lib.hs_addCharacter(self.ptr, name.encode(), body._ptr, 0,
                                                   self._e()), "add_character")
         self._names[name] = ch
         return ch
@@ -291,6 +286,12 @@ class LocalSim:
         ptr = self.lib.hs_reading(self.ptr, ch, s, n)
         if n[0] == 0:
             return np.zeros(0)
+        if not self.lib.hs_sensorsEnabled(self.ptr):
+            # the core then answers with one shared zero buffer that a later character may
+            # replace: a copy, not a view (it stays zero when sensors are switched on later)
+            zeros = np.zeros(n[0])
+            zeros.flags.writeable = False
+            return zeros
         return self._view(ptr, (n[0],))
 
     def camera(self, ch, s):
@@ -429,7 +430,7 @@ class LocalBackend:
             # registerCharacter, init, setGVector, modes, initial data, FK, pairs, loops,
             # initSimulation: the order of the server back end's calls
             for m in sim._models.values():
-                core.add_character(m.name, self._bodies[m.name], own=False)
+                core.add_character(m.name, self._bodies[m.name])
             core._check(lib.hs_setTimeStep(core.ptr, sim._dt, core._e()), "time step")
             lib.hs_enableSensors(core.ptr, 1 if sim._sensors else 0)
             g = core.ffi.new("double[3]", [-x for x in sim._gravity])

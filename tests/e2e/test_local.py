@@ -400,3 +400,25 @@ def test_time_step_bounds_match_core():
                                                             lib.hs_maxTimeStep())
     assert project.MIN_TIME_STEP is limits.MIN_TIME_STEP   # imported, not written again
     assert simulation.MAX_TIME_STEP is limits.MAX_TIME_STEP
+
+
+def test_a_view_keeps_the_simulation_and_the_bodies_it_borrows_alive():
+    # a view outliving its Simulation once freed the bodies before the simulation that borrows
+    # them (hs_freeSim then read a freed body: valgrind's "invalid read in hsd_destroyOde")
+    import gc
+    import weakref
+
+    def positions():
+        sim = hrpsim.Simulation(backend="local")
+        sim.add_model("robot", str(MODELS / "humanoid" / "humanoid.wrl"))
+        sim.start()
+        sim.step(10)
+        return sim.local.p_view(0), weakref.ref(sim.local._keep[0])
+
+    p, body = positions()
+    gc.collect()
+    assert body() is not None  # the view holds the simulation, the simulation its body
+    assert 0.5 < p[0][2] < 1.0
+    del p
+    gc.collect()
+    assert body() is None  # and both go with the last view
