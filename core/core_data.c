@@ -545,10 +545,12 @@ int hs_jointStopTorques(const hsSim *sim, int ch, double *out, int max) {
   if (!b) {
     return 0;
   }
+  hs_enter(sim);  // the torques are read from ODE's joint feedback
   for (int j = 0; j < b->njoint && j < max; j++) {
     int l = b->jointLink[j];
     out[j] = l > 0 ? hsd_jointConstraintTorque(sim->world, ch, l) : 0.0;
   }
+  hs_leave(sim);
   return b->njoint;
 }
 

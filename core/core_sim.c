@@ -93,8 +93,8 @@ void hs_freeSim(hsSim *sim) {
   if (!sim) {
     return;
   }
+  hs_freeCameras(sim->cameras);  // GL work takes the render lock, never under the ODE lock
   pthread_mutex_lock(&gOde);
-  hs_freeCameras(sim->cameras);
   hss_freeRayScene(sim->rays);
   // the world borrows the bodies: free it first
   hsd_freeWorld(sim->world);
