@@ -26,19 +26,8 @@
 #include "dynamics.h"
 #include "sensors.h"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void check(int rc, const hsError *err) {
-  if (rc < 0) {
-    char buf[1200];
-    fprintf(stderr, "bench_many: %s\n", hsu_formatError(err, buf, sizeof buf));
-    exit(1);
-  }
-}
+#define BENCH_NAME "bench_many"
+#include "bench_util.h"
 
 // FNV-1a over the bytes of n doubles
 static uint64_t hashDoubles(uint64_t h, const double *v, size_t n) {

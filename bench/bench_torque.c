@@ -45,19 +45,8 @@
 #include "model.h"
 #include "util.h"
 
-static double nowS(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void check(int rc, const hsError *err) {
-  if (rc < 0) {
-    char buf[1200];
-    fprintf(stderr, "bench_torque: %s\n", hsu_formatError(err, buf, sizeof buf));
-    exit(1);
-  }
-}
+#define BENCH_NAME "bench_torque"
+#include "bench_util.h"
 
 // gains of samples/controllers/pd_controller.py: (name fragment, P [N m/rad], D [N m s/rad]),
 // first match wins
@@ -129,7 +118,7 @@ static void run(const char *robotPath, const char *floorPath, int torque, long s
   r->gapMax = 0;
   r->fzLo = INFINITY;
   r->fzHi = -INFINITY;
-  double tIn = 0, t0 = nowS();
+  double tIn = 0, t0 = now();
   for (long i = 0; i < steps; i++) {
     if (torque) {
       for (int k = 1; k < n; k++) {
@@ -147,17 +136,17 @@ static void run(const char *robotPath, const char *floorPath, int torque, long s
     if (i >= steps / 2) {
       // the second half (settled): the force sensors' total Fz over the weight, the joints'
       // gap (outside the timing)
-      double t1 = nowS();
+      double t1 = now();
       double fz = (hs_reading(sim, ch, fs[0], &m)[2] + hs_reading(sim, ch, fs[1], &m)[2]) / mg;
       r->fzLo = fmin(r->fzLo, fz);
       r->fzHi = fmax(r->fzHi, fz);
       hsdStepStats ss;
       hsd_stepStats(sim->world, &ss);
       r->gapMax = fmax(r->gapMax, ss.jointGap);
-      tIn += nowS() - t1;
+      tIn += now() - t1;
     }
   }
-  r->stepsPerS = steps / (nowS() - t0 - tIn);
+  r->stepsPerS = steps / (now() - t0 - tIn);
   double d[3] = {rootP[0] - pose[0], rootP[1] - pose[1], rootP[2] - pose[2]};
   r->driftMm = 1e3 * sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
   r->qErr = 0;
@@ -216,7 +205,7 @@ static int pdLoop(int argc, char **argv) {
   check(hs_addContactPair(sim, "floor", "", "robot", "", 0.5, 0.5, 0.0, 0.01, &err), &err);
   check(hs_start(sim, &err), &err);
   const double *q = hs_q(sim, ch), *dq = hs_dq(sim, ch);
-  double t0 = nowS();
+  double t0 = now();
   for (long s = 0; s < steps; s++) {
     if (control || s == 0) {
       for (int k = 0; k < n; k++) {
@@ -226,7 +215,7 @@ static int pdLoop(int argc, char **argv) {
     }
     check(hs_step(sim, &err), &err);
   }
-  double t1 = nowS();
+  double t1 = now();
   const double *rootP = hs_linkP(sim, ch);
   printf("steps %ld seconds %.9f\n%.17g %.17g %.17g\n", steps, t1 - t0, rootP[0], rootP[1],
          rootP[2]);

@@ -26,19 +26,8 @@
 #include "model.h"
 #include "util.h"
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
-
-static void check(int rc, const hsError *err) {
-  if (rc < 0) {
-    char buf[1200];
-    fprintf(stderr, "bench_world: %s\n", hsu_formatError(err, buf, sizeof buf));
-    exit(1);
-  }
-}
+#define BENCH_NAME "bench_world"
+#include "bench_util.h"
 
 int main(int argc, char **argv) {
   if (argc != 5) {
