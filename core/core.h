@@ -158,7 +158,8 @@ int hs_addExtraJoint(hsSim *sim, const char *name, const char *char1, const char
                      const char *char2, const char *link2, const double p1[3],
                      const double p2[3], int type, const double axis[3], hsError *err);
 
-// joint stops (model llimit / ulimit) and rotor inertia on (1) or off (0)
+// which joint limits torque-mode joints obey (jointLimits: a set of hsLIMIT_* bits, 1 position,
+// 2 velocity, 4 effort, 7 all; 0 none) and rotor inertia on (1) or off (0)
 int hs_setJointOptions(hsSim *sim, int jointLimits, int rotorInertia, hsError *err);
 
 // sleeping on (1) or off (0; the default, OpenHRP's behaviour): free rigid objects at rest stop

@@ -117,8 +117,9 @@ typedef struct hsdOptions {
   double boundInertia;      // ... and one whose inertia is not positive definite has it raised
                             // until its smallest principal moment is this [kg m^2] (default
                             // 1e-6); each bound is a warning naming the model file, line, link
-  int jointLimits;          // 1: torque-mode rotate/slide joints stop at the model's llimit /
-                            // ulimit (ODE stops); 0 (default, as OpenHRP 3.1): no stops
+  int jointLimits;          // which of the model's joint limits torque-mode rotate/slide
+                            // joints obey: a set of hsLIMIT_* bits; 0 (default, as OpenHRP
+                            // 3.1): none. High-gain joints follow their commands regardless.
   double stopErp, stopCfm;  // softness of the joint stops (ODE dParamStopERP / StopCFM)
   int rotorInertia;         // 1: rotorInertia * gearRatio^2 added to each rotate joint's link
                             // about its axis (the rotor turning with the link); 0 (default)
@@ -134,6 +135,19 @@ typedef struct hsdOptions {
   double sleepAngularVel;   // ... and angular speed below this [rad/s] ...
   double sleepTime;         // ... for this long [s] (and at least 10 steps)
 } hsdOptions;
+
+// hsdOptions.jointLimits bits: what a torque-mode rotate or slide joint obeys with each on
+enum {
+  hsLIMIT_POSITION = 1,  // llimit / ulimit (both given, llimit <= ulimit): ODE joint stops
+  hsLIMIT_VELOCITY = 2,  // uvlimit (> 0) / lvlimit (< 0), each direction on its own (absent
+                         // or 0: none that way): the drive is an ODE motor with target velocity
+                         // the limit in the direction of the torque and force bound |u|, so it
+                         // gives u until the joint would pass the limit, then just what keeps it
+                         // there (external forces can still push it past; u = 0: no drive)
+  hsLIMIT_EFFORT = 4,    // climit * gearRatio * torqueConst (> 0; climit absent: none): the
+                         // applied torque or force is the command clamped to +-that
+  hsLIMIT_ALL = 7
+};
 
 // hsdOptions.broadPhase
 enum {
@@ -458,8 +472,9 @@ int hsd_addExtraJoint(hsdWorld *w, const char *name, int ch1, int link1, int ch2
                       const double p1[3], const double p2[3], hstExtraJoint type,
                       const double axis[3], hsError *err);
 
-// turn joint stops and rotor inertia (hsdOptions.jointLimits, rotorInertia) on or off for an
-// existing world; before hsd_init (or before calling it again) only
+// set which joint limits torque-mode joints obey (hsdOptions.jointLimits, hsLIMIT_* bits; others
+// are hsE_INVALID) and turn rotor inertia on or off for an existing world; before hsd_init (or
+// before calling it again) only
 int hsd_setJointOptions(hsdWorld *w, int jointLimits, int rotorInertia, hsError *err);
 
 // turn sleeping (hsdOptions.sleep) on or off for an existing world, at any time; off wakes
@@ -491,7 +506,8 @@ double hsd_extraJointError(const hsdWorld *w, int i);
 // the component along the joint axis of the constraint wrench that the joint of link `link`
 // exerts on the link during the last step (torque about the axis [N m] for rotate, force along
 // it [N] for slide): the joint stop's reaction when the joint is at a limit, a high-gain
-// motor's torque, 0 otherwise (and for links without an ODE joint of their own)
+// motor's torque, a velocity-limited torque-mode joint's drive (hsLIMIT_VELOCITY: its motor),
+// 0 otherwise (and for links without an ODE joint of their own)
 double hsd_jointConstraintTorque(const hsdWorld *w, int ch, int link);
 
 //---------------------------------- what sensors read -----------------------------------------

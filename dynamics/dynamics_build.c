@@ -281,11 +281,11 @@ static int makeGroupBody(hsdWorld *w, hsdCharacter *c, int t, hsError *err) {
 
 //---------------------------------- joints ----------------------------------------------------
 
-// set a joint's motor for its mode (high gain: huge force bound; torque: off) and its stops
-// (torque mode with opt.jointLimits only)
+// set a joint's motor for its mode (high gain: huge force bound; torque: off until a
+// velocity-limited drive sets it) and its stops (torque mode with hsLIMIT_POSITION only)
 void hsd_configureMotor(const hsdWorld *w, hsdLinkOde *l, hstJointMode mode) {
   double fmax = mode == hsMODE_HIGH_GAIN ? w->opt.highGainFMax : 0;
-  int stops = mode == hsMODE_TORQUE && w->opt.jointLimits;
+  int stops = mode == hsMODE_TORQUE && (w->opt.jointLimits & hsLIMIT_POSITION);
   double lo = stops ? l->stopLo : -dInfinity, hi = stops ? l->stopHi : dInfinity;
   if (l->jkind == hsdODE_HINGE) {
     dJointSetHingeParam(l->joint, dParamVel, 0);
@@ -306,9 +306,11 @@ void hsd_configureMotor(const hsdWorld *w, hsdLinkOde *l, hstJointMode mode) {
   }
 }
 
-// the stops of link i's joint relative to its value now (ODE measures from here): the model's
-// llimit / ulimit; none where absent, inverted, or (a hinge) beyond ODE's +-pi range
-static void setStops(hsdCharacter *c, int i) {
+// the limits of link i's joint. Stops relative to its value now (ODE measures from here): the
+// model's llimit / ulimit; none where absent, inverted, or (a hinge) beyond ODE's +-pi range.
+// Velocity: uvlimit > 0 and lvlimit < 0, each direction on its own. Effort: climit gearRatio
+// torqueConst > 0. Absent, zero, wrong-signed or not finite: none (+-inf).
+static void setLimits(hsdCharacter *c, int i) {
   const hsLink *lk = &c->body->links[i];
   hsdLinkOde *l = &c->links[i];
   double q0 = c->state->q[i];
@@ -320,6 +322,12 @@ static void setStops(hsdCharacter *c, int i) {
     l->stopLo = (hinge && lo < -HS_PI) ? -INFINITY : lo;
     l->stopHi = (hinge && hi > HS_PI) ? INFINITY : hi;
   }
+  double vHi = lk->uvlimit.n > 0 ? lk->uvlimit.v[0] : 0;
+  double vLo = lk->lvlimit.n > 0 ? lk->lvlimit.v[0] : 0;
+  l->vHi = vHi > 0 && isfinite(vHi) ? vHi : INFINITY;
+  l->vLo = vLo < 0 && isfinite(vLo) ? vLo : -INFINITY;
+  double e = lk->climit.n > 0 ? lk->climit.v[0] * lk->gearRatio * lk->torqueConst : 0;
+  l->effort = e > 0 && isfinite(e) ? e : INFINITY;
 }
 
 // make the joint of link i (rotate / slide) to its parent's body
@@ -348,7 +356,7 @@ static void makeJoint(hsdWorld *w, hsdCharacter *c, int i) {
   }
   memset(&l->fb, 0, sizeof l->fb);
   dJointSetFeedback(l->joint, &l->fb);
-  setStops(c, i);
+  setLimits(c, i);
   hsd_configureMotor(w, l, c->in.mode[i]);
 }
 

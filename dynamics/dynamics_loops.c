@@ -133,7 +133,11 @@ int hsd_setJointOptions(hsdWorld *w, int jointLimits, int rotorInertia, hsError 
   if (w->initialised) {
     return HS_ERR(err, hsE_INVALID, "joint options must be set before the simulation starts");
   }
-  w->opt.jointLimits = jointLimits != 0;
+  if (jointLimits < 0 || jointLimits > hsLIMIT_ALL) {
+    return HS_ERR(err, hsE_INVALID, "joint limits %d: not a set of hsLIMIT_* bits (0..%d)",
+                  jointLimits, hsLIMIT_ALL);
+  }
+  w->opt.jointLimits = jointLimits;
   w->opt.rotorInertia = rotorInertia != 0;
   return 0;
 }

@@ -9,10 +9,11 @@
 // the drive modes; servo holds, accelerations and momentum restart there. Then the character
 // is driven (dynamics_servo.c for composite and kinematic characters):
 // - articulated: a torque-mode joint gets dJointAddHingeTorque / dJointAddSliderForce with its
-//   u (kept until changed, as in OpenHRP); a high-gain joint's ODE motor, bounded by
-//   opt.highGainFMax, gets the velocity that lands the joint on its target at the end of the
-//   step (hsd_servoVelocity); a position-given root is an ODE kinematic body moving to its
-//   target pose over the step;
+//   u (kept until changed, as in OpenHRP; with joint limits, u clamped to the effort limit and,
+//   for a velocity-limited joint, an ODE motor instead: see hsLIMIT_*); a high-gain joint's ODE
+//   motor, bounded by opt.highGainFMax, gets the velocity that lands the joint on its target at
+//   the end of the step (hsd_servoVelocity); a position-given root is an ODE kinematic body
+//   moving to its target pose over the step;
 // - composite and kinematic: the same joint velocities, applied exactly.
 // External forces act at the link origin (torque about it). Nothing that could overflow inside
 // ODE reaches it: a runaway character is stopped where its state is (a counted warning).
@@ -183,6 +184,26 @@ static void driveJoint(hsdWorld *w, hsdCharacter *c, int k) {
   }
   if (!hsd_servoed(c, k)) {
     double u = c->in.u[k];
+    int limits = w->opt.jointLimits;
+    if (limits & hsLIMIT_EFFORT) {
+      u = fmin(fmax(u, -l->effort), l->effort);
+    }
+    if ((limits & hsLIMIT_VELOCITY) && (isfinite(l->vLo) || isfinite(l->vHi))) {
+      // the drive as a motor: u (force bound |u|) until the joint would pass the limit in u's
+      // direction, then what holds it there; no bound that way: the torque itself
+      double v = u > 0 ? l->vHi : l->vLo;
+      int motor = u != 0 && isfinite(v);
+      if (l->jkind == hsdODE_HINGE) {
+        dJointSetHingeParam(l->joint, dParamVel, motor ? v : 0);
+        dJointSetHingeParam(l->joint, dParamFMax, motor ? fabs(u) : 0);
+      } else {
+        dJointSetSliderParam(l->joint, dParamVel, motor ? v : 0);
+        dJointSetSliderParam(l->joint, dParamFMax, motor ? fabs(u) : 0);
+      }
+      if (motor) {
+        return;
+      }
+    }
     if (u != 0) {
       if (l->jkind == hsdODE_HINGE) {
         dJointAddHingeTorque(l->joint, u);

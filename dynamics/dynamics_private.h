@@ -70,6 +70,8 @@ typedef struct hsdLinkOde {
   // servo
   double stopLo, stopHi;  // joint stops relative to the joint's value at hsd_init (ODE's zero);
                           // +-inf: none
+  double vLo, vHi;        // velocity limits (lvlimit, uvlimit) [rad/s or m/s]; +-inf: none
+  double effort;          // torque or force limit (climit gearRatio torqueConst); inf: none
   double qHold;   // the joint value a servo holds when not commanded [rad or m]
   double dqStep;  // servoed joints: joint velocity over this step
   double vMotor;  // articulated servo: the motor velocity of this step
