@@ -162,6 +162,10 @@ int hs_addExtraJoint(hsSim *sim, const char *name, const char *char1, const char
 // 2 velocity, 4 effort, 7 all; 0 none) and rotor inertia on (1) or off (0)
 int hs_setJointOptions(hsSim *sim, int jointLimits, int rotorInertia, hsError *err);
 
+// which joint limits torque-mode joints obey (hsLIMIT_* bits, as hs_setJointOptions), leaving
+// rotor inertia as it is
+int hs_setJointLimits(hsSim *sim, int jointLimits, hsError *err);
+
 // sleeping on (1) or off (0; the default, OpenHRP's behaviour): free rigid objects at rest stop
 // being stepped until something touches them (hsdOptions.sleep). Any time; off wakes them all.
 int hs_setSleep(hsSim *sim, int on, hsError *err);

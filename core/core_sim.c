@@ -308,6 +308,13 @@ int hs_setJointOptions(hsSim *sim, int jointLimits, int rotorInertia, hsError *e
   return rc;
 }
 
+int hs_setJointLimits(hsSim *sim, int jointLimits, hsError *err) {
+  hs_enter(sim);
+  int rc = hsd_setJointLimits(sim->world, jointLimits, err);
+  hs_leave(sim);
+  return rc;
+}
+
 int hs_setSleep(hsSim *sim, int on, hsError *err) {
   hs_enter(sim);
   int rc = hsd_setSleep(sim->world, on, err);

@@ -477,6 +477,9 @@ int hsd_addExtraJoint(hsdWorld *w, const char *name, int ch1, int link1, int ch2
 // before calling it again) only
 int hsd_setJointOptions(hsdWorld *w, int jointLimits, int rotorInertia, hsError *err);
 
+// set only which joint limits torque-mode joints obey (hsLIMIT_* bits), as hsd_setJointOptions
+int hsd_setJointLimits(hsdWorld *w, int jointLimits, hsError *err);
+
 // turn sleeping (hsdOptions.sleep) on or off for an existing world, at any time; off wakes
 // every sleeping object. 0, or hsE_INVALID for no world.
 int hsd_setSleep(hsdWorld *w, int on, hsError *err);

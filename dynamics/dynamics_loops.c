@@ -142,6 +142,10 @@ int hsd_setJointOptions(hsdWorld *w, int jointLimits, int rotorInertia, hsError 
   return 0;
 }
 
+int hsd_setJointLimits(hsdWorld *w, int jointLimits, hsError *err) {
+  return hsd_setJointOptions(w, jointLimits, w ? w->opt.rotorInertia : 0, err);
+}
+
 int hsd_extraJointCount(const hsdWorld *w) {
   return w ? w->nloop : 0;
 }

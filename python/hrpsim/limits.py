@@ -6,8 +6,57 @@ from the cffi extension, so the server-only path (``pip install`` without a buil
 files checked on a machine without the core) never needs it; tests/e2e/test_local.py's
 ``test_time_step_bounds_match_core`` compares them with the built core, so they cannot drift.
 ``hrpsim.simulation`` and ``hrpsim.project`` import them from here.
+
+It also reads the joint-limit switch that ``hrpsim.Simulation(joint_limits=...)`` and a
+project's ``<simulation jointLimits="...">`` take (``joint_limits``): which of a model's joint
+limits torque-mode joints obey, as the core's hsLIMIT_* bits (dynamics/dynamics.h).
 """
 
 # the time steps the dynamics accept [s]
 MIN_TIME_STEP = 1e-6
 MAX_TIME_STEP = 1.0
+
+# the kinds of joint limit, in the order of the core's hsLIMIT_* bits (1, 2, 4)
+JOINT_LIMIT_KINDS = ("position", "velocity", "effort")
+
+
+def joint_limits(value):
+    """The joint-limit switch in one form: True (all three kinds), False (none) or a tuple of
+    some kinds in JOINT_LIMIT_KINDS order. ``value`` is a bool, one of "true"/"false"/"all"/
+    "none", kind names (a string separated by spaces or commas, or an iterable), or three
+    booleans (position, velocity, effort; what joint_limit_flags returns); ValueError
+    otherwise."""
+    if isinstance(value, (bool, int)) and not isinstance(value, float):
+        return bool(value)
+    if isinstance(value, (tuple, list)) and len(value) == 3 and all(
+            isinstance(v, bool) for v in value):
+        value = [k for k, on in zip(JOINT_LIMIT_KINDS, value) if on]
+    if isinstance(value, str):
+        t = value.strip().lower()
+        if t in ("true", "all"):
+            return True
+        if t in ("false", "none", ""):
+            return False
+        value = t.replace(",", " ").split()
+    try:
+        names = {str(v).strip().lower() for v in value}
+    except TypeError:
+        raise ValueError("joint limits must be True, False or kinds of %s, got %r"
+                         % (", ".join(JOINT_LIMIT_KINDS), value)) from None
+    bad = sorted(names - set(JOINT_LIMIT_KINDS))
+    if bad:
+        raise ValueError("unknown joint limit kind %s (known: %s)"
+                         % (", ".join(map(repr, bad)), ", ".join(JOINT_LIMIT_KINDS)))
+    kinds = tuple(k for k in JOINT_LIMIT_KINDS if k in names)
+    return True if len(kinds) == len(JOINT_LIMIT_KINDS) else (kinds or False)
+
+
+def joint_limit_flags(value):
+    """(position, velocity, effort) booleans of a joint-limit switch (see joint_limits)."""
+    v = joint_limits(value)
+    return tuple(v is True or (v is not False and k in v) for k in JOINT_LIMIT_KINDS)
+
+
+def joint_limit_bits(value):
+    """The core's hsLIMIT_* bit set of a joint-limit switch (see joint_limits)."""
+    return sum(1 << i for i, on in enumerate(joint_limit_flags(value)) if on)

@@ -30,6 +30,7 @@ import sys
 import numpy as np
 
 from . import paths
+from .limits import joint_limit_bits
 from .simulation import Runaway, _Model, _runaway_message
 
 __all__ = ["CoreError", "LocalBackend", "LocalSim", "core_module", "load_body",
@@ -461,8 +462,9 @@ class LocalBackend:
                     core.ffi.new("double[3]", lp["pos1"]), core.ffi.new("double[3]", lp["pos2"]),
                     kinds[lp["type"]], core.ffi.new("double[3]", lp["axis"]), core._e()),
                     "extra joint")
-            core._check(lib.hs_setJointOptions(core.ptr, int(sim._joint_options[0]),
-                                               int(sim._joint_options[1]), core._e()),
+            limits = joint_limit_bits(sim._joint_options[0])
+            core._check(lib.hs_setJointOptions(core.ptr, limits, int(sim._joint_options[1]),
+                                               core._e()),
                         "joint options")
             core._check(lib.hs_setSleep(core.ptr, int(sim._joint_options[2]), core._e()),
                         "sleep")

@@ -28,6 +28,7 @@ from pathlib import Path
 from ._orb import HrpsimError
 from . import primitives
 from .limits import MAX_TIME_STEP, MIN_TIME_STEP
+from .limits import joint_limit_flags, joint_limits
 
 FORMAT_HRPSIM = "hrpsim"
 FORMAT_GRXUI = "grxui"
@@ -137,7 +138,8 @@ class Project:
     models: list = field(default_factory=list)
     collisions: list = field(default_factory=list)
     extra_joints: list = field(default_factory=list)
-    joint_limits: bool = True                 # hrpsim projects: on; GrxUI projects: off
+    joint_limits: object = True               # hrpsim projects: on; GrxUI projects: off; or
+                                              # some of position, velocity, effort (a tuple)
     rotor_inertia: bool = False
     sleep: bool = True                        # hrpsim projects: on; GrxUI projects: off
     controllers: list = field(default_factory=list)
@@ -220,8 +222,11 @@ class Project:
                                     [float(x) for x in e.link2_pos], kinds[e.joint_type],
                                     [float(x) for x in e.axis])
             call(e.line, "extra joint %s" % e.name, scheduler.addExtraJoint, spec)
+        limits = joint_limit_flags(self.joint_limits)
         call(at("joint_limits"), "jointLimits", scheduler.setJointOptions,
-             H.JointOptions(bool(self.joint_limits), bool(self.rotor_inertia), bool(self.sleep)))
+             H.JointOptions(any(limits), bool(self.rotor_inertia), bool(self.sleep)))
+        if any(limits) and not all(limits):
+            call(at("joint_limits"), "jointLimits", scheduler.setJointLimits, *limits)
         call(at("controller_timeout"), "controllerTimeout", scheduler.setControllerTimeout,
              float(self.controller_timeout))
         for c in self.controllers:
@@ -614,7 +619,10 @@ def _parse_hrpsim(root, ctx):
             if "viewRate" in a:
                 p.view_rate = ctx.number(a["viewRate"], el.line, f("viewRate"), positive=True)
             if "jointLimits" in a:
-                p.joint_limits = ctx.boolean(a["jointLimits"], el.line, f("jointLimits"))
+                try:
+                    p.joint_limits = joint_limits(a["jointLimits"])
+                except ValueError as e:
+                    raise ctx.err(el.line, f("jointLimits"), str(e)) from None
             if "rotorInertia" in a:
                 p.rotor_inertia = ctx.boolean(a["rotorInertia"], el.line, f("rotorInertia"))
             if "sleep" in a:

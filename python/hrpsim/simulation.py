@@ -44,7 +44,7 @@ import math
 import numpy as np
 
 from .errors import explain, explained, unwrap
-from .limits import MAX_TIME_STEP, MIN_TIME_STEP
+from .limits import MAX_TIME_STEP, MIN_TIME_STEP, joint_limit_flags
 from .primitives import PrimitivesMixin
 from .summary import joint_names_by_id
 
@@ -130,10 +130,13 @@ class Simulation(PrimitivesMixin):
     ``sleep`` (default True, as in hrpsim projects): a free rigid object at rest (free root, no
     1-dof joint, no closed loop) falls asleep, is not stepped and has no contacts with static or
     sleeping neighbours until something touches it (``sleeping(character)`` tells);
-    ``joint_limits`` (default False, as OpenHRP's DynamicsSimulator): torque-mode joints stop at
-    the model's position limits (llimit / ulimit; velocity and effort limits are not enforced,
-    in projects neither); ``rotor_inertia`` (default False): rotorInertia * gearRatio^2 added
-    about each rotate joint's axis.
+    ``joint_limits`` (default False, as OpenHRP's DynamicsSimulator; True: all three, or some of
+    "position", "velocity", "effort" as a tuple or a string, as a project's ``jointLimits``):
+    torque-mode joints stop at the model's position limits (llimit / ulimit), do not drive past
+    its velocity limits (lvlimit / uvlimit) and apply at most its effort limit (climit *
+    gearRatio * torqueConst; URDF's effort) (see docs/models.md); high-gain joints follow their
+    commands; ``rotor_inertia`` (default False): rotorInertia * gearRatio^2 added about each
+    rotate joint's axis.
 
     Configuration methods (``add_model``, ``set_time_step``, ``set_gravity``,
     ``set_joint_mode``, ``set_root_pose``, ``set_joint_values``, ``set_link_data``,
@@ -177,7 +180,8 @@ class Simulation(PrimitivesMixin):
         self._init_data = []    # ("link", ch, link, type name, data) / ("joints", ch, type, q)
         self._pairs = []        # dicts of registerCollisionCheckPair's arguments
         self._loops = []        # dicts of registerExtraJoint's arguments
-        self._joint_options = (bool(joint_limits), bool(rotor_inertia), bool(sleep))
+        self._joint_options = (joint_limit_flags(joint_limits), bool(rotor_inertia),
+                               bool(sleep))
         self._controllers = []  # (name, character, period)
         self._log = None        # (period, sensors) for the scheduler
         self._viewer = (None, 30.0)  # (OnlineViewer or None, frames per simulated second)
@@ -365,12 +369,14 @@ class Simulation(PrimitivesMixin):
                                 type=kinds[type], axis=[float(x) for x in axis]))
 
     def set_joint_options(self, joint_limits=True, rotor_inertia=False, sleep=None):
-        """Options beyond OpenHRP 3.1 on any back end (see the class comment): joint stops at
-        the model's limits, rotor inertia and (unless None: unchanged) sleeping."""
+        """Options beyond OpenHRP 3.1 on any back end (see the class comment): the model's joint
+        limits (True, False or some of "position", "velocity", "effort"), rotor inertia and
+        (unless None: unchanged) sleeping."""
         self._configurable("set_joint_options")
         if sleep is None:
             sleep = self._joint_options[2]
-        self._joint_options = (bool(joint_limits), bool(rotor_inertia), bool(sleep))
+        self._joint_options = (joint_limit_flags(joint_limits), bool(rotor_inertia),
+                               bool(sleep))
 
     def sleeping(self, character):
         """True if ``character`` is asleep (sleeping on, at rest, not stepped)."""
@@ -887,7 +893,10 @@ class _ServerBackend(_CorbaBackend):
                 ds.registerExtraJoint(lp["char1"], lp["link1"], lp["char2"], lp["link2"],
                                       lp["pos1"], lp["pos2"], getattr(OpenHRP, lp["type"]),
                                       lp["axis"], lp["name"])
-            ds.setWorldOptions(*sim._joint_options)
+            limits, rotor, sleep = sim._joint_options
+            ds.setWorldOptions(any(limits), rotor, sleep)
+            if any(limits) and not all(limits):
+                ds.setJointLimits(*limits)
             ds.initSimulation()
             self._one = None
             self._pending, self._state = [], None
@@ -1022,7 +1031,10 @@ class _SchedulerBackend(_CorbaBackend):
             s.addExtraJoint(H.ExtraJointSpec(lp["name"], lp["char1"], lp["link1"], lp["char2"],
                                              lp["link2"], lp["pos1"], lp["pos2"],
                                              getattr(OpenHRP, lp["type"]), lp["axis"]))
-        s.setJointOptions(H.JointOptions(*sim._joint_options))
+        limits, rotor, sleep = sim._joint_options
+        s.setJointOptions(H.JointOptions(any(limits), rotor, sleep))
+        if any(limits) and not all(limits):
+            s.setJointLimits(*limits)
         for name, character, period in sim._controllers:
             s.addController(H.ControllerSpec(name, character, period))
         if sim._log is not None:

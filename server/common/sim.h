@@ -21,6 +21,12 @@ using SimPtr = std::shared_ptr<hsSim>;
 // a new, empty simulation (core.h's defaults); throws std::bad_alloc when it cannot be made
 SimPtr makeSim();
 
+// the hsLIMIT_* bits (dynamics.h) of the joint limits a door's booleans turn on
+inline int jointLimitBits(bool position, bool velocity, bool effort) {
+  return (position ? hsLIMIT_POSITION : 0) | (velocity ? hsLIMIT_VELOCITY : 0) |
+         (effort ? hsLIMIT_EFFORT : 0);
+}
+
 // holds the simulation's (recursive) lock for a scope
 class SimLock {
  public:

@@ -207,8 +207,17 @@ void DynamicsSimulatorServant::setWorldOptions(CORBA::Boolean jointLimits,
                                                CORBA::Boolean rotorInertia, CORBA::Boolean sleep) {
   const char *op = "setWorldOptions";
   hsError err = {};
-  check(hs_setJointOptions(sim_.get(), jointLimits, rotorInertia, &err), op, err);
+  check(hs_setJointOptions(sim_.get(), jointLimits ? hsLIMIT_ALL : 0, rotorInertia, &err), op,
+        err);
   check(hs_setSleep(sim_.get(), sleep, &err), op, err);
+}
+
+void DynamicsSimulatorServant::setJointLimits(CORBA::Boolean position, CORBA::Boolean velocity,
+                                              CORBA::Boolean effort) {
+  const char *op = "setJointLimits";
+  hsError err = {};
+  check(hs_setJointLimits(sim_.get(), jointLimitBits(position, velocity, effort), &err), op,
+        err);
 }
 
 CORBA::Boolean DynamicsSimulatorServant::sleeping(const char *characterName) {

@@ -442,9 +442,19 @@ void SchedulerServant::setJointOptions(const hrpsim::JointOptions &options) {
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
   hsError err = {};
-  refuseOn(op, hs_setJointOptions(sim_.get(), options.jointLimits, options.rotorInertia, &err),
-           err);
+  int limits = options.jointLimits ? hsLIMIT_ALL : 0;
+  refuseOn(op, hs_setJointOptions(sim_.get(), limits, options.rotorInertia, &err), err);
   refuseOn(op, hs_setSleep(sim_.get(), options.sleep, &err), err);
+}
+
+void SchedulerServant::setJointLimits(CORBA::Boolean position, CORBA::Boolean velocity,
+                                      CORBA::Boolean effort) {
+  const char *op = "setJointLimits";
+  std::lock_guard<std::mutex> lk(mutex_);
+  requireConfigurable(op);
+  hsError err = {};
+  refuseOn(op, hs_setJointLimits(sim_.get(), jointLimitBits(position, velocity, effort), &err),
+           err);
 }
 
 void SchedulerServant::addController(const hrpsim::ControllerSpec &controller) {

@@ -76,6 +76,8 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
   void addCollisionPair(const hrpsim::CollisionPair &pair) override;
   void addExtraJoint(const hrpsim::ExtraJointSpec &spec) override;
   void setJointOptions(const hrpsim::JointOptions &options) override;
+  void setJointLimits(CORBA::Boolean position, CORBA::Boolean velocity,
+                      CORBA::Boolean effort) override;
   void addController(const hrpsim::ControllerSpec &controller) override;
   void setControllerTimeout(CORBA::Double seconds) override;
   void setLogOptions(const hrpsim::LogOptions &options) override;

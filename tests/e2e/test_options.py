@@ -9,10 +9,17 @@ hrpsim.Simulation (local, client-driven server, scheduler) and OpenHRP's plain i
 - an OpenHRP-style client (OpenHRP.DynamicsSimulator from the factory, plain stubs, no hrpsim
   call) runs the same pile exactly as Simulation(sleep=False) does on the local back end, bit
   for bit, and not as with sleeping on;
-- joint_limits on a torque-driven arm stops a joint at its ulimit on every back end (off: it
-  passes it); on the wheeled URDF (continuous wheels: no position limit, velocity limit
-  10 rad/s) the switch changes no bit: hrpsim enforces position limits only;
-- hrpsim project files: sleep on by default, the sleep attribute turns it off, GrxUI off.
+- joint_limits="position" on a torque-driven arm stops a joint at its ulimit on every back end
+  (off: it passes it);
+- effort limits on a one-wheel model (I = 0.02 kg m^2, climit 4 x gearRatio 5 x torqueConst
+  0.1 = 2 N m): a 10 N m command accelerates the wheel at 2 / 0.02 = 100 rad/s^2, not 500, on
+  every back end (effort alone, and all limits);
+- velocity limits: the wheeled URDF's wheels (continuous, 10 rad/s, effort 5) driven at 5 N m
+  on the floor never exceed 10 rad/s by more than 1e-6 on every back end; off or with
+  position limits only they spin far past it and the two runs are bit-identical;
+- hrpsim project files: sleep on by default, the sleep attribute turns it off, GrxUI off;
+  jointLimits takes true, false or kinds ("position effort"), an unknown kind is an error
+  naming the line.
 """
 
 import math
@@ -173,29 +180,94 @@ def test_joint_limits_stop_a_torque_driven_joint(backend, client):
     ulimit = float(next(lk for lk in links if lk.name == "J1").ulimit[0])
     with make(backend, client) as sim:                       # off by default (OpenHRP's)
         free = pushed_arm(sim)
-    with make(backend, client, joint_limits=True) as sim:
+    with make(backend, client, joint_limits="position") as sim:
         stopped = pushed_arm(sim)
     assert free > ulimit + 0.1
     assert stopped == pytest.approx(ulimit, abs=0.02)
 
 
-def driven_wheels(joint_limits):
-    """The wheeled base on the floor, 5 N m (its effort limit) on both wheels for 2 s."""
-    with hrpsim.Simulation(backend="local", dt=0.001, joint_limits=joint_limits) as sim:
+WHEEL_WRL = """#VRML V2.0 utf8
+PROTO Joint [ exposedField SFVec3f translation 0 0 0 exposedField SFRotation rotation 0 0 1 0
+  exposedField MFNode children [ ] exposedField SFString jointType "" exposedField SFInt32
+  jointId -1 exposedField SFVec3f jointAxis 0 0 1 exposedField MFFloat climit [ ]
+  exposedField SFFloat gearRatio 1 exposedField SFFloat torqueConst 1 ]
+{ Transform { translation IS translation rotation IS rotation children IS children } }
+PROTO Segment [ exposedField SFVec3f centerOfMass 0 0 0 exposedField SFFloat mass 0
+  exposedField MFFloat momentsOfInertia [ 0 0 0 0 0 0 0 0 0 ] exposedField MFNode children [ ] ]
+{ Group { children IS children } }
+PROTO Humanoid [ exposedField SFString name "" exposedField MFNode humanoidBody [ ]
+  exposedField MFNode joints [ ] ] { Group { children IS humanoidBody } }
+DEF WHEEL Humanoid { name "wheel" humanoidBody [
+  DEF BASE Joint { jointType "fixed" children [
+    DEF AXLE Joint { jointType "rotate" jointId 0 jointAxis 0 1 0
+      climit [ 4 ] gearRatio 5 torqueConst 0.1 children [
+      Segment { mass 2 momentsOfInertia [ 0.02 0 0 0 0.02 0 0 0 0.02 ] } ] } ] } ]
+  joints [ USE BASE USE AXLE ] }
+"""
+
+
+@pytest.fixture
+def wheel_wrl(tmp_path):
+    path = tmp_path / "wheel.wrl"
+    path.write_text(WHEEL_WRL)
+    return path
+
+
+def wheel_alpha(sim, wheel_wrl, tau):
+    """the one-wheel model in zero gravity, tau on its axle for 0.1 s: dq / t [rad/s^2]"""
+    sim.add_model("wheel", wheel_wrl)
+    sim.set_gravity((0.0, 0.0, 0.0))
+    sim.step(100, lambda s: s.set_joint_torques("wheel", [tau]))
+    return float(sim.dq("wheel")[0]) / 0.1
+
+
+@pytest.mark.parametrize("backend", ["local", "scheduler", "server"])
+@pytest.mark.parametrize("limits, tau, alpha", [(False, 10.0, 500.0), ("effort", 10.0, 100.0),
+                                               (True, -10.0, -100.0), (True, 1.0, 50.0),
+                                               (("position", "velocity"), 10.0, 500.0)])
+def test_an_effort_limit_clamps_the_torque(backend, client, wheel_wrl, limits, tau, alpha):
+    with make(backend, client, joint_limits=limits) as sim:
+        assert wheel_alpha(sim, wheel_wrl, tau) == pytest.approx(alpha, rel=1e-6)
+
+
+def driven_wheels(backend, client, joint_limits):
+    """The wheeled base on the floor, 5 N m (its effort limit) on both wheels for 1 s: the
+    wheels' velocities at every step (N, 2)."""
+    with make(backend, client, joint_limits=joint_limits) as sim:
         sim.add_model("floor", FLOOR)
         sim.add_model("base", WHEELED)
         sim.set_root_pose("base", (0.0, 0.0, 0.1))
         sim.add_collision_pair("floor", "base", friction=0.8)
-        sim.step(2000, lambda s: s.set_joint_torques("base", [5.0, 5.0]))
-        return sim.dq("base")
+        dq = []
+        for _ in range(100):
+            sim.step(10, lambda s: s.set_joint_torques("base", [5.0, 5.0]))
+            dq.append(sim.dq("base"))
+        return np.array(dq)
 
 
-def test_joint_limits_do_not_cap_the_wheeled_base_speed():
-    """Continuous wheels have no position limit; hrpsim enforces position limits only, so the
-    10 rad/s velocity limit of the URDF is not enforced: the switch changes no bit."""
-    off, on = driven_wheels(False), driven_wheels(True)
-    assert np.array_equal(off, on)
-    assert np.min(np.abs(off)) > 10.0
+@pytest.mark.parametrize("backend", ["local", "scheduler", "server"])
+def test_a_velocity_limit_caps_the_wheeled_base_speed(backend, client):
+    """Continuous wheels, velocity limit 10 rad/s: with the limits on they reach it and stay
+    at it; off (or position limits only, bit for bit the same run) they spin far past it."""
+    on = driven_wheels(backend, client, True)
+    assert np.max(np.abs(on)) <= 10.0 + 1e-6
+    assert np.min(np.abs(on[-1])) == pytest.approx(10.0, abs=1e-6)
+    off = driven_wheels(backend, client, False)
+    assert np.min(np.abs(off[-1])) > 100.0
+    assert np.array_equal(off, driven_wheels(backend, client, "position"))
+
+
+def test_joint_limit_switch_values():
+    from hrpsim.limits import joint_limit_bits, joint_limits
+    assert joint_limits("position, effort") == ("position", "effort")
+    assert joint_limits(["effort", "velocity", "position"]) is True
+    assert joint_limits("none") is False and joint_limits(()) is False
+    assert joint_limit_bits(True) == 7 and joint_limit_bits("velocity") == 2
+    assert joint_limit_bits((True, False, True)) == 5
+    with pytest.raises(ValueError, match="speed"):
+        joint_limits("position speed")
+    with pytest.raises(ValueError, match="speed"):
+        hrpsim.Simulation(backend="local", joint_limits="speed")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -205,6 +277,18 @@ def test_joint_limits_do_not_cap_the_wheeled_base_speed():
 def project_xml(extra=""):
     return ('<hrpsim-project version="1"><simulation timeStep="0.001" endTime="1"%s/>'
             '<model name="floor" url="%s"/></hrpsim-project>' % (extra, FLOOR))
+
+
+def test_projects_joint_limits_take_kinds(tmp_path):
+    a, b, c = tmp_path / "a.xml", tmp_path / "b.xml", tmp_path / "c.xml"
+    a.write_text(project_xml(' jointLimits="velocity effort"'))
+    b.write_text(project_xml(' jointLimits="false"'))
+    c.write_text(project_xml(' jointLimits="position speed"'))
+    assert P.load_project(str(a)).joint_limits == ("velocity", "effort")
+    assert P.load_project(str(b)).joint_limits is False
+    with pytest.raises(P.ProjectError, match="speed") as e:
+        P.load_project(str(c))
+    assert ":1" in str(e.value)
 
 
 def test_projects_sleep_on_by_default_off_by_attribute(tmp_path):
