@@ -1,8 +1,9 @@
 // test_limits.c - the options beyond OpenHRP 3.1: joint stops at llimit/ulimit (a pendulum
 // falling into its stop holds there and the stop's reaction balances gravity's moment), effort
 // limits (a torque above climit gearRatio torqueConst accelerates at the limit / I), velocity
-// limits (a driven wheel reaches uvlimit / lvlimit and stays there) and rotor inertia (a torque
-// gives tau / (I + rotorInertia gearRatio^2)).
+// limits (a driven wheel reaches uvlimit / lvlimit and stays there, or at its stop; a slide
+// joint likewise), unchanged motion with them off or absent, and rotor inertia (a torque gives
+// tau / (I + rotorInertia gearRatio^2)).
 
 #include "dyn_helpers.h"
 
@@ -178,6 +179,39 @@ static void testVelocity(void) {
   HST_NEAR(hsd_state(w, 0)->dq[1], 25, 1e-6);
   hsd_freeWorld(w);
   hsm_freeBody(b);
+  // with stops too: driven at its velocity limit into ulimit 0.3, it holds at the stop
+  b = wheel("stopped_wheel.wrl", "uvlimit [3] lvlimit [-2] llimit [-0.5] ulimit [0.3]");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  w = wheelWorld(b, hsLIMIT_ALL);
+  CU_ASSERT_EQUAL(hsd_setJointTorque(w, 0, 1, 0.5, NULL), 0);
+  dynSteps(w, (int)lround(1.0 / dt));
+  fprintf(stderr, " [into the stop: %.6f rad, %.2g rad/s] ", hsd_state(w, 0)->q[1],
+          hsd_state(w, 0)->dq[1]);
+  HST_NEAR(hsd_state(w, 0)->q[1], 0.3, 1e-3);
+  HST_NEAR(hsd_state(w, 0)->dq[1], 0, 1e-3);
+  hsd_freeWorld(w);
+  hsm_freeBody(b);
+}
+
+// a slide joint (2 kg along x, zero gravity) with climit 4 and uvlimit 0.5: a 10 N command
+// accelerates it at 4 / 2 = 2 m/s^2 (0.2 m/s after 0.1 s), and it settles at 0.5 m/s
+static void testSlide(void) {
+  hsBody *b = dynLoadText(
+      "limit_slider.wrl",
+      "DEF S Humanoid { humanoidBody [ DEF BASE Joint { jointType \"fixed\" children [\n"
+      " DEF SLIDE Joint { jointType \"slide\" jointId 0 jointAxis 1 0 0 climit [4]\n"
+      " uvlimit [0.5] lvlimit [-0.5] children [ Segment { mass 2 momentsOfInertia\n"
+      " [0.01 0 0 0 0.01 0 0 0 0.01] } ] } ] } ] joints [ USE BASE USE SLIDE ] }\n");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  hsdWorld *w = wheelWorld(b, hsLIMIT_ALL);
+  CU_ASSERT_EQUAL(hsd_setJointTorque(w, 0, 1, 10, NULL), 0);
+  double dt = hsd_timeStep(w);
+  dynSteps(w, (int)lround(0.1 / dt));
+  HST_NEAR(hsd_state(w, 0)->dq[1], 0.2, 1e-6);
+  dynSteps(w, (int)lround(0.9 / dt));
+  HST_NEAR(hsd_state(w, 0)->dq[1], 0.5, 1e-6);
+  hsd_freeWorld(w);
+  hsm_freeBody(b);
 }
 
 // a model's velocity and effort limits change nothing with the switch off, and a model without
@@ -217,5 +251,6 @@ void register_limits(void) {
   CU_add_test(s, "rotor inertia slows a torque-driven joint", testRotorInertia);
   CU_add_test(s, "an effort limit clamps the applied torque", testEffort);
   CU_add_test(s, "a velocity limit holds a driven wheel at its speed", testVelocity);
+  CU_add_test(s, "a slide joint obeys its force and velocity limits", testSlide);
   CU_add_test(s, "limits off or absent: bit-identical joint motion", testOffIsUnchanged);
 }
