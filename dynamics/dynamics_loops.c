@@ -131,7 +131,7 @@ int hsd_setJointOptions(hsdWorld *w, int jointLimits, int rotorInertia, hsError 
     return HS_ERR(err, hsE_INVALID, "no world");
   }
   if (w->initialised) {
-    return HS_ERR(err, hsE_INVALID, "joint options must be set before the simulation starts");
+    return HS_ERR(err, hsE_ORDER, "joint options must be set before the simulation starts");
   }
   if (jointLimits < 0 || jointLimits > hsLIMIT_ALL) {
     return HS_ERR(err, hsE_INVALID, "joint limits %d: not a set of hsLIMIT_* bits (0..%d)",

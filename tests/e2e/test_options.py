@@ -257,6 +257,21 @@ def test_a_velocity_limit_caps_the_wheeled_base_speed(backend, client):
     assert np.array_equal(off, driven_wheels(backend, client, "position"))
 
 
+def test_joint_limits_after_the_start_are_refused(client, wheel_wrl):
+    """hrpsim::DynamicsSimulator.setJointLimits after initSimulation: BAD_INV_ORDER (the
+    client's CallOrderError), as setWorldOptions; the world runs on with its limits unchanged."""
+    from hrpsim.errors import CallOrderError
+    with make("server", client, joint_limits="effort") as sim:
+        wheel_alpha(sim, wheel_wrl, 10.0)
+        with pytest.raises(CallOrderError, match="before the simulation starts"):
+            sim._backend._ds.setJointLimits(False, False, False)
+        with pytest.raises(CallOrderError, match="before the simulation starts"):
+            sim._backend._ds.setWorldOptions(False, False, True)
+        dq0 = float(sim.dq("wheel")[0])
+        sim.step(100, lambda s: s.set_joint_torques("wheel", [10.0]))
+        assert (float(sim.dq("wheel")[0]) - dq0) / 0.1 == pytest.approx(100.0, rel=1e-6)
+
+
 def test_joint_limit_switch_values():
     from hrpsim.limits import joint_limit_bits, joint_limits
     assert joint_limits("position, effort") == ("position", "effort")
