@@ -19,7 +19,9 @@ hrpsim.Simulation (local, client-driven server, scheduler) and OpenHRP's plain i
   position limits only they spin far past it and the two runs are bit-identical;
 - hrpsim project files: sleep on by default, the sleep attribute turns it off, GrxUI off;
   jointLimits takes true, false or kinds ("position effort"), an unknown kind is an error
-  naming the line.
+  naming the line; configure sends setJointOptions (jointLimits true for any kind) and, for
+  some kinds only, setJointLimits(position, velocity, effort);
+- joint limits after the start are refused (BAD_INV_ORDER) and change nothing.
 """
 
 import math
@@ -312,3 +314,27 @@ def test_projects_sleep_on_by_default_off_by_attribute(tmp_path):
     b.write_text(project_xml(' sleep="false"'))
     assert P.load_project(str(a)).sleep is True
     assert P.load_project(str(b)).sleep is False
+
+
+class RecordingScheduler:
+    """stands in for the Scheduler: records every call (name, args)"""
+
+    def __init__(self):
+        self.calls = []
+
+    def __getattr__(self, name):
+        return lambda *args: self.calls.append((name, args))
+
+
+@pytest.mark.parametrize("value, options, limits", [
+    ("true", True, None), ("false", False, None),
+    ("velocity effort", True, (False, True, True)), ("position", True, (True, False, False))])
+def test_projects_send_their_joint_limits_to_the_scheduler(tmp_path, value, options, limits):
+    path = tmp_path / "p.xml"
+    path.write_text(project_xml(' jointLimits="%s"' % value))
+    sched = RecordingScheduler()
+    P.load_project(str(path)).configure(sched, client=None, bodies={"floor": []})
+    sent = [args for name, args in sched.calls if name == "setJointOptions"]
+    assert len(sent) == 1 and sent[0][0].jointLimits is options
+    sent = [args for name, args in sched.calls if name == "setJointLimits"]
+    assert sent == ([limits] if limits else [])
