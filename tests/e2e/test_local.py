@@ -15,7 +15,8 @@ core inside the Python process, against the server back end.
 - a runaway stops the run with hrpsim.Runaway naming the character, as the servers do;
 - cameras rendered in process equal the view server's pictures pixel for pixel;
 - sweeps: local workers, the serial runs and the server runs give the same bits;
-- `hrpsim run --local` ticks a Python controller (the sample PD) in process and refuses a
+- `hrpsim run --local` ticks a Python controller (the sample PD) in process, writes the
+  scheduler run's log.npz (same keys and bits for a project with no controller), and refuses a
   controller that is an external command (it needs the servers);
 - samples/scripts/local_humanoid.py runs and writes its PNG;
 - the Python time-step bounds (hrpsim.limits) are the core's.
@@ -342,8 +343,8 @@ def test_run_local_ticks_a_python_controller_in_process(tmp_path):
                           env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     log = np.load(out / "log.npz")
-    assert log["time"].shape == (120,) and abs(log["time"][-1] - 1.2) < 1e-9
-    z = log["robot.p"][:, 2]
+    assert log["time"].shape == (121,) and abs(log["time"][-1] - 1.2) < 1e-9
+    z = log["robot.root_p"][:, 2]
     assert 0.79 < z.min() and z.max() < 0.82      # stands (a fall drops it by decimetres)
     knee = log["robot.q"][:, 3]                 # RLEG_KNEE follows the squat's reference
     ref = PDLaw(["RLEG_KNEE"]).reference(1.2)[0][0]
@@ -422,3 +423,63 @@ def test_a_view_keeps_the_simulation_and_the_bodies_it_borrows_alive():
     del p
     gc.collect()
     assert body() is None  # and both go with the last view
+
+
+SAME_LOG = """<?xml version="1.0" encoding="UTF-8"?>
+<hrpsim-project version="1">
+  <simulation timeStep="0.001" endTime="0.3" sensors="true" gravity="0 0 9.8"/>
+  <model name="ground" url="{models}/floor/step.wrl"/>
+  <model name="robot" url="{models}/humanoid/humanoid.wrl">
+    <rootPose translation="0 0 0.808040"/>
+    <joints mode="highgain" value="0"/>
+    <joint name="RLEG_HIP_P" value="-0.2"/> <joint name="RLEG_KNEE" value="0.4"/>
+    <joint name="RLEG_ANKLE_P" value="-0.2"/> <joint name="LLEG_HIP_P" value="-0.2"/>
+    <joint name="LLEG_KNEE" value="0.4"/> <joint name="LLEG_ANKLE_P" value="-0.2"/>
+  </model>
+  <model name="crawler" url="{models}/crawler/crawler.wrl">
+    <rootPose translation="3 0 0.1"/>
+    <joint name="FLIPPER" mode="highgain"/>
+    <joint name="TRACK_L" trackSpeed="0.2"/> <joint name="TRACK_R" trackSpeed="-0.1"/>
+  </model>
+  <model name="fb" url="{models}/closed_link/four_bar.wrl">
+    <rootPose translation="0 3 1"/>
+    <joints mode="torque"/>
+  </model>
+  <collision object1="ground" object2="robot" staticFriction="0.5" slipFriction="0.5"/>
+  <collision object1="ground" object2="crawler" link2="TRACK_L" staticFriction="1.0"
+             slipFriction="1.0" culling="0.005"/>
+  <collision object1="ground" object2="crawler" link2="TRACK_R" staticFriction="1.0"
+             slipFriction="1.0" culling="0.005"/>
+  <log period="0.01" sensors="true"/>
+</hrpsim-project>
+"""
+
+
+def test_run_local_log_is_the_scheduler_runs_log(servers, tmp_path):
+    """`hrpsim run --local` and `hrpsim run` of one project with no controller (contacts,
+    force sensors, a closed loop, crawler tracks, high-gain joint torques) write log.npz with
+    the same keys and the same values bit for bit: one core, one LogCollector."""
+    from conftest import cli_env
+    path = tmp_path / "same.xml"
+    path.write_text(SAME_LOG.format(models=MODELS))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HRPSIM_NAMING")}
+    env["HRPSIM_STATE_DIR"] = str(tmp_path / "no-servers")
+    local = subprocess.run([sys.executable, "-m", "hrpsim", "run", "--local", str(path),
+                            "--out", str(tmp_path / "local")], capture_output=True, text=True,
+                           timeout=300, env=env)
+    assert local.returncode == 0, local.stdout + local.stderr
+    served = subprocess.run([sys.executable, "-m", "hrpsim.cli", "run", "--state-dir",
+                             str(servers.state_dir), "--out", str(tmp_path / "served"),
+                             "--no-plots", str(path)], stdin=subprocess.DEVNULL,
+                            capture_output=True, text=True, timeout=600, env=cli_env())
+    assert served.returncode == 0, served.stdout + served.stderr
+    a, b = np.load(tmp_path / "local" / "log.npz"), np.load(tmp_path / "served" / "log.npz")
+    assert sorted(a.files) == sorted(b.files)
+    for key in ("contacts.force", "robot.force", "robot.root_rpy", "fb.loop.LOOP",
+                "crawler.track.TRACK_L", "robot.joint_stop"):
+        assert key in a.files, key
+    assert a["time"].shape == (31,) and a["time"][0] == 0.0
+    assert np.any(a["crawler.track.TRACK_L"] != 0) and np.any(a["contacts.count"] > 0)
+    for key in a.files:
+        assert a[key].dtype == b[key].dtype, key
+        assert np.array_equal(a[key], b[key], equal_nan=a[key].dtype.kind == "f"), key
