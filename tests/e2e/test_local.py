@@ -483,3 +483,42 @@ def test_run_local_log_is_the_scheduler_runs_log(servers, tmp_path):
     for key in a.files:
         assert a[key].dtype == b[key].dtype, key
         assert np.array_equal(a[key], b[key], equal_nan=a[key].dtype.kind == "f"), key
+
+
+FIXED_BOT = """#VRML V2.0 utf8
+%s
+PROTO ForceSensor [ exposedField SFVec3f maxForce -1 -1 -1 exposedField SFVec3f maxTorque
+  -1 -1 -1 exposedField SFVec3f translation 0 0 0 exposedField SFRotation rotation 0 0 1 0
+  exposedField SFInt32 sensorId -1 ] { Transform { translation IS translation } }
+DEF FIXEDBOT Humanoid { humanoidBody [
+ DEF BODY Joint { jointType "free" children [
+  Segment { mass 3 momentsOfInertia [0.02 0 0 0 0.02 0 0 0 0.02]
+   children Shape { geometry Box { size 0.2 0.2 0.2 } } }
+  DEF FOOT Joint { jointType "fixed" translation 0 0 -0.15 children [
+   DEF FOOT_FS ForceSensor { sensorId 0 }
+   Segment { mass 1 momentsOfInertia [0.005 0 0 0 0.005 0 0 0 0.005]
+    children Shape { geometry Box { size 0.3 0.3 0.1 } } } ] } ] } ]
+ joints [ USE BODY USE FOOT ] }
+"""
+
+
+@pytest.mark.parametrize("backend", ["server", "local"])
+def test_force_sensor_of_a_robot_without_movable_joints(client, tmp_path, backend):
+    """A 3 kg body on a 1 kg foot welded below it (no movable joint), resting on the floor with
+    sleeping on (the default): after 0.5 s the foot's force sensor carries the body's weight,
+    3 kg * 9.8 m/s^2 = 29.4 N up (it slept and read the foot's own -9.8 N before)."""
+    path = tmp_path / "fixedbot.wrl"
+    path.write_text(FIXED_BOT % OPENHRP_PROTOS)
+    sim = (hrpsim.Simulation(client, dt=0.001, sensors=True) if backend == "server"
+           else hrpsim.Simulation(backend="local", dt=0.001, sensors=True))
+    with sim:
+        sim.add_model("floor", FLOOR)
+        sim.add_model("robot", path.as_uri())
+        sim.set_root_pose("robot", (0.0, 0.0, 0.2))
+        sim.add_collision_pair("floor", "robot")
+        sim.start()
+        sim.run(0.5)
+        f = np.asarray(sim.sensors("robot")["force"][0])
+        assert not sim.sleeping("robot")
+    assert abs(f[2] - 29.4) < 1e-3, f
+    assert np.all(np.abs(np.delete(f, 2)) < 1e-3), f
