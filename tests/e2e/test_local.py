@@ -268,6 +268,32 @@ def test_local_runaway_names_the_character():
         with pytest.raises(hrpsim.simulation.Runaway) as info:
             sim.step(2000)
         assert info.value.character == "arm"
+        # the core's own message (hs_stepN's hsError), not a Python paraphrase of it
+        text = str(info.value)
+        assert text.startswith("character arm ran away "), text
+        assert "step %d: " % sim.steps in text and "(|position| <= 1e+09 m" in text, text
+
+
+def test_local_errors_carry_the_core_message_and_closed_is_clear():
+    """A refused call raises the hrpsim.errors class with the core's hsError message (naming
+    the character, link and value); a LocalSim used after close() raises CallOrderError
+    "the simulation is closed", not cffi's TypeError."""
+    from hrpsim.errors import BadArgument, CallOrderError
+    sim = hrpsim.Simulation(backend="local", dt=0.001, models={"arm": ARM6})
+    sim.start()
+    n = len(sim.joint_names("arm"))
+    last = sim.joint_names("arm")[-1]
+    q0 = sim.q("arm").copy()
+    with pytest.raises(BadArgument) as info:
+        sim.set_joint_values("arm", [0.1] * (n - 1) + [1e13])
+    assert str(info.value) == ("set_all_link_data: 'arm' link '%s': JOINT_VALUE value 0 is "
+                               "1e+13 (every number must be finite and within +-1e+12)" % last)
+    assert np.array_equal(sim.q("arm"), q0)        # nothing of the request was written
+    core = sim.local
+    sim.close()
+    for call in (core.step, lambda: core.q_view(0), lambda: core.set_joint_torques(0, [0.0])):
+        with pytest.raises(CallOrderError, match="the simulation is closed"):
+            call()
 
 
 def test_local_humanoid_sample_writes_its_plot(tmp_path):
