@@ -197,10 +197,13 @@ class LocalSim:
         """The core's hsSim; after close() every call that needs it raises CallOrderError."""
         ptr = self._ptr
         if ptr is None:
-            from .errors import CallOrderError
-            raise CallOrderError("the simulation is closed (close() freed it; a Simulation "
-                                 "builds a new one on its next use)", "closed")
+            self._closed()
         return ptr
+
+    def _closed(self):
+        from .errors import CallOrderError
+        raise CallOrderError("the simulation is closed (close() freed it; a Simulation builds "
+                             "a new one on its next use)", "closed")
 
     def close(self):
         """Free the simulation now unless views still hold it (then when the last goes)."""
@@ -322,7 +325,12 @@ class LocalSim:
     def step(self, n=1):
         """n steps (hs_stepN); the hsE_RUNAWAY code is returned (the core's message in
         ``runaway_message``), other errors raised."""
-        code = self.lib.hs_stepN(self.ptr, n, self._err)
+        try:  # (self._ptr, not the property: the fast path)
+            code = self.lib.hs_stepN(self._ptr, n, self._err)
+        except TypeError:
+            if self._ptr is None:
+                self._closed()
+            raise
         if code == self.lib.hsE_RUNAWAY:
             self.runaway_message = self.ffi.string(self._err.message).decode(errors="replace")
             _clear(self._err)
@@ -337,9 +345,15 @@ class LocalSim:
 
     def set_all_link_data(self, ch, type_code, values):
         v = values if _is_doubles(values) else np.ascontiguousarray(values, dtype=np.float64)
-        self._check(self.lib.hs_setAllLinkData(self.ptr, ch, type_code,
-                                               self.ffi.from_buffer(self._doubles, v), v.size,
-                                               self._e()), "set_all_link_data")
+        try:  # (self._ptr, not the property: the fast path)
+            code = self.lib.hs_setAllLinkData(self._ptr, ch, type_code,
+                                              self.ffi.from_buffer(self._doubles, v), v.size,
+                                              self._err)
+        except TypeError:
+            if self._ptr is None:
+                self._closed()
+            raise
+        self._check(code, "set_all_link_data")
 
     def get_link_data(self, ch, link, type_code):
         out = np.empty(64)
@@ -364,9 +378,15 @@ class LocalSim:
     def set_joint_torques(self, ch, u):
         """Torques per link (link index order): the fast path of a control loop."""
         v = u if _is_doubles(u) else np.ascontiguousarray(u, dtype=np.float64)
-        self._check(self.lib.hs_setJointTorques(self.ptr, ch,
-                                                self.ffi.from_buffer(self._doubles, v),
-                                                v.size, self._e()), "set_joint_torques")
+        try:  # (self._ptr, not the property: the fast path)
+            code = self.lib.hs_setJointTorques(self._ptr, ch,
+                                               self.ffi.from_buffer(self._doubles, v), v.size,
+                                               self._err)
+        except TypeError:
+            if self._ptr is None:
+                self._closed()
+            raise
+        self._check(code, "set_joint_torques")
 
 
 def _is_doubles(a):
