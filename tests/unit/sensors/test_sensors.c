@@ -277,6 +277,7 @@ void register_sensors(void) {
   CU_add_test(s, "at rest: accelerometer reads +g up", testAtRest);
   CU_add_test(s, "spinning: gyro and centripetal acceleration", testSpinning);
   CU_add_test(s, "standing humanoid: accelerometer, gyro, force sensors", testHumanoidStanding);
-  CU_add_test(s, "fixed-joint robot on the floor: force sensor carries the body", testFixedJointRobot);
+  CU_add_test(s, "fixed-joint robot on the floor: force sensor carries the body",
+              testFixedJointRobot);
   CU_add_test(s, "static robot: force sensor carries the link below", testStaticRobot);
 }
