@@ -1,6 +1,7 @@
 // test_sensors.c - body sensors (sensors/ over a dynamics world): accelerometers at rest, in
-// free fall and on a spinning body, rate gyros, force sensors under a standing robot; the order
-// of the sensors on the wire.
+// free fall and on a spinning body, rate gyros, force sensors under a standing robot and on
+// robots without a movable joint (a free one with sleeping on, a static one); the order of the
+// sensors on the wire.
 
 #include "dynamics/dyn_helpers.h"
 
