@@ -14,8 +14,10 @@ and ``start()``ed, and ticked in the scheduler's order: for step k,
 OpenHRP Controller in another process: it needs the servers, and the run refuses it
 (``RunError`` saying so).
 
-Results: ``OUT/log.npz`` (``time``, and per character ``<name>.p`` root positions,
-``<name>.q`` joint values at the log period) and ``OUT/summary.json``.
+Results: ``OUT/log.npz``, the scheduler run's log (results.py: the same series, made by the
+same ``LogCollector`` from records ``_record`` reads from the core as the Scheduler's
+``record`` does: the state at time 0, then one record per log period) and
+``OUT/summary.json``.
 """
 
 import importlib.util
@@ -23,10 +25,12 @@ import json
 import math
 import time
 from pathlib import Path
+from types import SimpleNamespace as _Rec
 
 import numpy as np
 
 from .project import axis_angle_to_matrix, load_project
+from .results import LogCollector
 from .run import RunError, default_out_dir
 
 __all__ = ["run_local", "LocalDynamics"]
@@ -78,6 +82,66 @@ class LocalDynamics:
     def calcWorldForwardKinematics(self):
         core = self.sim.local
         core.lib.hs_forwardKinematics(core.ptr, -1)
+
+
+def _record(sim, log_sensors):
+    """The Scheduler's LogRecord of the current state (scheduler.cpp ``record``, wire.cpp
+    ``worldState`` / ``sensorState``) as plain objects, read from the local core."""
+    core = sim.local
+    lib, ffi = core.lib, core.ffi
+    names = {core.index(m): m for m in sim.models}   # core index -> character
+    n = ffi.new("int *")
+    chars = []
+    for ch, name in sorted(names.items()):
+        p, R = core.p_view(ch), core.R_view(ch)
+        chars.append(_Rec(characterName=name, linkPositions=[
+            _Rec(p=list(p[k]), R=list(R[k].reshape(9))) for k in range(len(p))]))
+    contacts = lib.hs_contacts(core.ptr, n)
+    groups = lib.hs_contactGroups(core.ptr, n)
+    collisions, forces = [], []
+    for g in range(n[0]):
+        k = groups[g]
+        points = []
+        for i in range(k.first, k.first + k.count):
+            c = contacts[i]
+            points.append(_Rec(position=list(c.p), normal=[-x for x in c.n], idepth=c.depth))
+            forces += list(c.force)
+        collisions.append(_Rec(pair=_Rec(charName1=names[k.ch[0]],
+                                         linkName1=core.link_name(k.ch[0], k.link[0]),
+                                         charName2=names[k.ch[1]],
+                                         linkName2=core.link_name(k.ch[1], k.link[1])),
+                               points=points))
+    loops = []
+    chs, f = ffi.new("int[2]"), ffi.new("double[6]")
+    for i in range(lib.hs_extraJointCount(core.ptr)):
+        name = ffi.string(lib.hs_extraJointName(core.ptr, i, chs)).decode()
+        lib.hs_extraJointForce(core.ptr, i, f)
+        loops.append(_Rec(name=name, character=names[chs[0]], force=list(f)))
+    stops, tracks = [], []
+    for ch, name in sorted(names.items()):
+        nj = lib.hs_jointStopTorques(core.ptr, ch, ffi.NULL, 0)
+        buf = ffi.new("double[]", max(nj, 1))
+        lib.hs_jointStopTorques(core.ptr, ch, buf, nj)
+        stops.append(list(buf)[:nj])
+        nt = lib.hs_tracks(core.ptr, ch, ffi.NULL, 0)
+        if nt > 0:
+            links = ffi.new("int[]", nt)
+            lib.hs_tracks(core.ptr, ch, links, nt)
+            u = lib.hs_u(core.ptr, ch)
+            tracks += [_Rec(character=name, link=core.link_name(ch, k), speed=u[k])
+                       for k in links]
+    sensors = []
+    if log_sensors:
+        for _, name in sorted(names.items()):
+            s = sim.sensors(name)
+            sensors.append(_Rec(q=list(s["q"]), dq=list(s["dq"]), u=list(s["u"]),
+                                force=[list(x) for x in s["force"]],
+                                rateGyro=[list(x) for x in s["gyro"]],
+                                accel=[list(x) for x in s["accel"]],
+                                range=[list(x) for x in s["range"]]))
+    return _Rec(world=_Rec(time=sim.time, characterPositions=chars, collisions=collisions),
+                sensors=sensors, loops=loops, tracks=tracks, jointStops=stops,
+                contactForces=forces)
 
 
 def _load_class(project, spec):
@@ -173,13 +237,11 @@ def run_local(path, out_dir=None, warn=None):
     out.mkdir(parents=True, exist_ok=True)
     steps = int(math.ceil(project.end_time / project.time_step - 1e-9))
     log_every = max(1, int(round((project.log_period or project.time_step) / project.time_step)))
-    names = sim.models
-    log = {"time": []}
-    for n in names:
-        log[n + ".p"], log[n + ".q"] = [], []
+    log = LogCollector([(n, sim.joint_names(n)) for n in sim.models])
     t0 = time.perf_counter()
     with sim:
         sim.start()
+        log.add([_record(sim, project.log_sensors)])  # the state at time 0, as the Scheduler
         dyn = LocalDynamics(sim)
         for spec, ctl, _ in controllers:
             ctl.setDynamicsSimulator(dyn)
@@ -197,15 +259,12 @@ def run_local(path, out_dir=None, warn=None):
                 for ctl in due:
                     ctl.output()
                 if (k + 1) % log_every == 0:
-                    log["time"].append(sim.time)
-                    for n in names:
-                        log[n + ".p"].append(sim.root_pose(n)[0])
-                        log[n + ".q"].append(sim.q(n))
+                    log.add([_record(sim, project.log_sensors)])
         finally:
             for _, ctl, _ in controllers:
                 ctl.stop()
         wall = time.perf_counter() - t0
-        np.savez(out / "log.npz", **{k: np.asarray(v) for k, v in log.items()})
+        np.savez_compressed(out / "log.npz", **log.arrays())
         summary = {"project": str(project.path), "backend": "local", "steps": sim.steps,
                    "time": sim.time, "wall_seconds": wall,
                    "controllers": [{"name": s.name, "character": s.character,

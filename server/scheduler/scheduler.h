@@ -245,8 +245,9 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
   std::deque<Record> log_;
 };
 
-// OpenHRP's ClockGenerator, bound as "ClockGenerator": forwards to the scheduler's clock
-class ClockGeneratorServant : public POA_OpenHRP::ClockGenerator {
+// OpenHRP's ClockGenerator, bound as "ClockGenerator": forwards to the scheduler's clock; its
+// refusals (logRequestError in SchedulerServant::subscribe) are its own lastError()
+class ClockGeneratorServant : public POA_hrpsim::ClockGenerator, public DiagnosticsServant {
  public:
   // keeps a reference to scheduler (released in the destructor)
   explicit ClockGeneratorServant(SchedulerServant *scheduler);
