@@ -17,7 +17,18 @@ import math
 from dataclasses import dataclass, field
 from typing import Optional
 
+from ._orb import HrpsimError
+
 _UNSET = object()
+
+
+class ProjectError(HrpsimError):
+    """An invalid project: ``file``, ``line`` (or None) and ``field`` say where."""
+
+    def __init__(self, file, line, field_, message):
+        self.file, self.line, self.field, self.message = str(file), line, field_, message
+        where = "%s:%s" % (self.file, line) if line else self.file
+        super().__init__("%s: %s%s" % (where, field_ + ": " if field_ else "", message))
 
 
 @dataclass
@@ -101,7 +112,6 @@ def to_scheduler(scheduler, config):
         try:
             return fn(*args)
         except H.SchedulerError as exc:
-            from .project import ProjectError
             raise ProjectError(config.path, at[0], at[1], exc.description) from exc
 
     s, at = scheduler, config.at.get
@@ -227,14 +237,14 @@ def from_project(project, facts, noise=None):
     for m in p.models:
         c.state.extend(model_state(p, m, facts.get(m.name)))
     for pair in p.collisions:
-        _check_pair_links(p, pair, facts)
+        _check_pair_links(p, pair, facts, "collision")
         c.pairs.append(Pair(pair.object1, pair.link1, pair.object2, pair.link2,
                             pair.static_friction, pair.slip_friction, pair.culling,
                             pair.restitution,
                             (pair.line, "collision %s/%s" % (pair.object1, pair.object2))))
     kinds = {"xyz": "EJ_XYZ", "xy": "EJ_XY", "z": "EJ_Z"}
     for e in p.extra_joints:
-        _check_pair_links(p, e, facts)
+        _check_pair_links(p, e, facts, "extra joint %s" % e.name)
         c.loops.append(Loop(e.name, e.object1, e.link1, e.object2, e.link2, list(e.link1_pos),
                             list(e.link2_pos), kinds[e.joint_type], list(e.axis),
                             (e.line, "extra joint %s" % e.name)))
@@ -254,7 +264,6 @@ def from_project(project, facts, noise=None):
 def model_state(project, m, facts):
     """The initial-state records of project model ``m`` (project.ModelSpec): joint modes,
     joint values and velocities, track speeds, then the root's pose and velocity."""
-    from .project import ProjectError
     fld = "model %s" % m.name
     out = []
 
@@ -298,17 +307,14 @@ def model_state(project, m, facts):
     return out
 
 
-def _check_pair_links(project, spec, facts):
-    """A collision pair's or closed loop's link names against the models' links, so that a
-    wrong one is reported at the line that holds it (the scheduler would refuse it too, at
-    the pair's element)."""
-    from .project import CollisionSpec, ProjectError
+def _check_pair_links(project, spec, facts, what):
+    """A collision pair's or closed loop's (``what``) link names against the models' links, so
+    that a wrong one is reported at the line that holds it (the scheduler would refuse it too,
+    at the pair's element)."""
     for i in (1, 2):
         obj, name = getattr(spec, "object%d" % i), getattr(spec, "link%d" % i)
         f = facts.get(obj)
         if name and f and name not in f.links:
-            what = ("collision" if isinstance(spec, CollisionSpec)
-                    else "extra joint %s" % spec.name)
             raise ProjectError(project.path, spec.at("link%d" % i), "%s link%d" % (what, i),
                                "no link named %r in model %s" % (name, obj))
 

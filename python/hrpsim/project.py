@@ -27,9 +27,8 @@ import xml.parsers.expat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._orb import HrpsimError
 from . import primitives
-from .configuration import axis_angle_to_matrix  # noqa: F401 - importable from here too
+from .configuration import ProjectError, axis_angle_to_matrix  # noqa: F401 - importable here
 from .limits import MAX_TIME_STEP, MIN_TIME_STEP
 
 FORMAT_HRPSIM = "hrpsim"
@@ -38,15 +37,6 @@ FORMAT_GRXUI = "grxui"
 JOINT_MODES = {"torque": "TORQUE_MODE", "highgain": "HIGH_GAIN_MODE",
                "high_gain": "HIGH_GAIN_MODE", "high-gain": "HIGH_GAIN_MODE"}
 METHODS = ("EULER", "RUNGE_KUTTA")
-
-
-class ProjectError(HrpsimError):
-    """An invalid project: ``file``, ``line`` (or None) and ``field`` say where."""
-
-    def __init__(self, file, line, field_, message):
-        self.file, self.line, self.field, self.message = str(file), line, field_, message
-        where = "%s:%s" % (self.file, line) if line else self.file
-        super().__init__("%s: %s%s" % (where, field_ + ": " if field_ else "", message))
 
 
 # ---------------------------------------------------------------------------------------------
