@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import primitives
-from .configuration import ProjectError, axis_angle_to_matrix  # noqa: F401 - importable here
+from .configuration import ProjectError  # noqa: F401 - importable from here
 from .limits import MAX_TIME_STEP, MIN_TIME_STEP
 
 FORMAT_HRPSIM = "hrpsim"

@@ -633,7 +633,6 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
     is stopped (`hrpsim run --view` waits there so the page stays up). Raises ProjectError
     or RunError.
     """
-    import hrpsim
     import hrpsim._idl.hrpsim as H
     from omniORB import CORBA
 
