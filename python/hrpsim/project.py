@@ -29,7 +29,7 @@ from pathlib import Path
 
 from . import primitives
 from .configuration import ProjectError  # noqa: F401 - importable from here
-from .limits import MAX_TIME_STEP, MIN_TIME_STEP
+from .limits import MAX_TIME_STEP, MIN_TIME_STEP, period_steps
 
 FORMAT_HRPSIM = "hrpsim"
 FORMAT_GRXUI = "grxui"
@@ -1006,6 +1006,4 @@ def _check(p, ctx):
 
 
 def _multiple(period, dt):
-    # the core's rule (hs_periodSteps in core/core.h): within 1e-9 of the period, relative
-    k = round(period / dt)
-    return k >= 1 and abs(k * dt - period) <= 1e-9 * period
+    return period_steps(period, dt) > 0

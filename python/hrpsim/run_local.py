@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from .limits import period_steps
 from .project import load_project
 from .run import RunError, default_out_dir
 
@@ -137,8 +138,8 @@ def run_local(path, out_dir=None, warn=None):
     for spec in project.controllers:
         cls = _load_class(project, spec)
         period = spec.period or project.time_step
-        every = int(round(period / project.time_step))
-        if every < 1 or abs(every * project.time_step - period) > 1e-9 * max(1.0, period):
+        every = period_steps(period, project.time_step)
+        if every == 0:
             raise RunError("%s:%s: controller %s: period %g is not a whole number of time "
                            "steps" % (project.path, spec.line, spec.name, period))
         controllers.append((spec, cls(), every))

@@ -8,7 +8,8 @@ no servers; the real Scheduler runs in test_project*.py, test_run*.py and test_s
 - a call the Scheduler refuses becomes ProjectError at the line and field of the project
   that asked for it (the joint's own element, the <collision> element);
 - `hrpsim run --local`'s replay of a configuration on a Simulation makes the same records
-  again (to_simulation then Simulation._configuration).
+  again (to_simulation then Simulation._configuration);
+- the Python copy of the core's period rule (hrpsim.limits.period_steps) answers as the core.
 """
 
 from pathlib import Path
@@ -152,3 +153,19 @@ def test_run_local_replay_gives_the_same_records(project):
     assert [(p.char1, p.char2, p.static, p.slip) for p in again.pairs] == \
         [(p.char1, p.char2, p.static, p.slip) for p in config.pairs]
     assert again.joint_options == config.joint_options
+
+
+def test_the_python_period_rule_is_the_cores():
+    """hrpsim.limits.period_steps (projects, `hrpsim run --local`) answers as hs_periodSteps:
+    whole multiples within 1e-9 of the period, relative (so a 2 s period at 1 ms counts, and
+    one 3e-9 s off does not), and 0 for what is not one."""
+    from hrpsim import limits
+    from hrpsim.local import core_module
+    lib = core_module().lib
+    cases = [(0.001, 0.001), (0.005, 0.001), (0.0049, 0.001), (2.0, 0.001),
+             (2.0 + 3e-9, 0.001), (2.0 + 1e-9, 0.001), (0.1, 1e-6), (0.0005, 0.001),
+             (1e-5, 3e-6), (0.3, 0.1), (7.0, 0.7)]
+    for period, dt in cases:
+        assert limits.period_steps(period, dt) == lib.hs_periodSteps(period, dt), (period, dt)
+    assert limits.period_steps(2.0, 0.001) == 2000
+    assert limits.period_steps(2.0 + 3e-9, 0.001) == 0
