@@ -1,8 +1,9 @@
 """`hrpsim run --local PROJECT`: run a project inside this Python process (no servers).
 
 The project (hrpsim's format or GrxUI's, project.py) configures an
-``hrpsim.Simulation(backend="local")`` as ``Project.configure`` configures the Scheduler: the
-same models, initial states, modes, pairs, loops, joint options and sensor noise. Its
+``hrpsim.Simulation(backend="local")`` through the same Configuration that configures the
+Scheduler (configuration.py): the same models, initial states, modes, pairs, loops, joint
+options and sensor noise. Its
 controllers must be Python classes (``hrpsim.controller.Controller`` subclasses) named by
 ``python="FILE.py:NAME"`` on ``<controller>`` (FILE relative to the project's directory; NAME
 a Controller subclass or a function returning a Controller): each is made with no arguments,
@@ -29,7 +30,8 @@ from types import SimpleNamespace as _Rec
 
 import numpy as np
 
-from .project import axis_angle_to_matrix, load_project
+from .limits import period_steps
+from .project import load_project
 from .results import LogCollector
 from .run import RunError, default_out_dir
 
@@ -164,49 +166,21 @@ def _load_class(project, spec):
 
 
 def configure(project):
-    """A local Simulation configured from ``project`` (not started)."""
+    """A local Simulation configured from ``project`` (not started): the project's
+    Configuration (configuration.py, as the Scheduler gets it) replayed on it."""
     import hrpsim
+    from . import configuration
     sim = hrpsim.Simulation(backend="local", dt=project.time_step, gravity=project.gravity,
                             method=project.method.lower(), sensors=project.sensors)
     for m in project.models:
         sim.add_model(m.name, m.url)
+    facts = {}
     for m in project.models:
         body = sim.body(m.name)
-        if m.all_joint_mode:
-            sim.set_joint_mode(m.name, "high_gain" if m.all_joint_mode == "HIGH_GAIN_MODE"
-                               else "torque")
-        for link, mode in m.joint_modes.items():
-            sim.set_link_data(m.name, link, "POSITION_GIVEN",
-                              [1.0 if mode == "HIGH_GAIN_MODE" else 0.0])
-        if m.all_joint_value is not None:
-            for link in body.one_dof_joints:
-                sim.set_link_data(m.name, link, "JOINT_VALUE", [float(m.all_joint_value)])
-        for j, v in m.joint_values.items():
-            sim.set_link_data(m.name, j, "JOINT_VALUE", [float(v)])
-        for j, v in m.joint_velocities.items():
-            sim.set_link_data(m.name, j, "JOINT_VELOCITY", [float(v)])
-        for j, v in m.track_speeds.items():
-            sim.set_link_data(m.name, j, "JOINT_TORQUE", [float(v)])
-        if m.root_translation is not None or m.root_rotation is not None:
-            p = (m.root_translation if m.root_translation is not None
-                 else list(body.root_pose[:3]))
-            R = (axis_angle_to_matrix(m.root_rotation) if m.root_rotation is not None
-                 else list(body.root_pose[3:]))
-            sim.set_link_data(m.name, sim.link_names(m.name)[0], "ABS_TRANSFORM",
-                              [float(x) for x in p] + [float(x) for x in R])
-        if m.root_velocity is not None:
-            sim.set_link_data(m.name, sim.link_names(m.name)[0], "ABS_VELOCITY",
-                              [float(x) for x in m.root_velocity])
-    for c in project.collisions:
-        sim.add_collision_pair(c.object1, c.object2, c.link1, c.link2, c.static_friction,
-                               c.slip_friction, c.culling, c.restitution)
-    for e in project.extra_joints:
-        sim.add_extra_joint(e.name, e.object1, e.link1, e.object2, e.link2, e.link1_pos,
-                            e.link2_pos, e.joint_type, e.axis)
-    sim.set_joint_options(project.joint_limits, project.rotor_inertia, project.sleep)
-    if project.noise or project.noise_limits:
-        sim.set_sensor_noise(project.noise_seed, project.noise_limits,
-                             **{t: (std, bias) for t, std, bias, _ in project.noise})
+        facts[m.name] = configuration.ModelFacts(
+            list(sim.link_names(m.name)), list(body.one_dof_joints),
+            list(body.root_pose[:3]), list(body.root_pose[3:]))
+    configuration.to_simulation(configuration.from_project(project, facts), sim)
     return sim
 
 
@@ -228,8 +202,8 @@ def run_local(path, out_dir=None, warn=None):
     for spec in project.controllers:
         cls = _load_class(project, spec)
         period = spec.period or project.time_step
-        every = int(round(period / project.time_step))
-        if every < 1 or abs(every * project.time_step - period) > 1e-9 * max(1.0, period):
+        every = period_steps(period, project.time_step)
+        if every == 0:
             raise RunError("%s:%s: controller %s: period %g is not a whole number of time "
                            "steps" % (project.path, spec.line, spec.name, period))
         controllers.append((spec, cls(), every))
