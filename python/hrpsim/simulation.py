@@ -457,6 +457,33 @@ class Simulation(PrimitivesMixin):
             raise ValueError("seed must be in [0, 2^32)")
         self._noise = (int(seed), bool(limits), specs)
 
+    def _configuration(self):
+        """This Simulation's configuration as the Scheduler gets it (configuration.py)."""
+        from .configuration import Configuration, Loop, Pair, State
+        c = Configuration(time_step=self._dt, method=self._method, sensors=self._sensors,
+                          gravity=list(self._gravity), joint_options=self._joint_options,
+                          log=self._log, view_rate=self._viewer[1], viewer=self._viewer[0])
+        c.models = [(m.name, m.url, None) for m in self._models.values()]
+        c.state = [State("mode", ch, mode) for ch, mode in self._modes]
+        for item in self._init_data:
+            if item[0] == "joints":
+                _, ch, type_name, values = item
+                c.state.extend(State("link", ch, type_name, link, [v])
+                               for link, v in zip(self._model(ch).joint_links, values)
+                               if link)  # a jointId gap has no link to write
+            else:
+                _, ch, link, type_name, data = item
+                c.state.append(State("link", ch, type_name, link, data))
+        c.pairs = [Pair(p["char1"], p["link1"], p["char2"], p["link2"], p["static"], p["slip"],
+                        p["culling"], p["restitution"]) for p in self._pairs]
+        c.loops = [Loop(lp["name"], lp["char1"], lp["link1"], lp["char2"], lp["link2"],
+                        lp["pos1"], lp["pos2"], lp["type"], lp["axis"]) for lp in self._loops]
+        c.controllers = [(name, ch, period, None) for name, ch, period in self._controllers]
+        if self._noise is not None:
+            seed, limits, specs = self._noise
+            c.noise = (seed, limits, [(t, std, bias) for t, (std, bias) in specs.items()])
+        return c
+
     # -----------------------------------------------------------------------------------------
     # building and stepping
     # -----------------------------------------------------------------------------------------
@@ -1001,51 +1028,9 @@ class _SchedulerBackend(_CorbaBackend):
         return self._scheduler
 
     def build(self):
-        from . import OpenHRP
-        from . import SchedulerIDL as H
-        sim, DS = self.sim, self._DS()
+        from . import configuration
         s = explained(self.scheduler())
-        s.reset()
-        s.setTimeStep(sim._dt)
-        s.setIntegrateMethod(getattr(DS, sim._method))
-        s.setSensorOption(DS.ENABLE_SENSOR if sim._sensors else DS.DISABLE_SENSOR)
-        s.setGVector(list(sim._gravity))
-        for m in sim._models.values():
-            s.addModel(m.name, m.url)
-        for ch, mode in sim._modes:
-            s.setAllJointModes(ch, getattr(DS, mode))
-        for item in sim._init_data:
-            if item[0] == "joints":
-                _, ch, type_name, values = item
-                for link, v in zip(sim._model(ch).joint_links, values):
-                    if link:  # a jointId gap has no link to write
-                        s.setLinkData(ch, link, self._type(type_name), [v])
-            else:
-                _, ch, link, type_name, data = item
-                s.setLinkData(ch, link, self._type(type_name), data)
-        for p in sim._pairs:
-            s.addCollisionPair(H.CollisionPair(p["char1"], p["link1"], p["char2"], p["link2"],
-                                               p["static"], p["slip"], p["culling"],
-                                               p["restitution"]))
-        for lp in sim._loops:
-            s.addExtraJoint(H.ExtraJointSpec(lp["name"], lp["char1"], lp["link1"], lp["char2"],
-                                             lp["link2"], lp["pos1"], lp["pos2"],
-                                             getattr(OpenHRP, lp["type"]), lp["axis"]))
-        limits, rotor, sleep = sim._joint_options
-        s.setJointOptions(H.JointOptions(any(limits), rotor, sleep))
-        if any(limits) and not all(limits):
-            s.setJointLimits(*limits)
-        for name, character, period in sim._controllers:
-            s.addController(H.ControllerSpec(name, character, period))
-        if sim._log is not None:
-            s.setLogOptions(H.LogOptions(*sim._log))
-        viewer, rate = sim._viewer
-        s.setViewRate(rate)
-        s.setOnlineViewer(viewer)
-        if sim._noise is not None:
-            seed, limits, specs = sim._noise
-            s.setSensorNoise(H.SensorNoise(seed, limits, [H.SensorNoiseSpec(t, std, bias)
-                                                          for t, (std, bias) in specs.items()]))
+        configuration.to_scheduler(s, self.sim._configuration())
         s.startPaused()
         self._ds = explained(_hrpsim_dynamics(s.dynamics()))
 

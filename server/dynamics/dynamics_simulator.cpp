@@ -432,19 +432,11 @@ void DynamicsSimulatorServant::stepWith(const hrpsim::JointCommandSequence &comm
              static_cast<unsigned>(i), c.character.in(), static_cast<int>(c.type));
       fail(op, std::string(), err);
     }
-    int joints = hs_jointCount(sim_.get(), chars[i]);
-    if (static_cast<int>(c.values.length()) != joints) {
-      HS_ERR(&err, hsE_INVALID, "command %u ('%s'): %u values for %d joints (jointId order)",
-             static_cast<unsigned>(i), c.character.in(), static_cast<unsigned>(c.values.length()),
-             joints);
-      fail(op, std::string(), err);
-    }
-    for (CORBA::ULong k = 0; k < c.values.length(); k++) {
-      if (!std::isfinite(c.values[k])) {
-        HS_ERR(&err, hsE_INVALID, "command %u ('%s'): value %u is not finite",
-               static_cast<unsigned>(i), c.character.in(), static_cast<unsigned>(k));
-        fail(op, std::string(), err);
-      }
+    // the core's own check of setCharacterAllLinkData (count, finite, within +-1e12)
+    if (hs_checkAllLinkData(sim_.get(), chars[i], static_cast<int>(c.type),
+                            c.values.get_buffer(), static_cast<int>(c.values.length()),
+                            &err) < 0) {
+      fail(op, format("command %u", static_cast<unsigned>(i)), err);
     }
   }
   std::vector<int> readers(sensorsOf.length());
