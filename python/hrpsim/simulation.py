@@ -460,8 +460,11 @@ class Simulation(PrimitivesMixin):
     def _configuration(self):
         """This Simulation's configuration as the Scheduler gets it (configuration.py)."""
         from .configuration import Configuration, Loop, Pair, State
+        from .limits import joint_limits as switch  # the parameters shadow its name
+        limits, rotor, sleep = self._joint_options
         c = Configuration(time_step=self._dt, method=self._method, sensors=self._sensors,
-                          gravity=list(self._gravity), joint_options=self._joint_options,
+                          gravity=list(self._gravity),
+                          joint_options=(switch(limits), rotor, sleep),
                           log=self._log, view_rate=self._viewer[1], viewer=self._viewer[0])
         c.models = [(m.name, m.url, None) for m in self._models.values()]
         c.state = [State("mode", ch, mode) for ch, mode in self._modes]
