@@ -56,7 +56,7 @@
 void hsd_defaultOptions(hsdOptions *opt) {
   opt->stepper = hsSTEPPER_AUTO;
   opt->quickIterations = 50;
-  opt->chainIterations = 15;
+  opt->chainIterations = 10;
   opt->autoRows = 150;
   opt->erp = 0.2;
   opt->cfm = 1e-10;
