@@ -36,12 +36,23 @@
 //   5           runs away within 0.11 s (standing under PD)
 // The price of fewer iterations is a softer stance: in the bench's bent-knee pose under PD the
 // waist ends 2.05 mm from its start after 6 s on dWorldStep, 2.5 mm at 50 iterations and 6.1 mm
-// at 15 (bounded: 6.8 mm after 3 s).
+// at 15 (bounded: 6.8 mm after 3 s; after 3 s: dWorldStep 4.7 mm, 15 iterations 6.8 mm, 10
+// iterations 8.7 mm).
 // The ankle force sensors' total while standing (Fz/mg, 0.9526 exact; dWorldStep 0.952-0.954)
-// swings 0.6-1.08 step to step at any count (QuickStep's joint feedback), with the right mean.
-// chainIterations takes 15 for such islands (the standing robot stays within 0.3 mm of the
-// exact solver's, tests/unit/dynamics/test_servo.c); piles keep quickIterations (50), chosen for
-// them above.
+// swings 0.6-1.08 step to step at any count, with the right mean. The reading is not at fault:
+// it equals the feet's inverse dynamics from the contact forces and the feet's acceleration to
+// 4 digits. The robot really vibrates: the unconverged sweep leaves the chain and the feet
+// jittering, the whole body's vertical acceleration swings +-5% of g, and a foot that rocks by a
+// few micrometres loses its toe contacts for a step (the 4 kept points all at the heel: the
+// total contact force drops to 0.42 mg for that step). Plain Gauss-Seidel (QuickStep W 1.0 for
+// ODE's 1.3) halves the swing at 15 iterations but opens the hinges past 0.2 mm at 10-12;
+// softer contacts (CFM 1e-7..1e-5) change nothing; a 0.02 mm contactSurfaceLayer (or contact
+// ERP 0.1) lifts the low end from 0.70 to 0.84 (world-wide contact changes, not taken).
+// chainIterations takes 10 for such islands: ODE's SOR sweep costs 128 instructions per row and
+// iteration (callgrind), so 10 instead of 15 takes the torque-mode step from 684k to 567k
+// instructions, and test_servo's comparison with the exact solver still holds (waist 0.7 mm
+// from dWorldStep's after 2 s, hinges within 0.17 mm; 8 iterations open them to 0.21 mm).
+// Piles keep quickIterations (50), chosen for them above.
 //
 // Sleeping (off by default; bench/bench_many.py): a 100-box pile settled under QuickStep keeps
 // jittering at up to 0.01 m/s and 0.1 rad/s; with thresholds of 0.01 m/s and 0.05 rad/s on the
