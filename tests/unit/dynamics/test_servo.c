@@ -332,9 +332,9 @@ static void standingAnkleFz(hstStepper stepper, int torque, double *lo, double *
 // torque mode on dWorldStep (joint feedback of an exact solve). The default stepper (QuickStep,
 // chainIterations) has the right mean (within 0.5%) but its steps swing: the iterative solve
 // leaves the chain and the feet vibrating at the 1e-6 m level, and a foot that rocks by a few
-// micrometres loses its toe (or heel) contacts for a step (docs/benchmarks.md): observed
-// 0.88..1.09 at 10 iterations, asserted within 0.8..1.2 (a bound on the known swing, not a
-// closed form)
+// micrometres loses its toe (or heel) contacts for a step (dynamics/dynamics_options.c):
+// observed 0.85..1.09 at 12 iterations (0.88..1.09 at 10), asserted within 0.8..1.2 (a bound on
+// the known swing, not a closed form)
 static void testHumanoidAnkleForce(void) {
   static const struct {
     const char *name;
