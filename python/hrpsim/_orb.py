@@ -175,17 +175,20 @@ def end_server_process(orb, status=0):
 def default_endpoint_args(argv, environ=None):
     """The endpoints of an ORB whose ``argv`` (and environment) names none: ``-ORBendPoint
     giop:tcp:HOST:`` (HOST is ``$HRPSIM_LISTEN`` or 127.0.0.1), published for OpenHRP peers,
-    and ``giop:unix:`` in the private per-user socket directory (``private_socket_dir``,
-    sockets 0600; left out if there is none), which local omniORB peers such as the
-    scheduler prefer: a round trip costs less than over loopback TCP. [] when an endpoint is
-    given. Only a process that serves objects listens (pure clients never do)."""
+    and without ``$HRPSIM_LISTEN`` also ``giop:unix:`` in the private per-user socket
+    directory (``private_socket_dir``, sockets 0600; left out if there is none), which local
+    omniORB peers such as the scheduler prefer: a round trip costs less than over loopback
+    TCP. [] when an endpoint is given. Only a process that serves objects listens (pure
+    clients never do)."""
     environ = os.environ if environ is None else environ
     if "ORBendPoint" in environ or any(
             a in ("-ORBendPoint", "-ORBendPointNoPublish") for a in argv):
         return []
-    host = environ.get("HRPSIM_LISTEN", "").strip() or "127.0.0.1"
-    host = host.strip("[]")
+    listen = environ.get("HRPSIM_LISTEN", "").strip()
+    host = (listen or "127.0.0.1").strip("[]")
     out = ["-ORBendPoint", "giop:tcp:%s:" % ("[%s]" % host if ":" in host else host)]
+    if listen:
+        return out  # called from another host: TCP on that address only
     if "-ORBunixTransportDirectory" in argv or "ORBunixTransportDirectory" in environ:
         out += ["-ORBendPoint", "giop:unix:"]
     else:
