@@ -703,7 +703,8 @@ def _sensor_arrays(s):
         "force": np.array(s.force, dtype=float).reshape(-1, 6),
         "gyro": np.array(s.rateGyro, dtype=float).reshape(-1, 3),
         "accel": np.array(s.accel, dtype=float).reshape(-1, 3),
-        "range": [np.array(r, dtype=float) for r in s.range],
+        # fromiter: a scan is hundreds of floats (np.array's type discovery costs 1.5x)
+        "range": [np.fromiter(r, dtype=float, count=len(r)) for r in s.range],
     }
 
 
@@ -847,13 +848,12 @@ class _ServerBackend(_CorbaBackend):
         return super().dynamics()
 
     def set_all_link_data(self, character, type_name, values):
-        t = self._type(type_name)
-        DS = self._DS()
-        if self._one is not None and t in (DS.JOINT_VALUE, DS.JOINT_TORQUE):
-            from . import SchedulerIDL
-            self._state = None
-            self._pending.append(SchedulerIDL.JointCommand(character, t, values.tolist()))
-            return
+        if self._one is not None:
+            t = self._held.get(type_name)  # JOINT_VALUE / JOINT_TORQUE (name or value)
+            if t is not None:
+                self._state = None
+                self._pending.append(self._command(character, t, values.tolist()))
+                return
         self._flush()
         super().set_all_link_data(character, type_name, values)
 
@@ -933,6 +933,13 @@ class _ServerBackend(_CorbaBackend):
             if sim.one_call and ds._is_a("IDL:hrpsim/DynamicsSimulator:1.0"):
                 from . import SchedulerIDL
                 self._one = explained(unwrap(ds)._narrow(SchedulerIDL.DynamicsSimulator))
+                # looked up once, not every step: the commands stepWith takes, the characters
+                # whose sensor states it returns (the models are fixed until a reset)
+                self._command = SchedulerIDL.JointCommand
+                self._held = {}
+                for name in ("JOINT_VALUE", "JOINT_TORQUE"):
+                    self._held[name] = self._held[getattr(DS, name)] = getattr(DS, name)
+                self._names = list(sim._models)
         except BaseException:
             ds.destroy()
             raise
@@ -956,15 +963,15 @@ class _ServerBackend(_CorbaBackend):
 
     def _step_with(self, n):
         """Held commands, n steps and the states in one stepWith; a runaway as _step_once."""
-        from omniORB import CORBA
         sim = self.sim
-        names = list(sim._models)
+        names = self._names
         pending, self._pending = self._pending, []
         self._state = None
         try:
             # the world state's poses only when read (link_poses asks getWorldState)
             world, states = self._one.stepWith(pending, n, False, names)
-        except CORBA.BAD_OPERATION as exc:
+        except _bad_operation() as exc:
+            from omniORB import CORBA
             if exc.completed != CORBA.COMPLETED_YES:
                 raise
             k = exc.minor - 1
@@ -1001,6 +1008,12 @@ class _ServerBackend(_CorbaBackend):
             except (CORBA.OBJECT_NOT_EXIST, CORBA.TRANSIENT, CORBA.COMM_FAILURE):
                 pass
         self._ds = None
+
+
+def _bad_operation():
+    """CORBA.BAD_OPERATION (a stepping call's runaway), imported when first needed."""
+    from omniORB import CORBA
+    return CORBA.BAD_OPERATION
 
 
 def _runaway_message(steps, who):

@@ -445,9 +445,9 @@ void DynamicsSimulatorServant::stepWith(const hrpsim::JointCommandSequence &comm
   }
   for (CORBA::ULong i = 0; i < commands.length(); i++) {
     const hrpsim::JointCommand &c = commands[i];
-    if (c.values.length() > 0) {
-      check(wire::setAllLinkData(sim_.get(), chars[i], c.type, c.values, &err), op, err,
-            format("'%s'", c.character.in()));
+    if (c.values.length() > 0 &&
+        wire::setAllLinkData(sim_.get(), chars[i], c.type, c.values, &err) < 0) {
+      fail(op, format("'%s'", c.character.in()), err);  // the text made only on failure
     }
   }
   if (n > 0 && hs_stepN(sim_.get(), n, &err) < 0) {
@@ -462,8 +462,7 @@ void DynamicsSimulatorServant::stepWith(const hrpsim::JointCommandSequence &comm
   OpenHRP::SensorStateSequence_var out = new OpenHRP::SensorStateSequence;
   out->length(sensorsOf.length());
   for (CORBA::ULong i = 0; i < sensorsOf.length(); i++) {
-    OpenHRP::SensorState_var s = wire::sensorState(sim_.get(), readers[i]);
-    out[i] = s.in();
+    wire::sensorStateInto(sim_.get(), readers[i], out[i]);
   }
   if (withWorld) {
     wstate = wire::worldState(sim_.get());

@@ -1292,12 +1292,11 @@ bool SchedulerServant::callController(RunController &c, const char *op, double t
 // command kept for writeCommand; on failure fill failure and return false
 bool SchedulerServant::tickController(RunController &c, long long k, double t,
                                       std::string &failure) {
-  hrpsim::ControllerInput in;
+  hrpsim::ControllerInput &in = c.input;
   in.time = t;
   in.steps = k;
   if (c.ch >= 0) {
-    OpenHRP::SensorState_var s = wire::sensorState(sim_.get(), c.ch);
-    in.sensors = s.in();
+    wire::sensorStateInto(sim_.get(), c.ch, in.sensors);
   }
   try {
     c.command = c.oneCall->tick(in);

@@ -133,6 +133,7 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
     hrpsim::OneCallController_var oneCall;
     int ch = -1;
     hrpsim::JointCommand_var command;
+    hrpsim::ControllerInput input;  // tick()'s argument, its buffers reused tick after tick
   };
   // a subscribed execution context (immutable once made; the list is copied on write)
   struct Subscription {
