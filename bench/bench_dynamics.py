@@ -11,8 +11,9 @@ Two scenes, each measured three ways side by side in one run:
 Ways:
   - in-process: the C world alone, hsd_step in a loop (build/bin/hrpsim-bench-world);
   - C++ CORBA: a C++ client (build/bin/hrpsim-bench-dynamics-client) calling
-    stepSimulation + getWorldState + getCharacterSensorState each step;
-  - Python CORBA: the same loop from this process through omniORBpy.
+    stepSimulation + getWorldState + getCharacterSensorState each step (three round trips),
+    and the same in one round trip (hrpsim::DynamicsSimulator::stepWith);
+  - Python CORBA: the same two loops from this process through omniORBpy.
 The servers are started for the run (`hrpsim up --only ModelLoader DynamicsSimulatorFactory`
 in a temporary state directory) and stopped afterwards. The binaries come from $HRPSIM_BIN_DIR
 or build/bin. Ratios CORBA / in-process are what to compare across machines.
@@ -78,15 +79,28 @@ def in_process(scene, steps):
     return json.loads(out.stdout)
 
 
-def cxx_client(naming, scene, steps):
+def cxx_client(naming, scene, steps, one_call=False):
+    """The C++ client: stepSimulation + getWorldState + getCharacterSensorState each step, or
+    (one_call) the same in one hrpsim::DynamicsSimulator::stepWith."""
     out = subprocess.run([str(bin_path("hrpsim-bench-dynamics-client")), "-ORBInitRef",
                           "NameService=" + naming, scene, str(steps), str(FLOOR),
-                          str(scene_model(scene))], check=True, capture_output=True, text=True)
+                          str(scene_model(scene))] + (["one-call"] if one_call else []),
+                         check=True, capture_output=True, text=True)
     return json.loads(out.stdout)
 
 
-def python_client(client, scene, steps):
-    """The C++ client's loop, from Python (same scene set-up)."""
+def cxx_client_one_call(naming, scene, steps):
+    """The C++ client with one stepWith per step (step, world state, sensor state)."""
+    return cxx_client(naming, scene, steps, one_call=True)
+
+
+def python_client_one_call(client, scene, steps):
+    """The Python client with one stepWith per step (step, world state, sensor state)."""
+    return python_client(client, scene, steps, one_call=True)
+
+
+def python_client(client, scene, steps, one_call=False):
+    """The C++ client's loop, from Python (same scene set-up; one_call as cxx_client)."""
     import math
     from hrpsim import OpenHRP
     DS = OpenHRP.DynamicsSimulator
@@ -123,11 +137,18 @@ def python_client(client, scene, steps):
                                                    0.01, 0.0)
             probe = "box00"
         sim.initSimulation()
-        t0 = time.perf_counter()
-        for _ in range(steps):
-            sim.stepSimulation()
-            sim.getWorldState()
-            sim.getCharacterSensorState(probe)
+        if one_call:
+            one = sim._narrow(hrpsim.SchedulerIDL.DynamicsSimulator)
+            probes = [probe]
+            t0 = time.perf_counter()
+            for _ in range(steps):
+                one.stepWith([], 1, True, probes)
+        else:
+            t0 = time.perf_counter()
+            for _ in range(steps):
+                sim.stepSimulation()
+                sim.getWorldState()
+                sim.getCharacterSensorState(probe)
         seconds = time.perf_counter() - t0
     finally:
         sim.destroy()
@@ -160,19 +181,24 @@ def main():
                 local = in_process(scene, steps)
                 cxx = cxx_client(naming, scene, steps)
                 py = python_client(client, scene, steps)
+                cxx1 = cxx_client_one_call(naming, scene, steps)
+                py1 = python_client_one_call(client, scene, steps)
                 results.append({"scene": scene, "steps": steps, "in_process": local,
-                                "cxx_corba": cxx, "python_corba": py})
+                                "cxx_corba": cxx, "python_corba": py, "cxx_one_call": cxx1,
+                                "python_one_call": py1})
         finally:
             subprocess.run(cli + ["down", "--state-dir", state], check=True,
                            stdout=subprocess.DEVNULL, env=env)
-    print("%-9s %7s %14s %22s %22s" % ("scene", "steps", "in-process/s", "C++ CORBA/s (ratio)",
-                                       "Python CORBA/s (ratio)"))
+    print("%-9s %7s %14s  %s" % ("scene", "steps", "in-process/s",
+                                 "steps/s (ratio to in-process) through CORBA"))
     for r in results:
         base = r["in_process"]["steps_per_s"]
-        cxx = r["cxx_corba"]["steps_per_s"]
-        py = r["python_corba"]["steps_per_s"]
-        print("%-9s %7d %14.0f %14.0f (%5.3f) %14.0f (%5.3f)"
-              % (r["scene"], r["steps"], base, cxx, cxx / base, py, py / base))
+        print("%-9s %7d %14.0f" % (r["scene"], r["steps"], base))
+        for key, label in (("cxx_corba", "C++, three calls"), ("cxx_one_call", "C++, one call"),
+                           ("python_corba", "Python, three calls"),
+                           ("python_one_call", "Python, one call")):
+            sps = r[key]["steps_per_s"]
+            print("%33s %-20s %10.0f (%5.3f)" % ("", label, sps, sps / base))
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2))
 

@@ -1,14 +1,17 @@
 // bench_dynamics_client.cpp - steps per second of a DynamicsSimulator driven through CORBA from
 // C++, the way a scheduler drives it: each step is stepSimulation + getWorldState +
-// getCharacterSensorState (three round trips).
+// getCharacterSensorState (three round trips), or with ONE-CALL given, the same in one round
+// trip: hrpsim::DynamicsSimulator::stepWith (no commands, one step, the world state with its
+// poses and the probe's sensor state).
 //
 //   hrpsim-bench-dynamics-client -ORBInitRef NameService=corbaloc:... SCENE STEPS FLOOR MODEL
+//                                [one-call]
 //
 // SCENE is "humanoid" (FLOOR and the sample humanoid MODEL standing in high-gain mode, sensors
 // on, 1 ms step) or "boxes" (100 copies of the box MODEL dropped in a 5 x 5 x 4 grid onto FLOOR,
 // every box/box and box/floor pair registered). The scenes are the ones bench_world.c steps
 // in-process (same poses, pairs and options). Prints one JSON object: scene, steps, seconds,
-// steps_per_s. bench/bench_dynamics.py runs it beside the in-process and Python figures.
+// steps_per_s, calls_per_step. bench/bench_dynamics.py runs it beside the in-process and Python figures.
 
 #include <omniORB4/CORBA.h>
 
@@ -19,6 +22,7 @@
 #include <string>
 
 #include "bench_client.h"
+#include "Diagnostics.hh"
 #include "DynamicsSimulator.hh"
 #include "ModelLoader.hh"
 
@@ -50,9 +54,10 @@ void boxPose(int i, double *x, double *y, double *z, double *yaw) {
 int main(int argc, char **argv) {
   try {
     CORBA::ORB_var orb = CORBA::ORB_init(argc, argv);
-    if (argc != 5) {
+    bool oneCall = argc == 6 && std::string(argv[5]) == "one-call";
+    if (argc != 5 && !oneCall) {
       std::fprintf(stderr, "usage: %s -ORBInitRef NameService=... humanoid|boxes STEPS FLOOR "
-                   "MODEL\n", argv[0]);
+                   "MODEL [one-call]\n", argv[0]);
       return 1;
     }
     std::string scene = argv[1];
@@ -107,19 +112,37 @@ int main(int argc, char **argv) {
       return 1;
     }
     sim->initSimulation();
+    hrpsim::DynamicsSimulator_var one;
+    if (oneCall) {
+      one = hrpsim::DynamicsSimulator::_narrow(sim);
+      if (CORBA::is_nil(one)) {
+        std::fprintf(stderr, "bench: the DynamicsSimulator has no stepWith (not hrpsim's)\n");
+        return 1;
+      }
+    }
+    hrpsim::JointCommandSequence none;
+    OpenHRP::StringSequence probes;
+    probes.length(1);
+    probes[0] = probe.c_str();
 
     auto t0 = std::chrono::steady_clock::now();
     for (long i = 0; i < steps; i++) {
-      sim->stepSimulation();
       OpenHRP::WorldState_var ws;
+      if (oneCall) {
+        OpenHRP::SensorStateSequence_var ss;
+        one->stepWith(none, 1, true, probes, ws, ss);
+        continue;
+      }
+      sim->stepSimulation();
       sim->getWorldState(ws);
       OpenHRP::SensorState_var ss;
       sim->getCharacterSensorState(probe.c_str(), ss);
     }
     double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     sim->destroy();
-    std::printf("{\"scene\": \"%s\", \"steps\": %ld, \"seconds\": %.6f, \"steps_per_s\": %.1f}\n",
-                scene.c_str(), steps, seconds, steps / seconds);
+    std::printf("{\"scene\": \"%s\", \"steps\": %ld, \"seconds\": %.6f, \"steps_per_s\": %.1f, "
+                "\"calls_per_step\": %d}\n", scene.c_str(), steps, seconds, steps / seconds,
+                oneCall ? 1 : 3);
     orb->destroy();
     return 0;
   } catch (const CORBA::Exception &e) {

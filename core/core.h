@@ -290,8 +290,15 @@ int hs_setLinkData(hsSim *sim, int ch, int link, int type, const double *v, int 
 
 // write every numbered link's datum in jointId order (n = hs_jointCount(ch) x size); joint
 // data skip links without a 1-dof joint (a crawler takes JOINT_TORQUE / JOINT_VELOCITY as its
-// track speed); everything is checked before anything changes
+// track speed); the whole request is checked first (hs_checkAllLinkData): a refused one
+// changes nothing
 int hs_setAllLinkData(hsSim *sim, int ch, int type, const double *v, int n, hsError *err);
+
+// the check of hs_setAllLinkData alone (nothing written): a writable type, n numbers, each
+// finite and within +-1e12 (every one, also those a link without a 1-dof joint ignores),
+// rotations that are ones; 0, or hsE_INVALID with err naming the character, link and value
+int hs_checkAllLinkData(const hsSim *sim, int ch, int type, const double *v, int n,
+                        hsError *err);
 
 // read one link's datum into out (max numbers): returns how many there are (may exceed max:
 // CONSTRAINT_FORCE has 6 per contact point of the last step), or a negative code with err
@@ -306,7 +313,8 @@ int hs_getAllLinkData(const hsSim *sim, int ch, int type, double *out, int max, 
 int hs_setAllJointModes(hsSim *sim, int ch, int highGain, hsError *err);
 
 // joint values of character ch, one per link (n = hs_linkCount; links without a 1-dof joint
-// ignored) as if set with JOINT_VALUE / JOINT_TORQUE link by link: the fast path for loops
+// ignored) as if set with JOINT_VALUE / JOINT_TORQUE link by link: the fast path for loops;
+// every value is checked first (finite, within +-1e12): a refused call changes nothing
 int hs_setJointValues(hsSim *sim, int ch, const double *q, int n, hsError *err);
 int hs_setJointTorques(hsSim *sim, int ch, const double *u, int n, hsError *err);
 

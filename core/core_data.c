@@ -98,12 +98,20 @@ static int isWritable(int type) {
   return hs_linkDataSize(type) > 0 && type != hsDATA_ABS_ACCELERATION;
 }
 
-// 0 if the n values are finite, else hsE_INVALID naming the first that is not
-static int requireFinite(const char *what, const double *v, size_t n, hsError *err) {
+// 0 if the n values of link `link` of character ch (-1: a jointId gap, number j) are what the
+// dynamics accepts (finite, within +-hsdMAX_VALUE: hsd_sane), else hsE_INVALID naming the
+// character, the link and the first value that is not
+static int requireSane(const hsSim *sim, int ch, int link, int j, int type, const double *v,
+                       size_t n, hsError *err) {
   for (size_t i = 0; i < n; i++) {
-    if (!isfinite(v[i])) {
-      return HS_ERR(err, hsE_INVALID, "%s: value %zu is %g (every number must be finite)", what,
-                    i, v[i]);
+    if (!hsd_sane(v + i, 1)) {
+      const hsBody *b = hsd_characterBody(sim->world, ch);
+      char gap[32];
+      snprintf(gap, sizeof gap, "jointId %d", j);
+      return HS_ERR(err, hsE_INVALID, "'%s' link '%s': %s value %zu is %g (every number must "
+                    "be finite and within +-%g)", hsd_characterName(sim->world, ch),
+                    link >= 0 ? b->links[link].name : gap, hs_linkDataName(type), i, v[i],
+                    hsdMAX_VALUE);
     }
   }
   return 0;
@@ -209,7 +217,7 @@ int hs_setLinkData(hsSim *sim, int ch, int link, int type, const double *v, int 
                 hsd_characterName(sim->world, ch),
                 hsd_characterBody(sim->world, ch)->links[link].name, hs_linkDataName(type),
                 hs_linkDataSize(type), n);
-  } else if (requireFinite(hs_linkDataName(type), v, (size_t)n, err) < 0 ||
+  } else if (requireSane(sim, ch, link, -1, type, v, (size_t)n, err) < 0 ||
              (type == hsDATA_ABS_TRANSFORM && requireRotation("ABS_TRANSFORM", v + 3, err) < 0)) {
     rc = hsE_INVALID;
   } else {
@@ -230,30 +238,51 @@ static int takesData(const hsBody *body, int l, int type) {
   return hsm_hasOneDofJoint(&body->links[l]) || track;
 }
 
-int hs_setAllLinkData(hsSim *sim, int ch, int type, const double *v, int n, hsError *err) {
+// hs_checkAllLinkData without the lock: the body of character ch, or NULL with err
+static const hsBody *checkAll(const hsSim *sim, int ch, int type, const double *v, int n,
+                              hsError *err) {
   if (!isWritable(type)) {
-    return HS_ERR(err, hsE_INVALID, "%s cannot be set", hs_linkDataName(type));
+    HS_ERR(err, hsE_INVALID, "%s cannot be set", hs_linkDataName(type));
+    return NULL;
   }
-  hs_enter(sim);
-  int rc = 0;
   const hsBody *body = hs_validChar(sim, ch, err) ? hsd_characterBody(sim->world, ch) : NULL;
-  size_t size = (size_t)hs_linkDataSize(type);
-  size_t expected = body ? size * (size_t)body->njoint : 0;
   if (!body) {
-    rc = hsE_INVALID;
-  } else if ((size_t)n != expected || n < 0) {
-    rc = HS_ERR(err, hsE_INVALID, "'%s': %s needs %zu numbers (%d joints x %zu, jointId "
-                "order), got %d", hsd_characterName(sim->world, ch), hs_linkDataName(type),
-                expected, body->njoint, size, n);
-  } else if (requireFinite(hs_linkDataName(type), v, expected, err) < 0) {
-    rc = hsE_INVALID;  // everything is checked before anything changes
+    return NULL;
   }
-  for (int j = 0; rc == 0 && type == hsDATA_ABS_TRANSFORM && j < body->njoint; j++) {
+  size_t size = (size_t)hs_linkDataSize(type);
+  size_t expected = size * (size_t)body->njoint;
+  if (n < 0 || (size_t)n != expected || (n > 0 && !v)) {
+    HS_ERR(err, hsE_INVALID, "'%s': %s needs %zu numbers (%d joints x %zu, jointId order), "
+           "got %d", hsd_characterName(sim->world, ch), hs_linkDataName(type), expected,
+           body->njoint, size, n);
+    return NULL;
+  }
+  for (int j = 0; j < body->njoint; j++) {
     int l = body->jointLink[j];
-    if (l >= 0 && requireRotation(body->links[l].name, v + 12 * j + 3, err) < 0) {
-      rc = hsE_INVALID;
+    const double *d = v + size * (size_t)j;
+    if (requireSane(sim, ch, l, j, type, d, size, err) < 0 ||
+        (l >= 0 && type == hsDATA_ABS_TRANSFORM && requireRotation(body->links[l].name, d + 3,
+                                                                   err) < 0)) {
+      return NULL;
     }
   }
+  return body;
+}
+
+int hs_checkAllLinkData(const hsSim *sim, int ch, int type, const double *v, int n,
+                        hsError *err) {
+  hs_enter(sim);
+  int rc = checkAll(sim, ch, type, v, n, err) ? 0 : hsE_INVALID;
+  hs_leave(sim);
+  return rc;
+}
+
+int hs_setAllLinkData(hsSim *sim, int ch, int type, const double *v, int n, hsError *err) {
+  hs_enter(sim);
+  // everything is checked before anything changes
+  const hsBody *body = checkAll(sim, ch, type, v, n, err);
+  int rc = body ? 0 : hsE_INVALID;
+  size_t size = (size_t)hs_linkDataSize(type);
   for (int j = 0; rc == 0 && j < body->njoint; j++) {
     // joint data skip numbered links without a 1-dof joint, as OpenHRP skips fixed joints; the
     // entry of a jointId no link has (a gap) is ignored
@@ -342,8 +371,11 @@ static int setPerLink(hsSim *sim, int ch, int type, const double *v, int n, hsEr
   } else if (n != body->nlink) {
     rc = HS_ERR(err, hsE_INVALID, "'%s': %s needs %d numbers (one per link), got %d",
                 hsd_characterName(sim->world, ch), hs_linkDataName(type), body->nlink, n);
-  } else if (requireFinite(hs_linkDataName(type), v, (size_t)n, err) < 0) {
-    rc = hsE_INVALID;
+  }
+  for (int l = 0; rc == 0 && l < n; l++) {
+    if (requireSane(sim, ch, l, -1, type, v + l, 1, err) < 0) {
+      rc = hsE_INVALID;  // everything is checked before anything changes
+    }
   }
   for (int l = 1; rc == 0 && l < n; l++) {
     if (takesData(body, l, type)) {

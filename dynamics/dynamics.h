@@ -319,6 +319,12 @@ typedef struct hsdInput {
 // the input of character ch; owned by the world (write it through the setters only)
 const hsdInput *hsd_input(const hsdWorld *w, int ch);
 
+// inputs beyond this magnitude are refused (they can only overflow ODE, whose checks abort)
+#define hsdMAX_VALUE 1e12
+
+// 1 if all n values are finite and within +-hsdMAX_VALUE: what every setter below accepts
+int hsd_sane(const double *v, int n);
+
 // set a joint value / velocity / acceleration / torque of one link: any link but the root (an
 // error), acting on 1-dof joints only. For a high-gain joint q/dq/ddq are commands for the next
 // step; for a torque-mode joint q/dq teleport it and u drives it (ddq has no effect).

@@ -294,6 +294,8 @@ void hsd_finishCharacter(hsdWorld *w, int ci) {
     } else {
       hsd_inverseDynamics(w, ci);
     }
+  } else if (c->still && c->needWrench) {
+    hsd_inverseDynamics(w, ci);  // a static robot's force sensors: its weight and contacts
   }
   // a track reads back its speed, as torque and as velocity
   for (int k = 1; k < c->body->nlink; k++) {

@@ -225,16 +225,10 @@ void hsd_warn(hsdWorld *w, unsigned kind, const char *fmt, ...)
 // check a character / link index; 0 or hsE_INVALID with err
 int hsd_checkLink(const hsdWorld *w, int ch, int link, hsError *err);
 
-// inputs beyond this magnitude are refused (they can only overflow ODE, whose checks abort)
-#define hsdMAX_VALUE 1e12
-
 // moving bodies faster than this [m/s, rad/s] or farther out than hsdMAX_POSITION [m] before a
 // step count as numerical trouble and are stopped (ODE aborts on the overflow that follows)
 #define hsdMAX_SPEED 1e8
 #define hsdMAX_POSITION 1e9
-
-// 1 if all n values are finite and within +-hsdMAX_VALUE
-int hsd_sane(const double *v, int n);
 
 // 1 if link k of character c follows commands (high gain; for the root: position given)
 static inline int hsd_servoed(const hsdCharacter *c, int k) {
@@ -369,7 +363,8 @@ int hsd_touches(hsdWorld *w, const hsdLinkPair *lp, double tolerance);
 void hsd_setupSleep(hsdWorld *w);
 
 // 1 if character c is a free rigid object: one free rigid body, no joint, no loop, not
-// position given (what may sleep, and what hsSTEPPER_AUTO's pileRows counts as a pile)
+// position given, no force sensor (what may sleep, and what hsSTEPPER_AUTO's pileRows counts
+// as a pile)
 int hsd_sleeper(const hsdCharacter *c);
 
 // before contact generation: wake sleeping characters that were commanded, pushed, teleported

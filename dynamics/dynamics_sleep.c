@@ -1,8 +1,10 @@
 // dynamics_sleep.c - objects at rest fall asleep (hsdOptions.sleep, hsd_setSleep).
 //
-// Only free rigid objects sleep: a character with a free root in torque mode, no 1-dof joint
-// and no closed loop, i.e. one ODE body (boxes, balls, props). Robots never do (their joints
-// and sensors are what a controller reads), and an island holding an awake body stays awake.
+// Only free rigid objects sleep: a character with a free root in torque mode, no 1-dof joint,
+// no closed loop and no force sensor, i.e. one ODE body (boxes, balls, props). Robots never do
+// (their joints and sensors are what a controller reads: a sleeping body has no contacts, so a
+// force sensor on it would read its links' weight alone), and an island holding an awake body
+// stays awake.
 // The sleeping itself is ODE's auto-disable, per body: a body whose speed stays below
 // opt.sleepLinearVel and opt.sleepAngularVel for opt.sleepTime (and at least 10 steps) while
 // it touches something is disabled at the start of a step, its velocities zeroed; ODE's island
@@ -44,6 +46,11 @@ int hsd_sleeper(const hsdCharacter *c) {
   if (!c->links[0].body || b->links[0].jointType != hsJOINT_FREE || c->nloop > 0 ||
       c->rep != hsdREP_ARTICULATED || hsd_servoed(c, 0)) {
     return 0;
+  }
+  for (int s = 0; s < b->nsensor; s++) {
+    if (b->sensors[s].type == hsSENSOR_FORCE) {
+      return 0;
+    }
   }
   for (int k = 1; k < b->nlink; k++) {
     if (c->links[k].body != c->links[0].body) {

@@ -460,16 +460,10 @@ static int checkBuilder(const hsmBuilder *b, hsError *err) {
 
 //---------------------------------- compile ---------------------------------------------------
 
-hsBody *hsm_compile(hsmBuilder *b, hsError *err) {
-  hsBody *body = NULL;
-  int *segOrder = NULL, *senOrder = NULL, *lightOrder = NULL, *adr = NULL, *cnt = NULL;
-  if (checkBuilder(b, err)) {
-    goto done;
-  }
+// resolve each extra joint's link names into link indices
+static int resolveExtraJoints(hsmBuilder *b, hsError *err) {
+  const hsmLinkSpec *ls = b->links.data;
   int nlink = (int)b->links.n;
-  hsmLinkSpec *ls = b->links.data;
-
-  // resolve extra-joint link names
   hsmExtraJointSpec *ejs = b->extraJoints.data;
   for (size_t i = 0; i < b->extraJoints.n; i++) {
     for (int k = 0; k < 2; k++) {
@@ -480,33 +474,60 @@ hsBody *hsm_compile(hsmBuilder *b, hsError *err) {
         }
       }
       if (ejs[i].ej.link[k] < 0) {
-        HS_ERR_AT(err, hsE_MODEL, ejs[i].where.file, ejs[i].where.line, ejs[i].where.column,
-                  "ExtraJoint '%s': no link named '%s'", ejs[i].name, ejs[i].linkName[k]);
-        goto done;
+        return HS_ERR_AT(err, hsE_MODEL, ejs[i].where.file, ejs[i].where.line,
+                         ejs[i].where.column, "ExtraJoint '%s': no link named '%s'", ejs[i].name,
+                         ejs[i].linkName[k]);
       }
     }
   }
+  return 0;
+}
 
-  // group segments, sensors and lights by link
-  adr = hsu_malloc(3 * (size_t)nlink * sizeof(int));
-  cnt = hsu_malloc(3 * (size_t)nlink * sizeof(int));
-  if (!adr || !cnt) {
-    HS_ERR(err, hsE_NOMEM, "out of memory");
-    goto done;
-  }
-  segOrder = orderByLink(b->segments.data, b->segments.n, sizeof(hsmSegmentSpec),
-                         offsetof(hsmSegmentSpec, seg.link), nlink, adr, cnt);
-  senOrder = orderByLink(b->sensors.data, b->sensors.n, sizeof(hsmSensorSpec),
-                         offsetof(hsmSensorSpec, sensor.link), nlink, adr + nlink, cnt + nlink);
-  lightOrder = orderByLink(b->lights.data, b->lights.n, sizeof(hsmLightSpec),
-                           offsetof(hsmLightSpec, light.link), nlink, adr + 2 * nlink,
-                           cnt + 2 * nlink);
-  if (!segOrder || !senOrder || !lightOrder) {
-    HS_ERR(err, hsE_NOMEM, "out of memory");
-    goto done;
-  }
+// segments, sensors and lights grouped by link: each kind's record order, and per link the
+// first position (adr) and count (cnt) of its records; segments at [0, nlink), sensors at
+// [nlink, 2 nlink), lights at [2 nlink, 3 nlink)
+typedef struct Groups {
+  int *segOrder, *senOrder, *lightOrder, *adr, *cnt;
+} Groups;
 
-  // size the block: records, then pools
+static void freeGroups(Groups *g) {
+  hsu_free(g->segOrder);
+  hsu_free(g->senOrder);
+  hsu_free(g->lightOrder);
+  hsu_free(g->adr);
+  hsu_free(g->cnt);
+}
+
+static int groupByLink(const hsmBuilder *b, Groups *g, hsError *err) {
+  int nlink = (int)b->links.n;
+  g->adr = hsu_malloc(3 * (size_t)nlink * sizeof(int));
+  g->cnt = hsu_malloc(3 * (size_t)nlink * sizeof(int));
+  if (!g->adr || !g->cnt) {
+    return HS_ERR(err, hsE_NOMEM, "out of memory");
+  }
+  g->segOrder = orderByLink(b->segments.data, b->segments.n, sizeof(hsmSegmentSpec),
+                            offsetof(hsmSegmentSpec, seg.link), nlink, g->adr, g->cnt);
+  g->senOrder = orderByLink(b->sensors.data, b->sensors.n, sizeof(hsmSensorSpec),
+                            offsetof(hsmSensorSpec, sensor.link), nlink, g->adr + nlink,
+                            g->cnt + nlink);
+  g->lightOrder = orderByLink(b->lights.data, b->lights.n, sizeof(hsmLightSpec),
+                              offsetof(hsmLightSpec, light.link), nlink, g->adr + 2 * nlink,
+                              g->cnt + 2 * nlink);
+  if (!g->segOrder || !g->senOrder || !g->lightOrder) {
+    return HS_ERR(err, hsE_NOMEM, "out of memory");
+  }
+  return 0;
+}
+
+// the typed pools of the body block, each carved from the front
+typedef struct Carve {
+  Cursor refs, dbl, ints, flt, ptrs, bytes, chars;
+  char *end;  // one past the block
+} Carve;
+
+// size the block (records, then pools), allocate it zeroed and point the body's record arrays
+// into it; NULL with err set when out of memory
+static hsBody *allocBody(const hsmBuilder *b, Carve *c, hsError *err) {
   Pools p = countPools(b);
   size_t nrec[10] = {1, b->links.n, b->shapes.n, b->appearances.n, b->materials.n,
                      b->textures.n, b->sensors.n, b->segments.n, b->lights.n, b->extraJoints.n};
@@ -523,10 +544,10 @@ hsBody *hsm_compile(hsmBuilder *b, hsError *err) {
   char *block = hsu_calloc(1, total);
   if (!block) {
     HS_ERR(err, hsE_NOMEM, "out of memory allocating a %zu-byte body", total);
-    goto done;
+    return NULL;
   }
   Cursor rec = {block};
-  body = take(&rec, align8(sizeof(hsBody)));
+  hsBody *body = take(&rec, align8(sizeof(hsBody)));
   body->nbytes = total;
   body->links = take(&rec, align8(b->links.n * sizeof(hsLink)));
   body->shapes = take(&rec, align8(b->shapes.n * sizeof(hsShape)));
@@ -537,62 +558,73 @@ hsBody *hsm_compile(hsmBuilder *b, hsError *err) {
   body->segments = take(&rec, align8(b->segments.n * sizeof(hsSegment)));
   body->lights = take(&rec, align8(b->lights.n * sizeof(hsLight)));
   body->extraJoints = take(&rec, align8(b->extraJoints.n * sizeof(hsExtraJoint)));
-  Cursor refs = {rec.next};
-  Cursor dbl = {refs.next + align8(p.refs * sizeof(hsShapeRef))};
-  Cursor ints = {dbl.next + align8(p.dbl * sizeof(double))};
-  Cursor flt = {ints.next + align8(p.ints * sizeof(int))};
-  Cursor ptrs = {flt.next + align8(p.flt * sizeof(float))};
-  Cursor bytes = {ptrs.next + align8(p.ptrs * sizeof(char *))};
-  Cursor chars = {bytes.next + align8(p.bytes)};
+  c->refs.next = rec.next;
+  c->dbl.next = c->refs.next + align8(p.refs * sizeof(hsShapeRef));
+  c->ints.next = c->dbl.next + align8(p.dbl * sizeof(double));
+  c->flt.next = c->ints.next + align8(p.ints * sizeof(int));
+  c->ptrs.next = c->flt.next + align8(p.flt * sizeof(float));
+  c->bytes.next = c->ptrs.next + align8(p.ptrs * sizeof(char *));
+  c->chars.next = c->bytes.next + align8(p.bytes);
+  c->end = block + total;
+  return body;
+}
 
-  // body header
-  body->name = copyStr(&chars, b->name);
-  body->url = copyStr(&chars, b->url);
+// body header
+static void copyHeader(hsBody *body, const hsmBuilder *b, Carve *c) {
+  body->name = copyStr(&c->chars, b->name);
+  body->url = copyStr(&c->chars, b->url);
   body->ninfo = (int)b->info.n;
-  const char **info = take(&ptrs, b->info.n * sizeof(char *));
+  const char **info = take(&c->ptrs, b->info.n * sizeof(char *));
   for (size_t i = 0; i < b->info.n; i++) {
-    info[i] = copyStr(&chars, ((char **)b->info.data)[i]);
+    info[i] = copyStr(&c->chars, ((char **)b->info.data)[i]);
   }
   body->info = info;
+}
 
-  // segments, grouped by link
+// segments, grouped by link
+static void copySegments(hsBody *body, const hsmBuilder *b, const Groups *g, Carve *c) {
   body->nsegment = (int)b->segments.n;
   for (int i = 0; i < body->nsegment; i++) {
-    const hsmSegmentSpec *s = (const hsmSegmentSpec *)b->segments.data + segOrder[i];
+    const hsmSegmentSpec *s = (const hsmSegmentSpec *)b->segments.data + g->segOrder[i];
     hsSegment *d = &body->segments[i];
     *d = s->seg;
-    d->name = copyStr(&chars, s->name);
+    d->name = copyStr(&c->chars, s->name);
     d->nshapeRef = (int)s->shapeRefs.n;
-    d->shapeRefs = copyArr(&ints, s->shapeRefs.data, s->shapeRefs.n * sizeof(int));
+    d->shapeRefs = copyArr(&c->ints, s->shapeRefs.data, s->shapeRefs.n * sizeof(int));
   }
+}
 
-  // links, with merged mass properties and child lists
+// links, with merged mass properties and child lists, then the jointId -> link table
+static void copyLinks(hsBody *body, const hsmBuilder *b, const Groups *g, Carve *c) {
+  int nlink = (int)b->links.n;
+  const hsmLinkSpec *ls = b->links.data;
+  const int *adr = g->adr, *cnt = g->cnt;
   body->nlink = nlink;
   int njoint = 0;
   for (int i = 0; i < nlink; i++) {
     const hsmLinkSpec *s = &ls[i];
     hsLink *d = &body->links[i];
     *d = s->link;
-    d->name = copyStr(&chars, s->name);
-    d->jointTypeName = copyStr(&chars, s->jointTypeName);
+    d->name = copyStr(&c->chars, s->name);
+    d->jointTypeName = copyStr(&c->chars, s->jointTypeName);
     hsDoubles *lim[5] = {&d->ulimit, &d->llimit, &d->uvlimit, &d->lvlimit, &d->climit};
     for (int k = 0; k < 5; k++) {
       lim[k]->n = (int)s->limits[k].n;
-      lim[k]->v = copyArr(&dbl, s->limits[k].data, s->limits[k].n * sizeof(double));
+      lim[k]->v = copyArr(&c->dbl, s->limits[k].data, s->limits[k].n * sizeof(double));
     }
     hsu_axisAngleToMat(d->R, d->rotation);
     d->nshapeRef = (int)s->shapeRefs.n;
-    d->shapeRefs = copyArr(&refs, s->shapeRefs.data, s->shapeRefs.n * sizeof(hsShapeRef));
+    d->shapeRefs = copyArr(&c->refs, s->shapeRefs.data, s->shapeRefs.n * sizeof(hsShapeRef));
     if (s->separateCollision) {
       d->ncollisionRef = (int)s->collisionRefs.n;
       d->collisionRefs =
-          copyArr(&refs, s->collisionRefs.data, s->collisionRefs.n * sizeof(hsShapeRef));
+          copyArr(&c->refs, s->collisionRefs.data, s->collisionRefs.n * sizeof(hsShapeRef));
     } else {
       d->ncollisionRef = d->nshapeRef;
       d->collisionRefs = d->shapeRefs;
     }
     d->ninlinedMatrix = (int)s->inlined.n;
-    d->inlinedMatrices = copyArr(&dbl, s->inlined.data, 12 * s->inlined.n * sizeof(double));
+    d->inlinedMatrices = copyArr(&c->dbl, s->inlined.data, 12 * s->inlined.n * sizeof(double));
     d->segmentAdr = adr[i], d->nsegment = cnt[i];
     d->sensorAdr = adr[nlink + i], d->nsensor = cnt[nlink + i];
     d->lightAdr = adr[2 * nlink + i], d->nlight = cnt[2 * nlink + i];
@@ -600,19 +632,19 @@ hsBody *hsm_compile(hsmBuilder *b, hsError *err) {
       hsm_mergeMass(body->segments + d->segmentAdr, d->nsegment, &d->mass, d->com, d->inertia);
     }
     // children in link order (= file order, since links are numbered depth-first)
-    int *children = (int *)ints.next;
+    int *children = (int *)c->ints.next;
     d->nchild = 0;
-    for (int c = i + 1; c < nlink; c++) {
-      if (ls[c].link.parent == i) {
-        children[d->nchild++] = c;
+    for (int k = i + 1; k < nlink; k++) {
+      if (ls[k].link.parent == i) {
+        children[d->nchild++] = k;
       }
     }
-    take(&ints, (size_t)d->nchild * sizeof(int));
+    take(&c->ints, (size_t)d->nchild * sizeof(int));
     d->children = children;
     njoint = d->jointId >= njoint ? d->jointId + 1 : njoint;
   }
   body->njoint = njoint;
-  int *jointLink = take(&ints, (size_t)njoint * sizeof(int));
+  int *jointLink = take(&c->ints, (size_t)njoint * sizeof(int));
   for (int j = 0; j < njoint; j++) {
     jointLink[j] = -1;
   }
@@ -622,86 +654,89 @@ hsBody *hsm_compile(hsmBuilder *b, hsError *err) {
     }
   }
   body->jointLink = jointLink;
+}
 
-  // merged mass properties of huge but finite inputs can overflow
-  for (int i = 0; i < nlink; i++) {
+// merged mass properties of huge but finite inputs can overflow: an error at the link's first
+// segment (where its mass is written) when it has one, else at the link
+static int checkMasses(const hsBody *body, const hsmBuilder *b, const Groups *g, hsError *err) {
+  const hsmLinkSpec *ls = b->links.data;
+  for (int i = 0; i < body->nlink; i++) {
     const hsLink *d = &body->links[i];
     int bad = !isfinite(d->mass);
     for (int k = 0; k < 9; k++) {
       bad |= !isfinite(d->inertia[k]) || (k < 3 && !isfinite(d->com[k]));
     }
     if (bad) {
-      // point at the link's first segment (where its mass is written) when it has one
       const hsmSource *w = &ls[i].where;
       const char *segName = "";
       if (d->nsegment > 0) {
         const hsmSegmentSpec *s0 =
-            (const hsmSegmentSpec *)b->segments.data + segOrder[d->segmentAdr];
+            (const hsmSegmentSpec *)b->segments.data + g->segOrder[d->segmentAdr];
         if (s0->where.line > 0) {
           w = &s0->where;
           segName = s0->name ? s0->name : "";
         }
       }
-      HS_ERR_AT(err, hsE_MODEL, w->file, w->line, w->column,
-                "link '%s'%s%s%s: its mass properties overflow (not finite once merged)",
-                d->name, segName[0] ? " (segment '" : "", segName, segName[0] ? "')" : "");
-      hsm_freeBody(body);
-      body = NULL;
-      goto done;
+      return HS_ERR_AT(err, hsE_MODEL, w->file, w->line, w->column,
+                       "link '%s'%s%s%s: its mass properties overflow (not finite once merged)",
+                       d->name, segName[0] ? " (segment '" : "", segName,
+                       segName[0] ? "')" : "");
     }
   }
+  return 0;
+}
 
-  // sensors, grouped by link
+// sensors and lights, grouped by link; extra joints
+static void copySensorsLightsLoops(hsBody *body, const hsmBuilder *b, const Groups *g,
+                                   Carve *c) {
   body->nsensor = (int)b->sensors.n;
   for (int i = 0; i < body->nsensor; i++) {
-    const hsmSensorSpec *s = (const hsmSensorSpec *)b->sensors.data + senOrder[i];
+    const hsmSensorSpec *s = (const hsmSensorSpec *)b->sensors.data + g->senOrder[i];
     hsSensor *d = &body->sensors[i];
     *d = s->sensor;
-    d->name = copyStr(&chars, s->name);
-    d->specFile = copyStr(&chars, s->specFile);
+    d->name = copyStr(&c->chars, s->name);
+    d->specFile = copyStr(&c->chars, s->specFile);
     d->nspecValue = (int)s->specValues.n;
-    d->specValues = copyArr(&flt, s->specValues.data, s->specValues.n * sizeof(float));
+    d->specValues = copyArr(&c->flt, s->specValues.data, s->specValues.n * sizeof(float));
     d->nshapeRef = (int)s->shapeRefs.n;
-    d->shapeRefs = copyArr(&refs, s->shapeRefs.data, s->shapeRefs.n * sizeof(hsShapeRef));
+    d->shapeRefs = copyArr(&c->refs, s->shapeRefs.data, s->shapeRefs.n * sizeof(hsShapeRef));
     d->ninlinedMatrix = (int)s->inlined.n;
-    d->inlinedMatrices = copyArr(&dbl, s->inlined.data, 12 * s->inlined.n * sizeof(double));
+    d->inlinedMatrices = copyArr(&c->dbl, s->inlined.data, 12 * s->inlined.n * sizeof(double));
   }
-
-  // lights, grouped by link
   body->nlight = (int)b->lights.n;
   for (int i = 0; i < body->nlight; i++) {
-    const hsmLightSpec *s = (const hsmLightSpec *)b->lights.data + lightOrder[i];
+    const hsmLightSpec *s = (const hsmLightSpec *)b->lights.data + g->lightOrder[i];
     body->lights[i] = s->light;
-    body->lights[i].name = copyStr(&chars, s->name);
+    body->lights[i].name = copyStr(&c->chars, s->name);
   }
-
-  // extra joints
+  const hsmExtraJointSpec *ejs = b->extraJoints.data;
   body->nextraJoint = (int)b->extraJoints.n;
   for (int i = 0; i < body->nextraJoint; i++) {
     hsExtraJoint *d = &body->extraJoints[i];
     *d = ejs[i].ej;
-    d->name = copyStr(&chars, ejs[i].name);
-    d->linkName[0] = copyStr(&chars, ejs[i].linkName[0]);
-    d->linkName[1] = copyStr(&chars, ejs[i].linkName[1]);
+    d->name = copyStr(&c->chars, ejs[i].name);
+    d->linkName[0] = copyStr(&c->chars, ejs[i].linkName[0]);
+    d->linkName[1] = copyStr(&c->chars, ejs[i].linkName[1]);
   }
+}
 
-  // shapes
+// shapes and appearances
+static void copyShapes(hsBody *body, const hsmBuilder *b, Carve *c) {
   body->nshape = (int)b->shapes.n;
   for (int i = 0; i < body->nshape; i++) {
     const hsmShapeSpec *s = (const hsmShapeSpec *)b->shapes.data + i;
     hsShape *d = &body->shapes[i];
-    d->url = copyStr(&chars, s->url);
+    d->url = copyStr(&c->chars, s->url);
     d->primitive = s->primitive;
     d->nparam = s->nparam;
-    d->params = copyArr(&flt, s->params, (size_t)s->nparam * sizeof(float));
+    d->params = copyArr(&c->flt, s->params, (size_t)s->nparam * sizeof(float));
     d->nvertex = s->mesh.nvertex;
-    d->vertices = copyArr(&flt, s->mesh.vertices, 3 * (size_t)s->mesh.nvertex * sizeof(float));
+    d->vertices = copyArr(&c->flt, s->mesh.vertices, 3 * (size_t)s->mesh.nvertex * sizeof(float));
     d->ntriangle = s->mesh.ntriangle;
-    d->triangles = copyArr(&ints, s->mesh.triangles, 3 * (size_t)s->mesh.ntriangle * sizeof(int));
+    d->triangles =
+        copyArr(&c->ints, s->mesh.triangles, 3 * (size_t)s->mesh.ntriangle * sizeof(int));
     d->appearance = s->appearance;
   }
-
-  // appearances
   body->nappearance = (int)b->appearances.n;
   for (int i = 0; i < body->nappearance; i++) {
     const hsmAppearanceSpec *s = (const hsmAppearanceSpec *)b->appearances.data + i;
@@ -709,23 +744,26 @@ hsBody *hsm_compile(hsmBuilder *b, hsError *err) {
     hsAppearance *d = &body->appearances[i];
     *d = s->app;
     d->nnormal = m->nnormal;
-    d->normals = copyArr(&flt, m->normals, 3 * (size_t)m->nnormal * sizeof(float));
+    d->normals = copyArr(&c->flt, m->normals, 3 * (size_t)m->nnormal * sizeof(float));
     d->nnormalIndex = m->nnormalIndex;
-    d->normalIndices = copyArr(&ints, m->normalIndices, (size_t)m->nnormalIndex * sizeof(int));
+    d->normalIndices =
+        copyArr(&c->ints, m->normalIndices, (size_t)m->nnormalIndex * sizeof(int));
     d->normalPerVertex = m->normalPerVertex;
     d->ncolor = m->ncolor;
-    d->colors = copyArr(&flt, m->colors, 3 * (size_t)m->ncolor * sizeof(float));
+    d->colors = copyArr(&c->flt, m->colors, 3 * (size_t)m->ncolor * sizeof(float));
     d->ncolorIndex = m->ncolorIndex;
-    d->colorIndices = copyArr(&ints, m->colorIndices, (size_t)m->ncolorIndex * sizeof(int));
+    d->colorIndices = copyArr(&c->ints, m->colorIndices, (size_t)m->ncolorIndex * sizeof(int));
     d->colorPerVertex = m->colorPerVertex;
     d->ntexCoord = m->ntexCoord;
-    d->texCoords = copyArr(&flt, m->texCoords, 2 * (size_t)m->ntexCoord * sizeof(float));
+    d->texCoords = copyArr(&c->flt, m->texCoords, 2 * (size_t)m->ntexCoord * sizeof(float));
     d->ntexCoordIndex = m->ntexCoordIndex;
     d->texCoordIndices =
-        copyArr(&ints, m->texCoordIndices, (size_t)m->ntexCoordIndex * sizeof(int));
+        copyArr(&c->ints, m->texCoordIndices, (size_t)m->ntexCoordIndex * sizeof(int));
   }
+}
 
-  // materials and textures
+// materials and textures
+static void copyMaterials(hsBody *body, const hsmBuilder *b, Carve *c) {
   body->nmaterial = (int)b->materials.n;
   if (b->materials.n) {
     memcpy(body->materials, b->materials.data, b->materials.n * sizeof(hsMaterial));
@@ -735,18 +773,35 @@ hsBody *hsm_compile(hsmBuilder *b, hsError *err) {
     const hsmTextureSpec *s = (const hsmTextureSpec *)b->textures.data + i;
     hsTexture *d = &body->textures[i];
     *d = s->tex;
-    d->url = copyStr(&chars, s->url);
+    d->url = copyStr(&c->chars, s->url);
     d->nimage = s->image ? s->tex.nimage : 0;
-    d->image = copyArr(&bytes, s->image, d->nimage);
+    d->image = copyArr(&c->bytes, s->image, d->nimage);
   }
-  HS_ASSERT(chars.next <= block + total);
+}
+
+hsBody *hsm_compile(hsmBuilder *b, hsError *err) {
+  hsBody *body = NULL;
+  Groups g = {0};
+  Carve c;
+  if (checkBuilder(b, err) || resolveExtraJoints(b, err) || groupByLink(b, &g, err) ||
+      !(body = allocBody(b, &c, err))) {
+    goto done;
+  }
+  copyHeader(body, b, &c);
+  copySegments(body, b, &g, &c);
+  copyLinks(body, b, &g, &c);
+  if (checkMasses(body, b, &g, err)) {
+    hsm_freeBody(body);
+    body = NULL;
+    goto done;
+  }
+  copySensorsLightsLoops(body, b, &g, &c);
+  copyShapes(body, b, &c);
+  copyMaterials(body, b, &c);
+  HS_ASSERT(c.chars.next <= c.end);
 
 done:
-  hsu_free(segOrder);
-  hsu_free(senOrder);
-  hsu_free(lightOrder);
-  hsu_free(adr);
-  hsu_free(cnt);
+  freeGroups(&g);
   hsm_freeBuilder(b);
   return body;
 }

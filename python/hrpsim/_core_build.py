@@ -31,6 +31,7 @@ struct hsError { int code; char message[512]; char file[512]; int line; int colu
 struct hsdLinkMotion { double v[3]; double w[3]; double dv[3]; double dw[3]; ...; };
 struct hsdContact { int pair; int ch[2]; int link[2]; double p[3]; double n[3]; double depth;
                     double force[3]; ...; };
+struct hsdContactGroup { int pair; int ch[2]; int link[2]; int first; int count; ...; };
 """
 
 

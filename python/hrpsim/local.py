@@ -186,14 +186,28 @@ class LocalSim:
         # after the simulation, whichever of this object and its views goes last
         self._keep = keep = []
         lib = self.lib
-        self.ptr = self.ffi.gc(ptr, lambda p, _bodies=keep: lib.hs_freeSim(p))
+        self._ptr = self.ffi.gc(ptr, lambda p, _bodies=keep: lib.hs_freeSim(p))
+        self.runaway_message = ""  # the core's message of the last runaway step
         self._doubles = self.ffi.typeof("double[]")  # parsed once: from_buffer's type
         self._joints = {}  # character index -> hs_jointCount
         self._names = {}  # character name -> index
 
+    @property
+    def ptr(self):
+        """The core's hsSim; after close() every call that needs it raises CallOrderError."""
+        ptr = self._ptr
+        if ptr is None:
+            self._closed()
+        return ptr
+
+    def _closed(self):
+        from .errors import CallOrderError
+        raise CallOrderError("the simulation is closed (close() freed it; a Simulation builds "
+                             "a new one on its next use)", "closed")
+
     def close(self):
         """Free the simulation now unless views still hold it (then when the last goes)."""
-        self.ptr = None
+        self._ptr = None
 
     def _check(self, code, what):
         if code < 0:
@@ -309,9 +323,16 @@ class LocalSim:
 
     # --- stepping and link data ---
     def step(self, n=1):
-        """n steps (hs_stepN); the hsE_RUNAWAY code is returned, other errors raised."""
-        code = self.lib.hs_stepN(self.ptr, n, self._err)
+        """n steps (hs_stepN); the hsE_RUNAWAY code is returned (the core's message in
+        ``runaway_message``), other errors raised."""
+        try:  # (self._ptr, not the property: the fast path)
+            code = self.lib.hs_stepN(self._ptr, n, self._err)
+        except TypeError:
+            if self._ptr is None:
+                self._closed()
+            raise
         if code == self.lib.hsE_RUNAWAY:
+            self.runaway_message = self.ffi.string(self._err.message).decode(errors="replace")
             _clear(self._err)
             return code
         return self._check(code, "step")
@@ -324,9 +345,15 @@ class LocalSim:
 
     def set_all_link_data(self, ch, type_code, values):
         v = values if _is_doubles(values) else np.ascontiguousarray(values, dtype=np.float64)
-        self._check(self.lib.hs_setAllLinkData(self.ptr, ch, type_code,
-                                               self.ffi.from_buffer(self._doubles, v), v.size,
-                                               self._e()), "set_all_link_data")
+        try:  # (self._ptr, not the property: the fast path)
+            code = self.lib.hs_setAllLinkData(self._ptr, ch, type_code,
+                                              self.ffi.from_buffer(self._doubles, v), v.size,
+                                              self._err)
+        except TypeError:
+            if self._ptr is None:
+                self._closed()
+            raise
+        self._check(code, "set_all_link_data")
 
     def get_link_data(self, ch, link, type_code):
         out = np.empty(64)
@@ -351,9 +378,15 @@ class LocalSim:
     def set_joint_torques(self, ch, u):
         """Torques per link (link index order): the fast path of a control loop."""
         v = u if _is_doubles(u) else np.ascontiguousarray(u, dtype=np.float64)
-        self._check(self.lib.hs_setJointTorques(self.ptr, ch,
-                                                self.ffi.from_buffer(self._doubles, v),
-                                                v.size, self._e()), "set_joint_torques")
+        try:  # (self._ptr, not the property: the fast path)
+            code = self.lib.hs_setJointTorques(self._ptr, ch,
+                                               self.ffi.from_buffer(self._doubles, v), v.size,
+                                               self._err)
+        except TypeError:
+            if self._ptr is None:
+                self._closed()
+            raise
+        self._check(code, "set_joint_torques")
 
 
 def _is_doubles(a):
@@ -511,7 +544,8 @@ class LocalBackend:
             k = core.lib.hs_runaway(core.ptr)
             names = list(sim._models)
             who = names[k] if 0 <= k < len(names) else None
-            raise Runaway(_runaway_message(sim._steps, who), who)
+            # the core's message (which character, before or after which step, the bounds)
+            raise Runaway(core.runaway_message or _runaway_message(sim._steps, who), who)
 
     def run_to(self, target, before):
         self.step(target - self.core_steps(), before)

@@ -1,8 +1,10 @@
 """Simulation projects: hrpsim's own XML format and OpenHRP GrxUI project files.
 
 Both formats parse into one ``Project`` (plain data: time step, end time, models with their
-initial state and joint modes, collision pairs, controllers, logging, plots), which
-``Project.configure(scheduler, client)`` applies through the hrpsim Scheduler IDL.
+initial state and joint modes, collision pairs, controllers, logging, plots).
+``Project.configure(scheduler, client)`` applies it through the hrpsim Scheduler IDL:
+configuration.py maps it onto a ``Configuration`` and makes the calls (the same module
+configures the Scheduler for ``hrpsim.Simulation``).
 
 Parsing uses expat directly (Python's standard library) into a tiny element tree that keeps
 the line of every element, so that every error names the file, the line and the field:
@@ -25,9 +27,9 @@ import xml.parsers.expat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ._orb import HrpsimError
 from . import primitives
-from .limits import MAX_TIME_STEP, MIN_TIME_STEP
+from .configuration import ProjectError  # noqa: F401 - importable from here
+from .limits import MAX_TIME_STEP, MIN_TIME_STEP, period_steps
 
 FORMAT_HRPSIM = "hrpsim"
 FORMAT_GRXUI = "grxui"
@@ -35,15 +37,6 @@ FORMAT_GRXUI = "grxui"
 JOINT_MODES = {"torque": "TORQUE_MODE", "highgain": "HIGH_GAIN_MODE",
                "high_gain": "HIGH_GAIN_MODE", "high-gain": "HIGH_GAIN_MODE"}
 METHODS = ("EULER", "RUNGE_KUTTA")
-
-
-class ProjectError(HrpsimError):
-    """An invalid project: ``file``, ``line`` (or None) and ``field`` say where."""
-
-    def __init__(self, file, line, field_, message):
-        self.file, self.line, self.field, self.message = str(file), line, field_, message
-        where = "%s:%s" % (self.file, line) if line else self.file
-        super().__init__("%s: %s%s" % (where, field_ + ": " if field_ else "", message))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -173,89 +166,24 @@ class Project:
 
     # -----------------------------------------------------------------------------------------
     def configure(self, scheduler, client=None, bodies=None):
-        """Apply the project through the Scheduler IDL (reset first). ``bodies`` maps model
-        names to BodyInfo link lists (fetched through ``client``'s ModelLoader if missing),
-        needed to find root links and joint names. Raises ProjectError naming the field for
-        anything the Scheduler refuses."""
-        from . import OpenHRP
-        import hrpsim._idl.hrpsim as H
-        DS = OpenHRP.DynamicsSimulator
+        """Apply the project through the Scheduler IDL (reset first; configuration.py makes
+        the calls). ``bodies`` maps model names to BodyInfo link lists (fetched through
+        ``client``'s ModelLoader if missing), needed to find root links and joint names.
+        Raises ProjectError naming the field for anything the Scheduler refuses."""
+        from . import configuration
         bodies = dict(bodies or {})
-
-        def call(line, fld, fn, *args):
-            try:
-                return fn(*args)
-            except H.SchedulerError as exc:
-                raise ProjectError(self.path, line, fld, exc.description) from exc
-
-        at = self.at
-        scheduler.reset()
-        call(at("time_step"), "timeStep", scheduler.setTimeStep, float(self.time_step))
-        call(at("end_time"), "endTime", scheduler.setEndTime, float(self.end_time))
-        call(at("method"), "method", scheduler.setIntegrateMethod, getattr(DS, self.method))
-        call(at("sensors"), "sensors", scheduler.setSensorOption,
-             DS.ENABLE_SENSOR if self.sensors else DS.DISABLE_SENSOR)
-        call(at("gravity"), "gravity", scheduler.setGVector, [float(g) for g in self.gravity])
-        for m in self.models:
-            call(m.at("url"), "model %s url" % m.name, scheduler.addModel, m.name,
-                 _file_url(m.url))
-        for m in self.models:
-            links = bodies.get(m.name)
-            if links is None and client is not None:
-                links = list(client.load_body(m.url, reload=False)._get_links())
-                bodies[m.name] = links
-            self._configure_model(scheduler, call, DS, m, links or [])
-        for c in self.collisions:
-            self._check_pair_links(c, bodies)
-            pair = H.CollisionPair(c.object1, c.link1, c.object2, c.link2,
-                                   float(c.static_friction), float(c.slip_friction),
-                                   float(c.culling), float(c.restitution))
-            call(c.line, "collision %s/%s" % (c.object1, c.object2),
-                 scheduler.addCollisionPair, pair)
-        kinds = {"xyz": OpenHRP.EJ_XYZ, "xy": OpenHRP.EJ_XY, "z": OpenHRP.EJ_Z}
-        for e in self.extra_joints:
-            self._check_pair_links(e, bodies)
-            spec = H.ExtraJointSpec(e.name, e.object1, e.link1, e.object2, e.link2,
-                                    [float(x) for x in e.link1_pos],
-                                    [float(x) for x in e.link2_pos], kinds[e.joint_type],
-                                    [float(x) for x in e.axis])
-            call(e.line, "extra joint %s" % e.name, scheduler.addExtraJoint, spec)
-        call(at("joint_limits"), "jointLimits", scheduler.setJointOptions,
-             H.JointOptions(bool(self.joint_limits), bool(self.rotor_inertia), bool(self.sleep)))
-        call(at("controller_timeout"), "controllerTimeout", scheduler.setControllerTimeout,
-             float(self.controller_timeout))
-        for c in self.controllers:
-            spec = H.ControllerSpec(c.name, c.character or "",
-                                    float(c.period if c.period else self.time_step))
-            call(c.line, "controller %s" % c.name, scheduler.addController, spec)
-        call(at("log_period", "log"), "log", scheduler.setLogOptions,
-             H.LogOptions(float(self.log_period or 0.0), bool(self.log_sensors)))
-        noise = self.noise
+        if client is not None:
+            for m in self.models:
+                if bodies.get(m.name) is None:
+                    bodies[m.name] = list(client.load_body(m.url, reload=False)._get_links())
+        noise = None
         if "noise" not in self.lines and client is not None:
             noise = self._model_noise(client)
-        if noise or self.noise_limits:
-            specs = [H.SensorNoiseSpec(t, [float(x) for x in std], [float(x) for x in bias])
-                     for t, std, bias, _ in noise]
-            # <noise>'s line, or that of the first model declaring noise
-            noise_line = self.lines.get("noise") or next((ln for *_, ln in noise if ln), 0)
-            call(noise_line, "noise", scheduler.setSensorNoise,
-                 H.SensorNoise(int(self.noise_seed), bool(self.noise_limits), specs))
-        call(at("real_time"), "realTime", scheduler.setRealTime, float(self.real_time))
-        call(at("view_rate"), "viewRate", scheduler.setViewRate, float(self.view_rate))
+        facts = {name: configuration.ModelFacts.from_links(links)
+                 for name, links in bodies.items()}
+        configuration.to_scheduler(scheduler,
+                                   configuration.from_project(self, facts, noise=noise))
         return bodies
-
-    def _check_pair_links(self, spec, bodies):
-        """A collision pair's or closed loop's link names against the models' links, so that
-        a wrong one is reported at the line that holds it (the scheduler would refuse it too,
-        at the pair's element)."""
-        for i in (1, 2):
-            obj, link = getattr(spec, "object%d" % i), getattr(spec, "link%d" % i)
-            links = bodies.get(obj)
-            if link and links and link not in [lk.name for lk in links]:
-                what = "collision" if isinstance(spec, CollisionSpec) else \
-                    "extra joint %s" % spec.name
-                raise ProjectError(self.path, spec.at("link%d" % i), "%s link%d" % (what, i),
-                                   "no link named %r in model %s" % (link, obj))
 
     def _model_noise(self, client):
         """The noise the models declare (a URDF's Gazebo noise, as "urdf noise" info strings)
@@ -274,71 +202,6 @@ class Project:
                               % (m.name, sensor, kind, found[kind][2], found[kind][3],
                                  found[kind][2], found[kind][3]))
         return [(k, v[0], v[1], v[4]) for k, v in found.items()]
-
-    def _configure_model(self, scheduler, call, DS, m, links):
-        names = [lk.name for lk in links]
-        joints = [lk.name for lk in links if lk.jointId >= 0 and lk.jointType in
-                  ("rotate", "slide")]
-        fld = "model %s" % m.name
-
-        def check_link(name, what, key):
-            if links and name not in names:
-                raise ProjectError(self.path, m.at(key), "%s %s" % (fld, what),
-                                   "no link named %r in %s" % (name, m.url))
-
-        if m.all_joint_mode:
-            call(m.at("joints.mode"), fld + " mode", scheduler.setAllJointModes, m.name,
-                 getattr(DS, m.all_joint_mode))
-        for link, mode in m.joint_modes.items():
-            check_link(link, "joint mode", "mode:" + link)
-            call(m.at("mode:" + link), "%s %s.mode" % (fld, link), scheduler.setLinkData,
-                 m.name, link, DS.POSITION_GIVEN, [1.0 if mode == "HIGH_GAIN_MODE" else 0.0])
-        if m.all_joint_value is not None:
-            for j in joints:
-                call(m.at("joints.value"), fld + " joints value", scheduler.setLinkData,
-                     m.name, j, DS.JOINT_VALUE, [float(m.all_joint_value)])
-        for j, v in m.joint_values.items():
-            check_link(j, "joint value", "value:" + j)
-            call(m.at("value:" + j), "%s %s" % (fld, j), scheduler.setLinkData, m.name, j,
-                 DS.JOINT_VALUE, [float(v)])
-        for j, v in m.joint_velocities.items():
-            check_link(j, "joint velocity", "velocity:" + j)
-            call(m.at("velocity:" + j), "%s %s" % (fld, j), scheduler.setLinkData, m.name, j,
-                 DS.JOINT_VELOCITY, [float(v)])
-        for j, v in m.track_speeds.items():
-            check_link(j, "track speed", "trackSpeed:" + j)
-            call(m.at("trackSpeed:" + j), "%s %s.trackSpeed" % (fld, j), scheduler.setLinkData,
-                 m.name, j, DS.JOINT_TORQUE, [float(v)])
-        if links and (m.root_translation is not None or m.root_rotation is not None):
-            root = links[0]
-            p = m.root_translation if m.root_translation is not None else list(root.translation)
-            aa = m.root_rotation if m.root_rotation is not None else list(root.rotation)
-            pose_line = m.at("root_translation" if m.root_translation is not None
-                             else "root_rotation")
-            call(pose_line, fld + " root pose", scheduler.setLinkData, m.name, root.name,
-                 DS.ABS_TRANSFORM, [float(x) for x in p] + axis_angle_to_matrix(aa))
-        if links and m.root_velocity is not None:
-            call(m.at("root_velocity"), fld + " root velocity", scheduler.setLinkData, m.name,
-                 links[0].name, DS.ABS_VELOCITY, [float(x) for x in m.root_velocity])
-
-
-def _file_url(url):
-    from . import file_url
-    return file_url(url)
-
-
-def axis_angle_to_matrix(aa):
-    """A 3x3 row-major rotation (9 floats) from axis-angle [x, y, z, angle]."""
-    x, y, z, a = (float(v) for v in aa)
-    n = math.sqrt(x * x + y * y + z * z)
-    if n < 1e-12 or a == 0.0:
-        return [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
-    x, y, z = x / n, y / n, z / n
-    c, s = math.cos(a), math.sin(a)
-    t = 1.0 - c
-    return [t * x * x + c, t * x * y - s * z, t * x * z + s * y,
-            t * x * y + s * z, t * y * y + c, t * y * z - s * x,
-            t * x * z - s * y, t * y * z + s * x, t * z * z + c]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1143,6 +1006,4 @@ def _check(p, ctx):
 
 
 def _multiple(period, dt):
-    # the core's rule (hs_periodSteps in core/core.h): within 1e-9 of the period, relative
-    k = round(period / dt)
-    return k >= 1 and abs(k * dt - period) <= 1e-9 * period
+    return period_steps(period, dt) > 0

@@ -506,6 +506,116 @@ def _describe_models(client, project):
     return out
 
 
+def _load_bodies(client, project):
+    """Every model's BodyInfo links through the ModelLoader, by model name; RunError with
+    the ModelLoader's file:line for a broken model."""
+    import hrpsim
+    bodies = {}
+    for m in project.models:
+        try:
+            bodies[m.name] = list(client.load_body(m.url)._get_links())
+        except hrpsim.OpenHRP.ModelLoader.ModelLoaderException as exc:
+            raise RunError("%s:%s: model %s: %s" % (project.path, m.at("url"), m.name,
+                                                     exc.description)) from exc
+    return bodies
+
+
+def _configure(sched, project, client, bodies, real_time, view_rate):
+    """Configure the Scheduler from the project, then the command line's overrides."""
+    import hrpsim._idl.hrpsim as H
+    try:
+        project.configure(sched, client, bodies)
+        if real_time is not None:
+            sched.setRealTime(float(real_time))
+        if view_rate is not None:
+            sched.setViewRate(float(view_rate))
+    except H.SchedulerError as exc:
+        raise RunError("scheduler refused the project: %s" % exc.description) from exc
+
+
+def _attach_viewer(client, sched, naming, out, state_dir, cameras, warn, on_viewer):
+    """A RunViewer attached to the Scheduler (`hrpsim run --view`); returns it."""
+    viewer = RunViewer(client, naming, out, state_dir)
+    viewer.ref.clearData()  # this run's models only; the Scheduler loads them
+    sched.setOnlineViewer(viewer.ref)
+    why = viewer.show_cameras(out) if cameras else None  # the page reads the files
+    if why and warn:
+        warn("the viewer will not show camera frames: %s" % why)
+    if on_viewer:
+        on_viewer(viewer.url, viewer.started)
+    return viewer
+
+
+def _follow_run(sched, log, bar, controllers):
+    """Collect the log and show progress until the started run ends (or a controller
+    process dies: the run is stopped); returns (final status, the dead controller or None)."""
+    import hrpsim._idl.hrpsim as H
+    terminal = (H.FINISHED, H.FAILED)
+    dead = None  # a controller process that exited during the run
+    try:
+        while True:
+            status = sched.wait(POLL_S)
+            log.add(sched.getLog(len(log)))
+            bar.update(status)
+            if status.state in terminal or status.state in (H.IDLE, H.READY):
+                break
+            if status.state == H.PAUSED:  # nobody else should pause our run
+                sched.resume()
+            dead = controllers.poll()
+            if dead is not None:
+                with contextlib.suppress(H.SchedulerError):
+                    sched.stop()
+                break
+    finally:
+        bar.done()
+    log.add(sched.getLog(len(log)))
+    return sched.status(), dead
+
+
+def _judge(status, controllers, dead):
+    """The run's outcome (state name, message, the blamed controller's name or None) from
+    the Scheduler's status and how the (stopped) controller processes ended."""
+    state, message = _enum(status.state), status.message
+    message, blamed = explain_controller_failure(message, controllers.procs)
+    if dead is not None:
+        state, message = "FAILED", "controller %s (pid %d): %s at t = %g s (%s)%s" % (
+            dead.spec.name, dead.proc.pid, dead.describe(), status.time, dead.log_path,
+            _last_line(dead.log_path))
+    elif state != "FAILED" and controllers.failure():
+        state, message = "FAILED", controllers.failure()
+    return state, message, blamed
+
+
+def _summary(project, status, state, message, blamed, controllers, log, servers):
+    """The run's summary.json record (cameras and stills are added by the caller)."""
+    processes = {cp.spec.name: cp.record() for cp in controllers.procs}
+    return {
+        "project": str(Path(project.path).resolve()),
+        "format": project.format,
+        "status": state,
+        "message": message,
+        "scheduler_status": _enum(status.state),
+        "scheduler_message": status.message,
+        "models": [{"name": m.name, "url": m.url} for m in project.models],
+        "controllers": [{"name": c.name, "character": c.character,
+                         "period": c.period or project.time_step,
+                         "command": c.command,
+                         "failed": c.name == blamed,
+                         "process": processes.get(c.name)} for c in project.controllers],
+        "time_step": project.time_step,
+        "end_time": project.end_time,
+        "steps": int(status.steps),
+        "simulated_time": float(status.time),
+        "wall_time": float(status.wallTime),
+        "real_time_factor": float(status.realTimeFactor),
+        "records": len(log),
+        "log_period": project.log_period or project.time_step,
+        "warnings": list(project.warnings),
+        "naming": servers.naming,
+        "servers_started": servers.started,
+    }
+
+
 def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, bin_dir=None,
                 warn=None, view=False, real_time=None, on_viewer=None, after_run=None,
                 view_rate=None, cameras=None):
@@ -523,7 +633,6 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
     is stopped (`hrpsim run --view` waits there so the page stays up). Raises ProjectError
     or RunError.
     """
-    import hrpsim
     import hrpsim._idl.hrpsim as H
     from omniORB import CORBA
 
@@ -546,32 +655,13 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
         client, sched = servers.client, servers.scheduler
 
         # bodies first: a broken model fails here with the ModelLoader's file:line
-        bodies = {}
-        for m in project.models:
-            try:
-                bodies[m.name] = list(client.load_body(m.url)._get_links())
-            except hrpsim.OpenHRP.ModelLoader.ModelLoaderException as exc:
-                raise RunError("%s:%s: model %s: %s" % (project.path, m.at("url"), m.name,
-                                                         exc.description)) from exc
+        bodies = _load_bodies(client, project)
         models = _describe_models(client, project)
         controllers.start(project, servers.naming, out)
-        try:
-            project.configure(sched, client, bodies)
-            if real_time is not None:
-                sched.setRealTime(float(real_time))
-            if view_rate is not None:
-                sched.setViewRate(float(view_rate))
-        except H.SchedulerError as exc:
-            raise RunError("scheduler refused the project: %s" % exc.description) from exc
+        _configure(sched, project, client, bodies, real_time, view_rate)
         if view:
-            viewer = RunViewer(client, servers.naming, out, state_dir)
-            viewer.ref.clearData()  # this run's models only; the Scheduler loads them
-            sched.setOnlineViewer(viewer.ref)
-            why = viewer.show_cameras(out) if cameras else None  # the page reads the files
-            if why and warn:
-                warn("the viewer will not show camera frames: %s" % why)
-            if on_viewer:
-                on_viewer(viewer.url, viewer.started)
+            viewer = _attach_viewer(client, sched, servers.naming, out, state_dir, cameras, warn,
+                                    on_viewer)
 
         characters = []
         for m in project.models:
@@ -590,66 +680,15 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
         except H.SchedulerError as exc:
             raise RunError("start failed: %s" % exc.description) from exc
         started = True
-        terminal = (H.FINISHED, H.FAILED)
-        dead = None  # a controller process that exited during the run
-        try:
-            while True:
-                status = sched.wait(POLL_S)
-                log.add(sched.getLog(len(log)))
-                bar.update(status)
-                if status.state in terminal or status.state in (H.IDLE, H.READY):
-                    break
-                if status.state == H.PAUSED:  # nobody else should pause our run
-                    sched.resume()
-                dead = controllers.poll()
-                if dead is not None:
-                    with contextlib.suppress(H.SchedulerError):
-                        sched.stop()
-                    break
-        finally:
-            bar.done()
-        log.add(sched.getLog(len(log)))
-        status = sched.status()
+        status, dead = _follow_run(sched, log, bar, controllers)
         started = False
 
         # the run is over: stop the controllers, and judge them by how they end
         controllers.stop()
-        state, message = _enum(status.state), status.message
-        message, blamed = explain_controller_failure(message, controllers.procs)
-        if dead is not None:
-            state, message = "FAILED", "controller %s (pid %d): %s at t = %g s (%s)%s" % (
-                dead.spec.name, dead.proc.pid, dead.describe(), status.time, dead.log_path,
-                _last_line(dead.log_path))
-        elif state != "FAILED" and controllers.failure():
-            state, message = "FAILED", controllers.failure()
+        state, message, blamed = _judge(status, controllers, dead)
 
         arrays = log.arrays()
-        processes = {cp.spec.name: cp.record() for cp in controllers.procs}
-        summary = {
-            "project": str(Path(project.path).resolve()),
-            "format": project.format,
-            "status": state,
-            "message": message,
-            "scheduler_status": _enum(status.state),
-            "scheduler_message": status.message,
-            "models": [{"name": m.name, "url": m.url} for m in project.models],
-            "controllers": [{"name": c.name, "character": c.character,
-                             "period": c.period or project.time_step,
-                             "command": c.command,
-                             "failed": c.name == blamed,
-                             "process": processes.get(c.name)} for c in project.controllers],
-            "time_step": project.time_step,
-            "end_time": project.end_time,
-            "steps": int(status.steps),
-            "simulated_time": float(status.time),
-            "wall_time": float(status.wallTime),
-            "real_time_factor": float(status.realTimeFactor),
-            "records": len(log),
-            "log_period": project.log_period or project.time_step,
-            "warnings": list(project.warnings),
-            "naming": servers.naming,
-            "servers_started": servers.started,
-        }
+        summary = _summary(project, status, state, message, blamed, controllers, log, servers)
         from .images import write_previews
         from .stills import take_stills
         summary["cameras"] = cameras

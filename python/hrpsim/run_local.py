@@ -1,8 +1,9 @@
 """`hrpsim run --local PROJECT`: run a project inside this Python process (no servers).
 
 The project (hrpsim's format or GrxUI's, project.py) configures an
-``hrpsim.Simulation(backend="local")`` as ``Project.configure`` configures the Scheduler: the
-same models, initial states, modes, pairs, loops, joint options and sensor noise. Its
+``hrpsim.Simulation(backend="local")`` through the same Configuration that configures the
+Scheduler (configuration.py): the same models, initial states, modes, pairs, loops, joint
+options and sensor noise. Its
 controllers must be Python classes (``hrpsim.controller.Controller`` subclasses) named by
 ``python="FILE.py:NAME"`` on ``<controller>`` (FILE relative to the project's directory; NAME
 a Controller subclass or a function returning a Controller): each is made with no arguments,
@@ -14,8 +15,10 @@ and ``start()``ed, and ticked in the scheduler's order: for step k,
 OpenHRP Controller in another process: it needs the servers, and the run refuses it
 (``RunError`` saying so).
 
-Results: ``OUT/log.npz`` (``time``, and per character ``<name>.p`` root positions,
-``<name>.q`` joint values at the log period) and ``OUT/summary.json``.
+Results: ``OUT/log.npz``, the scheduler run's log (results.py: the same series, made by the
+same ``LogCollector`` from records ``_record`` reads from the core as the Scheduler's
+``record`` does: the state at time 0, then one record per log period) and
+``OUT/summary.json``.
 """
 
 import importlib.util
@@ -23,10 +26,13 @@ import json
 import math
 import time
 from pathlib import Path
+from types import SimpleNamespace as _Rec
 
 import numpy as np
 
-from .project import axis_angle_to_matrix, load_project
+from .limits import period_steps
+from .project import load_project
+from .results import LogCollector
 from .run import RunError, default_out_dir
 
 __all__ = ["run_local", "LocalDynamics"]
@@ -80,6 +86,66 @@ class LocalDynamics:
         core.lib.hs_forwardKinematics(core.ptr, -1)
 
 
+def _record(sim, log_sensors):
+    """The Scheduler's LogRecord of the current state (scheduler.cpp ``record``, wire.cpp
+    ``worldState`` / ``sensorState``) as plain objects, read from the local core."""
+    core = sim.local
+    lib, ffi = core.lib, core.ffi
+    names = {core.index(m): m for m in sim.models}   # core index -> character
+    n = ffi.new("int *")
+    chars = []
+    for ch, name in sorted(names.items()):
+        p, R = core.p_view(ch), core.R_view(ch)
+        chars.append(_Rec(characterName=name, linkPositions=[
+            _Rec(p=list(p[k]), R=list(R[k].reshape(9))) for k in range(len(p))]))
+    contacts = lib.hs_contacts(core.ptr, n)
+    groups = lib.hs_contactGroups(core.ptr, n)
+    collisions, forces = [], []
+    for g in range(n[0]):
+        k = groups[g]
+        points = []
+        for i in range(k.first, k.first + k.count):
+            c = contacts[i]
+            points.append(_Rec(position=list(c.p), normal=[-x for x in c.n], idepth=c.depth))
+            forces += list(c.force)
+        collisions.append(_Rec(pair=_Rec(charName1=names[k.ch[0]],
+                                         linkName1=core.link_name(k.ch[0], k.link[0]),
+                                         charName2=names[k.ch[1]],
+                                         linkName2=core.link_name(k.ch[1], k.link[1])),
+                               points=points))
+    loops = []
+    chs, f = ffi.new("int[2]"), ffi.new("double[6]")
+    for i in range(lib.hs_extraJointCount(core.ptr)):
+        name = ffi.string(lib.hs_extraJointName(core.ptr, i, chs)).decode()
+        lib.hs_extraJointForce(core.ptr, i, f)
+        loops.append(_Rec(name=name, character=names[chs[0]], force=list(f)))
+    stops, tracks = [], []
+    for ch, name in sorted(names.items()):
+        nj = lib.hs_jointStopTorques(core.ptr, ch, ffi.NULL, 0)
+        buf = ffi.new("double[]", max(nj, 1))
+        lib.hs_jointStopTorques(core.ptr, ch, buf, nj)
+        stops.append(list(buf)[:nj])
+        nt = lib.hs_tracks(core.ptr, ch, ffi.NULL, 0)
+        if nt > 0:
+            links = ffi.new("int[]", nt)
+            lib.hs_tracks(core.ptr, ch, links, nt)
+            u = lib.hs_u(core.ptr, ch)
+            tracks += [_Rec(character=name, link=core.link_name(ch, k), speed=u[k])
+                       for k in links]
+    sensors = []
+    if log_sensors:
+        for _, name in sorted(names.items()):
+            s = sim.sensors(name)
+            sensors.append(_Rec(q=list(s["q"]), dq=list(s["dq"]), u=list(s["u"]),
+                                force=[list(x) for x in s["force"]],
+                                rateGyro=[list(x) for x in s["gyro"]],
+                                accel=[list(x) for x in s["accel"]],
+                                range=[list(x) for x in s["range"]]))
+    return _Rec(world=_Rec(time=sim.time, characterPositions=chars, collisions=collisions),
+                sensors=sensors, loops=loops, tracks=tracks, jointStops=stops,
+                contactForces=forces)
+
+
 def _load_class(project, spec):
     path, _, cls = spec.python.rpartition(":")
     if not path or not cls:
@@ -100,49 +166,21 @@ def _load_class(project, spec):
 
 
 def configure(project):
-    """A local Simulation configured from ``project`` (not started)."""
+    """A local Simulation configured from ``project`` (not started): the project's
+    Configuration (configuration.py, as the Scheduler gets it) replayed on it."""
     import hrpsim
+    from . import configuration
     sim = hrpsim.Simulation(backend="local", dt=project.time_step, gravity=project.gravity,
                             method=project.method.lower(), sensors=project.sensors)
     for m in project.models:
         sim.add_model(m.name, m.url)
+    facts = {}
     for m in project.models:
         body = sim.body(m.name)
-        if m.all_joint_mode:
-            sim.set_joint_mode(m.name, "high_gain" if m.all_joint_mode == "HIGH_GAIN_MODE"
-                               else "torque")
-        for link, mode in m.joint_modes.items():
-            sim.set_link_data(m.name, link, "POSITION_GIVEN",
-                              [1.0 if mode == "HIGH_GAIN_MODE" else 0.0])
-        if m.all_joint_value is not None:
-            for link in body.one_dof_joints:
-                sim.set_link_data(m.name, link, "JOINT_VALUE", [float(m.all_joint_value)])
-        for j, v in m.joint_values.items():
-            sim.set_link_data(m.name, j, "JOINT_VALUE", [float(v)])
-        for j, v in m.joint_velocities.items():
-            sim.set_link_data(m.name, j, "JOINT_VELOCITY", [float(v)])
-        for j, v in m.track_speeds.items():
-            sim.set_link_data(m.name, j, "JOINT_TORQUE", [float(v)])
-        if m.root_translation is not None or m.root_rotation is not None:
-            p = (m.root_translation if m.root_translation is not None
-                 else list(body.root_pose[:3]))
-            R = (axis_angle_to_matrix(m.root_rotation) if m.root_rotation is not None
-                 else list(body.root_pose[3:]))
-            sim.set_link_data(m.name, sim.link_names(m.name)[0], "ABS_TRANSFORM",
-                              [float(x) for x in p] + [float(x) for x in R])
-        if m.root_velocity is not None:
-            sim.set_link_data(m.name, sim.link_names(m.name)[0], "ABS_VELOCITY",
-                              [float(x) for x in m.root_velocity])
-    for c in project.collisions:
-        sim.add_collision_pair(c.object1, c.object2, c.link1, c.link2, c.static_friction,
-                               c.slip_friction, c.culling, c.restitution)
-    for e in project.extra_joints:
-        sim.add_extra_joint(e.name, e.object1, e.link1, e.object2, e.link2, e.link1_pos,
-                            e.link2_pos, e.joint_type, e.axis)
-    sim.set_joint_options(project.joint_limits, project.rotor_inertia, project.sleep)
-    if project.noise or project.noise_limits:
-        sim.set_sensor_noise(project.noise_seed, project.noise_limits,
-                             **{t: (std, bias) for t, std, bias, _ in project.noise})
+        facts[m.name] = configuration.ModelFacts(
+            list(sim.link_names(m.name)), list(body.one_dof_joints),
+            list(body.root_pose[:3]), list(body.root_pose[3:]))
+    configuration.to_simulation(configuration.from_project(project, facts), sim)
     return sim
 
 
@@ -164,8 +202,8 @@ def run_local(path, out_dir=None, warn=None):
     for spec in project.controllers:
         cls = _load_class(project, spec)
         period = spec.period or project.time_step
-        every = int(round(period / project.time_step))
-        if every < 1 or abs(every * project.time_step - period) > 1e-9 * max(1.0, period):
+        every = period_steps(period, project.time_step)
+        if every == 0:
             raise RunError("%s:%s: controller %s: period %g is not a whole number of time "
                            "steps" % (project.path, spec.line, spec.name, period))
         controllers.append((spec, cls(), every))
@@ -173,13 +211,11 @@ def run_local(path, out_dir=None, warn=None):
     out.mkdir(parents=True, exist_ok=True)
     steps = int(math.ceil(project.end_time / project.time_step - 1e-9))
     log_every = max(1, int(round((project.log_period or project.time_step) / project.time_step)))
-    names = sim.models
-    log = {"time": []}
-    for n in names:
-        log[n + ".p"], log[n + ".q"] = [], []
+    log = LogCollector([(n, sim.joint_names(n)) for n in sim.models])
     t0 = time.perf_counter()
     with sim:
         sim.start()
+        log.add([_record(sim, project.log_sensors)])  # the state at time 0, as the Scheduler
         dyn = LocalDynamics(sim)
         for spec, ctl, _ in controllers:
             ctl.setDynamicsSimulator(dyn)
@@ -197,15 +233,12 @@ def run_local(path, out_dir=None, warn=None):
                 for ctl in due:
                     ctl.output()
                 if (k + 1) % log_every == 0:
-                    log["time"].append(sim.time)
-                    for n in names:
-                        log[n + ".p"].append(sim.root_pose(n)[0])
-                        log[n + ".q"].append(sim.q(n))
+                    log.add([_record(sim, project.log_sensors)])
         finally:
             for _, ctl, _ in controllers:
                 ctl.stop()
         wall = time.perf_counter() - t0
-        np.savez(out / "log.npz", **{k: np.asarray(v) for k, v in log.items()})
+        np.savez_compressed(out / "log.npz", **log.arrays())
         summary = {"project": str(project.path), "backend": "local", "steps": sim.steps,
                    "time": sim.time, "wall_seconds": wall,
                    "controllers": [{"name": s.name, "character": s.character,

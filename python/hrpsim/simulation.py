@@ -451,6 +451,33 @@ class Simulation(PrimitivesMixin):
             raise ValueError("seed must be in [0, 2^32)")
         self._noise = (int(seed), bool(limits), specs)
 
+    def _configuration(self):
+        """This Simulation's configuration as the Scheduler gets it (configuration.py)."""
+        from .configuration import Configuration, Loop, Pair, State
+        c = Configuration(time_step=self._dt, method=self._method, sensors=self._sensors,
+                          gravity=list(self._gravity), joint_options=self._joint_options,
+                          log=self._log, view_rate=self._viewer[1], viewer=self._viewer[0])
+        c.models = [(m.name, m.url, None) for m in self._models.values()]
+        c.state = [State("mode", ch, mode) for ch, mode in self._modes]
+        for item in self._init_data:
+            if item[0] == "joints":
+                _, ch, type_name, values = item
+                c.state.extend(State("link", ch, type_name, link, [v])
+                               for link, v in zip(self._model(ch).joint_links, values)
+                               if link)  # a jointId gap has no link to write
+            else:
+                _, ch, link, type_name, data = item
+                c.state.append(State("link", ch, type_name, link, data))
+        c.pairs = [Pair(p["char1"], p["link1"], p["char2"], p["link2"], p["static"], p["slip"],
+                        p["culling"], p["restitution"]) for p in self._pairs]
+        c.loops = [Loop(lp["name"], lp["char1"], lp["link1"], lp["char2"], lp["link2"],
+                        lp["pos1"], lp["pos2"], lp["type"], lp["axis"]) for lp in self._loops]
+        c.controllers = [(name, ch, period, None) for name, ch, period in self._controllers]
+        if self._noise is not None:
+            seed, limits, specs = self._noise
+            c.noise = (seed, limits, [(t, std, bias) for t, (std, bias) in specs.items()])
+        return c
+
     # -----------------------------------------------------------------------------------------
     # building and stepping
     # -----------------------------------------------------------------------------------------
@@ -667,7 +694,8 @@ def _sensor_arrays(s):
         "force": np.array(s.force, dtype=float).reshape(-1, 6),
         "gyro": np.array(s.rateGyro, dtype=float).reshape(-1, 3),
         "accel": np.array(s.accel, dtype=float).reshape(-1, 3),
-        "range": [np.array(r, dtype=float) for r in s.range],
+        # fromiter: a scan is hundreds of floats (np.array's type discovery costs 1.5x)
+        "range": [np.fromiter(r, dtype=float, count=len(r)) for r in s.range],
     }
 
 
@@ -811,13 +839,12 @@ class _ServerBackend(_CorbaBackend):
         return super().dynamics()
 
     def set_all_link_data(self, character, type_name, values):
-        t = self._type(type_name)
-        DS = self._DS()
-        if self._one is not None and t in (DS.JOINT_VALUE, DS.JOINT_TORQUE):
-            from . import SchedulerIDL
-            self._state = None
-            self._pending.append(SchedulerIDL.JointCommand(character, t, values.tolist()))
-            return
+        if self._one is not None:
+            t = self._held.get(type_name)  # JOINT_VALUE / JOINT_TORQUE (name or value)
+            if t is not None:
+                self._state = None
+                self._pending.append(self._command(character, t, values.tolist()))
+                return
         self._flush()
         super().set_all_link_data(character, type_name, values)
 
@@ -894,6 +921,13 @@ class _ServerBackend(_CorbaBackend):
             if sim.one_call and ds._is_a("IDL:hrpsim/DynamicsSimulator:1.0"):
                 from . import SchedulerIDL
                 self._one = explained(unwrap(ds)._narrow(SchedulerIDL.DynamicsSimulator))
+                # looked up once, not every step: the commands stepWith takes, the characters
+                # whose sensor states it returns (the models are fixed until a reset)
+                self._command = SchedulerIDL.JointCommand
+                self._held = {}
+                for name in ("JOINT_VALUE", "JOINT_TORQUE"):
+                    self._held[name] = self._held[getattr(DS, name)] = getattr(DS, name)
+                self._names = list(sim._models)
         except BaseException:
             ds.destroy()
             raise
@@ -917,15 +951,15 @@ class _ServerBackend(_CorbaBackend):
 
     def _step_with(self, n):
         """Held commands, n steps and the states in one stepWith; a runaway as _step_once."""
-        from omniORB import CORBA
         sim = self.sim
-        names = list(sim._models)
+        names = self._names
         pending, self._pending = self._pending, []
         self._state = None
         try:
             # the world state's poses only when read (link_poses asks getWorldState)
             world, states = self._one.stepWith(pending, n, False, names)
-        except CORBA.BAD_OPERATION as exc:
+        except _bad_operation() as exc:
+            from omniORB import CORBA
             if exc.completed != CORBA.COMPLETED_YES:
                 raise
             k = exc.minor - 1
@@ -964,6 +998,12 @@ class _ServerBackend(_CorbaBackend):
         self._ds = None
 
 
+def _bad_operation():
+    """CORBA.BAD_OPERATION (a stepping call's runaway), imported when first needed."""
+    from omniORB import CORBA
+    return CORBA.BAD_OPERATION
+
+
 def _runaway_message(steps, who):
     return ("step %d: character %s ran away: its state became non-finite or left the bounds "
             "(|position| <= 1e9 m, speeds <= 1e8 m/s, rad/s); it was stopped where the last "
@@ -992,48 +1032,9 @@ class _SchedulerBackend(_CorbaBackend):
         return self._scheduler
 
     def build(self):
-        from . import OpenHRP
-        from . import SchedulerIDL as H
-        sim, DS = self.sim, self._DS()
+        from . import configuration
         s = explained(self.scheduler())
-        s.reset()
-        s.setTimeStep(sim._dt)
-        s.setIntegrateMethod(getattr(DS, sim._method))
-        s.setSensorOption(DS.ENABLE_SENSOR if sim._sensors else DS.DISABLE_SENSOR)
-        s.setGVector(list(sim._gravity))
-        for m in sim._models.values():
-            s.addModel(m.name, m.url)
-        for ch, mode in sim._modes:
-            s.setAllJointModes(ch, getattr(DS, mode))
-        for item in sim._init_data:
-            if item[0] == "joints":
-                _, ch, type_name, values = item
-                for link, v in zip(sim._model(ch).joint_links, values):
-                    if link:  # a jointId gap has no link to write
-                        s.setLinkData(ch, link, self._type(type_name), [v])
-            else:
-                _, ch, link, type_name, data = item
-                s.setLinkData(ch, link, self._type(type_name), data)
-        for p in sim._pairs:
-            s.addCollisionPair(H.CollisionPair(p["char1"], p["link1"], p["char2"], p["link2"],
-                                               p["static"], p["slip"], p["culling"],
-                                               p["restitution"]))
-        for lp in sim._loops:
-            s.addExtraJoint(H.ExtraJointSpec(lp["name"], lp["char1"], lp["link1"], lp["char2"],
-                                             lp["link2"], lp["pos1"], lp["pos2"],
-                                             getattr(OpenHRP, lp["type"]), lp["axis"]))
-        s.setJointOptions(H.JointOptions(*sim._joint_options))
-        for name, character, period in sim._controllers:
-            s.addController(H.ControllerSpec(name, character, period))
-        if sim._log is not None:
-            s.setLogOptions(H.LogOptions(*sim._log))
-        viewer, rate = sim._viewer
-        s.setViewRate(rate)
-        s.setOnlineViewer(viewer)
-        if sim._noise is not None:
-            seed, limits, specs = sim._noise
-            s.setSensorNoise(H.SensorNoise(seed, limits, [H.SensorNoiseSpec(t, std, bias)
-                                                          for t, (std, bias) in specs.items()]))
+        configuration.to_scheduler(s, self.sim._configuration())
         s.startPaused()
         self._ds = explained(_hrpsim_dynamics(s.dynamics()))
 

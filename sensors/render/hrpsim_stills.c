@@ -14,8 +14,14 @@
 //   end                         render the still started last, with the poses given so far
 //
 // For each `end` it prints {"width", "height", "T" (camera frame 3x4, looks along -z),
-// "fov", "near", "far", "lo", "hi" (the framed box)}. Exit status 0, or 1 with one line on
-// stderr naming the job line that failed.
+// "fov", "near", "far", "lo", "hi" (the framed box), "sky" (the background's colours at the
+// top and bottom rows)}. Exit status 0, or 1 with one line on stderr naming the job line that
+// failed.
+//
+// A still's background is a sky: pixels no surface covers (their depth is the far clip
+// distance the renderer clears to) take a vertical gradient from kSkyTop in the top row to
+// kSkyBottom in the bottom one, so that the scene reads as a picture. Cameras (render_camera.c,
+// the view server) keep OpenHRP's black background: this is the stills tool's alone.
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +30,10 @@
 #include "render.h"
 
 enum { kMaxBodies = 64, kMaxLine = 4096 };
+
+// the sky of a still: its colour in the top row and in the bottom row (linear in between)
+static const unsigned char kSkyTop[3] = {118, 163, 216};
+static const unsigned char kSkyBottom[3] = {214, 228, 242};
 
 typedef struct Job {
   int width, height;
@@ -62,7 +72,26 @@ static int focusBounds(const hsrScene *s, const Job *job, double lo[3], double h
   return any ? 0 : -1;
 }
 
-static int renderStill(hsrScene *s, const Job *job, unsigned char *rgb, int line) {
+// paint the sky into the w x h rgb image wherever depth is the far clip distance far (no
+// surface): row y gets kSkyTop + (kSkyBottom - kSkyTop) y / (h - 1), rounded
+static void paintSky(unsigned char *rgb, const float *depth, int w, int h, double far) {
+  for (int y = 0; y < h; y++) {
+    double t = h > 1 ? (double)y / (h - 1) : 0.0;
+    unsigned char c[3];
+    for (int j = 0; j < 3; j++) {
+      c[j] = (unsigned char)(kSkyTop[j] + (kSkyBottom[j] - kSkyTop[j]) * t + 0.5);
+    }
+    for (int x = 0; x < w; x++) {
+      size_t i = (size_t)y * (size_t)w + (size_t)x;
+      if (depth[i] >= (float)far) {
+        memcpy(rgb + 3 * i, c, 3);
+      }
+    }
+  }
+}
+
+static int renderStill(hsrScene *s, const Job *job, unsigned char *rgb, float *depth,
+                       int line) {
   double lo[3], hi[3];
   if (focusBounds(s, job, lo, hi) != 0) {
     return fail(line, "nothing to frame", NULL);
@@ -71,8 +100,11 @@ static int renderStill(hsrScene *s, const Job *job, unsigned char *rgb, int line
   hsr_framingView(&v, lo, hi, job->azimuth, job->elevation, job->fov, job->fill, job->width,
                   job->height);
   hsError err = {0};
-  if (hsr_render(s, &v, rgb, NULL, &err) != 0 ||
-      hsr_writePng(job->out, rgb, job->width, job->height, 3, &err) != 0) {
+  if (hsr_render(s, &v, rgb, depth, &err) != 0) {
+    return fail(line, job->out, err.message);
+  }
+  paintSky(rgb, depth, job->width, job->height, v.farClip);
+  if (hsr_writePng(job->out, rgb, job->width, job->height, 3, &err) != 0) {
     return fail(line, job->out, err.message);
   }
   printf("{\"width\": %d, \"height\": %d, \"T\": [", job->width, job->height);
@@ -80,8 +112,9 @@ static int renderStill(hsrScene *s, const Job *job, unsigned char *rgb, int line
     printf("%s%.9g", i ? ", " : "", v.T[i]);
   }
   printf("], \"fov\": %.9g, \"near\": %.9g, \"far\": %.9g, \"lo\": [%.9g, %.9g, %.9g], "
-         "\"hi\": [%.9g, %.9g, %.9g]}\n", v.fieldOfView, v.nearClip, v.farClip, lo[0], lo[1],
-         lo[2], hi[0], hi[1], hi[2]);
+         "\"hi\": [%.9g, %.9g, %.9g], \"sky\": [[%d, %d, %d], [%d, %d, %d]]}\n", v.fieldOfView,
+         v.nearClip, v.farClip, lo[0], lo[1], lo[2], hi[0], hi[1], hi[2], kSkyTop[0], kSkyTop[1],
+         kSkyTop[2], kSkyBottom[0], kSkyBottom[1], kSkyBottom[2]);
   fflush(stdout);
   return 0;
 }
@@ -115,13 +148,16 @@ static int runJob(FILE *in, Job *job) {
   hsrRenderer *r = NULL;
   hsrScene *s = NULL;
   unsigned char *rgb = NULL;
+  float *depth = NULL;
   char buf[kMaxLine], word[32];
   int line = 0, rc = 0;
   hsError err = {0};
   while (rc == 0 && fscanf(in, "%31s", word) == 1) {
     line++;
     if (!strcmp(word, "size")) {
-      if (fscanf(in, "%d %d", &job->width, &job->height) != 2 || job->width < 1 ||
+      if (s) {  // the image buffers are made at the first still
+        rc = fail(line, "size: only before the first still", NULL);
+      } else if (fscanf(in, "%d %d", &job->width, &job->height) != 2 || job->width < 1 ||
           job->height < 1 || job->width > 8192 || job->height > 8192) {
         rc = fail(line, "size: expected two numbers of pixels, 1 .. 8192", NULL);
       }
@@ -175,7 +211,8 @@ static int runJob(FILE *in, Job *job) {
           }
         }
         rgb = malloc((size_t)job->width * (size_t)job->height * 3);
-        if (!s || !rgb) {
+        depth = malloc((size_t)job->width * (size_t)job->height * sizeof *depth);
+        if (!s || !rgb || !depth) {
           rc = fail(line, "cannot render", err.message);
         }
       }
@@ -187,12 +224,13 @@ static int runJob(FILE *in, Job *job) {
         rc = readPose(in, s, job, b, n, &line);
       }
     } else if (!strcmp(word, "end")) {
-      rc = s ? renderStill(s, job, rgb, line) : fail(line, "end without still", NULL);
+      rc = s ? renderStill(s, job, rgb, depth, line) : fail(line, "end without still", NULL);
     } else {
       rc = fail(line, "unknown directive", word);
     }
   }
   free(rgb);
+  free(depth);
   hsr_freeScene(s);
   hsr_freeRenderer(r);
   for (int b = 0; b < job->nbody; b++) {

@@ -251,8 +251,14 @@ void fixedReadings(const hsSim *sim, int ch, hstSensor type, Seq &seq) {
 }  // namespace
 
 OpenHRP::SensorState *sensorState(const hsSim *sim, int ch) {
-  SimLock lock(sim);
   OpenHRP::SensorState_var ss = new OpenHRP::SensorState;
+  sensorStateInto(sim, ch, ss.inout());
+  return ss._retn();
+}
+
+void sensorStateInto(const hsSim *sim, int ch, OpenHRP::SensorState &out) {
+  SimLock lock(sim);
+  OpenHRP::SensorState *ss = &out;
   // joints in jointId order
   CORBA::ULong nj = static_cast<CORBA::ULong>(hs_jointCount(sim, ch));
   const int *jointLink = hs_jointLinks(sim, ch);
@@ -284,7 +290,6 @@ OpenHRP::SensorState *sensorState(const hsSim *sim, int ch) {
       std::memcpy(r.get_buffer(), v, static_cast<size_t>(size) * sizeof(double));
     }
   }
-  return ss._retn();
 }
 
 OpenHRP::DblSequence *sensorValues(const hsSim *sim, int ch, int sensor) {

@@ -86,6 +86,8 @@ OpenHRP::WorldState *worldState(const hsSim *sim);
 // character ch's q, dq, u (jointId order) and body sensor readings (sensorId order of each
 // type; zeros while sensors are disabled); a new SensorState for the caller
 OpenHRP::SensorState *sensorState(const hsSim *sim, int ch);
+// the same written into out (a member of a reply being built: no copy; the caller owns out)
+void sensorStateInto(const hsSim *sim, int ch, OpenHRP::SensorState &out);
 
 // the reading of one sensor (getCharacterSensorValues)
 OpenHRP::DblSequence *sensorValues(const hsSim *sim, int ch, int sensor);

@@ -423,19 +423,11 @@ void DynamicsSimulatorServant::stepWith(const hrpsim::JointCommandSequence &comm
              static_cast<unsigned>(i), c.character.in(), static_cast<int>(c.type));
       fail(op, std::string(), err);
     }
-    int joints = hs_jointCount(sim_.get(), chars[i]);
-    if (static_cast<int>(c.values.length()) != joints) {
-      HS_ERR(&err, hsE_INVALID, "command %u ('%s'): %u values for %d joints (jointId order)",
-             static_cast<unsigned>(i), c.character.in(), static_cast<unsigned>(c.values.length()),
-             joints);
-      fail(op, std::string(), err);
-    }
-    for (CORBA::ULong k = 0; k < c.values.length(); k++) {
-      if (!std::isfinite(c.values[k])) {
-        HS_ERR(&err, hsE_INVALID, "command %u ('%s'): value %u is not finite",
-               static_cast<unsigned>(i), c.character.in(), static_cast<unsigned>(k));
-        fail(op, std::string(), err);
-      }
+    // the core's own check of setCharacterAllLinkData (count, finite, within +-1e12)
+    if (hs_checkAllLinkData(sim_.get(), chars[i], static_cast<int>(c.type),
+                            c.values.get_buffer(), static_cast<int>(c.values.length()),
+                            &err) < 0) {
+      fail(op, format("command %u", static_cast<unsigned>(i)), err);
     }
   }
   std::vector<int> readers(sensorsOf.length());
@@ -444,9 +436,9 @@ void DynamicsSimulatorServant::stepWith(const hrpsim::JointCommandSequence &comm
   }
   for (CORBA::ULong i = 0; i < commands.length(); i++) {
     const hrpsim::JointCommand &c = commands[i];
-    if (c.values.length() > 0) {
-      check(wire::setAllLinkData(sim_.get(), chars[i], c.type, c.values, &err), op, err,
-            format("'%s'", c.character.in()));
+    if (c.values.length() > 0 &&
+        wire::setAllLinkData(sim_.get(), chars[i], c.type, c.values, &err) < 0) {
+      fail(op, format("'%s'", c.character.in()), err);  // the text made only on failure
     }
   }
   if (n > 0 && hs_stepN(sim_.get(), n, &err) < 0) {
@@ -461,8 +453,7 @@ void DynamicsSimulatorServant::stepWith(const hrpsim::JointCommandSequence &comm
   OpenHRP::SensorStateSequence_var out = new OpenHRP::SensorStateSequence;
   out->length(sensorsOf.length());
   for (CORBA::ULong i = 0; i < sensorsOf.length(); i++) {
-    OpenHRP::SensorState_var s = wire::sensorState(sim_.get(), readers[i]);
-    out[i] = s.in();
+    wire::sensorStateInto(sim_.get(), readers[i], out[i]);
   }
   if (withWorld) {
     wstate = wire::worldState(sim_.get());

@@ -14,10 +14,9 @@
 // of the controllers of this step, a log record at the log period, a frame for the online
 // viewer at the view rate (viewer_feed.h: handed to the feed's own thread, never waited on),
 // then a sleep when paced to real time. Steps, simulated time and the time step are the core's
-// (hs_steps, hs_time, hs_timeStep; steps_ and time_ below only publish the last finished
-// tick's); periods become steps through hs_periodSteps (core.h). "Due" is decided on the step
-// index k of the step (from time k dt to (k + 1) dt): k % periodSteps == 0. A failure of any
-// remote call
+// (hs_steps, hs_time, hs_timeStep; kept nowhere else); periods become steps through
+// hs_periodSteps (core.h). "Due" is decided on the step index k of the step (from time k dt to
+// (k + 1) dt): k % periodSteps == 0. A failure of any remote call
 // ends the run: the message names who failed, when and why; the other controllers get stop().
 
 #include "scheduler.h"
@@ -252,8 +251,8 @@ void SchedulerServant::reset() {
   state_ = hrpsim::IDLE;
   message_.clear();
   starting_ = freeRunning_ = stopRequested_ = active_ = false;
-  stepTarget_ = endSteps_ = steps_ = 0;
-  time_ = wallTime_ = 0.0;
+  stepTarget_ = endSteps_ = 0;
+  wallTime_ = 0.0;
   run_.clear();
   lk.unlock();
   std::lock_guard<std::mutex> log(logMutex_);
@@ -682,6 +681,66 @@ void ClockGeneratorServant::unsubscribe(OpenRTM::ExtTrigExecutionContextService_
 // thread exists and the state is PAUSED (paused) or RUNNING
 void SchedulerServant::begin(const char *op, bool paused) {
   std::unique_lock<std::mutex> lk(mutex_);
+  requireReady(op);
+  double dt = hs_timeStep(sim_.get());
+  planRun(op, dt);
+  std::vector<std::pair<std::string, std::string>> models = this->models();
+  std::shared_ptr<ViewerFeed> feed = feed_;
+  double timeout = timeout_;
+  state_ = hrpsim::RUNNING;
+  starting_ = true;
+  message_.clear();
+  stepTarget_ = 0;
+  wallTime_ = 0.0;
+  freeRunning_ = stopRequested_ = active_ = false;
+  lk.unlock();
+  {
+    std::lock_guard<std::mutex> log(logMutex_);
+    log_.clear();
+  }
+
+  // resolve the controllers: a name that is not there is a configuration problem (stay READY)
+  try {
+    resolveControllers(op);
+  } catch (...) {
+    lk.lock();
+    run_.clear();
+    state_ = hrpsim::READY;
+    starting_ = false;
+    cv_.notify_all();
+    throw;
+  }
+
+  // initialise the simulation, then the controllers in the order added
+  std::string failure = initRun(op, timeout);
+  if (!failure.empty()) {
+    hsu_log(hsLOG_ERROR, "%s", failure.c_str());
+    lk.lock();
+    state_ = hrpsim::FAILED;
+    message_ = failure;
+    starting_ = false;
+    cv_.notify_all();
+    throw hrpsim::SchedulerError(failure.c_str());
+  }
+  // the viewer gets the models, then frames (through its feed: never waited on here)
+  if (feed) {
+    feed->load(models);
+  }
+  record(true, true);  // the state at time 0: logged and shown
+  renderDueFrames(0, 0.0);
+
+  lk.lock();
+  starting_ = false;
+  freeRunning_ = !paused;
+  state_ = paused ? hrpsim::PAUSED : hrpsim::RUNNING;
+  thread_ = std::thread(&SchedulerServant::loop, this);
+  cv_.notify_all();
+  hsu_log(hsLOG_INFO, "run started (%zu models, %zu controllers, dt %g s, %s)", models.size(),
+          run_.size(), dt, paused ? "paused" : "running");
+}
+
+// refuse a run unless the configuration is READY (mutex_ held)
+void SchedulerServant::requireReady(const char *op) {
   if (state_ == hrpsim::IDLE) {
     refuse(op, "nothing to simulate: add a model first (addModel)");
   }
@@ -691,8 +750,11 @@ void SchedulerServant::begin(const char *op, bool paused) {
                           ? "call reset() and configure again"
                           : "stop() it first"));
   }
-  // periods against the time step of the run
-  double dt = hs_timeStep(sim_.get());
+}
+
+// the run's plan from the configuration (mutex_ held): controllers, execution contexts and
+// the log period against the time step dt, the end step, the call timeouts
+void SchedulerServant::planRun(const char *op, double dt) {
   run_.clear();
   for (const ControllerConfig &c : controllers_) {
     long long n = hs_periodSteps(c.period, dt);
@@ -725,62 +787,46 @@ void SchedulerServant::begin(const char *op, bool paused) {
   for (const auto &s : *subscriptions_) {
     omniORB::setClientCallTimeout(s->ec, static_cast<CORBA::ULong>(timeoutMs_));
   }
-  std::vector<std::pair<std::string, std::string>> models = this->models();
-  std::shared_ptr<ViewerFeed> feed = feed_;
-  double timeout = timeout_;
-  state_ = hrpsim::RUNNING;
-  starting_ = true;
-  message_.clear();
-  steps_ = stepTarget_ = 0;
-  time_ = wallTime_ = 0.0;
-  freeRunning_ = stopRequested_ = active_ = false;
-  lk.unlock();
-  {
-    std::lock_guard<std::mutex> log(logMutex_);
-    log_.clear();
-  }
+}
 
-  // resolve the controllers: a name that is not there is a configuration problem (stay READY)
-  try {
-    for (RunController &c : run_) {
-      CORBA::Object_var obj = resolveName(op, c.name.c_str());
-      if (CORBA::is_nil(obj)) {
-        refuse(op, format("controller '%s' is not bound in the naming service", c.name.c_str()));
-      }
-      try {
-        c.ref = OpenHRP::Controller::_narrow(obj);
-      } catch (const CORBA::SystemException &e) {
-        refuse(op, format("controller '%s' does not answer (%s)", c.name.c_str(),
-                          systemText(e).c_str()));
-      }
-      if (CORBA::is_nil(c.ref)) {
-        refuse(op, format("the object bound as '%s' is not an OpenHRP::Controller",
-                          c.name.c_str()));
-      }
-      omniORB::setClientCallTimeout(c.ref, static_cast<CORBA::ULong>(timeoutMs_));
-      // one call per tick for a controller that offers it (Diagnostics.idl)
-      try {
-        if (c.ref->_is_a("IDL:hrpsim/OneCallController:1.0")) {
-          c.oneCall = hrpsim::OneCallController::_unchecked_narrow(c.ref);
-          omniORB::setClientCallTimeout(c.oneCall, static_cast<CORBA::ULong>(timeoutMs_));
-        }
-      } catch (const CORBA::SystemException &e) {
-        refuse(op, format("controller '%s' does not answer (%s)", c.name.c_str(),
-                          systemText(e).c_str()));
-      }
-      hsError err = {};
-      c.ch = c.character.empty() ? -1 : hs_character(sim_.get(), c.character.c_str(), &err);
+// find each controller of the run in the naming service (mutex_ not held); refuses with the
+// name of the one that is missing, silent or not a Controller
+void SchedulerServant::resolveControllers(const char *op) {
+  for (RunController &c : run_) {
+    CORBA::Object_var obj = resolveName(op, c.name.c_str());
+    if (CORBA::is_nil(obj)) {
+      refuse(op, format("controller '%s' is not bound in the naming service", c.name.c_str()));
     }
-  } catch (...) {
-    lk.lock();
-    run_.clear();
-    state_ = hrpsim::READY;
-    starting_ = false;
-    cv_.notify_all();
-    throw;
+    try {
+      c.ref = OpenHRP::Controller::_narrow(obj);
+    } catch (const CORBA::SystemException &e) {
+      refuse(op, format("controller '%s' does not answer (%s)", c.name.c_str(),
+                        systemText(e).c_str()));
+    }
+    if (CORBA::is_nil(c.ref)) {
+      refuse(op, format("the object bound as '%s' is not an OpenHRP::Controller",
+                        c.name.c_str()));
+    }
+    omniORB::setClientCallTimeout(c.ref, static_cast<CORBA::ULong>(timeoutMs_));
+    // one call per tick for a controller that offers it (Diagnostics.idl)
+    try {
+      if (c.ref->_is_a("IDL:hrpsim/OneCallController:1.0")) {
+        c.oneCall = hrpsim::OneCallController::_unchecked_narrow(c.ref);
+        omniORB::setClientCallTimeout(c.oneCall, static_cast<CORBA::ULong>(timeoutMs_));
+      }
+    } catch (const CORBA::SystemException &e) {
+      refuse(op, format("controller '%s' does not answer (%s)", c.name.c_str(),
+                        systemText(e).c_str()));
+    }
+    hsError err = {};
+    c.ch = c.character.empty() ? -1 : hs_character(sim_.get(), c.character.c_str(), &err);
   }
+}
 
-  // initialise the simulation, then the controllers in the order added
+// start the simulation and the run's cameras, then set up, initialize() and start() each
+// controller in the order added (mutex_ not held); returns the failure ("" if none), the
+// controllers started before it stopped again
+std::string SchedulerServant::initRun(const char *op, double timeout) {
   std::string failure;
   {
     hsError err = {};
@@ -821,30 +867,7 @@ void SchedulerServant::begin(const char *op, bool paused) {
       stopControllers(&c);
     }
   }
-  if (!failure.empty()) {
-    hsu_log(hsLOG_ERROR, "%s", failure.c_str());
-    lk.lock();
-    state_ = hrpsim::FAILED;
-    message_ = failure;
-    starting_ = false;
-    cv_.notify_all();
-    throw hrpsim::SchedulerError(failure.c_str());
-  }
-  // the viewer gets the models, then frames (through its feed: never waited on here)
-  if (feed) {
-    feed->load(models);
-  }
-  record(true, true);  // the state at time 0: logged and shown
-  renderDueFrames(0, 0.0);
-
-  lk.lock();
-  starting_ = false;
-  freeRunning_ = !paused;
-  state_ = paused ? hrpsim::PAUSED : hrpsim::RUNNING;
-  thread_ = std::thread(&SchedulerServant::loop, this);
-  cv_.notify_all();
-  hsu_log(hsLOG_INFO, "run started (%zu models, %zu controllers, dt %g s, %s)", models.size(),
-          run_.size(), dt, paused ? "paused" : "running");
+  return failure;
 }
 
 void SchedulerServant::start() {
@@ -868,7 +891,7 @@ void SchedulerServant::pause() {
     refuse(op, format("nothing is running (%s)", stateName(state_)));
   }
   freeRunning_ = false;
-  stepTarget_ = steps_;  // a step in progress completes, then the loop pauses
+  stepTarget_ = hs_steps(sim_.get());  // a step in progress completes, then the loop pauses
   cv_.notify_all();
   cv_.wait(lk, [this] { return state_ != hrpsim::RUNNING; });
 }
@@ -901,8 +924,8 @@ void SchedulerServant::stop() {
   joinLoop(lk);  // the loop stops the controllers and sets FINISHED (or FAILED) on its way out
 }
 
-// run until steps_ reaches target (opMutex_ held through opLock; released while waiting, so
-// pause() and stop() can come meanwhile)
+// run until the core's step count reaches target (opMutex_ held through opLock; released while
+// waiting, so pause() and stop() can come meanwhile)
 void SchedulerServant::runSteps(const char *op, long long target,
                                 std::unique_lock<std::mutex> &opLock) {
   std::unique_lock<std::mutex> lk(mutex_);
@@ -914,7 +937,7 @@ void SchedulerServant::runSteps(const char *op, long long target,
   if (endSteps_ > 0 && target > endSteps_) {
     target = endSteps_;  // the run ends there
   }
-  if (target <= steps_) {
+  if (target <= hs_steps(sim_.get())) {
     return;
   }
   stepTarget_ = target;
@@ -953,7 +976,7 @@ void SchedulerServant::step(CORBA::Long n) {
   if (n < 0) {
     refuse(op, format("the number of steps must be >= 0, got %d", static_cast<int>(n)));
   }
-  advance(op, opLock, [this, n] { return steps_ + n; });
+  advance(op, opLock, [this, n] { return hs_steps(sim_.get()) + n; });
 }
 
 void SchedulerServant::runUntil(CORBA::Double t) {
@@ -968,14 +991,15 @@ void SchedulerServant::runUntil(CORBA::Double t) {
 hrpsim::RunStatus *SchedulerServant::statusLocked() const {
   hrpsim::RunStatus_var s = new hrpsim::RunStatus;
   s->state = state_;
-  s->time = time_;
-  s->steps = steps_;
+  double time = hs_time(sim_.get());
+  s->time = time;
+  s->steps = hs_steps(sim_.get());
   double wall = wallTime_;
   if (active_) {
     wall += std::chrono::duration<double>(Clock::now() - activeSince_).count();
   }
   s->wallTime = wall;
-  s->realTimeFactor = wall > 0.0 ? time_ / wall : 0.0;
+  s->realTimeFactor = wall > 0.0 ? time / wall : 0.0;
   s->message = CORBA::string_dup(message_.c_str());
   return s._retn();
 }
@@ -1039,31 +1063,18 @@ std::vector<std::pair<std::string, std::string>> SchedulerServant::models() cons
 // the end time or on a failure
 void SchedulerServant::loop() {
   std::unique_lock<std::mutex> lk(mutex_);
-  long long k = steps_;
-  double time = time_;
+  long long k = hs_steps(sim_.get());  // the core's count after the last finished tick
+  double time = hs_time(sim_.get());
   std::string failure;
   int failed = -2;  // -2: none; -1: not a controller; else the controller's index
-  bool paced = false;
-  double paceFactor = 0.0, paceSim = 0.0;
-  Clock::time_point paceWall;
+  Pace pace;
   for (;;) {
-    if (stopRequested_ || (endSteps_ > 0 && steps_ >= endSteps_)) {
+    if (stopRequested_ || (endSteps_ > 0 && k >= endSteps_)) {
       break;
     }
-    if (!freeRunning_ && steps_ >= stepTarget_) {
-      // nothing to do: pause until asked
-      if (active_) {
-        wallTime_ += std::chrono::duration<double>(Clock::now() - activeSince_).count();
-        active_ = false;
-      }
-      if (state_ == hrpsim::RUNNING) {
-        state_ = hrpsim::PAUSED;
-        cv_.notify_all();
-      }
-      paced = false;
-      cv_.wait(lk, [this] {
-        return stopRequested_ || freeRunning_ || steps_ < stepTarget_;
-      });
+    if (!freeRunning_ && k >= stepTarget_) {
+      idle(lk, k);
+      pace.on = false;
       continue;
     }
     if (!active_) {
@@ -1075,99 +1086,140 @@ void SchedulerServant::loop() {
     bool viewing = feed_ != nullptr;  // frames are made only for an attached viewer
     lk.unlock();
 
-    if (factor > 0.0 && (!paced || factor != paceFactor)) {
-      paced = true;
-      paceFactor = factor;
-      paceSim = time;
-      paceWall = Clock::now();
-    } else if (factor <= 0.0) {
-      paced = false;
-    }
-    bool ok = true, stepped = false;
-    // controllers due this tick that render see the current poses
-    if (std::any_of(run_.begin(), run_.end(),
-                    [k](const RunController &c) { return k % c.periodSteps == 0; })) {
-      syncView();
-    }
-    // 1. due controllers: input, then control, in the order added
-    for (size_t i = 0; i < run_.size() && ok; i++) {
-      RunController &c = run_[i];
-      if (k % c.periodSteps == 0) {
-        ok = !CORBA::is_nil(c.oneCall) ? tickController(c, k, time, failure)
-                                       : callController(c, "input", time, failure) &&
-                                             callController(c, "control", time, failure);
-        failed = ok ? failed : static_cast<int>(i);
-      }
-    }
-    // 2. the physics, in this process
-    if (ok) {
-      SimLock core(sim_);
-      hsError err = {};
-      if (hs_step(sim_.get(), &err) < 0) {
-        failure = format("stepSimulation failed at t = %s s: %s", timeText(time).c_str(),
-                         err.message);
-        failed = -1;
-        ok = false;
-      } else {
-        time = hs_time(sim_.get());  // the one clock: the core's
-        stepped = true;
-      }
-    }
-    // 3. due execution contexts
-    for (size_t i = 0; ok && i < subs->size(); i++) {
-      const Subscription &s = *(*subs)[i];
-      long long n = hs_periodSteps(s.period, hs_timeStep(sim_.get()));
-      if (n > 0 && k % n != 0) {
-        continue;
-      }
-      try {
-        s.ec->tick();
-      } catch (const CORBA::Exception &e) {
-        failure = format("execution context %d (period %g s) failed at t = %s s: %s", s.id,
-                         s.period, timeText(time).c_str(),
-                         remoteFailure("tick", e, timeoutMs_ / 1000.0).c_str());
-        failed = -1;
-        ok = false;
-        unsubscribe(s.ec);  // as OpenHRP's clock: a context that fails is dropped
-      }
-    }
-    // 4. output of the controllers of this step
-    for (size_t i = 0; ok && i < run_.size(); i++) {
-      RunController &c = run_[i];
-      if (k % c.periodSteps == 0) {
-        ok = !CORBA::is_nil(c.oneCall) ? writeCommand(c, time, failure)
-                                       : callController(c, "output", time, failure);
-        failed = ok ? failed : static_cast<int>(i);
-      }
-    }
+    pace.follow(factor, time);
+    bool stepped = false;
+    bool ok = tick(k, time, *subs, stepped, failure, failed);
     if (stepped) {
       k++;
       // 5. log and viewer frame, then pacing
       if (ok) {
-        bool log = k % logSteps_ == 0;
-        bool frame = viewing && viewFrame(k);
-        if (log || frame) {
-          record(log, frame);
-        }
+        afterStep(k, time, viewing);
       }
-      if (ok) {
-        renderDueFrames(k, time);
-      }
-      if (ok && paced) {
-        std::this_thread::sleep_until(
-            paceWall + std::chrono::duration_cast<Clock::duration>(
-                           std::chrono::duration<double>((time - paceSim) / paceFactor)));
+      if (ok && pace.on) {
+        pace.sleep(time);
       }
     }
     lk.lock();
-    steps_ = k;
-    time_ = time;
     if (!ok) {
       break;
     }
   }
-  // the end: the final state for the viewer (unless it just got it), account the wall time,
-  // stop the controllers, publish the outcome
+  finishRun(lk, k, time, failed, failure);
+}
+
+// nothing to do at step count k: account the wall time, publish PAUSED and wait until asked
+// (lk is mutex_)
+void SchedulerServant::idle(std::unique_lock<std::mutex> &lk, long long k) {
+  if (active_) {
+    wallTime_ += std::chrono::duration<double>(Clock::now() - activeSince_).count();
+    active_ = false;
+  }
+  if (state_ == hrpsim::RUNNING) {
+    state_ = hrpsim::PAUSED;
+    cv_.notify_all();
+  }
+  cv_.wait(lk, [this, k] { return stopRequested_ || freeRunning_ || k < stepTarget_; });
+}
+
+// pacing to real time: (re)anchor when the factor is set or changes, off when it is 0
+void SchedulerServant::Pace::follow(double f, double time) {
+  if (f > 0.0 && (!on || f != factor)) {
+    on = true;
+    factor = f;
+    sim = time;
+    wall = Clock::now();
+  } else if (f <= 0.0) {
+    on = false;
+  }
+}
+
+// sleep until the wall clock catches up with simulated time (scaled by the factor)
+void SchedulerServant::Pace::sleep(double time) const {
+  std::this_thread::sleep_until(
+      wall + std::chrono::duration_cast<Clock::duration>(
+                 std::chrono::duration<double>((time - sim) / factor)));
+}
+
+// one tick at step index k (mutex_ not held): phases 1 to 4; time becomes the core's after the
+// step, stepped tells whether the physics stepped; false on a failure (failure and failed set)
+bool SchedulerServant::tick(long long k, double &time, const SubscriptionList &subs,
+                            bool &stepped, std::string &failure, int &failed) {
+  bool ok = true;
+  // controllers due this tick that render see the current poses
+  if (std::any_of(run_.begin(), run_.end(),
+                  [k](const RunController &c) { return k % c.periodSteps == 0; })) {
+    syncView();
+  }
+  // 1. due controllers: input, then control, in the order added
+  for (size_t i = 0; i < run_.size() && ok; i++) {
+    RunController &c = run_[i];
+    if (k % c.periodSteps == 0) {
+      ok = !CORBA::is_nil(c.oneCall) ? tickController(c, k, time, failure)
+                                     : callController(c, "input", time, failure) &&
+                                           callController(c, "control", time, failure);
+      failed = ok ? failed : static_cast<int>(i);
+    }
+  }
+  // 2. the physics, in this process
+  if (ok) {
+    SimLock core(sim_);
+    hsError err = {};
+    if (hs_step(sim_.get(), &err) < 0) {
+      failure = format("stepSimulation failed at t = %s s: %s", timeText(time).c_str(),
+                       err.message);
+      failed = -1;
+      ok = false;
+    } else {
+      time = hs_time(sim_.get());  // the one clock: the core's
+      stepped = true;
+    }
+  }
+  // 3. due execution contexts
+  for (size_t i = 0; ok && i < subs.size(); i++) {
+    const Subscription &s = *subs[i];
+    long long n = hs_periodSteps(s.period, hs_timeStep(sim_.get()));
+    if (n > 0 && k % n != 0) {
+      continue;
+    }
+    try {
+      s.ec->tick();
+    } catch (const CORBA::Exception &e) {
+      failure = format("execution context %d (period %g s) failed at t = %s s: %s", s.id,
+                       s.period, timeText(time).c_str(),
+                       remoteFailure("tick", e, timeoutMs_ / 1000.0).c_str());
+      failed = -1;
+      ok = false;
+      unsubscribe(s.ec);  // as OpenHRP's clock: a context that fails is dropped
+    }
+  }
+  // 4. output of the controllers of this step
+  for (size_t i = 0; ok && i < run_.size(); i++) {
+    RunController &c = run_[i];
+    if (k % c.periodSteps == 0) {
+      ok = !CORBA::is_nil(c.oneCall) ? writeCommand(c, time, failure)
+                                     : callController(c, "output", time, failure);
+      failed = ok ? failed : static_cast<int>(i);
+    }
+  }
+  return ok;
+}
+
+// 5. after the step that made the count k (mutex_ not held): the log record at the log period,
+// the viewer's frame at the view rate, the cameras' due frames
+void SchedulerServant::afterStep(long long k, double time, bool viewing) {
+  bool log = k % logSteps_ == 0;
+  bool frame = viewing && viewFrame(k);
+  if (log || frame) {
+    record(log, frame);
+  }
+  renderDueFrames(k, time);
+}
+
+// the end of the loop at step count k, time (lk is mutex_, held): the final state for the
+// viewer (unless it just got it), account the wall time, stop the controllers, publish the
+// outcome
+void SchedulerServant::finishRun(std::unique_lock<std::mutex> &lk, long long k, double time,
+                                 int failed, const std::string &failure) {
   if (feed_ && k > 0 && !viewFrame(k)) {
     lk.unlock();
     record(false, true);
@@ -1200,7 +1252,7 @@ void SchedulerServant::loop() {
   message_ = failed != -2 ? failure : std::string();
   cv_.notify_all();
   hsu_log(hsLOG_INFO, "run %s at t = %s s after %lld steps", failed != -2 ? "failed" : "ended",
-          timeText(time_).c_str(), steps_);
+          timeText(time).c_str(), k);
 }
 
 // one remote call on a controller; on failure fill failure and return false
@@ -1230,12 +1282,11 @@ bool SchedulerServant::callController(RunController &c, const char *op, double t
 // command kept for writeCommand; on failure fill failure and return false
 bool SchedulerServant::tickController(RunController &c, long long k, double t,
                                       std::string &failure) {
-  hrpsim::ControllerInput in;
+  hrpsim::ControllerInput &in = c.input;
   in.time = t;
   in.steps = k;
   if (c.ch >= 0) {
-    OpenHRP::SensorState_var s = wire::sensorState(sim_.get(), c.ch);
-    in.sensors = s.in();
+    wire::sensorStateInto(sim_.get(), c.ch, in.sensors);
   }
   try {
     c.command = c.oneCall->tick(in);

@@ -15,8 +15,8 @@
 // it directly, through wire.h's conversions (no CORBA round trip, and errors come back as
 // hsErrors), while controllers and clients reach the same core through a DynamicsSimulator
 // servant activated in the process's POA (dynamics()). The core's own lock serialises the two
-// doors. Names, the time step, the sensor option, steps and time are the core's; the loop
-// publishes the steps and time of its last finished tick in steps_ / time_ for status().
+// doors. Names, the time step, the sensor option, steps and time are the core's (status()
+// reads them there; the loop counts in a local between ticks).
 //
 // Determinism: the loop decides everything from step counts (period steps, log steps, end step);
 // wall-clock time is read only to report wallTime and to sleep when paced to real time.
@@ -131,6 +131,7 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
     hrpsim::OneCallController_var oneCall;
     int ch = -1;
     hrpsim::JointCommand_var command;
+    hrpsim::ControllerInput input;  // tick()'s argument, its buffers reused tick after tick
   };
   // a subscribed execution context (immutable once made; the list is copied on write)
   struct Subscription {
@@ -156,12 +157,32 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
   void releaseDynamics();
   void joinLoop(std::unique_lock<std::mutex> &lock);
   void begin(const char *op, bool paused);
+  // begin's phases: the state check, the plan (periods in steps), the controllers' references,
+  // then the simulation's and the controllers' start (its failure, "" if none)
+  void requireReady(const char *op);
+  void planRun(const char *op, double dt);
+  void resolveControllers(const char *op);
+  std::string initRun(const char *op, double timeout);
   void runSteps(const char *op, long long target, std::unique_lock<std::mutex> &opLock);
   void advance(const char *op, std::unique_lock<std::mutex> &opLock,
                const std::function<long long()> &targetOf);
   hrpsim::RunStatus *statusLocked() const;
+  // real-time pacing of the loop: anchored at simulated time sim, wall time wall
+  struct Pace {
+    bool on = false;
+    double factor = 0.0, sim = 0.0;
+    Clock::time_point wall;
+    void follow(double factor, double time);
+    void sleep(double time) const;
+  };
+  // the loop and its phases: wait for work, one tick (steps 1-4), after the step (5), the end
   void loop();
-  bool tick(long long k, double &time, std::string &failure);
+  void idle(std::unique_lock<std::mutex> &lk, long long k);
+  bool tick(long long k, double &time, const SubscriptionList &subs, bool &stepped,
+            std::string &failure, int &failed);
+  void afterStep(long long k, double time, bool viewing);
+  void finishRun(std::unique_lock<std::mutex> &lk, long long k, double time, int failed,
+                 const std::string &failure);
   bool callController(RunController &c, const char *op, double t, std::string &failure);
   // a one-call controller's tick (before the step) and the writing of its command (after it)
   bool tickController(RunController &c, long long k, double t, std::string &failure);
@@ -205,15 +226,13 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
   std::string message_;
   bool starting_ = false;     // begin() is initialising (state_ shows RUNNING)
   bool freeRunning_ = false;  // run until the end (or a pause), not to stepTarget_
-  long long stepTarget_ = 0;  // when not free running: pause once steps_ reaches it
+  long long stepTarget_ = 0;  // when not free running: pause once the core's steps reach it
   long long endSteps_ = 0;    // 0: no end time
   bool stopRequested_ = false;
   bool halting_ = false;  // the process is going down: leave the controllers alone
   bool active_ = false;   // the loop is stepping (wallTime accrues)
   Clock::time_point activeSince_;
   double wallTime_ = 0.0;  // [s] of earlier active spans
-  long long steps_ = 0;  // the core's step count after the loop's last finished tick
-  double time_ = 0.0;  // [s] the core's time then
   std::thread thread_;
 
   // --- owned by the loop while a run exists (set up by begin before the thread starts) ---
@@ -245,8 +264,9 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
   std::deque<Record> log_;
 };
 
-// OpenHRP's ClockGenerator, bound as "ClockGenerator": forwards to the scheduler's clock
-class ClockGeneratorServant : public POA_OpenHRP::ClockGenerator {
+// OpenHRP's ClockGenerator, bound as "ClockGenerator": forwards to the scheduler's clock; its
+// refusals (logRequestError in SchedulerServant::subscribe) are its own lastError()
+class ClockGeneratorServant : public POA_hrpsim::ClockGenerator, public DiagnosticsServant {
  public:
   // keeps a reference to scheduler (released in the destructor)
   explicit ClockGeneratorServant(SchedulerServant *scheduler);

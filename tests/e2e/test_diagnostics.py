@@ -196,6 +196,49 @@ def test_hosted_dynamics_refusal_through_simulation(client, servers):
         sim.close()
 
 
+class _Context(hrpsim.OpenRTM__POA.ExtTrigExecutionContextService):
+    """An execution context that is never ticked (the refused subscriptions below)."""
+
+    def tick(self):
+        pass
+
+
+def test_clock_subscribe_refusals_carry_the_reason(client, servers):
+    """ClockGenerator::subscribe's refusals (a nil context, a period that is not a whole
+    number of steps) reach Python as BadArgument with the line hrpsim-scheduler logged, through
+    the ClockGenerator's own lastError (hrpsim::ClockGenerator is a Diagnostics); the plain
+    reference still narrows to OpenHRP's ClockGenerator."""
+    ref = client.resolve("ClockGenerator", OpenHRP.ClockGenerator)
+    assert ref._is_a("IDL:OpenHRP/ClockGenerator:1.0")
+    assert ref._is_a("IDL:hrpsim/Diagnostics:1.0")
+    clock = errors.explained(ref)
+    before = log_size(servers, "hrpsim-scheduler")
+    with pytest.raises(errors.BadArgument) as info:
+        clock.subscribe(None, 0.005)
+    check_reason(info.value, servers, "hrpsim-scheduler", before,
+                 "ClockGenerator::subscribe: the execution context reference is nil",
+                 errors.BadArgument, CORBA.BAD_PARAM)
+    poa = client.orb.resolve_initial_references("RootPOA")
+    poa._get_the_POAManager().activate()
+    oid = poa.activate_object(_Context())
+    try:
+        ec = poa.id_to_reference(oid)
+        sched = client.resolve("Scheduler", hrpsim.SchedulerIDL.Scheduler)
+        sched.reset()
+        sched.setTimeStep(0.001)
+        before = log_size(servers, "hrpsim-scheduler")
+        with pytest.raises(errors.BadArgument) as info:
+            clock.subscribe(ec, 0.0025)
+        check_reason(info.value, servers, "hrpsim-scheduler", before,
+                     "the period 0.0025 s is not a whole multiple of the time step 0.001 s",
+                     errors.BadArgument, CORBA.BAD_PARAM)
+        assert errors.last_error(ref) == ""   # read once
+        ref.unsubscribe(ec)
+        sched.reset()
+    finally:
+        poa.deactivate_object(oid)
+
+
 # ---------------------------------------------------------------------------------------------
 # hrpsim.controller: a controller's self.dynamics
 # ---------------------------------------------------------------------------------------------

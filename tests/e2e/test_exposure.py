@@ -201,7 +201,8 @@ def test_unsafe_socket_directory_stops_the_server(naming_only, tmp_path):
 
 
 def test_python_servants_listen_on_loopback_unless_told(servers):
-    """The PD controller (omniORBpy) listens on 127.0.0.1; $HRPSIM_LISTEN moves it."""
+    """The PD controller (omniORBpy) listens on 127.0.0.1 and on a private unix socket;
+    $HRPSIM_LISTEN moves it to that address, TCP only."""
     script = REPO_ROOT / "samples" / "controllers" / "pd_controller.py"
     for listen, name in ((None, "LoopbackPD"), (ALIAS, "AliasPD")):
         env = cli_env()
@@ -215,6 +216,17 @@ def test_python_servants_listen_on_loopback_unless_told(servers):
             _wait_bound(servers.corbaloc, name, proc)
             addrs = tcp_listening(proc.pid)
             assert addrs and {a for a, _ in addrs} == {listen or "127.0.0.1"}, addrs
+            # on loopback also a unix socket (a local scheduler's calls take it) in the
+            # servers' private directory, the socket itself 0600; none when told an address
+            socks = unix_listening(proc.pid)
+            assert len(socks) == (0 if listen else 1), socks
+            for sock in socks:
+                d = Path(sock).parent
+                xdg = os.environ.get("XDG_RUNTIME_DIR")
+                assert str(d) in ("/tmp/hrpsim-%d" % os.geteuid(),
+                                  (xdg or "/nonexistent") + "/hrpsim"), sock
+                assert stat.S_IMODE(os.lstat(d).st_mode) == 0o700, sock
+                assert stat.S_IMODE(os.lstat(sock).st_mode) & 0o077 == 0, sock
         finally:
             _stop(proc)
         assert proc.returncode == 0

@@ -15,7 +15,8 @@ core inside the Python process, against the server back end.
 - a runaway stops the run with hrpsim.Runaway naming the character, as the servers do;
 - cameras rendered in process equal the view server's pictures pixel for pixel;
 - sweeps: local workers, the serial runs and the server runs give the same bits;
-- `hrpsim run --local` ticks a Python controller (the sample PD) in process and refuses a
+- `hrpsim run --local` ticks a Python controller (the sample PD) in process, writes the
+  scheduler run's log.npz (same keys and bits for a project with no controller), and refuses a
   controller that is an external command (it needs the servers);
 - samples/scripts/local_humanoid.py runs and writes its PNG;
 - the Python time-step bounds (hrpsim.limits) are the core's.
@@ -267,6 +268,32 @@ def test_local_runaway_names_the_character():
         with pytest.raises(hrpsim.simulation.Runaway) as info:
             sim.step(2000)
         assert info.value.character == "arm"
+        # the core's own message (hs_stepN's hsError), not a Python paraphrase of it
+        text = str(info.value)
+        assert text.startswith("character arm ran away "), text
+        assert "step %d: " % sim.steps in text and "(|position| <= 1e+09 m" in text, text
+
+
+def test_local_errors_carry_the_core_message_and_closed_is_clear():
+    """A refused call raises the hrpsim.errors class with the core's hsError message (naming
+    the character, link and value); a LocalSim used after close() raises CallOrderError
+    "the simulation is closed", not cffi's TypeError."""
+    from hrpsim.errors import BadArgument, CallOrderError
+    sim = hrpsim.Simulation(backend="local", dt=0.001, models={"arm": ARM6})
+    sim.start()
+    n = len(sim.joint_names("arm"))
+    last = sim.joint_names("arm")[-1]
+    q0 = sim.q("arm").copy()
+    with pytest.raises(BadArgument) as info:
+        sim.set_joint_values("arm", [0.1] * (n - 1) + [1e13])
+    assert str(info.value) == ("set_all_link_data: 'arm' link '%s': JOINT_VALUE value 0 is "
+                               "1e+13 (every number must be finite and within +-1e+12)" % last)
+    assert np.array_equal(sim.q("arm"), q0)        # nothing of the request was written
+    core = sim.local
+    sim.close()
+    for call in (core.step, lambda: core.q_view(0), lambda: core.set_joint_torques(0, [0.0])):
+        with pytest.raises(CallOrderError, match="the simulation is closed"):
+            call()
 
 
 def test_local_humanoid_sample_writes_its_plot(tmp_path):
@@ -342,8 +369,8 @@ def test_run_local_ticks_a_python_controller_in_process(tmp_path):
                           env=env)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     log = np.load(out / "log.npz")
-    assert log["time"].shape == (120,) and abs(log["time"][-1] - 1.2) < 1e-9
-    z = log["robot.p"][:, 2]
+    assert log["time"].shape == (121,) and abs(log["time"][-1] - 1.2) < 1e-9
+    z = log["robot.root_p"][:, 2]
     assert 0.79 < z.min() and z.max() < 0.82      # stands (a fall drops it by decimetres)
     knee = log["robot.q"][:, 3]                 # RLEG_KNEE follows the squat's reference
     ref = PDLaw(["RLEG_KNEE"]).reference(1.2)[0][0]
@@ -422,3 +449,102 @@ def test_a_view_keeps_the_simulation_and_the_bodies_it_borrows_alive():
     del p
     gc.collect()
     assert body() is None  # and both go with the last view
+
+
+SAME_LOG = """<?xml version="1.0" encoding="UTF-8"?>
+<hrpsim-project version="1">
+  <simulation timeStep="0.001" endTime="0.3" sensors="true" gravity="0 0 9.8"/>
+  <model name="ground" url="{models}/floor/step.wrl"/>
+  <model name="robot" url="{models}/humanoid/humanoid.wrl">
+    <rootPose translation="0 0 0.808040"/>
+    <joints mode="highgain" value="0"/>
+    <joint name="RLEG_HIP_P" value="-0.2"/> <joint name="RLEG_KNEE" value="0.4"/>
+    <joint name="RLEG_ANKLE_P" value="-0.2"/> <joint name="LLEG_HIP_P" value="-0.2"/>
+    <joint name="LLEG_KNEE" value="0.4"/> <joint name="LLEG_ANKLE_P" value="-0.2"/>
+  </model>
+  <model name="crawler" url="{models}/crawler/crawler.wrl">
+    <rootPose translation="3 0 0.1"/>
+    <joint name="FLIPPER" mode="highgain"/>
+    <joint name="TRACK_L" trackSpeed="0.2"/> <joint name="TRACK_R" trackSpeed="-0.1"/>
+  </model>
+  <model name="fb" url="{models}/closed_link/four_bar.wrl">
+    <rootPose translation="0 3 1"/>
+    <joints mode="torque"/>
+  </model>
+  <collision object1="ground" object2="robot" staticFriction="0.5" slipFriction="0.5"/>
+  <collision object1="ground" object2="crawler" link2="TRACK_L" staticFriction="1.0"
+             slipFriction="1.0" culling="0.005"/>
+  <collision object1="ground" object2="crawler" link2="TRACK_R" staticFriction="1.0"
+             slipFriction="1.0" culling="0.005"/>
+  <log period="0.01" sensors="true"/>
+</hrpsim-project>
+"""
+
+
+def test_run_local_log_is_the_scheduler_runs_log(servers, tmp_path):
+    """`hrpsim run --local` and `hrpsim run` of one project with no controller (contacts,
+    force sensors, a closed loop, crawler tracks, high-gain joint torques) write log.npz with
+    the same keys and the same values bit for bit: one core, one LogCollector."""
+    from conftest import cli_env
+    path = tmp_path / "same.xml"
+    path.write_text(SAME_LOG.format(models=MODELS))
+    env = {k: v for k, v in os.environ.items() if not k.startswith("HRPSIM_NAMING")}
+    env["HRPSIM_STATE_DIR"] = str(tmp_path / "no-servers")
+    local = subprocess.run([sys.executable, "-m", "hrpsim", "run", "--local", str(path),
+                            "--out", str(tmp_path / "local")], capture_output=True, text=True,
+                           timeout=300, env=env)
+    assert local.returncode == 0, local.stdout + local.stderr
+    served = subprocess.run([sys.executable, "-m", "hrpsim.cli", "run", "--state-dir",
+                             str(servers.state_dir), "--out", str(tmp_path / "served"),
+                             "--no-plots", str(path)], stdin=subprocess.DEVNULL,
+                            capture_output=True, text=True, timeout=600, env=cli_env())
+    assert served.returncode == 0, served.stdout + served.stderr
+    a, b = np.load(tmp_path / "local" / "log.npz"), np.load(tmp_path / "served" / "log.npz")
+    assert sorted(a.files) == sorted(b.files)
+    for key in ("contacts.force", "robot.force", "robot.root_rpy", "fb.loop.LOOP",
+                "crawler.track.TRACK_L", "robot.joint_stop"):
+        assert key in a.files, key
+    assert a["time"].shape == (31,) and a["time"][0] == 0.0
+    assert np.any(a["crawler.track.TRACK_L"] != 0) and np.any(a["contacts.count"] > 0)
+    for key in a.files:
+        assert a[key].dtype == b[key].dtype, key
+        assert np.array_equal(a[key], b[key], equal_nan=a[key].dtype.kind == "f"), key
+
+
+FIXED_BOT = """#VRML V2.0 utf8
+%s
+PROTO ForceSensor [ exposedField SFVec3f maxForce -1 -1 -1 exposedField SFVec3f maxTorque
+  -1 -1 -1 exposedField SFVec3f translation 0 0 0 exposedField SFRotation rotation 0 0 1 0
+  exposedField SFInt32 sensorId -1 ] { Transform { translation IS translation } }
+DEF FIXEDBOT Humanoid { humanoidBody [
+ DEF BODY Joint { jointType "free" children [
+  Segment { mass 3 momentsOfInertia [0.02 0 0 0 0.02 0 0 0 0.02]
+   children Shape { geometry Box { size 0.2 0.2 0.2 } } }
+  DEF FOOT Joint { jointType "fixed" translation 0 0 -0.15 children [
+   DEF FOOT_FS ForceSensor { sensorId 0 }
+   Segment { mass 1 momentsOfInertia [0.005 0 0 0 0.005 0 0 0 0.005]
+    children Shape { geometry Box { size 0.3 0.3 0.1 } } } ] } ] } ]
+ joints [ USE BODY USE FOOT ] }
+"""
+
+
+@pytest.mark.parametrize("backend", ["server", "local"])
+def test_force_sensor_of_a_robot_without_movable_joints(client, tmp_path, backend):
+    """A 3 kg body on a 1 kg foot welded below it (no movable joint), resting on the floor with
+    sleeping on (the default): after 0.5 s the foot's force sensor carries the body's weight,
+    3 kg * 9.8 m/s^2 = 29.4 N up (it slept and read the foot's own -9.8 N before)."""
+    path = tmp_path / "fixedbot.wrl"
+    path.write_text(FIXED_BOT % OPENHRP_PROTOS)
+    sim = (hrpsim.Simulation(client, dt=0.001, sensors=True) if backend == "server"
+           else hrpsim.Simulation(backend="local", dt=0.001, sensors=True))
+    with sim:
+        sim.add_model("floor", FLOOR)
+        sim.add_model("robot", path.as_uri())
+        sim.set_root_pose("robot", (0.0, 0.0, 0.2))
+        sim.add_collision_pair("floor", "robot")
+        sim.start()
+        sim.run(0.5)
+        f = np.asarray(sim.sensors("robot")["force"][0])
+        assert not sim.sleeping("robot")
+    assert abs(f[2] - 29.4) < 1e-3, f
+    assert np.all(np.abs(np.delete(f, 2)) < 1e-3), f

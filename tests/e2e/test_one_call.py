@@ -99,11 +99,12 @@ def test_client_loop_one_call_is_bit_identical_to_three_calls(client):
 
 
 def test_step_with_checks_every_command_before_writing(client):
-    """A bad command (wrong length) is refused with its reason and nothing is written; the
+    """A bad command (wrong length, a value of 1e13) is refused with its reason and nothing is
+    written (not even the good command before it); the
     plain form (no commands, n steps) returns the states getWorldState and
     getCharacterSensorState return."""
     from hrpsim import SchedulerIDL
-    from hrpsim.errors import BadArgument
+    from hrpsim.errors import BadArgument, explained
     DS = OpenHRP.DynamicsSimulator
     with hrpsim.Simulation(client, dt=DT) as sim:
         n = len(standing_torque_humanoid(sim))
@@ -114,9 +115,24 @@ def test_step_with_checks_every_command_before_writing(client):
         bad = SchedulerIDL.JointCommand("robot", DS.JOINT_TORQUE, [1.0] * (n - 1))
         with pytest.raises(BadArgument) as info:
             one.stepWith([good, bad], 1, True, ["robot"])
-        assert "%d values for %d joints" % (n - 1, n) in str(info.value)
+        assert "command 1: 'robot': JOINT_TORQUE needs %d numbers" % n in str(info.value)
+        assert "got %d" % (n - 1) in str(info.value)
+        # a huge value (the core's bound, 1e12) is refused by the same check, naming the joint
+        huge = SchedulerIDL.JointCommand("robot", DS.JOINT_TORQUE, [1.0] * (n - 1) + [1e13])
+        with pytest.raises(BadArgument) as info:
+            one.stepWith([good, huge], 1, True, ["robot"])
+        last = sim.joint_names("robot")[n - 1]
+        assert "command 1: 'robot' link '%s': JOINT_TORQUE value 0 is 1e+13" % last \
+            in str(info.value)
         plain = sim.dynamics
         assert list(plain.getCharacterAllLinkData("robot", DS.JOINT_TORQUE)) == list(before)
+        # setCharacterAllLinkData: the same check, nothing of the request written
+        q0 = list(plain.getCharacterAllLinkData("robot", DS.JOINT_VALUE))
+        with pytest.raises(BadArgument) as info:
+            explained(plain).setCharacterAllLinkData("robot", DS.JOINT_VALUE,
+                                                     [0.25] * (n - 1) + [-1e13])
+        assert "'robot' link '%s': JOINT_VALUE value 0 is -1e+13" % last in str(info.value)
+        assert list(plain.getCharacterAllLinkData("robot", DS.JOINT_VALUE)) == q0
         assert plain.getWorldState().time == 0.0
         world, states = one.stepWith([], 3, True, ["robot", "floor"])
         full = plain.getWorldState()

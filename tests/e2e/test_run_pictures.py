@@ -54,6 +54,15 @@ def lit(img):
     return img.astype(int).sum(axis=2) > 30
 
 
+def sky(img, view):
+    """Pixels of a still that are its sky: the still's background gradient (view["sky"]: the
+    colours of the top and bottom rows, linear in between), to within rounding."""
+    top, bottom = (np.asarray(c, dtype=float) for c in view["sky"])
+    h = img.shape[0]
+    want = top + (bottom - top) * (np.arange(h) / (h - 1))[:, None]
+    return (np.abs(img.astype(float) - want[:, None, :]) <= 1.0).all(axis=2)
+
+
 def test_cameras_are_off_by_default(squat):
     out, summary, _ = squat
     assert summary["cameras"] is False
@@ -81,7 +90,8 @@ def test_stills_are_chosen_from_the_run(squat):
 def test_stills_frame_the_robot(squat):
     """In each still the robot, placed by its logged link positions and the still's recorded
     view, is at least 40% of the picture's height, wholly inside it, its feet on visible
-    ground; and the picture has the robot where the projection puts it."""
+    ground; and the picture has the robot where the projection puts it. The background is a
+    light sky (not the cameras' black): the top row is sky, and it is light."""
     from PIL import Image
 
     out, summary, log = squat
@@ -89,6 +99,10 @@ def test_stills_frame_the_robot(squat):
     for s in summary["stills"]:
         img = np.asarray(Image.open(out / s["file"]))
         assert img.shape == (480, 640, 3)
+        background = sky(img, s["view"])
+        assert background[0].mean() > 0.9, s["file"]           # the sky above the scene
+        assert img[background].mean() > 150, s["file"]           # a light one
+        drawn = ~background
         i = int(np.argmin(abs(t - s["time"])))
         assert t[i] == pytest.approx(s["time"], abs=1e-9)
         links = log["robot.link_p"][i]
@@ -99,12 +113,12 @@ def test_stills_frame_the_robot(squat):
         # link origins run from the ankles to the neck: about 1.2 m of the robot's 1.54 m
         assert (v.max() - v.min()) >= 0.4 * 480, (s["file"], v.min(), v.max())
         # the renderer drew the robot there: nearly every link origin is on a lit pixel
-        px = lit(img)[np.clip(v.astype(int), 0, 479), np.clip(u.astype(int), 0, 639)]
+        px = drawn[np.clip(v.astype(int), 0, 479), np.clip(u.astype(int), 0, 639)]
         assert px.mean() > 0.8, (s["file"], px.mean())
-        # ground contact: below the lowest link (an ankle) there is lit floor, not background
+        # ground contact: below the lowest link (an ankle) there is floor, not sky
         k = int(np.argmax(v))
-        below = lit(img)[min(479, int(v[k]) + 25):min(480, int(v[k]) + 45),
-                         max(0, int(u[k]) - 40):int(u[k]) + 40]
+        below = drawn[min(479, int(v[k]) + 25):min(480, int(v[k]) + 45),
+                      max(0, int(u[k]) - 40):int(u[k]) + 40]
         assert below.size and below.mean() > 0.9, s["file"]
         # and the floor is where the ankle stands: the framed box reaches down to z = 0
         assert abs(s["view"]["lo"][2]) < 0.01

@@ -270,6 +270,60 @@ static void testLinkData(void) {
   hs_freeSim(sim);
 }
 
+// the q of every link of character 0 equal to want[] (bit for bit)
+static int sameQ(const hsSim *sim, const double *want, int n) {
+  return memcmp(hs_q(sim, 0), want, (size_t)n * sizeof *want) == 0;
+}
+
+// a value the dynamics refuses (1e13: beyond +-1e12) in the last joint of a whole-body request
+// (all-link data, per-link values and torques, before and after start): the request is
+// refused, the message names the joint, and the state (q, torque commands) is what it was:
+// nothing of the request was applied
+static void testHugeValueRefusedWhole(void) {
+  hsError err = {0};
+  hsSim *sim = hs_makeSim(fresh(&err));
+  hsBody *robot = hst_loadSample("humanoid/humanoid.wrl");
+  CU_ASSERT_EQUAL_FATAL(hs_addCharacter(sim, "robot", robot, 1, fresh(&err)), 0);
+  int nj = hs_jointCount(sim, 0), nl = hs_linkCount(sim, 0);
+  CU_ASSERT_FATAL(nj <= 64 && nl <= 64);
+  int lastLink = hs_jointLinks(sim, 0)[nj - 1];
+  const char *last = hs_linkName(sim, 0, lastLink);
+  for (int started = 0; started < 2; started++) {
+    if (started) {
+      CU_ASSERT_EQUAL_FATAL(hs_start(sim, fresh(&err)), 0);
+    }
+    double q0[64], u0[64], all[64], per[64];
+    memcpy(q0, hs_q(sim, 0), (size_t)nl * sizeof *q0);
+    memcpy(u0, hs_torqueCommands(sim, 0), (size_t)nl * sizeof *u0);
+    for (int j = 0; j < nj; j++) {
+      all[j] = 0.25;
+    }
+    all[nj - 1] = 1e13;
+    CU_ASSERT(hs_checkAllLinkData(sim, 0, hsDATA_JOINT_VALUE, all, nj, fresh(&err)) < 0);
+    CU_ASSERT(hs_setAllLinkData(sim, 0, hsDATA_JOINT_VALUE, all, nj, fresh(&err)) < 0);
+    CU_ASSERT(strstr(err.message, last) != NULL);
+    CU_ASSERT(strstr(err.message, "1e+13") != NULL);
+    CU_ASSERT(sameQ(sim, q0, nl));
+    CU_ASSERT(hs_setAllLinkData(sim, 0, hsDATA_JOINT_TORQUE, all, nj, fresh(&err)) < 0);
+    CU_ASSERT(memcmp(hs_torqueCommands(sim, 0), u0, (size_t)nl * sizeof *u0) == 0);
+    for (int l = 0; l < nl; l++) {
+      per[l] = 0.25;
+    }
+    per[lastLink] = -1e13;
+    CU_ASSERT(hs_setJointValues(sim, 0, per, nl, fresh(&err)) < 0);
+    CU_ASSERT(strstr(err.message, last) != NULL);
+    CU_ASSERT(sameQ(sim, q0, nl));
+    CU_ASSERT(hs_setJointTorques(sim, 0, per, nl, fresh(&err)) < 0);
+    CU_ASSERT(memcmp(hs_torqueCommands(sim, 0), u0, (size_t)nl * sizeof *u0) == 0);
+    // the same requests within the bound are applied
+    all[nj - 1] = 0.25;
+    CU_ASSERT_EQUAL(hs_checkAllLinkData(sim, 0, hsDATA_JOINT_VALUE, all, nj, fresh(&err)), 0);
+    CU_ASSERT_EQUAL(hs_setAllLinkData(sim, 0, hsDATA_JOINT_VALUE, all, nj, fresh(&err)), 0);
+    CU_ASSERT_EQUAL(hs_q(sim, 0)[lastLink], 0.25);
+  }
+  hs_freeSim(sim);
+}
+
 // the arm's wrist force sensor holds the hand against gravity: zeros while sensors are off
 static void testSensors(void) {
   hsError err = {0};
@@ -460,6 +514,7 @@ void register_core(void) {
   CU_add_test(s, "the clock and a free fall", testClockAndFreeFall);
   CU_add_test(s, "a pendulum's period", testPendulumPeriod);
   CU_add_test(s, "link data checked before anything changes", testLinkData);
+  CU_add_test(s, "a huge value refuses the whole request", testHugeValueRefusedWhole);
   CU_add_test(s, "sensors on and off, noise refused", testSensors);
   CU_add_test(s, "contacts of a resting box, queries", testContacts);
   CU_add_test(s, "a depth camera at the current poses", testCamera);

@@ -252,6 +252,109 @@ static void testHumanoidStanding(void) {
   hsm_freeBody(floor);
 }
 
+// the sum of the ankle force sensors' Fz over its closed form while the humanoid stands still:
+// (m - m_feet) g, m_feet the mass of the sensors' links and what is beyond them (the sensors
+// carry everything above them). Stands 1.5 s (every joint held at 0: by high-gain commands, or
+// in torque mode by the PD gains of testHumanoidTorquePD's controller), returns the smallest and
+// largest ratio and the mean over the last second, every step
+static void standingAnkleFz(hstStepper stepper, int torque, double *lo, double *hi,
+                            double *mean) {
+  static const struct {
+    const char *frag;
+    double p, d;
+  } gains[] = {{"LEG_HIP_Y", 1000, 5},  {"LEG_HIP_R", 2000, 10},  {"LEG_HIP_P", 2500, 12},
+               {"LEG_KNEE", 2500, 12},  {"LEG_ANKLE_P", 1500, 8}, {"LEG_ANKLE_R", 1200, 6},
+               {"CHEST", 1500, 8},      {"NECK", 50, 0.2},        {"ARM_SHOULDER", 300, 0.75},
+               {"ARM_ELBOW", 150, 0.4}, {"ARM_WRIST_Y", 5, 0.02}, {"ARM_WRIST", 20, 0.05}};
+  hsdOptions o;
+  hsd_defaultOptions(&o);
+  o.stepper = stepper;
+  hsBody *robot, *floor;
+  hsdWorld *w = humanoidWorld(&o, &robot, &floor);
+  if (torque) {
+    CU_ASSERT_EQUAL_FATAL(hsd_setAllJointModes(w, 1, hsMODE_TORQUE, NULL), 0);
+  }
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  CU_ASSERT_FATAL(robot->nlink <= 64);
+  int fs[2] = {hsm_sensorById(robot, hsSENSOR_FORCE, 0),
+               hsm_sensorById(robot, hsSENSOR_FORCE, 1)};
+  CU_ASSERT_FATAL(fs[0] >= 0 && fs[1] >= 0);
+  // the feet: the sensors' links and their descendants (a link's parent precedes it)
+  int below[64] = {0};
+  double mFeet = 0;
+  for (int k = 0; k < robot->nlink; k++) {
+    int p = robot->links[k].parent;
+    below[k] = k == robot->sensors[fs[0]].link || k == robot->sensors[fs[1]].link ||
+               (p >= 0 && below[p]);
+    mFeet += below[k] ? robot->links[k].mass : 0;
+  }
+  double share = (dynMass(robot) - mFeet) * 9.8;
+  double P[64] = {0}, D[64] = {0};
+  for (int k = 1; k < robot->nlink; k++) {
+    for (size_t g = 0; g < sizeof gains / sizeof gains[0]; g++) {
+      if (strstr(robot->links[k].name, gains[g].frag)) {
+        P[k] = gains[g].p;
+        D[k] = gains[g].d;
+        break;
+      }
+    }
+  }
+  const hsBodyState *st = hsd_state(w, 1);
+  *lo = INFINITY;
+  *hi = -INFINITY;
+  *mean = 0;
+  for (int i = 0; i < 1500; i++) {
+    for (int k = 1; k < robot->nlink; k++) {
+      if (torque) {
+        hsd_setJointTorque(w, 1, k, -P[k] * st->q[k] - D[k] * st->dq[k], NULL);
+      } else if (robot->links[k].jointType == hsJOINT_ROTATE) {
+        hsd_setJointValue(w, 1, k, 0, NULL);
+      }
+    }
+    dynSteps(w, 1);
+    if (i >= 500) {
+      int n;
+      double r = (dynSensorReading(w, 1, fs[0], &n)[2] + dynSensorReading(w, 1, fs[1], &n)[2]) /
+                 share;
+      *lo = fmin(*lo, r);
+      *hi = fmax(*hi, r);
+      *mean += r / 1000;
+    }
+  }
+  CU_ASSERT_EQUAL(hsd_warningCount(w), 0);
+  hsd_freeWorld(w);
+  hsm_freeBody(robot);
+  hsm_freeBody(floor);
+}
+
+// the ankle force sensors of the standing humanoid read the weight above them, (m - m_feet) g,
+// at every step of a second: within 0.5% in high gain (composite body, inverse dynamics) and in
+// torque mode on dWorldStep (joint feedback of an exact solve). The default stepper (QuickStep,
+// chainIterations) has the right mean (within 0.5%) but its steps swing: the iterative solve
+// leaves the chain and the feet vibrating at the 1e-6 m level, and a foot that rocks by a few
+// micrometres loses its toe (or heel) contacts for a step (dynamics/dynamics_options.c):
+// observed 0.85..1.09 at 12 iterations (0.88..1.09 at 10), asserted within 0.8..1.2 (a bound on
+// the known swing, not a closed form)
+static void testHumanoidAnkleForce(void) {
+  static const struct {
+    const char *name;
+    hstStepper stepper;
+    int torque;
+    double tol;
+  } cases[] = {{"high gain", hsSTEPPER_AUTO, 0, 0.005},
+               {"torque, dWorldStep", hsSTEPPER_WORLD, 1, 0.005},
+               {"torque, default stepper", hsSTEPPER_AUTO, 1, 0.2}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    double lo, hi, mean;
+    standingAnkleFz(cases[i].stepper, cases[i].torque, &lo, &hi, &mean);
+    fprintf(stderr, " [%s: Fz / (m - m_feet) g %.4f..%.4f, mean %.4f] ", cases[i].name, lo, hi,
+            mean);
+    CU_ASSERT(fabs(lo - 1) <= cases[i].tol);
+    CU_ASSERT(fabs(hi - 1) <= cases[i].tol);
+    CU_ASSERT(fabs(mean - 1) <= 0.005);
+  }
+}
+
 // the humanoid standing in torque mode for 2 s under a PD loop (the gains of
 // samples/controllers/pd_controller.py, every joint held at 0), stepped by the default automatic
 // stepper (QuickStep with chainIterations: 31 bodies, 150 hinge rows and the contacts) and by
@@ -638,6 +741,8 @@ void register_servo(void) {
   CU_add_test(s, "humanoid stands 10 s in high gain", testHumanoidStanding);
   CU_add_test(s, "humanoid stands 2 s in torque mode under PD: QuickStep vs dWorldStep",
               testHumanoidTorquePD);
+  CU_add_test(s, "humanoid standing: ankle force sensors read the weight above them every step",
+              testHumanoidAnkleForce);
   CU_add_test(s, "humanoid squat: composite vs joint motors", testHumanoidSquatCrossCheck);
   CU_add_test(s, "momentum is conserved in flight", testMomentumInFlight);
   CU_add_test(s, "position-given root", testGivenRoot);

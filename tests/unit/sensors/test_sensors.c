@@ -1,6 +1,7 @@
 // test_sensors.c - body sensors (sensors/ over a dynamics world): accelerometers at rest, in
-// free fall and on a spinning body, rate gyros, force sensors under a standing robot; the order
-// of the sensors on the wire.
+// free fall and on a spinning body, rate gyros, force sensors under a standing robot and on
+// robots without a movable joint (a free one with sleeping on, a static one); the order of the
+// sensors on the wire.
 
 #include "dynamics/dyn_helpers.h"
 
@@ -155,6 +156,87 @@ static void testHumanoidStanding(void) {
   hsm_freeBody(floor);
 }
 
+// a robot with no movable joint: a free 3 kg body on a 1 kg foot welded below it (a fixed
+// joint 0.15 m down, a force sensor at the foot's origin), resting on the floor. The foot
+// pushes the body up with the body's weight, 3 kg * 9.8 = 29.4 N, positive Fz in the z-up
+// sensor frame (1e-3: the contacts settle), no shear or moment (symmetric), also with sleeping
+// on after 0.5 s at rest (a sleeping body has no contacts: a force sensor keeps it awake); in
+// high-gain mode (a character with nothing to servo) the same
+static void testFixedJointRobot(void) {
+  static const char *kFixed =
+      "DEF FIXEDBOT Humanoid { humanoidBody [\n"
+      " DEF BODY Joint { jointType \"free\" children [\n"
+      "  Segment { mass 3 momentsOfInertia [0.02 0 0 0 0.02 0 0 0 0.02]\n"
+      "   children Shape { geometry Box { size 0.2 0.2 0.2 } } }\n"
+      "  DEF FOOT Joint { jointType \"fixed\" translation 0 0 -0.15 children [\n"
+      "   DEF FOOT_FS ForceSensor { sensorId 0 }\n"
+      "   Segment { mass 1 momentsOfInertia [0.005 0 0 0 0.005 0 0 0 0.005]\n"
+      "    children Shape { geometry Box { size 0.3 0.3 0.1 } } } ] } ] } ]\n"
+      " joints [ USE BODY USE FOOT ] }\n";
+  for (int highGain = 0; highGain < 2; highGain++) {
+    hsBody *robot = dynLoadText("fixedbot.wrl", kFixed);
+    hsBody *floor = dynLoadSample("floor/floor.wrl");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(robot);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(floor);
+    hsdOptions o;
+    hsd_defaultOptions(&o);
+    o.sleep = 1;
+    hsdWorld *w = dynWorld(&o);
+    hsd_addCharacter(w, "floor", floor, NULL);
+    hsd_addCharacter(w, "robot", robot, NULL);
+    hsdSurface s = {0.5, 0.5, 0, 0.01};
+    hsd_addContactPair(w, 0, -1, 1, -1, &s, NULL);
+    if (highGain) {
+      hsd_setAllJointModes(w, 1, hsMODE_HIGH_GAIN, NULL);
+    }
+    dynPlace(w, 1, 0, 0, 0.2, NULL);
+    CU_ASSERT_EQUAL(hsd_init(w, NULL), 0);
+    dynSteps(w, 500);
+    CU_ASSERT_EQUAL(hsd_sleeping(w, 1), 0);
+    const double *f = reading(w, 1, robot, hsSENSOR_FORCE, 0);
+    fprintf(stderr, " [Fz %.6f N, want 29.4] ", f[2]);
+    HST_NEAR(f[2], 3 * 9.8, 1e-3);
+    for (int j = 0; j < 6; j++) {
+      if (j != 2) {
+        HST_NEAR(f[j], 0, 1e-3);
+      }
+    }
+    hsd_freeWorld(w);
+    hsm_freeBody(robot);
+    hsm_freeBody(floor);
+  }
+}
+
+// a static robot (fixed root 1 m up, nothing movable): a 2 kg link welded 0.3 m below the root,
+// its centre 0.1 m below its force sensor, hangs from it: -2 kg * 9.8 = -19.6 N in Fz, no
+// moment (1e-9); before the fix a static character's sensors read zero
+static void testStaticRobot(void) {
+  static const char *kStatic =
+      "DEF STATICBOT Humanoid { humanoidBody [\n"
+      " DEF BASE Joint { jointType \"fixed\" translation 0 0 1 children [\n"
+      "  Segment { mass 3 momentsOfInertia [0.02 0 0 0 0.02 0 0 0 0.02] }\n"
+      "  DEF ARM Joint { jointType \"fixed\" translation 0 0 -0.3 children [\n"
+      "   DEF ARM_FS ForceSensor { sensorId 0 }\n"
+      "   Segment { mass 2 centerOfMass 0 0 -0.1\n"
+      "    momentsOfInertia [0.005 0 0 0 0.005 0 0 0 0.005] } ] } ] } ]\n"
+      " joints [ USE BASE USE ARM ] }\n";
+  hsBody *robot = dynLoadText("staticbot.wrl", kStatic);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(robot);
+  hsdWorld *w = dynWorld(NULL);
+  hsd_addCharacter(w, "robot", robot, NULL);
+  CU_ASSERT_EQUAL(hsd_init(w, NULL), 0);
+  dynSteps(w, 10);
+  const double *f = reading(w, 0, robot, hsSENSOR_FORCE, 0);
+  HST_NEAR(f[2], -2 * 9.8, 1e-9);
+  for (int j = 0; j < 6; j++) {
+    if (j != 2) {
+      HST_NEAR(f[j], 0, 1e-9);
+    }
+  }
+  hsd_freeWorld(w);
+  hsm_freeBody(robot);
+}
+
 // a state lists each type's sensors in sensorId order, whatever order the file gave, and tells
 // how many numbers each reports; a bad index reads nothing
 static void testOrderAndSizes(void) {
@@ -196,4 +278,7 @@ void register_sensors(void) {
   CU_add_test(s, "at rest: accelerometer reads +g up", testAtRest);
   CU_add_test(s, "spinning: gyro and centripetal acceleration", testSpinning);
   CU_add_test(s, "standing humanoid: accelerometer, gyro, force sensors", testHumanoidStanding);
+  CU_add_test(s, "fixed-joint robot on the floor: force sensor carries the body",
+              testFixedJointRobot);
+  CU_add_test(s, "static robot: force sensor carries the link below", testStaticRobot);
 }
