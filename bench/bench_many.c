@@ -14,7 +14,11 @@
 // steps_per_s, us_per_step, contacts and sleeping characters after the last step, warnings,
 // and a checksum of every character's final root pose (equal checksums: the same trajectory).
 // WARMUP steps (untimed) run first. BENCH_MANY_SPEEDS=1 in the environment prints each body's
-// speeds after the last step to stderr.
+// speeds after the last step to stderr; BENCH_MANY_PILE_ROWS, BENCH_MANY_ITERATIONS and
+// BENCH_MANY_SLEEP_ACC set hsdOptions.pileRows, quickIterations and sleepLinearAcc =
+// sleepAngularAcc (pileRows 100000 and sleep acceleration 1e9: the stepper and sleeping as they
+// were before pileRows and the acceleration check). quick_steps and rows in the output are
+// hsd_stepStats' (steps that ran on QuickStep, the last step's largest island).
 
 #include <math.h>
 #include <stdint.h>
@@ -57,6 +61,16 @@ int main(int argc, char **argv) {
                      : strcmp(argv[7], "on") == 0 ? hsBROAD_ON
                                                   : hsBROAD_AUTO;
     opt.sleep = atoi(argv[8]) != 0;
+  }
+  // before/after switches (bench/bench_many.py --vs): the stepper's and sleeping's tunables
+  if (getenv("BENCH_MANY_PILE_ROWS")) {
+    opt.pileRows = atoi(getenv("BENCH_MANY_PILE_ROWS"));
+  }
+  if (getenv("BENCH_MANY_ITERATIONS")) {
+    opt.quickIterations = atoi(getenv("BENCH_MANY_ITERATIONS"));
+  }
+  if (getenv("BENCH_MANY_SLEEP_ACC")) {
+    opt.sleepLinearAcc = opt.sleepAngularAcc = atof(getenv("BENCH_MANY_SLEEP_ACC"));
   }
   hsBody *floor = hsm_loadVrml(argv[4], NULL, NULL, 0, NULL, &err);
   int humanoids = strcmp(scene, "humanoids") == 0;
@@ -154,6 +168,8 @@ int main(int argc, char **argv) {
   }
   int ncontact = 0, sleeping = 0;
   hsd_contacts(w, &ncontact);
+  hsdStepStats stats;
+  hsd_stepStats(w, &stats);
   uint64_t h = 1469598103934665603ull;
   for (int c = 1; c < nchar; c++) {
     const hsBodyState *st = hsd_state(w, c);
@@ -163,9 +179,10 @@ int main(int argc, char **argv) {
   }
   printf("{\"scene\": \"%s\", \"n\": %d, \"steps\": %ld, \"seconds\": %.6f, "
          "\"steps_per_s\": %.1f, \"us_per_step\": %.2f, \"warmup\": %ld, \"sleeping_before\": %d, "
-         "\"contacts\": %d, \"sleeping\": %d, \"warnings\": %d, \"checksum\": \"%016llx\"}\n",
+         "\"contacts\": %d, \"sleeping\": %d, \"quick_steps\": %ld, \"rows\": %d, "
+         "\"warnings\": %d, \"checksum\": \"%016llx\"}\n",
          scene, n, steps, seconds, steps / seconds, 1e6 * seconds / steps, warmup, asleepBefore,
-         ncontact, sleeping,
+         ncontact, sleeping, stats.quickSteps, stats.rows,
          hsd_warningCount(w), (unsigned long long)h);
   for (int c = 0; c < nchar; c++) {
     hss_freeState(sensors[c]);

@@ -16,11 +16,14 @@ Each scene runs twice side by side in one run: "before" (broad phase off, no sle
 registered pair tested every step, as OpenHRP and hrpsim before the broad phase) and "after"
 (the broad phase automatic, sleeping on: what hrpsim projects and hrpsim.Simulation get). The
 checksum of the final poses tells whether a run took the same trajectory; with sleeping off
-the broad phase never changes it (tests/unit/dynamics/test_sleep.c).
+the broad phase never changes it (tests/unit/dynamics/test_sleep.c). With --vs, both columns
+have the broad phase and sleeping on, and "before" is the stepper and sleeping without
+hsdOptions.pileRows and without the acceleration check of sleeping.
 """
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -37,11 +40,17 @@ BOX = bench_dynamics.BOX
 MODES = {"before": ("off", "0"), "after": ("auto", "1")}
 
 
-def run(scene, n, steps, mode, warmup=0):
+# --vs: the piles' stepper and sleeping as they were before hsdOptions.pileRows and the
+# acceleration check of sleeping (bench_many.c's switches)
+OLD_STEPPER = {"BENCH_MANY_PILE_ROWS": "100000", "BENCH_MANY_SLEEP_ACC": "1e9"}
+
+
+def run(scene, n, steps, mode, warmup=0, env=None):
     broad, sleep = MODES[mode]
     cmd = [str(bench_dynamics.bin_path("hrpsim-bench-many")), scene, str(n), str(steps),
            str(FLOOR), str(BOX), str(HUMANOID), broad, sleep, str(warmup)]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True)
+    out = subprocess.run(cmd, check=True, capture_output=True, text=True,
+                         env={**os.environ, **(env or {})})
     return json.loads(out.stdout)
 
 
@@ -50,6 +59,10 @@ def main():
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--quick", action="store_true", help="fewer steps (a smoke run)")
     ap.add_argument("--json", help="write every result to this file")
+    ap.add_argument("--vs", action="store_true",
+                    help="compare the piles' stepper and sleeping before pileRows and the "
+                         "acceleration check (\"before\") with today's (\"after\"), both with "
+                         "the broad phase and sleeping on")
     ap.add_argument("--repeat", type=int, default=1,
                     help="runs of each scene and mode, interleaved; the best counts (default 1)")
     args = ap.parse_args()
@@ -78,7 +91,11 @@ def main():
         r = {}
         for _ in range(args.repeat):
             for m in ("before", "after"):
-                x = run(scene, n, steps, m, warmup)
+                if args.vs:
+                    x = run(scene, n, steps, "after", warmup,
+                            OLD_STEPPER if m == "before" else None)
+                else:
+                    x = run(scene, n, steps, m, warmup)
                 if m not in r or x["steps_per_s"] > r[m]["steps_per_s"]:
                     r[m] = x
         results.append({"label": label, **r})

@@ -95,6 +95,8 @@ typedef struct hsdOptions {
                             // robot on the floor)
   int autoRows;             // hsSTEPPER_AUTO: island size (constraint rows) above which a step
                             // uses QuickStep
+  int pileRows;             // hsSTEPPER_AUTO: ... and above which it does when only free rigid
+                            // objects (boxes, props: no robot) touch anything
   double erp;               // global error reduction parameter (0..1)
   double cfm;               // global constraint force mixing [m/N-ish, ODE units]
   double contactErp;        // ERP of contact joints
@@ -133,7 +135,12 @@ typedef struct hsdOptions {
                             // 0 (default, OpenHRP's DynamicsSimulator): never. hsd_setSleep.
   double sleepLinearVel;    // at rest: speed below this [m/s] ...
   double sleepAngularVel;   // ... and angular speed below this [rad/s] ...
-  double sleepTime;         // ... for this long [s] (and at least 10 steps)
+  double sleepTime;         // ... for this long [s] (and at least 10 steps) ...
+  double sleepLinearAcc;    // ... unless its mean speed rose faster than this [m/s^2]
+  double sleepAngularAcc;   // ... or its mean angular speed faster than this [rad/s^2]
+                            // from one window (a quarter of sleepTime) to the next, twice in a
+                            // row: a body slow but speeding up (sliding from rest near its
+                            // friction angle) stays awake
 } hsdOptions;
 
 // hsdOptions.jointLimits bits: what a torque-mode rotate or slide joint obeys with each on

@@ -62,6 +62,19 @@
 // jittering at up to 0.01 m/s and 0.1 rad/s; with thresholds of 0.01 m/s and 0.05 rad/s on the
 // instantaneous speeds 14 of its boxes slept after 3 s, with 0.02 m/s and 0.1 rad/s averaged over
 // 10 steps (ODE's average samples) and 0.2 s at rest all 100 by about 3.5 s.
+// The acceleration check (sleepLinearAcc 0.02 m/s^2, sleepAngularAcc 0.2 rad/s^2, speeds rising
+// over two windows in a row, dynamics_sleep.c) keeps a box sliding from rest at 0.061 m/s^2
+// awake; in that pile, window means change by up to 0.05 m/s^2 and 1 rad/s^2 from one window to
+// the next (rocking, no trend), so one window's rise alone kept boxes awake for good; twice in a
+// row, the 100-box pile sleeps whole by 3 s and the 400-box pile by 5 s (3 s without the check).
+//
+// pileRows (24): where only free rigid objects touch anything, QuickStep above 24 rows instead
+// of 150. Callgrind, 100-box pile's first 0.5 s (bench_many.c, broad phase and sleeping on):
+// 2,855 M instructions with pileRows = 150 (islands of 30-150 rows on dWorldStep: dxSolveLCP,
+// dxDot, solveL1Straight/Transposed 45%), 2,450 M with 48, 2,246 M with 24 (QuickStep's SOR
+// then 35-50%, box/box contacts 20-35%). Fewer iterations are the next lever but cost
+// accuracy (tests/unit/dynamics/test_sleep.c's 6-box tower after 3 s: 50 iterations 0.054 mm
+// from where it was put, 20 iterations 0.81 mm and 1,475 M instructions, 10 iterations 1.5 mm).
 
 #include <ode/ode.h>
 #include <stdio.h>
@@ -73,6 +86,7 @@ void hsd_defaultOptions(hsdOptions *opt) {
   opt->quickIterations = 50;
   opt->chainIterations = 12;
   opt->autoRows = 150;
+  opt->pileRows = 24;
   opt->erp = 0.2;
   opt->cfm = 1e-10;
   opt->contactErp = 0.2;
@@ -96,6 +110,8 @@ void hsd_defaultOptions(hsdOptions *opt) {
   opt->sleepLinearVel = 0.02;
   opt->sleepAngularVel = 0.1;
   opt->sleepTime = 0.2;
+  opt->sleepLinearAcc = 0.02;
+  opt->sleepAngularAcc = 0.2;
 }
 
 // ODE's messages go to our logger; its error and debug handlers must not abort a server, but

@@ -119,6 +119,11 @@ typedef struct hsdCharacter {
                             // dynamics), world frame, moment about the link origin
   hstdRep rep;              // representation of the last step
   int still;                // static root and no 1-dof joint: nothing ever moves
+  double restSum[6];        // sleeping (dynamics_sleep.c): the sum of the root's linear and
+                            // angular velocities over the current window ...
+  double restMean[2];       // ... the speeds of the mean velocities over the window before
+  int restN, restPrev;      // steps in the current window; 1 once restMean holds a window
+  int restUp;               // which speeds rose from the window before that (1 linear, 2 angular)
   dBodyID cbody;            // the composite body (free root only), NULL otherwise
   double P[3], L[3];        // total momentum and angular momentum about the centre of mass
   double M, com[3], Ic[9];  // composite mass, centre, inertia about it (world) at step start
@@ -358,6 +363,11 @@ int hsd_touches(hsdWorld *w, const hsdLinkPair *lp, double tolerance);
 
 // give each ODE body its auto-disable settings from the options (hsd_init, hsd_setSleep)
 void hsd_setupSleep(hsdWorld *w);
+
+// 1 if character c is a free rigid object: one free rigid body, no joint, no loop, not
+// position given, no force sensor (what may sleep, and what hsSTEPPER_AUTO's pileRows counts
+// as a pile)
+int hsd_sleeper(const hsdCharacter *c);
 
 // before contact generation: wake sleeping characters that were commanded, pushed, teleported
 // or can no longer sleep

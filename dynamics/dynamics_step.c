@@ -44,10 +44,11 @@ static void joinIslands(int *parent, int a, int b) {
 
 // the constraint rows of the world's largest island (union-find of the bodies over the enabled
 // joints and the contact joints; 5 rows per hinge or slider, 6 with a servo motor); *servo is
-// set when an articulated joint is servoed, *chain when that island holds an articulated joint
-static int largestIsland(hsdWorld *w, int *servo, int *chain) {
+// set when an articulated joint is servoed, *chain when that island holds an articulated joint,
+// *robot when an island with constraint rows holds a body that is not a free rigid object
+static int largestIsland(hsdWorld *w, int *servo, int *chain, int *robot) {
   int *parent = w->islandParent, *rows = w->islandRows;
-  *servo = *chain = 0;
+  *servo = *chain = *robot = 0;
   for (int i = 0; i < w->nbody; i++) {
     parent[i] = i;
     rows[i] = 0;
@@ -86,6 +87,13 @@ static int largestIsland(hsdWorld *w, int *servo, int *chain) {
       }
     }
   }
+  for (int ci = 0; ci < w->nchar && !*robot; ci++) {
+    const hsdCharacter *c = &w->chars[ci];
+    for (int k = 0; k < c->body->nlink && !*robot && !c->still && !hsd_sleeper(c); k++) {
+      int a = hsd_islandIndex(c->links[k].body);
+      *robot = a >= 0 && rows[findIsland(parent, a)] > 0;
+    }
+  }
   int most = 0, best = -1;
   for (int i = 0; i < w->nbody; i++) {
     if (rows[i] > most) {
@@ -105,13 +113,18 @@ static int largestIsland(hsdWorld *w, int *servo, int *chain) {
 
 // the SOR iterations if this step should use QuickStep, else 0 (see hsSTEPPER_AUTO): the
 // largest island has more than autoRows constraint rows and no servo motor is in use (QuickStep
-// diverges with them); chainIterations when that island is an articulated character's
+// diverges with them); chainIterations when that island is an articulated character's. Also
+// quickIterations when only free rigid objects touch anything and the largest island has more
+// than pileRows rows (a pile: dWorldStep's cost grows with the cube of an island's rows)
 static int useQuickStep(hsdWorld *w) {
-  int servo, chain;
-  w->lastRows = largestIsland(w, &servo, &chain);
+  int servo, chain, robot;
+  w->lastRows = largestIsland(w, &servo, &chain, &robot);
   if (w->opt.stepper != hsSTEPPER_AUTO || w->nloop > 0) {
     // (closed loops' light auxiliary bodies need the direct solver)
     return w->opt.stepper == hsSTEPPER_QUICK ? w->opt.quickIterations : 0;
+  }
+  if (!servo && !robot && w->lastRows > w->opt.pileRows) {
+    return w->opt.quickIterations;
   }
   if (servo || w->lastRows <= w->opt.autoRows) {
     return 0;

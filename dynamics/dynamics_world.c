@@ -58,7 +58,8 @@ static int checkOptions(const hsdOptions *o, hsError *err) {
   double v[] = {o->erp, o->cfm, o->contactErp, o->contactCfm, o->contactSurfaceLayer,
                 o->contactMaxCorrectingVel, o->highGainFMax, o->stickVelocity,
                 o->bounceVelocity, o->stopErp, o->stopCfm, o->boundMass, o->boundInertia,
-                o->sleepLinearVel, o->sleepAngularVel, o->sleepTime};
+                o->sleepLinearVel, o->sleepAngularVel, o->sleepTime, o->sleepLinearAcc,
+                o->sleepAngularAcc};
   if (!hsd_sane(v, (int)(sizeof v / sizeof v[0]))) {
     return HS_ERR(err, hsE_INVALID, "non-finite dynamics option");
   }
@@ -66,14 +67,14 @@ static int checkOptions(const hsdOptions *o, hsError *err) {
       o->stepper != hsSTEPPER_AUTO) {
     return HS_ERR(err, hsE_INVALID, "unknown stepper %d", (int)o->stepper);
   }
-  if (o->quickIterations < 1 || o->chainIterations < 1 || o->autoRows < 0 || o->erp < 0 ||
+  if (o->quickIterations < 1 || o->chainIterations < 1 || o->autoRows < 0 || o->pileRows < 0 || o->erp < 0 ||
       o->erp > 1 || o->cfm < 0 ||
       o->contactErp < 0 || o->contactErp > 1 || o->contactCfm < 0 || o->contactSurfaceLayer < 0 ||
       o->contactMaxCorrectingVel < 0 || o->highGainFMax <= 0 || o->stickVelocity < 0 ||
       o->bounceVelocity < 0 || o->stopErp < 0 || o->stopErp > 1 || o->stopCfm < 0 ||
       !(o->boundMass > 0) || !(o->boundInertia > 0) || o->broadPhase < hsBROAD_OFF ||
       o->broadPhase > hsBROAD_ON || o->sleepLinearVel < 0 || o->sleepAngularVel < 0 ||
-      o->sleepTime < 0) {
+      o->sleepTime < 0 || o->sleepLinearAcc < 0 || o->sleepAngularAcc < 0) {
     return HS_ERR(err, hsE_INVALID, "dynamics option out of range");
   }
   if (o->maxContactsPerPair < 1 || o->maxContactsPerPair > 0xffff || o->maxContacts < 1) {

@@ -110,9 +110,10 @@ def servers(naming=None):
 def run_sweep(mus, duration=1.0, workers=None, naming=None):
     """Slide distances for every mu (in order), via hrpsim.sweep."""
     func = functools.partial(slide, duration=duration)
-    # sleeping off: a box starting from rest near its friction angle stays under the sleep
-    # thresholds (0.02 m/s) for more than 0.2 s and would fall asleep instead of sliding
-    return hrpsim.sweep(func, mus, workers=workers, naming=naming, sleep=False)
+    # sleeping on (the default): a box sliding from rest near its friction angle (mu = 0.17,
+    # a = 0.061 m/s^2) stays under the sleep speed for 0.33 s but speeds up, so it stays awake
+    # (hsdOptions.sleepLinearAcc, 0.02 m/s^2)
+    return hrpsim.sweep(func, mus, workers=workers, naming=naming)
 
 
 def plot(mus, distances, duration, out):
