@@ -11,7 +11,8 @@
 // on, 1 ms step) or "boxes" (100 copies of the box MODEL dropped in a 5 x 5 x 4 grid onto FLOOR,
 // every box/box and box/floor pair registered). The scenes are the ones bench_world.c steps
 // in-process (same poses, pairs and options). Prints one JSON object: scene, steps, seconds,
-// steps_per_s, calls_per_step. bench/bench_dynamics.py runs it beside the in-process and Python figures.
+// steps_per_s, calls_per_step. bench/bench_dynamics.py runs it beside the in-process and Python
+// figures.
 
 #include <omniORB4/CORBA.h>
 

@@ -17,7 +17,8 @@
 // largest |q - q_ref| at the end of the last round, the ODE stepper used (dWorldStep or
 // QuickStep steps) and the constraint rows of the last step (hsd_stepStats). CASES picks
 // "torque", "highgain" or "both" (default). Only the commands, hs_step (dynamics and sensor
-// update) and reading the sensors are timed. STEPPER overrides the library's choice for both cases: "world" (dWorldStep),
+// update) and reading the sensors are timed. STEPPER overrides the library's choice for both
+// cases: "world" (dWorldStep),
 // "quick-N" (QuickStep, N iterations), "chain-N" (the defaults with hsdOptions.chainIterations
 // N; "chain-50" is the stepping before chainIterations existed); "auto" (default) keeps the
 // defaults. Over the second half of each round (outside the timing) it also notes the largest

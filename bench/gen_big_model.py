@@ -195,7 +195,8 @@ def link_block(name, joint_type, joint_id, axis, translation, rotation, axes, cx
     head.append("    DEF %s_LINK Segment {" % name)
     head.append("      mass %s" % num(m))
     head.append("      centerOfMass %s 0 0" % num(cx))
-    head.append("      momentsOfInertia [ %s 0 0  0 %s 0  0 0 %s ]" % (num(ixx), num(iyy), num(izz)))
+    head.append("      momentsOfInertia [ %s 0 0  0 %s 0  0 0 %s ]"
+                % (num(ixx), num(iyy), num(izz)))
     head.append("      children [")
     head.append("        Shape {")
     head.append("          appearance Appearance { material Material { diffuseColor %s } }"

@@ -147,7 +147,8 @@ void hsd_prepareSleep(hsdWorld *w) {
     if (may && dBodyIsEnabled(b)) {
       checkSpeedingUp(w, c, b);
     } else {
-      c->restN = c->restPrev = c->restUp = 0;  // asleep or not a sleeper: a fresh start when it wakes
+      // asleep or not a sleeper: a fresh start when it wakes
+      c->restN = c->restPrev = c->restUp = 0;
       memset(c->restSum, 0, sizeof c->restSum);
     }
   }

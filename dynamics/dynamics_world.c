@@ -67,8 +67,8 @@ static int checkOptions(const hsdOptions *o, hsError *err) {
       o->stepper != hsSTEPPER_AUTO) {
     return HS_ERR(err, hsE_INVALID, "unknown stepper %d", (int)o->stepper);
   }
-  if (o->quickIterations < 1 || o->chainIterations < 1 || o->autoRows < 0 || o->pileRows < 0 || o->erp < 0 ||
-      o->erp > 1 || o->cfm < 0 ||
+  if (o->quickIterations < 1 || o->chainIterations < 1 || o->autoRows < 0 || o->pileRows < 0 ||
+      o->erp < 0 || o->erp > 1 || o->cfm < 0 ||
       o->contactErp < 0 || o->contactErp > 1 || o->contactCfm < 0 || o->contactSurfaceLayer < 0 ||
       o->contactMaxCorrectingVel < 0 || o->highGainFMax <= 0 || o->stickVelocity < 0 ||
       o->bounceVelocity < 0 || o->stopErp < 0 || o->stopErp > 1 || o->stopCfm < 0 ||

@@ -53,7 +53,8 @@ int hsu_setError(hsError *err, int code, const char *srcFile, int srcLine, const
     __attribute__((format(printf, 8, 9)));
 
 // record an error without a model-file location; evaluates to the code
-#define HS_ERR(err, code, ...) hsu_setError((err), (code), __FILE__, __LINE__, NULL, 0, 0, __VA_ARGS__)
+#define HS_ERR(err, code, ...) \
+  hsu_setError((err), (code), __FILE__, __LINE__, NULL, 0, 0, __VA_ARGS__)
 
 // record an error at model file `file`, line, column; evaluates to the code
 #define HS_ERR_AT(err, code, file, line, column, ...) \

@@ -28,15 +28,16 @@ One round trip per step (``"server"`` back end): when the server's DynamicsSimul
 set it to False before the first step for OpenHRP's calls), ``set_joint_values`` /
 ``set_joint_torques`` between steps are held and sent with the next step in one
 ``stepWith`` call, which returns the time and every character's sensor state;
-``sensors()`` and ``time`` then read those (no round trip) until the next write. Any other call flushes held commands first (as
-``setCharacterAllLinkData``), and ``sim.dynamics`` drops the held state, so results are the
-same bit for bit as with three calls per step. A request a server refuses raises an
-``hrpsim.errors.ServerError`` whose message is the server's reason (``BadArgument``, a ValueError
-and LookupError, for a wrong name or value; ``SchedulerRefused``, a ValueError, for what the
-Scheduler refuses; see hrpsim/errors.py); the local back end raises the same classes with the
-core's message. Conventions are OpenHRP's (docs/servers.md, DynamicsSimulator):
-``gravity`` is given as to ``setGVector`` ((0, 0, 9.8) is ordinary gravity towards -z), poses are
-of link origins in the world frame, rotations 3x3, joint arrays in jointId order.
+``sensors()`` and ``time`` then read those (no round trip) until the next write. Any other call
+flushes held commands first (as ``setCharacterAllLinkData``), and ``sim.dynamics`` drops the
+held state, so results are the same bit for bit as with three calls per step. A request a server
+refuses raises an ``hrpsim.errors.ServerError`` whose message is the server's reason
+(``BadArgument``, a ValueError and LookupError, for a wrong name or value; ``SchedulerRefused``,
+a ValueError, for what the Scheduler refuses; see hrpsim/errors.py); the local back end raises
+the same classes with the core's message. Conventions are OpenHRP's (docs/servers.md,
+DynamicsSimulator): ``gravity`` is given as to ``setGVector`` ((0, 0, 9.8) is ordinary gravity
+towards -z), poses are of link origins in the world frame, rotations 3x3, joint arrays in
+jointId order.
 """
 
 import math

@@ -164,7 +164,8 @@ int main(int argc, char **argv) {
     }
     static const char *loopback[][2] = {{"endPoint", "giop:tcp:127.0.0.1:"}, {nullptr, nullptr}};
     static const char *asGiven[][2] = {{nullptr, nullptr}};
-    CORBA::ORB_var orb = CORBA::ORB_init(argc, argv, "omniORB4", endpointGiven ? asGiven : loopback);
+    CORBA::ORB_var orb =
+        CORBA::ORB_init(argc, argv, "omniORB4", endpointGiven ? asGiven : loopback);
     const char *name = argc > 1 ? argv[1] : "ArmController";
     CORBA::Object_var obj = orb->resolve_initial_references("RootPOA");
     PortableServer::POA_var poa = PortableServer::POA::_narrow(obj);

@@ -520,7 +520,9 @@ class Importer {
       int nv = si.vertices.length() / 3, nt = si.triangles.length() / 3;
       const int *tri = reinterpret_cast<const int *>(si.triangles.get_buffer());
       for (int k = 0; k < 3 * nt; k++) {
-        if (tri[k] < 0 || tri[k] >= nv) return fail(hsE_INVALID, where + ": vertex index out of range");
+        if (tri[k] < 0 || tri[k] >= nv) {
+          return fail(hsE_INVALID, where + ": vertex index out of range");
+        }
       }
       if (!finite(si.vertices.get_buffer(), 3 * nv, where + " vertices")) return false;
       if (si.appearanceIndex < -1 || si.appearanceIndex >= nappearance) {
@@ -664,7 +666,8 @@ class Importer {
       if (std::strcmp(si.type, hsm_sensorTypeName(static_cast<hstSensor>(k))) == 0) type = k;
     }
     if (type < 0) {
-      return fail(hsE_INVALID, where + ": unknown type '" + static_cast<const char *>(si.type) + "'");
+      return fail(hsE_INVALID,
+                  where + ": unknown type '" + static_cast<const char *>(si.type) + "'");
     }
     s.sensor.type = static_cast<hstSensor>(type);
     s.sensor.id = si.id;

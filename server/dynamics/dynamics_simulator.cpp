@@ -157,9 +157,8 @@ void DynamicsSimulatorServant::registerExtraJoint(
         op, err);
 }
 
-void DynamicsSimulatorServant::getExtraJointConstraintForce(const char *characterName,
-                                                            const char *name,
-                                                            OpenHRP::DblSequence6_out contactForce) {
+void DynamicsSimulatorServant::getExtraJointConstraintForce(
+    const char *characterName, const char *name, OpenHRP::DblSequence6_out contactForce) {
   const char *op = "getExtraJointConstraintForce";
   SimLock lock(sim_);
   int ch = character(op, characterName);

@@ -428,8 +428,8 @@ void SchedulerServant::addExtraJoint(const hrpsim::ExtraJointSpec &spec) {
   refuseOn(op, wire::vector3(spec.jointAxis, "jointAxis", axis, &err), err);
   int type = static_cast<int>(spec.jointType);
   if (type < 0 || type > 2) {
-    refuse(op, format("extra joint '%s': unknown jointType %d", static_cast<const char *>(spec.name),
-                      type));
+    refuse(op, format("extra joint '%s': unknown jointType %d",
+                      static_cast<const char *>(spec.name), type));
   }
   refuseOn(op, hs_addExtraJoint(sim_.get(), spec.name, spec.char1, spec.link1, spec.char2,
                                 spec.link2, p1, p2, type, axis, &err),

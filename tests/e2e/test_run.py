@@ -335,7 +335,8 @@ def test_pd_controller_exits_cleanly_on_sigterm(sched_servers, repo_root):
     import time
     from hrpsim import _orb
     env = cli_env()
-    proc = subprocess.Popen([sys.executable, str(repo_root / "samples/controllers/pd_controller.py"),
+    controller = repo_root / "samples/controllers/pd_controller.py"
+    proc = subprocess.Popen([sys.executable, str(controller),
                              "--name", "SigtermPD", "-ORBInitRef",
                              "NameService=" + sched_servers.corbaloc],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)

@@ -946,7 +946,8 @@ def test_frame_links_simulate_with_one_bound(servers, loader):
     before = len(dynamics_log(servers))
     try:
         sim.registerCharacter("f", loader.loadBodyInfo(hrpsim.file_url(path)))
-        sim.setCharacterLinkData("f", "base", DS.ABS_TRANSFORM, [0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 1])
+        sim.setCharacterLinkData("f", "base", DS.ABS_TRANSFORM,
+                                 [0, 0, 1, 1, 0, 0, 0, 1, 0, 0, 0, 1])
         sim.setCharacterLinkData("f", "shoulder", DS.JOINT_VALUE, [0.4])
         sim.init(0.001, DS.EULER, DS.DISABLE_SENSOR)
         sim.setGVector([0, 0, 9.8])

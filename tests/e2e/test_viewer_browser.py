@@ -253,7 +253,8 @@ def test_a_replay_draws_the_recorded_poses_and_its_summary(servers, browser, ope
         assert not page.evaluate("document.getElementById('summary').hidden")
         for k in (0, 100, 200, 333):
             page.evaluate("window.hrpsim.seek(%d)" % k)
-            page.wait_for("Math.abs(window.hrpsim.drawnTime - %r) < 1e-9" % float(arrays["time"][k]))
+            page.wait_for("Math.abs(window.hrpsim.drawnTime - %r) < 1e-9"
+                          % float(arrays["time"][k]))
             for link in ("RLEG_ANKLE_R", "LARM_WRIST_R", "NECK_P"):
                 got = page.evaluate("window.hrpsim.linkPosition('robot', %r)" % link)
                 idx = names.index(link)

@@ -140,7 +140,9 @@ function onFrames(buf) {
       page.uiDirty = true;
     }
   } else if (msg.kind === KIND_TRANSIENT && msg.epoch === store.epoch) {
-    page.transient = { time: msg.times[0], poses: msg.poses.slice(), contacts: msg.contacts.slice() };
+    page.transient = {
+      time: msg.times[0], poses: msg.poses.slice(), contacts: msg.contacts.slice(),
+    };
     page.dirty = true;
   }
 }

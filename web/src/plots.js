@@ -1,8 +1,8 @@
 // plots.js - the plot panel: joint angles (from the frames the page holds, live or replay) and,
 // for a replay, any logged array of the run (dq, u, body sensors, root position and heading,
 // joint stop torques, range scans, track speeds, loop and contact forces) fetched from
-// /api/series, named by the status's seriesTitles. Lines are drawn min/max per pixel column, so a 60 000-frame log draws as
-// fast as a short one; a cursor marks the time on screen.
+// /api/series, named by the status's seriesTitles. Lines are drawn min/max per pixel column, so
+// a 60 000-frame log draws as fast as a short one; a cursor marks the time on screen.
 
 const COLORS = ["#4fc3f7", "#ff8a65", "#aed581", "#ffd54f", "#ba68c8", "#4db6ac", "#f06292",
   "#90a4ae", "#dce775", "#7986cb"];

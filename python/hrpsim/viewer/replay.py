@@ -1,8 +1,8 @@
 """A finished run as a viewer source: `hrpsim view RESULTS_DIR`.
 
 A results directory written by `hrpsim run` holds ``log.npz`` (times, root poses, joint values
-and sensors per record, contacts), ``summary.json`` and ``models.json.gz``: the body description of every
-model the run loaded, taken from the ModelLoader when the run started, so a replay needs no
+and sensors per record, contacts), ``summary.json`` and ``models.json.gz``: the body description
+of every model the run loaded, taken from the ModelLoader when the run started, so a replay needs no
 server and no model file. ``ReplaySource`` reads the summary, the models and the record times
 when it opens, and turns the log into frames (float32 rows of root pose + per-link joint
 values, see frames.py) on a thread of its own, so the server answers at once; pages receive

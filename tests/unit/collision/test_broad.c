@@ -48,7 +48,8 @@ static void testRandomBoxes(void) {
     for (int i = 0; i < N; i++) {
       int shuffle = round % 4 == 0 || rnd(&r) < 0.1;
       for (int j = 0; j < 3; j++) {
-        double x = shuffle ? (int)(rnd(&r) * 128) / 64.0 : box[i].p[j] + ((int)(rnd(&r) * 9) - 4) / 64.0;
+        double x = shuffle ? (int)(rnd(&r) * 128) / 64.0
+                           : box[i].p[j] + ((int)(rnd(&r) * 9) - 4) / 64.0;
         box[i].p[j] = x;
       }
       if (i % 10 == 1) {

@@ -358,7 +358,8 @@ static void testDeterminism(void) {
   unsigned char out[2][3][sizeof(hscContact) * 256 + sizeof(hscDistance) + sizeof(hscRayHit)];
   for (int build = 0; build < 2; build++) {
     hscModel *a = colMesh(ma.v, ma.nv, ma.t, ma.nt, 4);
-    hscModel *box = colPrim(hsGEOM_BOX, 0.5, 0.3, 0.2), *cyl = colPrim(hsGEOM_CYLINDER, 0.2, 0.5, 0);
+    hscModel *box = colPrim(hsGEOM_BOX, 0.5, 0.3, 0.2);
+    hscModel *cyl = colPrim(hsGEOM_CYLINDER, 0.2, 0.5, 0);
     hscScene *s = hsc_makeScene(NULL, NULL);
     hsc_addBody(s, a, NULL);
     hsc_addBody(s, box, NULL);

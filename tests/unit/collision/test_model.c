@@ -87,7 +87,8 @@ static void testPrimitivesFromVrml(void) {
 // the humanoid lowered 1 mm below touching the floor: only its lowest links touch, each pair
 // with at most four points, normals down (from the robot into the floor), depths <= 1 mm
 static void testHumanoidOnFloor(void) {
-  hsBody *robot = hst_loadSample("humanoid/humanoid.wrl"), *floor = hst_loadSample("floor/floor.wrl");
+  hsBody *robot = hst_loadSample("humanoid/humanoid.wrl");
+  hsBody *floor = hst_loadSample("floor/floor.wrl");
   CU_ASSERT_PTR_NOT_NULL_FATAL(robot);
   CU_ASSERT_PTR_NOT_NULL_FATAL(floor);
   hscModel *mr = hsc_makeModel(robot, NULL, NULL), *mf = hsc_makeModel(floor, NULL, NULL);

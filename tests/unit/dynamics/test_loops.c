@@ -498,6 +498,7 @@ void register_loops(void) {
   CU_add_test(s, "a loop between two characters (pendulum period)", testTwoCharacters);
   CU_add_test(s, "a high-gain crank drives the passive loop", testDrivenCrank);
   CU_add_test(s, "the parallelogram leg keeps its shank upright", testParallelLeg);
-  CU_add_test(s, "a teleport to another closed configuration keeps the loop", testTeleportKeepsLoop);
+  CU_add_test(s, "a teleport to another closed configuration keeps the loop",
+              testTeleportKeepsLoop);
   CU_add_test(s, "over-constrained loops are refused, naming the loop", testOverConstrained);
 }

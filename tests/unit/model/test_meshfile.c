@@ -124,8 +124,8 @@ static void testDegenerateTriangles(void) {
   hsmMeshPart *p = NULL;
   int n = 0;
   hsError err = {0};
-  CU_ASSERT_EQUAL_FATAL(hsm_readMeshFile(hst_writeFile("degenerate.stl", joined), NULL, NULL, &p, &n,
-                                         &err), 0);
+  CU_ASSERT_EQUAL_FATAL(
+      hsm_readMeshFile(hst_writeFile("degenerate.stl", joined), NULL, NULL, &p, &n, &err), 0);
   CU_ASSERT_EQUAL_FATAL(n, 1);
   checkTetra(&p->mesh);
   CU_ASSERT_EQUAL(findVertex(&p->mesh, 5, 5, 5, 0), -1);
@@ -448,7 +448,8 @@ static void testErrors(void) {
   int n = 0;
   hsError err = {0};
   CU_ASSERT_EQUAL(hsm_readMeshFile(NULL, NULL, NULL, &p, &n, &err), hsE_INVALID);
-  CU_ASSERT_EQUAL(hsm_readMeshFile(fixture("cube_binary.stl"), NULL, NULL, NULL, &n, NULL), hsE_INVALID);
+  CU_ASSERT_EQUAL(hsm_readMeshFile(fixture("cube_binary.stl"), NULL, NULL, NULL, &n, NULL),
+                  hsE_INVALID);
   CU_ASSERT_EQUAL(hsm_readMeshFile(fixture("no_such_mesh.stl"), NULL, NULL, &p, &n, NULL), hsE_IO);
   hsm_freeMeshParts(NULL, 0);
 }

@@ -555,8 +555,8 @@ static void testTextureUrls(void) {
   char text[4096];
   snprintf(text, sizeof text,
            "#VRML V2.0 utf8\n"
-           "Shape { appearance Appearance { texture ImageTexture { url \"file://%s/tex%%20one.png\" }"
-           " } geometry Box {} }\n"
+           "Shape { appearance Appearance { texture ImageTexture {"
+           " url \"file://%s/tex%%20one.png\" } } geometry Box {} }\n"
            "Shape { appearance Appearance { texture ImageTexture { url \"tex.png\" } }"
            " geometry Sphere {} }\n",
            dir);
