@@ -193,3 +193,28 @@ def state_dirs(tmp_path_factory):
     yield make
     for d in made:
         stop_servers(d)
+
+
+def pytest_configure(config):
+    """Register the stage markers of stages.py."""
+    config.addinivalue_line("markers", "native: drives C/C++ code; test.sh's sanitizer stage "
+                            "runs these again (tests/e2e/stages.py)")
+    config.addinivalue_line("markers", "python: Python-level logic; run in test.sh's normal "
+                            "stage only (tests/e2e/stages.py)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test ``native`` or ``python`` from stages.py; an unlisted file is an error."""
+    import stages
+
+    unlisted = set()
+    for item in items:
+        name = Path(str(item.fspath)).name
+        try:
+            item.add_marker(stages.group(name))
+        except KeyError:
+            unlisted.add(name)
+    if unlisted:
+        raise pytest.UsageError(
+            "e2e files missing from tests/e2e/stages.py (put each in NATIVE or PYTHON, with "
+            "its reason): %s" % ", ".join(sorted(unlisted)))
