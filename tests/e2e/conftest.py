@@ -209,7 +209,10 @@ def pytest_collection_modifyitems(config, items):
 
     unlisted = set()
     for item in items:
-        name = Path(str(item.fspath)).name
+        path = Path(str(item.fspath))
+        if path.parent != Path(__file__).resolve().parent:
+            continue
+        name = path.name
         try:
             item.add_marker(stages.group(name))
         except KeyError:

@@ -40,7 +40,6 @@ NATIVE = {
     "test_stress.py": "8 concurrent clients against ModelLoader and dynamics (threads)",
     "test_urdf.py": "URDF and mesh parsing (assimp import, conversion) in the ModelLoader",
     "test_urdf_sensors.py": "Gazebo sensor parsing and the servers' sensor readings",
-    "test_viewer_run.py": "the scheduler pushing world states to the OnlineViewer",
     "test_vision.py": "the ViewSimulator's renderer",
     "test_vision_run.py": "the scheduler rendering cameras during a run",
 }
@@ -62,6 +61,8 @@ PYTHON = {
     "test_viewer.py": "the Python OnlineViewer server and its WebSocket",
     "test_viewer_browser.py": "the viewer's page in Chromium",
     "test_viewer_cameras.py": "the viewer's camera frame index and HTTP routes",
+    "test_viewer_run.py": "up --viewer, run --view, replays: Python; the scheduler's pushes to "
+                          "an OnlineViewer are test_scheduler's",
 }
 
 
