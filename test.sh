@@ -71,16 +71,28 @@ stage valgrind "unit tests under valgrind"
 # the mesh importer's forked children are left out: a child of a many-threaded test holds
 # copies of the other threads' buffers it can never free (the importer's own code is checked
 # in process, meshInProcess); "possibly lost" blocks (thread stacks) are neither shown nor errors
-# valgrind runs one thread at a time, so two runners go side by side (the machine has 2 cores);
-# each runner's unit tests make their own temporary directories
-valgrind_one() {  # valgrind_one RUNNER: exit 255 (xargs stops) if valgrind finds errors
+# valgrind runs one thread at a time, so the runs go two side by side (the machine has 2
+# cores), one per suite (each runner takes a suite name: tests/unit/test_support.c) so that the
+# long dynamics runner is split too; the unit tests make their own temporary directories
+valgrind_one() {  # valgrind_one RUNNER SUITE: exit 255 (xargs stops) if valgrind finds errors
   valgrind -q --child-silent-after-fork=yes --leak-check=full \
     --show-leak-kinds=definite,indirect --errors-for-leak-kinds=definite,indirect \
-    --error-exitcode=1 --keep-debuginfo=yes --suppressions=tests/valgrind.supp "$1" \
-    > /dev/null || { echo "valgrind found errors in $1"; exit 255; }
+    --error-exitcode=1 --keep-debuginfo=yes --suppressions=tests/valgrind.supp "$1" "$2" \
+    > /dev/null || { echo "valgrind found errors in $1 $2"; exit 255; }
 }
 export -f valgrind_one
-printf '%s\0' build/bin/*_tests | xargs -0 -n 1 -P 2 bash -c 'valgrind_one "$0"' ||
+valgrind_jobs=()
+for t in build/bin/*_tests; do
+  module=$(basename "$t" _tests)
+  sources=(tests/unit/"$module"/test_*.c*)
+  suites=$(grep -ho 'hst_addSuite("[^"]*")' "${sources[@]}" | sed 's/.*("\(.*\)")/\1/')
+  # every suite must be named by a literal here, or it would be left out
+  if [ "$(grep -o 'hst_addSuite(' "${sources[@]}" | wc -l)" != "$(echo "$suites" | grep -c .)" ]
+  then echo "$module: a suite whose name is not a string literal; valgrind would miss it"; exit 1
+  fi
+  while IFS= read -r s; do valgrind_jobs+=("$t" "$s"); done <<< "$suites"
+done
+printf '%s\0' "${valgrind_jobs[@]}" | xargs -0 -n 2 -P 2 bash -c 'valgrind_one "$0" "$1"' ||
   { echo "valgrind: errors (above)"; exit 1; }
 echo "valgrind: clean"
 stage "" ""
