@@ -17,6 +17,7 @@ DEB_PACKAGES=(
   libxml2-dev libassimp-dev libpng-dev libjpeg-dev
   libegl-dev libgl-dev libegl-mesa0 libgl1-mesa-dri libgbm1
   libcunit1-dev valgrind
+  ccache   # compiles go through it (below): a fresh clone's build is then mostly cache hits
   clang libclang-rt-dev   # the fuzz harnesses (libFuzzer: -fsanitize=fuzzer, tools/fuzz.sh)
   chromium
 )
@@ -56,6 +57,11 @@ if ! .venv/bin/python -c "import omniORB, pytest, numpy, matplotlib, aiohttp, hr
 fi
 
 echo "== building (build/, log in build/build.log)"
+# a launcher already chosen (CMAKE_C_COMPILER_LAUNCHER in the environment) is kept
+if command -v ccache > /dev/null; then
+  export CMAKE_C_COMPILER_LAUNCHER=${CMAKE_C_COMPILER_LAUNCHER:-ccache}
+  export CMAKE_CXX_COMPILER_LAUNCHER=${CMAKE_CXX_COMPILER_LAUNCHER:-ccache}
+fi
 mkdir -p build
 log=build/build.log
 cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$log" 2>&1 || { cat "$log"; exit 1; }

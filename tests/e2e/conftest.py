@@ -30,6 +30,31 @@ if str(PYTHON_DIR) not in sys.path:
 import hrpsim  # noqa: E402
 from hrpsim import launcher, paths  # noqa: E402
 
+def _asan_in_process():
+    """test.sh's sanitizer stage starts pytest with the ASan runtime preloaded (LD_PRELOAD), the
+    local back end's ASan extension in HRPSIM_CORE_MODULE_DIR (build-asan/python), leak checks
+    off for this process (CPython leaves blocks unfreed at exit) and the servers' ASAN_OPTIONS
+    in HRPSIM_E2E_CHILD_ASAN_OPTIONS. Load the extension here, check it is that one, then give
+    every child the servers' options and no preload: the ASan servers bring their own runtime,
+    other programs (omniNames, child Pythons, which use build/python's extension) run as in the
+    normal stage."""
+    child_options = os.environ.pop("HRPSIM_E2E_CHILD_ASAN_OPTIONS", None)
+    if child_options is None:
+        return
+    from hrpsim import local
+
+    want = os.environ.get("HRPSIM_CORE_MODULE_DIR", "")
+    path = local.core_module().__file__
+    os.environ.pop("HRPSIM_CORE_MODULE_DIR", None)
+    if not want or not path.startswith(os.path.join(want, "")):
+        raise RuntimeError("the sanitizer stage loaded %s, not the ASan extension of %r"
+                           % (path, want))
+    os.environ["ASAN_OPTIONS"] = child_options
+    os.environ.pop("LD_PRELOAD", None)
+
+
+_asan_in_process()
+
 # servers may start slowly under sanitizers or a loaded machine
 UP_TIMEOUT_S = os.environ.get("HRPSIM_E2E_UP_TIMEOUT", "30")
 
@@ -193,3 +218,31 @@ def state_dirs(tmp_path_factory):
     yield make
     for d in made:
         stop_servers(d)
+
+
+def pytest_configure(config):
+    """Register the stage markers of stages.py."""
+    config.addinivalue_line("markers", "native: drives C/C++ code; test.sh's sanitizer stage "
+                            "runs these again (tests/e2e/stages.py)")
+    config.addinivalue_line("markers", "python: Python-level logic; run in test.sh's normal "
+                            "stage only (tests/e2e/stages.py)")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark every test ``native`` or ``python`` from stages.py; an unlisted file is an error."""
+    import stages
+
+    unlisted = set()
+    for item in items:
+        path = Path(str(item.fspath))
+        if path.parent != Path(__file__).resolve().parent:
+            continue
+        name = path.name
+        try:
+            item.add_marker(stages.group(name))
+        except KeyError:
+            unlisted.add(name)
+    if unlisted:
+        raise pytest.UsageError(
+            "e2e files missing from tests/e2e/stages.py (put each in NATIVE or PYTHON, with "
+            "its reason): %s" % ", ".join(sorted(unlisted)))
