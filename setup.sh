@@ -14,5 +14,6 @@ $HRPSIM demo
 echo
 $HRPSIM run samples/projects/humanoid_squat.xml
 echo
-echo "servers are still running: '.venv/bin/hrpsim status' lists them, '.venv/bin/hrpsim down' stops them"
+echo "servers are still running: '.venv/bin/hrpsim status' lists them," \
+  "'.venv/bin/hrpsim down' stops them"
 echo "to use them from your shell (sets HRPSIM_NAMING): eval \"\$(.venv/bin/hrpsim env)\""

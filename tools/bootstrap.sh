@@ -45,7 +45,8 @@ fi
 # a virtualenv made before python/pyproject.toml named its package directory holds hrpsim
 # through an import hook (see tests/e2e/test_packaging.py): install again, as a plain path entry
 if ! .venv/bin/python -c "import omniORB, pytest, numpy, matplotlib, aiohttp, hrpsim, \
-    hypothesis, atheris, cffi, dask, distributed, pandas, tqdm" 2>/dev/null || compgen -G ".venv/lib/python3*/site-packages/__editable___hrpsim_*_finder.py" >/dev/null; then
+    hypothesis, atheris, cffi, dask, distributed, pandas, tqdm" 2>/dev/null ||
+   compgen -G ".venv/lib/python3*/site-packages/__editable___hrpsim_*_finder.py" >/dev/null; then
   echo "== installing Python packages into .venv"
   .venv/bin/pip install -q --upgrade pip
   # hypothesis: the API state machines (tests/e2e/test_api_fuzz.py); atheris: the project
@@ -64,7 +65,8 @@ if command -v ccache > /dev/null; then
 fi
 mkdir -p build
 log=build/build.log
-cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$log" 2>&1 || { cat "$log"; exit 1; }
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo > "$log" 2>&1 ||
+  { cat "$log"; exit 1; }
 ninja -C build >> "$log" 2>&1 || { tail -50 "$log"; exit 1; }
 echo "== build ok"
 

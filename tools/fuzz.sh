@@ -152,10 +152,13 @@ run_target() {  # run_target TARGET -> prints the executions
   echo "${execs:-0}" > "$art/last-execs"
   if [ "$rc" != 0 ]; then
     echo "== $t: FINDING (exit $rc); input in $art/, log $log"
-    grep -m1 -A30 -E 'ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error|fuzz finding|Traceback|==ERROR' "$log" || tail -40 "$log"
+    local finding='ERROR: (AddressSanitizer|LeakSanitizer|libFuzzer)|runtime error'
+    finding+='|fuzz finding|Traceback|==ERROR'
+    grep -m1 -A30 -E "$finding" "$log" || tail -40 "$log"
     return 1
   fi
-  echo "== $t: ${execs:-0} executions in ${seconds} s, no finding (corpus $(ls "$corpus" | wc -l) files)"
+  echo "== $t: ${execs:-0} executions in ${seconds} s, no finding" \
+    "(corpus $(ls "$corpus" | wc -l) files)"
 }
 
 failed=0

@@ -47,6 +47,8 @@ NATIVE = {
 PYTHON = {
     "test_cli.py": "hrpsim up/down/status plumbing (launcher, state files, ports)",
     "test_dask.py": "Dask scheduling of sweeps; the runs are test_local's and test_simulation's",
+    "test_configuration.py": "a project's Scheduler calls on a recording stand-in; its local "
+                             "runs repeat test_local's",
     "test_docs.py": "the docs' snippets; what they call is tested by the NATIVE files",
     "test_idl.py": "the generated Python stubs' type tables, no server",
     "test_packaging.py": "how pip installed the package",
@@ -55,6 +57,7 @@ PYTHON = {
     "test_project_lines.py": "line numbers in project.py's and run.py's error messages",
     "test_run_dirs.py": "results and state directories written by the CLI",
     "test_stages.py": "checks this table against the directory",
+    "test_style.py": "line lengths of the tracked sources, no program run",
     "test_sweep.py": "hrpsim.sweep's ordering and round robin over server sets",
     "test_sweep_cli.py": "the `hrpsim sweep` command and the directory it writes",
     "test_usability.py": "CLI conveniences (hrpsim env, results/ placement, README links)",
