@@ -20,10 +20,12 @@ compare the ratios of one run):
   cluster: DASK_DISTRIBUTED__WORKER__PROFILE__ENABLED=False for `dask worker`);
 - warm pool: the same on a process pool started beforehand and passed as ``executor=``
   (measured last, after the overhead tasks);
-- ceiling: the same warm pool given the runs as N chunks, one task per worker, each chunk run
-  serially in its worker: no executor traffic per run, so it is the best any N-worker executor
-  can do on this machine (two busy processes on a shared 2-core VM each run slower than one
-  alone: compare "CPU per run").
+- ceiling: the same warm pool given the runs as N interleaved chunks, one task per worker,
+  each chunk run serially in its worker: no executor traffic per run, so it is the best any
+  N-worker executor can do on this machine. Two busy processes on a 2-core VM each run slower
+  than one alone (shared caches and memory bandwidth, the host's clock): the bench prints how
+  much more CPU a run takes in the ceiling's workers than serially, and the speed-up that
+  leaves (N x serial CPU / busy CPU per run).
 
 Each figure is the best of --repeats rounds (a shared machine only gets slower than its
 best); the serial loop runs one warm-up run first (the model files read, the pages touched),
@@ -148,11 +150,12 @@ def main():
                               args.repeats)
         assert [r for r, _ in warmed] == [r for r, _ in serial]
         k = args.workers
-        chunks = [ps[i * len(ps) // k:(i + 1) * len(ps) // k] for i in range(k)]
+        chunks = [ps[i::k] for i in range(k)]  # interleaved: the runs' costs vary by param
 
         def ceiling():
             futures = [pool.submit(serial_chunk, script, c, opts) for c in chunks]
-            return [r for f in futures for r in f.result()]
+            done = [f.result() for f in futures]
+            return [done[i % k][i // k] for i in range(len(ps))]
         t_ceil, ceiled = best(ceiling, args.repeats)
         assert [r for r, _ in ceiled] == [r for r, _ in serial]
     load1 = os.getloadavg()[0]
@@ -175,6 +178,12 @@ def main():
                                  1e3 * cpu["ceiling"]))
     print("CPU share this process got while serial: %.0f %% of a core"
           % (100 * cpu["serial"] * len(ps) / t_serial))
+    # the same runs cost more CPU when both cores are busy (shared caches and memory, the host's
+    # clock): the speed-up no executor can pass here is N x serial CPU / busy CPU per run
+    print("%d busy processes take %.0f %% more CPU per run than one alone (ceiling's workers): "
+          "at most %.2fx serial with %d workers on this machine"
+          % (args.workers, 100 * (cpu["ceiling"] / cpu["serial"] - 1),
+             args.workers * cpu["serial"] / cpu["ceiling"], args.workers))
     print("overhead per task (%d empty tasks, warm executor, %d workers): pool %.2f ms, "
           "dask %.2f ms" % (len(tasks), args.workers, 1e3 * t_pool_over / len(tasks),
                             1e3 * t_dask_over / len(tasks)))
