@@ -259,6 +259,38 @@ def test_a_velocity_limit_caps_the_wheeled_base_speed(backend, client):
     assert np.array_equal(off, driven_wheels(backend, client, "position"))
 
 
+def test_velocity_limits_far_from_the_limit_change_no_bit():
+    """The sample humanoid squatting under the sample PD law in torque mode (its joints have
+    uvlimit 6 rad/s and stay under 1.5 rad/s): all limits on gives the run of position limits
+    only, bit for bit. A velocity-limited joint's drive becomes a motor (a constraint row the
+    iterative solver converges differently) only near its limit."""
+    import sys
+    sys.path.insert(0, str(REPO / "samples" / "controllers"))
+    from pd_controller import PDLaw
+
+    def squat(limits):
+        sim = hrpsim.Simulation(backend="local", dt=0.001, joint_limits=limits)
+        sim.add_model("floor", str(MODELS / "floor" / "floor.wrl"))
+        sim.add_model("robot", str(MODELS / "humanoid" / "humanoid.wrl"))
+        law = PDLaw(sim.joint_names("robot"))
+        sim.set_joint_mode("robot", "torque")
+        sim.set_root_pose("robot", (0, 0, 0.808))
+        sim.set_joint_values("robot", law.reference(0.0)[0])
+        sim.add_collision_pair("floor", "robot", friction=0.5)
+        qs = []
+        for _ in range(1000):
+            t = sim.steps * sim.dt
+            sim.set_joint_torques("robot", law.torques(t, sim.q("robot"), sim.dq("robot")))
+            sim.step()
+            qs.append(np.array(sim.q("robot")))
+        sim.close()
+        return np.array(qs)
+
+    on = squat(True)
+    assert np.array_equal(on, squat("position"))
+    assert np.max(np.abs(np.diff(on, axis=0))) > 1e-4  # the robot does move (a real squat)
+
+
 def test_joint_limits_after_the_start_are_refused(client, wheel_wrl):
     """hrpsim::DynamicsSimulator.setJointLimits after initSimulation: BAD_INV_ORDER (the
     client's CallOrderError), as setWorldOptions; the world runs on with its limits unchanged."""
