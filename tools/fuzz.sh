@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # tools/fuzz.sh - run the parser fuzzers (tests/fuzz; docs/development.md, "Fuzzing").
 #
-#   tools/fuzz.sh [--seconds N] [--max-len BYTES] [--ci] [TARGET...]
+#   tools/fuzz.sh [--seconds N] [--max-len BYTES] [--jobs N] [--ci] [TARGET...]
 #
 # Targets: vrml urdf mesh body_info (libFuzzer, C/C++, built into build-fuzz/ with clang,
 # ASan and UBSan: cmake -DHRPSIM_FUZZ=ON) and project (atheris, the Python project readers).
@@ -14,8 +14,10 @@
 # and are run first, every time. A crash, leak, sanitizer report or timeout writes the input
 # to fuzz-artifacts/TARGET/ and makes the script exit 1.
 #
-# --ci: 60 s per target (unless --seconds), a throw-away corpus; test.sh runs it (30 s).
-# The executions of each target and their total are printed at the end.
+# --jobs N: run N targets at a time (default 1; each target still gets its N seconds).
+# --ci: 60 s per target (unless --seconds), 2 targets at a time (unless --jobs), a throw-away
+# corpus; test.sh runs it (30 s). The executions of each target and their total are printed at
+# the end, target by target in the order given.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 repo=$PWD
@@ -23,17 +25,22 @@ repo=$PWD
 seconds=3600
 max_len=4096
 ci=0
+jobs=""
 targets=()
 while (($#)); do
   case "$1" in
     --seconds) seconds=$2; shift 2 ;;
     --max-len) max_len=$2; shift 2 ;;
+    --jobs) jobs=$2; shift 2 ;;
     --ci) ci=1; [ "$seconds" = 3600 ] && seconds=60; shift ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,20p' "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
 if [ "$ci" = 1 ] && [ "$seconds" = 3600 ]; then seconds=60; fi
+if [ -z "$jobs" ]; then
+  if [ "$ci" = 1 ]; then jobs=2; else jobs=1; fi
+fi
 ((${#targets[@]})) || targets=(vrml urdf mesh body_info project)
 
 # the build: clang with libFuzzer, ASan and UBSan
@@ -161,11 +168,27 @@ run_target() {  # run_target TARGET -> prints the executions
     "(corpus $(ls "$corpus" | wc -l) files)"
 }
 
+# the targets, --jobs at a time; each one's output is kept and printed in the given order
+outputs=$(mktemp -d)
+run_one() {  # run_one TARGET: its output and exit status into $outputs
+  local rc=0
+  run_target "$1" > "$outputs/$1.out" 2>&1 || rc=$?
+  echo "$rc" > "$outputs/$1.rc"
+}
+for t in "${targets[@]}"; do
+  while (($(jobs -rp | wc -l) >= jobs)); do
+    wait -n || true
+  done
+  run_one "$t" &
+done
+wait
 failed=0
 total=0
 for t in "${targets[@]}"; do
-  run_target "$t" || failed=1
+  cat "$outputs/$t.out"
+  [ "$(cat "$outputs/$t.rc" 2>/dev/null || echo 1)" = 0 ] || failed=1
   total=$((total + $(cat "$artifacts_root/$t/last-execs" 2>/dev/null || echo 0)))
 done
+rm -rf "$outputs"
 echo "== fuzzing: $total executions in total over ${targets[*]}"
 exit $failed
