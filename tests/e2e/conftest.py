@@ -81,6 +81,25 @@ def describe(proc):
         proc.returncode, proc.stdout, proc.stderr)
 
 
+def assert_same(a, b, where="snapshot"):
+    """Two snapshots (nested dicts / lists of arrays) equal bit for bit: same keys, lengths,
+    shapes and dtypes, and every number equal."""
+    import numpy as np
+    if isinstance(a, dict):
+        assert a.keys() == b.keys(), where
+        for k in a:
+            assert_same(a[k], b[k], "%s[%r]" % (where, k))
+    elif isinstance(a, list):
+        assert len(a) == len(b), where
+        for i, (x, y) in enumerate(zip(a, b)):
+            assert_same(x, y, "%s[%d]" % (where, i))
+    else:
+        x, y = np.asarray(a), np.asarray(b)
+        assert x.shape == y.shape and x.dtype == y.dtype, where
+        assert np.array_equal(x, y), "%s differs: max |diff| %g" % (
+            where, float(np.max(np.abs(x - y))) if x.size else 0.0)
+
+
 def missing_build_outputs(required_servers=("ModelLoader",)):
     """What is missing for the e2e tests to run, as a list of human-readable lines."""
     missing = []

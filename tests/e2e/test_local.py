@@ -41,6 +41,7 @@ HUMANOID = MODELS / "humanoid" / "humanoid.wrl"
 ARM6 = MODELS / "arm6" / "arm6.wrl"
 sys.path.insert(0, str(REPO / "samples" / "controllers"))
 from pd_controller import PDLaw  # noqa: E402
+from conftest import assert_same  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -49,22 +50,6 @@ def client(servers):
         pytest.fail("hrpsim-dynamics was not started", pytrace=False)
     return servers.client
 
-
-def assert_same(a, b, where="snapshot"):
-    """Two snapshots (nested dicts / lists of arrays) equal bit for bit."""
-    if isinstance(a, dict):
-        assert a.keys() == b.keys(), where
-        for k in a:
-            assert_same(a[k], b[k], "%s[%r]" % (where, k))
-    elif isinstance(a, list):
-        assert len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b)):
-            assert_same(x, y, "%s[%d]" % (where, i))
-    else:
-        x, y = np.asarray(a), np.asarray(b)
-        assert x.shape == y.shape and x.dtype == y.dtype, where
-        assert np.array_equal(x, y), "%s differs: max |diff| %g" % (
-            where, float(np.max(np.abs(x - y))) if x.size else 0.0)
 
 
 # ---------------------------------------------------------------------------------------------

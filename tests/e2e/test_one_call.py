@@ -26,6 +26,7 @@ FLOOR = MODELS / "floor" / "floor.wrl"
 HUMANOID = MODELS / "humanoid" / "humanoid.wrl"
 sys.path.insert(0, str(REPO / "samples" / "controllers"))
 import pd_controller  # noqa: E402
+from conftest import assert_same  # noqa: E402
 
 DT = 0.001
 STEPS = 500
@@ -38,22 +39,6 @@ def client(servers):
             pytest.fail("%s was not started" % name, pytrace=False)
     return servers.client
 
-
-def assert_same(a, b, where="snapshot"):
-    """Two snapshots (nested dicts / lists of arrays) equal bit for bit."""
-    if isinstance(a, dict):
-        assert a.keys() == b.keys(), where
-        for k in a:
-            assert_same(a[k], b[k], "%s[%r]" % (where, k))
-    elif isinstance(a, list):
-        assert len(a) == len(b), where
-        for i, (x, y) in enumerate(zip(a, b)):
-            assert_same(x, y, "%s[%d]" % (where, i))
-    else:
-        x, y = np.asarray(a), np.asarray(b)
-        assert x.shape == y.shape and x.dtype == y.dtype, where
-        assert np.array_equal(x, y), "%s differs: max |diff| %g" % (
-            where, float(np.max(np.abs(x - y))) if x.size else 0.0)
 
 
 def standing_torque_humanoid(sim):
