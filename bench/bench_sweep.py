@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""A 64-run sweep three ways: serial, the process pool (2 workers), a Dask LocalCluster (2
-worker processes); and each executor's overhead per task.
+"""A 64-run sweep four ways: serial, the process pool (2 workers), threads in this process (2),
+a Dask LocalCluster (2 worker processes); and each executor's overhead per task.
 
 Run after the build:  .venv/bin/python bench/bench_sweep.py [--runs 64] [--workers 2]
-                                                            [--duration 0.3] [--json OUT]
+                                      [--duration 0.3] [--json OUT] [--threads-only]
 
 The sweep is samples/scripts/humanoid_sweep.py's ``run`` (the humanoid dropped on the floor,
 --duration simulated seconds at 1 ms on the local back end) over --runs parameter sets
@@ -13,6 +13,11 @@ compare the ratios of one run):
 - serial: ``hrpsim.sweep.run_serial``, the runs one by one in this process;
 - pool: ``hrpsim.sweep(..., workers=N)``, which starts its own 'spawn' process pool (the
   start-up is in the time, as a user sees it);
+- threads: ``hrpsim.sweep(..., executor=ThreadPoolExecutor(N))``: the local back end's
+  simulations in N threads of this process (the core locks each simulation, not the process;
+  cffi releases the GIL in every core call; ODE's QuickStep takes its random draws under one
+  process-wide lock, so a run that steps on QuickStep is partly serialised);
+  ``--threads-only`` measures serial and threads alone;
 - dask: ``hrpsim.sweep(..., executor=client)`` on a LocalCluster of N single-threaded worker
   processes started beforehand (a cluster outlives its sweeps; its start-up is shown apart),
   with the workers' statistical profiler off (``distributed.worker.profile.enabled``: it
@@ -57,15 +62,15 @@ SCRIPT = REPO / "samples" / "scripts" / "humanoid_sweep.py"
 
 
 class CpuTimed:
-    """func, returning (its result, the CPU seconds the run took in the process it ran in)."""
+    """func, returning (its result, the CPU seconds the run took in the thread it ran in)."""
 
     def __init__(self, func):
         self.func = func
 
     def __call__(self, sim, param):
-        c0 = time.process_time()
+        c0 = time.thread_time()
         result = self.func(sim, param)
-        return result, time.process_time() - c0
+        return result, time.thread_time() - c0
 
 
 def nothing(sim, param):
@@ -107,6 +112,8 @@ def main():
     ap.add_argument("--dask-profile", action="store_true",
                     help="keep the Dask workers' statistical profiler on (default off)")
     ap.add_argument("--json", metavar="OUT")
+    ap.add_argument("--threads-only", action="store_true",
+                    help="serial and threads only (no process pool, no Dask)")
     args = ap.parse_args()
     import concurrent.futures
     import multiprocessing
@@ -123,6 +130,18 @@ def main():
 
     run_serial(func, ps[:1], **opts)  # warm-up
     t_serial, serial = best(lambda: run_serial(func, ps, **opts), args.repeats)
+    with concurrent.futures.ThreadPoolExecutor(args.workers) as threads:
+        t_threads, threaded = best(lambda: hrpsim.sweep(func, ps, executor=threads, **opts),
+                                   args.repeats)
+    assert [r for r, _ in threaded] == [r for r, _ in serial], "threads differ from serial"
+    cpu_threads = sum(c for _, c in threaded) / len(threaded)
+    if args.threads_only:
+        print("%d runs of %.2f s: serial %.2f s, threads x%d %.2f s: %.2fx serial, results "
+              "identical; CPU per run serial %.1f ms, in threads %.1f ms; load after %.2f"
+              % (len(ps), args.duration, t_serial, args.workers, t_threads,
+                 t_serial / t_threads, 1e3 * sum(c for _, c in serial) / len(serial),
+                 1e3 * cpu_threads, os.getloadavg()[0]))
+        return 0
     t_pool, pooled = best(lambda: hrpsim.sweep(func, ps, workers=args.workers, **opts),
                           args.repeats)
     # the workers' statistical profiler costs ~30 % CPU per run here (measured): off
@@ -161,6 +180,7 @@ def main():
     load1 = os.getloadavg()[0]
 
     rows = [("serial", t_serial, 1.0), ("pool x%d" % args.workers, t_pool, t_serial / t_pool),
+            ("threads x%d" % args.workers, t_threads, t_serial / t_threads),
             ("dask x%d" % args.workers, t_dask, t_serial / t_dask),
             ("warm pool", t_warm, t_serial / t_warm),
             ("ceiling", t_ceil, t_serial / t_ceil)]
@@ -173,9 +193,10 @@ def main():
     cpu = {name: sum(c for _, c in rs) / len(rs)
            for name, rs in (("serial", serial), ("pool", pooled), ("dask", dasked),
                             ("ceiling", ceiled))}
-    print("CPU per run (in the process that ran it): serial %.1f ms, pool %.1f ms, dask %.1f ms"
-          ", ceiling %.1f ms" % (1e3 * cpu["serial"], 1e3 * cpu["pool"], 1e3 * cpu["dask"],
-                                 1e3 * cpu["ceiling"]))
+    print("CPU per run (in the thread that ran it): serial %.1f ms, pool %.1f ms, threads %.1f "
+          "ms, dask %.1f ms, ceiling %.1f ms" % (1e3 * cpu["serial"], 1e3 * cpu["pool"],
+                                                 1e3 * cpu_threads, 1e3 * cpu["dask"],
+                                                 1e3 * cpu["ceiling"]))
     print("CPU share this process got while serial: %.0f %% of a core"
           % (100 * cpu["serial"] * len(ps) / t_serial))
     # the same runs cost more CPU when both cores are busy (shared caches and memory, the host's
@@ -191,7 +212,8 @@ def main():
     if args.json:
         Path(args.json).write_text(json.dumps({
             "runs": len(ps), "duration": args.duration, "workers": args.workers,
-            "serial_s": t_serial, "pool_s": t_pool, "dask_s": t_dask, "warm_pool_s": t_warm,
+            "serial_s": t_serial, "pool_s": t_pool, "threads_s": t_threads, "dask_s": t_dask,
+            "warm_pool_s": t_warm,
             "ceiling_s": t_ceil, "repeats": args.repeats,
             "dask_start_s": t_start, "pool_overhead_ms": 1e3 * t_pool_over / len(tasks),
             "dask_overhead_ms": 1e3 * t_dask_over / len(tasks), "load_before": load0,

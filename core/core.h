@@ -21,15 +21,15 @@
 // Writing through them would bypass the core: write through the setters.
 //
 // Threads: every function may be called from any thread. Each call that changes the simulation
-// or runs a query takes the simulation's lock (a recursive mutex) and the process-wide ODE lock
-// (ODE's collision and random generator are process-wide: two simulations in one process must
-// never run them at once); the order is always simulation, then ODE, and no call waits for a
-// simulation's lock while holding the ODE lock. Views, names, counts and the last step's
-// contacts are read without locking: a door whose simulation other threads may step reads them
-// under hs_lock / hs_unlock, which also makes a sequence of calls see one state (a log record;
-// check-then-apply). A single-threaded user (the Python backend) needs no locking of its own.
-// A pointer returned by a query stays valid, but its contents change at the next step, setter
-// or query of the same kind.
+// or runs a query takes the simulation's lock (a recursive mutex), and only that: simulations
+// in one process step at the same time, each giving the bits it gives alone. What is really
+// process-wide is locked where it is used (ODE's random generator, which QuickStep draws from,
+// inside dynamics/; the GL context, core_camera.c); no such lock waits for a simulation's.
+// Views, names, counts and the last step's contacts are read without locking: a door whose
+// simulation other threads may step reads them under hs_lock / hs_unlock, which also makes a
+// sequence of calls see one state (a log record; check-then-apply). A single-threaded user
+// (the Python backend) needs no locking of its own. A pointer returned by a query stays valid,
+// but its contents change at the next step, setter or query of the same kind.
 //
 // Bodies: hs_loadBody loads a model file exactly as the servers get it. The servers receive a
 // BodyInfo over CORBA and rebuild the body (server/common/body_info.cpp: every attribute fills

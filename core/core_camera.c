@@ -2,7 +2,7 @@
 // one scene per simulation, posed from the state before each picture, the camera placed from
 // its sensor as the ViewSimulator places it (hsr_cameraPose, hsr_cameraView). One headless GL
 // context per process, made on first use and serialised by its own lock (taken after the
-// simulation's, never with the ODE lock).
+// simulation's).
 
 #include <string.h>
 

@@ -18,7 +18,7 @@ typedef struct hsCharacter {
 } hsCharacter;
 
 struct hsSim {
-  pthread_mutex_t mutex;  // recursive; taken before the process-wide ODE lock
+  pthread_mutex_t mutex;  // recursive; taken before the render lock (core_camera.c)
   hsdWorld *world;        // characters' names, bodies, states, inputs, time and steps
   hsCharacter *chars;     // index = character index in the world
   int nchar, capChar;
@@ -38,7 +38,7 @@ struct hsSim {
   struct hsCameras *cameras;  // the render scene of the cameras (core_camera.c), NULL until used
 };
 
-// take the simulation's lock, then the process-wide ODE lock / release both
+// take / release the simulation's lock (every call that changes or queries it)
 void hs_enter(const hsSim *sim);
 void hs_leave(const hsSim *sim);
 

@@ -4,7 +4,8 @@
 // The world (dynamics/) keeps the characters' names, bodies and states, time and step count
 // and the time step; this file adds what a simulation has beyond the world: owned bodies, the
 // sensors' states and the range sensors' ray scene, the sensor option and noise, the started
-// flag. Every public function takes the simulation's lock and the ODE lock (hs_enter).
+// flag. Every public function that changes or queries the simulation takes its lock (hs_enter);
+// what of ODE is process-wide is locked inside dynamics/, so simulations step in parallel.
 
 #include <limits.h>
 #include <math.h>
@@ -15,29 +16,15 @@
 
 //---------------------------------- process and locks -----------------------------------------
 
-static pthread_once_t gOnce = PTHREAD_ONCE_INIT;
-static pthread_mutex_t gOde;
-
-static void initOnce(void) {
-  pthread_mutexattr_t a;
-  pthread_mutexattr_init(&a);
-  pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
-  pthread_mutex_init(&gOde, &a);
-  pthread_mutexattr_destroy(&a);
-  hsd_initODE();
-}
-
 void hs_initProcess(void) {
-  pthread_once(&gOnce, initOnce);
+  hsd_initODE();  // runs once, whoever calls it
 }
 
 void hs_enter(const hsSim *sim) {
   pthread_mutex_lock(&((hsSim *)sim)->mutex);
-  pthread_mutex_lock(&gOde);
 }
 
 void hs_leave(const hsSim *sim) {
-  pthread_mutex_unlock(&gOde);
   pthread_mutex_unlock(&((hsSim *)sim)->mutex);
 }
 
@@ -78,9 +65,7 @@ hsSim *hs_makeSimWith(const hsdOptions *opt, hsError *err) {
   pthread_mutexattr_settype(&a, PTHREAD_MUTEX_RECURSIVE);
   pthread_mutex_init(&sim->mutex, &a);
   pthread_mutexattr_destroy(&a);
-  pthread_mutex_lock(&gOde);
   sim->world = hsd_makeWorld(opt, err);
-  pthread_mutex_unlock(&gOde);
   if (!sim->world) {
     pthread_mutex_destroy(&sim->mutex);
     hsu_free(sim);
@@ -93,12 +78,10 @@ void hs_freeSim(hsSim *sim) {
   if (!sim) {
     return;
   }
-  hs_freeCameras(sim->cameras);  // GL work takes the render lock, never under the ODE lock
-  pthread_mutex_lock(&gOde);
+  hs_freeCameras(sim->cameras);  // GL work takes the render lock
   hss_freeRayScene(sim->rays);
   // the world borrows the bodies: free it first
   hsd_freeWorld(sim->world);
-  pthread_mutex_unlock(&gOde);
   for (int ch = 0; ch < sim->nchar; ch++) {
     hss_freeState(sim->chars[ch].sensors);
     hsm_freeBody(sim->chars[ch].owned);

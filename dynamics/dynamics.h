@@ -58,9 +58,11 @@
 // 1e8, positions over 1e9) is stopped where it was before ODE sees it, with a counted warning
 // (hsd_warningCount) logged once.
 //
-// ODE's collision is not thread-safe in Debian's build: a process must never step or query two
-// worlds at the same time (servers serialise calls process-wide). hsd_initODE must be called
-// once per process before any world is made.
+// Worlds are independent: threads may step and query different worlds at the same time (one
+// world is one thread's at a time). What of ODE is process-wide (its random generator, which
+// QuickStep uses, and world creation) is taken under a lock inside this module; ODE's own
+// collision, which is not thread-safe in Debian's build, is not used. hsd_initODE is called
+// before any world is made (it runs once, whoever calls it).
 //
 // Range, vision and noisy body sensors live in sensors/ (hss_), which reads the world through
 // this interface; distance queries are hsd_checkDistances below.

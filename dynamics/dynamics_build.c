@@ -151,8 +151,14 @@ void hsd_destroyOde(hsdWorld *w) {
     w->contactGroup = NULL;
   }
   if (w->world) {
+    hsd_lockOde();
     dWorldDestroy(w->world);
+    hsd_unlockOde();
     w->world = NULL;
+  }
+  if (w->threading) {
+    dThreadingFreeImplementation(w->threading);  // after the world that used it
+    w->threading = NULL;
   }
   w->ncontact = w->ngroup = 0;
   w->initialised = 0;
@@ -380,7 +386,14 @@ int hsd_init(hsdWorld *w, hsError *err) {
     return HS_ERR(err, hsE_INVALID, "no world");
   }
   hsd_destroyOde(w);
+  hsd_lockOde();
   w->world = dWorldCreate();
+  hsd_unlockOde();
+  // ODE steps every world through one process-wide job list unless a world has its own; a
+  // world with one of its own lets threads step different worlds at the same time
+  w->threading = dThreadingAllocateSelfThreadedImplementation();
+  dWorldSetStepThreadingImplementation(w->world, dThreadingImplementationGetFunctions(
+      w->threading), w->threading);
   w->contactGroup = dJointGroupCreate(0);
   const hsdOptions *o = &w->opt;
   dWorldSetGravity(w->world, w->g[0], w->g[1], w->g[2]);

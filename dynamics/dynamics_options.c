@@ -76,6 +76,7 @@
 // accuracy (tests/unit/dynamics/test_sleep.c's 6-box tower after 3 s: 50 iterations 0.054 mm
 // from where it was put, 20 iterations 0.81 mm and 1,475 M instructions, 10 iterations 1.5 mm).
 
+#include <pthread.h>
 #include <ode/ode.h>
 #include <stdio.h>
 
@@ -128,14 +129,24 @@ static void odeError(int errnum, const char *msg, va_list ap) {
   hsu_log(hsLOG_ERROR, "ODE error %d: %s", errnum, text);
 }
 
-void hsd_initODE(void) {
-  static int done = 0;
-  if (done) {
-    return;
-  }
-  done = 1;
+static pthread_once_t gOdeOnce = PTHREAD_ONCE_INIT;
+static pthread_mutex_t gOdeLock = PTHREAD_MUTEX_INITIALIZER;
+
+static void initOdeOnce(void) {
   dInitODE2(0);
   dSetMessageHandler(odeMessage);
   dSetErrorHandler(odeError);
   dSetDebugHandler(odeError);
+}
+
+void hsd_initODE(void) {
+  pthread_once(&gOdeOnce, initOdeOnce);
+}
+
+void hsd_lockOde(void) {
+  pthread_mutex_lock(&gOdeLock);
+}
+
+void hsd_unlockOde(void) {
+  pthread_mutex_unlock(&gOdeLock);
 }

@@ -198,6 +198,7 @@ struct hsdWorld {
 
   // ODE
   dWorldID world;
+  dThreadingImplementationID threading;  // this world's own (ODE's default is process-wide)
   dJointGroupID contactGroup;
   int nbody;          // ODE bodies (numbered through dBodySetData: index + 1)
   unsigned char *pairActive;  // per contact link pair: its links may touch this step
@@ -399,6 +400,12 @@ int hsd_pairMayTouch(const hsdWorld *w, const hsdLinkPair *lp);
 
 // collide the registered contact pairs at the current poses and create contact joints
 void hsd_collide(hsdWorld *w);
+
+// take / release the process-wide lock on what of ODE is global (dynamics_options.c): its
+// random generator, which QuickStep draws from, and world creation and destruction; nothing
+// else of a step takes it, so independent worlds step at the same time
+void hsd_lockOde(void);
+void hsd_unlockOde(void);
 
 // the island index of an ODE body (-1 for none or a kinematic body, which link no islands)
 int hsd_islandIndex(dBodyID b);

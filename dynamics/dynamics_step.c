@@ -11,8 +11,9 @@
 //    accelerations, torques and sensor readings from the simulation; its commands cleared.
 //
 // ODE's QuickStep shuffles constraints with ODE's process-wide random generator; each world
-// keeps its own seed and restores it around its step, so worlds stepped in any interleaving
-// give the same results as worlds stepped alone.
+// keeps its own seed and restores it around its QuickStep, under the ODE lock (hsd_lockOde),
+// so worlds stepped in any interleaving, or at the same time in several threads, give the
+// same results as worlds stepped alone. dWorldStep draws no random numbers and runs unlocked.
 
 #include <math.h>
 #include <stdint.h>
@@ -181,17 +182,19 @@ int hsd_step(hsdWorld *w, hsError *err) {
   hsd_collide(w);
   hsd_replaceLoops(w);
   hsd_noteLoops(w);
-  // the step, with this world's random sequence
-  dRandSetSeed(w->seed);
   int iterations = useQuickStep(w);
   if (iterations > 0) {
+    // QuickStep draws from ODE's one random generator: under the lock, with this world's seed
+    hsd_lockOde();
+    dRandSetSeed(w->seed);
     dWorldSetQuickStepNumIterations(w->world, iterations);
     dWorldQuickStep(w->world, w->dt);
+    w->seed = dRandGetSeed();
+    hsd_unlockOde();
     w->quickSteps++;
   } else {
-    dWorldStep(w->world, w->dt);
+    dWorldStep(w->world, w->dt);  // draws no random numbers: needs no lock
   }
-  w->seed = dRandGetSeed();
   hsd_readContactForces(w);
   dJointGroupEmpty(w->contactGroup);
   for (int ci = 0; ci < w->nchar; ci++) {

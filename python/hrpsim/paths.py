@@ -33,7 +33,7 @@ STATE_FILE = "state.json"
 
 # `hrpsim up --dynamics N` starts N hrpsim-dynamics processes: the first bound as
 # DYNAMICS_FACTORY, the others as DYNAMICS_FACTORY + "1" ... + "N-1" (hrpsim.sweep spreads its
-# runs over them; each process serialises its own ODE work).
+# runs over them).
 DYNAMICS_FACTORY = "DynamicsSimulatorFactory"
 
 

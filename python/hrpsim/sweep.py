@@ -7,9 +7,9 @@ computes the same numbers in every process, so a sweep returns exactly what the 
 by one return (``run_serial``).
 
 With ``backend="server"`` (the default when ``naming``, ``factories`` or ``state_dir`` is
-given) the runs go to dynamics servers instead. ODE work is serialised inside one
-hrpsim-dynamics process (Debian's ODE collision is not thread-safe), so parallel runs need
-several server processes: ``hrpsim up --dynamics N`` starts N of them, bound as
+given) the runs go to dynamics servers instead. One hrpsim-dynamics process steps several
+clients' worlds at once, but one Python process drives one server's CORBA calls in turn, so
+spread them over several server processes: ``hrpsim up --dynamics N`` starts N of them, bound as
 DynamicsSimulatorFactory, DynamicsSimulatorFactory1, ..., DynamicsSimulatorFactory<N-1>.
 ``sweep`` starts ``workers`` Python processes ('spawn': a fresh interpreter and its own omniORB
 ORB each); worker i makes its simulations on factory i mod N, so with fewer servers than
@@ -25,7 +25,8 @@ Any ``concurrent.futures.Executor`` can run the tasks instead (``executor=``), i
 Dask ``distributed.Client`` (``hrpsim.dask``): a task then runs where the executor puts it, on
 the local back end by default, or (``backend="server"``) on the servers that
 ``hrpsim.dask.HrpsimPlugin`` started beside its Dask worker. Only the parameters and the results
-cross the network.
+cross the network. A ``ThreadPoolExecutor`` runs local simulations in threads of this process:
+the core locks each simulation, not the process, and cffi releases the GIL in core calls.
 
 ``table=True`` returns a tidy table instead of the list: one row per parameter set, one column
 per parameter key and per scalar the function returns (``sweep_table``), a pandas DataFrame

@@ -1,7 +1,7 @@
 // sim.h - the simulation core (core/core.h) as the C++ doors hold it: a shared hsSim (the
 // DynamicsSimulator servant and the scheduler that hosts it share one) and a scoped lock for
-// a door that needs several core calls to see one state. Every core function locks by itself
-// (the simulation, then the process-wide ODE lock); SimLock only makes a sequence atomic.
+// a door that needs several core calls to see one state. Every core function locks its
+// simulation by itself; SimLock only makes a sequence atomic.
 
 #ifndef HRPSIM_SERVER_COMMON_SIM_H_
 #define HRPSIM_SERVER_COMMON_SIM_H_

@@ -1038,7 +1038,7 @@ def test_same_calls_give_bit_identical_worlds_and_runge_kutta_is_euler(make_sim,
 
 def test_concurrent_clients(make_sim, bodies):
     # four worlds stepped from four threads while two more threads read one of them: calls on
-    # one instance are serialised and ODE work process-wide, so every world still follows the
+    # one instance are serialised, instances step at the same time, and every world follows the
     # discrete free-fall solution exactly
     sims = [make_sim() for _ in range(4)]
     for sim in sims:

@@ -447,11 +447,15 @@ static void testCamera(void) {
   hs_freeSim(sim);
 }
 
-// boxes (one body, borrowed by every copy) dropped on the floor for n steps; the root heights
-// of the boxes at the end
-static void dropBoxes(hsBody *box, int nbox, int steps, double *z) {
+// boxes (one body, borrowed by every copy) dropped on the floor for n steps with the given
+// stepper; the root heights of the boxes at the end; the first error's code (no CUnit
+// assertion here: threads call it, and CUnit's counters are not thread-safe)
+static int dropBoxes(hsBody *box, int nbox, int steps, hstStepper stepper, double *z) {
   hsError err = {0};
-  hsSim *sim = hs_makeSim(&err);
+  hsdOptions opt;
+  hsd_defaultOptions(&opt);
+  opt.stepper = stepper;
+  hsSim *sim = hs_makeSimWith(&opt, &err);
   hs_addCharacter(sim, "floor", hst_loadSample("floor/floor.wrl"), 1, &err);
   for (int i = 0; i < nbox; i++) {
     char name[16];
@@ -466,42 +470,51 @@ static void dropBoxes(hsBody *box, int nbox, int steps, double *z) {
   for (int i = 0; i < nbox; i++) {
     z[i] = hs_linkP(sim, i + 1)[2];
   }
-  CU_ASSERT_EQUAL(err.code, 0);
   hs_freeSim(sim);
+  return err.code;
 }
 
 struct dropJob {
   hsBody *box;
+  hstStepper stepper;
   double z[4];
+  int rc;
 };
 
 static void *dropThread(void *arg) {
   struct dropJob *job = arg;
-  dropBoxes(job->box, 4, 300, job->z);
+  job->rc = dropBoxes(job->box, 4, 1500, job->stepper, job->z);
   return NULL;
 }
 
-// two simulations stepped by two threads at once give what each gives alone, bit for bit (the
-// ODE lock inside the core keeps their collision and solver apart)
+// simulations stepped by threads at once give what each gives alone, bit for bit: the core
+// locks each simulation, not the process, and QuickStep's draws from ODE's one random
+// generator (hsd_lockOde) follow each world's own seed; dWorldStep worlds run unlocked
 static void testThreads(void) {
   // the body is loaded here, once: the test helpers that write model files are not
   // thread-safe (one static buffer), and one read-only body may serve every simulation
   hsBody *box = hst_loadVrmlText("core_thread_box.wrl", kBox);
   CU_ASSERT_PTR_NOT_NULL_FATAL(box);
-  double alone[4];
-  struct dropJob jobs[2] = {{.box = box}, {.box = box}};
-  dropBoxes(box, 4, 300, alone);
-  pthread_t t[2];
-  for (int k = 0; k < 2; k++) {
+  double exact[4], quick[4];
+  CU_ASSERT_EQUAL(dropBoxes(box, 4, 1500, hsSTEPPER_WORLD, exact), 0);
+  CU_ASSERT_EQUAL(dropBoxes(box, 4, 1500, hsSTEPPER_QUICK, quick), 0);
+  // four at once: two of each stepper, so QuickStep worlds interleave their random draws
+  struct dropJob jobs[4] = {{box, hsSTEPPER_WORLD, {0}, -1}, {box, hsSTEPPER_QUICK, {0}, -1},
+                            {box, hsSTEPPER_QUICK, {0}, -1}, {box, hsSTEPPER_WORLD, {0}, -1}};
+  pthread_t t[4];
+  for (int k = 0; k < 4; k++) {
     CU_ASSERT_EQUAL_FATAL(pthread_create(&t[k], NULL, dropThread, &jobs[k]), 0);
   }
-  for (int k = 0; k < 2; k++) {
+  for (int k = 0; k < 4; k++) {
     pthread_join(t[k], NULL);
   }
-  for (int k = 0; k < 2; k++) {
-    CU_ASSERT_EQUAL(memcmp(jobs[k].z, alone, sizeof alone), 0);
+  for (int k = 0; k < 4; k++) {
+    CU_ASSERT_EQUAL(jobs[k].rc, 0);
+    const double *alone = jobs[k].stepper == hsSTEPPER_QUICK ? quick : exact;
+    CU_ASSERT_EQUAL(memcmp(jobs[k].z, alone, sizeof exact), 0);
   }
-  HST_NEAR(alone[0], 0.05, 1e-3);  // resting on the floor
+  HST_NEAR(exact[0], 0.05, 1e-3);  // resting on the floor
+  HST_NEAR(quick[0], 0.05, 1e-3);
   hsm_freeBody(box);
 }
 
@@ -518,5 +531,5 @@ void register_core(void) {
   CU_add_test(s, "sensors on and off, noise refused", testSensors);
   CU_add_test(s, "contacts of a resting box, queries", testContacts);
   CU_add_test(s, "a depth camera at the current poses", testCamera);
-  CU_add_test(s, "two simulations in two threads", testThreads);
+  CU_add_test(s, "four simulations in four threads, both steppers", testThreads);
 }
