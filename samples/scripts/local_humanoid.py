@@ -10,8 +10,9 @@ the script reads its joint angles and velocities, computes the PD torques of the
 controller (samples/controllers/pd_controller.py's PDLaw: the same gains and the same squat,
 down between t = 1 s and 2.5 s, up again by 4.5 s) and writes them. The figure
 (``results/local_humanoid.png`` under the working directory, or ``--out-dir``/``--out``)
-shows the waist height and each right-leg joint's angle against its reference, a panel each. Exits 1 if
-the robot fell (waist below 0.5 m) or a knee ends more than 0.05 rad from its reference.
+shows the waist height and each right-leg joint's angle against its reference, a panel each.
+Exits 1 if the robot fell (waist below 0.5 m) or a knee ends more than 0.05 rad from its
+reference.
 """
 
 import argparse
