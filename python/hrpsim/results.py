@@ -36,9 +36,10 @@ goes on) into NumPy arrays; ``write_results`` writes the directory:
     summary.txt    the same, short, for people
     root.png       per character with joints: root height vs time, x-y path and heading
                    (root yaw) vs time
-    joints.png     per character with joints: joint angles vs time; mirrored joints (left /
+    joints.png     per character with joints: angles vs time of the joints that move (the
+                   title says how many stay put and are left out); mirrored joints (left /
                    right) share a colour, the left one dashed, a curve that lies on an
-                   earlier one is dotted, and each curve has its own marker
+                   earlier one is dotted, and each curve has its own marker; legend outside
     loops.png      when the run has closed loops or crawler tracks: each loop's force
                    magnitude and each track's speed vs time
     models.json.gz the body description of every model (viewer/scene.py), so that
@@ -304,32 +305,77 @@ def _plots(out, arrays, plot_joints, plot_root=True):
         written.append(out / "joints.png")
 
     # closed loops' forces and tracks' speeds vs time
-    loops = sorted(k for k in arrays if ".loop." in k)
-    tracks = sorted(k for k in arrays if ".track." in k)
-    panels = [p for p in (loops, tracks) if p]
-    if panels:
-        fig, axes = plt.subplots(len(panels), 1, figsize=(11, 3.8 * len(panels)), squeeze=False)
-        for ax, keys in zip(axes[:, 0], panels):
-            for k in keys:
-                v = arrays[k]
-                ax.plot(t, np.linalg.norm(v[:, :3], axis=1) if v.ndim == 2 else v, label=k)
-            loop = keys is loops
-            ax.set_xlabel("time [s]")
-            ax.set_ylabel("loop force |F| [N]" if loop else "track speed [m/s]")
-            ax.set_title("closed loops: force on link2" if loop else "crawler track speeds")
-            ax.grid(True)
-            ax.legend(fontsize=7, loc="best")
-        fig.tight_layout()
+    fig = loops_figure(arrays)
+    if fig is not None:
         fig.savefig(out / "loops.png", dpi=90)
         plt.close(fig)
         written.append(out / "loops.png")
     return written
 
 
+# the smallest span an axis of root.png shows, so that numerical noise (a standing robot's root
+# moves by 1e-6 m) draws as the flat line it is, not as motion magnified to fill the axis
+ROOT_MIN_SPAN = 0.01     # [m] height and x-y path; [rad] heading
+
+
+def plain_axis(ax, min_span=None, axis="y"):
+    """Write the tick labels of ``ax``'s ``axis`` ("x", "y" or "both") as plain numbers (no
+    offset such as "1e-6+8.0803e-1", no scientific notation) and, with ``min_span``, widen the
+    axis' limits about the data's middle to span at least that much."""
+    ax.ticklabel_format(axis=axis, style="plain", useOffset=False)
+    if min_span is None:
+        return
+    for a in ("x", "y") if axis == "both" else (axis,):
+        lo, hi = ax.get_xlim() if a == "x" else ax.get_ylim()
+        if hi - lo < min_span:
+            mid = 0.5 * (lo + hi)
+            lim = (mid - 0.5 * min_span, mid + 0.5 * min_span)
+            ax.set_xlim(*lim) if a == "x" else ax.set_ylim(*lim)
+
+
+def loops_figure(arrays):
+    """The figure of loops.png: each closed loop's force magnitude and each crawler track's
+    speed vs time (a panel each, legends right of the axes); None when the log has neither."""
+    import matplotlib.pyplot as plt
+    t = arrays["time"]
+    loops = sorted(k for k in arrays if ".loop." in k)
+    tracks = sorted(k for k in arrays if ".track." in k)
+    panels = [p for p in (loops, tracks) if p]
+    if not panels:
+        return None
+    fig, axes = plt.subplots(len(panels), 1, figsize=(11, 3.8 * len(panels)), squeeze=False)
+    for ax, keys in zip(axes[:, 0], panels):
+        for k in keys:
+            v = arrays[k]
+            ax.plot(t, np.linalg.norm(v[:, :3], axis=1) if v.ndim == 2 else v, label=k)
+        loop = keys is loops
+        ax.set_xlabel("time [s]")
+        ax.set_ylabel("loop force |F| [N]" if loop else "track speed [m/s]")
+        ax.set_title("closed loops: force on link2" if loop else "crawler track speeds")
+        ax.grid(True)
+        plain_axis(ax)
+        ax.legend(fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
+    fig.tight_layout()
+    return fig
+
+
+def _square_limits(ax, x, y, min_span):
+    # x and y on one scale (a path drawn true to shape) over the larger of their spans, at
+    # least min_span, with a 5 % margin
+    x, y = np.nan_to_num(x), np.nan_to_num(y)
+    half = 0.55 * max(np.ptp(x) if len(x) else 0.0, np.ptp(y) if len(y) else 0.0, min_span)
+    mx = 0.5 * (x.min() + x.max()) if len(x) else 0.0
+    my = 0.5 * (y.min() + y.max()) if len(y) else 0.0
+    ax.set_xlim(mx - half, mx + half)
+    ax.set_ylim(my - half, my + half)
+    ax.set_aspect("equal", adjustable="box")
+
+
 def root_figure(arrays, chars):
     """The figure of root.png: per character a row of root height, x-y path and heading (root
-    yaw, unwrapped) vs time."""
+    yaw, unwrapped) vs time. Axes show plain numbers and span at least ``ROOT_MIN_SPAN``."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
     t = arrays["time"]
     fig, axes = plt.subplots(len(chars), 3, figsize=(15, 3.6 * len(chars)), squeeze=False)
     for row, c in zip(axes, chars):
@@ -341,17 +387,20 @@ def root_figure(arrays, chars):
         row[0].set_xlabel("time [s]")
         row[0].set_ylabel("root z [m]")
         row[0].set_title("%s: root height" % c)
+        plain_axis(row[0], ROOT_MIN_SPAN)
         row[1].plot(p[:, 0], p[:, 1])
-        row[1].plot(p[:1, 0], p[:1, 1], "o", label="start")
+        row[1].plot(p[:1, 0], p[:1, 1], "o")
         row[1].set_xlabel("x [m]")
         row[1].set_ylabel("y [m]")
-        row[1].set_title("%s: root x-y path" % c)
-        row[1].axis("equal")
-        row[1].legend()
+        row[1].set_title("%s: root x-y path (o: start)" % c)
+        _square_limits(row[1], p[:, 0], p[:, 1], ROOT_MIN_SPAN)
+        plain_axis(row[1], axis="both")
+        row[1].xaxis.set_major_locator(MaxNLocator(4, steps=[1, 2, 5, 10]))
         row[2].plot(t, rpy[:, 2])
         row[2].set_xlabel("time [s]")
         row[2].set_ylabel("heading (root yaw) [rad]")
         row[2].set_title("%s: heading" % c)
+        plain_axis(row[2], ROOT_MIN_SPAN)
         for ax in row:
             ax.grid(True)
     fig.tight_layout()
@@ -404,9 +453,14 @@ def curve_styles(names, curves):
 MARKERS = ("o", "s", "^", "v", "D", "x", "+", "<", ">", "p", "*", "h")
 
 
+JOINT_STILL = 1e-3  # [rad or m] a joint whose value spans less than this stays put
+
+
 def joints_figure(arrays, chars_q, plot_joints=None):
     """The figure of joints.png: per character its joint angles vs time (the ``plot_joints``
-    names, or every joint that moves), styled by ``curve_styles``."""
+    names, or the joints that move: whose values span ``JOINT_STILL`` or more; the title says
+    how many were left out), styled by ``curve_styles``; the legend outside the axes, to the
+    right; the title's notes on line styles only where such curves are drawn."""
     import matplotlib
     import matplotlib.pyplot as plt
     t = arrays["time"]
@@ -418,25 +472,55 @@ def joints_figure(arrays, chars_q, plot_joints=None):
         if len(names) != q.shape[1]:
             names = ["joint %d" % i for i in range(q.shape[1])]
         wanted = plot_joints or names
-        moved = [i for i, n in enumerate(names) if n and n in wanted]  # "": a jointId gap
+        shown = [i for i, n in enumerate(names) if n and n in wanted]  # "": a jointId gap
+        left_out = 0
         if plot_joints is None:  # all: leave out the joints that stay put
-            moved = [i for i in moved if np.ptp(q[:, i]) > 1e-3] or moved
-        styles = curve_styles([names[i] for i in moved], [q[:, i] for i in moved])
+            moved = [i for i in shown if np.ptp(q[:, i]) >= JOINT_STILL]
+            left_out = len(shown) - len(moved)
+            shown = moved
+        styles = curve_styles([names[i] for i in shown], [q[:, i] for i in shown])
         # markers, a dozen per curve, staggered along time so that curves lying on each other
         # still show each of theirs
         every = max(1, len(t) // 12)
-        for k, (i, (colour, style)) in enumerate(zip(moved, styles)):
+        for k, (i, (colour, style)) in enumerate(zip(shown, styles)):
             # past ten colours the cycle repeats with dash-dot lines
             ls = style if colour < len(cycle) or style != "-" else "-."
             ax.plot(t, q[:, i], label=names[i], color=cycle[colour % len(cycle)],
                     linestyle=ls, linewidth=1.2 if style == "-" else 1.6,
                     marker=MARKERS[k % len(MARKERS)], markersize=4, fillstyle="none",
-                    markevery=(k * every // max(1, len(moved)), every))
+                    markevery=(k * every // max(1, len(shown)), every))
         ax.set_xlabel("time [s]")
         ax.set_ylabel("joint angle [rad]")
-        ax.set_title("%s: joint angles (left of a mirrored pair dashed)" % c)
+        ax.set_title(_joints_title(c, len(shown), left_out, [s for _, s in styles]))
         ax.grid(True)
-        if len(moved) <= 16:
-            ax.legend(fontsize=7, ncol=2, loc="best", handlelength=3)
+        plain_axis(ax)
+        if not shown:
+            if len(t) > 1 and t[-1] > t[0]:
+                ax.set_xlim(t[0], t[-1])
+            ax.set_yticklabels([])
+            ax.text(0.5, 0.5, "no joint moved by %g or more" % JOINT_STILL,
+                    transform=ax.transAxes, ha="center", va="center", color="0.4")
+        else:
+            ax.legend(fontsize=7, ncol=1 if len(shown) <= 16 else 2, handlelength=3,
+                      loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0)
     fig.tight_layout()
     return fig
+
+
+def _joints_title(character, shown, left_out, styles):
+    # "robot: angles of the 12 joints that move (18 that stay within 0.001 left out)" and a
+    # second line of notes on line styles, only those that apply
+    if left_out and not shown:
+        return "%s: joint angles (none of its %d joints moves by %g or more)" % (
+            character, left_out, JOINT_STILL)
+    title = "%s: joint angles" % character
+    if left_out:
+        title = "%s: angles of the %d joint%s that move%s (%d that stay within %g left out)" % (
+            character, shown, "" if shown == 1 else "s", "s" if shown == 1 else "", left_out,
+            JOINT_STILL)
+    notes = []
+    if "--" in styles:
+        notes.append("left of a mirrored pair dashed")
+    if ":" in styles:
+        notes.append("dotted: on an earlier curve")
+    return title + ("\n" + "; ".join(notes) if notes else "")

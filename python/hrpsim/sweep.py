@@ -55,7 +55,7 @@ from pathlib import Path
 from . import paths
 
 __all__ = ["sweep", "dynamics_factories", "run_serial", "sweep_table", "sweep_plot",
-           "sweep_run_dir", "write_index"]
+           "sweep_figure", "sweep_run_dir", "write_index"]
 
 # per worker process: the client and the factory name it uses (server back end)
 _worker = {}
@@ -457,35 +457,81 @@ def _column(table, name):
     return [row.get(name) for row in table]
 
 
-def sweep_plot(table, x, y, path, title=None):
+def sweep_plot(table, x, y, path, title=None, by=None):
     """Plot column ``y`` (a metric) against column ``x`` (a parameter) of a sweep table (a
-    DataFrame or a list of row dicts) to the PNG ``path``; runs with status "error" and
-    missing values are left out, points in ``x`` order. Returns the path."""
+    DataFrame or a list of row dicts) to the PNG ``path`` (``sweep_figure``). Returns the
+    path."""
+    import matplotlib.pyplot as plt
+    fig = sweep_figure(table, x, y, title, by)
+    fig.savefig(str(path))
+    plt.close(fig)
+    return Path(path)
+
+
+def sweep_figure(table, x, y, title=None, by=None):
+    """The figure of ``sweep_plot``: ``y`` against ``x``, runs with status "error" and
+    missing values left out, points in ``x`` order, one labelled line per combination of the
+    other parameters that vary (``by``: those columns; default: the table's parameter columns,
+    those before "status", other than ``x``), so a grid is not drawn as one zigzag."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    if by is None:
+        by = [c for c in _param_columns(table) if c not in (x, y)]
+    elif isinstance(by, str):
+        by = [by]
     points = []
     statuses = _column(table, "status") if _has_column(table, "status") else None
+    others = [_column(table, c) for c in by]
     for i, (a, b) in enumerate(zip(_column(table, x), _column(table, y))):
         if statuses is not None and statuses[i] != "ok":
             continue
         if a is None or b is None or (isinstance(b, float) and math.isnan(b)):
             continue
-        points.append((a, b))
+        points.append((tuple(o[i] for o in others), a, b))
     if not points:
         raise ValueError("sweep_plot: no run has both %r and %r" % (x, y))
-    points.sort(key=lambda p: p[0])
-    fig, ax = plt.subplots(figsize=(6, 4), dpi=100)
-    ax.plot([p[0] for p in points], [p[1] for p in points], "o-")
+    # the other parameters that take more than one value among the points split the lines
+    varying = [k for k in range(len(by)) if len({p[0][k] for p in points}) > 1]
+    lines = {}
+    for key, a, b in points:
+        lines.setdefault(tuple(key[k] for k in varying), []).append((a, b))
+    fig, ax = plt.subplots(figsize=(7.5 if varying else 6, 4), dpi=100)
+    for key in sorted(lines, key=_sort_key):
+        pts = sorted(lines[key], key=lambda p: p[0])
+        label = ", ".join("%s = %s" % (by[k], _label_value(v)) for k, v in zip(varying, key))
+        ax.plot([p[0] for p in pts], [p[1] for p in pts], "o-", label=label or None)
     ax.set_xlabel(x)
     ax.set_ylabel(y)
-    ax.set_title(title or "%s vs %s (%d runs)" % (y, x, len(points)))
+    default = "%s vs %s (%d runs)" % (y, x, len(points))
+    if varying:
+        default += ", a line per %s" % ", ".join(by[k] for k in varying)
+    ax.set_title(title or default)
     ax.grid(True, alpha=0.3)
+    ax.ticklabel_format(style="plain", useOffset=False)
+    if varying:
+        ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1.0), borderaxespad=0)
     fig.tight_layout()
-    fig.savefig(str(path))
-    plt.close(fig)
-    return Path(path)
+    return fig
+
+
+def _param_columns(table):
+    # the parameter columns: table_rows puts a run's parameters before "status", index.csv and
+    # index.json after "index" and "run_dir" (a table without a status column has none known)
+    cols = list(table.columns) if hasattr(table, "columns") else _columns(table)
+    cols = cols[:cols.index("status")] if "status" in cols else []
+    return [c for c in cols if c not in ("index", "run_dir")]
+
+
+def _sort_key(key):
+    # numbers in order, then anything else by its text
+    return tuple((0, float(v), "") if isinstance(v, numbers.Real) and not isinstance(v, bool)
+                 else (1, 0.0, str(v)) for v in key)
+
+
+def _label_value(v):
+    return "%g" % v if isinstance(v, numbers.Real) and not isinstance(v, bool) else str(v)
 
 
 def _has_column(table, name):

@@ -10,8 +10,9 @@ the script reads its joint angles and velocities, computes the PD torques of the
 controller (samples/controllers/pd_controller.py's PDLaw: the same gains and the same squat,
 down between t = 1 s and 2.5 s, up again by 4.5 s) and writes them. The figure
 (``results/local_humanoid.png`` under the working directory, or ``--out-dir``/``--out``)
-shows the waist height and the right leg's joint angles against their references. Exits 1 if
-the robot fell (waist below 0.5 m) or a knee ends more than 0.05 rad from its reference.
+shows the waist height and each right-leg joint's angle against its reference, a panel each.
+Exits 1 if the robot fell (waist below 0.5 m) or a knee ends more than 0.05 rad from its
+reference.
 """
 
 import argparse
@@ -62,21 +63,37 @@ def simulate(duration, squat):
     return np.array(t), np.array(z), np.array(q), np.array(qref)
 
 
-def plot(out, t, z, q, qref):
+JOINTS = ("hip pitch", "knee", "ankle pitch")
+
+
+def figure(t, z, q, qref):
+    """The figure: the waist height, then one panel per right-leg joint with its reference
+    (dashed). A squat bends the hip and the ankle pitch alike, so on one axis the hip's curve
+    would lie under the ankle's: each joint gets a panel of its own."""
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    fig, (a, b) = plt.subplots(2, 1, sharex=True, figsize=(7, 6))
-    a.plot(t, z)
-    a.set_ylabel("waist height [m]")
-    a.set_title("sample humanoid, PD squat, local back end (in process)")
-    for k, name in enumerate(("hip pitch", "knee", "ankle pitch")):
-        line, = b.plot(t, q[:, k], label=name)
-        b.plot(t, qref[:, k], "--", color=line.get_color(), linewidth=0.8)
-    b.set_xlabel("t [s]")
-    b.set_ylabel("right leg angle [rad] (dashed: reference)")
-    b.legend()
+    fig, axes = plt.subplots(1 + len(JOINTS), 1, sharex=True, figsize=(7, 8))
+    axes[0].plot(t, z)
+    axes[0].set_ylabel("waist height [m]")
+    axes[0].set_title("sample humanoid, PD squat, local back end (in process)\n"
+                      "right leg: angle (solid) and reference (dashed)")
+    for k, (ax, name) in enumerate(zip(axes[1:], JOINTS)):
+        ax.plot(t, q[:, k], label="angle", color="C%d" % (k + 1))
+        ax.plot(t, qref[:, k], "--", label="reference", color="k", linewidth=0.8)
+        ax.set_ylabel("%s [rad]" % name)
+    for ax in axes:
+        ax.grid(True, alpha=0.3)
+        ax.ticklabel_format(axis="y", style="plain", useOffset=False)
+    axes[-1].set_xlabel("t [s]")
     fig.tight_layout()
+    return fig
+
+
+def plot(out, t, z, q, qref):
+    """Write the figure to the PNG ``out``."""
+    import matplotlib.pyplot as plt
+    fig = figure(t, z, q, qref)
     out.parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(out, dpi=100)
     plt.close(fig)

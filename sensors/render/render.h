@@ -25,7 +25,9 @@
 //   surface seen at each pixel centre [m], and `far` where nothing is seen. Shading follows
 // VRML97's lighting model (emissive + per light: ambient + Lambert diffuse + Blinn specular, with
 // attenuation and spot cut-off), directional lights per vertex, point and spot lights per pixel; a
-// shape without a Material is unlit (its texture, vertex colours or white). A scene with no
+// texture or vertex colours without a Material are unlit (VRML97), and a shape that nothing
+// colours (no Material, texture or vertex colours) takes VRML's default Material (diffuse 0.8
+// grey, ambientIntensity 0.2), lit, where VRML97 says unlit white. A scene with no
 // directional or point light that is on is also lit by a headlight (a white directional light of
 // intensity 1 along the view direction, as VRML browsers' default NavigationInfo headlight) so that
 // it is never black. At most 8 lights. No anti-aliasing: one sample per pixel centre, so results

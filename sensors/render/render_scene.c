@@ -783,6 +783,11 @@ static int collectLights(hsrScene *s, const double V[12], float pos[][3], float 
   return n;
 }
 
+// the material of a shape that has no material, no texture and no vertex colours: the field
+// defaults of VRML97's Material node (diffuse 0.8 grey, ambientIntensity 0.2, shininess 0.2)
+static const hsMaterial kDefaultMaterial = {0.2f, {0.8f, 0.8f, 0.8f}, {0, 0, 0}, 0.2f, {0, 0, 0},
+                                            0.0f};
+
 // draw every shape of the scene (V: world to camera): with the shading uniforms u and nlight
 // lights, or (u NULL) with the depth program's model-view only
 static void drawAll(hsrScene *s, const double V[12], const hssUniforms *u, int nlight) {
@@ -825,6 +830,15 @@ static void drawAll(hsrScene *s, const double V[12], const hssUniforms *u, int n
         const hsMaterial *mat = app && app->material >= 0 && app->material < body->nmaterial
                                     ? &body->materials[app->material]
                                     : NULL;
+        GLuint tex = app && app->texture >= 0 && app->texture < body->ntexture
+                         ? b->textures[app->texture]
+                         : 0;
+        if (!mat && !m->vertexColors && !tex) {
+          // nothing colours the shape (a URDF visual without <material>, a VRML Shape without
+          // Appearance or Material): VRML's default Material, lit, as the web viewer and
+          // Choreonoid draw it, rather than VRML97's unlit white (a flat silhouette)
+          mat = &kDefaultMaterial;
+        }
         if (mat) {
           glUniform3fv(u->diffuse, 1, mat->diffuseColor);
           glUniform3fv(u->emissive, 1, mat->emissiveColor);
@@ -834,7 +848,7 @@ static void drawAll(hsrScene *s, const double V[12], const hssUniforms *u, int n
           glUniform1f(u->transparency, mat->transparency);
           glUniform1i(u->nlight, nlight);
         } else {
-          // VRML: no material means unlit, white (or the texture's or vertices' colours)
+          // VRML: a texture or vertex colours without a material are unlit
           const float white[3] = {1, 1, 1};
           const float zero[3] = {0, 0, 0};
           glUniform3fv(u->diffuse, 1, white);
@@ -843,9 +857,6 @@ static void drawAll(hsrScene *s, const double V[12], const hssUniforms *u, int n
           glUniform1i(u->nlight, -1);
         }
         glUniform1i(u->useVertexColor, m->vertexColors);
-        GLuint tex = app && app->texture >= 0 && app->texture < body->ntexture
-                         ? b->textures[app->texture]
-                         : 0;
         glUniform1i(u->useTexture, tex != 0);
         if (tex) {
           glBindTexture(GL_TEXTURE_2D, tex);

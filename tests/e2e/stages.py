@@ -63,6 +63,7 @@ PYTHON = {
     "test_usability.py": "CLI conveniences (hrpsim env, results/ placement, README links)",
     "test_viewer.py": "the Python OnlineViewer server and its WebSocket",
     "test_viewer_browser.py": "the viewer's page in Chromium",
+    "test_viewer_browser_pictures.py": "the viewer page's camera tiles, summary and framing",
     "test_viewer_cameras.py": "the viewer's camera frame index and HTTP routes",
     "test_viewer_run.py": "up --viewer, run --view, replays: Python; the scheduler's pushes to "
                           "an OnlineViewer are test_scheduler's",

@@ -294,6 +294,33 @@ def test_local_humanoid_sample_writes_its_plot(tmp_path):
     assert "waist" in proc.stdout
 
 
+def test_local_humanoid_plot_shows_each_leg_joint():
+    """The script's figure: in a squat the hip and ankle pitch angles are the same curve, so
+    each joint has its own panel (angle and dashed reference), where neither hides the other;
+    the axes write plain numbers."""
+    import importlib.util
+    import matplotlib
+    matplotlib.use("Agg")
+    spec = importlib.util.spec_from_file_location(
+        "local_humanoid", REPO / "samples" / "scripts" / "local_humanoid.py")
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    t = np.linspace(0, 5, 501)
+    bend = 0.4 * (1 - np.cos(2 * np.pi * t / 5))
+    q = np.stack([-0.5 * bend, bend, -0.5 * bend], axis=1)   # hip = ankle, as a squat bends
+    fig = script.figure(t, 0.8 - 0.1 * bend, q, q + 0.01)
+    fig.canvas.draw()
+    waist, *legs = fig.axes
+    assert len(legs) == 3
+    for k, ax in enumerate(legs):
+        angle, ref = ax.get_lines()
+        assert np.array_equal(angle.get_ydata(), q[:, k])
+        assert np.array_equal(ref.get_ydata(), q[:, k] + 0.01) and ref.get_linestyle() == "--"
+        assert ax.yaxis.get_offset_text().get_text() == ""
+    assert [ax.get_ylabel() for ax in legs] == ["hip pitch [rad]", "knee [rad]",
+                                                "ankle pitch [rad]"]
+
+
 def fall(sim, height):
     """A sweep's run (top level: pickled to the workers): the humanoid dropped from height."""
     sim.add_model("floor", FLOOR)

@@ -231,3 +231,115 @@ def test_a_log_from_before_contacts_and_headings_still_replays(crawler_run, tmp_
                               ["crawler"])
     yaw = next(ax for ax in fig.axes if "yaw" in ax.get_ylabel()).get_lines()[0].get_ydata()
     assert np.allclose(yaw, log["crawler.root_rpy"][:, 2])
+
+
+# ---------------------------------------------------------------------------------------------
+# what the figures show: joints that move, plain axes, notes that apply, legends outside
+# ---------------------------------------------------------------------------------------------
+
+STANDING = REPO_ROOT / "samples" / "projects" / "humanoid_standing.xml"
+
+
+@pytest.fixture(scope="module")
+def standing_run(servers, tmp_path_factory):
+    """`hrpsim run` of the sample standing humanoid (high gain, nothing moves but noise)."""
+    out = tmp_path_factory.mktemp("standing") / "results"
+    proc = run_cli("run", "--state-dir", servers.state_dir, "--out", out, STANDING,
+                   timeout=300)
+    assert proc.returncode == 0, describe(proc)
+    return out
+
+
+def drawn(fig):
+    """The figure drawn (so that tick labels and offset texts are final)."""
+    fig.canvas.draw()
+    return fig
+
+
+def outside_legend(fig, ax):
+    """Whether ax's legend lies wholly to the right of its axes and inside the figure."""
+    legend = ax.get_legend()
+    renderer = fig.canvas.get_renderer()
+    box, frame = legend.get_window_extent(renderer), ax.get_window_extent(renderer)
+    return box.x0 >= frame.x1 and box.x1 <= fig.bbox.x1 + 0.5
+
+
+def test_a_standing_robot_plots_no_joint_and_flat_root_axes(standing_run):
+    """The standing humanoid's 30 joints hold still: joints.png draws no curve and says that
+    none of the 30 moves, with no note on mirrored pairs; root.png writes plain numbers (no
+    offset such as 1e-6+8.0803e-1) on axes at least 1 cm / 0.01 rad wide, so the root's
+    micrometre noise is a flat line."""
+    import matplotlib
+    matplotlib.use("Agg")
+    log = dict(np.load(standing_run / "log.npz"))
+    q = log["robot.q"]
+    assert q.shape[1] == 30 and np.ptp(q, axis=0).max() < results.JOINT_STILL
+    fig = drawn(results.joints_figure(log, ["robot"]))
+    [ax] = fig.axes
+    assert ax.get_lines() == [] and ax.get_legend() is None
+    title = ax.get_title()
+    assert "none of its 30 joints moves" in title and "mirrored" not in title, title
+
+    p = log["robot.root_p"]
+    assert 0 < np.ptp(p[:, 2]) < 1e-4          # noise, as the issue saw it (1e-6 m)
+    fig = drawn(results.root_figure(log, ["robot"]))
+    for ax in fig.axes:
+        for axis in (ax.xaxis, ax.yaxis):
+            assert axis.get_offset_text().get_text() == "", (ax.get_title(), axis)
+            labels = [t.get_text() for t in axis.get_ticklabels()]
+            assert not any("e" in s for s in labels), labels
+    height, path, heading = fig.axes
+    assert np.diff(height.get_ylim())[0] >= results.ROOT_MIN_SPAN
+    assert np.diff(path.get_xlim())[0] >= results.ROOT_MIN_SPAN
+    assert np.diff(path.get_ylim())[0] >= results.ROOT_MIN_SPAN
+    assert np.diff(heading.get_ylim())[0] >= results.ROOT_MIN_SPAN
+    assert path.get_legend() is None and "o: start" in path.get_title()
+
+
+def test_the_crawler_plots_its_tracks_with_a_legend_outside(crawler_run):
+    """The crawler's three joints (two tracks, the flipper held level) never move: joints.png
+    draws none of them and says so; loops.png's legend (the two track speeds) sits right of
+    the data, and root.png's axes are plain."""
+    import matplotlib
+    matplotlib.use("Agg")
+    log = dict(np.load(crawler_run / "log.npz"))
+    fig = drawn(results.joints_figure(log, ["crawler"]))
+    [ax] = fig.axes
+    assert ax.get_lines() == []
+    assert "none of its 3 joints moves" in ax.get_title()
+    fig = drawn(results.root_figure(log, ["crawler"]))
+    assert all(a.get_offset_text().get_text() == "" for ax in fig.axes
+               for a in (ax.xaxis, ax.yaxis))
+    loops = drawn(results.loops_figure(log))
+    [ax] = loops.axes
+    assert len(ax.get_lines()) == 2 and outside_legend(loops, ax)
+
+
+def test_joints_that_move_are_plotted_and_the_rest_counted():
+    """Of a squat's seven joints the six leg joints move and the waist stays within 1e-4 rad:
+    six curves, the title says one was left out; mirrored legs give the dashed-pair note; the
+    legend is right of the axes. Without mirrored pairs (one leg only) there is no such note."""
+    import matplotlib
+    matplotlib.use("Agg")
+    t = np.linspace(0, 5, 501)
+    depth = 0.5 * (1 - np.cos(2 * np.pi * t / 5))
+    names = ["RLEG_HIP_P", "RLEG_KNEE", "RLEG_ANKLE_P", "LLEG_HIP_P", "LLEG_KNEE",
+             "LLEG_ANKLE_P", "WAIST_Y"]
+    q = np.stack([-0.5 * depth, depth, -0.4 * depth] * 2 + [1e-4 * np.sin(9 * t)], axis=1)
+    arrays = {"time": t, "robot.q": q, "robot.joint_names": np.array(names)}
+    fig = drawn(results.joints_figure(arrays, ["robot"]))
+    [ax] = fig.axes
+    assert sorted(ln.get_label() for ln in ax.get_lines()) == sorted(names[:6])
+    title = ax.get_title()
+    assert "the 6 joints that move (1 that stay" in title, title
+    assert "left of a mirrored pair dashed" in title
+    assert outside_legend(fig, ax)
+    assert ax.yaxis.get_offset_text().get_text() == ""
+    one_leg = {"time": t, "robot.q": q[:, :3], "robot.joint_names": np.array(names[:3])}
+    fig = drawn(results.joints_figure(one_leg, ["robot"]))
+    title = fig.axes[0].get_title()
+    assert title == "robot: joint angles", title
+    assert len(fig.axes[0].get_lines()) == 3 and outside_legend(fig, fig.axes[0])
+    # a joint list asked for by the project is drawn whether or not it moves
+    fig = results.joints_figure(arrays, ["robot"], plot_joints=["WAIST_Y", "RLEG_KNEE"])
+    assert sorted(ln.get_label() for ln in fig.axes[0].get_lines()) == ["RLEG_KNEE", "WAIST_Y"]

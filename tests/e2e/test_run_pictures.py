@@ -1,6 +1,6 @@
 """What a run's pictures show: `hrpsim run`'s stills frame the robot at moments chosen from the
-run, the sample room's cameras and range sensor see the room, and cameras are off unless a
-project or the command line asks for them."""
+run and shade a robot without materials, the sample room's cameras and range sensor see the
+room, and cameras are off unless a project or the command line asks for them."""
 
 import json
 import math
@@ -12,6 +12,7 @@ from conftest import describe, require_build, run_cli
 
 SQUAT = "samples/projects/humanoid_squat.xml"
 ROOM = "samples/projects/humanoid_room.xml"
+SENSOR_BOT = "samples/projects/sensor_bot.xml"
 
 
 @pytest.fixture(scope="module")
@@ -35,6 +36,14 @@ def room(sched_servers, tmp_path_factory):
     proc = run_cli("run", "--state-dir", sched_servers.state_dir, "--out", out, ROOM)
     assert proc.returncode == 0, describe(proc)
     return out, json.loads((out / "summary.json").read_text()), np.load(out / "log.npz")
+
+
+@pytest.fixture(scope="module")
+def sensor_bot(sched_servers, tmp_path_factory):
+    out = tmp_path_factory.mktemp("pictures") / "sensor_bot"
+    proc = run_cli("run", "--state-dir", sched_servers.state_dir, "--out", out, SENSOR_BOT)
+    assert proc.returncode == 0, describe(proc)
+    return out, json.loads((out / "summary.json").read_text())
 
 
 def project(view, points):
@@ -122,6 +131,27 @@ def test_stills_frame_the_robot(squat):
         assert below.size and below.mean() > 0.9, s["file"]
         # and the floor is where the ankle stands: the framed box reaches down to z = 0
         assert abs(s["view"]["lo"][2]) < 0.01
+
+
+def test_a_robot_without_materials_is_shaded_in_its_stills(sensor_bot):
+    """The sensor bot's URDF gives its visuals no <material>: the stills draw them with VRML's
+    default Material (0.8 grey), lit by the headlight, as the web viewer does, not as a flat
+    white silhouette. Its box, cylinder and sphere turn away from the light at their edges, so
+    the robot's pixels are grey (r = g = b), no brighter than 0.8 of white, and spread over many
+    levels (without the default: every one of them 255)."""
+    from PIL import Image
+
+    out, summary = sensor_bot
+    assert len(summary["stills"]) == 2
+    for s in summary["stills"]:
+        img = np.asarray(Image.open(out / s["file"]))
+        robot = img[~sky(img, s["view"])].astype(int)
+        assert len(robot) > 5000, s["file"]                  # the robot is in the picture
+        assert (robot.max(axis=1) - robot.min(axis=1)).max() == 0, s["file"]   # grey
+        levels = robot[:, 0]
+        assert levels.max() <= round(0.8 * 255) + 2, s["file"]
+        assert len(np.unique(levels)) > 50, (s["file"], np.unique(levels))
+        assert np.percentile(levels, 95) - np.percentile(levels, 5) > 40, s["file"]
 
 
 def test_room_cameras_see_the_room(room):

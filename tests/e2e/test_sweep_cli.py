@@ -5,7 +5,8 @@
   (with the exception's message), the scalars equal to the same runs done one by one in this
   process (bit for bit, through the JSON text), a run directory per run with what the script
   wrote there through hrpsim.sweep_run_dir(), and the PNG of --plot;
-- `--help` shows an example; a script without parameters is a one-line error.
+- `--help` shows an example; a script without parameters is a one-line error;
+- the sample grid sweep (2 heights x 3 frictions) plots a line per height.
 """
 
 import json
@@ -78,3 +79,56 @@ def test_sweep_command_help_and_errors(tmp_path):
     assert proc.returncode == 1
     assert proc.stderr.strip().startswith("hrpsim: sweep:") and "PARAMS" in proc.stderr, \
         describe(proc)
+
+
+def test_the_sample_grid_sweep_plots_a_line_per_height(tmp_path):
+    """`hrpsim sweep samples/scripts/humanoid_sweep.json`: 2 heights x 3 frictions. Its plot of
+    waist drift against friction draws one line per height (each through that height's three
+    runs, in friction order, labelled), not one line zigzagging between the heights."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from hrpsim.sweep import sweep_figure
+    from conftest import REPO_ROOT
+    out = tmp_path / "out"
+    proc = run_cli("sweep", REPO_ROOT / "samples" / "scripts" / "humanoid_sweep.json",
+                   "--out", out, "--no-progress")
+    assert proc.returncode == 0, describe(proc)
+    assert (out / "plot.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    rows = json.loads((out / "index.json").read_text())["runs"]
+    assert len(rows) == 6
+    # the rows of index.json (index, run_dir, the parameters, status, the scalars), as the
+    # command's table has them
+    fig = sweep_figure(rows, "friction", "waist_drift")
+    [ax] = fig.axes
+    lines = {ln.get_label(): ln for ln in ax.get_lines()}
+    assert sorted(lines) == ["height = 0.85", "height = 0.95"]
+    for h in (0.85, 0.95):
+        mine = sorted((r["friction"], r["waist_drift"]) for r in rows if r["height"] == h)
+        ln = lines["height = %g" % h]
+        assert list(ln.get_xdata()) == [f for f, _ in mine] == [0.2, 0.5, 0.8]
+        assert list(ln.get_ydata()) == [d for _, d in mine]
+    assert "a line per height" in ax.get_title()
+    assert ax.get_legend() is not None
+
+
+def test_sweep_figure_splits_by_the_parameters_that_vary():
+    """From a table as sweep(table=True) makes it (parameters before "status"): the other
+    parameters that vary split the lines, one that is the same in every run does not, runs in
+    error are left out; a one-parameter sweep is one line with no legend."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from hrpsim.sweep import sweep_figure, sweep_table, table_rows
+    params = [{"h": h, "mu": mu, "dt": 0.001} for h in (1, 2) for mu in (0.6, 0.2, 0.4)]
+    results = [{"d": p["h"] * 10 + p["mu"]} for p in params]
+    errors = [None] * 5 + ["ValueError: no"]
+    for table in (sweep_table(params, results, errors), table_rows(params, results, errors)):
+        fig = sweep_figure(table, "mu", "d")
+        ax = fig.axes[0]
+        lines = {ln.get_label(): (list(ln.get_xdata()), list(ln.get_ydata()))
+                 for ln in ax.get_lines()}
+        assert lines == {"h = 1": ([0.2, 0.4, 0.6], [10.2, 10.4, 10.6]),
+                         "h = 2": ([0.2, 0.6], [20.2, 20.6])}
+    one = sweep_table([{"mu": mu} for mu in (0.3, 0.1)], [1.0, 2.0])
+    fig = sweep_figure(one, "mu", "result")
+    [ln] = fig.axes[0].get_lines()
+    assert list(ln.get_xdata()) == [0.1, 0.3] and fig.axes[0].get_legend() is None

@@ -6,9 +6,11 @@
 // simulated times); update(time) shows in each tile the latest frame at or before the time on
 // screen, fetched on demand from api/camera/CHARACTER/SENSOR/FRAME.png (one request in flight
 // per camera; the last few frames of each camera are kept, so playing back and forth over a
-// short stretch costs no requests). A depth-only camera's frames come as grey images.
+// short stretch costs no requests). A depth-only camera's frames come as grey images. A run that
+// stores no frames (cameras off) has its tiles say so; a frame that is mostly black says why.
 
 const KEEP = 8;           // decoded frames kept per camera
+const BLACK = 0.5;        // share of black pixels from which a frame's caption says why
 const TIME_EPS = 1e-9;    // as the server's cameras.TIME_EPS
 
 // index of the last entry of the sorted array `times` that is <= t, or -1
@@ -32,14 +34,45 @@ export class CameraPanel {
     this.feeds = new Map();   // key -> {character, sensor, kind, frames, times}
     this.time = null;
     this.requests = 0;
+    this.stored = null;       // whether the run stores camera frames (null: not known)
   }
 
-  // the server's list of stored frames (GET api/cameras)
-  setCameras(list) {
+  // the server's list of stored frames (GET api/cameras) and whether the run stores any
+  // (false: cameras off, null: not known)
+  setCameras(list, stored = null) {
     this.feeds = new Map(list.map((c) => [c.key, c]));
+    this.stored = stored;
+    this.markOff();
     if (this.time !== null) {
       this.update(this.time, true);
     }
+  }
+
+  // a run that stores no camera frames: its tiles say so instead of waiting for a first image
+  markOff() {
+    for (const tile of this.tiles.values()) {
+      const off = this.stored === false && !this.feeds.has(tile.key);
+      if (off && !tile.off) {
+        this.placeholder(tile, "cameras off",
+          "cameras off: this run stored no frames (hrpsim run --cameras)");
+      } else if (!off && tile.off) {
+        this.placeholder(tile, "no image yet", "no image yet");
+      }
+      tile.off = off;
+    }
+  }
+
+  // an empty tile: `text` in the middle of the canvas, `caption` below it
+  placeholder(tile, text, caption) {
+    const { width: w, height: h } = tile.canvas;
+    const ctx = tile.canvas.getContext("2d");
+    ctx.fillStyle = "#0b0d10";
+    ctx.fillRect(0, 0, w, h);
+    ctx.fillStyle = "#6b7480";
+    ctx.font = `${Math.round(h / 12)}px sans-serif`;
+    ctx.textAlign = "center";
+    ctx.fillText(text, w / 2, h / 2);
+    tile.cap.textContent = `${tile.label} · ${caption}`;
   }
 
   // show in every tile the latest frame at or before simulated time t
@@ -127,7 +160,26 @@ export class CameraPanel {
     this.showImage(tile.key, bitmap, time);
     tile.shown = frame;
     tile.shownTime = time;
-    tile.cap.textContent = `${tile.label} · frame ${frame}, t = ${time.toFixed(3)} s`;
+    tile.cap.textContent = `${tile.label} · frame ${frame}, t = ${time.toFixed(3)} s` +
+      this.blackNote(tile, f && f.kind);
+  }
+
+  // a frame mostly black (at least BLACK of its pixels 0, 0, 0) gets a note: a camera sees
+  // black where nothing is in view (OpenHRP's cameras have no background), a depth image
+  // where nothing is within range
+  blackNote(tile, kind) {
+    const { width: w, height: h } = tile.canvas;
+    const data = tile.canvas.getContext("2d").getImageData(0, 0, w, h).data;
+    let black = 0;
+    for (let i = 0; i < data.length; i += 4) {
+      black += (data[i] | data[i + 1] | data[i + 2]) === 0;
+    }
+    tile.black = black / (w * h);
+    if (tile.black < BLACK) {
+      return "";
+    }
+    return kind === "depth" ? " · black: nothing within range"
+      : " · black: nothing in view (OpenHRP's background)";
   }
 
   // for tests: what each tile wants and shows
@@ -135,7 +187,8 @@ export class CameraPanel {
     const out = {};
     for (const [key, t] of this.tiles) {
       out[key] = { wanted: t.wanted, wantedTime: t.wantedTime, shown: t.shown,
-        shownTime: t.shownTime, width: t.canvas.width, height: t.canvas.height };
+        shownTime: t.shownTime, width: t.canvas.width, height: t.canvas.height, off: t.off,
+        black: t.black, caption: t.cap.textContent };
     }
     return out;
   }
@@ -172,23 +225,19 @@ export class CameraPanel {
         const w = s.specValues[4] || 320, h = s.specValues[5] || 240;
         canvas.width = w;
         canvas.height = h;
-        const ctx = canvas.getContext("2d");
-        ctx.fillStyle = "#0b0d10";
-        ctx.fillRect(0, 0, w, h);
-        ctx.fillStyle = "#6b7480";
-        ctx.font = `${Math.round(h / 12)}px sans-serif`;
-        ctx.textAlign = "center";
-        ctx.fillText("no image yet", w / 2, h / 2);
         const cap = document.createElement("figcaption");
-        cap.textContent = `${key} (${w}x${h}) · no image yet`;
         tile.append(canvas, cap);
         this.container.appendChild(tile);
-        this.tiles.set(key, {
+        const t = {
           key, canvas, cap, label: `${key} (${w}x${h})`, wanted: null, wantedTime: null,
           shown: null, shownTime: null, loading: false, failed: null, cache: new Map(),
-        });
+          off: false, black: null,
+        };
+        this.tiles.set(key, t);
+        this.placeholder(t, "no image yet", "no image yet");
       }
     }
+    this.markOff();
     if (!this.tiles.size) {
       this.container.textContent = "no vision sensors in the loaded bodies";
     }

@@ -196,8 +196,8 @@ async function loadCameras() {
   try {
     const r = await fetch("api/cameras");
     if (r.ok) {
-      const { cameras: list } = await r.json();
-      cameras.setCameras(list);
+      const { cameras: list, stored } = await r.json();
+      cameras.setCameras(list, stored === undefined ? null : stored);
       page.cameraLists = (page.cameraLists || 0) + 1;
     }
   } catch (err) {
@@ -232,7 +232,8 @@ async function showSummary() {
   for (const [k, v] of rows) {
     const tr = table.insertRow();
     tr.insertCell().textContent = k;
-    tr.insertCell().textContent = String(v);
+    // a path may break after any "/" (a zero-width space there), words only between them
+    tr.insertCell().textContent = String(v).replaceAll("/", "/\u200b");
   }
   const imgs = $("summary-plots");
   imgs.innerHTML = "";
@@ -292,6 +293,14 @@ function frame(now) {
           b.setPose(shown.poses, page.offsets[k]);
         }
       });
+      if (!page.posedFramed && page.bodies.length) {
+        // the scene's arrival framed the bodies at their model poses; frame them once more
+        // where the run has them (a project's root pose), unless the user moved the camera
+        page.posedFramed = true;
+        if (!page.cameraMoved) {
+          view.frameBodies();
+        }
+      }
       view.setContacts(shown.contacts);
       view.track();
       setText("simtime", `${shown.time.toFixed(3)} s`);
@@ -363,6 +372,9 @@ function fillFollow() {
 $("follow").addEventListener("change", () => {
   view.follow(page.bodies.find((b) => b.name === $("follow").value) || null);
   page.needsRender = true;
+});
+view.controls.addEventListener("start", () => {
+  page.cameraMoved = true;
 });
 $("reset-camera").addEventListener("click", () => {
   view.frameBodies();

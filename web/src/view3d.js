@@ -113,22 +113,30 @@ export class View3D {
 
   setBodies(bodies) {
     this.bodies.clear();
+    this.bodyList = bodies;
     for (const b of bodies) {
       this.bodies.add(b.group);
     }
   }
 
-  // aim the camera at what is loaded (once, when the first scene arrives)
+  // the bodies a default view frames, as the stills do: the robots (bodies with joints), else
+  // the bodies that can move, else every body
+  framedBodies() {
+    const all = this.bodyList || [];
+    const robots = all.filter((b) => b.links.some((l) => l.kind));
+    if (robots.length) {
+      return robots;
+    }
+    const movable = all.filter((b) => b.movable);
+    return movable.length ? movable : all;
+  }
+
+  // aim the camera at the framed bodies as they are posed now
   frameBodies() {
     const box = new THREE.Box3();
     this.bodies.updateMatrixWorld(true);
-    for (const body of this.bodies.children) {
-      const b = new THREE.Box3().setFromObject(body);
-      // environments (floors, rooms) are large: aim at the movable bodies if there are any
-      const size = b.getSize(new THREE.Vector3());
-      if (!b.isEmpty() && Math.max(size.x, size.y) < 4) {
-        box.union(b);
-      }
+    for (const body of this.framedBodies()) {
+      box.union(new THREE.Box3().setFromObject(body.group));
     }
     if (box.isEmpty()) {
       return;

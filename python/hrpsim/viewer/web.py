@@ -11,7 +11,8 @@ Routes (all on one loopback port):
     GET /api/files/NAME   replay only: a plot or summary.txt listed in the results directory
     GET /api/series       replay only: ?character=C&key=K, one logged array (q, dq, u, force...)
     GET /api/cameras      the stored camera frames: {"cameras": [{key, character, sensor, kind,
-                          frames, times}]} (empty when the source has no results directory)
+                          frames, times}], "stored": whether the run stores camera frames
+                          (false: cameras off; null: not known, a replay of an older run)}
     POST /api/cameras     live only: {"dir": RESULTS_DIR} shows the frames a run writes there
                           (`hrpsim run --view` sends it; the list above grows as it runs)
     GET /api/camera/CHARACTER/SENSOR/FRAME.png
@@ -168,11 +169,22 @@ class ViewerApp:
 
     async def cameras(self, request):
         index = getattr(self.source, "camera_index", None)
+        stored = self._cameras_stored(index)
         if index is None:
-            return web.json_response({"cameras": []})
+            return web.json_response({"cameras": [], "stored": stored})
         loop = asyncio.get_running_loop()
         await loop.run_in_executor(None, index.refresh)
-        return web.json_response({"cameras": index.cameras()})
+        return web.json_response({"cameras": index.cameras(), "stored": stored})
+
+    def _cameras_stored(self, index):
+        # whether the run shown stores camera frames: live, once a run has said where (POST
+        # /api/cameras, which `hrpsim run --view` sends only with cameras on); a replay, as its
+        # summary says (None for a run from before the summary said it)
+        if hasattr(self.source, "set_camera_dir"):
+            return index is not None
+        getter = getattr(self.source, "summary", None)
+        stored = getter().get("cameras") if getter else None
+        return None if stored is None else bool(stored)
 
     async def set_camera_dir(self, request):
         setter = getattr(self.source, "set_camera_dir", None)

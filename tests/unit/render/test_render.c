@@ -1,7 +1,7 @@
 // test_render.c - headless rendering (sensors/render) on whatever EGL device the machine has
 // (in CI Mesa's llvmpipe): metric depth of a plane, the pinhole projection and lit colour of a
-// cube, a texture's orientation, a camera on a moving link, determinism, camera specs, PNG
-// files, a view framed on one body's bounding box.
+// cube, a texture's orientation, the lit default of shapes without a material, a camera on a
+// moving link, determinism, camera specs, PNG files, a view framed on one body's bounding box.
 //
 // Every expected number is computed here from the pinhole model (focal length from the
 // horizontal field of view, pixel centres at integer + 0.5, top row first) and from VRML's
@@ -216,6 +216,64 @@ static void testTexture(void) {
   hsm_freeBody(b);
 }
 
+// a shape that nothing colours (no Appearance: a URDF visual without <material> arrives so) is
+// drawn with VRML's default Material, lit: a unit box turned 30 degrees about y at z = -5 shows
+// its +z face (normal at 30 degrees to the view) and its -x face (at 60 degrees); the only light
+// is the headlight (along the view, intensity 1, no ambient), so each face is 0.8 cos(angle)
+// grey. A face with per-face colours and no Material keeps VRML's rule (unlit: its colour
+// exactly), though it is tilted 60 degrees from the headlight.
+static void testDefaultMaterialIsLit(void) {
+  hsrRenderer *r = renderer();
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r);
+  hsBody *b = load("plain.wrl",
+                   "#VRML V2.0 utf8\n"
+                   "Transform { translation 0 0 -5 rotation 0 1 0 0.5235987755982988\n"
+                   "  children Shape { geometry Box { size 1 1 1 } } }\n"
+                   "Transform { translation 0 -1.2 -4 rotation 1 0 0 -1.0471975511965976\n"
+                   "  children Shape { appearance Appearance {} geometry IndexedFaceSet {\n"
+                   "    coord Coordinate {\n"
+                   "      point [-0.5 -0.5 0, 0.5 -0.5 0, 0.5 0.5 0, -0.5 0.5 0] }\n"
+                   "    coordIndex [0 1 2 3 -1] colorPerVertex FALSE\n"
+                   "    color Color { color [0.2 0.6 1] } solid FALSE } } }\n",
+                   0);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  hsrScene *s = hsr_makeScene(r, NULL);
+  CU_ASSERT_EQUAL(hsr_addBody(s, b, NULL), 0);
+  hsrView v = frontView(240, 240, 0.8);
+  unsigned char *rgb = malloc(3 * 240 * 240);
+  CU_ASSERT_EQUAL_FATAL(hsr_render(s, &v, rgb, NULL, NULL), 0);
+  const double c30 = cos(M_PI / 6), s30 = sin(M_PI / 6);
+  // face centres (camera frame = world frame here) and their expected colours
+  const double centres[3][3] = {{0.5 * s30, 0, -5 + 0.5 * c30},
+                                {-0.5 * c30, 0, -5 + 0.5 * s30},
+                                {0, -1.2, -4}};
+  const int expect[3][3] = {{(int)lround(0.8 * c30 * 255), (int)lround(0.8 * c30 * 255),
+                             (int)lround(0.8 * c30 * 255)},
+                            {(int)lround(0.8 * s30 * 255), (int)lround(0.8 * s30 * 255),
+                             (int)lround(0.8 * s30 * 255)},
+                            {51, 153, 255}};
+  for (int k = 0; k < 3; k++) {
+    double u, w;
+    project(&v, centres[k][0], centres[k][1], centres[k][2], &u, &w);
+    // a 3 x 3 patch around the face's centre
+    for (int dy = -1; dy <= 1; dy++) {
+      for (int dx = -1; dx <= 1; dx++) {
+        const unsigned char *p = rgb + 3 * (((int)w + dy) * 240 + (int)u + dx);
+        for (int c = 0; c < 3; c++) {
+          if (abs(p[c] - expect[k][c]) > 2) {
+            fprintf(stderr, "face %d pixel (%d, %d) channel %d: %d, expected %d\n", k,
+                    (int)u + dx, (int)w + dy, c, p[c], expect[k][c]);
+            CU_FAIL("colour");
+          }
+        }
+      }
+    }
+  }
+  free(rgb);
+  hsr_freeScene(s);
+  hsm_freeBody(b);
+}
+
 // a camera on a slider: moving the joint by 0.25 m along x moves the cube the other way in the
 // image by f * 0.25 / 4.5 pixels; the camera's spec comes from its VisionSensor node
 static void testCameraOnMovingLink(void) {
@@ -391,6 +449,7 @@ void register_render(void) {
   CU_add_test(s, "plane depth", testPlaneDepth);
   CU_add_test(s, "cube projection and colour", testCubeProjectionAndColour);
   CU_add_test(s, "texture", testTexture);
+  CU_add_test(s, "default material is lit", testDefaultMaterialIsLit);
   CU_add_test(s, "camera on a moving link", testCameraOnMovingLink);
   CU_add_test(s, "bad input", testBadInput);
   CU_add_test(s, "framing view", testFramingView);
