@@ -33,7 +33,8 @@ import numpy as np
 from .limits import period_steps
 from .project import load_project
 from .results import LogCollector
-from .run import RunError, default_out_dir
+from .errors import ModelError
+from .run import RunError, default_out_dir, model_run_error
 
 __all__ = ["run_local", "LocalDynamics"]
 
@@ -79,7 +80,7 @@ class LocalDynamics:
         high = _name(mode) == "HIGH_GAIN_MODE"
         core = self.sim.local
         core._check(core.lib.hs_setAllJointModes(core.ptr, core.index(character), int(high),
-                                                 core._e()), "joint modes")
+                                                 core._e()), "setCharacterAllJointModes")
 
     def calcWorldForwardKinematics(self):
         core = self.sim.local
@@ -173,7 +174,10 @@ def configure(project):
     sim = hrpsim.Simulation(backend="local", dt=project.time_step, gravity=project.gravity,
                             method=project.method.lower(), sensors=project.sensors)
     for m in project.models:
-        sim.add_model(m.name, m.url)
+        try:
+            sim.add_model(m.name, m.url)
+        except ModelError as exc:
+            raise model_run_error(project, m, exc) from exc
     facts = {}
     for m in project.models:
         body = sim.body(m.name)
