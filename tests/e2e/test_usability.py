@@ -75,6 +75,29 @@ def test_env_refuses_a_dead_naming_service(tmp_path):
     assert "not running any more" in proc.stderr
 
 
+def test_run_says_once_that_it_did_not_use_a_dead_hrpsim_naming(built, tmp_path):
+    """`hrpsim run` with $HRPSIM_NAMING naming a naming service that does not answer starts
+    servers of its own: it says so once on stderr (nothing with --quiet). Before, it said
+    nothing, which confused users whose controllers were bound there."""
+    dead = "corbaloc:iiop:127.0.0.1:9/NameService"
+    env = cli_env()
+    env["HRPSIM_NAMING"] = dead
+    env["HRPSIM_STATE_DIR"] = str(tmp_path / "no-state")
+    project = tmp_path / "p.xml"   # fails quickly once the servers are up: a joint-name typo
+    project.write_text('<hrpsim-project>\n  <simulation timeStep="0.001" endTime="0.01"/>\n'
+                       '  <model name="r" url="%s"><joint name="NOPE" mode="highgain"/>'
+                       '</model>\n</hrpsim-project>\n'
+                       % (REPO_ROOT / "samples" / "models" / "humanoid" / "humanoid.wrl"))
+    proc = run_cli("run", "--out", tmp_path / "out", project, env=env)
+    assert proc.returncode == 1, describe(proc)
+    notes = [ln for ln in proc.stderr.splitlines() if "HRPSIM_NAMING" in ln]
+    assert notes == ["hrpsim run: warning: not using the naming service HRPSIM_NAMING names "
+                     "(%s): its naming service does not answer; this run starts servers of its "
+                     "own and stops them when it ends" % dead], describe(proc)
+    proc = run_cli("run", "--quiet", "--out", tmp_path / "out", project, env=env)
+    assert proc.returncode == 1 and "HRPSIM_NAMING" not in proc.stderr, describe(proc)
+
+
 # ---------------------------------------------------------------------------------------------
 # state directories never litter other directories
 # ---------------------------------------------------------------------------------------------
@@ -244,3 +267,30 @@ def test_server_refuses_an_argument_it_does_not_know(server, built, tmp_path):
     assert proc.returncode == 2, describe(proc)
     assert "%s: unknown argument '--colour'" % server in proc.stderr, describe(proc)
     assert "usage: %s" % server in proc.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# nothing left behind in the temporary directory
+# ---------------------------------------------------------------------------------------------
+
+def test_the_browser_helper_leaves_nothing_in_the_temporary_directory(tmp_path, monkeypatch):
+    """hrpsim.viewer.browser.Browser (the browser tests, the viewer benchmark): after close()
+    nothing of it is left in the temporary directory (before: a hrpsim-chromium-*.log per
+    browser, and Chromium's own org.chromium.Chromium.* directory); one that does not start
+    keeps only the log its error names."""
+    import tempfile
+    from hrpsim.viewer.browser import Browser, BrowserError
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))   # ours
+    monkeypatch.setenv("TMPDIR", str(tmp_path))               # Chromium's
+    with Browser(width=320, height=240) as b:
+        page = b.new_page()
+        assert page.evaluate("1 + 1") == 2
+        names = sorted(p.name for p in tmp_path.iterdir())
+        assert names[:2] == sorted([b.root.name, b.log_path.name])
+        assert [n.split(".")[:2] for n in names[2:]] == [["org", "chromium"]], names
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setenv("HRPSIM_CHROMIUM", "/bin/false")
+    with pytest.raises(BrowserError) as info:
+        Browser(timeout=5)
+    logs = list(tmp_path.iterdir())
+    assert len(logs) == 1 and logs[0].suffix == ".log" and str(logs[0]) in str(info.value)
