@@ -5,13 +5,16 @@ and need no preparation beyond setup.sh, and a README that only points inside th
 Each test here failed before its fix: `hrpsim env` did not exist; `hrpsim down --state-dir`
 on an ordinary directory (or an empty path, i.e. the current directory) left an empty `lock`
 file there; the slope sweep wrote slope_friction.png into the current directory; the README
-pointed at ../shared/.
+pointed at ../shared/; `hrpsim run` ignored a dead $HRPSIM_NAMING silently; the browser helper
+left its log and Chromium's singleton directory in the temporary directory per browser; the
+socket directory kept the sockets of killed servers.
 """
 
 import os
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -294,3 +297,47 @@ def test_the_browser_helper_leaves_nothing_in_the_temporary_directory(tmp_path, 
         Browser(timeout=5)
     logs = list(tmp_path.iterdir())
     assert len(logs) == 1 and logs[0].suffix == ".log" and str(logs[0]) in str(info.value)
+
+
+def test_a_killed_servers_socket_is_removed_by_the_next_down_or_up(built, tmp_path):
+    """The per-user socket directory ($XDG_RUNTIME_DIR/hrpsim here) collected the unix sockets
+    of killed servers (omniORB removes its socket only on a clean shutdown). `hrpsim down`
+    (after the SIGKILLs it may need) and `hrpsim up` remove the sockets of processes that are
+    gone, and never one that something listens on."""
+    import signal
+    import socket
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    env = cli_env()
+    env["XDG_RUNTIME_DIR"] = str(run_dir)
+    sockets = run_dir / "hrpsim"
+    state = tmp_path / "state"
+    proc = run_cli("up", "--state-dir", state, "--only", "ModelLoader", env=env)
+    assert proc.returncode == 0, describe(proc)
+    pid = next(p["pid"] for p in launcher.StateDir(state).load()["processes"]
+               if p["name"] == "ModelLoader")
+    mine = [p.name for p in sockets.iterdir() if int(p.name.split("-")[0]) == pid]
+    assert len(mine) == 1, sorted(p.name for p in sockets.iterdir())
+    # a live socket under a name whose process cannot exist (above pid_max): kept
+    live = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    live.bind(str(sockets / "999999998-1"))
+    live.listen(1)
+    try:
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while os.path.exists("/proc/%d" % pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert (sockets / mine[0]).exists()   # what a killed server leaves
+        proc = run_cli("down", "--state-dir", state, env=env)
+        assert proc.returncode == 0, describe(proc)
+        assert sorted(p.name for p in sockets.iterdir()) == ["999999998-1"]
+        # a dead one left by someone else earlier: the next `up` removes it
+        stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        stale.bind(str(sockets / "999999999-1"))
+        stale.close()
+        proc = run_cli("up", "--state-dir", state, "--only", env=env)
+        assert proc.returncode == 0, describe(proc)
+        assert sorted(p.name for p in sockets.iterdir()) == ["999999998-1"]
+    finally:
+        live.close()
+        run_cli("down", "--state-dir", state, env=env)
