@@ -182,6 +182,7 @@ class _Body:
         self.one_dof_joints = [self.link_names[k] for k in self.joint_link_index
                                if k >= 0 and probe.lib.hs_hasJoint(probe.ptr, ch, k)]
         self.root_pose = probe.get_link_data(ch, 0, probe.lib.hsDATA_ABS_TRANSFORM)
+        self.root_joint = self.ffi.string(probe.lib.hs_jointType(probe.ptr, ch, 0)).decode()
         probe.close()
 
 

@@ -685,7 +685,11 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
         bodies = _load_bodies(client, project)
         models = _describe_models(client, project)
         controllers.start(project, servers.naming, out)
+        seen = len(project.warnings)
         _configure(sched, project, client, bodies, real_time, view_rate)
+        for w in project.warnings[seen:]:  # found against the models (a moved URDF anchor)
+            if warn:
+                warn(w)
         if view:
             viewer = _attach_viewer(client, sched, servers.naming, out, state_dir, cameras, warn,
                                     on_viewer)

@@ -183,7 +183,7 @@ def configure(project):
         body = sim.body(m.name)
         facts[m.name] = configuration.ModelFacts(
             list(sim.link_names(m.name)), list(body.one_dof_joints),
-            list(body.root_pose[:3]), list(body.root_pose[3:]))
+            list(body.root_pose[:3]), list(body.root_pose[3:]), body.root_joint)
     configuration.to_simulation(configuration.from_project(project, facts), sim)
     return sim
 
@@ -201,7 +201,11 @@ def run_local(path, out_dir=None, warn=None):
                        "its own process): it needs the servers; run without --local, or give "
                        "it python=\"FILE.py:CLASS\" (an hrpsim.controller.Controller subclass)"
                        % (project.path, c.line, c.name))
+    seen = len(project.warnings)
     sim = configure(project)
+    for text in project.warnings[seen:]:   # found against the models (a moved URDF anchor)
+        if warn:
+            warn(text)
     controllers = []
     for spec in project.controllers:
         cls = _load_class(project, spec)
