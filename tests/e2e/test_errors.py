@@ -98,6 +98,8 @@ def mistakes(tmp_path, broken):
             "robot", "WAIST", "ABS_ACCELERATION", [0.0] * 6), errors.BadArgument),
         ("unknown joint mode", lambda s: robot(s).set_joint_mode("robot", "stiff"),
          errors.BadArgument),
+        ("a box of no size", lambda s: s.add_box("crate", (0.0, 0.3, 0.2), (0, 0, 1)),
+         errors.BadArgument),
         ("step on a closed simulation", closed(lambda s: s.step(1)), errors.CallOrderError),
         ("read a closed simulation", closed(lambda s: s.q("robot")), errors.CallOrderError),
         ("configure a closed simulation", closed(lambda s: s.set_gravity((0, 0, 1))),
