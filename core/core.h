@@ -262,6 +262,10 @@ const char *hs_linkName(const hsSim *sim, int ch, int link);
 int hs_linkParent(const hsSim *sim, int ch, int link);
 int hs_hasJoint(const hsSim *sim, int ch, int link);
 const int *hs_jointLinks(const hsSim *sim, int ch);
+// link l's joint type as OpenHRP's LinkInfo.jointType names it ("free", "rotate", "slide",
+// "fixed", "crawler"; the root's "fixed": welded to the world); a static string, NULL for a
+// bad index
+const char *hs_jointType(const hsSim *sim, int ch, int link);
 
 //---------------------------------- state (views) ---------------------------------------------
 // Per link of character ch (link index order, hs_linkCount(ch) = n entries): the state the

@@ -623,6 +623,11 @@ int hs_hasJoint(const hsSim *sim, int ch, int link) {
   return b && link > 0 && link < b->nlink ? hsm_hasOneDofJoint(&b->links[link]) : 0;
 }
 
+const char *hs_jointType(const hsSim *sim, int ch, int link) {
+  const hsBody *b = hs_body(sim, ch);
+  return b && link >= 0 && link < b->nlink ? hsm_jointTypeName(b->links[link].jointType) : NULL;
+}
+
 const int *hs_jointLinks(const hsSim *sim, int ch) {
   const hsBody *b = hs_body(sim, ch);
   return b ? b->jointLink : NULL;

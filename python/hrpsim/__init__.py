@@ -230,10 +230,16 @@ class Client:
 
         ``url`` is a path (made absolute) or a ``file://`` URL. ``reload=True`` calls
         ``loadBodyInfo`` (always reads the file); ``reload=False`` calls ``getBodyInfo``
-        (may return the server's cached body). Errors in the model raise
-        ``OpenHRP.ModelLoader.ModelLoaderException`` (its ``description`` names file and
-        line).
+        (may return the server's cached body). A model that does not load raises
+        ``hrpsim.errors.ModelError`` ("file:line:column: problem"; ``ModelFileNotFound`` for
+        a missing file), as on every back end of hrpsim.Simulation, chained to the
+        ModelLoader's ``OpenHRP.ModelLoader.ModelLoaderException``.
         """
+        from hrpsim import OpenHRP
+        from .errors import model_error
         loader = self.model_loader()
         url = file_url(url)
-        return loader.loadBodyInfo(url) if reload else loader.getBodyInfo(url)
+        try:
+            return loader.loadBodyInfo(url) if reload else loader.getBodyInfo(url)
+        except OpenHRP.ModelLoader.ModelLoaderException as exc:
+            raise model_error(exc.description) from exc

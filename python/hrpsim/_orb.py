@@ -232,6 +232,56 @@ def private_socket_dir(environ=None):
     return None
 
 
+def remove_stale_sockets(directory=None):
+    """Remove the unix sockets of processes that are gone from the per-user socket directory
+    (``private_socket_dir``, or ``directory``): omniORB names each "<pid>-<n>" and removes it
+    on a clean shutdown, so a killed server leaves its socket behind. A socket goes only if its
+    process is gone and nothing accepts on it (a live server's socket is never touched).
+    Returns the names removed."""
+    import errno
+    import re
+    import socket
+    import stat
+    directory = directory or private_socket_dir()
+    removed = []
+    if directory is None:
+        return removed
+    try:
+        names = os.listdir(directory)
+    except OSError:
+        return removed
+    for name in sorted(names):
+        m = re.fullmatch(r"(\d+)-\d+", name)
+        path = os.path.join(directory, name)
+        try:
+            if m is None or not stat.S_ISSOCK(os.lstat(path).st_mode) or \
+                    _process_exists(int(m.group(1))):
+                continue
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as probe:
+                probe.settimeout(1.0)
+                try:
+                    probe.connect(path)
+                    continue            # someone listens there: not ours to remove
+                except OSError as exc:
+                    if exc.errno not in (errno.ECONNREFUSED, errno.ENOENT):
+                        continue
+            os.unlink(path)
+            removed.append(name)
+        except OSError:
+            continue
+    return removed
+
+
+def _process_exists(pid):
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True   # another user's: it exists
+    return True
+
+
 def set_call_timeout(obj, millis):
     """Limit how long calls on ``obj`` may block (omniORB per-reference timeout)."""
     if millis:

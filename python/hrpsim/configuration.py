@@ -197,12 +197,14 @@ def to_simulation(config, sim):
 @dataclass
 class ModelFacts:
     """What ``from_project`` needs to know of one loaded model: its link names (file order,
-    root first), its 1-dof joints' link names, and the root's pose in the model (position,
-    3x3 row-major rotation)."""
+    root first), its 1-dof joints' link names, the root's pose in the model (position,
+    3x3 row-major rotation) and its joint type ("fixed": welded to the world, "free", ...;
+    "" if unknown)."""
     links: list
     joints: list
     root_p: list
     root_R: list
+    root_joint: str = ""
 
     @classmethod
     def from_links(cls, links):
@@ -213,7 +215,8 @@ class ModelFacts:
         return cls([lk.name for lk in links],
                    [lk.name for lk in links
                     if lk.jointId >= 0 and lk.jointType in ("rotate", "slide")],
-                   list(root.translation), axis_angle_to_matrix(root.rotation))
+                   list(root.translation), axis_angle_to_matrix(root.rotation),
+                   str(root.jointType))
 
 
 def from_project(project, facts, noise=None):
@@ -306,10 +309,30 @@ def model_state(project, m, facts):
              else facts.root_R)
         key = "root_translation" if m.root_translation is not None else "root_rotation"
         link(facts.links[0], "ABS_TRANSFORM", list(p) + list(R), key, fld + " root pose")
+        _warn_moved_anchor(project, m, facts, p, R, key)
     if facts and m.root_velocity is not None:
         link(facts.links[0], "ABS_VELOCITY", m.root_velocity, "root_velocity",
              fld + " root velocity")
     return out
+
+
+def _warn_moved_anchor(project, m, facts, p, R, key):
+    """Warn (at the rootPose's line) when a project's root pose moves the fixed base of a URDF
+    off its anchor: the root pose replaces the pose the fixed joint from the world gives the
+    base (OpenHRP's rule for a root's pose), it is not added to it (docs/models.md)."""
+    if facts.root_joint != "fixed" or not str(m.url).lower().endswith(".urdf"):
+        return
+    moved = max(abs(a - b) for a, b in zip(list(p) + list(R),
+                                            list(facts.root_p) + list(facts.root_R)))
+    if moved <= 1e-9:
+        return
+    def text(v):
+        return " ".join("%g" % x for x in v)
+    project.warn(m.at(key), "model %s rootPose: a fixed URDF base is placed where the root pose "
+                 "says, not on its anchor (the joint from the world puts %s at %s): the root "
+                 "pose replaces the anchor, as in OpenHRP, so %s starts at %s; leave rootPose "
+                 "out to keep the anchor" % (m.name, facts.links[0], text(facts.root_p),
+                                             facts.links[0], text(p)))
 
 
 def _check_pair_links(project, spec, facts, what):

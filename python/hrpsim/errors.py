@@ -1,4 +1,21 @@
-"""Errors of hrpsim's servers as Python exceptions that carry the server's reason.
+"""hrpsim's exceptions: one class per kind of mistake, the same on every back end.
+
+A mistake raises the same class with the same message whichever back end runs it (the local
+core, the servers client-driven, the scheduler; tests/e2e/test_errors.py), every class an
+``hrpsim.HrpsimError`` and the builtin that fits:
+
+    ModelError        a model file that does not load (a ValueError); ``file``, ``line``,
+                      ``column`` (0: unknown) and ``problem``; the message is
+                      "file:line:column: problem", as the ModelLoader's
+    ModelFileNotFound the model file does not exist (a ModelError and a FileNotFoundError)
+    UnknownName       a character, link or joint name the simulation does not have (a
+                      BadArgument and a KeyError, so a LookupError)
+    BadArgument       a bad value (a ValueError and a LookupError)
+    CallOrderError    a call out of order: configuring a started simulation, stepping one
+                      without models, any call on a closed one
+    Unsupported       something this back end does not do (a NotImplementedError)
+
+Errors of hrpsim's servers carry the server's reason.
 
 OpenHRP's DynamicsSimulator and CollisionDetector declare no exceptions, so a refused request
 reaches a client as a bare CORBA system exception (``CORBA.BAD_PARAM(0x0, COMPLETED_NO)``)
@@ -26,16 +43,22 @@ shared by the clients of one run, so there two clients refused at the same momen
 each other's reason.
 """
 
+import errno
+import os
+import re
+
 from ._orb import HrpsimError, corba, describe_exception
 
-__all__ = ["ServerError", "BadArgument", "CallOrderError", "Unsupported", "NotPermitted",
-           "SchedulerRefused", "explained", "unwrap", "last_error"]
+__all__ = ["ServerError", "BadArgument", "UnknownName", "CallOrderError", "Unsupported",
+           "NotPermitted", "SchedulerRefused", "ModelError", "ModelFileNotFound", "model_error",
+           "explained", "unwrap", "last_error"]
 
 
 class ServerError(HrpsimError):
-    """A server refused a request. The message is the server's reason ("<operation>:
-    <reason>"); ``operation`` is the operation called and ``corba`` the CORBA exception it
-    raised (also ``__cause__``)."""
+    """A request refused (by a server, the in-process core or hrpsim.Simulation itself). The
+    message is the reason (a server's: "<operation>: <reason>"); ``operation`` is the
+    operation called and ``corba`` the CORBA exception it raised (also ``__cause__``; None
+    off the wire)."""
 
     def __init__(self, message, operation=None, corba_exception=None):
         super().__init__(message)
@@ -46,6 +69,13 @@ class ServerError(HrpsimError):
 class BadArgument(ServerError, ValueError, LookupError):
     """A bad argument (CORBA.BAD_PARAM): a wrong name (catch it as LookupError) or a wrong value
     (as ValueError)."""
+
+
+class UnknownName(BadArgument, KeyError):
+    """A name the simulation does not have: a character, a link, a joint (a BadArgument and
+    a KeyError: catch it as LookupError). Its text is the message, unquoted."""
+
+    __str__ = BaseException.__str__   # not KeyError's, which quotes the message
 
 
 class CallOrderError(ServerError):
@@ -63,6 +93,49 @@ class NotPermitted(ServerError, PermissionError):
 class SchedulerRefused(ServerError, ValueError):
     """The Scheduler refused a request (hrpsim::SchedulerError); the message is its
     description."""
+
+
+class ModelError(HrpsimError, ValueError):
+    """A model file that does not load: it cannot be read, does not parse or is not a valid
+    body. The message is "file:line:column: problem" with as much of the location as is
+    known, the same from the local core and from a ModelLoader; ``file``, ``line`` and
+    ``column`` (0: unknown) and ``problem`` are its parts."""
+
+    def __init__(self, message, file="", line=0, column=0, problem=None):
+        super().__init__(message)
+        self.file = file
+        self.line = line
+        self.column = column
+        self.problem = message if problem is None else problem
+
+    def __reduce__(self):  # the location survives pickling (sweeps' worker processes)
+        return (type(self), (str(self), self.file, self.line, self.column, self.problem))
+
+
+class ModelFileNotFound(ModelError, FileNotFoundError):
+    """The model file does not exist (on a ModelLoader with model roots: not under them)."""
+
+
+# "file:line:column: problem", "file:line: problem" or "file: problem" (hsu_formatError)
+_LOCATED = re.compile(r"^(?P<file>[^:\n]+?)(?::(?P<line>\d+))?(?::(?P<column>\d+))?: "
+                      r"(?P<problem>.*)$", re.S)
+
+
+def model_error(text, file=None, line=0, column=0, problem=None):
+    """The ModelError (ModelFileNotFound for a missing file) for a loader's message ``text``
+    ("file:line:column: problem", as the ModelLoader's ModelLoaderException and the core's
+    hsError say it); the location is read from ``text`` unless ``file`` is given."""
+    if file is None:
+        m = _LOCATED.match(text)
+        if m is not None:
+            file, problem = m.group("file").strip("'"), m.group("problem")
+            line, column = int(m.group("line") or 0), int(m.group("column") or 0)
+        else:
+            file = ""
+    problem = text if problem is None else problem
+    missing = problem.endswith(os.strerror(errno.ENOENT)) or \
+        problem.startswith("no such model file")
+    return (ModelFileNotFound if missing else ModelError)(text, file, line, column, problem)
 
 
 _KINDS = {"BAD_PARAM": BadArgument, "BAD_INV_ORDER": CallOrderError,

@@ -537,6 +537,7 @@ def up(state_dir=None, naming=None, naming_port=None, bin_dir=None, only=None, t
         raise LaunchError("give either --naming or --naming-port, not both")
     host, roots = check_listen(listen, model_roots)
     sd.check_own()
+    _orb.remove_stale_sockets()  # killed servers' sockets (the servers' directory, ours too)
     with sd.locked():
         old = sd.load()
         if old is not None:
@@ -709,6 +710,7 @@ def down(state_dir=None, report=None):
         if state is None:
             return []
         results = _stop_all(state, report)
+        _orb.remove_stale_sockets()  # what the servers it had to kill left behind
         stuck = [r for r, outcome in results if outcome == "survived SIGKILL"]
         if stuck:
             raise LaunchError("could not stop %s" % ", ".join(

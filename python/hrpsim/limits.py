@@ -17,6 +17,9 @@ limits torque-mode joints obey, as the core's hsLIMIT_* bits (dynamics/dynamics.
 MIN_TIME_STEP = 1e-6
 MAX_TIME_STEP = 1.0
 
+# the largest magnitude of any number the dynamics accept (dynamics.h: hsdMAX_VALUE)
+MAX_VALUE = 1e12
+
 
 def period_steps(period, dt):
     """The whole number of steps of length ``dt`` in ``period``, or 0 if it is not a whole

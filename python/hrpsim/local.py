@@ -30,6 +30,7 @@ import sys
 import numpy as np
 
 from . import paths
+from ._orb import HrpsimError
 from .limits import joint_limit_bits
 from .simulation import Runaway, _Model, _runaway_message
 
@@ -82,17 +83,30 @@ def set_log_level(level):
     lib.hsu_setLogLevel(getattr(lib, "hsLOG_" + level.upper()))
 
 
-class CoreError(RuntimeError):
-    """An error the core reported (an hsError) that is not a refused request: a model that
-    does not load, no memory, a failed step. ``code`` (hstError, negative), ``message``, and
-    for model errors ``file`` and ``line``."""
+class CoreError(HrpsimError):
+    """An error the core reported (an hsError) that is neither a refused request nor a model
+    that does not load (those raise the hrpsim.errors classes the server back ends raise): no
+    memory, a failed step. ``code`` (hstError, negative), ``message``, and ``file``, ``line``
+    and ``column`` when it names a place in a file."""
 
-    def __init__(self, code, message, file="", line=0):
-        where = "%s:%d: " % (file, line) if file and line else ("%s: " % file if file else "")
-        super().__init__(where + message)
+    def __init__(self, code, message, file="", line=0, column=0):
+        super().__init__(_located(message, file, line, column))
         self.code = code
         self.file = file
         self.line = line
+        self.column = column
+
+
+def _located(message, file, line, column):
+    """"file:line:column: message" with as much of the location as is known (the core's
+    hsu_formatError, which the servers' messages use)."""
+    if not file:
+        return message
+    if line and column:
+        return "%s:%d:%d: %s" % (file, line, column, message)
+    if line:
+        return "%s:%d: %s" % (file, line, message)
+    return "%s: %s" % (file, message)
 
 
 def _refusal(code):
@@ -107,15 +121,30 @@ def _refusal(code):
 def _raise(ffi, err, code, what):
     """Raise the error err records (then clear it: the core records an error only into an
     hsError whose code is 0, so code 0 is kept between calls): a refused request (a bad
-    argument, a call out of order) as the server back ends raise it, with the core's message;
-    anything else as CoreError."""
+    argument, a call out of order) as the server back ends raise it, "<what>: <the core's
+    message>" with ``what`` the servant's operation name; anything else as CoreError."""
     message = ffi.string(err.message).decode(errors="replace") or ("%s failed (%d)" % (what, code))
     file, line = ffi.string(err.file).decode(errors="replace"), err.line
+    column = err.column
     _clear(err)
     kind = _refusal(code)
     if kind is not None and not line:
         raise kind("%s: %s" % (what, message), what)
-    raise CoreError(code, message, file, line)
+    raise CoreError(code, message, file, line, column)
+
+
+def _raise_model(ffi, err, path):
+    """Raise the model error err records (hs_loadBody failed) as the ModelLoader's
+    ModelLoaderException reaches a server back end: hrpsim.errors.ModelError (or
+    ModelFileNotFound), "file:line:column: problem"."""
+    from .errors import model_error
+    message = ffi.string(err.message).decode(errors="replace") or "cannot load the model"
+    file = ffi.string(err.file).decode(errors="replace")
+    line, column = err.line, err.column
+    _clear(err)
+    # the text as the ModelLoader words it (hsu_formatError); the attribute names the file
+    raise model_error(_located(message, file, line, column), file or path, line, column,
+                      message)
 
 
 def _clear(err):
@@ -123,6 +152,7 @@ def _clear(err):
     err.message[0] = b"\0"
     err.file[0] = b"\0"
     err.line = 0
+    err.column = 0
 
 
 class _Body:
@@ -135,7 +165,7 @@ class _Body:
         err = self.ffi.new("hsError *")
         ptr = self.lib.hs_loadBody(path.encode(), err)
         if ptr == self.ffi.NULL:
-            _raise(self.ffi, err, err.code, "loading %s" % path)
+            _raise_model(self.ffi, err, path)
         self.url = url
         self.path = path
         self._ptr = self.ffi.gc(ptr, self.lib.hs_freeBody)
@@ -152,6 +182,7 @@ class _Body:
         self.one_dof_joints = [self.link_names[k] for k in self.joint_link_index
                                if k >= 0 and probe.lib.hs_hasJoint(probe.ptr, ch, k)]
         self.root_pose = probe.get_link_data(ch, 0, probe.lib.hsDATA_ABS_TRANSFORM)
+        self.root_joint = self.ffi.string(probe.lib.hs_jointType(probe.ptr, ch, 0)).decode()
         probe.close()
 
 
@@ -203,8 +234,8 @@ class LocalSim:
 
     def _closed(self):
         from .errors import CallOrderError
-        raise CallOrderError("the simulation is closed (close() freed it; a Simulation builds "
-                             "a new one on its next use)", "closed")
+        raise CallOrderError("the simulation is closed (the Simulation's close() or reset() "
+                             "freed it; after a reset, take sim.local again)", "closed")
 
     def close(self):
         """Free the simulation now unless views still hold it (then when the last goes)."""
@@ -226,7 +257,7 @@ class LocalSim:
         Returns the index."""
         self._keep.append(body)
         ch = self._check(self.lib.hs_addCharacter(self.ptr, name.encode(), body._ptr, 0,
-                                                  self._e()), "add_character")
+                                                  self._e()), "registerCharacter")
         self._names[name] = ch
         return ch
 
@@ -235,8 +266,9 @@ class LocalSim:
         try:
             return self._names[name]
         except KeyError:
-            raise KeyError("no character %r (characters: %s)"
-                           % (name, list(self._names))) from None
+            from .errors import UnknownName
+            raise UnknownName("no character %r (characters: %s)"
+                              % (name, list(self._names))) from None
 
     def link(self, ch, name):
         """The index of link ``name`` of character ch ("": -1, every link)."""
@@ -336,13 +368,13 @@ class LocalSim:
             self.runaway_message = self.ffi.string(self._err.message).decode(errors="replace")
             _clear(self._err)
             return code
-        return self._check(code, "step")
+        return self._check(code, "stepSimulation")
 
     def set_link_data(self, ch, link, type_code, values):
         v = np.ascontiguousarray(values, dtype=np.float64)
         self._check(self.lib.hs_setLinkData(self.ptr, ch, link, type_code,
                                             self.ffi.from_buffer(self._doubles, v), v.size,
-                                            self._e()), "set_link_data")
+                                            self._e()), "setCharacterLinkData")
 
     def set_all_link_data(self, ch, type_code, values):
         v = values if _is_doubles(values) else np.ascontiguousarray(values, dtype=np.float64)
@@ -354,18 +386,18 @@ class LocalSim:
             if self._ptr is None:
                 self._closed()
             raise
-        self._check(code, "set_all_link_data")
+        self._check(code, "setCharacterAllLinkData")
 
     def get_link_data(self, ch, link, type_code):
         out = np.empty(64)
         n = self._check(self.lib.hs_getLinkData(self.ptr, ch, link, type_code,
                                                 self.ffi.from_buffer(self._doubles, out),
-                                                out.size, self._e()), "get_link_data")
+                                                out.size, self._e()), "getCharacterLinkData")
         if n > out.size:
             out = np.empty(n)
             n = self._check(self.lib.hs_getLinkData(self.ptr, ch, link, type_code,
                                                     self.ffi.from_buffer(self._doubles, out),
-                                                    out.size, self._e()), "get_link_data")
+                                                    out.size, self._e()), "getCharacterLinkData")
         return out[:n].copy()
 
     def get_all_link_data(self, ch, type_code):
@@ -373,7 +405,7 @@ class LocalSim:
         out = np.empty(max(1, self.joint_count(ch) * max(size, 1)))
         n = self._check(self.lib.hs_getAllLinkData(self.ptr, ch, type_code,
                                                    self.ffi.from_buffer(self._doubles, out),
-                                                   out.size, self._e()), "get_all_link_data")
+                                                   out.size, self._e()), "getCharacterAllLinkData")
         return out[:n]
 
     def set_joint_torques(self, ch, u):
@@ -453,8 +485,9 @@ class LocalBackend:
         return _Model(name, url, body, body.link_names, root, joint_links)
 
     def dynamics(self):
-        raise RuntimeError("the local back end has no OpenHRP.DynamicsSimulator: use the "
-                           "Simulation's methods or sim.local")
+        from .errors import Unsupported
+        raise Unsupported("the local back end has no OpenHRP.DynamicsSimulator: use the "
+                          "Simulation's methods or sim.local", "dynamics")
 
     def build(self):
         sim = self.sim
@@ -465,14 +498,14 @@ class LocalBackend:
             # initSimulation: the order of the server back end's calls
             for m in sim._models.values():
                 core.add_character(m.name, self._bodies[m.name])
-            core._check(lib.hs_setTimeStep(core.ptr, sim._dt, core._e()), "time step")
+            core._check(lib.hs_setTimeStep(core.ptr, sim._dt, core._e()), "init")
             lib.hs_enableSensors(core.ptr, 1 if sim._sensors else 0)
             g = core.ffi.new("double[3]", [-x for x in sim._gravity])
-            core._check(lib.hs_setGravity(core.ptr, g, core._e()), "gravity")
+            core._check(lib.hs_setGravity(core.ptr, g, core._e()), "setGVector")
             for ch, mode in sim._modes:
                 core._check(lib.hs_setAllJointModes(core.ptr, core.index(ch),
                                                     1 if mode == "HIGH_GAIN_MODE" else 0,
-                                                    core._e()), "joint modes")
+                                                    core._e()), "setCharacterAllJointModes")
             for item in sim._init_data:
                 if item[0] == "joints":
                     _, ch, type_name, values = item
@@ -486,7 +519,7 @@ class LocalBackend:
                 core._check(lib.hs_addContactPair(
                     core.ptr, p["char1"].encode(), p["link1"].encode(), p["char2"].encode(),
                     p["link2"].encode(), p["static"], p["slip"], p["restitution"],
-                    p["culling"], core._e()), "collision pair")
+                    p["culling"], core._e()), "registerCollisionCheckPair")
             kinds = {"EJ_XYZ": 0, "EJ_XY": 1, "EJ_Z": 2}
             for lp in sim._loops:
                 core._check(lib.hs_addExtraJoint(
@@ -494,16 +527,16 @@ class LocalBackend:
                     lp["char2"].encode(), lp["link2"].encode(),
                     core.ffi.new("double[3]", lp["pos1"]), core.ffi.new("double[3]", lp["pos2"]),
                     kinds[lp["type"]], core.ffi.new("double[3]", lp["axis"]), core._e()),
-                    "extra joint")
+                    "registerExtraJoint")
             limits = joint_limit_bits(sim._joint_options[0])
             core._check(lib.hs_setJointOptions(core.ptr, limits, int(sim._joint_options[1]),
                                                core._e()),
-                        "joint options")
+                        "setWorldOptions")
             core._check(lib.hs_setSleep(core.ptr, int(sim._joint_options[2]), core._e()),
-                        "sleep")
+                        "setWorldOptions")
             if sim._noise is not None:
                 self._set_noise(core, sim._noise)
-            core._check(lib.hs_start(core.ptr, core._e()), "start")
+            core._check(lib.hs_start(core.ptr, core._e()), "initSimulation")
         except BaseException:
             core.close()
             raise
@@ -616,11 +649,11 @@ class LocalBackend:
         core = self.core
         ch = core.index(character)
         i = core._check(core.lib.hs_extraJoint(core.ptr, ch, name.encode(), core._e()),
-                        "extra joint")
+                        "getExtraJointConstraintForce")
         out = np.empty(6)
         core._check(core.lib.hs_extraJointForce(core.ptr, i,
                                                 core.ffi.from_buffer(core._doubles, out)),
-                    "extra joint force")
+                    "getExtraJointConstraintForce")
         return out
 
     def camera_images(self, character):

@@ -14,6 +14,8 @@ Cylinders stand along z; a plane is the top face (z = 0 in its frame) of a 1 m s
 
 import math
 
+from .errors import BadArgument
+
 PREFIX = "hrpsim-primitive:"
 KINDS = ("box", "sphere", "cylinder", "plane")
 
@@ -25,39 +27,40 @@ def _fmt(x):
 def _positive(name, v):
     v = float(v)
     if not (math.isfinite(v) and v > 0):
-        raise ValueError("%s must be a positive number, got %r" % (name, v))
+        raise BadArgument("%s must be a positive number, got %r" % (name, v))
     return v
 
 
 def url(kind, size=None, radius=None, height=None, mass=None, color=None):
     """The primitive URL of a ``kind`` ("box", "sphere", "cylinder", "plane"); raises
-    ValueError on a missing or non-positive size, radius, height or mass."""
+    hrpsim.errors.BadArgument (a ValueError) on a missing or non-positive size, radius, height
+    or mass."""
     if kind not in KINDS:
-        raise ValueError("unknown primitive %r (one of %s)" % (kind, ", ".join(KINDS)))
+        raise BadArgument("unknown primitive %r (one of %s)" % (kind, ", ".join(KINDS)))
     params = []
     if kind in ("box", "plane"):
         n = 3 if kind == "box" else 2
         if size is None and kind == "plane":
             size = (100.0, 100.0)
         if size is None or len(size) != n:
-            raise ValueError("a %s needs size=(%s)" % (kind, ", ".join("xyz"[:n])))
+            raise BadArgument("a %s needs size=(%s)" % (kind, ", ".join("xyz"[:n])))
         params.append("size=" + ",".join(_fmt(_positive("size", s)) for s in size))
     else:
         if radius is None:
-            raise ValueError("a %s needs a radius" % kind)
+            raise BadArgument("a %s needs a radius" % kind)
         params.append("radius=" + _fmt(_positive("radius", radius)))
         if kind == "cylinder":
             if height is None:
-                raise ValueError("a cylinder needs a height")
+                raise BadArgument("a cylinder needs a height")
             params.append("height=" + _fmt(_positive("height", height)))
     if mass is not None:
         if kind == "plane":
-            raise ValueError("a plane is fixed: it takes no mass")
+            raise BadArgument("a plane is fixed: it takes no mass")
         params.append("mass=" + _fmt(_positive("mass", mass)))
     if color is not None:
         c = [float(x) for x in color]
         if len(c) != 3 or not all(0 <= x <= 1 for x in c):
-            raise ValueError("color must be three numbers in 0..1, got %r" % (color,))
+            raise BadArgument("color must be three numbers in 0..1, got %r" % (color,))
         params.append("color=" + ",".join(_fmt(x) for x in c))
     return PREFIX + kind + "?" + "&".join(params)
 

@@ -62,6 +62,18 @@ class RunError(HrpsimError):
 # servers
 # ---------------------------------------------------------------------------------------------
 
+def _no_scheduler_reason(naming):
+    """Why the naming service at ``naming`` offers no live Scheduler, in words."""
+    try:
+        ctx = _orb.naming_context(naming, 2000)
+        obj = _orb.resolve_name(ctx, "Scheduler")
+    except Exception:  # noqa: BLE001 - anything means "not reachable"
+        return "its naming service does not answer"
+    if obj is None:
+        return "no Scheduler is bound in it"
+    return "the Scheduler bound in it does not answer"
+
+
 def _scheduler_at(naming):
     """(client, scheduler) if a naming service at ``naming`` has a live Scheduler, else None."""
     import hrpsim
@@ -82,7 +94,9 @@ def _scheduler_at(naming):
 class Servers:
     """Running servers to use: found, or started here (and then stopped by ``close``)."""
 
-    def __init__(self, state_dir=None, bin_dir=None, report=None, timeout=30.0):
+    def __init__(self, state_dir=None, bin_dir=None, report=None, timeout=30.0, note=None):
+        """``note(text)``, if given, is told once when ``$HRPSIM_NAMING`` names a naming
+        service that is not used (it does not answer, or has no live Scheduler)."""
         import hrpsim
         self.private_dir = None
         self.naming = None
@@ -94,6 +108,11 @@ class Servers:
                 self.naming = naming
         except HrpsimError:
             found = None
+        env = os.environ.get("HRPSIM_NAMING") if state_dir is None else None
+        if found is None and env and note:
+            note("not using the naming service HRPSIM_NAMING names (%s): %s; this run starts "
+                 "servers of its own and stops them when it ends"
+                 % (env, _no_scheduler_reason(env)))
         if found is None:
             self.private_dir = Path(tempfile.mkdtemp(prefix="hrpsim-run-"))
             try:
@@ -509,15 +528,20 @@ def _describe_models(client, project):
 def _load_bodies(client, project):
     """Every model's BodyInfo links through the ModelLoader, by model name; RunError with
     the ModelLoader's file:line for a broken model."""
-    import hrpsim
+    from .errors import ModelError
     bodies = {}
     for m in project.models:
         try:
             bodies[m.name] = list(client.load_body(m.url)._get_links())
-        except hrpsim.OpenHRP.ModelLoader.ModelLoaderException as exc:
-            raise RunError("%s:%s: model %s: %s" % (project.path, m.at("url"), m.name,
-                                                     exc.description)) from exc
+        except ModelError as exc:
+            raise model_run_error(project, m, exc) from exc
     return bodies
+
+
+def model_run_error(project, model, exc):
+    """The RunError for a model of the project that does not load (hrpsim.errors.ModelError):
+    "PROJECT:LINE: model NAME: FILE:LINE:COLUMN: problem", the same with or without --local."""
+    return RunError("%s:%s: model %s: %s" % (project.path, model.at("url"), model.name, exc))
 
 
 def _configure(sched, project, client, bodies, real_time, view_rate):
@@ -642,7 +666,10 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
             warn(w)
     if progress is None:
         progress = sys.stderr.isatty()
-    out = prepare_out_dir(Path(out_dir) if out_dir else default_out_dir(project))
+    out = Path(out_dir) if out_dir else default_out_dir(project)
+    made_out = not out.exists()
+    out = prepare_out_dir(out)
+    written = False  # the results are written (a run that fails before leaves no directory)
     cameras = project.cameras if cameras is None else bool(cameras)
 
     servers = None
@@ -651,14 +678,18 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
     started = False
     viewer = None
     try:
-        servers = Servers(state_dir=state_dir, bin_dir=bin_dir)
+        servers = Servers(state_dir=state_dir, bin_dir=bin_dir, note=warn)
         client, sched = servers.client, servers.scheduler
 
         # bodies first: a broken model fails here with the ModelLoader's file:line
         bodies = _load_bodies(client, project)
         models = _describe_models(client, project)
         controllers.start(project, servers.naming, out)
+        seen = len(project.warnings)
         _configure(sched, project, client, bodies, real_time, view_rate)
+        for w in project.warnings[seen:]:  # found against the models (a moved URDF anchor)
+            if warn:
+                warn(w)
         if view:
             viewer = _attach_viewer(client, sched, servers.naming, out, state_dir, cameras, warn,
                                     on_viewer)
@@ -698,6 +729,7 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
         write_results(out, arrays, summary, plots=plots and project.plots,
                       plot_joints=project.plot_joints, models=models,
                       plot_root=project.plot_root)
+        written = True
         if after_run:
             after_run(out)
         if state == "FAILED":
@@ -724,3 +756,20 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
         controllers.stop()
         if servers is not None:
             servers.close()
+        if not written:
+            remove_unused_out_dir(out, made_out)
+
+
+def remove_unused_out_dir(out, made):
+    """After a run that failed before writing its results: remove the results marker, and the
+    directory too if this run made it, when nothing else is in it (a controller's log or camera
+    frames are kept, marker and all: the error names them)."""
+    marker = Path(out) / RESULTS_MARKER
+    try:
+        if sorted(p.name for p in Path(out).iterdir()) != [RESULTS_MARKER]:
+            return
+        marker.unlink()
+        if made:
+            Path(out).rmdir()
+    except OSError:
+        pass

@@ -33,7 +33,8 @@ import numpy as np
 from .limits import period_steps
 from .project import load_project
 from .results import LogCollector
-from .run import RunError, default_out_dir
+from .errors import ModelError
+from .run import RunError, default_out_dir, model_run_error
 
 __all__ = ["run_local", "LocalDynamics"]
 
@@ -79,7 +80,7 @@ class LocalDynamics:
         high = _name(mode) == "HIGH_GAIN_MODE"
         core = self.sim.local
         core._check(core.lib.hs_setAllJointModes(core.ptr, core.index(character), int(high),
-                                                 core._e()), "joint modes")
+                                                 core._e()), "setCharacterAllJointModes")
 
     def calcWorldForwardKinematics(self):
         core = self.sim.local
@@ -173,13 +174,16 @@ def configure(project):
     sim = hrpsim.Simulation(backend="local", dt=project.time_step, gravity=project.gravity,
                             method=project.method.lower(), sensors=project.sensors)
     for m in project.models:
-        sim.add_model(m.name, m.url)
+        try:
+            sim.add_model(m.name, m.url)
+        except ModelError as exc:
+            raise model_run_error(project, m, exc) from exc
     facts = {}
     for m in project.models:
         body = sim.body(m.name)
         facts[m.name] = configuration.ModelFacts(
             list(sim.link_names(m.name)), list(body.one_dof_joints),
-            list(body.root_pose[:3]), list(body.root_pose[3:]))
+            list(body.root_pose[:3]), list(body.root_pose[3:]), body.root_joint)
     configuration.to_simulation(configuration.from_project(project, facts), sim)
     return sim
 
@@ -197,7 +201,11 @@ def run_local(path, out_dir=None, warn=None):
                        "its own process): it needs the servers; run without --local, or give "
                        "it python=\"FILE.py:CLASS\" (an hrpsim.controller.Controller subclass)"
                        % (project.path, c.line, c.name))
+    seen = len(project.warnings)
     sim = configure(project)
+    for text in project.warnings[seen:]:   # found against the models (a moved URDF anchor)
+        if warn:
+            warn(text)
     controllers = []
     for spec in project.controllers:
         cls = _load_class(project, spec)

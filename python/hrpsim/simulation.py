@@ -44,8 +44,9 @@ import math
 
 import numpy as np
 
-from .errors import explain, explained, unwrap
-from .limits import MAX_TIME_STEP, MIN_TIME_STEP, joint_limit_flags
+from .errors import (BadArgument, CallOrderError, UnknownName, Unsupported, explain, explained,
+                     unwrap)
+from .limits import MAX_TIME_STEP, MAX_VALUE, MIN_TIME_STEP, joint_limit_flags
 from .primitives import PrimitivesMixin
 from .summary import joint_names_by_id
 
@@ -69,13 +70,27 @@ _MODES = {"torque": "TORQUE_MODE", "high_gain": "HIGH_GAIN_MODE", "highgain": "H
 _METHODS = {"euler": "EULER", "runge_kutta": "RUNGE_KUTTA", "rk": "RUNGE_KUTTA"}
 
 
+# what set_link_data writes: LinkDataType name -> numbers (the core's hs_linkDataSize)
+_WRITABLE = {"POSITION_GIVEN": 1, "JOINT_VALUE": 1, "JOINT_VELOCITY": 1,
+             "JOINT_ACCELERATION": 1, "JOINT_TORQUE": 1, "ABS_TRANSFORM": 12,
+             "ABS_VELOCITY": 6, "EXTERNAL_FORCE": 6}
+
+
 def _finite_array(name, values, size=None):
-    """values as a flat float64 array, checked: ``size`` numbers (if given), all finite."""
-    arr = np.asarray(values, dtype=float).reshape(-1)
+    """values as a flat float64 array, checked as the core checks them before any back end
+    sees them (so every back end refuses alike): ``size`` numbers (if given), all finite and
+    within +-MAX_VALUE."""
+    try:
+        arr = np.asarray(values, dtype=float).reshape(-1)
+    except (TypeError, ValueError):
+        raise BadArgument("%s must be numbers, got %r" % (name, values)) from None
     if size is not None and arr.size != size:
-        raise ValueError("%s needs %d numbers, got %d" % (name, size, arr.size))
-    if not np.isfinite(arr).all():
-        raise ValueError("%s must be finite numbers: %r" % (name, values))
+        raise BadArgument("%s needs %d numbers, got %d" % (name, size, arr.size))
+    ok = np.abs(arr) <= MAX_VALUE  # NaN fails too
+    if not ok.all():
+        i = int(np.argmin(ok))
+        raise BadArgument("%s value %d is %g (every number must be finite and within +-%g)"
+                          % (name, i, arr[i], MAX_VALUE))
     return arr
 
 
@@ -87,7 +102,18 @@ def _rotation(R):
     """A rotation as 9 row-major numbers: from a 3x3 matrix, 9 numbers, or None (identity)."""
     if R is None:
         return [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
-    return _finite_vector("rotation", R, 9)
+    return _checked_rotation(_finite_vector("rotation", R, 9))
+
+
+def _checked_rotation(R):
+    """R (9 numbers, row-major) if it is a rotation as the core requires (R^T R = I to
+    within 1e-6 element by element, determinant > 0: hsu_isRigid), else BadArgument."""
+    m = np.asarray(R, dtype=float).reshape(3, 3)
+    if not (np.abs(m.T @ m - np.eye(3)).max() <= 1e-6 and np.linalg.det(m) > 0):
+        raise BadArgument("the rotation (row-major 3x3) is not orthonormal with determinant +1 "
+                          "to within 1e-6: %s" % np.array2string(m, separator=", ").replace(
+                              "\n", ""))
+    return R
 
 
 class _Model:
@@ -157,14 +183,14 @@ class Simulation(PrimitivesMixin):
         if backend is None:
             backend = "scheduler" if scheduler else "server"
         if backend not in _BACKENDS:
-            raise ValueError("backend must be one of %s, got %r" % (sorted(_BACKENDS), backend))
+            raise BadArgument("backend must be one of %s, got %r" % (sorted(_BACKENDS), backend))
         if backend == "scheduler" and not scheduler:
             scheduler = True
         if backend != "scheduler" and scheduler:
-            raise ValueError("scheduler=%r needs backend='scheduler'" % (scheduler,))
+            raise BadArgument("scheduler=%r needs backend='scheduler'" % (scheduler,))
         if backend == "local":
             if client is not None or naming is not None or factory is not None:
-                raise ValueError("the local back end runs in process: no client, naming or "
+                raise BadArgument("the local back end runs in process: no client, naming or "
                                  "factory")
         elif client is None:
             from . import connect
@@ -190,6 +216,7 @@ class Simulation(PrimitivesMixin):
         self._backend = _BACKENDS[backend](self)
         self._started = False
         self._steps = 0
+        self._closed = None     # after close(): the final simulated time [s]
         self.set_time_step(dt)
         self.set_gravity(gravity)
         self.set_method(method)
@@ -206,8 +233,9 @@ class Simulation(PrimitivesMixin):
         return self._backend.name
 
     def __repr__(self):
-        return "<hrpsim.Simulation %s models=%s steps=%d>" % (self._backend.describe(),
-                                                               list(self._models), self._steps)
+        return "<hrpsim.Simulation %s%s models=%s steps=%d>" % (
+            self._backend.describe(), " closed" if self._closed is not None else "",
+            list(self._models), self._steps)
 
     def __enter__(self):
         return self
@@ -219,9 +247,17 @@ class Simulation(PrimitivesMixin):
     # configuration
     # -----------------------------------------------------------------------------------------
 
+    def _open(self, what):
+        """CallOrderError once the Simulation is closed."""
+        if self._closed is not None:
+            raise CallOrderError("%s: the simulation is closed (close() released its world; "
+                                 "make a new Simulation)" % what, what)
+
     def _configurable(self, what):
+        self._open(what)
         if self._started:
-            raise RuntimeError("%s: the simulation has started; call reset() first" % what)
+            raise CallOrderError("%s: the simulation has started; call reset() first" % what,
+                                 what)
 
     def add_model(self, name, url):
         """Load ``url`` (a path or URL) through the ModelLoader and register it as character
@@ -229,7 +265,7 @@ class Simulation(PrimitivesMixin):
         from . import file_url
         self._configurable("add_model")
         if not name or name in self._models:
-            raise ValueError("model name %r is empty or already used" % name)
+            raise BadArgument("model name %r is empty or already used" % name)
         url = file_url(url)
         model = self._backend.load_model(name, url)
         self._models[name] = model
@@ -257,14 +293,21 @@ class Simulation(PrimitivesMixin):
         try:
             return self._models[character]
         except KeyError:
-            raise KeyError("no model %r (models: %s)" % (character, list(self._models))) from None
+            raise UnknownName("no model %r (models: %s)" % (character, list(self._models))) \
+                from None
+
+    def _link(self, character, link, empty=False):
+        """UnknownName unless ``character`` has a link ``link`` ("" too when ``empty``:
+        every link)."""
+        if not (link in self._model(character).link_names or (empty and link == "")):
+            raise UnknownName("character %r has no link %r" % (character, link))
 
     def set_time_step(self, dt):
         """The time step [s], between 1e-6 and 1 s (what the dynamics accept)."""
         self._configurable("set_time_step")
         dt = float(dt)
         if not (MIN_TIME_STEP <= dt <= MAX_TIME_STEP):
-            raise ValueError("time step must be between %g and %g s, got %r"
+            raise BadArgument("time step must be between %g and %g s, got %r"
                              % (MIN_TIME_STEP, MAX_TIME_STEP, dt))
         self._dt = dt
 
@@ -283,7 +326,7 @@ class Simulation(PrimitivesMixin):
         self._configurable("set_method")
         key = method.lower() if isinstance(method, str) else method
         if key not in _METHODS:
-            raise ValueError("method must be one of %s, got %r" % (sorted(_METHODS), method))
+            raise BadArgument("method must be one of %s, got %r" % (sorted(_METHODS), method))
         self._method = _METHODS[key]
 
     def set_joint_mode(self, character, mode):
@@ -292,7 +335,7 @@ class Simulation(PrimitivesMixin):
         self._model(character)
         key = mode.lower() if isinstance(mode, str) else mode
         if key not in _MODES:
-            raise ValueError("joint mode must be 'torque' or 'high_gain', got %r" % (mode,))
+            raise BadArgument("joint mode must be 'torque' or 'high_gain', got %r" % (mode,))
         self._modes.append((character, _MODES[key]))
 
     def set_root_pose(self, character, p, R=None):
@@ -321,6 +364,7 @@ class Simulation(PrimitivesMixin):
         self._set_joints(character, "JOINT_TORQUE", u)
 
     def _set_joints(self, character, type_name, values):
+        self._open("set %s" % type_name)
         model = self._model(character)
         values = _finite_array(type_name, values, model.num_joints)
         if not self._started:
@@ -332,10 +376,17 @@ class Simulation(PrimitivesMixin):
         """setCharacterLinkData: before the first step part of the initial state, between
         steps written to the running world. ``type_name`` is a LinkDataType name
         ("ABS_TRANSFORM", "EXTERNAL_FORCE", ...)."""
-        model = self._model(character)
-        if link not in model.link_names:
-            raise KeyError("character %r has no link %r" % (character, link))
-        data = _finite_vector(type_name, data)
+        self._open("set_link_data")
+        self._link(character, link)
+        name = getattr(type_name, "_n", type_name)  # a name or an OpenHRP enum item
+        if name not in _WRITABLE:
+            raise BadArgument("%s cannot be set (%s)" % (name, "it is computed by the simulation"
+                              if name in ("ABS_ACCELERATION", "CONSTRAINT_FORCE")
+                              else "not a writable LinkDataType: one of %s"
+                              % ", ".join(_WRITABLE)))
+        data = _finite_vector(name, data, _WRITABLE[name])
+        if name == "ABS_TRANSFORM":
+            _checked_rotation(data[3:])
         if not self._started:
             self._init_data.append(("link", character, link, type_name, data))
         else:
@@ -346,12 +397,12 @@ class Simulation(PrimitivesMixin):
         """Let two characters (or links; "" = every link) collide, with Coulomb friction
         ``friction`` (static) and ``slip_friction`` (sliding; default the same)."""
         self._configurable("add_collision_pair")
-        self._model(char1)
-        self._model(char2)
+        self._link(char1, link1, empty=True)
+        self._link(char2, link2, empty=True)
         mu = float(friction)
         slip = mu if slip_friction is None else float(slip_friction)
         if not (mu >= 0 and slip >= 0 and math.isfinite(mu) and math.isfinite(slip)):
-            raise ValueError("friction must be finite and >= 0")
+            raise BadArgument("friction must be finite and >= 0")
         self._pairs.append(dict(char1=char1, link1=link1, char2=char2, link2=link2,
                                 static=mu, slip=slip, culling=float(culling),
                                 restitution=float(restitution)))
@@ -364,7 +415,10 @@ class Simulation(PrimitivesMixin):
         self._configurable("add_extra_joint")
         kinds = {"xyz": "EJ_XYZ", "xy": "EJ_XY", "z": "EJ_Z"}
         if type not in kinds:
-            raise ValueError("extra joint type must be one of %s, got %r" % (sorted(kinds), type))
+            raise BadArgument("extra joint type must be one of %s, got %r" % (sorted(kinds),
+                                                                              type))
+        self._link(char1, link1)
+        self._link(char2, link2)
         self._loops.append(dict(name=name, char1=char1, link1=link1, char2=char2, link2=link2,
                                 pos1=[float(x) for x in pos1], pos2=[float(x) for x in pos2],
                                 type=kinds[type], axis=[float(x) for x in axis]))
@@ -382,14 +436,14 @@ class Simulation(PrimitivesMixin):
     def sleeping(self, character):
         """True if ``character`` is asleep (sleeping on, at rest, not stepped)."""
         self._model(character)
-        self._build()
+        self._build("sleeping")
         return bool(self._backend.sleeping(character))
 
     def extra_joint_force(self, character, name):
         """The last step's force [N] on link2 and moment [N m] about its attachment point,
         world frame, of the closed loop ``name`` of ``character`` (numpy array of 6)."""
         self._model(character)
-        self._build()
+        self._build("extra_joint_force")
         return self._backend.extra_joint_force(character, name)
 
     def set_track_speed(self, character, link, speed):
@@ -401,8 +455,8 @@ class Simulation(PrimitivesMixin):
         seconds (default: every step) by the scheduler."""
         self._configurable("add_controller")
         if "controllers" not in self._backend.features:
-            raise RuntimeError("controllers are ticked by the scheduler: make the Simulation "
-                               "with scheduler=True")
+            raise Unsupported("controllers are ticked by the scheduler: make the Simulation "
+                              "with scheduler=True", "add_controller")
         self._controllers.append((name, character, float(period or self._dt)))
 
     def set_log(self, period=0.0, sensors=False):
@@ -418,11 +472,11 @@ class Simulation(PrimitivesMixin):
         the newer one, and a viewer that fails is detached (logged by the scheduler)."""
         self._configurable("set_viewer")
         if "viewer" not in self._backend.features:
-            raise RuntimeError("the viewer is fed by the scheduler: make the Simulation with "
-                               "scheduler=True")
+            raise Unsupported("the viewer is fed by the scheduler: make the Simulation with "
+                              "scheduler=True", "set_viewer")
         rate = float(rate)
         if not (math.isfinite(rate) and rate > 0):
-            raise ValueError("set_viewer: rate must be a positive number of frames per "
+            raise BadArgument("set_viewer: rate must be a positive number of frames per "
                              "simulated second (got %r)" % rate)
         self._viewer = (viewer, rate)
 
@@ -436,13 +490,13 @@ class Simulation(PrimitivesMixin):
         maxDistance read 0."""
         self._configurable("set_sensor_noise")
         if "noise" not in self._backend.features:
-            raise RuntimeError("sensor noise is applied by the scheduler: make the Simulation "
-                               "with scheduler=True")
+            raise Unsupported("sensor noise is applied by the scheduler: make the Simulation "
+                              "with scheduler=True", "set_sensor_noise")
         sizes = {"force": 6, "gyro": 3, "accel": 3, "range": 1}
         specs = {}
         for name, value in types.items():
             if name not in sizes:
-                raise ValueError("unknown sensor type %r (one of: %s)"
+                raise BadArgument("unknown sensor type %r (one of: %s)"
                                  % (name, ", ".join(sizes)))
             std, bias = ((value.get("std", 0.0), value.get("bias", 0.0))
                          if isinstance(value, dict) else value)
@@ -450,12 +504,12 @@ class Simulation(PrimitivesMixin):
             bias = np.atleast_1d(np.asarray(bias, dtype=float)).tolist()
             for what, v in (("std", std), ("bias", bias)):
                 if len(v) not in (1, sizes[name]):
-                    raise ValueError("%s %s: give 1 number or %d" % (name, what, sizes[name]))
+                    raise BadArgument("%s %s: give 1 number or %d" % (name, what, sizes[name]))
             if min(std) < 0:
-                raise ValueError("%s std must be >= 0" % name)
+                raise BadArgument("%s std must be >= 0" % name)
             specs[name] = (std, bias)
         if not 0 <= int(seed) < 2 ** 32:
-            raise ValueError("seed must be in [0, 2^32)")
+            raise BadArgument("seed must be in [0, 2^32)")
         self._noise = (int(seed), bool(limits), specs)
 
     def _configuration(self):
@@ -492,32 +546,34 @@ class Simulation(PrimitivesMixin):
     # building and stepping
     # -----------------------------------------------------------------------------------------
 
-    def _build(self):
+    def _build(self, what="step"):
+        self._open(what)
         if self._started:
             return
         if not self._models:
-            raise RuntimeError("no model: add_model() first")
+            raise CallOrderError("%s: no model: add_model() first" % what, what)
         self._backend.build()
         self._started = True
         self._steps = 0
 
     def scheduler(self):
         """(Scheduler back end) the hrpsim::Scheduler reference."""
+        self._open("scheduler")
         if self._backend.name != "scheduler":
-            raise RuntimeError("this Simulation is not driven through the scheduler "
-                               "(backend=%r)" % self._backend.name)
+            raise Unsupported("this Simulation is not driven through the scheduler "
+                              "(backend=%r)" % self._backend.name, "scheduler")
         return self._backend.scheduler()
 
     def start(self):
         """Build the simulation now (the first step or run does it otherwise)."""
-        self._build()
+        self._build("start")
         return self
 
     @property
     def dynamics(self):
         """(Server back ends) the OpenHRP.DynamicsSimulator being stepped (built on first
         use)."""
-        self._build()
+        self._build("dynamics")
         return self._backend.dynamics()
 
     @property
@@ -525,9 +581,9 @@ class Simulation(PrimitivesMixin):
         """(Local back end) the in-process simulation (hrpsim.local.LocalSim: NumPy views of
         the core's state), built on first use."""
         if self._backend.name != "local":
-            raise RuntimeError("sim.local is the local back end's (backend=%r)"
-                               % self._backend.name)
-        self._build()
+            raise Unsupported("sim.local is the local back end's (backend=%r)"
+                              % self._backend.name, "local")
+        self._build("local")
         return self._backend.core
 
     def step(self, n=1, before=None):
@@ -535,7 +591,7 @@ class Simulation(PrimitivesMixin):
         commands); in scheduler mode the steps are then requested one at a time."""
         n = int(n)
         if n < 0:
-            raise ValueError("step(n) needs n >= 0")
+            raise BadArgument("step(n) needs n >= 0")
         self._build()
         # self.steps counts the steps done so far, also as seen by before()
         self._backend.step(n, before)
@@ -545,24 +601,28 @@ class Simulation(PrimitivesMixin):
         """Advance until the simulated time reaches ``until`` [s]: to the first whole step at
         or after it (a step that ends within 1e-9 of a step short of it counts as reaching it);
         returns self."""
-        self._build()
+        self._build("run")
         target = int(math.ceil(float(until) / self._dt - 1e-9))
         if target < self.steps:
-            raise ValueError("run(until=%g): already at t=%g" % (until, self._steps * self._dt))
+            raise BadArgument("run(until=%g): already at t=%g" % (until, self._steps * self._dt))
         self._backend.run_to(target, before)
         return self
 
     @property
     def steps(self):
         """Steps done since the start (or the last reset); on the local back end the core's
-        count (steps made with ``sim.local.step()`` included)."""
+        count (steps made with ``sim.local.step()`` included); after close() the final
+        count."""
         if self._started and self._backend.name == "local":
             self._steps = self._backend.core_steps()
         return self._steps
 
     @property
     def time(self):
-        """The simulated time [s], as the dynamics report it (0 before the first step)."""
+        """The simulated time [s], as the dynamics report it (0 before the first step; after
+        close() the final time)."""
+        if self._closed is not None:
+            return self._closed
         if not self._started:
             return 0.0
         return self._backend.time()
@@ -570,6 +630,7 @@ class Simulation(PrimitivesMixin):
     def reset(self):
         """Throw the running world away; the next step builds it again from the configuration
         (same servers), so the same steps give the same results."""
+        self._open("reset")
         if self._started:
             self._backend.discard()
         self._started = False
@@ -578,10 +639,21 @@ class Simulation(PrimitivesMixin):
 
     def close(self):
         """Release the world (client-driven: destroy the DynamicsSimulator; scheduler: stop
-        the run; local: free the core). Idempotent."""
+        the run; local: free the core). Idempotent. Afterwards every call that configures,
+        steps or reads the world raises CallOrderError; ``steps`` and ``time`` keep their
+        final values, the description (``models``, ``link_names``, ...) stays readable."""
+        if self._closed is not None:
+            return
+        final = 0.0
         if self._started:
+            self._steps = self.steps
+            try:
+                final = self._backend.time()
+            except Exception:  # noqa: BLE001 - a lost server: the count says when it stopped
+                final = self._steps * self._dt
             self._backend.discard(closing=True)
         self._started = False
+        self._closed = final
         self._backend.close()
 
     # -----------------------------------------------------------------------------------------
@@ -595,8 +667,8 @@ class Simulation(PrimitivesMixin):
 
     def link_data(self, character, link, type_name):
         """getCharacterLinkData as a float array (e.g. "ABS_VELOCITY": 6 numbers)."""
-        self._model(character)
-        self._build()
+        self._link(character, link)
+        self._build("link_data")
         return self._backend.link_data(character, link, type_name)
 
     def root_pose(self, character):
@@ -611,12 +683,13 @@ class Simulation(PrimitivesMixin):
 
     def link_poses(self, character):
         """(P (nlinks, 3), R (nlinks, 3, 3)) of every link, in link index order."""
-        self._build()
+        self._model(character)
+        self._build("link_poses")
         return self._backend.link_poses(character)
 
     def _all(self, character, type_name):
         self._model(character)
-        self._build()
+        self._build("get %s" % type_name)
         return self._backend.all_link_data(character, type_name)
 
     def q(self, character):
@@ -637,7 +710,7 @@ class Simulation(PrimitivesMixin):
         a list, one (nbeams,) array per range sensor in sensorId order (the last scan; 0 for
         "no hit"; empty arrays while sensors are disabled)}."""
         self._model(character)
-        self._build()
+        self._build("sensors")
         return self._backend.sensors(character)
 
     def force(self, character):
@@ -661,7 +734,7 @@ class Simulation(PrimitivesMixin):
     def snapshot(self):
         """Everything at once, for comparing runs: {"time": t, name: {"p", "R" (link poses),
         "q", "dq", "u", "force", "gyro", "accel", "range"}} for every character."""
-        self._build()
+        self._build("snapshot")
         out = {"time": self._backend.time()}
         for name in self._models:
             entry = dict(self.sensors(name))
@@ -682,11 +755,10 @@ class Simulation(PrimitivesMixin):
         Server back ends: rendered by a ViewSimulator of the server bound as
         "ViewSimulatorFactory" (hrpsim-view, started by ``hrpsim up``), made on first use with
         every model (loaded again with texture images) and moved to the current world state at
-        each call. Unknown characters raise ``LookupError``.
+        each call. Unknown characters raise ``UnknownName`` (a LookupError).
         """
-        if character not in self._models:
-            raise LookupError("no character %r (models: %s)" % (character, list(self._models)))
-        self._build()
+        self._model(character)
+        self._build("camera_images")
         return self._backend.camera_images(character)
 
 
@@ -735,7 +807,7 @@ class _CorbaBackend:
         return getattr(self._DS(), name) if isinstance(name, str) else name
 
     def load_model(self, name, url):
-        body = self.sim.client.load_body(url, reload=False)
+        body = self.sim.client.load_body(url, reload=False)  # ModelError if it does not load
         return _Model.from_body_info(name, url, body)
 
     def dynamics(self):

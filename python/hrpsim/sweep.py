@@ -34,8 +34,8 @@ when pandas is installed, else a list of dicts. ``out_dir=DIR`` makes DIR the sw
 directory: run i gets ``DIR/runs/NNNN/`` (``hrpsim.sweep_run_dir()`` inside the function;
 the task writes its summary.json there: parameter, status, the scalars returned) and the sweep
 writes ``DIR/index.csv`` and ``DIR/index.json`` (parameters, status, the summary
-scalars). ``progress=True`` shows a progress bar (tqdm when installed, in a terminal or a
-notebook; else Dask's, or a line on stderr).
+scalars). ``progress=True`` shows a progress bar in a terminal or a notebook (tqdm when
+installed; else Dask's, or a line on stderr), plain lines when stderr is a file or a pipe.
 
 ``func`` must be picklable: a function defined at the top level of an importable module (or of
 a script guarded by ``if __name__ == "__main__":``), not a lambda or a closure.
@@ -77,8 +77,9 @@ def dynamics_factories(client):
 
 def sweep_run_dir():
     """The run directory of the sweep task running in this thread (``out_dir/runs/NNNN``,
-    created), or None outside a sweep with ``out_dir``."""
-    return getattr(_task, "run_dir", None)
+    created) as a ``pathlib.Path``, or None outside a sweep with ``out_dir``."""
+    run_dir = getattr(_task, "run_dir", None)
+    return None if run_dir is None else Path(run_dir)
 
 
 def _init_worker(naming, factories, counter, orb_args):
@@ -317,13 +318,22 @@ def _gather_dask(client, futures, record):
 
 
 def _show_progress(futures, dask):
-    """A progress bar over the futures until all are done: tqdm.auto (a terminal or a Jupyter
-    notebook) when installed, else Dask's own, else a line on stderr."""
+    """Progress over the futures until all are done: in a terminal or a Jupyter notebook a bar
+    (tqdm.auto when installed, else Dask's own, else a line on stderr rewritten in place);
+    elsewhere (stderr a file or a pipe) plain lines, "sweep: K/N runs", at most about ten
+    of them, never a carriage return."""
     total = len(futures)
     if dask:
         from distributed import as_completed
     else:
         from concurrent.futures import as_completed
+    if not (_is_terminal(sys.stderr) or "ipykernel" in sys.modules):
+        step = max(1, -(-total // 10))   # every tenth of the runs, and the last
+        for done, _ in enumerate(as_completed(futures), 1):
+            if done % step == 0 or done == total:
+                sys.stderr.write("sweep: %d/%d runs\n" % (done, total))
+                sys.stderr.flush()
+        return
     try:
         from tqdm.auto import tqdm
     except ImportError:
@@ -341,6 +351,13 @@ def _show_progress(futures, dask):
         sys.stderr.write("\rsweep: %d/%d runs" % (done, total))
         sys.stderr.flush()
     sys.stderr.write("\n")
+
+
+def _is_terminal(stream):
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
 
 
 # =============================================================================================
@@ -472,7 +489,9 @@ def sweep_figure(table, x, y, title=None, by=None):
     """The figure of ``sweep_plot``: ``y`` against ``x``, runs with status "error" and
     missing values left out, points in ``x`` order, one labelled line per combination of the
     other parameters that vary (``by``: those columns; default: the table's parameter columns,
-    those before "status", other than ``x``), so a grid is not drawn as one zigzag."""
+    those before "status", other than ``x``), so a grid is not drawn as one zigzag. Raises
+    BadArgument when every run failed (the first error shown) or a column is missing."""
+    _check_plot_columns(table, x, y)
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
@@ -532,6 +551,24 @@ def _sort_key(key):
 
 def _label_value(v):
     return "%g" % v if isinstance(v, numbers.Real) and not isinstance(v, bool) else str(v)
+
+
+def _check_plot_columns(table, x, y):
+    """BadArgument (a ValueError) saying why ``table`` has nothing to plot as ``y`` against
+    ``x``: every run failed (the first error shown), or a column is not there."""
+    from .errors import BadArgument
+    statuses = _column(table, "status") if _has_column(table, "status") else []
+    if statuses and all(st != "ok" for st in statuses):
+        first = _column(table, "error")[0] if _has_column(table, "error") else ""
+        raise BadArgument("sweep_plot: every run failed (%d of %d), nothing to plot; the "
+                          "first error (run 0): %s" % (len(statuses), len(statuses),
+                                                       first or "not recorded"))
+    for name in (x, y):
+        if not _has_column(table, name):
+            columns = list(table.columns) if hasattr(table, "columns") else \
+                list(dict.fromkeys(k for row in table for k in row))
+            raise BadArgument("sweep_plot: no column %r in the table (columns: %s)"
+                              % (name, ", ".join(map(str, columns))))
 
 
 def _has_column(table, name):

@@ -179,8 +179,11 @@ def cmd_sweep(args):
     _print_rows(rows)
     failed = sum(1 for r in rows if r["status"] != "ok")
     if plot:
-        path = sweep_plot(table, plot["x"], plot["y"], out / "plot.png")
-        print("plot: %s" % path)
+        from .errors import BadArgument
+        try:
+            print("plot: %s" % sweep_plot(table, plot["x"], plot["y"], out / "plot.png"))
+        except BadArgument as exc:   # every run failed, or no such column: say why, go on
+            print("plot: none: %s" % exc, file=sys.stderr)
     print("%d runs (%d failed) in %.1f s; index: %s" % (len(rows), failed, elapsed,
                                                       out / "index.csv"))
     return 1 if failed else 0

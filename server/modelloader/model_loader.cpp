@@ -371,7 +371,9 @@ OpenHRP::BodyInfo_ptr ModelLoaderServant::getBodyInfoEx(
   std::string path = pathOf("getBodyInfo", url);
   struct stat st = {};
   if (!hsm_isPrimitiveUrl(path.c_str()) && stat(path.c_str(), &st) != 0) {
-    fail("getBodyInfo", path + ": cannot open the model file: " + std::strerror(errno));
+    // worded as the loader words it (hsu_readFile), so getBodyInfo and loadBodyInfo, and the
+    // local back end's hs_loadBody, say the same
+    fail("getBodyInfo", path + ": cannot read '" + path + "': " + std::strerror(errno));
   }
   long long mtime = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
   std::string key = cacheKey(path, option);

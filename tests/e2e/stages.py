@@ -22,6 +22,8 @@ NATIVE = {
     "test_diagnostics.py": "the servers' refusal paths (bad requests, server-side reasons)",
     "test_distance_points.py": "collision distance queries",
     "test_dynamics.py": "the DynamicsSimulator server's physics",
+    "test_errors.py": "the same mistakes on the local core, the dynamics server and the "
+                      "scheduler",
     "test_exposure.py": "the servers' endpoint and socket-directory checks (C++ start-up)",
     "test_limits.py": "the ModelLoader's file, size and mesh-memory limits on bad inputs",
     "test_local.py": "the in-process core (hrpsim.local, the cffi extension)",

@@ -208,3 +208,17 @@ def test_block_runs(block, request, tmp_path):
         _check(_run_python(block, env, tmp_path), block)
     else:
         _check(_run_shell(block, env, tmp_path), block)
+
+
+def test_projects_md_counts_the_squats_camera_frames_as_a_run_stores_them():
+    """projects.md's figure for the squat's head cameras: a run stores a frame of each camera
+    every 1/frameRate s from 0 to the end time, both ends included (it said 226; a run with
+    --cameras stores 227: 151 colour frames at 30 Hz and 76 depth frames at 15 Hz)."""
+    text = (REPO_ROOT / "docs" / "projects.md").read_text()
+    said = int(re.search(r"two head cameras, (\d+) frames in 5 s", text).group(1))
+    wrl = (REPO_ROOT / "samples" / "models" / "humanoid" / "humanoid.wrl").read_text()
+    rates = [float(r) for r in re.findall(r"VisionSensor \{[^}]*?frameRate\s+([\d.]+)", wrl)]
+    end = float(ET.parse(REPO_ROOT / "samples" / "projects" / "humanoid_squat.xml")
+                .find("simulation").get("endTime"))
+    assert sorted(rates) == [15.0, 30.0] and end == 5.0
+    assert said == sum(int(round(end * r)) + 1 for r in rates) == 227

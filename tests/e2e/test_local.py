@@ -269,12 +269,18 @@ def test_local_errors_carry_the_core_message_and_closed_is_clear():
     n = len(sim.joint_names("arm"))
     last = sim.joint_names("arm")[-1]
     q0 = sim.q("arm").copy()
-    with pytest.raises(BadArgument) as info:
-        sim.set_joint_values("arm", [0.1] * (n - 1) + [1e13])
-    assert str(info.value) == ("set_all_link_data: 'arm' link '%s': JOINT_VALUE value 0 is "
+    core = sim.local
+    ch = core.index("arm")
+    with pytest.raises(BadArgument) as info:   # jointId order, as the servant takes it
+        core.set_all_link_data(ch, core.lib.hsDATA_JOINT_VALUE, [0.1] * (n - 1) + [1e13])
+    # the servant's operation name, then the core's words
+    assert str(info.value) == ("setCharacterAllLinkData: 'arm' link '%s': JOINT_VALUE value 0 is "
                                "1e+13 (every number must be finite and within +-1e+12)" % last)
     assert np.array_equal(sim.q("arm"), q0)        # nothing of the request was written
-    core = sim.local
+    # through the Simulation the same value is refused before the core sees it
+    with pytest.raises(BadArgument, match=r"JOINT_VALUE value %d is 1e\+13" % (n - 1)):
+        sim.set_joint_values("arm", [0.1] * (n - 1) + [1e13])
+    assert np.array_equal(sim.q("arm"), q0)
     sim.close()
     for call in (core.step, lambda: core.q_view(0), lambda: core.set_joint_torques(0, [0.0])):
         with pytest.raises(CallOrderError, match="the simulation is closed"):

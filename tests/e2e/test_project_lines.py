@@ -238,3 +238,60 @@ def test_every_project_error_names_the_line_holding_the_value(sched, tmp_path, t
     assert len(errors) == 1, describe(proc)
     expect = "hrpsim run: %s:%d: %s" % (path, line, field + ": " if field else "")
     assert errors[0].startswith(expect), "expected %r\n%s" % (expect, describe(proc))
+
+
+ANCHORED_URDF = """<?xml version="1.0"?>
+<robot name="anchored">
+  <link name="world"/>
+  <link name="base">
+    <inertial><mass value="1"/>
+      <inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual><geometry><box size="0.2 0.2 0.2"/></geometry></visual>
+  </link>
+  <joint name="anchor" type="fixed"><parent link="world"/><child link="base"/>
+    <origin xyz="0 0 1"/></joint>
+</robot>
+"""
+
+
+@pytest.mark.parametrize("local", [False, True], ids=["servers", "local"])
+def test_a_root_pose_that_moves_a_fixed_urdf_base_off_its_anchor_is_a_warning(sched, tmp_path,
+                                                                              local):
+    """A fixed-base URDF (world -> base at z = 1) given <rootPose translation="0 1 0">: the
+    base starts at (0, 1, 0), the root pose replacing the anchor's pose (OpenHRP's rule,
+    docs/models.md), and `hrpsim run` says so with the rootPose's file:line (before: nothing
+    said, the robot silently 1 m lower). The anchor's own pose, a VRML fixed root moved, or
+    no rootPose: no warning."""
+    import numpy as np
+    (tmp_path / "anchored.urdf").write_text(ANCHORED_URDF)
+    where = {}
+    for name, pose in (("moved", '<rootPose translation="0 1 0"/>'),
+                       ("anchor", '<rootPose translation="0 0 1"/>'), ("none", "")):
+        path = tmp_path / ("%s.xml" % name)
+        path.write_text(textwrap.dedent("""\
+            <hrpsim-project>
+              <simulation timeStep="0.001" endTime="0.01"/>
+              <model name="floor" url="%s">
+                <rootPose translation="0 0 -0.5"/>
+              </model>
+              <model name="a" url="anchored.urdf">
+                %s
+              </model>
+            </hrpsim-project>
+            """) % (FLOOR, pose))
+        out = tmp_path / ("out-" + name)
+        proc = run_cli("run", "--state-dir", sched.state_dir, "--out", out, "--no-plots",
+                       *(["--local"] if local else []), path, timeout=120)
+        assert proc.returncode == 0, describe(proc)
+        warnings = [ln for ln in proc.stderr.splitlines() if "warning" in ln]
+        where[name] = np.load(out / "log.npz")["a.root_p"][0]
+        if name == "moved":
+            assert warnings == [
+                "hrpsim run: warning: %s:7: model a rootPose: a fixed URDF base is placed where "
+                "the root pose says, not on its anchor (the joint from the world puts base at "
+                "0 0 1): the root pose replaces the anchor, as in OpenHRP, so base starts at "
+                "0 1 0; leave rootPose out to keep the anchor" % path], describe(proc)
+        else:
+            assert warnings == [], describe(proc)
+    assert where["moved"].tolist() == [0.0, 1.0, 0.0]
+    assert where["anchor"].tolist() == where["none"].tolist() == [0.0, 0.0, 1.0]

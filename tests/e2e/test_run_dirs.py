@@ -5,6 +5,12 @@
   (summary.json and summary.txt) marks that controller as failed.
 - `--out`: a non-empty directory that is not a results directory is refused and left as it was;
   an earlier run's results directory is emptied before the new run writes into it.
+- A project that fails before it runs (a joint-name typo, a broken model) leaves no results
+  directory: the one made for it is removed; a directory that was there before is left empty
+  (before: an empty directory holding only `.hrpsim-results` was left behind).
+- A broken model says the same on `hrpsim run` and `hrpsim run --local`: "PROJECT:LINE: model
+  NAME: FILE:LINE:COLUMN: problem" (before: --local left out the project's line and the
+  column).
 - `hrpsim down` after `hrpsim up --viewer` removes what describes the running set (viewer.url
   too), so the next `up` starts; a second `up` on a running viewer says "already running".
 """
@@ -102,6 +108,53 @@ def test_out_that_is_not_a_results_directory_is_refused(sched, tmp_path):
     assert "not an hrpsim results directory" in proc.stderr and "notes.txt" in proc.stderr, \
         describe(proc)
     assert sorted(p.name for p in out.iterdir()) == ["notes.txt"]
+
+
+def typo_project(tmp_path):
+    """A project whose joint name has a typo (refused while the Scheduler is configured)."""
+    path = tmp_path / "typo.xml"
+    path.write_text(textwrap.dedent("""\
+        <hrpsim-project>
+          <simulation timeStep="0.001" endTime="0.05"/>
+          <model name="robot" url="%s"><joint name="RLEG_KNEEE" mode="highgain"/></model>
+        </hrpsim-project>
+        """) % HUMANOID)
+    return path
+
+
+def test_a_project_that_fails_before_running_leaves_no_results_directory(sched, tmp_path):
+    out = tmp_path / "results" / "typo"
+    proc = run(sched, typo_project(tmp_path), out)
+    assert proc.returncode == 1, describe(proc)
+    assert "typo.xml:3:" in proc.stderr and "RLEG_KNEEE" in proc.stderr, describe(proc)
+    assert not out.exists(), sorted(p.name for p in out.iterdir())
+    # a directory given that was there already stays (empty), without the marker
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    proc = run(sched, typo_project(tmp_path), mine)
+    assert proc.returncode == 1, describe(proc)
+    assert mine.is_dir() and list(mine.iterdir()) == []
+    # the default place (results/<project>-<time>) is not left behind either
+    proc = run_cli("run", "--state-dir", sched.state_dir, "--quiet", typo_project(tmp_path),
+                   timeout=300)
+    assert proc.returncode == 1, describe(proc)
+    assert not list((REPO_ROOT / "results").glob("typo-*")), describe(proc)
+
+
+def test_a_broken_model_reads_the_same_with_and_without_local(sched, tmp_path):
+    model = tmp_path / "broken.wrl"
+    model.write_text("#VRML V2.0 utf8\nDEF X Humanoid {\n  name \"x\"\n}\n")
+    path = tmp_path / "broken.xml"
+    path.write_text('<hrpsim-project>\n  <simulation timeStep="0.001" endTime="0.01"/>\n'
+                    '  <model name="x" url="%s"/>\n</hrpsim-project>\n' % model)
+    want = "hrpsim run: %s:3: model x: %s:2:7: unknown node type 'Humanoid'\n" % (path, model)
+    for local in ([], ["--local"]):
+        out = tmp_path / ("out" + "".join(local))
+        proc = run_cli("run", "--state-dir", sched.state_dir, "--out", out, "--quiet",
+                       *local, path, timeout=300)
+        assert proc.returncode == 1, describe(proc)
+        assert proc.stderr == want, describe(proc)
+        assert not out.exists()
 
 
 def test_a_second_run_into_the_same_out_replaces_the_first(sched, tmp_path):

@@ -6,7 +6,9 @@
   process (bit for bit, through the JSON text), a run directory per run with what the script
   wrote there through hrpsim.sweep_run_dir(), and the PNG of --plot;
 - `--help` shows an example; a script without parameters is a one-line error;
-- the sample grid sweep (2 heights x 3 frictions) plots a line per height.
+- the sample grid sweep (2 heights x 3 frictions) plots a line per height;
+- a sweep whose every run fails: plain progress lines on a non-terminal stderr, the plot refused
+  with the first error, sweep_run_dir() a Path.
 """
 
 import json
@@ -132,3 +134,51 @@ def test_sweep_figure_splits_by_the_parameters_that_vary():
     fig = sweep_figure(one, "mu", "result")
     [ln] = fig.axes[0].get_lines()
     assert list(ln.get_xdata()) == [0.1, 0.3] and fig.axes[0].get_legend() is None
+
+
+FAILING = '''
+import hrpsim
+
+
+def run(sim, param):
+    (hrpsim.sweep_run_dir() / "started.txt").write_text("%r" % param)  # a Path (was a str)
+    raise RuntimeError("no model for %g" % param)
+
+
+PARAMS = [0.5, 1.5]
+'''
+
+
+def test_a_sweep_where_every_run_fails_says_so_in_plain_lines(tmp_path):
+    """Every run fails, a plot is asked for: the progress on a non-terminal stderr is plain
+    lines (no tqdm carriage returns), the plot is refused with the first run's error (not
+    pandas' KeyError: 'z'), and sweep_run_dir() is a Path (a user's `d / "x"` raised
+    TypeError)."""
+    (tmp_path / "failing.py").write_text(FAILING)
+    out = tmp_path / "out"
+    proc = run_cli("sweep", tmp_path / "failing.py", "--workers", "2", "--out", out,
+                   "--plot", "param:z")
+    assert proc.returncode == 1, describe(proc)
+    # (text mode reads tqdm's carriage returns as line ends: each redraw would be a line)
+    lines = proc.stderr.splitlines()
+    assert [ln for ln in lines if ln.startswith("sweep: ")] == ["sweep: 1/2 runs",
+                                                                 "sweep: 2/2 runs"], lines
+    assert ("plot: none: sweep_plot: every run failed (2 of 2), nothing to plot; the first "
+            "error (run 0): RuntimeError: no model for 0.5") in lines, describe(proc)
+    assert "2 runs (2 failed)" in proc.stdout, describe(proc)
+    assert not (out / "plot.png").exists()
+    assert (out / "runs" / "0001" / "started.txt").read_text() == "1.5"
+
+
+def test_sweep_plot_of_failed_runs_names_the_first_error(tmp_path):
+    import pytest
+    from hrpsim import errors
+    from hrpsim.sweep import sweep_plot, sweep_table
+    table = sweep_table([1.0, 2.0], [None, None], ["ValueError: bad 1", "ValueError: bad 2"])
+    with pytest.raises(errors.BadArgument, match=r"every run failed \(2 of 2\).*"
+                                                 r"\(run 0\): ValueError: bad 1"):
+        sweep_plot(table, "param", "z", tmp_path / "p.png")
+    table = sweep_table([1.0, 2.0], [{"z": 1.0}, {"z": 2.0}])
+    with pytest.raises(ValueError, match="no column 'y'.*param, status, error, z"):
+        sweep_plot(table, "param", "y", tmp_path / "p.png")
+    assert not (tmp_path / "p.png").exists()

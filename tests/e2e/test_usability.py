@@ -5,13 +5,16 @@ and need no preparation beyond setup.sh, and a README that only points inside th
 Each test here failed before its fix: `hrpsim env` did not exist; `hrpsim down --state-dir`
 on an ordinary directory (or an empty path, i.e. the current directory) left an empty `lock`
 file there; the slope sweep wrote slope_friction.png into the current directory; the README
-pointed at ../shared/.
+pointed at ../shared/; `hrpsim run` ignored a dead $HRPSIM_NAMING silently; the browser helper
+left its log and Chromium's singleton directory in the temporary directory per browser; the
+socket directory kept the sockets of killed servers.
 """
 
 import os
 import re
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -73,6 +76,29 @@ def test_env_refuses_a_dead_naming_service(tmp_path):
     proc = run_cli("env", "--state-dir", d)
     assert proc.returncode == 1 and proc.stdout == "", describe(proc)
     assert "not running any more" in proc.stderr
+
+
+def test_run_says_once_that_it_did_not_use_a_dead_hrpsim_naming(built, tmp_path):
+    """`hrpsim run` with $HRPSIM_NAMING naming a naming service that does not answer starts
+    servers of its own: it says so once on stderr (nothing with --quiet). Before, it said
+    nothing, which confused users whose controllers were bound there."""
+    dead = "corbaloc:iiop:127.0.0.1:9/NameService"
+    env = cli_env()
+    env["HRPSIM_NAMING"] = dead
+    env["HRPSIM_STATE_DIR"] = str(tmp_path / "no-state")
+    project = tmp_path / "p.xml"   # fails quickly once the servers are up: a joint-name typo
+    project.write_text('<hrpsim-project>\n  <simulation timeStep="0.001" endTime="0.01"/>\n'
+                       '  <model name="r" url="%s"><joint name="NOPE" mode="highgain"/>'
+                       '</model>\n</hrpsim-project>\n'
+                       % (REPO_ROOT / "samples" / "models" / "humanoid" / "humanoid.wrl"))
+    proc = run_cli("run", "--out", tmp_path / "out", project, env=env)
+    assert proc.returncode == 1, describe(proc)
+    notes = [ln for ln in proc.stderr.splitlines() if "HRPSIM_NAMING" in ln]
+    assert notes == ["hrpsim run: warning: not using the naming service HRPSIM_NAMING names "
+                     "(%s): its naming service does not answer; this run starts servers of its "
+                     "own and stops them when it ends" % dead], describe(proc)
+    proc = run_cli("run", "--quiet", "--out", tmp_path / "out", project, env=env)
+    assert proc.returncode == 1 and "HRPSIM_NAMING" not in proc.stderr, describe(proc)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -244,3 +270,74 @@ def test_server_refuses_an_argument_it_does_not_know(server, built, tmp_path):
     assert proc.returncode == 2, describe(proc)
     assert "%s: unknown argument '--colour'" % server in proc.stderr, describe(proc)
     assert "usage: %s" % server in proc.stderr
+
+
+# ---------------------------------------------------------------------------------------------
+# nothing left behind in the temporary directory
+# ---------------------------------------------------------------------------------------------
+
+def test_the_browser_helper_leaves_nothing_in_the_temporary_directory(tmp_path, monkeypatch):
+    """hrpsim.viewer.browser.Browser (the browser tests, the viewer benchmark): after close()
+    nothing of it is left in the temporary directory (before: a hrpsim-chromium-*.log per
+    browser, and Chromium's own org.chromium.Chromium.* directory); one that does not start
+    keeps only the log its error names."""
+    import tempfile
+    from hrpsim.viewer.browser import Browser, BrowserError
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))   # ours
+    monkeypatch.setenv("TMPDIR", str(tmp_path))               # Chromium's
+    with Browser(width=320, height=240) as b:
+        page = b.new_page()
+        assert page.evaluate("1 + 1") == 2
+        names = sorted(p.name for p in tmp_path.iterdir())
+        assert names[:2] == sorted([b.root.name, b.log_path.name])
+        assert [n.split(".")[:2] for n in names[2:]] == [["org", "chromium"]], names
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.setenv("HRPSIM_CHROMIUM", "/bin/false")
+    with pytest.raises(BrowserError) as info:
+        Browser(timeout=5)
+    logs = list(tmp_path.iterdir())
+    assert len(logs) == 1 and logs[0].suffix == ".log" and str(logs[0]) in str(info.value)
+
+
+def test_a_killed_servers_socket_is_removed_by_the_next_down_or_up(built, tmp_path):
+    """The per-user socket directory ($XDG_RUNTIME_DIR/hrpsim here) collected the unix sockets
+    of killed servers (omniORB removes its socket only on a clean shutdown). `hrpsim down`
+    (after the SIGKILLs it may need) and `hrpsim up` remove the sockets of processes that are
+    gone, and never one that something listens on."""
+    import signal
+    import socket
+    run_dir = tmp_path / "run"
+    run_dir.mkdir()
+    env = cli_env()
+    env["XDG_RUNTIME_DIR"] = str(run_dir)
+    sockets = run_dir / "hrpsim"
+    state = tmp_path / "state"
+    proc = run_cli("up", "--state-dir", state, "--only", "ModelLoader", env=env)
+    assert proc.returncode == 0, describe(proc)
+    pid = next(p["pid"] for p in launcher.StateDir(state).load()["processes"]
+               if p["name"] == "ModelLoader")
+    mine = [p.name for p in sockets.iterdir() if int(p.name.split("-")[0]) == pid]
+    assert len(mine) == 1, sorted(p.name for p in sockets.iterdir())
+    # a live socket under a name whose process cannot exist (above pid_max): kept
+    live = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    live.bind(str(sockets / "999999998-1"))
+    live.listen(1)
+    try:
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 10
+        while os.path.exists("/proc/%d" % pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert (sockets / mine[0]).exists()   # what a killed server leaves
+        proc = run_cli("down", "--state-dir", state, env=env)
+        assert proc.returncode == 0, describe(proc)
+        assert sorted(p.name for p in sockets.iterdir()) == ["999999998-1"]
+        # a dead one left by someone else earlier: the next `up` removes it
+        stale = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        stale.bind(str(sockets / "999999999-1"))
+        stale.close()
+        proc = run_cli("up", "--state-dir", state, "--only", env=env)
+        assert proc.returncode == 0, describe(proc)
+        assert sorted(p.name for p in sockets.iterdir()) == ["999999998-1"]
+    finally:
+        live.close()
+        run_cli("down", "--state-dir", state, env=env)

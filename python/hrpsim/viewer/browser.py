@@ -8,14 +8,18 @@ README screenshot.
         page.wait_for("window.hrpsim && window.hrpsim.ready")
         png = page.screenshot()
 
-Chromium runs with a fresh profile directory, on a loopback DevTools port it picks itself
-(read from DevToolsActivePort), with networking extras off. WebGL uses SwiftShader (software)
-since there is no GPU. JavaScript exceptions and console errors of a page are collected in
+Chromium runs with a fresh profile directory (its output goes to a log beside it), on a
+loopback DevTools port it picks itself (read from DevToolsActivePort), with networking extras
+off; close() removes the profile, the log and Chromium's own singleton directory, so nothing is
+left in the temporary directory (a Chromium that does not start leaves its log, which the error
+names). WebGL uses SwiftShader (software) since there is no GPU. JavaScript exceptions and
+console errors of a page are collected in
 ``Page.errors``. The WebSocket client is aiohttp's, on a private event loop.
 """
 
 import asyncio
 import base64
+import contextlib
 import itertools
 import json
 import os
@@ -54,11 +58,12 @@ class Browser:
 
     def __init__(self, width=1280, height=800, timeout=30.0):
         self.loop = asyncio.new_event_loop()
-        self.profile = Path(tempfile.mkdtemp(prefix="hrpsim-chromium-"))
+        self.root = Path(tempfile.mkdtemp(prefix="hrpsim-chromium-"))
+        self.profile = self.root / "profile"
         argv = [chromium_path(), *CHROMIUM_FLAGS, "--user-data-dir=%s" % self.profile,
                 "--remote-debugging-port=0", "--remote-debugging-address=127.0.0.1",
                 "--window-size=%d,%d" % (width, height), "about:blank"]
-        self.log_path = self.profile.parent / (self.profile.name + ".log")
+        self.log_path = self.root.parent / (self.root.name + ".log")
         self._log = open(self.log_path, "wb")
         self.proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self._log,
                                      stderr=subprocess.STDOUT, start_new_session=True)
@@ -66,7 +71,7 @@ class Browser:
         try:
             self.port = self._wait_port(timeout)
         except BaseException:
-            self.close()
+            self.close(keep_log=True)
             raise
 
     def _wait_port(self, timeout):
@@ -99,10 +104,16 @@ class Browser:
         self.pages.append(page)
         return page
 
-    def close(self):
-        """Close every page and end Chromium (SIGTERM, then SIGKILL), remove the profile."""
+    def close(self, keep_log=False):
+        """Close every page and end Chromium (SIGTERM, then SIGKILL), remove the profile and
+        the log (``keep_log``: the log stays, for an error that names it)."""
         for p in list(self.pages):
             p.close()
+        # Chromium's own directory in the temporary directory (its singleton socket, named by
+        # a link in the profile; a path under the profile could exceed a socket's 108 bytes)
+        singleton = None
+        with contextlib.suppress(OSError):
+            singleton = Path(os.readlink(self.profile / "SingletonSocket")).parent
         if self.proc.poll() is None:
             self.proc.terminate()
             try:
@@ -113,7 +124,12 @@ class Browser:
         self._log.close()
         if not self.loop.is_closed():
             self.loop.close()
-        shutil.rmtree(self.profile, ignore_errors=True)
+        if not keep_log:
+            with contextlib.suppress(OSError):
+                self.log_path.unlink()
+        if singleton is not None and singleton.name.startswith("org.chromium.Chromium."):
+            shutil.rmtree(singleton, ignore_errors=True)
+        shutil.rmtree(self.root, ignore_errors=True)
 
     def __enter__(self):
         return self

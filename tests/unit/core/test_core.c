@@ -125,6 +125,10 @@ static void testNames(void) {
   CU_ASSERT_STRING_EQUAL(hs_linkName(sim, 0, elbow), "RARM_ELBOW");
   CU_ASSERT_TRUE(hs_hasJoint(sim, 0, elbow));
   CU_ASSERT_FALSE(hs_hasJoint(sim, 0, 0));
+  CU_ASSERT_STRING_EQUAL(hs_jointType(sim, 0, 0), "free");  // the humanoid's root
+  CU_ASSERT_STRING_EQUAL(hs_jointType(sim, 0, elbow), "rotate");
+  CU_ASSERT_PTR_NULL(hs_jointType(sim, 0, robot->nlink));
+  CU_ASSERT_PTR_NULL(hs_jointType(sim, 1, 0));
   CU_ASSERT_EQUAL(hs_jointLinks(sim, 0)[robot->links[elbow].jointId], elbow);
   CU_ASSERT_EQUAL(hs_sensor(sim, 0, "nosensor", fresh(&err)), -1);
   CU_ASSERT_PTR_EQUAL(hs_body(sim, 0), robot);
