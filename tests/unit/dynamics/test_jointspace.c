@@ -313,9 +313,10 @@ static void testSlideUnderGravity(void) {
   jsFree(&r);
 }
 
-// a URDF wheel on a vertical axis of a base fixed to the world (izz 0.2 about it) with <dynamics damping="0.5">, spun at
-// 2 rad/s without gravity: implicit damping gives w_n = w0 / (1 + b dt / I)^n exactly (1e-12
-// relative), the continuous w0 exp(-b t / I) within t b^2 dt / (2 I^2) relative
+// a URDF wheel on a vertical axis of a base fixed to the world (izz 0.2 about it) with
+// <dynamics damping="0.5">, spun at 2 rad/s without gravity: implicit damping gives
+// w_n = w0 / (1 + b dt / I)^n exactly (1e-12 relative), the continuous w0 exp(-b t / I) within
+// t b^2 dt / (2 I^2) relative
 static void testDampingDecay(void) {
   const char *urdf =
       "<robot name=\"wheel\"><link name=\"world\"/>\n"
@@ -382,8 +383,9 @@ static void testHumanoidMassMatrix(void) {
     }
   }
   hsd_jsForward(r.m, r.d);
-  double *id0 = hsu_calloc((size_t)nv, sizeof(double)), *idj = hsu_calloc((size_t)nv, sizeof(double));
-  double *acc = hsu_calloc((size_t)nv, sizeof(double)), *L = hsu_calloc((size_t)nv * nv, sizeof(double));
+  size_t sz = sizeof(double);
+  double *id0 = hsu_calloc((size_t)nv, sz), *idj = hsu_calloc((size_t)nv, sz);
+  double *acc = hsu_calloc((size_t)nv, sz), *L = hsu_calloc((size_t)nv * nv, sz);
   hsd_jsInverse(r.m, r.d, acc, id0);
   double big = 0, worst = 0, asym = 0;
   for (int j = 0; j < nv * nv; j++) {
