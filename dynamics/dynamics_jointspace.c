@@ -26,13 +26,30 @@
 #define JS_MIN_PIVOT 1e-12
 
 //---------------------------------- spatial algebra -------------------------------------------
+//
+// Small vector helpers of this file's own, static so the compiler inlines them in the hot loops
+// (util's are in another translation unit: a call each).
+
+static inline void cross3(double r[3], const double a[3], const double b[3]) {
+  double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2];
+  r[2] = a[0] * b[1] - a[1] * b[0];
+  r[0] = x;
+  r[1] = y;
+}
+
+// r = R v (r may not alias v)
+static inline void rot3(double r[3], const double R[9], const double v[3]) {
+  r[0] = R[0] * v[0] + R[1] * v[1] + R[2] * v[2];
+  r[1] = R[3] * v[0] + R[4] * v[1] + R[5] * v[2];
+  r[2] = R[6] * v[0] + R[7] * v[1] + R[8] * v[2];
+}
 
 // res = v x s for motion vectors v = [w; u], s = [a; b]: [w x a; w x b + u x a]
 static void crossMotion(double res[6], const double v[6], const double s[6]) {
   double t[3];
-  hsu_cross(res, v, s);
-  hsu_cross(res + 3, v, s + 3);
-  hsu_cross(t, v + 3, s);
+  cross3(res, v, s);
+  cross3(res + 3, v, s + 3);
+  cross3(t, v + 3, s);
   for (int k = 0; k < 3; k++) {
     res[3 + k] += t[k];
   }
@@ -41,9 +58,9 @@ static void crossMotion(double res[6], const double v[6], const double s[6]) {
 // res = v x* f for a motion v = [w; u] and a force f = [n; f]: [w x n + u x f; w x f]
 static void crossForce(double res[6], const double v[6], const double f[6]) {
   double t[3];
-  hsu_cross(res, v, f);
-  hsu_cross(t, v + 3, f + 3);
-  hsu_cross(res + 3, v, f + 3);
+  cross3(res, v, f);
+  cross3(t, v + 3, f + 3);
+  cross3(res + 3, v, f + 3);
   for (int k = 0; k < 3; k++) {
     res[k] += t[k];
   }
@@ -53,9 +70,9 @@ static void crossForce(double res[6], const double v[6], const double f[6]) {
 // [Ic w + h x u; m u - h x w]
 static void mulInertia(double res[6], const double I[13], const double v[6]) {
   double t[3], hw[3];
-  hsu_rotVec(res, I + 4, v);
-  hsu_cross(t, I + 1, v + 3);
-  hsu_cross(hw, I + 1, v);
+  rot3(res, I + 4, v);
+  cross3(t, I + 1, v + 3);
+  cross3(hw, I + 1, v);
   for (int k = 0; k < 3; k++) {
     res[k] += t[k];
     res[3 + k] = I[0] * v[3 + k] - hw[k];
@@ -203,21 +220,27 @@ void hsd_freeJsData(hsdJsData *d) {
 // link i's spatial inertia about c (13 numbers: m, m r, Ic), r its centre of mass less c
 static void linkInertia(const hsLink *l, const double p[3], const double R[9],
                         const double c[3], double I[13]) {
-  double x[3], r[3], RI[9], Rt[9], Iw[9];
-  hsu_rotVec(x, R, l->com);
-  hsu_mulMat(RI, R, l->inertia);
-  hsu_transpose(Rt, R);
-  hsu_mulMat(Iw, RI, Rt);
+  double x[3], r[3], RI[9];
+  rot3(x, R, l->com);
+  for (int a = 0; a < 3; a++) {
+    for (int b = 0; b < 3; b++) {
+      RI[3 * a + b] = R[3 * a] * l->inertia[b] + R[3 * a + 1] * l->inertia[3 + b] +
+                      R[3 * a + 2] * l->inertia[6 + b];
+    }
+  }
   double m = l->mass;
   for (int k = 0; k < 3; k++) {
     r[k] = p[k] + x[k] - c[k];
   }
-  double rr = hsu_dot(r, r);
+  double rr = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
   I[0] = m;
   for (int a = 0; a < 3; a++) {
     I[1 + a] = m * r[a];
     for (int b = 0; b < 3; b++) {
-      I[4 + 3 * a + b] = Iw[3 * a + b] + m * ((a == b ? rr : 0) - r[a] * r[b]);
+      // (R I R^T)[a][b] + m (|r|^2 [a == b] - r_a r_b)
+      double Iw =
+          RI[3 * a] * R[3 * b] + RI[3 * a + 1] * R[3 * b + 1] + RI[3 * a + 2] * R[3 * b + 2];
+      I[4 + 3 * a + b] = Iw + m * ((a == b ? rr : 0) - r[a] * r[b]);
     }
   }
 }
@@ -233,7 +256,7 @@ void hsd_jsPosition(const hsdJsModel *m, hsdJsData *d) {
   for (int i = 0; i < n; i++) {
     const hsLink *l = &b->links[i];
     double x[3];
-    hsu_rotVec(x, st->linkR + 9 * i, l->com);
+    rot3(x, st->linkR + 9 * i, l->com);
     for (int k = 0; k < 3; k++) {
       mc[k] += l->mass * (st->linkP[3 * i + k] + x[k]);
     }
@@ -268,26 +291,25 @@ void hsd_jsPosition(const hsdJsModel *m, hsdJsData *d) {
         memcpy(s + 3, a, sizeof a);
       } else {
         memcpy(s, a, sizeof a);
-        hsu_cross(s + 3, a, pc);
+        cross3(s + 3, a, pc);
       }
       continue;
     }
     const hsLink *l = &b->links[i];
-    hsu_rotVec(a, st->linkR + 9 * i, l->axis);
+    rot3(a, st->linkR + 9 * i, l->axis);
     double na = hsu_norm(a);
     for (int k = 0; k < 3; k++) {
       a[k] /= na;
     }
     if (l->jointType == hsJOINT_ROTATE) {
       memcpy(s, a, sizeof a);
-      hsu_cross(s + 3, a, pc);
+      cross3(s + 3, a, pc);
     } else {
       memcpy(s + 3, a, sizeof a);
     }
   }
   // composite-rigid-body mass matrix: M[j][k] = cdof_k . (crb_link(j) cdof_j) for k = j and
   // each dof above j; the armature on the diagonal
-  memset(d->M, 0, (size_t)nv * (size_t)nv * sizeof *d->M);
   for (int j = 0; j < nv; j++) {
     double f[6];
     mulInertia(f, d->crb + 13 * m->dofLink[j], d->cdof + 6 * j);
@@ -336,7 +358,7 @@ static void newtonEuler(const hsdJsModel *m, hsdJsData *d, const double *qacc, i
       // external force at the link origin: its torque about c gains (p - c) x f
       const double *x = d->xfrc + 6 * i, *p = d->st->linkP + 3 * i;
       double r[3] = {p[0] - d->c[0], p[1] - d->c[1], p[2] - d->c[2]}, t[3];
-      hsu_cross(t, r, x);
+      cross3(t, r, x);
       for (int k = 0; k < 3; k++) {
         f[k] -= x[3 + k] + t[k];
         f[3 + k] -= x[k];
@@ -381,7 +403,7 @@ void hsd_jsVelocity(const hsdJsModel *m, hsdJsData *d) {
       if (j >= 3) {
         double e[3] = {0, 0, 0};
         e[j - 3] = 1;
-        hsu_cross(sd + 3, d->qvel, e);
+        cross3(sd + 3, d->qvel, e);
       }
     } else {
       crossMotion(sd, d->cvel + 6 * m->dofLink[j], d->cdof + 6 * j);
@@ -445,7 +467,7 @@ void hsd_jsAcceleration(const hsdJsModel *m, hsdJsData *d, double dtImplicit) {
   for (int i = 0; i < n; i++) {
     const double *x = d->xfrc + 6 * i, *p = d->st->linkP + 3 * i;
     double r[3] = {p[0] - d->c[0], p[1] - d->c[1], p[2] - d->c[2]}, *f = d->cfrc + 6 * i;
-    hsu_cross(f, r, x);
+    cross3(f, r, x);
     for (int k = 0; k < 3; k++) {
       f[k] += x[3 + k];
       f[3 + k] = x[k];
