@@ -85,8 +85,23 @@ typedef enum hstStepper {
                         // unless a high-gain joint motor is in use (QuickStep cannot hold them)
 } hstStepper;
 
+// the engine that steps a world's characters
+typedef enum hstEngine {
+  hsENGINE_ODE = 0,     // ODE in maximal coordinates (the default): everything below
+  hsENGINE_JOINT_SPACE  // hrpsim's joint-space engine (hsdJs*, below), per character: torque
+                        // mode, high gain as prescribed motion (the commanded joint velocity of
+                        // the step, hsd_setJointValue / Velocity / Acceleration as in the ODE
+                        // engine, reached exactly; its torque by inverse dynamics), a
+                        // position-given root likewise, rotor inertia always on the joint's
+                        // diagonal (OpenHRP's rule), external forces. No contacts and no closed
+                        // loops yet: hsd_init and hsd_step refuse a world with contact pairs or
+                        // extra joints, and joint limits (hsdOptions.jointLimits) and the
+                        // rotorInertia option (the link-inertia form) are ODE's only
+} hstEngine;
+
 // tunables of a world; fill with hsd_defaultOptions, then change what you need
 typedef struct hsdOptions {
+  hstEngine engine;         // hsENGINE_ODE (default) or hsENGINE_JOINT_SPACE
   hstStepper stepper;
   int quickIterations;      // SOR iterations for hsSTEPPER_QUICK (and hsSTEPPER_AUTO's QuickStep
                             // steps whose largest island has no articulated joint: piles)
@@ -587,6 +602,9 @@ typedef struct hsdJsData {
   double *xfrc;       // per link, 6 each: external force [N] and torque about the link origin
                       // [N m], world frame
   double g[3];        // gravitational acceleration, world frame [m/s^2]
+  unsigned char *given;  // per dof: 1 if its acceleration is prescribed (high-gain joints, a
+                         // position-given root): qaccGiven[dof] instead of the dynamics
+  double *qaccGiven;  // per dof: the prescribed acceleration where given
   // position phase
   double c[3];        // reference point of the spatial vectors: the centre of mass [m]
   double mass;        // total mass [kg]
@@ -604,7 +622,11 @@ typedef struct hsdJsData {
   double *qfrcBias;   // per dof: Coriolis, centrifugal and gravity forces (C qvel - tau_g)
   double *qfrcPassive;  // per dof: damping force -B qvel
   // acceleration phase
-  double *qacc;       // per dof: acceleration
+  double *qacc;       // per dof: acceleration (qaccGiven where given)
+  double *qfrcGiven;  // per dof: the generalized force a given dof took beyond qfrc (inverse
+                      // dynamics of the step's start: a high-gain joint's motor torque); 0
+                      // for the others
+  int *freeParent;    // per dof: the nearest dof above it that is not given (scratch)
   double *cacc;       // per link, 6 each: spatial acceleration (scratch of the inverse)
   double *cfrc;       // per link, 6 each: spatial force (scratch of the inverse)
   int badPivots;      // pivots of the last factorisation raised to stay positive (a massless
@@ -636,7 +658,9 @@ void hsd_jsVelocity(const hsdJsModel *m, hsdJsData *d);
 
 // acceleration phase (after the velocity phase): factor M + dtImplicit B (B the damping;
 // dtImplicit 0 for the continuous dynamics) and solve for qacc from qfrc, xfrc, the bias and
-// the damping forces
+// the damping forces. With given dofs: their accelerations are qaccGiven, the others solve
+// M_ff qacc_f = f_f - M_fg qaccGiven (the tree of the free dofs: still no fill-in), and
+// qfrcGiven gets what the given dofs needed (OpenHRP's high gain: prescribed motion)
 void hsd_jsAcceleration(const hsdJsModel *m, hsdJsData *d, double dtImplicit);
 
 // the three phases in order: qacc of the continuous dynamics at the current state

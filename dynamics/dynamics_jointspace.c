@@ -174,8 +174,8 @@ void hsd_freeJsModel(hsdJsModel *m) {
 
 hsdJsData *hsd_makeJsData(const hsdJsModel *m, hsError *err) {
   int nv = m->nv, n = m->body->nlink;
-  hsdJsData *d = hsu_calloc(1, sizeof *d);
-  size_t ndbl = (size_t)nv * (4 + 6 + 6 + 1) + 2 * (size_t)nv * (size_t)nv +
+  hsdJsData *d = hsu_calloc(1, sizeof *d + (size_t)nv * (sizeof(int) + 1));
+  size_t ndbl = (size_t)nv * (4 + 6 + 6 + 1 + 2) + 2 * (size_t)nv * (size_t)nv +
                 (size_t)n * (6 + 13 + 13 + 6 + 6 + 6);
   double *pool = d ? hsu_calloc(ndbl, sizeof(double)) : NULL;
   hsBodyState *st = pool ? hsm_makeState(m->body, err) : NULL;
@@ -203,6 +203,10 @@ hsdJsData *hsd_makeJsData(const hsdJsModel *m, hsError *err) {
   d->cvel = d->crb + 13 * (size_t)n;
   d->cacc = d->cvel + 6 * (size_t)n;
   d->cfrc = d->cacc + 6 * (size_t)n;
+  d->qaccGiven = d->cfrc + 6 * (size_t)n;
+  d->qfrcGiven = d->qaccGiven + nv;
+  d->freeParent = (int *)(d + 1);
+  d->given = (unsigned char *)(d->freeParent + nv);
   d->g[2] = -9.8;
   return d;
 }
@@ -417,20 +421,24 @@ void hsd_jsVelocity(const hsdJsModel *m, hsdJsData *d) {
 
 //---------------------------------- acceleration ----------------------------------------------
 
-// factor H (nv x nv, the tree's entries) in place as L^T D L (Featherstone's LTDL); returns the
-// pivots that had to be raised to JS_MIN_PIVOT
-static int factorLTDL(const hsdJsModel *m, double *H) {
-  int nv = m->nv, bad = 0;
+// factor H (nv x nv, the tree's entries) in place as L^T D L (Featherstone's LTDL) over the
+// dofs that are not given, parent[] their tree; returns the pivots that had to be raised to
+// JS_MIN_PIVOT
+static int factorLTDL(int nv, const int *parent, const unsigned char *given, double *H) {
+  int bad = 0;
   for (int k = nv - 1; k >= 0; k--) {
+    if (given[k]) {
+      continue;
+    }
     double *rk = H + (size_t)k * nv;
     if (!(rk[k] >= JS_MIN_PIVOT)) {
       rk[k] = JS_MIN_PIVOT;
       bad++;
     }
-    for (int i = m->dofParent[k]; i >= 0; i = m->dofParent[i]) {
+    for (int i = parent[k]; i >= 0; i = parent[i]) {
       double a = rk[i] / rk[k];
       double *ri = H + (size_t)i * nv;
-      for (int j = i; j >= 0; j = m->dofParent[j]) {
+      for (int j = i; j >= 0; j = parent[j]) {
         ri[j] -= a * rk[j];
       }
       rk[i] = a;
@@ -439,21 +447,23 @@ static int factorLTDL(const hsdJsModel *m, double *H) {
   return bad;
 }
 
-// solve (L^T D L) x = x in place with the factors of factorLTDL
-static void solveLTDL(const hsdJsModel *m, const double *LD, double *x) {
-  int nv = m->nv;
+// solve (L^T D L) x = x in place over the dofs that are not given, with factorLTDL's factors
+static void solveLTDL(int nv, const int *parent, const unsigned char *given, const double *LD,
+                      double *x) {
   for (int k = nv - 1; k >= 0; k--) {
     const double *rk = LD + (size_t)k * nv;
-    for (int i = m->dofParent[k]; i >= 0; i = m->dofParent[i]) {
+    for (int i = given[k] ? -1 : parent[k]; i >= 0; i = parent[i]) {
       x[i] -= rk[i] * x[k];
     }
   }
   for (int k = 0; k < nv; k++) {
-    x[k] /= LD[(size_t)k * nv + k];
+    if (!given[k]) {
+      x[k] /= LD[(size_t)k * nv + k];
+    }
   }
   for (int k = 0; k < nv; k++) {
     const double *rk = LD + (size_t)k * nv;
-    for (int i = m->dofParent[k]; i >= 0; i = m->dofParent[i]) {
+    for (int i = given[k] ? -1 : parent[k]; i >= 0; i = parent[i]) {
       x[k] -= rk[i] * x[i];
     }
   }
@@ -461,7 +471,7 @@ static void solveLTDL(const hsdJsModel *m, const double *LD, double *x) {
 
 void hsd_jsAcceleration(const hsdJsModel *m, hsdJsData *d, double dtImplicit) {
   const hsBody *b = m->body;
-  int n = b->nlink, nv = m->nv;
+  int n = b->nlink, nv = m->nv, ngiven = 0;
   // the external forces as generalized forces (J^T xfrc): spatial forces about c summed
   // towards the root, projected on each dof
   for (int i = 0; i < n; i++) {
@@ -482,16 +492,55 @@ void hsd_jsAcceleration(const hsdJsModel *m, hsdJsData *d, double dtImplicit) {
   for (int j = 0; j < nv; j++) {
     d->qacc[j] = d->qfrc[j] - d->qfrcBias[j] + d->qfrcPassive[j] +
                  dot6(d->cdof + 6 * j, d->cfrc + 6 * m->dofLink[j]);
+    ngiven += d->given[j] != 0;
   }
-  // M (+ dt B) into LD, its tree entries only, factored and solved
+  const int *parent = m->dofParent;
+  if (ngiven > 0) {
+    // the given dofs' accelerations move to the right-hand side; the free dofs' tree skips them
+    for (int j = 0; j < nv; j++) {
+      int p = m->dofParent[j];
+      while (p >= 0 && d->given[p]) {
+        p = m->dofParent[p];
+      }
+      d->freeParent[j] = p;
+      for (int k = m->dofParent[j]; k >= 0; k = m->dofParent[k]) {
+        double Mjk = d->M[(size_t)j * nv + k];
+        if (d->given[k] && !d->given[j]) {
+          d->qacc[j] -= Mjk * d->qaccGiven[k];
+        } else if (d->given[j] && !d->given[k]) {
+          d->qacc[k] -= Mjk * d->qaccGiven[j];
+        }
+      }
+    }
+    parent = d->freeParent;
+  }
+  // M (+ dt B) into LD, the free dofs' tree entries only, factored and solved
   for (int j = 0; j < nv; j++) {
-    for (int k = j; k >= 0; k = m->dofParent[k]) {
+    for (int k = d->given[j] ? -1 : j; k >= 0; k = parent[k]) {
       d->LD[(size_t)j * nv + k] = d->M[(size_t)j * nv + k];
     }
     d->LD[(size_t)j * nv + j] += dtImplicit * m->damping[j];
   }
-  d->badPivots = factorLTDL(m, d->LD);
-  solveLTDL(m, d->LD, d->qacc);
+  d->badPivots = factorLTDL(nv, parent, d->given, d->LD);
+  solveLTDL(nv, parent, d->given, d->LD, d->qacc);
+  if (ngiven > 0) {
+    for (int j = 0; j < nv; j++) {
+      if (d->given[j]) {
+        d->qacc[j] = d->qaccGiven[j];
+      }
+    }
+    // what the given dofs took: inverse dynamics at this acceleration, less what was applied
+    // (damping implicit in the step: its force at the step's end velocity)
+    newtonEuler(m, d, d->qacc, 1, d->qfrcGiven);
+    for (int j = 0; j < nv; j++) {
+      double dampEnd = m->damping[j] * (d->qvel[j] + dtImplicit * d->qacc[j]);
+      d->qfrcGiven[j] = d->given[j] ? d->qfrcGiven[j] + m->armature[j] * d->qacc[j] + dampEnd -
+                                          d->qfrc[j]
+                                    : 0;
+    }
+  } else {
+    memset(d->qfrcGiven, 0, (size_t)nv * sizeof *d->qfrcGiven);
+  }
 }
 
 void hsd_jsForward(const hsdJsModel *m, hsdJsData *d) {

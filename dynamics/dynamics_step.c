@@ -174,6 +174,9 @@ int hsd_step(hsdWorld *w, hsError *err) {
   if (w->nloop > 0 && hsd_checkLoops(w, err) < 0) {
     return hsE_INVALID;  // drive modes changed since hsd_init over-constrain a loop
   }
+  if (w->opt.engine == hsENGINE_JOINT_SPACE) {
+    return hsd_jsStepWorld(w, err);
+  }
   w->runaway = 0;
   for (int ci = 0; ci < w->nchar; ci++) {
     hsd_prepareCharacter(w, ci);

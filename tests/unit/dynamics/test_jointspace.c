@@ -595,6 +595,237 @@ static void testHumanoidFloating(void) {
   CU_ASSERT(e1 / e2 > 1.6 && e1 / e2 < 2.5);
 }
 
+//---------------------------------- prescribed dofs -------------------------------------------
+
+// the floating two links with the joint's acceleration given (a = 2 rad/s^2, OpenHRP's high
+// gain): the base's accelerations solve [[m, e], [e, A]] (ay, dwz) = -(e, J) a, so with
+// det = m A - e^2: ay = -e i1 a / det, dwz = (e^2 - m J) a / det; the joint took
+// tau = e ay + J dwz + (J + Ia) a (1e-9). Applied in torque mode, that tau gives a back.
+static void testGivenJointAcceleration(void) {
+  const double m1 = 3, i1 = 0.3, m2 = 2, i2 = 0.06, dd = 0.4, Ia = 1e-4 * 50 * 50, a = 2;
+  jsRig r = jsMake(jsTwoLink("js_given.wrl", m1, i1, m2, i2, dd, 1e-4, 50));
+  memset(r.d->g, 0, sizeof r.d->g);
+  r.d->given[6] = 1;
+  r.d->qaccGiven[6] = a;
+  hsd_jsForward(r.m, r.d);
+  double m = m1 + m2, e = m2 * dd, J = i2 + m2 * dd * dd, A = i1 + J, det = m * A - e * e;
+  double ay = -e * i1 * a / det, dwz = (e * e - m * J) * a / det;
+  double tau = e * ay + J * dwz + (J + Ia) * a;
+  HST_NEAR(r.d->qacc[6], a, 0);
+  HST_NEAR(r.d->qacc[1], ay, 1e-9);
+  HST_NEAR(r.d->qacc[5], dwz, 1e-9);
+  HST_NEAR(r.d->qacc[0], 0, 1e-12);
+  HST_NEAR(r.d->qfrcGiven[6], tau, 1e-9);
+  for (int j = 0; j < 6; j++) {
+    HST_NEAR(r.d->qfrcGiven[j], 0, 0);
+  }
+  fprintf(stderr, " [tau %.12g] ", r.d->qfrcGiven[6]);
+  r.d->given[6] = 0;
+  r.d->qfrc[6] = tau;
+  hsd_jsForward(r.m, r.d);
+  HST_NEAR(r.d->qacc[6], a, 1e-9);
+  HST_NEAR(r.d->qacc[5], dwz, 1e-9);
+  jsFree(&r);
+}
+
+//---------------------------------- the engine in a world ------------------------------------
+
+// a world on the joint-space engine with character body; the character's index is 0
+static hsdWorld *jsWorld(hsBody *body) {
+  hsdOptions opt;
+  hsd_defaultOptions(&opt);
+  CU_ASSERT_EQUAL(opt.engine, hsENGINE_ODE);  // ODE stays the default
+  opt.engine = hsENGINE_JOINT_SPACE;
+  hsdWorld *w = dynWorld(&opt);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "c", body, NULL), 0);
+  return w;
+}
+
+// free fall through hsd_step: the discrete semi-implicit solution v_n = v0 + n g dt,
+// x_n = x0 + dt sum v_k (1e-9), the orientation untouched, the link's dv = g
+static void testWorldFreeFall(void) {
+  hsBody *box = dynBox("js_fall.wrl", 2, 0.1, 0.2, 0.3, 0.02, 0, 0, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(box);
+  hsdWorld *w = jsWorld(box);
+  dynPlace(w, 0, 0.1, -0.2, 10, NULL);
+  double v0[3] = {0.5, 0, 2}, w0[3] = {0, 0, 0};
+  CU_ASSERT_EQUAL(hsd_setLinkVelocity(w, 0, 0, v0, w0, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  const double dt = 0.001, g = -9.8;
+  double x[3] = {0.1, -0.2, 10}, v[3] = {0.5, 0, 2}, err = 0;
+  const hsBodyState *st = hsd_state(w, 0);
+  for (int i = 1; i <= 1000; i++) {
+    dynSteps(w, 1);
+    v[2] += g * dt;
+    for (int j = 0; j < 3; j++) {
+      x[j] += dt * v[j];
+      err = fmax(err, fabs(st->rootP[j] - x[j]));
+      err = fmax(err, fabs(hsd_linkMotion(w, 0, 0)->v[j] - v[j]));
+    }
+  }
+  CU_ASSERT(err < 1e-9);
+  HST_NEAR(st->rootR[0], 1, 1e-15);
+  HST_NEAR(hsd_linkMotion(w, 0, 0)->dv[2], g, 1e-9);
+  HST_NEAR(hsd_time(w), 1, 1e-12);
+  hsd_freeWorld(w);
+  hsm_freeBody(box);
+}
+
+// torque mode through the world: a link turning about the vertical axis (com 0.3 m out,
+// m = 2, Izz = 0.05: I = 0.23 kg m^2) with rotor inertia 0.002 * 10^2 = 0.2: 1.5 N m gives
+// ddq = 1.5 / 0.43 every step (1e-12), u reads back 1.5, q and dq the discrete solution
+static void testWorldTorqueMode(void) {
+  hsBody *b = dynLoadText(
+      "js_torque.wrl",
+      "DEF T Humanoid { humanoidBody [ DEF BASE Joint { jointType \"fixed\" children [\n"
+      " DEF ARM Joint { jointType \"rotate\" jointId 0 jointAxis 0 0 1 translation 0 0 0.5\n"
+      "  rotorInertia 0.002 gearRatio 10\n"
+      "  children [ Segment { mass 2 centerOfMass 0.3 0 0\n"
+      "   momentsOfInertia [0.01 0 0 0 0.05 0 0 0 0.05] } ] } ] } ]\n"
+      " joints [ USE BASE USE ARM ] }\n");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  hsdWorld *w = jsWorld(b);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointTorque(w, 0, 1, 1.5, NULL), 0);
+  const hsBodyState *st = hsd_state(w, 0);
+  const double a = 1.5 / 0.43, dt = 0.001;
+  for (int n = 1; n <= 200; n++) {
+    dynSteps(w, 1);
+    HST_NEAR(st->ddq[1], a, 1e-12);
+    HST_NEAR(st->dq[1], n * a * dt, 1e-12);
+    HST_NEAR(st->q[1], a * dt * dt * n * (n + 1) / 2, 1e-12);
+    HST_NEAR(st->u[1], 1.5, 0);
+  }
+  // the link's frame follows the joint (forward kinematics written back)
+  HST_NEAR(st->linkR[9 + 0], cos(st->q[1]), 1e-12);
+  HST_NEAR(st->linkR[9 + 3], sin(st->q[1]), 1e-12);
+  hsd_freeWorld(w);
+  hsm_freeBody(b);
+}
+
+// high gain as prescribed motion: the pendulum (1 kg, com 0.5 m below, I = 0.36 about the
+// joint with armature 0.1) commanded q(t) = A sin(w t) by angle each step lands on it exactly
+// (1e-12), and the torque it reports is the inverse dynamics of the step: I (dq_n+1 - dq_n) /
+// dt + m g l sin(q_n) (1e-9); commanded by velocity and acceleration instead, it moves by
+// dt (dq + ddq dt) each step
+static void testWorldHighGain(void) {
+  hsBody *b = jsChain("js_hg.wrl", 1, 0, 0, 0.001, 10);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  hsdWorld *w = jsWorld(b);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointMode(w, 0, 1, hsMODE_HIGH_GAIN, NULL), 0);
+  const hsBodyState *st = hsd_state(w, 0);
+  const double A = 0.3, om = 5, dt = 0.001, I = 0.36;
+  double dqPrev = 0, worstQ = 0, worstU = 0;
+  for (int n = 1; n <= 1000; n++) {
+    double qn = st->q[1], target = A * sin(om * n * dt);
+    CU_ASSERT_EQUAL(hsd_setJointValue(w, 0, 1, target, NULL), 0);
+    dynSteps(w, 1);
+    double dq = (target - qn) / dt;
+    double tau = I * (dq - dqPrev) / dt + 1 * 9.8 * 0.5 * sin(qn);
+    worstQ = fmax(worstQ, fabs(st->q[1] - target));
+    worstU = fmax(worstU, fabs(st->u[1] - tau));
+    dqPrev = dq;
+  }
+  fprintf(stderr, " [angle error %.2g rad, torque error %.2g N m] ", worstQ, worstU);
+  CU_ASSERT(worstQ < 1e-12);
+  CU_ASSERT(worstU < 1e-9);
+  // velocity and acceleration commands
+  double q0 = st->q[1], dq0 = st->dq[1];
+  CU_ASSERT_EQUAL(hsd_setJointVelocity(w, 0, 1, 0.7, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointAcceleration(w, 0, 1, 3, NULL), 0);
+  dynSteps(w, 1);
+  HST_NEAR(st->dq[1], 0.7 + 3 * dt, 1e-12);
+  HST_NEAR(st->q[1], q0 + dt * (0.7 + 3 * dt), 1e-12);
+  HST_NEAR(st->ddq[1], (0.7 + 3 * dt - dq0) / dt, 1e-6);
+  hsd_freeWorld(w);
+  hsm_freeBody(b);
+}
+
+// the floating two links in zero gravity with the joint in high gain, commanded from rest to
+// dq = 2 dt over one step (acceleration 2): the base moves as testGivenJointAcceleration's
+// closed form says (its velocities after the step are dt times those accelerations, 1e-12),
+// and the joint torque reads that tau
+static void testWorldHighGainFloating(void) {
+  const double m1 = 3, i1 = 0.3, m2 = 2, i2 = 0.06, dd = 0.4, Ia = 0.25, a = 2, dt = 0.001;
+  hsBody *b = jsTwoLink("js_hgfloat.wrl", m1, i1, m2, i2, dd, 1e-4, 50);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  hsdWorld *w = jsWorld(b);
+  double g0[3] = {0, 0, 0};
+  CU_ASSERT_EQUAL(hsd_setGravity(w, g0, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointMode(w, 0, 1, hsMODE_HIGH_GAIN, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointVelocity(w, 0, 1, a * dt, NULL), 0);
+  dynSteps(w, 1);
+  double m = m1 + m2, e = m2 * dd, J = i2 + m2 * dd * dd, A = i1 + J, det = m * A - e * e;
+  double ay = -e * i1 * a / det, dwz = (e * e - m * J) * a / det;
+  const hsdLinkMotion *mo = hsd_linkMotion(w, 0, 0);
+  HST_NEAR(mo->v[1], ay * dt, 1e-12);
+  HST_NEAR(mo->w[2], dwz * dt, 1e-12);
+  HST_NEAR(hsd_state(w, 0)->u[1], e * ay + J * dwz + (J + Ia) * a, 1e-9);
+  hsd_freeWorld(w);
+  hsm_freeBody(b);
+}
+
+// the two engines agree where both are right: the double pendulum released at (1, 0.5) rad
+// for 0.3 s at 1 ms (before its chaos amplifies their first-order differences) within 2e-3
+// rad, and the energy each keeps within 1 % of m g l
+static void testWorldAgreesWithOde(void) {
+  double q[2][2];
+  for (int e = 0; e < 2; e++) {
+    hsBody *b = jsChain("js_cmp.wrl", 2, 1.0, 0.5, 0, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    hsdOptions opt;
+    hsd_defaultOptions(&opt);
+    opt.engine = e ? hsENGINE_JOINT_SPACE : hsENGINE_ODE;
+    hsdWorld *w = dynWorld(&opt);
+    CU_ASSERT_EQUAL(hsd_addCharacter(w, "c", b, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+    double e0 = dynEnergy(w, 0, 9.8);
+    dynSteps(w, 300);
+    HST_NEAR(dynEnergy(w, 0, 9.8), e0, 0.098);
+    q[e][0] = hsd_state(w, 0)->q[1];
+    q[e][1] = hsd_state(w, 0)->q[2];
+    hsd_freeWorld(w);
+    hsm_freeBody(b);
+  }
+  fprintf(stderr, " [ODE (%.6f, %.6f), joint space (%.6f, %.6f)] ", q[0][0], q[0][1], q[1][0],
+          q[1][1]);
+  HST_NEAR(q[1][0], q[0][0], 2e-3);
+  HST_NEAR(q[1][1], q[0][1], 2e-3);
+}
+
+// what the engine cannot do yet is refused, naming it: contacts (at hsd_init, and at hsd_step
+// when a pair came after it), closed loops; the world stays usable
+static void testWorldRefusesContacts(void) {
+  hsBody *box = dynBox("js_refuse.wrl", 1, 0.1, 0.1, 0.1, 0, 0, 0, NULL);
+  hsBody *box2 = dynBox("js_refuse2.wrl", 1, 0.1, 0.1, 0.1, 0, 0, 0, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(box);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(box2);
+  hsdWorld *w = jsWorld(box);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "d", box2, NULL), 1);
+  hsdSurface s = {0.5, 0.5, 0, 0};
+  CU_ASSERT_EQUAL(hsd_addContactPair(w, 0, -1, 1, -1, &s, NULL), 0);
+  hsError err = {0};
+  CU_ASSERT_EQUAL(hsd_init(w, &err), hsE_INVALID);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "no contacts yet"));
+  CU_ASSERT_EQUAL(hsd_step(w, &err), hsE_INVALID);  // never initialised
+  hsd_freeWorld(w);
+  // a pair registered after the start: the step refuses it
+  w = jsWorld(box);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "d", box2, NULL), 1);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  dynSteps(w, 1);
+  CU_ASSERT_EQUAL(hsd_addContactPair(w, 0, -1, 1, -1, &s, NULL), 0);
+  hsu_clearError(&err);
+  CU_ASSERT_EQUAL(hsd_step(w, &err), hsE_INVALID);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "1 contact pair"));
+  HST_NEAR(hsd_time(w), 0.001, 1e-15);
+  hsd_freeWorld(w);
+  hsm_freeBody(box);
+  hsm_freeBody(box2);
+}
+
 //---------------------------------- bad input -------------------------------------------------
 
 static void testBadModel(void) {
@@ -619,5 +850,12 @@ void register_jointspace(void) {
   CU_add_test(s, "humanoid: kinetic energy and gravity by differences",
               testHumanoidEnergyAndGravity);
   CU_add_test(s, "humanoid floating: energy and momentum", testHumanoidFloating);
+  CU_add_test(s, "given joint acceleration: base reaction, torque", testGivenJointAcceleration);
+  CU_add_test(s, "world: free fall, discrete solution", testWorldFreeFall);
+  CU_add_test(s, "world: torque mode with rotor inertia", testWorldTorqueMode);
+  CU_add_test(s, "world: high gain follows, torque by inverse dynamics", testWorldHighGain);
+  CU_add_test(s, "world: high gain on a floating base", testWorldHighGainFloating);
+  CU_add_test(s, "world: agrees with the ODE engine", testWorldAgreesWithOde);
+  CU_add_test(s, "world: contacts refused, clearly", testWorldRefusesContacts);
   CU_add_test(s, "bad model", testBadModel);
 }
