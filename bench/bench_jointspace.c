@@ -8,7 +8,9 @@
 // same robot floating in zero gravity from random joint and root velocities, no torque, 1 s
 // at 1 ms and at 0.1 ms: the relative change of its kinetic energy and of its linear momentum
 // (both conserved by the dynamics, so what changes is the integrator's first-order error).
-// The last line is JSON. bench/bench_jointspace.py adds callgrind's instruction counts.
+// Beside them, hsd_step of the humanoid alone in the air on each engine (torque mode under a PD
+// law, and high gain), in microseconds per step (CALLS / 10 steps). The last line is JSON.
+// bench/bench_jointspace.py adds callgrind's instruction counts.
 
 #define BENCH_NAME "hrpsim-bench-jointspace"
 
@@ -73,11 +75,76 @@ static void drift(const hsdJsModel *m, hsdJsData *d, double dt, double *dE, doub
   d->g[2] = -9.8;
 }
 
+// the sample PD gains (samples/controllers/pd_controller.py, as bench_torque.c): (name
+// fragment, P [N m/rad], D [N m s/rad]), first match wins
+static const struct {
+  const char *frag;
+  double p, d;
+} gains[] = {
+    {"LEG_HIP_Y", 1000, 5},   {"LEG_HIP_R", 2000, 10},   {"LEG_HIP_P", 2500, 12},
+    {"LEG_KNEE", 2500, 12},   {"LEG_ANKLE_P", 1500, 8},  {"LEG_ANKLE_R", 1200, 6},
+    {"CHEST", 1500, 8},       {"NECK", 50, 0.2},         {"ARM_SHOULDER", 300, 0.75},
+    {"ARM_ELBOW", 150, 0.4},  {"ARM_WRIST_Y", 5, 0.02},  {"ARM_WRIST", 20, 0.05},
+};
+
+// the gains of link k into pd[0..1] (0, 0 for a link none matches)
+static void linkGains(const hsBody *b, int k, double pd[2]) {
+  pd[0] = pd[1] = 0;
+  for (size_t i = 0; i < sizeof gains / sizeof gains[0]; i++) {
+    if (strstr(b->links[k].name, gains[i].frag)) {
+      pd[0] = gains[i].p;
+      pd[1] = gains[i].d;
+      return;
+    }
+  }
+}
+
+// microseconds per hsd_step of the humanoid alone in the air (no floor: neither engine solves
+// contacts here), falling under gravity from its initial pose, torque mode under the sample PD
+// law holding that pose (torque = 1) or every joint high gain holding it (torque = 0), on
+// engine; the best of rounds of steps
+static double worldStep(const hsBody *b, hstEngine engine, int torque, int steps, int rounds) {
+  double best = 1e30;
+  for (int r = 0; r < rounds; r++) {
+    hsdOptions opt;
+    hsd_defaultOptions(&opt);
+    opt.engine = engine;
+    hsError err = {0};
+    hsdWorld *w = hsd_makeWorld(&opt, &err);
+    check(w ? 0 : -1, &err);
+    check(hsd_addCharacter(w, "robot", b, &err), &err);
+    check(hsd_init(w, &err), &err);
+    if (!torque) {
+      check(hsd_setAllJointModes(w, 0, hsMODE_HIGH_GAIN, &err), &err);
+    }
+    const hsBodyState *st = hsd_state(w, 0);
+    double *q0 = calloc((size_t)b->nlink, sizeof *q0);
+    memcpy(q0, st->q, (size_t)b->nlink * sizeof *q0);
+    double t0 = now();
+    for (int n = 0; n < steps; n++) {
+      for (int k = 1; torque && k < b->nlink; k++) {
+        if (hsm_hasOneDofJoint(&b->links[k])) {
+          double pd[2];
+          linkGains(b, k, pd);
+          double u = pd[0] * (q0[k] - st->q[k]) - pd[1] * st->dq[k];
+          check(hsd_setJointTorque(w, 0, k, u, &err), &err);
+        }
+      }
+      check(hsd_step(w, &err), &err);
+    }
+    best = fmin(best, 1e6 * (now() - t0) / steps);
+    free(q0);
+    hsd_freeWorld(w);
+  }
+  return best;
+}
+
 int main(int argc, char **argv) {
   const char *dir = argc > 1 ? argv[1] : "samples/models";
   int calls = argc > 2 ? atoi(argv[2]) : 20000, rounds = argc > 3 ? atoi(argv[3]) : 5;
   char path[1024];
   snprintf(path, sizeof path, "%s/humanoid/humanoid.wrl", dir);
+  hsd_initODE();
   hsError err = {0};
   hsBody *b = hsm_loadVrml(path, NULL, NULL, 0, NULL, &err);
   check(b ? 0 : -1, &err);
@@ -123,6 +190,14 @@ int main(int argc, char **argv) {
   double e1, p1, e2, p2;
   drift(m, d, 1e-3, &e1, &p1);
   drift(m, d, 1e-4, &e2, &p2);
+  int wsteps = calls / 10 > 100 ? calls / 10 : 100;
+  double wt[2][2];
+  for (int e = 0; e < 2; e++) {
+    for (int torque = 0; torque < 2; torque++) {
+      wt[e][torque] = worldStep(b, e ? hsENGINE_JOINT_SPACE : hsENGINE_ODE, torque, wsteps,
+                                rounds);
+    }
+  }
   printf("humanoid: %d dofs, %d links\n", m->nv, b->nlink);
   printf("  position (FK, inertias, CRBA)  %8.3f us\n", best[0]);
   printf("  velocity (RNEA bias)           %8.3f us\n", best[1]);
@@ -132,7 +207,13 @@ int main(int argc, char **argv) {
   printf("  floating 1 s, zero gravity: energy drift %.3g (1 ms) %.3g (0.1 ms), momentum "
          "drift %.3g (1 ms) %.3g (0.1 ms)\n",
          e1, e2, p1, p2);
-  printf("{\"nv\": %d, \"position_us\": %.4f, \"velocity_us\": %.4f, \"acceleration_us\": %.4f, "
+  printf("  hsd_step in the air, torque mode (PD): ODE %.2f us, joint space %.2f us; high gain: "
+         "ODE %.2f us, joint space %.2f us\n",
+         wt[0][1], wt[1][1], wt[0][0], wt[1][0]);
+  printf("{\"world_ode_torque_us\": %.3f, \"world_js_torque_us\": %.3f, "
+         "\"world_ode_highgain_us\": %.3f, \"world_js_highgain_us\": %.3f, ",
+         wt[0][1], wt[1][1], wt[0][0], wt[1][0]);
+  printf("\"nv\": %d, \"position_us\": %.4f, \"velocity_us\": %.4f, \"acceleration_us\": %.4f, "
          "\"forward_us\": %.4f, \"step_us\": %.4f, \"energy_drift_1ms\": %.4g, "
          "\"energy_drift_01ms\": %.4g, \"momentum_drift_1ms\": %.4g, "
          "\"momentum_drift_01ms\": %.4g}\n",

@@ -7,7 +7,8 @@ Runs build/bin/hrpsim-bench-jointspace (bench/bench_jointspace.c: microseconds p
 phase, best of R rounds, and the energy and momentum drift of the humanoid floating for 1 s),
 then, unless --no-callgrind, the same program under valgrind's callgrind with collection on
 inside hsd_jsForward and hsd_jsStep only, for the instructions per call (which the machine's
-load does not move). Prints one table.
+load does not move), and hsd_step of the humanoid in the air on both engines. Prints one
+table.
 """
 
 import argparse
@@ -31,9 +32,10 @@ def timing(calls: int, rounds: int) -> dict:
 
 
 def instructions(function: str, calls: int) -> float:
-    """Instructions per call of function: callgrind collecting inside it only. The bench's
-    drift figures call hsd_jsForward 4 more times and hsd_jsStep 11,000 times beyond calls."""
-    extra = {"hsd_jsForward": 4, "hsd_jsStep": 11000}[function]
+    """Instructions per call of function: callgrind collecting inside it only. Beyond calls,
+    the bench's drift figures call hsd_jsForward 4 more times and hsd_jsStep 11,000 times, and
+    its world rows (calls / 10 steps, at least 100, twice) hsd_jsStep again."""
+    extra = {"hsd_jsForward": 4, "hsd_jsStep": 11000 + 2 * max(calls // 10, 100)}[function]
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg.out")
         subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out,
@@ -53,6 +55,11 @@ def main() -> None:
     if not args.no_callgrind:
         for fn in ("hsd_jsForward", "hsd_jsStep"):
             print("  %-14s %9.0f instructions per call (callgrind)" % (fn, instructions(fn, 1000)))
+    print("  hsd_step of the humanoid in the air: torque mode (sample PD law) ODE %.1f us, "
+          "joint space %.1f us (x%.1f); high gain ODE %.1f us, joint space %.1f us"
+          % (t["world_ode_torque_us"], t["world_js_torque_us"],
+             t["world_ode_torque_us"] / t["world_js_torque_us"], t["world_ode_highgain_us"],
+             t["world_js_highgain_us"]))
     print("  fidelity: energy drift %.3g, momentum drift %.3g over 1 s at 1 ms (%.3g, %.3g at "
           "0.1 ms)" % (t["energy_drift_1ms"], t["momentum_drift_1ms"], t["energy_drift_01ms"],
                        t["momentum_drift_01ms"]))
