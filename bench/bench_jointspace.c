@@ -1,7 +1,7 @@
 // bench_jointspace.c - the joint-space engine's forward dynamics on the sample humanoid: time
 // per call of each phase and of a whole step, with the fidelity figures that go with them.
 //
-//   hrpsim-bench-jointspace [SAMPLES_DIR] [CALLS] [ROUNDS]
+//   hrpsim-bench-jointspace [SAMPLES_DIR] [CALLS] [ROUNDS] [CASE]
 //
 // The humanoid (free root + 30 joints: 36 dofs) at a seeded random configuration and velocity;
 // each figure is the best of ROUNDS rounds of CALLS calls (default 20,000 x 5). Fidelity: the
@@ -10,7 +10,8 @@
 // (both conserved by the dynamics, so what changes is the integrator's first-order error).
 // Beside them, hsd_step of the humanoid alone in the air on each engine (torque mode under a PD
 // law, and high gain), in microseconds per step (CALLS / 10 steps). The last line is JSON.
-// bench/bench_jointspace.py adds callgrind's instruction counts.
+// CASE (ode-torque, ode-highgain, js-torque, js-highgain) runs that world case alone for CALLS
+// steps, once: bench/bench_jointspace.py counts its instructions with callgrind.
 
 #define BENCH_NAME "hrpsim-bench-jointspace"
 
@@ -142,6 +143,7 @@ static double worldStep(const hsBody *b, hstEngine engine, int torque, int steps
 int main(int argc, char **argv) {
   const char *dir = argc > 1 ? argv[1] : "samples/models";
   int calls = argc > 2 ? atoi(argv[2]) : 20000, rounds = argc > 3 ? atoi(argv[3]) : 5;
+  const char *only = argc > 4 ? argv[4] : NULL;  // one world case alone (for callgrind)
   char path[1024];
   snprintf(path, sizeof path, "%s/humanoid/humanoid.wrl", dir);
   hsd_initODE();
@@ -153,6 +155,19 @@ int main(int argc, char **argv) {
   hsdJsData *d = hsd_makeJsData(m, &err);
   check(d ? 0 : -1, &err);
   randomState(m, d, 7);
+  if (only) {
+    const char *cases[4] = {"ode-highgain", "ode-torque", "js-highgain", "js-torque"};
+    for (int c = 0; c < 4; c++) {
+      if (strcmp(only, cases[c]) == 0) {
+        printf("%s: %.3f us per hsd_step\n", only,
+               worldStep(b, c >= 2 ? hsENGINE_JOINT_SPACE : hsENGINE_ODE, c % 2, calls, 1));
+      }
+    }
+    hsd_freeJsData(d);
+    hsd_freeJsModel(m);
+    hsm_freeBody(b);
+    return 0;
+  }
   // the phases alone and together, best of the rounds [us per call]
   double best[5] = {1e30, 1e30, 1e30, 1e30, 1e30};
   for (int r = 0; r < rounds; r++) {

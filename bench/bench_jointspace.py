@@ -45,6 +45,17 @@ def instructions(function: str, calls: int) -> float:
     return total / (calls + extra)
 
 
+def step_instructions(case: str, steps: int) -> float:
+    """Instructions per hsd_step of one world case run alone (callgrind inside hsd_step)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        out = os.path.join(tmp, "cg.out")
+        subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out,
+                        "--toggle-collect=hsd_step", str(BIN), str(MODELS), str(steps), "1",
+                        case], check=True, capture_output=True, text=True)
+        total = int(re.search(r"^summary:\s*(\d+)", Path(out).read_text(), re.M).group(1))
+    return total / steps
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--calls", type=int, default=20000)
@@ -60,6 +71,10 @@ def main() -> None:
           % (t["world_ode_torque_us"], t["world_js_torque_us"],
              t["world_ode_torque_us"] / t["world_js_torque_us"], t["world_ode_highgain_us"],
              t["world_js_highgain_us"]))
+    if not args.no_callgrind:
+        for case in ("ode-torque", "js-torque", "ode-highgain", "js-highgain"):
+            print("  hsd_step %-13s %9.0f instructions per step (callgrind, 300 steps)"
+                  % (case, step_instructions(case, 300)))
     print("  fidelity: energy drift %.3g, momentum drift %.3g over 1 s at 1 ms (%.3g, %.3g at "
           "0.1 ms)" % (t["energy_drift_1ms"], t["momentum_drift_1ms"], t["energy_drift_01ms"],
                        t["momentum_drift_01ms"]))
