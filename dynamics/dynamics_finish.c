@@ -319,6 +319,12 @@ void hsd_jsFinish(hsdWorld *w, int ci) {
   if (sensors) {
     hsd_inverseDynamics(w, ci);  // (after differentiate: from this step's accelerations)
   }
+  // a track (welded: no contacts here to drive) reads back its speed, as torque and velocity
+  for (int k = 1; k < c->body->nlink; k++) {
+    if (c->body->links[k].jointType == hsJOINT_CRAWLER) {
+      c->state->u[k] = c->state->dq[k] = c->in.u[k];
+    }
+  }
   updateHolds(c);
   clearCommands(c);
 }

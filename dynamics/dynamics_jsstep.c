@@ -156,6 +156,12 @@ static void stepCharacter(hsdWorld *w, int ci) {
     d->qfrc[j] = servo ? 0 : c->in.u[k];
   }
   hsd_jsStep(m, d, dt);
+  if (d->badPivots > 0) {
+    hsd_warn(w, hsdWARN_SINGULAR,
+             "character %s: its joint-space mass matrix is singular (a joint moves no mass and "
+             "no rotor inertia); %d pivot%s raised to 1e-12 at step %ld",
+             c->name, d->badPivots, d->badPivots == 1 ? "" : "s", w->steps + 1);
+  }
   if (!saneData(m, d)) {
     hsd_recover(w, ci, "after");
     return;

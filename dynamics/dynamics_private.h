@@ -47,7 +47,9 @@ typedef enum hstdOdeJoint {
 enum {
   hsdWARN_CONTACTS = 1,  // contact buffer overflow
   hsdWARN_NONFINITE = 2,  // runaway or non-finite state around a step
-  hsdWARN_BROADPHASE = 4  // broad phase buffer overflow (the step walked every pair)
+  hsdWARN_BROADPHASE = 4,  // broad phase buffer overflow (the step walked every pair)
+  hsdWARN_SINGULAR = 8     // joint-space engine: a mass matrix pivot raised (a massless
+                           // subtree without rotor inertia)
 };
 
 // the collision geometry of one character, and the world's collision scene (dynamics_geom.c,

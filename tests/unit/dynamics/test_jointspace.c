@@ -904,6 +904,29 @@ static void testWorldDeterministic(void) {
   CU_ASSERT(fabs(q1[5]) > 1e-3);
 }
 
+// a joint that moves no mass and has no rotor inertia makes the mass matrix singular: the
+// step raises that pivot, goes on, and says so once (a counted warning naming the character)
+static void testWorldSingularWarns(void) {
+  hsBody *b = dynLoadText(
+      "js_massless.wrl",
+      "DEF M Humanoid { humanoidBody [ DEF BASE Joint { jointType \"fixed\" children [\n"
+      " Segment { mass 1 momentsOfInertia [1 0 0 0 1 0 0 0 1] }\n"
+      " DEF J Joint { jointType \"rotate\" jointId 0 jointAxis 0 0 1 children [\n"
+      "  Segment { mass 0 momentsOfInertia [0 0 0 0 0 0 0 0 0] } ] } ] } ]\n"
+      " joints [ USE BASE USE J ] }\n");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  hst_expectLog(1);
+  hsdWorld *w = jsWorld(b);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  int before = hsd_warningCount(w);
+  dynSteps(w, 3);
+  CU_ASSERT_EQUAL(hsd_warningCount(w), before + 3);
+  CU_ASSERT_PTR_NOT_NULL(strstr(hst_lastLog(), "singular"));
+  HST_NEAR(hsd_state(w, 0)->q[1], 0, 0);
+  hsd_freeWorld(w);
+  hsm_freeBody(b);
+}
+
 // what the engine cannot do yet is refused, naming it: contacts (at hsd_init, and at hsd_step
 // when a pair came after it), closed loops; the world stays usable
 static void testWorldRefusesContacts(void) {
@@ -967,6 +990,7 @@ void register_jointspace(void) {
   CU_add_test(s, "world: agrees with the ODE engine", testWorldAgreesWithOde);
   CU_add_test(s, "world: sensors agree with the ODE engine", testWorldSensorsAgreeWithOde);
   CU_add_test(s, "world: bit-identical on repeat", testWorldDeterministic);
+  CU_add_test(s, "world: a singular mass matrix warns", testWorldSingularWarns);
   CU_add_test(s, "world: contacts refused, clearly", testWorldRefusesContacts);
   CU_add_test(s, "bad model", testBadModel);
 }
