@@ -904,6 +904,73 @@ static void testWorldDeterministic(void) {
   CU_ASSERT(fabs(q1[5]) > 1e-3);
 }
 
+// the sample arm (fixed root, 6 rotate joints) held at a bent pose in high gain: at rest the
+// torque each joint reports is what holds the links beyond it against gravity, by statics alone:
+// u_j = -a_j . sum_i (x_i - p_j) x m_i g over the links i beyond joint j (x_i their centres of
+// mass, p_j and a_j the joint's origin and axis), to 1e-9 N m; then the same torques in torque
+// mode keep it still (no joint moves more than 1e-9 rad in 0.1 s)
+static void testWorldArmStatics(void) {
+  hsBody *b = dynLoadSample("arm6/arm6.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  hsdWorld *w = jsWorld(b);
+  for (int k = 1; k < b->nlink; k++) {
+    if (hsm_hasOneDofJoint(&b->links[k])) {
+      CU_ASSERT_EQUAL(hsd_setJointValue(w, 0, k, 0.4 + 0.1 * k, NULL), 0);
+    }
+  }
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setAllJointModes(w, 0, hsMODE_HIGH_GAIN, NULL), 0);
+  dynSteps(w, 2);
+  const hsBodyState *st = hsd_state(w, 0);
+  double worst = 0, u[64] = {0}, q0[64];
+  for (int j = 1; j < b->nlink; j++) {
+    if (!hsm_hasOneDofJoint(&b->links[j])) {
+      continue;
+    }
+    double a[3], mom[3] = {0, 0, 0};
+    hsu_rotVec(a, st->linkR + 9 * j, b->links[j].axis);
+    for (int i = j; i < b->nlink; i++) {
+      int beyond = 0;
+      for (int k = i; k >= 0 && !beyond; k = b->links[k].parent) {
+        beyond = k == j;
+      }
+      if (!beyond) {
+        continue;
+      }
+      double x[3], r[3], f[3] = {0, 0, -9.8 * b->links[i].mass}, t[3];
+      dynCom(w, 0, i, x);
+      for (int k = 0; k < 3; k++) {
+        r[k] = x[k] - st->linkP[3 * j + k];
+      }
+      hsu_cross(t, r, f);
+      for (int k = 0; k < 3; k++) {
+        mom[k] += t[k];
+      }
+    }
+    u[j] = -hsu_dot(a, mom) / hsu_norm(b->links[j].axis);
+    worst = fmax(worst, fabs(st->u[j] - u[j]));
+    q0[j] = st->q[j];
+  }
+  fprintf(stderr, " [torque error %.2g N m] ", worst);
+  CU_ASSERT(worst < 1e-9);
+  CU_ASSERT(fabs(st->q[2] - 0.6) < 1e-12);
+  // torque mode with those torques: still
+  CU_ASSERT_EQUAL(hsd_setAllJointModes(w, 0, hsMODE_TORQUE, NULL), 0);
+  for (int j = 1; j < b->nlink; j++) {
+    if (hsm_hasOneDofJoint(&b->links[j])) {
+      CU_ASSERT_EQUAL(hsd_setJointTorque(w, 0, j, u[j], NULL), 0);
+    }
+  }
+  dynSteps(w, 100);
+  for (int j = 1; j < b->nlink; j++) {
+    if (hsm_hasOneDofJoint(&b->links[j])) {
+      HST_NEAR(st->q[j], q0[j], 1e-9);
+    }
+  }
+  hsd_freeWorld(w);
+  hsm_freeBody(b);
+}
+
 // a joint that moves no mass and has no rotor inertia makes the mass matrix singular: the
 // step raises that pivot, goes on, and says so once (a counted warning naming the character)
 static void testWorldSingularWarns(void) {
@@ -990,6 +1057,7 @@ void register_jointspace(void) {
   CU_add_test(s, "world: agrees with the ODE engine", testWorldAgreesWithOde);
   CU_add_test(s, "world: sensors agree with the ODE engine", testWorldSensorsAgreeWithOde);
   CU_add_test(s, "world: bit-identical on repeat", testWorldDeterministic);
+  CU_add_test(s, "world: a fixed-root arm's statics in high gain", testWorldArmStatics);
   CU_add_test(s, "world: a singular mass matrix warns", testWorldSingularWarns);
   CU_add_test(s, "world: contacts refused, clearly", testWorldRefusesContacts);
   CU_add_test(s, "bad model", testBadModel);
