@@ -1,5 +1,6 @@
 // dynamics.h - hsdWorld: rigid-body dynamics of hsBody characters on ODE, with OpenHRP 3.1's
-// semantics (joint modes, link data, contacts, body sensors).
+// semantics (joint modes, link data, contacts, body sensors); and hrpsim's joint-space engine
+// (hsdJs*, at the end), which a world steps instead of ODE when hsdOptions.engine says so.
 //
 // A world holds characters (each an hsBody, borrowed, plus its own state) and steps them with
 // ODE. ODE bodies sit at centres of mass; OpenHRP link frames sit at the joint, so every pose and
