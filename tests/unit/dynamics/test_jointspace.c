@@ -904,6 +904,44 @@ static void testWorldDeterministic(void) {
   CU_ASSERT(fabs(q1[5]) > 1e-3);
 }
 
+// high gain and torque mode mixed: the double pendulum's upper joint commanded q1(t) =
+// 0.5 sin(4 t) in high gain while the lower one swings freely (torque mode, 0), beside a twin
+// whose upper joint is in torque mode, driven each step by the torque the first one reported:
+// the torque that made the prescribed step reproduces it, so the twins' four values agree to
+// 1e-9 over 0.5 s (the prescribed solve's free part and its inverse dynamics consistent with
+// the plain forward dynamics), and the first's upper joint is on its command to 1e-12
+static void testWorldMixedModes(void) {
+  hsBody *b1 = jsChain("js_mix1.wrl", 2, 0, 0.3, 0.001, 10);
+  hsBody *b2 = jsChain("js_mix2.wrl", 2, 0, 0.3, 0.001, 10);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b1);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b2);
+  hsdWorld *w1 = jsWorld(b1), *w2 = jsWorld(b2);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w1, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w2, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointMode(w1, 0, 1, hsMODE_HIGH_GAIN, NULL), 0);
+  const hsBodyState *s1 = hsd_state(w1, 0), *s2 = hsd_state(w2, 0);
+  double worst = 0, onCommand = 0;
+  for (int n = 1; n <= 500; n++) {
+    double target = 0.5 * sin(4 * n * 0.001);
+    CU_ASSERT_EQUAL(hsd_setJointValue(w1, 0, 1, target, NULL), 0);
+    dynSteps(w1, 1);
+    CU_ASSERT_EQUAL(hsd_setJointTorque(w2, 0, 1, s1->u[1], NULL), 0);
+    dynSteps(w2, 1);
+    onCommand = fmax(onCommand, fabs(s1->q[1] - target));
+    for (int k = 1; k <= 2; k++) {
+      worst = fmax(worst, fmax(fabs(s1->q[k] - s2->q[k]), fabs(s1->dq[k] - s2->dq[k])));
+    }
+  }
+  fprintf(stderr, " [twins differ by %.2g, lower joint at %.4f rad] ", worst, s1->q[2]);
+  CU_ASSERT(worst < 1e-9);
+  CU_ASSERT(onCommand < 1e-12);
+  CU_ASSERT(fabs(s1->q[2] - 0.3) > 1e-2);  // the free joint did swing
+  hsd_freeWorld(w1);
+  hsd_freeWorld(w2);
+  hsm_freeBody(b1);
+  hsm_freeBody(b2);
+}
+
 // the sample arm (fixed root, 6 rotate joints) held at a bent pose in high gain: at rest the
 // torque each joint reports is what holds the links beyond it against gravity, by statics alone:
 // u_j = -a_j . sum_i (x_i - p_j) x m_i g over the links i beyond joint j (x_i their centres of
@@ -1057,6 +1095,7 @@ void register_jointspace(void) {
   CU_add_test(s, "world: agrees with the ODE engine", testWorldAgreesWithOde);
   CU_add_test(s, "world: sensors agree with the ODE engine", testWorldSensorsAgreeWithOde);
   CU_add_test(s, "world: bit-identical on repeat", testWorldDeterministic);
+  CU_add_test(s, "world: high gain and torque mode mixed", testWorldMixedModes);
   CU_add_test(s, "world: a fixed-root arm's statics in high gain", testWorldArmStatics);
   CU_add_test(s, "world: a singular mass matrix warns", testWorldSingularWarns);
   CU_add_test(s, "world: contacts refused, clearly", testWorldRefusesContacts);
