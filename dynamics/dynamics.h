@@ -596,6 +596,8 @@ typedef struct hsdJsModel {
 typedef struct hsdJsData {
   // state
   hsBodyState *st;    // owned: root pose, q per link (1-dof joints), link poses (FK)
+  int posesCurrent;   // 1: st's link poses are already those of its root pose and q, so the
+                      // position phase skips forward kinematics (once: it clears this)
   double *qvel;       // per dof: velocity (free root: v of its origin, then w; world frame)
   // inputs
   double *qfrc;       // per dof: applied generalized force: joint torque [N m] or force [N];

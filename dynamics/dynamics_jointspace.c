@@ -253,7 +253,10 @@ void hsd_jsPosition(const hsdJsModel *m, hsdJsData *d) {
   const hsBody *b = m->body;
   hsBodyState *st = d->st;
   int n = b->nlink, nv = m->nv;
-  hsm_forwardKinematics(b, st);
+  if (!d->posesCurrent) {
+    hsm_forwardKinematics(b, st);
+  }
+  d->posesCurrent = 0;
   // the reference point: the centre of mass (the root's origin for a massless body)
   double mc[3] = {0, 0, 0};
   d->mass = 0;

@@ -130,6 +130,9 @@ static void stepCharacter(hsdWorld *w, int ci) {
   memcpy(d->st->rootP, st->rootP, sizeof st->rootP);
   memcpy(d->st->rootR, st->rootR, sizeof st->rootR);
   memcpy(d->st->q, st->q, (size_t)n * sizeof *st->q);
+  memcpy(d->st->linkP, st->linkP, 3 * (size_t)n * sizeof *st->linkP);  // (current: the last
+  memcpy(d->st->linkR, st->linkR, 9 * (size_t)n * sizeof *st->linkR);  // step or a teleport's
+  d->posesCurrent = 1;                                                  // FK wrote them)
   memcpy(d->g, w->g, sizeof d->g);
   memcpy(d->xfrc, c->in.ext, 6 * (size_t)n * sizeof *d->xfrc);
   if (m->nroot) {
