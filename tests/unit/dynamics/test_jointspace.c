@@ -1070,6 +1070,12 @@ static void testWorldRefusesContacts(void) {
 
 static void testBadModel(void) {
   hsError err = {0};
+  hsdOptions opt;
+  hsd_defaultOptions(&opt);
+  opt.engine = (hstEngine)7;
+  CU_ASSERT_PTR_NULL(hsd_makeWorld(&opt, &err));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "unknown engine 7"));
+  hsu_clearError(&err);
   CU_ASSERT_PTR_NULL(hsd_makeJsModel(NULL, &err));
   CU_ASSERT_EQUAL(err.code, hsE_INVALID);
   hsd_freeJsModel(NULL);
@@ -1102,5 +1108,5 @@ void register_jointspace(void) {
   CU_add_test(s, "world: a fixed-root arm's statics in high gain", testWorldArmStatics);
   CU_add_test(s, "world: a singular mass matrix warns", testWorldSingularWarns);
   CU_add_test(s, "world: contacts refused, clearly", testWorldRefusesContacts);
-  CU_add_test(s, "bad model", testBadModel);
+  CU_add_test(s, "bad model, bad engine", testBadModel);
 }
