@@ -669,6 +669,11 @@ static void testWorldFreeFall(void) {
   HST_NEAR(st->rootR[0], 1, 1e-15);
   HST_NEAR(hsd_linkMotion(w, 0, 0)->dv[2], g, 1e-9);
   HST_NEAR(hsd_time(w), 1, 1e-12);
+  hsdStepStats stats;
+  hsd_stepStats(w, &stats);  // ODE was never stepped
+  CU_ASSERT_EQUAL(stats.steps, 1000);
+  CU_ASSERT_EQUAL(stats.bodies, 0);
+  CU_ASSERT_EQUAL(stats.rows, 0);
   hsd_freeWorld(w);
   hsm_freeBody(box);
 }
