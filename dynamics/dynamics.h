@@ -1,5 +1,6 @@
 // dynamics.h - hsdWorld: rigid-body dynamics of hsBody characters on ODE, with OpenHRP 3.1's
-// semantics (joint modes, link data, contacts, body sensors).
+// semantics (joint modes, link data, contacts, body sensors); and hrpsim's joint-space engine
+// (hsdJs*, at the end), which a world steps instead of ODE when hsdOptions.engine says so.
 //
 // A world holds characters (each an hsBody, borrowed, plus its own state) and steps them with
 // ODE. ODE bodies sit at centres of mass; OpenHRP link frames sit at the joint, so every pose and
@@ -87,8 +88,23 @@ typedef enum hstStepper {
                         // unless a high-gain joint motor is in use (QuickStep cannot hold them)
 } hstStepper;
 
+// the engine that steps a world's characters
+typedef enum hstEngine {
+  hsENGINE_ODE = 0,     // ODE in maximal coordinates (the default): everything below
+  hsENGINE_JOINT_SPACE  // hrpsim's joint-space engine (hsdJs*, below), per character: torque
+                        // mode, high gain as prescribed motion (the commanded joint velocity of
+                        // the step, hsd_setJointValue / Velocity / Acceleration as in the ODE
+                        // engine, reached exactly; its torque by inverse dynamics), a
+                        // position-given root likewise, rotor inertia always on the joint's
+                        // diagonal (OpenHRP's rule), external forces. No contacts and no closed
+                        // loops yet: hsd_init and hsd_step refuse a world with contact pairs or
+                        // extra joints, and joint limits (hsdOptions.jointLimits) and the
+                        // rotorInertia option (the link-inertia form) are ODE's only
+} hstEngine;
+
 // tunables of a world; fill with hsd_defaultOptions, then change what you need
 typedef struct hsdOptions {
+  hstEngine engine;         // hsENGINE_ODE (default) or hsENGINE_JOINT_SPACE
   hstStepper stepper;
   int quickIterations;      // SOR iterations for hsSTEPPER_QUICK (and hsSTEPPER_AUTO's QuickStep
                             // steps whose largest island has no articulated joint: piles)
@@ -267,7 +283,8 @@ typedef struct hsdStepStats {
                            // the solver left the joints apart)
 } hsdStepStats;
 
-// fill *out for the last step of w (zeros before the first)
+// fill *out for the last step of w (zeros before the first; on the joint-space engine only
+// the step count: ODE is not stepped)
 void hsd_stepStats(const hsdWorld *w, hsdStepStats *out);
 
 //---------------------------------- character state and input --------------------------------
@@ -538,6 +555,137 @@ double hsd_jointConstraintTorque(const hsdWorld *w, int ch, int link);
 // (computed for every link of a servoed character, and for the links that carry a force
 // sensor). Zeros for a bad index. Sensor readings are sensors/' business: see sensors.h.
 void hsd_jointWrench(const hsdWorld *w, int ch, int link, const double point[3], double out[6]);
+
+//---------------------------------- joint-space engine (dynamics_jointspace.c) ---------------
+//
+// Reduced-coordinate forward dynamics of one character, beside the ODE world (issue 27): the
+// root's 6 coordinates (free root) or none (any other root), then one per rotate or slide joint,
+// in link order (so a dof's parent dof always has a smaller index); fixed and crawler joints
+// weld. MuJoCo's split: an hsdJsModel (the character's constants, built once, read-only) and
+// an hsdJsData (everything that changes, plus the phases' results). Spatial vectors are
+// [angular; linear] in world axes about one reference point per step (the character's centre
+// of mass at the position phase), so no transform is needed between links. A free root's
+// velocity coordinates are its origin's linear velocity and its angular velocity, both world
+// frame (hsdLinkMotion's v and w of the root); its orientation is integrated on SO(3) by the
+// exponential map. Rotor inertia as OpenHRP's AIST engine (ForwardDynamicsMM, ABM): always
+// rotorInertia * gearRatio^2 on the joint's own diagonal entry of the mass matrix, rotate and
+// slide alike (its reaction never reaches the parent link). Joint damping is the URDF's
+// <dynamics damping> (body info "urdf dynamics"), integrated implicitly.
+//
+// Cost per call, n links, nv dofs, d the depth of the dof tree: kinematics, velocities and bias
+// forces (recursive Newton-Euler) O(n); mass matrix (composite rigid bodies) O(nv d);
+// factorisation LDL^T over the tree's sparsity (Featherstone's LTDL: no fill-in) O(nv d^2);
+// a solve O(nv d). The matrix is stored dense (nv^2 doubles: 1,296 for a 30-joint humanoid)
+// but only the entries between a dof and its ancestors are ever touched.
+
+// the constants of one character in joint space; make with hsd_makeJsModel
+typedef struct hsdJsModel {
+  const hsBody *body;      // borrowed; must outlive the model
+  int nv;                  // degrees of freedom
+  int nroot;               // the root's: 6 for a free root, else 0
+  const int *dofLink;      // per dof: the link it moves (the root's 6 all move link 0)
+  const int *dofParent;    // per dof: the dof next towards the root, -1 for none
+  const int *linkDof;      // per link: its own dof (the root: its first, 0), -1 if none
+  const int *linkLastDof;  // per link: the last dof on the path from the root to the link
+                           // inclusive, -1 if none (a welded subtree of a fixed root)
+  const double *armature;  // per dof: rotorInertia * gearRatio^2 [kg m^2 or kg]; root 0
+  const double *damping;   // per dof: viscous damping [N m s/rad or N s/m]; root 0
+  int damped;              // 1 if any damping is non-zero
+} hsdJsModel;
+
+// the state of one character in joint space and the results of the phases; make with
+// hsd_makeJsData. Write the state (st's root pose and q, qvel), the inputs (qfrc, xfrc, g),
+// then call the phases; everything else is written by them.
+typedef struct hsdJsData {
+  // state
+  hsBodyState *st;    // owned: root pose, q per link (1-dof joints), link poses (FK)
+  int posesCurrent;   // 1: st's link poses are already those of its root pose and q, so the
+                      // position phase skips forward kinematics (once: it clears this)
+  double *qvel;       // per dof: velocity (free root: v of its origin, then w; world frame)
+  // inputs
+  double *qfrc;       // per dof: applied generalized force: joint torque [N m] or force [N];
+                      // root dofs: force [N] at its origin, then torque [N m], world frame
+  double *xfrc;       // per link, 6 each: external force [N] and torque about the link origin
+                      // [N m], world frame
+  double g[3];        // gravitational acceleration, world frame [m/s^2]
+  unsigned char *given;  // per dof: 1 if its acceleration is prescribed (high-gain joints, a
+                         // position-given root): qaccGiven[dof] instead of the dynamics
+  double *qaccGiven;  // per dof: the prescribed acceleration where given
+  // position phase
+  double c[3];        // reference point of the spatial vectors: the centre of mass [m]
+  double mass;        // total mass [kg]
+  double *cinert;     // per link, 13 each: mass, first moment m (x - c) [kg m], rotational
+                      // inertia about c (9, world) [kg m^2]
+  double *crb;        // per link, 13 each: the same summed over its subtree (composite body)
+  double *cdof;       // per dof, 6 each: its motion subspace [angular; linear at c]
+  double *M;          // nv x nv mass matrix, armature included (row-major, symmetric: both
+                      // triangles of the tree's entries written; others 0)
+  double *LD;         // nv x nv: its LDL^T factors (lower triangle, D on the diagonal), of
+                      // M + dt B in a step with damping B
+  // velocity phase
+  double *cvel;       // per link, 6 each: spatial velocity [angular; linear at c]
+  double *cdofDot;    // per dof, 6 each: time derivative of cdof
+  double *qfrcBias;   // per dof: Coriolis, centrifugal and gravity forces (C qvel - tau_g)
+  double *qfrcPassive;  // per dof: damping force -B qvel
+  // acceleration phase
+  double *qacc;       // per dof: acceleration (qaccGiven where given)
+  double *qfrcGiven;  // per dof: the generalized force a given dof took beyond qfrc (inverse
+                      // dynamics of the step's start: a high-gain joint's motor torque); 0
+                      // for the others
+  int *freeParent;    // per dof: the nearest dof above it that is not given (scratch)
+  double *cacc;       // per link, 6 each: spatial acceleration (scratch of the inverse)
+  double *cfrc;       // per link, 6 each: spatial force (scratch of the inverse)
+  int badPivots;      // pivots of the last factorisation raised to stay positive (a massless
+                      // subtree): each makes that step's accelerations approximate
+} hsdJsData;
+
+// the joint-space description of body (borrowed): dofs, their tree, armature from the model's
+// rotorInertia and gearRatio, damping from URDF dynamics info. NULL with err for a body the
+// world would refuse (no links, not in tree order) or no memory. Free with hsd_freeJsModel.
+hsdJsModel *hsd_makeJsModel(const hsBody *body, hsError *err);
+
+// release a model; NULL is a no-op
+void hsd_freeJsModel(hsdJsModel *m);
+
+// a state for m at the body's initial configuration, at rest, no inputs, gravity (0, 0, -9.8);
+// NULL with err when out of memory. Free with hsd_freeJsData.
+hsdJsData *hsd_makeJsData(const hsdJsModel *m, hsError *err);
+
+// release a state; NULL is a no-op
+void hsd_freeJsData(hsdJsData *d);
+
+// position phase: link poses (FK), centre of mass, cinert, cdof, composite inertias and the
+// mass matrix M (armature on its diagonal)
+void hsd_jsPosition(const hsdJsModel *m, hsdJsData *d);
+
+// velocity phase (after the position phase): cvel, cdofDot, bias forces by recursive
+// Newton-Euler with zero acceleration (gravity included), damping forces
+void hsd_jsVelocity(const hsdJsModel *m, hsdJsData *d);
+
+// acceleration phase (after the velocity phase): factor M + dtImplicit B (B the damping;
+// dtImplicit 0 for the continuous dynamics) and solve for qacc from qfrc, xfrc, the bias and
+// the damping forces. With given dofs: their accelerations are qaccGiven, the others solve
+// M_ff qacc_f = f_f - M_fg qaccGiven (the tree of the free dofs: still no fill-in), and
+// qfrcGiven gets what the given dofs needed (OpenHRP's high gain: prescribed motion)
+void hsd_jsAcceleration(const hsdJsModel *m, hsdJsData *d, double dtImplicit);
+
+// the three phases in order: qacc of the continuous dynamics at the current state
+void hsd_jsForward(const hsdJsModel *m, hsdJsData *d);
+
+// inverse dynamics at the current state (after the velocity phase): the generalized force
+// qfrc that gives acceleration qacc (nv) with the data's xfrc, gravity and damping, into out
+// (nv): M qacc + bias - passive - J^T xfrc. Uses cacc and cfrc as scratch.
+void hsd_jsInverse(const hsdJsModel *m, hsdJsData *d, const double *qacc, double *out);
+
+// one semi-implicit Euler step of dt [s]: the phases (damping implicit: M + dt B), then
+// qvel += dt qacc, q += dt qvel (the new one), a free root's position likewise and its
+// orientation by exp(dt w) on the left; link poses left at the step's start (call
+// hsd_jsPosition or hsm_forwardKinematics to see the new ones)
+void hsd_jsStep(const hsdJsModel *m, hsdJsData *d, double dt);
+
+// kinetic energy 1/2 qvel' M qvel (armature included) and potential energy -sum m g.x of the
+// state the last position phase saw, into e[0], e[1] [J] (after hsd_jsPosition)
+void hsd_jsEnergy(const hsdJsModel *m, const hsdJsData *d, double e[2]);
 
 #ifdef __cplusplus
 }

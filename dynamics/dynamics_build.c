@@ -127,6 +127,7 @@ static void warnBound(const hsdWorld *w, const hsdCharacter *c, int t, int noMas
 //---------------------------------- destroy ---------------------------------------------------
 
 void hsd_destroyOde(hsdWorld *w) {
+  hsd_jsFreeWorld(w);
   for (int c = 0; c < w->nchar; c++) {
     hsdCharacter *ch = &w->chars[c];
     hsd_freeShapes(w, c);
@@ -498,6 +499,11 @@ int hsd_init(hsdWorld *w, hsError *err) {
   if (!w->pairActive || !w->islandParent || !w->islandRows) {
     hsd_destroyOde(w);
     return HS_ERR(err, hsE_NOMEM, "out of memory");
+  }
+  if (w->opt.engine == hsENGINE_JOINT_SPACE && hsd_jsInitWorld(w, err) < 0) {
+    int code = err ? err->code : hsE_INVALID;
+    hsd_destroyOde(w);
+    return code;
   }
   w->initialised = 1;
   w->quickSteps = 0;

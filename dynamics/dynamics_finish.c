@@ -198,7 +198,7 @@ void hsd_jointWrench(const hsdWorld *w, int ch, int link, const double point[3],
   const hsdLinkOde *l = &c->links[link];
   const hsBodyState *st = c->state;
   double *F = out, *M = out + 3, x[3];
-  if (l->jkind != hsdODE_NONE && c->rep == hsdREP_ARTICULATED) {
+  if (l->jkind != hsdODE_NONE && c->rep == hsdREP_ARTICULATED && !c->jsd) {
     // the joint's wrench on this link (f1, t1 about the body's centre), plus the torque or
     // force a torque-mode joint added outside the constraint
     double f1[3] = {l->fb.f1[0], l->fb.f1[1], l->fb.f1[2]};
@@ -298,6 +298,28 @@ void hsd_finishCharacter(hsdWorld *w, int ci) {
     hsd_inverseDynamics(w, ci);  // a static robot's force sensors: its weight and contacts
   }
   // a track reads back its speed, as torque and as velocity
+  for (int k = 1; k < c->body->nlink; k++) {
+    if (c->body->links[k].jointType == hsJOINT_CRAWLER) {
+      c->state->u[k] = c->state->dq[k] = c->in.u[k];
+    }
+  }
+  updateHolds(c);
+  clearCommands(c);
+}
+
+void hsd_jsFinish(hsdWorld *w, int ci) {
+  hsdCharacter *c = &w->chars[ci];
+  if (!c->still) {
+    differentiate(w, c);
+  }
+  int sensors = 0;
+  for (int s = 0; s < c->body->nsensor; s++) {
+    sensors |= c->body->sensors[s].type == hsSENSOR_FORCE;
+  }
+  if (sensors) {
+    hsd_inverseDynamics(w, ci);  // (after differentiate: from this step's accelerations)
+  }
+  // a track (welded: no contacts here to drive) reads back its speed, as torque and velocity
   for (int k = 1; k < c->body->nlink; k++) {
     if (c->body->links[k].jointType == hsJOINT_CRAWLER) {
       c->state->u[k] = c->state->dq[k] = c->in.u[k];

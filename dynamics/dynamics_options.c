@@ -83,6 +83,7 @@
 #include "dynamics.h"
 
 void hsd_defaultOptions(hsdOptions *opt) {
+  opt->engine = hsENGINE_ODE;
   opt->stepper = hsSTEPPER_AUTO;
   opt->quickIterations = 50;
   opt->chainIterations = 12;

@@ -61,29 +61,11 @@ static void setRepFlags(hsdWorld *w, hsdCharacter *c, hstdRep rep) {
   }
 }
 
-void hsd_syncFromState(hsdWorld *w, int ci, hstdRep rep) {
+void hsd_placeBodies(hsdWorld *w, int ci) {
   hsdCharacter *c = &w->chars[ci];
   const hsBody *b = c->body;
-  hsBodyState *st = c->state;
-  setRepFlags(w, c, rep);
-  hsm_forwardKinematics(b, st);
-  // link origin velocities from the root's and the joint velocities
-  if (!c->links[0].body) {
-    memset(c->motion[0].v, 0, sizeof c->motion[0].v);
-    memset(c->motion[0].w, 0, sizeof c->motion[0].w);
-  }
-  for (int k = 0; k < b->nlink; k++) {
-    hsdLinkMotion *m = &c->motion[k];
-    if (k > 0) {
-      if (!hsm_hasOneDofJoint(&b->links[k])) {
-        st->dq[k] = 0;
-      }
-      const hsdLinkMotion *pm = &c->motion[b->links[k].parent];
-      hsd_childVelocity(b, st, k, pm->v, pm->w, st->dq[k], m->v, m->w);
-    }
-    memset(m->dv, 0, sizeof m->dv);
-    memset(m->dw, 0, sizeof m->dw);
-  }
+  const hsBodyState *st = c->state;
+  hstdRep rep = c->rep;
   // ODE bodies: each group's top link carries the body frame (offR of a top link is identity);
   // bodies move only in the articulated representation
   for (int k = 0; k < b->nlink; k++) {
@@ -112,6 +94,32 @@ void hsd_syncFromState(hsdWorld *w, int ci, hstdRep rep) {
     }
   }
   hsd_placeShapes(w, ci);
+}
+
+void hsd_syncFromState(hsdWorld *w, int ci, hstdRep rep) {
+  hsdCharacter *c = &w->chars[ci];
+  const hsBody *b = c->body;
+  hsBodyState *st = c->state;
+  setRepFlags(w, c, rep);
+  hsm_forwardKinematics(b, st);
+  // link origin velocities from the root's and the joint velocities
+  if (!c->links[0].body) {
+    memset(c->motion[0].v, 0, sizeof c->motion[0].v);
+    memset(c->motion[0].w, 0, sizeof c->motion[0].w);
+  }
+  for (int k = 0; k < b->nlink; k++) {
+    hsdLinkMotion *m = &c->motion[k];
+    if (k > 0) {
+      if (!hsm_hasOneDofJoint(&b->links[k])) {
+        st->dq[k] = 0;
+      }
+      const hsdLinkMotion *pm = &c->motion[b->links[k].parent];
+      hsd_childVelocity(b, st, k, pm->v, pm->w, st->dq[k], m->v, m->w);
+    }
+    memset(m->dv, 0, sizeof m->dv);
+    memset(m->dw, 0, sizeof m->dw);
+  }
+  hsd_placeBodies(w, ci);
   // joint readings and the step restart here; servos hold the new configuration
   for (int k = 0; k < b->nlink; k++) {
     hsdLinkOde *l = &c->links[k];
@@ -390,5 +398,40 @@ void hsd_prepareCharacter(hsdWorld *w, int ci) {
   }
   for (int k = 0; c->nExt > 0 && k < c->body->nlink; k++) {
     applyExternal(c, k);
+  }
+}
+
+void hsd_jsPrepare(hsdWorld *w, int ci) {
+  hsdCharacter *c = &w->chars[ci];
+  if (c->teleported) {
+    hsd_applyTeleport(w, ci, hsdREP_ARTICULATED);
+  } else if (c->remode || c->rep != hsdREP_ARTICULATED) {
+    hsd_syncFromState(w, ci, hsdREP_ARTICULATED);
+  } else {
+    if (c->posesTouched) {
+      hsm_forwardKinematics(c->body, c->state);  // the state is the simulation's here
+      c->posesTouched = 0;
+    }
+    const double *R = c->state->linkR;
+    for (int k = 0; k < c->body->nlink; k++) {
+      hsdLinkMotion *m = &c->motion[k];
+      memcpy(m->vStart, m->v, sizeof m->vStart);
+      memcpy(m->wStart, m->w, sizeof m->wStart);
+      memcpy(m->RStart, R + 9 * k, sizeof m->RStart);
+    }
+  }
+  // the external forces, about each link's centre of mass, for inverse dynamics
+  memset(c->linkWrench, 0, (size_t)c->body->nlink * sizeof *c->linkWrench);
+  for (int k = 0; c->nExt > 0 && k < c->body->nlink; k++) {
+    if (c->in.flags[k] & hsdIN_EXT) {
+      const double *f = c->in.ext + 6 * k, *t = f + 3;
+      double rc[3], x[3];
+      hsu_rotVec(rc, c->state->linkR + 9 * k, c->body->links[k].com);
+      hsu_cross(x, f, rc);  // (origin - com) x f
+      for (int j = 0; j < 3; j++) {
+        c->linkWrench[k][j] += f[j];
+        c->linkWrench[k][3 + j] += t[j] + x[j];
+      }
+    }
   }
 }

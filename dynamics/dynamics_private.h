@@ -47,7 +47,9 @@ typedef enum hstdOdeJoint {
 enum {
   hsdWARN_CONTACTS = 1,  // contact buffer overflow
   hsdWARN_NONFINITE = 2,  // runaway or non-finite state around a step
-  hsdWARN_BROADPHASE = 4  // broad phase buffer overflow (the step walked every pair)
+  hsdWARN_BROADPHASE = 4,  // broad phase buffer overflow (the step walked every pair)
+  hsdWARN_SINGULAR = 8     // joint-space engine: a mass matrix pivot raised (a massless
+                           // subtree without rotor inertia)
 };
 
 // the collision geometry of one character, and the world's collision scene (dynamics_geom.c,
@@ -133,6 +135,8 @@ typedef struct hsdCharacter {
   double *scratch;          // 6 per link
   hsBodyState *ikState;     // hsd_inverseKinematics solves on this copy of the state
   void *ikWork;             // and with this workspace (hsm_ikWorkSize)
+  hsdJsModel *jsm;          // the joint-space engine's model and data (hsENGINE_JOINT_SPACE
+  hsdJsData *jsd;           // only; made by hsd_init, dynamics_jsstep.c), else NULL
 } hsdCharacter;
 
 // one closed loop (extra joint; dynamics_loops.c)
@@ -418,6 +422,34 @@ void hsd_readContactForces(hsdWorld *w);
 // write character ch's state from the step: poses, joints, velocities, accelerations, torques;
 // then clear the commands of the step
 void hsd_finishCharacter(hsdWorld *w, int ch);
+
+//---------------------------------- the joint-space engine (dynamics_jsstep.c) ---------------
+
+// after hsd_init has built the ODE side (kept as the geometry's carrier: queries, collision
+// shapes): each character's joint-space model and data; hsE_INVALID naming what the engine
+// cannot do yet (contact pairs, extra joints, joint limits), hsE_NOMEM
+int hsd_jsInitWorld(hsdWorld *w, hsError *err);
+
+// free every character's joint-space model and data
+void hsd_jsFreeWorld(hsdWorld *w);
+
+// hsd_step on the joint-space engine: per character the teleports and commands, one
+// semi-implicit step of its joint-space dynamics, the state written back and the ODE bodies
+// placed where the state says (no ODE step); 0, hsE_INVALID (contact pairs registered since
+// hsd_init), hsE_RUNAWAY
+int hsd_jsStepWorld(hsdWorld *w, hsError *err);
+
+// before a joint-space step (dynamics_prepare.c): teleports and mode changes applied to the
+// state, the step's start noted, the external forces into linkWrench (no ODE drive)
+void hsd_jsPrepare(hsdWorld *w, int ci);
+
+// the ODE bodies of character ci placed at its state's link poses and velocities (and the
+// shapes without a body at theirs), nothing else reset (dynamics_prepare.c)
+void hsd_placeBodies(hsdWorld *w, int ci);
+
+// after a joint-space step (dynamics_finish.c): accelerations by differences, inverse dynamics
+// for the force sensors, the servos' holds, the commands cleared
+void hsd_jsFinish(hsdWorld *w, int ci);
 
 //---------------------------------- servoed characters (dynamics_servo.c) ---------------------
 

@@ -139,6 +139,9 @@ void hsd_stepStats(const hsdWorld *w, hsdStepStats *out) {
     return;
   }
   out->steps = w->steps;
+  if (w->opt.engine == hsENGINE_JOINT_SPACE) {
+    return;  // nothing was asked of ODE
+  }
   out->quickSteps = w->quickSteps;
   out->rows = w->steps > 0 ? w->lastRows : 0;
   for (int i = 0; w->steps > 0 && i < w->ncontact; i++) {
@@ -174,6 +177,9 @@ int hsd_step(hsdWorld *w, hsError *err) {
   }
   if (w->nloop > 0 && hsd_checkLoops(w, err) < 0) {
     return hsE_INVALID;  // drive modes changed since hsd_init over-constrain a loop
+  }
+  if (w->opt.engine == hsENGINE_JOINT_SPACE) {
+    return hsd_jsStepWorld(w, err);
   }
   w->runaway = 0;
   for (int ci = 0; ci < w->nchar; ci++) {

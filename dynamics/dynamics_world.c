@@ -63,6 +63,9 @@ static int checkOptions(const hsdOptions *o, hsError *err) {
   if (!hsd_sane(v, (int)(sizeof v / sizeof v[0]))) {
     return HS_ERR(err, hsE_INVALID, "non-finite dynamics option");
   }
+  if (o->engine != hsENGINE_ODE && o->engine != hsENGINE_JOINT_SPACE) {
+    return HS_ERR(err, hsE_INVALID, "unknown engine %d", (int)o->engine);
+  }
   if (o->stepper != hsSTEPPER_WORLD && o->stepper != hsSTEPPER_QUICK &&
       o->stepper != hsSTEPPER_AUTO) {
     return HS_ERR(err, hsE_INVALID, "unknown stepper %d", (int)o->stepper);
@@ -128,6 +131,8 @@ static void freeCharacter(hsdCharacter *c) {
   hsu_free(c->scratch);
   hsm_freeState(c->ikState);
   hsu_free(c->ikWork);
+  hsd_freeJsData(c->jsd);
+  hsd_freeJsModel(c->jsm);
 }
 
 void hsd_freeWorld(hsdWorld *w) {

@@ -230,6 +230,43 @@ static void testPendulumPeriod(void) {
   hs_freeSim(sim);
 }
 
+// the core steps the joint-space engine when its options say so (hs_makeSimWith): the same
+// pendulum's period at 1 ms within semi-implicit Euler's w^2 dt^2 / 24 (5e-7) and the
+// amplitude's q0^2 / 16 of the closed form (1e-5 relative); hs_q reads the engine's state
+static void testJointSpaceEngine(void) {
+  hsError err = {0};
+  hsdOptions opt;
+  hsd_defaultOptions(&opt);
+  opt.engine = hsENGINE_JOINT_SPACE;
+  hsSim *sim = hs_makeSimWith(&opt, fresh(&err));
+  CU_ASSERT_PTR_NOT_NULL_FATAL(sim);
+  hsBody *pend = hst_loadVrmlText("core_js_pendulum.wrl", kPendulum);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(pend);
+  CU_ASSERT_EQUAL_FATAL(hs_addCharacter(sim, "p", pend, 1, fresh(&err)), 0);
+  int l1 = hs_link(sim, 0, "L1", fresh(&err));
+  double q0 = 0.05, dt = 1e-3;
+  CU_ASSERT_EQUAL(hs_setTimeStep(sim, dt, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_setLinkData(sim, 0, l1, hsDATA_JOINT_VALUE, &q0, 1, fresh(&err)), 0);
+  CU_ASSERT_EQUAL_FATAL(hs_start(sim, fresh(&err)), 0);
+  const double *q = hs_q(sim, 0);
+  double crossings[3], last = q[l1];
+  int found = 0;
+  for (int k = 1; k <= 4000 && found < 3; k++) {
+    CU_ASSERT_EQUAL_FATAL(hs_step(sim, fresh(&err)), 0);
+    if (last > 0.0 && q[l1] <= 0.0) {
+      crossings[found++] = (k - 1 + last / (last - q[l1])) * dt;
+    }
+    last = q[l1];
+  }
+  CU_ASSERT_EQUAL_FATAL(found, 3);
+  double I = 0.01 + 1.0 * 0.5 * 0.5, expected = 2 * HS_PI * sqrt(I / (1.0 * 9.8 * 0.5));
+  expected *= 1.0 + q0 * q0 / 16.0;
+  double T = (crossings[2] - crossings[0]) / 2.0;
+  fprintf(stderr, " [period %.7f s, closed form %.7f s] ", T, expected);
+  HST_NEAR(T, expected, 1e-5 * expected);
+  hs_freeSim(sim);
+}
+
 // link data: checked before anything changes; all-link data in jointId order; per-link bulk
 static void testLinkData(void) {
   hsError err = {0};
@@ -536,4 +573,5 @@ void register_core(void) {
   CU_add_test(s, "contacts of a resting box, queries", testContacts);
   CU_add_test(s, "a depth camera at the current poses", testCamera);
   CU_add_test(s, "four simulations in four threads, both steppers", testThreads);
+  CU_add_test(s, "the joint-space engine through the core", testJointSpaceEngine);
 }

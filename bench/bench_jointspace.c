@@ -1,0 +1,240 @@
+// bench_jointspace.c - the joint-space engine's forward dynamics on the sample humanoid: time
+// per call of each phase and of a whole step, with the fidelity figures that go with them.
+//
+//   hrpsim-bench-jointspace [SAMPLES_DIR] [CALLS] [ROUNDS] [CASE]
+//
+// The humanoid (free root + 30 joints: 36 dofs) at a seeded random configuration and velocity;
+// each figure is the best of ROUNDS rounds of CALLS calls (default 20,000 x 5). Fidelity: the
+// same robot floating in zero gravity from random joint and root velocities, no torque, 1 s
+// at 1 ms and at 0.1 ms: the relative change of its kinetic energy and of its linear momentum
+// (both conserved by the dynamics, so what changes is the integrator's first-order error).
+// Beside them, hsd_step of the humanoid alone in the air on each engine (torque mode under a PD
+// law, and high gain), in microseconds per step (CALLS / 10 steps). The last line is JSON.
+// CASE (ode-torque, ode-highgain, js-torque, js-highgain) runs that world case alone for CALLS
+// steps, once: bench/bench_jointspace.py counts its instructions with callgrind.
+
+#define BENCH_NAME "hrpsim-bench-jointspace"
+
+#include <math.h>
+#include <string.h>
+
+#include "dynamics.h"
+#include "bench_util.h"
+
+static double rnd(unsigned *s) {
+  *s = *s * 1664525u + 1013904223u;
+  return (double)(*s >> 8) / (double)(1u << 23) - 1;
+}
+
+// the humanoid at a seeded random configuration and velocity
+static void randomState(const hsdJsModel *m, hsdJsData *d, unsigned seed) {
+  unsigned s = seed;
+  double aa[4] = {rnd(&s), rnd(&s), rnd(&s), 2 * rnd(&s)};
+  hsu_axisAngleToMat(d->st->rootR, aa);
+  for (int k = 0; k < 3; k++) {
+    d->st->rootP[k] = rnd(&s);
+  }
+  for (int j = 0; j < m->nv; j++) {
+    d->qvel[j] = rnd(&s);
+    if (j >= m->nroot) {
+      d->st->q[m->dofLink[j]] = rnd(&s);
+    }
+  }
+}
+
+// linear momentum about the reference point, from the last position and velocity phases
+static void momentum(const hsdJsModel *m, const hsdJsData *d, double P[3]) {
+  memset(P, 0, 3 * sizeof *P);
+  for (int i = 0; i < m->body->nlink; i++) {
+    const double *I = d->cinert + 13 * i, *v = d->cvel + 6 * i;
+    double hw[3];
+    hsu_cross(hw, I + 1, v);
+    for (int k = 0; k < 3; k++) {
+      P[k] += I[0] * v[3 + k] - hw[k];
+    }
+  }
+}
+
+// relative drift of kinetic energy and linear momentum floating 1 s at dt
+static void drift(const hsdJsModel *m, hsdJsData *d, double dt, double *dE, double *dP) {
+  randomState(m, d, 3);
+  memset(d->g, 0, sizeof d->g);
+  double e[2], P0[3], P[3];
+  hsd_jsForward(m, d);
+  hsd_jsEnergy(m, d, e);
+  momentum(m, d, P0);
+  double e0 = e[0];
+  for (int n = 0; n < (int)lround(1 / dt); n++) {
+    hsd_jsStep(m, d, dt);
+  }
+  hsd_jsForward(m, d);
+  hsd_jsEnergy(m, d, e);
+  momentum(m, d, P);
+  *dE = fabs(e[0] - e0) / e0;
+  double dp[3] = {P[0] - P0[0], P[1] - P0[1], P[2] - P0[2]};
+  *dP = hsu_norm(dp) / hsu_norm(P0);
+  d->g[2] = -9.8;
+}
+
+// the sample PD gains (samples/controllers/pd_controller.py, as bench_torque.c): (name
+// fragment, P [N m/rad], D [N m s/rad]), first match wins
+static const struct {
+  const char *frag;
+  double p, d;
+} gains[] = {
+    {"LEG_HIP_Y", 1000, 5},   {"LEG_HIP_R", 2000, 10},   {"LEG_HIP_P", 2500, 12},
+    {"LEG_KNEE", 2500, 12},   {"LEG_ANKLE_P", 1500, 8},  {"LEG_ANKLE_R", 1200, 6},
+    {"CHEST", 1500, 8},       {"NECK", 50, 0.2},         {"ARM_SHOULDER", 300, 0.75},
+    {"ARM_ELBOW", 150, 0.4},  {"ARM_WRIST_Y", 5, 0.02},  {"ARM_WRIST", 20, 0.05},
+};
+
+// the gains of link k into pd[0..1] (0, 0 for a link none matches)
+static void linkGains(const hsBody *b, int k, double pd[2]) {
+  pd[0] = pd[1] = 0;
+  for (size_t i = 0; i < sizeof gains / sizeof gains[0]; i++) {
+    if (strstr(b->links[k].name, gains[i].frag)) {
+      pd[0] = gains[i].p;
+      pd[1] = gains[i].d;
+      return;
+    }
+  }
+}
+
+// microseconds per hsd_step of the humanoid alone in the air (no floor: neither engine solves
+// contacts here), falling under gravity from its initial pose, torque mode under the sample PD
+// law holding that pose (torque = 1) or every joint high gain holding it (torque = 0), on
+// engine; the best of rounds of steps
+static double worldStep(const hsBody *b, hstEngine engine, int torque, int steps, int rounds) {
+  double best = 1e30;
+  for (int r = 0; r < rounds; r++) {
+    hsdOptions opt;
+    hsd_defaultOptions(&opt);
+    opt.engine = engine;
+    hsError err = {0};
+    hsdWorld *w = hsd_makeWorld(&opt, &err);
+    check(w ? 0 : -1, &err);
+    check(hsd_addCharacter(w, "robot", b, &err), &err);
+    check(hsd_init(w, &err), &err);
+    if (!torque) {
+      check(hsd_setAllJointModes(w, 0, hsMODE_HIGH_GAIN, &err), &err);
+    }
+    const hsBodyState *st = hsd_state(w, 0);
+    double *q0 = calloc((size_t)b->nlink, sizeof *q0);
+    memcpy(q0, st->q, (size_t)b->nlink * sizeof *q0);
+    double t0 = now();
+    for (int n = 0; n < steps; n++) {
+      for (int k = 1; torque && k < b->nlink; k++) {
+        if (hsm_hasOneDofJoint(&b->links[k])) {
+          double pd[2];
+          linkGains(b, k, pd);
+          double u = pd[0] * (q0[k] - st->q[k]) - pd[1] * st->dq[k];
+          check(hsd_setJointTorque(w, 0, k, u, &err), &err);
+        }
+      }
+      check(hsd_step(w, &err), &err);
+    }
+    best = fmin(best, 1e6 * (now() - t0) / steps);
+    free(q0);
+    hsd_freeWorld(w);
+  }
+  return best;
+}
+
+int main(int argc, char **argv) {
+  const char *dir = argc > 1 ? argv[1] : "samples/models";
+  int calls = argc > 2 ? atoi(argv[2]) : 20000, rounds = argc > 3 ? atoi(argv[3]) : 5;
+  const char *only = argc > 4 ? argv[4] : NULL;  // one world case alone (for callgrind)
+  char path[1024];
+  snprintf(path, sizeof path, "%s/humanoid/humanoid.wrl", dir);
+  hsd_initODE();
+  hsError err = {0};
+  hsBody *b = hsm_loadVrml(path, NULL, NULL, 0, NULL, &err);
+  check(b ? 0 : -1, &err);
+  hsdJsModel *m = hsd_makeJsModel(b, &err);
+  check(m ? 0 : -1, &err);
+  hsdJsData *d = hsd_makeJsData(m, &err);
+  check(d ? 0 : -1, &err);
+  randomState(m, d, 7);
+  if (only) {
+    const char *cases[4] = {"ode-highgain", "ode-torque", "js-highgain", "js-torque"};
+    for (int c = 0; c < 4; c++) {
+      if (strcmp(only, cases[c]) == 0) {
+        printf("%s: %.3f us per hsd_step\n", only,
+               worldStep(b, c >= 2 ? hsENGINE_JOINT_SPACE : hsENGINE_ODE, c % 2, calls, 1));
+      }
+    }
+    hsd_freeJsData(d);
+    hsd_freeJsModel(m);
+    hsm_freeBody(b);
+    return 0;
+  }
+  // the phases alone and together, best of the rounds [us per call]
+  double best[5] = {1e30, 1e30, 1e30, 1e30, 1e30};
+  for (int r = 0; r < rounds; r++) {
+    double t0 = now();
+    for (int i = 0; i < calls; i++) {
+      hsd_jsPosition(m, d);
+    }
+    double t1 = now();
+    for (int i = 0; i < calls; i++) {
+      hsd_jsVelocity(m, d);
+    }
+    double t2 = now();
+    for (int i = 0; i < calls; i++) {
+      hsd_jsAcceleration(m, d, 0);
+    }
+    double t3 = now();
+    for (int i = 0; i < calls; i++) {
+      hsd_jsForward(m, d);
+    }
+    double t4 = now();
+    hsdJsData *s = hsd_makeJsData(m, &err);  // a step moves the state: step a copy's
+    check(s ? 0 : -1, &err);
+    randomState(m, s, 7);
+    double t5 = now();
+    for (int i = 0; i < calls; i++) {
+      hsd_jsStep(m, s, 1e-4);
+    }
+    double t6 = now();
+    hsd_freeJsData(s);
+    double t[5] = {t1 - t0, t2 - t1, t3 - t2, t4 - t3, t6 - t5};
+    for (int k = 0; k < 5; k++) {
+      best[k] = fmin(best[k], 1e6 * t[k] / calls);
+    }
+  }
+  double e1, p1, e2, p2;
+  drift(m, d, 1e-3, &e1, &p1);
+  drift(m, d, 1e-4, &e2, &p2);
+  int wsteps = calls / 10 > 100 ? calls / 10 : 100;
+  double wt[2][2];
+  for (int e = 0; e < 2; e++) {
+    for (int torque = 0; torque < 2; torque++) {
+      wt[e][torque] = worldStep(b, e ? hsENGINE_JOINT_SPACE : hsENGINE_ODE, torque, wsteps,
+                                rounds);
+    }
+  }
+  printf("humanoid: %d dofs, %d links\n", m->nv, b->nlink);
+  printf("  position (FK, inertias, CRBA)  %8.3f us\n", best[0]);
+  printf("  velocity (RNEA bias)           %8.3f us\n", best[1]);
+  printf("  acceleration (LTDL + solve)    %8.3f us\n", best[2]);
+  printf("  forward (all three)            %8.3f us\n", best[3]);
+  printf("  step (forward + integrate)     %8.3f us\n", best[4]);
+  printf("  floating 1 s, zero gravity: energy drift %.3g (1 ms) %.3g (0.1 ms), momentum "
+         "drift %.3g (1 ms) %.3g (0.1 ms)\n",
+         e1, e2, p1, p2);
+  printf("  hsd_step in the air, torque mode (PD): ODE %.2f us, joint space %.2f us; high gain: "
+         "ODE %.2f us, joint space %.2f us\n",
+         wt[0][1], wt[1][1], wt[0][0], wt[1][0]);
+  printf("{\"world_ode_torque_us\": %.3f, \"world_js_torque_us\": %.3f, "
+         "\"world_ode_highgain_us\": %.3f, \"world_js_highgain_us\": %.3f, ",
+         wt[0][1], wt[1][1], wt[0][0], wt[1][0]);
+  printf("\"nv\": %d, \"position_us\": %.4f, \"velocity_us\": %.4f, \"acceleration_us\": %.4f, "
+         "\"forward_us\": %.4f, \"step_us\": %.4f, \"energy_drift_1ms\": %.4g, "
+         "\"energy_drift_01ms\": %.4g, \"momentum_drift_1ms\": %.4g, "
+         "\"momentum_drift_01ms\": %.4g}\n",
+         m->nv, best[0], best[1], best[2], best[3], best[4], e1, e2, p1, p2);
+  hsd_freeJsData(d);
+  hsd_freeJsModel(m);
+  hsm_freeBody(b);
+  return 0;
+}

@@ -1,0 +1,618 @@
+// dynamics_jointspace.c - the joint-space engine: reduced-coordinate forward dynamics of one
+// character (hsdJsModel + hsdJsData, dynamics.h).
+//
+// The phases follow MuJoCo's engine_forward.c over (model, data):
+// - position: forward kinematics of the link frames (hsm_forwardKinematics), each link's
+//   spatial inertia about the reference point c (the centre of mass), each dof's motion
+//   subspace cdof, the composite inertias by one backward pass and the mass matrix by the
+//   composite-rigid-body algorithm, armature on the diagonal;
+// - velocity: link velocities by one forward pass (cvel = cvel_parent + cdof qvel), the dofs'
+//   time derivatives, the bias forces by recursive Newton-Euler with zero acceleration and
+//   gravity as the base's acceleration, the damping forces;
+// - acceleration: M (+ dt B for implicit damping) factored as L^T D L over the dof tree, with
+//   Featherstone's LTDL (Rigid Body Dynamics Algorithms, 6.5): because a dof's parent always has
+//   a smaller index, the factors fill nothing outside the ancestors' entries; then qacc.
+// Every spatial vector is in world axes about c, so a child's velocity is its parent's plus its
+// own dof's term, with no change of frame (MuJoCo's com-based vectors).
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "dynamics.h"
+
+// pivots of the factorisation below this are raised to it (a massless subtree without armature
+// has none) [kg m^2 or kg]
+#define JS_MIN_PIVOT 1e-12
+
+//---------------------------------- spatial algebra -------------------------------------------
+//
+// Small vector helpers of this file's own, static so the compiler inlines them in the hot loops
+// (util's are in another translation unit: a call each).
+
+static inline void cross3(double r[3], const double a[3], const double b[3]) {
+  double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2];
+  r[2] = a[0] * b[1] - a[1] * b[0];
+  r[0] = x;
+  r[1] = y;
+}
+
+// r = R v (r may not alias v)
+static inline void rot3(double r[3], const double R[9], const double v[3]) {
+  r[0] = R[0] * v[0] + R[1] * v[1] + R[2] * v[2];
+  r[1] = R[3] * v[0] + R[4] * v[1] + R[5] * v[2];
+  r[2] = R[6] * v[0] + R[7] * v[1] + R[8] * v[2];
+}
+
+// res = v x s for motion vectors v = [w; u], s = [a; b]: [w x a; w x b + u x a]
+static void crossMotion(double res[6], const double v[6], const double s[6]) {
+  double t[3];
+  cross3(res, v, s);
+  cross3(res + 3, v, s + 3);
+  cross3(t, v + 3, s);
+  for (int k = 0; k < 3; k++) {
+    res[3 + k] += t[k];
+  }
+}
+
+// res = v x* f for a motion v = [w; u] and a force f = [n; f]: [w x n + u x f; w x f]
+static void crossForce(double res[6], const double v[6], const double f[6]) {
+  double t[3];
+  cross3(res, v, f);
+  cross3(t, v + 3, f + 3);
+  cross3(res + 3, v, f + 3);
+  for (int k = 0; k < 3; k++) {
+    res[k] += t[k];
+  }
+}
+
+// res = I v for a spatial inertia I = (m, h, Ic: 13 numbers) about c and a motion v = [w; u]:
+// [Ic w + h x u; m u - h x w]
+static void mulInertia(double res[6], const double I[13], const double v[6]) {
+  double t[3], hw[3];
+  rot3(res, I + 4, v);
+  cross3(t, I + 1, v + 3);
+  cross3(hw, I + 1, v);
+  for (int k = 0; k < 3; k++) {
+    res[k] += t[k];
+    res[3 + k] = I[0] * v[3 + k] - hw[k];
+  }
+}
+
+static double dot6(const double a[6], const double b[6]) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+//---------------------------------- model -----------------------------------------------------
+
+// the damping URDF gave the joint of link k ("urdf dynamics <link> <damping> <friction>" in
+// the body's info), 0 if none
+static double urdfDamping(const hsBody *b, int k) {
+  for (int i = 0; i < b->ninfo; i++) {
+    char name[256];
+    double damping, friction;
+    if (sscanf(b->info[i], "urdf dynamics %255s %lf %lf", name, &damping, &friction) == 3 &&
+        strcmp(name, b->links[k].name) == 0 && isfinite(damping) && damping > 0) {
+      return damping;
+    }
+  }
+  return 0;
+}
+
+hsdJsModel *hsd_makeJsModel(const hsBody *body, hsError *err) {
+  if (!body || body->nlink < 1 || !body->links || body->links[0].parent != -1) {
+    HS_ERR(err, hsE_INVALID, "joint-space model: the body has no links or no root");
+    return NULL;
+  }
+  int n = body->nlink;
+  int nroot = body->links[0].jointType == hsJOINT_FREE ? 6 : 0, nv = nroot;
+  for (int i = 1; i < n; i++) {
+    const hsLink *l = &body->links[i];
+    if (l->parent < 0 || l->parent >= i) {
+      HS_ERR(err, hsE_INVALID, "joint-space model: body %s, link %s is not in depth-first order",
+             body->name, l->name);
+      return NULL;
+    }
+    nv += hsm_hasOneDofJoint(l);
+  }
+  // one block: the struct, then the int arrays, then the double arrays
+  size_t nint = 2 * (size_t)nv + 2 * (size_t)n, ndbl = 2 * (size_t)nv;
+  size_t head = (sizeof(hsdJsModel) + sizeof(double) - 1) / sizeof(double) * sizeof(double);
+  size_t ints = (nint * sizeof(int) + sizeof(double) - 1) / sizeof(double) * sizeof(double);
+  char *block = hsu_calloc(1, head + ints + ndbl * sizeof(double));
+  if (!block) {
+    HS_ERR(err, hsE_NOMEM, "out of memory");
+    return NULL;
+  }
+  hsdJsModel *m = (hsdJsModel *)block;
+  int *dofLink = (int *)(block + head), *dofParent = dofLink + nv, *linkDof = dofParent + nv;
+  int *linkLastDof = linkDof + n;
+  double *armature = (double *)(block + head + ints), *damping = armature + nv;
+  m->body = body;
+  m->nv = nv;
+  m->nroot = nroot;
+  // the root's dofs form a chain; each joint's dof rides on the last dof above it
+  for (int j = 0; j < nroot; j++) {
+    dofLink[j] = 0;
+    dofParent[j] = j - 1;
+  }
+  linkDof[0] = nroot ? 0 : -1;
+  linkLastDof[0] = nroot - 1;
+  int next = nroot;
+  for (int i = 1; i < n; i++) {
+    const hsLink *l = &body->links[i];
+    int above = linkLastDof[l->parent];
+    if (hsm_hasOneDofJoint(l)) {
+      int j = next++;
+      dofLink[j] = i;
+      dofParent[j] = above;
+      linkDof[i] = j;
+      linkLastDof[i] = j;
+      double gr = l->gearRatio;
+      armature[j] = l->rotorInertia * gr * gr;
+      damping[j] = urdfDamping(body, i);
+      m->damped |= damping[j] != 0;
+    } else {
+      linkDof[i] = -1;
+      linkLastDof[i] = above;
+    }
+  }
+  m->dofLink = dofLink;
+  m->dofParent = dofParent;
+  m->linkDof = linkDof;
+  m->linkLastDof = linkLastDof;
+  m->armature = armature;
+  m->damping = damping;
+  return m;
+}
+
+void hsd_freeJsModel(hsdJsModel *m) {
+  hsu_free(m);
+}
+
+//---------------------------------- data ------------------------------------------------------
+
+hsdJsData *hsd_makeJsData(const hsdJsModel *m, hsError *err) {
+  int nv = m->nv, n = m->body->nlink;
+  hsdJsData *d = hsu_calloc(1, sizeof *d + (size_t)nv * (sizeof(int) + 1));
+  size_t ndbl = (size_t)nv * (4 + 6 + 6 + 1 + 2) + 2 * (size_t)nv * (size_t)nv +
+                (size_t)n * (6 + 13 + 13 + 6 + 6 + 6);
+  double *pool = d ? hsu_calloc(ndbl, sizeof(double)) : NULL;
+  hsBodyState *st = pool ? hsm_makeState(m->body, err) : NULL;
+  if (!st) {
+    hsu_free(pool);
+    hsu_free(d);
+    if (!d || !pool) {
+      HS_ERR(err, hsE_NOMEM, "out of memory");
+    }
+    return NULL;
+  }
+  d->st = st;
+  d->qvel = pool;
+  d->qfrc = d->qvel + nv;
+  d->qfrcBias = d->qfrc + nv;
+  d->qfrcPassive = d->qfrcBias + nv;
+  d->qacc = d->qfrcPassive + nv;
+  d->cdof = d->qacc + nv;
+  d->cdofDot = d->cdof + 6 * (size_t)nv;
+  d->M = d->cdofDot + 6 * (size_t)nv;
+  d->LD = d->M + (size_t)nv * (size_t)nv;
+  d->xfrc = d->LD + (size_t)nv * (size_t)nv;
+  d->cinert = d->xfrc + 6 * (size_t)n;
+  d->crb = d->cinert + 13 * (size_t)n;
+  d->cvel = d->crb + 13 * (size_t)n;
+  d->cacc = d->cvel + 6 * (size_t)n;
+  d->cfrc = d->cacc + 6 * (size_t)n;
+  d->qaccGiven = d->cfrc + 6 * (size_t)n;
+  d->qfrcGiven = d->qaccGiven + nv;
+  d->freeParent = (int *)(d + 1);
+  d->given = (unsigned char *)(d->freeParent + nv);
+  d->g[2] = -9.8;
+  return d;
+}
+
+void hsd_freeJsData(hsdJsData *d) {
+  if (d) {
+    hsm_freeState(d->st);
+    hsu_free(d->qvel);  // the pool
+    hsu_free(d);
+  }
+}
+
+//---------------------------------- position --------------------------------------------------
+
+// link i's spatial inertia about c (13 numbers: m, m r, Ic), r its centre of mass less c
+static void linkInertia(const hsLink *l, const double p[3], const double R[9],
+                        const double c[3], double I[13]) {
+  double x[3], r[3], RI[9];
+  rot3(x, R, l->com);
+  for (int a = 0; a < 3; a++) {
+    for (int b = 0; b < 3; b++) {
+      RI[3 * a + b] = R[3 * a] * l->inertia[b] + R[3 * a + 1] * l->inertia[3 + b] +
+                      R[3 * a + 2] * l->inertia[6 + b];
+    }
+  }
+  double m = l->mass;
+  for (int k = 0; k < 3; k++) {
+    r[k] = p[k] + x[k] - c[k];
+  }
+  double rr = r[0] * r[0] + r[1] * r[1] + r[2] * r[2];
+  I[0] = m;
+  for (int a = 0; a < 3; a++) {
+    I[1 + a] = m * r[a];
+    for (int b = 0; b < 3; b++) {
+      // (R I R^T)[a][b] + m (|r|^2 [a == b] - r_a r_b)
+      double Iw =
+          RI[3 * a] * R[3 * b] + RI[3 * a + 1] * R[3 * b + 1] + RI[3 * a + 2] * R[3 * b + 2];
+      I[4 + 3 * a + b] = Iw + m * ((a == b ? rr : 0) - r[a] * r[b]);
+    }
+  }
+}
+
+void hsd_jsPosition(const hsdJsModel *m, hsdJsData *d) {
+  const hsBody *b = m->body;
+  hsBodyState *st = d->st;
+  int n = b->nlink, nv = m->nv;
+  if (!d->posesCurrent) {
+    hsm_forwardKinematics(b, st);
+  }
+  d->posesCurrent = 0;
+  // the reference point: the centre of mass (the root's origin for a massless body)
+  double mc[3] = {0, 0, 0};
+  d->mass = 0;
+  for (int i = 0; i < n; i++) {
+    const hsLink *l = &b->links[i];
+    double x[3];
+    rot3(x, st->linkR + 9 * i, l->com);
+    for (int k = 0; k < 3; k++) {
+      mc[k] += l->mass * (st->linkP[3 * i + k] + x[k]);
+    }
+    d->mass += l->mass;
+  }
+  for (int k = 0; k < 3; k++) {
+    d->c[k] = d->mass > 0 ? mc[k] / d->mass : st->rootP[k];
+  }
+  // spatial inertias, composite inertias (backward pass)
+  for (int i = 0; i < n; i++) {
+    linkInertia(&b->links[i], st->linkP + 3 * i, st->linkR + 9 * i, d->c, d->cinert + 13 * i);
+  }
+  memcpy(d->crb, d->cinert, 13 * (size_t)n * sizeof *d->crb);
+  for (int i = n - 1; i > 0; i--) {
+    double *cp = d->crb + 13 * b->links[i].parent, *ci = d->crb + 13 * i;
+    for (int k = 0; k < 13; k++) {
+      cp[k] += ci[k];
+    }
+  }
+  // motion subspaces: a free root's translations along and rotations about the world axes
+  // through its origin; a rotate joint about its axis through the link origin; a slide along it
+  for (int j = 0; j < nv; j++) {
+    double *s = d->cdof + 6 * j;
+    memset(s, 0, 6 * sizeof *s);
+    int i = m->dofLink[j];
+    const double *p = st->linkP + 3 * i;
+    double a[3], pc[3] = {d->c[0] - p[0], d->c[1] - p[1], d->c[2] - p[2]};
+    if (j < m->nroot) {
+      memset(a, 0, sizeof a);
+      a[j % 3] = 1;
+      if (j < 3) {
+        memcpy(s + 3, a, sizeof a);
+      } else {
+        memcpy(s, a, sizeof a);
+        cross3(s + 3, a, pc);
+      }
+      continue;
+    }
+    const hsLink *l = &b->links[i];
+    rot3(a, st->linkR + 9 * i, l->axis);
+    double na = hsu_norm(a);
+    for (int k = 0; k < 3; k++) {
+      a[k] /= na;
+    }
+    if (l->jointType == hsJOINT_ROTATE) {
+      memcpy(s, a, sizeof a);
+      cross3(s + 3, a, pc);
+    } else {
+      memcpy(s + 3, a, sizeof a);
+    }
+  }
+  // composite-rigid-body mass matrix: M[j][k] = cdof_k . (crb_link(j) cdof_j) for k = j and
+  // each dof above j; the armature on the diagonal
+  for (int j = 0; j < nv; j++) {
+    double f[6];
+    mulInertia(f, d->crb + 13 * m->dofLink[j], d->cdof + 6 * j);
+    for (int k = j; k >= 0; k = m->dofParent[k]) {
+      double v = dot6(d->cdof + 6 * k, f);
+      d->M[(size_t)j * nv + k] = v;
+      d->M[(size_t)k * nv + j] = v;
+    }
+    d->M[(size_t)j * nv + j] += m->armature[j];
+  }
+}
+
+//---------------------------------- velocity --------------------------------------------------
+
+// recursive Newton-Euler over the links: cacc (from the base's acceleration -g, cdofDot qvel
+// and, when qacc is not NULL, cdof qacc), cfrc (I a + v x* I v, less the external forces when
+// ext is set), summed into the parents; gen[j] = cdof_j . cfrc_link(j)
+static void newtonEuler(const hsdJsModel *m, hsdJsData *d, const double *qacc, int ext,
+                        double *gen) {
+  const hsBody *b = m->body;
+  int n = b->nlink;
+  for (int i = 0; i < n; i++) {
+    double *a = d->cacc + 6 * i;
+    if (i == 0) {
+      double base[6] = {0, 0, 0, -d->g[0], -d->g[1], -d->g[2]};
+      memcpy(a, base, sizeof base);
+    } else {
+      memcpy(a, d->cacc + 6 * b->links[i].parent, 6 * sizeof *a);
+    }
+    int j0 = m->linkDof[i], j1 = j0 < 0 ? j0 : (i == 0 ? m->nroot : j0 + 1);
+    for (int j = j0; j >= 0 && j < j1; j++) {
+      for (int k = 0; k < 6; k++) {
+        a[k] += d->cdofDot[6 * j + k] * d->qvel[j] + (qacc ? d->cdof[6 * j + k] * qacc[j] : 0);
+      }
+    }
+    double Ia[6], Iv[6], vIv[6];
+    const double *I = d->cinert + 13 * i, *v = d->cvel + 6 * i;
+    mulInertia(Ia, I, a);
+    mulInertia(Iv, I, v);
+    crossForce(vIv, v, Iv);
+    double *f = d->cfrc + 6 * i;
+    for (int k = 0; k < 6; k++) {
+      f[k] = Ia[k] + vIv[k];
+    }
+    if (ext) {
+      // external force at the link origin: its torque about c gains (p - c) x f
+      const double *x = d->xfrc + 6 * i, *p = d->st->linkP + 3 * i;
+      double r[3] = {p[0] - d->c[0], p[1] - d->c[1], p[2] - d->c[2]}, t[3];
+      cross3(t, r, x);
+      for (int k = 0; k < 3; k++) {
+        f[k] -= x[3 + k] + t[k];
+        f[3 + k] -= x[k];
+      }
+    }
+  }
+  for (int i = n - 1; i > 0; i--) {
+    double *fp = d->cfrc + 6 * b->links[i].parent, *fi = d->cfrc + 6 * i;
+    for (int k = 0; k < 6; k++) {
+      fp[k] += fi[k];
+    }
+  }
+  for (int j = 0; j < m->nv; j++) {
+    gen[j] = dot6(d->cdof + 6 * j, d->cfrc + 6 * m->dofLink[j]);
+  }
+}
+
+void hsd_jsVelocity(const hsdJsModel *m, hsdJsData *d) {
+  const hsBody *b = m->body;
+  int n = b->nlink, nv = m->nv;
+  // link velocities; a free root's from its six dofs
+  memset(d->cvel, 0, 6 * sizeof *d->cvel);
+  for (int j = 0; j < m->nroot; j++) {
+    for (int k = 0; k < 6; k++) {
+      d->cvel[k] += d->cdof[6 * j + k] * d->qvel[j];
+    }
+  }
+  for (int i = 1; i < n; i++) {
+    double *v = d->cvel + 6 * i;
+    memcpy(v, d->cvel + 6 * b->links[i].parent, 6 * sizeof *v);
+    int j = m->linkDof[i];
+    for (int k = 0; j >= 0 && k < 6; k++) {
+      v[k] += d->cdof[6 * j + k] * d->qvel[j];
+    }
+  }
+  // time derivatives of the subspaces: a joint's moves with its link (cvel x cdof); a free
+  // root's rotations move with its origin ([0; v x e]), its translations not at all
+  for (int j = 0; j < nv; j++) {
+    double *sd = d->cdofDot + 6 * j;
+    if (j < m->nroot) {
+      memset(sd, 0, 6 * sizeof *sd);
+      if (j >= 3) {
+        double e[3] = {0, 0, 0};
+        e[j - 3] = 1;
+        cross3(sd + 3, d->qvel, e);
+      }
+    } else {
+      crossMotion(sd, d->cvel + 6 * m->dofLink[j], d->cdof + 6 * j);
+    }
+  }
+  newtonEuler(m, d, NULL, 0, d->qfrcBias);
+  for (int j = 0; j < nv; j++) {
+    d->qfrcPassive[j] = -m->damping[j] * d->qvel[j];
+  }
+}
+
+//---------------------------------- acceleration ----------------------------------------------
+
+// factor H (nv x nv, the tree's entries) in place as L^T D L (Featherstone's LTDL) over the
+// dofs that are not given, parent[] their tree; returns the pivots that had to be raised to
+// JS_MIN_PIVOT
+static int factorLTDL(int nv, const int *parent, const unsigned char *given, double *H) {
+  int bad = 0;
+  for (int k = nv - 1; k >= 0; k--) {
+    if (given[k]) {
+      continue;
+    }
+    double *rk = H + (size_t)k * nv;
+    if (!(rk[k] >= JS_MIN_PIVOT)) {
+      rk[k] = JS_MIN_PIVOT;
+      bad++;
+    }
+    for (int i = parent[k]; i >= 0; i = parent[i]) {
+      double a = rk[i] / rk[k];
+      double *ri = H + (size_t)i * nv;
+      for (int j = i; j >= 0; j = parent[j]) {
+        ri[j] -= a * rk[j];
+      }
+      rk[i] = a;
+    }
+  }
+  return bad;
+}
+
+// solve (L^T D L) x = x in place over the dofs that are not given, with factorLTDL's factors
+static void solveLTDL(int nv, const int *parent, const unsigned char *given, const double *LD,
+                      double *x) {
+  for (int k = nv - 1; k >= 0; k--) {
+    const double *rk = LD + (size_t)k * nv;
+    for (int i = given[k] ? -1 : parent[k]; i >= 0; i = parent[i]) {
+      x[i] -= rk[i] * x[k];
+    }
+  }
+  for (int k = 0; k < nv; k++) {
+    if (!given[k]) {
+      x[k] /= LD[(size_t)k * nv + k];
+    }
+  }
+  for (int k = 0; k < nv; k++) {
+    const double *rk = LD + (size_t)k * nv;
+    for (int i = given[k] ? -1 : parent[k]; i >= 0; i = parent[i]) {
+      x[k] -= rk[i] * x[i];
+    }
+  }
+}
+
+void hsd_jsAcceleration(const hsdJsModel *m, hsdJsData *d, double dtImplicit) {
+  const hsBody *b = m->body;
+  int n = b->nlink, nv = m->nv, ngiven = 0;
+  // the external forces as generalized forces (J^T xfrc): spatial forces about c summed
+  // towards the root, projected on each dof
+  for (int i = 0; i < n; i++) {
+    const double *x = d->xfrc + 6 * i, *p = d->st->linkP + 3 * i;
+    double r[3] = {p[0] - d->c[0], p[1] - d->c[1], p[2] - d->c[2]}, *f = d->cfrc + 6 * i;
+    cross3(f, r, x);
+    for (int k = 0; k < 3; k++) {
+      f[k] += x[3 + k];
+      f[3 + k] = x[k];
+    }
+  }
+  for (int i = n - 1; i > 0; i--) {
+    double *fp = d->cfrc + 6 * b->links[i].parent, *fi = d->cfrc + 6 * i;
+    for (int k = 0; k < 6; k++) {
+      fp[k] += fi[k];
+    }
+  }
+  for (int j = 0; j < nv; j++) {
+    d->qacc[j] = d->qfrc[j] - d->qfrcBias[j] + d->qfrcPassive[j] +
+                 dot6(d->cdof + 6 * j, d->cfrc + 6 * m->dofLink[j]);
+    ngiven += d->given[j] != 0;
+  }
+  const int *parent = m->dofParent;
+  if (ngiven > 0) {
+    // the given dofs' accelerations move to the right-hand side; the free dofs' tree skips them
+    for (int j = 0; j < nv; j++) {
+      int p = m->dofParent[j];
+      while (p >= 0 && d->given[p]) {
+        p = m->dofParent[p];
+      }
+      d->freeParent[j] = p;
+      for (int k = m->dofParent[j]; k >= 0; k = m->dofParent[k]) {
+        double Mjk = d->M[(size_t)j * nv + k];
+        if (d->given[k] && !d->given[j]) {
+          d->qacc[j] -= Mjk * d->qaccGiven[k];
+        } else if (d->given[j] && !d->given[k]) {
+          d->qacc[k] -= Mjk * d->qaccGiven[j];
+        }
+      }
+    }
+    parent = d->freeParent;
+  }
+  // M (+ dt B) into LD, the free dofs' tree entries only, factored and solved
+  for (int j = 0; j < nv; j++) {
+    for (int k = d->given[j] ? -1 : j; k >= 0; k = parent[k]) {
+      d->LD[(size_t)j * nv + k] = d->M[(size_t)j * nv + k];
+    }
+    d->LD[(size_t)j * nv + j] += dtImplicit * m->damping[j];
+  }
+  d->badPivots = factorLTDL(nv, parent, d->given, d->LD);
+  solveLTDL(nv, parent, d->given, d->LD, d->qacc);
+  if (ngiven > 0) {
+    for (int j = 0; j < nv; j++) {
+      if (d->given[j]) {
+        d->qacc[j] = d->qaccGiven[j];
+      }
+    }
+    // what the given dofs took: inverse dynamics at this acceleration, less what was applied
+    // (damping implicit in the step: its force at the step's end velocity)
+    newtonEuler(m, d, d->qacc, 1, d->qfrcGiven);
+    for (int j = 0; j < nv; j++) {
+      double dampEnd = m->damping[j] * (d->qvel[j] + dtImplicit * d->qacc[j]);
+      d->qfrcGiven[j] = d->given[j] ? d->qfrcGiven[j] + m->armature[j] * d->qacc[j] + dampEnd -
+                                          d->qfrc[j]
+                                    : 0;
+    }
+  } else {
+    memset(d->qfrcGiven, 0, (size_t)nv * sizeof *d->qfrcGiven);
+  }
+}
+
+void hsd_jsForward(const hsdJsModel *m, hsdJsData *d) {
+  hsd_jsPosition(m, d);
+  hsd_jsVelocity(m, d);
+  hsd_jsAcceleration(m, d, 0);
+}
+
+void hsd_jsInverse(const hsdJsModel *m, hsdJsData *d, const double *qacc, double *out) {
+  newtonEuler(m, d, qacc, 1, out);
+  for (int j = 0; j < m->nv; j++) {
+    out[j] += m->armature[j] * qacc[j] - d->qfrcPassive[j];
+  }
+}
+
+//---------------------------------- integration -----------------------------------------------
+
+// R = exp(dt [w]x) R, then one Newton step of the polar decomposition (R (3 I - R^T R) / 2)
+// so that round-off never lets R drift off SO(3)
+static void rotateRoot(double R[9], const double w[3], double dt) {
+  double aa[4] = {w[0], w[1], w[2], dt * hsu_norm(w)}, E[9], Rn[9], RtR[9], Rt[9], K[9];
+  hsu_axisAngleToMat(E, aa);
+  hsu_mulMat(Rn, E, R);
+  hsu_transpose(Rt, Rn);
+  hsu_mulMat(RtR, Rt, Rn);
+  for (int k = 0; k < 9; k++) {
+    K[k] = ((k % 4 == 0) ? 1.5 : 0) - 0.5 * RtR[k];
+  }
+  hsu_mulMat(R, Rn, K);
+}
+
+void hsd_jsStep(const hsdJsModel *m, hsdJsData *d, double dt) {
+  hsd_jsPosition(m, d);
+  hsd_jsVelocity(m, d);
+  hsd_jsAcceleration(m, d, m->damped ? dt : 0);
+  hsBodyState *st = d->st;
+  for (int j = 0; j < m->nv; j++) {
+    d->qvel[j] += dt * d->qacc[j];
+  }
+  if (m->nroot) {
+    for (int k = 0; k < 3; k++) {
+      st->rootP[k] += dt * d->qvel[k];
+    }
+    rotateRoot(st->rootR, d->qvel + 3, dt);
+  }
+  for (int j = m->nroot; j < m->nv; j++) {
+    int i = m->dofLink[j];
+    st->q[i] += dt * d->qvel[j];
+    st->dq[i] = d->qvel[j];
+    st->ddq[i] = d->qacc[j];
+  }
+}
+
+void hsd_jsEnergy(const hsdJsModel *m, const hsdJsData *d, double e[2]) {
+  int nv = m->nv;
+  double T = 0;
+  for (int j = 0; j < nv; j++) {
+    T += 0.5 * d->M[(size_t)j * nv + j] * d->qvel[j] * d->qvel[j];
+    for (int k = m->dofParent[j]; k >= 0; k = m->dofParent[k]) {
+      T += d->M[(size_t)j * nv + k] * d->qvel[j] * d->qvel[k];
+    }
+  }
+  // sum m x = sum (m (x - c) + m c) over the links
+  double mx[3] = {d->mass * d->c[0], d->mass * d->c[1], d->mass * d->c[2]};
+  for (int i = 0; i < m->body->nlink; i++) {
+    for (int k = 0; k < 3; k++) {
+      mx[k] += d->cinert[13 * i + 1 + k];
+    }
+  }
+  e[0] = T;
+  e[1] = -hsu_dot(d->g, mx);
+}

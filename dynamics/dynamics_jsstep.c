@@ -1,0 +1,221 @@
+// dynamics_jsstep.c - a world stepped by the joint-space engine (hsdOptions.engine =
+// hsENGINE_JOINT_SPACE): the seam between hsdWorld's characters and dynamics_jointspace.c.
+//
+// hsd_init builds the ODE side as for the ODE engine (it carries the collision geometry that
+// the queries read, and the state every setter writes) and, here, one hsdJsModel and hsdJsData
+// per character. A step then never steps ODE: per character, in index order,
+// 1. hsd_jsPrepare (dynamics_prepare.c): teleports and mode changes applied to the state, the
+//    step's start noted, the external forces kept for inverse dynamics;
+// 2. the state into the joint-space data (root pose, q, the root's velocity and dq), the
+//    commands as inputs: a torque-mode joint's u as its generalized force; a high-gain joint's
+//    acceleration prescribed so that it moves at the ODE engine's servo velocity over the step
+//    (hsd_servoVelocity: a commanded value is reached exactly, a velocity (+ acceleration)
+//    command is followed, otherwise the joint holds); a position-given free root likewise
+//    reaches its commanded pose (or moves at its commanded velocity); external forces; gravity;
+// 3. one semi-implicit Euler step (hsd_jsStep), refused as a runaway when it leaves the bounds;
+// 4. the data back into the state: poses, q, dq, ddq, u (a high-gain joint's from inverse
+//    dynamics), link velocities from the root's and dq; ODE's bodies placed there
+//    (hsd_placeBodies) so that every geometric query sees the new poses;
+// 5. hsd_jsFinish (dynamics_finish.c): accelerations by differences, force sensors by inverse
+//    dynamics, holds, commands cleared.
+
+#include <math.h>
+#include <string.h>
+
+#include "dynamics_private.h"
+
+// what the joint-space engine cannot do yet, as an error naming it; 0 if nothing
+static int refuse(const hsdWorld *w, hsError *err) {
+  if (w->npair > 0) {
+    return HS_ERR(err, hsE_INVALID,
+                  "the joint-space engine solves no contacts yet (issue 27, part 2): this world "
+                  "has %d contact pair%s; use the ODE engine (hsENGINE_ODE) for contacts",
+                  w->npair, w->npair == 1 ? "" : "s");
+  }
+  if (w->nloop > 0) {
+    return HS_ERR(err, hsE_INVALID,
+                  "the joint-space engine has no closed loops yet: extra joint %s; use the ODE "
+                  "engine (hsENGINE_ODE)",
+                  w->loops[0].name);
+  }
+  if (w->opt.jointLimits != 0 || w->opt.rotorInertia != 0) {
+    return HS_ERR(err, hsE_INVALID,
+                  "joint limits and the rotorInertia option are the ODE engine's; the "
+                  "joint-space engine always puts rotor inertia on the joint's diagonal");
+  }
+  return 0;
+}
+
+void hsd_jsFreeWorld(hsdWorld *w) {
+  for (int ci = 0; ci < w->nchar; ci++) {
+    hsdCharacter *c = &w->chars[ci];
+    hsd_freeJsData(c->jsd);
+    hsd_freeJsModel(c->jsm);
+    c->jsd = NULL;
+    c->jsm = NULL;
+  }
+}
+
+int hsd_jsInitWorld(hsdWorld *w, hsError *err) {
+  hsd_jsFreeWorld(w);
+  if (refuse(w, err) < 0) {
+    return hsE_INVALID;
+  }
+  for (int ci = 0; ci < w->nchar; ci++) {
+    hsdCharacter *c = &w->chars[ci];
+    c->jsm = hsd_makeJsModel(c->body, err);
+    c->jsd = c->jsm ? hsd_makeJsData(c->jsm, err) : NULL;
+    if (!c->jsd) {
+      hsd_jsFreeWorld(w);
+      return err ? err->code : hsE_NOMEM;
+    }
+  }
+  return 0;
+}
+
+// the velocity (v, wv) that takes a position-given root to its target over the step, or its
+// commanded velocity (as the ODE engine's driveGivenRoot)
+static void givenRootVelocity(const hsdWorld *w, const hsdCharacter *c, double v[3],
+                              double wv[3]) {
+  const hsBodyState *st = c->state;
+  unsigned f = c->in.flags[0];
+  if ((f & hsdIN_VEL) && !(f & hsdIN_POSE)) {
+    memcpy(v, c->in.rootV, 3 * sizeof *v);
+    memcpy(wv, c->in.rootW, 3 * sizeof *wv);
+    return;
+  }
+  const double *pT, *RT0;
+  hsd_rootTarget(c, &pT, &RT0);
+  double RT[9], Rd[9], aa[4];
+  hsu_transpose(RT, st->rootR);
+  hsu_mulMat(Rd, RT0, RT);
+  hsu_matToAxisAngle(aa, Rd);
+  for (int j = 0; j < 3; j++) {
+    v[j] = (pT[j] - st->rootP[j]) / w->dt;
+    wv[j] = aa[j] * aa[3] / w->dt;
+  }
+}
+
+// 1 if the data's state after a step is finite and within the runaway bounds
+static int saneData(const hsdJsModel *m, const hsdJsData *d) {
+  for (int k = 0; k < 3; k++) {
+    if (!(fabs(d->st->rootP[k]) <= hsdMAX_POSITION)) {
+      return 0;
+    }
+  }
+  for (int k = 0; k < 9; k++) {
+    if (!isfinite(d->st->rootR[k])) {
+      return 0;
+    }
+  }
+  for (int j = 0; j < m->nv; j++) {
+    if (!(fabs(d->qvel[j]) <= hsdMAX_SPEED) ||
+        (j >= m->nroot && !(fabs(d->st->q[m->dofLink[j]]) <= hsdMAX_POSITION))) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+// one joint-space step of character ci (not still)
+static void stepCharacter(hsdWorld *w, int ci) {
+  hsdCharacter *c = &w->chars[ci];
+  const hsBody *b = c->body;
+  const hsdJsModel *m = c->jsm;
+  hsdJsData *d = c->jsd;
+  hsBodyState *st = c->state;
+  int n = b->nlink;
+  double dt = w->dt;
+  // the state and the commands into the data
+  memcpy(d->st->rootP, st->rootP, sizeof st->rootP);
+  memcpy(d->st->rootR, st->rootR, sizeof st->rootR);
+  memcpy(d->st->q, st->q, (size_t)n * sizeof *st->q);
+  memcpy(d->st->linkP, st->linkP, 3 * (size_t)n * sizeof *st->linkP);  // (current: the last
+  memcpy(d->st->linkR, st->linkR, 9 * (size_t)n * sizeof *st->linkR);  // step or a teleport's
+  d->posesCurrent = 1;                                                  // FK wrote them)
+  memcpy(d->g, w->g, sizeof d->g);
+  memcpy(d->xfrc, c->in.ext, 6 * (size_t)n * sizeof *d->xfrc);
+  if (m->nroot) {
+    int given = hsd_servoed(c, 0);
+    double vt[6];
+    if (given) {
+      givenRootVelocity(w, c, vt, vt + 3);
+    }
+    for (int k = 0; k < 3; k++) {
+      d->qvel[k] = c->motion[0].v[k];
+      d->qvel[3 + k] = c->motion[0].w[k];
+    }
+    for (int j = 0; j < 6; j++) {
+      d->qfrc[j] = 0;
+      d->given[j] = (unsigned char)given;
+      d->qaccGiven[j] = given ? (vt[j] - d->qvel[j]) / dt : 0;
+    }
+  }
+  for (int j = m->nroot; j < m->nv; j++) {
+    int k = m->dofLink[j], servo = hsd_servoed(c, k);
+    d->qvel[j] = st->dq[k];
+    d->given[j] = (unsigned char)servo;
+    d->qaccGiven[j] = servo ? (hsd_servoVelocity(w, c, k) - st->dq[k]) / dt : 0;
+    d->qfrc[j] = servo ? 0 : c->in.u[k];
+  }
+  hsd_jsStep(m, d, dt);
+  if (d->badPivots > 0) {
+    hsd_warn(w, hsdWARN_SINGULAR,
+             "character %s: its joint-space mass matrix is singular (a joint moves no mass and "
+             "no rotor inertia); %d pivot%s raised to 1e-12 at step %ld",
+             c->name, d->badPivots, d->badPivots == 1 ? "" : "s", w->steps + 1);
+  }
+  if (!saneData(m, d)) {
+    hsd_recover(w, ci, "after");
+    return;
+  }
+  // the data back into the state
+  memcpy(st->rootP, d->st->rootP, sizeof st->rootP);
+  memcpy(st->rootR, d->st->rootR, sizeof st->rootR);
+  for (int j = m->nroot; j < m->nv; j++) {
+    int k = m->dofLink[j];
+    st->q[k] = d->st->q[k];
+    st->dq[k] = d->qvel[j];
+    st->ddq[k] = d->qacc[j];
+    st->u[k] = d->given[j] ? d->qfrcGiven[j] : c->in.u[k];
+  }
+  hsm_forwardKinematics(b, st);
+  hsdLinkMotion *m0 = &c->motion[0];
+  for (int k = 0; k < 3; k++) {
+    m0->v[k] = m->nroot ? d->qvel[k] : 0;
+    m0->w[k] = m->nroot ? d->qvel[3 + k] : 0;
+  }
+  for (int k = 1; k < n; k++) {
+    const hsdLinkMotion *pm = &c->motion[b->links[k].parent];
+    double dq = m->linkDof[k] >= 0 ? st->dq[k] : 0;
+    hsd_childVelocity(b, st, k, pm->v, pm->w, dq, c->motion[k].v, c->motion[k].w);
+  }
+  hsd_placeBodies(w, ci);
+}
+
+int hsd_jsStepWorld(hsdWorld *w, hsError *err) {
+  if (refuse(w, err) < 0) {
+    return hsE_INVALID;
+  }
+  w->runaway = 0;
+  w->ncontact = w->ngroup = 0;
+  for (int ci = 0; ci < w->nchar; ci++) {
+    hsdCharacter *c = &w->chars[ci];
+    hsd_jsPrepare(w, ci);
+    if (!c->still) {
+      stepCharacter(w, ci);
+    }
+    hsd_jsFinish(w, ci);
+  }
+  w->time += w->dt;
+  w->steps++;
+  if (w->runaway) {
+    return HS_ERR(err, hsE_RUNAWAY,
+                  "character %s ran away %s step %ld: its state became non-finite or left the "
+                  "bounds (|position| <= %g m, |velocity| <= %g m/s and rad/s); it was stopped "
+                  "where the last good step left it",
+                  w->chars[w->runaway - 1].name, w->runawayWhen, w->steps, hsdMAX_POSITION,
+                  hsdMAX_SPEED);
+  }
+  return 0;
+}

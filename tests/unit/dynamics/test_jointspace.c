@@ -1,0 +1,1215 @@
+// test_jointspace.c - the joint-space engine (dynamics_jointspace.c) against closed forms and
+// independent references: rotor inertia as OpenHRP's armature, a pendulum's period, a double
+// pendulum's energy, a free body's momenta, a slide joint under gravity, damping's decay, and
+// the sample humanoid's mass matrix, bias forces and momenta.
+
+#include "dyn_helpers.h"
+
+//---------------------------------- helpers ---------------------------------------------------
+
+typedef struct jsRig {
+  hsBody *body;
+  hsdJsModel *m;
+  hsdJsData *d;
+} jsRig;
+
+// model and data for body (NULL fails the test)
+static jsRig jsMake(hsBody *body) {
+  jsRig r = {body, NULL, NULL};
+  CU_ASSERT_PTR_NOT_NULL_FATAL(body);
+  hsError err = {0};
+  r.m = hsd_makeJsModel(body, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r.m);
+  r.d = hsd_makeJsData(r.m, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(r.d);
+  return r;
+}
+
+static void jsFree(jsRig *r) {
+  hsd_freeJsData(r->d);
+  hsd_freeJsModel(r->m);
+  hsm_freeBody(r->body);
+}
+
+// a deterministic pseudo-random number in [-1, 1)
+static double jsRand(unsigned *s) {
+  *s = *s * 1664525u + 1013904223u;
+  return (double)(*s >> 8) / (double)(1u << 23) - 1;
+}
+
+// a fixed base at height 2 with one or two rotary links about y (as test_motion.c's chain):
+// link i hangs 0.5 m below its joint (com), 1 kg, inertia diag(0.01, 0.01, 0.001) about the
+// com; the first joint with rotor inertia ir and gear ratio gr
+static hsBody *jsChain(const char *file, int nlink, double q0, double q1, double ir, double gr) {
+  char text[4096];
+  const char *seg =
+      "Segment { mass 1 centerOfMass 0 0 -0.5 momentsOfInertia [0.01 0 0 0 0.01 0 0 0 0.001] }";
+  char second[1024] = "";
+  if (nlink == 2) {
+    snprintf(second, sizeof second,
+             "DEF L2 Joint { jointType \"rotate\" jointId 1 jointAxis 0 1 0 translation 0 0 -1 "
+             "jointValue %.17g children [ %s ] }",
+             q1, seg);
+  }
+  snprintf(text, sizeof text,
+           "DEF P Humanoid { humanoidBody [ DEF BASE Joint { jointType \"fixed\" translation 0 "
+           "0 2 children [\n DEF L1 Joint { jointType \"rotate\" jointId 0 jointAxis 0 1 0 "
+           "jointValue %.17g rotorInertia %.17g gearRatio %.17g children [ %s\n %s ] } ] } ]\n"
+           " joints [ USE BASE USE L1 %s ] }\n",
+           q0, ir, gr, seg, second, nlink == 2 ? "USE L2" : "");
+  return dynLoadText(file, text);
+}
+
+//---------------------------------- armature --------------------------------------------------
+
+// a free base (m1, inertia diag(0.1, 0.2, i1) about its com at its origin) and an arm on a
+// rotate joint about z at the base origin (m2, com (d, 0, 0), inertia diag(0.01, 0.05, i2)),
+// rotor inertia ir, gear ratio gr
+static hsBody *jsTwoLink(const char *file, double m1, double i1, double m2, double i2, double d,
+                         double ir, double gr) {
+  char text[4096];
+  snprintf(text, sizeof text,
+           "DEF TWO Humanoid { humanoidBody [ DEF BASE Joint { jointType \"free\" children [\n"
+           " Segment { mass %.17g momentsOfInertia [0.1 0 0 0 0.2 0 0 0 %.17g] }\n"
+           " DEF ARM Joint { jointType \"rotate\" jointId 0 jointAxis 0 0 1 rotorInertia %.17g\n"
+           "  gearRatio %.17g children [ Segment { mass %.17g centerOfMass %.17g 0 0\n"
+           "  momentsOfInertia [0.01 0 0 0 0.05 0 0 0 %.17g] } ] } ] } ]\n"
+           " joints [ USE BASE USE ARM ] }\n",
+           m1, i1, ir, gr, m2, d, i2);
+  return dynLoadText(file, text);
+}
+
+// 1 N m on the joint of a floating two-link body at rest in zero gravity. Lagrange's equations
+// in (base origin velocity, base angular velocity, joint rate), OpenHRP's armature Ia = Ir g^2
+// on the joint's own diagonal: with m = m1 + m2, e = m2 d, J = i2 + m2 d^2, A = i1 + J, the
+// plane block [[m, e, e], [e, A, J], [e, J, J + Ia]] (vy, wz, dq) times the accelerations is
+// (0, 0, 1); by Cramer's rule, D its determinant: ddq = (m A - e^2) / D, dwz = (e^2 - m J) / D,
+// the base origin's ay = -e i1 / D, every other acceleration 0. To 1e-9 (round-off only).
+static void checkArmature(double d, double ir, double gr) {
+  const double m1 = 3, i1 = 0.3, m2 = 2, i2 = 0.06;
+  jsRig r = jsMake(jsTwoLink("js_two.wrl", m1, i1, m2, i2, d, ir, gr));
+  CU_ASSERT_EQUAL(r.m->nv, 7);
+  HST_NEAR(r.m->armature[6], ir * gr * gr, 1e-15);
+  memset(r.d->g, 0, sizeof r.d->g);
+  r.d->qfrc[6] = 1;
+  hsd_jsForward(r.m, r.d);
+  double m = m1 + m2, e = m2 * d, J = i2 + m2 * d * d, A = i1 + J, Ia = ir * gr * gr;
+  double D = m * (A * (J + Ia) - J * J) - e * e * Ia + e * e * (J - A);
+  double want[7] = {0, -e * i1 / D, 0, 0, 0, (e * e - m * J) / D, (m * A - e * e) / D};
+  double worst = 0;
+  for (int j = 0; j < 7; j++) {
+    worst = fmax(worst, fabs(r.d->qacc[j] - want[j]));
+  }
+  fprintf(stderr, " [d %g Ia %g: ddq %.12g dwz %.12g, error %.2g] ", d, Ia, r.d->qacc[6],
+          r.d->qacc[5], worst);
+  CU_ASSERT(worst < 1e-9);
+  CU_ASSERT_EQUAL(r.d->badPivots, 0);
+  // one step from rest: the velocities are dt times those accelerations
+  hsd_jsStep(r.m, r.d, 0.001);
+  HST_NEAR(r.d->qvel[6], 0.001 * want[6], 1e-12);
+  HST_NEAR(r.d->qvel[5], 0.001 * want[5], 1e-12);
+  jsFree(&r);
+}
+
+static void testArmature(void) {
+  checkArmature(0, 1e-4, 50);    // arm's com on the axis: ddq = 1 / (Ia + i1 J / A)
+  checkArmature(0, 0, 50);       // the same without rotor inertia
+  checkArmature(0.4, 1e-4, 50);  // the arm's com off the axis: the base translates too
+  checkArmature(0.4, 0, 1);
+}
+
+// the armature's effective inertia on a fixed base: 1 N m on a joint whose link (i about the
+// axis) hangs from a fixed base gives ddq = 1 / (i + Ir g^2) exactly
+static void testArmatureFixedBase(void) {
+  jsRig r = jsMake(jsChain("js_fixed.wrl", 1, 0, 0, 0.001, 10));
+  memset(r.d->g, 0, sizeof r.d->g);
+  r.d->qfrc[0] = 1;
+  hsd_jsForward(r.m, r.d);
+  HST_NEAR(r.d->qacc[0], 1 / (0.01 + 0.25 + 0.1), 1e-12);
+  jsFree(&r);
+}
+
+//---------------------------------- pendulums -------------------------------------------------
+
+// a pendulum (1 kg, com 0.5 m below the joint, 0.01 kg m^2 about it, armature 0.1) released at
+// 1e-3 rad: the period is 2 pi sqrt(I / (m g l)), I = 0.01 + 0.25 + 0.1 about the joint.
+// Tolerance 2e-6 relative: the amplitude's correction theta0^2 / 16 = 6e-8, semi-implicit
+// Euler's frequency error w^2 dt^2 / 24 = 6e-7 (w = 3.7 rad/s, dt = 1 ms), the zero crossings
+// interpolated linearly (error O(dt^3))
+static void testPendulumPeriod(void) {
+  jsRig r = jsMake(jsChain("js_pendulum.wrl", 1, 1e-3, 0, 0.001, 10));
+  const double dt = 0.001, I = 0.36, T = 2 * M_PI * sqrt(I / (9.8 * 0.5));
+  double prev = r.d->st->q[1], first = -1, last = -1;
+  int crossings = 0;
+  for (int n = 1; n <= 12000; n++) {
+    hsd_jsStep(r.m, r.d, dt);
+    double q = r.d->st->q[1];
+    if (prev > 0 && q <= 0) {  // downward crossings, one per period
+      double t = (n - 1 + prev / (prev - q)) * dt;
+      if (first < 0) {
+        first = t;
+      } else {
+        last = t;
+        crossings++;
+      }
+    }
+    prev = q;
+  }
+  CU_ASSERT_FATAL(crossings >= 5);
+  double period = (last - first) / crossings;
+  fprintf(stderr, " [period %.9f s, closed form %.9f s, %d periods] ", period, T, crossings);
+  CU_ASSERT(fabs(period - T) / T < 2e-6);
+  jsFree(&r);
+}
+
+// the largest |E - E0| of a double pendulum released at (1, 0.5) rad over 5 s at step dt, and
+// the largest |dV/dt - qdot' dM/dt qdot / 2| seen (dV/dt and dM/dt by differences over a step)
+static double doublePendulumDrift(double dt, double *maxRate) {
+  jsRig r = jsMake(jsChain("js_double.wrl", 2, 1.0, 0.5, 0, 1));
+  double e[2], e0, worst = 0, vPrev, tPrev, qv[2];
+  *maxRate = 0;
+  hsd_jsPosition(r.m, r.d);
+  hsd_jsEnergy(r.m, r.d, e);
+  e0 = e[0] + e[1];
+  vPrev = e[1];
+  int steps = (int)lround(5 / dt);
+  for (int n = 0; n < steps; n++) {
+    memcpy(qv, r.d->qvel, sizeof qv);
+    hsd_jsEnergy(r.m, r.d, e);
+    tPrev = e[0];  // qdot_n' M_n qdot_n / 2
+    hsd_jsStep(r.m, r.d, dt);
+    hsd_jsPosition(r.m, r.d);
+    double qNew[2];
+    memcpy(qNew, r.d->qvel, sizeof qNew);
+    memcpy(r.d->qvel, qv, sizeof qv);
+    hsd_jsEnergy(r.m, r.d, e);  // qdot_n' M_n+1 qdot_n / 2
+    double kineticRate = (e[0] - tPrev) / dt;
+    memcpy(r.d->qvel, qNew, sizeof qNew);
+    hsd_jsEnergy(r.m, r.d, e);
+    worst = fmax(worst, fabs(e[0] + e[1] - e0));
+    *maxRate = fmax(*maxRate, fabs((e[1] - vPrev) / dt - kineticRate));
+    vPrev = e[1];
+  }
+  jsFree(&r);
+  return worst;
+}
+
+// semi-implicit Euler in velocity form is first order and, with a mass matrix that depends on
+// q, not symplectic: the energy's error is not bounded by a modified energy but grows at most
+// linearly, each unit of time adding at most dt times the rate at which energy moves between
+// its forms, g = dV/dt - qdot' dM/dt qdot / 2 (the first-order term a symplectic step would
+// keep bounded). So |E - E0| <= dt T max |g| over T = 5 s (observed: 0.55 of it), and halving
+// dt halves the error (ratio within [1.6, 2.5]): a missing or wrong force would leave an error
+// that does not shrink with dt (measured: 0.096 J of m g l = 9.8 J at 1 ms; ODE's engine,
+// test_motion.c, about 0.1 % over 10 s with its constraint stabilisation)
+static void testDoublePendulumEnergy(void) {
+  double p1, p2;
+  double e1 = doublePendulumDrift(1e-3, &p1), e2 = doublePendulumDrift(5e-4, &p2);
+  fprintf(stderr, " [|dE| %.3g J at 1 ms (bound %.3g), %.3g J at 0.5 ms (%.3g)] ", e1,
+          1e-3 * 5 * p1, e2, 5e-4 * 5 * p2);
+  CU_ASSERT(e1 < 1e-3 * 5 * p1);
+  CU_ASSERT(e2 < 5e-4 * 5 * p2);
+  CU_ASSERT(e1 / e2 > 1.6 && e1 / e2 < 2.5);
+}
+
+//---------------------------------- free body ------------------------------------------------
+
+// linear momentum and angular momentum about the com of a free one-link body
+static void freeMomenta(const jsRig *r, double P[3], double L[3]) {
+  const hsLink *l = &r->body->links[0];
+  const hsBodyState *st = r->d->st;
+  const double *v = r->d->qvel, *w = r->d->qvel + 3;
+  double rc[3], wxr[3], RI[9], Rt[9], Iw[9];
+  hsu_rotVec(rc, st->rootR, l->com);
+  hsu_cross(wxr, w, rc);
+  for (int k = 0; k < 3; k++) {
+    P[k] = l->mass * (v[k] + wxr[k]);
+  }
+  hsu_mulMat(RI, st->rootR, l->inertia);
+  hsu_transpose(Rt, st->rootR);
+  hsu_mulMat(Iw, RI, Rt);
+  hsu_rotVec(L, Iw, w);
+}
+
+// the largest relative change of P and L of a spinning box (com off its origin) over 2 s at dt
+static void freeBodyDrift(double dt, double *dP, double *dL) {
+  jsRig r = jsMake(dynBox("js_free.wrl", 2, 0.1, 0.3, 0.6, 0.05, -0.03, 0.02, NULL));
+  memset(r.d->g, 0, sizeof r.d->g);
+  double v0[6] = {0.3, -0.1, 0.2, 1.0, 0.2, 3.0};  // near the middle axis: it tumbles
+  memcpy(r.d->qvel, v0, sizeof v0);
+  double P0[3], L0[3], P[3], L[3];
+  freeMomenta(&r, P0, L0);
+  *dP = *dL = 0;
+  for (int n = 0; n < (int)lround(2 / dt); n++) {
+    hsd_jsStep(r.m, r.d, dt);
+    freeMomenta(&r, P, L);
+    for (int k = 0; k < 3; k++) {
+      *dP = fmax(*dP, fabs(P[k] - P0[k]) / hsu_norm(P0));
+      *dL = fmax(*dL, fabs(L[k] - L0[k]) / hsu_norm(L0));
+    }
+  }
+  // the orientation stays a rotation
+  const double *R = r.d->st->rootR;
+  double Rt[9], RtR[9];
+  hsu_transpose(Rt, R);
+  hsu_mulMat(RtR, Rt, R);
+  for (int k = 0; k < 9; k++) {
+    HST_NEAR(RtR[k], k % 4 == 0 ? 1 : 0, 1e-14);
+  }
+  jsFree(&r);
+}
+
+// torque-free precession: the dynamics conserve P and L (about the com) exactly; the
+// semi-implicit step loses them at O(dt^2) per step (the first-order terms of I(t) w cancel):
+// each step changes them by at most about (|w| dt)^2 / 2 relative, so over T = 2 s the change
+// stays below dt |w|^2 T / 2 = 0.01 (|w| = 3.2 rad/s; observed 1e-3 and 2.9e-3), and it is
+// first order: halved with dt (ratio within [1.6, 2.5]). The orientation stays orthonormal to
+// 1e-14.
+static void testFreeBodyPrecession(void) {
+  double p1, l1, p2, l2;
+  freeBodyDrift(1e-3, &p1, &l1);
+  freeBodyDrift(5e-4, &p2, &l2);
+  fprintf(stderr, " [relative dP %.3g, dL %.3g at 1 ms; %.3g, %.3g at 0.5 ms] ", p1, l1, p2, l2);
+  CU_ASSERT(p1 < 0.01 && l1 < 0.01);
+  CU_ASSERT(p1 / p2 > 1.6 && p1 / p2 < 2.5);
+  CU_ASSERT(l1 / l2 > 1.6 && l1 / l2 < 2.5);
+}
+
+// a box with its com on its origin: no force gives no acceleration of the origin, so the
+// linear momentum is exact (1e-13) whatever the spin
+static void testFreeBodyMomentumExact(void) {
+  jsRig r = jsMake(dynBox("js_free0.wrl", 2, 0.1, 0.3, 0.6, 0, 0, 0, NULL));
+  memset(r.d->g, 0, sizeof r.d->g);
+  double v0[6] = {0.3, -0.1, 0.2, 1.0, 0.2, 3.0};
+  memcpy(r.d->qvel, v0, sizeof v0);
+  for (int n = 0; n < 2000; n++) {
+    hsd_jsStep(r.m, r.d, 1e-3);
+  }
+  for (int k = 0; k < 3; k++) {
+    HST_NEAR(r.d->qvel[k], v0[k], 1e-13);
+    HST_NEAR(r.d->st->rootP[k], 2 * v0[k], 1e-12);
+  }
+  jsFree(&r);
+}
+
+//---------------------------------- slide, damping --------------------------------------------
+
+// a slide joint along (1, 0, 1)/sqrt 2 with a 1.5 kg link and armature 0.02 * 5^2 = 0.5 kg:
+// a = g . axis m / (m + Ia); semi-implicit Euler from rest gives v_n = n a dt and
+// x_n = a dt^2 n (n + 1) / 2 exactly (1e-9), the continuous x = a t^2 / 2 within a dt t / 2
+static void testSlideUnderGravity(void) {
+  const char *text =
+      "DEF S Humanoid { humanoidBody [ DEF BASE Joint { jointType \"fixed\" children [\n"
+      " DEF SL Joint { jointType \"slide\" jointId 0 jointAxis 1 0 1 rotorInertia 0.02\n"
+      "  gearRatio 5 children [ Segment { mass 1.5 centerOfMass 0.1 0.2 0\n"
+      "  momentsOfInertia [0.1 0 0 0 0.1 0 0 0 0.1] } ] } ] } ] joints [ USE BASE USE SL ] }\n";
+  jsRig r = jsMake(dynLoadText("js_slide.wrl", text));
+  CU_ASSERT_EQUAL_FATAL(r.m->nv, 1);
+  const double dt = 1e-3, a = -9.8 / sqrt(2) * 1.5 / (1.5 + 0.5);
+  for (int n = 1; n <= 1000; n++) {
+    hsd_jsStep(r.m, r.d, dt);
+    HST_NEAR(r.d->qvel[0], n * a * dt, 1e-9);
+    HST_NEAR(r.d->st->q[1], a * dt * dt * n * (n + 1) / 2, 1e-9);
+  }
+  HST_NEAR(r.d->st->q[1], a / 2, fabs(a) * dt / 2 * 1.0001);
+  jsFree(&r);
+}
+
+// a URDF wheel on a vertical axis of a base fixed to the world (izz 0.2 about it) with
+// <dynamics damping="0.5">, spun at 2 rad/s without gravity: implicit damping gives
+// w_n = w0 / (1 + b dt / I)^n exactly (1e-12 relative), the continuous w0 exp(-b t / I) within
+// t b^2 dt / (2 I^2) relative
+static void testDampingDecay(void) {
+  const char *urdf =
+      "<robot name=\"wheel\"><link name=\"world\"/>\n"
+      "<joint name=\"anchor\" type=\"fixed\"><parent link=\"world\"/>"
+      "<child link=\"base\"/></joint>\n"
+      "<link name=\"base\"><inertial><mass value=\"1\"/>\n"
+      "<inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n"
+      "<link name=\"wheel\"><inertial><mass value=\"1\"/><origin xyz=\"0 0 0\"/>\n"
+      "<inertia ixx=\"0.1\" iyy=\"0.1\" izz=\"0.2\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial>\n"
+      "</link>\n<joint name=\"spin\" type=\"continuous\"><parent link=\"base\"/>\n"
+      "<child link=\"wheel\"/><axis xyz=\"0 0 1\"/><dynamics damping=\"0.5\"/></joint>\n"
+      "</robot>\n";
+  hsError err = {0};
+  hsBody *b = hsm_loadUrdf(hst_writeFile("js_wheel.urdf", urdf), NULL, NULL, 0, NULL, &err);
+  jsRig r = jsMake(b);
+  CU_ASSERT_EQUAL_FATAL(r.m->nv, 1);
+  HST_NEAR(r.m->damping[0], 0.5, 0);
+  memset(r.d->g, 0, sizeof r.d->g);
+  r.d->qvel[0] = 2;
+  const double dt = 1e-3, B = 0.5, I = 0.2;
+  for (int n = 1; n <= 2000; n++) {
+    hsd_jsStep(r.m, r.d, dt);
+    double discrete = 2 / pow(1 + B * dt / I, n), t = n * dt;
+    HST_NEAR(r.d->qvel[0] / discrete, 1, 1e-12);
+    double cont = 2 * exp(-B * t / I);
+    CU_ASSERT(fabs(r.d->qvel[0] / cont - 1) <= t * B * B * dt / (2 * I * I) * 1.01 + 1e-12);
+  }
+  fprintf(stderr, " [w(2 s) %.9f, continuous %.9f] ", r.d->qvel[0], 2 * exp(-B * 2 / I));
+  jsFree(&r);
+}
+
+//---------------------------------- the sample humanoid --------------------------------------
+
+// the humanoid at a random configuration: root turned and moved, every joint and velocity
+// random (seeded)
+static jsRig jsHumanoid(unsigned seed) {
+  jsRig r = jsMake(dynLoadSample("humanoid/humanoid.wrl"));
+  unsigned s = seed;
+  double aa[4] = {jsRand(&s), jsRand(&s), jsRand(&s), 2 * jsRand(&s)};
+  hsu_axisAngleToMat(r.d->st->rootR, aa);
+  for (int k = 0; k < 3; k++) {
+    r.d->st->rootP[k] = jsRand(&s);
+  }
+  for (int j = 0; j < r.m->nv; j++) {
+    r.d->qvel[j] = jsRand(&s);
+    if (j >= r.m->nroot) {
+      r.d->st->q[r.m->dofLink[j]] = jsRand(&s);
+    }
+  }
+  return r;
+}
+
+// the mass matrix against inverse dynamics: ID is affine in qacc, so ID(e_j) - ID(0) is column
+// j of M (armature included) up to round-off (1e-12 of the largest entry); M is symmetric and
+// positive definite (a dense Cholesky of it succeeds, and the tree factorisation raised no
+// pivot); the forward dynamics' qacc satisfies M qacc = f (residual 1e-12 relative)
+static void testHumanoidMassMatrix(void) {
+  jsRig r = jsHumanoid(7);
+  int nv = r.m->nv;
+  CU_ASSERT_EQUAL(nv, 6 + 30);
+  for (int i = 0; i < r.body->nlink; i++) {
+    for (int k = 0; k < 6; k++) {
+      r.d->xfrc[6 * i + k] = 0.1 * (k + 1) * (i % 3);  // external forces: they cancel out
+    }
+  }
+  hsd_jsForward(r.m, r.d);
+  size_t sz = sizeof(double);
+  double *id0 = hsu_calloc((size_t)nv, sz), *idj = hsu_calloc((size_t)nv, sz);
+  double *acc = hsu_calloc((size_t)nv, sz), *L = hsu_calloc((size_t)nv * nv, sz);
+  hsd_jsInverse(r.m, r.d, acc, id0);
+  double big = 0, worst = 0, asym = 0;
+  for (int j = 0; j < nv * nv; j++) {
+    big = fmax(big, fabs(r.d->M[j]));
+  }
+  for (int j = 0; j < nv; j++) {
+    acc[j] = 1;
+    hsd_jsInverse(r.m, r.d, acc, idj);
+    acc[j] = 0;
+    for (int i = 0; i < nv; i++) {
+      worst = fmax(worst, fabs(idj[i] - id0[i] - r.d->M[i * nv + j]));
+      asym = fmax(asym, fabs(r.d->M[i * nv + j] - r.d->M[j * nv + i]));
+    }
+  }
+  fprintf(stderr, " [M vs ID: %.2g of %.3g] ", worst, big);
+  CU_ASSERT(worst < 1e-12 * big);
+  CU_ASSERT(asym == 0);
+  CU_ASSERT_EQUAL(r.d->badPivots, 0);
+  // dense Cholesky: every pivot positive
+  int pd = 1;
+  for (int i = 0; i < nv && pd; i++) {
+    for (int j = 0; j <= i; j++) {
+      double s = r.d->M[i * nv + j];
+      for (int k = 0; k < j; k++) {
+        s -= L[i * nv + k] * L[j * nv + k];
+      }
+      if (i == j) {
+        pd = s > 0;
+        L[i * nv + i] = pd ? sqrt(s) : 0;
+      } else {
+        L[i * nv + j] = s / L[j * nv + j];
+      }
+    }
+  }
+  CU_ASSERT(pd);
+  // the inverse at the forward's qacc gives back qfrc (zero): M qacc = f
+  hsd_jsInverse(r.m, r.d, r.d->qacc, idj);
+  double res = 0, scale = 0;
+  for (int j = 0; j < nv; j++) {
+    res = fmax(res, fabs(idj[j] - r.d->qfrc[j]));
+    scale = fmax(scale, fabs(r.d->qfrcBias[j]));
+  }
+  fprintf(stderr, " [forward/inverse residual %.2g of %.3g] ", res, scale);
+  CU_ASSERT(res < 1e-11 * scale);
+  hsu_free(id0);
+  hsu_free(idj);
+  hsu_free(acc);
+  hsu_free(L);
+  jsFree(&r);
+}
+
+// world poses of the links at the configuration q + h qvel (a free root moved by h v and turned
+// by exp(h w)), into P (3 per link) and R (9 per link)
+static void posesAlong(jsRig *r, const hsBodyState *st0, double h, double *P, double *R) {
+  hsBodyState *st = r->d->st;
+  const hsdJsModel *m = r->m;
+  memcpy(st->rootP, st0->rootP, sizeof st->rootP);
+  memcpy(st->rootR, st0->rootR, sizeof st->rootR);
+  if (m->nroot) {
+    const double *w = r->d->qvel + 3;
+    double aa[4] = {w[0], w[1], w[2], h * hsu_norm(w)}, E[9];
+    hsu_axisAngleToMat(E, aa);
+    hsu_mulMat(st->rootR, E, st0->rootR);
+    for (int k = 0; k < 3; k++) {
+      st->rootP[k] += h * r->d->qvel[k];
+    }
+  }
+  for (int j = m->nroot; j < m->nv; j++) {
+    st->q[m->dofLink[j]] = st0->q[m->dofLink[j]] + h * r->d->qvel[j];
+  }
+  hsm_forwardKinematics(r->body, st);
+  if (P) {
+    memcpy(P, st->linkP, 3 * (size_t)r->body->nlink * sizeof *P);
+    memcpy(R, st->linkR, 9 * (size_t)r->body->nlink * sizeof *R);
+  }
+}
+
+// an independent kinetic energy: link velocities by central differences of forward kinematics
+// (step 1e-6: error O(1e-12) relative), sum m |v_com|^2 / 2 + w' I w / 2 + armature, against
+// qvel' M qvel / 2 (1e-8 relative); the gravity forces against central differences of the
+// potential energy (1e-7 relative)
+static void testHumanoidEnergyAndGravity(void) {
+  jsRig r = jsHumanoid(11);
+  const hsBody *b = r.body;
+  int n = b->nlink, nv = r.m->nv;
+  hsBodyState *st0 = hsm_makeState(b, NULL);
+  memcpy(st0->rootP, r.d->st->rootP, sizeof st0->rootP);
+  memcpy(st0->rootR, r.d->st->rootR, sizeof st0->rootR);
+  memcpy(st0->q, r.d->st->q, (size_t)n * sizeof *st0->q);
+  double *Pp = hsu_calloc(24 * (size_t)n, sizeof(double)), *Pm = Pp + 3 * n;
+  double *Rp = Pm + 3 * n, *Rm = Rp + 9 * n;
+  const double h = 1e-6;
+  posesAlong(&r, st0, h, Pp, Rp);
+  posesAlong(&r, st0, -h, Pm, Rm);
+  posesAlong(&r, st0, 0, NULL, NULL);  // the state back at q (link poses too)
+  double T = 0;
+  hsBodyState *st = r.d->st;
+  for (int i = 0; i < n; i++) {
+    const hsLink *l = &b->links[i];
+    double cp[3], cm[3], v[3], Rd[9], Rt[9], W[9], w[3];
+    hsu_rotVec(cp, Rp + 9 * i, l->com);
+    hsu_rotVec(cm, Rm + 9 * i, l->com);
+    for (int k = 0; k < 3; k++) {
+      v[k] = (Pp[3 * i + k] + cp[k] - Pm[3 * i + k] - cm[k]) / (2 * h);
+    }
+    for (int k = 0; k < 9; k++) {
+      Rd[k] = (Rp[9 * i + k] - Rm[9 * i + k]) / (2 * h);
+    }
+    hsu_transpose(Rt, st->linkR + 9 * i);
+    hsu_mulMat(W, Rd, Rt);  // [w]x = dR R^T
+    w[0] = W[7];
+    w[1] = W[2];
+    w[2] = W[3];
+    double RI[9], Iw[9], Ivec[3];
+    hsu_mulMat(RI, st->linkR + 9 * i, l->inertia);
+    hsu_mulMat(Iw, RI, Rt);
+    hsu_rotVec(Ivec, Iw, w);
+    T += 0.5 * l->mass * hsu_dot(v, v) + 0.5 * hsu_dot(w, Ivec);
+  }
+  for (int j = 0; j < nv; j++) {
+    T += 0.5 * r.m->armature[j] * r.d->qvel[j] * r.d->qvel[j];
+  }
+  hsd_jsPosition(r.m, r.d);
+  double e[2];
+  hsd_jsEnergy(r.m, r.d, e);
+  fprintf(stderr, " [kinetic energy %.12g J, from differences %.12g J] ", e[0], T);
+  CU_ASSERT(fabs(e[0] - T) < 1e-8 * T);
+  // gravity: with qvel 0 the bias is grad V, V along each dof by central differences
+  double *qv = hsu_calloc((size_t)nv, sizeof(double));
+  memcpy(qv, r.d->qvel, (size_t)nv * sizeof *qv);
+  memset(r.d->qvel, 0, (size_t)nv * sizeof *r.d->qvel);
+  hsd_jsVelocity(r.m, r.d);
+  double *bias = hsu_calloc((size_t)nv, sizeof(double)), worst = 0, big = 0;
+  memcpy(bias, r.d->qfrcBias, (size_t)nv * sizeof *bias);
+  for (int j = 0; j < nv; j++) {
+    double V[2];
+    for (int sgn = 0; sgn < 2; sgn++) {
+      memset(r.d->qvel, 0, (size_t)nv * sizeof *r.d->qvel);
+      r.d->qvel[j] = 1;
+      posesAlong(&r, st0, sgn ? -1e-5 : 1e-5, NULL, NULL);
+      hsd_jsPosition(r.m, r.d);
+      hsd_jsEnergy(r.m, r.d, e);
+      V[sgn] = e[1];
+    }
+    double dV = (V[0] - V[1]) / 2e-5;
+    worst = fmax(worst, fabs(dV - bias[j]));
+    big = fmax(big, fabs(bias[j]));
+  }
+  fprintf(stderr, " [gravity vs dV/dq: %.2g of %.3g] ", worst, big);
+  CU_ASSERT(worst < 1e-7 * big);
+  hsu_free(qv);
+  hsu_free(bias);
+  hsu_free(Pp);
+  hsm_freeState(st0);
+  jsFree(&r);
+}
+
+// the humanoid floating in zero gravity with random joint and root velocities and no torque:
+// its linear momentum (sum m v_com, from the spatial velocities) and its energy stay; the
+// step's first-order error over 0.2 s at dt = 1e-4 is below 1e-3 relative, and halving dt
+// halves the energy error (ratio within [1.6, 2.5]): the Coriolis forces are consistent with M
+static double humanoidFloatDrift(double dt, double *dP) {
+  jsRig r = jsHumanoid(3);
+  memset(r.d->g, 0, sizeof r.d->g);
+  double e[2], e0, P0[3] = {0, 0, 0}, worst = 0;
+  hsd_jsForward(r.m, r.d);
+  hsd_jsEnergy(r.m, r.d, e);
+  e0 = e[0];
+  // about c, the total momentum is [L; P]; P = sum over links of m v + w x h
+  double f[6];
+  memset(f, 0, sizeof f);
+  for (int i = 0; i < r.body->nlink; i++) {
+    const double *I = r.d->cinert + 13 * i, *v = r.d->cvel + 6 * i;
+    double hw[3];
+    hsu_cross(hw, I + 1, v);
+    for (int k = 0; k < 3; k++) {
+      P0[k] += I[0] * v[3 + k] - hw[k];
+    }
+  }
+  *dP = 0;
+  for (int n = 0; n < (int)lround(0.2 / dt); n++) {
+    hsd_jsStep(r.m, r.d, dt);
+  }
+  hsd_jsForward(r.m, r.d);
+  hsd_jsEnergy(r.m, r.d, e);
+  worst = fabs(e[0] - e0) / e0;
+  double P[3] = {0, 0, 0};
+  for (int i = 0; i < r.body->nlink; i++) {
+    const double *I = r.d->cinert + 13 * i, *v = r.d->cvel + 6 * i;
+    double hw[3];
+    hsu_cross(hw, I + 1, v);
+    for (int k = 0; k < 3; k++) {
+      P[k] += I[0] * v[3 + k] - hw[k];
+    }
+  }
+  for (int k = 0; k < 3; k++) {
+    *dP = fmax(*dP, fabs(P[k] - P0[k]) / hsu_norm(P0));
+  }
+  jsFree(&r);
+  return worst;
+}
+
+static void testHumanoidFloating(void) {
+  double p1, p2, e1 = humanoidFloatDrift(1e-4, &p1), e2 = humanoidFloatDrift(5e-5, &p2);
+  fprintf(stderr, " [energy %.3g / %.3g, momentum %.3g / %.3g relative] ", e1, e2, p1, p2);
+  CU_ASSERT(e1 < 1e-3 && p1 < 1e-3);
+  CU_ASSERT(e1 / e2 > 1.6 && e1 / e2 < 2.5);
+}
+
+//---------------------------------- prescribed dofs -------------------------------------------
+
+// the floating two links with the joint's acceleration given (a = 2 rad/s^2, OpenHRP's high
+// gain): the base's accelerations solve [[m, e], [e, A]] (ay, dwz) = -(e, J) a, so with
+// det = m A - e^2: ay = -e i1 a / det, dwz = (e^2 - m J) a / det; the joint took
+// tau = e ay + J dwz + (J + Ia) a (1e-9). Applied in torque mode, that tau gives a back.
+static void testGivenJointAcceleration(void) {
+  const double m1 = 3, i1 = 0.3, m2 = 2, i2 = 0.06, dd = 0.4, Ia = 1e-4 * 50 * 50, a = 2;
+  jsRig r = jsMake(jsTwoLink("js_given.wrl", m1, i1, m2, i2, dd, 1e-4, 50));
+  memset(r.d->g, 0, sizeof r.d->g);
+  r.d->given[6] = 1;
+  r.d->qaccGiven[6] = a;
+  hsd_jsForward(r.m, r.d);
+  double m = m1 + m2, e = m2 * dd, J = i2 + m2 * dd * dd, A = i1 + J, det = m * A - e * e;
+  double ay = -e * i1 * a / det, dwz = (e * e - m * J) * a / det;
+  double tau = e * ay + J * dwz + (J + Ia) * a;
+  HST_NEAR(r.d->qacc[6], a, 0);
+  HST_NEAR(r.d->qacc[1], ay, 1e-9);
+  HST_NEAR(r.d->qacc[5], dwz, 1e-9);
+  HST_NEAR(r.d->qacc[0], 0, 1e-12);
+  HST_NEAR(r.d->qfrcGiven[6], tau, 1e-9);
+  for (int j = 0; j < 6; j++) {
+    HST_NEAR(r.d->qfrcGiven[j], 0, 0);
+  }
+  fprintf(stderr, " [tau %.12g] ", r.d->qfrcGiven[6]);
+  r.d->given[6] = 0;
+  r.d->qfrc[6] = tau;
+  hsd_jsForward(r.m, r.d);
+  HST_NEAR(r.d->qacc[6], a, 1e-9);
+  HST_NEAR(r.d->qacc[5], dwz, 1e-9);
+  jsFree(&r);
+}
+
+//---------------------------------- the engine in a world ------------------------------------
+
+// a world on the joint-space engine with character body; the character's index is 0
+static hsdWorld *jsWorld(hsBody *body) {
+  hsdOptions opt;
+  hsd_defaultOptions(&opt);
+  CU_ASSERT_EQUAL(opt.engine, hsENGINE_ODE);  // ODE stays the default
+  opt.engine = hsENGINE_JOINT_SPACE;
+  hsdWorld *w = dynWorld(&opt);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "c", body, NULL), 0);
+  return w;
+}
+
+// free fall through hsd_step: the discrete semi-implicit solution v_n = v0 + n g dt,
+// x_n = x0 + dt sum v_k (1e-9), the orientation untouched, the link's dv = g
+static void testWorldFreeFall(void) {
+  hsBody *box = dynBox("js_fall.wrl", 2, 0.1, 0.2, 0.3, 0.02, 0, 0, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(box);
+  hsdWorld *w = jsWorld(box);
+  dynPlace(w, 0, 0.1, -0.2, 10, NULL);
+  double v0[3] = {0.5, 0, 2}, w0[3] = {0, 0, 0};
+  CU_ASSERT_EQUAL(hsd_setLinkVelocity(w, 0, 0, v0, w0, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  const double dt = 0.001, g = -9.8;
+  double x[3] = {0.1, -0.2, 10}, v[3] = {0.5, 0, 2}, err = 0;
+  const hsBodyState *st = hsd_state(w, 0);
+  for (int i = 1; i <= 1000; i++) {
+    dynSteps(w, 1);
+    v[2] += g * dt;
+    for (int j = 0; j < 3; j++) {
+      x[j] += dt * v[j];
+      err = fmax(err, fabs(st->rootP[j] - x[j]));
+      err = fmax(err, fabs(hsd_linkMotion(w, 0, 0)->v[j] - v[j]));
+    }
+  }
+  CU_ASSERT(err < 1e-9);
+  HST_NEAR(st->rootR[0], 1, 1e-15);
+  HST_NEAR(hsd_linkMotion(w, 0, 0)->dv[2], g, 1e-9);
+  HST_NEAR(hsd_time(w), 1, 1e-12);
+  hsdStepStats stats;
+  hsd_stepStats(w, &stats);  // ODE was never stepped
+  CU_ASSERT_EQUAL(stats.steps, 1000);
+  CU_ASSERT_EQUAL(stats.bodies, 0);
+  CU_ASSERT_EQUAL(stats.rows, 0);
+  hsd_freeWorld(w);
+  hsm_freeBody(box);
+}
+
+// torque mode through the world: a link turning about the vertical axis (com 0.3 m out,
+// m = 2, Izz = 0.05: I = 0.23 kg m^2) with rotor inertia 0.002 * 10^2 = 0.2: 1.5 N m gives
+// ddq = 1.5 / 0.43 every step (1e-12), u reads back 1.5, q and dq the discrete solution
+static void testWorldTorqueMode(void) {
+  hsBody *b = dynLoadText(
+      "js_torque.wrl",
+      "DEF T Humanoid { humanoidBody [ DEF BASE Joint { jointType \"fixed\" children [\n"
+      " DEF ARM Joint { jointType \"rotate\" jointId 0 jointAxis 0 0 1 translation 0 0 0.5\n"
+      "  rotorInertia 0.002 gearRatio 10\n"
+      "  children [ Segment { mass 2 centerOfMass 0.3 0 0\n"
+      "   momentsOfInertia [0.01 0 0 0 0.05 0 0 0 0.05] } ] } ] } ]\n"
+      " joints [ USE BASE USE ARM ] }\n");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  hsdWorld *w = jsWorld(b);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointTorque(w, 0, 1, 1.5, NULL), 0);
+  const hsBodyState *st = hsd_state(w, 0);
+  const double a = 1.5 / 0.43, dt = 0.001;
+  for (int n = 1; n <= 200; n++) {
+    dynSteps(w, 1);
+    HST_NEAR(st->ddq[1], a, 1e-12);
+    HST_NEAR(st->dq[1], n * a * dt, 1e-12);
+    HST_NEAR(st->q[1], a * dt * dt * n * (n + 1) / 2, 1e-12);
+    HST_NEAR(st->u[1], 1.5, 0);
+  }
+  // the link's frame follows the joint (forward kinematics written back)
+  HST_NEAR(st->linkR[9 + 0], cos(st->q[1]), 1e-12);
+  HST_NEAR(st->linkR[9 + 3], sin(st->q[1]), 1e-12);
+  hsd_freeWorld(w);
+  hsm_freeBody(b);
+}
+
+// high gain as prescribed motion: the pendulum (1 kg, com 0.5 m below, I = 0.36 about the
+// joint with armature 0.1) commanded q(t) = A sin(w t) by angle each step lands on it exactly
+// (1e-12), and the torque it reports is the inverse dynamics of the step: I (dq_n+1 - dq_n) /
+// dt + m g l sin(q_n) (1e-9); commanded by velocity and acceleration instead, it moves by
+// dt (dq + ddq dt) each step
+static void testWorldHighGain(void) {
+  hsBody *b = jsChain("js_hg.wrl", 1, 0, 0, 0.001, 10);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  hsdWorld *w = jsWorld(b);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointMode(w, 0, 1, hsMODE_HIGH_GAIN, NULL), 0);
+  const hsBodyState *st = hsd_state(w, 0);
+  const double A = 0.3, om = 5, dt = 0.001, I = 0.36;
+  double dqPrev = 0, worstQ = 0, worstU = 0;
+  for (int n = 1; n <= 1000; n++) {
+    double qn = st->q[1], target = A * sin(om * n * dt);
+    CU_ASSERT_EQUAL(hsd_setJointValue(w, 0, 1, target, NULL), 0);
+    dynSteps(w, 1);
+    double dq = (target - qn) / dt;
+    double tau = I * (dq - dqPrev) / dt + 1 * 9.8 * 0.5 * sin(qn);
+    worstQ = fmax(worstQ, fabs(st->q[1] - target));
+    worstU = fmax(worstU, fabs(st->u[1] - tau));
+    dqPrev = dq;
+  }
+  fprintf(stderr, " [angle error %.2g rad, torque error %.2g N m] ", worstQ, worstU);
+  CU_ASSERT(worstQ < 1e-12);
+  CU_ASSERT(worstU < 1e-9);
+  // velocity and acceleration commands
+  double q0 = st->q[1], dq0 = st->dq[1];
+  CU_ASSERT_EQUAL(hsd_setJointVelocity(w, 0, 1, 0.7, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointAcceleration(w, 0, 1, 3, NULL), 0);
+  dynSteps(w, 1);
+  HST_NEAR(st->dq[1], 0.7 + 3 * dt, 1e-12);
+  HST_NEAR(st->q[1], q0 + dt * (0.7 + 3 * dt), 1e-12);
+  HST_NEAR(st->ddq[1], (0.7 + 3 * dt - dq0) / dt, 1e-6);
+  hsd_freeWorld(w);
+  hsm_freeBody(b);
+}
+
+// the floating two links in zero gravity with the joint in high gain, commanded from rest to
+// dq = 2 dt over one step (acceleration 2): the base moves as testGivenJointAcceleration's
+// closed form says (its velocities after the step are dt times those accelerations, 1e-12),
+// and the joint torque reads that tau
+static void testWorldHighGainFloating(void) {
+  const double m1 = 3, i1 = 0.3, m2 = 2, i2 = 0.06, dd = 0.4, Ia = 0.25, a = 2, dt = 0.001;
+  hsBody *b = jsTwoLink("js_hgfloat.wrl", m1, i1, m2, i2, dd, 1e-4, 50);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  hsdWorld *w = jsWorld(b);
+  double g0[3] = {0, 0, 0};
+  CU_ASSERT_EQUAL(hsd_setGravity(w, g0, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointMode(w, 0, 1, hsMODE_HIGH_GAIN, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointVelocity(w, 0, 1, a * dt, NULL), 0);
+  dynSteps(w, 1);
+  double m = m1 + m2, e = m2 * dd, J = i2 + m2 * dd * dd, A = i1 + J, det = m * A - e * e;
+  double ay = -e * i1 * a / det, dwz = (e * e - m * J) * a / det;
+  const hsdLinkMotion *mo = hsd_linkMotion(w, 0, 0);
+  HST_NEAR(mo->v[1], ay * dt, 1e-12);
+  HST_NEAR(mo->w[2], dwz * dt, 1e-12);
+  HST_NEAR(hsd_state(w, 0)->u[1], e * ay + J * dwz + (J + Ia) * a, 1e-9);
+  hsd_freeWorld(w);
+  hsm_freeBody(b);
+}
+
+// the two engines agree where both are right: the double pendulum released at (1, 0.5) rad
+// for 0.3 s at 1 ms (before its chaos amplifies their first-order differences) within 2e-3
+// rad, and the energy each keeps within 1 % of m g l
+static void testWorldAgreesWithOde(void) {
+  double q[2][2];
+  for (int e = 0; e < 2; e++) {
+    hsBody *b = jsChain("js_cmp.wrl", 2, 1.0, 0.5, 0, 1);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    hsdOptions opt;
+    hsd_defaultOptions(&opt);
+    opt.engine = e ? hsENGINE_JOINT_SPACE : hsENGINE_ODE;
+    hsdWorld *w = dynWorld(&opt);
+    CU_ASSERT_EQUAL(hsd_addCharacter(w, "c", b, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+    double e0 = dynEnergy(w, 0, 9.8);
+    dynSteps(w, 300);
+    HST_NEAR(dynEnergy(w, 0, 9.8), e0, 0.098);
+    q[e][0] = hsd_state(w, 0)->q[1];
+    q[e][1] = hsd_state(w, 0)->q[2];
+    hsd_freeWorld(w);
+    hsm_freeBody(b);
+  }
+  fprintf(stderr, " [ODE (%.6f, %.6f), joint space (%.6f, %.6f)] ", q[0][0], q[0][1], q[1][0],
+          q[1][1]);
+  HST_NEAR(q[1][0], q[0][0], 2e-3);
+  HST_NEAR(q[1][1], q[0][1], 2e-3);
+}
+
+// the humanoid held in the air by its position-given root and moving every joint in high gain
+// (q_k(t) = 0.2 sin(2 t + k), the root swaying by 1 cm and turning by 0.2 rad at 1 Hz): each
+// engine lands every joint and the root on the commands, so both give the same motion, and the
+// force sensors, gyro, accelerometer (inverse dynamics of that motion at the step's end, in
+// both) agree to 1e-6 relative. The joint torques (less the joint-space engine's armature
+// Ia ddq) agree to first order only: the joint-space engine gives the torque that made the step
+// (inverse dynamics at its start), the ODE engine's servo the one at its end; over a step the
+// gravity torques move by dq dt dtau/dq <= 0.4 rad/s x 1 ms x ~50 N m/rad = 0.02 N m, so
+// within 0.05 N m
+static void testWorldSensorsAgreeWithOde(void) {
+  double out[2][96];
+  int nout = 0;
+  for (int e = 0; e < 2; e++) {
+    hsBody *b = dynLoadSample("humanoid/humanoid.wrl");
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    hsdOptions opt;
+    hsd_defaultOptions(&opt);
+    opt.engine = e ? hsENGINE_JOINT_SPACE : hsENGINE_ODE;
+    hsdWorld *w = dynWorld(&opt);
+    CU_ASSERT_EQUAL(hsd_addCharacter(w, "h", b, NULL), 0);
+    CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+    CU_ASSERT_EQUAL(hsd_setAllJointModes(w, 0, hsMODE_HIGH_GAIN, NULL), 0);
+    CU_ASSERT_EQUAL(hsd_setPositionGiven(w, 0, 0, 1, NULL), 0);
+    const hsBodyState *st = hsd_state(w, 0);
+    double p0[3], R0[9];
+    memcpy(p0, st->rootP, sizeof p0);
+    memcpy(R0, st->rootR, sizeof R0);
+    for (int n = 1; n <= 200; n++) {
+      double t = n * 0.001, p[3] = {p0[0] + 0.01 * sin(2 * M_PI * t), p0[1], p0[2]};
+      double aa[4] = {0.3, 0.2, 1, 0.2 * sin(2 * M_PI * t)}, Rz[9], R[9];
+      hsu_axisAngleToMat(Rz, aa);
+      hsu_mulMat(R, Rz, R0);
+      CU_ASSERT_EQUAL(hsd_setLinkPose(w, 0, 0, p, R, NULL), 0);
+      for (int k = 1; k < b->nlink; k++) {
+        if (hsm_hasOneDofJoint(&b->links[k])) {
+          CU_ASSERT_EQUAL(hsd_setJointValue(w, 0, k, 0.2 * sin(2 * t + k), NULL), 0);
+        }
+      }
+      dynSteps(w, 1);
+    }
+    nout = 0;
+    for (int s2 = 0; s2 < b->nsensor; s2++) {
+      hstSensor type = b->sensors[s2].type;
+      if (type == hsSENSOR_FORCE || type == hsSENSOR_RATEGYRO || type == hsSENSOR_ACCELERATION) {
+        int nr;
+        const double *r = dynSensorReading(w, 0, s2, &nr);
+        for (int k = 0; r && k < nr && nout < 56; k++) {
+          out[e][nout++] = r[k];
+        }
+      }
+    }
+    // every joint's torque; the joint-space engine's holds the rotor's Ia ddq too (OpenHRP's
+    // armature), the ODE engine's not (its rotorInertia option is off by default)
+    for (int k = 1; k < b->nlink; k++) {
+      const hsLink *lk = &b->links[k];
+      if (hsm_hasOneDofJoint(lk) && nout < 96) {
+        double Ia = lk->rotorInertia * lk->gearRatio * lk->gearRatio;
+        out[e][nout++] = st->u[k] - (e ? Ia * st->ddq[k] : 0);
+      }
+    }
+    hsd_freeWorld(w);
+    hsm_freeBody(b);
+  }
+  double worst = 0, big = 0, worstU = 0;
+  CU_ASSERT_FATAL(nout == 4 * 6 + 3 + 3 + 30);
+  for (int k = 0; k < 30; k++) {
+    worst = fmax(worst, fabs(out[0][k] - out[1][k]));
+    big = fmax(big, fabs(out[0][k]));
+  }
+  for (int k = 30; k < nout; k++) {
+    worstU = fmax(worstU, fabs(out[0][k] - out[1][k]));
+  }
+  fprintf(stderr, " [sensors: largest difference %.2g of %.3g; torques %.2g N m] ", worst, big,
+          worstU);
+  CU_ASSERT(worst < 1e-6 * big);
+  CU_ASSERT(worstU < 0.05);
+}
+
+// the humanoid in the air in torque mode under a PD law, 300 steps on the joint-space engine
+// into q (n doubles) and the root pose (12)
+static void humanoidRun(double *q, double root[12]) {
+  hsBody *b = dynLoadSample("humanoid/humanoid.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  hsdWorld *w = jsWorld(b);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  const hsBodyState *st = hsd_state(w, 0);
+  for (int n = 0; n < 300; n++) {
+    for (int k = 1; k < b->nlink; k++) {
+      if (hsm_hasOneDofJoint(&b->links[k])) {
+        double u = 20 * (0.3 * sin(0.01 * n + k) - st->q[k]) - 0.1 * st->dq[k];
+        CU_ASSERT_EQUAL(hsd_setJointTorque(w, 0, k, u, NULL), 0);
+      }
+    }
+    dynSteps(w, 1);
+  }
+  memcpy(q, st->q, (size_t)b->nlink * sizeof *q);
+  memcpy(root, st->rootP, 3 * sizeof *root);
+  memcpy(root + 3, st->rootR, 9 * sizeof *root);
+  hsd_freeWorld(w);
+  hsm_freeBody(b);
+}
+
+// the same inputs give the same trajectory bit for bit (no hidden state: each step starts from
+// the character's state alone), and the run moved (the joints are not where they began)
+static void testWorldDeterministic(void) {
+  double q1[64], q2[64], r1[12], r2[12];
+  humanoidRun(q1, r1);
+  humanoidRun(q2, r2);
+  CU_ASSERT(memcmp(q1, q2, 31 * sizeof *q1) == 0);
+  CU_ASSERT(memcmp(r1, r2, sizeof r1) == 0);
+  CU_ASSERT(fabs(q1[5]) > 1e-3);
+}
+
+// high gain and torque mode mixed: the double pendulum's upper joint commanded q1(t) =
+// 0.5 sin(4 t) in high gain while the lower one swings freely (torque mode, 0), beside a twin
+// whose upper joint is in torque mode, driven each step by the torque the first one reported:
+// the torque that made the prescribed step reproduces it, so the twins' four values agree to
+// 1e-9 over 0.5 s (the prescribed solve's free part and its inverse dynamics consistent with
+// the plain forward dynamics), and the first's upper joint is on its command to 1e-12
+static void testWorldMixedModes(void) {
+  hsBody *b1 = jsChain("js_mix1.wrl", 2, 0, 0.3, 0.001, 10);
+  hsBody *b2 = jsChain("js_mix2.wrl", 2, 0, 0.3, 0.001, 10);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b1);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b2);
+  hsdWorld *w1 = jsWorld(b1), *w2 = jsWorld(b2);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w1, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w2, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointMode(w1, 0, 1, hsMODE_HIGH_GAIN, NULL), 0);
+  const hsBodyState *s1 = hsd_state(w1, 0), *s2 = hsd_state(w2, 0);
+  double worst = 0, onCommand = 0;
+  for (int n = 1; n <= 500; n++) {
+    double target = 0.5 * sin(4 * n * 0.001);
+    CU_ASSERT_EQUAL(hsd_setJointValue(w1, 0, 1, target, NULL), 0);
+    dynSteps(w1, 1);
+    CU_ASSERT_EQUAL(hsd_setJointTorque(w2, 0, 1, s1->u[1], NULL), 0);
+    dynSteps(w2, 1);
+    onCommand = fmax(onCommand, fabs(s1->q[1] - target));
+    for (int k = 1; k <= 2; k++) {
+      worst = fmax(worst, fmax(fabs(s1->q[k] - s2->q[k]), fabs(s1->dq[k] - s2->dq[k])));
+    }
+  }
+  fprintf(stderr, " [twins differ by %.2g, lower joint at %.4f rad] ", worst, s1->q[2]);
+  CU_ASSERT(worst < 1e-9);
+  CU_ASSERT(onCommand < 1e-12);
+  CU_ASSERT(fabs(s1->q[2] - 0.3) > 1e-2);  // the free joint did swing
+  hsd_freeWorld(w1);
+  hsd_freeWorld(w2);
+  hsm_freeBody(b1);
+  hsm_freeBody(b2);
+}
+
+// the sample arm (fixed root, 6 rotate joints) held at a bent pose in high gain: at rest the
+// torque each joint reports is what holds the links beyond it against gravity, by statics alone:
+// u_j = -a_j . sum_i (x_i - p_j) x m_i g over the links i beyond joint j (x_i their centres of
+// mass, p_j and a_j the joint's origin and axis), to 1e-9 N m; then the same torques in torque
+// mode keep it still (no joint moves more than 1e-9 rad in 0.1 s)
+static void testWorldArmStatics(void) {
+  hsBody *b = dynLoadSample("arm6/arm6.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  hsdWorld *w = jsWorld(b);
+  for (int k = 1; k < b->nlink; k++) {
+    if (hsm_hasOneDofJoint(&b->links[k])) {
+      CU_ASSERT_EQUAL(hsd_setJointValue(w, 0, k, 0.4 + 0.1 * k, NULL), 0);
+    }
+  }
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setAllJointModes(w, 0, hsMODE_HIGH_GAIN, NULL), 0);
+  dynSteps(w, 2);
+  const hsBodyState *st = hsd_state(w, 0);
+  double worst = 0, u[64] = {0}, q0[64];
+  for (int j = 1; j < b->nlink; j++) {
+    if (!hsm_hasOneDofJoint(&b->links[j])) {
+      continue;
+    }
+    double a[3], mom[3] = {0, 0, 0};
+    hsu_rotVec(a, st->linkR + 9 * j, b->links[j].axis);
+    for (int i = j; i < b->nlink; i++) {
+      int beyond = 0;
+      for (int k = i; k >= 0 && !beyond; k = b->links[k].parent) {
+        beyond = k == j;
+      }
+      if (!beyond) {
+        continue;
+      }
+      double x[3], r[3], f[3] = {0, 0, -9.8 * b->links[i].mass}, t[3];
+      dynCom(w, 0, i, x);
+      for (int k = 0; k < 3; k++) {
+        r[k] = x[k] - st->linkP[3 * j + k];
+      }
+      hsu_cross(t, r, f);
+      for (int k = 0; k < 3; k++) {
+        mom[k] += t[k];
+      }
+    }
+    u[j] = -hsu_dot(a, mom) / hsu_norm(b->links[j].axis);
+    worst = fmax(worst, fabs(st->u[j] - u[j]));
+    q0[j] = st->q[j];
+  }
+  fprintf(stderr, " [torque error %.2g N m] ", worst);
+  CU_ASSERT(worst < 1e-9);
+  CU_ASSERT(fabs(st->q[2] - 0.6) < 1e-12);
+  // torque mode with those torques: still
+  CU_ASSERT_EQUAL(hsd_setAllJointModes(w, 0, hsMODE_TORQUE, NULL), 0);
+  for (int j = 1; j < b->nlink; j++) {
+    if (hsm_hasOneDofJoint(&b->links[j])) {
+      CU_ASSERT_EQUAL(hsd_setJointTorque(w, 0, j, u[j], NULL), 0);
+    }
+  }
+  dynSteps(w, 100);
+  for (int j = 1; j < b->nlink; j++) {
+    if (hsm_hasOneDofJoint(&b->links[j])) {
+      HST_NEAR(st->q[j], q0[j], 1e-9);
+    }
+  }
+  hsd_freeWorld(w);
+  hsm_freeBody(b);
+}
+
+// a joint that moves no mass and has no rotor inertia makes the mass matrix singular: the
+// step raises that pivot, goes on, and says so once (a counted warning naming the character)
+static void testWorldSingularWarns(void) {
+  hsBody *b = dynLoadText(
+      "js_massless.wrl",
+      "DEF M Humanoid { humanoidBody [ DEF BASE Joint { jointType \"fixed\" children [\n"
+      " Segment { mass 1 momentsOfInertia [1 0 0 0 1 0 0 0 1] }\n"
+      " DEF J Joint { jointType \"rotate\" jointId 0 jointAxis 0 0 1 children [\n"
+      "  Segment { mass 0 momentsOfInertia [0 0 0 0 0 0 0 0 0] } ] } ] } ]\n"
+      " joints [ USE BASE USE J ] }\n");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  hst_expectLog(1);
+  hsdWorld *w = jsWorld(b);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  int before = hsd_warningCount(w);
+  dynSteps(w, 3);
+  CU_ASSERT_EQUAL(hsd_warningCount(w), before + 3);
+  CU_ASSERT_PTR_NOT_NULL(strstr(hst_lastLog(), "singular"));
+  HST_NEAR(hsd_state(w, 0)->q[1], 0, 0);
+  hsd_freeWorld(w);
+  hsm_freeBody(b);
+}
+
+// the sample humanoid with every joint's rotor inertia and gear ratio replaced (ir, gr), its
+// parts inlined from the samples
+static hsBody *humanoidWithRotors(const char *file, double ir, double gr) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/humanoid/humanoid.wrl", HST_SAMPLES_DIR);
+  char *text = NULL;
+  size_t len = 0;
+  CU_ASSERT_EQUAL_FATAL(hsu_readFile(path, 0, &text, &len, NULL), 0);
+  size_t cap = 2 * len + 65536, o = 0;
+  char *out = hsu_malloc(cap);
+  for (const char *p = text; *p && o + 1024 < cap;) {
+    double v;
+    int used = 0;
+    if (strncmp(p, "rotorInertia ", 13) == 0 && sscanf(p + 13, "%lf%n", &v, &used) == 1) {
+      o += (size_t)snprintf(out + o, cap - o, "rotorInertia %.17g", ir);
+      p += 13 + used;
+    } else if (strncmp(p, "gearRatio ", 10) == 0 && sscanf(p + 10, "%lf%n", &v, &used) == 1) {
+      o += (size_t)snprintf(out + o, cap - o, "gearRatio %.17g", gr);
+      p += 10 + used;
+    } else if (strncmp(p, "url \"parts/", 11) == 0) {
+      o += (size_t)snprintf(out + o, cap - o, "url \"%s/humanoid/parts/", HST_SAMPLES_DIR);
+      p += 11;
+    } else {
+      out[o++] = *p++;
+    }
+  }
+  out[o] = 0;
+  hsError err = {0};
+  hsBody *b = hsm_loadVrml(hst_writeFile(file, out), NULL, NULL, 0, NULL, &err);
+  if (!b) {
+    fprintf(stderr, "\n  %s\n", err.message);
+  }
+  hsu_free(out);
+  hsu_free(text);
+  return b;
+}
+
+// the largest |q - q0| over 10 s of the humanoid in the air at 2 ms under a stiff PD law
+// holding its initial pose (P 10000 N m/rad, D 100 N m s/rad on every joint, as stiff as
+// OpenHRP's samples for their 10 kg m^2 rotors), started 0.1 rad off it; -1 for a runaway
+static double stiffPd(hsBody *b) {
+  hsdWorld *w = jsWorld(b);
+  CU_ASSERT_EQUAL_FATAL(hsd_setTimeStep(w, 0.002, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  const hsBodyState *st = hsd_state(w, 0);
+  double q0[64], worst = 0;
+  for (int k = 1; k < b->nlink; k++) {
+    q0[k] = st->q[k];
+    if (hsm_hasOneDofJoint(&b->links[k])) {
+      CU_ASSERT_EQUAL(hsd_setJointValue(w, 0, k, q0[k] + 0.1, NULL), 0);
+    }
+  }
+  for (int n = 0; n < 5000; n++) {
+    for (int k = 1; k < b->nlink; k++) {
+      if (hsm_hasOneDofJoint(&b->links[k])) {
+        double u = 10000 * (q0[k] - st->q[k]) - 100 * st->dq[k];
+        CU_ASSERT_EQUAL(hsd_setJointTorque(w, 0, k, u, NULL), 0);
+      }
+    }
+    hsError err = {0};
+    if (hsd_step(w, &err) < 0) {
+      hsd_freeWorld(w);
+      return -1;
+    }
+    for (int k = 1; k < b->nlink; k++) {
+      worst = fmax(worst, fabs(st->q[k] - q0[k]));
+    }
+  }
+  hsd_freeWorld(w);
+  return worst;
+}
+
+// OpenHRP's rotor inertia is what lets its samples use stiff PD gains at 2 ms: the humanoid
+// with 10 kg m^2 of armature on every joint (Ir 1e-3, gear ratio 100) holds its pose under the
+// stiff law for 10 s (the 0.1 rad start error never grows: the PD with armature is a damped
+// oscillator, w dt = sqrt(10000 / 10) x 2 ms = 0.06); the same law on the sample's own small
+// rotors (Ia up to 0.72 kg m^2, none on 10 of its 30 joints) runs away, as ODE's engine did on
+// OpenHRP's sample PD walk (issue 27)
+static void testWorldStiffPdWithRotors(void) {
+  hst_expectLog(1);  // the runaway's warning
+  hsBody *big = humanoidWithRotors("js_rotors.wrl", 1e-3, 100);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(big);
+  double held = stiffPd(big);
+  hsBody *own = dynLoadSample("humanoid/humanoid.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(own);
+  double ran = stiffPd(own);
+  fprintf(stderr, " [10 kg m^2 rotors: largest error %.4f rad; the sample's own: %s] ", held,
+          ran < 0 ? "ran away" : "held");
+  CU_ASSERT(held >= 0 && held <= 0.1 + 1e-9);
+  CU_ASSERT(ran < 0 || ran > 1);
+  hsm_freeBody(big);
+  hsm_freeBody(own);
+}
+
+// what the engine cannot do yet is refused, naming it: contacts (at hsd_init, and at hsd_step
+// when a pair came after it), closed loops; the world stays usable
+static void testWorldRefusesContacts(void) {
+  hsBody *box = dynBox("js_refuse.wrl", 1, 0.1, 0.1, 0.1, 0, 0, 0, NULL);
+  hsBody *box2 = dynBox("js_refuse2.wrl", 1, 0.1, 0.1, 0.1, 0, 0, 0, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(box);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(box2);
+  hsdWorld *w = jsWorld(box);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "d", box2, NULL), 1);
+  hsdSurface s = {0.5, 0.5, 0, 0};
+  CU_ASSERT_EQUAL(hsd_addContactPair(w, 0, -1, 1, -1, &s, NULL), 0);
+  hsError err = {0};
+  CU_ASSERT_EQUAL(hsd_init(w, &err), hsE_INVALID);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "no contacts yet"));
+  CU_ASSERT_EQUAL(hsd_step(w, &err), hsE_INVALID);  // never initialised
+  hsd_freeWorld(w);
+  // a pair registered after the start: the step refuses it
+  w = jsWorld(box);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "d", box2, NULL), 1);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  dynSteps(w, 1);
+  CU_ASSERT_EQUAL(hsd_addContactPair(w, 0, -1, 1, -1, &s, NULL), 0);
+  hsu_clearError(&err);
+  CU_ASSERT_EQUAL(hsd_step(w, &err), hsE_INVALID);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "1 contact pair"));
+  HST_NEAR(hsd_time(w), 0.001, 1e-15);
+  hsd_freeWorld(w);
+  hsm_freeBody(box);
+  hsm_freeBody(box2);
+}
+
+//---------------------------------- bad input -------------------------------------------------
+
+static void testBadModel(void) {
+  hsError err = {0};
+  hsdOptions opt;
+  hsd_defaultOptions(&opt);
+  opt.engine = (hstEngine)7;
+  CU_ASSERT_PTR_NULL(hsd_makeWorld(&opt, &err));
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "unknown engine 7"));
+  hsu_clearError(&err);
+  CU_ASSERT_PTR_NULL(hsd_makeJsModel(NULL, &err));
+  CU_ASSERT_EQUAL(err.code, hsE_INVALID);
+  hsd_freeJsModel(NULL);
+  hsd_freeJsData(NULL);
+}
+
+void register_jointspace(void) {
+  CU_pSuite s = hst_addSuite("dynamics_jointspace");
+  CU_add_test(s, "armature: floating two links, closed form", testArmature);
+  CU_add_test(s, "armature: fixed base, 1 / (i + Ir g^2)", testArmatureFixedBase);
+  CU_add_test(s, "pendulum small-oscillation period", testPendulumPeriod);
+  CU_add_test(s, "double pendulum energy: drift below dt T rate", testDoublePendulumEnergy);
+  CU_add_test(s, "free body precession: momenta, first order", testFreeBodyPrecession);
+  CU_add_test(s, "free body, com at origin: momentum exact", testFreeBodyMomentumExact);
+  CU_add_test(s, "slide joint under gravity with armature", testSlideUnderGravity);
+  CU_add_test(s, "damping: exponential decay", testDampingDecay);
+  CU_add_test(s, "humanoid: M = d ID / d qacc, SPD", testHumanoidMassMatrix);
+  CU_add_test(s, "humanoid: kinetic energy and gravity by differences",
+              testHumanoidEnergyAndGravity);
+  CU_add_test(s, "humanoid floating: energy and momentum", testHumanoidFloating);
+  CU_add_test(s, "given joint acceleration: base reaction, torque", testGivenJointAcceleration);
+  CU_add_test(s, "world: free fall, discrete solution", testWorldFreeFall);
+  CU_add_test(s, "world: torque mode with rotor inertia", testWorldTorqueMode);
+  CU_add_test(s, "world: high gain follows, torque by inverse dynamics", testWorldHighGain);
+  CU_add_test(s, "world: high gain on a floating base", testWorldHighGainFloating);
+  CU_add_test(s, "world: agrees with the ODE engine", testWorldAgreesWithOde);
+  CU_add_test(s, "world: sensors agree with the ODE engine", testWorldSensorsAgreeWithOde);
+  CU_add_test(s, "world: bit-identical on repeat", testWorldDeterministic);
+  CU_add_test(s, "world: high gain and torque mode mixed", testWorldMixedModes);
+  CU_add_test(s, "world: a fixed-root arm's statics in high gain", testWorldArmStatics);
+  CU_add_test(s, "world: stiff PD at 2 ms held by 10 kg m^2 rotors", testWorldStiffPdWithRotors);
+  CU_add_test(s, "world: a singular mass matrix warns", testWorldSingularWarns);
+  CU_add_test(s, "world: contacts refused, clearly", testWorldRefusesContacts);
+  CU_add_test(s, "bad model, bad engine", testBadModel);
+}
