@@ -168,8 +168,10 @@ def load_body(url):
 
 
 def _url_path(url):
+    """The local path of a file: URL, with its fragment (an MJCF model's #BODY) kept."""
     from urllib.parse import unquote, urlparse
-    return unquote(urlparse(url).path)
+    parts = urlparse(url)
+    return unquote(parts.path) + ("#" + parts.fragment if parts.fragment else "")
 
 
 class LocalSim:

@@ -313,19 +313,26 @@ class _Ctx:
             text = text[len("file://"):]
         elif "://" in text:
             return text
-        try:
-            p = Path(os.path.expanduser(text))
-            if not p.is_absolute():
-                p = self.dir / p
-            p = p.resolve()
-            found = p.exists()
-        except (OSError, ValueError) as exc:
-            # a name too long, a NUL byte, a loop of links (found by fuzzing)
-            raise self.err(line, fld, "cannot use the path %r: %s"
-                           % (text[:80], getattr(exc, "strerror", None) or exc)) from None
+        fragment = ""
+        for attempt in range(2):
+            try:
+                p = Path(os.path.expanduser(text))
+                if not p.is_absolute():
+                    p = self.dir / p
+                p = p.resolve()
+                found = p.exists()
+            except (OSError, ValueError) as exc:
+                # a name too long, a NUL byte, a loop of links (found by fuzzing)
+                raise self.err(line, fld, "cannot use the path %r: %s"
+                               % (text[:80], getattr(exc, "strerror", None) or exc)) from None
+            if found or attempt or "#" not in text:
+                break
+            # an MJCF model's fragment (model.xml#BODY selects a top-level body)
+            text, fragment = text.rsplit("#", 1)
+            fragment = "#" + fragment
         if not found:
             raise self.err(line, fld, "no such file: %s" % p)
-        return str(p)
+        return str(p) + fragment
 
     def number(self, text, line, fld, positive=False, nonneg=False):
         try:

@@ -1,0 +1,194 @@
+"""MJCF models (model/mjcf) through the ModelLoader and the in-process core, and against
+MuJoCo's own compiler.
+
+Fixtures: samples/models/mjcf/quadruped/quadruped.xml (the sample robot: capsules, a convex
+mesh, defaults, two joints in each thigh, a free root, sensors, motors) and tests/data/mjcf
+(chain.xml: every primitive, fromto, zyx euler, ref on hinges and slides, a three-joint body,
+fullinertia; frames.xml: radians, <frame>s with childclass, zaxis, nested classes, an include,
+a top-level body on hinges).
+
+MuJoCo comparison (PyPI ``mujoco``, an optional test dependency: the test is skipped, saying
+so, when it is absent): for each fixture the body hrpsim serves (BodyInfo, its links placed by
+forward kinematics here from translation, rotation, jointAxis and jointValue) has MuJoCo's
+total mass, centre of mass and composite inertia about it (world frame, at qpos0), MuJoCo's
+degrees of freedom, and for every hinge and slide MuJoCo's world axis and anchor, range and
+armature, all to 1e-6 (relative for masses and inertias; metres and radians otherwise; the
+wire's floats are doubles for these fields).
+"""
+
+import math
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import hrpsim
+from hrpsim import OpenHRP
+from helpers import axis_angle_matrix, snapshot
+
+REPO = Path(__file__).resolve().parents[2]
+QUADRUPED = REPO / "samples" / "models" / "mjcf" / "quadruped" / "quadruped.xml"
+DATA = REPO / "tests" / "data" / "mjcf"
+FIXTURES = [QUADRUPED, DATA / "chain.xml", DATA / "frames.xml"]
+ModelLoaderException = OpenHRP.ModelLoader.ModelLoaderException
+
+
+@pytest.fixture(scope="module")
+def loader(servers):
+    return servers.client.model_loader()
+
+
+def world_frames(body):
+    """Each link's world rotation and origin at its initial joint value (and root pose)."""
+    frames = []
+    for lk in body.links:
+        R = axis_angle_matrix(lk.rotation)
+        p = np.array(lk.translation, dtype=float)
+        if lk.parentIndex >= 0:
+            Rp, pp = frames[lk.parentIndex]
+            R, p = Rp @ R, pp + Rp @ p
+        a = np.array(lk.jointAxis, dtype=float)
+        if lk.jointType == "rotate" and lk.parentIndex >= 0:
+            R = R @ axis_angle_matrix(list(a) + [lk.jointValue])
+        elif lk.jointType == "slide" and lk.parentIndex >= 0:
+            p = p + R @ a * lk.jointValue
+        frames.append((R, p))
+    return frames
+
+
+def composite(masses, coms, inertias):
+    """Total mass, centre and inertia about it of point masses with own inertias (world)."""
+    m = sum(masses)
+    c = sum(mi * ci for mi, ci in zip(masses, coms)) / m
+    inertia = np.zeros((3, 3))
+    for mi, ci, Ii in zip(masses, coms, inertias):
+        d = ci - c
+        inertia += Ii + mi * (d @ d * np.eye(3) - np.outer(d, d))
+    return m, c, inertia
+
+
+def hrpsim_summary(body):
+    frames = world_frames(body)
+    masses, coms, inertias, joints = [], [], [], {}
+    for lk, (R, p) in zip(body.links, frames):
+        if lk.mass > 0:
+            masses.append(lk.mass)
+            coms.append(p + R @ np.array(lk.centerOfMass))
+            inertias.append(R @ np.array(lk.inertia).reshape(3, 3) @ R.T)
+        if lk.jointType in ("rotate", "slide") and lk.jointId >= 0:
+            joints[lk.name] = dict(axis=R @ np.array(lk.jointAxis), anchor=p,
+                                   range=(list(lk.llimit), list(lk.ulimit)),
+                                   armature=lk.rotorInertia)
+    free = body.links[0].jointType == "free"
+    return composite(masses, coms, inertias), joints, 6 * free + len(joints)
+
+
+def mujoco_summary(path):
+    mujoco = pytest.importorskip("mujoco", reason="the MuJoCo comparison needs PyPI mujoco "
+                                 "(an optional test dependency: .venv/bin/pip install mujoco)")
+    m = mujoco.MjModel.from_xml_path(str(path))
+    d = mujoco.MjData(m)
+    mujoco.mj_forward(m, d)
+    masses, coms, inertias = [], [], []
+    for b in range(1, m.nbody):
+        if m.body_mass[b] > 0:
+            R = d.ximat[b].reshape(3, 3)
+            masses.append(m.body_mass[b])
+            coms.append(d.xipos[b].copy())
+            inertias.append(R @ np.diag(m.body_inertia[b]) @ R.T)
+    joints = {}
+    for j in range(m.njnt):
+        if m.jnt_type[j] in (mujoco.mjtJoint.mjJNT_HINGE, mujoco.mjtJoint.mjJNT_SLIDE):
+            name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j)
+            rng = ([m.jnt_range[j][0]], [m.jnt_range[j][1]]) if m.jnt_limited[j] else ([], [])
+            joints[name] = dict(axis=d.xaxis[j].copy(), anchor=d.xanchor[j].copy(), range=rng,
+                                armature=m.dof_armature[m.jnt_dofadr[j]])
+    return composite(masses, coms, inertias), joints, m.nv
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
+def test_matches_mujoco(servers, path):
+    """Mass, centre of mass, composite inertia, dofs, each joint's world axis, anchor, range
+    and armature equal MuJoCo's compile of the same file to 1e-6."""
+    (m0, c0, I0), j0, nv0 = mujoco_summary(path)
+    body = snapshot(servers.client.load_body(path))
+    (m1, c1, I1), j1, nv1 = hrpsim_summary(body)
+    assert m1 == pytest.approx(m0, rel=1e-6)
+    assert np.allclose(c1, c0, atol=1e-6), (c1, c0)
+    assert np.allclose(I1, I0, rtol=1e-6, atol=1e-6 * np.abs(I0).max()), (I1, I0)
+    assert nv1 == nv0
+    assert sorted(j1) == sorted(j0)
+    for name in j0:
+        a, b = j1[name], j0[name]
+        assert np.allclose(a["axis"], b["axis"], atol=1e-6), name
+        assert np.allclose(a["anchor"], b["anchor"], atol=1e-6), name
+        assert np.allclose(a["range"][0], b["range"][0], atol=1e-6), name
+        assert np.allclose(a["range"][1], b["range"][1], atol=1e-6), name
+        assert a["armature"] == pytest.approx(b["armature"], abs=1e-9), name
+
+
+def test_sample_quadruped_through_the_loader(loader):
+    body = snapshot(loader.loadBodyInfo(hrpsim.file_url(QUADRUPED)))
+    names = [lk.name for lk in body.links]
+    assert names[:4] == ["root", "fl_abd", "fl_hip", "fl_knee"]
+    assert body.links[0].jointType == "free"
+    assert body.links[0].translation == pytest.approx([0, 0, 0.42])
+    assert body.links[2].parentIndex == 1  # the thigh's two joints: a chain
+    assert [lk.segments[0].name for lk in body.links[1:4] if lk.segments] == ["fl_thigh",
+                                                                              "fl_shin"]
+    assert sorted(lk.jointId for lk in body.links if lk.jointId >= 0) == list(range(12))
+    assert all(list(lk.climit) == [30.0] for lk in body.links if lk.jointId >= 0)
+    kinds = sorted(s.type for lk in body.links for s in lk.sensors)
+    assert kinds == ["Acceleration", "Force", "Range", "RateGyro", "Vision"]
+    warnings = [s for s in body.info if s.startswith("warning:")]
+    assert any("damping" in w and "quadruped.xml:" in w for w in warnings)
+    assert any("<jointpos> sensor" in w for w in warnings)
+
+
+def test_fragments_select_bodies_and_the_world(loader, tmp_path):
+    path = tmp_path / "scene.xml"
+    path.write_text("<mujoco><worldbody><geom type='plane' size='1 1 1'/>\n"
+                    "<body name='a' pos='1 0 1'><freejoint/><geom size='0.1'/></body>\n"
+                    "<body name='b' pos='2 0 1'><freejoint/><geom size='0.2'/></body>"
+                    "</worldbody></mujoco>")
+    with pytest.raises(ModelLoaderException) as info:
+        loader.loadBodyInfo(hrpsim.file_url(path))
+    assert "scene.xml:1" in info.value.description
+    assert "'a', 'b'" in info.value.description
+    b = snapshot(loader.loadBodyInfo(hrpsim.file_url(path) + "#b"))
+    assert b.name == "b" and b.links[0].translation == pytest.approx([2, 0, 1])
+    # getBodyInfo (cached by file and time) too
+    again = snapshot(loader.getBodyInfo(hrpsim.file_url(path) + "#b"))
+    assert again.links[0].mass == pytest.approx(b.links[0].mass)
+    world = snapshot(loader.loadBodyInfo(hrpsim.file_url(path) + "#world"))
+    assert [lk.jointType for lk in world.links] == ["fixed"]
+    assert len(world.links[0].shapeIndices) == 1
+
+
+def test_errors_name_file_line_and_column(loader, tmp_path):
+    path = tmp_path / "bad.xml"
+    path.write_text("<mujoco><worldbody>\n<body name='a'>\n  <geom size='0.1 nan'/>"
+                    "</body></worldbody></mujoco>")
+    with pytest.raises(ModelLoaderException) as info:
+        loader.loadBodyInfo(hrpsim.file_url(path))
+    assert "bad.xml:3:9" in info.value.description
+    assert 'size="0.1 nan"' in info.value.description
+    # the server is still up
+    assert snapshot(loader.loadBodyInfo(hrpsim.file_url(QUADRUPED))).name == "torso"
+
+
+def test_local_simulation_runs_the_quadruped():
+    """hrpsim.Simulation (in process) adds the sample and the world of the same file and
+    steps it: the robot settles on the floor with high-gain joints holding their values."""
+    sim = hrpsim.Simulation(backend="local", dt=0.001)
+    sim.add_model("floor", str(QUADRUPED) + "#world")
+    sim.add_model("dog", QUADRUPED)
+    sim.set_joint_mode("dog", "high_gain")
+    sim.add_collision_pair("floor", "dog", friction=0.8)
+    sim.step(500)
+    p = sim.root_pose("dog")[0]
+    sim.close()
+    # the feet (r 0.035) touch at z = 0: the torso's centre sits 0.18 + 0.17 + 0.01 + 0.035
+    # above the floor, less the contact's small sink
+    assert p[2] == pytest.approx(0.395, abs=0.01)
+    assert abs(p[0]) < 0.01 and abs(p[1]) < 0.01
