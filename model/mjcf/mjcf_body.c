@@ -595,6 +595,15 @@ static int walkBody(hsmMjcfLoad *u, const hsmXmlElem *e, int inherited, int pare
     } else if (!rc && nd == nf) {
       rc = hsm_mjcfError(u, hsE_MODEL, in, NULL, "<inertial> needs one of diaginertia and "
                          "fullinertia");
+    } else if (!rc && nf) {
+      static const char *const orient[] = {"quat", "axisangle", "euler", "xyaxes", "zaxis"};
+      for (int k = 0; k < 5 && !rc; k++) {
+        if (hsm_mjcfOwn(in, orient[k])) {
+          rc = hsm_mjcfError(u, hsE_MODEL, in, orient[k], "<inertial> has fullinertia and %s: "
+                             "a full tensor is written in the body frame (as MuJoCo requires)",
+                             orient[k]);
+        }
+      }
     }
     if (!rc) {
       seg = &SEGSPEC(u, pl.segment).seg;

@@ -3,7 +3,8 @@
 // Sizes are MuJoCo's: sphere radius; capsule and cylinder radius and half-length along z;
 // box and ellipsoid half-sizes; plane half-sizes (0: infinite). `fromto` (capsule, cylinder,
 // box, ellipsoid) puts the geom at the segment's middle, turns z onto it (the minimal rotation)
-// and makes its half-length (box, ellipsoid: z half-size) half the segment's length.
+// and makes its half-length (box, ellipsoid: z half-size) half the segment's length; a box's or
+// an ellipsoid's x and y half-sizes are then both size[0] (what MuJoCo 4.0 compiles).
 //
 // Mass. `mass` when given (density is then mass / volume), else density (1000) x volume:
 // sphere 4/3 pi r^3; capsule pi r^2 (2h) + 4/3 pi r^3; cylinder pi r^2 2h; box 8 a b c;
@@ -387,7 +388,12 @@ int hsm_mjcfGeom(hsmMjcfLoad *u, const hsmXmlElem *e, int cls, const double T0[1
     }
     hsm_mjcfZToVec(R, d);
     hsu_makeTransform(G, R, mid);
-    s[type == GEOM_BOX || type == GEOM_ELLIPSOID ? 2 : 1] = len / 2;
+    if (type == GEOM_BOX || type == GEOM_ELLIPSOID) {  // square across: size[0] twice
+      s[1] = s[0];
+      s[2] = len / 2;
+    } else {
+      s[1] = len / 2;
+    }
     ns = 3;
   } else if (hasFromto) {
     hsm_mjcfWarn(u, e, "<geom type=\"%s\"> ignores fromto", kGeomTypes[type]);

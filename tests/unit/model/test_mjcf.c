@@ -87,12 +87,13 @@ static void testCylinderFromto(void) {
   HST_NEAR(s->T[3], 0.25, 1e-12);
   HST_NEAR(b->shapes[s->shape].params[1], L, 1e-6);
   hsm_freeBody(b);
-  // fromto along -z: half a turn about x (MuJoCo's rule), the box's z half-size its length
+  // fromto along -z: half a turn about x (MuJoCo's rule), the box's z half-size half its
+  // length, x and y half-sizes both size[0] (MuJoCo ignores size[1] there)
   b = loadOk("<mujoco><worldbody><body name='c'><freejoint/>"
              "<geom type='box' size='0.1 0.2 9' fromto='0 0 0 0 0 -1'/>"
              "</body></worldbody></mujoco>");
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
-  HST_NEAR(b->links[0].mass, 1000 * 0.2 * 0.4 * 1.0, 1e-9);
+  HST_NEAR(b->links[0].mass, 1000 * 0.2 * 0.2 * 1.0, 1e-9);
   HST_NEAR(b->links[0].com[2], -0.5, 1e-15);
   HST_NEAR(b->links[0].shapeRefs[0].T[5], -1, 1e-12);  // y turned onto -y
   hsm_freeBody(b);
