@@ -24,6 +24,7 @@ import pytest
 
 import hrpsim
 from hrpsim import OpenHRP
+from conftest import describe, run_cli
 from helpers import axis_angle_matrix, snapshot
 
 REPO = Path(__file__).resolve().parents[2]
@@ -192,3 +193,27 @@ def test_local_simulation_runs_the_quadruped():
     # floor (the hip anchor's 1 cm offset moves no body), less the contact's small sink
     assert p[2] == pytest.approx(0.385, abs=0.003)
     assert abs(p[0]) < 0.01 and abs(p[1]) < 0.01
+
+
+def crouch_profile(log):
+    """The torso's height standing (0.4 s), crouched (1.8 s) and standing again (3.4 s), and
+    its largest tilt."""
+    t, z = log["time"], log["dog.root_p"][:, 2]
+    at = [z[int(np.argmin(abs(t - s)))] for s in (0.4, 1.8, 3.4)]
+    return at, float(np.abs(log["dog.root_rpy"][:, :2]).max())
+
+
+@pytest.mark.parametrize("door", ["local", "servers"])
+def test_project_runs_the_quadruped_under_its_controller(servers, tmp_path, door):
+    """samples/projects/quadruped_stand.xml through `hrpsim run` (in process, and through the
+    Scheduler with the controller in its own process): the PD controller holds the MJCF robot
+    up, crouches it by 2 x 0.18 (cos 0.3 - cos 0.7) = 6.9 cm and stands it up again, level."""
+    out = tmp_path / door
+    extra = ["--local"] if door == "local" else ["--state-dir", servers.state_dir]
+    proc = run_cli("run", "--no-plots", "--quiet", "--out", out, *extra,
+                   "samples/projects/quadruped_stand.xml")
+    assert proc.returncode == 0, describe(proc)
+    (stand, crouch, again), tilt = crouch_profile(np.load(out / "log.npz"))
+    assert stand - crouch == pytest.approx(0.069, abs=0.008)
+    assert again == pytest.approx(stand, abs=0.005)
+    assert tilt < 0.05
