@@ -8,9 +8,10 @@
 //
 // Mass. `mass` when given (density is then mass / volume), else density (1000) x volume:
 // sphere 4/3 pi r^3; capsule pi r^2 (2h) + 4/3 pi r^3; cylinder pi r^2 2h; box 8 a b c;
-// ellipsoid 4/3 pi a b c; a mesh the volume it encloses, by the divergence theorem over its
-// triangles (tetrahedra from the origin, summed with their signs; an inward wound mesh is
-// taken outward). Inertia about the centre, geom frame: sphere 2/5 m r^2; box m (b^2 + c^2) /
+// ellipsoid 4/3 pi a b c; a mesh by its asset's inertia rule, MuJoCo's: legacy (the default:
+// see pyramidMass, exact for a closed mesh convex about its centre), exact (the divergence
+// theorem), shell (mass on the surface: density per area); convex (the hull) is warned and
+// computed as legacy. Inertia about the centre, geom frame: sphere 2/5 m r^2; box m (b^2 + c^2) /
 // 3 ...; ellipsoid m (b^2 + c^2) / 5 ...; cylinder m (3 r^2 + (2h)^2) / 12 across, m r^2 / 2
 // along; capsule the cylinder's part plus the two hemispheres (mass ms together) displaced to
 // the ends, ms (2/5 r^2 + h^2 + 3/4 h r) across and 2/5 ms r^2 along. Planes have none.
@@ -79,21 +80,23 @@ static void meshMoments(const hsmMesh *m, double *vol, double first[3], double C
   }
 }
 
-// volume, centre and unit-density inertia about the centre of the mesh asset's parts
-static int meshMass(hsmMjcfLoad *u, hsmMjcfMesh *mesh, const hsmMeshPart *parts, int n) {
+// the inertia tensor trace(C) E - C of a covariance C
+static void covarianceToInertia(double I[9], const double C[9]) {
+  double tr = C[0] + C[4] + C[8];
+  for (int k = 0; k < 9; k++) {
+    I[k] = (k % 4 == 0 ? tr : 0) - C[k];
+  }
+}
+
+// exact: the divergence theorem over the triangles, signs kept (an inward wound mesh is taken
+// outward)
+static int exactMass(hsmMjcfLoad *u, hsmMjcfMesh *mesh, const hsmMeshPart *parts, int n) {
   double vol = 0, first[3] = {0, 0, 0}, C[9] = {0};
   for (int i = 0; i < n; i++) {
     meshMoments(&parts[i].mesh, &vol, first, C);
   }
-  if (vol < 0) {  // wound inward: the same solid
-    vol = -vol;
-    for (int k = 0; k < 9; k++) {
-      C[k] = -C[k];
-    }
-    for (int k = 0; k < 3; k++) {
-      first[k] = -first[k];
-    }
-  }
+  double sign = vol < 0 ? -1 : 1;
+  vol *= sign;
   if (!(vol > 1e-15)) {
     return hsm_mjcfError(u, hsE_MODEL, mesh->elem, "file", "mesh '%s' encloses no volume: its "
                          "inertia cannot be computed from it (give the body an <inertial>)",
@@ -101,20 +104,151 @@ static int meshMass(hsmMjcfLoad *u, hsmMjcfMesh *mesh, const hsmMeshPart *parts,
   }
   mesh->volume = vol;
   for (int k = 0; k < 3; k++) {
-    mesh->com[k] = first[k] / vol;
+    mesh->com[k] = sign * first[k] / vol;
   }
-  // covariance about the centre, then the inertia tensor trace(C) E - C
   double Cc[9];
   for (int i = 0; i < 3; i++) {
     for (int j = 0; j < 3; j++) {
-      Cc[3 * i + j] = C[3 * i + j] - vol * mesh->com[i] * mesh->com[j];
+      Cc[3 * i + j] = sign * C[3 * i + j] - vol * mesh->com[i] * mesh->com[j];
     }
   }
-  double tr = Cc[0] + Cc[4] + Cc[8];
-  for (int k = 0; k < 9; k++) {
-    mesh->inertia[k] = (k % 4 == 0 ? tr : 0) - Cc[k];
-  }
+  covarianceToInertia(mesh->inertia, Cc);
   return 0;
+}
+
+// a triangle's area, unit normal and centroid
+static double triangle(const float *const p[3], double nrm[3], double cen[3]) {
+  double e1[3], e2[3];
+  for (int k = 0; k < 3; k++) {
+    e1[k] = p[1][k] - p[0][k], e2[k] = p[2][k] - p[0][k];
+    cen[k] = ((double)p[0][k] + p[1][k] + p[2][k]) / 3;
+  }
+  hsu_cross(nrm, e1, e2);
+  double twice = hsu_norm(nrm);
+  for (int k = 0; k < 3 && twice > 0; k++) {
+    nrm[k] /= twice;
+  }
+  return twice / 2;
+}
+
+// call fn(tri, user) for every triangle of the parts
+typedef void (*TriangleFn)(const float *const p[3], void *user);
+static void eachTriangle(const hsmMeshPart *parts, int n, TriangleFn fn, void *user) {
+  for (int i = 0; i < n; i++) {
+    const hsmMesh *m = &parts[i].mesh;
+    for (int t = 0; t < m->ntriangle; t++) {
+      const float *p[3];
+      for (int k = 0; k < 3; k++) {
+        p[k] = m->vertices + 3 * m->triangles[3 * t + k];
+      }
+      fn(p, user);
+    }
+  }
+}
+
+// running sums of MuJoCo's legacy and shell rules
+typedef struct Pyramids {
+  int shell, pass;        // pass 0: surface centroid; 1: volume and centre; 2: moments
+  double area, apex[3];   // surface area; the pyramids' apex (centroid, then centre)
+  double vol, first[3];   // passes 1 and 2
+  double P[6];            // pass 2: xx, yy, zz, xy, xz, yz moments about the centre
+} Pyramids;
+
+static void pyramid(const float *const p[3], void *user) {
+  Pyramids *s = user;
+  double nrm[3], cen[3], d[3];
+  double a = triangle(p, nrm, cen);
+  if (s->pass == 0) {
+    s->area += a;
+    for (int k = 0; k < 3; k++) {
+      s->first[k] += a * cen[k];
+    }
+    return;
+  }
+  for (int k = 0; k < 3; k++) {
+    d[k] = cen[k] - s->apex[k];
+  }
+  // the pyramid from the apex over the triangle, its volume always counted positive (legacy);
+  // a shell counts the triangle's area
+  double vol = s->shell ? a : fabs(hsu_dot(d, nrm) * a / 3);
+  s->vol += vol;
+  if (s->pass == 1) {
+    for (int k = 0; k < 3; k++) {
+      s->first[k] += vol * (0.75 * cen[k] + 0.25 * s->apex[k]);
+    }
+    return;
+  }
+  static const int ij[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
+  double D[3][3];
+  for (int v = 0; v < 3; v++) {
+    for (int k = 0; k < 3; k++) {
+      D[v][k] = p[v][k] - s->apex[k];
+    }
+  }
+  for (int j = 0; j < 6; j++) {
+    int x = ij[j][0], y = ij[j][1];
+    double sum = 2 * (D[0][x] * D[0][y] + D[1][x] * D[1][y] + D[2][x] * D[2][y]) +
+                 D[0][x] * D[1][y] + D[0][y] * D[1][x] + D[0][x] * D[2][y] +
+                 D[0][y] * D[2][x] + D[1][x] * D[2][y] + D[1][y] * D[2][x];
+    s->P[j] += vol / (s->shell ? 12 : 20) * sum;
+  }
+}
+
+// MuJoCo's legacy rule (its default) or its shell rule: pyramids from the surface centroid
+// over every triangle, volumes taken positive, give the volume and centre; pyramids from that
+// centre give the moments and the volume that sets the mass. For a closed mesh that is convex
+// about its centre this is the exact solid; otherwise it counts overlapping pyramids twice,
+// as MuJoCo does. shell: the triangles' areas in place of the pyramids' volumes.
+static int pyramidMass(hsmMjcfLoad *u, hsmMjcfMesh *mesh, const hsmMeshPart *parts, int n,
+                       int shell) {
+  Pyramids s;
+  memset(&s, 0, sizeof s);
+  s.shell = shell;
+  eachTriangle(parts, n, pyramid, &s);
+  if (!(s.area > 1e-15)) {
+    return hsm_mjcfError(u, hsE_MODEL, mesh->elem, "file", "mesh '%s' has no surface area",
+                         mesh->name);
+  }
+  for (int k = 0; k < 3; k++) {
+    s.apex[k] = s.first[k] / s.area;
+    s.first[k] = 0;
+  }
+  s.pass = 1;
+  eachTriangle(parts, n, pyramid, &s);
+  if (!(s.vol > 1e-15)) {
+    return hsm_mjcfError(u, hsE_MODEL, mesh->elem, "file", "mesh '%s' encloses no volume: its "
+                         "inertia cannot be computed from it (give the body an <inertial>)",
+                         mesh->name);
+  }
+  for (int k = 0; k < 3; k++) {
+    mesh->com[k] = s.apex[k] = s.first[k] / s.vol;
+  }
+  s.vol = 0;
+  s.pass = 2;
+  eachTriangle(parts, n, pyramid, &s);
+  mesh->volume = s.vol;
+  double *I = mesh->inertia;
+  I[0] = s.P[1] + s.P[2], I[4] = s.P[0] + s.P[2], I[8] = s.P[0] + s.P[1];
+  I[1] = I[3] = -s.P[3], I[2] = I[6] = -s.P[4], I[5] = I[7] = -s.P[5];
+  return 0;
+}
+
+// volume (area for a shell), centre and unit-density inertia about the centre of the mesh
+// asset's parts, by the asset's inertia rule
+static int meshMass(hsmMjcfLoad *u, hsmMjcfMesh *mesh, const hsmMeshPart *parts, int n) {
+  static const char *const rules[] = {"legacy", "exact", "shell", "convex", NULL};
+  int rule = 0, cls = 0;
+  if (hsm_mjcfClassOf(u, mesh->elem, 0, &cls) ||
+      hsm_mjcfKeyword(u, mesh->elem, cls, "inertia", rules, &rule)) {
+    return -1;
+  }
+  if (rule == 3) {
+    hsm_mjcfWarn(u, mesh->elem, "mesh '%s': inertia=\"convex\" (the convex hull's) is not "
+                 "supported: computed by MuJoCo's legacy rule, the same for a convex mesh",
+                 mesh->name);
+    rule = 0;
+  }
+  return rule == 1 ? exactMass(u, mesh, parts, n) : pyramidMass(u, mesh, parts, n, rule == 2);
 }
 
 // the builder material for a colour (shared by equal colours); -1 on error

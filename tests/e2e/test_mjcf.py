@@ -8,15 +8,15 @@ fullinertia; frames.xml: radians, <frame>s with childclass, zaxis, nested classe
 a top-level body on hinges).
 
 MuJoCo comparison (PyPI ``mujoco``, an optional test dependency: the test is skipped, saying
-so, when it is absent): for each fixture the body hrpsim serves (BodyInfo, its links placed by
-forward kinematics here from translation, rotation, jointAxis and jointValue) has MuJoCo's
-total mass, centre of mass and composite inertia about it (world frame, at qpos0), MuJoCo's
-degrees of freedom, and for every hinge and slide MuJoCo's world axis and anchor, range and
-armature, all to 1e-6 (relative for masses and inertias; metres and radians otherwise; the
-wire's floats are doubles for these fields).
+so, when it is absent; bench/mjcf_reference.py computes both sides): for each fixture the
+body hrpsim serves (BodyInfo, its links placed by forward kinematics from translation,
+rotation, jointAxis and jointValue) has MuJoCo's total mass, centre of mass and composite
+inertia about it (world frame, at qpos0), MuJoCo's degrees of freedom, and for every hinge and
+slide MuJoCo's world axis and anchor, range and armature, all to 1e-6 (relative for masses
+and inertias; metres and radians otherwise; these fields cross the wire as doubles).
 """
 
-import math
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -25,9 +25,11 @@ import pytest
 import hrpsim
 from hrpsim import OpenHRP
 from conftest import describe, run_cli
-from helpers import axis_angle_matrix, snapshot
+from helpers import snapshot
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "bench"))
+import mjcf_reference  # noqa: E402 (bench/, beside the collections benchmark)
 QUADRUPED = REPO / "samples" / "models" / "mjcf" / "quadruped" / "quadruped.xml"
 DATA = REPO / "tests" / "data" / "mjcf"
 FIXTURES = [QUADRUPED, DATA / "chain.xml", DATA / "frames.xml"]
@@ -39,93 +41,16 @@ def loader(servers):
     return servers.client.model_loader()
 
 
-def world_frames(body):
-    """Each link's world rotation and origin at its initial joint value (and root pose)."""
-    frames = []
-    for lk in body.links:
-        R = axis_angle_matrix(lk.rotation)
-        p = np.array(lk.translation, dtype=float)
-        if lk.parentIndex >= 0:
-            Rp, pp = frames[lk.parentIndex]
-            R, p = Rp @ R, pp + Rp @ p
-        a = np.array(lk.jointAxis, dtype=float)
-        if lk.jointType == "rotate" and lk.parentIndex >= 0:
-            R = R @ axis_angle_matrix(list(a) + [lk.jointValue])
-        elif lk.jointType == "slide" and lk.parentIndex >= 0:
-            p = p + R @ a * lk.jointValue
-        frames.append((R, p))
-    return frames
-
-
-def composite(masses, coms, inertias):
-    """Total mass, centre and inertia about it of point masses with own inertias (world)."""
-    m = sum(masses)
-    c = sum(mi * ci for mi, ci in zip(masses, coms)) / m
-    inertia = np.zeros((3, 3))
-    for mi, ci, Ii in zip(masses, coms, inertias):
-        d = ci - c
-        inertia += Ii + mi * (d @ d * np.eye(3) - np.outer(d, d))
-    return m, c, inertia
-
-
-def hrpsim_summary(body):
-    frames = world_frames(body)
-    masses, coms, inertias, joints = [], [], [], {}
-    for lk, (R, p) in zip(body.links, frames):
-        if lk.mass > 0:
-            masses.append(lk.mass)
-            coms.append(p + R @ np.array(lk.centerOfMass))
-            inertias.append(R @ np.array(lk.inertia).reshape(3, 3) @ R.T)
-        if lk.jointType in ("rotate", "slide") and lk.jointId >= 0:
-            joints[lk.name] = dict(axis=R @ np.array(lk.jointAxis), anchor=p,
-                                   range=(list(lk.llimit), list(lk.ulimit)),
-                                   armature=lk.rotorInertia)
-    free = body.links[0].jointType == "free"
-    return composite(masses, coms, inertias), joints, 6 * free + len(joints)
-
-
-def mujoco_summary(path):
-    mujoco = pytest.importorskip("mujoco", reason="the MuJoCo comparison needs PyPI mujoco "
-                                 "(an optional test dependency: .venv/bin/pip install mujoco)")
-    m = mujoco.MjModel.from_xml_path(str(path))
-    d = mujoco.MjData(m)
-    mujoco.mj_forward(m, d)
-    masses, coms, inertias = [], [], []
-    for b in range(1, m.nbody):
-        if m.body_mass[b] > 0:
-            R = d.ximat[b].reshape(3, 3)
-            masses.append(m.body_mass[b])
-            coms.append(d.xipos[b].copy())
-            inertias.append(R @ np.diag(m.body_inertia[b]) @ R.T)
-    joints = {}
-    for j in range(m.njnt):
-        if m.jnt_type[j] in (int(mujoco.mjtJoint.mjJNT_HINGE), int(mujoco.mjtJoint.mjJNT_SLIDE)):
-            name = mujoco.mj_id2name(m, mujoco.mjtObj.mjOBJ_JOINT, j)
-            rng = ([m.jnt_range[j][0]], [m.jnt_range[j][1]]) if m.jnt_limited[j] else ([], [])
-            joints[name] = dict(axis=d.xaxis[j].copy(), anchor=d.xanchor[j].copy(), range=rng,
-                                armature=m.dof_armature[m.jnt_dofadr[j]])
-    return composite(masses, coms, inertias), joints, m.nv
-
-
 @pytest.mark.parametrize("path", FIXTURES, ids=lambda p: p.name)
 def test_matches_mujoco(servers, path):
     """Mass, centre of mass, composite inertia, dofs, each joint's world axis, anchor, range
     and armature equal MuJoCo's compile of the same file to 1e-6."""
-    (m0, c0, I0), j0, nv0 = mujoco_summary(path)
-    body = snapshot(servers.client.load_body(path))
-    (m1, c1, I1), j1, nv1 = hrpsim_summary(body)
-    assert m1 == pytest.approx(m0, rel=1e-6)
-    assert np.allclose(c1, c0, atol=1e-6), (c1, c0)
-    assert np.allclose(I1, I0, rtol=1e-6, atol=1e-6 * np.abs(I0).max()), (I1, I0)
-    assert nv1 == nv0
-    assert sorted(j1) == sorted(j0)
-    for name in j0:
-        a, b = j1[name], j0[name]
-        assert np.allclose(a["axis"], b["axis"], atol=1e-6), name
-        assert np.allclose(a["anchor"], b["anchor"], atol=1e-6), name
-        assert np.allclose(a["range"][0], b["range"][0], atol=1e-6), name
-        assert np.allclose(a["range"][1], b["range"][1], atol=1e-6), name
-        assert a["armature"] == pytest.approx(b["armature"], abs=1e-9), name
+    pytest.importorskip("mujoco", reason="the MuJoCo comparison needs PyPI mujoco (an optional "
+                        "test dependency: .venv/bin/pip install mujoco)")
+    theirs = mjcf_reference.mujoco_summary(path)
+    ours = mjcf_reference.hrpsim_summary(snapshot(servers.client.load_body(path)))
+    assert len(ours[1]) >= 4  # joints compared
+    assert mjcf_reference.differences(ours, theirs) == []
 
 
 def test_sample_quadruped_through_the_loader(loader):
