@@ -326,6 +326,78 @@ static void testMeshVolume(void) {
   HST_NEAR(l->inertia[2], 0, 1e-9);
   CU_ASSERT_EQUAL(b->shapes[l->shapeRefs[0].shape].ntriangle, 12);
   hsm_freeBody(b);
+  // the same cube as a shell (mass on its six faces): m = rho 6 a^2, Izz = 5/18 m a^2
+  path = hst_writeFile("shell.xml", "<mujoco><asset><mesh file='cube.stl' inertia='shell'/>"
+                       "</asset><worldbody><body name='m'><freejoint/><geom type='mesh' "
+                       "mesh='cube' density='3'/></body></worldbody></mujoco>");
+  b = hsm_loadModel(path, &opt, NULL, 0, NULL, &err);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  m = 3 * 6 * 0.04;
+  HST_NEAR(b->links[0].mass, m, 1e-6 * m);
+  HST_NEAR(b->links[0].com[2], 0.1, 1e-7);
+  HST_NEAR(b->links[0].inertia[8], 5.0 / 18 * m * 0.04, 1e-6 * m * 0.04);
+  hsm_freeBody(b);
+}
+
+// an L-shaped prism (not convex): a 2 x 1 and a 1 x 1 rectangle side by side in x-y, 1 high;
+// legacy (MuJoCo's default: pyramids from the surface centroid) and exact agree for it (every
+// pyramid is outward), and both are the closed form
+static void testMeshNotConvex(void) {
+  static const double poly[6][2] = {{0, 0}, {2, 0}, {2, 1}, {1, 1}, {1, 2}, {0, 2}};
+  char stl[20000] = "solid l\n";
+  double tri[20][3][3];
+  int nt = 0;
+  for (int k = 1; k < 5; k++) {  // caps: a fan from corner 0 (the L is star-shaped about it)
+    int idx[2][3] = {{0, k, k + 1}, {0, k + 1, k}};
+    for (int c = 0; c < 2; c++, nt++) {
+      for (int v = 0; v < 3; v++) {
+        tri[nt][v][0] = poly[idx[c][v]][0], tri[nt][v][1] = poly[idx[c][v]][1];
+        tri[nt][v][2] = c == 0 ? 1 : 0;
+      }
+    }
+  }
+  for (int k = 0; k < 6; k++) {  // sides, outward
+    int k1 = (k + 1) % 6;
+    double q[4][3] = {{poly[k][0], poly[k][1], 0}, {poly[k1][0], poly[k1][1], 0},
+                      {poly[k1][0], poly[k1][1], 1}, {poly[k][0], poly[k][1], 1}};
+    int idx[2][3] = {{0, 1, 2}, {0, 2, 3}};
+    for (int c = 0; c < 2; c++, nt++) {
+      for (int v = 0; v < 3; v++) {
+        memcpy(tri[nt][v], q[idx[c][v]], sizeof q[0]);
+      }
+    }
+  }
+  for (int t = 0; t < nt; t++) {
+    size_t n = strlen(stl);
+    n += (size_t)snprintf(stl + n, sizeof stl - n, "facet normal 0 0 0\nouter loop\n");
+    for (int v = 0; v < 3; v++) {
+      n += (size_t)snprintf(stl + n, sizeof stl - n, "vertex %g %g %g\n", tri[t][v][0],
+                            tri[t][v][1], tri[t][v][2]);
+    }
+    snprintf(stl + n, sizeof stl - n, "endloop\nendfacet\n");
+  }
+  strcat(stl, "endsolid l\n");
+  hst_writeFile("l.stl", stl);
+  hsmLoadOptions opt;
+  hsm_defaultLoadOptions(&opt);
+  opt.limits.meshInProcess = 1;
+  for (int exact = 0; exact < 2; exact++) {
+    char xml[400];
+    snprintf(xml, sizeof xml, "<mujoco><asset><mesh file='l.stl'%s/></asset><worldbody>"
+             "<body name='m'><freejoint/><geom type='mesh' mesh='l' density='2'/></body>"
+             "</worldbody></mujoco>", exact ? " inertia='exact'" : "");
+    hsError err = {0};
+    hsBody *b = hsm_loadModel(hst_writeFile("l.xml", xml), &opt, NULL, 0, NULL, &err);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    const hsLink *l = &b->links[0];
+    HST_NEAR(l->mass, 6, 1e-9);
+    HST_NEAR(l->com[0], 5.0 / 6, 1e-9);
+    HST_NEAR(l->com[1], 5.0 / 6, 1e-9);
+    // about z: 2 x 1 block (mass 4) 1/6, -1/3 off; 1 x 1 block (mass 2) -1/3, 2/3 off
+    double izz = 4 * 5.0 / 12 + 4 * 5.0 / 36 + 2 * 2.0 / 12 + 2 * 5.0 / 9;
+    HST_NEAR(l->inertia[8], izz, 1e-9);
+    hsm_freeBody(b);
+  }
 }
 
 //---------------------------------- scenes, includes ------------------------------------------
@@ -541,7 +613,9 @@ void register_mjcf(void) {
               testMultiJointChain);
   CU_add_test(s, "top-level hinge hangs from 'world'; jointless body is fixed",
               testTopLevelHingeAndFixed);
-  CU_add_test(s, "mesh mass, centre and inertia by volume (scaled cube)", testMeshVolume);
+  CU_add_test(s, "mesh mass, centre and inertia by volume (scaled cube) and as a shell",
+              testMeshVolume);
+  CU_add_test(s, "a mesh that is not convex: legacy and exact rules", testMeshNotConvex);
   CU_add_test(s, "scenes: several bodies refused, #NAME, #world", testScenes);
   CU_add_test(s, "include relative to the including file", testInclude);
   CU_add_test(s, "sensors on sites, camera, actuator limits", testSensorsActuators);
