@@ -20,9 +20,9 @@
 // onto z); a capsule and an ellipsoid become meshes (sphereSlices around, sphereStacks from
 // pole to pole); a plane a 1 m thick slab under its surface (100 m square when infinite); a
 // mesh asset one shape per part of its file (STL, OBJ ... through assimp, times its scale),
-// read once per asset. Colour: the geom's rgba when it gives one (itself or its class), else
-// its material's, else MuJoCo's grey (0.5 0.5 0.5 1). Every geom is drawn; those with
-// contype or conaffinity non-zero collide.
+// read once per asset. Colour: the geom's rgba (itself or its class) when it is not MuJoCo's
+// built-in grey (0.5 0.5 0.5 1), else its material's, else that grey. Every geom is drawn;
+// those with contype or conaffinity non-zero collide.
 
 #include <limits.h>
 #include <math.h>
@@ -439,16 +439,21 @@ static int primitiveShape(hsmMjcfLoad *u, const hsmXmlElem *e, hstGeom type, con
   return hsm_addShape(u->b, &in, u->err);
 }
 
-// the geom's colour: rgba given (itself or its class), else its material's, else grey
+// MuJoCo's built-in geom colour
+static const double kGrey[4] = {0.5, 0.5, 0.5, 1};
+
+// the geom's colour: its rgba (itself or its class) when not the built-in grey, else its
+// material's, else grey
 static int geomColor(hsmMjcfLoad *u, const hsmXmlElem *e, int cls, double rgba[4]) {
-  double grey[4] = {0.5, 0.5, 0.5, 1};
-  memcpy(rgba, grey, sizeof grey);
+  memcpy(rgba, kGrey, sizeof kGrey);
   int given = 0;
   if (hsm_mjcfExact(u, e, cls, "rgba", 4, rgba, &given)) {
     return -1;
   }
+  // MuJoCo: an rgba other than the built-in grey takes precedence over the material
+  int grey = !given || memcmp(rgba, kGrey, sizeof kGrey) == 0;
   const char *mat = hsm_mjcfAttr(u, e, cls, "material", NULL);
-  if (!given && mat) {
+  if (grey && mat) {
     for (size_t i = 0; i < u->materials.n; i++) {
       if (strcmp(MATS(u)[i].name, mat) == 0) {
         memcpy(rgba, MATS(u)[i].rgba, 4 * sizeof(double));

@@ -199,6 +199,20 @@ static void testDefaults(void) {
   HST_NEAR(b->materials[m].diffuseColor[0], 1, 0);
   HST_NEAR(b->materials[m].diffuseColor[1], 0, 0);
   hsm_freeBody(b);
+  // colour: a material's unless the geom's rgba (itself or its class) is not MuJoCo's grey
+  b = loadOk("<mujoco><asset><material name='m' rgba='0 1 0 1'/></asset><default>"
+             "<default class='c'><geom rgba='0 0 1 1'/></default></default><worldbody>"
+             "<body name='k'><freejoint/><geom size='.1' material='m'/>"
+             "<geom size='.1' material='m' rgba='0.5 0.5 0.5 1'/>"
+             "<geom size='.1' material='m' class='c'/></body></worldbody></mujoco>");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  const float expect[3][3] = {{0, 1, 0}, {0, 1, 0}, {0, 0, 1}};
+  for (int i = 0; i < 3; i++) {
+    const hsShape *g = &b->shapes[b->links[0].shapeRefs[i].shape];
+    const float *d = b->materials[b->appearances[g->appearance].material].diffuseColor;
+    CU_ASSERT(memcmp(d, expect[i], sizeof expect[i]) == 0);
+  }
+  hsm_freeBody(b);
 }
 
 //---------------------------------- joints ----------------------------------------------------
