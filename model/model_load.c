@@ -50,18 +50,33 @@ static void stripFragment(const char *path, char *out, size_t size) {
   }
 }
 
+static int startsWithMujoco(const char *text);
+
 // 1 if the file's first element is <mujoco> (after the XML declaration, comments, processing
-// instructions and a DOCTYPE): an MJCF model rather than a URDF robot
+// instructions and a DOCTYPE): an MJCF model rather than a URDF robot; -1 out of memory
 static int isMujocoXml(const char *path) {
   FILE *f = fopen(path, "rb");
   if (!f) {
     return 0;
   }
-  char buf[4096];
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  // long licence comments come first in some files: look at the first 64 KiB
+  enum { kSniff = 65536 };
+  char *buf = hsu_malloc(kSniff);
+  if (!buf) {
+    fclose(f);
+    return -1;
+  }
+  size_t n = fread(buf, 1, kSniff - 1, f);
   fclose(f);
   buf[n] = 0;
-  const char *s = buf;
+  int yes = startsWithMujoco(buf);
+  hsu_free(buf);
+  return yes;
+}
+
+// 1 if text's first element (after declarations and comments) is <mujoco>
+static int startsWithMujoco(const char *text) {
+  const char *s = text;
   for (;;) {
     while (*s && isspace((unsigned char)*s)) {
       s++;
@@ -96,7 +111,15 @@ hsBody *hsm_loadModel(const char *path, const hsmLoadOptions *opt, hsmWarning *w
   if (path) {
     stripFragment(path, file, sizeof file);
   }
-  if (path && (endsWith(file, ".mjcf") || (endsWith(file, ".xml") && isMujocoXml(file)))) {
+  int mujoco = path && endsWith(file, ".xml") ? isMujocoXml(file) : 0;
+  if (mujoco < 0) {
+    if (nwarnings) {
+      *nwarnings = 0;
+    }
+    HS_ERR(err, hsE_NOMEM, "out of memory");
+    return NULL;
+  }
+  if (path && (endsWith(file, ".mjcf") || mujoco)) {
     return hsm_loadMjcf(path, opt, warnings, maxWarnings, nwarnings, err);
   }
   if (path && (endsWith(path, ".urdf") || endsWith(path, ".xml"))) {

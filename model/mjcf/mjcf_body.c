@@ -228,8 +228,6 @@ static int readAssets(hsmMjcfLoad *u, const hsmXmlElem *a) {
       if (m.name && !hsu_vecPush(&u->materials, sizeof m, &m)) {
         return hsm_mjcfNomem(u);
       }
-    } else if (isNamed(k, "hfield")) {
-      hsm_mjcfWarn(u, k, "<hfield> is not supported: geoms using it are skipped");
     }
   }
   return 0;

@@ -496,9 +496,11 @@ int hsm_mjcfGeom(hsmMjcfLoad *u, const hsmXmlElem *e, int cls, const double T0[1
     return -1;
   }
   if (type == GEOM_HFIELD || type == GEOM_SDF) {
-    hsm_mjcfWarn(u, e, "<geom type=\"%s\"> is not supported: skipped (no shape, no mass)",
-                 kGeomTypes[type]);
-    return 0;
+    return hsm_mjcfError(u, hsE_UNSUPPORTED, e, "type", "<geom type=\"%s\"> is not supported "
+                         "(%s): the %s cannot be loaded without it", kGeomTypes[type],
+                         type == GEOM_HFIELD ? "height fields have no hrpsim shape"
+                                             : "signed-distance geoms need MuJoCo's plugins",
+                         link >= 0 ? "body" : "world");
   }
   // size: the class's numbers, the element's written over the first ones (MuJoCo reads as
   // many as are written into the default's)

@@ -462,6 +462,17 @@ static void testInclude(void) {
   CU_ASSERT_STRING_EQUAL(b->links[1].name, "knee");
   HST_NEAR(b->links[1].mass, 1, 1e-12);
   hsm_freeBody(b);
+  // a long comment before <mujoco> (a licence) does not hide that the file is MJCF
+  static char text[12000];
+  memset(text, 0, sizeof text);
+  strcpy(text, "<?xml version='1.0'?>\n<!-- ");
+  memset(text + strlen(text), 'x', 9000);
+  strcat(text, " -->\n<mujoco><worldbody><body name='b'><geom size='1'/></body></worldbody>"
+         "</mujoco>");
+  b = loadOk(text);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  CU_ASSERT_STRING_EQUAL(b->name, "b");
+  hsm_freeBody(b);
 }
 
 //---------------------------------- sensors, actuators ----------------------------------------
@@ -567,6 +578,8 @@ static void testErrors(void) {
        "<geom size='1'/></body></worldbody></mujoco>", "say limited", 2, 8},
       {"<mujoco><worldbody><body>\n<geom type='mesh' mesh='m'/></body></worldbody></mujoco>",
        "which no <mesh> asset defines", 2, 19},
+      {"<mujoco><worldbody>\n<geom type='hfield' hfield='h'/></worldbody></mujoco>",
+       "height fields have no hrpsim shape", 2, 7},
       {"<robot name='r'/>", "", 0, 0},  // a URDF .xml: the URDF reader's business
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -631,7 +644,8 @@ void register_mjcf(void) {
               testMeshVolume);
   CU_add_test(s, "a mesh that is not convex: legacy and exact rules", testMeshNotConvex);
   CU_add_test(s, "scenes: several bodies refused, #NAME, #world", testScenes);
-  CU_add_test(s, "include relative to the including file", testInclude);
+  CU_add_test(s, "include relative to the including file; MJCF after a long comment",
+              testInclude);
   CU_add_test(s, "sensors on sites, camera, actuator limits", testSensorsActuators);
   CU_add_test(s, "the sample quadruped", testSampleQuadruped);
   CU_add_test(s, "errors at file:line:column", testErrors);
