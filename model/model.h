@@ -338,6 +338,13 @@ hsBody *hsm_loadUrdf(const char *path, const hsmLoadOptions *opt, hsmWarning *wa
 hsBody *hsm_loadMjcf(const char *path, const hsmLoadOptions *opt, hsmWarning *warnings,
                      int maxWarnings, int *nwarnings, hsError *err);
 
+// the parts of an MJCF scene: the names of path's top-level bodies (what URL#NAME selects),
+// each NUL-terminated, one after another in names (size bytes), and in *worldGeoms 1 when the
+// worldbody has geoms of its own (URL#world: an environment), else 0. Returns the number of
+// bodies, or a negative hsError code with err filled (file:line:column for model errors;
+// hsE_INVALID when size is too small).
+int hsm_mjcfScene(const char *path, char *names, size_t size, int *worldGeoms, hsError *err);
+
 // 1 if url is a parametric primitive ("hrpsim-primitive:box?size=x,y,z&mass=m&color=r,g,b",
 // sphere?radius=, cylinder?radius=&height=, plane?size=x,y); see model_primitive.c
 int hsm_isPrimitiveUrl(const char *url);

@@ -793,30 +793,43 @@ static int buildWorld(hsmMjcfLoad *u, const hsmXmlElem *wb) {
 
 //---------------------------------- the model -------------------------------------------------
 
-static int buildModel(hsmMjcfLoad *u) {
+// the <default> of a model without one
+static const hsmXmlElem kNoDefault = {"default", 0, 0, NULL, 0, NULL, 0};
+
+// <compiler> and the <default> classes, in file order; the <worldbody> into *worldbody
+static int readSettings(hsmMjcfLoad *u, const hsmXmlElem **worldbody) {
   const hsmXmlElem *root = u->root;
-  // compiler, defaults, assets (in file order; defaults before the assets that use them)
-  hsmXmlElem empty = {0};
-  empty.name = "default";
-  hsmMjcfClass main = {"main", -1, &empty};
+  hsmMjcfClass main = {"main", -1, &kNoDefault};
   if (!hsu_vecPush(&u->classes, sizeof main, &main)) {
     return hsm_mjcfNomem(u);
   }
-  const hsmXmlElem *worldbody = NULL;
+  *worldbody = NULL;
   for (int i = 0; i < root->nkid; i++) {
     const hsmXmlElem *k = root->kids[i];
     if (isNamed(k, "compiler") && readCompiler(u, k)) {
       return -1;
     }
     if (isNamed(k, "default")) {
-      if (CLASSES(u)[0].elem == &empty) {
+      if (CLASSES(u)[0].elem == &kNoDefault) {
         CLASSES(u)[0].elem = k;
       }
       if (readClasses(u, k, 0)) {
         return -1;
       }
     }
-    worldbody = isNamed(k, "worldbody") && !worldbody ? k : worldbody;
+    *worldbody = isNamed(k, "worldbody") && !*worldbody ? k : *worldbody;
+  }
+  if (!*worldbody) {
+    return hsm_mjcfError(u, hsE_MODEL, root, NULL, "the model has no <worldbody>");
+  }
+  return 0;
+}
+
+static int buildModel(hsmMjcfLoad *u) {
+  const hsmXmlElem *root = u->root, *worldbody = NULL;
+  // compiler, defaults, assets (defaults before the assets that use them)
+  if (readSettings(u, &worldbody)) {
+    return -1;
   }
   int rc = 0;
   for (int i = 0; i < root->nkid && !rc; i++) {
@@ -826,9 +839,6 @@ static int buildModel(hsmMjcfLoad *u) {
   }
   if (rc) {
     return rc;
-  }
-  if (!worldbody) {
-    return hsm_mjcfError(u, hsE_MODEL, root, NULL, "the model has no <worldbody>");
   }
   hsuVec tops = {0};
   int ids = 1;
@@ -891,6 +901,63 @@ static int buildModel(hsmMjcfLoad *u) {
 
 //---------------------------------- entry -----------------------------------------------------
 
+// set up u for path (a plain path or file: URL, maybe with #fragment); 0 or an error
+static int startLoad(hsmMjcfLoad *u, hsmBuilder *b, const char *path, const hsmLoadOptions *opt,
+                     char abs[PATH_MAX], hsError *err) {
+  // the fragment selects a body; a path that exists as written has none
+  char p[PATH_MAX];
+  int rc = hsu_urlToPath(path, p, PATH_MAX);
+  if (rc) {
+    return HS_ERR_AT(err, rc > 0 ? hsE_UNSUPPORTED : hsE_IO, path, 0, 0, "cannot read '%s': %s",
+                     path, rc > 0 ? "unsupported URL scheme (use a file:// URL or a path)"
+                                  : "path too long");
+  }
+  char *hash = strrchr(p, '#');
+  const char *select = NULL;
+  if (hash && access(p, F_OK) != 0) {
+    *hash = 0;
+    select = strrchr(path, '#') ? strrchr(path, '#') + 1 : NULL;  // the caller's string
+  }
+  hsmLoadOptions o;
+  hsm_effectiveLoadOptions(&o, opt);
+  if ((rc = hsu_checkFile(p, o.limits.maxFileBytes, err)) != 0) {
+    return rc;
+  }
+  if (!realpath(p, abs)) {
+    return HS_ERR_AT(err, hsE_IO, path, 0, 0, "cannot read '%s'", path);
+  }
+  memset(u, 0, sizeof *u);
+  u->file = abs;
+  u->select = select && select[0] ? select : NULL;
+  u->opt = o;
+  u->err = err;
+  u->b = b;
+  u->fromGeom = 2;
+  u->autolimits = 1;
+  memcpy(u->eulerseq, "xyz", 4);
+  u->dir = hsu_strdup(abs);
+  if (!u->dir) {
+    return HS_ERR(err, hsE_NOMEM, "out of memory");
+  }
+  char *slash = strrchr(u->dir, '/');
+  if (slash) {
+    *(slash == u->dir ? slash + 1 : slash) = 0;
+  }
+  return 0;
+}
+
+// release what a load holds (not the builder)
+static void endLoad(hsmMjcfLoad *u) {
+  hsm_mjcfFreeMeshes(u);
+  hsu_vecFree(&u->classes);
+  hsu_vecFree(&u->materials);
+  hsu_vecFree(&u->sites);
+  hsu_vecFree(&u->joints);
+  hsm_mjcfFreeTree(u);
+  hsu_free(u->meshdir);
+  hsu_free(u->dir);
+}
+
 hsBody *hsm_loadMjcf(const char *path, const hsmLoadOptions *opt, hsmWarning *warnings,
                      int maxWarnings, int *nwarnings, hsError *err) {
   if (nwarnings) {
@@ -900,53 +967,16 @@ hsBody *hsm_loadMjcf(const char *path, const hsmLoadOptions *opt, hsmWarning *wa
     HS_ERR(err, hsE_INVALID, "no model path");
     return NULL;
   }
-  // the fragment selects a body; a path that exists as written has none
-  char p[PATH_MAX], abs[PATH_MAX];
-  int rc = hsu_urlToPath(path, p, sizeof p);
-  if (rc) {
-    HS_ERR_AT(err, rc > 0 ? hsE_UNSUPPORTED : hsE_IO, path, 0, 0, "cannot read '%s': %s", path,
-              rc > 0 ? "unsupported URL scheme (use a file:// URL or a path)" : "path too long");
-    return NULL;
-  }
-  char *hash = strrchr(p, '#');
-  const char *select = NULL;
-  if (hash && access(p, F_OK) != 0) {
-    *hash = 0;
-    select = hash + 1;
-  }
-  hsmLoadOptions o;
-  hsm_effectiveLoadOptions(&o, opt);
-  if (hsu_checkFile(p, o.limits.maxFileBytes, err)) {
-    return NULL;
-  }
-  if (!realpath(p, abs)) {
-    HS_ERR_AT(err, hsE_IO, path, 0, 0, "cannot read '%s'", path);
-    return NULL;
-  }
   hsmBuilder b;
   memset(&b, 0, sizeof b);
   hsmMjcfLoad u;
-  memset(&u, 0, sizeof u);
-  u.file = abs;
-  u.select = select && select[0] ? select : NULL;
-  u.opt = o;
-  u.err = err;
-  u.warnings = warnings;
-  u.maxWarnings = warnings ? maxWarnings : 0;
-  u.b = &b;
-  u.fromGeom = 2;
-  u.autolimits = 1;
-  memcpy(u.eulerseq, "xyz", 4);
-  u.dir = hsu_strdup(abs);
-  if (!u.dir) {
-    HS_ERR(err, hsE_NOMEM, "out of memory");
+  char abs[PATH_MAX];
+  if (startLoad(&u, &b, path, opt, abs, err)) {
     return NULL;
   }
-  char *slash = strrchr(u.dir, '/');
-  if (slash) {
-    *(slash == u.dir ? slash + 1 : slash) = 0;
-  }
-  rc = hsm_mjcfRead(&u);
+  u.warnings = warnings;
+  u.maxWarnings = warnings ? maxWarnings : 0;
+  int rc = hsm_mjcfRead(&u);
   if (!rc) {
     b.url = hsu_strdup(abs);
     rc = b.url ? buildModel(&u) : hsm_mjcfNomem(&u);
@@ -957,16 +987,52 @@ hsBody *hsm_loadMjcf(const char *path, const hsmLoadOptions *opt, hsmWarning *wa
   } else {
     hsm_freeBuilder(&b);
   }
-  hsm_mjcfFreeMeshes(&u);
-  hsu_vecFree(&u.classes);
-  hsu_vecFree(&u.materials);
-  hsu_vecFree(&u.sites);
-  hsu_vecFree(&u.joints);
-  hsm_mjcfFreeTree(&u);
-  hsu_free(u.meshdir);
-  hsu_free(u.dir);
+  endLoad(&u);
   if (nwarnings) {
     *nwarnings = u.nwarnings;
   }
   return body;
+}
+
+int hsm_mjcfScene(const char *path, char *names, size_t size, int *worldGeoms, hsError *err) {
+  if (!path || (!names && size) || !worldGeoms) {
+    return HS_ERR(err, hsE_INVALID, "hsm_mjcfScene: no path or output");
+  }
+  hsmBuilder b;
+  memset(&b, 0, sizeof b);
+  hsmMjcfLoad u;
+  char abs[PATH_MAX];
+  int rc = startLoad(&u, &b, path, NULL, abs, err);
+  if (rc) {
+    return rc;
+  }
+  const hsmXmlElem *wb = NULL;
+  hsuVec tops = {0};
+  int ids = 1;
+  rc = hsm_mjcfRead(&u);
+  rc = rc ? rc : readSettings(&u, &wb);
+  rc = rc ? rc : findTops(&u, wb, 0, kIdentity, &tops, &ids);
+  size_t used = 0;
+  for (size_t i = 0; !rc && i < tops.n; i++) {
+    const Top *t = (const Top *)tops.data + i;
+    char name[256];
+    bodyName(t->e, t->firstId, name, sizeof name);
+    size_t n = strlen(name) + 1;
+    if (used + n > size) {
+      rc = HS_ERR(err, hsE_INVALID, "hsm_mjcfScene: %zu bytes hold not every body name",
+                  size);
+    } else {
+      memcpy(names + used, name, n);
+      used += n;
+    }
+  }
+  *worldGeoms = 0;
+  for (int i = 0; !rc && i < wb->nkid; i++) {
+    *worldGeoms |= isNamed(wb->kids[i], "geom") || isNamed(wb->kids[i], "frame");
+  }
+  int count = (int)tops.n;
+  hsu_vecFree(&tops);
+  hsm_freeBuilder(&b);
+  endLoad(&u);
+  return rc ? rc : count;
 }

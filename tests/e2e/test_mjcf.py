@@ -142,3 +142,61 @@ def test_project_runs_the_quadruped_under_its_controller(servers, tmp_path, door
     assert stand - crouch == pytest.approx(0.069, abs=0.008)
     assert again == pytest.approx(stand, abs=0.005)
     assert tilt < 0.05
+
+
+def test_add_scene_adds_the_world_and_every_body(tmp_path):
+    """Simulation.add_scene: the floor as the environment 'world', each top-level body a
+    character starting where the file puts it; two balls dropped on the floor come to rest on
+    it (centres at their radii, to the contact's small sink)."""
+    path = tmp_path / "balls.xml"
+    path.write_text("<mujoco><worldbody><geom type='plane' size='0 0 1'/>"
+                    "<frame pos='0 1 0'><body name='small' pos='0 0 0.3'><freejoint/>"
+                    "<geom size='0.05'/></body></frame>"
+                    "<body name='big' pos='1 0 0.5'><freejoint/><geom size='0.1'/></body>"
+                    "</worldbody></mujoco>")
+    sim = hrpsim.Simulation(backend="local", dt=0.001)
+    names = sim.add_scene(path, prefix="s_")
+    assert names == ["s_world", "s_small", "s_big"]
+    for ball in ("s_small", "s_big"):
+        sim.add_collision_pair("s_world", ball, friction=0.5)
+    assert sim.root_pose("s_small")[0] == pytest.approx([0, 1, 0.3])
+    sim.step(1500)
+    small, big = sim.root_pose("s_small")[0], sim.root_pose("s_big")[0]
+    sim.close()
+    assert small == pytest.approx([0, 1, 0.05], abs=2e-3)
+    assert big == pytest.approx([1, 0, 0.1], abs=2e-3)
+    with pytest.raises(ValueError):
+        hrpsim.Simulation(backend="local", models={"s_world": QUADRUPED}).add_scene(
+            path, prefix="s_")
+
+
+def test_project_scene_element_adds_every_part(tmp_path):
+    """<scene url prefix> in a project: one model per part of the MJCF scene (the world's
+    geoms, then each top-level body); the run drops both balls onto the floor. A scene file
+    with an error is refused at the <scene> line with the file's own location."""
+    from hrpsim.project import ProjectError, load_project
+    (tmp_path / "balls.xml").write_text(
+        "<mujoco><worldbody><geom type='plane' size='0 0 1'/>"
+        "<body name='a' pos='0 0 0.2'><freejoint/><geom size='0.05'/></body>"
+        "<body name='b' pos='1 0 0.4'><freejoint/><geom size='0.1'/></body>"
+        "</worldbody></mujoco>")
+    project = tmp_path / "p.xml"
+    project.write_text(
+        "<hrpsim-project version='1'><simulation timeStep='0.001' endTime='1'/>\n"
+        "<scene url='balls.xml' prefix='x_'/>\n"
+        "<collision object1='x_world' object2='x_a'/><collision object1='x_world' "
+        "object2='x_b'/><log period='0.01'/><plots enabled='false'/></hrpsim-project>")
+    p = load_project(project)
+    assert [(m.name, Path(m.url).name) for m in p.models] == [
+        ("x_world", "balls.xml#world"), ("x_a", "balls.xml#a"), ("x_b", "balls.xml#b")]
+    out = tmp_path / "out"
+    proc = run_cli("run", "--local", "--quiet", "--no-plots", "--out", out, project)
+    assert proc.returncode == 0, describe(proc)
+    log = np.load(out / "log.npz")
+    assert log["x_a.root_p"][-1] == pytest.approx([0, 0, 0.05], abs=2e-3)
+    assert log["x_b.root_p"][-1] == pytest.approx([1, 0, 0.1], abs=2e-3)
+    (tmp_path / "balls.xml").write_text("<mujoco><worldbody>\n<frame pos='0 x 0'><body/>"
+                                        "</frame></worldbody></mujoco>")
+    with pytest.raises(ProjectError) as info:
+        load_project(project)
+    assert "p.xml:2" in str(info.value) and "balls.xml:2" in str(info.value)
