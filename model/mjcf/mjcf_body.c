@@ -4,9 +4,10 @@
 // range and ref), eulerseq (three of xyzXYZ: lower case turns about the axes of the frame
 // turned so far, upper case about the fixed frame's), meshdir / assetdir, inertiafromgeom
 // (false, true, auto: geoms only for a body without <inertial>), autolimits, boundmass,
-// settotalmass. <default> classes nest (a class inherits every attribute of its parent; an
-// element takes its class attribute's class, else the childclass of the nearest enclosing body
-// or frame, else main). <asset>: <mesh> (file, scale) and <material> (rgba).
+// boundinertia and balanceinertia (on each body's principal moments), settotalmass.
+// <default> classes nest (a class inherits every attribute of its parent; an element takes
+// its class attribute's class, else the childclass of the nearest enclosing body or frame,
+// else main). <asset>: <mesh> (file, scale) and <material> (rgba).
 //
 // Scenes. The top-level bodies of <worldbody> (directly or inside <frame>s) are the robots of
 // the file: the URL without a fragment means the only one (or, when there is none, the
@@ -101,11 +102,13 @@ static int readCompiler(hsmMjcfLoad *u, const hsmXmlElem *e) {
   }
   int n = 0;
   if (hsm_mjcfNumbers(u, e, -1, "boundmass", 1, &u->boundmass, &n) ||
+      hsm_mjcfNumbers(u, e, -1, "boundinertia", 1, &u->boundinertia, &n) ||
+      hsm_mjcfKeyword(u, e, -1, "balanceinertia", truth, &u->balanceinertia) ||
       hsm_mjcfNumbers(u, e, -1, "settotalmass", 1, &u->settotalmass, &n)) {
     return -1;
   }
-  static const char *const unread[] = {"boundinertia", "balanceinertia", "fitaabb", "fusestatic",
-                                       "discardvisual", "alignfree", NULL};
+  static const char *const unread[] = {"fitaabb", "fusestatic", "discardvisual", "alignfree",
+                                       NULL};
   for (int i = 0; unread[i]; i++) {
     const char *v = hsm_mjcfOwn(e, unread[i]);
     if (v && strcmp(v, "false") != 0 && strcmp(v, "0") != 0) {
@@ -447,6 +450,62 @@ static int jointDynamics(hsmMjcfLoad *u, const Joint *j) {
 static int walkContents(hsmMjcfLoad *u, const hsmXmlElem *e, int cls, Place *pl,
                         const double F[12], int *jointId);
 
+// the principal moments d and axes (columns of V) of a symmetric 3x3 I, by Jacobi rotations
+static void eigenSymmetric(const double I[9], double d[3], double V[9]) {
+  double A[9];
+  memcpy(A, I, sizeof A);
+  hsu_setIdentity(V);
+  for (int sweep = 0; sweep < 50; sweep++) {
+    double off = fabs(A[1]) + fabs(A[2]) + fabs(A[5]);
+    if (off <= 1e-300 || off <= 1e-15 * (fabs(A[0]) + fabs(A[4]) + fabs(A[8]))) {
+      break;
+    }
+    static const int pq[3][2] = {{0, 1}, {0, 2}, {1, 2}};
+    for (int k = 0; k < 3; k++) {
+      int p = pq[k][0], q = pq[k][1];
+      double apq = A[3 * p + q];
+      if (apq == 0) {
+        continue;
+      }
+      // the rotation in the p-q plane that zeroes A[p][q]
+      double theta = (A[3 * q + q] - A[3 * p + p]) / (2 * apq);
+      double t = (theta >= 0 ? 1 : -1) / (fabs(theta) + sqrt(theta * theta + 1));
+      double c = 1 / sqrt(t * t + 1), s = t * c;
+      for (int r = 0; r < 3; r++) {  // A = A J, V = V J
+        double arp = A[3 * r + p], arq = A[3 * r + q];
+        A[3 * r + p] = c * arp - s * arq, A[3 * r + q] = s * arp + c * arq;
+        double vrp = V[3 * r + p], vrq = V[3 * r + q];
+        V[3 * r + p] = c * vrp - s * vrq, V[3 * r + q] = s * vrp + c * vrq;
+      }
+      for (int r = 0; r < 3; r++) {  // A = J^T A
+        double apr = A[3 * p + r], aqr = A[3 * q + r];
+        A[3 * p + r] = c * apr - s * aqr, A[3 * q + r] = s * apr + c * aqr;
+      }
+    }
+  }
+  d[0] = A[0], d[1] = A[4], d[2] = A[8];
+}
+
+// MuJoCo's balanceinertia (principal moments breaking A + B >= C all become their mean) and
+// boundinertia (each principal moment at least bound), on a tensor in any frame
+static void boundPrincipal(double I[9], int balance, double bound) {
+  double d[3], V[9];
+  eigenSymmetric(I, d, V);
+  if (balance && (d[0] + d[1] < d[2] || d[0] + d[2] < d[1] || d[1] + d[2] < d[0])) {
+    d[0] = d[1] = d[2] = (d[0] + d[1] + d[2]) / 3;
+  }
+  for (int k = 0; k < 3; k++) {
+    d[k] = fmax(d[k], bound);
+  }
+  // I = V diag(d) V^T
+  for (int r = 0; r < 3; r++) {
+    for (int c = 0; c < 3; c++) {
+      I[3 * r + c] = V[3 * r] * d[0] * V[3 * c] + V[3 * r + 1] * d[1] * V[3 * c + 1] +
+                     V[3 * r + 2] * d[2] * V[3 * c + 2];
+    }
+  }
+}
+
 // the links of body e whose parent frame is P in link `parent`'s frame (parent -1: e is the
 // top-level body, the root); then its contents
 static int walkBody(hsmMjcfLoad *u, const hsmXmlElem *e, int inherited, int parent,
@@ -623,8 +682,13 @@ static int walkBody(hsmMjcfLoad *u, const hsmXmlElem *e, int inherited, int pare
     memcpy(seg->com, com, sizeof com);
     memcpy(seg->inertia, I, sizeof I);
   }
-  if (!rc && u->boundmass > 0 && SEGSPEC(u, pl.segment).seg.mass < u->boundmass) {
-    SEGSPEC(u, pl.segment).seg.mass = u->boundmass;
+  // balanceinertia, boundmass, boundinertia, in MuJoCo's order
+  seg = &SEGSPEC(u, pl.segment).seg;
+  if (!rc && (u->balanceinertia || u->boundinertia > 0)) {
+    boundPrincipal(seg->inertia, u->balanceinertia, u->boundinertia);
+  }
+  if (!rc && u->boundmass > 0 && seg->mass < u->boundmass) {
+    seg->mass = u->boundmass;
   }
   hsu_vecFree(&pl.masses);
   return rc;

@@ -103,7 +103,9 @@ typedef struct hsmMjcfLoad {
   char *meshdir;       // absolute directory of mesh files
   int fromGeom;        // inertiafromgeom: 0 false, 1 true, 2 auto
   int autolimits;      // 1 (default): a range makes a joint limited
-  double boundmass;    // lower bound of each moving body's mass (0: none)
+  double boundmass;    // lower bound of each body's mass (0: none)
+  double boundinertia; // lower bound of each body's principal moments of inertia (0: none)
+  int balanceinertia;  // 1: principal moments breaking A + B >= C become their mean
   double settotalmass; // > 0: masses and inertias scaled to this total
   hsuVec classes;      // hsmMjcfClass; [0] is "main"
   hsuVec meshes;       // hsmMjcfMesh

@@ -215,6 +215,30 @@ static void testDefaults(void) {
   hsm_freeBody(b);
 }
 
+// balanceinertia: principal moments 0.1, 0.02, 0.03 break A + B >= C: all become 0.05 (turned
+// by euler, the tensor stays 0.05 E); boundinertia 0.04 raises the two small ones
+static void testInertiaBounds(void) {
+  static const char *const compilers[2] = {"balanceinertia='true'", "boundinertia='0.04'"};
+  for (int k = 0; k < 2; k++) {
+    char xml[500];
+    snprintf(xml, sizeof xml, "<mujoco><compiler %s boundmass='2'/><worldbody><body name='a'>"
+             "<freejoint/><inertial pos='0 0 0' euler='%s' mass='1' "
+             "diaginertia='0.1 0.02 0.03'/></body></worldbody></mujoco>", compilers[k],
+             k ? "0 0 0" : "10 20 30");
+    hsBody *b = loadOk(xml);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+    const double *I = b->links[0].inertia;
+    double expect[3] = {k ? 0.1 : 0.05, k ? 0.04 : 0.05, k ? 0.04 : 0.05};
+    for (int r = 0; r < 3; r++) {
+      for (int c = 0; c < 3; c++) {
+        HST_NEAR(I[3 * r + c], r == c ? expect[r] : 0, 1e-12);
+      }
+    }
+    HST_NEAR(b->links[0].mass, 2, 0);  // boundmass
+    hsm_freeBody(b);
+  }
+}
+
 //---------------------------------- joints ----------------------------------------------------
 
 static void testMultiJointChain(void) {
@@ -636,6 +660,7 @@ void register_mjcf(void) {
   CU_add_test(s, "euler sequences (intrinsic, extrinsic) and angle units", testEuler);
   CU_add_test(s, "quat, axisangle, xyaxes, zaxis", testOrientations);
   CU_add_test(s, "default classes: nested, childclass, class", testDefaults);
+  CU_add_test(s, "balanceinertia, boundinertia, boundmass", testInertiaBounds);
   CU_add_test(s, "a body with three joints: a chain at the anchors, ref, armature",
               testMultiJointChain);
   CU_add_test(s, "top-level hinge hangs from 'world'; jointless body is fixed",
