@@ -13,9 +13,11 @@
 // Attributes. An element's value is its own attribute, else that of the <default> class that
 // applies to it (its class attribute, else the childclass of the nearest enclosing body or
 // frame, else "main"), else of that class's ancestors: a nested class inherits every attribute
-// of its parent, as in MuJoCo. Numbers must be finite and as many as the attribute takes;
-// errors name file:line:column, the column being where the attribute is written in the start
-// tag (libxml2 keeps no location per attribute, so it is found in the file's text).
+// of its parent, as in MuJoCo (the actuator elements of a class, <general>, <motor>,
+// <position> ..., set one actuator default: the last one that writes an attribute gives it).
+// Numbers must be finite and as many as the attribute takes; errors name file:line:column,
+// the column being where the attribute is written in the start tag (libxml2 keeps no location
+// per attribute, so it is found in the file's text).
 
 #include <ctype.h>
 #include <limits.h>
@@ -412,6 +414,35 @@ static const hsmXmlElem *classKind(const hsmMjcfClass *c, const char *kind) {
   return NULL;
 }
 
+// 1 for MuJoCo's actuator elements: in a <default> they all set the class's one actuator
+static int isActuator(const char *kind) {
+  static const char *const kinds[] = {"general", "motor", "position", "velocity",
+                                      "intvelocity", "damper", "cylinder", "muscle",
+                                      "adhesion", "dcmotor", NULL};
+  for (int i = 0; kinds[i]; i++) {
+    if (strcmp(kind, kinds[i]) == 0) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// the default element of class c that gives attribute name to an element of kind, or NULL:
+// its child called kind, or for an actuator the last actuator child that writes name
+static const hsmXmlElem *classValue(const hsmMjcfClass *c, const char *kind, const char *name) {
+  if (!isActuator(kind)) {
+    const hsmXmlElem *d = classKind(c, kind);
+    return d && hsm_mjcfOwn(d, name) ? d : NULL;
+  }
+  for (int i = c->elem->nkid - 1; i >= 0; i--) {
+    const hsmXmlElem *d = c->elem->kids[i];
+    if (isActuator(d->name) && hsm_mjcfOwn(d, name)) {
+      return d;
+    }
+  }
+  return NULL;
+}
+
 const char *hsm_mjcfAttr(hsmMjcfLoad *u, const hsmXmlElem *e, int cls, const char *name,
                          const hsmXmlElem **from) {
   const char *v = hsm_mjcfOwn(e, name);
@@ -422,7 +453,7 @@ const char *hsm_mjcfAttr(hsmMjcfLoad *u, const hsmXmlElem *e, int cls, const cha
     return v;
   }
   for (int c = cls; c >= 0 && (size_t)c < u->classes.n; c = CLASSES(u)[c].parent) {
-    const hsmXmlElem *d = classKind(&CLASSES(u)[c], e->name);
+    const hsmXmlElem *d = classValue(&CLASSES(u)[c], e->name, name);
     if (d && (v = hsm_mjcfOwn(d, name)) != NULL) {
       if (from) {
         *from = d;

@@ -540,6 +540,16 @@ static void testSensorsActuators(void) {
   HST_NEAR(b->links[2].climit.v[0], 5, 0);
   CU_ASSERT(hst_logCount() >= 2);
   hsm_freeBody(b);
+  // a class's actuator default is one, whichever element writes it: <general> gives <motor>
+  // its ctrlrange, the later <motor> its gear
+  b = loadOk("<mujoco><default><general ctrlrange='-3 3' gear='1'/><motor gear='7'/>"
+             "</default><worldbody><body name='t'><freejoint/><geom size='0.1'/>"
+             "<body name='l'><joint name='j'/><geom size='0.05'/></body></body></worldbody>"
+             "<actuator><motor joint='j'/></actuator></mujoco>");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  CU_ASSERT_EQUAL_FATAL(b->links[1].climit.n, 1);
+  HST_NEAR(b->links[1].climit.v[0], 21, 0);
+  hsm_freeBody(b);
 }
 
 //---------------------------------- the sample ------------------------------------------------
