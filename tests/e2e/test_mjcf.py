@@ -135,10 +135,16 @@ def test_project_runs_the_quadruped_under_its_controller(servers, tmp_path, door
     Scheduler with the controller in its own process): the PD controller holds the MJCF robot
     up, crouches it by 2 x 0.18 (cos 0.3 - cos 0.7) = 6.9 cm and stands it up again, level."""
     out = tmp_path / door
-    extra = ["--local"] if door == "local" else ["--state-dir", servers.state_dir]
-    proc = run_cli("run", "--no-plots", "--quiet", "--out", out, *extra,
+    # in process without pictures; through the servers with plots and stills (the renderer
+    # loads the MJCF models too)
+    extra = ["--local", "--no-plots"] if door == "local" else ["--state-dir",
+                                                               servers.state_dir]
+    proc = run_cli("run", "--quiet", "--out", out, *extra,
                    "samples/projects/quadruped_stand.xml")
     assert proc.returncode == 0, describe(proc)
+    if door == "servers":
+        stills = sorted((out / "stills").glob("still_*.png"))
+        assert len(stills) >= 2 and all(p.read_bytes()[:4] == b"\x89PNG" for p in stills)
     (stand, crouch, again), tilt = crouch_profile(np.load(out / "log.npz"))
     assert stand - crouch == pytest.approx(0.069, abs=0.008)
     assert again == pytest.approx(stand, abs=0.005)
