@@ -13,7 +13,7 @@
 //   100 m;
 // - <camera> in a body -> VisionSensor: MuJoCo's camera looks along -z with +y up, OpenHRP's
 //   too; fovy (degrees always, default 45) is MuJoCo's vertical field of view, OpenHRP's
-//   fieldOfView spans the larger image side, so it is widened for a wide image; resolution
+//   fieldOfView the horizontal one: 2 atan(tan(fovy / 2) width / height); resolution
 //   (default 320 x 240 here: MuJoCo's 1 x 1 makes no picture); near 0.01 m, far 100 m, COLOR,
 //   30 frames per second.
 // Other sensors are warned and skipped (joint positions, velocities and torques reach OpenHRP
@@ -84,7 +84,12 @@ int hsm_mjcfCamera(hsmMjcfLoad *u, const hsmXmlElem *e, int cls, int link, const
                          "and resolution within 1 .. 16384");
   }
   double w = floor(res[0]), h = floor(res[1]);
-  double fy = fovy * HS_PI / 180, fov = w > h ? 2 * atan(tan(fy / 2) * w / h) : fy;
+  double fy = fovy * HS_PI / 180, fov = 2 * atan(tan(fy / 2) * w / h);
+  if (!(fov < HS_PI - 1e-6)) {
+    return hsm_mjcfError(u, hsE_MODEL, e, "fovy", "<camera>: fovy %g over a %g x %g image spans "
+                         "half a turn or more across (OpenHRP's fieldOfView is horizontal)",
+                         fovy, w, h);
+  }
   const char *name = hsm_mjcfOwn(e, "name");
   char buf[64];
   if (!name) {

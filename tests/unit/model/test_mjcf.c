@@ -507,6 +507,7 @@ static void testSensorsActuators(void) {
       "<mujoco><worldbody><body name='t'><freejoint/><geom size='0.1'/>"
       "<site name='s' pos='0 0 0.1'/><site name='r' zaxis='1 0 0'/>"
       "<camera name='cam' fovy='60' resolution='40 20'/>"
+      "<camera name='tall' fovy='60' resolution='20 40'/>"
       "<body name='l'><joint name='j' axis='0 1 0'/><geom size='0.05'/></body>"
       "<body name='l2'><joint name='j2' axis='0 1 0' actuatorfrcrange='-5 5'/>"
       "<geom size='0.05'/></body></body></worldbody>"
@@ -520,7 +521,7 @@ static void testSensorsActuators(void) {
   CU_ASSERT_EQUAL(hsm_sensorCount(b, hsSENSOR_RATEGYRO), 1);
   CU_ASSERT_EQUAL(hsm_sensorCount(b, hsSENSOR_FORCE), 1);  // the force-torque pair
   CU_ASSERT_EQUAL(hsm_sensorCount(b, hsSENSOR_RANGE), 1);
-  CU_ASSERT_EQUAL(hsm_sensorCount(b, hsSENSOR_VISION), 1);
+  CU_ASSERT_EQUAL(hsm_sensorCount(b, hsSENSOR_VISION), 2);
   const hsSensor *g = &b->sensors[hsm_sensorIndex(b, "g")];
   HST_NEAR(g->translation[2], 0.1, 0);
   // the rangefinder looks along the site's +z (here world x): the sensor's -z
@@ -529,10 +530,12 @@ static void testSensorsActuators(void) {
   hsu_axisAngleToMat(R, rf->rotation);
   hsu_rotVec(dir, R, down);
   HST_NEAR(dir[0], 1, 1e-12);
-  // camera: fovy 60 widened to the 40-pixel side: 2 atan(tan 30 deg * 2)
+  // camera: fovy 60 (vertical) as OpenHRP's horizontal fieldOfView: 2 atan(tan 30 deg * 2)
   const hsSensor *cam = &b->sensors[hsm_sensorIndex(b, "cam")];
   HST_NEAR(cam->specValues[2], 2 * atan(tan(HS_PI / 6) * 2), 1e-6);
   HST_NEAR(cam->specValues[4], 40, 0);
+  const hsSensor *tall = &b->sensors[hsm_sensorIndex(b, "tall")];
+  HST_NEAR(tall->specValues[2], 2 * atan(tan(HS_PI / 6) / 2), 1e-6);
   // climit: min(ctrl 2 x gear 20, force 30) = 30; j2: its actuatorfrcrange 5
   CU_ASSERT_EQUAL_FATAL(b->links[1].climit.n, 1);
   HST_NEAR(b->links[1].climit.v[0], 30, 0);
