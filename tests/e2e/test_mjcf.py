@@ -231,3 +231,28 @@ def test_sweep_over_an_mjcf_scene(tmp_path):
     runs = json.loads((out / "index.json").read_text())["runs"]
     assert [r["status"] for r in runs] == ["ok", "ok"]
     assert all(r["z"] == pytest.approx(0.385, abs=0.003) for r in runs)
+
+
+def test_rangefinder_and_imu_read_in_mujoco_frames(tmp_path):
+    """A rangefinder measures along its site's +z (MuJoCo's rule): a site turned so that z
+    points along world +x, 0.3 m up, reads the wall whose face is at x = 2 as 2 - 0.5; one
+    turned down reads the floor 0.3 m below. The accelerometer of a body at rest reads +g
+    along its site's z (MuJoCo's and OpenHRP's specific force)."""
+    path = tmp_path / "range.xml"
+    path.write_text(
+        "<mujoco><worldbody><geom type='plane' size='0 0 1'/>"
+        "<geom type='box' size='0.1 2 2' pos='2.1 0 0'/>"
+        "<body name='post' pos='0.5 0 0.3'><geom type='box' size='0.05 0.05 0.05'/>"
+        "<site name='ahead' zaxis='1 0 0'/><site name='down' pos='0 0 -0.06' zaxis='0 0 -1'/>"
+        "<site name='imu' euler='0 0 90'/></body></worldbody>"
+        "<sensor><rangefinder name='ahead' site='ahead'/><rangefinder name='down' site='down'/>"
+        "<accelerometer name='acc' site='imu'/></sensor></mujoco>")
+    sim = hrpsim.Simulation(backend="local", dt=0.001)
+    sim.add_model("world", str(path) + "#world")
+    sim.add_model("post", str(path) + "#post")
+    sim.step(2)
+    ranges, accel = sim.ranges("post"), sim.accel("post")
+    sim.close()
+    assert ranges[0][0] == pytest.approx(1.5, abs=1e-6)
+    assert ranges[1][0] == pytest.approx(0.24, abs=1e-6)
+    assert accel[0] == pytest.approx([0, 0, 9.8], abs=1e-9)
