@@ -16,8 +16,8 @@
 //   fieldOfView the horizontal one: 2 atan(tan(fovy / 2) width / height); resolution
 //   (default 320 x 240 here: MuJoCo's 1 x 1 makes no picture); near 0.01 m, far 100 m, COLOR,
 //   30 frames per second.
-// Other sensors are warned and skipped (joint positions, velocities and torques reach OpenHRP
-// clients as joint data anyway). Unnamed sensors are "<type><n>".
+// Other sensors are warned (once per kind, with their number) and skipped (joint positions,
+// velocities and torques reach OpenHRP clients as joint data anyway). Unnamed sensors are "<type><n>".
 //
 // Actuators on a joint: a motor's (or general's) force limit becomes the joint's climit (with
 // gearRatio 1 and torqueConst 1 a current limit is a torque limit): the largest |forcerange|
@@ -138,7 +138,16 @@ static int readSensors(hsmMjcfLoad *u, const hsmXmlElem *sec) {
     int isForce = strcmp(kind, "force") == 0, isTorque = strcmp(kind, "torque") == 0;
     int isRange = strcmp(kind, "rangefinder") == 0;
     if (!isAcc && !isGyro && !isForce && !isTorque && !isRange) {
-      hsm_mjcfWarn(u, k, "<%s> sensor has no OpenHRP counterpart: skipped", kind);
+      // once per kind: the first one's line, and how many there are
+      int first = 1, count = 0;
+      for (int j = 0; j < sec->nkid; j++) {
+        first = first && !(j < i && strcmp(sec->kids[j]->name, kind) == 0);
+        count += strcmp(sec->kids[j]->name, kind) == 0;
+      }
+      if (first) {
+        hsm_mjcfWarn(u, k, "<%s> sensor%s (%d) ha%s no OpenHRP counterpart: skipped", kind,
+                     count > 1 ? "s" : "", count, count > 1 ? "ve" : "s");
+      }
       continue;
     }
     const char *siteName = hsm_mjcfOwn(k, "site");
