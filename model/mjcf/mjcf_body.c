@@ -942,9 +942,18 @@ static int buildModel(hsmMjcfLoad *u) {
     int jointId = 0;
     rc = u->b->name ? walkBody(u, top->e, top->cls, -1, top->P, &jointId) : hsm_mjcfNomem(u);
   }
+  size_t ntop = tops.n;
   hsu_vecFree(&tops);
   if (!rc) {
     rc = hsm_mjcfSensorsAndActuators(u);
+  }
+  if (!rc && u->settotalmass > 0 && ntop > 1 && !world) {
+    for (int i = 0; i < root->nkid; i++) {
+      if (isNamed(root->kids[i], "compiler") && hsm_mjcfOwn(root->kids[i], "settotalmass")) {
+        hsm_mjcfWarn(u, root->kids[i], "settotalmass scales the selected body to %g kg; MuJoCo "
+                     "scales the %zu top-level bodies together", u->settotalmass, ntop);
+      }
+    }
   }
   // settotalmass: every segment scaled alike
   if (!rc && u->settotalmass > 0) {
