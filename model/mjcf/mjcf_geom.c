@@ -131,105 +131,102 @@ static double triangle(const float *const p[3], double nrm[3], double cen[3]) {
   return twice / 2;
 }
 
-// call fn(tri, user) for every triangle of the parts
-typedef void (*TriangleFn)(const float *const p[3], void *user);
-static void eachTriangle(const hsmMeshPart *parts, int n, TriangleFn fn, void *user) {
-  for (int i = 0; i < n; i++) {
-    const hsmMesh *m = &parts[i].mesh;
-    for (int t = 0; t < m->ntriangle; t++) {
-      const float *p[3];
-      for (int k = 0; k < 3; k++) {
-        p[k] = m->vertices + 3 * m->triangles[3 * t + k];
-      }
-      fn(p, user);
-    }
-  }
-}
-
-// running sums of MuJoCo's legacy and shell rules
-typedef struct Pyramids {
-  int shell, pass;        // pass 0: surface centroid; 1: volume and centre; 2: moments
-  double area, apex[3];   // surface area; the pyramids' apex (centroid, then centre)
-  double vol, first[3];   // passes 1 and 2
-  double P[6];            // pass 2: xx, yy, zz, xy, xz, yz moments about the centre
-} Pyramids;
-
-static void pyramid(const float *const p[3], void *user) {
-  Pyramids *s = user;
-  double nrm[3], cen[3], d[3];
-  double a = triangle(p, nrm, cen);
-  if (s->pass == 0) {
-    s->area += a;
-    for (int k = 0; k < 3; k++) {
-      s->first[k] += a * cen[k];
-    }
-    return;
-  }
-  for (int k = 0; k < 3; k++) {
-    d[k] = cen[k] - s->apex[k];
-  }
-  // the pyramid from the apex over the triangle, its volume always counted positive (legacy);
-  // a shell counts the triangle's area
-  double vol = s->shell ? a : fabs(hsu_dot(d, nrm) * a / 3);
-  s->vol += vol;
-  if (s->pass == 1) {
-    for (int k = 0; k < 3; k++) {
-      s->first[k] += vol * (0.75 * cen[k] + 0.25 * s->apex[k]);
-    }
-    return;
-  }
-  static const int ij[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
-  double D[3][3];
-  for (int v = 0; v < 3; v++) {
-    for (int k = 0; k < 3; k++) {
-      D[v][k] = p[v][k] - s->apex[k];
-    }
-  }
-  for (int j = 0; j < 6; j++) {
-    int x = ij[j][0], y = ij[j][1];
-    double sum = 2 * (D[0][x] * D[0][y] + D[1][x] * D[1][y] + D[2][x] * D[2][y]) +
-                 D[0][x] * D[1][y] + D[0][y] * D[1][x] + D[0][x] * D[2][y] +
-                 D[0][y] * D[2][x] + D[1][x] * D[2][y] + D[1][y] * D[2][x];
-    s->P[j] += vol / (s->shell ? 12 : 20) * sum;
-  }
-}
-
 // MuJoCo's legacy rule (its default) or its shell rule: pyramids from the surface centroid
 // over every triangle, volumes taken positive, give the volume and centre; pyramids from that
 // centre give the moments and the volume that sets the mass. For a closed mesh that is convex
 // about its centre this is the exact solid; otherwise it counts overlapping pyramids twice,
-// as MuJoCo does. shell: the triangles' areas in place of the pyramids' volumes.
+// as MuJoCo does. shell: the triangles' areas in place of the pyramids' volumes. Each
+// triangle's area, normal and centroid are computed once (tri: 7 doubles per triangle).
 static int pyramidMass(hsmMjcfLoad *u, hsmMjcfMesh *mesh, const hsmMeshPart *parts, int n,
                        int shell) {
-  Pyramids s;
-  memset(&s, 0, sizeof s);
-  s.shell = shell;
-  eachTriangle(parts, n, pyramid, &s);
-  if (!(s.area > 1e-15)) {
-    return hsm_mjcfError(u, hsE_MODEL, mesh->elem, "file", "mesh '%s' has no surface area",
-                         mesh->name);
+  size_t ntri = 0;
+  for (int i = 0; i < n; i++) {
+    ntri += (size_t)parts[i].mesh.ntriangle;
   }
-  for (int k = 0; k < 3; k++) {
-    s.apex[k] = s.first[k] / s.area;
-    s.first[k] = 0;
+  double *tri = hsu_malloc((ntri ? ntri : 1) * 7 * sizeof(double));
+  if (!tri) {
+    return hsm_mjcfNomem(u);
   }
-  s.pass = 1;
-  eachTriangle(parts, n, pyramid, &s);
-  if (!(s.vol > 1e-15)) {
-    return hsm_mjcfError(u, hsE_MODEL, mesh->elem, "file", "mesh '%s' encloses no volume: its "
-                         "inertia cannot be computed from it (give the body an <inertial>)",
-                         mesh->name);
+  // the surface centroid
+  double area = 0, apex[3] = {0, 0, 0};
+  size_t t = 0;
+  for (int i = 0; i < n; i++) {
+    const hsmMesh *m = &parts[i].mesh;
+    for (int k = 0; k < m->ntriangle; k++, t++) {
+      const float *p[3];
+      for (int v = 0; v < 3; v++) {
+        p[v] = m->vertices + 3 * m->triangles[3 * k + v];
+      }
+      double *r = tri + 7 * t;
+      r[0] = triangle(p, r + 1, r + 4);
+      area += r[0];
+      for (int c = 0; c < 3; c++) {
+        apex[c] += r[0] * r[4 + c];
+      }
+    }
   }
-  for (int k = 0; k < 3; k++) {
-    mesh->com[k] = s.apex[k] = s.first[k] / s.vol;
+  int rc = 0;
+  if (!(area > 1e-15)) {
+    rc = hsm_mjcfError(u, hsE_MODEL, mesh->elem, "file", "mesh '%s' has no surface area",
+                       mesh->name);
   }
-  s.vol = 0;
-  s.pass = 2;
-  eachTriangle(parts, n, pyramid, &s);
-  mesh->volume = s.vol;
+  // the pyramid from apex over each triangle, counted positive (a shell: the triangle)
+  double vol = 0, first[3] = {0, 0, 0};
+  for (int c = 0; c < 3 && !rc; c++) {
+    apex[c] /= area;
+  }
+  for (t = 0; t < ntri && !rc; t++) {
+    const double *r = tri + 7 * t;
+    double d[3] = {r[4] - apex[0], r[5] - apex[1], r[6] - apex[2]};
+    double v = shell ? r[0] : fabs(hsu_dot(d, r + 1) * r[0] / 3);
+    vol += v;
+    for (int c = 0; c < 3; c++) {
+      first[c] += v * (0.75 * r[4 + c] + 0.25 * apex[c]);
+    }
+  }
+  if (!rc && !(vol > 1e-15)) {
+    rc = hsm_mjcfError(u, hsE_MODEL, mesh->elem, "file", "mesh '%s' encloses no volume: its "
+                       "inertia cannot be computed from it (give the body an <inertial>)",
+                       mesh->name);
+  }
+  // moments about the centre, from pyramids with their apex there
+  double P[6] = {0}, V = 0;
+  for (int c = 0; c < 3 && !rc; c++) {
+    mesh->com[c] = first[c] / vol;
+  }
+  t = 0;
+  for (int i = 0; i < n && !rc; i++) {
+    const hsmMesh *m = &parts[i].mesh;
+    for (int k = 0; k < m->ntriangle; k++, t++) {
+      const double *r = tri + 7 * t;
+      double d[3] = {r[4] - mesh->com[0], r[5] - mesh->com[1], r[6] - mesh->com[2]};
+      double v = shell ? r[0] : fabs(hsu_dot(d, r + 1) * r[0] / 3);
+      V += v;
+      double D[3][3];
+      for (int w = 0; w < 3; w++) {
+        const float *q = m->vertices + 3 * m->triangles[3 * k + w];
+        for (int c = 0; c < 3; c++) {
+          D[w][c] = q[c] - mesh->com[c];
+        }
+      }
+      static const int ij[6][2] = {{0, 0}, {1, 1}, {2, 2}, {0, 1}, {0, 2}, {1, 2}};
+      for (int j = 0; j < 6; j++) {
+        int x = ij[j][0], y = ij[j][1];
+        double sum = 2 * (D[0][x] * D[0][y] + D[1][x] * D[1][y] + D[2][x] * D[2][y]) +
+                     D[0][x] * D[1][y] + D[0][y] * D[1][x] + D[0][x] * D[2][y] +
+                     D[0][y] * D[2][x] + D[1][x] * D[2][y] + D[1][y] * D[2][x];
+        P[j] += v / (shell ? 12 : 20) * sum;
+      }
+    }
+  }
+  hsu_free(tri);
+  if (rc) {
+    return rc;
+  }
+  mesh->volume = V;
   double *I = mesh->inertia;
-  I[0] = s.P[1] + s.P[2], I[4] = s.P[0] + s.P[2], I[8] = s.P[0] + s.P[1];
-  I[1] = I[3] = -s.P[3], I[2] = I[6] = -s.P[4], I[5] = I[7] = -s.P[5];
+  I[0] = P[1] + P[2], I[4] = P[0] + P[2], I[8] = P[0] + P[1];
+  I[1] = I[3] = -P[3], I[2] = I[6] = -P[4], I[5] = I[7] = -P[5];
   return 0;
 }
 
