@@ -17,7 +17,8 @@
 //   (default 320 x 240 here: MuJoCo's 1 x 1 makes no picture); near 0.01 m, far 100 m, COLOR,
 //   30 frames per second.
 // Other sensors are warned (once per kind, with their number) and skipped (joint positions,
-// velocities and torques reach OpenHRP clients as joint data anyway). Unnamed sensors are "<type><n>".
+// velocities and torques reach OpenHRP clients as joint data anyway). Unnamed sensors are
+// "<type><n>".
 //
 // Actuators on a joint: a motor's (or general's) force limit becomes the joint's climit (with
 // gearRatio 1 and torqueConst 1 a current limit is a torque limit): the largest |forcerange|
