@@ -111,6 +111,11 @@ hsBody *hs_loadBody(const char *path, hsError *err);
 // release a body from hs_loadBody; NULL is a no-op
 void hs_freeBody(hsBody *body);
 
+// the parts of an MJCF scene file (model.h's hsm_mjcfScene): its top-level bodies' names, each
+// NUL-terminated, one after another in names[size]; *worldGeoms 1 when its worldbody has geoms
+// of its own. Returns the number of bodies, or a negative hstError code with err filled.
+int hs_mjcfScene(const char *path, char *names, size_t size, int *worldGeoms, hsError *err);
+
 //---------------------------------- make / free -----------------------------------------------
 
 // a new, empty simulation: time step 1 ms, gravity 9.8 m/s^2 towards -z, sensors off, no

@@ -43,6 +43,10 @@ hsBody *hs_loadBody(const char *path, hsError *err) {
   return hsm_loadModel(path, &opt, NULL, 0, NULL, err);
 }
 
+int hs_mjcfScene(const char *path, char *names, size_t size, int *worldGeoms, hsError *err) {
+  return hsm_mjcfScene(path, names, size, worldGeoms, err);
+}
+
 void hs_freeBody(hsBody *body) {
   hsm_freeBody(body);
 }

@@ -329,6 +329,22 @@ hsBody *hsm_loadVrml(const char *path, const hsmLoadOptions *opt, hsmWarning *wa
 hsBody *hsm_loadUrdf(const char *path, const hsmLoadOptions *opt, hsmWarning *warnings,
                      int maxWarnings, int *nwarnings, hsError *err);
 
+// load an MJCF (MuJoCo) model, compiled as MuJoCo's compiler would (see model/mjcf/): path is
+// a plain path or file:// URL, optionally with a fragment #NAME that selects a top-level body
+// of <worldbody> (#world: the world's own geoms as an environment); without one, the file's
+// only top-level body (the world when there is none; several are refused with their names).
+// A body with several joints becomes a chain of links named after the joints, each body's
+// name kept as its segment name. Arguments, warnings, ownership and errors as hsm_loadVrml.
+hsBody *hsm_loadMjcf(const char *path, const hsmLoadOptions *opt, hsmWarning *warnings,
+                     int maxWarnings, int *nwarnings, hsError *err);
+
+// the parts of an MJCF scene: the names of path's top-level bodies (what URL#NAME selects),
+// each NUL-terminated, one after another in names (size bytes), and in *worldGeoms 1 when the
+// worldbody has geoms of its own (URL#world: an environment), else 0. Returns the number of
+// bodies, or a negative hsError code with err filled (file:line:column for model errors;
+// hsE_INVALID when size is too small).
+int hsm_mjcfScene(const char *path, char *names, size_t size, int *worldGeoms, hsError *err);
+
 // 1 if url is a parametric primitive ("hrpsim-primitive:box?size=x,y,z&mass=m&color=r,g,b",
 // sphere?radius=, cylinder?radius=&height=, plane?size=x,y); see model_primitive.c
 int hsm_isPrimitiveUrl(const char *url);
@@ -342,8 +358,10 @@ hsBody *hsm_loadPrimitive(const char *url, const hsmLoadOptions *opt, hsError *e
 void hsm_primitiveInertia(int kind, const double size[3], double radius, double height,
                           double mass, double inertia[9]);
 
-// load a model by its file name: .urdf (and .xml) with hsm_loadUrdf, a primitive URL with
-// hsm_loadPrimitive, anything else with hsm_loadVrml; same arguments and ownership
+// load a model by its file name: .urdf with hsm_loadUrdf, .xml with hsm_loadMjcf when its top
+// element is <mujoco> (a .xml URL may end in #NAME, see hsm_loadMjcf) and with hsm_loadUrdf
+// otherwise, .mjcf with hsm_loadMjcf, a primitive URL with hsm_loadPrimitive, anything else
+// with hsm_loadVrml; same arguments and ownership
 hsBody *hsm_loadModel(const char *path, const hsmLoadOptions *opt, hsmWarning *warnings,
                       int maxWarnings, int *nwarnings, hsError *err);
 

@@ -3,7 +3,7 @@
 #
 #   tools/fuzz.sh [--seconds N] [--max-len BYTES] [--jobs N] [--ci] [TARGET...]
 #
-# Targets: vrml urdf mesh body_info (libFuzzer, C/C++, built into build-fuzz/ with clang,
+# Targets: vrml urdf mjcf mesh body_info (libFuzzer, C/C++, built into build-fuzz/ with clang,
 # ASan and UBSan: cmake -DHRPSIM_FUZZ=ON) and project (atheris, the Python project readers).
 # Default: every target, 3600 s each, one after the other, at nice 10, inputs up to 4096 bytes
 # (larger seeds are still read whole; mutations stay within the limit).
@@ -41,7 +41,7 @@ if [ "$ci" = 1 ] && [ "$seconds" = 3600 ]; then seconds=60; fi
 if [ -z "$jobs" ]; then
   if [ "$ci" = 1 ]; then jobs=2; else jobs=1; fi
 fi
-((${#targets[@]})) || targets=(vrml urdf mesh body_info project)
+((${#targets[@]})) || targets=(vrml urdf mjcf mesh body_info project)
 
 # the build: clang with libFuzzer, ASan and UBSan
 if [ ! -f build-fuzz/build.ninja ]; then
@@ -95,6 +95,10 @@ make_seeds() {  # make_seeds TARGET DIR
   case "$1" in
     vrml) seed_files "$2" '*.wrl' ;;
     urdf) seed_files "$2" '*.urdf' ;;
+    mjcf)  # the .xml files whose top element is <mujoco>
+      seed_files "$2" '*.xml'
+      grep -L '<mujoco' "$2"/* | xargs -r rm -f
+      ;;
     project) seed_files "$2" '*.xml' ;;
     mesh)
       # the harness reads byte 0 as the type (0 stl, 1 obj, 2 dae, 3 ply, 4 off), byte 1 as the

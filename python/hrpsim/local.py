@@ -198,9 +198,35 @@ def load_body(url):
     return _Body(url, _url_path(url))
 
 
+def mjcf_scene(url):
+    """The parts of an MJCF scene file (a path or file: URL): its top-level bodies' names, in
+    file order (what ``URL#NAME`` selects), and whether its worldbody has geoms of its own
+    (``URL#world``, an environment). Raises CoreError naming file:line for a bad file."""
+    from . import file_url
+    core = core_module()
+    ffi, lib = core.ffi, core.lib
+    path = _url_path(file_url(url))
+    err = ffi.new("hsError *")
+    world = ffi.new("int *")
+    size = 1 << 16
+    while True:
+        names = ffi.new("char[]", size)
+        n = lib.hs_mjcfScene(path.encode(), names, size, world, err)
+        if n >= 0 or err.code != lib.hsE_INVALID or size >= 1 << 26:
+            break
+        size *= 16  # names did not fit
+        _clear(err)
+    if n < 0:
+        _raise(ffi, err, n, "reading the scene %s" % path)
+    text = ffi.unpack(names, size).split(b"\0")[:n]
+    return [t.decode() for t in text], bool(world[0])
+
+
 def _url_path(url):
+    """The local path of a file: URL, with its fragment (an MJCF model's #BODY) kept."""
     from urllib.parse import unquote, urlparse
-    return unquote(urlparse(url).path)
+    parts = urlparse(url)
+    return unquote(parts.path) + ("#" + parts.fragment if parts.fragment else "")
 
 
 class LocalSim:

@@ -313,19 +313,26 @@ class _Ctx:
             text = text[len("file://"):]
         elif "://" in text:
             return text
-        try:
-            p = Path(os.path.expanduser(text))
-            if not p.is_absolute():
-                p = self.dir / p
-            p = p.resolve()
-            found = p.exists()
-        except (OSError, ValueError) as exc:
-            # a name too long, a NUL byte, a loop of links (found by fuzzing)
-            raise self.err(line, fld, "cannot use the path %r: %s"
-                           % (text[:80], getattr(exc, "strerror", None) or exc)) from None
+        fragment = ""
+        for attempt in range(2):
+            try:
+                p = Path(os.path.expanduser(text))
+                if not p.is_absolute():
+                    p = self.dir / p
+                p = p.resolve()
+                found = p.exists()
+            except (OSError, ValueError) as exc:
+                # a name too long, a NUL byte, a loop of links (found by fuzzing)
+                raise self.err(line, fld, "cannot use the path %r: %s"
+                               % (text[:80], getattr(exc, "strerror", None) or exc)) from None
+            if found or attempt or "#" not in text:
+                break
+            # an MJCF model's fragment (model.xml#BODY selects a top-level body)
+            text, fragment = text.rsplit("#", 1)
+            fragment = "#" + fragment
         if not found:
             raise self.err(line, fld, "no such file: %s" % p)
-        return str(p)
+        return str(p) + fragment
 
     def number(self, text, line, fld, positive=False, nonneg=False):
         try:
@@ -393,6 +400,7 @@ _ALLOWED = {
     "simulation": {"timeStep", "endTime", "method", "sensors", "gravity", "realTime",
                    "controllerTimeout", "jointLimits", "rotorInertia", "sleep", "viewRate"},
     "model": {"name", "url"},
+    "scene": {"url", "prefix"},
     "rootPose": {"translation", "rotation"},
     "rootVelocity": {"linear", "angular"},
     "joints": {"value", "mode"},
@@ -410,8 +418,8 @@ _ALLOWED = {
 }
 _ALLOWED.update(primitives.PROJECT_ATTRS)
 _CHILDREN = {
-    "hrpsim-project": {"simulation", "model", "collision", "extraJoint", "controller", "log",
-                       "plots", "noise", "cameras"} | set(primitives.PROJECT_ATTRS),
+    "hrpsim-project": {"simulation", "model", "scene", "collision", "extraJoint", "controller",
+                       "log", "plots", "noise", "cameras"} | set(primitives.PROJECT_ATTRS),
     "model": {"rootPose", "rootVelocity", "joints", "joint"},
     "noise": {"sensor"},
 }
@@ -444,7 +452,7 @@ def _parse_hrpsim(root, ctx):
         raise ctx.err(root.line, "<hrpsim-project> version", "unsupported version %r" % ver)
     seen = set()
     for el in root.children:
-        a = _attrs(el, ctx, required={"model": ("name", "url"),
+        a = _attrs(el, ctx, required={"model": ("name", "url"), "scene": ("url",),
                                       **{k: ("name",) for k in primitives.PROJECT_ATTRS},
                                       "collision": ("object1", "object2"),
                                       "extraJoint": ("name", "object1", "link1", "object2",
@@ -490,6 +498,8 @@ def _parse_hrpsim(root, ctx):
             p.extra_joints.append(_extra_joint(a, el.line, f, ctx))
         elif el.tag == "model":
             p.models.append(_parse_model(el, a, ctx))
+        elif el.tag == "scene":
+            p.models.extend(_parse_scene(el, a, ctx))
         elif el.tag in primitives.PROJECT_ATTRS:
             p.models.append(primitives.project_model(el, a, ctx, ModelSpec))
         elif el.tag == "collision":
@@ -618,6 +628,24 @@ def _command(text, line, fld, ctx):
     if argv[0] in ("python", "python3"):
         argv[0] = sys.executable
     return argv
+
+
+def _parse_scene(el, a, ctx):
+    """The models of an MJCF scene (<scene url prefix>): the worldbody's own geoms as
+    prefix + "world" (url#world) when it has any, then each top-level body as prefix + its
+    name (url#NAME), each with the pose the file gives it."""
+    url = ctx.url(a["url"], el.line, "<scene> url")
+    try:
+        from .local import mjcf_scene
+        bodies, world = mjcf_scene(url)
+    except ImportError as exc:
+        raise ctx.err(el.line, "<scene> url", "listing a scene needs hrpsim's in-process core "
+                      "(%s)" % exc) from None
+    except RuntimeError as exc:  # the core's CoreError: the file's own error, with its line
+        raise ctx.err(el.line, "<scene> url", str(exc)) from None
+    prefix = a.get("prefix", "").strip()
+    parts = (["world"] if world else []) + bodies
+    return [ModelSpec(prefix + part, "%s#%s" % (url, part), line=el.line) for part in parts]
 
 
 def _parse_model(el, a, ctx):

@@ -271,6 +271,24 @@ class Simulation(PrimitivesMixin):
         self._models[name] = model
         return model.body
 
+    def add_scene(self, url, prefix=""):
+        """Add every part of an MJCF scene file: the worldbody's own geoms, if it has any, as
+        the environment ``prefix + "world"`` (``URL#world``), then each top-level body as the
+        character ``prefix + its name`` (``URL#NAME``), free bodies where the file puts them.
+        Returns the character names added, in that order. The file is listed in this process
+        (hrpsim.local's core), then each part is added with add_model."""
+        from . import file_url
+        from .local import mjcf_scene
+        url = file_url(url)
+        bodies, world = mjcf_scene(url)
+        parts = (["world"] if world else []) + bodies
+        taken = [prefix + p for p in parts if prefix + p in self._models]
+        if taken:
+            raise ValueError("model names %s are already used" % taken)
+        for part in parts:
+            self.add_model(prefix + part, "%s#%s" % (url, part))
+        return [prefix + p for p in parts]
+
     @property
     def models(self):
         """Character names, in registration order."""

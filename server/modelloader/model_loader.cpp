@@ -64,6 +64,17 @@ bool isUnderRoot(const std::string &path, const std::string &root) {
          (path.size() == root.size() || path[root.size()] == '/');
 }
 
+// the file of a model path: the path without a trailing "#NAME" when the whole does not exist
+// (an MJCF fragment, see hsm_loadMjcf)
+static std::string withoutFragment(const std::string &path) {
+  size_t hash = path.rfind('#');
+  struct stat st;
+  if (hash == std::string::npos || stat(path.c_str(), &st) == 0) {
+    return path;
+  }
+  return path.substr(0, hash);
+}
+
 std::string ModelLoaderServant::pathOf(const char *operation, const char *url) const {
   std::string s = url ? url : "";
   if (s.empty()) {
@@ -81,8 +92,14 @@ std::string ModelLoaderServant::pathOf(const char *operation, const char *url) c
     fail(operation, "'" + s + "': the URL names no file");
   }
   s = path.data();
+  // an MJCF fragment (#NAME selects a top-level body) is no part of the file's name
+  std::string fragment;
+  if (withoutFragment(s) != s) {
+    fragment = s.substr(withoutFragment(s).size());
+    s = withoutFragment(s);
+  }
   if (options_.roots.empty()) {
-    return s;
+    return s + fragment;
   }
   // the real path of each candidate (a relative path under each root in turn), served only
   // if it is a regular file under a root; anything else gets one answer
@@ -102,7 +119,7 @@ std::string ModelLoaderServant::pathOf(const char *operation, const char *url) c
     }
     for (const std::string &root : options_.roots) {
       if (isUnderRoot(real, root)) {
-        return real;
+        return real + fragment;
       }
     }
     hsu_log(hsLOG_WARNING, "%s: '%s' resolves to %s, outside the model roots", operation,
@@ -279,7 +296,7 @@ ModelLoaderServant::Cached ModelLoaderServant::load(
   std::string path = pathOf(operation, url);
   Cached entry;
   struct stat st;
-  if (stat(path.c_str(), &st) == 0) {
+  if (stat(withoutFragment(path).c_str(), &st) == 0) {
     entry.mtimeNs = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
     entry.size = st.st_size;
   }
@@ -370,10 +387,11 @@ OpenHRP::BodyInfo_ptr ModelLoaderServant::getBodyInfoEx(
     const char *url, const OpenHRP::ModelLoader::ModelLoadOption &option) {
   std::string path = pathOf("getBodyInfo", url);
   struct stat st = {};
-  if (!hsm_isPrimitiveUrl(path.c_str()) && stat(path.c_str(), &st) != 0) {
+  if (!hsm_isPrimitiveUrl(path.c_str()) && stat(withoutFragment(path).c_str(), &st) != 0) {
     // worded as the loader words it (hsu_readFile), so getBodyInfo and loadBodyInfo, and the
     // local back end's hs_loadBody, say the same
-    fail("getBodyInfo", path + ": cannot read '" + path + "': " + std::strerror(errno));
+    std::string file = withoutFragment(path);
+    fail("getBodyInfo", file + ": cannot read '" + file + "': " + std::strerror(errno));
   }
   long long mtime = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
   std::string key = cacheKey(path, option);

@@ -196,6 +196,16 @@ void testArm() { roundTrip("arm6/arm6.wrl", 0); }
 void testClosedLink() { roundTrip("closed_link/four_bar.wrl", 0); }
 void testCrawler() { roundTrip("crawler/crawler.wrl", 0); }
 void testRoomWithTexture() { roundTrip("env/room.wrl", 1); }
+// MJCF: a chain of links per multi-joint body, capsule meshes, a mesh file, sensors, climits
+// (its joint damping and a jointpos sensor are warned)
+void testMjcfQuadruped() {
+  hst_expectLog(1);
+  roundTrip("mjcf/quadruped/quadruped.xml", 0);
+}
+void testMjcfWorld() {
+  hst_expectLog(1);
+  roundTrip("mjcf/quadruped/quadruped.xml#world", 0);
+}
 
 // a servant whose links hold bad numbers: the import refuses them
 class BadBodyInfo : public hrpsim::BodyInfoServant {
@@ -246,5 +256,7 @@ extern "C" void register_body_info(void) {
   CU_add_test(s, "round trip: closed link", testClosedLink);
   CU_add_test(s, "round trip: crawler", testCrawler);
   CU_add_test(s, "round trip: room with texture", testRoomWithTexture);
+  CU_add_test(s, "round trip: MJCF quadruped", testMjcfQuadruped);
+  CU_add_test(s, "round trip: MJCF world (a fragment)", testMjcfWorld);
   CU_add_test(s, "bad data is refused", testBadData);
 }
