@@ -55,7 +55,7 @@ std::string optionsText() {
     if (std::sscanf(value, "%lf", &v) == 1) {
       shown = hrpsim::format("%g", v);
     }
-    text += hrpsim::format("  %-24s  %s (default %s)\n", (optionName(name) + " V").c_str(),
+    text += hrpsim::format("  %-25s %s (default %s)\n", (optionName(name) + " V").c_str(),
                            range, shown.c_str());
   }
   return text + "  (docs/servers.md, \"Engines and solver settings\", says what each does)\n";

@@ -9,9 +9,9 @@ settings") through every door, each shown to take effect by a closed form:
   moves q by under 2e-5 rad in the times read; tolerance 2e-4 rad, the engines differ by
   0.03 rad at 0.5 s) - on the local, server and scheduler back ends of Simulation, a project
   run by the scheduler, and hrpsim-dynamics started with --engine joint_space;
-- a 0.1 m box resting on the floor: with the ODE engine's surface_layer 0.005 m contacts leave
-  5 mm of penetration uncorrected, so it rests 5 mm lower (default layer 0: at 0.05 m) -
-  on the three back ends;
+- a 0.1 m box put 3 mm into the floor: with the default surface layer (0) ERP pushes it out
+  to rest at 0.05 m; with the ODE engine's surface_layer 0.005 m contacts leave depths up to
+  5 mm uncorrected, so it stays at 0.047 m - on the three back ends;
 - refusals, with the core's message, nothing changed: an unknown engine or setting, a setting
   the engine does not have, a value out of range (Simulation on every back end, a project at
   its file:line, hrpsim-dynamics at start); the joint-space engine with a contact pair, at the
@@ -176,25 +176,26 @@ def test_set_solver_before_the_first_step_and_after_a_reset(backend, client, mod
 # ---------------------------------------------------------------------------------------------
 
 def resting_box(sim, models):
-    """A 0.1 m box let down onto the floor from 1 cm: its height after 1 s."""
+    """A 0.1 m box put 3 mm into the floor (whose top is at z = 0): its height after 1 s."""
     sim.add_model("floor", FLOOR)
     sim.add_model("box", models / "box.wrl")
-    sim.set_root_pose("box", (0.0, 0.0, 0.06))
+    sim.set_root_pose("box", (0.0, 0.0, 0.047))
     sim.add_collision_pair("floor", "box", friction=0.5)
     sim.step(1000)
     return float(sim.link_poses("box")[0][0][2])
 
 
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_the_surface_layer_lets_a_box_sink_by_it(backend, client, models):
+def test_the_surface_layer_leaves_a_box_in_the_floor(backend, client, models):
     with make(backend, client) as sim:
         flush = resting_box(sim, models)
     with make(backend, client, solver={"surface_layer": 0.005, "stepper": "world"}) as sim:
         sunk = resting_box(sim, models)
-    # no layer: ODE corrects all the depth (the step's own sink under gravity, g dt^2 / erp =
-    # 5e-5 m, is what stays); 5 mm layer: the depth up to it is left
-    assert flush == pytest.approx(0.05, abs=1e-4)
-    assert sunk == pytest.approx(0.05 - 0.005, abs=2e-4)
+    # no layer: ERP pushes the box out to rest on the floor (within a step's sink under
+    # gravity, g dt^2 / erp = 5e-5 m); a 5 mm layer leaves depths up to it uncorrected, and the
+    # contact still keeps the box from sinking further: it stays 3 mm deep
+    assert flush == pytest.approx(0.05, abs=2e-5)
+    assert sunk == pytest.approx(0.047, abs=2e-5)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -275,11 +276,14 @@ def test_set_solver_after_init_simulation_is_refused_and_the_world_keeps_its_eng
 def test_the_scheduler_refuses_set_solver_after_start(client, models):
     with make("scheduler", client, engine="joint_space") as sim:
         sim.add_model("pend", models / "pendulum.wrl")
+        sim.set_joint_values("pend", [Q0])
         sim.step(1)
         from hrpsim import SchedulerIDL as H
         s = client.resolve("Scheduler", H.Scheduler)
-        with pytest.raises(H.SchedulerError, match="setSolver"):
+        with pytest.raises(H.SchedulerError, match="cannot change the configuration while"):
             s.setSolver("ode", [])
+        sim.step(499)                                        # still the joint-space engine
+        assert float(sim.q("pend")[0]) == pytest.approx(swing(I_JS)[1], abs=TOL_Q)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -452,6 +456,8 @@ def test_the_docs_table_and_the_python_list_are_the_cores():
     values, engine = core_settings()
     assert engine == "ode"
     text = (REPO / "docs" / "servers.md").read_text()
+    text = text[text.index("**Engines and solver settings.**"):]
+    text = text[:text.index("\n**", 1)]                  # to the next paragraph's title
     rows = dict(re.findall(r"^\| `(\w+)` \| `?([^`|]+?)`? \|", text, re.M))
     assert rows.pop("engine") == "ode"
     assert list(rows) == list(S.SETTINGS)
