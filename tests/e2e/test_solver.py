@@ -14,8 +14,9 @@ settings") through every door, each shown to take effect by a closed form:
   5 mm uncorrected, so it stays at 0.047 m - on the three back ends;
 - refusals, with the core's message, nothing changed: an unknown engine or setting, a setting
   the engine does not have, a value out of range (Simulation on every back end, a project at
-  its file:line, hrpsim-dynamics at start); the joint-space engine with a contact pair, at the
-  first step / start on every back end; setSolver after initSimulation / start (the world
+  its file:line, hrpsim-dynamics at start); the joint-space engine with a contact pair, a
+  closed loop or joint limits, at the first step / start on every back end, and a project
+  with a contact pair; setSolver after initSimulation / start (the world
   keeps its engine);
 - the Python list of settings and docs/servers.md's table agree with the core's.
 """
@@ -231,15 +232,39 @@ def test_bad_setting_forms_are_refused_in_python():
         hrpsim.Simulation(backend="local", solver={"iterations": None})
 
 
+FOUR_BAR = REPO / "samples" / "models" / "closed_link" / "four_bar.wrl"
+
+
+def with_contacts(sim, models):
+    sim.add_model("floor", FLOOR)
+    sim.add_model("box", models / "box.wrl")
+    sim.add_collision_pair("floor", "box")
+
+
+def with_a_loop(sim, models):
+    sim.add_model("bar", FOUR_BAR)                           # the model's own extra joint
+
+
+def with_joint_limits(sim, models):
+    sim.add_model("pend", models / "pendulum.wrl")
+    sim.set_joint_options(joint_limits=True)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
-def test_the_joint_space_engine_refuses_contacts_on_every_back_end(backend, client, models):
+@pytest.mark.parametrize("world, says", [
+    (with_contacts, "the joint-space engine solves no contacts yet"),
+    (with_a_loop, "the joint-space engine has no closed loops yet"),
+    (with_joint_limits, "joint limits and the rotorInertia option are the ODE engine's"),
+])
+def test_the_joint_space_engine_refuses_what_it_cannot_do_on_every_back_end(
+        backend, client, models, world, says):
     with make(backend, client, engine="joint_space") as sim:
-        sim.add_model("floor", FLOOR)
-        sim.add_model("box", models / "box.wrl")
-        sim.add_collision_pair("floor", "box")
-        with pytest.raises(refusal(backend),
-                           match="the joint-space engine solves no contacts yet"):
+        world(sim, models)
+        with pytest.raises(refusal(backend), match=says):
             sim.step(1)
+    with make(backend, client) as sim:                      # the ODE engine runs them
+        world(sim, models)
+        sim.step(1)
 
 
 def test_set_solver_after_init_simulation_is_refused_and_the_world_keeps_its_engine(
