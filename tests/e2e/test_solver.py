@@ -11,7 +11,8 @@ settings") through every door, each shown to take effect by a closed form:
   run by the scheduler, and hrpsim-dynamics started with --engine joint_space;
 - a 0.1 m box put 3 mm into the floor: with the default surface layer (0) ERP pushes it out
   to rest at 0.05 m; with the ODE engine's surface_layer 0.005 m contacts leave depths up to
-  5 mm uncorrected, so it stays at 0.047 m - on the three back ends;
+  5 mm uncorrected, so it stays at 0.047 m - on the three back ends, and as the default of
+  hrpsim-dynamics started with --surface-layer 0.005;
 - refusals, with the core's message, nothing changed: an unknown engine or setting, a setting
   the engine does not have, a value out of range (Simulation on every back end, a project at
   its file:line, hrpsim-dynamics at start); the joint-space engine with a contact pair, a
@@ -21,6 +22,7 @@ settings") through every door, each shown to take effect by a closed form:
 - the Python list of settings and docs/servers.md's table agree with the core's.
 """
 
+import contextlib
 import math
 import os
 import re
@@ -417,18 +419,21 @@ def test_hrpsim_dynamics_refuses_bad_options_at_start(servers, args, says):
     assert says in proc.stderr
 
 
-def test_hrpsim_dynamics_engine_option_is_every_worlds_default(servers, models, tmp_path):
-    """hrpsim-dynamics --engine joint_space bound in its own naming context (as `hrpsim up`
-    binds extra dynamics servers): Simulations from its factory swing as the joint-space
-    engine says, unless a client names the engine."""
+@contextlib.contextmanager
+def own_dynamics_server(servers, tmp_path, index, *options):
+    """hrpsim-dynamics started with ``options``, bound in its own naming context (as `hrpsim
+    up` binds extra dynamics servers) and as DynamicsSimulatorFactory<index> in the root;
+    yields that name, then stops the server (by its process group) and unbinds both."""
     from hrpsim import _orb, launcher
     client = servers.client
-    ctx = launcher._dynamics_context(client.root, 97)
+    ctx = launcher._dynamics_context(client.root, index)
     ior = _orb.get_orb().object_to_string(ctx)
-    log = open(tmp_path / "dyn.log", "w")
-    proc = subprocess.Popen([str(dynamics_exe(servers)), "-ORBInitRef", "NameService=" + ior,
-                             "--engine", "joint_space"], stdout=log, stderr=subprocess.STDOUT,
-                            start_new_session=True)
+    log_path = tmp_path / ("dyn%d.log" % index)
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen([str(dynamics_exe(servers)), "-ORBInitRef",
+                                 "NameService=" + ior, *options],
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    name = "DynamicsSimulatorFactory%d" % index
     try:
         factory = None
         for _ in range(200):
@@ -437,23 +442,42 @@ def test_hrpsim_dynamics_engine_option_is_every_worlds_default(servers, models, 
                 break
             except Exception:  # not bound yet
                 time.sleep(0.05)
-        assert factory is not None, (tmp_path / "dyn.log").read_text()
-        client.root.rebind(_orb.to_name("DynamicsSimulatorFactory97"), factory)
-        with hrpsim.Simulation(client, backend="server", dt=0.001,
-                               factory="DynamicsSimulatorFactory97") as sim:
-            assert_swing(pendulum_run(sim, models), I_JS)
-        with hrpsim.Simulation(client, backend="server", dt=0.001, engine="ode",
-                               factory="DynamicsSimulatorFactory97") as sim:
-            assert_swing(pendulum_run(sim, models), I_ODE)
+        assert factory is not None, log_path.read_text()
+        client.root.rebind(_orb.to_name(name), factory)
+        yield name
     finally:
         os.killpg(proc.pid, signal.SIGTERM)
         proc.wait(timeout=30)
-        log.close()
-        for name in ("DynamicsSimulatorFactory97", "hrpsim-dynamics-97"):
+        for bound in (name, "hrpsim-dynamics-%d" % index):
             try:
-                client.root.unbind(_orb.to_name(name))
+                client.root.unbind(_orb.to_name(bound))
             except Exception:  # already gone
                 pass
+
+
+def test_hrpsim_dynamics_engine_option_is_every_worlds_default(servers, models, tmp_path):
+    """--engine joint_space: Simulations from its factory swing as the joint-space engine
+    says, unless a client names the engine."""
+    client = servers.client
+    with own_dynamics_server(servers, tmp_path, 97, "--engine", "joint_space") as factory:
+        with hrpsim.Simulation(client, backend="server", dt=0.001, factory=factory) as sim:
+            assert_swing(pendulum_run(sim, models), I_JS)
+        with hrpsim.Simulation(client, backend="server", dt=0.001, engine="ode",
+                               factory=factory) as sim:
+            assert_swing(pendulum_run(sim, models), I_ODE)
+
+
+def test_hrpsim_dynamics_solver_options_are_every_worlds_defaults(servers, models, tmp_path):
+    """--stepper world --surface-layer 0.005: the box put 3 mm into the floor stays there, as
+    with Simulation(solver=...) on the ordinary server; a client's own setting wins."""
+    client = servers.client
+    with own_dynamics_server(servers, tmp_path, 98, "--stepper", "world",
+                             "--surface-layer", "0.005") as factory:
+        with hrpsim.Simulation(client, backend="server", dt=0.001, factory=factory) as sim:
+            assert resting_box(sim, models) == pytest.approx(0.047, abs=2e-5)
+        with hrpsim.Simulation(client, backend="server", dt=0.001, factory=factory,
+                               solver={"surface_layer": 0}) as sim:
+            assert resting_box(sim, models) == pytest.approx(0.05, abs=2e-5)
 
 
 # ---------------------------------------------------------------------------------------------
