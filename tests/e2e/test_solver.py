@@ -8,7 +8,8 @@ settings") through every door, each shown to take effect by a closed form:
   q0 cos(sqrt(m g l / I) t) (small angle: the period's amplitude term, q0^2 / 16 = 1.6e-4,
   moves q by under 2e-5 rad in the times read; tolerance 2e-4 rad, the engines differ by
   0.03 rad at 0.5 s) - on the local, server and scheduler back ends of Simulation, a project
-  run by the scheduler, and hrpsim-dynamics started with --engine joint_space;
+  run by the scheduler and in process (hrpsim run --local), and hrpsim-dynamics started with
+  --engine joint_space;
 - a 0.1 m box put 3 mm into the floor: with the default surface layer (0) ERP pushes it out
   to rest at 0.05 m; with the ODE engine's surface_layer 0.005 m contacts leave depths up to
   5 mm uncorrected, so it stays at 0.047 m - on the three back ends, and as the default of
@@ -354,13 +355,14 @@ def test_project_errors_name_the_line(tmp_path, models, attrs, says):
     assert "%s:2" % path in str(e.value)
 
 
-def test_a_project_runs_on_the_engine_it_names(tmp_path, models, servers):
+@pytest.mark.parametrize("where", ["scheduler", "local"])
+def test_a_project_runs_on_the_engine_it_names(tmp_path, models, servers, where):
     from conftest import describe, run_cli
     for engine, inertia in (("ode", I_ODE), ("joint_space", I_JS)):
         path = pendulum_project(tmp_path, models, ' engine="%s"' % engine)
         out = tmp_path / ("out-" + engine)
-        proc = run_cli("run", "--state-dir", servers.state_dir, "--out", out, "--quiet",
-                       "--no-plots", path)
+        how = ["--local"] if where == "local" else ["--state-dir", servers.state_dir]
+        proc = run_cli("run", *how, "--out", out, "--quiet", "--no-plots", path)
         assert proc.returncode == 0, describe(proc)
         log = np.load(out / "log.npz")
         t, q = log["time"], log["pend.q"][:, 0]
@@ -368,8 +370,9 @@ def test_a_project_runs_on_the_engine_it_names(tmp_path, models, servers):
         assert at == pytest.approx(swing(inertia), abs=TOL_Q)
 
 
+@pytest.mark.parametrize("where", ["scheduler", "local"])
 def test_a_joint_space_project_with_contacts_is_refused_with_the_reason(tmp_path, models,
-                                                                         servers):
+                                                                         servers, where):
     from conftest import describe, run_cli
     path = tmp_path / "box.xml"
     path.write_text('<hrpsim-project version="1">\n'
@@ -378,9 +381,9 @@ def test_a_joint_space_project_with_contacts_is_refused_with_the_reason(tmp_path
                     '  <model name="box" url="%s"/>\n'
                     '  <collision object1="floor" object2="box"/>\n'
                     '</hrpsim-project>\n' % (FLOOR, models / "box.wrl"))
-    proc = run_cli("run", "--state-dir", servers.state_dir, "--out", tmp_path / "out",
-                   "--quiet", "--no-plots", path)
-    assert proc.returncode != 0
+    how = ["--local"] if where == "local" else ["--state-dir", servers.state_dir]
+    proc = run_cli("run", *how, "--out", tmp_path / "out", "--quiet", "--no-plots", path)
+    assert proc.returncode == 1
     assert "the joint-space engine solves no contacts yet" in proc.stdout + proc.stderr, \
         describe(proc)
 
