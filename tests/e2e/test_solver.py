@@ -14,6 +14,9 @@ settings") through every door, each shown to take effect by a closed form:
   to rest at 0.05 m; with the ODE engine's surface_layer 0.005 m contacts leave depths up to
   5 mm uncorrected, so it stays at 0.047 m - on the three back ends, and as the default of
   hrpsim-dynamics started with --surface-layer 0.005;
+- a torque-mode arm falling for 0.3 s: the default stepper (auto) gives dWorldStep's bits
+  (a robot alone is a small island), and QuickStep (stepper quick) approaches them as its
+  iterations grow (1, 10, 100: 1e-2, 5e-4, 1e-8 rad apart) - on the three back ends;
 - refusals, with the core's message, nothing changed: an unknown engine or setting, a setting
   the engine does not have, a value out of range (Simulation on every back end, a project at
   its file:line, hrpsim-dynamics at start); the joint-space engine with a contact pair, a
@@ -200,6 +203,41 @@ def test_the_surface_layer_leaves_a_box_in_the_floor(backend, client, models):
     # contact still keeps the box from sinking further: it stays 3 mm deep
     assert flush == pytest.approx(0.05, abs=2e-5)
     assert sunk == pytest.approx(0.047, abs=2e-5)
+
+
+# ---------------------------------------------------------------------------------------------
+# the ODE stepper and its iterations
+# ---------------------------------------------------------------------------------------------
+
+ARM6 = REPO / "samples" / "models" / "arm6" / "arm6.wrl"
+
+
+def falling_arm(sim):
+    """arm6 in torque mode, every joint at 0.5 rad, falling under gravity for 0.3 s: q."""
+    sim.add_model("arm", ARM6)
+    sim.set_joint_mode("arm", "torque")
+    sim.set_joint_values("arm", [0.5] * len(sim.joint_names("arm")))
+    sim.step(300)
+    return sim.q("arm").copy()
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_the_stepper_and_its_iterations_reach_the_solver(backend, client):
+    runs = {}
+    for key, solver in (("default", None), ("world", {"stepper": "world"}),
+                        (1, {"stepper": "quick", "iterations": 1}),
+                        (10, {"stepper": "quick", "iterations": 10}),
+                        (100, {"stepper": "quick", "iterations": 100})):
+        with make(backend, client, solver=solver) as sim:
+            runs[key] = falling_arm(sim)
+    # the default (auto) runs a robot alone on dWorldStep: the same bits as stepper world
+    assert np.array_equal(runs["default"], runs["world"])
+    # QuickStep converges on dWorldStep's exact answer as its iterations grow (measured: 1e-2
+    # rad apart after 1 iteration, 5e-4 after 10, 1e-8 after 100)
+    apart = [float(np.abs(runs[n] - runs["world"]).max()) for n in (1, 10, 100)]
+    assert apart[0] > 5e-3
+    assert apart[0] > 10 * apart[1] > 1000 * apart[2]
+    assert apart[2] < 1e-6
 
 
 # ---------------------------------------------------------------------------------------------
