@@ -446,9 +446,10 @@ def _parse_solver(p, a, line, f, ctx):
     its line. The joint-space engine has no joint limits yet: there jointLimits is off unless
     given (and given true, refused)."""
     if "engine" in a:
-        if a["engine"] not in solver.ENGINES:
-            raise ctx.err(line, f("engine"), "%r is not an engine (%s)"
-                          % (a["engine"], " or ".join(solver.ENGINES)))
+        try:
+            solver.check(a["engine"], ())
+        except BadArgument as e:
+            raise ctx.err(line, f("engine"), str(e)) from None
         p.engine = a["engine"]
         if p.engine == "joint_space" and "jointLimits" not in a:
             p.joint_limits = False
