@@ -171,6 +171,22 @@ int hs_setJointOptions(hsSim *sim, int jointLimits, int rotorInertia, hsError *e
 // rotor inertia as it is
 int hs_setJointLimits(hsSim *sim, int jointLimits, hsError *err);
 
+// the engine ("ode" or "joint_space"; NULL or "": unchanged) and n solver settings by name
+// with their values as text (names[k] = values[k]: "stepper" = "quick", "iterations" = "30";
+// the list and ranges: dynamics.h's hsd_applySolverSettings, docs/servers.md). Settings not
+// named keep their values. Checked once, in dynamics/: an unknown name, a setting of the other
+// engine, a value out of range is hsE_INVALID with err naming it; after start hsE_ORDER;
+// either way nothing changes.
+int hs_setSolver(hsSim *sim, const char *engine, int n, const char *const *names,
+                 const char *const *values, hsError *err);
+
+// the simulation's engine: "ode" or "joint_space"
+const char *hs_engine(const hsSim *sim);
+
+// solver setting name's current value as text (as hs_setSolver takes it; doubles in %.17g,
+// read back exactly) into value[len]; hsE_INVALID with err for an unknown name
+int hs_solverSetting(hsSim *sim, const char *name, char *value, int len, hsError *err);
+
 // sleeping on (1) or off (0; the default, OpenHRP's behaviour): free rigid objects at rest stop
 // being stepped until something touches them (hsdOptions.sleep). Any time; off wakes them all.
 int hs_setSleep(hsSim *sim, int on, hsError *err);

@@ -302,6 +302,43 @@ int hs_setJointLimits(hsSim *sim, int jointLimits, hsError *err) {
   return rc;
 }
 
+int hs_setSolver(hsSim *sim, const char *engine, int n, const char *const *names,
+                 const char *const *values, hsError *err) {
+  hs_enter(sim);
+  int rc = 0;
+  if (sim->started) {
+    rc = HS_ERR(err, hsE_ORDER, "the engine and solver settings must be set before the "
+                "simulation starts (initSimulation)");
+  } else {
+    hsdOptions opt = *hsd_options(sim->world);
+    rc = hsd_applySolverSettings(&opt, engine, n, names, values, err);
+    if (rc == 0) {
+      rc = hsd_setSolver(sim->world, &opt, err);
+    }
+  }
+  hs_leave(sim);
+  return rc;
+}
+
+const char *hs_engine(const hsSim *sim) {
+  return hsd_engineName(hsd_options(sim->world)->engine);
+}
+
+int hs_solverSetting(hsSim *sim, const char *name, char *value, int len, hsError *err) {
+  char range[80];
+  if (!name || !value || len < 1) {
+    return HS_ERR(err, hsE_INVALID, "no setting name or no room for its value");
+  }
+  hs_enter(sim);
+  int rc = hsd_solverSettingText(hsd_options(sim->world), name, value, (size_t)len, range,
+                                 sizeof range);
+  hs_leave(sim);
+  if (rc < 0) {
+    return HS_ERR(err, hsE_INVALID, "'%s' is not a solver setting", name);
+  }
+  return 0;
+}
+
 int hs_setSleep(hsSim *sim, int on, hsError *err) {
   hs_enter(sim);
   int rc = hsd_setSleep(sim->world, on, err);

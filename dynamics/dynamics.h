@@ -187,6 +187,35 @@ enum {
 // the defaults (dynamics_options.c; docs/servers.md gives the measurements that chose them)
 void hsd_defaultOptions(hsdOptions *opt);
 
+// the engine and solver settings by name, as the doors give them (dynamics_settings.c; the
+// table with defaults and ranges is in docs/servers.md). Engines: "ode", "joint_space".
+// Settings (all the ODE engine's; the joint-space engine has none yet): stepper (auto, world,
+// quick), iterations (quickIterations), chain_iterations, erp, cfm, contact_erp, contact_cfm,
+// surface_layer (contactSurfaceLayer), max_correcting_vel, max_contacts_per_pair.
+
+// the engine's name ("ode", "joint_space"), NULL for none
+const char *hsd_engineName(hstEngine engine);
+
+// the engine called name into *engine; hsE_INVALID naming the choices
+int hsd_engineByName(const char *name, hstEngine *engine, hsError *err);
+
+// name of solver setting i (0, 1, ...; NULL past the last) and the engine that has it
+const char *hsd_solverSettingName(int i, hstEngine *engine);
+
+// setting name's value in *opt as text ("quick", "50", "1.0000000000000001e-08": %.17g, read
+// back exactly) into value, and its range ("1 to 100000", "auto, world, quick") into range;
+// hsE_INVALID for an unknown name
+int hsd_solverSettingText(const hsdOptions *opt, const char *name, char *value, size_t vlen,
+                          char *range, size_t rlen);
+
+// change *opt: the engine called engine (NULL or "": unchanged), then each setting names[k]
+// to the text values[k] ("quick", "30", "1e-8"). Each is checked here, once for every door:
+// a known name, given once, a setting of the (resulting) engine, a value of its type in its
+// range. hsE_INVALID naming the first bad one, *opt unchanged; 0.
+int hsd_applySolverSettings(hsdOptions *opt, const char *engine, int n,
+                            const char *const *names, const char *const *values,
+                            hsError *err);
+
 // once per process, before any world: initialise ODE and route its messages to hsu_log
 void hsd_initODE(void);
 
@@ -511,6 +540,14 @@ int hsd_setJointOptions(hsdWorld *w, int jointLimits, int rotorInertia, hsError 
 
 // set only which joint limits torque-mode joints obey (hsLIMIT_* bits), as hsd_setJointOptions
 int hsd_setJointLimits(hsdWorld *w, int jointLimits, hsError *err);
+
+// replace w's engine and solver settings (the fields hsd_applySolverSettings writes) with
+// opt's, the rest of w's options kept; before hsd_init only (hsE_ORDER after: nothing
+// changed), hsE_INVALID for options a world cannot run with
+int hsd_setSolver(hsdWorld *w, const hsdOptions *opt, hsError *err);
+
+// w's options (read only; NULL for no world)
+const hsdOptions *hsd_options(const hsdWorld *w);
 
 // turn sleeping (hsdOptions.sleep) on or off for an existing world, at any time; off wakes
 // every sleeping object. 0, or hsE_INVALID for no world.

@@ -86,6 +86,37 @@ static int checkOptions(const hsdOptions *o, hsError *err) {
   return 0;
 }
 
+int hsd_setSolver(hsdWorld *w, const hsdOptions *opt, hsError *err) {
+  if (!w || !opt) {
+    return HS_ERR(err, hsE_INVALID, "no world or no options");
+  }
+  if (w->initialised) {
+    return HS_ERR(err, hsE_ORDER, "the engine and solver settings must be set before the "
+                  "simulation starts (initSimulation)");
+  }
+  hsdOptions o = w->opt;
+  o.engine = opt->engine;
+  o.stepper = opt->stepper;
+  o.quickIterations = opt->quickIterations;
+  o.chainIterations = opt->chainIterations;
+  o.erp = opt->erp;
+  o.cfm = opt->cfm;
+  o.contactErp = opt->contactErp;
+  o.contactCfm = opt->contactCfm;
+  o.contactSurfaceLayer = opt->contactSurfaceLayer;
+  o.contactMaxCorrectingVel = opt->contactMaxCorrectingVel;
+  o.maxContactsPerPair = opt->maxContactsPerPair;
+  if (checkOptions(&o, err) < 0) {
+    return hsE_INVALID;
+  }
+  w->opt = o;
+  return 0;
+}
+
+const hsdOptions *hsd_options(const hsdWorld *w) {
+  return w ? &w->opt : NULL;
+}
+
 hsdWorld *hsd_makeWorld(const hsdOptions *opt, hsError *err) {
   hsdOptions o;
   if (opt) {

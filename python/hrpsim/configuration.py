@@ -77,8 +77,9 @@ class Loop:
 @dataclass
 class Configuration:
     """A run as the Scheduler is told it. ``at`` maps a setting's name ("time_step",
-    "end_time", "method", "sensors", "gravity", "joint_options", "controller_timeout", "log",
-    "noise", "real_time", "view_rate") to (line, field); list records carry their own."""
+    "end_time", "method", "sensors", "gravity", "joint_options", "solver",
+    "controller_timeout", "log", "noise", "real_time", "view_rate") to (line, field); list
+    records carry their own."""
     path: Optional[str] = None
     time_step: float = 0.001
     end_time: Optional[float] = None          # None: no end time is set
@@ -91,6 +92,8 @@ class Configuration:
     loops: list = field(default_factory=list)         # Loop
     joint_options: tuple = (False, False, True)       # (jointLimits, rotorInertia, sleep);
                                                       # jointLimits as limits.joint_limits
+    solver: tuple = ("", ())                          # (engine, ((name, text), ...)):
+                                                      # solver.solver_spec
     controller_timeout: Optional[float] = None
     controllers: list = field(default_factory=list)   # (name, character, period, at)
     log: Optional[tuple] = None                       # (period, sensors)
@@ -146,6 +149,10 @@ def to_scheduler(scheduler, config):
          H.JointOptions(any(limits), *(bool(x) for x in config.joint_options[1:])))
     if any(limits) and not all(limits):  # some kinds only: hrpsim's setJointLimits
         call(at("joint_options"), s.setJointLimits, *limits)
+    engine, settings = config.solver
+    if engine or settings:
+        call(at("solver"), s.setSolver, engine,
+             [H.SolverSetting(name, text) for name, text in settings])
     if config.controller_timeout is not None:
         call(at("controller_timeout"), s.setControllerTimeout, float(config.controller_timeout))
     for name, character, period, where in config.controllers:
@@ -185,6 +192,8 @@ def to_simulation(config, sim):
         sim.add_extra_joint(lp.name, lp.char1, lp.link1, lp.char2, lp.link2, lp.pos1, lp.pos2,
                             loop_kinds[lp.type], lp.axis)
     sim.set_joint_options(*config.joint_options)
+    engine, settings = config.solver
+    sim.set_solver(engine or None, dict(settings))
     if config.noise is not None:
         seed, limits, specs = config.noise
         sim.set_sensor_noise(seed, limits, **{t: (std, bias) for t, std, bias in specs})
@@ -230,6 +239,7 @@ def from_project(project, facts, noise=None):
     c = Configuration(path=p.path, time_step=p.time_step, end_time=p.end_time, method=p.method,
                       sensors=p.sensors, gravity=list(p.gravity),
                       joint_options=(p.joint_limits, p.rotor_inertia, p.sleep),
+                      solver=(p.engine, tuple(p.solver.items())),
                       controller_timeout=p.controller_timeout,
                       log=(p.log_period or 0.0, p.log_sensors), real_time=p.real_time,
                       view_rate=p.view_rate)
@@ -237,6 +247,7 @@ def from_project(project, facts, noise=None):
             "method": (at("method"), "method"), "sensors": (at("sensors"), "sensors"),
             "gravity": (at("gravity"), "gravity"),
             "joint_options": (at("joint_limits"), "jointLimits"),
+            "solver": (at("solver"), "engine"),
             "controller_timeout": (at("controller_timeout"), "controllerTimeout"),
             "log": (at("log_period", "log"), "log"), "real_time": (at("real_time"), "realTime"),
             "view_rate": (at("view_rate"), "viewRate")}

@@ -554,6 +554,13 @@ class LocalBackend:
                     core.ffi.new("double[3]", lp["pos1"]), core.ffi.new("double[3]", lp["pos2"]),
                     kinds[lp["type"]], core.ffi.new("double[3]", lp["axis"]), core._e()),
                     "registerExtraJoint")
+            engine, settings = sim._solver
+            if engine or settings:
+                keep = [core.ffi.new("char[]", t.encode()) for pair in settings for t in pair]
+                core._check(lib.hs_setSolver(core.ptr, engine.encode(), len(settings),
+                                             keep[0::2] or core.ffi.NULL,
+                                             keep[1::2] or core.ffi.NULL, core._e()),
+                            "setSolver")
             limits = joint_limit_bits(sim._joint_options[0])
             core._check(lib.hs_setJointOptions(core.ptr, limits, int(sim._joint_options[1]),
                                                core._e()),

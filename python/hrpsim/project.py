@@ -27,7 +27,8 @@ import xml.parsers.expat
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import primitives
+from . import primitives, solver
+from .errors import BadArgument
 from .configuration import ProjectError  # noqa: F401 - importable from here
 from .limits import MAX_TIME_STEP, MIN_TIME_STEP, joint_limits, period_steps
 
@@ -133,6 +134,8 @@ class Project:
     joint_limits: object = True               # hrpsim projects: on; GrxUI projects: off; or
                                               # some of position, velocity, effort (a tuple)
     rotor_inertia: bool = False
+    engine: str = ""                          # "": the server's default (ode); or joint_space
+    solver: dict = field(default_factory=dict)  # solver setting name -> text, as given
     sleep: bool = True                        # hrpsim projects: on; GrxUI projects: off
     controllers: list = field(default_factory=list)
     log_period: float = None                  # [s]; None: every step
@@ -398,7 +401,8 @@ def load_project(path):
 _ALLOWED = {
     "hrpsim-project": {"version"},
     "simulation": {"timeStep", "endTime", "method", "sensors", "gravity", "realTime",
-                   "controllerTimeout", "jointLimits", "rotorInertia", "sleep", "viewRate"},
+                   "controllerTimeout", "jointLimits", "rotorInertia", "sleep", "viewRate",
+                   "engine", *(solver.project_attribute(s) for s in solver.SETTINGS)},
     "model": {"name", "url"},
     "scene": {"url", "prefix"},
     "rootPose": {"translation", "rotation"},
@@ -442,6 +446,29 @@ def _attrs(el, ctx, required=()):
         if c.tag not in _CHILDREN.get(el.tag, set()):
             raise ctx.err(c.line, "<%s>" % c.tag, "unexpected element inside %s" % tag)
     return el.attrs
+
+
+def _parse_solver(p, a, line, f, ctx):
+    """<simulation engine="joint_space" stepper="quick" iterations="30" ...>: the engine and
+    solver settings (hrpsim.solver), checked by the core here so that a bad one is an error at
+    its line. The joint-space engine has no joint limits yet: there jointLimits is off unless
+    given (and given true, refused)."""
+    if "engine" in a:
+        try:
+            solver.check(a["engine"], ())
+        except BadArgument as e:
+            raise ctx.err(line, f("engine"), str(e)) from None
+        p.engine = a["engine"]
+        if p.engine == "joint_space" and "jointLimits" not in a:
+            p.joint_limits = False
+    for name in solver.SETTINGS:
+        attr = solver.project_attribute(name)
+        if attr in a:
+            p.solver[name] = a[attr].strip()
+            try:
+                solver.check(p.engine, ((name, p.solver[name]),))
+            except BadArgument as e:
+                raise ctx.err(line, f(attr), str(e)) from None
 
 
 def _parse_hrpsim(root, ctx):
@@ -494,6 +521,7 @@ def _parse_hrpsim(root, ctx):
                 p.rotor_inertia = ctx.boolean(a["rotorInertia"], el.line, f("rotorInertia"))
             if "sleep" in a:
                 p.sleep = ctx.boolean(a["sleep"], el.line, f("sleep"))
+            _parse_solver(p, a, el.line, f, ctx)
         elif el.tag == "extraJoint":
             p.extra_joints.append(_extra_joint(a, el.line, f, ctx))
         elif el.tag == "model":

@@ -48,6 +48,7 @@ from .errors import (BadArgument, CallOrderError, UnknownName, Unsupported, expl
                      unwrap)
 from .limits import MAX_TIME_STEP, MAX_VALUE, MIN_TIME_STEP, joint_limit_flags
 from .primitives import PrimitivesMixin
+from .solver import solver_spec
 from .summary import joint_names_by_id
 
 __all__ = ["Simulation", "Runaway"]
@@ -165,6 +166,16 @@ class Simulation(PrimitivesMixin):
     commands; ``rotor_inertia`` (default False): rotorInertia * gearRatio^2 added about each
     rotate joint's axis.
 
+    The engine and its solver settings, the same on every back end (``set_solver``):
+    ``engine`` ("ode", the default, or "joint_space": hrpsim's joint-space engine, which has
+    rotor inertia always on the joint's diagonal and solves no contacts, closed loops or joint
+    limits yet: the first step then raises BadArgument, on the scheduler SchedulerRefused,
+    saying so) and ``solver``, a mapping of setting names to values, e.g.
+    ``{"stepper": "quick", "iterations": 30}`` (docs/servers.md has the table). The core checks
+    them when the world is built: an unknown setting, one the engine does not have, or a value
+    out of range raises BadArgument (SchedulerRefused) naming it. None (the default) leaves the
+    server's defaults (``hrpsim-dynamics --help``).
+
     Configuration methods (``add_model``, ``set_time_step``, ``set_gravity``,
     ``set_joint_mode``, ``set_root_pose``, ``set_joint_values``, ``set_link_data``,
     ``add_collision_pair``, ``add_controller``) describe the initial state; they must come
@@ -178,7 +189,7 @@ class Simulation(PrimitivesMixin):
 
     def __init__(self, client=None, *, backend=None, naming=None, factory=None, scheduler=False,
                  dt=0.001, gravity=(0.0, 0.0, 9.8), method="euler", sensors=True, models=None,
-                 sleep=True, joint_limits=False, rotor_inertia=False):
+                 sleep=True, joint_limits=False, rotor_inertia=False, engine=None, solver=None):
         from . import paths
         if backend is None:
             backend = "scheduler" if scheduler else "server"
@@ -209,6 +220,7 @@ class Simulation(PrimitivesMixin):
         self._loops = []        # dicts of registerExtraJoint's arguments
         self._joint_options = (joint_limit_flags(joint_limits), bool(rotor_inertia),
                                bool(sleep))
+        self._solver = solver_spec(engine, solver)  # (engine or "", ((name, text), ...))
         self._controllers = []  # (name, character, period)
         self._log = None        # (period, sensors) for the scheduler
         self._viewer = (None, 30.0)  # (OnlineViewer or None, frames per simulated second)
@@ -451,6 +463,13 @@ class Simulation(PrimitivesMixin):
         self._joint_options = (joint_limit_flags(joint_limits), bool(rotor_inertia),
                                bool(sleep))
 
+    def set_solver(self, engine=None, solver=None):
+        """The engine ("ode", "joint_space"; None: the server's default) and solver settings
+        (a mapping, see the class comment), replacing any given before; before the first step
+        or after a reset."""
+        self._configurable("set_solver")
+        self._solver = solver_spec(engine, solver)
+
     def sleeping(self, character):
         """True if ``character`` is asleep (sleeping on, at rest, not stepped)."""
         self._model(character)
@@ -537,7 +556,7 @@ class Simulation(PrimitivesMixin):
         limits, rotor, sleep = self._joint_options
         c = Configuration(time_step=self._dt, method=self._method, sensors=self._sensors,
                           gravity=list(self._gravity),
-                          joint_options=(switch(limits), rotor, sleep),
+                          joint_options=(switch(limits), rotor, sleep), solver=self._solver,
                           log=self._log, view_rate=self._viewer[1], viewer=self._viewer[0])
         c.models = [(m.name, m.url, None) for m in self._models.values()]
         c.state = [State("mode", ch, mode) for ch, mode in self._modes]
@@ -901,6 +920,12 @@ class _CorbaBackend:
                 pass
 
 
+def _solver_wire(settings):
+    """((name, text), ...) as hrpsim::SolverSettings (Diagnostics.idl)."""
+    from ._idl import hrpsim as H
+    return [H.SolverSetting(name, text) for name, text in settings]
+
+
 def _hrpsim_dynamics(ref):
     """``ref`` (an OpenHRP.DynamicsSimulator of hrpsim's) narrowed to hrpsim.DynamicsSimulator,
     whose extra operations carry hrpsim's options."""
@@ -991,6 +1016,9 @@ class _ServerBackend(_CorbaBackend):
         factory = sim.client.resolve(sim.factory_name, OpenHRP.DynamicsSimulatorFactory)
         ds = explained(_hrpsim_dynamics(factory.create()))
         try:
+            engine, settings = sim._solver
+            if engine or settings:
+                ds.setSolver(engine, _solver_wire(settings))
             for m in sim._models.values():
                 ds.registerCharacter(m.name, m.body)
             ds.init(sim._dt, getattr(DS, sim._method),

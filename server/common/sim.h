@@ -7,6 +7,9 @@
 #define HRPSIM_SERVER_COMMON_SIM_H_
 
 #include <memory>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "core.h"
 #include "dynamics.h"  // the layouts of the records core.h's queries return (hsdContact, ...)
@@ -18,6 +21,17 @@ namespace hrpsim {
 // a simulation shared by its doors; freed with hs_freeSim when the last one lets go
 using SimPtr = std::shared_ptr<hsSim>;
 
+// a new, empty simulation (core.h's defaults, then the process's solver defaults below);
+// throws std::bad_alloc when it cannot be made
+SimPtr makeSim();
+
+// the engine ("" for the core's) and solver settings (name, value as text) every simulation
+// makeSim makes from now on starts with (hrpsim-dynamics' --engine, --stepper, ...), checked
+// by hs_setSolver on a scratch simulation first: 0, or a negative code with err and nothing
+// changed. Call before any request thread runs.
+int setSolverDefaults(const std::string &engine,
+                      const std::vector<std::pair<std::string, std::string>> &settings,
+                      hsError *err);
 // a new, empty simulation (core.h's defaults); throws std::bad_alloc when it cannot be made
 SimPtr makeSim();
 

@@ -14,6 +14,7 @@
 #include <cstdio>
 #include <cstring>
 #include <string>
+#include <vector>
 
 namespace hrpsim {
 namespace wire {
@@ -383,6 +384,17 @@ int jacobian(const hsSim *sim, int ch, int base, int target, OpenHRP::DblSequenc
   out.length(static_cast<CORBA::ULong>(n));
   n = hs_jacobian(sim, ch, base, target, out.get_buffer(), n, err);
   return n < 0 ? n : 0;
+}
+
+int setSolverFromWire(hsSim *sim, const char *engine, const hrpsim::SolverSettings &settings,
+                      hsError *err) {
+  std::vector<const char *> names, values;
+  for (CORBA::ULong i = 0; i < settings.length(); i++) {
+    names.push_back(settings[i].name);
+    values.push_back(settings[i].value);
+  }
+  return hs_setSolver(sim, engine, static_cast<int>(names.size()), names.data(), values.data(),
+                      err);
 }
 
 }  // namespace wire

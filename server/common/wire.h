@@ -19,6 +19,7 @@
 #ifndef HRPSIM_SERVER_COMMON_WIRE_H_
 #define HRPSIM_SERVER_COMMON_WIRE_H_
 
+#include "Diagnostics.hh"
 #include "DynamicsSimulator.hh"
 #include "sim.h"
 
@@ -26,6 +27,11 @@ namespace hrpsim {
 namespace wire {
 
 using DS = OpenHRP::DynamicsSimulator;
+
+// the engine and solver settings hrpsim's setSolver carries, applied with hs_setSolver (which
+// checks them); 0 or a negative code with err
+int setSolverFromWire(hsSim *sim, const char *engine, const hrpsim::SolverSettings &settings,
+                      hsError *err);
 
 //---------------------------------- enums and vectors -----------------------------------------
 

@@ -211,6 +211,13 @@ void DynamicsSimulatorServant::setWorldOptions(CORBA::Boolean jointLimits,
   check(hs_setSleep(sim_.get(), sleep, &err), op, err);
 }
 
+void DynamicsSimulatorServant::setSolver(const char *engine,
+                                         const hrpsim::SolverSettings &settings) {
+  const char *op = "setSolver";
+  hsError err = {};
+  check(wire::setSolverFromWire(sim_.get(), engine, settings, &err), op, err);
+}
+
 void DynamicsSimulatorServant::setJointLimits(CORBA::Boolean position, CORBA::Boolean velocity,
                                               CORBA::Boolean effort) {
   const char *op = "setJointLimits";

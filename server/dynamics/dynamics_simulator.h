@@ -83,6 +83,7 @@ class DynamicsSimulatorServant : public POA_hrpsim::DynamicsSimulator, public Di
   // hrpsim::DynamicsSimulator's options (idl/Diagnostics.idl)
   void setWorldOptions(CORBA::Boolean jointLimits, CORBA::Boolean rotorInertia,
                        CORBA::Boolean sleep) override;
+  void setSolver(const char *engine, const hrpsim::SolverSettings &settings) override;
   void setJointLimits(CORBA::Boolean position, CORBA::Boolean velocity,
                       CORBA::Boolean effort) override;
   CORBA::Boolean sleeping(const char *characterName) override;

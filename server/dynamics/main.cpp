@@ -3,32 +3,123 @@
 // world).
 //
 // Usage: hrpsim-dynamics -ORBInitRef NameService=corbaloc:iiop:HOST:PORT/NameService
-//        [other -ORB options]
+//        [--engine ode|joint_space] [--SETTING VALUE]... [other -ORB options]
+//
+// --engine and the solver settings (--stepper quick, --iterations 30, --surface-layer 0.001:
+// dynamics.h's names with '-' for '_') are the defaults of every world the factory creates; a
+// client changes them per world with hrpsim::DynamicsSimulator::setSolver. They are checked by
+// the core (hs_setSolver) at start: a bad one stops the server with the core's message.
 
 #include <cstdio>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "dynamics_simulator.h"
+#include "format.h"
 #include "runtime.h"
 
 namespace {
 
 const char kSynopsis[] =
-    "hrpsim-dynamics -ORBInitRef NameService=CORBALOC [--allow-remote-shutdown] [-ORB options]";
-const char kOptions[] =
-    "Serves OpenHRP's DynamicsSimulatorFactory, bound as \"DynamicsSimulatorFactory\"; each\n"
-    "create() makes an independent DynamicsSimulator (one ODE world).\n";
+    "hrpsim-dynamics -ORBInitRef NameService=CORBALOC [--engine ode|joint_space]\n"
+    "       [--SETTING VALUE]... [--allow-remote-shutdown] [-ORB options]";
+
+// the option of solver setting name: "--" and the name with '-' for '_'
+std::string optionName(const char *name) {
+  std::string o = std::string("--") + name;
+  for (char &c : o) {
+    c = c == '_' ? '-' : c;
+  }
+  return o;
+}
+
+// the options with the core's defaults and ranges (dynamics.h's solver settings)
+std::string optionsText() {
+  hsdOptions d;
+  hsd_defaultOptions(&d);
+  std::string text =
+      "Serves OpenHRP's DynamicsSimulatorFactory, bound as \"DynamicsSimulatorFactory\"; each\n"
+      "create() makes an independent DynamicsSimulator (one world). The options below are the\n"
+      "defaults of every world it creates (a client's setSolver changes its own world's):\n"
+      "  --engine E                ode (default) or joint_space (no contacts, closed loops or\n"
+      "                            joint limits yet: initSimulation refuses them)\n"
+      "solver settings of the ode engine (the joint_space engine has none yet):\n";
+  hstEngine engine;
+  const char *name;
+  for (int i = 0; (name = hsd_solverSettingName(i, &engine)) != nullptr; i++) {
+    char value[64], range[64];
+    hsd_solverSettingText(&d, name, value, sizeof value, range, sizeof range);
+    std::string shown = value;
+    double v = 0;
+    if (std::sscanf(value, "%lf", &v) == 1) {
+      shown = hrpsim::format("%g", v);
+    }
+    text += hrpsim::format("  %-25s %s (default %s)\n", (optionName(name) + " V").c_str(),
+                           range, shown.c_str());
+  }
+  return text + "  (docs/servers.md, \"Engines and solver settings\", says what each does)\n";
+}
+
+// take --engine and the solver settings' options out of argv; "" or what is wrong
+std::string takeSolverOptions(int &argc, char **argv, std::string *engine,
+                              std::vector<std::pair<std::string, std::string>> *settings) {
+  int out = 1;
+  for (int i = 1; i < argc; i++) {
+    std::string a = argv[i];
+    std::string setting;
+    hstEngine e;
+    const char *name;
+    for (int k = 0; (name = hsd_solverSettingName(k, &e)) != nullptr; k++) {
+      if (a == optionName(name)) {
+        setting = name;
+      }
+    }
+    if (a != "--engine" && setting.empty()) {
+      argv[out++] = argv[i];
+      continue;
+    }
+    if (i + 1 >= argc) {
+      return a + " needs a value";
+    }
+    if (a == "--engine") {
+      *engine = argv[++i];
+    } else {
+      settings->emplace_back(setting, argv[++i]);
+    }
+  }
+  argc = out;
+  return "";
+}
 }  // namespace
 
 int main(int argc, char **argv) {
-  if (hrpsim::helpRequested(argc, argv, kSynopsis, kOptions)) {
+  if (hrpsim::helpRequested(argc, argv, kSynopsis, optionsText().c_str())) {
     return 0;
   }
   try {
     hrpsim::Runtime runtime(argc, argv, "hrpsim-dynamics");
+    std::string engine;
+    std::vector<std::pair<std::string, std::string>> settings;
+    std::string bad = takeSolverOptions(argc, argv, &engine, &settings);
+    if (!bad.empty()) {
+      std::fprintf(stderr, "hrpsim-dynamics: %s\nusage: %s\n", bad.c_str(), kSynopsis);
+      return 2;
+    }
     if (!hrpsim::noArgumentsLeft(argc, argv, "hrpsim-dynamics", kSynopsis)) {
       return 2;
     }
     hs_initProcess();  // once per process, before any simulation; routes ODE's messages to our log
+    hsError err = {};
+    if (hrpsim::setSolverDefaults(engine, settings, &err) != 0) {
+      std::fprintf(stderr, "hrpsim-dynamics: %s\nusage: %s\n", err.message, kSynopsis);
+      return 2;
+    }
+    if (!engine.empty() || !settings.empty()) {
+      hsu_log(hsLOG_INFO, "every world starts with engine %s and %zu solver setting%s given",
+              engine.empty() ? "ode" : engine.c_str(), settings.size(),
+              settings.size() == 1 ? "" : "s");
+    }
     hrpsim::DynamicsSimulatorFactoryServant *factory = new hrpsim::DynamicsSimulatorFactoryServant;
     PortableServer::ObjectId_var oid = runtime.poa()->activate_object(factory);
     factory->_remove_ref();

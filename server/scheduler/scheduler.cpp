@@ -446,6 +446,14 @@ void SchedulerServant::setJointOptions(const hrpsim::JointOptions &options) {
   refuseOn(op, hs_setSleep(sim_.get(), options.sleep, &err), err);
 }
 
+void SchedulerServant::setSolver(const char *engine, const hrpsim::SolverSettings &settings) {
+  const char *op = "setSolver";
+  std::lock_guard<std::mutex> lk(mutex_);
+  requireConfigurable(op);
+  hsError err = {};
+  refuseOn(op, wire::setSolverFromWire(sim_.get(), engine, settings, &err), err);
+}
+
 void SchedulerServant::setJointLimits(CORBA::Boolean position, CORBA::Boolean velocity,
                                       CORBA::Boolean effort) {
   const char *op = "setJointLimits";

@@ -76,6 +76,7 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
   void addCollisionPair(const hrpsim::CollisionPair &pair) override;
   void addExtraJoint(const hrpsim::ExtraJointSpec &spec) override;
   void setJointOptions(const hrpsim::JointOptions &options) override;
+  void setSolver(const char *engine, const hrpsim::SolverSettings &settings) override;
   void setJointLimits(CORBA::Boolean position, CORBA::Boolean velocity,
                       CORBA::Boolean effort) override;
   void addController(const hrpsim::ControllerSpec &controller) override;

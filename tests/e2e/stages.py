@@ -33,6 +33,7 @@ NATIVE = {
     "test_mutation.py": "hundreds of mutated model files through the ModelLoader",
     "test_one_call.py": "stepWith and the one-call controller path of the servers",
     "test_options.py": "sleeping and other core options on the local, server, scheduler doors",
+    "test_solver.py": "the engine and solver settings through every door, and their refusals",
     "test_primitives.py": "model_primitive.c through the ModelLoader and the local core",
     "test_range.py": "range sensors and noise in the dynamics and view servers",
     "test_run.py": "the sample projects run through the scheduler, dynamics and controllers",
