@@ -680,6 +680,21 @@ void hsd_jsInverse(const hsdJsModel *m, hsdJsData *d, const double *qacc, double
 // hsd_jsPosition or hsm_forwardKinematics to see the new ones)
 void hsd_jsStep(const hsdJsModel *m, hsdJsData *d, double dt);
 
+// hsd_jsStep's first half: the three phases and qvel += dt qacc (the step's end velocity
+// before any contact impulse); the factors of M (+ dt B) stay in d->LD for hsd_jsSolveM
+void hsd_jsStepVelocity(const hsdJsModel *m, hsdJsData *d, double dt);
+
+// hsd_jsStep's second half: q, the root's pose, st->dq and st->ddq from qvel and qacc
+void hsd_jsIntegrate(const hsdJsModel *m, hsdJsData *d, double dt);
+
+// x = M^-1 x in place with the last hsd_jsAcceleration's factors (a solve, no inverse): over
+// the dofs that were not given; a given dof's entry comes back 0 (an impulse cannot move it)
+void hsd_jsSolveM(const hsdJsModel *m, const hsdJsData *d, double *x);
+
+// the joint-space engine's last contact solve in world w: its projected Gauss-Seidel sweeps
+// and its last sweep's largest impulse change over the largest normal impulse (0 0 before any)
+void hsd_jsContactStats(const hsdWorld *w, int *sweeps, double *change);
+
 // kinetic energy 1/2 qvel' M qvel (armature included) and potential energy -sum m g.x of the
 // state the last position phase saw, into e[0], e[1] [J] (after hsd_jsPosition)
 void hsd_jsEnergy(const hsdJsModel *m, const hsdJsData *d, double e[2]);

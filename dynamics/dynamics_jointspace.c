@@ -575,14 +575,33 @@ static void rotateRoot(double R[9], const double w[3], double dt) {
   hsu_mulMat(R, Rn, K);
 }
 
-void hsd_jsStep(const hsdJsModel *m, hsdJsData *d, double dt) {
+void hsd_jsSolveM(const hsdJsModel *m, const hsdJsData *d, double *x) {
+  int ngiven = 0;
+  for (int j = 0; j < m->nv; j++) {
+    if (d->given[j]) {
+      x[j] = 0;
+      ngiven++;
+    }
+  }
+  solveLTDL(m->nv, ngiven ? d->freeParent : m->dofParent, d->given, d->LD, x);
+}
+
+void hsd_jsStepVelocity(const hsdJsModel *m, hsdJsData *d, double dt) {
   hsd_jsPosition(m, d);
   hsd_jsVelocity(m, d);
   hsd_jsAcceleration(m, d, m->damped ? dt : 0);
-  hsBodyState *st = d->st;
   for (int j = 0; j < m->nv; j++) {
     d->qvel[j] += dt * d->qacc[j];
   }
+}
+
+void hsd_jsStep(const hsdJsModel *m, hsdJsData *d, double dt) {
+  hsd_jsStepVelocity(m, d, dt);
+  hsd_jsIntegrate(m, d, dt);
+}
+
+void hsd_jsIntegrate(const hsdJsModel *m, hsdJsData *d, double dt) {
+  hsBodyState *st = d->st;
   if (m->nroot) {
     for (int k = 0; k < 3; k++) {
       st->rootP[k] += dt * d->qvel[k];

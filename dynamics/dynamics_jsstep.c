@@ -26,12 +26,6 @@
 
 // what the joint-space engine cannot do yet, as an error naming it; 0 if nothing
 static int refuse(const hsdWorld *w, hsError *err) {
-  if (w->npair > 0) {
-    return HS_ERR(err, hsE_INVALID,
-                  "the joint-space engine solves no contacts yet (issue 27, part 2): this world "
-                  "has %d contact pair%s; use the ODE engine (hsENGINE_ODE) for contacts",
-                  w->npair, w->npair == 1 ? "" : "s");
-  }
   if (w->nloop > 0) {
     return HS_ERR(err, hsE_INVALID,
                   "the joint-space engine has no closed loops yet: extra joint %s; use the ODE "
@@ -47,6 +41,7 @@ static int refuse(const hsdWorld *w, hsError *err) {
 }
 
 void hsd_jsFreeWorld(hsdWorld *w) {
+  hsd_jsFreeContacts(w);
   for (int ci = 0; ci < w->nchar; ci++) {
     hsdCharacter *c = &w->chars[ci];
     hsd_freeJsData(c->jsd);
@@ -117,8 +112,9 @@ static int saneData(const hsdJsModel *m, const hsdJsData *d) {
   return 1;
 }
 
-// one joint-space step of character ci (not still)
-static void stepCharacter(hsdWorld *w, int ci) {
+// the first half of character ci's joint-space step (not still): its state and commands into
+// the data, the step's end velocity before contacts (hsd_jsStepVelocity)
+static void beginCharacter(hsdWorld *w, int ci) {
   hsdCharacter *c = &w->chars[ci];
   const hsBody *b = c->body;
   const hsdJsModel *m = c->jsm;
@@ -158,7 +154,19 @@ static void stepCharacter(hsdWorld *w, int ci) {
     d->qaccGiven[j] = servo ? (hsd_servoVelocity(w, c, k) - st->dq[k]) / dt : 0;
     d->qfrc[j] = servo ? 0 : c->in.u[k];
   }
-  hsd_jsStep(m, d, dt);
+  hsd_jsStepVelocity(m, d, dt);
+}
+
+// the second half: the positions from the (contact-corrected) velocity, the data back into the
+// state, the ODE bodies placed there
+static void endCharacter(hsdWorld *w, int ci) {
+  hsdCharacter *c = &w->chars[ci];
+  const hsBody *b = c->body;
+  const hsdJsModel *m = c->jsm;
+  hsdJsData *d = c->jsd;
+  hsBodyState *st = c->state;
+  int n = b->nlink;
+  hsd_jsIntegrate(m, d, w->dt);
   if (d->badPivots > 0) {
     hsd_warn(w, hsdWARN_SINGULAR,
              "character %s: its joint-space mass matrix is singular (a joint moves no mass and "
@@ -200,10 +208,17 @@ int hsd_jsStepWorld(hsdWorld *w, hsError *err) {
   w->runaway = 0;
   w->ncontact = w->ngroup = 0;
   for (int ci = 0; ci < w->nchar; ci++) {
-    hsdCharacter *c = &w->chars[ci];
     hsd_jsPrepare(w, ci);
-    if (!c->still) {
-      stepCharacter(w, ci);
+    if (!w->chars[ci].still) {
+      beginCharacter(w, ci);
+    }
+  }
+  if (w->npair > 0) {
+    hsd_jsContacts(w);  // (dynamics_jscontact.c) at the step's start poses
+  }
+  for (int ci = 0; ci < w->nchar; ci++) {
+    if (!w->chars[ci].still) {
+      endCharacter(w, ci);
     }
     hsd_jsFinish(w, ci);
   }
