@@ -281,7 +281,8 @@ typedef struct hsdStepStats {
                            // the solver left the joints apart)
 } hsdStepStats;
 
-// fill *out for the last step of w (zeros before the first)
+// fill *out for the last step of w (zeros before the first; on the joint-space engine only
+// the step count: ODE is not stepped)
 void hsd_stepStats(const hsdWorld *w, hsdStepStats *out);
 
 //---------------------------------- character state and input --------------------------------

@@ -138,6 +138,9 @@ void hsd_stepStats(const hsdWorld *w, hsdStepStats *out) {
     return;
   }
   out->steps = w->steps;
+  if (w->opt.engine == hsENGINE_JOINT_SPACE) {
+    return;  // nothing was asked of ODE
+  }
   out->quickSteps = w->quickSteps;
   out->rows = w->steps > 0 ? w->lastRows : 0;
   for (int i = 0; w->steps > 0 && i < w->ncontact; i++) {
