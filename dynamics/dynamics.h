@@ -94,10 +94,11 @@ typedef enum hstEngine {
                         // the step, hsd_setJointValue / Velocity / Acceleration as in the ODE
                         // engine, reached exactly; its torque by inverse dynamics), a
                         // position-given root likewise, rotor inertia always on the joint's
-                        // diagonal (OpenHRP's rule), external forces. No contacts and no closed
-                        // loops yet: hsd_init and hsd_step refuse a world with contact pairs or
-                        // extra joints, and joint limits (hsdOptions.jointLimits) and the
-                        // rotorInertia option (the link-inertia form) are ODE's only
+                        // diagonal (OpenHRP's rule), external forces, contacts in contact space
+                        // (dynamics_jscontact.c). No closed loops yet: hsd_init and hsd_step
+                        // refuse a world with extra joints, and joint limits
+                        // (hsdOptions.jointLimits) and the rotorInertia option (the
+                        // link-inertia form) are ODE's only
 } hstEngine;
 
 // tunables of a world; fill with hsd_defaultOptions, then change what you need

@@ -12,7 +12,9 @@
 //    (hsd_servoVelocity: a commanded value is reached exactly, a velocity (+ acceleration)
 //    command is followed, otherwise the joint holds); a position-given free root likewise
 //    reaches its commanded pose (or moves at its commanded velocity); external forces; gravity;
-// 3. one semi-implicit Euler step (hsd_jsStep), refused as a runaway when it leaves the bounds;
+// 3. the step's end velocity (hsd_jsStepVelocity); once every character has one, the contacts
+//    of the registered pairs correct them (hsd_jsContacts, dynamics_jscontact.c); then each
+//    character's positions (hsd_jsIntegrate), refused as a runaway when it leaves the bounds;
 // 4. the data back into the state: poses, q, dq, ddq, u (a high-gain joint's from inverse
 //    dynamics), link velocities from the root's and dq; ODE's bodies placed there
 //    (hsd_placeBodies) so that every geometric query sees the new poses;

@@ -77,6 +77,59 @@ static void testBoxResting(void) {
   hsm_freeBody(floor);
 }
 
+// a box on a box on the floor, both free (two characters coupled through the contact rows):
+// after 1 s, every step of the next 0.5 s the top face of the lower box holds the upper one at
+// four corners (clipped to the smaller face) with forces summing to m_top g, and the floor
+// holds both, each within 1e-6 relative; nothing creeps
+static void testBoxOnBox(void) {
+  hsBody *top = dynBox("jsc_top.wrl", 1, 0.2, 0.2, 0.1, 0, 0, 0, NULL);
+  hsBody *low = dynBox("jsc_low.wrl", 3, 0.4, 0.4, 0.1, 0, 0, 0, NULL);
+  hsBody *floor = dynLoadSample("floor/floor.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(top);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(low);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(floor);
+  hsdOptions opt;
+  hsd_defaultOptions(&opt);
+  opt.engine = hsENGINE_JOINT_SPACE;
+  hsdWorld *w = dynWorld(&opt);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "top", top, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "low", low, NULL), 1);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "floor", floor, NULL), 2);
+  hsdSurface s = {0.5, 0.5, 0, 0.01};
+  CU_ASSERT_EQUAL(hsd_addContactPair(w, 0, -1, 1, -1, &s, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_addContactPair(w, 1, -1, 2, -1, &s, NULL), 0);  // pair 1
+  dynPlace(w, 0, 0.05, 0.02, 0.15, NULL);
+  dynPlace(w, 1, 0, 0, 0.05, NULL);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  dynSteps(w, 1000);
+  double worst[2] = {0, 0}, x0 = hsd_state(w, 0)->rootP[0];
+  int fewer = 0;
+  for (int i = 0; i < 500; i++) {
+    dynSteps(w, 1);
+    int n, count[2] = {0, 0};
+    double fz[2] = {0, 0};
+    const hsdContact *c = hsd_contacts(w, &n);
+    for (int k = 0; k < n; k++) {
+      fz[c[k].pair] += c[k].force[2];
+      count[c[k].pair]++;
+    }
+    fewer += count[0] < 4 || count[1] < 4;
+    worst[0] = fmax(worst[0], fabs(fz[0] - 9.8) / 9.8);
+    worst[1] = fmax(worst[1], fabs(fz[1] - 4 * 9.8) / (4 * 9.8));
+  }
+  CU_ASSERT_EQUAL(fewer, 0);
+  CU_ASSERT(worst[0] < 1e-6 && worst[1] < 1e-6);
+  HST_NEAR(hsd_state(w, 0)->rootP[0], x0, 1e-9);
+  if (fewer || worst[0] >= 1e-6 || worst[1] >= 1e-6) {
+    fprintf(stderr, "\n  box on box: %d steps with few points, errors %.3g %.3g\n", fewer,
+            worst[0], worst[1]);
+  }
+  hsd_freeWorld(w);
+  hsm_freeBody(top);
+  hsm_freeBody(low);
+  hsm_freeBody(floor);
+}
+
 // the yaw angle of character 0's root
 static double yaw(const hsdWorld *w) {
   const double *R = hsd_state(w, 0)->rootR;
@@ -329,6 +382,7 @@ static void testDeterministic(void) {
 void register_jscontact(void) {
   CU_pSuite s = hst_addSuite("dynamics_jscontact");
   CU_add_test(s, "box resting: sum = m g, steady, four corners", testBoxResting);
+  CU_add_test(s, "box on box: both faces at four corners, forces", testBoxOnBox);
   CU_add_test(s, "box: torsional friction below and above capacity", testTorsionalFriction);
   CU_add_test(s, "box sliding stops after v^2 / (2 mu g)", testBoxSlidingStops);
   CU_add_test(s, "humanoid standing in torque mode: smooth ankle forces",
