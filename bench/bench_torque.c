@@ -65,6 +65,8 @@ static const struct {
 
 typedef struct Result {
   double stepsPerS, driftMm, qErr, gapMax, fzLo, fzHi, fzStepSd;
+  double sweepsMean;  // joint-space engine: contact solver sweeps per step (second half)
+  int sweepsMax;
   long quickSteps;
   hsdStepStats stats;
 } Result;
@@ -121,6 +123,8 @@ static void run(const char *robotPath, const char *floorPath, int torque, long s
   r->gapMax = 0;
   r->fzLo = INFINITY;
   r->fzHi = -INFINITY;
+  r->sweepsMean = 0;
+  r->sweepsMax = 0;
   double tIn = 0, t0 = now(), fzPrev = 0, dSum = 0, dSum2 = 0;
   long nd = 0;
   for (long i = 0; i < steps; i++) {
@@ -154,6 +158,11 @@ static void run(const char *robotPath, const char *floorPath, int torque, long s
       hsdStepStats ss;
       hsd_stepStats(sim->world, &ss);
       r->gapMax = fmax(r->gapMax, ss.jointGap);
+      int sweeps;
+      double change;
+      hsd_jsContactStats(sim->world, &sweeps, &change);
+      r->sweepsMean += sweeps / (double)(steps - steps / 2);
+      r->sweepsMax = sweeps > r->sweepsMax ? sweeps : r->sweepsMax;
       tIn += now() - t1;
     }
   }
@@ -328,9 +337,10 @@ int main(int argc, char **argv) {
     printf("%s: drift %.4f mm, max |q - q_ref| %.2e rad, joint gap <= %.2e m, ankle Fz/mg "
            "%.4f..%.4f (second half; step-to-step sd %.3g N), QuickStep steps %ld of %ld, "
            "last step: %d ODE bodies moving, %d constraint rows in its largest island (%d "
-           "contact joints)\n",
+           "contact joints); joint-space contact sweeps %.1f mean, %d max\n",
            names[c], r->driftMm, r->qErr, r->gapMax, r->fzLo, r->fzHi, r->fzStepSd,
-           r->quickSteps, steps, r->stats.bodies, r->stats.rows, r->stats.contactJoints);
+           r->quickSteps, steps, r->stats.bodies, r->stats.rows, r->stats.contactJoints,
+           r->sweepsMean, r->sweepsMax);
   }
   for (int c = 0; c < 2; c++) {
     if (!(c == 0 ? doT : doH)) {

@@ -42,12 +42,15 @@
                            // impulse ends the solve
 #define JS_MAX_SWEEPS 500  // ... and at most this many sweeps
 #define JS_MATCH 2e-3      // warm start: a last step's point this near in link[0]'s frame [m]
+#define JS_DENSE 300       // up to this many rows, A = J M^-1 J^T is formed and PGS runs on it
 
 // one contact point's rows
 typedef struct JsPoint {
   int nside;     // characters whose dofs the point moves (0..2; one when both links are of one)
   int ch[2];
   size_t off[2];  // pool offsets: 3 Jacobian rows then 3 rows of W = M^-1 J^T (nv each)
+  size_t zoff[2];  // idx offsets: the dofs where the Jacobian rows are not zero (the paths of
+  int nz[2];       // the touched links to the root), nz of them
   double fr[9];   // the rows' directions: n, t1, t2 (world)
   double mu;      // friction coefficient of this step
   double bias;    // normal velocity the point must reach at least [m/s]
@@ -67,8 +70,14 @@ struct hsdJsContacts {
   int capPts;
   double *pool;
   size_t capPool;
+  int *idx;  // the points' nonzero dofs
+  size_t capIdx;
   JsPrev *prev;
   int nprev, capPrev;
+  double *A;      // dense contact-space inverse inertia (rows x rows) when rows <= JS_DENSE
+  size_t capA;
+  double *ufree;  // the rows' relative velocities at v*, then (nr on) their impulses
+  size_t capU;
   double *vstar;  // each character's v* (at vOff[ci])
   size_t capV;
   int *vOff;
@@ -107,8 +116,11 @@ void hsd_jsFreeContacts(hsdWorld *w) {
   if (s) {
     hsu_free(s->pts);
     hsu_free(s->pool);
+    hsu_free(s->idx);
     hsu_free(s->prev);
     hsu_free(s->vstar);
+    hsu_free(s->A);
+    hsu_free(s->ufree);
     hsu_free(s->vOff);
     hsu_free(s);
   }
@@ -154,8 +166,11 @@ static double rowVelocity(const hsdWorld *w, const hsdJsContacts *s, const JsPoi
   double u = 0;
   for (int k = 0; k < P->nside; k++) {
     const hsdCharacter *c = &w->chars[P->ch[k]];
-    int nv = c->jsm->nv;
-    u += dotN(s->pool + P->off[k] + (size_t)r * nv, c->jsd->qvel, nv);
+    const double *J = s->pool + P->off[k] + (size_t)r * c->jsm->nv, *v = c->jsd->qvel;
+    const int *z = s->idx + P->zoff[k];
+    for (int t = 0; t < P->nz[k]; t++) {
+      u += J[z[t]] * v[z[t]];
+    }
   }
   return u;
 }
@@ -229,6 +244,7 @@ static void buildPoint(hsdWorld *w, hsdJsContacts *s, const hsdContact *hc, JsPo
     if (k == P->nside) {
       P->ch[k] = hc->ch[side];
       P->off[k] = *used;
+      P->zoff[k] = *used / 6;
       memset(s->pool + *used, 0, 6 * (size_t)nv * sizeof *s->pool);
       *used += 6 * (size_t)nv;
       P->nside++;
@@ -236,6 +252,17 @@ static void buildPoint(hsdWorld *w, hsdJsContacts *s, const hsdContact *hc, JsPo
     for (int r = 0; r < 3; r++) {
       jacobianRow(c->jsm, c->jsd, hc->link[side], hc->p, P->fr + 3 * r, side ? -1 : 1,
                   s->pool + P->off[k] + (size_t)r * nv);
+    }
+  }
+  for (int k = 0; k < P->nside; k++) {
+    int nv = w->chars[P->ch[k]].jsm->nv;
+    const double *J = s->pool + P->off[k];
+    int *z = s->idx + P->zoff[k];
+    P->nz[k] = 0;
+    for (int j = 0; j < nv; j++) {
+      if (J[j] != 0 || J[nv + j] != 0 || J[2 * nv + j] != 0) {
+        z[P->nz[k]++] = j;
+      }
     }
   }
   for (int r = 0; r < 3; r++) {
@@ -265,6 +292,7 @@ static int reserveStep(hsdWorld *w, hsdJsContacts *s, int n) {
     nvAll += w->chars[ci].jsm ? (size_t)w->chars[ci].jsm->nv : 0;
   }
   if (grow((void **)&s->pool, &s->capPool, pool, sizeof *s->pool) < 0 ||
+      grow((void **)&s->idx, &s->capIdx, pool / 6, sizeof *s->idx) < 0 ||
       growInt((void **)&s->pts, &s->capPts, n, sizeof *s->pts) < 0 ||
       growInt((void **)&s->prev, &s->capPrev, n, sizeof *s->prev) < 0 ||
       grow((void **)&s->vstar, &s->capV, nvAll, sizeof *s->vstar) < 0 ||
@@ -308,6 +336,108 @@ static void solve(hsdWorld *w, hsdJsContacts *s, int n) {
     s->change = maxNormal > 0 ? maxChange / maxNormal : 0;
     if (maxChange <= JS_TOL * maxNormal) {
       break;
+    }
+  }
+}
+
+// A = J M^-1 J^T over the n points' rows (entries of rows sharing a character) and the rows'
+// free velocities (at v*); 0 or -1 (out of memory: the caller solves row by row)
+static int formDense(hsdWorld *w, hsdJsContacts *s, int n) {
+  size_t nr = 3 * (size_t)n;
+  if (grow((void **)&s->A, &s->capA, nr * nr, sizeof *s->A) < 0 ||
+      grow((void **)&s->ufree, &s->capU, 2 * nr, sizeof *s->ufree) < 0) {
+    return -1;
+  }
+  memset(s->A, 0, nr * nr * sizeof *s->A);
+  for (int i = 0; i < n; i++) {
+    const JsPoint *P = &s->pts[i];
+    for (int a = 0; a < 3; a++) {
+      s->ufree[3 * i + a] = rowVelocity(w, s, P, a);
+    }
+    for (int j = i; j < n; j++) {
+      const JsPoint *Q = &s->pts[j];
+      for (int k = 0; k < P->nside; k++) {
+        for (int l = 0; l < Q->nside; l++) {
+          if (P->ch[k] != Q->ch[l]) {
+            continue;
+          }
+          int nv = w->chars[P->ch[k]].jsm->nv;
+          const int *z = s->idx + P->zoff[k];
+          for (int a = 0; a < 3; a++) {
+            const double *J = s->pool + P->off[k] + (size_t)a * nv;
+            for (int b = 0; b < 3; b++) {
+              const double *W = s->pool + Q->off[l] + (size_t)(3 + b) * nv;
+              double sum = 0;
+              for (int t = 0; t < P->nz[k]; t++) {
+                sum += J[z[t]] * W[z[t]];
+              }
+              s->A[(3 * (size_t)i + a) * nr + 3 * (size_t)j + b] += sum;
+            }
+          }
+        }
+      }
+      for (int a = 0; a < 3 && j > i; a++) {
+        for (int b = 0; b < 3; b++) {
+          s->A[(3 * (size_t)j + b) * nr + 3 * (size_t)i + a] =
+              s->A[(3 * (size_t)i + a) * nr + 3 * (size_t)j + b];
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+// projected Gauss-Seidel on the formed A (as solve, in contact space: a row's velocity is
+// ufree + A lambda), then v += W lambda once
+static void solveDense(hsdWorld *w, hsdJsContacts *s, int n) {
+  size_t nr = 3 * (size_t)n;
+  double *lam = s->ufree + nr;  // the impulses, flat (kept equal to the points' lam)
+  for (int i = 0; i < n; i++) {
+    memcpy(lam + 3 * i, s->pts[i].lam, sizeof s->pts[i].lam);
+  }
+  s->sweeps = 0;
+  s->change = 0;
+  for (int sweep = 0; sweep < JS_MAX_SWEEPS; sweep++) {
+    double maxChange = 0, maxNormal = 0;
+    for (int i = 0; i < n; i++) {
+      JsPoint *P = &s->pts[i];
+      const double *Ar = s->A + 3 * (size_t)i * nr;
+      if (P->inv[0] > 0) {
+        double u = s->ufree[3 * i];
+        for (size_t c = 0; c < nr; c++) {
+          u += Ar[c] * lam[c];
+        }
+        double l = fmax(0, P->lam[0] + (P->bias - u) * P->inv[0]);
+        maxChange = fmax(maxChange, fabs(l - P->lam[0]));
+        maxNormal = fmax(maxNormal, l);
+        P->lam[0] = lam[3 * i] = l;
+      }
+      double l[3] = {P->lam[0], P->lam[1], P->lam[2]};
+      for (int r = 1; r < 3; r++) {
+        if (P->inv[r] > 0) {
+          const double *Arr = Ar + (size_t)r * nr;
+          double u = s->ufree[3 * i + r];
+          for (size_t c = 0; c < nr; c++) {
+            u += Arr[c] * lam[c];
+          }
+          l[r] -= u * P->inv[r];
+        }
+      }
+      projectCone(l, P->mu);
+      for (int r = 1; r < 3; r++) {
+        maxChange = fmax(maxChange, fabs(l[r] - P->lam[r]));
+        P->lam[r] = lam[3 * i + r] = l[r];
+      }
+    }
+    s->sweeps = sweep + 1;
+    s->change = maxNormal > 0 ? maxChange / maxNormal : 0;
+    if (maxChange <= JS_TOL * maxNormal) {
+      break;
+    }
+  }
+  for (int i = 0; i < n; i++) {
+    for (int r = 0; r < 3; r++) {
+      applyRow(w, s, &s->pts[i], r, s->pts[i].lam[r]);
     }
   }
 }
@@ -358,11 +488,17 @@ void hsd_jsContacts(hsdWorld *w) {
     }
     P->lam[0] = fmax(0, P->lam[0]);
     projectCone(P->lam, P->mu);
-    for (int r = 0; r < 3; r++) {
-      applyRow(w, s, P, r, P->lam[r]);
-    }
   }
-  solve(w, s, n);
+  if (3 * n <= JS_DENSE && formDense(w, s, n) == 0) {
+    solveDense(w, s, n);
+  } else {
+    for (int i = 0; i < n; i++) {
+      for (int r = 0; r < 3; r++) {
+        applyRow(w, s, &s->pts[i], r, s->pts[i].lam[r]);
+      }
+    }
+    solve(w, s, n);
+  }
   // qacc corrected by the velocity change
   for (int ci = 0; ci < w->nchar; ci++) {
     hsdCharacter *c = &w->chars[ci];
