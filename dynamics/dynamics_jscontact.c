@@ -553,6 +553,7 @@ void hsd_jsContacts(hsdWorld *w) {
   }
   s->nprev = n;
   w->ncontact = n;
+  hsd_groupContacts(w);
 }
 
 void hsd_jsContactStats(const hsdWorld *w, int *sweeps, double *change) {

@@ -414,6 +414,9 @@ int hsd_islandIndex(dBodyID b);
 // copy contact joint feedback into the contact list after a step
 void hsd_readContactForces(hsdWorld *w);
 
+// w->groups from w->contacts: one group per run of points of one link pair (hsd_contactGroups)
+void hsd_groupContacts(hsdWorld *w);
+
 //---------------------------------- after the step (dynamics_finish.c) ------------------------
 
 // write character ch's state from the step: poses, joints, velocities, accelerations, torques;

@@ -61,6 +61,25 @@ static void testBoxResting(void) {
   CU_ASSERT_EQUAL(fewer, 0);
   CU_ASSERT(worst < 1e-6);
   CU_ASSERT(change < 1e-6);
+  // one group (the box and the floor) of its four points, as the servers report it
+  int ng, n;
+  const hsdContactGroup *g = hsd_contactGroups(w, &ng);
+  const hsdContact *c = hsd_contacts(w, &n);
+  CU_ASSERT_EQUAL(ng, 1);
+  CU_ASSERT(ng == 1 && g[0].first == 0 && g[0].count == n && g[0].link[0] == 0);
+  // the points stay where they were while nothing moves
+  double p0[16][3], moved = 0;
+  for (int k = 0; k < n && k < 16; k++) {
+    memcpy(p0[k], c[k].p, sizeof p0[k]);
+  }
+  dynSteps(w, 1);
+  c = hsd_contacts(w, &n);
+  for (int k = 0; k < n && k < 16; k++) {
+    for (int j = 0; j < 3; j++) {
+      moved = fmax(moved, fabs(c[k].p[j] - p0[k][j]));
+    }
+  }
+  CU_ASSERT(moved < 1e-12);
   double sink = 0.05 - hsd_state(w, 0)->rootP[2];  // within the allowed penetration
   CU_ASSERT(sink > 0 && sink <= 1e-4);
   HST_NEAR(hsd_state(w, 0)->rootP[0], 0.3, 1e-9);  // no creep
