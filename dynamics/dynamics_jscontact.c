@@ -21,8 +21,10 @@
 //    projected on the friction cone |lambda_t| <= mu lambda_n (a round cone, not a pyramid).
 //    Torsional friction comes from the patch's several points. Sweeps stop when no impulse
 //    changed by more than JS_TOL times the largest normal impulse (or after JS_MAX_SWEEPS;
-//    hsd_jsContactStats). The standing humanoid takes 22 sweeps a step on average (at most
-//    about 80), 568k instructions per hsd_step in all (its 24 solves of M for W: 106k).
+//    hsd_jsContactStats), island by island on the row-by-row path (solveIslands). The standing
+//    humanoid takes 24 sweeps a step on average (at most about 80), 568k instructions per
+//    hsd_step in all (its 24 solves of M for W: 106k); a settling 100-box pile (one island of
+//    1,100 rows) reaches the cap.
 //    Warm start: each point takes the impulse of the last step's point on the same link pair
 //    nearest to it in link[0]'s frame (within JS_MATCH), so a resting contact starts solved.
 //    Friction: staticFriction while the point's tangential speed (of v*) is below
@@ -44,7 +46,7 @@
 #define JS_MIN_LAYER 1e-4  // allowed penetration at least this [m]
 #define JS_TOL 1e-10       // a sweep changing no impulse by more than this x the largest normal
                            // impulse ends the solve
-#define JS_MAX_SWEEPS 500  // ... and at most this many sweeps
+#define JS_MAX_SWEEPS 100  // ... and at most this many sweeps
 #define JS_MATCH 2e-3      // warm start: a last step's point this near in link[0]'s frame [m]
 #define JS_DENSE 300       // up to this many rows, A = J M^-1 J^T is formed and PGS runs on it
 
@@ -78,6 +80,8 @@ struct hsdJsContacts {
   size_t capIdx;
   JsPrev *prev;
   int nprev, capPrev;
+  int *isl;       // islands: union-find, labels, the points' islands, their order, the starts
+  int capIsl;
   double *A;      // dense contact-space inverse inertia (rows x rows) when rows <= JS_DENSE
   size_t capA;
   double *ufree;  // the rows' relative velocities at v*, then (nr on) their impulses
@@ -124,6 +128,7 @@ void hsd_jsFreeContacts(hsdWorld *w) {
     hsu_free(s->prev);
     hsu_free(s->vstar);
     hsu_free(s->A);
+    hsu_free(s->isl);
     hsu_free(s->ufree);
     hsu_free(s->vOff);
     hsu_free(s);
@@ -300,20 +305,22 @@ static int reserveStep(hsdWorld *w, hsdJsContacts *s, int n) {
       growInt((void **)&s->pts, &s->capPts, n, sizeof *s->pts) < 0 ||
       growInt((void **)&s->prev, &s->capPrev, n, sizeof *s->prev) < 0 ||
       grow((void **)&s->vstar, &s->capV, nvAll, sizeof *s->vstar) < 0 ||
-      growInt((void **)&s->vOff, &s->capOff, w->nchar, sizeof *s->vOff) < 0) {
+      growInt((void **)&s->vOff, &s->capOff, w->nchar, sizeof *s->vOff) < 0 ||
+      growInt((void **)&s->isl, &s->capIsl, 2 * w->nchar + 3 * n + 1, sizeof *s->isl) < 0) {
     return -1;
   }
   return 0;
 }
 
-// projected Gauss-Seidel over the points until converged (JS_TOL) or JS_MAX_SWEEPS
-static void solve(hsdWorld *w, hsdJsContacts *s, int n) {
-  s->sweeps = 0;
-  s->change = 0;
+// projected Gauss-Seidel over the m points idx[] until converged (JS_TOL) or JS_MAX_SWEEPS;
+// the sweeps and the last relative change into the stats (the largest over the calls)
+static void solvePoints(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
+  int sweeps = 0;
+  double change = 0;
   for (int sweep = 0; sweep < JS_MAX_SWEEPS; sweep++) {
     double maxChange = 0, maxNormal = 0;
-    for (int i = 0; i < n; i++) {
-      JsPoint *P = &s->pts[i];
+    for (int t = 0; t < m; t++) {
+      JsPoint *P = &s->pts[idx[t]];
       if (P->inv[0] > 0) {
         double u = rowVelocity(w, s, P, 0);
         double l = fmax(0, P->lam[0] + (P->bias - u) * P->inv[0]), dl = l - P->lam[0];
@@ -336,11 +343,74 @@ static void solve(hsdWorld *w, hsdJsContacts *s, int n) {
         maxChange = fmax(maxChange, fabs(dl));
       }
     }
-    s->sweeps = sweep + 1;
-    s->change = maxNormal > 0 ? maxChange / maxNormal : 0;
+    sweeps = sweep + 1;
+    change = maxNormal > 0 ? maxChange / maxNormal : 0;
     if (maxChange <= JS_TOL * maxNormal) {
       break;
     }
+  }
+  s->sweeps = sweeps > s->sweeps ? sweeps : s->sweeps;
+  s->change = fmax(s->change, change);
+}
+
+static int findRoot(int *par, int x) {
+  while (par[x] != x) {
+    par[x] = par[par[x]];
+    x = par[x];
+  }
+  return x;
+}
+
+// the n points solved island by island (the characters linked through points; static ones
+// link nothing), each to its own convergence: a pile's resting boxes stop sweeping when they
+// are solved, whatever a sliding one still needs. Points in index order within an island,
+// islands in order of their first point: deterministic (buffers from reserveStep)
+static void solveIslands(hsdWorld *w, hsdJsContacts *s, int n) {
+  int *par = s->isl, *lab = par + w->nchar, *pointIsl = lab + w->nchar, *order = pointIsl + n;
+  int *start = order + n;
+  for (int c = 0; c < w->nchar; c++) {
+    par[c] = c;
+    lab[c] = -1;
+  }
+  for (int i = 0; i < n; i++) {
+    const JsPoint *P = &s->pts[i];
+    if (P->nside == 2) {
+      par[findRoot(par, P->ch[0])] = findRoot(par, P->ch[1]);
+    }
+  }
+  int nisl = 0;
+  for (int i = 0; i < n; i++) {
+    const JsPoint *P = &s->pts[i];
+    if (P->nside == 0) {
+      pointIsl[i] = -1;
+      continue;
+    }
+    int r = findRoot(par, P->ch[0]);
+    if (lab[r] < 0) {
+      lab[r] = nisl++;
+    }
+    pointIsl[i] = lab[r];
+  }
+  memset(start, 0, ((size_t)nisl + 1) * sizeof *start);
+  for (int i = 0; i < n; i++) {
+    if (pointIsl[i] >= 0) {
+      start[pointIsl[i] + 1]++;
+    }
+  }
+  for (int k = 0; k < nisl; k++) {
+    start[k + 1] += start[k];
+  }
+  int *fill = lab;  // (reused as the islands' fill cursors: nisl <= nchar)
+  memcpy(fill, start, (size_t)nisl * sizeof *fill);
+  for (int i = 0; i < n; i++) {
+    if (pointIsl[i] >= 0) {
+      order[fill[pointIsl[i]]++] = i;
+    }
+  }
+  s->sweeps = 0;
+  s->change = 0;
+  for (int k = 0; k < nisl; k++) {
+    solvePoints(w, s, order + start[k], start[k + 1] - start[k]);
   }
 }
 
@@ -501,7 +571,7 @@ void hsd_jsContacts(hsdWorld *w) {
         applyRow(w, s, &s->pts[i], r, s->pts[i].lam[r]);
       }
     }
-    solve(w, s, n);
+    solveIslands(w, s, n);
   }
   // qacc corrected by the velocity change
   for (int ci = 0; ci < w->nchar; ci++) {
