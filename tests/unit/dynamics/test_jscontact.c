@@ -149,6 +149,52 @@ static void testBoxOnBox(void) {
   hsm_freeBody(floor);
 }
 
+// a position-given box moving at 0.5 m/s pushes a free box along the floor (friction 0.3): the
+// given root's dofs take no impulse (their rows' M^-1 J^T is zero), its prescribed velocity
+// enters the contact's relative velocity, so the pushed box moves at the pusher's speed (1e-6:
+// the pusher's rows hold it exactly, friction with the floor is pushed through), 0.2 m ahead
+// of it less at most the allowed penetration, and the pusher is exactly where commanded
+static void testKinematicPusher(void) {
+  hsBody *box = dynBox("jsc_pushed.wrl", 1, 0.2, 0.2, 0.2, 0, 0, 0, NULL);
+  hsBody *pusher = dynBox("jsc_pusher.wrl", 5, 0.2, 0.4, 0.2, 0, 0, 0, NULL);
+  hsBody *floor = dynLoadSample("floor/floor.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(box);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(pusher);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(floor);
+  hsdOptions opt;
+  hsd_defaultOptions(&opt);
+  opt.engine = hsENGINE_JOINT_SPACE;
+  hsdWorld *w = dynWorld(&opt);
+  hsd_addCharacter(w, "box", box, NULL);
+  hsd_addCharacter(w, "pusher", pusher, NULL);
+  hsd_addCharacter(w, "floor", floor, NULL);
+  hsdSurface s = {0.3, 0.3, 0, 0.01};
+  hsd_addContactPair(w, 0, -1, 2, -1, &s, NULL);
+  hsd_addContactPair(w, 1, -1, 0, -1, &s, NULL);
+  dynPlace(w, 0, 0.2, 0, 0.1, NULL);
+  dynPlace(w, 1, 0, 0, 0.11, NULL);  // touching the box's -x face, just above the floor
+  hsd_setPositionGiven(w, 1, 0, 1, NULL);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  for (int i = 1; i <= 1000; i++) {
+    double p[3] = {0.5 * i * 0.001, 0, 0.11};
+    hsd_setLinkPose(w, 1, 0, p, I, NULL);
+    dynSteps(w, 1);
+  }
+  const hsBodyState *pb = hsd_state(w, 1), *bb = hsd_state(w, 0);
+  HST_NEAR(pb->rootP[0], 0.5, 1e-12);
+  double v = hsd_linkMotion(w, 0, 0)->v[0], gap = bb->rootP[0] - pb->rootP[0];
+  HST_NEAR(v, 0.5, 1e-6);
+  CU_ASSERT(gap <= 0.2 && gap >= 0.2 - 1e-4 - 1e-9);
+  if (fabs(v - 0.5) > 1e-6) {
+    fprintf(stderr, "\n  pushed box at %.9f m/s, %.6f m ahead\n", v, gap);
+  }
+  hsd_freeWorld(w);
+  hsm_freeBody(box);
+  hsm_freeBody(pusher);
+  hsm_freeBody(floor);
+}
+
 // the yaw angle of character 0's root
 static double yaw(const hsdWorld *w) {
   const double *R = hsd_state(w, 0)->rootR;
@@ -402,6 +448,7 @@ void register_jscontact(void) {
   CU_pSuite s = hst_addSuite("dynamics_jscontact");
   CU_add_test(s, "box resting: sum = m g, steady, four corners", testBoxResting);
   CU_add_test(s, "box on box: both faces at four corners, forces", testBoxOnBox);
+  CU_add_test(s, "a position-given box pushes a free box", testKinematicPusher);
   CU_add_test(s, "box: torsional friction below and above capacity", testTorsionalFriction);
   CU_add_test(s, "box sliding stops after v^2 / (2 mu g)", testBoxSlidingStops);
   CU_add_test(s, "humanoid standing in torque mode: smooth ankle forces",
