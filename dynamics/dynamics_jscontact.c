@@ -5,7 +5,10 @@
 // the factors of M in its data) and its hsd_jsIntegrate, hsd_jsContacts
 // 1. asks dynamics_geom.c for the contact points of the registered pairs at the step's start
 //    poses (collision/'s manifolds: a face on a face keeps the corners and clipped edges of
-//    its patch, up to opt.maxContactsPerPair points a link pair; 4 by default);
+//    its patch, up to opt.maxContactsPerPair points a link pair; 4 by default), with the
+//    clipped points up to hsdJS_CONTACT_MARGIN apart (hsc_contactsMargin) as gaps, so that a
+//    slightly tilted sole still has its four corners (a gap's row lets it close, no more:
+//    its bias is depth / dt < 0); gaps that carried nothing are left out of w->contacts;
 // 2. gives each point three rows, the normal n (from link[1] towards link[0]) and two tangents,
 //    with their Jacobian rows J over the dofs of the one or two characters it touches (for a
 //    point p on link k: J_j = cdof_j . [(p - c) x d; d] for each dof j from k to the root) and
@@ -552,10 +555,10 @@ void hsd_jsContacts(hsdWorld *w) {
     const hsdSurface *sf = &w->pairs[hc->pair].surface;
     P->mu = sqrt(ut1 * ut1 + ut2 * ut2) < w->opt.stickVelocity ? sf->staticFriction
                                                                 : sf->slipFriction;
-    P->bias = hc->depth > layer
-                  ? fmin(w->opt.contactErp * (hc->depth - layer) / dt,
-                         w->opt.contactMaxCorrectingVel)
-                  : 0;
+    P->bias = hc->depth > layer ? fmin(w->opt.contactErp * (hc->depth - layer) / dt,
+                                       w->opt.contactMaxCorrectingVel)
+              : hc->depth < 0 ? hc->depth / dt  // a gap: it may close within the step
+                              : 0;
     const double *imp = warmImpulse(w, s, hc);
     for (int r = 0; r < 3; r++) {
       P->lam[r] = imp && P->inv[r] > 0 ? hsu_dot(imp, P->fr + 3 * r) : 0;
@@ -622,7 +625,15 @@ void hsd_jsContacts(hsdWorld *w) {
     memcpy(q->imp, imp, sizeof imp);
   }
   s->nprev = n;
-  w->ncontact = n;
+  // the list keeps the points that touch or push: a gap that carried nothing is not a contact
+  int kept = 0;
+  for (int i = 0; i < n; i++) {
+    const hsdContact *hc = &w->contacts[i];
+    if (hc->depth >= 0 || hc->force[0] != 0 || hc->force[1] != 0 || hc->force[2] != 0) {
+      w->contacts[kept++] = *hc;
+    }
+  }
+  w->ncontact = kept;
   hsd_groupContacts(w);
 }
 

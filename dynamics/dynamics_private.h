@@ -447,6 +447,10 @@ void hsd_jsPrepare(hsdWorld *w, int ci);
 // shapes without a body at theirs), nothing else reset (dynamics_prepare.c)
 void hsd_placeBodies(hsdWorld *w, int ci);
 
+// the joint-space engine's contact points include a touching face's clipped points up to this
+// far from the other face (negative depth: a gap the solver lets close, no more) [m]
+#define hsdJS_CONTACT_MARGIN 2e-3
+
 // the joint-space step's contacts (dynamics_jscontact.c), between every character's
 // hsd_jsStepVelocity and its hsd_jsIntegrate: the contact points of the registered pairs at the
 // step's start poses, the impulses that keep them apart (friction cone, warm-started), each
