@@ -15,16 +15,19 @@
 //    W = M^-1 J^T by the engine's factorisation (hsd_jsSolveM: a solve, no inverse; a given
 //    dof does not move under an impulse);
 // 3. solves for the impulses by projected Gauss-Seidel (PGS) on the contact-space inverse
-//    inertia A = J M^-1 J^T. Up to JS_DENSE rows A is formed (rows^2 / 2 dot products over the
-//    Jacobian rows' nonzero dofs, the touched link's path to the root; 24 rows x 12 dofs for a
-//    humanoid's two soles) and a row's update costs one row of A; beyond, A is not formed: a
-//    row's update reads its relative velocity J v (over the path) and adds W dlambda to v (nv
-//    flops a side), memory linear in the points. Per point the normal row first
+//    inertia A = J M^-1 J^T, island by island (the characters linked through contacts; each
+//    island to its own convergence). For an island of at most JS_DENSE rows whose sweep over A
+//    costs no more than row by row (a robot's soles), A is formed (rows^2 / 2 dot products over
+//    the Jacobian rows' nonzero dofs, the touched link's path to the root; 24 rows x 12 dofs
+//    for a humanoid's two soles) and a row's update costs one row of A; otherwise (a pile of
+//    boxes) A is not formed: a row's update reads its relative velocity J v (over the path) and
+//    adds W dlambda to v (nv flops a side), memory linear in the points. Per point the normal
+//    row first
 //    (lambda_n >= 0, the normal velocity at least the bias), then the two tangents together,
 //    projected on the friction cone |lambda_t| <= mu lambda_n (a round cone, not a pyramid).
 //    Torsional friction comes from the patch's several points. Sweeps stop when no impulse
 //    changed by more than JS_TOL times the largest normal impulse (or after JS_MAX_SWEEPS;
-//    hsd_jsContactStats), island by island on the row-by-row path (solveIslands). The standing
+//    hsd_jsContactStats: the largest over the islands). The standing
 //    humanoid takes 24 sweeps a step on average (at most about 80), 568k instructions per
 //    hsd_step in all (its 24 solves of M for W: 106k); a settling 100-box pile (one island of
 //    1,100 rows) reaches the cap.
@@ -93,6 +96,8 @@ struct hsdJsContacts {
   size_t capV;
   int *vOff;
   int capOff;
+  double scale;     // the largest warm-start normal impulse of the step (every island's
+                    // tolerance is relative to it or to its own largest, whichever is larger)
   int sweeps;       // last solve: sweeps
   double change;    // ... its last sweep's largest impulse change over the largest normal one
 };
@@ -348,7 +353,7 @@ static void solvePoints(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
     }
     sweeps = sweep + 1;
     change = maxNormal > 0 ? maxChange / maxNormal : 0;
-    if (maxChange <= JS_TOL * maxNormal) {
+    if (maxChange <= JS_TOL * fmax(maxNormal, s->scale)) {
       break;
     }
   }
@@ -364,9 +369,137 @@ static int findRoot(int *par, int x) {
   return x;
 }
 
+// A = J M^-1 J^T over the m points idx[]'s rows (entries of rows sharing a character) and
+// the rows' free velocities (at v*); 0 or -1 (out of memory: the caller solves row by row)
+static int formDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
+  size_t nr = 3 * (size_t)m;
+  if (grow((void **)&s->A, &s->capA, nr * nr, sizeof *s->A) < 0 ||
+      grow((void **)&s->ufree, &s->capU, 2 * nr, sizeof *s->ufree) < 0) {
+    return -1;
+  }
+  memset(s->A, 0, nr * nr * sizeof *s->A);
+  for (int i = 0; i < m; i++) {
+    const JsPoint *P = &s->pts[idx[i]];
+    for (int a = 0; a < 3; a++) {
+      s->ufree[3 * i + a] = rowVelocity(w, s, P, a);
+    }
+    for (int j = i; j < m; j++) {
+      const JsPoint *Q = &s->pts[idx[j]];
+      for (int k = 0; k < P->nside; k++) {
+        for (int l = 0; l < Q->nside; l++) {
+          if (P->ch[k] != Q->ch[l]) {
+            continue;
+          }
+          int nv = w->chars[P->ch[k]].jsm->nv;
+          const int *z = s->idx + P->zoff[k];
+          for (int a = 0; a < 3; a++) {
+            const double *J = s->pool + P->off[k] + (size_t)a * nv;
+            for (int b = 0; b < 3; b++) {
+              const double *W = s->pool + Q->off[l] + (size_t)(3 + b) * nv;
+              double sum = 0;
+              for (int t = 0; t < P->nz[k]; t++) {
+                sum += J[z[t]] * W[z[t]];
+              }
+              s->A[(3 * (size_t)i + a) * nr + 3 * (size_t)j + b] += sum;
+            }
+          }
+        }
+      }
+      for (int a = 0; a < 3 && j > i; a++) {
+        for (int b = 0; b < 3; b++) {
+          s->A[(3 * (size_t)j + b) * nr + 3 * (size_t)i + a] =
+              s->A[(3 * (size_t)i + a) * nr + 3 * (size_t)j + b];
+        }
+      }
+    }
+  }
+  return 0;
+}
+
+// projected Gauss-Seidel on the formed A (as solvePoints, in contact space: a row's velocity
+// is ufree + A lambda), then v += W lambda once
+static void solveDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
+  size_t nr = 3 * (size_t)m;
+  double *lam = s->ufree + nr;  // the impulses, flat (kept equal to the points' lam)
+  for (int i = 0; i < m; i++) {
+    memcpy(lam + 3 * i, s->pts[idx[i]].lam, sizeof s->pts[idx[i]].lam);
+  }
+  int sweeps = 0;
+  double change = 0;
+  for (int sweep = 0; sweep < JS_MAX_SWEEPS; sweep++) {
+    double maxChange = 0, maxNormal = 0;
+    for (int i = 0; i < m; i++) {
+      JsPoint *P = &s->pts[idx[i]];
+      const double *Ar = s->A + 3 * (size_t)i * nr;
+      if (P->inv[0] > 0) {
+        double u = s->ufree[3 * i];
+        for (size_t c = 0; c < nr; c++) {
+          u += Ar[c] * lam[c];
+        }
+        double l = fmax(0, P->lam[0] + (P->bias - u) * P->inv[0]);
+        maxChange = fmax(maxChange, fabs(l - P->lam[0]));
+        maxNormal = fmax(maxNormal, l);
+        P->lam[0] = lam[3 * i] = l;
+      }
+      double l[3] = {P->lam[0], P->lam[1], P->lam[2]};
+      for (int r = 1; r < 3; r++) {
+        if (P->inv[r] > 0) {
+          const double *Arr = Ar + (size_t)r * nr;
+          double u = s->ufree[3 * i + r];
+          for (size_t c = 0; c < nr; c++) {
+            u += Arr[c] * lam[c];
+          }
+          l[r] -= u * P->inv[r];
+        }
+      }
+      projectCone(l, P->mu);
+      for (int r = 1; r < 3; r++) {
+        maxChange = fmax(maxChange, fabs(l[r] - P->lam[r]));
+        P->lam[r] = lam[3 * i + r] = l[r];
+      }
+    }
+    sweeps = sweep + 1;
+    change = maxNormal > 0 ? maxChange / maxNormal : 0;
+    if (maxChange <= JS_TOL * fmax(maxNormal, s->scale)) {
+      break;
+    }
+  }
+  s->sweeps = sweeps > s->sweeps ? sweeps : s->sweeps;
+  s->change = fmax(s->change, change);
+  for (int i = 0; i < m; i++) {
+    for (int r = 0; r < 3; r++) {
+      applyRow(w, s, &s->pts[idx[i]], r, s->pts[idx[i]].lam[r]);
+    }
+  }
+}
+
+// the points of one island solved: on A when it has at most JS_DENSE rows and a sweep over A
+// (rows^2) costs no more than one row by row (each row: its Jacobian's nonzero dofs plus nv, a
+// side): a robot's soles, whose rows all couple through its tree; else row by row, as for a
+// pile of boxes, whose A is mostly zeros (the warm start applied to v first)
+static void solveIsland(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
+  long rowCost = 0, nr = 3 * (long)m;
+  for (int i = 0; i < m; i++) {
+    const JsPoint *P = &s->pts[idx[i]];
+    for (int k = 0; k < P->nside; k++) {
+      rowCost += 3 * (long)(P->nz[k] + w->chars[P->ch[k]].jsm->nv);
+    }
+  }
+  if (nr <= JS_DENSE && nr * nr <= rowCost && formDense(w, s, idx, m) == 0) {
+    solveDense(w, s, idx, m);
+    return;
+  }
+  for (int i = 0; i < m; i++) {
+    for (int r = 0; r < 3; r++) {
+      applyRow(w, s, &s->pts[idx[i]], r, s->pts[idx[i]].lam[r]);
+    }
+  }
+  solvePoints(w, s, idx, m);
+}
+
 // the n points solved island by island (the characters linked through points; static ones
-// link nothing), each to its own convergence: a pile's resting boxes stop sweeping when they
-// are solved, whatever a sliding one still needs. Points in index order within an island,
+// link nothing), each to its own convergence and on its own A: sixteen humanoids cost sixteen
+// times one, and a pile's resting boxes stop sweeping when they are solved. Points in index order within an island,
 // islands in order of their first point: deterministic (buffers from reserveStep)
 static void solveIslands(hsdWorld *w, hsdJsContacts *s, int n) {
   int *par = s->isl, *lab = par + w->nchar, *pointIsl = lab + w->nchar, *order = pointIsl + n;
@@ -412,110 +545,12 @@ static void solveIslands(hsdWorld *w, hsdJsContacts *s, int n) {
   }
   s->sweeps = 0;
   s->change = 0;
+  s->scale = 0;
+  for (int i = 0; i < n; i++) {
+    s->scale = fmax(s->scale, s->pts[i].lam[0]);
+  }
   for (int k = 0; k < nisl; k++) {
-    solvePoints(w, s, order + start[k], start[k + 1] - start[k]);
-  }
-}
-
-// A = J M^-1 J^T over the n points' rows (entries of rows sharing a character) and the rows'
-// free velocities (at v*); 0 or -1 (out of memory: the caller solves row by row)
-static int formDense(hsdWorld *w, hsdJsContacts *s, int n) {
-  size_t nr = 3 * (size_t)n;
-  if (grow((void **)&s->A, &s->capA, nr * nr, sizeof *s->A) < 0 ||
-      grow((void **)&s->ufree, &s->capU, 2 * nr, sizeof *s->ufree) < 0) {
-    return -1;
-  }
-  memset(s->A, 0, nr * nr * sizeof *s->A);
-  for (int i = 0; i < n; i++) {
-    const JsPoint *P = &s->pts[i];
-    for (int a = 0; a < 3; a++) {
-      s->ufree[3 * i + a] = rowVelocity(w, s, P, a);
-    }
-    for (int j = i; j < n; j++) {
-      const JsPoint *Q = &s->pts[j];
-      for (int k = 0; k < P->nside; k++) {
-        for (int l = 0; l < Q->nside; l++) {
-          if (P->ch[k] != Q->ch[l]) {
-            continue;
-          }
-          int nv = w->chars[P->ch[k]].jsm->nv;
-          const int *z = s->idx + P->zoff[k];
-          for (int a = 0; a < 3; a++) {
-            const double *J = s->pool + P->off[k] + (size_t)a * nv;
-            for (int b = 0; b < 3; b++) {
-              const double *W = s->pool + Q->off[l] + (size_t)(3 + b) * nv;
-              double sum = 0;
-              for (int t = 0; t < P->nz[k]; t++) {
-                sum += J[z[t]] * W[z[t]];
-              }
-              s->A[(3 * (size_t)i + a) * nr + 3 * (size_t)j + b] += sum;
-            }
-          }
-        }
-      }
-      for (int a = 0; a < 3 && j > i; a++) {
-        for (int b = 0; b < 3; b++) {
-          s->A[(3 * (size_t)j + b) * nr + 3 * (size_t)i + a] =
-              s->A[(3 * (size_t)i + a) * nr + 3 * (size_t)j + b];
-        }
-      }
-    }
-  }
-  return 0;
-}
-
-// projected Gauss-Seidel on the formed A (as solve, in contact space: a row's velocity is
-// ufree + A lambda), then v += W lambda once
-static void solveDense(hsdWorld *w, hsdJsContacts *s, int n) {
-  size_t nr = 3 * (size_t)n;
-  double *lam = s->ufree + nr;  // the impulses, flat (kept equal to the points' lam)
-  for (int i = 0; i < n; i++) {
-    memcpy(lam + 3 * i, s->pts[i].lam, sizeof s->pts[i].lam);
-  }
-  s->sweeps = 0;
-  s->change = 0;
-  for (int sweep = 0; sweep < JS_MAX_SWEEPS; sweep++) {
-    double maxChange = 0, maxNormal = 0;
-    for (int i = 0; i < n; i++) {
-      JsPoint *P = &s->pts[i];
-      const double *Ar = s->A + 3 * (size_t)i * nr;
-      if (P->inv[0] > 0) {
-        double u = s->ufree[3 * i];
-        for (size_t c = 0; c < nr; c++) {
-          u += Ar[c] * lam[c];
-        }
-        double l = fmax(0, P->lam[0] + (P->bias - u) * P->inv[0]);
-        maxChange = fmax(maxChange, fabs(l - P->lam[0]));
-        maxNormal = fmax(maxNormal, l);
-        P->lam[0] = lam[3 * i] = l;
-      }
-      double l[3] = {P->lam[0], P->lam[1], P->lam[2]};
-      for (int r = 1; r < 3; r++) {
-        if (P->inv[r] > 0) {
-          const double *Arr = Ar + (size_t)r * nr;
-          double u = s->ufree[3 * i + r];
-          for (size_t c = 0; c < nr; c++) {
-            u += Arr[c] * lam[c];
-          }
-          l[r] -= u * P->inv[r];
-        }
-      }
-      projectCone(l, P->mu);
-      for (int r = 1; r < 3; r++) {
-        maxChange = fmax(maxChange, fabs(l[r] - P->lam[r]));
-        P->lam[r] = lam[3 * i + r] = l[r];
-      }
-    }
-    s->sweeps = sweep + 1;
-    s->change = maxNormal > 0 ? maxChange / maxNormal : 0;
-    if (maxChange <= JS_TOL * maxNormal) {
-      break;
-    }
-  }
-  for (int i = 0; i < n; i++) {
-    for (int r = 0; r < 3; r++) {
-      applyRow(w, s, &s->pts[i], r, s->pts[i].lam[r]);
-    }
+    solveIsland(w, s, order + start[k], start[k + 1] - start[k]);
   }
 }
 
@@ -566,16 +601,7 @@ void hsd_jsContacts(hsdWorld *w) {
     P->lam[0] = fmax(0, P->lam[0]);
     projectCone(P->lam, P->mu);
   }
-  if (3 * n <= JS_DENSE && formDense(w, s, n) == 0) {
-    solveDense(w, s, n);
-  } else {
-    for (int i = 0; i < n; i++) {
-      for (int r = 0; r < 3; r++) {
-        applyRow(w, s, &s->pts[i], r, s->pts[i].lam[r]);
-      }
-    }
-    solveIslands(w, s, n);
-  }
+  solveIslands(w, s, n);
   // qacc corrected by the velocity change
   for (int ci = 0; ci < w->nchar; ci++) {
     hsdCharacter *c = &w->chars[ci];
