@@ -497,9 +497,10 @@ static void solveIsland(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
 }
 
 // the n points solved island by island (the characters linked through points; static ones
-// link nothing), each to its own convergence and on its own A: sixteen humanoids cost sixteen
-// times one, and a pile's resting boxes stop sweeping when they are solved. Points in index order within an island,
-// islands in order of their first point: deterministic (buffers from reserveStep)
+// link nothing), each to its own convergence (solveIsland): sixteen humanoids cost sixteen
+// times one, and a resting group stops sweeping when it is solved. Points in index order
+// within an island, islands in order of their first point: deterministic (buffers from
+// reserveStep)
 static void solveIslands(hsdWorld *w, hsdJsContacts *s, int n) {
   int *par = s->isl, *lab = par + w->nchar, *pointIsl = lab + w->nchar, *order = pointIsl + n;
   int *start = order + n;
