@@ -2,8 +2,9 @@
 // three scenes, so that two builds (e.g. collision/'s contacts against the ODE colliders of an
 // older build) can be compared side by side by bench/bench_contacts.py.
 //
-//   hrpsim-bench-contacts SCENE SECONDS FLOOR HUMANOID
+//   hrpsim-bench-contacts SCENE SECONDS FLOOR HUMANOID [ENGINE]
 //
+// ENGINE "js" steps the joint-space engine (hsENGINE_JOINT_SPACE), else ODE (the default).
 // SCENE "humanoid": the sample humanoid at its initial pose on FLOOR, every joint high gain at
 // 0, one pair floor/robot. "pile": 100 boxes (0.1 m, 1 kg) dropped in a 5 x 5 x 4 grid, pairs
 // floor/box and box/box for all. "meshes": 16 closed hexagonal prisms given as face sets
@@ -102,8 +103,8 @@ static void prismGeometry(char *out, size_t size, double r, double h) {
 }
 
 int main(int argc, char **argv) {
-  if (argc != 5) {
-    fprintf(stderr, "usage: %s humanoid|pile|meshes SECONDS FLOOR HUMANOID\n", argv[0]);
+  if (argc != 5 && argc != 6) {
+    fprintf(stderr, "usage: %s humanoid|pile|meshes SECONDS FLOOR HUMANOID [js]\n", argv[0]);
     return 1;
   }
   const char *scene = argv[1];
@@ -119,7 +120,12 @@ int main(int argc, char **argv) {
   if (!floor) {
     check(-1, &err);
   }
-  hsdWorld *w = hsd_makeWorld(NULL, &err);
+  hsdOptions opt;
+  hsd_defaultOptions(&opt);
+  if (argc == 6 && strcmp(argv[5], "js") == 0) {
+    opt.engine = hsENGINE_JOINT_SPACE;
+  }
+  hsdWorld *w = hsd_makeWorld(&opt, &err);
   if (!w) {
     check(-1, &err);
   }

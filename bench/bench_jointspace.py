@@ -33,9 +33,9 @@ def timing(calls: int, rounds: int) -> dict:
 
 def instructions(function: str, calls: int) -> float:
     """Instructions per call of function: callgrind collecting inside it only. Beyond calls,
-    the bench's drift figures call hsd_jsForward 4 more times and hsd_jsStep 11,000 times, and
-    its world rows (calls / 10 steps, at least 100, twice) hsd_jsStep again."""
-    extra = {"hsd_jsForward": 4, "hsd_jsStep": 11000 + 2 * max(calls // 10, 100)}[function]
+    the bench's drift figures call hsd_jsForward 4 more times and hsd_jsStep 11,000 times (its
+    world rows step through hsd_jsStepVelocity and hsd_jsIntegrate, not hsd_jsStep)."""
+    extra = {"hsd_jsForward": 4, "hsd_jsStep": 11000}[function]
     with tempfile.TemporaryDirectory() as tmp:
         out = os.path.join(tmp, "cg.out")
         subprocess.run(["valgrind", "--tool=callgrind", "--callgrind-out-file=" + out,

@@ -21,9 +21,11 @@
 // cases: "world" (dWorldStep),
 // "quick-N" (QuickStep, N iterations), "chain-N" (the defaults with hsdOptions.chainIterations
 // N; "chain-50" is the stepping before chainIterations existed); "auto" (default) keeps the
-// defaults. Over the second half of each round (outside the timing) it also notes the largest
-// distance between a hinge's two anchors and the range of the ankle force sensors' total Fz
-// over the robot's weight (0.9526 when standing still). A JSON line per case follows the table.
+// defaults; "js" steps the joint-space engine (hsENGINE_JOINT_SPACE) instead of ODE. Over the
+// second half of each round (outside the timing) it also notes the largest distance between a
+// hinge's two anchors, the range of the ankle force sensors' total Fz over the robot's weight
+// (0.9526 when standing still) and the standard deviation of its step-to-step change [N]. A
+// JSON line per case follows the table.
 //
 // --pd-loop: the Python PD loop's reference in C (bench/bench_pd_loop.py runs it beside the
 // same loop in Python and prints the ratio), written the way a Python loop on the local back
@@ -62,7 +64,9 @@ static const struct {
 };
 
 typedef struct Result {
-  double stepsPerS, driftMm, qErr, gapMax, fzLo, fzHi;
+  double stepsPerS, driftMm, qErr, gapMax, fzLo, fzHi, fzStepSd;
+  double sweepsMean;  // joint-space engine: contact solver sweeps per step (second half)
+  int sweepsMax;
   long quickSteps;
   hsdStepStats stats;
 } Result;
@@ -119,7 +123,10 @@ static void run(const char *robotPath, const char *floorPath, int torque, long s
   r->gapMax = 0;
   r->fzLo = INFINITY;
   r->fzHi = -INFINITY;
-  double tIn = 0, t0 = now();
+  r->sweepsMean = 0;
+  r->sweepsMax = 0;
+  double tIn = 0, t0 = now(), fzPrev = 0, dSum = 0, dSum2 = 0;
+  long nd = 0;
   for (long i = 0; i < steps; i++) {
     if (torque) {
       for (int k = 1; k < n; k++) {
@@ -141,13 +148,27 @@ static void run(const char *robotPath, const char *floorPath, int torque, long s
       double fz = (hs_reading(sim, ch, fs[0], &m)[2] + hs_reading(sim, ch, fs[1], &m)[2]) / mg;
       r->fzLo = fmin(r->fzLo, fz);
       r->fzHi = fmax(r->fzHi, fz);
+      if (i > steps / 2) {
+        double dz = (fz - fzPrev) * mg;  // the step-to-step change [N]
+        dSum += dz;
+        dSum2 += dz * dz;
+        nd++;
+      }
+      fzPrev = fz;
       hsdStepStats ss;
       hsd_stepStats(sim->world, &ss);
       r->gapMax = fmax(r->gapMax, ss.jointGap);
+      int sweeps;
+      double change;
+      hsd_jsContactStats(sim->world, &sweeps, &change);
+      r->sweepsMean += sweeps / (double)(steps - steps / 2);
+      r->sweepsMax = sweeps > r->sweepsMax ? sweeps : r->sweepsMax;
       tIn += now() - t1;
     }
   }
   r->stepsPerS = steps / (now() - t0 - tIn);
+  double dMean = nd ? dSum / nd : 0;
+  r->fzStepSd = nd ? sqrt(fmax(0, dSum2 / nd - dMean * dMean)) : 0;
   double d[3] = {rootP[0] - pose[0], rootP[1] - pose[1], rootP[2] - pose[2]};
   r->driftMm = 1e3 * sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
   r->qErr = 0;
@@ -252,7 +273,7 @@ int main(int argc, char **argv) {
   if (steps < 1 || rounds < 1 || rounds > 100) {
     fprintf(stderr,
             "usage: %s [SAMPLES_DIR] [STEPS] [ROUNDS 1-100] [torque|highgain|both] "
-            "[auto|world|quick-N|chain-N]\n",
+            "[auto|world|quick-N|chain-N|js]\n",
             argv[0]);
     return 1;
   }
@@ -268,6 +289,8 @@ int main(int argc, char **argv) {
     opt.quickIterations = atoi(stepper + 6);
   } else if (strncmp(stepper, "chain-", 6) == 0) {
     opt.chainIterations = atoi(stepper + 6);
+  } else if (strcmp(stepper, "js") == 0) {
+    opt.engine = hsENGINE_JOINT_SPACE;
   }
   char robot[1024], floor[1024];
   snprintf(robot, sizeof robot, "%s/humanoid/humanoid.wrl", dir);
@@ -312,11 +335,12 @@ int main(int argc, char **argv) {
     }
     const Result *r = rs[c];
     printf("%s: drift %.4f mm, max |q - q_ref| %.2e rad, joint gap <= %.2e m, ankle Fz/mg "
-           "%.4f..%.4f (second half), QuickStep steps %ld of %ld, last step: "
-           "%d ODE bodies moving, %d constraint rows in its largest island (%d contact "
-           "joints)\n",
-           names[c], r->driftMm, r->qErr, r->gapMax, r->fzLo, r->fzHi, r->quickSteps, steps,
-           r->stats.bodies, r->stats.rows, r->stats.contactJoints);
+           "%.4f..%.4f (second half; step-to-step sd %.3g N), QuickStep steps %ld of %ld, "
+           "last step: %d ODE bodies moving, %d constraint rows in its largest island (%d "
+           "contact joints); joint-space contact sweeps %.1f mean, %d max\n",
+           names[c], r->driftMm, r->qErr, r->gapMax, r->fzLo, r->fzHi, r->fzStepSd,
+           r->quickSteps, steps, r->stats.bodies, r->stats.rows, r->stats.contactJoints,
+           r->sweepsMean, r->sweepsMax);
   }
   for (int c = 0; c < 2; c++) {
     if (!(c == 0 ? doT : doH)) {
@@ -324,9 +348,11 @@ int main(int argc, char **argv) {
     }
     printf("{\"case\": \"%s\", \"steps\": %ld, \"rounds\": %d, \"min\": %.0f, \"median\": %.0f, "
            "\"max\": %.0f, \"ratio_median\": %.3f, \"drift_mm\": %.5f, \"q_err_rad\": %.3e, "
-           "\"joint_gap_m\": %.3e, \"fz_lo\": %.5f, \"fz_hi\": %.5f, \"rows\": %d}\n",
+           "\"joint_gap_m\": %.3e, \"fz_lo\": %.5f, \"fz_hi\": %.5f, \"fz_step_sd_n\": %.4g, "
+           "\"rows\": %d}\n",
            names[c], steps, rounds, ss[c][0], ss[c][1], ss[c][2], sR[1], rs[c]->driftMm,
-           rs[c]->qErr, rs[c]->gapMax, rs[c]->fzLo, rs[c]->fzHi, rs[c]->stats.rows);
+           rs[c]->qErr, rs[c]->gapMax, rs[c]->fzLo, rs[c]->fzHi, rs[c]->fzStepSd,
+           rs[c]->stats.rows);
   }
   return 0;
 }

@@ -104,7 +104,16 @@ def in_process(t, steps, rounds):
     t.base = res["highgain"]["max"]
     t.add("in process (core)", "humanoid, high gain", res["highgain"]["max"])
     t.add("in process (core)", "humanoid, torque mode, PD loop in C", res["torque"]["max"],
-          "torque/high gain %.3f (same rounds)" % res["torque"]["ratio_median"])
+          "torque/high gain %.3f (same rounds); ankle Fz step sd %.3g N"
+          % (res["torque"]["ratio_median"], res["torque"]["fz_step_sd_n"]))
+    # the same on the joint-space engine (hsENGINE_JOINT_SPACE: not yet the default)
+    out = subprocess.run([str(bench_dynamics.bin_path("hrpsim-bench-torque")),
+                          str(REPO / "samples/models"), str(steps), str(rounds), "both", "js"],
+                         check=True, capture_output=True, text=True).stdout
+    js = {r["case"]: r for r in (json.loads(x) for x in out.splitlines() if x.startswith("{"))}
+    t.add("in process (core)", "humanoid, high gain, joint-space engine", js["highgain"]["max"])
+    t.add("in process (core)", "humanoid, torque mode, PD loop in C, joint-space engine",
+          js["torque"]["max"], "ankle Fz step sd %.3g N" % js["torque"]["fz_step_sd_n"])
 
 
 def corba(t, client, naming, sched, steps, rounds):

@@ -205,6 +205,13 @@ int hsc_contacts(hscScene *scene, const hscPair *pairs, int npair, hscContact *o
 int hsc_intersections(hscScene *scene, const hscPair *pairs, int npair, int checkAll,
                       unsigned char *hit);
 
+// hsc_contacts, and where two faces touch (the clipped face-on-face manifold of two shapes that
+// overlap) also the clipped points up to margin [m] apart, with their negative depth (minus the
+// gap): a slightly tilted face keeps all its corners, the ones in the air as gaps. Depths of
+// other points are as hsc_contacts gives them. margin 0 is hsc_contacts.
+int hsc_contactsMargin(hscScene *scene, const hscPair *pairs, int npair, double margin,
+                       hscContact *out, int maxOut, int *pairCount);
+
 // minimum distance and closest points of each pair into out[i]. Primitives and closed convex
 // meshes are solids (penetration gives a negative distance); other meshes are surfaces.
 void hsc_distances(hscScene *scene, const hscPair *pairs, int npair, hscDistance *out);

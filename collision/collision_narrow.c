@@ -391,7 +391,7 @@ void hsc_manifold(const hscConvex *a, const hscConvex *b, const double n[3], dou
       double x[3], mid[3];
       v3sub(x, p0[i], ref->p[0]);
       double dq = -v3dot(x, ref->nrm);
-      if (dq >= 0) {
+      if (dq >= -buf->margin) {  // (margin 0: the touching and penetrating points only)
         v3mad(mid, p0[i], 0.5 * dq, ref->nrm);
         hsc_addCand(buf, mid, n, dq);
       }
@@ -969,7 +969,7 @@ double hsc_distanceGeoms(const hscPosed *a, const hscPosed *b, double bound, int
       n[2] = 1;
     }
     hscCand c[MAX_FEATURE * 2];
-    hscCandBuf buf = {c, 0, MAX_FEATURE * 2, 0, 8};
+    hscCandBuf buf = {c, 0, MAX_FEATURE * 2, 0, 8, 0};
     hsc_manifold(&ca, &cb, n, depth, &buf);
     v3copy(p, c[0].p);
   } else if (hsc_mpr(&ca, &cb, n, &depth, p) != 0) {

@@ -275,6 +275,7 @@ typedef struct hscCandBuf {
   int n, max;
   int overflow;  // candidates dropped
   int capPoints;
+  double margin;  // face clipping also keeps the points up to this far apart [m] (0: none)
 } hscCandBuf;
 
 // add a candidate (normal unit, from side 0 into side 1)

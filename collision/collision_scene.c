@@ -400,6 +400,11 @@ static int reduce(const hscCand *c, int n, int k, double cull, hscCand *kept, do
 
 int hsc_contacts(hscScene *s, const hscPair *pairs, int npair, hscContact *out, int maxOut,
                  int *pairCount) {
+  return hsc_contactsMargin(s, pairs, npair, 0, out, maxOut, pairCount);
+}
+
+int hsc_contactsMargin(hscScene *s, const hscPair *pairs, int npair, double margin,
+                       hscContact *out, int maxOut, int *pairCount) {
   int total = 0;
   long dropped = 0, overflow = 0;
   for (int i = 0; i < npair; i++) {
@@ -412,7 +417,7 @@ int hsc_contacts(hscScene *s, const hscPair *pairs, int npair, hscContact *out, 
     if (!na || !nb || !boxesOverlap(linkBox(s, p, 0), linkBox(s, p, 1), 0)) {
       continue;
     }
-    hscCandBuf buf = {s->cand, 0, s->opt.maxCandidates, 0, s->opt.capPoints};
+    hscCandBuf buf = {s->cand, 0, s->opt.maxCandidates, 0, s->opt.capPoints, margin};
     for (int a = 0; a < na; a++) {
       for (int b = 0; b < nb; b++) {
         if (geomBoxesOverlap(&ga[a], &gb[b], 0)) {
@@ -432,7 +437,7 @@ int hsc_contacts(hscScene *s, const hscPair *pairs, int npair, hscContact *out, 
       v3copy(c->p, s->kept[q].p);
       v3copy(c->n, s->kept[q].n);
       v3normalize(c->n);
-      c->depth = fmax(s->kept[q].depth, 0);
+      c->depth = margin > 0 ? s->kept[q].depth : fmax(s->kept[q].depth, 0);
       if (pairCount) {
         pairCount[i]++;
       }

@@ -96,10 +96,11 @@ typedef enum hstEngine {
                         // the step, hsd_setJointValue / Velocity / Acceleration as in the ODE
                         // engine, reached exactly; its torque by inverse dynamics), a
                         // position-given root likewise, rotor inertia always on the joint's
-                        // diagonal (OpenHRP's rule), external forces. No contacts and no closed
-                        // loops yet: hsd_init and hsd_step refuse a world with contact pairs or
-                        // extra joints, and joint limits (hsdOptions.jointLimits) and the
-                        // rotorInertia option (the link-inertia form) are ODE's only
+                        // diagonal (OpenHRP's rule), external forces, contacts in contact space
+                        // (dynamics_jscontact.c). No closed loops yet: hsd_init and hsd_step
+                        // refuse a world with extra joints, and joint limits
+                        // (hsdOptions.jointLimits) and the rotorInertia option (the
+                        // link-inertia form) are ODE's only
 } hstEngine;
 
 // tunables of a world; fill with hsd_defaultOptions, then change what you need
@@ -719,6 +720,21 @@ void hsd_jsInverse(const hsdJsModel *m, hsdJsData *d, const double *qacc, double
 // orientation by exp(dt w) on the left; link poses left at the step's start (call
 // hsd_jsPosition or hsm_forwardKinematics to see the new ones)
 void hsd_jsStep(const hsdJsModel *m, hsdJsData *d, double dt);
+
+// hsd_jsStep's first half: the three phases and qvel += dt qacc (the step's end velocity
+// before any contact impulse); the factors of M (+ dt B) stay in d->LD for hsd_jsSolveM
+void hsd_jsStepVelocity(const hsdJsModel *m, hsdJsData *d, double dt);
+
+// hsd_jsStep's second half: q, the root's pose, st->dq and st->ddq from qvel and qacc
+void hsd_jsIntegrate(const hsdJsModel *m, hsdJsData *d, double dt);
+
+// x = M^-1 x in place with the last hsd_jsAcceleration's factors (a solve, no inverse): over
+// the dofs that were not given; a given dof's entry comes back 0 (an impulse cannot move it)
+void hsd_jsSolveM(const hsdJsModel *m, const hsdJsData *d, double *x);
+
+// the joint-space engine's last contact solve in world w: its projected Gauss-Seidel sweeps
+// and its last sweep's largest impulse change over the largest normal impulse (0 0 before any)
+void hsd_jsContactStats(const hsdWorld *w, int *sweeps, double *change);
 
 // kinetic energy 1/2 qvel' M qvel (armature included) and potential energy -sum m g.x of the
 // state the last position phase saw, into e[0], e[1] [J] (after hsd_jsPosition)

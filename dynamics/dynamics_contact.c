@@ -246,7 +246,7 @@ void hsd_collide(hsdWorld *w) {
 
 // group the contacts by link pair: the generation loop writes each link pair's points in one
 // run, so a group is a run of equal (pair, characters, links)
-static void groupContacts(hsdWorld *w) {
+void hsd_groupContacts(hsdWorld *w) {
   w->ngroup = 0;
   for (int i = 0; i < w->ncontact; i++) {
     const hsdContact *c = &w->contacts[i];
@@ -265,7 +265,7 @@ static void groupContacts(hsdWorld *w) {
 }
 
 void hsd_readContactForces(hsdWorld *w) {
-  groupContacts(w);
+  hsd_groupContacts(w);
   for (int i = 0; i < w->ncontact; i++) {
     hsdContact *c = &w->contacts[i];
     if (!w->contactJoint[i]) {

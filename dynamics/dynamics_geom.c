@@ -565,7 +565,9 @@ int hsd_findContacts(hsdWorld *w, hsdContact *out, int max, int *dropped) {
       queryPair(w, (int)i, &nq);
     }
   }
-  int np = hsc_contacts(g->scene, g->qpairs, nq, g->points, g->npoints, g->qcount);
+  // (the joint-space engine also takes a face's clipped points within a margin, as gaps)
+  double margin = w->opt.engine == hsENGINE_JOINT_SPACE ? hsdJS_CONTACT_MARGIN : 0;
+  int np = hsc_contactsMargin(g->scene, g->qpairs, nq, margin, g->points, g->npoints, g->qcount);
   orderPoints(g->points, np);
   int n = 0;
   for (int i = 0; i < np && n < max; i++) {

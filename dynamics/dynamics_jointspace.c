@@ -450,10 +450,15 @@ static int factorLTDL(int nv, const int *parent, const unsigned char *given, dou
   return bad;
 }
 
-// solve (L^T D L) x = x in place over the dofs that are not given, with factorLTDL's factors
+// solve (L^T D L) x = x in place over the dofs that are not given, with factorLTDL's factors;
+// sparse: the first pass skips the zero entries (a contact's Jacobian row: one path to the
+// root), which changes no bit
 static void solveLTDL(int nv, const int *parent, const unsigned char *given, const double *LD,
-                      double *x) {
+                      double *x, int sparse) {
   for (int k = nv - 1; k >= 0; k--) {
+    if (sparse && x[k] == 0) {
+      continue;
+    }
     const double *rk = LD + (size_t)k * nv;
     for (int i = given[k] ? -1 : parent[k]; i >= 0; i = parent[i]) {
       x[i] -= rk[i] * x[k];
@@ -525,7 +530,7 @@ void hsd_jsAcceleration(const hsdJsModel *m, hsdJsData *d, double dtImplicit) {
     d->LD[(size_t)j * nv + j] += dtImplicit * m->damping[j];
   }
   d->badPivots = factorLTDL(nv, parent, d->given, d->LD);
-  solveLTDL(nv, parent, d->given, d->LD, d->qacc);
+  solveLTDL(nv, parent, d->given, d->LD, d->qacc, 0);
   if (ngiven > 0) {
     for (int j = 0; j < nv; j++) {
       if (d->given[j]) {
@@ -575,14 +580,33 @@ static void rotateRoot(double R[9], const double w[3], double dt) {
   hsu_mulMat(R, Rn, K);
 }
 
-void hsd_jsStep(const hsdJsModel *m, hsdJsData *d, double dt) {
+void hsd_jsSolveM(const hsdJsModel *m, const hsdJsData *d, double *x) {
+  int ngiven = 0;
+  for (int j = 0; j < m->nv; j++) {
+    if (d->given[j]) {
+      x[j] = 0;
+      ngiven++;
+    }
+  }
+  solveLTDL(m->nv, ngiven ? d->freeParent : m->dofParent, d->given, d->LD, x, 1);
+}
+
+void hsd_jsStepVelocity(const hsdJsModel *m, hsdJsData *d, double dt) {
   hsd_jsPosition(m, d);
   hsd_jsVelocity(m, d);
   hsd_jsAcceleration(m, d, m->damped ? dt : 0);
-  hsBodyState *st = d->st;
   for (int j = 0; j < m->nv; j++) {
     d->qvel[j] += dt * d->qacc[j];
   }
+}
+
+void hsd_jsStep(const hsdJsModel *m, hsdJsData *d, double dt) {
+  hsd_jsStepVelocity(m, d, dt);
+  hsd_jsIntegrate(m, d, dt);
+}
+
+void hsd_jsIntegrate(const hsdJsModel *m, hsdJsData *d, double dt) {
+  hsBodyState *st = d->st;
   if (m->nroot) {
     for (int k = 0; k < 3; k++) {
       st->rootP[k] += dt * d->qvel[k];

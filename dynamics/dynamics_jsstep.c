@@ -12,7 +12,9 @@
 //    (hsd_servoVelocity: a commanded value is reached exactly, a velocity (+ acceleration)
 //    command is followed, otherwise the joint holds); a position-given free root likewise
 //    reaches its commanded pose (or moves at its commanded velocity); external forces; gravity;
-// 3. one semi-implicit Euler step (hsd_jsStep), refused as a runaway when it leaves the bounds;
+// 3. the step's end velocity (hsd_jsStepVelocity); once every character has one, the contacts
+//    of the registered pairs correct them (hsd_jsContacts, dynamics_jscontact.c); then each
+//    character's positions (hsd_jsIntegrate), refused as a runaway when it leaves the bounds;
 // 4. the data back into the state: poses, q, dq, ddq, u (a high-gain joint's from inverse
 //    dynamics), link velocities from the root's and dq; ODE's bodies placed there
 //    (hsd_placeBodies) so that every geometric query sees the new poses;
@@ -26,12 +28,6 @@
 
 // what the joint-space engine cannot do yet, as an error naming it; 0 if nothing
 static int refuse(const hsdWorld *w, hsError *err) {
-  if (w->npair > 0) {
-    return HS_ERR(err, hsE_INVALID,
-                  "the joint-space engine solves no contacts yet (issue 27, part 2): this world "
-                  "has %d contact pair%s; use the ODE engine (hsENGINE_ODE) for contacts",
-                  w->npair, w->npair == 1 ? "" : "s");
-  }
   if (w->nloop > 0) {
     return HS_ERR(err, hsE_INVALID,
                   "the joint-space engine has no closed loops yet: extra joint %s; use the ODE "
@@ -47,6 +43,7 @@ static int refuse(const hsdWorld *w, hsError *err) {
 }
 
 void hsd_jsFreeWorld(hsdWorld *w) {
+  hsd_jsFreeContacts(w);
   for (int ci = 0; ci < w->nchar; ci++) {
     hsdCharacter *c = &w->chars[ci];
     hsd_freeJsData(c->jsd);
@@ -117,8 +114,9 @@ static int saneData(const hsdJsModel *m, const hsdJsData *d) {
   return 1;
 }
 
-// one joint-space step of character ci (not still)
-static void stepCharacter(hsdWorld *w, int ci) {
+// the first half of character ci's joint-space step (not still): its state and commands into
+// the data, the step's end velocity before contacts (hsd_jsStepVelocity)
+static void beginCharacter(hsdWorld *w, int ci) {
   hsdCharacter *c = &w->chars[ci];
   const hsBody *b = c->body;
   const hsdJsModel *m = c->jsm;
@@ -158,7 +156,19 @@ static void stepCharacter(hsdWorld *w, int ci) {
     d->qaccGiven[j] = servo ? (hsd_servoVelocity(w, c, k) - st->dq[k]) / dt : 0;
     d->qfrc[j] = servo ? 0 : c->in.u[k];
   }
-  hsd_jsStep(m, d, dt);
+  hsd_jsStepVelocity(m, d, dt);
+}
+
+// the second half: the positions from the (contact-corrected) velocity, the data back into the
+// state, the ODE bodies placed there
+static void endCharacter(hsdWorld *w, int ci) {
+  hsdCharacter *c = &w->chars[ci];
+  const hsBody *b = c->body;
+  const hsdJsModel *m = c->jsm;
+  hsdJsData *d = c->jsd;
+  hsBodyState *st = c->state;
+  int n = b->nlink;
+  hsd_jsIntegrate(m, d, w->dt);
   if (d->badPivots > 0) {
     hsd_warn(w, hsdWARN_SINGULAR,
              "character %s: its joint-space mass matrix is singular (a joint moves no mass and "
@@ -200,10 +210,17 @@ int hsd_jsStepWorld(hsdWorld *w, hsError *err) {
   w->runaway = 0;
   w->ncontact = w->ngroup = 0;
   for (int ci = 0; ci < w->nchar; ci++) {
-    hsdCharacter *c = &w->chars[ci];
     hsd_jsPrepare(w, ci);
-    if (!c->still) {
-      stepCharacter(w, ci);
+    if (!w->chars[ci].still) {
+      beginCharacter(w, ci);
+    }
+  }
+  if (w->npair > 0) {
+    hsd_jsContacts(w);  // (dynamics_jscontact.c) at the step's start poses
+  }
+  for (int ci = 0; ci < w->nchar; ci++) {
+    if (!w->chars[ci].still) {
+      endCharacter(w, ci);
     }
     hsd_jsFinish(w, ci);
   }

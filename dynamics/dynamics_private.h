@@ -57,6 +57,9 @@ enum {
 typedef struct hsdShapes hsdShapes;
 typedef struct hsdGeometry hsdGeometry;
 
+// the joint-space engine's contact solver: its buffers and the last step's impulses
+typedef struct hsdJsContacts hsdJsContacts;
+
 // the ODE side of one link of a character, and its scratch between the phases of a step
 typedef struct hsdLinkOde {
   // built by hsd_init
@@ -221,6 +224,7 @@ struct hsdWorld {
   int *contactIsland;     // per contact, 3 ints: the island indices of its joint's two bodies
                           // (-1: none or not dynamic) and its constraint rows
   hsdGeometry *geo;       // collision scene and query buffers (dynamics_geom.c)
+  hsdJsContacts *jsc;     // the joint-space engine's contact solver (dynamics_jscontact.c)
 };
 
 //---------------------------------- helpers across files ---------------------------------------
@@ -417,6 +421,9 @@ int hsd_islandIndex(dBodyID b);
 // copy contact joint feedback into the contact list after a step
 void hsd_readContactForces(hsdWorld *w);
 
+// w->groups from w->contacts: one group per run of points of one link pair (hsd_contactGroups)
+void hsd_groupContacts(hsdWorld *w);
+
 //---------------------------------- after the step (dynamics_finish.c) ------------------------
 
 // write character ch's state from the step: poses, joints, velocities, accelerations, torques;
@@ -446,6 +453,20 @@ void hsd_jsPrepare(hsdWorld *w, int ci);
 // the ODE bodies of character ci placed at its state's link poses and velocities (and the
 // shapes without a body at theirs), nothing else reset (dynamics_prepare.c)
 void hsd_placeBodies(hsdWorld *w, int ci);
+
+// the joint-space engine's contact points include a touching face's clipped points up to this
+// far from the other face (negative depth: a gap the solver lets close, no more) [m]
+#define hsdJS_CONTACT_MARGIN 2e-3
+
+// the joint-space step's contacts (dynamics_jscontact.c), between every character's
+// hsd_jsStepVelocity and its hsd_jsIntegrate: the contact points of the registered pairs at the
+// step's start poses, the impulses that keep them apart (friction cone, warm-started), each
+// character's qvel and qacc corrected, w->contacts with their forces, the forces into the
+// characters' linkWrench (for the force sensors)
+void hsd_jsContacts(hsdWorld *w);
+
+// the contact solver's records and warm start freed (hsd_jsFreeWorld)
+void hsd_jsFreeContacts(hsdWorld *w);
 
 // after a joint-space step (dynamics_finish.c): accelerations by differences, inverse dynamics
 // for the force sensors, the servos' holds, the commands cleared

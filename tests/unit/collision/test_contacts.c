@@ -123,6 +123,45 @@ static void testBoxOnBox(void) {
   hsc_freeModel(small);
 }
 
+// a face tilted by 0.2 degrees about x, its low edge 0.5 mm deep: hsc_contacts keeps that
+// edge's two corners; with a 2 mm margin hsc_contactsMargin keeps all four, the high edge's at
+// minus their gap (0.4 sin(0.2 deg) - 0.5 mm = 0.896 mm), each midway between the surfaces;
+// margin 0 gives hsc_contacts' bits; a gap wider than the margin is left out
+static void testTiltedFaceMargin(void) {
+  hscModel *big = colPrim(hsGEOM_BOX, 2, 2, 1), *small = colPrim(hsGEOM_BOX, 0.2, 0.4, 0.1);
+  hscPair pr;
+  hscScene *s = colScene2(small, big, &pr);
+  colPlace(s, 1, 0, 0, -0.5, NULL);
+  double R[9], th = 0.2 * HS_PI / 180;
+  colRot(R, 1, 0, 0, th);
+  // the low corners (y = -0.2 in the box frame) 0.5 mm below the big box's top z = 0
+  double zc = -0.0005 - (sin(th) * -0.2 + cos(th) * -0.05);
+  colPlace(s, 0, 0, 0, zc, R);
+  hscContact k[64], k0[64];
+  CU_ASSERT_EQUAL(contacts(s, &pr, k), 2);
+  CU_ASSERT_EQUAL(hsc_contactsMargin(s, &pr, 1, 0, k0, 64, NULL), 2);
+  for (int i = 0; i < 2; i++) {  // (field by field: the struct has padding)
+    CU_ASSERT(memcmp(k[i].p, k0[i].p, sizeof k[i].p) == 0 &&
+              memcmp(k[i].n, k0[i].n, sizeof k[i].n) == 0 && k[i].depth == k0[i].depth);
+  }
+  int n = hsc_contactsMargin(s, &pr, 1, 2e-3, k, 64, NULL);
+  CU_ASSERT_EQUAL_FATAL(n, 4);
+  for (int i = 0; i < 4; i++) {
+    double x = (i & 1) ? 0.1 : -0.1, ly = (i & 2) ? 0.2 : -0.2;
+    double z = zc + sin(th) * ly + cos(th) * -0.05;
+    double y = cos(th) * ly - sin(th) * -0.05;
+    double p[3] = {x, y, z / 2};
+    int j = colNearest(k, n, p);
+    COL_NEAR(k[j].depth, -z, 1e-12);
+    COL_NEAR3(k[j].p, p, 1e-12);
+  }
+  COL_NEAR(k[colNearest(k, n, (double[3]){0.1, 0.2, 0})].depth, 0.0005 - 0.4 * sin(th), 1e-12);
+  CU_ASSERT_EQUAL(hsc_contactsMargin(s, &pr, 1, 5e-4, k, 64, NULL), 2);  // 0.896 mm > 0.5 mm
+  hsc_freeScene(s);
+  hsc_freeModel(big);
+  hsc_freeModel(small);
+}
+
 // capsules: parallel ones touch along a line (two points at the ends of the overlap); crossed
 // ones at one point
 static void testCapsules(void) {
@@ -392,6 +431,7 @@ void register_contacts(void) {
   CU_add_test(s, "sphere-sphere", testSphereSphere);
   CU_add_test(s, "sphere-box: face, edge, inside", testSphereBox);
   CU_add_test(s, "box on box: corners, turned, tilted", testBoxOnBox);
+  CU_add_test(s, "a tilted face with a margin: all four corners", testTiltedFaceMargin);
   CU_add_test(s, "capsules: parallel, crossed, sphere on the cap", testCapsules);
   CU_add_test(s, "capsule lying on a box", testCapsuleOnBox);
   CU_add_test(s, "cylinder on a box: cap and side", testCylinderOnBox);
