@@ -30,8 +30,8 @@
 static int refuse(const hsdWorld *w, hsError *err) {
   if (w->nloop > 0) {
     return HS_ERR(err, hsE_INVALID,
-                  "the joint-space engine has no closed loops yet: extra joint %s; use the ODE "
-                  "engine (hsENGINE_ODE)",
+                  "the joint-space engine has no closed loops yet: extra joint %s; use the "
+                  "engine ode",
                   w->loops[0].name);
   }
   if (w->opt.jointLimits != 0 || w->opt.rotorInertia != 0) {

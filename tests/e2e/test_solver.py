@@ -19,10 +19,12 @@ settings") through every door, each shown to take effect by a closed form:
   iterations grow (1, 10, 100: 1e-2, 5e-4, 1e-8 rad apart) - on the three back ends;
 - refusals, with the core's message, nothing changed: an unknown engine or setting, a setting
   the engine does not have, a value out of range (Simulation on every back end, a project at
-  its file:line, hrpsim-dynamics at start); the joint-space engine with a contact pair, a
-  closed loop or joint limits, at the first step / start on every back end, and a project
-  with a contact pair; setSolver after initSimulation / start (the world
-  keeps its engine);
+  its file:line, hrpsim-dynamics at start); the joint-space engine with a closed loop or
+  joint limits, at the first step / start on every back end, and a project with a closed
+  loop; setSolver after initSimulation / start (the world keeps its engine);
+- the joint-space engine's contacts: the box put 3 mm into the floor rests on it (within
+  the engine's allowed penetration, 0.1 mm) with the same bits on every back end, and a
+  project with a contact pair runs;
 - the Python list of settings and docs/servers.md's table agree with the core's.
 """
 
@@ -276,12 +278,6 @@ def test_bad_setting_forms_are_refused_in_python():
 FOUR_BAR = REPO / "samples" / "models" / "closed_link" / "four_bar.wrl"
 
 
-def with_contacts(sim, models):
-    sim.add_model("floor", FLOOR)
-    sim.add_model("box", models / "box.wrl")
-    sim.add_collision_pair("floor", "box")
-
-
 def with_a_loop(sim, models):
     sim.add_model("bar", FOUR_BAR)                           # the model's own extra joint
 
@@ -293,7 +289,6 @@ def with_joint_limits(sim, models):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 @pytest.mark.parametrize("world, says", [
-    (with_contacts, "the joint-space engine solves no contacts yet"),
     (with_a_loop, "the joint-space engine has no closed loops yet"),
     (with_joint_limits, "joint limits and the rotorInertia option are the ODE engine's"),
 ])
@@ -306,6 +301,18 @@ def test_the_joint_space_engine_refuses_what_it_cannot_do_on_every_back_end(
     with make(backend, client) as sim:                      # the ODE engine runs them
         world(sim, models)
         sim.step(1)
+
+
+def test_the_joint_space_engine_rests_a_box_on_the_floor_alike_on_every_back_end(client,
+                                                                                  models):
+    heights = []
+    for backend in BACKENDS:
+        with make(backend, client, engine="joint_space") as sim:
+            heights.append(resting_box(sim, models))
+    # pushed out of the floor to within the allowed penetration (0.1 mm), the same bits on
+    # every back end (one core)
+    assert heights[0] == pytest.approx(0.05, abs=1.5e-4)
+    assert heights == [heights[0]] * len(heights)
 
 
 def test_set_solver_after_init_simulation_is_refused_and_the_world_keeps_its_engine(
@@ -409,9 +416,10 @@ def test_a_project_runs_on_the_engine_it_names(tmp_path, models, servers, where)
 
 
 @pytest.mark.parametrize("where", ["scheduler", "local"])
-def test_a_joint_space_project_with_contacts_is_refused_with_the_reason(tmp_path, models,
-                                                                         servers, where):
+def test_a_joint_space_project_with_a_loop_is_refused_and_with_contacts_runs(tmp_path, models,
+                                                                             servers, where):
     from conftest import describe, run_cli
+    how = ["--local"] if where == "local" else ["--state-dir", servers.state_dir]
     path = tmp_path / "box.xml"
     path.write_text('<hrpsim-project version="1">\n'
                     '  <simulation endTime="0.1" engine="joint_space"/>\n'
@@ -419,10 +427,16 @@ def test_a_joint_space_project_with_contacts_is_refused_with_the_reason(tmp_path
                     '  <model name="box" url="%s"/>\n'
                     '  <collision object1="floor" object2="box"/>\n'
                     '</hrpsim-project>\n' % (FLOOR, models / "box.wrl"))
-    how = ["--local"] if where == "local" else ["--state-dir", servers.state_dir]
     proc = run_cli("run", *how, "--out", tmp_path / "out", "--quiet", "--no-plots", path)
+    assert proc.returncode == 0, describe(proc)
+    path = tmp_path / "bar.xml"
+    path.write_text('<hrpsim-project version="1">\n'
+                    '  <simulation endTime="0.1" engine="joint_space"/>\n'
+                    '  <model name="bar" url="%s"/>\n'
+                    '</hrpsim-project>\n' % FOUR_BAR)
+    proc = run_cli("run", *how, "--out", tmp_path / "out2", "--quiet", "--no-plots", path)
     assert proc.returncode == 1
-    assert "the joint-space engine solves no contacts yet" in proc.stdout + proc.stderr, \
+    assert "the joint-space engine has no closed loops yet" in proc.stdout + proc.stderr, \
         describe(proc)
 
 
