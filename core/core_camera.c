@@ -64,6 +64,23 @@ double hs_cameraFrameRate(const hsSim *sim, int ch, int s) {
   return cameraOf(sim, ch, s, &sensor, &spec, NULL) == 0 ? spec.frameRate : 0.0;
 }
 
+int hs_cameraImages(int type) {
+  switch (type) {
+    case hsCAMERA_COLOR:
+      return hsIMAGE_COLOR;
+    case hsCAMERA_MONO:
+      return hsIMAGE_MONO;
+    case hsCAMERA_DEPTH:
+      return hsIMAGE_DEPTH;
+    case hsCAMERA_COLOR_DEPTH:
+      return hsIMAGE_COLOR | hsIMAGE_DEPTH;
+    case hsCAMERA_MONO_DEPTH:
+      return hsIMAGE_MONO | hsIMAGE_DEPTH;
+    default:
+      return 0;
+  }
+}
+
 void hs_rgbToMono(unsigned char *mono, const unsigned char *rgb, int n) {
   hsr_rgbToMono(mono, rgb, n);
 }
