@@ -440,8 +440,9 @@ int hs_cameraSize(const hsSim *sim, int ch, int s, int *width, int *height, hsEr
 int hs_cameraType(const hsSim *sim, int ch, int s);
 double hs_cameraFrameRate(const hsSim *sim, int ch, int s);
 
-// the images a camera type makes (a set of the bits below; 0 for none or a bad type):
-// COLOR and COLOR_DEPTH colour, MONO and MONO_DEPTH mono, DEPTH and the two *_DEPTH depth
+// the images a camera type makes (a set of the bits below, render.h's hsrIMAGE_*, from its
+// table hsr_cameraImages; 0 for none or a bad type): COLOR and COLOR_DEPTH colour, MONO and
+// MONO_DEPTH mono, DEPTH and the two *_DEPTH depth
 enum { hsIMAGE_COLOR = 1, hsIMAGE_MONO = 2, hsIMAGE_DEPTH = 4 };
 int hs_cameraImages(int type);
 
