@@ -11,7 +11,7 @@ NumPy, write them, step.
 - C: build/bin/hrpsim-bench-torque --pd-loop, the loop over core/core.h (bench_torque.c);
 - Python (views): hrpsim.Simulation(backend="local"); q and dq are NumPy views of the core's
   state (sim.local.q_view), torques computed into preallocated arrays, written with
-  sim.local.set_joint_torques, one sim.local.step();
+  sim.local.set_joint_torques_by_link, one sim.local.step();
 - Python (API): the same law through the Simulation API (sim.q / sim.dq copies in jointId
   order, sim.set_joint_torques, sim.step()): the convenient way.
 
@@ -90,7 +90,7 @@ def python_views(steps, control=True):
             tau *= P
             np.multiply(D, dq, out=tmp)
             tau -= tmp
-            core.set_joint_torques(ch, tau)
+            core.set_joint_torques_by_link(ch, tau)
             first = False
         core.step()
     dt = time.perf_counter() - t0

@@ -30,10 +30,10 @@
 // --pd-loop: the Python PD loop's reference in C (bench/bench_pd_loop.py runs it beside the
 // same loop in Python and prints the ratio), written the way a Python loop on the local back
 // end does it: read q and dq (views of the core's state), compute the torques, write them
-// (hs_setJointTorques), step (hs_step). nocontrol: the same steps without the control law (the
-// torques stay at the first ones computed): the cost of hs_step alone. GAINS holds "z ROOT_Z"
-// (the root height that puts the feet on the floor), then one line per link (link index
-// order): P D qref. Prints "steps N seconds S", then the final root position (%.17g each: the
+// (hs_setJointTorquesByLink), step (hs_step). nocontrol: the same steps without the control
+// law (the torques stay at the first ones computed): the cost of hs_step alone. GAINS holds
+// "z ROOT_Z" (the root height that puts the feet on the floor), then one line per link (link
+// index order): P D qref. Prints "steps N seconds S", then the final root position (%.17g each: the
 // Python loop must end on the same bits).
 
 #include <math.h>
@@ -109,7 +109,7 @@ static void run(const char *robotPath, const char *floorPath, int torque, long s
       }
     }
   }
-  check(hs_setJointValues(sim, ch, qRef, n, &err), &err);
+  check(hs_setJointValuesByLink(sim, ch, qRef, n, &err), &err);
   double pose[12] = {0, 0, 0.808040, 1, 0, 0, 0, 1, 0, 0, 0, 1};
   check(hs_setLinkData(sim, ch, 0, hsDATA_ABS_TRANSFORM, pose, 12, &err), &err);
   check(hs_start(sim, &err), &err);
@@ -132,9 +132,9 @@ static void run(const char *robotPath, const char *floorPath, int torque, long s
       for (int k = 1; k < n; k++) {
         u[k] = P[k] * (qRef[k] - q[k]) - D[k] * dq[k];
       }
-      hs_setJointTorques(sim, ch, u, n, NULL);
+      hs_setJointTorquesByLink(sim, ch, u, n, NULL);
     } else {
-      hs_setJointValues(sim, ch, qRef, n, NULL);
+      hs_setJointValuesByLink(sim, ch, qRef, n, NULL);
     }
     check(hs_step(sim, &err), &err);  // dynamics, then every character's sensor readings
     int m;
@@ -222,7 +222,7 @@ static int pdLoop(int argc, char **argv) {
   hs_enableSensors(sim, 1);
   check(hs_setAllJointModes(sim, ch, 0, &err), &err);
   check(hs_setLinkData(sim, ch, 0, hsDATA_ABS_TRANSFORM, pose, 12, &err), &err);
-  check(hs_setJointValues(sim, ch, qref, n, &err), &err);
+  check(hs_setJointValuesByLink(sim, ch, qref, n, &err), &err);
   hs_forwardKinematics(sim, -1);
   check(hs_addContactPair(sim, "floor", "", "robot", "", 0.5, 0.5, 0.0, 0.01, &err), &err);
   check(hs_start(sim, &err), &err);
@@ -233,7 +233,7 @@ static int pdLoop(int argc, char **argv) {
       for (int k = 0; k < n; k++) {
         tau[k] = p[k] * (qref[k] - q[k]) - d[k] * dq[k];
       }
-      check(hs_setJointTorques(sim, ch, tau, n, &err), &err);
+      check(hs_setJointTorquesByLink(sim, ch, tau, n, &err), &err);
     }
     check(hs_step(sim, &err), &err);
   }

@@ -157,7 +157,8 @@ int hs_addIntersectionPair(hsSim *sim, const char *char1, const char *link1, con
                            const char *link2, double tolerance, hsError *err);
 
 // add an extra joint (closed loop) named name tying point p1 of link1 (link1 frame [m]) to p2
-// of link2 (link2 frame); type 0 xyz, 1 xy, 2 z (hstExtraJoint) with axis in link1's frame.
+// of link2 (link2 frame); type 0 xyz, 1 xy, 2 z (hstExtraJoint; hs_extraJointTypeName) with
+// axis in link1's frame.
 // Returns its index among the extra joints (the bodies' own come first), or a negative code.
 int hs_addExtraJoint(hsSim *sim, const char *name, const char *char1, const char *link1,
                      const char *char2, const char *link2, const double p1[3],
@@ -242,6 +243,16 @@ long long hs_steps(const hsSim *sim);
 // the character whose runaway the last step reported (hsE_RUNAWAY), -1 if none
 int hs_runaway(const hsSim *sim);
 
+// the runaway bounds of every step: a moving body's |position| [m] and |velocity| [m/s and
+// rad/s]; beyond them (or non-finite) its character ran away
+double hs_runawayMaxPosition(void);
+double hs_runawayMaxSpeed(void);
+
+// the one wording of a runaway, for every door (hs_step's hsE_RUNAWAY message is it): "character
+// NAME ran away WHEN step STEPS: ..." with the bounds; when "before" / "after", NULL "by". Into
+// out (size bytes, truncated); returns the untruncated length
+int hs_runawayMessage(char *out, int size, const char *name, const char *when, long long steps);
+
 // numerical warnings counted so far (contact overflow, runaways, ...)
 int hs_warningCount(const hsSim *sim);
 
@@ -274,11 +285,12 @@ int hs_link(const hsSim *sim, int ch, const char *name, hsError *err);
 // index into the body's sensors of the sensor called name; -1 with err
 int hs_sensor(const hsSim *sim, int ch, const char *name, hsError *err);
 
-// the body's sizes and names, for bindings that do not read hsBody: links, joint-ordered
-// array length (largest jointId + 1), link names, parents (-1 for the root), 1 if link l has
-// a 1-dof joint (rotate or slide: what joint data drive), and per jointId the link (-1: a gap)
+// the body's sizes and names, for bindings that do not read hsBody: links, the length of
+// jointId-ordered arrays (largest jointId + 1, gaps included: not a count of joints), link
+// names, parents (-1 for the root), 1 if link l has a 1-dof joint (rotate or slide: what joint
+// data drive), and per jointId the link (-1: a gap)
 int hs_linkCount(const hsSim *sim, int ch);
-int hs_jointCount(const hsSim *sim, int ch);
+int hs_jointIdCount(const hsSim *sim, int ch);
 const char *hs_linkName(const hsSim *sim, int ch, int link);
 int hs_linkParent(const hsSim *sim, int ch, int link);
 int hs_hasJoint(const hsSim *sim, int ch, int link);
@@ -318,7 +330,7 @@ const char *hs_linkDataName(int type);
 int hs_setLinkData(hsSim *sim, int ch, int link, int type, const double *v, int n,
                    hsError *err);
 
-// write every numbered link's datum in jointId order (n = hs_jointCount(ch) x size); joint
+// write every numbered link's datum in jointId order (n = hs_jointIdCount(ch) x size); joint
 // data skip links without a 1-dof joint (a crawler takes JOINT_TORQUE / JOINT_VELOCITY as its
 // track speed); the whole request is checked first (hs_checkAllLinkData): a refused one
 // changes nothing
@@ -342,11 +354,12 @@ int hs_getAllLinkData(const hsSim *sim, int ch, int type, double *out, int max, 
 // the drive mode of every link but the root: 1 high gain, 0 torque
 int hs_setAllJointModes(hsSim *sim, int ch, int highGain, hsError *err);
 
-// joint values of character ch, one per link (n = hs_linkCount; links without a 1-dof joint
-// ignored) as if set with JOINT_VALUE / JOINT_TORQUE link by link: the fast path for loops;
-// every value is checked first (finite, within +-1e12): a refused call changes nothing
-int hs_setJointValues(hsSim *sim, int ch, const double *q, int n, hsError *err);
-int hs_setJointTorques(hsSim *sim, int ch, const double *u, int n, hsError *err);
+// joint values / torques of character ch indexed BY LINK (n = hs_linkCount, link index
+// order, not jointId order; links without a 1-dof joint ignored) as if set with JOINT_VALUE /
+// JOINT_TORQUE link by link: the fast path for loops; every value is checked first (finite,
+// within +-1e12): a refused call changes nothing
+int hs_setJointValuesByLink(hsSim *sim, int ch, const double *q, int n, hsError *err);
+int hs_setJointTorquesByLink(hsSim *sim, int ch, const double *u, int n, hsError *err);
 
 //---------------------------------- kinematics ------------------------------------------------
 
@@ -391,6 +404,9 @@ const hsdDistance *hs_distances(hsSim *sim, int *n, hsError *err);
 // number of extra joints; index of the one named name touching character ch (-1 with err
 // naming the ones it has); name and characters of joint i (NULL for a bad index)
 int hs_extraJointCount(const hsSim *sim);
+// the name of extra joint type t (hstExtraJoint: "xyz", "xy", "z"; the models' jointType
+// words, model/model_names.c), NULL past the last: the one table of the types
+const char *hs_extraJointTypeName(int type);
 int hs_extraJoint(const hsSim *sim, int ch, const char *name, hsError *err);
 const char *hs_extraJointName(const hsSim *sim, int i, int ch[2]);
 
@@ -398,7 +414,7 @@ const char *hs_extraJointName(const hsSim *sim, int i, int ch[2]);
 // the last step, world frame (out[6]); 0 or hsE_INVALID
 int hs_extraJointForce(const hsSim *sim, int i, double out[6]);
 
-// per jointId (hs_jointCount numbers): the joint-stop / high-gain motor torque along the axis
+// per jointId (hs_jointIdCount numbers): the joint-stop / high-gain motor torque along the axis
 // during the last step (0 for the root and gaps); returns the count
 int hs_jointStopTorques(const hsSim *sim, int ch, double *out, int max);
 
@@ -444,6 +460,12 @@ int hs_cameraSize(const hsSim *sim, int ch, int s, int *width, int *height, hsEr
 // 3 depth, 4 color + depth, 5 mono + depth) and its frame rate [1/s]; -1 / 0 for another sensor
 int hs_cameraType(const hsSim *sim, int ch, int s);
 double hs_cameraFrameRate(const hsSim *sim, int ch, int s);
+
+// the images a camera type makes (a set of the bits below, render.h's hsrIMAGE_*, from its
+// table hsr_cameraImages; 0 for none or a bad type): COLOR and COLOR_DEPTH colour, MONO and
+// MONO_DEPTH mono, DEPTH and the two *_DEPTH depth
+enum { hsIMAGE_COLOR = 1, hsIMAGE_MONO = 2, hsIMAGE_DEPTH = 4 };
+int hs_cameraImages(int type);
 
 // the luminance of n RGB pixels into mono, as the ViewSimulator makes mono images:
 // (0.299 R + 0.587 G + 0.114 B) truncated to a byte

@@ -64,6 +64,16 @@ double hs_cameraFrameRate(const hsSim *sim, int ch, int s) {
   return cameraOf(sim, ch, s, &sensor, &spec, NULL) == 0 ? spec.frameRate : 0.0;
 }
 
+// core.h's bits are render.h's (core.h includes nothing of sensors/render)
+_Static_assert((int)hsIMAGE_COLOR == (int)hsrIMAGE_COLOR &&
+                   (int)hsIMAGE_MONO == (int)hsrIMAGE_MONO &&
+                   (int)hsIMAGE_DEPTH == (int)hsrIMAGE_DEPTH,
+               "core.h's hsIMAGE_* differ from render.h's hsrIMAGE_*");
+
+int hs_cameraImages(int type) {
+  return hsr_cameraImages(type);
+}
+
 void hs_rgbToMono(unsigned char *mono, const unsigned char *rgb, int n) {
   hsr_rgbToMono(mono, rgb, n);
 }

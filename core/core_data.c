@@ -386,11 +386,11 @@ static int setPerLink(hsSim *sim, int ch, int type, const double *v, int n, hsEr
   return rc;
 }
 
-int hs_setJointValues(hsSim *sim, int ch, const double *q, int n, hsError *err) {
+int hs_setJointValuesByLink(hsSim *sim, int ch, const double *q, int n, hsError *err) {
   return setPerLink(sim, ch, hsDATA_JOINT_VALUE, q, n, err);
 }
 
-int hs_setJointTorques(hsSim *sim, int ch, const double *u, int n, hsError *err) {
+int hs_setJointTorquesByLink(hsSim *sim, int ch, const double *u, int n, hsError *err) {
   return setPerLink(sim, ch, hsDATA_JOINT_TORQUE, u, n, err);
 }
 
@@ -535,6 +535,10 @@ const hsdDistance *hs_distances(hsSim *sim, int *n, hsError *err) {
 }
 
 //---------------------------------- extra joints and logging records --------------------------
+
+const char *hs_extraJointTypeName(int type) {
+  return hsm_extraJointTypeName((hstExtraJoint)type);
+}
 
 int hs_extraJointCount(const hsSim *sim) {
   return hsd_extraJointCount(sim->world);

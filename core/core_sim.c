@@ -543,6 +543,20 @@ long long hs_steps(const hsSim *sim) {
   return n;
 }
 
+double hs_runawayMaxPosition(void) {
+  return hsd_runawayMaxPosition();
+}
+
+double hs_runawayMaxSpeed(void) {
+  return hsd_runawayMaxSpeed();
+}
+
+int hs_runawayMessage(char *out, int size, const char *name, const char *when, long long steps) {
+  char none[1];
+  return hsd_runawayMessage(out && size > 0 ? out : none, out && size > 0 ? (size_t)size : 1,
+                            name, when, (long)steps);
+}
+
 int hs_runaway(const hsSim *sim) {
   hs_enter(sim);
   int ch = hsd_runaway(sim->world);
@@ -644,7 +658,7 @@ int hs_linkCount(const hsSim *sim, int ch) {
   return b ? b->nlink : 0;
 }
 
-int hs_jointCount(const hsSim *sim, int ch) {
+int hs_jointIdCount(const hsSim *sim, int ch) {
   const hsBody *b = hs_body(sim, ch);
   return b ? b->njoint : 0;
 }

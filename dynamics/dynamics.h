@@ -297,6 +297,15 @@ int hsd_step(hsdWorld *w, hsError *err);
 // index of the character whose runaway the last hsd_step reported (hsE_RUNAWAY), -1 if none
 int hsd_runaway(const hsdWorld *w);
 
+// the runaway bounds: |position| [m] and |velocity| [m/s and rad/s] of a moving body
+double hsd_runawayMaxPosition(void);
+double hsd_runawayMaxSpeed(void);
+
+// the one wording of a runaway (hsd_step's hsE_RUNAWAY message; the doors' through core.h):
+// character name ran away when ("before" / "after"; NULL: "by") step steps, with the bounds,
+// into out (size bytes, truncated, NUL-terminated); returns the length snprintf returns
+int hsd_runawayMessage(char *out, size_t size, const char *name, const char *when, long steps);
+
 // number of steps run since hsd_init
 long hsd_stepCount(const hsdWorld *w);
 

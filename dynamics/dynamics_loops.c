@@ -57,7 +57,7 @@ int hsd_addExtraJoint(hsdWorld *w, const char *name, int ch1, int link1, int ch2
     return HS_ERR(err, hsE_INVALID, "extra joint '%s': link1 and link2 are the same link (%s)",
                   name, w->chars[ch1].body->links[link1].name);
   }
-  if (type != hsEXTRA_XYZ && type != hsEXTRA_XY && type != hsEXTRA_Z) {
+  if (!hsm_extraJointTypeName(type)) {
     return HS_ERR(err, hsE_INVALID, "extra joint '%s': unknown joint type %d", name, (int)type);
   }
   if (!p1 || !p2 || !axis || !hsd_sane(p1, 3) || !hsd_sane(p2, 3) || !hsd_sane(axis, 3)) {
@@ -67,7 +67,7 @@ int hsd_addExtraJoint(hsdWorld *w, const char *name, int ch1, int link1, int ch2
   double n = hsu_norm(axis);
   if (type != hsEXTRA_XYZ && !(n > 1e-9)) {
     return HS_ERR(err, hsE_INVALID, "extra joint '%s': an \"%s\" joint needs a non-zero axis",
-                  name, type == hsEXTRA_XY ? "xy" : "z");
+                  name, hsm_extraJointTypeName(type));
   }
   if (nameTaken(w, ch1, name) || nameTaken(w, ch2, name)) {
     return HS_ERR(err, hsE_INVALID, "an extra joint named '%s' exists already for %s", name,

@@ -210,12 +210,10 @@ int hsd_step(hsdWorld *w, hsError *err) {
   w->time += w->dt;
   w->steps++;
   if (w->runaway) {
-    return HS_ERR(err, hsE_RUNAWAY,
-                  "character %s ran away %s step %ld: its state became non-finite or left the "
-                  "bounds (|position| <= %g m, |velocity| <= %g m/s and rad/s); it was stopped "
-                  "where the last good step left it",
-                  w->chars[w->runaway - 1].name, w->runawayWhen, w->steps, hsdMAX_POSITION,
-                  hsdMAX_SPEED);
+    char text[512];
+    hsd_runawayMessage(text, sizeof text, w->chars[w->runaway - 1].name, w->runawayWhen,
+                       w->steps);
+    return HS_ERR(err, hsE_RUNAWAY, "%s", text);
   }
   return 0;
 }

@@ -337,6 +337,22 @@ int hsd_runaway(const hsdWorld *w) {
   return w ? w->runaway - 1 : -1;
 }
 
+double hsd_runawayMaxPosition(void) {
+  return hsdMAX_POSITION;
+}
+
+double hsd_runawayMaxSpeed(void) {
+  return hsdMAX_SPEED;
+}
+
+int hsd_runawayMessage(char *out, size_t size, const char *name, const char *when, long steps) {
+  return snprintf(out, size,
+                  "character %s ran away %s step %ld: its state became non-finite or left the "
+                  "bounds (|position| <= %g m, |velocity| <= %g m/s and rad/s); it was stopped "
+                  "where the last good step left it",
+                  name ? name : "?", when ? when : "by", steps, hsdMAX_POSITION, hsdMAX_SPEED);
+}
+
 double hsd_timeStep(const hsdWorld *w) {
   return w ? w->dt : 0;
 }

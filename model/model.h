@@ -58,7 +58,12 @@ typedef enum hstSensor {
 typedef enum hstLight { hsLIGHT_POINT = 0, hsLIGHT_DIRECTIONAL, hsLIGHT_SPOT } hstLight;
 
 // extra (closed-loop) joint types, in the order of OpenHRP's ExtraJointType
-typedef enum hstExtraJoint { hsEXTRA_XYZ = 0, hsEXTRA_XY, hsEXTRA_Z } hstExtraJoint;
+typedef enum hstExtraJoint {
+  hsEXTRA_XYZ = 0,
+  hsEXTRA_XY,
+  hsEXTRA_Z,
+  hsEXTRA_NTYPES
+} hstExtraJoint;
 
 // a shape placed in a frame (OpenHRP's TransformedShapeIndex)
 typedef struct hsShapeRef {
@@ -407,6 +412,11 @@ const hsmSensorType *hsm_sensorType(hstSensor type);
 
 // parse a jointType string; returns 0 and sets *type, or -1 if unknown
 int hsm_parseJointType(const char *name, hstJoint *type);
+
+// the one table of extra-joint types: the ExtraJoint jointType word of type ("xyz", "xy",
+// "z"), NULL for a bad type; and its parse (0 and *type, or -1 if unknown)
+const char *hsm_extraJointTypeName(hstExtraJoint type);
+int hsm_parseExtraJointType(const char *name, hstExtraJoint *type);
 
 // the links of a tree in depth-first order from its root, siblings in increasing rank (rank
 // NULL: increasing index): order[k] is the k-th link, n entries. parent[i] is link i's parent,

@@ -9,6 +9,10 @@
 
 static const char *const kJointNames[] = {"free", "rotate", "slide", "fixed", "crawler"};
 
+// the one table of extra-joint types (hstExtraJoint order; core.h hs_extraJointTypeName)
+static const char *const kExtraJointNames[hsEXTRA_NTYPES] = {
+    [hsEXTRA_XYZ] = "xyz", [hsEXTRA_XY] = "xy", [hsEXTRA_Z] = "z"};
+
 // the one table of sensor types (model.h, hsmSensorType): a new type is a row here, its enum
 // value, its readings in sensors/ and its block in the wire conversion
 static const hsmSensorType kSensorTypes[hsSENSOR_NTYPES] = {
@@ -83,6 +87,20 @@ int hsm_parseJointType(const char *name, hstJoint *type) {
   for (int i = 0; name && i < 5; i++) {
     if (strcmp(name, kJointNames[i]) == 0) {
       *type = (hstJoint)i;
+      return 0;
+    }
+  }
+  return -1;
+}
+
+const char *hsm_extraJointTypeName(hstExtraJoint type) {
+  return (unsigned)type < hsEXTRA_NTYPES ? kExtraJointNames[type] : NULL;
+}
+
+int hsm_parseExtraJointType(const char *name, hstExtraJoint *type) {
+  for (int i = 0; name && i < hsEXTRA_NTYPES; i++) {
+    if (strcmp(name, kExtraJointNames[i]) == 0) {
+      *type = (hstExtraJoint)i;
       return 0;
     }
   }

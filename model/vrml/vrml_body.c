@@ -1043,22 +1043,21 @@ static int addLight(Walker *w, const hsvNode *node, const double T[12], Owner o)
 }
 
 static int addExtraJoint(Walker *w, const hsvNode *node) {
-  static const char *const types[] = {"xyz", "xy", "z"};
   const char *name = node->defName ? node->defName : "";
   if (checkNumbers(w, node)) {
     return -1;
   }
   const char *type = hsv_getString(node, "jointType");
-  int t = 0;
-  for (t = 0; t < 3 && !(type && strcmp(type, types[t]) == 0); t++) {
-  }
+  hstExtraJoint t = hsEXTRA_NTYPES;
+  int known = hsm_parseExtraJointType(type, &t) == 0;
   // Choreonoid's names: a "piston" keeps the point on the axis (xy), a "ball" is xyz
-  if (t == 3 && type && (strcmp(type, "piston") == 0 || strcmp(type, "ball") == 0)) {
+  if (!known && type && (strcmp(type, "piston") == 0 || strcmp(type, "ball") == 0)) {
     t = type[0] == 'p' ? hsEXTRA_XY : hsEXTRA_XYZ;
+    known = 1;
     warn(w, node, "ExtraJoint '%s': jointType \"%s\" (Choreonoid) read as \"%s\"", name, type,
-         types[t]);
+         hsm_extraJointTypeName(t));
   }
-  if (t == 3) {
+  if (!known) {
     return errField(w, node, "jointType",
                     "ExtraJoint '%s': jointType \"%s\" is not one of xyz, xy, z (or "
                     "Choreonoid's piston, ball)", name, type ? type : "");
@@ -1069,7 +1068,7 @@ static int addExtraJoint(Walker *w, const hsvNode *node) {
   }
   hsmExtraJointSpec e;
   memset(&e, 0, sizeof e);
-  e.ej.type = (hstExtraJoint)t;
+  e.ej.type = t;
   getVec3Or(node, "jointAxis", e.ej.axis, 0, 0, 1);
   getVec3Or(node, "link1LocalPos", e.ej.point[0], 0, 0, 0);
   getVec3Or(node, "link2LocalPos", e.ej.point[1], 0, 0, 0);

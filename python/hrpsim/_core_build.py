@@ -10,7 +10,8 @@ calls go straight to the C functions). CMake compiles it into
 ``build/python/_hrpsim_core.<abi>.so`` linked with the core's static libraries;
 ``hrpsim.local`` finds it there (see ``hrpsim.local.core_module``).
 
-The declarations are core.h itself, minus preprocessor lines and the C++ guards, plus the
+The declarations are core.h itself, minus preprocessor lines and the C++ guards, plus util.h's
+enums (the error codes and log levels, copied from util.h as they are written there), plus the
 fields of the records the core only forward-declares (``...;``: the compiler fills in the
 rest of the layout).
 """
@@ -20,12 +21,12 @@ import sys
 
 import cffi
 
-# the fields of the records core.h forward-declares that the Python side reads, the error
-# codes and the log level (util.h; values from the compiler)
+# util.h's enums the Python side reads (taken from util.h at build time: util_enums)
+UTIL_ENUMS = ("hstError", "hstLog")
+
+# the fields of the records core.h forward-declares that the Python side reads, and the log
+# level's setter (util.h)
 RECORDS = """
-typedef enum hstError { hsOK, hsE_INVALID, hsE_NOMEM, hsE_IO, hsE_SYNTAX, hsE_MODEL,
-                        hsE_UNSUPPORTED, hsE_RUNAWAY, hsE_ORDER, ... } hstError;
-typedef enum hstLog { hsLOG_DEBUG, hsLOG_INFO, hsLOG_WARNING, hsLOG_ERROR } hstLog;
 void hsu_setLogLevel(hstLog level);
 struct hsError { int code; char message[512]; char file[512]; int line; int column; ...; };
 struct hsdLinkMotion { double v[3]; double w[3]; double dv[3]; double dw[3]; ...; };
@@ -35,9 +36,28 @@ struct hsdContactGroup { int pair; int ch[2]; int link[2]; int first; int count;
 """
 
 
-def declarations(header_text):
+def util_enums(util_text):
+    """The typedef'd enums of util.h named in UTIL_ENUMS, as written there (no comments)."""
+    text = re.sub(r"//[^\n]*", "", util_text)
+    out = []
+    for name in UTIL_ENUMS:
+        m = re.search(r"typedef enum %s \{[^}]*\} %s;" % (name, name), text)
+        if m is None:
+            raise SystemExit("_core_build.py: no enum %s in util.h" % name)
+        out.append(m.group(0))
+    return "\n".join(out) + "\n"
+
+
+def util_header(header_path):
+    """util/util.h beside core/core.h."""
+    import os
+    return os.path.join(os.path.dirname(os.path.abspath(header_path)), os.pardir, "util",
+                        "util.h")
+
+
+def declarations(header_text, util_text=""):
     """core.h as cffi declarations: no preprocessor lines (integer #defines kept), no C++
-    guards, no comments."""
+    guards, no comments; util.h's enums (util_text) before the records."""
     text = re.sub(r"//[^\n]*", "", header_text)
     lines = []
     for line in text.splitlines():
@@ -50,7 +70,7 @@ def declarations(header_text):
         if stripped in ('extern "C" {', "}") and not lines_open_struct(lines):
             continue
         lines.append(line)
-    return "\n".join(lines) + RECORDS
+    return "\n".join(lines) + "\n" + util_enums(util_text) + RECORDS
 
 
 def lines_open_struct(lines):
@@ -63,8 +83,8 @@ def lines_open_struct(lines):
 
 def make_ffi(header_path):
     ffi = cffi.FFI()
-    with open(header_path) as f:
-        ffi.cdef(declarations(f.read()))
+    with open(header_path) as f, open(util_header(header_path)) as u:
+        ffi.cdef(declarations(f.read(), u.read()))
     ffi.set_source("_hrpsim_core", '#include "core.h"\n#include "util.h"\n#include "dynamics.h"\n')
     return ffi
 

@@ -178,7 +178,7 @@ def to_scheduler(scheduler, config):
 def to_simulation(config, sim):
     """Replay ``config``'s initial state, pairs, loops, joint options and noise on ``sim``, an
     hrpsim.Simulation whose models (``config.models``) are added already."""
-    loop_kinds = {"EJ_XYZ": "xyz", "EJ_XY": "xy", "EJ_Z": "z"}
+    from .core_facts import extra_joint_kind
     for st in config.state:
         if st.kind == "mode":
             sim.set_joint_mode(st.character, "high_gain" if st.value == "HIGH_GAIN_MODE"
@@ -190,7 +190,7 @@ def to_simulation(config, sim):
                                p.restitution)
     for lp in config.loops:
         sim.add_extra_joint(lp.name, lp.char1, lp.link1, lp.char2, lp.link2, lp.pos1, lp.pos2,
-                            loop_kinds[lp.type], lp.axis)
+                            extra_joint_kind(lp.type), lp.axis)
     sim.set_joint_options(*config.joint_options)
     engine, settings = config.solver
     sim.set_solver(engine or None, dict(settings))
@@ -261,11 +261,11 @@ def from_project(project, facts, noise=None):
                             pair.static_friction, pair.slip_friction, pair.culling,
                             pair.restitution,
                             (pair.line, "collision %s/%s" % (pair.object1, pair.object2))))
-    kinds = {"xyz": "EJ_XYZ", "xy": "EJ_XY", "z": "EJ_Z"}
+    from .core_facts import extra_joint_wire
     for e in p.extra_joints:
         _check_pair_links(p, e, facts, "extra joint %s" % e.name)
         c.loops.append(Loop(e.name, e.object1, e.link1, e.object2, e.link2, list(e.link1_pos),
-                            list(e.link2_pos), kinds[e.joint_type], list(e.axis),
+                            list(e.link2_pos), extra_joint_wire(e.joint_type), list(e.axis),
                             (e.line, "extra joint %s" % e.name)))
     for ctl in p.controllers:
         c.controllers.append((ctl.name, ctl.character or "",

@@ -32,7 +32,8 @@ import numpy as np
 from . import paths
 from ._orb import HrpsimError
 from .limits import joint_limit_bits
-from .simulation import Runaway, _Model, _runaway_message
+from . import core_facts
+from .simulation import Runaway, _Model
 
 __all__ = ["CoreError", "LocalBackend", "LocalSim", "core_module", "load_body",
            "set_log_level"]
@@ -114,8 +115,9 @@ def _refusal(code):
     servers turn the same hsError codes into the CORBA exceptions errors.py translates), or
     None for an error that is not a refusal."""
     from . import errors
-    return {-1: errors.BadArgument, -8: errors.CallOrderError,
-            -6: errors.Unsupported}.get(code)
+    return {core_facts.error_code("INVALID"): errors.BadArgument,
+            core_facts.error_code("ORDER"): errors.CallOrderError,
+            core_facts.error_code("UNSUPPORTED"): errors.Unsupported}.get(code)
 
 
 def _raise(ffi, err, code, what):
@@ -247,7 +249,7 @@ class LocalSim:
         self._ptr = self.ffi.gc(ptr, lambda p, _bodies=keep: lib.hs_freeSim(p))
         self.runaway_message = ""  # the core's message of the last runaway step
         self._doubles = self.ffi.typeof("double[]")  # parsed once: from_buffer's type
-        self._joints = {}  # character index -> hs_jointCount
+        self._joints = {}  # character index -> hs_jointIdCount (largest jointId + 1)
         self._names = {}  # character name -> index
 
     @property
@@ -305,10 +307,12 @@ class LocalSim:
     def link_count(self, ch):
         return self.lib.hs_linkCount(self.ptr, ch)
 
-    def joint_count(self, ch):
+    def joint_id_count(self, ch):
+        """The length of character ch's jointId-ordered arrays: largest jointId + 1 (gaps
+        included)."""
         n = self._joints.get(ch)
         if n is None:
-            n = self._joints[ch] = self.lib.hs_jointCount(self.ptr, ch)
+            n = self._joints[ch] = self.lib.hs_jointIdCount(self.ptr, ch)
         return n
 
     def link_name(self, ch, k):
@@ -316,7 +320,7 @@ class LocalSim:
 
     def joint_links(self, ch):
         """Per jointId the link index (-1: a gap), as a NumPy array."""
-        n = self.joint_count(ch)
+        n = self.joint_id_count(ch)
         return np.array([self.lib.hs_jointLinks(self.ptr, ch)[i] for i in range(n)], dtype=int)
 
     def sensor_name(self, ch, s):
@@ -428,24 +432,33 @@ class LocalSim:
 
     def get_all_link_data(self, ch, type_code):
         size = self.lib.hs_linkDataSize(type_code)
-        out = np.empty(max(1, self.joint_count(ch) * max(size, 1)))
+        out = np.empty(max(1, self.joint_id_count(ch) * max(size, 1)))
         n = self._check(self.lib.hs_getAllLinkData(self.ptr, ch, type_code,
                                                    self.ffi.from_buffer(self._doubles, out),
                                                    out.size, self._e()), "getCharacterAllLinkData")
         return out[:n]
 
-    def set_joint_torques(self, ch, u):
-        """Torques per link (link index order): the fast path of a control loop."""
+    def set_joint_torques_by_link(self, ch, u):
+        """Torques indexed by link (link index order, hs_linkCount of them; not jointId order
+        as Simulation.set_joint_torques): the fast path of a control loop."""
         v = u if _is_doubles(u) else np.ascontiguousarray(u, dtype=np.float64)
         try:  # (self._ptr, not the property: the fast path)
-            code = self.lib.hs_setJointTorques(self._ptr, ch,
-                                               self.ffi.from_buffer(self._doubles, v), v.size,
-                                               self._err)
+            code = self.lib.hs_setJointTorquesByLink(self._ptr, ch,
+                                                     self.ffi.from_buffer(self._doubles, v),
+                                                     v.size, self._err)
         except TypeError:
             if self._ptr is None:
                 self._closed()
             raise
-        self._check(code, "set_joint_torques")
+        self._check(code, "set_joint_torques_by_link")
+
+    def set_joint_torques(self, ch, u):
+        """Deprecated name of set_joint_torques_by_link (it indexes by link, which this name
+        hid; kept because docs/python.md showed it): warns, then does the same."""
+        import warnings
+        warnings.warn("LocalSim.set_joint_torques indexes by link: call "
+                      "set_joint_torques_by_link", DeprecationWarning, stacklevel=2)
+        self.set_joint_torques_by_link(ch, u)
 
 
 def _is_doubles(a):
@@ -453,28 +466,12 @@ def _is_doubles(a):
     return type(a) is np.ndarray and a.dtype == np.float64 and a.flags.c_contiguous
 
 
-_sensor_table = None
-
-
 def sensor_types(core=None):
     """The core's table of sensor types (core.h, hs_sensorType*; one table in model/): a list
     of (key, hstSensor, numbers per reading (-1: per sensor), place in SensorState (-1: not
-    there)), in hstSensor order; key is hrpsim's short name ("force", "gyro", "accel",
-    "vision", "range")."""
-    global _sensor_table
-    if _sensor_table is None:
-        lib, ffi = (core.lib, core.ffi) if core is not None else (core_module().lib,
-                                                                   core_module().ffi)
-        table, t = [], 0
-        while True:
-            key = lib.hs_sensorTypeKey(t)
-            if key == ffi.NULL:
-                break
-            table.append((ffi.string(key).decode(), t, lib.hs_sensorTypeSize(t),
-                          lib.hs_sensorTypeOrder(t)))
-            t += 1
-        _sensor_table = table
-    return _sensor_table
+    there)), in hstSensor order; key is hrpsim's one name of the type ("force", "gyro",
+    "accel", "vision", "range"). (hrpsim.core_facts.sensor_types has the noise flag too.)"""
+    return [entry[:4] for entry in core_facts.sensor_types()]
 
 
 def _type_code(lib, type_name):
@@ -546,13 +543,14 @@ class LocalBackend:
                     core.ptr, p["char1"].encode(), p["link1"].encode(), p["char2"].encode(),
                     p["link2"].encode(), p["static"], p["slip"], p["restitution"],
                     p["culling"], core._e()), "registerCollisionCheckPair")
-            kinds = {"EJ_XYZ": 0, "EJ_XY": 1, "EJ_Z": 2}
+            kinds = core_facts.extra_joint_types()  # hstExtraJoint order
             for lp in sim._loops:
                 core._check(lib.hs_addExtraJoint(
                     core.ptr, lp["name"].encode(), lp["char1"].encode(), lp["link1"].encode(),
                     lp["char2"].encode(), lp["link2"].encode(),
                     core.ffi.new("double[3]", lp["pos1"]), core.ffi.new("double[3]", lp["pos2"]),
-                    kinds[lp["type"]], core.ffi.new("double[3]", lp["axis"]), core._e()),
+                    kinds.index(core_facts.extra_joint_kind(lp["type"])),
+                    core.ffi.new("double[3]", lp["axis"]), core._e()),
                     "registerExtraJoint")
             engine, settings = sim._solver
             if engine or settings:
@@ -613,7 +611,8 @@ class LocalBackend:
             names = list(sim._models)
             who = names[k] if 0 <= k < len(names) else None
             # the core's message (which character, before or after which step, the bounds)
-            raise Runaway(core.runaway_message or _runaway_message(sim._steps, who), who)
+            raise Runaway(core.runaway_message or core_facts.runaway_message(who, sim._steps),
+                          who)
 
     def run_to(self, target, before):
         self.step(target - self.core_steps(), before)
@@ -702,17 +701,18 @@ class LocalBackend:
             kind = lib.hs_cameraType(core.ptr, ch, s)
             if kind < 0:
                 continue   # not a vision sensor
+            color, mono, with_depth = core_facts.camera_images(kind)
             rgb, depth = core.camera(ch, s)
             h, w = depth.shape
             img = CameraImage(w, h)
-            if kind in (1, 4):
+            if color:
                 img.color = rgb
-            elif kind in (2, 5):
+            elif mono:
                 mono = np.empty((h, w), dtype=np.uint8)
                 lib.hs_rgbToMono(ffi.from_buffer("unsigned char[]", mono),
                                  ffi.from_buffer("unsigned char[]", rgb), w * h)
                 img.mono = mono
-            if kind in (3, 4, 5):
+            if with_depth:
                 img.depth = depth
             out[core.sensor_name(ch, s)] = img
         return out

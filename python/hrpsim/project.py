@@ -428,8 +428,12 @@ _CHILDREN = {
     "noise": {"sensor"},
 }
 
-# sensor types <noise><sensor type=...> accepts, and how many components each has
-_NOISE_TYPES = {"force": 6, "gyro": 3, "accel": 3, "range": 1}
+
+def _noise_types():
+    """The sensor types <noise><sensor type=...> accepts, and how many components each has (the
+    core's, hrpsim.core_facts.noise_components)."""
+    from .core_facts import noise_components
+    return noise_components()
 
 
 def _attrs(el, ctx, required=()):
@@ -582,9 +586,12 @@ def _extra_joint(a, line, f, ctx, lines=None):
                                  f("link2LocalPos"))
     if "jointAxis" in a:
         e.axis = ctx.vector(a["jointAxis"], 3, e.at("jointAxis"), f("jointAxis"))
-    t = a.get("jointType", "xyz").strip()
-    if t not in ("xyz", "xy", "z"):
-        raise ctx.err(e.at("jointType"), f("jointType"), "must be xyz, xy or z, got %r" % t)
+    from .core_facts import extra_joint_types
+    kinds = extra_joint_types()
+    t = a.get("jointType", kinds[0]).strip()
+    if t not in kinds:
+        raise ctx.err(e.at("jointType"), f("jointType"), "must be %s or %s, got %r"
+                      % (", ".join(kinds[:-1]), kinds[-1], t))
     e.joint_type = t
     return e
 
@@ -601,10 +608,10 @@ def declared_noise(info, sensors=False):
     out = {}
     for line in info:
         words = line.split()
-        if len(words) < 4 or words[:2] != ["urdf", "noise"] or words[3] not in _NOISE_TYPES:
+        if len(words) < 4 or words[:2] != ["urdf", "noise"] or words[3] not in _noise_types():
             continue
         name, kind, rest = words[2], words[3], words[4:]
-        n = _NOISE_TYPES[kind]
+        n = _noise_types()[kind]
         if len(rest) != 2 * n + 2 or rest[0] != "std" or rest[n + 1] != "bias":
             continue
         std = [float(x) for x in rest[1:n + 1]]
@@ -625,21 +632,22 @@ def _parse_noise(p, el, a, ctx):
     if "limits" in a:
         p.noise_limits = ctx.boolean(a["limits"], el.line, "<noise> limits")
     seen = set()
+    types = _noise_types()
     for c in el.children:
         ca = _attrs(c, ctx, required=("type",))
         t = ca["type"].strip()
-        if t not in _NOISE_TYPES:
+        if t not in types:
             raise ctx.err(c.line, "<sensor> type", "unknown sensor type %r (one of: %s)"
-                          % (t, ", ".join(_NOISE_TYPES)))
+                          % (t, ", ".join(types)))
         if t in seen:
             raise ctx.err(c.line, "<sensor> type", "noise for %r given twice" % t)
         seen.add(t)
         values = {}
         for attr in ("std", "bias"):
             words = ca.get(attr, "").replace(",", " ").split()
-            if len(words) not in (0, 1, _NOISE_TYPES[t]):
+            if len(words) not in (0, 1, types[t]):
                 raise ctx.err(c.line, "<sensor> " + attr, "give 1 number (every component) or "
-                              "%d for %s" % (_NOISE_TYPES[t], t))
+                              "%d for %s" % (types[t], t))
             values[attr] = [ctx.number(w, c.line, "<sensor> " + attr, nonneg=attr == "std")
                             for w in words]
         p.noise.append((t, values["std"], values["bias"], c.line))

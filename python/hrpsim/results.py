@@ -52,6 +52,8 @@ from pathlib import Path
 
 import numpy as np
 
+from .core_facts import log_array_name, state_blocks
+
 
 class LogCollector:
     """Accumulates LogRecords. ``characters``: registration order of (name, joint names)."""
@@ -63,8 +65,7 @@ class LogCollector:
         self.root_R = {n: [] for n, _ in self.characters}
         self.link_p = {n: [] for n, _ in self.characters}
         self.link_R = {n: [] for n, _ in self.characters}  # kept for stills, not in log.npz
-        self.sensor = {n: {k: [] for k in ("q", "dq", "u", "force", "rate_gyro", "accel",
-                                           "range")}
+        self.sensor = {n: {k: [] for k in ("q", "dq", "u") + tuple(b[0] for b in state_blocks())}
                        for n, _ in self.characters}
         self.has_sensors = False
         self.stops = {n: [] for n, _ in self.characters}
@@ -111,10 +112,8 @@ class LogCollector:
                 s["q"].append(list(ss.q))
                 s["dq"].append(list(ss.dq))
                 s["u"].append(list(ss.u))
-                s["force"].append([list(f) for f in ss.force])
-                s["rate_gyro"].append([list(g) for g in ss.rateGyro])
-                s["accel"].append([list(a) for a in ss.accel])
-                s["range"].append([list(r) for r in ss.range])
+                for key, field, _ in state_blocks():
+                    s[key].append([list(x) for x in getattr(ss, field)])
 
     def _add_contacts(self, ws, forces):
         count = 0
@@ -168,9 +167,10 @@ class LogCollector:
             for key in ("q", "dq", "u"):
                 if len(s[key]) == n:
                     out[name + "." + key] = np.asarray(s[key], dtype=float).reshape(n, -1)
-            for key, width in (("force", 6), ("rate_gyro", 3), ("accel", 3)):
-                if len(s[key]) == n and s[key] and s[key][0]:
-                    out[name + "." + key] = np.asarray(s[key], dtype=float).reshape(n, -1, width)
+            for key, _, width in state_blocks():
+                if width > 0 and len(s[key]) == n and s[key] and s[key][0]:
+                    out[name + "." + log_array_name(key)] = np.asarray(
+                        s[key], dtype=float).reshape(n, -1, width)
         for name, joints in self.characters:
             rows = self.stops[name]
             if joints and len(rows) == n and rows and len(rows[0]) == len(joints):

@@ -442,16 +442,16 @@ class Simulation(PrimitivesMixin):
         """A closed loop (OpenHRP's registerExtraJoint): point ``pos1`` of ``char1``'s
         ``link1`` (link1 frame [m]) tied to point ``pos2`` of ``char2``'s ``link2``; ``type``
         "xyz" (ball), "xy" (slides along ``axis``, link1 frame) or "z" (slides across it)."""
+        from .core_facts import extra_joint_types, extra_joint_wire
         self._configurable("add_extra_joint")
-        kinds = {"xyz": "EJ_XYZ", "xy": "EJ_XY", "z": "EJ_Z"}
-        if type not in kinds:
-            raise BadArgument("extra joint type must be one of %s, got %r" % (sorted(kinds),
-                                                                              type))
+        if type not in extra_joint_types():
+            raise BadArgument("extra joint type must be one of %s, got %r"
+                              % (sorted(extra_joint_types()), type))
         self._link(char1, link1)
         self._link(char2, link2)
         self._loops.append(dict(name=name, char1=char1, link1=link1, char2=char2, link2=link2,
                                 pos1=[float(x) for x in pos1], pos2=[float(x) for x in pos2],
-                                type=kinds[type], axis=[float(x) for x in axis]))
+                                type=extra_joint_wire(type), axis=[float(x) for x in axis]))
 
     def set_joint_options(self, joint_limits=True, rotor_inertia=False, sleep=None):
         """Options beyond OpenHRP 3.1 on any back end (see the class comment): the model's joint
@@ -529,7 +529,8 @@ class Simulation(PrimitivesMixin):
         if "noise" not in self._backend.features:
             raise Unsupported("sensor noise is applied by the scheduler: make the Simulation "
                               "with scheduler=True", "set_sensor_noise")
-        sizes = {"force": 6, "gyro": 3, "accel": 3, "range": 1}
+        from .core_facts import noise_components
+        sizes = noise_components()
         specs = {}
         for name, value in types.items():
             if name not in sizes:
@@ -806,16 +807,16 @@ class Simulation(PrimitivesMixin):
 
 def _sensor_arrays(s):
     """An OpenHRP.SensorState as Simulation.sensors' arrays."""
-    return {
-        "q": np.array(s.q, dtype=float),
-        "dq": np.array(s.dq, dtype=float),
-        "u": np.array(s.u, dtype=float),
-        "force": np.array(s.force, dtype=float).reshape(-1, 6),
-        "gyro": np.array(s.rateGyro, dtype=float).reshape(-1, 3),
-        "accel": np.array(s.accel, dtype=float).reshape(-1, 3),
-        # fromiter: a scan is hundreds of floats (np.array's type discovery costs 1.5x)
-        "range": [np.fromiter(r, dtype=float, count=len(r)) for r in s.range],
-    }
+    from .core_facts import state_blocks
+    out = {"q": np.array(s.q, dtype=float), "dq": np.array(s.dq, dtype=float),
+           "u": np.array(s.u, dtype=float)}
+    for key, field, size in state_blocks():
+        if size > 0:
+            out[key] = np.array(getattr(s, field), dtype=float).reshape(-1, size)
+        else:
+            # fromiter: a scan is hundreds of floats (np.array's type discovery costs 1.5x)
+            out[key] = [np.fromiter(r, dtype=float, count=len(r)) for r in getattr(s, field)]
+    return out
 
 
 class _CorbaBackend:
@@ -1136,9 +1137,10 @@ def _bad_operation():
 
 
 def _runaway_message(steps, who):
-    return ("step %d: character %s ran away: its state became non-finite or left the bounds "
-            "(|position| <= 1e9 m, speeds <= 1e8 m/s, rad/s); it was stopped where the last "
-            "good step left it" % (steps, who or "?"))
+    """The core's wording of a runaway of ``who`` by step ``steps`` (a DynamicsSimulator's
+    BAD_OPERATION carries only the character)."""
+    from .core_facts import runaway_message
+    return runaway_message(who, steps)
 
 
 class _SchedulerBackend(_CorbaBackend):
@@ -1192,15 +1194,15 @@ class _SchedulerBackend(_CorbaBackend):
     def _step(self, n):
         """Scheduler.step(n); a run stopped by a runaway becomes Runaway naming the
         character (the scheduler's message says which)."""
-        import re
         from . import SchedulerIDL
+        from .core_facts import runaway_character
         try:
             self._scheduler.step(n)
         except SchedulerIDL.SchedulerError as exc:
-            m = re.search(r"character (.+?) ran away", exc.description)
-            if m is None:
+            who = runaway_character(exc.description)  # the core's wording in the description
+            if who is None:
                 raise explain(self._scheduler, "step", exc) from exc
-            raise Runaway(exc.description, m.group(1)) from None
+            raise Runaway(exc.description, who) from None
 
     def discard(self, closing=False):
         if closing and self._ds is not None:

@@ -132,6 +132,12 @@ int hsr_sceneBounds(const hsrScene *s, double lo[3], double hi[3]);
 // 1..8192, 0 < near < far, 0 < fov < pi, frameRate > 0 and finite)
 int hsr_cameraSpec(const hsSensor *sensor, hsrCameraSpec *spec, hsError *err);
 
+// the images a camera type makes, the one table of them (core.h's hs_cameraImages answers with
+// it; the ViewSimulator reads it): a set of the bits below, 0 for NONE or a bad type. COLOR
+// and COLOR_DEPTH give colour, MONO and MONO_DEPTH mono, DEPTH and the two *_DEPTH depth.
+enum { hsrIMAGE_COLOR = 1, hsrIMAGE_MONO = 2, hsrIMAGE_DEPTH = 4 };
+int hsr_cameraImages(int type);
+
 // the camera frame of sensor in the world, 3x4 [R t], from its link's world pose
 void hsr_cameraPose(double T[12], const hsSensor *sensor, const double linkP[3],
                     const double linkR[9]);

@@ -8,6 +8,23 @@
 
 #include "render.h"
 
+int hsr_cameraImages(int type) {
+  switch (type) {
+    case hsCAMERA_COLOR:
+      return hsrIMAGE_COLOR;
+    case hsCAMERA_MONO:
+      return hsrIMAGE_MONO;
+    case hsCAMERA_DEPTH:
+      return hsrIMAGE_DEPTH;
+    case hsCAMERA_COLOR_DEPTH:
+      return hsrIMAGE_COLOR | hsrIMAGE_DEPTH;
+    case hsCAMERA_MONO_DEPTH:
+      return hsrIMAGE_MONO | hsrIMAGE_DEPTH;
+    default:
+      return 0;
+  }
+}
+
 int hsr_cameraSpec(const hsSensor *sensor, hsrCameraSpec *spec, hsError *err) {
   if (!sensor || sensor->type != hsSENSOR_VISION) {
     return HS_ERR(err, hsE_INVALID, "sensor '%s' is not a Vision sensor",

@@ -405,6 +405,11 @@ OpenHRP::ExtraJointInfoSequence *BodyInfoServant::extraJoints() {
     const hsExtraJoint &e = body_->extraJoints[i];
     OpenHRP::ExtraJointInfo &out = seq[i];
     out.name = CORBA::string_dup(e.name);
+    // OpenHRP's ExtraJointType and model.h's hstExtraJoint number the types alike
+    static_assert(OpenHRP::EJ_XYZ == static_cast<int>(hsEXTRA_XYZ) &&
+                      OpenHRP::EJ_XY == static_cast<int>(hsEXTRA_XY) &&
+                      OpenHRP::EJ_Z == static_cast<int>(hsEXTRA_Z),
+                  "ExtraJointType differs from hstExtraJoint");
     out.jointType = static_cast<OpenHRP::ExtraJointType>(e.type);
     copy3(out.axis, e.axis);
     for (int k = 0; k < 2; k++) {

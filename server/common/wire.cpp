@@ -261,7 +261,7 @@ void sensorStateInto(const hsSim *sim, int ch, OpenHRP::SensorState &out) {
   SimLock lock(sim);
   OpenHRP::SensorState *ss = &out;
   // joints in jointId order
-  CORBA::ULong nj = static_cast<CORBA::ULong>(hs_jointCount(sim, ch));
+  CORBA::ULong nj = static_cast<CORBA::ULong>(hs_jointIdCount(sim, ch));
   const int *jointLink = hs_jointLinks(sim, ch);
   const double *q = hs_q(sim, ch), *dq = hs_dq(sim, ch), *u = hs_u(sim, ch);
   ss->q.length(nj);

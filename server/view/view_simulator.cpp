@@ -189,12 +189,11 @@ void ViewCore::render(int c, Frame &frame, bool all) {
   const CameraInfo &cam = cameras_.at(c);
   const Character &ch = chars_[cam.character];
   const hsSensor *sensor = &ch.body->sensors[cam.sensor];
-  hstCamera type = cam.spec.type;
-  bool color = all || type == hsCAMERA_COLOR || type == hsCAMERA_COLOR_DEPTH ||
-               type == hsCAMERA_MONO || type == hsCAMERA_MONO_DEPTH;
-  bool mono = all || type == hsCAMERA_MONO || type == hsCAMERA_MONO_DEPTH;
-  bool depth = all || type == hsCAMERA_DEPTH || type == hsCAMERA_COLOR_DEPTH ||
-               type == hsCAMERA_MONO_DEPTH;
+  int images = hsr_cameraImages(cam.spec.type);
+  // mono images are made from the colour ones
+  bool color = all || (images & (hsrIMAGE_COLOR | hsrIMAGE_MONO)) != 0;
+  bool mono = all || (images & hsrIMAGE_MONO) != 0;
+  bool depth = all || (images & hsrIMAGE_DEPTH) != 0;
   int w = cam.spec.width, h = cam.spec.height;
   size_t n = static_cast<size_t>(w) * h;
   frame.width = w;
@@ -273,8 +272,9 @@ OpenHRP::ImageData *CameraServant::getImageData() {
   img->height = frame_.height;
   size_t n = static_cast<size_t>(frame_.width) * frame_.height;
   hstCamera type = cam.spec.type;
-  bool color = type == hsCAMERA_COLOR || type == hsCAMERA_COLOR_DEPTH;
-  bool mono = type == hsCAMERA_MONO || type == hsCAMERA_MONO_DEPTH;
+  int images = hsr_cameraImages(type);
+  bool color = (images & hsrIMAGE_COLOR) != 0;
+  bool mono = (images & hsrIMAGE_MONO) != 0;
   img->format = mono ? OpenHRP::GRAY
                 : type == hsCAMERA_DEPTH ? OpenHRP::DEPTH
                 : (color && format_ == ColorFormat::RGB) ? OpenHRP::RGB

@@ -18,6 +18,8 @@ NATIVE = {
     "test_api_fuzz.py": "random valid and invalid call sequences into dynamics and scheduler",
     "test_collision.py": "the CollisionDetector server's queries",
     "test_controller.py": "the scheduler calling a Python controller back over CORBA",
+    "test_core_facts.py": "the core's tables through the cffi extension, and local runs "
+                          "(runaway, sensors) against them",
     "test_cross_host.py": "servers' --listen endpoints and the local core against the servers",
     "test_diagnostics.py": "the servers' refusal paths (bad requests, server-side reasons)",
     "test_distance_points.py": "collision distance queries",

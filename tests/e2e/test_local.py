@@ -282,7 +282,8 @@ def test_local_errors_carry_the_core_message_and_closed_is_clear():
         sim.set_joint_values("arm", [0.1] * (n - 1) + [1e13])
     assert np.array_equal(sim.q("arm"), q0)
     sim.close()
-    for call in (core.step, lambda: core.q_view(0), lambda: core.set_joint_torques(0, [0.0])):
+    for call in (core.step, lambda: core.q_view(0),
+                 lambda: core.set_joint_torques_by_link(0, [0.0])):
         with pytest.raises(CallOrderError, match="the simulation is closed"):
             call()
 

@@ -144,3 +144,18 @@ def test_simulation_step_raises_runaway(servers, models):
         sim.set_joint_torques("pendulum", [0.0])
         sim.step(5)
         assert sim.steps == 6
+
+
+def test_scheduler_simulation_names_the_runaway_character(servers, models):
+    """Through the Scheduler, Simulation.step finds the character in the SchedulerError's
+    description by the core's wording (hrpsim.core_facts.runaway_character), and the
+    description is the core's message (hs_runawayMessage) after the scheduler's prefix."""
+    from hrpsim import core_facts
+    with hrpsim.Simulation(servers.client, dt=DT, scheduler=True,
+                           models={"box": models[0], "pendulum": models[1]}) as sim:
+        sim.set_joint_torques("pendulum", [TORQUE])
+        with pytest.raises(hrpsim.Runaway) as info:
+            sim.step(3)
+        assert info.value.character == "pendulum"
+        text = str(info.value)
+        assert text.endswith(core_facts.runaway_message("pendulum", 1, "after")), text

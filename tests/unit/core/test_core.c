@@ -15,6 +15,7 @@
 #include "dynamics.h"
 #include "model.h"
 #include "openhrp_fixtures.h"
+#include "render.h"
 #include "test_support.h"
 
 // a 1 kg, 0.1 m box on a free joint named BOX
@@ -159,6 +160,39 @@ static void testNames(void) {
   hs_freeSim(sim);
 }
 
+// the facts the doors ask of the core: extra-joint types (model.h's order, the VRML words), the
+// images of OpenHRP's camera types, the runaway bounds and the one wording of a runaway
+static void testFacts(void) {
+  CU_ASSERT_STRING_EQUAL(hs_extraJointTypeName(hsEXTRA_XYZ), "xyz");
+  CU_ASSERT_STRING_EQUAL(hs_extraJointTypeName(hsEXTRA_XY), "xy");
+  CU_ASSERT_STRING_EQUAL(hs_extraJointTypeName(hsEXTRA_Z), "z");
+  CU_ASSERT_PTR_NULL(hs_extraJointTypeName(hsEXTRA_NTYPES));
+  CU_ASSERT_PTR_NULL(hs_extraJointTypeName(-1));
+  hstExtraJoint t = hsEXTRA_NTYPES;
+  CU_ASSERT_EQUAL(hsm_parseExtraJointType("xy", &t), 0);
+  CU_ASSERT_EQUAL(t, hsEXTRA_XY);
+  CU_ASSERT_EQUAL(hsm_parseExtraJointType("piston", &t), -1);
+  CU_ASSERT_EQUAL(hs_cameraImages(hsCAMERA_NONE), 0);
+  CU_ASSERT_EQUAL(hs_cameraImages(hsCAMERA_COLOR), hsIMAGE_COLOR);
+  CU_ASSERT_EQUAL(hs_cameraImages(hsCAMERA_MONO), hsIMAGE_MONO);
+  CU_ASSERT_EQUAL(hs_cameraImages(hsCAMERA_DEPTH), hsIMAGE_DEPTH);
+  CU_ASSERT_EQUAL(hs_cameraImages(hsCAMERA_COLOR_DEPTH), hsIMAGE_COLOR | hsIMAGE_DEPTH);
+  CU_ASSERT_EQUAL(hs_cameraImages(hsCAMERA_MONO_DEPTH), hsIMAGE_MONO | hsIMAGE_DEPTH);
+  CU_ASSERT_EQUAL(hs_cameraImages(6), 0);
+  CU_ASSERT_EQUAL(hs_runawayMaxPosition(), 1e9);
+  CU_ASSERT_EQUAL(hs_runawayMaxSpeed(), 1e8);
+  char text[512], small[12];
+  int n = hs_runawayMessage(text, (int)sizeof text, "robot", "after", 12);
+  CU_ASSERT_EQUAL(n, (int)strlen(text));
+  CU_ASSERT(strncmp(text, "character robot ran away after step 12: ", 40) == 0);
+  CU_ASSERT(strstr(text, "(|position| <= 1e+09 m, |velocity| <= 1e+08 m/s and rad/s)") != NULL);
+  CU_ASSERT_EQUAL(hs_runawayMessage(small, (int)sizeof small, "robot", NULL, 3), n - 4);
+  CU_ASSERT_STRING_EQUAL(small, "character r");  // truncated, terminated
+  CU_ASSERT_EQUAL(hs_runawayMessage(NULL, 0, "robot", "after", 12), n);
+  hs_runawayMessage(text, (int)sizeof text, NULL, NULL, 3);
+  CU_ASSERT(strncmp(text, "character ? ran away by step 3: ", 32) == 0);
+}
+
 // the clock is the world's: steps counted, time accumulated as time += dt; the time step's
 // bounds refused; a free fall against semi-implicit Euler's closed form
 static void testClockAndFreeFall(void) {
@@ -284,7 +318,7 @@ static void testLinkData(void) {
   CU_ASSERT(strstr(err.message, "ABS_ACCELERATION cannot be set") != NULL);
   CU_ASSERT_EQUAL(hs_setLinkData(sim, 0, elbow, hsDATA_JOINT_VALUE, d, 1, fresh(&err)), 0);
   double all[64];
-  int nj = hs_jointCount(sim, 0);
+  int nj = hs_jointIdCount(sim, 0);
   CU_ASSERT_EQUAL_FATAL(hs_getAllLinkData(sim, 0, hsDATA_JOINT_VALUE, all, 64, fresh(&err)), nj);
   CU_ASSERT_EQUAL(all[robot->links[elbow].jointId], -0.5);
   CU_ASSERT_EQUAL(hs_q(sim, 0)[elbow], -0.5);
@@ -303,9 +337,9 @@ static void testLinkData(void) {
   for (int l = 0; l < nl; l++) {
     u[l] = 0.125 * l;
   }
-  CU_ASSERT_EQUAL(hs_setJointTorques(sim, 0, u, nl, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_setJointTorquesByLink(sim, 0, u, nl, fresh(&err)), 0);
   CU_ASSERT_EQUAL(hs_torqueCommands(sim, 0)[elbow], 0.125 * elbow);
-  CU_ASSERT(hs_setJointTorques(sim, 0, u, nl - 1, fresh(&err)) < 0);
+  CU_ASSERT(hs_setJointTorquesByLink(sim, 0, u, nl - 1, fresh(&err)) < 0);
   CU_ASSERT_EQUAL(hs_linkDataSize(hsDATA_ABS_TRANSFORM), 12);
   CU_ASSERT_STRING_EQUAL(hs_linkDataName(hsDATA_EXTERNAL_FORCE), "EXTERNAL_FORCE");
   hs_freeSim(sim);
@@ -325,7 +359,7 @@ static void testHugeValueRefusedWhole(void) {
   hsSim *sim = hs_makeSim(fresh(&err));
   hsBody *robot = hst_loadSample("humanoid/humanoid.wrl");
   CU_ASSERT_EQUAL_FATAL(hs_addCharacter(sim, "robot", robot, 1, fresh(&err)), 0);
-  int nj = hs_jointCount(sim, 0), nl = hs_linkCount(sim, 0);
+  int nj = hs_jointIdCount(sim, 0), nl = hs_linkCount(sim, 0);
   CU_ASSERT_FATAL(nj <= 64 && nl <= 64);
   int lastLink = hs_jointLinks(sim, 0)[nj - 1];
   const char *last = hs_linkName(sim, 0, lastLink);
@@ -351,10 +385,10 @@ static void testHugeValueRefusedWhole(void) {
       per[l] = 0.25;
     }
     per[lastLink] = -1e13;
-    CU_ASSERT(hs_setJointValues(sim, 0, per, nl, fresh(&err)) < 0);
+    CU_ASSERT(hs_setJointValuesByLink(sim, 0, per, nl, fresh(&err)) < 0);
     CU_ASSERT(strstr(err.message, last) != NULL);
     CU_ASSERT(sameQ(sim, q0, nl));
-    CU_ASSERT(hs_setJointTorques(sim, 0, per, nl, fresh(&err)) < 0);
+    CU_ASSERT(hs_setJointTorquesByLink(sim, 0, per, nl, fresh(&err)) < 0);
     CU_ASSERT(memcmp(hs_torqueCommands(sim, 0), u0, (size_t)nl * sizeof *u0) == 0);
     // the same requests within the bound are applied
     all[nj - 1] = 0.25;
@@ -565,6 +599,7 @@ void register_core(void) {
   CU_add_test(s, "periods and times in whole steps", testPeriods);
   CU_add_test(s, "refusals before and after start", testOrder);
   CU_add_test(s, "names, sensor order, the types' table", testNames);
+  CU_add_test(s, "facts: extra joints, camera images, runaway", testFacts);
   CU_add_test(s, "the clock and a free fall", testClockAndFreeFall);
   CU_add_test(s, "a pendulum's period", testPendulumPeriod);
   CU_add_test(s, "link data checked before anything changes", testLinkData);

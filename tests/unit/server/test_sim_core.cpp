@@ -161,7 +161,7 @@ void testSensorState() {
   OpenHRP::SensorState_var off = wire::sensorState(core, 0);
   CU_ASSERT_EQUAL_FATAL(off->force.length(), 1u);
   CU_ASSERT_EQUAL(off->force[0][2], 0.0);
-  CU_ASSERT_EQUAL(off->q.length(), static_cast<CORBA::ULong>(hs_jointCount(core, 0)));
+  CU_ASSERT_EQUAL(off->q.length(), static_cast<CORBA::ULong>(hs_jointIdCount(core, 0)));
   hs_enableSensors(core, 1);
   OpenHRP::SensorState_var on = wire::sensorState(core, 0);
   int n = 0;
