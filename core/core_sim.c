@@ -43,6 +43,13 @@ hsBody *hs_loadBody(const char *path, hsError *err) {
   return hsm_loadModel(path, &opt, NULL, 0, NULL, err);
 }
 
+hsBody *hs_loadBodyWithImages(const char *path, hsError *err) {
+  hsmLoadOptions opt;
+  hsm_defaultLoadOptions(&opt);
+  opt.readImage = 1;
+  return hsm_loadModel(path, &opt, NULL, 0, NULL, err);
+}
+
 void hs_freeBody(hsBody *body) {
   hsm_freeBody(body);
 }

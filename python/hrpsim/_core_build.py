@@ -20,8 +20,9 @@ import sys
 
 import cffi
 
-# the fields of the records core.h forward-declares that the Python side reads, the error
-# codes and the log level (util.h; values from the compiler)
+# the fields of the records core.h forward-declares that the Python side reads (the body's
+# description, model.h, for the viewer's models.json.gz), the error codes and the log level
+# (util.h; values from the compiler)
 RECORDS = """
 typedef enum hstError { hsOK, hsE_INVALID, hsE_NOMEM, hsE_IO, hsE_SYNTAX, hsE_MODEL,
                         hsE_UNSUPPORTED, hsE_RUNAWAY, hsE_ORDER, ... } hstError;
@@ -32,6 +33,43 @@ struct hsdLinkMotion { double v[3]; double w[3]; double dv[3]; double dw[3]; ...
 struct hsdContact { int pair; int ch[2]; int link[2]; double p[3]; double n[3]; double depth;
                     double force[3]; ...; };
 struct hsdContactGroup { int pair; int ch[2]; int link[2]; int first; int count; ...; };
+typedef int... hstSensor;
+typedef int... hstLight;
+typedef int... hstPrimitive;
+typedef struct hsShapeRef { double T[12]; int inlineMatrix; int shape; ...; } hsShapeRef;
+typedef struct hsSensor { const char *name; hstSensor type; int id; double translation[3];
+                          double rotation[4]; const float *specValues; int nspecValue;
+                          const hsShapeRef *shapeRefs; int nshapeRef; ...; } hsSensor;
+typedef struct hsLight { const char *name; hstLight type; double T[12];
+                         double ambientIntensity; double attenuation[3]; double color[3];
+                         double intensity; double location[3]; int on; double radius;
+                         double direction[3]; double beamWidth; double cutOffAngle;
+                         ...; } hsLight;
+typedef struct hsLink { const char *name; int jointId; const char *jointTypeName;
+                        double jointValue; double axis[3]; double translation[3];
+                        double rotation[4]; int parent; const hsShapeRef *shapeRefs;
+                        int nshapeRef; int sensorAdr; int nsensor; int lightAdr; int nlight;
+                        ...; } hsLink;
+typedef struct hsShape { hstPrimitive primitive; const float *params; int nparam;
+                         const float *vertices; int nvertex; const int *triangles;
+                         int ntriangle; int appearance; ...; } hsShape;
+typedef struct hsAppearance { int material; const float *normals; int nnormal;
+                              const int *normalIndices; int nnormalIndex; int normalPerVertex;
+                              int solid; float creaseAngle; const float *colors; int ncolor;
+                              const int *colorIndices; int ncolorIndex; int colorPerVertex;
+                              int texture; const float *texCoords; int ntexCoord;
+                              const int *texCoordIndices; int ntexCoordIndex;
+                              double texTransform[9]; ...; } hsAppearance;
+typedef struct hsMaterial { float ambientIntensity; float diffuseColor[3];
+                            float emissiveColor[3]; float shininess; float specularColor[3];
+                            float transparency; ...; } hsMaterial;
+typedef struct hsTexture { const unsigned char *image; size_t nimage; int numComponents;
+                           int width; int height; int repeatS; int repeatT; const char *url;
+                           ...; } hsTexture;
+struct hsBody { const char *name; const char *url; hsLink *links; int nlink; hsShape *shapes;
+                int nshape; hsAppearance *appearances; int nappearance;
+                hsMaterial *materials; int nmaterial; hsTexture *textures; int ntexture;
+                hsSensor *sensors; int nsensor; hsLight *lights; int nlight; ...; };
 """
 
 
@@ -65,7 +103,8 @@ def make_ffi(header_path):
     ffi = cffi.FFI()
     with open(header_path) as f:
         ffi.cdef(declarations(f.read()))
-    ffi.set_source("_hrpsim_core", '#include "core.h"\n#include "util.h"\n#include "dynamics.h"\n')
+    ffi.set_source("_hrpsim_core", '#include "core.h"\n#include "util.h"\n#include "dynamics.h"\n'
+                   '#include "model.h"\n')
     return ffi
 
 

@@ -12,31 +12,46 @@ calls controllers make, with OpenHRP's enums), its character and period, ``initi
 and ``start()``ed, and ticked in the scheduler's order: for step k,
 ``input()`` and ``control()`` of every controller whose period divides k, the step,
 ``output()``; ``stop()`` at the end. A controller given only as an external ``command`` is an
-OpenHRP Controller in another process: it needs the servers, and the run refuses it
-(``RunError`` saying so).
+OpenHRP Controller in another process, reached through the naming service: the run refuses it
+(``RunError`` saying so: this process has no ORB, no naming service and no Scheduler to tick
+it; run without --local, or give it python=).
 
-Results: ``OUT/log.npz``, the scheduler run's log (results.py: the same series, made by the
-same ``LogCollector`` from records ``_record`` reads from the core as the Scheduler's
-``record`` does: the state at time 0, then one record per log period) and
-``OUT/summary.json``.
+The results directory is the one a server run writes (run.py, results.py), made by the same
+code: the ``--out`` rules (``run.prepare_out_dir``: a foreign non-empty directory is refused,
+an earlier run's results are replaced), ``log.npz`` (``results.log_arrays``; the same keys and,
+for the same project, the same values bit for bit), ``models.json.gz`` (the body descriptions,
+read in process with texture images: ``local.describe_body``), ``summary.json`` and
+``summary.txt`` (``results.run_summary``: one schema, ``backend`` "local"), the stills, the
+plots and, when asked (``cameras`` or ``<cameras enabled="true"/>``), every vision sensor's
+frames in ``cameras/`` at its frame rate, as the Scheduler stores them (PNG, 16-bit depth in
+millimetres, frames.csv; the step rule of scheduler_cameras.cpp).
+
+The log is recorded from the core's views into arrays preallocated for the whole run
+(``LocalLog``): a record copies rows, it builds no Python objects per link.
+
+A controller that raises (in any of its calls, or a module that does not import: a syntax
+error) stops the run as the Scheduler stops it: status FAILED, the message naming the
+controller, the time, the exception's last line and where it was raised, the results written
+up to that moment; then ``RunError`` "run failed: ... (partial results in OUT)". A runaway
+step ends the run the same way.
 """
 
 import importlib.util
-import json
 import math
 import time
+import traceback
 from pathlib import Path
-from types import SimpleNamespace as _Rec
 
 import numpy as np
 
+from .errors import ModelError
 from .limits import period_steps
 from .project import load_project
-from .results import LogCollector
-from .errors import ModelError
-from .run import RunError, default_out_dir, model_run_error
+from .results import controller_entries, log_arrays, run_summary, write_results
+from .run import (RunError, default_out_dir, model_run_error, prepare_out_dir,
+                  remove_unused_out_dir)
 
-__all__ = ["run_local", "LocalDynamics"]
+__all__ = ["run_local", "LocalDynamics", "LocalLog"]
 
 
 class _SensorState:
@@ -87,67 +102,330 @@ class LocalDynamics:
         core.lib.hs_forwardKinematics(core.ptr, -1)
 
 
-def _record(sim, log_sensors):
-    """The Scheduler's LogRecord of the current state (scheduler.cpp ``record``, wire.cpp
-    ``worldState`` / ``sensorState``) as plain objects, read from the local core."""
-    core = sim.local
-    lib, ffi = core.lib, core.ffi
-    names = {core.index(m): m for m in sim.models}   # core index -> character
-    n = ffi.new("int *")
-    chars = []
-    for ch, name in sorted(names.items()):
-        p, R = core.p_view(ch), core.R_view(ch)
-        chars.append(_Rec(characterName=name, linkPositions=[
-            _Rec(p=list(p[k]), R=list(R[k].reshape(9))) for k in range(len(p))]))
-    contacts = lib.hs_contacts(core.ptr, n)
-    groups = lib.hs_contactGroups(core.ptr, n)
-    collisions, forces = [], []
-    for g in range(n[0]):
-        k = groups[g]
-        points = []
-        for i in range(k.first, k.first + k.count):
-            c = contacts[i]
-            points.append(_Rec(position=list(c.p), normal=[-x for x in c.n], idepth=c.depth))
-            forces += list(c.force)
-        collisions.append(_Rec(pair=_Rec(charName1=names[k.ch[0]],
-                                         linkName1=core.link_name(k.ch[0], k.link[0]),
-                                         charName2=names[k.ch[1]],
-                                         linkName2=core.link_name(k.ch[1], k.link[1])),
-                               points=points))
-    loops = []
-    chs, f = ffi.new("int[2]"), ffi.new("double[6]")
-    for i in range(lib.hs_extraJointCount(core.ptr)):
-        name = ffi.string(lib.hs_extraJointName(core.ptr, i, chs)).decode()
-        lib.hs_extraJointForce(core.ptr, i, f)
-        loops.append(_Rec(name=name, character=names[chs[0]], force=list(f)))
-    stops, tracks = [], []
-    for ch, name in sorted(names.items()):
-        nj = lib.hs_jointStopTorques(core.ptr, ch, ffi.NULL, 0)
-        buf = ffi.new("double[]", max(nj, 1))
-        lib.hs_jointStopTorques(core.ptr, ch, buf, nj)
-        stops.append(list(buf)[:nj])
-        nt = lib.hs_tracks(core.ptr, ch, ffi.NULL, 0)
-        if nt > 0:
-            links = ffi.new("int[]", nt)
-            lib.hs_tracks(core.ptr, ch, links, nt)
-            u = lib.hs_u(core.ptr, ch)
-            tracks += [_Rec(character=name, link=core.link_name(ch, k), speed=u[k])
-                       for k in links]
-    sensors = []
-    if log_sensors:
-        for _, name in sorted(names.items()):
-            s = sim.sensors(name)
-            sensors.append(_Rec(q=list(s["q"]), dq=list(s["dq"]), u=list(s["u"]),
-                                force=[list(x) for x in s["force"]],
-                                rateGyro=[list(x) for x in s["gyro"]],
-                                accel=[list(x) for x in s["accel"]],
-                                range=[list(x) for x in s["range"]]))
-    return _Rec(world=_Rec(time=sim.time, characterPositions=chars, collisions=collisions),
-                sensors=sensors, loops=loops, tracks=tracks, jointStops=stops,
-                contactForces=forces)
+# ---------------------------------------------------------------------------------------------
+# the log
+# ---------------------------------------------------------------------------------------------
+
+class LocalLog:
+    """The run's log (the Scheduler's records: scheduler.cpp ``record``, wire.cpp) read from
+    the core's views into arrays preallocated for ``capacity`` records; ``arrays()`` is
+    log.npz (results.log_arrays, as LogCollector gives it). ``time``, ``characters``,
+    ``link_p`` and ``link_R`` are what stills.py reads of a collector."""
+
+    def __init__(self, sim, capacity, log_sensors):
+        core = self.core = sim.local
+        lib, ffi = core.lib, core.ffi
+        self.ptr = core.ptr
+        self.n = 0
+        self.capacity = capacity
+        self.characters = [(m, sim.joint_names(m)) for m in sim.models]
+        self._time = np.zeros(capacity)
+        self.names = {core.index(m): m for m in sim.models}
+        self._link_p, self._link_R, self._views = {}, {}, []
+        self.sensor, self.ranges, self.stops, self.tracks = {}, {}, {}, {}
+        self._sensor_views, self._range_sensors, self._stop_rows, self._track_links = \
+            [], [], [], []
+        types = _sensor_type_codes(core)
+        count = ffi.new("int *")
+        for ch, name in sorted(self.names.items()):
+            nl = core.link_count(ch)
+            self._link_p[name] = np.zeros((capacity, nl, 3))
+            self._link_R[name] = np.zeros((capacity, nl, 9))
+            self._views.append((core.p_view(ch).reshape(nl, 3), core.R_view(ch).reshape(nl, 9),
+                                self._link_p[name], self._link_R[name]))
+            joints = sim.joint_names(name)
+            nj = len(joints)
+            scans = []
+            series = {k: [] for k in ("q", "dq", "u", "force", "rate_gyro", "accel")}
+            if log_sensors:
+                links = np.array(core.joint_links(ch), dtype=np.int64)
+                valid = links >= 0
+                for key, view in (("q", core.q_view(ch)), ("dq", core.dq_view(ch)),
+                                  ("u", core.u_view(ch))):
+                    series[key] = np.zeros((capacity, nj))
+                    self._sensor_views.append((series[key], view, links[valid], valid))
+                for key, (t, width) in types.items():
+                    idx = lib.hs_sensorsOfType(self.ptr, ch, t, count)
+                    sensors = [idx[i] for i in range(count[0])]
+                    if key == "range":
+                        scans = [[] for _ in sensors]
+                        self._range_sensors += [(ch, s, scans[j]) for j, s in enumerate(sensors)]
+                        continue
+                    series[key] = np.zeros((capacity, len(sensors), width))
+                    for j, s in enumerate(sensors):
+                        self._sensor_views.append((series[key][:, j], core.reading_view(ch, s),
+                                                   None, None))
+                self.ranges[name] = scans
+            self.sensor[name] = series
+            self.stops[name] = np.zeros((capacity, nj))
+            if nj:
+                self._stop_rows.append((ch, self.stops[name], nj))
+            nt = lib.hs_tracks(self.ptr, ch, ffi.NULL, 0)
+            if nt > 0:
+                buf = ffi.new("int[]", nt)
+                lib.hs_tracks(self.ptr, ch, buf, nt)
+                links = [buf[i] for i in range(nt)]
+                u = core.u_view(ch)
+                for k in links:
+                    key = "%s.track.%s" % (name, core.link_name(ch, k))
+                    self.tracks[key] = np.zeros(capacity)
+                    self._track_links.append((self.tracks[key], u, k))
+        self.loops, self._loops = {}, []
+        chs = ffi.new("int[2]")
+        for i in range(lib.hs_extraJointCount(self.ptr)):
+            jname = ffi.string(lib.hs_extraJointName(self.ptr, i, chs)).decode()
+            key = "%s.loop.%s" % (self.names[chs[0]], jname)
+            self.loops[key] = np.zeros((capacity, 6))
+            self._loops.append((i, self.loops[key]))
+        self._double_p = ffi.typeof("double *")
+        # the contact records' fields, read in place (dynamics.h hsdContact)
+        size = ffi.sizeof("hsdContact")
+        self._contact_dtype = np.dtype({
+            "names": ["p", "n", "depth", "force"],
+            "formats": [("<f8", 3), ("<f8", 3), "<f8", ("<f8", 3)],
+            "offsets": [ffi.offsetof("hsdContact", f) for f in ("p", "n", "depth", "force")],
+            "itemsize": size})
+        self._contact_size = size
+        self._n = ffi.new("int *")
+        self.contact_pairs = {}
+        self._pair_rows = {}  # (ch1, link1, ch2, link2) -> row of contact_pairs
+        self.contact_count = np.zeros(capacity, dtype=np.int32)
+        self._contact_rows = []
+
+    def __len__(self):
+        return self.n
+
+    @property
+    def time(self):
+        return self._time[:self.n]
+
+    @property
+    def link_p(self):
+        return {name: a[:self.n] for name, a in self._link_p.items()}
+
+    @property
+    def link_R(self):
+        return {name: a[:self.n] for name, a in self._link_R.items()}
+
+    def record(self):
+        """Append the current state as one record."""
+        i = self.n
+        lib, ffi, ptr = self.core.lib, self.core.ffi, self.ptr
+        self._time[i] = lib.hs_time(ptr)
+        for p, R, out_p, out_R in self._views:
+            out_p[i] = p
+            out_R[i] = R
+        for out, view, links, valid in self._sensor_views:
+            if links is None:
+                out[i] = view
+            else:
+                out[i, valid] = view[links]
+        for ch, s, scans in self._range_sensors:
+            beams = lib.hs_reading(ptr, ch, s, self._n)
+            k = self._n[0]
+            scans.append(np.frombuffer(ffi.buffer(beams, 8 * k), dtype=np.float64).copy()
+                         if k else np.zeros(0))
+        for ch, rows, nj in self._stop_rows:
+            lib.hs_jointStopTorques(ptr, ch, ffi.cast(self._double_p,
+                                                      ffi.from_buffer(rows[i])), nj)
+        for out, u, k in self._track_links:
+            out[i] = u[k]
+        for j, out in self._loops:
+            lib.hs_extraJointForce(ptr, j, ffi.cast(self._double_p, ffi.from_buffer(out[i])))
+        self._record_contacts(i)
+        self.n = i + 1
+
+    def _record_contacts(self, i):
+        lib, ffi, ptr, n = self.core.lib, self.core.ffi, self.ptr, self._n
+        contacts = lib.hs_contacts(ptr, n)
+        total = n[0]
+        if total == 0:
+            return
+        points = np.frombuffer(ffi.buffer(contacts, total * self._contact_size),
+                               dtype=self._contact_dtype)
+        groups = lib.hs_contactGroups(ptr, n)
+        order, rows = [], []
+        for g in range(n[0]):
+            k = groups[g]
+            key = (k.ch[0], k.link[0], k.ch[1], k.link[1])
+            row = self._pair_rows.get(key)
+            if row is None:
+                core = self.core
+                names = (self.names[key[0]], core.link_name(key[0], key[1]),
+                         self.names[key[2]], core.link_name(key[2], key[3]))
+                row = self.contact_pairs.setdefault(names, len(self.contact_pairs))
+                self._pair_rows[key] = row
+            order.append(np.arange(k.first, k.first + k.count))
+            rows.append(np.full(k.count, row))
+        sel = points[np.concatenate(order)] if order else points[:0]
+        block = np.empty((len(sel), 11))
+        block[:, 0] = np.concatenate(rows) if rows else []
+        block[:, 1:4] = sel["p"]
+        block[:, 4:7] = -sel["n"]  # OpenHRP's normal: from link1 into link2
+        block[:, 7] = sel["depth"]
+        block[:, 8:11] = sel["force"]
+        self._contact_rows.append(block)
+        self.contact_count[i] = len(sel)
+
+    def arrays(self):
+        """The log as a dict of NumPy arrays (the contents of log.npz)."""
+        n = self.n
+        link_p, link_R = self.link_p, self.link_R
+        root_p = {m: link_p[m][:, 0] for m in link_p}
+        root_R = {m: link_R[m][:, 0] for m in link_R}
+        sensor = {m: {k: (v[:n] if isinstance(v, np.ndarray) else v) for k, v in s.items()}
+                  for m, s in self.sensor.items()}
+        ranges = {m: scans if n else [] for m, scans in self.ranges.items()}
+        rows = (np.concatenate(self._contact_rows) if self._contact_rows
+                else np.zeros((0, 11)))
+        return log_arrays(self.characters, self.time, root_p, root_R, link_p, sensor, ranges,
+                          {m: r[:n] for m, r in self.stops.items()},
+                          {k: r[:n] for k, r in self.loops.items()},
+                          {k: r[:n] for k, r in self.tracks.items()},
+                          (self.contact_pairs, self.contact_count[:n], rows))
+
+
+def _sensor_type_codes(core):
+    """The SensorState blocks' type codes and widths, from the core's table: key -> (type,
+    width) for force, rate_gyro, accel, range (width 0)."""
+    from .local import sensor_types
+    keys = {"force": "force", "gyro": "rate_gyro", "accel": "accel", "range": "range"}
+    return {keys[key]: (t, max(size, 0)) for key, t, size, order in sensor_types(core)
+            if order >= 0 and key in keys}
+
+
+# ---------------------------------------------------------------------------------------------
+# cameras
+# ---------------------------------------------------------------------------------------------
+
+def _frame_step(k, rate, dt):
+    """The step of frame k of a camera of ``rate`` frames per second (scheduler_cameras.cpp's
+    rule: the first step n with n dt >= k / rate, to 1e-6 of a step)."""
+    return int(math.ceil(k / (rate * dt) - 1e-6))
+
+
+def _safe_name(s):
+    out = "".join(c if c.isalnum() or c in "_-" else "_" for c in s)
+    return out or "_"
+
+
+class LocalCameras:
+    """Every vision sensor's frames stored in ``out/cameras/<character>-<sensor>/`` at its
+    frame rate, as the Scheduler stores them (scheduler_cameras.cpp): frame_NNNNNN.png
+    (colour or mono), depth_NNNNNN.png (16-bit millimetres), frames.csv (frame, step, time)."""
+
+    def __init__(self, sim, out, dt, warn=None):
+        core = self.core = sim.local
+        lib = core.lib
+        self.dt, self.warn = dt, warn
+        self.cams = []
+        for m in sim.models:
+            ch = core.index(m)
+            for s in range(lib.hs_sensorCount(core.ptr, ch)):
+                kind = lib.hs_cameraType(core.ptr, ch, s)
+                rate = lib.hs_cameraFrameRate(core.ptr, ch, s)
+                if kind <= 0 or rate <= 0:
+                    continue
+                d = Path(out) / "cameras" / ("%s-%s" % (_safe_name(m),
+                                                        _safe_name(core.sensor_name(ch, s))))
+                d.mkdir(parents=True, exist_ok=True)
+                csv = open(d / "frames.csv", "w")
+                csv.write("frame,step,time\n")
+                self.cams.append({"ch": ch, "s": s, "kind": kind, "rate": rate, "dir": d,
+                                  "csv": csv, "frame": 0, "name": core.sensor_name(ch, s)})
+        self.due = 0 if self.cams else None
+
+    def take(self, k, time_):
+        """The frames due at step count k (time: the world's time after that step)."""
+        if self.due is None or k < self.due:
+            return
+        from PIL import Image
+        core, lib, ffi = self.core, self.core.lib, self.core.ffi
+        for c in self.cams:
+            if c["dir"] is None or k < _frame_step(c["frame"], c["rate"], self.dt):
+                continue
+            frame = c["frame"]
+            while True:
+                c["frame"] += 1
+                if _frame_step(c["frame"], c["rate"], self.dt) > k:
+                    break
+            try:
+                rgb, depth = core.camera(c["ch"], c["s"])
+                d = c["dir"]
+                if c["kind"] in (1, 4):
+                    Image.fromarray(rgb, "RGB").save(d / ("frame_%06d.png" % frame))
+                elif c["kind"] in (2, 5):
+                    h, w = depth.shape
+                    mono = np.empty((h, w), dtype=np.uint8)
+                    lib.hs_rgbToMono(ffi.from_buffer("unsigned char[]", mono),
+                                     ffi.from_buffer("unsigned char[]", rgb), w * h)
+                    Image.fromarray(mono, "L").save(d / ("frame_%06d.png" % frame))
+                if c["kind"] in (3, 4, 5):
+                    mm = np.clip(np.floor(depth.astype(np.float64) * 1000.0 + 0.5), 0, 65535)
+                    Image.fromarray(mm.astype(np.uint16), "I;16").save(
+                        d / ("depth_%06d.png" % frame))
+            except Exception as exc:  # noqa: BLE001 - no GL, a full disk: the run goes on
+                if self.warn:
+                    self.warn("camera '%s': %s; its frames are no longer stored"
+                              % (c["name"], exc))
+                c["dir"] = None
+                continue
+            c["csv"].write("%d,%d,%s\n" % (frame, k, _g17(time_)))
+        live = [_frame_step(c["frame"], c["rate"], self.dt) for c in self.cams if c["dir"]]
+        self.due = min(live) if live else None
+
+    def close(self):
+        for c in self.cams:
+            c["csv"].close()
+
+
+def _g17(x):
+    """``x`` as C's "%.17g" writes it (frames.csv's time column)."""
+    return "%.17g" % x
+
+
+# ---------------------------------------------------------------------------------------------
+# controllers
+# ---------------------------------------------------------------------------------------------
+
+class ControllerFailed(Exception):
+    """A controller's call raised; ``text`` says which, where and what."""
+
+    def __init__(self, spec, text):
+        super().__init__(text)
+        self.spec = spec
+        self.text = text
+
+
+def _where(exc):
+    """ "FILE:LINE" of the innermost frame of the exception's traceback (for a syntax error
+    the place the compiler names), or ""."""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return "%s:%s" % (exc.filename, exc.lineno)
+    tb = traceback.extract_tb(exc.__traceback__)
+    return "%s:%d" % (tb[-1].filename, tb[-1].lineno) if tb else ""
+
+
+def _failure(spec, call, exc):
+    """ControllerFailed for an exception raised in controller ``spec``'s ``call``: the
+    exception's last line (as the server path's controller log gives it) and its place."""
+    line = traceback.format_exception_only(type(exc), exc)[-1].strip()
+    where = _where(exc)
+    return ControllerFailed(spec, "in %s(): %s%s" % (call, line,
+                                                     " (%s)" % where if where else ""))
+
+
+def _call(spec, obj, name):
+    try:
+        getattr(obj, name)()
+    except Exception as exc:  # noqa: BLE001 - any exception of the controller's own code
+        raise _failure(spec, name, exc) from exc
 
 
 def _load_class(project, spec):
+    """The controller factory ``python=`` names; RunError for what the project gets wrong (no
+    FILE.py:NAME, no file, no such name), ControllerFailed for a module that does not run (a
+    syntax error, an exception at import)."""
     path, _, cls = spec.python.rpartition(":")
     if not path or not cls:
         raise RunError("%s:%s: controller %s: python= must be FILE.py:CLASS, got %r"
@@ -158,7 +436,10 @@ def _load_class(project, spec):
         raise RunError("%s:%s: controller %s: no file %s"
                        % (project.path, spec.line, spec.name, file))
     module = importlib.util.module_from_spec(module_spec)
-    module_spec.loader.exec_module(module)
+    try:
+        module_spec.loader.exec_module(module)
+    except Exception as exc:  # noqa: BLE001 - a syntax error or anything the module raises
+        raise _failure(spec, "import", exc) from exc
     try:
         return getattr(module, cls)
     except AttributeError:
@@ -188,68 +469,208 @@ def configure(project):
     return sim
 
 
-def run_local(path, out_dir=None, warn=None):
-    """Run the project at ``path`` in process; returns (results directory, summary dict)."""
+def _describe_models(project):
+    """models.json.gz's entries (name, url, body description with textures), read in
+    process; RunError naming the model on failure (as run.py's)."""
+    import hrpsim
+    from .local import describe_body
+    out = []
+    for m in project.models:
+        try:
+            out.append({"name": m.name, "url": hrpsim.file_url(m.url),
+                        "body": describe_body(m.url)})
+        except ModelError as exc:
+            raise model_run_error(project, m, exc) from exc
+    return out
+
+
+def _external_refusal(project):
+    """RunError for the first controller given only as a command, or None."""
+    external = [c for c in project.controllers if not getattr(c, "python", None)]
+    if not external:
+        return None
+    c = external[0]
+    return RunError("%s:%s: controller %s is an external command (an OpenHRP Controller in its "
+                    "own process, which finds the Scheduler through a naming service): it "
+                    "needs the servers, and a local run has no ORB or naming service to serve "
+                    "it; run without --local, or give it python=\"FILE.py:CLASS\" (an "
+                    "hrpsim.controller.Controller subclass)" % (project.path, c.line, c.name))
+
+
+# ---------------------------------------------------------------------------------------------
+# the job
+# ---------------------------------------------------------------------------------------------
+
+class _Run:
+    """One local run's loop: controllers ticked in the Scheduler's order, the log recorded at
+    its period, camera frames when due; ``failure`` (text, controller name) when it stopped
+    early."""
+
+    def __init__(self, project, sim, controllers, log, cameras, real_time):
+        self.project, self.sim, self.controllers = project, sim, controllers
+        self.log, self.cameras, self.real_time = log, cameras, real_time
+        self.steps = int(math.ceil(project.end_time / project.time_step - 1e-9))
+        self.log_every = _log_every(project)
+        self.failure = None
+        self.wall = 0.0
+
+    def _next_event(self, k):
+        """The next step count after k at which something is due (a tick, a record, a frame,
+        the end)."""
+        nxt = min(self.steps, (k // self.log_every + 1) * self.log_every)
+        for _, _, every in self.controllers:
+            nxt = min(nxt, -(-k // every) * every)  # none is due at k itself
+        if self.cameras is not None and self.cameras.due is not None:
+            nxt = min(nxt, self.cameras.due)
+        return max(nxt, k + 1)
+
+    def run(self):
+        from .simulation import Runaway
+        sim, log = self.sim, self.log
+        t0 = time.perf_counter()
+        k = 0
+        try:
+            while k < self.steps:
+                due = [(spec, ctl) for spec, ctl, every in self.controllers if k % every == 0]
+                for spec, ctl in due:
+                    _call(spec, ctl, "input")
+                    _call(spec, ctl, "control")
+                n = 1 if due else self._next_event(k) - k
+                sim.step(n)
+                k += n
+                for spec, ctl in due:
+                    _call(spec, ctl, "output")
+                if k % self.log_every == 0:
+                    log.record()
+                if self.cameras is not None:
+                    self.cameras.take(k, sim.time)
+                if self.real_time > 0:
+                    ahead = sim.time / self.real_time - (time.perf_counter() - t0)
+                    if ahead > 0:
+                        time.sleep(ahead)
+        except ControllerFailed as exc:
+            self.failure = ("controller %s failed at t = %g s: %s"
+                            % (exc.spec.name, sim.time, exc.text), exc.spec.name)
+        except Runaway as exc:
+            self.failure = (str(exc), None)
+        finally:
+            self.wall = time.perf_counter() - t0
+        return k
+
+
+def _log_every(project):
+    """Steps between two log records (the log period rounded to whole steps, at least 1)."""
+    return max(1, int(round((project.log_period or project.time_step) / project.time_step)))
+
+
+def _start_controllers(project, sim, controllers):
+    """setDynamicsSimulator, model name, period, initialize and start of every controller;
+    ControllerFailed for one that raises."""
+    dyn = LocalDynamics(sim)
+    for spec, ctl, _ in controllers:
+        ctl.setDynamicsSimulator(dyn)
+        ctl.setModelName(spec.character)
+        ctl.setTimeStep(spec.period or project.time_step)
+        _call(spec, ctl, "initialize")
+        _call(spec, ctl, "start")
+
+
+def run_local(path, out_dir=None, warn=None, plots=True, bin_dir=None, cameras=None,
+              real_time=None):
+    """Run the project at ``path`` in process; returns (results directory, summary dict).
+
+    The results directory is a server run's (see the module text). ``cameras``: store the
+    vision sensors' frames (True / False; None: as the project says). ``real_time``: a
+    real-time factor overriding the project's (0: as fast as possible). ``warn(text)``
+    receives each project warning (the summary keeps them). Raises ProjectError or RunError
+    (a failed run: after writing its partial results)."""
     project = load_project(path)
     for text in project.warnings:
         if warn:
             warn(text)
-    external = [c for c in project.controllers if not getattr(c, "python", None)]
-    if external:
-        c = external[0]
-        raise RunError("%s:%s: controller %s is an external command (an OpenHRP Controller in "
-                       "its own process): it needs the servers; run without --local, or give "
-                       "it python=\"FILE.py:CLASS\" (an hrpsim.controller.Controller subclass)"
-                       % (project.path, c.line, c.name))
-    seen = len(project.warnings)
-    sim = configure(project)
-    for text in project.warnings[seen:]:   # found against the models (a moved URDF anchor)
-        if warn:
-            warn(text)
-    controllers = []
-    for spec in project.controllers:
-        cls = _load_class(project, spec)
-        period = spec.period or project.time_step
-        every = period_steps(period, project.time_step)
-        if every == 0:
-            raise RunError("%s:%s: controller %s: period %g is not a whole number of time "
-                           "steps" % (project.path, spec.line, spec.name, period))
-        controllers.append((spec, cls(), every))
+    refusal = _external_refusal(project)
+    if refusal is not None:
+        raise refusal
     out = Path(out_dir) if out_dir else default_out_dir(project)
-    out.mkdir(parents=True, exist_ok=True)
-    steps = int(math.ceil(project.end_time / project.time_step - 1e-9))
-    log_every = max(1, int(round((project.log_period or project.time_step) / project.time_step)))
-    log = LogCollector([(n, sim.joint_names(n)) for n in sim.models])
-    t0 = time.perf_counter()
-    with sim:
-        sim.start()
-        log.add([_record(sim, project.log_sensors)])  # the state at time 0, as the Scheduler
-        dyn = LocalDynamics(sim)
-        for spec, ctl, _ in controllers:
-            ctl.setDynamicsSimulator(dyn)
-            ctl.setModelName(spec.character)
-            ctl.setTimeStep(spec.period or project.time_step)
-            ctl.initialize()
-            ctl.start()
-        try:
-            for k in range(steps):
-                due = [ctl for _, ctl, every in controllers if k % every == 0]
-                for ctl in due:
-                    ctl.input()
-                    ctl.control()
-                sim.step()
-                for ctl in due:
-                    ctl.output()
-                if (k + 1) % log_every == 0:
-                    log.add([_record(sim, project.log_sensors)])
-        finally:
-            for _, ctl, _ in controllers:
-                ctl.stop()
-        wall = time.perf_counter() - t0
-        np.savez_compressed(out / "log.npz", **log.arrays())
-        summary = {"project": str(project.path), "backend": "local", "steps": sim.steps,
-                   "time": sim.time, "wall_seconds": wall,
-                   "controllers": [{"name": s.name, "character": s.character,
-                                    "python": s.python} for s, _, _ in controllers]}
-    (out / "summary.json").write_text(json.dumps(summary, indent=2) + "\n")
-    return out, summary
+    made_out = not out.exists()
+    out = prepare_out_dir(out)
+    written = False
+    cameras = project.cameras if cameras is None else bool(cameras)
+    real_time = project.real_time if real_time is None else float(real_time)
+    cams = None
+    try:
+        seen = len(project.warnings)
+        sim = configure(project)
+        for text in project.warnings[seen:]:  # found against the models (a moved URDF anchor)
+            if warn:
+                warn(text)
+        models = _describe_models(project)
+        controllers, failure = [], None
+        for spec in project.controllers:
+            period = spec.period or project.time_step
+            every = period_steps(period, project.time_step)
+            if every == 0:
+                raise RunError("%s:%s: controller %s: period %g is not a whole number of "
+                               "time steps" % (project.path, spec.line, spec.name, period))
+            try:
+                cls = _load_class(project, spec)
+                controllers.append((spec, cls(), every))
+            except ControllerFailed as exc:
+                failure = failure or ("controller %s failed at t = 0 s: %s"
+                                      % (spec.name, exc.text), spec.name)
+        steps = int(math.ceil(project.end_time / project.time_step - 1e-9))
+        log_every = _log_every(project)
+        with sim:
+            sim.start()
+            log = LocalLog(sim, 1 + steps // log_every, project.log_sensors)
+            log.record()  # the state at time 0, as the Scheduler
+            if cameras:
+                cams = LocalCameras(sim, out, project.time_step, warn)
+                cams.take(0, 0.0)
+            loop = _Run(project, sim, controllers, log, cams, real_time)
+            try:
+                if failure is None:
+                    try:
+                        _start_controllers(project, sim, controllers)
+                    except ControllerFailed as exc:
+                        failure = ("controller %s failed at t = 0 s: %s"
+                                   % (exc.spec.name, exc.text), exc.spec.name)
+                if failure is None:
+                    loop.run()
+                    failure = loop.failure
+            finally:
+                for spec, ctl, _ in controllers:
+                    try:
+                        ctl.stop()
+                    except Exception as exc:  # noqa: BLE001 - reported, as any other call
+                        failure = failure or ("controller %s failed at t = %g s: %s"
+                                              % (spec.name, sim.time,
+                                                 _failure(spec, "stop", exc).text), spec.name)
+                if cams is not None:
+                    cams.close()
+            steps_done, sim_time = sim.steps, sim.time
+        state, message = ("FAILED", failure[0]) if failure else ("FINISHED", "")
+        wall = loop.wall
+        summary = run_summary(
+            project, backend="local", status=state, message=message,
+            controllers=controller_entries(project, failure[1] if failure else None),
+            steps=steps_done, simulated_time=sim_time, wall_time=wall,
+            real_time_factor=sim_time / wall if wall > 0 else 0.0, records=len(log))
+        from .images import write_previews
+        from .stills import take_stills
+        summary["cameras"] = cameras
+        summary["camera_previews"] = [str(p.relative_to(out)) for p in write_previews(out)]
+        summary["stills"] = take_stills(out, project.models, log, bin_dir, warn) \
+            if plots and project.plots else []
+        write_results(out, log.arrays(), summary, plots=plots and project.plots,
+                      plot_joints=project.plot_joints, models=models,
+                      plot_root=project.plot_root)
+        written = True
+        if state == "FAILED":
+            raise RunError("run failed: %s (%s results in %s)"
+                           % (message, "partial" if sim_time < project.end_time - 1e-9
+                              else "the", out))
+        return out, summary
+    finally:
+        if not written:
+            remove_unused_out_dir(out, made_out)
