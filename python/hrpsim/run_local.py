@@ -121,52 +121,60 @@ class LocalLog:
         self.characters = [(m, sim.joint_names(m)) for m in sim.models]
         self._time = np.zeros(capacity)
         self.names = {core.index(m): m for m in sim.models}
-        self._link_p, self._link_R, self._views = {}, {}, []
+        self._link_p, self._link_R = {}, {}
         self.sensor, self.ranges, self.stops, self.tracks = {}, {}, {}, {}
-        self._sensor_views, self._range_sensors, self._stop_rows, self._track_links = \
-            [], [], [], []
+        # what a record copies: (destination at record 0, bytes per record, bytes, source)
+        # for ffi.memmove; joint arrays whose jointIds are not one run of links are gathered
+        # by the core (hs_getAllLinkData straight into the record's row)
+        self._copies, self._gathers, self._keep = [], [], []
+        self._range_sensors, self._stop_rows, self._track_links = [], [], []
         types = _sensor_type_codes(core)
         count = ffi.new("int *")
+        sensors_on = lib.hs_sensorsEnabled(self.ptr)
         for ch, name in sorted(self.names.items()):
             nl = core.link_count(ch)
             self._link_p[name] = np.zeros((capacity, nl, 3))
             self._link_R[name] = np.zeros((capacity, nl, 9))
-            self._views.append((core.p_view(ch).reshape(nl, 3), core.R_view(ch).reshape(nl, 9),
-                                self._link_p[name], self._link_R[name]))
-            joints = sim.joint_names(name)
-            nj = len(joints)
+            self._copy(self._link_p[name], 0, lib.hs_linkP(self.ptr, ch), 3 * nl)
+            self._copy(self._link_R[name], 0, lib.hs_linkR(self.ptr, ch), 9 * nl)
+            nj = len(sim.joint_names(name))
             scans = []
             series = {k: [] for k in ("q", "dq", "u", "force", "rate_gyro", "accel")}
             if log_sensors:
-                links = np.array(core.joint_links(ch), dtype=np.int64)
-                valid = links >= 0
-                for key, view in (("q", core.q_view(ch)), ("dq", core.dq_view(ch)),
-                                  ("u", core.u_view(ch))):
+                for key, src, kind in (("q", lib.hs_q, lib.hsDATA_JOINT_VALUE),
+                                       ("dq", lib.hs_dq, lib.hsDATA_JOINT_VELOCITY),
+                                       ("u", lib.hs_u, lib.hsDATA_JOINT_TORQUE)):
                     series[key] = np.zeros((capacity, nj))
-                    self._sensor_views.append((series[key], view, links[valid], valid))
+                    links = np.array(core.joint_links(ch), dtype=np.int64)
+                    if nj and np.array_equal(links, np.arange(links[0], links[0] + nj)):
+                        # jointId j is link links[0] + j: one block of the per-link array
+                        self._copy(series[key], 0, src(self.ptr, ch) + int(links[0]), nj)
+                    elif nj:  # the core writes them in jointId order (0 for a gap)
+                        self._gathers.append((ch, kind, self._pointer(series[key]), nj))
                 for key, (t, width) in types.items():
                     idx = lib.hs_sensorsOfType(self.ptr, ch, t, count)
                     sensors = [idx[i] for i in range(count[0])]
                     if key == "range":
                         scans = [[] for _ in sensors]
-                        self._range_sensors += [(ch, s, scans[j]) for j, s in enumerate(sensors)]
+                        self._range_sensors += [(ch, s, scans[j])
+                                                for j, s in enumerate(sensors)]
                         continue
                     series[key] = np.zeros((capacity, len(sensors), width))
                     for j, s in enumerate(sensors):
-                        self._sensor_views.append((series[key][:, j], core.reading_view(ch, s),
-                                                   None, None))
+                        if sensors_on:  # (off: the readings stay zero)
+                            self._copy(series[key], j * width,
+                                       lib.hs_reading(self.ptr, ch, s, count), width)
                 self.ranges[name] = scans
             self.sensor[name] = series
             self.stops[name] = np.zeros((capacity, nj))
             if nj:
-                self._stop_rows.append((ch, self.stops[name], nj))
+                self._stop_rows.append((ch, self._pointer(self.stops[name]), nj))
             nt = lib.hs_tracks(self.ptr, ch, ffi.NULL, 0)
             if nt > 0:
                 buf = ffi.new("int[]", nt)
                 lib.hs_tracks(self.ptr, ch, buf, nt)
-                links = [buf[i] for i in range(nt)]
                 u = core.u_view(ch)
-                for k in links:
+                for k in [buf[i] for i in range(nt)]:
                     key = "%s.track.%s" % (name, core.link_name(ch, k))
                     self.tracks[key] = np.zeros(capacity)
                     self._track_links.append((self.tracks[key], u, k))
@@ -176,21 +184,28 @@ class LocalLog:
             jname = ffi.string(lib.hs_extraJointName(self.ptr, i, chs)).decode()
             key = "%s.loop.%s" % (self.names[chs[0]], jname)
             self.loops[key] = np.zeros((capacity, 6))
-            self._loops.append((i, self.loops[key]))
-        self._double_p = ffi.typeof("double *")
-        # the contact records' fields, read in place (dynamics.h hsdContact)
-        size = ffi.sizeof("hsdContact")
-        self._contact_dtype = np.dtype({
-            "names": ["p", "n", "depth", "force"],
-            "formats": [("<f8", 3), ("<f8", 3), "<f8", ("<f8", 3)],
-            "offsets": [ffi.offsetof("hsdContact", f) for f in ("p", "n", "depth", "force")],
-            "itemsize": size})
-        self._contact_size = size
+            self._loops.append((i, self._pointer(self.loops[key])))
+        # each record's contact points and groups as the core's bytes (dynamics.h hsdContact,
+        # hsdContactGroup), decoded once by arrays()
+        self._contact_size = ffi.sizeof("hsdContact")
+        self._group_size = ffi.sizeof("hsdContactGroup")
         self._n = ffi.new("int *")
-        self.contact_pairs = {}
-        self._pair_rows = {}  # (ch1, link1, ch2, link2) -> row of contact_pairs
-        self.contact_count = np.zeros(capacity, dtype=np.int32)
-        self._contact_rows = []
+        self._contacts = []  # per record: (points bytes, groups bytes)
+
+    def _pointer(self, array):
+        """A ``double *`` to the start of ``array`` (kept alive with this log)."""
+        buf = self.core.ffi.from_buffer("double[]", array)
+        self._keep.append(buf)
+        return buf + 0
+
+    def _copy(self, array, offset, src, count):
+        """Each record copies ``count`` doubles from ``src`` to record i's row of ``array``
+        (capacity, ...) at ``offset`` doubles into the row."""
+        ffi = self.core.ffi
+        dst = ffi.from_buffer("char[]", array)
+        self._keep.append(dst)
+        row = array.strides[0]
+        self._copies.append((dst + 8 * offset, row, 8 * count, src))
 
     def __len__(self):
         return self.n
@@ -212,60 +227,85 @@ class LocalLog:
         i = self.n
         lib, ffi, ptr = self.core.lib, self.core.ffi, self.ptr
         self._time[i] = lib.hs_time(ptr)
-        for p, R, out_p, out_R in self._views:
-            out_p[i] = p
-            out_R[i] = R
-        for out, view, links, valid in self._sensor_views:
-            if links is None:
-                out[i] = view
-            else:
-                out[i, valid] = view[links]
+        memmove = ffi.memmove
+        for dst, row, size, src in self._copies:
+            memmove(dst + i * row, src, size)
+        err = self.core._e()
+        for ch, kind, dst, nj in self._gathers:
+            lib.hs_getAllLinkData(ptr, ch, kind, dst + i * nj, nj, err)
         for ch, s, scans in self._range_sensors:
             beams = lib.hs_reading(ptr, ch, s, self._n)
             k = self._n[0]
             scans.append(np.frombuffer(ffi.buffer(beams, 8 * k), dtype=np.float64).copy()
                          if k else np.zeros(0))
-        for ch, rows, nj in self._stop_rows:
-            lib.hs_jointStopTorques(ptr, ch, ffi.cast(self._double_p,
-                                                      ffi.from_buffer(rows[i])), nj)
+        for ch, dst, nj in self._stop_rows:
+            lib.hs_jointStopTorques(ptr, ch, dst + i * nj, nj)
         for out, u, k in self._track_links:
             out[i] = u[k]
-        for j, out in self._loops:
-            lib.hs_extraJointForce(ptr, j, ffi.cast(self._double_p, ffi.from_buffer(out[i])))
-        self._record_contacts(i)
+        for j, dst in self._loops:
+            lib.hs_extraJointForce(ptr, j, dst + 6 * i)
+        n = self._n
+        points = lib.hs_contacts(ptr, n)
+        points = ffi.buffer(points, n[0] * self._contact_size)[:] if n[0] else b""
+        groups = lib.hs_contactGroups(ptr, n)
+        groups = ffi.buffer(groups, n[0] * self._group_size)[:] if n[0] else b""
+        self._contacts.append((points, groups))
         self.n = i + 1
 
-    def _record_contacts(self, i):
-        lib, ffi, ptr, n = self.core.lib, self.core.ffi, self.ptr, self._n
-        contacts = lib.hs_contacts(ptr, n)
-        total = n[0]
-        if total == 0:
-            return
-        points = np.frombuffer(ffi.buffer(contacts, total * self._contact_size),
-                               dtype=self._contact_dtype)
-        groups = lib.hs_contactGroups(ptr, n)
-        order, rows = [], []
-        for g in range(n[0]):
-            k = groups[g]
-            key = (k.ch[0], k.link[0], k.ch[1], k.link[1])
-            row = self._pair_rows.get(key)
-            if row is None:
-                core = self.core
-                names = (self.names[key[0]], core.link_name(key[0], key[1]),
-                         self.names[key[2]], core.link_name(key[2], key[3]))
-                row = self.contact_pairs.setdefault(names, len(self.contact_pairs))
-                self._pair_rows[key] = row
-            order.append(np.arange(k.first, k.first + k.count))
-            rows.append(np.full(k.count, row))
-        sel = points[np.concatenate(order)] if order else points[:0]
-        block = np.empty((len(sel), 11))
-        block[:, 0] = np.concatenate(rows) if rows else []
-        block[:, 1:4] = sel["p"]
-        block[:, 4:7] = -sel["n"]  # OpenHRP's normal: from link1 into link2
-        block[:, 7] = sel["depth"]
-        block[:, 8:11] = sel["force"]
-        self._contact_rows.append(block)
-        self.contact_count[i] = len(sel)
+    def _contact_log(self):
+        """(pairs, count per record, rows) of the recorded contacts, as LogCollector keeps
+        them: per record its groups in order, each group's points in order; the pairs (names)
+        numbered in order of first appearance; per point the pair's row, the point, OpenHRP's
+        normal (from link1 into link2: the core's negated), the depth and the force."""
+        ffi = self.core.ffi
+        off = ffi.offsetof
+        point_t = np.dtype({"names": ["p", "n", "depth", "force"],
+                            "formats": [("<f8", 3), ("<f8", 3), "<f8", ("<f8", 3)],
+                            "offsets": [off("hsdContact", f) for f in
+                                        ("p", "n", "depth", "force")],
+                            "itemsize": self._contact_size})
+        group_t = np.dtype({"names": ["ch", "link", "first", "count"],
+                            "formats": [("<i4", 2), ("<i4", 2), "<i4", "<i4"],
+                            "offsets": [off("hsdContactGroup", f) for f in
+                                        ("ch", "link", "first", "count")],
+                            "itemsize": self._group_size})
+        recs = self._contacts[:self.n]
+        points = np.frombuffer(b"".join(p for p, _ in recs), dtype=point_t)
+        groups = np.frombuffer(b"".join(g for _, g in recs), dtype=group_t)
+        per_rec_points = np.array([len(p) // self._contact_size for p, _ in recs], np.int64)
+        per_rec_groups = np.array([len(g) // self._group_size for _, g in recs], np.int64)
+        base = np.concatenate([[0], np.cumsum(per_rec_points)[:-1]]) if len(recs) else []
+        rec = np.repeat(np.arange(len(recs)), per_rec_groups)
+        count = groups["count"].astype(np.int64)
+        starts = np.asarray(base, dtype=np.int64)[rec] + groups["first"]
+        total = int(count.sum())
+        idx = np.repeat(starts - (np.cumsum(count) - count), count) + np.arange(total)
+        # the pairs in order of first appearance
+        keys = np.stack([groups["ch"][:, 0], groups["link"][:, 0], groups["ch"][:, 1],
+                         groups["link"][:, 1]], axis=1) if len(groups) else np.zeros((0, 4))
+        pairs, row_of = {}, np.zeros(len(groups), dtype=np.int64)
+        if len(groups):
+            uniq, first, inverse = np.unique(keys, axis=0, return_index=True,
+                                             return_inverse=True)
+            rank = np.empty(len(uniq), dtype=np.int64)
+            rank[np.argsort(first, kind="stable")] = np.arange(len(uniq))
+            row_of = rank[np.asarray(inverse).reshape(-1)]
+            core = self.core
+            for u, r in zip(uniq, rank):
+                c1, l1, c2, l2 = (int(x) for x in u)
+                pairs[(self.names[c1], core.link_name(c1, l1), self.names[c2],
+                       core.link_name(c2, l2))] = int(r)
+            pairs = dict(sorted(pairs.items(), key=lambda kv: kv[1]))
+        sel = points[idx]
+        rows = np.empty((total, 11))
+        rows[:, 0] = np.repeat(row_of, count)
+        rows[:, 1:4] = sel["p"]
+        rows[:, 4:7] = -sel["n"]
+        rows[:, 7] = sel["depth"]
+        rows[:, 8:11] = sel["force"]
+        per_rec = np.zeros(len(recs), dtype=np.int64)
+        np.add.at(per_rec, rec, count)
+        return pairs, per_rec.astype(np.int32), rows
 
     def arrays(self):
         """The log as a dict of NumPy arrays (the contents of log.npz)."""
@@ -276,13 +316,11 @@ class LocalLog:
         sensor = {m: {k: (v[:n] if isinstance(v, np.ndarray) else v) for k, v in s.items()}
                   for m, s in self.sensor.items()}
         ranges = {m: scans if n else [] for m, scans in self.ranges.items()}
-        rows = (np.concatenate(self._contact_rows) if self._contact_rows
-                else np.zeros((0, 11)))
         return log_arrays(self.characters, self.time, root_p, root_R, link_p, sensor, ranges,
                           {m: r[:n] for m, r in self.stops.items()},
                           {k: r[:n] for k, r in self.loops.items()},
                           {k: r[:n] for k, r in self.tracks.items()},
-                          (self.contact_pairs, self.contact_count[:n], rows))
+                          self._contact_log())
 
 
 def _sensor_type_codes(core):
@@ -353,16 +391,16 @@ class LocalCameras:
                 rgb, depth = core.camera(c["ch"], c["s"])
                 d = c["dir"]
                 if c["kind"] in (1, 4):
-                    Image.fromarray(rgb, "RGB").save(d / ("frame_%06d.png" % frame))
+                    Image.fromarray(rgb).save(d / ("frame_%06d.png" % frame))
                 elif c["kind"] in (2, 5):
                     h, w = depth.shape
                     mono = np.empty((h, w), dtype=np.uint8)
                     lib.hs_rgbToMono(ffi.from_buffer("unsigned char[]", mono),
                                      ffi.from_buffer("unsigned char[]", rgb), w * h)
-                    Image.fromarray(mono, "L").save(d / ("frame_%06d.png" % frame))
+                    Image.fromarray(mono).save(d / ("frame_%06d.png" % frame))
                 if c["kind"] in (3, 4, 5):
                     mm = np.clip(np.floor(depth.astype(np.float64) * 1000.0 + 0.5), 0, 65535)
-                    Image.fromarray(mm.astype(np.uint16), "I;16").save(
+                    Image.fromarray(mm.astype(np.uint16)).save(
                         d / ("depth_%06d.png" % frame))
             except Exception as exc:  # noqa: BLE001 - no GL, a full disk: the run goes on
                 if self.warn:
@@ -649,6 +687,7 @@ def run_local(path, out_dir=None, warn=None, plots=True, bin_dir=None, cameras=N
                 if cams is not None:
                     cams.close()
             steps_done, sim_time = sim.steps, sim.time
+            arrays = log.arrays()  # names read from the core, before it is freed
         state, message = ("FAILED", failure[0]) if failure else ("FINISHED", "")
         wall = loop.wall
         summary = run_summary(
@@ -662,7 +701,7 @@ def run_local(path, out_dir=None, warn=None, plots=True, bin_dir=None, cameras=N
         summary["camera_previews"] = [str(p.relative_to(out)) for p in write_previews(out)]
         summary["stills"] = take_stills(out, project.models, log, bin_dir, warn) \
             if plots and project.plots else []
-        write_results(out, log.arrays(), summary, plots=plots and project.plots,
+        write_results(out, arrays, summary, plots=plots and project.plots,
                       plot_joints=project.plot_joints, models=models,
                       plot_root=project.plot_root)
         written = True

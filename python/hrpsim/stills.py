@@ -96,8 +96,8 @@ def _pose_lines(body, n, link_p, link_R):
 def write_stills(out_dir, models, collector, bin_dir=None):
     """Render the stills of a run into ``out_dir/stills/``. ``models``: the project's models
     (name, url) in the order the collector registered them; ``collector``: the run's
-    ``results.LogCollector`` or ``run_local.LocalLog`` (its link poses). Returns [{"file", "time", "why", "view"}].
-    Raises StillsError (no hrpsim-stills, the renderer failed)."""
+    ``results.LogCollector`` or ``run_local.LocalLog`` (its link poses). Returns [{"file",
+    "time", "why", "view"}]. Raises StillsError (no hrpsim-stills, the renderer failed)."""
     from . import launcher
 
     time = collector.time
