@@ -57,12 +57,51 @@ __all__ = ["run_local", "LocalDynamics", "LocalLog"]
 class _SensorState:
     """OpenHRP's SensorState as plain lists (what getCharacterSensorState returns)."""
 
-    def __init__(self, s):
-        self.q, self.dq, self.u = list(s["q"]), list(s["dq"]), list(s["u"])
-        self.force = [list(f) for f in s["force"]]
-        self.rateGyro = [list(g) for g in s["gyro"]]
-        self.accel = [list(a) for a in s["accel"]]
-        self.range = [list(r) for r in s["range"]]
+    __slots__ = ("q", "dq", "u", "force", "rateGyro", "accel", "range")
+
+
+class _SensorReader:
+    """One character's SensorState read from the core: joint arrays through one
+    hs_getAllLinkData each into a buffer kept for the run, the readings through the views
+    taken once (they stay at one address for the simulation's life, core.h)."""
+
+    def __init__(self, sim, character):
+        core = self.core = sim.local
+        lib, ffi = core.lib, core.ffi
+        self.ch = ch = core.index(character)
+        self.nj = nj = len(sim.joint_names(character))
+        self.buf = np.zeros(max(nj, 1))
+        self.ptr = ffi.from_buffer("double[]", self.buf)
+        self.kinds = (lib.hsDATA_JOINT_VALUE, lib.hsDATA_JOINT_VELOCITY,
+                      lib.hsDATA_JOINT_TORQUE)
+        count = ffi.new("int *")
+        self.views, self.ranges = {}, []
+        for key, (t, _) in _sensor_type_codes(core).items():
+            idx = lib.hs_sensorsOfType(core.ptr, ch, t, count)
+            sensors = [idx[i] for i in range(count[0])]
+            if key == "range":
+                self.ranges = sensors
+            else:
+                self.views[key] = [core.reading_view(ch, s) for s in sensors]
+        self.count = count
+
+    def read(self):
+        core = self.core
+        lib, ffi, sim = core.lib, core.ffi, core.ptr
+        out = _SensorState()
+        joints = []
+        for kind in self.kinds:
+            lib.hs_getAllLinkData(sim, self.ch, kind, self.ptr, self.nj, core._e())
+            joints.append(self.buf[:self.nj].tolist())
+        out.q, out.dq, out.u = joints
+        out.force = [v.tolist() for v in self.views["force"]]
+        out.rateGyro = [v.tolist() for v in self.views["rate_gyro"]]
+        out.accel = [v.tolist() for v in self.views["accel"]]
+        out.range = []
+        for s in self.ranges:
+            beams = lib.hs_reading(sim, self.ch, s, self.count)
+            out.range.append(list(ffi.unpack(beams, self.count[0])) if self.count[0] else [])
+        return out
 
 
 def _name(enum):
@@ -75,9 +114,13 @@ class LocalDynamics:
 
     def __init__(self, sim):
         self.sim = sim
+        self._readers = {}  # character -> _SensorReader
 
     def getCharacterSensorState(self, character):
-        return _SensorState(self.sim.sensors(character))
+        reader = self._readers.get(character)
+        if reader is None:
+            reader = self._readers[character] = _SensorReader(self.sim, character)
+        return reader.read()
 
     def getCharacterLinkData(self, character, link, type_):
         return list(self.sim.link_data(character, link, _name(type_)))
