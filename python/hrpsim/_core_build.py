@@ -99,12 +99,45 @@ def lines_open_struct(lines):
     return depth > 0
 
 
+# the binding's own C: one call per log record of `hrpsim run --local` (run_local.LocalLog)
+# copies every block of the core's state it logs, instead of one Python call per block
+RECORD_COPY = """
+typedef struct hspCopy {
+  char *dst;           /* the block of record 0 */
+  size_t stride;       /* bytes from one record's block to the next's */
+  const char *src;     /* the core's array (a view: one address for the simulation's life) */
+  size_t size;         /* bytes to copy, when index is NULL */
+  const int *index;    /* else: count doubles, dst[j] = src[index[j]] (0 where index[j] < 0) */
+  int count;
+} hspCopy;
+"""
+RECORD_COPY_C = RECORD_COPY + """
+/* copy the n blocks of plan into record `record` of their arrays */
+static void hsp_copyRecord(const hspCopy *plan, int n, long record) {
+  for (int k = 0; k < n; k++) {
+    const hspCopy *c = &plan[k];
+    char *dst = c->dst + (size_t)record * c->stride;
+    if (!c->index) {
+      memcpy(dst, c->src, c->size);
+      continue;
+    }
+    double *d = (double *)dst;
+    const double *s = (const double *)c->src;
+    for (int j = 0; j < c->count; j++) {
+      d[j] = c->index[j] >= 0 ? s[c->index[j]] : 0.0;
+    }
+  }
+}
+"""
+
+
 def make_ffi(header_path):
     ffi = cffi.FFI()
     with open(header_path) as f:
-        ffi.cdef(declarations(f.read()))
-    ffi.set_source("_hrpsim_core", '#include "core.h"\n#include "util.h"\n#include "dynamics.h"\n'
-                   '#include "model.h"\n')
+        ffi.cdef(declarations(f.read()) + RECORD_COPY
+                 + "void hsp_copyRecord(const hspCopy *plan, int n, long record);\n")
+    ffi.set_source("_hrpsim_core", '#include <string.h>\n#include "core.h"\n#include "util.h"\n'
+                   '#include "dynamics.h"\n#include "model.h"\n' + RECORD_COPY_C)
     return ffi
 
 

@@ -166,10 +166,9 @@ class LocalLog:
         self.names = {core.index(m): m for m in sim.models}
         self._link_p, self._link_R = {}, {}
         self.sensor, self.ranges, self.stops, self.tracks = {}, {}, {}, {}
-        # what a record copies: (destination at record 0, bytes per record, bytes, source)
-        # for ffi.memmove; joint arrays whose jointIds are not one run of links are gathered
-        # by the core (hs_getAllLinkData straight into the record's row)
-        self._copies, self._gathers, self._keep = [], [], []
+        # what a record copies (hspCopy: the binding's hsp_copyRecord does them in one call):
+        # link poses, joint arrays by jointId, sensor readings, from the core's views
+        self._copies, self._keep = [], []
         self._range_sensors, self._stop_rows, self._track_links = [], [], []
         types = _sensor_type_codes(core)
         count = ffi.new("int *")
@@ -184,16 +183,11 @@ class LocalLog:
             scans = []
             series = {k: [] for k in ("q", "dq", "u", "force", "rate_gyro", "accel")}
             if log_sensors:
-                for key, src, kind in (("q", lib.hs_q, lib.hsDATA_JOINT_VALUE),
-                                       ("dq", lib.hs_dq, lib.hsDATA_JOINT_VELOCITY),
-                                       ("u", lib.hs_u, lib.hsDATA_JOINT_TORQUE)):
+                for key, src in (("q", lib.hs_q), ("dq", lib.hs_dq), ("u", lib.hs_u)):
                     series[key] = np.zeros((capacity, nj))
-                    links = np.array(core.joint_links(ch), dtype=np.int64)
-                    if nj and np.array_equal(links, np.arange(links[0], links[0] + nj)):
-                        # jointId j is link links[0] + j: one block of the per-link array
-                        self._copy(series[key], 0, src(self.ptr, ch) + int(links[0]), nj)
-                    elif nj:  # the core writes them in jointId order (0 for a gap)
-                        self._gathers.append((ch, kind, self._pointer(series[key]), nj))
+                    if nj:  # per jointId: the link's value, 0 for a gap (as the core)
+                        self._copy(series[key], 0, src(self.ptr, ch), nj,
+                                   index=core.joint_links(ch))
                 for key, (t, width) in types.items():
                     idx = lib.hs_sensorsOfType(self.ptr, ch, t, count)
                     sensors = [idx[i] for i in range(count[0])]
@@ -234,6 +228,7 @@ class LocalLog:
         self._group_size = ffi.sizeof("hsdContactGroup")
         self._n = ffi.new("int *")
         self._contacts = []  # per record: (points bytes, groups bytes)
+        self._plan_c, self._plan_n = self._plan()
 
     def _pointer(self, array):
         """A ``double *`` to the start of ``array`` (kept alive with this log)."""
@@ -241,14 +236,29 @@ class LocalLog:
         self._keep.append(buf)
         return buf + 0
 
-    def _copy(self, array, offset, src, count):
-        """Each record copies ``count`` doubles from ``src`` to record i's row of ``array``
-        (capacity, ...) at ``offset`` doubles into the row."""
+    def _copy(self, array, offset, src, count, index=None):
+        """Each record copies ``count`` doubles from ``src`` (or, with ``index``, the doubles
+        src[index[j]], 0 where index[j] < 0) to record i's row of ``array`` (capacity, ...) at
+        ``offset`` doubles into the row."""
         ffi = self.core.ffi
         dst = ffi.from_buffer("char[]", array)
         self._keep.append(dst)
-        row = array.strides[0]
-        self._copies.append((dst + 8 * offset, row, 8 * count, src))
+        entry = {"dst": dst + 8 * offset, "stride": array.strides[0],
+                 "src": ffi.cast("const char *", src), "size": 8 * count, "count": count}
+        if index is not None:
+            idx = ffi.new("int[]", [int(k) for k in index] or [0])
+            self._keep.append(idx)
+            entry["index"] = idx
+        self._copies.append(entry)
+
+    def _plan(self):
+        """The copies as the binding's hspCopy array (made once the views are all known)."""
+        ffi = self.core.ffi
+        plan = ffi.new("hspCopy[]", max(len(self._copies), 1))
+        for k, entry in enumerate(self._copies):
+            for field, value in entry.items():
+                setattr(plan[k], field, value)
+        return plan, len(self._copies)
 
     def __len__(self):
         return self.n
@@ -270,12 +280,7 @@ class LocalLog:
         i = self.n
         lib, ffi, ptr = self.core.lib, self.core.ffi, self.ptr
         self._time[i] = lib.hs_time(ptr)
-        memmove = ffi.memmove
-        for dst, row, size, src in self._copies:
-            memmove(dst + i * row, src, size)
-        err = self.core._e()
-        for ch, kind, dst, nj in self._gathers:
-            lib.hs_getAllLinkData(ptr, ch, kind, dst + i * nj, nj, err)
+        lib.hsp_copyRecord(self._plan_c, self._plan_n, i)
         for ch, s, scans in self._range_sensors:
             beams = lib.hs_reading(ptr, ch, s, self._n)
             k = self._n[0]
@@ -608,6 +613,9 @@ class _Run:
     def run(self):
         from .simulation import Runaway
         sim, log = self.sim, self.log
+        # the local back end's step (Simulation.step less its per-call checks: the run has
+        # started); a runaway raises Runaway with the core's message
+        step = sim._backend._step
         t0 = time.perf_counter()
         k = 0
         try:
@@ -617,7 +625,7 @@ class _Run:
                     _call(spec, ctl, "input")
                     _call(spec, ctl, "control")
                 n = 1 if due else self._next_event(k) - k
-                sim.step(n)
+                step(n)
                 k += n
                 for spec, ctl in due:
                     _call(spec, ctl, "output")
