@@ -103,28 +103,42 @@ def lines_open_struct(lines):
 # copies every block of the core's state it logs, instead of one Python call per block
 RECORD_COPY = """
 typedef struct hspCopy {
+  int kind;            /* 0 copy, 1 gather, 2 joint-stop torques, 3 extra-joint force, 4 time */
   char *dst;           /* the block of record 0 */
   size_t stride;       /* bytes from one record's block to the next's */
-  const char *src;     /* the core's array (a view: one address for the simulation's life) */
-  size_t size;         /* bytes to copy, when index is NULL */
-  const int *index;    /* else: count doubles, dst[j] = src[index[j]] (0 where index[j] < 0) */
-  int count;
+  const char *src;     /* 0, 1: the core's array (a view: one address for the sim's life) */
+  size_t size;         /* 0: bytes to copy */
+  const int *index;    /* 1: count doubles, dst[j] = src[index[j]] (0 where index[j] < 0) */
+  int count;           /* 1: doubles; 2: joints (hs_jointCount) */
+  int which;           /* 2: the character; 3: the extra joint */
 } hspCopy;
 """
 RECORD_COPY_C = RECORD_COPY + """
-/* copy the n blocks of plan into record `record` of their arrays */
-static void hsp_copyRecord(const hspCopy *plan, int n, long record) {
+/* write the n blocks of plan for record `record` of their arrays, from sim */
+static void hsp_copyRecord(const hsSim *sim, const hspCopy *plan, int n, long record) {
   for (int k = 0; k < n; k++) {
     const hspCopy *c = &plan[k];
     char *dst = c->dst + (size_t)record * c->stride;
-    if (!c->index) {
-      memcpy(dst, c->src, c->size);
-      continue;
-    }
     double *d = (double *)dst;
     const double *s = (const double *)c->src;
-    for (int j = 0; j < c->count; j++) {
-      d[j] = c->index[j] >= 0 ? s[c->index[j]] : 0.0;
+    switch (c->kind) {
+      case 0:
+        memcpy(dst, c->src, c->size);
+        break;
+      case 1:
+        for (int j = 0; j < c->count; j++) {
+          d[j] = c->index[j] >= 0 ? s[c->index[j]] : 0.0;
+        }
+        break;
+      case 2:
+        hs_jointStopTorques(sim, c->which, d, c->count);
+        break;
+      case 3:
+        hs_extraJointForce(sim, c->which, d);
+        break;
+      default:
+        d[0] = hs_time(sim);
+        break;
     }
   }
 }
@@ -135,7 +149,8 @@ def make_ffi(header_path):
     ffi = cffi.FFI()
     with open(header_path) as f:
         ffi.cdef(declarations(f.read()) + RECORD_COPY
-                 + "void hsp_copyRecord(const hspCopy *plan, int n, long record);\n")
+                 + "void hsp_copyRecord(const hsSim *sim, const hspCopy *plan, int n, "
+                   "long record);\n")
     ffi.set_source("_hrpsim_core", '#include <string.h>\n#include "core.h"\n#include "util.h"\n'
                    '#include "dynamics.h"\n#include "model.h"\n' + RECORD_COPY_C)
     return ffi

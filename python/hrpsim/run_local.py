@@ -163,13 +163,14 @@ class LocalLog:
         self.capacity = capacity
         self.characters = [(m, sim.joint_names(m)) for m in sim.models]
         self._time = np.zeros(capacity)
+        self._copies, self._keep = [], []
+        self._copy(self._time, 0, kind=4)
         self.names = {core.index(m): m for m in sim.models}
         self._link_p, self._link_R = {}, {}
         self.sensor, self.ranges, self.stops, self.tracks = {}, {}, {}, {}
         # what a record copies (hspCopy: the binding's hsp_copyRecord does them in one call):
         # link poses, joint arrays by jointId, sensor readings, from the core's views
-        self._copies, self._keep = [], []
-        self._range_sensors, self._stop_rows, self._track_links = [], [], []
+        self._range_sensors, self._track_links = [], []
         types = _sensor_type_codes(core)
         count = ffi.new("int *")
         sensors_on = lib.hs_sensorsEnabled(self.ptr)
@@ -205,7 +206,7 @@ class LocalLog:
             self.sensor[name] = series
             self.stops[name] = np.zeros((capacity, nj))
             if nj:
-                self._stop_rows.append((ch, self._pointer(self.stops[name]), nj))
+                self._copy(self.stops[name], 0, count=nj, kind=2, which=ch)
             nt = lib.hs_tracks(self.ptr, ch, ffi.NULL, 0)
             if nt > 0:
                 buf = ffi.new("int[]", nt)
@@ -215,13 +216,13 @@ class LocalLog:
                     key = "%s.track.%s" % (name, core.link_name(ch, k))
                     self.tracks[key] = np.zeros(capacity)
                     self._track_links.append((self.tracks[key], u, k))
-        self.loops, self._loops = {}, []
+        self.loops = {}
         chs = ffi.new("int[2]")
         for i in range(lib.hs_extraJointCount(self.ptr)):
             jname = ffi.string(lib.hs_extraJointName(self.ptr, i, chs)).decode()
             key = "%s.loop.%s" % (self.names[chs[0]], jname)
             self.loops[key] = np.zeros((capacity, 6))
-            self._loops.append((i, self._pointer(self.loops[key])))
+            self._copy(self.loops[key], 0, kind=3, which=i)
         # each record's contact points and groups as the core's bytes (dynamics.h hsdContact,
         # hsdContactGroup), decoded once by arrays()
         self._contact_size = ffi.sizeof("hsdContact")
@@ -230,25 +231,23 @@ class LocalLog:
         self._contacts = []  # per record: (points bytes, groups bytes)
         self._plan_c, self._plan_n = self._plan()
 
-    def _pointer(self, array):
-        """A ``double *`` to the start of ``array`` (kept alive with this log)."""
-        buf = self.core.ffi.from_buffer("double[]", array)
-        self._keep.append(buf)
-        return buf + 0
-
-    def _copy(self, array, offset, src, count, index=None):
-        """Each record copies ``count`` doubles from ``src`` (or, with ``index``, the doubles
-        src[index[j]], 0 where index[j] < 0) to record i's row of ``array`` (capacity, ...) at
-        ``offset`` doubles into the row."""
+    def _copy(self, array, offset, src=None, count=0, index=None, kind=0, which=0):
+        """Each record writes record i's row of ``array`` (capacity, ...) at ``offset``
+        doubles into the row: ``count`` doubles copied from ``src`` (kind 0), or with ``index``
+        the doubles src[index[j]], 0 where index[j] < 0 (kind 1); kind 2 the joint-stop
+        torques of character ``which``, 3 the force of extra joint ``which``, 4 the time (the
+        binding's hsp_copyRecord)."""
         ffi = self.core.ffi
         dst = ffi.from_buffer("char[]", array)
         self._keep.append(dst)
-        entry = {"dst": dst + 8 * offset, "stride": array.strides[0],
-                 "src": ffi.cast("const char *", src), "size": 8 * count, "count": count}
+        entry = {"kind": kind, "dst": dst + 8 * offset, "stride": array.strides[0],
+                 "size": 8 * count, "count": count, "which": which}
+        if src is not None:
+            entry["src"] = ffi.cast("const char *", src)
         if index is not None:
             idx = ffi.new("int[]", [int(k) for k in index] or [0])
             self._keep.append(idx)
-            entry["index"] = idx
+            entry["index"], entry["kind"] = idx, 1
         self._copies.append(entry)
 
     def _plan(self):
@@ -279,19 +278,14 @@ class LocalLog:
         """Append the current state as one record."""
         i = self.n
         lib, ffi, ptr = self.core.lib, self.core.ffi, self.ptr
-        self._time[i] = lib.hs_time(ptr)
-        lib.hsp_copyRecord(self._plan_c, self._plan_n, i)
+        lib.hsp_copyRecord(ptr, self._plan_c, self._plan_n, i)
         for ch, s, scans in self._range_sensors:
             beams = lib.hs_reading(ptr, ch, s, self._n)
             k = self._n[0]
             scans.append(np.frombuffer(ffi.buffer(beams, 8 * k), dtype=np.float64).copy()
                          if k else np.zeros(0))
-        for ch, dst, nj in self._stop_rows:
-            lib.hs_jointStopTorques(ptr, ch, dst + i * nj, nj)
         for out, u, k in self._track_links:
             out[i] = u[k]
-        for j, dst in self._loops:
-            lib.hs_extraJointForce(ptr, j, dst + 6 * i)
         n = self._n
         points = lib.hs_contacts(ptr, n)
         points = ffi.buffer(points, n[0] * self._contact_size)[:] if n[0] else b""
@@ -613,9 +607,7 @@ class _Run:
     def run(self):
         from .simulation import Runaway
         sim, log = self.sim, self.log
-        # the local back end's step (Simulation.step less its per-call checks: the run has
-        # started); a runaway raises Runaway with the core's message
-        step = sim._backend._step
+        step = _stepper(sim)
         t0 = time.perf_counter()
         k = 0
         try:
@@ -645,6 +637,32 @@ class _Run:
         finally:
             self.wall = time.perf_counter() - t0
         return k
+
+
+def _stepper(sim):
+    """step(n): n steps of the started local Simulation straight through hs_stepN (what
+    Simulation.step does, less its per-call checks and bookkeeping: the run has started and
+    sim.steps reads the core's count); a runaway raises Runaway with the core's message, as
+    the back end's step, and any other error the core's."""
+    from .local import _clear
+    from .simulation import Runaway, _runaway_message
+    core = sim.local
+    lib, ffi, ptr, err = core.lib, core.ffi, core.ptr, core._err
+    step_n, runaway = lib.hs_stepN, lib.hsE_RUNAWAY
+
+    def step(n):
+        code = step_n(ptr, n, err)
+        if code == 0:
+            return
+        if code != runaway:
+            core._check(code, "stepSimulation")
+        message = ffi.string(err.message).decode(errors="replace")
+        _clear(err)
+        k = lib.hs_runaway(ptr)
+        names = list(sim.models)
+        who = names[k] if 0 <= k < len(names) else None
+        raise Runaway(message or _runaway_message(lib.hs_steps(ptr), who), who)
+    return step
 
 
 def _log_every(project):
