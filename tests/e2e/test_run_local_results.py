@@ -13,6 +13,8 @@
   no traceback; summary FAILED with that controller marked; the results up to then written
   (before: a raw traceback and no results).
 - A controller given only as a command is refused with the reason (no ORB, no naming service).
+- The body descriptions read in process (hs_loadBodyWithImages) are the ModelLoader's with
+  images, field for field (a textured room, the humanoid, a URDF with meshes).
 """
 
 import gzip
@@ -266,3 +268,21 @@ def test_the_quiet_flag_and_the_results_line(tmp_path):
     proc = run_local(small_project(tmp_path), out)
     assert proc.stdout.startswith("hrpsim run: 50 steps, 0.050 s simulated in "), proc.stdout
     assert "real time), in process" in proc.stdout
+
+
+@pytest.mark.parametrize("model", ["env/room.wrl", "humanoid/humanoid.wrl",
+                                   "urdf/sensor_bot/sensor_bot.urdf"])
+def test_a_models_description_in_process_is_the_model_loaders(sched, model):
+    """models.json.gz's body description read in process (hs_loadBodyWithImages) equals the
+    ModelLoader's getBodyInfoEx with images, field for field: the room's texture pixels, the
+    humanoid's sensors and shapes, a URDF's meshes."""
+    from hrpsim.local import describe_body
+    from hrpsim.viewer.server import describe_url
+    path = REPO_ROOT / "samples" / "models" / model
+    if not path.exists():
+        pytest.fail("no sample model %s" % path)
+    local = describe_body(str(path))
+    served = describe_url(sched.client.model_loader(), str(path))
+    assert local == served
+    if model == "env/room.wrl":
+        assert local["textures"] and all(t["image"] for t in local["textures"])
