@@ -608,8 +608,9 @@ class _Run:
         from .simulation import Runaway
         sim, log = self.sim, self.log
         step = _stepper(sim)
+        hs_time, ptr = sim.local.lib.hs_time, sim.local.ptr
         t0 = time.perf_counter()
-        k = 0
+        k = start = 0
         try:
             while k < self.steps:
                 due = [(spec, ctl) for spec, ctl, every in self.controllers if k % every == 0]
@@ -617,6 +618,7 @@ class _Run:
                     _call(spec, ctl, "input")
                     _call(spec, ctl, "control")
                 n = 1 if due else self._next_event(k) - k
+                start = hs_time(ptr)
                 step(n)
                 k += n
                 for spec, ctl in due:
@@ -630,13 +632,21 @@ class _Run:
                     if ahead > 0:
                         time.sleep(ahead)
         except ControllerFailed as exc:
-            self.failure = ("controller %s failed at t = %g s: %s"
-                            % (exc.spec.name, sim.time, exc.text), exc.spec.name)
+            self.failure = ("controller %s failed at t = %s s: %s"
+                            % (exc.spec.name, _time_text(sim.time), exc.text), exc.spec.name)
         except Runaway as exc:
-            self.failure = (str(exc), None)
+            # as the Scheduler says it (the time the failing step started from; in a run of
+            # steps between two events, the run's start)
+            self.failure = ("stepSimulation failed at t = %s s: %s" % (_time_text(start), exc),
+                            None)
         finally:
             self.wall = time.perf_counter() - t0
         return k
+
+
+def _time_text(t):
+    """A time in the Scheduler's messages (scheduler.cpp timeText: "%.10g")."""
+    return "%.10g" % t
 
 
 def _stepper(sim):
@@ -750,8 +760,8 @@ def run_local(path, out_dir=None, warn=None, plots=True, bin_dir=None, cameras=N
                     try:
                         ctl.stop()
                     except Exception as exc:  # noqa: BLE001 - reported, as any other call
-                        failure = failure or ("controller %s failed at t = %g s: %s"
-                                              % (spec.name, sim.time,
+                        failure = failure or ("controller %s failed at t = %s s: %s"
+                                              % (spec.name, _time_text(sim.time),
                                                  _failure(spec, "stop", exc).text), spec.name)
                 if cams is not None:
                     cams.close()

@@ -13,6 +13,7 @@
   no traceback; summary FAILED with that controller marked; the results up to then written
   (before: a raw traceback and no results).
 - A controller given only as a command is refused with the reason (no ORB, no naming service).
+- A runaway step fails the run in the Scheduler's words ("stepSimulation failed at t = ...").
 - The body descriptions read in process (hs_loadBodyWithImages) are the ModelLoader's with
   images, field for field (a textured room, the humanoid, a URDF with meshes).
 """
@@ -286,3 +287,40 @@ def test_a_models_description_in_process_is_the_model_loaders(sched, model):
     assert local == served
     if model == "env/room.wrl":
         assert local["textures"] and all(t["image"] for t in local["textures"])
+
+
+PUSH = '''\
+from hrpsim import OpenHRP
+from hrpsim.controller import Controller
+
+
+class Push(Controller):
+    def output(self):
+        self.command(OpenHRP.DynamicsSimulator.JOINT_TORQUE, [1e11])
+'''
+
+
+def test_a_runaway_fails_the_run_as_the_scheduler_says_it(tmp_path):
+    """A pendulum pushed with 1e11 N m after the first step runs away in the second (see
+    test_runaway.py): the run fails with the Scheduler's words for it, results written."""
+    from test_runaway import PENDULUM
+    (tmp_path / "pendulum.wrl").write_text(PENDULUM)
+    (tmp_path / "push.py").write_text(PUSH)
+    path = tmp_path / "runaway.xml"
+    path.write_text(textwrap.dedent("""\
+        <hrpsim-project>
+          <simulation timeStep="0.001" endTime="0.01"/>
+          <model name="pendulum" url="pendulum.wrl"><joints mode="torque"/></model>
+          <controller name="Push" character="pendulum" python="push.py:Push"/>
+          <plots enabled="false"/>
+        </hrpsim-project>
+        """))
+    out = tmp_path / "out"
+    proc = run_local(path, out)
+    assert proc.returncode == 1, describe(proc)
+    assert "Traceback" not in proc.stderr, describe(proc)
+    line = proc.stderr.strip().splitlines()[-1]
+    assert line.startswith("hrpsim run: run failed: stepSimulation failed at t = 0.001 s: "), line
+    assert "character pendulum ran away" in line and "(partial results in %s)" % out in line
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "FAILED" and summary["controllers"][0]["failed"] is False
