@@ -14,6 +14,7 @@
   (before: a raw traceback and no results).
 - A controller given only as a command is refused with the reason (no ORB, no naming service).
 - A runaway step fails the run in the Scheduler's words ("stepSimulation failed at t = ...").
+- `--real-time 1` paces the run to the wall clock.
 - The body descriptions read in process (hs_loadBodyWithImages) are the ModelLoader's with
   images, field for field (a textured room, the humanoid, a URDF with meshes).
 """
@@ -324,3 +325,13 @@ def test_a_runaway_fails_the_run_as_the_scheduler_says_it(tmp_path):
     assert "character pendulum ran away" in line and "(partial results in %s)" % out in line
     summary = json.loads((out / "summary.json").read_text())
     assert summary["status"] == "FAILED" and summary["controllers"][0]["failed"] is False
+
+
+def test_real_time_paces_the_run(tmp_path):
+    """--real-time 1 holds a 0.3 s run to at least 0.3 s of wall time (unpaced it takes a
+    fraction of that: humanoid_standing steps faster than real time several times over)."""
+    out = tmp_path / "out"
+    proc = run_local(small_project(tmp_path, end="0.3"), out, "--real-time", "1")
+    assert proc.returncode == 0, describe(proc)
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["wall_time"] >= 0.3 and summary["real_time_factor"] <= 1.0, summary
