@@ -170,7 +170,7 @@ class LocalLog:
         self.sensor, self.ranges, self.stops, self.tracks = {}, {}, {}, {}
         # what a record copies (hspCopy: the binding's hsp_copyRecord does them in one call):
         # link poses, joint arrays by jointId, sensor readings, from the core's views
-        self._range_sensors, self._track_links = [], []
+        self._range_sensors = []
         types = _sensor_type_codes(core)
         count = ffi.new("int *")
         sensors_on = lib.hs_sensorsEnabled(self.ptr)
@@ -211,11 +211,10 @@ class LocalLog:
             if nt > 0:
                 buf = ffi.new("int[]", nt)
                 lib.hs_tracks(self.ptr, ch, buf, nt)
-                u = core.u_view(ch)
                 for k in [buf[i] for i in range(nt)]:
                     key = "%s.track.%s" % (name, core.link_name(ch, k))
                     self.tracks[key] = np.zeros(capacity)
-                    self._track_links.append((self.tracks[key], u, k))
+                    self._copy(self.tracks[key], 0, lib.hs_u(self.ptr, ch) + k, 1)
         self.loops = {}
         chs = ffi.new("int[2]")
         for i in range(lib.hs_extraJointCount(self.ptr)):
@@ -279,13 +278,11 @@ class LocalLog:
         i = self.n
         lib, ffi, ptr = self.core.lib, self.core.ffi, self.ptr
         lib.hsp_copyRecord(ptr, self._plan_c, self._plan_n, i)
-        for ch, s, scans in self._range_sensors:
+        for ch, s, scans in self._range_sensors:  # (a scan's length may change: copied)
             beams = lib.hs_reading(ptr, ch, s, self._n)
             k = self._n[0]
             scans.append(np.frombuffer(ffi.buffer(beams, 8 * k), dtype=np.float64).copy()
                          if k else np.zeros(0))
-        for out, u, k in self._track_links:
-            out[i] = u[k]
         n = self._n
         points = lib.hs_contacts(ptr, n)
         points = ffi.buffer(points, n[0] * self._contact_size)[:] if n[0] else b""
@@ -612,6 +609,16 @@ class _Run:
         t0 = time.perf_counter()
         k = start = 0
         try:
+            if not self.controllers and self.cameras is None and self.real_time <= 0:
+                # nothing but the log between the steps: runs of steps from record to record
+                every, steps, record = self.log_every, self.steps, log.record
+                while k < steps:
+                    n = min(every - k % every, steps - k)
+                    start = hs_time(ptr)
+                    step(n)
+                    k += n
+                    if k % every == 0:
+                        record()
             while k < self.steps:
                 due = [(spec, ctl) for spec, ctl, every in self.controllers if k % every == 0]
                 for spec, ctl in due:
