@@ -108,6 +108,10 @@ void hs_initProcess(void);
 // NULL with err (file, line and column for model errors).
 hsBody *hs_loadBody(const char *path, hsError *err);
 
+// the same with the texture images decoded (the ModelLoader's getBodyInfoEx with readImage:
+// what a viewer or a replay draws; the dynamics never read the pixels)
+hsBody *hs_loadBodyWithImages(const char *path, hsError *err);
+
 // release a body from hs_loadBody; NULL is a no-op
 void hs_freeBody(hsBody *body);
 

@@ -47,6 +47,13 @@ int hs_mjcfScene(const char *path, char *names, size_t size, int *worldGeoms, hs
   return hsm_mjcfScene(path, names, size, worldGeoms, err);
 }
 
+hsBody *hs_loadBodyWithImages(const char *path, hsError *err) {
+  hsmLoadOptions opt;
+  hsm_defaultLoadOptions(&opt);
+  opt.readImage = 1;
+  return hsm_loadModel(path, &opt, NULL, 0, NULL, err);
+}
+
 void hs_freeBody(hsBody *body) {
   hsm_freeBody(body);
 }

@@ -24,8 +24,8 @@ import cffi
 # util.h's enums the Python side reads (taken from util.h at build time: util_enums)
 UTIL_ENUMS = ("hstError", "hstLog")
 
-# the fields of the records core.h forward-declares that the Python side reads, and the log
-# level's setter (util.h)
+# the fields of the records core.h forward-declares that the Python side reads (the body's
+# description, model.h, for the viewer's models.json.gz), and the log level's setter (util.h)
 RECORDS = """
 void hsu_setLogLevel(hstLog level);
 struct hsError { int code; char message[512]; char file[512]; int line; int column; ...; };
@@ -33,6 +33,43 @@ struct hsdLinkMotion { double v[3]; double w[3]; double dv[3]; double dw[3]; ...
 struct hsdContact { int pair; int ch[2]; int link[2]; double p[3]; double n[3]; double depth;
                     double force[3]; ...; };
 struct hsdContactGroup { int pair; int ch[2]; int link[2]; int first; int count; ...; };
+typedef int... hstSensor;
+typedef int... hstLight;
+typedef int... hstPrimitive;
+typedef struct hsShapeRef { double T[12]; int inlineMatrix; int shape; ...; } hsShapeRef;
+typedef struct hsSensor { const char *name; hstSensor type; int id; double translation[3];
+                          double rotation[4]; const float *specValues; int nspecValue;
+                          const hsShapeRef *shapeRefs; int nshapeRef; ...; } hsSensor;
+typedef struct hsLight { const char *name; hstLight type; double T[12];
+                         double ambientIntensity; double attenuation[3]; double color[3];
+                         double intensity; double location[3]; int on; double radius;
+                         double direction[3]; double beamWidth; double cutOffAngle;
+                         ...; } hsLight;
+typedef struct hsLink { const char *name; int jointId; const char *jointTypeName;
+                        double jointValue; double axis[3]; double translation[3];
+                        double rotation[4]; int parent; const hsShapeRef *shapeRefs;
+                        int nshapeRef; int sensorAdr; int nsensor; int lightAdr; int nlight;
+                        ...; } hsLink;
+typedef struct hsShape { hstPrimitive primitive; const float *params; int nparam;
+                         const float *vertices; int nvertex; const int *triangles;
+                         int ntriangle; int appearance; ...; } hsShape;
+typedef struct hsAppearance { int material; const float *normals; int nnormal;
+                              const int *normalIndices; int nnormalIndex; int normalPerVertex;
+                              int solid; float creaseAngle; const float *colors; int ncolor;
+                              const int *colorIndices; int ncolorIndex; int colorPerVertex;
+                              int texture; const float *texCoords; int ntexCoord;
+                              const int *texCoordIndices; int ntexCoordIndex;
+                              double texTransform[9]; ...; } hsAppearance;
+typedef struct hsMaterial { float ambientIntensity; float diffuseColor[3];
+                            float emissiveColor[3]; float shininess; float specularColor[3];
+                            float transparency; ...; } hsMaterial;
+typedef struct hsTexture { const unsigned char *image; size_t nimage; int numComponents;
+                           int width; int height; int repeatS; int repeatT; const char *url;
+                           ...; } hsTexture;
+struct hsBody { const char *name; const char *url; hsLink *links; int nlink; hsShape *shapes;
+                int nshape; hsAppearance *appearances; int nappearance;
+                hsMaterial *materials; int nmaterial; hsTexture *textures; int ntexture;
+                hsSensor *sensors; int nsensor; hsLight *lights; int nlight; ...; };
 """
 
 
@@ -81,11 +118,60 @@ def lines_open_struct(lines):
     return depth > 0
 
 
+# the binding's own C: one call per log record of `hrpsim run --local` (run_local.LocalLog)
+# copies every block of the core's state it logs, instead of one Python call per block
+RECORD_COPY = """
+typedef struct hspCopy {
+  int kind;            /* 0 copy, 1 gather, 2 joint-stop torques, 3 extra-joint force, 4 time */
+  char *dst;           /* the block of record 0 */
+  size_t stride;       /* bytes from one record's block to the next's */
+  const char *src;     /* 0, 1: the core's array (a view: one address for the sim's life) */
+  size_t size;         /* 0: bytes to copy */
+  const int *index;    /* 1: count doubles, dst[j] = src[index[j]] (0 where index[j] < 0) */
+  int count;           /* 1: doubles; 2: joints (hs_jointIdCount) */
+  int which;           /* 2: the character; 3: the extra joint */
+} hspCopy;
+"""
+RECORD_COPY_C = RECORD_COPY + """
+/* write the n blocks of plan for record `record` of their arrays, from sim */
+static void hsp_copyRecord(const hsSim *sim, const hspCopy *plan, int n, long record) {
+  for (int k = 0; k < n; k++) {
+    const hspCopy *c = &plan[k];
+    char *dst = c->dst + (size_t)record * c->stride;
+    double *d = (double *)dst;
+    const double *s = (const double *)c->src;
+    switch (c->kind) {
+      case 0:
+        memcpy(dst, c->src, c->size);
+        break;
+      case 1:
+        for (int j = 0; j < c->count; j++) {
+          d[j] = c->index[j] >= 0 ? s[c->index[j]] : 0.0;
+        }
+        break;
+      case 2:
+        hs_jointStopTorques(sim, c->which, d, c->count);
+        break;
+      case 3:
+        hs_extraJointForce(sim, c->which, d);
+        break;
+      default:
+        d[0] = hs_time(sim);
+        break;
+    }
+  }
+}
+"""
+
+
 def make_ffi(header_path):
     ffi = cffi.FFI()
     with open(header_path) as f, open(util_header(header_path)) as u:
-        ffi.cdef(declarations(f.read(), u.read()))
-    ffi.set_source("_hrpsim_core", '#include "core.h"\n#include "util.h"\n#include "dynamics.h"\n')
+        ffi.cdef(declarations(f.read(), u.read()) + RECORD_COPY
+                 + "void hsp_copyRecord(const hsSim *sim, const hspCopy *plan, int n, "
+                   "long record);\n")
+    ffi.set_source("_hrpsim_core", '#include <string.h>\n#include "core.h"\n#include "util.h"\n'
+                   '#include "dynamics.h"\n#include "model.h"\n' + RECORD_COPY_C)
     return ffi
 
 

@@ -237,18 +237,26 @@ def cmd_demo(args):
 
 
 def cmd_run_local(args):
-    # `hrpsim run --local`: in process, no servers (run_local.py)
+    # `hrpsim run --local`: in process, no servers (run_local.py); the same results directory
+    # and the same lines as a server run
     from .run_local import run_local
+    if args.view:
+        _err("hrpsim run: --view needs the servers (the viewer is an OnlineViewer the "
+             "Scheduler pushes to); replay a local run with `hrpsim view RESULTS`")
+        return 1
     try:
         out, summary = run_local(args.project, out_dir=args.out,
                                  warn=None if args.quiet else
-                                 (lambda text: _err("hrpsim run: warning: " + text)))
+                                 (lambda text: _err("hrpsim run: warning: " + text)),
+                                 plots=not args.no_plots, cameras=args.cameras,
+                                 real_time=args.real_time)
     except (HrpsimError, OSError, ValueError, KeyError, RuntimeError) as exc:
         _err("hrpsim run: %s" % str(exc).replace("\n", " "))
         return 1
     if not args.quiet:
-        _out("hrpsim run: %d steps, %.3f s simulated in %.3f s, in process"
-             % (summary["steps"], summary["time"], summary["wall_seconds"]))
+        _out("hrpsim run: %d steps, %.3f s simulated in %.3f s (x%.2f real time), in process"
+             % (summary["steps"], summary["simulated_time"], summary["wall_time"],
+                summary["real_time_factor"]))
     _out("hrpsim run: results in %s" % out)
     return 0
 
@@ -507,7 +515,7 @@ def build_parser():
     run.add_argument("--local", action="store_true",
                      help="run in this process on the local back end (no servers): the "
                           "project's controllers must be Python classes (python=FILE:CLASS); "
-                          "writes log.npz and summary.json")
+                          "writes the same results directory as a server run")
     run.add_argument("project", metavar="PROJECT", help="project file")
     run.set_defaults(func=cmd_run)
 

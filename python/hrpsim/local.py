@@ -224,6 +224,105 @@ def mjcf_scene(url):
     return [t.decode() for t in text], bool(world[0])
 
 
+def describe_body(url):
+    """The viewer's body description (viewer/scene.py ``body_description``) of a model file,
+    loaded in process with its texture images (hs_loadBodyWithImages): what `hrpsim run`
+    reads through the ModelLoader's getBodyInfoEx for models.json.gz, the same numbers. Raises
+    hrpsim.errors.ModelError for a model that does not load."""
+    from . import file_url
+    from .viewer.scene import body_description
+    url = file_url(url)
+    core = core_module()
+    ffi, lib = core.ffi, core.lib
+    path = url if url.startswith("hrpsim-primitive:") else _url_path(url)
+    err = ffi.new("hsError *")
+    ptr = lib.hs_loadBodyWithImages(path.encode(), err)
+    if ptr == ffi.NULL:
+        _raise_model(ffi, err, path)
+    body = ffi.gc(ptr, lib.hs_freeBody)
+    return body_description(_BodyInfo(ffi, lib, body), url=url)
+
+
+def _text(ffi, ptr):
+    return ffi.string(ptr).decode() if ptr != ffi.NULL else ""
+
+
+def _seq(ffi, ptr, n, dtype):
+    """n numbers at ptr as a NumPy array (a copy)."""
+    if n <= 0 or ptr == ffi.NULL:
+        return np.zeros(0, dtype=dtype)
+    size = np.dtype(dtype).itemsize
+    return np.frombuffer(ffi.buffer(ptr, n * size), dtype=dtype).copy()
+
+
+class _BodyInfo:
+    """An hsBody read as OpenHRP's BodyInfo attributes (the fields body_description reads), as
+    server/common/body_info.cpp converts it for the ModelLoader."""
+
+    def __init__(self, ffi, lib, body):
+        from types import SimpleNamespace as NS
+        b = body
+        f4, i4 = np.float32, np.int32
+
+        def refs(ptr, n):
+            return [NS(shapeIndex=ptr[i].shape, transformMatrix=list(ptr[i].T),
+                       inlinedShapeTransformMatrixIndex=ptr[i].inlineMatrix)
+                    for i in range(n)]
+
+        def sensor(s):
+            return NS(type=_text(ffi, lib.hs_sensorTypeName(s.type)), name=_text(ffi, s.name),
+                      id=s.id, translation=list(s.translation), rotation=list(s.rotation),
+                      specValues=_seq(ffi, s.specValues, s.nspecValue, f4).tolist(),
+                      shapeIndices=refs(s.shapeRefs, s.nshapeRef))
+
+        def light(li):
+            return NS(name=_text(ffi, li.name), type=li.type, transformMatrix=list(li.T),
+                      ambientIntensity=li.ambientIntensity, attenuation=list(li.attenuation),
+                      color=list(li.color), intensity=li.intensity, location=list(li.location),
+                      on=bool(li.on), radius=li.radius, direction=list(li.direction),
+                      beamWidth=li.beamWidth, cutOffAngle=li.cutOffAngle)
+
+        self.name, self.url = _text(ffi, b.name), _text(ffi, b.url)
+        self.links = []
+        for k in range(b.nlink):
+            lk = b.links[k]
+            self.links.append(NS(
+                name=_text(ffi, lk.name), parentIndex=lk.parent,
+                jointType=_text(ffi, lk.jointTypeName), jointId=lk.jointId,
+                jointValue=lk.jointValue, jointAxis=list(lk.axis),
+                translation=list(lk.translation), rotation=list(lk.rotation),
+                shapeIndices=refs(lk.shapeRefs, lk.nshapeRef),
+                sensors=[sensor(b.sensors[lk.sensorAdr + i]) for i in range(lk.nsensor)],
+                lights=[light(b.lights[lk.lightAdr + i]) for i in range(lk.nlight)]))
+        self.shapes = [NS(primitiveType=s.primitive,
+                          primitiveParameters=_seq(ffi, s.params, s.nparam, f4).tolist(),
+                          vertices=_seq(ffi, s.vertices, 3 * s.nvertex, f4),
+                          triangles=_seq(ffi, s.triangles, 3 * s.ntriangle, i4),
+                          appearanceIndex=s.appearance)
+                       for s in (b.shapes[i] for i in range(b.nshape))]
+        self.appearances = [NS(
+            materialIndex=a.material, normals=_seq(ffi, a.normals, 3 * a.nnormal, f4),
+            normalIndices=_seq(ffi, a.normalIndices, a.nnormalIndex, i4),
+            normalPerVertex=bool(a.normalPerVertex), solid=bool(a.solid),
+            creaseAngle=a.creaseAngle, colors=_seq(ffi, a.colors, 3 * a.ncolor, f4),
+            colorIndices=_seq(ffi, a.colorIndices, a.ncolorIndex, i4),
+            colorPerVertex=bool(a.colorPerVertex), textureIndex=a.texture,
+            textureCoordinate=_seq(ffi, a.texCoords, 2 * a.ntexCoord, f4),
+            textureCoordIndices=_seq(ffi, a.texCoordIndices, a.ntexCoordIndex, i4),
+            textransformMatrix=list(a.texTransform))
+            for a in (b.appearances[i] for i in range(b.nappearance))]
+        self.materials = [NS(ambientIntensity=m.ambientIntensity,
+                             diffuseColor=list(m.diffuseColor),
+                             emissiveColor=list(m.emissiveColor), shininess=m.shininess,
+                             specularColor=list(m.specularColor), transparency=m.transparency)
+                          for m in (b.materials[i] for i in range(b.nmaterial))]
+        self.textures = [NS(width=t.width, height=t.height, numComponents=t.numComponents,
+                            repeatS=bool(t.repeatS), repeatT=bool(t.repeatT),
+                            url=_text(ffi, t.url),
+                            image=bytes(ffi.buffer(t.image, t.nimage)) if t.nimage else b"")
+                         for t in (b.textures[i] for i in range(b.ntexture))]
+
+
 def _url_path(url):
     """The local path of a file: URL, with its fragment (an MJCF model's #BODY) kept."""
     from urllib.parse import unquote, urlparse

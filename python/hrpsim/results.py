@@ -28,8 +28,9 @@ goes on) into NumPy arrays; ``write_results`` writes the directory:
                    on link1 (world frame); "contacts.pair_force" (N, P, 3) [N]: the sum of
                    each pair's point forces on its link1 per record
     .hrpsim-results marks the directory as results (a new run into it replaces them)
-    summary.json   project, format, models, controllers (each with how its process ended and
-                   "failed": whether the Scheduler stopped the run because of it),
+    summary.json   project, format, backend ("server", or "local" for `hrpsim run --local`:
+                   then no scheduler, naming or servers), models, controllers (each with how
+                   its process ended and "failed": whether it stopped the run),
                    steps, simulated and wall time, real-time factor, records, warnings,
                    plots, status (and the Scheduler's own status), cameras (whether frames
                    were stored), camera_previews, stills (file, time, why, view: stills.py)
@@ -130,60 +131,86 @@ class LogCollector:
 
     def contact_arrays(self):
         """The ``contacts.*`` arrays of the log (see the module text)."""
-        n = len(self.time)
-        rows = np.asarray(self.contact_rows, dtype=float).reshape(-1, 11)
-        pairs = sorted(self.contact_pairs, key=self.contact_pairs.get)
-        out = {"contacts.count": np.asarray(self.contact_count, dtype=np.int32).reshape(n),
-               "contacts.pairs": np.asarray(pairs, dtype=str).reshape(-1, 4),
-               "contacts.pair": rows[:, 0].astype(np.int32),
-               "contacts.point": rows[:, 1:4], "contacts.normal": rows[:, 4:7],
-               "contacts.depth": rows[:, 7], "contacts.force": rows[:, 8:11]}
-        record = np.repeat(np.arange(n), out["contacts.count"])
-        total = np.zeros((n, len(pairs), 3))
-        np.add.at(total, (record, out["contacts.pair"]), rows[:, 8:11])
-        out["contacts.pair_force"] = total
-        return out
+        return contact_arrays(len(self.time), self.contact_pairs, self.contact_count,
+                              self.contact_rows)
 
     def arrays(self):
         """The log as a dict of NumPy arrays (the contents of log.npz)."""
         n = len(self.time)
-        out = {"time": np.asarray(self.time, dtype=float)}
-        for name, joints in self.characters:
-            out[name + ".root_p"] = np.asarray(self.root_p[name], dtype=float).reshape(n, 3)
-            out[name + ".root_R"] = np.asarray(self.root_R[name], dtype=float).reshape(n, 3, 3)
-            out[name + ".root_rpy"] = root_rpy(out[name + ".root_R"])
-            # range scans, also of characters without joints (a fixed scanner)
+        ranges = {}
+        for name, _ in self.characters:
             scans = self.sensor[name]["range"]
-            if len(scans) == n and n:
-                for k in range(len(scans[0])):
-                    beams = [rec[k] for rec in scans]
-                    if beams[0] and all(len(x) == len(beams[0]) for x in beams):
-                        out["%s.range%d" % (name, k)] = np.asarray(beams, dtype=float)
-            if not joints:
-                continue
-            out[name + ".link_p"] = np.asarray(self.link_p[name], dtype=float).reshape(n, -1, 3)
-            out[name + ".joint_names"] = np.asarray(joints, dtype=str)
-            s = self.sensor[name]
-            for key in ("q", "dq", "u"):
-                if len(s[key]) == n:
-                    out[name + "." + key] = np.asarray(s[key], dtype=float).reshape(n, -1)
-            for key, _, width in state_blocks():
-                if width > 0 and len(s[key]) == n and s[key] and s[key][0]:
-                    out[name + "." + log_array_name(key)] = np.asarray(
-                        s[key], dtype=float).reshape(n, -1, width)
-        for name, joints in self.characters:
-            rows = self.stops[name]
-            if joints and len(rows) == n and rows and len(rows[0]) == len(joints):
-                out[name + ".joint_stop"] = np.asarray(rows, dtype=float).reshape(n, -1)
-        for key, rows in self.loops.items():
-            if len(rows) == n:
-                out[key] = np.asarray(rows, dtype=float).reshape(n, 6)
-        for key, vals in self.tracks.items():
-            if len(vals) == n:
-                out[key] = np.asarray(vals, dtype=float)
-        if len(self.contact_count) == n:
-            out.update(self.contact_arrays())
-        return out
+            ranges[name] = [[rec[k] for rec in scans] for k in range(len(scans[0]))] \
+                if len(scans) == n and n else []
+        return log_arrays(self.characters, self.time, self.root_p, self.root_R, self.link_p,
+                          self.sensor, ranges, self.stops, self.loops, self.tracks,
+                          (self.contact_pairs, self.contact_count, self.contact_rows))
+
+
+def contact_arrays(n, pairs, count, rows):
+    """The ``contacts.*`` arrays of ``n`` records: ``pairs`` (char1, link1, char2, link2) ->
+    row, ``count`` points per record, ``rows`` per point: pair row, point (3), normal (3),
+    depth, force (3) (a list of rows or an (M, 11) array)."""
+    rows = np.asarray(rows, dtype=float).reshape(-1, 11)
+    names = sorted(pairs, key=pairs.get)
+    out = {"contacts.count": np.asarray(count, dtype=np.int32).reshape(n),
+           "contacts.pairs": np.asarray(names, dtype=str).reshape(-1, 4),
+           "contacts.pair": rows[:, 0].astype(np.int32),
+           "contacts.point": rows[:, 1:4], "contacts.normal": rows[:, 4:7],
+           "contacts.depth": rows[:, 7], "contacts.force": rows[:, 8:11]}
+    record = np.repeat(np.arange(n), out["contacts.count"])
+    total = np.zeros((n, len(names), 3))
+    np.add.at(total, (record, out["contacts.pair"]), rows[:, 8:11])
+    out["contacts.pair_force"] = total
+    return out
+
+
+def log_arrays(characters, time, root_p, root_R, link_p, sensor, ranges, stops, loops, tracks,
+               contacts):
+    """The contents of log.npz (see the module text), from per-record series given as lists or
+    arrays, whichever collector made them (the Scheduler's records, LogCollector; the core's
+    views, run_local.LocalLog): ``characters`` [(name, joint names)]; per name ``root_p``
+    (N, 3), ``root_R`` (N, 9), ``link_p`` (N, links, 3), ``sensor`` {q, dq, u (N, joints),
+    force (N, n, 6), rate_gyro, accel (N, n, 3)} (a series not of N records is left out),
+    ``ranges`` [per range sensor: its N scans], ``stops`` (N, joints); ``loops`` key -> (N, 6),
+    ``tracks`` key -> (N,); ``contacts`` (pairs, count, rows) as ``contact_arrays`` takes
+    them. The keys come in one order, so both collectors write the same file."""
+    n = len(time)
+    out = {"time": np.asarray(time, dtype=float)}
+    for name, joints in characters:
+        out[name + ".root_p"] = np.asarray(root_p[name], dtype=float).reshape(n, 3)
+        out[name + ".root_R"] = np.asarray(root_R[name], dtype=float).reshape(n, 3, 3)
+        out[name + ".root_rpy"] = root_rpy(out[name + ".root_R"])
+        # range scans, also of characters without joints (a fixed scanner)
+        for k, beams in enumerate(ranges.get(name, [])):
+            if len(beams[0]) and all(len(x) == len(beams[0]) for x in beams):
+                out["%s.range%d" % (name, k)] = np.asarray(beams, dtype=float)
+        if not joints:
+            continue
+        out[name + ".link_p"] = np.asarray(link_p[name], dtype=float).reshape(n, -1, 3)
+        out[name + ".joint_names"] = np.asarray(joints, dtype=str)
+        s = sensor[name]
+        for key in ("q", "dq", "u"):
+            if len(s[key]) == n:
+                out[name + "." + key] = np.asarray(s[key], dtype=float).reshape(n, -1)
+        for key, _, width in state_blocks():
+            if width > 0 and len(s[key]) == n and n and len(s[key][0]):
+                out[name + "." + log_array_name(key)] = np.asarray(
+                    s[key], dtype=float).reshape(n, -1, width)
+    for name, joints in characters:
+        rows = stops[name]
+        if joints and len(rows) == n and n and len(rows[0]) == len(joints):
+            out[name + ".joint_stop"] = np.asarray(rows, dtype=float).reshape(n, -1)
+    for key, rows in loops.items():
+        if len(rows) == n:
+            out[key] = np.asarray(rows, dtype=float).reshape(n, 6)
+    for key, vals in tracks.items():
+        if len(vals) == n:
+            out[key] = np.asarray(vals, dtype=float)
+    pairs, count, rows = contacts
+    if len(count) == n:
+        out.update(contact_arrays(n, pairs, count, rows))
+    return out
 
 
 def root_rpy(R):
@@ -196,6 +223,49 @@ def root_rpy(R):
     ok = np.isfinite(yaw)
     yaw[ok] = np.unwrap(yaw[ok])
     return np.stack([roll, pitch, yaw], axis=1)
+
+
+def run_summary(project, *, backend, status, message, steps, simulated_time, wall_time,
+                real_time_factor, records, controllers, scheduler_status=None,
+                scheduler_message=None, naming=None, servers_started=False):
+    """The summary.json record of a run of ``project``, one schema for both back ends
+    (``backend`` "server" or "local"; a local run has no Scheduler, naming service or
+    servers: those fields are null / false). ``controllers``: ``controller_entries``. The
+    caller adds cameras, camera_previews and stills; write_results adds plots."""
+    return {
+        "project": str(Path(project.path).resolve()),
+        "format": project.format,
+        "backend": backend,
+        "status": status,
+        "message": message,
+        "scheduler_status": scheduler_status,
+        "scheduler_message": scheduler_message,
+        "models": [{"name": m.name, "url": m.url} for m in project.models],
+        "controllers": controllers,
+        "time_step": project.time_step,
+        "end_time": project.end_time,
+        "steps": int(steps),
+        "simulated_time": float(simulated_time),
+        "wall_time": float(wall_time),
+        "real_time_factor": float(real_time_factor),
+        "records": int(records),
+        "log_period": project.log_period or project.time_step,
+        "warnings": list(project.warnings),
+        "naming": naming,
+        "servers_started": servers_started,
+    }
+
+
+def controller_entries(project, blamed=None, processes=None):
+    """summary.json's controllers of ``project``: name, character, period, command, python,
+    failed (the one named ``blamed`` stopped the run), process (``processes``: name -> how
+    its process ended, for those `hrpsim run` started; None for the others)."""
+    processes = processes or {}
+    return [{"name": c.name, "character": c.character,
+             "period": c.period or project.time_step,
+             "command": c.command, "python": getattr(c, "python", None),
+             "failed": c.name == blamed,
+             "process": processes.get(c.name)} for c in project.controllers]
 
 
 def write_results(out_dir, arrays, summary, plots=True, plot_joints=None, models=None,
@@ -224,7 +294,8 @@ def write_results(out_dir, arrays, summary, plots=True, plot_joints=None, models
 def format_summary(s):
     """A short human-readable text of a summary dict."""
     lines = [
-        "project     %s (%s)" % (s["project"], s["format"]),
+        "project     %s (%s)%s" % (s["project"], s["format"],
+                                 ", in process" if s.get("backend") == "local" else ""),
         "models      %s" % ", ".join("%s (%s)" % (m["name"], m["url"]) for m in s["models"]),
         "status      %s%s" % (s["status"], ": " + s["message"] if s.get("message") else ""),
         "steps       %d of %g s" % (s["steps"], s["time_step"]),
@@ -243,7 +314,9 @@ def format_summary(s):
         lines.append("controller  %s (%s, every %g s): %s%s"
                      % (c["name"], c["character"], c["period"],
                         "FAILED, " if not ok else "ok, " if proc else "",
-                        proc["result"] if proc else "not started by hrpsim run"))
+                        proc["result"] if proc
+                        else "in process" if s.get("backend") == "local"
+                        else "not started by hrpsim run"))
     lines += [
         "plots       %s" % (", ".join(s.get("plots", [])) or "none"),
     ]

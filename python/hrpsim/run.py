@@ -612,32 +612,16 @@ def _judge(status, controllers, dead):
 
 def _summary(project, status, state, message, blamed, controllers, log, servers):
     """The run's summary.json record (cameras and stills are added by the caller)."""
+    from .results import controller_entries, run_summary
     processes = {cp.spec.name: cp.record() for cp in controllers.procs}
-    return {
-        "project": str(Path(project.path).resolve()),
-        "format": project.format,
-        "status": state,
-        "message": message,
-        "scheduler_status": _enum(status.state),
-        "scheduler_message": status.message,
-        "models": [{"name": m.name, "url": m.url} for m in project.models],
-        "controllers": [{"name": c.name, "character": c.character,
-                         "period": c.period or project.time_step,
-                         "command": c.command,
-                         "failed": c.name == blamed,
-                         "process": processes.get(c.name)} for c in project.controllers],
-        "time_step": project.time_step,
-        "end_time": project.end_time,
-        "steps": int(status.steps),
-        "simulated_time": float(status.time),
-        "wall_time": float(status.wallTime),
-        "real_time_factor": float(status.realTimeFactor),
-        "records": len(log),
-        "log_period": project.log_period or project.time_step,
-        "warnings": list(project.warnings),
-        "naming": servers.naming,
-        "servers_started": servers.started,
-    }
+    return run_summary(project, backend="server", status=state, message=message,
+                       scheduler_status=_enum(status.state),
+                       scheduler_message=status.message,
+                       controllers=controller_entries(project, blamed, processes),
+                       steps=status.steps, simulated_time=status.time,
+                       wall_time=status.wallTime, real_time_factor=status.realTimeFactor,
+                       records=len(log), naming=servers.naming,
+                       servers_started=servers.started)
 
 
 def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, bin_dir=None,

@@ -96,8 +96,8 @@ def _pose_lines(body, n, link_p, link_R):
 def write_stills(out_dir, models, collector, bin_dir=None):
     """Render the stills of a run into ``out_dir/stills/``. ``models``: the project's models
     (name, url) in the order the collector registered them; ``collector``: the run's
-    ``results.LogCollector`` (its link poses). Returns [{"file", "time", "why", "view"}].
-    Raises StillsError (no hrpsim-stills, the renderer failed)."""
+    ``results.LogCollector`` or ``run_local.LocalLog`` (its link poses). Returns [{"file",
+    "time", "why", "view"}]. Raises StillsError (no hrpsim-stills, the renderer failed)."""
     from . import launcher
 
     time = collector.time
@@ -124,7 +124,7 @@ def write_stills(out_dir, models, collector, bin_dir=None):
         job.append("still %s" % (out / name))
         for b, m in enumerate(models):
             ps, Rs = collector.link_p[m.name][i], collector.link_R[m.name][i]
-            if ps and len(ps) == len(Rs):
+            if len(ps) and len(ps) == len(Rs):
                 job += _pose_lines(b, len(ps), ps, Rs)
         job.append("end")
     try:

@@ -39,6 +39,8 @@ NATIVE = {
     "test_primitives.py": "model_primitive.c through the ModelLoader and the local core",
     "test_range.py": "range sensors and noise in the dynamics and view servers",
     "test_run.py": "the sample projects run through the scheduler, dynamics and controllers",
+    "test_run_local_results.py": "`hrpsim run --local` on the in-process core against the "
+                                 "scheduler's results",
     "test_run_pictures.py": "stills and room cameras rendered by hrpsim-view during runs",
     "test_runaway.py": "runaway detection in the core, through the servers",
     "test_scheduler.py": "the scheduler server's call order and timing",

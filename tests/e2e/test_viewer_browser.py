@@ -5,7 +5,8 @@ It checks what a person would see: the robot drawn where the camera looks (its p
 when the robot is moved away, the background elsewhere does not), every shape of the loaded
 bodies in the scene, scrubbing the timeline (through the slider itself) moving the robot,
 a live update reaching the page within 100 ms, two pages showing the same state, a page
-opened mid-run catching up, a replay of a results directory drawing the recorded poses, and
+opened mid-run catching up, a replay of a results directory drawing the recorded poses (also
+of a `hrpsim run --local` directory, which before had no models and threw in the page), and
 the camera tiles of a replayed `hrpsim run` showing, pixel for pixel, the stored frame of the
 time on screen while scrubbing and playing, and a live `hrpsim run --view` showing its frames
 while it runs.
@@ -274,6 +275,51 @@ def test_a_replay_draws_the_recorded_poses_and_its_summary(servers, browser, ope
             page.screenshot(SCREENSHOT)
     finally:
         stop_view(proc)
+
+
+LOCAL_RUN = """<hrpsim-project>
+  <simulation timeStep="0.001" endTime="0.3"/>
+  <model name="floor" url="%s"/>
+  <model name="robot" url="%s"><joints mode="highgain"/></model>
+  <collision object1="floor" object2="robot"/>
+  <log period="0.01"/>
+  <plots enabled="true" root="true"/>
+</hrpsim-project>
+"""
+
+
+def test_a_replay_of_a_local_run_draws_its_poses_and_summary(browser, open_page, tmp_path):
+    """`hrpsim view` of a `hrpsim run --local` results directory (before: no models.json.gz,
+    no bodies drawn and "TypeError ... toFixed" in the page; open_page fails on any page
+    error): every record arrives, the summary shows, each link is drawn where the log has it."""
+    path = tmp_path / "local.xml"
+    path.write_text(LOCAL_RUN % (FLOOR, HUMANOID))
+    out = tmp_path / "local"
+    env = {k: v for k, v in cli_env().items() if not k.startswith("HRPSIM_NAMING")}
+    env["HRPSIM_STATE_DIR"] = str(tmp_path / "no-servers")
+    proc = subprocess.run([sys.executable, "-m", "hrpsim", "run", "--local", "--quiet",
+                           "--out", str(out), str(path)], capture_output=True, text=True,
+                          timeout=300, env=env, stdin=subprocess.DEVNULL)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    log = np.load(out / "log.npz")
+    n = len(log["time"])
+    names = _link_names(out)
+    view, url, _ = view_process(out)
+    try:
+        page = open_page(url)
+        page.wait_for("window.hrpsim.frameCount === %d" % n, timeout=30)
+        assert page.evaluate("window.hrpsim.status.mode") == "replay"
+        page.wait_for("!document.getElementById('summary').hidden")
+        for k in (0, n // 2, n - 1):
+            page.evaluate("window.hrpsim.seek(%d)" % k)
+            page.wait_for("Math.abs(window.hrpsim.drawnTime - %r) < 1e-9"
+                          % float(log["time"][k]))
+            for link in ("WAIST", "RLEG_ANKLE_R", "LARM_WRIST_R"):
+                got = page.evaluate("window.hrpsim.linkPosition('robot', %r)" % link)
+                want = log["robot.link_p"][k, names.index(link)]
+                assert np.allclose(got, want, atol=2e-5), (k, link, got, want)
+    finally:
+        stop_view(view)
 
 
 def _link_names(out):

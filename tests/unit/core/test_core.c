@@ -2,7 +2,8 @@
 // times in whole steps, the clock, a pendulum's period and a free fall against closed forms,
 // refusals before and after start, names and their messages, link data checked before
 // anything changes, sensors (order, zeros while disabled, a force sensor holding a weight),
-// contacts of a resting box, views that keep their address, and owned bodies.
+// contacts of a resting box, views that keep their address, owned bodies, and a body
+// loaded with its texture images.
 
 #include <CUnit/CUnit.h>
 
@@ -593,6 +594,31 @@ static void testThreads(void) {
   hsm_freeBody(box);
 }
 
+// hs_loadBodyWithImages decodes the textured room's image (what a replay draws); hs_loadBody,
+// the dynamics' load, leaves the pixels out; both give the same shapes
+static void testBodyImages(void) {
+  char path[1024];
+  snprintf(path, sizeof path, "%s/env/room.wrl", HST_SAMPLES_DIR);
+  hsError err = {0};
+  hsBody *plain = hs_loadBody(path, &err);
+  hsBody *images = hs_loadBodyWithImages(path, fresh(&err));
+  CU_ASSERT_PTR_NOT_NULL_FATAL(plain);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(images);
+  CU_ASSERT(images->ntexture > 0);
+  CU_ASSERT_EQUAL(plain->ntexture, images->ntexture);
+  CU_ASSERT_EQUAL(plain->nshape, images->nshape);
+  for (int i = 0; i < images->ntexture; i++) {
+    const hsTexture *t = &images->textures[i];
+    CU_ASSERT(t->width > 0 && t->height > 0 && t->image != NULL);
+    CU_ASSERT_EQUAL(t->nimage, (size_t)t->width * (size_t)t->height * (size_t)t->numComponents);
+    CU_ASSERT_EQUAL(plain->textures[i].nimage, 0);
+  }
+  CU_ASSERT_PTR_NULL(hs_loadBodyWithImages("/no/such/model.wrl", fresh(&err)));
+  CU_ASSERT(err.code != 0);
+  hs_freeBody(plain);
+  hs_freeBody(images);
+}
+
 void register_core(void) {
   CU_pSuite s = hst_addSuite("core");
   hs_initProcess();
@@ -609,4 +635,5 @@ void register_core(void) {
   CU_add_test(s, "a depth camera at the current poses", testCamera);
   CU_add_test(s, "four simulations in four threads, both steppers", testThreads);
   CU_add_test(s, "the joint-space engine through the core", testJointSpaceEngine);
+  CU_add_test(s, "a body with its texture images", testBodyImages);
 }
