@@ -44,7 +44,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .core_facts import state_blocks
+from .core_facts import camera_images, state_blocks
 from .errors import ModelError
 from .limits import period_steps
 from .project import load_project
@@ -428,15 +428,16 @@ class LocalCameras:
             try:
                 rgb, depth = core.camera(c["ch"], c["s"])
                 d = c["dir"]
-                if c["kind"] in (1, 4):
+                color, mono_image, depth_image = camera_images(c["kind"])
+                if color:
                     Image.fromarray(rgb).save(d / ("frame_%06d.png" % frame))
-                elif c["kind"] in (2, 5):
+                elif mono_image:
                     h, w = depth.shape
                     mono = np.empty((h, w), dtype=np.uint8)
                     lib.hs_rgbToMono(ffi.from_buffer("unsigned char[]", mono),
                                      ffi.from_buffer("unsigned char[]", rgb), w * h)
                     Image.fromarray(mono).save(d / ("frame_%06d.png" % frame))
-                if c["kind"] in (3, 4, 5):
+                if depth_image:
                     mm = np.clip(np.floor(depth.astype(np.float64) * 1000.0 + 0.5), 0, 65535)
                     Image.fromarray(mm.astype(np.uint16)).save(
                         d / ("depth_%06d.png" % frame))
