@@ -26,7 +26,11 @@ goes on) into NumPy arrays; ``write_results`` writes the directory:
                    "contacts.point" (M, 3) [m], "contacts.normal" (M, 3) (from link1 into
                    link2, OpenHRP's), "contacts.depth" (M,) [m], "contacts.force" (M, 3) [N]
                    on link1 (world frame); "contacts.pair_force" (N, P, 3) [N]: the sum of
-                   each pair's point forces on its link1 per record
+                   each pair's point forces on its link1 per record; per link pushed in
+                   the live viewer (Scheduler.push) "C.push.LINK" (N, 6): the force [N] and
+                   the torque [N m] about the link origin (world frame) held during the step
+                   before each record, zeros where there was none (absent for runs without
+                   a push)
     .hrpsim-results marks the directory as results (a new run into it replaces them)
     summary.json   project, format, models, controllers (each with how its process ended and
                    "failed": whether the Scheduler stopped the run because of it),
@@ -72,6 +76,7 @@ class LogCollector:
         self.contact_pairs = {}  # (char1, link1, char2, link2) -> row
         self.contact_count = []  # points per record
         self.contact_rows = []   # per point: pair row, point (3), normal (3), depth, force (3)
+        self.pushes = {}  # "C.push.LINK" -> {record index: wrench (6)}
 
     def __len__(self):
         return len(self.time)
@@ -103,6 +108,9 @@ class LogCollector:
                 self.tracks.setdefault("%s.track.%s" % (ts.character, ts.link), []).append(
                     ts.speed)
             self._add_contacts(ws, getattr(rec, "contactForces", None) or [])
+            for pr in getattr(rec, "pushes", None) or []:
+                self.pushes.setdefault("%s.push.%s" % (pr.character, pr.link), {})[
+                    len(self.time) - 1] = list(pr.force)
             if len(rec.sensors):
                 self.has_sensors = True
             for (name, joints), ss in zip(self.characters, rec.sensors):
@@ -182,6 +190,11 @@ class LogCollector:
                 out[key] = np.asarray(vals, dtype=float)
         if len(self.contact_count) == n:
             out.update(self.contact_arrays())
+        for key, rows in self.pushes.items():
+            arr = np.zeros((n, 6))
+            for i, w in rows.items():
+                arr[i] = w
+            out[key] = arr
         return out
 
 

@@ -31,6 +31,7 @@ NATIVE = {
     "test_one_call.py": "stepWith and the one-call controller path of the servers",
     "test_options.py": "sleeping and other core options on the local, server, scheduler doors",
     "test_primitives.py": "model_primitive.c through the ModelLoader and the local core",
+    "test_push.py": "external forces through the core's three doors, the scheduler's push",
     "test_range.py": "range sensors and noise in the dynamics and view servers",
     "test_run.py": "the sample projects run through the scheduler, dynamics and controllers",
     "test_run_pictures.py": "stills and room cameras rendered by hrpsim-view during runs",
@@ -64,6 +65,8 @@ PYTHON = {
     "test_viewer.py": "the Python OnlineViewer server and its WebSocket",
     "test_viewer_browser.py": "the viewer's page in Chromium",
     "test_viewer_cameras.py": "the viewer's camera frame index and HTTP routes",
+    "test_viewer_control.py": "the page pausing, stepping and pushing a run: Python and the "
+                              "page; the scheduler's push is test_push's",
     "test_viewer_run.py": "up --viewer, run --view, replays: Python; the scheduler's pushes to "
                           "an OnlineViewer are test_scheduler's",
 }
