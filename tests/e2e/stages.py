@@ -26,6 +26,7 @@ NATIVE = {
     "test_limits.py": "the ModelLoader's file, size and mesh-memory limits on bad inputs",
     "test_local.py": "the in-process core (hrpsim.local, the cffi extension)",
     "test_loops.py": "closed loops and crawler tracks in the dynamics server",
+    "test_memory.py": "the dynamics server's heap under concurrent world cycles",
     "test_modelloader.py": "VRML parsing and BodyInfo of real and bad models",
     "test_mutation.py": "hundreds of mutated model files through the ModelLoader",
     "test_one_call.py": "stepWith and the one-call controller path of the servers",
