@@ -393,6 +393,9 @@ void useOneMallocArena() {
   if (!std::getenv("MALLOC_ARENA_MAX")) {
     mallopt(M_ARENA_MAX, 1);
   }
+  if (!std::getenv("MALLOC_MMAP_THRESHOLD_")) {
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);  // fixed: big blocks always mapped on their own
+  }
 #endif
 }
 

@@ -20,7 +20,8 @@ const char kOptions[] =
 }  // namespace
 
 int main(int argc, char **argv) {
-  // worlds are made and freed on request threads: one arena, or the RSS creeps (runtime.h)
+  // worlds are made and freed on request threads: one arena, big blocks mapped, or the RSS
+  // creeps (runtime.h)
   hrpsim::useOneMallocArena();
   if (hrpsim::helpRequested(argc, argv, kSynopsis, kOptions)) {
     return 0;

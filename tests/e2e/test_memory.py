@@ -5,8 +5,9 @@ Each world a client makes is built, stepped and freed on omniORB's request threa
 glibc's default of one malloc arena per thread (up to 8 per core), blocks freed by other
 threads than the ones that made them fragmented the arenas: +0.19 MiB a minute under the
 soak's 8 clients, +0.10 MiB a minute under world cycles alone from 2 clients, never levelling
-off in 10 minutes. The server now allocates from one arena (useOneMallocArena in
-server/common/runtime.h); these tests check that, and that the worlds themselves are freed:
+off in 10 minutes. The server now allocates from one arena, and maps blocks of 128 KiB and
+more on their own (useOneMallocArena in server/common/runtime.h); these tests check the
+first, and that the worlds themselves are freed:
 
 - after 3 client processes made and destroyed 1500 worlds at once, the server has no malloc
   arena but the main one (a glibc arena is an anonymous mapping of 64 MiB reserved at a
