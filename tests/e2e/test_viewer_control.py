@@ -64,19 +64,22 @@ def control(page):
 
 def ask_state(page):
     """The run's state, time and steps as the Scheduler answers now."""
-    n = control(page)["answers"]
+    n = answered(page, "state")
     page.evaluate("window.hrpsim.controlRequest('state')")
-    page.wait_for("%s.answers > %d && %s.lastOp === 'state'" % (CONTROL, n, CONTROL), timeout=10)
+    page.wait_for("(%s.answered.state || 0) > %d" % (CONTROL, n), timeout=10)
     return control(page)
 
 
+def answered(page, op):
+    return control(page)["answered"].get(op, 0)
+
+
 def click(page, element_id, op):
-    """Click a control button that sends op; its answer (answers come in request order: a
-    state poll sent before it is answered first)."""
-    n = control(page)["answers"]
+    """Click a control button that sends op; the run's state once it is answered (the page
+    polls the state meanwhile: the state read may be a poll's, made after op)."""
+    n = answered(page, op)
     page.evaluate("document.getElementById(%s).click()" % json.dumps(element_id))
-    page.wait_for("%s.answers > %d && %s.lastOp === %s" % (CONTROL, n, CONTROL, json.dumps(op)),
-                  timeout=20)
+    page.wait_for("(%s.answered[%s] || 0) > %d" % (CONTROL, json.dumps(op), n), timeout=20)
     c = control(page)
     assert c["lastError"] is None, c
     return c
@@ -175,9 +178,10 @@ def test_the_page_pauses_steps_resumes_and_pushes_the_run(up_with_viewer, page, 
     pulling = held[np.linalg.norm(f[held, :3], axis=1) > 1.0]
     force = f[pulling, :3]
     cos = force @ right / np.linalg.norm(force, axis=1)
-    # the pull starts along the drag; then it follows the grabbed point, which the box carries
-    # (and turns) as it slides, its damping pulling back as the box nears the pointer
-    assert len(pulling) > 50 and cos[:10].min() > 0.9, cos
+    # the pull starts about along the drag (the grabbed point is on the box's face: the box
+    # turns and tips a little as it starts), then follows that point as the box carries it,
+    # its damping pulling back as the box nears the pointer
+    assert len(pulling) > 50 and cos[:10].min() > 0.6, cos
     assert force.sum(axis=0) @ right > 0.9 * np.linalg.norm(force.sum(axis=0)), cos
     assert np.linalg.norm(force, axis=1).max() <= 5 * 9.8 * 5 + 1e-9  # at most 5 x its weight
     summary = json.loads((out / "summary.json").read_text())

@@ -37,6 +37,7 @@ export class RunControl {
     this.steps = null;
     this.answers = 0;
     this.lastOp = null;       // the request last answered
+    this.answered = {};       // answers per request kind
     this.lastError = null;
     this.bodies = [];
     this.grab = null;         // {body, link, local (link frame), plane, target, mass}
@@ -108,6 +109,7 @@ export class RunControl {
   onAnswer(m) {
     this.answers++;
     this.lastOp = m.op;
+    this.answered[m.op] = (this.answered[m.op] || 0) + 1;
     if (m.state) {
       this.state = m.state;
       this.time = m.time;

@@ -489,6 +489,7 @@ window.hrpsim = {
   get control() {
     return { available: control.available, state: control.state, time: control.time,
       steps: control.steps, answers: control.answers, lastOp: control.lastOp,
+      answered: { ...control.answered },
       pushesSent: control.pushesSent,
       grabbing: !!control.grab, lastError: control.lastError };
   },
