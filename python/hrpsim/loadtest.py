@@ -172,6 +172,24 @@ class _World:
                 pass
 
 
+def cycle_worlds(naming, n, steps=5):
+    """Make and destroy ``n`` worlds (floor + arm, as ``ds.cycle``), stepping each ``steps``
+    times, against the servers at ``naming``; a process's job in tests/e2e/test_memory.py.
+    Returns ``n``."""
+    import hrpsim
+    from hrpsim import OpenHRP
+    client = hrpsim.connect(naming)
+    world = _World(client, client.model_loader(), OpenHRP.DynamicsSimulator)
+    try:
+        for _ in range(n):
+            world.cycle()
+            for _ in range(steps):
+                world.sim.stepSimulation()
+    finally:
+        world.close()
+    return n
+
+
 def hrpsim_file_url(path):
     return "file://" + str(Path(path).resolve())
 

@@ -26,7 +26,11 @@ goes on) into NumPy arrays; ``write_results`` writes the directory:
                    "contacts.point" (M, 3) [m], "contacts.normal" (M, 3) (from link1 into
                    link2, OpenHRP's), "contacts.depth" (M,) [m], "contacts.force" (M, 3) [N]
                    on link1 (world frame); "contacts.pair_force" (N, P, 3) [N]: the sum of
-                   each pair's point forces on its link1 per record
+                   each pair's point forces on its link1 per record; per link pushed in
+                   the live viewer (Scheduler.push) "C.push.LINK" (N, 6): the force [N] and
+                   the torque [N m] about the link origin (world frame) held during the step
+                   before each record, zeros where there was none (absent for runs without
+                   a push)
     .hrpsim-results marks the directory as results (a new run into it replaces them)
     summary.json   project, format, backend ("server", or "local" for `hrpsim run --local`:
                    then no scheduler, naming or servers), models, controllers (each with how
@@ -75,6 +79,7 @@ class LogCollector:
         self.contact_pairs = {}  # (char1, link1, char2, link2) -> row
         self.contact_count = []  # points per record
         self.contact_rows = []   # per point: pair row, point (3), normal (3), depth, force (3)
+        self.pushes = {}  # "C.push.LINK" -> {record index: wrench (6)}
 
     def __len__(self):
         return len(self.time)
@@ -106,6 +111,9 @@ class LogCollector:
                 self.tracks.setdefault("%s.track.%s" % (ts.character, ts.link), []).append(
                     ts.speed)
             self._add_contacts(ws, getattr(rec, "contactForces", None) or [])
+            for pr in getattr(rec, "pushes", None) or []:
+                self.pushes.setdefault("%s.push.%s" % (pr.character, pr.link), {})[
+                    len(self.time) - 1] = list(pr.force)
             if len(rec.sensors):
                 self.has_sensors = True
             for (name, joints), ss in zip(self.characters, rec.sensors):
@@ -142,9 +150,16 @@ class LogCollector:
             scans = self.sensor[name]["range"]
             ranges[name] = [[rec[k] for rec in scans] for k in range(len(scans[0]))] \
                 if len(scans) == n and n else []
-        return log_arrays(self.characters, self.time, self.root_p, self.root_R, self.link_p,
-                          self.sensor, ranges, self.stops, self.loops, self.tracks,
-                          (self.contact_pairs, self.contact_count, self.contact_rows))
+        out = log_arrays(self.characters, self.time, self.root_p, self.root_R, self.link_p,
+                         self.sensor, ranges, self.stops, self.loops, self.tracks,
+                         (self.contact_pairs, self.contact_count, self.contact_rows))
+        # the live viewer's pushes (Scheduler.push: the server path only), after the rest
+        for key, rows in self.pushes.items():
+            arr = np.zeros((n, 6))
+            for i, w in rows.items():
+                arr[i] = w
+            out[key] = arr
+        return out
 
 
 def contact_arrays(n, pairs, count, rows):
@@ -171,7 +186,8 @@ def log_arrays(characters, time, root_p, root_R, link_p, sensor, ranges, stops, 
     arrays, whichever collector made them (the Scheduler's records, LogCollector; the core's
     views, run_local.LocalLog): ``characters`` [(name, joint names)]; per name ``root_p``
     (N, 3), ``root_R`` (N, 9), ``link_p`` (N, links, 3), ``sensor`` {q, dq, u (N, joints),
-    force (N, n, 6), rate_gyro, accel (N, n, 3)} (a series not of N records is left out),
+    and per key of core_facts.state_blocks: force (N, n, 6), gyro, accel (N, n, 3)} (a series
+    not of N records is left out),
     ``ranges`` [per range sensor: its N scans], ``stops`` (N, joints); ``loops`` key -> (N, 6),
     ``tracks`` key -> (N,); ``contacts`` (pairs, count, rows) as ``contact_arrays`` takes
     them. The keys come in one order, so both collectors write the same file."""

@@ -16,7 +16,10 @@
 
 With ``view=True`` the run is shown live: the Scheduler is given the ``OnlineViewer`` bound in
 the naming service (`hrpsim up --viewer`), or one started here for the run (``viewer.py``'s
-process, stopped afterwards), and pushes every log record to it.
+process, stopped afterwards), and pushes every log record to it. The viewer's page server is
+also given the Scheduler (``POST api/control``), so its page can pause, resume and step the
+run and push links (Scheduler.push); a run paused from the page stays paused until the page
+(or anyone) resumes it.
 
 Failures raise ``RunError`` whose text is the one-line reason `hrpsim run` prints. A run the
 Scheduler stopped (a controller raised, hung or vanished) still writes its results directory
@@ -394,20 +397,29 @@ class RunViewer:
     def show_cameras(self, out_dir, timeout=2.0):
         """Tell the viewer's page server where this run stores its camera frames (POST
         api/cameras), so its pages show them as they are written. Returns None, or why not."""
+        return self._post("api/cameras", {"dir": str(Path(out_dir).resolve())}, timeout)
+
+    def _post(self, route, body, timeout):
         import json
         import urllib.error
         import urllib.request
         if not self.url:
             return "the viewer's page address is not known"
-        req = urllib.request.Request(
-            self.url + "api/cameras", method="POST",
-            data=json.dumps({"dir": str(Path(out_dir).resolve())}).encode(),
-            headers={"Content-Type": "application/json"})
+        req = urllib.request.Request(self.url + route, method="POST",
+                                     data=json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
         try:
             with urllib.request.urlopen(req, timeout=timeout):
                 return None
         except (OSError, urllib.error.URLError) as exc:
             return str(exc)
+
+    def give_control(self, sched, timeout=2.0):
+        """Hand the viewer's page server the Scheduler of this run (POST api/control with its
+        IOR; None: take it back), so its pages can pause, step and push. Returns None, or
+        why not."""
+        ior = _orb.get_orb().object_to_string(sched) if sched is not None else None
+        return self._post("api/control", {"scheduler": ior}, timeout)
 
     def close(self):
         if self.proc is not None:
@@ -433,9 +445,10 @@ class Progress:
         frac = min(1.0, max(0.0, status.time / self.end)) if self.end > 0 else 0.0
         width = 30
         fill = int(round(frac * width))
-        sys.stderr.write("\r[%s%s] %3d%%  t=%.2f/%.2f s  x%.2f real time "
+        sys.stderr.write("\r[%s%s] %3d%%  t=%.2f/%.2f s  x%.2f real time%s "
                          % ("#" * fill, "." * (width - fill), int(frac * 100), status.time,
-                            self.end, status.realTimeFactor))
+                            self.end, status.realTimeFactor,
+                            " (paused)" if _enum(status.state) == "PAUSED" else ""))
         sys.stderr.flush()
         self.shown = True
 
@@ -565,14 +578,19 @@ def _attach_viewer(client, sched, naming, out, state_dir, cameras, warn, on_view
     why = viewer.show_cameras(out) if cameras else None  # the page reads the files
     if why and warn:
         warn("the viewer will not show camera frames: %s" % why)
+    why = viewer.give_control(sched)  # the page's pause, step and push buttons
+    if why and warn:
+        warn("the viewer's page cannot pause or push this run: %s" % why)
     if on_viewer:
         on_viewer(viewer.url, viewer.started)
     return viewer
 
 
-def _follow_run(sched, log, bar, controllers):
+def _follow_run(sched, log, bar, controllers, viewed=False):
     """Collect the log and show progress until the started run ends (or a controller
-    process dies: the run is stopped); returns (final status, the dead controller or None)."""
+    process dies: the run is stopped); returns (final status, the dead controller or None).
+    ``viewed``: the viewer's page may pause the run, and a paused run waits for it; else a
+    pause (nobody else should pause our run) is undone at once."""
     import hrpsim._idl.hrpsim as H
     terminal = (H.FINISHED, H.FAILED)
     dead = None  # a controller process that exited during the run
@@ -583,8 +601,11 @@ def _follow_run(sched, log, bar, controllers):
             bar.update(status)
             if status.state in terminal or status.state in (H.IDLE, H.READY):
                 break
-            if status.state == H.PAUSED:  # nobody else should pause our run
-                sched.resume()
+            if status.state == H.PAUSED:
+                if viewed:
+                    time.sleep(POLL_S)  # wait() returns at once while paused
+                else:
+                    sched.resume()
             dead = controllers.poll()
             if dead is not None:
                 with contextlib.suppress(H.SchedulerError):
@@ -695,7 +716,7 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
         except H.SchedulerError as exc:
             raise RunError("start failed: %s" % exc.description) from exc
         started = True
-        status, dead = _follow_run(sched, log, bar, controllers)
+        status, dead = _follow_run(sched, log, bar, controllers, viewed=viewer is not None)
         started = False
 
         # the run is over: stop the controllers, and judge them by how they end
@@ -704,6 +725,8 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
 
         arrays = log.arrays()
         summary = _summary(project, status, state, message, blamed, controllers, log, servers)
+        if log.pushes:  # links pushed from the viewer's page (their forces are in log.npz)
+            summary["pushes"] = sorted(log.pushes)
         from .images import write_previews
         from .stills import take_stills
         summary["cameras"] = cameras
@@ -736,6 +759,7 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
                 sched.setOnlineViewer(None)
             except Exception:  # noqa: BLE001 - best effort on the way out
                 pass
+            viewer.give_control(None)  # (a viewer that stays up must not pause the next run)
             viewer.close()
         controllers.stop()
         if servers is not None:

@@ -13,6 +13,9 @@
 
 #include <omniORB4/Naming.hh>
 #include <pthread.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <signal.h>
 #include <strings.h>
 #include <sys/stat.h>
@@ -383,6 +386,17 @@ void raiseSystemException(const char *operation, const hsError &err) {
     default:
       throw CORBA::BAD_PARAM(0, CORBA::COMPLETED_NO);
   }
+}
+
+void useOneMallocArena() {
+#ifdef __GLIBC__
+  if (!std::getenv("MALLOC_ARENA_MAX")) {
+    mallopt(M_ARENA_MAX, 1);
+  }
+  if (!std::getenv("MALLOC_MMAP_THRESHOLD_")) {
+    mallopt(M_MMAP_THRESHOLD, 128 * 1024);  // fixed: big blocks always mapped on their own
+  }
+#endif
 }
 
 }  // namespace hrpsim

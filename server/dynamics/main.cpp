@@ -94,6 +94,9 @@ std::string takeSolverOptions(int &argc, char **argv, std::string *engine,
 }  // namespace
 
 int main(int argc, char **argv) {
+  // worlds are made and freed on request threads: one arena, big blocks mapped, or the RSS
+  // creeps (runtime.h)
+  hrpsim::useOneMallocArena();
   if (hrpsim::helpRequested(argc, argv, kSynopsis, optionsText().c_str())) {
     return 0;
   }

@@ -10,8 +10,9 @@
 // hosted DynamicsSimulator servant is a second door to the same core, for the controllers.
 // The loop steps while it is free running or short of the
 // step target that step() / runUntil() set, and otherwise pauses; each step is tick(): due
-// controllers input() and control(), stepSimulation(), due execution contexts tick(), output()
-// of the controllers of this step, a log record at the log period, a frame for the online
+// controllers input() and control(), stepSimulation() (after adding the push a client holds,
+// push(): a spring pulling a point of a link, as EXTERNAL_FORCE), due execution contexts tick(),
+// output() of the controllers of this step, a log record at the log period, a frame for the online
 // viewer at the view rate (viewer_feed.h: handed to the feed's own thread, never waited on),
 // then a sleep when paced to real time. Steps, simulated time and the time step are the core's
 // (hs_steps, hs_time, hs_timeStep; kept nowhere else); periods become steps through
@@ -716,6 +717,11 @@ void SchedulerServant::begin(const char *op, bool paused) {
     std::lock_guard<std::mutex> log(logMutex_);
     log_.clear();
   }
+  {
+    std::lock_guard<std::mutex> held(pushMutex_);
+    held_ = HeldPush();
+  }
+  applied_ = AppliedPush();
 
   // resolve the controllers: a name that is not there is a configuration problem (stay READY)
   try {
@@ -1027,6 +1033,55 @@ hrpsim::RunStatus *SchedulerServant::status() {
   return statusLocked();
 }
 
+void SchedulerServant::push(const hrpsim::PushSpec &p) {
+  const char *op = "push";
+  std::lock_guard<std::mutex> lk(mutex_);
+  if ((state_ != hrpsim::RUNNING && state_ != hrpsim::PAUSED) || starting_) {
+    refuse(op, format("no run to push (%s)", stateName(state_)));
+  }
+  hsError err = {};
+  HeldPush h;
+  h.on = true;
+  h.ch = hs_character(sim_.get(), p.character.in(), &err);
+  if (h.ch >= 0) {
+    h.link = hs_link(sim_.get(), h.ch, p.link.in(), &err);
+  }
+  if (h.ch < 0 || h.link < 0) {
+    refuse(op, err.message);
+  }
+  if (p.point.length() != 3 || p.target.length() != 3) {
+    refuse(op, format("point and target take 3 numbers each, got %u and %u",
+                      static_cast<unsigned>(p.point.length()),
+                      static_cast<unsigned>(p.target.length())));
+  }
+  for (CORBA::ULong i = 0; i < 3; i++) {
+    h.point[i] = p.point[i];
+    h.target[i] = p.target[i];
+    if (!std::isfinite(h.point[i]) || !std::isfinite(h.target[i]) ||
+        std::fabs(h.point[i]) > 1e3 || std::fabs(h.target[i]) > 1e6) {
+      refuse(op, "point and target must be finite (the point within 1000 m of the link, the "
+                 "target within 1e6 m of the origin)");
+    }
+  }
+  h.stiffness = p.stiffness;
+  h.damping = p.damping;
+  h.maxForce = p.maxForce;
+  if (!(h.stiffness >= 0.0 && h.stiffness <= 1e9 && h.damping >= 0.0 && h.damping <= 1e9)) {
+    refuse(op, format("stiffness and damping must be in [0, 1e9], got %g and %g", h.stiffness,
+                      h.damping));
+  }
+  if (!(h.maxForce > 0.0 && h.maxForce <= 1e6)) {
+    refuse(op, format("maxForce must be in (0, 1e6] N, got %g", h.maxForce));
+  }
+  std::lock_guard<std::mutex> held(pushMutex_);
+  held_ = h;
+}
+
+void SchedulerServant::release() {
+  std::lock_guard<std::mutex> held(pushMutex_);
+  held_ = HeldPush();
+}
+
 hrpsim::RunStatus *SchedulerServant::wait(CORBA::Double timeout) {
   std::unique_lock<std::mutex> lk(mutex_);
   if (std::isfinite(timeout) && timeout > 0.0) {
@@ -1061,6 +1116,7 @@ hrpsim::LogRecordSequence *SchedulerServant::getLog(CORBA::Long from) {
     r.tracks = src.tracks.in();
     r.jointStops = src.jointStops.in();
     r.contactForces = src.contactForces.in();
+    r.pushes = src.pushes.in();
   }
   return out._retn();
 }
@@ -1091,6 +1147,12 @@ void SchedulerServant::loop() {
       break;
     }
     if (!freeRunning_ && k >= stepTarget_) {
+      if (state_ == hrpsim::RUNNING && feed_ && k > 0 && !viewFrame(k)) {
+        // pausing between two frames: the viewer shows where the run stands
+        lk.unlock();
+        record(false, true);
+        lk.lock();
+      }
       idle(lk, k);
       pace.on = false;
       continue;
@@ -1178,10 +1240,11 @@ bool SchedulerServant::tick(long long k, double &time, const SubscriptionList &s
       failed = ok ? failed : static_cast<int>(i);
     }
   }
-  // 2. the physics, in this process
+  // 2. the physics, in this process (with the push held, if any)
   if (ok) {
     SimLock core(sim_);
     hsError err = {};
+    applyPush();
     if (hs_step(sim_.get(), &err) < 0) {
       failure = format("stepSimulation failed at t = %s s: %s", timeText(time).c_str(),
                        err.message);
@@ -1253,6 +1316,10 @@ void SchedulerServant::finishRun(std::unique_lock<std::mutex> &lk, long long k, 
   }
   bool halting = halting_;
   lk.unlock();
+  {
+    std::lock_guard<std::mutex> held(pushMutex_);
+    held_ = HeldPush();  // a push lasts for its run only
+  }
   if (failed != -2) {
     hsu_log(hsLOG_ERROR, "%s", failure.c_str());
   }
@@ -1369,6 +1436,61 @@ bool SchedulerServant::viewFrame(long long k) const {
   return k == 0 || frameOf(k) != frameOf(k - 1);
 }
 
+// before a step (core locked, mutex_ not held): the push held pulls its point towards its target
+// (PushSpec: spring and damper on the point as the last step left it, at most maxForce), added
+// to the link's pending EXTERNAL_FORCE (what a controller set this tick stays: the two add);
+// applied_ remembers the wrench for the log
+void SchedulerServant::applyPush() {
+  HeldPush h;
+  {
+    std::lock_guard<std::mutex> held(pushMutex_);
+    h = held_;
+  }
+  applied_.on = false;
+  if (!h.on) {
+    return;
+  }
+  hsSim *sim = sim_.get();
+  const double *p = hs_linkP(sim, h.ch) + 3 * h.link;
+  const double *R = hs_linkR(sim, h.ch) + 9 * h.link;
+  const hsdLinkMotion &m = hs_linkMotions(sim, h.ch)[h.link];
+  double r[3], w[6], norm = 0.0;
+  for (int i = 0; i < 3; i++) {
+    r[i] = R[3 * i] * h.point[0] + R[3 * i + 1] * h.point[1] + R[3 * i + 2] * h.point[2];
+  }
+  // the point's velocity v + w x r, then the force on it
+  double wr[3] = {m.w[1] * r[2] - m.w[2] * r[1], m.w[2] * r[0] - m.w[0] * r[2],
+                  m.w[0] * r[1] - m.w[1] * r[0]};
+  for (int i = 0; i < 3; i++) {
+    w[i] = h.stiffness * (h.target[i] - (p[i] + r[i])) - h.damping * (m.v[i] + wr[i]);
+    norm += w[i] * w[i];
+  }
+  norm = std::sqrt(norm);
+  if (norm > h.maxForce) {
+    for (int i = 0; i < 3; i++) {
+      w[i] *= h.maxForce / norm;
+    }
+  }
+  w[3] = r[1] * w[2] - r[2] * w[1];  // torque about the link origin: r x f
+  w[4] = r[2] * w[0] - r[0] * w[2];
+  w[5] = r[0] * w[1] - r[1] * w[0];
+  const double *pending = hs_externalForces(sim, h.ch) + 6 * h.link;
+  double total[6];
+  for (int i = 0; i < 6; i++) {
+    total[i] = pending[i] + w[i];
+  }
+  hsError err = {};
+  if (hs_setLinkData(sim, h.ch, h.link, hsDATA_EXTERNAL_FORCE, total, 6, &err) < 0) {
+    hsu_log(hsLOG_WARNING, "push on '%s' '%s' not applied: %s", hs_characterName(sim, h.ch),
+            hs_linkName(sim, h.ch, h.link), err.message);
+    return;
+  }
+  applied_.on = true;
+  applied_.ch = h.ch;
+  applied_.link = h.link;
+  std::memcpy(applied_.wrench, w, sizeof w);
+}
+
 // the current world state: appended to the log (with the sensor states) when log, handed to
 // the viewer's feed when frame
 void SchedulerServant::record(bool log, bool frame) {
@@ -1380,10 +1502,24 @@ void SchedulerServant::record(bool log, bool frame) {
   hrpsim::TrackSpeedSequence_var tracks;
   OpenHRP::DblSequenceSequence_var stops;
   OpenHRP::DblSequence_var forces;
+  hrpsim::PushRecordSequence_var pushes;
   {
     const hsSim *sim = sim_.get();
     SimLock core(sim);
     world = wire::worldState(sim);
+    if (log) {
+      pushes = new hrpsim::PushRecordSequence;
+      if (applied_.on) {
+        pushes->length(1);
+        hrpsim::PushRecord &pr = pushes[0];
+        pr.character = CORBA::string_dup(hs_characterName(sim, applied_.ch));
+        pr.link = CORBA::string_dup(hs_linkName(sim, applied_.ch, applied_.link));
+        pr.force.length(6);
+        for (CORBA::ULong k = 0; k < 6; k++) {
+          pr.force[k] = applied_.wrench[k];
+        }
+      }
+    }
     // loop forces, joint stop torques and track speeds: for the log only
     if (log) {
       loops = new hrpsim::LoopForceSequence;
@@ -1472,6 +1608,7 @@ void SchedulerServant::record(bool log, bool frame) {
   log_.back().tracks = tracks._retn();
   log_.back().jointStops = stops._retn();
   log_.back().contactForces = forces._retn();
+  log_.back().pushes = pushes._retn();
 }
 
 }  // namespace hrpsim

@@ -96,6 +96,8 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
   void stop() override;
   void step(CORBA::Long n) override;
   void runUntil(CORBA::Double t) override;
+  void push(const hrpsim::PushSpec &p) override;
+  void release() override;
   hrpsim::RunStatus *wait(CORBA::Double timeout) override;
   hrpsim::RunStatus *status() override;
   hrpsim::LogRecordSequence *getLog(CORBA::Long from) override;
@@ -151,6 +153,20 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
     hrpsim::TrackSpeedSequence_var tracks;
     OpenHRP::DblSequenceSequence_var jointStops;
     OpenHRP::DblSequence_var contactForces;
+    hrpsim::PushRecordSequence_var pushes;
+  };
+  // a push held on a link (push()), and the wrench it applied in a step
+  struct HeldPush {
+    bool on = false;
+    int ch = -1, link = -1;
+    double point[3] = {0, 0, 0};   // link frame [m]
+    double target[3] = {0, 0, 0};  // world frame [m]
+    double stiffness = 0.0, damping = 0.0, maxForce = 0.0;  // [N/m], [N s/m], [N]
+  };
+  struct AppliedPush {
+    bool on = false;
+    int ch = -1, link = -1;
+    double wrench[6] = {0, 0, 0, 0, 0, 0};  // force, torque about the link origin, world
   };
   using Clock = std::chrono::steady_clock;
 
@@ -194,6 +210,7 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
   bool viewFrame(long long k) const;
   std::vector<std::pair<std::string, std::string>> models() const;
   void record(bool log, bool frame);
+  void applyPush();
   // cameras (scheduler_cameras.cpp): the hosted ViewSimulator of a run and its frames
   void makeView(const char *op);
   void releaseView();
@@ -261,6 +278,12 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
   long long camDueStep_ = 0;  // the first step at which a camera that stores frames is due
                               // (LLONG_MAX: none): a tick without frames costs one compare
   Frame frame_;
+
+  // --- the push: held (pushMutex_; set by push / release, read by the loop before each step)
+  // and applied in the last step (loop-owned) ---
+  std::mutex pushMutex_;
+  HeldPush held_;
+  AppliedPush applied_;
 
   // --- the log (logMutex_; appended by the loop, read by getLog) ---
   std::mutex logMutex_;

@@ -30,6 +30,7 @@ NATIVE = {
     "test_limits.py": "the ModelLoader's file, size and mesh-memory limits on bad inputs",
     "test_local.py": "the in-process core (hrpsim.local, the cffi extension)",
     "test_loops.py": "closed loops and crawler tracks in the dynamics server",
+    "test_memory.py": "the dynamics server's heap under concurrent world cycles",
     "test_mjcf.py": "MJCF parsing (model/mjcf) through the ModelLoader and the local core",
     "test_modelloader.py": "VRML parsing and BodyInfo of real and bad models",
     "test_mutation.py": "hundreds of mutated model files through the ModelLoader",
@@ -37,6 +38,7 @@ NATIVE = {
     "test_options.py": "sleeping and other core options on the local, server, scheduler doors",
     "test_solver.py": "the engine and solver settings through every door, and their refusals",
     "test_primitives.py": "model_primitive.c through the ModelLoader and the local core",
+    "test_push.py": "external forces through the core's three doors, the scheduler's push",
     "test_range.py": "range sensors and noise in the dynamics and view servers",
     "test_run.py": "the sample projects run through the scheduler, dynamics and controllers",
     "test_run_local_results.py": "`hrpsim run --local` on the in-process core against the "
@@ -73,6 +75,8 @@ PYTHON = {
     "test_viewer_browser.py": "the viewer's page in Chromium",
     "test_viewer_browser_pictures.py": "the viewer page's camera tiles, summary and framing",
     "test_viewer_cameras.py": "the viewer's camera frame index and HTTP routes",
+    "test_viewer_control.py": "the page pausing, stepping and pushing a run: Python and the "
+                              "page; the scheduler's push is test_push's",
     "test_viewer_run.py": "up --viewer, run --view, replays: Python; the scheduler's pushes to "
                           "an OnlineViewer are test_scheduler's",
 }

@@ -507,6 +507,20 @@ class SchedulerMachine(RuleBasedStateMachine):
     def stop(self):
         self.call("stop")
 
+    @rule(ch=st.sampled_from(CHARACTERS), link=st.sampled_from(LINKS),
+          point=st.lists(numbers, min_size=0, max_size=4),
+          goal=st.lists(numbers, min_size=3, max_size=3),
+          gains=st.tuples(numbers, numbers, numbers))
+    def push(self, ch, link, point, goal, gains):
+        """The live viewer's push: any arguments in any state, then a step or two with it
+        ("target" is hypothesis's: the spec's target is goal here)."""
+        self.call("push", SchedulerIDL.PushSpec(ch, link, point, goal, *gains))
+        self.call("step", 2)
+
+    @rule()
+    def release(self):
+        self.call("release")
+
     @rule(dt=time_steps, g=st.lists(numbers, min_size=3, max_size=3),
           q=st.lists(numbers, min_size=6, max_size=6), n=st.integers(0, 5))
     def simulation(self, dt, g, q, n):

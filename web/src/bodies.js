@@ -297,6 +297,8 @@ export class Body {
       this.group.add(obj);
     }
     this.width = 7 + this.links.length;
+    // [kg], for the pushes of control.js (0 when the description has no masses)
+    this.mass = desc.links.reduce((m, lk) => m + (lk.mass || 0), 0);
     // whether the body can move: a root that is not fixed, or any joint (the follow camera)
     this.movable = desc.links.length > 0 &&
       (desc.links[0].jointType !== "fixed" || this.links.some((l) => l.kind));

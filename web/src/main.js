@@ -9,6 +9,7 @@
 import * as THREE from "three";
 import { Body } from "./bodies.js";
 import { CameraPanel } from "./cameras.js";
+import { RunControl } from "./control.js";
 import { FrameStore, KIND_LOG, KIND_TRANSIENT, decodeFrames } from "./frames.js";
 import { Player, TimelineUI } from "./player.js";
 import { PlotPanel } from "./plots.js";
@@ -32,6 +33,9 @@ const plots = new PlotPanel({
   canvas: $("plot"), cursor: $("plot-cursor"), note: $("plot-note"),
 }, store);
 const cameras = new CameraPanel($("cameras"));
+const control = new RunControl({
+  bar: $("run-control"), pause: $("run-pause"), step: $("run-step"), state: $("run-state"),
+}, view, sendRequest, frameSeconds);
 
 const page = {
   status: null,
@@ -84,6 +88,7 @@ async function loadScene(version) {
   plots.setScene(page.bodies, page.offsets, page.status && page.status.series,
     page.status && page.status.seriesTitles);
   fillFollow();
+  control.setBodies(page.bodies);
   cameras.setBodies(page.bodies);
   loadCameras();
   $("bodies").textContent = page.bodies.map((b) => b.name).join(", ") || "no bodies loaded";
@@ -121,6 +126,7 @@ function onStatus(st) {
     loadScene(st.sceneVersion);
   }
   $("log").textContent = st.mode === "live" ? `log ${st.log}` : "";
+  control.setAvailable(st.mode === "live" && st.control);
   page.dirty = true;
 }
 
@@ -156,6 +162,7 @@ function connect() {
   ws.binaryType = "arraybuffer";
   ws.onopen = () => {
     page.connected = true;
+    page.ws = ws;
     setConnection("connected");
   };
   ws.onmessage = (ev) => {
@@ -163,6 +170,8 @@ function connect() {
       const m = JSON.parse(ev.data);
       if (m.type === "status") {
         onStatus(m);
+      } else if (m.type === "control") {
+        control.onAnswer(m);
       }
     } else {
       onFrames(ev.data);
@@ -170,10 +179,33 @@ function connect() {
   };
   ws.onclose = () => {
     page.connected = false;
+    page.ws = null;
     setConnection(page.status && page.status.mode === "replay" ? "loaded"
       : "disconnected: showing what was received; reconnecting…");
     setTimeout(connect, 2000);
   };
+}
+
+// a request to the server (run control, control.js): false when not connected
+function sendRequest(obj) {
+  if (!page.ws || page.ws.readyState !== WebSocket.OPEN) {
+    return false;
+  }
+  page.ws.send(JSON.stringify(obj));
+  return true;
+}
+
+// one viewer frame's time: the median gap between the newest frames received (a run paused
+// between two frames of its view rate sends the state it paused at, a shorter gap; a frame
+// the viewer did not take, a longer one)
+function frameSeconds() {
+  const n = store.count;
+  const gaps = [];
+  for (let i = Math.max(1, n - 9); i < n; i++) {
+    gaps.push(store.times[i] - store.times[i - 1]);
+  }
+  gaps.sort((a, b) => a - b);
+  return gaps.length ? gaps[Math.floor(gaps.length / 2)] : null;
 }
 
 // set an element's text only when it changes (no needless layout and paint)
@@ -464,6 +496,24 @@ window.hrpsim = {
     const r = view.renderer.domElement.getBoundingClientRect();
     return [r.left + (v.x + 1) / 2 * r.width, r.top + (1 - v.y) / 2 * r.height];
   },
+  // the run control (control.js): whether the page holds the run, its state as last
+  // answered, the requests answered and pushes sent; request(op, fields) sends one
+  get control() {
+    return { available: control.available, state: control.state, time: control.time,
+      steps: control.steps, answers: control.answers, lastOp: control.lastOp,
+      answered: { ...control.answered },
+      pushesSent: control.pushesSent,
+      grabbing: !!control.grab, lastError: control.lastError };
+  },
+  controlRequest: (op, fields) => control.request(op, fields || {}),
+  // one viewer frame's time (frameSeconds above), and the newest frame's time
+  get frameSeconds() { return frameSeconds(); },
+  get lastFrameTime() { return store.count ? store.times[store.count - 1] : null; },
+  linkNames: (character) => {
+    const b = page.bodies.find((x) => x.name === character);
+    return b ? b.links.map((l) => l.name) : [];
+  },
+  stepFrame: () => control.stepFrame(),
   cameraState: () => cameras.state(),
   cameraPixels: (key) => cameras.pixels(key),
   get cameraRequests() { return cameras.requests; },

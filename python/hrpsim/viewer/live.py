@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from . import frames as F
+from .control import RunControl
 from .scene import Kinematics, body_description, matrix_to_quaternion
 
 DEFAULT_LOG = "OnlineViewerLog"
@@ -151,6 +152,7 @@ class LiveSource:
         self.line_scale = 1.0
         self._pending = []                     # frames the compactor has not seen yet
         self.camera_index = None               # cameras.CameraIndex of the run shown, if told
+        self.control = RunControl()            # the run's Scheduler, if `hrpsim run` gave it
         self._encode_lock = threading.Lock()
         self._work = threading.Event()
         self._closing = False
@@ -267,6 +269,15 @@ class LiveSource:
         with self._lock:
             self.camera_index = index
         logger.info("camera frames from %s", path)
+
+    def set_control(self, ior):
+        """Let the pages pause, step and push the run whose Scheduler ``ior`` names (None:
+        no run; `hrpsim run --view` sends it). Raises ViewerError for a bad reference."""
+        try:
+            self.control.attach(ior)
+        except ValueError as exc:
+            raise ViewerError(str(exc)) from exc
+        self._notify("settings")
 
     def set_line_width(self, width):
         """Thickness of contact arrows and link frames (a positive finite number)."""
@@ -414,6 +425,7 @@ class LiveSource:
                     "count": len(self._log.frames), "log": self._log.name,
                     "logs": list(self._logs), "sceneVersion": self.scene_version,
                     "lineWidth": self.line_width, "lineScale": self.line_scale,
+                    "control": self.control.available,
                     "layout": [[c.name, c.kin.count] for c in self._chars]}
 
     def frames(self, epoch, start, stop):

@@ -41,7 +41,8 @@ SERIES_TITLES = {"q": "joint angle q [rad, m]", "dq": "joint velocity dq [rad/s,
                  "root_p": "root position [m]", "root_rpy": "root roll, pitch, yaw [rad]",
                  "joint_stop": "joint stop / servo torque [N m, N]",
                  "tracks": "track speeds [m/s]", "loops": "closed-loop forces [N, N m]",
-                 "contact_force": "contact forces per link [N]"}
+                 "contact_force": "contact forces per link [N]",
+                 "pushes": "pushes from the live viewer [N, N m]"}
 
 
 def write_models(out_dir, characters):
@@ -257,9 +258,9 @@ class ReplaySource:
             while "%s.range%d" % (name, k) in files:
                 keys.append("range%d" % k)
                 k += 1
-            for group in ("track", "loop"):
+            for group in ("track", "loop", "push"):
                 if any(f.startswith("%s.%s." % (name, group)) for f in files):
-                    keys.append(group + "s")
+                    keys.append("pushes" if group == "push" else group + "s")
             if self._contact_links(name):
                 keys.append("contact_force")
             if keys:
@@ -318,6 +319,10 @@ class ReplaySource:
             names, arr = self._grouped(character, "loop", 6)
             labels = ["%s %s" % (nm, comp) for nm in names for comp in SENSOR_SERIES["force"]]
             unit = "N, N m"
+        elif key == "pushes":
+            names, arr = self._grouped(character, "push", 6)
+            labels = ["%s %s" % (nm, comp) for nm in names for comp in SENSOR_SERIES["force"]]
+            unit = "N, N m"
         elif key == "contact_force":
             links = self._contact_links(character)
             if not links:
@@ -352,7 +357,7 @@ class ReplaySource:
             labels, unit = ["x", "y", "z"], "m"
         elif key.startswith("range") and key[len("range"):].isdigit():
             labels, unit = ["beam %d" % i for i in range(arr.shape[1])], "m"
-        elif key not in ("root_rpy", "tracks", "loops", "contact_force"):
+        elif key not in ("root_rpy", "tracks", "loops", "pushes", "contact_force"):
             raise KeyError(key)
         data = np.ascontiguousarray(arr.reshape(n, -1), dtype="<f4")
         return {"labels": labels, "unit": unit,

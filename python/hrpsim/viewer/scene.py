@@ -1,12 +1,12 @@
 """What the viewer draws: BodyInfo turned into plain data, and the kinematics to pose it.
 
 ``body_description(body_info)`` reads a BodyInfo (a remote reference or local objects) once and
-returns a JSON-ready dict: the link tree (parent, joint type and axis, fixed offset), each link's
-shapes (3x4 transforms into the link frame), sensors and lights, and the shared tables of
-shapes (kind, primitive parameters, vertices and triangles), appearances (normals, colours,
-texture coordinates, all per triangle corner as the loader gives them), materials and textures
-(pixels when the loader read them). Number arrays are base64 of little-endian float32 / int32
-so a big mesh stays compact in JSON; ``decode_array`` reads them back.
+returns a JSON-ready dict: the link tree (parent, joint type and axis, fixed offset, mass [kg]),
+each link's shapes (3x4 transforms into the link frame), sensors and lights, and the shared
+tables of shapes (kind, primitive parameters, vertices and triangles), appearances (normals,
+colours, texture coordinates, all per triangle corner as the loader gives them), materials and
+textures (pixels when the loader read them). Number arrays are base64 of little-endian
+float32 / int32 so a big mesh stays compact in JSON; ``decode_array`` reads them back.
 
 ``Kinematics`` is the forward kinematics of one description, the same as model/'s
 ``hsm_forwardKinematics``: a link's frame is its parent's moved by the fixed offset
@@ -141,6 +141,7 @@ def body_description(body_info, url=None):
             "jointType": lk.jointType,
             "jointId": int(lk.jointId),
             "jointValue": float(lk.jointValue),
+            "mass": float(lk.mass),
             "axis": _floats(lk.jointAxis),
             "translation": _floats(lk.translation),
             "rotation": _floats(lk.rotation),

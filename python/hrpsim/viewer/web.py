@@ -15,10 +15,14 @@ Routes (all on one loopback port):
                           (false: cameras off; null: not known, a replay of an older run)}
     POST /api/cameras     live only: {"dir": RESULTS_DIR} shows the frames a run writes there
                           (`hrpsim run --view` sends it; the list above grows as it runs)
+    POST /api/control     live only: {"scheduler": IOR or null}, the run's Scheduler that the
+                          pages may pause, step and push (control.py; `hrpsim run --view`)
     GET /api/camera/CHARACTER/SENSOR/FRAME.png
                           one stored frame (colour or mono as stored; depth-only cameras: the
                           depth mapped to 8-bit grey, see cameras.py)
-    GET /ws               the stream: JSON status messages and binary frame messages
+    GET /ws               the stream: JSON status messages and binary frame messages; the
+                          page's JSON requests ({"op": ...}, control.py) are answered on it
+                          in order, one Scheduler call at a time for all pages
 
 Each open page has one sender task. It sends a status message whenever the epoch, the scene
 or the settings change, then every frame of the current log from the page's cursor on, in
@@ -29,6 +33,7 @@ socket to drain), never the source or the CORBA call that fed it.
 """
 
 import asyncio
+import concurrent.futures
 import json
 import logging
 import weakref
@@ -66,6 +71,8 @@ class ViewerApp:
         self.loop = None
         self._wake_pending = False
         self.wakes = weakref.WeakSet()
+        # the pages' run-control requests: one thread, so they reach the Scheduler in order
+        self.control_pool = concurrent.futures.ThreadPoolExecutor(1, "viewer-control")
         self.app = web.Application()
         self.app.add_routes([
             web.get("/", self.index),
@@ -79,6 +86,7 @@ class ViewerApp:
             web.get("/api/series", self.series),
             web.get("/api/cameras", self.cameras),
             web.post("/api/cameras", self.set_camera_dir),
+            web.post("/api/control", self.set_control),
             web.get("/api/camera/{character}/{sensor}/{frame:[0-9]+}.png", self.camera_frame),
             web.get("/ws", self.websocket),
         ])
@@ -94,6 +102,7 @@ class ViewerApp:
         self.source.remove_listener(self._changed)
         for ws in list(self.sockets):
             await ws.close(code=1001, message=b"server shutdown")
+        self.control_pool.shutdown(wait=False)
 
     # ---- wake-ups from the source (any thread) ----------------------------------------------
 
@@ -199,6 +208,36 @@ class ViewerApp:
                                      % exc)
         return web.json_response({"ok": True})
 
+    async def set_control(self, request):
+        setter = getattr(self.source, "set_control", None)
+        if setter is None:
+            raise web.HTTPMethodNotAllowed("POST", ["GET"], text="a replay has no run to control")
+        try:
+            body = await request.json()
+            await asyncio.get_running_loop().run_in_executor(self.control_pool, setter,
+                                                             body["scheduler"])
+        except (ValueError, KeyError, TypeError) as exc:
+            log.warning("POST /api/control: %s", exc)
+            raise web.HTTPBadRequest(text="POST /api/control takes {\"scheduler\": IOR or "
+                                     "null}: %s" % exc)
+        return web.json_response({"ok": True})
+
+    async def _control(self, ws, text):
+        """Answer one JSON request of a page (control.py) on its socket."""
+        control = getattr(self.source, "control", None)
+        try:
+            msg = json.loads(text)
+        except ValueError:
+            msg = None
+        if control is None or not isinstance(msg, dict):
+            answer = {"type": "control", "op": None, "ok": False,
+                      "error": "not a request this viewer takes"}
+        else:
+            answer = await asyncio.get_running_loop().run_in_executor(
+                self.control_pool, control.request, msg)
+            answer["id"] = msg.get("id")
+        await ws.send_str(json.dumps(answer))
+
     async def camera_frame(self, request):
         index = getattr(self.source, "camera_index", None)
         m = request.match_info
@@ -234,6 +273,8 @@ class ViewerApp:
             async for msg in ws:
                 if msg.type == WSMsgType.TEXT and msg.data == "ping":
                     await ws.send_str(json.dumps({"type": "pong"}))
+                elif msg.type == WSMsgType.TEXT:
+                    await self._control(ws, msg.data)
                 elif msg.type == WSMsgType.ERROR:
                     break
         finally:
@@ -256,7 +297,7 @@ class ViewerApp:
                 wake.clear()
                 status = src.status()
                 key = (status["epoch"], status["sceneVersion"], status.get("lineWidth"),
-                       status.get("lineScale"), status.get("log"))
+                       status.get("lineScale"), status.get("log"), status.get("control"))
                 if key != sent_status:
                     await ws.send_str(json.dumps(dict(status, type="status")))
                     sent_status = key

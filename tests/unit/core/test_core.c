@@ -233,6 +233,51 @@ static void testClockAndFreeFall(void) {
   hs_freeSim(sim);
 }
 
+// EXTERNAL_FORCE written before each of n steps (how a held push reaches the core): the 1 kg
+// box, weightless, gains F n dt / m, and a force off the centre (its torque about the link
+// origin) spins it by (r x F) n dt / I. Written once, it acts in one step only.
+static void testExternalForceHeld(void) {
+  hsError err = {0};
+  hsSim *sim = hs_makeSim(fresh(&err));
+  CU_ASSERT_EQUAL_FATAL(
+      hs_addCharacter(sim, "box", hst_loadVrmlText("core_push_box.wrl", kBox), 1, fresh(&err)),
+      0);
+  const double zero[3] = {0, 0, 0};
+  CU_ASSERT_EQUAL(hs_setGravity(sim, zero, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_start(sim, fresh(&err)), 0);
+  const double dt = 0.001, m = 1.0, inertia = 0.0016667;
+  const int n = 250;
+  // a force of (3, -2, 5) N at r = (0, 0.05, 0) from the link origin: torque r x F
+  const double f[3] = {3.0, -2.0, 5.0}, r[3] = {0.0, 0.05, 0.0};
+  double w[6] = {f[0], f[1], f[2], r[1] * f[2] - r[2] * f[1], r[2] * f[0] - r[0] * f[2],
+                 r[0] * f[1] - r[1] * f[0]};
+  for (int k = 0; k < n; k++) {
+    CU_ASSERT_EQUAL(hs_setLinkData(sim, 0, 0, hsDATA_EXTERNAL_FORCE, w, 6, fresh(&err)), 0);
+    CU_ASSERT_EQUAL(hs_step(sim, fresh(&err)), 0);
+  }
+  double v[6];
+  CU_ASSERT_EQUAL(hs_getLinkData(sim, 0, 0, hsDATA_ABS_VELOCITY, v, 6, fresh(&err)), 6);
+  // the cube's inertia is the same about every axis through its centre (the link origin), so
+  // turning changes neither the inertia in the world frame nor the torque: both are exact
+  for (int i = 0; i < 3; i++) {
+    HST_NEAR(v[i], f[i] * n * dt / m, 1e-12);
+    HST_NEAR(v[3 + i], w[3 + i] * n * dt / inertia, 1e-9);
+  }
+  // the force is gone after its step: reads zero, no further change
+  double pending[6];
+  CU_ASSERT_EQUAL(hs_getLinkData(sim, 0, 0, hsDATA_EXTERNAL_FORCE, pending, 6, fresh(&err)), 6);
+  for (int i = 0; i < 6; i++) {
+    CU_ASSERT_EQUAL(pending[i], 0.0);
+  }
+  CU_ASSERT_EQUAL(hs_stepN(sim, 10, fresh(&err)), 0);
+  double v2[6];
+  hs_getLinkData(sim, 0, 0, hsDATA_ABS_VELOCITY, v2, 6, fresh(&err));
+  for (int i = 0; i < 3; i++) {
+    HST_NEAR(v2[i], v[i], 1e-12);
+  }
+  hs_freeSim(sim);
+}
+
 // a pendulum swinging 0.05 rad: its period is 2 pi sqrt(I / (m g d)) (I about the axis), with
 // the amplitude's correction 1 + theta^2 / 16
 static void testPendulumPeriod(void) {
@@ -628,6 +673,7 @@ void register_core(void) {
   CU_add_test(s, "facts: extra joints, camera images, runaway", testFacts);
   CU_add_test(s, "the clock and a free fall", testClockAndFreeFall);
   CU_add_test(s, "a pendulum's period", testPendulumPeriod);
+  CU_add_test(s, "an external force held step after step", testExternalForceHeld);
   CU_add_test(s, "link data checked before anything changes", testLinkData);
   CU_add_test(s, "a huge value refuses the whole request", testHugeValueRefusedWhole);
   CU_add_test(s, "sensors on and off, noise refused", testSensors);
