@@ -130,3 +130,13 @@ def differences(ours, theirs, tol=1e-6):
             out.append("joint %s: armature %g, MuJoCo %g" % (name, a["armature"],
                                                             b["armature"]))
     return out
+
+
+if __name__ == "__main__":
+    # a module (imported by tests/e2e/test_mjcf.py and bench/bench_mjcf_collections.py); run
+    # directly, it only says so (and --help prints that usage, as every bench script does)
+    import argparse
+    argparse.ArgumentParser(
+        description=__doc__.splitlines()[0],
+        epilog="a module, not a command: bench/bench_mjcf_collections.py runs it").parse_args()
+    print("a module: see bench/bench_mjcf_collections.py --help")

@@ -47,7 +47,7 @@ typedef struct hsLight { const char *name; hstLight type; double T[12];
                          ...; } hsLight;
 typedef struct hsLink { const char *name; int jointId; const char *jointTypeName;
                         double jointValue; double axis[3]; double translation[3];
-                        double rotation[4]; int parent; const hsShapeRef *shapeRefs;
+                        double rotation[4]; int parent; double mass; const hsShapeRef *shapeRefs;
                         int nshapeRef; int sensorAdr; int nsensor; int lightAdr; int nlight;
                         ...; } hsLink;
 typedef struct hsShape { hstPrimitive primitive; const float *params; int nparam;

@@ -289,7 +289,7 @@ class _BodyInfo:
             self.links.append(NS(
                 name=_text(ffi, lk.name), parentIndex=lk.parent,
                 jointType=_text(ffi, lk.jointTypeName), jointId=lk.jointId,
-                jointValue=lk.jointValue, jointAxis=list(lk.axis),
+                jointValue=lk.jointValue, mass=lk.mass, jointAxis=list(lk.axis),
                 translation=list(lk.translation), rotation=list(lk.rotation),
                 shapeIndices=refs(lk.shapeRefs, lk.nshapeRef),
                 sensors=[sensor(b.sensors[lk.sensorAdr + i]) for i in range(lk.nsensor)],
