@@ -1031,6 +1031,37 @@ static void endLoad(hsmMjcfLoad *u) {
   hsu_free(u->dir);
 }
 
+// 0 if every number the compiled body serves is finite, else an error naming the link or shape:
+// finite but huge inputs (a fromto of 1e86, an inertia near 1e308 turned by a quat) overflow
+// the float vertices or the merged mass properties while compiling
+static int checkServed(const char *file, const hsBody *body, hsError *err) {
+  for (int i = 0; i < body->nlink; i++) {
+    const hsLink *l = &body->links[i];
+    if (!isfinite(l->mass) || !hsu_allFinite(l->com, 3) || !hsu_allFinite(l->inertia, 9) ||
+        !hsu_allFinite(l->translation, 3) || !hsu_allFinite(l->R, 9)) {
+      return HS_ERR_AT(err, hsE_MODEL, file, 0, 0, "link '%s': its placement or mass "
+                       "properties overflow (a number near the limit of double, 1.8e308)",
+                       l->name);
+    }
+  }
+  for (int i = 0; i < body->nshape; i++) {
+    const hsShape *sh = &body->shapes[i];
+    for (int k = 0; k < 3 * sh->nvertex; k++) {
+      if (!isfinite(sh->vertices[k])) {
+        return HS_ERR_AT(err, hsE_MODEL, file, 0, 0, "shape %d has a vertex beyond the range "
+                         "of float (3.4e38): a size, pos or fromto too large", i);
+      }
+    }
+    for (int k = 0; k < sh->nparam; k++) {
+      if (!isfinite(sh->params[k])) {
+        return HS_ERR_AT(err, hsE_MODEL, file, 0, 0, "shape %d has a size beyond the range of "
+                         "float (3.4e38)", i);
+      }
+    }
+  }
+  return 0;
+}
+
 hsBody *hsm_loadMjcf(const char *path, const hsmLoadOptions *opt, hsmWarning *warnings,
                      int maxWarnings, int *nwarnings, hsError *err) {
   if (nwarnings) {
@@ -1057,6 +1088,10 @@ hsBody *hsm_loadMjcf(const char *path, const hsmLoadOptions *opt, hsmWarning *wa
   hsBody *body = NULL;
   if (!rc) {
     body = hsm_compile(&b, err);
+    if (body && checkServed(abs, body, err)) {
+      hsm_freeBody(body);
+      body = NULL;
+    }
   } else {
     hsm_freeBuilder(&b);
   }

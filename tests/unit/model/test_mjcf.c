@@ -617,6 +617,10 @@ static void testErrors(void) {
        "which no <mesh> asset defines", 2, 19},
       {"<mujoco><worldbody>\n<geom type='hfield' hfield='h'/></worldbody></mujoco>",
        "height fields have no hrpsim shape", 2, 7},
+      // a finite fromto beyond float (a fuzz finding): refused, not served as inf vertices
+      {"<mujoco><worldbody><body><geom type='cylinder' size='0.1' "
+       "fromto='0 0 0 5e86 0 0'/></body></worldbody></mujoco>", "beyond the range of float",
+       0, 0},
       {"<robot name='r'/>", "", 0, 0},  // a URDF .xml: the URDF reader's business
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
