@@ -51,7 +51,8 @@ def mujoco_cold(path, n=3):
             "mujoco.MjModel.from_xml_path(sys.argv[1])\nprint(time.perf_counter() - t)")
     best = float("inf")
     for _ in range(n):
-        out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True,
+        out = subprocess.run([sys.executable, "-c", code, str(Path(path).resolve())],
+                             capture_output=True,
                              text=True, check=True, cwd=tempfile.gettempdir())
         best = min(best, float(out.stdout.split()[-1]))
     return best
