@@ -20,6 +20,7 @@ import time
 
 _lock = threading.Lock()
 _orb = None
+_tasks_before_orb = frozenset()  # the process's threads before the ORB started (Linux)
 
 # BodyInfo objects with meshes and textures easily exceed omniORB's 2 MiB default.
 DEFAULT_ORB_ARGS = ("-ORBgiopMaxMsgSize", str(1024 * 1024 * 1024))  # as the servers
@@ -47,10 +48,11 @@ def get_orb(args=(), naming=None):
     that becomes the ORB's ``NameService`` initial reference; both only take effect on the
     first call in a process.
     """
-    global _orb
+    global _orb, _tasks_before_orb
     with _lock:
         if _orb is None:
             CORBA, _ = corba()
+            _tasks_before_orb = frozenset(_process_tasks())
             argv = ["hrpsim"] + list(DEFAULT_ORB_ARGS)
             if naming:
                 argv += ["-ORBInitRef", "NameService=" + naming]
@@ -58,6 +60,37 @@ def get_orb(args=(), naming=None):
             argv += default_endpoint_args(argv)
             _orb = CORBA.ORB_init(argv, CORBA.ORB_ID)
         return _orb
+
+
+def _process_tasks():
+    """The ids of this process's threads (an empty list where /proc is not there)."""
+    try:
+        return [int(t) for t in os.listdir("/proc/self/task")]
+    except OSError:
+        return []
+
+
+def wait_for_orb_threads(timeout=2.0):
+    """After ``orb.destroy()``, wait up to ``timeout`` seconds until the threads omniORB
+    started have ended; True when they have (or cannot be seen).
+
+    ``destroy`` returns once omniORB's threads have finished their work, not once they have
+    exited: a thread's exit still releases its Python thread state and takes the GIL for it.
+    If the interpreter is finalising by then (a script that calls ``sys.exit`` right after
+    serving), that thread is unwound through omniORB's C++ frames and the process aborts
+    ("terminate called without an active exception"). Threads that existed before the ORB
+    and Python's own threads are not waited for.
+    """
+    deadline = time.monotonic() + timeout
+    while True:
+        python_threads = {t.native_id for t in threading.enumerate()
+                          if not isinstance(t, threading._DummyThread)}
+        left = set(_process_tasks()) - _tasks_before_orb - python_threads
+        if not left:
+            return True
+        if time.monotonic() >= deadline:
+            return False
+        time.sleep(0.005)
 
 
 def naming_from_orb_args(orb_args):
@@ -105,13 +138,16 @@ class ServedObject:
 
     def finish(self):
         """Finish the ORB: shutdown(True) waits for calls in progress and for the POAs to go
-        down, destroy() releases the rest, here in the main thread."""
+        down, destroy() releases the rest, here in the main thread; then wait until omniORB's
+        threads have exited (``wait_for_orb_threads``), so that the interpreter may finalise
+        afterwards."""
         CORBA, _ = corba()
         try:
             self.orb.shutdown(True)
             self.orb.destroy()
         except CORBA.Exception:
             pass
+        wait_for_orb_threads()
 
     def close(self):
         """``unbind`` then ``finish``."""
@@ -163,6 +199,7 @@ def end_server_process(orb, status=0):
             orb.destroy()
         except Exception:  # noqa: BLE001 - exiting anyway; the ORB may be half gone
             pass
+        wait_for_orb_threads()
     logging.shutdown()
     for stream in (sys.stdout, sys.stderr):
         try:
