@@ -66,6 +66,7 @@ typedef struct JsPoint {
   double mu;      // friction coefficient of this step
   double bias;    // normal velocity the point must reach at least [m/s]
   double inv[3];  // 1 / A_rr, 0 when the row moves nothing
+  double att[3];  // the tangent rows' block of A: A_11, A_12, A_22
   double lam[3];  // impulses along n, t1, t2 [N s]
 } JsPoint;
 
@@ -214,6 +215,51 @@ static void projectCone(double l[3], double mu) {
   }
 }
 
+// point P's tangential impulses (l[1], l[2]) updated from the tangent rows' velocities u at
+// the current ones: the impulses that minimise the point's kinetic energy in its 2x2 block
+// (att) within the cone |l_t| <= mu l[0], exactly (Coulomb's maximal dissipation: a sliding
+// point's friction opposes its slip). Inside the cone that is l_t - att^-1 u; outside, the
+// point of the circle where (att + g I) l_t = att l_t - u for some g > 0, found by Newton's
+// method on 1 / |l_t(g)| (monotone from g = 0, as for a trust region). Scaling the
+// row-by-row step onto the circle instead would leave a sliding point's friction at an angle
+// to its slip where the block is not isotropic (a rectangle's corners), so that a torque below
+// the patch's torsional capacity turned it
+static void frictionBlock(const JsPoint *P, const double u[2], double l[3]) {
+  const double *a = P->att;
+  double det = a[0] * a[2] - a[1] * a[1];
+  if (!(a[0] > 0) || !(a[2] > 0) || !(det > 1e-12 * a[0] * a[2])) {
+    for (int r = 1; r < 3; r++) {  // (a row that moves nothing: row by row)
+      l[r] -= u[r - 1] * P->inv[r];
+    }
+    projectCone(l, P->mu);
+    return;
+  }
+  double c[2] = {a[0] * l[1] + a[1] * l[2] - u[0], a[1] * l[1] + a[2] * l[2] - u[1]};
+  double x[2] = {(a[2] * c[0] - a[1] * c[1]) / det, (a[0] * c[1] - a[1] * c[0]) / det};
+  double lim = P->mu * l[0], n = hypot(x[0], x[1]);
+  if (n > lim) {
+    double g = 0;
+    for (int it = 0; it < 30 && lim > 0; it++) {
+      // x = (A + g I)^-1 c; psi = 1 / lim - 1 / |x|, psi' = -x^T (A + g I)^-1 x / |x|^3
+      double b0 = a[0] + g, b2 = a[2] + g, d = b0 * b2 - a[1] * a[1];
+      x[0] = (b2 * c[0] - a[1] * c[1]) / d;
+      x[1] = (b0 * c[1] - a[1] * c[0]) / d;
+      n = hypot(x[0], x[1]);
+      if (fabs(n - lim) <= 1e-14 * lim) {
+        break;
+      }
+      double y[2] = {(b2 * x[0] - a[1] * x[1]) / d, (b0 * x[1] - a[1] * x[0]) / d};
+      double dpsi = -(x[0] * y[0] + x[1] * y[1]) / (n * n * n);
+      g -= (1 / lim - 1 / n) / dpsi;
+    }
+    double f = n > 0 ? lim / n : 0;
+    x[0] *= f;
+    x[1] *= f;
+  }
+  l[1] = x[0];
+  l[2] = x[1];
+}
+
 // the last step's impulse of the point nearest to contact hc (same link pair, within
 // JS_MATCH in link[0]'s frame), NULL if none
 static const double *warmImpulse(const hsdWorld *w, const hsdJsContacts *s,
@@ -292,6 +338,15 @@ static void buildPoint(hsdWorld *w, hsdJsContacts *s, const hsdContact *hc, JsPo
       A += dotN(J, W, nv);
     }
     P->inv[r] = A > 0 ? 1 / A : 0;
+    if (r > 0) {
+      P->att[r == 1 ? 0 : 2] = A;
+    }
+  }
+  P->att[1] = 0;
+  for (int k = 0; k < P->nside; k++) {
+    int nv = w->chars[P->ch[k]].jsm->nv;
+    const double *J1 = s->pool + P->off[k] + (size_t)nv, *W2 = J1 + 4 * (size_t)nv;
+    P->att[1] += dotN(J1, W2, nv);
   }
 }
 
@@ -336,13 +391,11 @@ static void solvePoints(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
         maxChange = fmax(maxChange, fabs(dl));
         maxNormal = fmax(maxNormal, l);
       }
-      double l[3] = {P->lam[0], P->lam[1], P->lam[2]};
+      double l[3] = {P->lam[0], P->lam[1], P->lam[2]}, ut[2];
       for (int r = 1; r < 3; r++) {
-        if (P->inv[r] > 0) {
-          l[r] -= rowVelocity(w, s, P, r) * P->inv[r];
-        }
+        ut[r - 1] = P->inv[r] > 0 ? rowVelocity(w, s, P, r) : 0;
       }
-      projectCone(l, P->mu);
+      frictionBlock(P, ut, l);
       for (int r = 1; r < 3; r++) {
         double dl = l[r] - P->lam[r];
         P->lam[r] = l[r];
@@ -440,7 +493,7 @@ static void solveDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
         maxNormal = fmax(maxNormal, l);
         P->lam[0] = lam[3 * i] = l;
       }
-      double l[3] = {P->lam[0], P->lam[1], P->lam[2]};
+      double l[3] = {P->lam[0], P->lam[1], P->lam[2]}, ut[2] = {0, 0};
       for (int r = 1; r < 3; r++) {
         if (P->inv[r] > 0) {
           const double *Arr = Ar + (size_t)r * nr;
@@ -448,10 +501,10 @@ static void solveDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
           for (size_t c = 0; c < nr; c++) {
             u += Arr[c] * lam[c];
           }
-          l[r] -= u * P->inv[r];
+          ut[r - 1] = u;
         }
       }
-      projectCone(l, P->mu);
+      frictionBlock(P, ut, l);
       for (int r = 1; r < 3; r++) {
         maxChange = fmax(maxChange, fabs(l[r] - P->lam[r]));
         P->lam[r] = lam[3 * i + r] = l[r];

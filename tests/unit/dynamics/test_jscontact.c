@@ -259,10 +259,10 @@ static double yaw(const hsdWorld *w) {
 // rad in 1 s; more than 1 rad asked)
 static void testTorsionalFriction(void) {
   const double mu = 0.5, sizes[2][2] = {{0.2, 0.2}, {0.3, 0.1}};
-  for (int t = 0; t < 4; t++) {
-    const double *ab = sizes[t / 2];
+  for (int run = 0; run < 4; run++) {
+    const double *ab = sizes[run / 2];
     double capacity = mu * 9.8 * 0.5 * hypot(ab[0], ab[1]);
-    int above = t % 2;
+    int above = run % 2;
     hsBody *box, *floor;
     hsdWorld *w = jsSizedBoxOnFloor(ab[0], ab[1], mu, 0.05 - 1e-4, &box, &floor);
     CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
