@@ -535,8 +535,8 @@ static double squatRun(int full, int *none, double *drop) {
 // exact velocities and accelerations never loses the floor, the root's vertical velocity stays
 // within 1e-3 m/s of the squat's (whose peak is 0.136 m/s; measured 1.9e-4) and it ends within
 // 1e-6 m of its start height. The angles alone, moving at their differences (jumping between 0
-// and 1 rad/s), make the robot hop: steps without contact (measured 3048 of 4000) and a root
-// velocity 0.22 m/s off (hrpsim's angles-only rule, documented in docs/servers.md)
+// and 1 rad/s), make the robot hop: steps without contact (measured 3020 of 4000) and a root
+// velocity 0.23 m/s off (hrpsim's angles-only rule, documented in docs/servers.md)
 static void testHumanoidSquatHighGain(void) {
   int none[2];
   double drop[2], vz[2];
@@ -621,8 +621,8 @@ static double rotorBipedStands(hstEngine e, int rotors, double *err) {
 // joint's diagonal), its joints within 0.01 rad of the reference (measured 1.0e-3). On the ODE
 // engine (its default: no rotor inertia, as through OpenHRP's interface) the same law runs
 // away within 0.01 s (a foot's roll, 0.0074 kg m^2 about its axis: w dt = sqrt(10000 /
-// 0.0074) 0.002 = 2.3, past the explicit PD's limit of 2); with the ODE engine's rotor-inertia option (the inertia on the links) it
-// stands too (measured error 1.1e-3 rad)
+// 0.0074) 0.002 = 2.3, past the explicit PD's limit of 2); with the ODE engine's rotor-inertia
+// option (the inertia on the links) it stands too (measured error 1.1e-3 rad)
 static void testRotorBipedStands(void) {
   hst_expectLog(1);  // the ODE runs' runaway warnings
   double err[3];
