@@ -29,9 +29,10 @@
 //    points: mu N r for a face at its four corners, r their distance from the centre. Sweeps
 //    stop when no impulse
 //    changed by more than JS_TOL times the largest normal impulse (or after JS_MAX_SWEEPS;
-//    hsd_jsContactStats: the largest over the islands). The standing humanoid takes 21 sweeps a
-//    step on average (at most 23), 567k instructions per hsd_step in all (its 24 solves of M
-//    for W: 106k); a settling 100-box pile mostly reaches the cap (30.7M instructions a step).
+//    hsd_jsContactStats: the largest over the islands). The standing humanoid takes 23 sweeps a
+//    step on average (at most 26), 609k instructions per hsd_step in all over its first 2000
+//    steps (its 24 solves of M for W: 106k; 20 sweeps and 566k before frictionBlock); a
+//    settling 100-box pile mostly reaches the cap (30.7M instructions a step).
 //    Warm start: each point takes the impulse of the last step's point on the same link pair
 //    nearest to it in link[0]'s frame (within JS_MATCH), so a resting contact starts solved.
 //    Friction: staticFriction while the point's tangential speed (of v*) is below
