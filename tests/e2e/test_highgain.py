@@ -7,7 +7,7 @@ core, OpenHRP's setCharacterAllLinkData on hrpsim-dynamics, the Scheduler):
   acceleration before every step (set_joint_values, set_joint_velocities,
   set_joint_accelerations), ends every step at that angle and velocity (1e-9) and reports the
   torque inverse dynamics gives for the commanded acceleration from the step's start,
-  I ddq + m g l sin(q_start) (1e-9 N m);
+  I ddq + m g l sin(q_start) (1e-9 N m), as JOINT_TORQUE and in the sensor state;
 - the same pendulum commanded by angles alone moves at their differences over the step
   (hrpsim's rule): its velocity misses the closed form by about A w^2 dt / 2.
 """
@@ -95,6 +95,9 @@ def follow(sim, pendulum, full):
         worst[0] = max(worst[0], abs(float(sim.q("pend")[0]) - q))
         worst[1] = max(worst[1], abs(float(sim.dq("pend")[0]) - dq))
         worst[2] = max(worst[2], abs(float(sim.u("pend")[0]) - torque))
+    state = sim.sensors("pend")                             # the sensor state says the same
+    assert (state["q"][0], state["dq"][0], state["u"][0]) == (
+        sim.q("pend")[0], sim.dq("pend")[0], sim.u("pend")[0])
     return worst
 
 
