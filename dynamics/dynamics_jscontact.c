@@ -259,7 +259,7 @@ static void frictionBlock(const JsPoint *P, const double u[2], double l[3]) {
       }
       double y[2] = {(b2 * x[0] - a[1] * x[1]) / d, (b0 * x[1] - a[1] * x[0]) / d};
       double dpsi = -(x[0] * y[0] + x[1] * y[1]) / (n * n * n);
-      g -= (1 / lim - 1 / n) / dpsi;
+      g = fmax(0, g - (1 / lim - 1 / n) / dpsi);  // (psi(0) > 0: never left of 0)
     }
     double f = n > 0 ? lim / n : 0;
     x[0] *= f;
