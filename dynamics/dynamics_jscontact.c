@@ -24,12 +24,15 @@
 //    adds W dlambda to v (nv flops a side), memory linear in the points. Per point the normal
 //    row first
 //    (lambda_n >= 0, the normal velocity at least the bias), then the two tangents together,
-//    projected on the friction cone |lambda_t| <= mu lambda_n (a round cone, not a pyramid).
-//    Torsional friction comes from the patch's several points. Sweeps stop when no impulse
+//    solved on their 2x2 block of A within the friction cone |lambda_t| <= mu lambda_n (a round
+//    cone, not a pyramid; frictionBlock). Torsional friction comes from the patch's several
+//    points: mu N r for a face at its four corners, r their distance from the centre. Sweeps
+//    stop when no impulse
 //    changed by more than JS_TOL times the largest normal impulse (or after JS_MAX_SWEEPS;
-//    hsd_jsContactStats: the largest over the islands). The standing humanoid takes 21 sweeps a
-//    step on average (at most 23), 567k instructions per hsd_step in all (its 24 solves of M
-//    for W: 106k); a settling 100-box pile mostly reaches the cap (30.7M instructions a step).
+//    hsd_jsContactStats: the largest over the islands). The standing humanoid takes 23 sweeps a
+//    step on average (at most 26), 609k instructions per hsd_step in all over its first 2000
+//    steps (its 24 solves of M for W: 106k; 20 sweeps and 566k before frictionBlock); a
+//    settling 100-box pile mostly reaches the cap (30.7M instructions a step).
 //    Warm start: each point takes the impulse of the last step's point on the same link pair
 //    nearest to it in link[0]'s frame (within JS_MATCH), so a resting contact starts solved.
 //    Friction: staticFriction while the point's tangential speed (of v*) is below
@@ -66,6 +69,7 @@ typedef struct JsPoint {
   double mu;      // friction coefficient of this step
   double bias;    // normal velocity the point must reach at least [m/s]
   double inv[3];  // 1 / A_rr, 0 when the row moves nothing
+  double att[3];  // the tangent rows' block of A: A_11, A_12, A_22
   double lam[3];  // impulses along n, t1, t2 [N s]
 } JsPoint;
 
@@ -214,6 +218,57 @@ static void projectCone(double l[3], double mu) {
   }
 }
 
+// point P's tangential impulses (l[1], l[2]) updated from the tangent rows' velocities u at
+// the current ones: row by row (l_r - u_r / A_rr) while that stays inside the cone
+// |l_t| <= mu l[0]; else the impulses that minimise the point's kinetic energy in its 2x2
+// block (att) on the cone, exactly (Coulomb's maximal dissipation: a sliding point's friction
+// opposes its slip): the point of the circle where (att + g I) l_t = att l_t - u for some
+// g > 0, found by Newton's method on 1 / |l_t(g)| (monotone from g = 0, as for a trust
+// region). Scaling the row-by-row step onto the circle instead leaves a sliding point's
+// friction at an angle to its slip where the block is not isotropic (a rectangle's corners),
+// so that a torque below the patch's torsional capacity turned it. (A sticking point's
+// updates stay row by row: the block's inside solve took a third more sweeps on the standing
+// humanoid, for the same fixed point.)
+static void frictionBlock(const JsPoint *P, const double u[2], double l[3]) {
+  const double *a = P->att;
+  double det = a[0] * a[2] - a[1] * a[1], lj[3] = {l[0], l[1], l[2]};
+  for (int r = 1; r < 3; r++) {
+    lj[r] -= u[r - 1] * P->inv[r];
+  }
+  double lim = P->mu * l[0];
+  if (hypot(lj[1], lj[2]) <= lim || !(a[0] > 0) || !(a[2] > 0) ||
+      !(det > 1e-12 * a[0] * a[2])) {
+    projectCone(lj, P->mu);  // (inside, or a row that moves nothing)
+    l[1] = lj[1];
+    l[2] = lj[2];
+    return;
+  }
+  double c[2] = {a[0] * l[1] + a[1] * l[2] - u[0], a[1] * l[1] + a[2] * l[2] - u[1]};
+  double x[2] = {(a[2] * c[0] - a[1] * c[1]) / det, (a[0] * c[1] - a[1] * c[0]) / det};
+  double n = hypot(x[0], x[1]);
+  if (n > lim) {
+    double g = 0;
+    for (int it = 0; it < 30 && lim > 0; it++) {
+      // x = (A + g I)^-1 c; psi = 1 / lim - 1 / |x|, psi' = -x^T (A + g I)^-1 x / |x|^3
+      double b0 = a[0] + g, b2 = a[2] + g, d = b0 * b2 - a[1] * a[1];
+      x[0] = (b2 * c[0] - a[1] * c[1]) / d;
+      x[1] = (b0 * c[1] - a[1] * c[0]) / d;
+      n = hypot(x[0], x[1]);
+      if (fabs(n - lim) <= 1e-14 * lim) {
+        break;
+      }
+      double y[2] = {(b2 * x[0] - a[1] * x[1]) / d, (b0 * x[1] - a[1] * x[0]) / d};
+      double dpsi = -(x[0] * y[0] + x[1] * y[1]) / (n * n * n);
+      g = fmax(0, g - (1 / lim - 1 / n) / dpsi);  // (psi(0) > 0: never left of 0)
+    }
+    double f = n > 0 ? lim / n : 0;
+    x[0] *= f;
+    x[1] *= f;
+  }
+  l[1] = x[0];
+  l[2] = x[1];
+}
+
 // the last step's impulse of the point nearest to contact hc (same link pair, within
 // JS_MATCH in link[0]'s frame), NULL if none
 static const double *warmImpulse(const hsdWorld *w, const hsdJsContacts *s,
@@ -292,6 +347,15 @@ static void buildPoint(hsdWorld *w, hsdJsContacts *s, const hsdContact *hc, JsPo
       A += dotN(J, W, nv);
     }
     P->inv[r] = A > 0 ? 1 / A : 0;
+    if (r > 0) {
+      P->att[r == 1 ? 0 : 2] = A;
+    }
+  }
+  P->att[1] = 0;
+  for (int k = 0; k < P->nside; k++) {
+    int nv = w->chars[P->ch[k]].jsm->nv;
+    const double *J1 = s->pool + P->off[k] + (size_t)nv, *W2 = J1 + 4 * (size_t)nv;
+    P->att[1] += dotN(J1, W2, nv);
   }
 }
 
@@ -336,13 +400,11 @@ static void solvePoints(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
         maxChange = fmax(maxChange, fabs(dl));
         maxNormal = fmax(maxNormal, l);
       }
-      double l[3] = {P->lam[0], P->lam[1], P->lam[2]};
+      double l[3] = {P->lam[0], P->lam[1], P->lam[2]}, ut[2];
       for (int r = 1; r < 3; r++) {
-        if (P->inv[r] > 0) {
-          l[r] -= rowVelocity(w, s, P, r) * P->inv[r];
-        }
+        ut[r - 1] = P->inv[r] > 0 ? rowVelocity(w, s, P, r) : 0;
       }
-      projectCone(l, P->mu);
+      frictionBlock(P, ut, l);
       for (int r = 1; r < 3; r++) {
         double dl = l[r] - P->lam[r];
         P->lam[r] = l[r];
@@ -440,7 +502,7 @@ static void solveDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
         maxNormal = fmax(maxNormal, l);
         P->lam[0] = lam[3 * i] = l;
       }
-      double l[3] = {P->lam[0], P->lam[1], P->lam[2]};
+      double l[3] = {P->lam[0], P->lam[1], P->lam[2]}, ut[2] = {0, 0};
       for (int r = 1; r < 3; r++) {
         if (P->inv[r] > 0) {
           const double *Arr = Ar + (size_t)r * nr;
@@ -448,10 +510,10 @@ static void solveDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
           for (size_t c = 0; c < nr; c++) {
             u += Arr[c] * lam[c];
           }
-          l[r] -= u * P->inv[r];
+          ut[r - 1] = u;
         }
       }
-      projectCone(l, P->mu);
+      frictionBlock(P, ut, l);
       for (int r = 1; r < 3; r++) {
         maxChange = fmax(maxChange, fabs(l[r] - P->lam[r]));
         P->lam[r] = lam[3 * i + r] = l[r];

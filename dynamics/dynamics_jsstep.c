@@ -8,13 +8,18 @@
 //    step's start noted, the external forces kept for inverse dynamics;
 // 2. the state into the joint-space data (root pose, q, the root's velocity and dq), the
 //    commands as inputs: a torque-mode joint's u as its generalized force; a high-gain joint's
-//    acceleration prescribed so that it moves at the ODE engine's servo velocity over the step
-//    (hsd_servoVelocity: a commanded value is reached exactly, a velocity (+ acceleration)
-//    command is followed, otherwise the joint holds); a position-given free root likewise
-//    reaches its commanded pose (or moves at its commanded velocity); external forces; gravity;
-// 3. the step's end velocity (hsd_jsStepVelocity); once every character has one, the contacts
-//    of the registered pairs correct them (hsd_jsContacts, dynamics_jscontact.c); then each
-//    character's positions (hsd_jsIntegrate), refused as a runaway when it leaves the bounds;
+//    acceleration given: commanded with an angle and a velocity or acceleration (OpenHRP's
+//    high gain, see prescribed), the commanded acceleration, the joint ending the step exactly
+//    at the commanded angle and velocity; otherwise the acceleration that moves it at the ODE
+//    engine's servo velocity over the step (hsd_servoVelocity: an angle alone is reached
+//    exactly, moving at the difference over the step; a velocity (+ acceleration) command is
+//    followed; no command: the joint holds); a position-given free root likewise reaches its
+//    commanded pose (or moves at its commanded velocity); external forces; gravity;
+// 3. the step's end velocity (hsd_jsStepVelocity; a prescribed joint's: its commanded one);
+//    once every character has one, the contacts of the registered pairs correct them
+//    (hsd_jsContacts, dynamics_jscontact.c; a given dof takes no impulse); then each
+//    character's positions (hsd_jsIntegrate; a prescribed joint's angle: the commanded one),
+//    refused as a runaway when it leaves the bounds;
 // 4. the data back into the state: poses, q, dq, ddq, u (a high-gain joint's from inverse
 //    dynamics), link velocities from the root's and dq; ODE's bodies placed there
 //    (hsd_placeBodies) so that every geometric query sees the new poses;
@@ -93,6 +98,29 @@ static void givenRootVelocity(const hsdWorld *w, const hsdCharacter *c, double v
   }
 }
 
+// 1 if commands f prescribe a high-gain joint's motion (see prescribed)
+static int prescribedFlags(unsigned f) {
+  return (f & hsdIN_Q) && (f & (hsdIN_DQ | hsdIN_DDQ));
+}
+
+// 1 if the high-gain joint of link k follows prescribed motion this step (OpenHRP's high gain:
+// an angle commanded with a velocity or an acceleration or both): then the joint ends the step
+// at the commanded angle and at *dqEnd, the commanded velocity (without one, the start's
+// velocity plus dt times the commanded acceleration), while the rest of the character responds
+// to the acceleration *ddq, the commanded one (without one, the velocity's change over the
+// step). An angle alone is not: the joint moves at the angle's difference over the step
+// (hsd_servoVelocity), hrpsim's rule where OpenHRP's would keep the last acceleration written
+static int prescribed(const hsdCharacter *c, int k, double dt, double *dqEnd, double *ddq) {
+  unsigned f = c->in.flags[k];
+  if (!prescribedFlags(f)) {
+    return 0;
+  }
+  double dq = c->state->dq[k];
+  *dqEnd = (f & hsdIN_DQ) ? c->in.dq[k] : dq + dt * c->in.ddq[k];
+  *ddq = (f & hsdIN_DDQ) ? c->in.ddq[k] : (*dqEnd - dq) / dt;
+  return 1;
+}
+
 // 1 if the data's state after a step is finite and within the runaway bounds
 static int saneData(const hsdJsModel *m, const hsdJsData *d) {
   for (int k = 0; k < 3; k++) {
@@ -153,10 +181,192 @@ static void beginCharacter(hsdWorld *w, int ci) {
     int k = m->dofLink[j], servo = hsd_servoed(c, k);
     d->qvel[j] = st->dq[k];
     d->given[j] = (unsigned char)servo;
-    d->qaccGiven[j] = servo ? (hsd_servoVelocity(w, c, k) - st->dq[k]) / dt : 0;
+    d->qaccGiven[j] = 0;
+    if (servo) {
+      double dqEnd, ddq;
+      if (prescribed(c, k, dt, &dqEnd, &ddq)) {
+        d->qaccGiven[j] = ddq;
+      } else {
+        d->qaccGiven[j] = (hsd_servoVelocity(w, c, k) - st->dq[k]) / dt;
+      }
+    }
     d->qfrc[j] = servo ? 0 : c->in.u[k];
   }
   hsd_jsStepVelocity(m, d, dt);
+  // a prescribed joint ends the step at its commanded velocity (which the contacts then see)
+  for (int j = m->nroot; j < m->nv; j++) {
+    double dqEnd, ddq;
+    if (d->given[j] && prescribed(c, m->dofLink[j], dt, &dqEnd, &ddq)) {
+      d->qvel[j] = dqEnd;
+    }
+  }
+}
+
+// solve the symmetric positive definite 6x6 system A x = b in place (A destroyed, x into b)
+// by Cholesky; 0, or -1 when A is not positive definite (b unchanged then)
+static int solve6(double A[36], double b[6]) {
+  for (int j = 0; j < 6; j++) {
+    for (int k = 0; k < j; k++) {
+      A[6 * j + j] -= A[6 * j + k] * A[6 * j + k];
+    }
+    if (!(A[6 * j + j] > 0)) {
+      return -1;
+    }
+    A[6 * j + j] = sqrt(A[6 * j + j]);
+    for (int i = j + 1; i < 6; i++) {
+      for (int k = 0; k < j; k++) {
+        A[6 * i + j] -= A[6 * i + k] * A[6 * j + k];
+      }
+      A[6 * i + j] /= A[6 * j + j];
+    }
+  }
+  for (int i = 0; i < 6; i++) {
+    for (int k = 0; k < i; k++) {
+      b[i] -= A[6 * i + k] * b[k];
+    }
+    b[i] /= A[6 * i + i];
+  }
+  for (int i = 5; i >= 0; i--) {
+    for (int k = i + 1; k < 6; k++) {
+      b[i] -= A[6 * k + i] * b[k];
+    }
+    b[i] /= A[6 * i + i];
+  }
+  return 0;
+}
+
+// the rotation of a touching link weighs in landPrescribed as the displacement it gives this
+// far from the link [m]
+#define JS_LAND_LENGTH 0.1
+// ... and its least squares takes this many Gauss-Newton passes
+#define JS_LAND_PASSES 2
+
+// link k's velocity with the data's velocities (qvel) at the step's start poses (cdof): its
+// spatial velocity is the sum of cdof qvel over the dofs from k to the root; v at the point p
+static void linkVelocity(const hsdJsModel *m, const hsdJsData *d, int k, const double p[3],
+                         double v[3], double wv[3]) {
+  double s[6] = {0, 0, 0, 0, 0, 0}, r[3], x[3];
+  for (int j = m->linkLastDof[k]; j >= 0; j = m->dofParent[j]) {
+    for (int a = 0; a < 6; a++) {
+      s[a] += d->cdof[6 * j + a] * d->qvel[j];
+    }
+  }
+  for (int a = 0; a < 3; a++) {
+    r[a] = p[a] - d->c[a];
+  }
+  hsu_cross(x, s, r);
+  for (int a = 0; a < 3; a++) {
+    v[a] = s[3 + a] + x[a];
+    wv[a] = s[a];
+  }
+}
+
+// one pass of landPrescribed's least squares: forward kinematics of d's state, the root's
+// displacement solved and applied
+static void landPass(hsdWorld *w, int ci) {
+  hsdCharacter *c = &w->chars[ci];
+  const hsBody *b = c->body;
+  const hsdJsModel *m = c->jsm;
+  hsdJsData *d = c->jsd;
+  hsBodyState *st = d->st;
+  hsm_forwardKinematics(b, st);
+  // normal equations over the touching links of |t - [r]x theta - e|^2 + l^2 |theta - f|^2,
+  // e and f the position and rotation from where the pose puts the link to where its velocity
+  // takes it, r the link origin less the root origin, l = JS_LAND_LENGTH
+  double H[36] = {0}, g[6] = {0}, l2 = JS_LAND_LENGTH * JS_LAND_LENGTH;
+  for (int i = 0; i < w->ngroup; i++) {
+    const hsdContactGroup *gr = &w->groups[i];
+    int s = gr->ch[0] == ci ? 0 : 1;
+    if (gr->ch[s] != ci || gr->ch[1 - s] == ci) {
+      continue;
+    }
+    int k = gr->link[s];
+    const double *p0 = c->state->linkP + 3 * k, *R0 = c->state->linkR + 9 * k;
+    const double *p = st->linkP + 3 * k, *R = st->linkR + 9 * k;
+    double v[3], wv[3], aa[4], E[9], Rt[9], RT[9], Rd[9], r[3], e[3], f[3];
+    linkVelocity(m, d, k, p0, v, wv);
+    double wn = hsu_norm(wv);
+    aa[0] = wv[0];
+    aa[1] = wv[1];
+    aa[2] = wv[2];
+    aa[3] = w->dt * wn;
+    hsu_axisAngleToMat(E, aa);
+    hsu_mulMat(Rt, E, R0);  // where the velocity turns it
+    hsu_transpose(RT, R);
+    hsu_mulMat(Rd, Rt, RT);
+    hsu_matToAxisAngle(aa, Rd);
+    for (int a = 0; a < 3; a++) {
+      e[a] = p0[a] + w->dt * v[a] - p[a];
+      f[a] = aa[a] * aa[3];
+      r[a] = p[a] - st->rootP[a];
+    }
+    // B = [I, -[r]x]: B^T B = [[I, -[r]x], [[r]x, [r]x^T [r]x]], B^T e = [e; r x e]
+    double rr = hsu_dot(r, r), rxe[3];
+    hsu_cross(rxe, r, e);
+    double Rx[9] = {0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0};
+    for (int a = 0; a < 3; a++) {
+      H[6 * a + a] += 1;
+      H[6 * (3 + a) + 3 + a] += l2;
+      g[a] += e[a];
+      g[3 + a] += rxe[a] + l2 * f[a];
+      for (int q = 0; q < 3; q++) {
+        H[6 * a + 3 + q] -= Rx[3 * a + q];
+        H[6 * (3 + a) + q] += Rx[3 * a + q];
+        H[6 * (3 + a) + 3 + q] += (a == q ? rr : 0) - r[a] * r[q];
+      }
+    }
+  }
+  if (solve6(H, g) < 0) {
+    return;
+  }
+  double ang = hsu_norm(g + 3);
+  for (int a = 0; a < 3; a++) {
+    st->rootP[a] += g[a];
+  }
+  if (ang > 0) {
+    double aa[4] = {g[3], g[4], g[5], ang}, E[9], R[9];
+    hsu_axisAngleToMat(E, aa);
+    hsu_mulMat(R, E, st->rootR);
+    memcpy(st->rootR, R, sizeof R);
+  }
+}
+
+// the prescribed joints of character ci onto their commanded angles (d's state holds the
+// integrated root pose and joint values), and, for a free root touching other characters, the
+// root's pose moved so that each touching link ends the step where the contact solve's
+// velocities take it (p + dt v, R turned by dt w: linear, as the solve assumed). The commanded
+// angles differ from the integral of the commanded velocities (by dt^2 ddq / 2 a step, and by
+// a pattern's quantization), and the links' poses are not linear in the angles: without this
+// a sole standing on the floor creeps up (a step without contact) or tilts on an edge (the
+// robot rocks). The root's displacement (t, theta: p -> p + t + theta x (p - rootP)) is the
+// least-squares one over the touching links' poses (a rotation weighing as its displacement at
+// JS_LAND_LENGTH): a position change only, the velocities, momenta and contact forces stay
+// as solved
+static void landPrescribed(hsdWorld *w, int ci) {
+  hsdCharacter *c = &w->chars[ci];
+  const hsdJsModel *m = c->jsm;
+  hsdJsData *d = c->jsd;
+  hsBodyState *st = d->st;
+  int any = 0;
+  for (int j = m->nroot; j < m->nv; j++) {
+    int k = m->dofLink[j];
+    if (d->given[j] && prescribedFlags(c->in.flags[k])) {
+      st->q[k] = c->in.q[k];
+      any = 1;
+    }
+  }
+  int touching = 0;
+  for (int i = 0; i < w->ngroup && !touching; i++) {
+    touching = (w->groups[i].ch[0] == ci) != (w->groups[i].ch[1] == ci);
+  }
+  if (!any || !touching || !m->nroot || d->given[0]) {
+    return;
+  }
+  // Gauss-Newton: the displacement is linear in theta, the rotation applied is not (a 1e-3 rad
+  // turn about a point 0.7 m away misses by 4e-7 m); a second pass leaves 1e-13 m
+  for (int pass = 0; pass < JS_LAND_PASSES; pass++) {
+    landPass(w, ci);
+  }
 }
 
 // the second half: the positions from the (contact-corrected) velocity, the data back into the
@@ -169,6 +379,7 @@ static void endCharacter(hsdWorld *w, int ci) {
   hsBodyState *st = c->state;
   int n = b->nlink;
   hsd_jsIntegrate(m, d, w->dt);
+  landPrescribed(w, ci);  // (prescribed joints on their commanded angles)
   if (d->badPivots > 0) {
     hsd_warn(w, hsdWARN_SINGULAR,
              "character %s: its joint-space mass matrix is singular (a joint moves no mass and "

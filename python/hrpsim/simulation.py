@@ -388,6 +388,13 @@ class Simulation(PrimitivesMixin):
         """Joint velocities in jointId order (as set_joint_values)."""
         self._set_joints(character, "JOINT_VELOCITY", dq)
 
+    def set_joint_accelerations(self, character, ddq):
+        """Joint accelerations in jointId order: high-gain commands between steps (with
+        set_joint_values and set_joint_velocities, OpenHRP's prescribed motion: the joint ends
+        the step at the commanded angle and velocity, the rest of the body responding to the
+        commanded acceleration); before the first step the initial state."""
+        self._set_joints(character, "JOINT_ACCELERATION", ddq)
+
     def set_joint_torques(self, character, u):
         """Joint torques [N m] / forces [N] in jointId order, for torque-mode joints; kept
         until changed."""

@@ -774,6 +774,81 @@ static void testWorldHighGainFloating(void) {
   hsm_freeBody(b);
 }
 
+// OpenHRP's high gain: the pendulum commanded q(t) = A sin(w t) as angle, velocity and
+// acceleration together (all three the closed form at the step's end time) ends every step at
+// that angle and velocity (1e-9; the angle's difference over the step would miss the velocity
+// by A w^2 dt / 2 = 3.8e-3 rad/s), reports the commanded acceleration, and its torque is the
+// inverse dynamics at that acceleration from the step's start, I ddq + m g l sin(q_start)
+// (1e-9). Angle and acceleration without a velocity: the velocity is the start's plus dt ddq
+static void testWorldHighGainPrescribed(void) {
+  hsBody *b = jsChain("js_hgsin.wrl", 1, 0, 0, 0.001, 10);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  hsdWorld *w = jsWorld(b);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointMode(w, 0, 1, hsMODE_HIGH_GAIN, NULL), 0);
+  const hsBodyState *st = hsd_state(w, 0);
+  const double A = 0.3, om = 5, dt = 0.001, I = 0.36;
+  double worstQ = 0, worstDq = 0, worstU = 0, worstDdq = 0;
+  for (int n = 1; n <= 2000; n++) {
+    double t = n * dt, qStart = st->q[1];
+    double q = A * sin(om * t), dq = A * om * cos(om * t), ddq = -A * om * om * sin(om * t);
+    CU_ASSERT_EQUAL(hsd_setJointValue(w, 0, 1, q, NULL), 0);
+    CU_ASSERT_EQUAL(hsd_setJointVelocity(w, 0, 1, dq, NULL), 0);
+    CU_ASSERT_EQUAL(hsd_setJointAcceleration(w, 0, 1, ddq, NULL), 0);
+    dynSteps(w, 1);
+    worstQ = fmax(worstQ, fabs(st->q[1] - q));
+    worstDq = fmax(worstDq, fabs(st->dq[1] - dq));
+    worstDdq = fmax(worstDdq, fabs(st->ddq[1] - ddq));
+    worstU = fmax(worstU, fabs(st->u[1] - (I * ddq + 9.8 * 0.5 * sin(qStart))));
+  }
+  fprintf(stderr, " [angle %.2g rad, velocity %.2g rad/s, torque %.2g N m] ", worstQ, worstDq,
+          worstU);
+  CU_ASSERT(worstQ < 1e-9);
+  CU_ASSERT(worstDq < 1e-9);
+  CU_ASSERT(worstDdq < 1e-9);
+  CU_ASSERT(worstU < 1e-9);
+  double dq0 = st->dq[1];
+  CU_ASSERT_EQUAL(hsd_setJointValue(w, 0, 1, 0.25, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointAcceleration(w, 0, 1, 4, NULL), 0);
+  dynSteps(w, 1);
+  HST_NEAR(st->q[1], 0.25, 0);
+  HST_NEAR(st->dq[1], dq0 + 4 * dt, 1e-12);
+  HST_NEAR(st->ddq[1], 4, 0);
+  hsd_freeWorld(w);
+  hsm_freeBody(b);
+}
+
+// the floating two links in zero gravity, the joint in high gain commanded from rest with
+// angle a dt^2 / 2 (not a dt^2: a velocity by differences would be half the commanded one),
+// velocity a dt and acceleration a: the joint ends there exactly, and the base responds to the
+// commanded acceleration as testGivenJointAcceleration's closed form says (its velocities
+// after the step are dt times those accelerations, 1e-12)
+static void testWorldHighGainPrescribedFloating(void) {
+  const double m1 = 3, i1 = 0.3, m2 = 2, i2 = 0.06, dd = 0.4, Ia = 0.25, a = 2, dt = 0.001;
+  hsBody *b = jsTwoLink("js_hgpre.wrl", m1, i1, m2, i2, dd, 1e-4, 50);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  hsdWorld *w = jsWorld(b);
+  double g0[3] = {0, 0, 0};
+  CU_ASSERT_EQUAL(hsd_setGravity(w, g0, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointMode(w, 0, 1, hsMODE_HIGH_GAIN, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointValue(w, 0, 1, 0.5 * a * dt * dt, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointVelocity(w, 0, 1, a * dt, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointAcceleration(w, 0, 1, a, NULL), 0);
+  dynSteps(w, 1);
+  const hsBodyState *st = hsd_state(w, 0);
+  HST_NEAR(st->q[1], 0.5 * a * dt * dt, 0);
+  HST_NEAR(st->dq[1], a * dt, 0);
+  double m = m1 + m2, e = m2 * dd, J = i2 + m2 * dd * dd, A = i1 + J, det = m * A - e * e;
+  double ay = -e * i1 * a / det, dwz = (e * e - m * J) * a / det;
+  const hsdLinkMotion *mo = hsd_linkMotion(w, 0, 0);
+  HST_NEAR(mo->v[1], ay * dt, 1e-12);
+  HST_NEAR(mo->w[2], dwz * dt, 1e-12);
+  HST_NEAR(st->u[1], e * ay + J * dwz + (J + Ia) * a, 1e-9);
+  hsd_freeWorld(w);
+  hsm_freeBody(b);
+}
+
 // the two engines agree where both are right: the double pendulum released at (1, 0.5) rad
 // for 0.3 s at 1 ms (before its chaos amplifies their first-order differences) within 2e-3
 // rad, and the energy each keeps within 1 % of m g l
@@ -1204,6 +1279,10 @@ void register_jointspace(void) {
   CU_add_test(s, "world: torque mode with rotor inertia", testWorldTorqueMode);
   CU_add_test(s, "world: high gain follows, torque by inverse dynamics", testWorldHighGain);
   CU_add_test(s, "world: high gain on a floating base", testWorldHighGainFloating);
+  CU_add_test(s, "world: high gain with velocity and acceleration follows A sin wt",
+              testWorldHighGainPrescribed);
+  CU_add_test(s, "world: prescribed high gain on a floating base",
+              testWorldHighGainPrescribedFloating);
   CU_add_test(s, "world: agrees with the ODE engine", testWorldAgreesWithOde);
   CU_add_test(s, "world: sensors agree with the ODE engine", testWorldSensorsAgreeWithOde);
   CU_add_test(s, "world: bit-identical on repeat", testWorldDeterministic);
