@@ -11,10 +11,11 @@
 // of a camera of frame rate r is due at the first step count that reaches k / r (the core's
 // rule, hs_frameStep), so when 1 / r is a whole multiple of dt the frame times are exactly
 // k / r; at most one frame per camera per step (frames due within one step are one picture,
-// the first). Frames are decided from step counts only: two runs take the same frames. With a camera directory,
-// each frame is written as PNG (colour or mono frame_NNNNNN.png; depth depth_NNNNNN.png, 16-bit
-// millimetres) beside frames.csv (frame, step, time). (Stills of a run are taken afterwards by
-// `hrpsim run` with hrpsim-stills, at moments chosen from the log: python/hrpsim/stills.py.)
+// the first). Frames are decided from step counts only: two runs take the same frames. With a
+// camera directory, each frame is written as PNG (colour or mono frame_NNNNNN.png; depth
+// depth_NNNNNN.png, 16-bit millimetres) beside frames.csv (frame, step, time). (Stills of a run
+// are taken afterwards by `hrpsim run` with hrpsim-stills, at moments chosen from the log:
+// python/hrpsim/stills.py.)
 // A rendering failure (no headless GL in this process) is logged once and the run goes on
 // without cameras.
 
