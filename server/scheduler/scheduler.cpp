@@ -238,6 +238,12 @@ void SchedulerServant::reset() {
   }
   releaseView();
   cameraDir_.clear();
+  {
+    // the run borrows the simulation: it goes first (getLog reads it under logMutex_)
+    std::lock_guard<std::mutex> log(logMutex_);
+    hs_freeRun(plan_);
+    plan_ = nullptr;
+  }
   releaseDynamics();
   endTime_ = 0.0;
   method_ = DS::EULER;
@@ -259,10 +265,6 @@ void SchedulerServant::reset() {
   stepTarget_ = endSteps_ = 0;
   wallTime_ = 0.0;
   run_.clear();
-  lk.unlock();
-  std::lock_guard<std::mutex> log(logMutex_);
-  hs_freeRun(plan_);  // (the old simulation is kept alive by the old servant until then)
-  plan_ = nullptr;
 }
 
 void SchedulerServant::shutdown() {

@@ -275,8 +275,8 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
   HeldPush held_;
 
   // --- the run (core.h hsRun: events and the log; made by initRun, kept until the next begin
-  // or reset so that getLog reads the log; the pointer under logMutex_, the log under the
-  // core's lock) ---
+  // or reset so that getLog reads the log; the pointer under logMutex_, taken after mutex_
+  // when both are held, the log under the core's lock) ---
   std::mutex logMutex_;
   hsRun *plan_ = nullptr;
 };
