@@ -220,7 +220,10 @@ hsRun *hs_makeRun(hsSim *sim, double endTime, double logPeriod, int logSensors, 
     rc = grow((void **)&run->x.rangeIndex, &run->x.capRangeIndex, 1, sizeof(long long), err);
   }
   if (rc == 0 && run->endSteps > 0) {
+    // the whole run's records when they fit in 64 MiB; a longer log grows as it goes
     long long records = (run->endSteps - hs_steps(sim)) / logSteps + 2;
+    long long most = (64LL << 20) / (8LL * run->size);
+    records = records < most ? records : most;
     rc = grow((void **)&run->records, &run->capRecord, records > 1 ? records : 1,
               sizeof(double) * (size_t)run->size, err);
   }

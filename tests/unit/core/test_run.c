@@ -70,6 +70,11 @@ static void testPeriodsAndEnd(void) {
     CU_ASSERT_EQUAL(hs_runLogSteps(run), 1);
     hs_freeRun(run);
   }
+  // a long run (1e9 steps, every one logged) is made: its log grows as it goes
+  hsRun *longRun = hs_makeRun(sim, 1e6, 0.0, 1, fresh(&err));
+  CU_ASSERT_PTR_NOT_NULL_FATAL(longRun);
+  CU_ASSERT_EQUAL(hs_runEndSteps(longRun), 1000000000LL);
+  hs_freeRun(longRun);
   CU_ASSERT_PTR_NULL(hs_makeRun(sim, NAN, 0.0, 0, fresh(&err)));
   CU_ASSERT_EQUAL(err.code, hsE_INVALID);
   // a log period that is not a whole multiple is refused, naming it
