@@ -5,7 +5,8 @@
 // step and its bounds, simulated time and the step count, the started flag and the checks made
 // before and after start, the step sequence (dynamics, then every character's sensor readings,
 // then the range scans that are due through one ray scene), the sensor option and noise, the
-// registered pairs and extra joints, and what the scheduler logs per step. Doors only convert
+// registered pairs and extra joints; and a run over it (hsRun, at the end: the periodic events
+// in whole steps and the log every door records the same way). Doors only convert
 // their requests (IDL, Python) and call it; errors come back as hsErrors, with code hsE_ORDER
 // for a call made in the wrong state (before or after start) and hsE_INVALID for bad arguments.
 //
@@ -480,6 +481,128 @@ void hs_rgbToMono(unsigned char *mono, const unsigned char *rgb, int n);
 // rows top first) and depth (width x height floats [m]) may each be NULL. hsE_UNSUPPORTED when
 // there is no headless GL.
 int hs_renderCamera(hsSim *sim, int ch, int s, unsigned char *rgb, float *depth, hsError *err);
+
+//---------------------------------- the run ---------------------------------------------------
+// A run (hsRun) is what every door used to loop over by itself: the periodic events of one run
+// of a started simulation, in whole steps by the rules above, and its log. Events: ticks (a
+// controller's or an execution context's period: due before the step that starts at a count
+// k with k % periodSteps == 0), frame streams (a camera's or a viewer's rate: frame n is due at
+// step count hs_frameStep(n, rate, dt)), log records (after every step whose count is a
+// multiple of the log period's steps, and the door's record at count 0) and the end (the first
+// count at which the end time is reached, at least 1). A door asks what is due, does its part
+// (its controllers, its frames) and steps through the run, which records the log as it goes.
+//
+// The log is the core's, in one format for every door: each record is hs_runRecordSize
+// doubles (blocks at hs_runOffset, below), plus the record's contacts (hsdContact /
+// hsdContactGroup as hs_contacts gives them; a group's first counts from the record's first
+// point) and, with sensors logged, its range scans. The arrays returned by the readers belong
+// to the run and stay valid until the next record; a door whose run another thread steps reads
+// them under hs_lock (a record takes the simulation's lock).
+
+typedef struct hsRun hsRun;  // one run over a simulation (opaque)
+
+// the blocks of a log record (hs_runOffset): sizes per character in parentheses (jointId
+// arrays hs_jointIdCount long, 0 for a gap; sensors in sensorId order of their type)
+typedef enum hstRunBlock {
+  hsRUN_TIME = 0,     // (1, once) simulated time [s]
+  hsRUN_LINK_P,       // (3 per link) link origins, world frame [m]
+  hsRUN_LINK_R,       // (9 per link) link rotations, row-major
+  hsRUN_Q,            // (per jointId) joint values; logged sensors only
+  hsRUN_DQ,           // (per jointId) joint velocities; logged sensors only
+  hsRUN_U,            // (per jointId) joint torques; logged sensors only
+  hsRUN_FORCE,        // (6 per force sensor) logged sensors only
+  hsRUN_GYRO,         // (3 per rate gyro) logged sensors only
+  hsRUN_ACCEL,        // (3 per accelerometer) logged sensors only
+  hsRUN_JOINT_STOPS,  // (per jointId) hs_jointStopTorques
+  hsRUN_TRACKS,       // (1 per crawler link, hs_tracks order) track speed
+  hsRUN_LOOP,         // (6, per extra joint: which is its index) hs_extraJointForce
+  hsRUN_PUSH,         // (8, once) the push of the last step: character (-1: none), link,
+                      // wrench (force [N], torque about the link origin [N m], world frame)
+  hsRUN_NBLOCKS
+} hstRunBlock;
+
+// the step count at which frame n of a stream at rate [1/s] is due: hs_stepsToReach(n / rate,
+// dt), the one rule for cameras and viewers (frame 0 at count 0)
+long long hs_frameStep(long long n, double rate, double dt);
+
+// a run of sim (started; borrowed, it must outlive the run) from its current step count:
+// endTime [s] (<= 0: none), logPeriod [s] (0: every step; else a whole multiple of the time
+// step), logSensors 1 to log joint arrays and sensor readings. NULL with err (hsE_ORDER before
+// start, hsE_INVALID for a bad period, hsE_NOMEM). Free with hs_freeRun.
+hsRun *hs_makeRun(hsSim *sim, double endTime, double logPeriod, int logSensors, hsError *err);
+
+// free a run and its log; NULL is a no-op
+void hs_freeRun(hsRun *run);
+
+// the run's end step count (0: none), steps per log record, and its simulation
+long long hs_runEndSteps(const hsRun *run);
+long long hs_runLogSteps(const hsRun *run);
+hsSim *hs_runSim(const hsRun *run);
+
+// declare a tick every period [s] (a whole multiple of the time step): its index (0, 1, ...
+// in order of declaration), or hsE_INVALID with err naming the period
+int hs_runAddTick(hsRun *run, double period, hsError *err);
+// tick i's period in steps (0 for a bad index); 1 when it is due before the step from count k
+long long hs_runTickSteps(const hsRun *run, int i);
+int hs_runTickDue(const hsRun *run, int i, long long k);
+
+// declare a frame stream at rate [1/s] (0: none for now): its index, or hsE_INVALID; the rate
+// may change during the run (hs_runSetFrameRate; a stream's frames follow from the rate alone)
+int hs_runAddFrames(hsRun *run, double rate, hsError *err);
+int hs_runSetFrameRate(hsRun *run, int i, double rate, hsError *err);
+// the frame of stream i due at step count k (the first one not due before k: when several
+// fall within one step, the others are skipped), or -1 when none is due at k or the stream is off
+long long hs_runFrameDue(const hsRun *run, int i, long long k);
+
+// the first step count after k at which a tick or a frame is due, or the end (LLONG_MAX: none)
+long long hs_runNextEvent(const hsRun *run, long long k);
+
+// set the push the next steps apply, for the log (ch -1: none; wrench as hsRUN_PUSH)
+void hs_runSetPush(hsRun *run, int ch, int link, const double wrench[6]);
+
+// one step (hs_step; its code), noting the time it starts from (hs_runStepStart). The door
+// then does its part of the step (execution contexts, controllers' output) and calls
+// hs_runLog, so that the record sees what that part wrote.
+int hs_runStep(hsRun *run, hsError *err);
+
+// the log record of the current step count when it is a log step (hs_runRecord), else nothing
+int hs_runLog(hsRun *run, hsError *err);
+
+// from a count at which no tick is due (the door's part there done), steps and logs (hs_runStep
+// then hs_runLog) until the count reaches until, the end, or a count at which a tick or a frame
+// is due (hs_runNextEvent): the door's turn. 0, or the first failing step's code (the steps
+// before it made and logged).
+int hs_runAdvance(hsRun *run, long long until, hsError *err);
+
+// the simulated time [s] the last step made by the run started from (for failure messages)
+double hs_runStepStart(const hsRun *run);
+
+// append the simulation's current state to the log as one record (the door's record at count
+// 0; hs_runStep makes the others). 0, or hsE_NOMEM with err (the log is unchanged).
+int hs_runRecord(hsRun *run, hsError *err);
+
+// the log: records so far, doubles per record, and the records (count x size, row-major)
+long long hs_runRecordCount(const hsRun *run);
+int hs_runRecordSize(const hsRun *run);
+const double *hs_runRecords(const hsRun *run);
+
+// where block starts in a record (doubles), for character ch (hsRUN_LOOP: extra joint ch;
+// ignored for TIME and PUSH); -1 when the block is not logged or ch is bad
+int hs_runOffset(const hsRun *run, int block, int ch);
+
+// every record's contacts one after another (*n points / groups in all), and per record r
+// its first point at index[2 r], its first group at index[2 r + 1] (2 count + 2 numbers: the
+// totals close the list)
+const hsdContact *hs_runContacts(const hsRun *run, long long *n);
+const hsdContactGroup *hs_runContactGroups(const hsRun *run, long long *n);
+const long long *hs_runContactIndex(const hsRun *run);
+
+// logged range sensors (characters in order, each one's in sensorId order; 0 without logged
+// sensors), and every record's scans one after another (*n numbers in all): scan j of record r
+// starts at index[r * count + j] (count x records + 1 numbers: the total closes the list)
+int hs_runRangeCount(const hsRun *run);
+const double *hs_runRanges(const hsRun *run, long long *n);
+const long long *hs_runRangeIndex(const hsRun *run);
 
 #ifdef __cplusplus
 }

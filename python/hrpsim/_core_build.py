@@ -118,60 +118,12 @@ def lines_open_struct(lines):
     return depth > 0
 
 
-# the binding's own C: one call per log record of `hrpsim run --local` (run_local.LocalLog)
-# copies every block of the core's state it logs, instead of one Python call per block
-RECORD_COPY = """
-typedef struct hspCopy {
-  int kind;            /* 0 copy, 1 gather, 2 joint-stop torques, 3 extra-joint force, 4 time */
-  char *dst;           /* the block of record 0 */
-  size_t stride;       /* bytes from one record's block to the next's */
-  const char *src;     /* 0, 1: the core's array (a view: one address for the sim's life) */
-  size_t size;         /* 0: bytes to copy */
-  const int *index;    /* 1: count doubles, dst[j] = src[index[j]] (0 where index[j] < 0) */
-  int count;           /* 1: doubles; 2: joints (hs_jointIdCount) */
-  int which;           /* 2: the character; 3: the extra joint */
-} hspCopy;
-"""
-RECORD_COPY_C = RECORD_COPY + """
-/* write the n blocks of plan for record `record` of their arrays, from sim */
-static void hsp_copyRecord(const hsSim *sim, const hspCopy *plan, int n, long record) {
-  for (int k = 0; k < n; k++) {
-    const hspCopy *c = &plan[k];
-    char *dst = c->dst + (size_t)record * c->stride;
-    double *d = (double *)dst;
-    const double *s = (const double *)c->src;
-    switch (c->kind) {
-      case 0:
-        memcpy(dst, c->src, c->size);
-        break;
-      case 1:
-        for (int j = 0; j < c->count; j++) {
-          d[j] = c->index[j] >= 0 ? s[c->index[j]] : 0.0;
-        }
-        break;
-      case 2:
-        hs_jointStopTorques(sim, c->which, d, c->count);
-        break;
-      case 3:
-        hs_extraJointForce(sim, c->which, d);
-        break;
-      default:
-        d[0] = hs_time(sim);
-        break;
-    }
-  }
-}
-"""
-
-
 def make_ffi(header_path):
     ffi = cffi.FFI()
     with open(header_path) as f, open(util_header(header_path)) as u:
-        ffi.cdef(declarations(f.read(), u.read()) + RECORD_COPY
-                 + "void hsp_copyRecord(const hsSim *sim, const hspCopy *plan, int n, "
-                   "long record);\n")
-    ffi.set_source("_hrpsim_core", '#include <string.h>\n#include "core.h"\n#include "util.h"\n'
-                   '#include "dynamics.h"\n#include "model.h"\n' + RECORD_COPY_C)
+        ffi.cdef(declarations(f.read(), u.read()))
+    ffi.set_source("_hrpsim_core", '#include "core.h"\n#include "util.h"\n'
+                   '#include "dynamics.h"\n#include "model.h"\n')
     return ffi
 
 

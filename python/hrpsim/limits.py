@@ -2,11 +2,12 @@
 
 The core (core/core.h: ``hs_minTimeStep()``, ``hs_maxTimeStep()``; dynamics.h's
 hsdMIN_TIME_STEP / hsdMAX_TIME_STEP) is the authority. These are plain constants, not read
-from the cffi extension, so the server-only path (``pip install`` without a build, project
-files checked on a machine without the core) never needs it; tests/e2e/test_local.py's
-``test_time_step_bounds_match_core`` compares them with the built core, so they cannot drift.
-``hrpsim.simulation`` and ``hrpsim.project`` import them from here, and the period rule
-(``period_steps``, the core's ``hs_periodSteps``) that projects and `hrpsim run --local` use.
+from the cffi extension; tests/e2e/test_local.py's ``test_time_step_bounds_match_core``
+compares them with the built core, so they cannot drift. ``hrpsim.simulation`` and
+``hrpsim.project`` import them from here. The rule that turns periods and times into whole
+steps is not copied here: ``period_steps`` and ``steps_to_reach`` call the core's
+(``hs_periodSteps``, ``hs_stepsToReach``) through the cffi extension (hrpsim.local), so projects,
+``Simulation.run`` and `hrpsim run --local` count steps as the Scheduler does.
 
 It also reads the joint-limit switch that ``hrpsim.Simulation(joint_limits=...)`` and a
 project's ``<simulation jointLimits="...">`` take (``joint_limits``): which of a model's joint
@@ -23,10 +24,17 @@ MAX_VALUE = 1e12
 
 def period_steps(period, dt):
     """The whole number of steps of length ``dt`` in ``period``, or 0 if it is not a whole
-    multiple: the core's rule (hs_periodSteps in core/core.h), within 1e-9 of the period,
-    relative, so it does not depend on units or on how small the step is."""
-    k = round(period / dt)
-    return k if k >= 1 and abs(k * dt - period) <= 1e-9 * period else 0
+    multiple: the core's rule (hs_periodSteps in core/core.h: within 1e-9 of the period,
+    relative, so it does not depend on units or on how small the step is)."""
+    from .local import core_module
+    return int(core_module().lib.hs_periodSteps(float(period), float(dt)))
+
+
+def steps_to_reach(t, dt):
+    """The first step count at which simulated time reaches ``t`` with steps of ``dt``: the
+    core's rule (hs_stepsToReach in core/core.h: 1e-9 steps of slack)."""
+    from .local import core_module
+    return int(core_module().lib.hs_stepsToReach(float(t), float(dt)))
 
 
 # the kinds of joint limit, in the order of the core's hsLIMIT_* bits (1, 2, 4)

@@ -46,6 +46,7 @@ from pathlib import Path
 from . import _orb
 from . import _process
 from . import launcher
+from .limits import steps_to_reach
 from ._orb import HrpsimError
 from .project import load_project, ProjectError  # noqa: F401 - re-exported for callers
 from .results import LogCollector, write_results
@@ -742,7 +743,9 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
         if state == "FAILED":
             raise RunError("run failed: %s (%s results in %s)"
                            % (message or "no reason given",
-                              "partial" if status.time < project.end_time - 1e-9 else "the",
+                              "partial" if status.steps < steps_to_reach(project.end_time,
+                                                                         project.time_step)
+                              else "the",
                               out))
         return out, summary
     except CORBA.SystemException as exc:

@@ -24,10 +24,12 @@ read in process with texture images: ``local.describe_body``), ``summary.json`` 
 ``summary.txt`` (``results.run_summary``: one schema, ``backend`` "local"), the stills, the
 plots and, when asked (``cameras`` or ``<cameras enabled="true"/>``), every vision sensor's
 frames in ``cameras/`` at its frame rate, as the Scheduler stores them (PNG, 16-bit depth in
-millimetres, frames.csv; the step rule of scheduler_cameras.cpp).
+millimetres, frames.csv).
 
-The log is recorded from the core's views into arrays preallocated for the whole run
-(``LocalLog``): a record copies rows, it builds no Python objects per link.
+The run is the core's (core.h hsRun), as the Scheduler's: the controllers' ticks, the camera
+frames and the end in whole steps by the core's one rule, and the log recorded by the core
+into its own buffers between the steps (``hs_runAdvance`` steps from one event to the next
+without coming back to Python); ``LocalLog`` reads those records as NumPy arrays at the end.
 
 A controller that raises (in any of its calls, or a module that does not import: a syntax
 error) stops the run as the Scheduler stops it: status FAILED, the message naming the
@@ -37,7 +39,6 @@ step ends the run the same way.
 """
 
 import importlib.util
-import math
 import time
 import traceback
 from pathlib import Path
@@ -151,173 +152,121 @@ class LocalDynamics:
 # ---------------------------------------------------------------------------------------------
 
 class LocalLog:
-    """The run's log (the Scheduler's records: scheduler.cpp ``record``, wire.cpp) read from
-    the core's views into arrays preallocated for ``capacity`` records; ``arrays()`` is
-    log.npz (results.log_arrays, as LogCollector gives it). ``time``, ``characters``,
-    ``link_p`` and ``link_R`` are what stills.py reads of a collector."""
+    """The run's log: the core's records (core.h hsRun, the format the Scheduler's getLog
+    converts), read as NumPy arrays; ``arrays()`` is log.npz (results.log_arrays, as
+    LogCollector gives it). ``time``, ``characters``, ``link_p`` and ``link_R`` are what
+    stills.py reads of a collector. ``run`` is the core's run (cffi, freed with this object)."""
 
-    def __init__(self, sim, capacity, log_sensors):
+    def __init__(self, sim, run):
         core = self.core = sim.local
-        lib, ffi = core.lib, core.ffi
-        self.ptr = core.ptr
-        self.n = 0
-        self.capacity = capacity
+        lib = core.lib
+        self.run = run
         self.characters = [(m, sim.joint_names(m)) for m in sim.models]
-        self._time = np.zeros(capacity)
-        self._copies, self._keep = [], []
-        self._copy(self._time, 0, kind=4)
         self.names = {core.index(m): m for m in sim.models}
-        self._link_p, self._link_R = {}, {}
-        self.sensor, self.ranges, self.stops, self.tracks = {}, {}, {}, {}
-        # what a record copies (hspCopy: the binding's hsp_copyRecord does them in one call):
-        # link poses, joint arrays by jointId, sensor readings, from the core's views
-        self._range_sensors = []
-        types = _sensor_type_codes(core)
+        self.log_sensors = lib.hs_runOffset(run, lib.hsRUN_Q, 0) >= 0
+        self._cache = None  # the records copied out (_records)
+        # the names the arrays need, read while the simulation exists
+        ffi, ptr = core.ffi, core.ptr
+        self._links = {ch: core.link_count(ch) for ch in self.names}
+        self._joints = {ch: len(sim.joint_names(name)) for ch, name in self.names.items()}
+        self._sensors = {}  # ch -> [(key, run block, count, width)]
+        self._ranges = {}   # ch -> count of its range sensors
         count = ffi.new("int *")
-        sensors_on = lib.hs_sensorsEnabled(self.ptr)
-        for ch, name in sorted(self.names.items()):
-            nl = core.link_count(ch)
-            self._link_p[name] = np.zeros((capacity, nl, 3))
-            self._link_R[name] = np.zeros((capacity, nl, 9))
-            self._copy(self._link_p[name], 0, lib.hs_linkP(self.ptr, ch), 3 * nl)
-            self._copy(self._link_R[name], 0, lib.hs_linkR(self.ptr, ch), 9 * nl)
-            nj = len(sim.joint_names(name))
-            scans = []
-            series = {k: [] for k in ("q", "dq", "u") + tuple(b[0] for b in state_blocks())}
-            if log_sensors:
-                for key, src in (("q", lib.hs_q), ("dq", lib.hs_dq), ("u", lib.hs_u)):
-                    series[key] = np.zeros((capacity, nj))
-                    if nj:  # per jointId: the link's value, 0 for a gap (as the core)
-                        self._copy(series[key], 0, src(self.ptr, ch), nj,
-                                   index=core.joint_links(ch))
-                for key, (t, width) in types.items():
-                    idx = lib.hs_sensorsOfType(self.ptr, ch, t, count)
-                    sensors = [idx[i] for i in range(count[0])]
-                    if key == "range":
-                        scans = [[] for _ in sensors]
-                        self._range_sensors += [(ch, s, scans[j])
-                                                for j, s in enumerate(sensors)]
-                        continue
-                    series[key] = np.zeros((capacity, len(sensors), width))
-                    for j, s in enumerate(sensors):
-                        if sensors_on:  # (off: the readings stay zero)
-                            self._copy(series[key], j * width,
-                                       lib.hs_reading(self.ptr, ch, s, count), width)
-                self.ranges[name] = scans
-            self.sensor[name] = series
-            self.stops[name] = np.zeros((capacity, nj))
-            if nj:
-                self._copy(self.stops[name], 0, count=nj, kind=2, which=ch)
-            nt = lib.hs_tracks(self.ptr, ch, ffi.NULL, 0)
+        blocks = (lib.hsRUN_FORCE, lib.hsRUN_GYRO, lib.hsRUN_ACCEL)  # SensorState's order
+        for ch in self.names:
+            self._sensors[ch] = []
+            for key, t, size, order in sorted(_sensor_types(core), key=lambda e: e[3]):
+                lib.hs_sensorsOfType(ptr, ch, t, count)
+                if size < 0:
+                    self._ranges[ch] = count[0]
+                else:
+                    self._sensors[ch].append((key, blocks[order], count[0], size))
+        self._tracks = {}
+        for ch, name in self.names.items():
+            nt = lib.hs_tracks(ptr, ch, ffi.NULL, 0)
             if nt > 0:
                 buf = ffi.new("int[]", nt)
-                lib.hs_tracks(self.ptr, ch, buf, nt)
-                for k in [buf[i] for i in range(nt)]:
-                    key = "%s.track.%s" % (name, core.link_name(ch, k))
-                    self.tracks[key] = np.zeros(capacity)
-                    self._copy(self.tracks[key], 0, lib.hs_u(self.ptr, ch) + k, 1)
-        self.loops = {}
+                lib.hs_tracks(ptr, ch, buf, nt)
+                self._tracks[ch] = ["%s.track.%s" % (name, core.link_name(ch, buf[i]))
+                                    for i in range(nt)]
         chs = ffi.new("int[2]")
-        for i in range(lib.hs_extraJointCount(self.ptr)):
-            jname = ffi.string(lib.hs_extraJointName(self.ptr, i, chs)).decode()
-            key = "%s.loop.%s" % (self.names[chs[0]], jname)
-            self.loops[key] = np.zeros((capacity, 6))
-            self._copy(self.loops[key], 0, kind=3, which=i)
-        # each record's contact points and groups as the core's bytes (dynamics.h hsdContact,
-        # hsdContactGroup), decoded once by arrays()
-        self._contact_size = ffi.sizeof("hsdContact")
-        self._group_size = ffi.sizeof("hsdContactGroup")
-        self._n = ffi.new("int *")
-        self._contacts = []  # per record: (points bytes, groups bytes)
-        self._plan_c, self._plan_n = self._plan()
-
-    def _copy(self, array, offset, src=None, count=0, index=None, kind=0, which=0):
-        """Each record writes record i's row of ``array`` (capacity, ...) at ``offset``
-        doubles into the row: ``count`` doubles copied from ``src`` (kind 0), or with ``index``
-        the doubles src[index[j]], 0 where index[j] < 0 (kind 1); kind 2 the joint-stop
-        torques of character ``which``, 3 the force of extra joint ``which``, 4 the time (the
-        binding's hsp_copyRecord)."""
-        ffi = self.core.ffi
-        dst = ffi.from_buffer("char[]", array)
-        self._keep.append(dst)
-        entry = {"kind": kind, "dst": dst + 8 * offset, "stride": array.strides[0],
-                 "size": 8 * count, "count": count, "which": which}
-        if src is not None:
-            entry["src"] = ffi.cast("const char *", src)
-        if index is not None:
-            idx = ffi.new("int[]", [int(k) for k in index] or [0])
-            self._keep.append(idx)
-            entry["index"], entry["kind"] = idx, 1
-        self._copies.append(entry)
-
-    def _plan(self):
-        """The copies as the binding's hspCopy array (made once the views are all known)."""
-        ffi = self.core.ffi
-        plan = ffi.new("hspCopy[]", max(len(self._copies), 1))
-        for k, entry in enumerate(self._copies):
-            for field, value in entry.items():
-                setattr(plan[k], field, value)
-        return plan, len(self._copies)
+        self._loops = []
+        for i in range(lib.hs_extraJointCount(ptr)):
+            jname = ffi.string(lib.hs_extraJointName(ptr, i, chs)).decode()
+            self._loops.append("%s.loop.%s" % (self.names[chs[0]], jname))
+        self._pair_names = {}  # (ch, link) -> link name, as the contacts need them
+        for ch in self.names:
+            for link in range(self._links[ch]):
+                self._pair_names[(ch, link)] = core.link_name(ch, link)
 
     def __len__(self):
-        return self.n
+        return self.core.lib.hs_runRecordCount(self.run)
+
+    def _records(self):
+        """Every record, (records, doubles per record): one copy of the core's buffer, made
+        when first asked after a record (the arrays it gives outlive the run)."""
+        lib, ffi = self.core.lib, self.core.ffi
+        n, size = lib.hs_runRecordCount(self.run), lib.hs_runRecordSize(self.run)
+        if self._cache is None or len(self._cache) != n:
+            buf = ffi.buffer(lib.hs_runRecords(self.run), 8 * n * size) if n else b""
+            self._cache = np.frombuffer(buf, dtype=np.float64).reshape(n, size).copy()
+        return self._cache
+
+    def _block(self, recs, block, ch, width):
+        """Block ``block`` of character ``ch`` of every record: (records, width)."""
+        at = self.core.lib.hs_runOffset(self.run, block, ch)
+        return recs[:, at:at + width]
 
     @property
     def time(self):
-        return self._time[:self.n]
+        lib = self.core.lib
+        return self._block(self._records(), lib.hsRUN_TIME, 0, 1)[:, 0].copy()
 
     @property
     def link_p(self):
-        return {name: a[:self.n] for name, a in self._link_p.items()}
+        recs, lib = self._records(), self.core.lib
+        return {name: self._block(recs, lib.hsRUN_LINK_P, ch, 3 * self._links[ch])
+                .reshape(len(recs), self._links[ch], 3) for ch, name in self.names.items()}
 
     @property
     def link_R(self):
-        return {name: a[:self.n] for name, a in self._link_R.items()}
-
-    def record(self):
-        """Append the current state as one record."""
-        i = self.n
-        lib, ffi, ptr = self.core.lib, self.core.ffi, self.ptr
-        lib.hsp_copyRecord(ptr, self._plan_c, self._plan_n, i)
-        for ch, s, scans in self._range_sensors:  # (a scan's length may change: copied)
-            beams = lib.hs_reading(ptr, ch, s, self._n)
-            k = self._n[0]
-            scans.append(np.frombuffer(ffi.buffer(beams, 8 * k), dtype=np.float64).copy()
-                         if k else np.zeros(0))
-        n = self._n
-        points = lib.hs_contacts(ptr, n)
-        points = ffi.buffer(points, n[0] * self._contact_size)[:] if n[0] else b""
-        groups = lib.hs_contactGroups(ptr, n)
-        groups = ffi.buffer(groups, n[0] * self._group_size)[:] if n[0] else b""
-        self._contacts.append((points, groups))
-        self.n = i + 1
+        recs, lib = self._records(), self.core.lib
+        return {name: self._block(recs, lib.hsRUN_LINK_R, ch, 9 * self._links[ch])
+                .reshape(len(recs), self._links[ch], 9) for ch, name in self.names.items()}
 
     def _contact_log(self):
         """(pairs, count per record, rows) of the recorded contacts, as LogCollector keeps
         them: per record its groups in order, each group's points in order; the pairs (names)
         numbered in order of first appearance; per point the pair's row, the point, OpenHRP's
         normal (from link1 into link2: the core's negated), the depth and the force."""
-        ffi = self.core.ffi
+        lib, ffi = self.core.lib, self.core.ffi
         off = ffi.offsetof
+        csize, gsize = ffi.sizeof("hsdContact"), ffi.sizeof("hsdContactGroup")
         point_t = np.dtype({"names": ["p", "n", "depth", "force"],
                             "formats": [("<f8", 3), ("<f8", 3), "<f8", ("<f8", 3)],
                             "offsets": [off("hsdContact", f) for f in
                                         ("p", "n", "depth", "force")],
-                            "itemsize": self._contact_size})
+                            "itemsize": csize})
         group_t = np.dtype({"names": ["ch", "link", "first", "count"],
                             "formats": [("<i4", 2), ("<i4", 2), "<i4", "<i4"],
                             "offsets": [off("hsdContactGroup", f) for f in
                                         ("ch", "link", "first", "count")],
-                            "itemsize": self._group_size})
-        recs = self._contacts[:self.n]
-        points = np.frombuffer(b"".join(p for p, _ in recs), dtype=point_t)
-        groups = np.frombuffer(b"".join(g for _, g in recs), dtype=group_t)
-        per_rec_points = np.array([len(p) // self._contact_size for p, _ in recs], np.int64)
-        per_rec_groups = np.array([len(g) // self._group_size for _, g in recs], np.int64)
-        base = np.concatenate([[0], np.cumsum(per_rec_points)[:-1]]) if len(recs) else []
-        rec = np.repeat(np.arange(len(recs)), per_rec_groups)
+                            "itemsize": gsize})
+        n = len(self)
+        total_n = ffi.new("long long *")
+        raw = lib.hs_runContacts(self.run, total_n)
+        points = np.frombuffer(ffi.buffer(raw, total_n[0] * csize)[:] if total_n[0] else b"",
+                               dtype=point_t)
+        raw = lib.hs_runContactGroups(self.run, total_n)
+        groups = np.frombuffer(ffi.buffer(raw, total_n[0] * gsize)[:] if total_n[0] else b"",
+                               dtype=group_t)
+        index = np.frombuffer(ffi.buffer(lib.hs_runContactIndex(self.run), 8 * (2 * n + 2)),
+                              dtype=np.int64)
+        base = index[0:2 * n:2]
+        per_rec_groups = np.diff(index[1::2])
+        rec = np.repeat(np.arange(n), per_rec_groups)
         count = groups["count"].astype(np.int64)
-        starts = np.asarray(base, dtype=np.int64)[rec] + groups["first"]
+        starts = base[rec] + groups["first"]
         total = int(count.sum())
         idx = np.repeat(starts - (np.cumsum(count) - count), count) + np.arange(total)
         # the pairs in order of first appearance
@@ -330,11 +279,10 @@ class LocalLog:
             rank = np.empty(len(uniq), dtype=np.int64)
             rank[np.argsort(first, kind="stable")] = np.arange(len(uniq))
             row_of = rank[np.asarray(inverse).reshape(-1)]
-            core = self.core
             for u, r in zip(uniq, rank):
                 c1, l1, c2, l2 = (int(x) for x in u)
-                pairs[(self.names[c1], core.link_name(c1, l1), self.names[c2],
-                       core.link_name(c2, l2))] = int(r)
+                pairs[(self.names[c1], self._pair_names[(c1, l1)], self.names[c2],
+                       self._pair_names[(c2, l2)])] = int(r)
             pairs = dict(sorted(pairs.items(), key=lambda kv: kv[1]))
         sel = points[idx]
         rows = np.empty((total, 11))
@@ -343,24 +291,66 @@ class LocalLog:
         rows[:, 4:7] = -sel["n"]
         rows[:, 7] = sel["depth"]
         rows[:, 8:11] = sel["force"]
-        per_rec = np.zeros(len(recs), dtype=np.int64)
+        per_rec = np.zeros(n, dtype=np.int64)
         np.add.at(per_rec, rec, count)
         return pairs, per_rec.astype(np.int32), rows
 
+    def _range_log(self, n):
+        """Per character, per range sensor, per record its scan (a copy), from the run's
+        scans."""
+        lib, ffi = self.core.lib, self.core.ffi
+        nrange = lib.hs_runRangeCount(self.run)
+        total = ffi.new("long long *")
+        raw = lib.hs_runRanges(self.run, total)
+        beams = np.frombuffer(ffi.buffer(raw, 8 * total[0]) if total[0] else b"",
+                              dtype=np.float64)
+        index = np.frombuffer(ffi.buffer(lib.hs_runRangeIndex(self.run), 8 * (n * nrange + 1)),
+                              dtype=np.int64)
+        out, g = {}, 0
+        for ch, name in sorted(self.names.items()):
+            scans = []
+            for _ in range(self._ranges.get(ch, 0)):
+                scans.append([beams[index[r * nrange + g]:index[r * nrange + g + 1]].copy()
+                              for r in range(n)])
+                g += 1
+            out[name] = scans
+        return out
+
     def arrays(self):
         """The log as a dict of NumPy arrays (the contents of log.npz)."""
-        n = self.n
+        lib = self.core.lib
+        recs = self._records()
+        n = len(recs)
         link_p, link_R = self.link_p, self.link_R
         root_p = {m: link_p[m][:, 0] for m in link_p}
         root_R = {m: link_R[m][:, 0] for m in link_R}
-        sensor = {m: {k: (v[:n] if isinstance(v, np.ndarray) else v) for k, v in s.items()}
-                  for m, s in self.sensor.items()}
-        ranges = {m: scans if n else [] for m, scans in self.ranges.items()}
-        return log_arrays(self.characters, self.time, root_p, root_R, link_p, sensor, ranges,
-                          {m: r[:n] for m, r in self.stops.items()},
-                          {k: r[:n] for k, r in self.loops.items()},
-                          {k: r[:n] for k, r in self.tracks.items()},
+        sensor, stops, tracks = {}, {}, {}
+        for ch, name in sorted(self.names.items()):
+            nj = self._joints[ch]
+            series = {k: [] for k in ("q", "dq", "u") + tuple(b[0] for b in state_blocks())}
+            if self.log_sensors:
+                for key, block in (("q", lib.hsRUN_Q), ("dq", lib.hsRUN_DQ), ("u", lib.hsRUN_U)):
+                    series[key] = self._block(recs, block, ch, nj)
+                for key, block, count, width in self._sensors[ch]:
+                    series[key] = self._block(recs, block, ch, count * width) \
+                        .reshape(n, count, width)
+            sensor[name] = series
+            stops[name] = self._block(recs, lib.hsRUN_JOINT_STOPS, ch, nj)
+            for t, key in enumerate(self._tracks.get(ch, ())):
+                tracks[key] = self._block(recs, lib.hsRUN_TRACKS, ch, t + 1)[:, t]
+        loops = {key: self._block(recs, lib.hsRUN_LOOP, i, 6) for i, key in enumerate(self._loops)}
+        ranges = self._range_log(n) if self.log_sensors else {}
+        ranges = {m: scans if n else [] for m, scans in ranges.items()}
+        return log_arrays(self.characters, recs[:, lib.hs_runOffset(self.run, lib.hsRUN_TIME, 0)],
+                          root_p, root_R, link_p, sensor, ranges, stops, loops, tracks,
                           self._contact_log())
+
+
+def _sensor_types(core):
+    """The core's sensor types that have a SensorState block: (key, type, numbers per reading
+    (-1: per sensor, range beams), the block's place)."""
+    from .local import sensor_types
+    return [e for e in sensor_types(core) if e[3] >= 0]
 
 
 def _sensor_type_codes(core):
@@ -374,12 +364,6 @@ def _sensor_type_codes(core):
 # cameras
 # ---------------------------------------------------------------------------------------------
 
-def _frame_step(k, rate, dt):
-    """The step of frame k of a camera of ``rate`` frames per second (scheduler_cameras.cpp's
-    rule: the first step n with n dt >= k / rate, to 1e-6 of a step)."""
-    return int(math.ceil(k / (rate * dt) - 1e-6))
-
-
 def _safe_name(s):
     out = "".join(c if c.isalnum() or c in "_-" else "_" for c in s)
     return out or "_"
@@ -388,12 +372,14 @@ def _safe_name(s):
 class LocalCameras:
     """Every vision sensor's frames stored in ``out/cameras/<character>-<sensor>/`` at its
     frame rate, as the Scheduler stores them (scheduler_cameras.cpp): frame_NNNNNN.png
-    (colour or mono), depth_NNNNNN.png (16-bit millimetres), frames.csv (frame, step, time)."""
+    (colour or mono), depth_NNNNNN.png (16-bit millimetres), frames.csv (frame, step, time).
+    Each camera is a frame stream of the core's run ``run``: the run says which frame is due
+    at a step count."""
 
-    def __init__(self, sim, out, dt, warn=None):
+    def __init__(self, sim, out, run, warn=None):
         core = self.core = sim.local
         lib = core.lib
-        self.dt, self.warn = dt, warn
+        self.run, self.warn = run, warn
         self.cams = []
         for m in sim.models:
             ch = core.index(m)
@@ -407,24 +393,20 @@ class LocalCameras:
                 d.mkdir(parents=True, exist_ok=True)
                 csv = open(d / "frames.csv", "w")
                 csv.write("frame,step,time\n")
-                self.cams.append({"ch": ch, "s": s, "kind": kind, "rate": rate, "dir": d,
-                                  "csv": csv, "frame": 0, "name": core.sensor_name(ch, s)})
-        self.due = 0 if self.cams else None
+                stream = core._check(lib.hs_runAddFrames(run, rate, core._e()), "frames")
+                self.cams.append({"ch": ch, "s": s, "kind": kind, "stream": stream, "dir": d,
+                                  "csv": csv, "name": core.sensor_name(ch, s)})
 
     def take(self, k, time_):
         """The frames due at step count k (time: the world's time after that step)."""
-        if self.due is None or k < self.due:
+        if not self.cams:
             return
-        from PIL import Image
         core, lib, ffi = self.core, self.core.lib, self.core.ffi
         for c in self.cams:
-            if c["dir"] is None or k < _frame_step(c["frame"], c["rate"], self.dt):
+            frame = lib.hs_runFrameDue(self.run, c["stream"], k) if c["dir"] else -1
+            if frame < 0:
                 continue
-            frame = c["frame"]
-            while True:
-                c["frame"] += 1
-                if _frame_step(c["frame"], c["rate"], self.dt) > k:
-                    break
+            from PIL import Image
             try:
                 rgb, depth = core.camera(c["ch"], c["s"])
                 d = c["dir"]
@@ -446,10 +428,9 @@ class LocalCameras:
                     self.warn("camera '%s': %s; its frames are no longer stored"
                               % (c["name"], exc))
                 c["dir"] = None
+                lib.hs_runSetFrameRate(self.run, c["stream"], 0.0, ffi.NULL)
                 continue
             c["csv"].write("%d,%d,%s\n" % (frame, k, _g17(time_)))
-        live = [_frame_step(c["frame"], c["rate"], self.dt) for c in self.cams if c["dir"]]
-        self.due = min(live) if live else None
 
     def close(self):
         for c in self.cams:
@@ -579,76 +560,59 @@ def _external_refusal(project):
 # ---------------------------------------------------------------------------------------------
 
 class _Run:
-    """One local run's loop: controllers ticked in the Scheduler's order, the log recorded at
-    its period, camera frames when due; ``failure`` (text, controller name) when it stopped
-    early."""
+    """One local run's loop over the core's run ``run`` (core.h hsRun): where a controller's
+    tick is due, its input() and control(), one step, its output() and the log record; else
+    the core steps and logs by itself up to the next event (hs_runAdvance); camera frames
+    when due. ``failure`` (text, controller name) when it stopped early."""
 
-    def __init__(self, project, sim, controllers, log, cameras, real_time):
-        self.project, self.sim, self.controllers = project, sim, controllers
-        self.log, self.cameras, self.real_time = log, cameras, real_time
-        self.steps = int(math.ceil(project.end_time / project.time_step - 1e-9))
-        self.log_every = _log_every(project)
+    def __init__(self, sim, run, controllers, cameras, real_time):
+        self.sim, self.run, self.controllers = sim, run, controllers
+        self.cameras, self.real_time = cameras, real_time
         self.failure = None
         self.wall = 0.0
 
-    def _next_event(self, k):
-        """The next step count after k at which something is due (a tick, a record, a frame,
-        the end)."""
-        nxt = min(self.steps, (k // self.log_every + 1) * self.log_every)
-        for _, _, every in self.controllers:
-            nxt = min(nxt, -(-k // every) * every)  # none is due at k itself
-        if self.cameras is not None and self.cameras.due is not None:
-            nxt = min(nxt, self.cameras.due)
-        return max(nxt, k + 1)
-
-    def run(self):
+    def run_loop(self):
+        """Run to the end (or the first failure); returns the step count reached."""
         from .simulation import Runaway
-        sim, log = self.sim, self.log
-        step = _stepper(sim)
-        hs_time, ptr = sim.local.lib.hs_time, sim.local.ptr
+        sim, run = self.sim, self.run
+        core = sim.local
+        lib, ptr, err = core.lib, core.ptr, core._err
+        end = lib.hs_runEndSteps(run)
+        check = _step_check(sim)
         t0 = time.perf_counter()
-        k = start = 0
+        k = lib.hs_steps(ptr)
         try:
-            if not self.controllers and self.cameras is None and self.real_time <= 0:
-                # nothing but the log between the steps: runs of steps from record to record
-                every, steps, record = self.log_every, self.steps, log.record
-                while k < steps:
-                    n = min(every - k % every, steps - k)
-                    start = hs_time(ptr)
-                    step(n)
-                    k += n
-                    if k % every == 0:
-                        record()
-            while k < self.steps:
-                due = [(spec, ctl) for spec, ctl, every in self.controllers if k % every == 0]
-                for spec, ctl in due:
-                    _call(spec, ctl, "input")
-                    _call(spec, ctl, "control")
-                n = 1 if due else self._next_event(k) - k
-                start = hs_time(ptr)
-                step(n)
-                k += n
-                for spec, ctl in due:
-                    _call(spec, ctl, "output")
-                if k % self.log_every == 0:
-                    log.record()
+            while k < end:
+                due = [(spec, ctl) for spec, ctl, tick in self.controllers
+                       if lib.hs_runTickDue(run, tick, k)]
+                if due:
+                    for spec, ctl in due:
+                        _call(spec, ctl, "input")
+                        _call(spec, ctl, "control")
+                    check(lib.hs_runStep(run, err))
+                    for spec, ctl in due:
+                        _call(spec, ctl, "output")
+                    check(lib.hs_runLog(run, err))
+                    k += 1
+                else:
+                    check(lib.hs_runAdvance(run, k + 1 if self.real_time > 0 else end, err))
+                    k = lib.hs_steps(ptr)
                 if self.cameras is not None:
-                    self.cameras.take(k, sim.time)
+                    self.cameras.take(k, lib.hs_time(ptr))
                 if self.real_time > 0:
-                    ahead = sim.time / self.real_time - (time.perf_counter() - t0)
+                    ahead = lib.hs_time(ptr) / self.real_time - (time.perf_counter() - t0)
                     if ahead > 0:
                         time.sleep(ahead)
         except ControllerFailed as exc:
             self.failure = ("controller %s failed at t = %s s: %s"
                             % (exc.spec.name, _time_text(sim.time), exc.text), exc.spec.name)
         except Runaway as exc:
-            # as the Scheduler says it (the time the failing step started from; in a run of
-            # steps between two events, the run's start)
-            self.failure = ("stepSimulation failed at t = %s s: %s" % (_time_text(start), exc),
-                            None)
+            # as the Scheduler says it: the time the failing step started from
+            self.failure = ("stepSimulation failed at t = %s s: %s"
+                            % (_time_text(lib.hs_runStepStart(run)), exc), None)
         finally:
             self.wall = time.perf_counter() - t0
-        return k
+        return lib.hs_steps(ptr)
 
 
 def _time_text(t):
@@ -656,19 +620,17 @@ def _time_text(t):
     return "%.10g" % t
 
 
-def _stepper(sim):
-    """step(n): n steps of the started local Simulation straight through hs_stepN (what
-    Simulation.step does, less its per-call checks and bookkeeping: the run has started and
-    sim.steps reads the core's count); a runaway raises Runaway with the core's message, as
-    the back end's step, and any other error the core's."""
+def _step_check(sim):
+    """check(code) for a code of the core's run (hs_runStep, hs_runAdvance, hs_runLog): a
+    runaway raises Runaway with the core's message, as the back end's step, and any other
+    error the core's."""
     from .local import _clear
     from .simulation import Runaway, _runaway_message
     core = sim.local
     lib, ffi, ptr, err = core.lib, core.ffi, core.ptr, core._err
-    step_n, runaway = lib.hs_stepN, lib.hsE_RUNAWAY
+    runaway = lib.hsE_RUNAWAY
 
-    def step(n):
-        code = step_n(ptr, n, err)
+    def check(code):
         if code == 0:
             return
         if code != runaway:
@@ -679,12 +641,26 @@ def _stepper(sim):
         names = list(sim.models)
         who = names[k] if 0 <= k < len(names) else None
         raise Runaway(message or _runaway_message(lib.hs_steps(ptr), who), who)
-    return step
+    return check
 
 
-def _log_every(project):
-    """Steps between two log records (the log period rounded to whole steps, at least 1)."""
-    return max(1, int(round((project.log_period or project.time_step) / project.time_step)))
+class _CoreRun:
+    """The core's run (core.h hsRun) of a started local Simulation: ``ptr`` (freed with this
+    object, after the simulation is done with it: the run only borrows it) and ``lib``."""
+
+    def __init__(self, sim, end_time, log_period, log_sensors):
+        core = sim.local
+        self.lib, self.ffi = core.lib, core.ffi
+        ptr = core.lib.hs_makeRun(core.ptr, end_time, log_period, int(bool(log_sensors)),
+                                  core._e())
+        if ptr == core.ffi.NULL:
+            core._check(core._err.code or core.lib.hsE_INVALID, "run")
+        self.ptr = core.ffi.gc(ptr, core.lib.hs_freeRun)
+
+
+def _make_run(sim, project):
+    """The core's run of the project over the started ``sim``: its end and log."""
+    return _CoreRun(sim, project.end_time, project.log_period or 0.0, project.log_sensors)
 
 
 def _start_controllers(project, sim, controllers):
@@ -732,26 +708,28 @@ def run_local(path, out_dir=None, warn=None, plots=True, bin_dir=None, cameras=N
         controllers, failure = [], None
         for spec in project.controllers:
             period = spec.period or project.time_step
-            every = period_steps(period, project.time_step)
-            if every == 0:
+            if period_steps(period, project.time_step) == 0:
                 raise RunError("%s:%s: controller %s: period %g is not a whole number of "
                                "time steps" % (project.path, spec.line, spec.name, period))
             try:
                 cls = _load_class(project, spec)
-                controllers.append((spec, cls(), every))
+                controllers.append((spec, cls(), period))
             except ControllerFailed as exc:
                 failure = failure or ("controller %s failed at t = 0 s: %s"
                                       % (spec.name, exc.text), spec.name)
-        steps = int(math.ceil(project.end_time / project.time_step - 1e-9))
-        log_every = _log_every(project)
         with sim:
             sim.start()
-            log = LocalLog(sim, 1 + steps // log_every, project.log_sensors)
-            log.record()  # the state at time 0, as the Scheduler
+            run = _make_run(sim, project)
+            # the controllers' ticks in the run, in the order added
+            controllers = [(spec, ctl, sim.local._check(
+                run.lib.hs_runAddTick(run.ptr, period, sim.local._e()), "controller period"))
+                for spec, ctl, period in controllers]
+            log = LocalLog(sim, run.ptr)
+            sim.local._check(run.lib.hs_runRecord(run.ptr, sim.local._e()), "log")  # time 0
             if cameras:
-                cams = LocalCameras(sim, out, project.time_step, warn)
+                cams = LocalCameras(sim, out, run.ptr, warn)
                 cams.take(0, 0.0)
-            loop = _Run(project, sim, controllers, log, cams, real_time)
+            loop = _Run(sim, run.ptr, controllers, cams, real_time)
             try:
                 if failure is None:
                     try:
@@ -760,7 +738,7 @@ def run_local(path, out_dir=None, warn=None, plots=True, bin_dir=None, cameras=N
                         failure = ("controller %s failed at t = 0 s: %s"
                                    % (exc.spec.name, exc.text), exc.spec.name)
                 if failure is None:
-                    loop.run()
+                    loop.run_loop()
                     failure = loop.failure
             finally:
                 for spec, ctl, _ in controllers:
@@ -773,7 +751,8 @@ def run_local(path, out_dir=None, warn=None, plots=True, bin_dir=None, cameras=N
                 if cams is not None:
                     cams.close()
             steps_done, sim_time = sim.steps, sim.time
-            arrays = log.arrays()  # names read from the core, before it is freed
+            end_steps = run.lib.hs_runEndSteps(run.ptr)
+            arrays = log.arrays()
         state, message = ("FAILED", failure[0]) if failure else ("FINISHED", "")
         wall = loop.wall
         summary = run_summary(
@@ -793,8 +772,7 @@ def run_local(path, out_dir=None, warn=None, plots=True, bin_dir=None, cameras=N
         written = True
         if state == "FAILED":
             raise RunError("run failed: %s (%s results in %s)"
-                           % (message, "partial" if sim_time < project.end_time - 1e-9
-                              else "the", out))
+                           % (message, "partial" if steps_done < end_steps else "the", out))
         return out, summary
     finally:
         if not written:

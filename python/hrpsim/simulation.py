@@ -46,7 +46,7 @@ import numpy as np
 
 from .errors import (BadArgument, CallOrderError, UnknownName, Unsupported, explain, explained,
                      unwrap)
-from .limits import MAX_TIME_STEP, MAX_VALUE, MIN_TIME_STEP, joint_limit_flags
+from .limits import MAX_TIME_STEP, MAX_VALUE, MIN_TIME_STEP, joint_limit_flags, steps_to_reach
 from .primitives import PrimitivesMixin
 from .solver import solver_spec
 from .summary import joint_names_by_id
@@ -647,7 +647,7 @@ class Simulation(PrimitivesMixin):
         or after it (a step that ends within 1e-9 of a step short of it counts as reaching it);
         returns self."""
         self._build("run")
-        target = int(math.ceil(float(until) / self._dt - 1e-9))
+        target = steps_to_reach(float(until), self._dt)  # the core's rule
         if target < self.steps:
             raise BadArgument("run(until=%g): already at t=%g" % (until, self._steps * self._dt))
         self._backend.run_to(target, before)

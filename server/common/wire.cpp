@@ -211,14 +211,20 @@ OpenHRP::WorldState *worldState(const hsSim *sim) {
   int n = 0, ngroup = 0;
   const hsdContact *c = hs_contacts(sim, &n);
   const hsdContactGroup *groups = hs_contactGroups(sim, &ngroup);
-  ws->collisions.length(static_cast<CORBA::ULong>(ngroup));
+  collisionsInto(sim, groups, ngroup, c, ws->collisions);
+  return ws._retn();
+}
+
+void collisionsInto(const hsSim *sim, const hsdContactGroup *groups, int ngroup,
+                    const hsdContact *points, OpenHRP::CollisionSequence &out) {
+  out.length(static_cast<CORBA::ULong>(ngroup));
   for (int g = 0; g < ngroup; g++) {
     const hsdContactGroup &k = groups[g];
-    OpenHRP::Collision &col = ws->collisions[static_cast<CORBA::ULong>(g)];
+    OpenHRP::Collision &col = out[static_cast<CORBA::ULong>(g)];
     linkPair(sim, col.pair, k.ch[0], k.link[0], k.ch[1], k.link[1], 0.0);
     col.points.length(static_cast<CORBA::ULong>(k.count));
     for (int i = 0; i < k.count; i++) {
-      const hsdContact &ci = c[k.first + i];
+      const hsdContact &ci = points[k.first + i];
       OpenHRP::CollisionPoint &pt = col.points[static_cast<CORBA::ULong>(i)];
       std::memcpy(pt.position, ci.p, 3 * sizeof(double));
       // OpenHRP's normal points from the pair's first link into its second (its solver takes
@@ -227,7 +233,6 @@ OpenHRP::WorldState *worldState(const hsSim *sim) {
       pt.idepth = ci.depth;
     }
   }
-  return ws._retn();
 }
 
 namespace {
@@ -290,6 +295,140 @@ void sensorStateInto(const hsSim *sim, int ch, OpenHRP::SensorState &out) {
     if (size > 0) {
       std::memcpy(r.get_buffer(), v, static_cast<size_t>(size) * sizeof(double));
     }
+  }
+}
+
+namespace {
+
+// n doubles at v into a sequence
+void doublesInto(const double *v, int n, OpenHRP::DblSequence &out) {
+  out.length(static_cast<CORBA::ULong>(n));
+  if (n > 0) {
+    std::memcpy(out.get_buffer(), v, static_cast<size_t>(n) * sizeof(double));
+  }
+}
+
+// the logged readings of one fixed-size sensor type (width numbers each) into a sequence
+template <typename Seq>
+void loggedReadings(const hsSim *sim, int ch, hstSensor type, const double *v, Seq &seq) {
+  int n = 0, width = hs_sensorTypeSize(type);
+  hs_sensorsOfType(sim, ch, type, &n);
+  seq.length(static_cast<CORBA::ULong>(n));
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < width; j++) {
+      seq[static_cast<CORBA::ULong>(i)][j] = v[width * i + j];
+    }
+  }
+}
+
+}  // namespace
+
+void logRecordInto(const hsRun *run, long long r, hrpsim::LogRecord &out) {
+  const hsSim *sim = hs_runSim(run);
+  const double *rec = hs_runRecords(run) + r * hs_runRecordSize(run);
+  CORBA::ULong nchar = static_cast<CORBA::ULong>(hs_characterCount(sim));
+  auto at = [&](int block, int ch) { return rec + hs_runOffset(run, block, ch); };
+  // the world: time, link frames, the record's contacts
+  OpenHRP::WorldState &ws = out.world;
+  ws.time = *at(hsRUN_TIME, 0);
+  ws.characterPositions.length(nchar);
+  for (CORBA::ULong ch = 0; ch < nchar; ch++) {
+    OpenHRP::CharacterPosition &cp = ws.characterPositions[ch];
+    cp.characterName = CORBA::string_dup(hs_characterName(sim, static_cast<int>(ch)));
+    const double *p = at(hsRUN_LINK_P, static_cast<int>(ch));
+    const double *R = at(hsRUN_LINK_R, static_cast<int>(ch));
+    int nlink = hs_linkCount(sim, static_cast<int>(ch));
+    cp.linkPositions.length(static_cast<CORBA::ULong>(nlink));
+    OpenHRP::LinkPosition *lp = cp.linkPositions.get_buffer();
+    for (int l = 0; l < nlink; l++) {
+      std::memcpy(lp[l].p, p + 3 * l, 3 * sizeof(double));
+      std::memcpy(lp[l].R, R + 9 * l, 9 * sizeof(double));
+    }
+  }
+  const long long *index = hs_runContactIndex(run);
+  long long npoint = 0, ngroup = 0;
+  const hsdContact *points = hs_runContacts(run, &npoint) + index[2 * r];
+  const hsdContactGroup *groups = hs_runContactGroups(run, &ngroup) + index[2 * r + 1];
+  int ng = static_cast<int>(index[2 * r + 3] - index[2 * r + 1]);
+  collisionsInto(sim, groups, ng, points, ws.collisions);
+  // the force at every point, in the order of the collisions
+  CORBA::ULong total = 0, k = 0;
+  for (int g = 0; g < ng; g++) {
+    total += 3 * static_cast<CORBA::ULong>(groups[g].count);
+  }
+  out.contactForces.length(total);
+  for (int g = 0; g < ng; g++) {
+    for (int i = 0; i < groups[g].count; i++, k += 3) {
+      std::memcpy(out.contactForces.get_buffer() + k, points[groups[g].first + i].force,
+                  3 * sizeof(double));
+    }
+  }
+  // the sensor states, when logged (range scans from the run's scans, characters in order)
+  bool sensors = hs_runOffset(run, hsRUN_Q, 0) >= 0;
+  out.sensors.length(sensors ? nchar : 0);
+  int nrange = hs_runRangeCount(run), scan = 0;
+  long long nbeam = 0;
+  const double *beams = hs_runRanges(run, &nbeam);
+  const long long *rangeIndex = hs_runRangeIndex(run) + r * nrange;
+  for (CORBA::ULong ch = 0; sensors && ch < nchar; ch++) {
+    OpenHRP::SensorState &ss = out.sensors[ch];
+    int c = static_cast<int>(ch), nj = hs_jointIdCount(sim, c);
+    doublesInto(at(hsRUN_Q, c), nj, ss.q);
+    doublesInto(at(hsRUN_DQ, c), nj, ss.dq);
+    doublesInto(at(hsRUN_U, c), nj, ss.u);
+    loggedReadings(sim, c, hsSENSOR_FORCE, at(hsRUN_FORCE, c), ss.force);
+    loggedReadings(sim, c, hsSENSOR_RATEGYRO, at(hsRUN_GYRO, c), ss.rateGyro);
+    loggedReadings(sim, c, hsSENSOR_ACCELERATION, at(hsRUN_ACCEL, c), ss.accel);
+    int n = 0;
+    hs_sensorsOfType(sim, c, hsSENSOR_RANGE, &n);
+    ss.range.length(static_cast<CORBA::ULong>(n));
+    for (int i = 0; i < n; i++, scan++) {
+      long long first = rangeIndex[scan];
+      doublesInto(beams + first, static_cast<int>(rangeIndex[scan + 1] - first),
+                  ss.range[static_cast<CORBA::ULong>(i)]);
+    }
+  }
+  // loop forces, track speeds, joint-stop torques
+  int nloop = hs_extraJointCount(sim);
+  out.loops.length(static_cast<CORBA::ULong>(nloop));
+  for (int i = 0; i < nloop; i++) {
+    hrpsim::LoopForce &lf = out.loops[static_cast<CORBA::ULong>(i)];
+    int chs[2];
+    lf.name = CORBA::string_dup(hs_extraJointName(sim, i, chs));
+    lf.character = CORBA::string_dup(hs_characterName(sim, chs[0]));
+    lf.force.length(6);
+    std::memcpy(lf.force.get_buffer(), at(hsRUN_LOOP, i), 6 * sizeof(double));
+  }
+  out.tracks.length(0);
+  out.jointStops.length(nchar);
+  for (CORBA::ULong ch = 0; ch < nchar; ch++) {
+    int c = static_cast<int>(ch);
+    doublesInto(at(hsRUN_JOINT_STOPS, c), hs_jointIdCount(sim, c), out.jointStops[ch]);
+    int ntrack = hs_tracks(sim, c, nullptr, 0);
+    if (ntrack <= 0) {
+      continue;
+    }
+    std::vector<int> links(static_cast<size_t>(ntrack));
+    hs_tracks(sim, c, links.data(), ntrack);
+    const double *speed = at(hsRUN_TRACKS, c);
+    for (int t = 0; t < ntrack; t++) {
+      CORBA::ULong n = out.tracks.length();
+      out.tracks.length(n + 1);
+      out.tracks[n].character = CORBA::string_dup(hs_characterName(sim, c));
+      out.tracks[n].link = CORBA::string_dup(hs_linkName(sim, c, links[static_cast<size_t>(t)]));
+      out.tracks[n].speed = speed[t];
+    }
+  }
+  // the push applied in the step before the record, if any
+  const double *push = at(hsRUN_PUSH, 0);
+  out.pushes.length(push[0] >= 0.0 ? 1 : 0);
+  if (push[0] >= 0.0) {
+    int c = static_cast<int>(push[0]), link = static_cast<int>(push[1]);
+    hrpsim::PushRecord &pr = out.pushes[0];
+    pr.character = CORBA::string_dup(hs_characterName(sim, c));
+    pr.link = CORBA::string_dup(hs_linkName(sim, c, link));
+    pr.force.length(6);
+    std::memcpy(pr.force.get_buffer(), push + 2, 6 * sizeof(double));
   }
 }
 

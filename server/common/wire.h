@@ -21,6 +21,7 @@
 
 #include "Diagnostics.hh"
 #include "DynamicsSimulator.hh"
+#include "Scheduler.hh"
 #include "sim.h"
 
 namespace hrpsim {
@@ -88,6 +89,18 @@ int getAllLinkData(const hsSim *sim, int ch, DS::LinkDataType type, OpenHRP::Dbl
 // the time, every character's link frames (link index order) and the last step's contacts, one
 // Collision per touching link pair; a new WorldState for the caller
 OpenHRP::WorldState *worldState(const hsSim *sim);
+
+// contact groups (their points at points[group.first ...]) as OpenHRP's Collisions: one per
+// touching link pair, each point's normal OpenHRP's (from the pair's first link into its
+// second: the core's negated); the last step's (worldState) or a log record's (the scheduler)
+void collisionsInto(const hsSim *sim, const hsdContactGroup *groups, int ngroup,
+                    const hsdContact *points, OpenHRP::CollisionSequence &out);
+
+// record r of the run's log (core.h hsRun) as hrpsim's LogRecord: its world (time, link
+// frames, contacts as collisionsInto), SensorStates when sensors are logged, loop forces,
+// track speeds, joint-stop torques, contact forces, the push; under a SimLock when another
+// thread steps the run
+void logRecordInto(const hsRun *run, long long r, hrpsim::LogRecord &out);
 
 // character ch's q, dq, u (jointId order) and body sensor readings (sensorId order of each
 // type; zeros while sensors are disabled); a new SensorState for the caller

@@ -15,9 +15,11 @@
 // output() of the controllers of this step, a log record at the log period, a frame for the online
 // viewer at the view rate (viewer_feed.h: handed to the feed's own thread, never waited on),
 // then a sleep when paced to real time. Steps, simulated time and the time step are the core's
-// (hs_steps, hs_time, hs_timeStep; kept nowhere else); periods become steps through
-// hs_periodSteps (core.h). "Due" is decided on the step index k of the step (from time k dt to
-// (k + 1) dt): k % periodSteps == 0. A failure of any remote call
+// (hs_steps, hs_time, hs_timeStep; kept nowhere else), and so is the run (core.h hsRun, made
+// once the simulation has started): which controllers are due before the step from count k
+// (their ticks), when the log records (hs_runLog, into the core's buffers; getLog converts the
+// records through wire.h), which viewer and camera frames are due (frame streams), the end
+// step; every period becomes steps by the core's one rule. A failure of any remote call
 // ends the run: the message names who failed, when and why; the other controllers get stop().
 
 #include "scheduler.h"
@@ -181,6 +183,8 @@ SchedulerServant::~SchedulerServant() {
     feed->close(true);
   }
   releaseView();
+  hs_freeRun(plan_);
+  plan_ = nullptr;
   releaseDynamics();
 }
 
@@ -234,6 +238,12 @@ void SchedulerServant::reset() {
   }
   releaseView();
   cameraDir_.clear();
+  {
+    // the run borrows the simulation: it goes first (getLog reads it under logMutex_)
+    std::lock_guard<std::mutex> log(logMutex_);
+    hs_freeRun(plan_);
+    plan_ = nullptr;
+  }
   releaseDynamics();
   endTime_ = 0.0;
   method_ = DS::EULER;
@@ -255,9 +265,6 @@ void SchedulerServant::reset() {
   stepTarget_ = endSteps_ = 0;
   wallTime_ = 0.0;
   run_.clear();
-  lk.unlock();
-  std::lock_guard<std::mutex> log(logMutex_);
-  log_.clear();
 }
 
 void SchedulerServant::shutdown() {
@@ -715,13 +722,13 @@ void SchedulerServant::begin(const char *op, bool paused) {
   lk.unlock();
   {
     std::lock_guard<std::mutex> log(logMutex_);
-    log_.clear();
+    hs_freeRun(plan_);  // the last run's log goes with it
+    plan_ = nullptr;
   }
   {
     std::lock_guard<std::mutex> held(pushMutex_);
     held_ = HeldPush();
   }
-  applied_ = AppliedPush();
 
   // resolve the controllers: a name that is not there is a configuration problem (stay READY)
   try {
@@ -754,6 +761,7 @@ void SchedulerServant::begin(const char *op, bool paused) {
   renderDueFrames(0, 0.0);
 
   lk.lock();
+  endSteps_ = hs_runEndSteps(plan_);
   starting_ = false;
   freeRunning_ = !paused;
   state_ = paused ? hrpsim::PAUSED : hrpsim::RUNNING;
@@ -777,7 +785,8 @@ void SchedulerServant::requireReady(const char *op) {
 }
 
 // the run's plan from the configuration (mutex_ held): controllers, execution contexts and
-// the log period against the time step dt, the end step, the call timeouts
+// the log period checked against the time step dt, the end time and the log kept for makeRun,
+// the call timeouts
 void SchedulerServant::planRun(const char *op, double dt) {
   run_.clear();
   for (const ControllerConfig &c : controllers_) {
@@ -790,7 +799,6 @@ void SchedulerServant::planRun(const char *op, double dt) {
     rc.name = c.name;
     rc.character = c.character;
     rc.period = c.period;
-    rc.periodSteps = n;
     run_.push_back(std::move(rc));
   }
   for (const auto &s : *subscriptions_) {
@@ -799,15 +807,15 @@ void SchedulerServant::planRun(const char *op, double dt) {
                         "time step %g s", s->id, s->period, dt));
     }
   }
-  logSteps_ = logPeriod_ == 0.0 ? 1 : hs_periodSteps(logPeriod_, dt);
-  if (logSteps_ == 0) {
+  if (logPeriod_ != 0.0 && hs_periodSteps(logPeriod_, dt) == 0) {
     refuse(op, format("the log period %g s is not a whole multiple of the time step %g s",
                       logPeriod_, dt));
   }
+  runEndTime_ = endTime_;
+  runLogPeriod_ = logPeriod_;
   runLogSensors_ = logSensors_;
   runCameraDir_ = cameraDir_;
   timeoutMs_ = static_cast<unsigned long>(timeout_ * 1000.0 + 0.5);
-  endSteps_ = endTime_ > 0.0 ? std::max(1LL, hs_stepsToReach(endTime_, dt)) : 0;
   for (const auto &s : *subscriptions_) {
     omniORB::setClientCallTimeout(s->ec, static_cast<CORBA::ULong>(timeoutMs_));
   }
@@ -858,6 +866,9 @@ std::string SchedulerServant::initRun(const char *op, double timeout) {
       failure = format("initSimulation failed: %s", err.message);
     }
   }
+  if (failure.empty() && !(failure = makeRun()).empty()) {
+    failure = format("initSimulation failed: %s", failure.c_str());
+  }
   if (failure.empty()) {
     makeView(op);  // the cameras of the run (none when no model has a VisionSensor)
   }
@@ -892,6 +903,24 @@ std::string SchedulerServant::initRun(const char *op, double timeout) {
     }
   }
   return failure;
+}
+
+// the core's run over the started simulation (mutex_ not held; the loop not running): its end,
+// log, the controllers' ticks and the viewer's frame stream; "" or why not (out of memory)
+std::string SchedulerServant::makeRun() {
+  hsError err = {};
+  hsRun *run = hs_makeRun(sim_.get(), runEndTime_, runLogPeriod_, runLogSensors_ ? 1 : 0, &err);
+  if (!run) {
+    return err.message;
+  }
+  for (RunController &c : run_) {
+    c.tick = hs_runAddTick(run, c.period, &err);  // (checked by planRun)
+  }
+  viewStreamRate_ = viewRate_.load();
+  viewStream_ = hs_runAddFrames(run, viewStreamRate_, &err);
+  std::lock_guard<std::mutex> log(logMutex_);
+  plan_ = run;
+  return "";
 }
 
 void SchedulerServant::start() {
@@ -1102,21 +1131,16 @@ hrpsim::LogRecordSequence *SchedulerServant::getLog(CORBA::Long from) {
   }
   std::lock_guard<std::mutex> lk(logMutex_);
   hrpsim::LogRecordSequence_var out = new hrpsim::LogRecordSequence;
-  size_t first = std::min(static_cast<size_t>(from), log_.size());
-  out->length(static_cast<CORBA::ULong>(log_.size() - first));
-  for (size_t i = first; i < log_.size(); i++) {
-    hrpsim::LogRecord &r = out[static_cast<CORBA::ULong>(i - first)];
-    const Record &src = log_[i];
-    r.world = src.world.in();
-    r.sensors.length(static_cast<CORBA::ULong>(src.sensors.size()));
-    for (size_t c = 0; c < src.sensors.size(); c++) {
-      r.sensors[static_cast<CORBA::ULong>(c)] = src.sensors[c].in();
-    }
-    r.loops = src.loops.in();
-    r.tracks = src.tracks.in();
-    r.jointStops = src.jointStops.in();
-    r.contactForces = src.contactForces.in();
-    r.pushes = src.pushes.in();
+  if (!plan_) {
+    return out._retn();
+  }
+  // the core's records, converted under its lock (the loop may be recording)
+  SimLock core(hs_runSim(plan_));
+  long long n = hs_runRecordCount(plan_);
+  long long first = std::min(static_cast<long long>(from), n);
+  out->length(static_cast<CORBA::ULong>(n - first));
+  for (long long r = first; r < n; r++) {
+    wire::logRecordInto(plan_, r, out[static_cast<CORBA::ULong>(r - first)]);
   }
   return out._retn();
 }
@@ -1227,13 +1251,13 @@ bool SchedulerServant::tick(long long k, double &time, const SubscriptionList &s
   bool ok = true;
   // controllers due this tick that render see the current poses
   if (std::any_of(run_.begin(), run_.end(),
-                  [k](const RunController &c) { return k % c.periodSteps == 0; })) {
+                  [this, k](const RunController &c) { return hs_runTickDue(plan_, c.tick, k); })) {
     syncView();
   }
   // 1. due controllers: input, then control, in the order added
   for (size_t i = 0; i < run_.size() && ok; i++) {
     RunController &c = run_[i];
-    if (k % c.periodSteps == 0) {
+    if (hs_runTickDue(plan_, c.tick, k)) {
       ok = !CORBA::is_nil(c.oneCall) ? tickController(c, k, time, failure)
                                      : callController(c, "input", time, failure) &&
                                            callController(c, "control", time, failure);
@@ -1245,7 +1269,7 @@ bool SchedulerServant::tick(long long k, double &time, const SubscriptionList &s
     SimLock core(sim_);
     hsError err = {};
     applyPush();
-    if (hs_step(sim_.get(), &err) < 0) {
+    if (hs_runStep(plan_, &err) < 0) {
       failure = format("stepSimulation failed at t = %s s: %s", timeText(time).c_str(),
                        err.message);
       failed = -1;
@@ -1276,7 +1300,7 @@ bool SchedulerServant::tick(long long k, double &time, const SubscriptionList &s
   // 4. output of the controllers of this step
   for (size_t i = 0; ok && i < run_.size(); i++) {
     RunController &c = run_[i];
-    if (k % c.periodSteps == 0) {
+    if (hs_runTickDue(plan_, c.tick, k)) {
       ok = !CORBA::is_nil(c.oneCall) ? writeCommand(c, time, failure)
                                      : callController(c, "output", time, failure);
       failed = ok ? failed : static_cast<int>(i);
@@ -1288,11 +1312,7 @@ bool SchedulerServant::tick(long long k, double &time, const SubscriptionList &s
 // 5. after the step that made the count k (mutex_ not held): the log record at the log period,
 // the viewer's frame at the view rate, the cameras' due frames
 void SchedulerServant::afterStep(long long k, double time, bool viewing) {
-  bool log = k % logSteps_ == 0;
-  bool frame = viewing && viewFrame(k);
-  if (log || frame) {
-    record(log, frame);
-  }
+  record(true, viewing && viewFrame(k));
   renderDueFrames(k, time);
 }
 
@@ -1426,27 +1446,28 @@ void SchedulerServant::stopControllers(const RunController *failed) {
   }
 }
 
-// whether step count k (simulated time k dt) starts a new viewer frame: frame n is the first
-// step at or after n / viewRate (frames are decided on step counts, like everything else)
-bool SchedulerServant::viewFrame(long long k) const {
-  double rate = viewRate_.load(), dt = hs_timeStep(sim_.get());
-  auto frameOf = [&](long long s) {
-    return static_cast<long long>(std::floor(static_cast<double>(s) * dt * rate + 1e-9));
-  };
-  return k == 0 || frameOf(k) != frameOf(k - 1);
+// whether a viewer frame is due at step count k: the run's viewer stream at the view rate
+// (which a client may change during the run); loop thread only
+bool SchedulerServant::viewFrame(long long k) {
+  double rate = viewRate_.load();
+  if (rate != viewStreamRate_) {
+    hs_runSetFrameRate(plan_, viewStream_, rate, nullptr);
+    viewStreamRate_ = rate;
+  }
+  return hs_runFrameDue(plan_, viewStream_, k) >= 0;
 }
 
 // before a step (core locked, mutex_ not held): the push held pulls its point towards its target
 // (PushSpec: spring and damper on the point as the last step left it, at most maxForce), added
 // to the link's pending EXTERNAL_FORCE (what a controller set this tick stays: the two add);
-// applied_ remembers the wrench for the log
+// the run logs the wrench applied (hs_runSetPush)
 void SchedulerServant::applyPush() {
   HeldPush h;
   {
     std::lock_guard<std::mutex> held(pushMutex_);
     h = held_;
   }
-  applied_.on = false;
+  hs_runSetPush(plan_, -1, -1, nullptr);
   if (!h.on) {
     return;
   }
@@ -1485,130 +1506,29 @@ void SchedulerServant::applyPush() {
             hs_linkName(sim, h.ch, h.link), err.message);
     return;
   }
-  applied_.on = true;
-  applied_.ch = h.ch;
-  applied_.link = h.link;
-  std::memcpy(applied_.wrench, w, sizeof w);
+  hs_runSetPush(plan_, h.ch, h.link, w);
 }
 
-// the current world state: appended to the log (with the sensor states) when log, handed to
-// the viewer's feed when frame
+// the current state: a log record when log and the count is a log step (the core's,
+// hs_runLog), the world state handed to the viewer's feed when frame
 void SchedulerServant::record(bool log, bool frame) {
-  // the core's state, converted once into what getLog and the viewer hand out
-  // (a frame alone needs the world state only: the log's sequences are made for the log)
-  OpenHRP::WorldState_var world;
-  std::vector<OpenHRP::SensorState_var> sensors;
-  hrpsim::LoopForceSequence_var loops;
-  hrpsim::TrackSpeedSequence_var tracks;
-  OpenHRP::DblSequenceSequence_var stops;
-  OpenHRP::DblSequence_var forces;
-  hrpsim::PushRecordSequence_var pushes;
-  {
-    const hsSim *sim = sim_.get();
-    SimLock core(sim);
-    world = wire::worldState(sim);
-    if (log) {
-      pushes = new hrpsim::PushRecordSequence;
-      if (applied_.on) {
-        pushes->length(1);
-        hrpsim::PushRecord &pr = pushes[0];
-        pr.character = CORBA::string_dup(hs_characterName(sim, applied_.ch));
-        pr.link = CORBA::string_dup(hs_linkName(sim, applied_.ch, applied_.link));
-        pr.force.length(6);
-        for (CORBA::ULong k = 0; k < 6; k++) {
-          pr.force[k] = applied_.wrench[k];
-        }
-      }
-    }
-    // loop forces, joint stop torques and track speeds: for the log only
-    if (log) {
-      loops = new hrpsim::LoopForceSequence;
-      tracks = new hrpsim::TrackSpeedSequence;
-      stops = new OpenHRP::DblSequenceSequence;
-      forces = new OpenHRP::DblSequence;
-      // contact forces in the order of world->collisions (wire::worldState's groups), sized
-      // once (no growing by 3 per contact)
-      int ngroup = 0, ncontact = 0;
-      const hsdContactGroup *groups = hs_contactGroups(sim, &ngroup);
-      const hsdContact *contacts = hs_contacts(sim, &ncontact);
-      CORBA::ULong total = 0;
-      for (int g = 0; g < ngroup; g++) {
-        total += 3 * static_cast<CORBA::ULong>(groups[g].count);
-      }
-      forces->length(total);
-      CORBA::ULong at = 0;
-      for (int g = 0; g < ngroup; g++) {
-        for (int i = 0; i < groups[g].count; i++, at += 3) {
-          for (CORBA::ULong k = 0; k < 3; k++) {
-            forces[at + k] = contacts[groups[g].first + i].force[k];
-          }
-        }
-      }
-      int nloop = hs_extraJointCount(sim);
-      loops->length(static_cast<CORBA::ULong>(nloop));
-      for (int i = 0; i < nloop; i++) {
-        hrpsim::LoopForce &lf = loops[static_cast<CORBA::ULong>(i)];
-        int chs[2];
-        lf.name = CORBA::string_dup(hs_extraJointName(sim, i, chs));
-        lf.character = CORBA::string_dup(hs_characterName(sim, chs[0]));
-        double f[6];
-        hs_extraJointForce(sim, i, f);
-        lf.force.length(6);
-        for (CORBA::ULong k = 0; k < 6; k++) {
-          lf.force[k] = f[k];
-        }
-      }
-      int nchar = hs_characterCount(sim);
-      stops->length(static_cast<CORBA::ULong>(nchar));
-      for (int c = 0; c < nchar; c++) {
-        OpenHRP::DblSequence &js = stops[static_cast<CORBA::ULong>(c)];
-        int nj = hs_jointStopTorques(sim, c, nullptr, 0);
-        js.length(static_cast<CORBA::ULong>(nj));
-        hs_jointStopTorques(sim, c, js.get_buffer(), nj);
-        int ntrack = hs_tracks(sim, c, nullptr, 0);
-        if (ntrack <= 0) {
-          continue;  // (most characters: no vector to make)
-        }
-        std::vector<int> links(static_cast<size_t>(ntrack));
-        hs_tracks(sim, c, links.data(), ntrack);
-        for (int link : links) {
-          CORBA::ULong n = tracks->length();
-          tracks->length(n + 1);
-          tracks[n].character = CORBA::string_dup(hs_characterName(sim, c));
-          tracks[n].link = CORBA::string_dup(hs_linkName(sim, c, link));
-          tracks[n].speed = hs_u(sim, c)[link];
-        }
-      }
-    }
-    if (log && runLogSensors_) {
-      sensors.resize(static_cast<size_t>(hs_characterCount(sim)));
-      for (int c = 0; c < hs_characterCount(sim); c++) {
-        sensors[static_cast<size_t>(c)] = wire::sensorState(sim, c);
-      }
+  if (log) {
+    hsError err = {};
+    if (hs_runLog(plan_, &err) < 0) {
+      hsu_log(hsLOG_ERROR, "the log lost a record: %s", err.message);
     }
   }
-  if (frame) {
-    std::shared_ptr<ViewerFeed> feed;
-    {
-      std::lock_guard<std::mutex> lk(mutex_);
-      feed = feed_;
-    }
-    if (feed) {
-      feed->push(log ? new OpenHRP::WorldState(world.in()) : world._retn());
-    }
-  }
-  if (!log) {
+  if (!frame) {
     return;
   }
-  std::lock_guard<std::mutex> lk(logMutex_);
-  log_.emplace_back();
-  log_.back().world = world._retn();
-  log_.back().sensors.swap(sensors);
-  log_.back().loops = loops._retn();
-  log_.back().tracks = tracks._retn();
-  log_.back().jointStops = stops._retn();
-  log_.back().contactForces = forces._retn();
-  log_.back().pushes = pushes._retn();
+  std::shared_ptr<ViewerFeed> feed;
+  {
+    std::lock_guard<std::mutex> lk(mutex_);
+    feed = feed_;
+  }
+  if (feed) {
+    feed->push(wire::worldState(sim_.get()));
+  }
 }
 
 }  // namespace hrpsim

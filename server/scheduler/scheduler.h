@@ -18,6 +18,10 @@
 // doors. Names, the time step, the sensor option, steps and time are the core's (status()
 // reads them there; the loop counts in a local between ticks).
 //
+// The run itself is the core's (core.h hsRun, made once the simulation has started): which
+// controllers are due at a step count, when the log records, which viewer and camera frames are
+// due, the end step; and the log, in the core's buffers, which getLog converts to LogRecords.
+//
 // Determinism: the loop decides everything from step counts (period steps, log steps, end step);
 // wall-clock time is read only to report wallTime and to sleep when paced to real time.
 
@@ -28,7 +32,6 @@
 #include <chrono>
 #include <cstdio>
 #include <condition_variable>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -122,12 +125,12 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
     std::string character;  // for setModelName
     double period;          // [s]
   };
-  // a controller of a run: its reference and period in steps
+  // a controller of a run: its reference and its tick in the run
   struct RunController {
     std::string name;
     std::string character;
     double period;
-    long long periodSteps;
+    int tick = -1;  // hs_runAddTick's index
     OpenHRP::Controller_var ref;
     bool started = false;  // start() returned: it gets stop() at the end
     // a hrpsim::OneCallController (asked at start): one tick() per period instead of input,
@@ -145,16 +148,6 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
     double period;  // [s]
   };
   using SubscriptionList = std::vector<std::shared_ptr<const Subscription>>;
-  // one log record (kept as the servant's answers; copied into LogRecords by getLog)
-  struct Record {
-    OpenHRP::WorldState_var world;
-    std::vector<OpenHRP::SensorState_var> sensors;
-    hrpsim::LoopForceSequence_var loops;
-    hrpsim::TrackSpeedSequence_var tracks;
-    OpenHRP::DblSequenceSequence_var jointStops;
-    OpenHRP::DblSequence_var contactForces;
-    hrpsim::PushRecordSequence_var pushes;
-  };
   // a push held on a link (push()), and the wrench it applied in a step
   struct HeldPush {
     bool on = false;
@@ -162,11 +155,6 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
     double point[3] = {0, 0, 0};   // link frame [m]
     double target[3] = {0, 0, 0};  // world frame [m]
     double stiffness = 0.0, damping = 0.0, maxForce = 0.0;  // [N/m], [N s/m], [N]
-  };
-  struct AppliedPush {
-    bool on = false;
-    int ch = -1, link = -1;
-    double wrench[6] = {0, 0, 0, 0, 0, 0};  // force, torque about the link origin, world
   };
   using Clock = std::chrono::steady_clock;
 
@@ -207,9 +195,10 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
   bool tickController(RunController &c, long long k, double t, std::string &failure);
   bool writeCommand(RunController &c, double t, std::string &failure);
   void stopControllers(const RunController *failed);
-  bool viewFrame(long long k) const;
+  bool viewFrame(long long k);
   std::vector<std::pair<std::string, std::string>> models() const;
   void record(bool log, bool frame);
+  std::string makeRun();
   void applyPush();
   // cameras (scheduler_cameras.cpp): the hosted ViewSimulator of a run and its frames
   void makeView(const char *op);
@@ -257,8 +246,11 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
 
   // --- owned by the loop while a run exists (set up by begin before the thread starts) ---
   std::vector<RunController> run_;  // loop-owned while a run exists
-  long long logSteps_ = 1;
+  double runEndTime_ = 0.0;    // [s], the configuration's when the run began
+  double runLogPeriod_ = 0.0;  // [s]
   bool runLogSensors_ = false;
+  int viewStream_ = -1;          // the viewer's frame stream in the run
+  double viewStreamRate_ = 0.0;  // its rate as last given to the run
   unsigned long timeoutMs_ = 10000;
 
   // --- cameras: configuration (mutex_) and the run's (loop-owned while a run exists) ---
@@ -266,7 +258,7 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
     int index;                // in the view's camera list
     std::string dir;          // where its frames go ("" for none)
     double rate;              // [1/s]
-    long long frame = 0;      // the next frame to take
+    int stream = -1;          // its frame stream in the run (rate 0 when it stores none)
     std::FILE *csv = nullptr;  // frames.csv
   };
   std::string cameraDir_;
@@ -275,19 +267,18 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
   PortableServer::ObjectId_var viewOid_;
   OpenHRP::ViewSimulator_var viewRef_;
   std::vector<RunCamera> cams_;
-  long long camDueStep_ = 0;  // the first step at which a camera that stores frames is due
-                              // (LLONG_MAX: none): a tick without frames costs one compare
   Frame frame_;
 
-  // --- the push: held (pushMutex_; set by push / release, read by the loop before each step)
-  // and applied in the last step (loop-owned) ---
+  // --- the push held (pushMutex_; set by push / release, read by the loop before each step;
+  // the run logs the one applied in each step) ---
   std::mutex pushMutex_;
   HeldPush held_;
-  AppliedPush applied_;
 
-  // --- the log (logMutex_; appended by the loop, read by getLog) ---
+  // --- the run (core.h hsRun: events and the log; made by initRun, kept until the next begin
+  // or reset so that getLog reads the log; the pointer under logMutex_, taken after mutex_
+  // when both are held, the log under the core's lock) ---
   std::mutex logMutex_;
-  std::deque<Record> log_;
+  hsRun *plan_ = nullptr;
 };
 
 // OpenHRP's ClockGenerator, bound as "ClockGenerator": forwards to the scheduler's clock; its

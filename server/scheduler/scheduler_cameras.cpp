@@ -7,20 +7,19 @@
 // (setViewSimulator). Its scene follows the simulation: link poses are copied from the world
 // before the controllers of a step run and before frames are taken.
 //
-// Frames: camera c with frame rate r takes frame k at the first step n with n dt >= k / r (to
-// 1e-6 of a step), so when 1 / r is a whole multiple of dt the frame times are exactly k / r;
-// at most one frame per camera per step (frames due within one step are one picture). Frames
-// are decided from step counts only: two runs take the same frames. With a camera directory,
-// each frame is written as PNG (colour or mono frame_NNNNNN.png; depth depth_NNNNNN.png, 16-bit
-// millimetres) beside frames.csv (frame, step, time). (Stills of a run are taken afterwards by
-// `hrpsim run` with hrpsim-stills, at moments chosen from the log: python/hrpsim/stills.py.)
+// Frames: each camera that stores frames is a frame stream of the core's run (core.h): frame k
+// of a camera of frame rate r is due at the first step count that reaches k / r (the core's
+// rule, hs_frameStep), so when 1 / r is a whole multiple of dt the frame times are exactly
+// k / r; at most one frame per camera per step (frames due within one step are one picture,
+// the first). Frames are decided from step counts only: two runs take the same frames. With a
+// camera directory, each frame is written as PNG (colour or mono frame_NNNNNN.png; depth
+// depth_NNNNNN.png, 16-bit millimetres) beside frames.csv (frame, step, time). (Stills of a run
+// are taken afterwards by `hrpsim run` with hrpsim-stills, at moments chosen from the log:
+// python/hrpsim/stills.py.)
 // A rendering failure (no headless GL in this process) is logged once and the run goes on
 // without cameras.
 
-#include <algorithm>
 #include <cinttypes>
-#include <climits>
-#include <cmath>
 #include <filesystem>
 
 #include "format.h"
@@ -30,11 +29,6 @@
 namespace hrpsim {
 
 namespace {
-
-// the step of frame k of a camera of rate r with time step dt
-long long frameStep(long long k, double rate, double dt) {
-  return static_cast<long long>(std::ceil(static_cast<double>(k) / (rate * dt) - 1e-6));
-}
 
 // a file-name-safe version of a model or sensor name
 std::string safeName(const std::string &s) {
@@ -110,9 +104,10 @@ void SchedulerServant::makeView(const char *op) {
         std::fprintf(rc.csv, "frame,step,time\n");
       }
     }
+    // its frames in the run (none when it stores none: getImageData renders anew)
+    rc.stream = hs_runAddFrames(plan_, rc.dir.empty() ? 0.0 : rc.rate, nullptr);
     cams_.push_back(rc);
   }
-  camDueStep_ = 0;  // renderDueFrames works out the first due step
   hsu_log(hsLOG_INFO, "%zu cameras (%s)", cams_.size(),
           runCameraDir_.empty() ? "frames not stored" : runCameraDir_.c_str());
 }
@@ -154,23 +149,15 @@ void SchedulerServant::syncView() {
 
 // take the frames due at step k (time: the world's time after it)
 void SchedulerServant::renderDueFrames(long long k, double time) {
-  if (!view_ || cams_.empty() || k < camDueStep_) {
+  if (!view_ || cams_.empty()) {
     return;
   }
   bool synced = false;
-  double dt = hs_timeStep(sim_.get());
   try {
     for (RunCamera &c : cams_) {
-      if (c.dir.empty() || k < frameStep(c.frame, c.rate, dt)) {
+      long long frame = c.dir.empty() ? -1 : hs_runFrameDue(plan_, c.stream, k);
+      if (frame < 0) {
         continue;  // only cameras that store frames count theirs (getImageData renders anew)
-      }
-      long long frame = c.frame;
-      // the next frame is the first one due after this step
-      do {
-        c.frame++;
-      } while (frameStep(c.frame, c.rate, dt) <= k);
-      if (c.dir.empty()) {
-        continue;  // frames are rendered on request only (getImageData)
       }
       if (!synced) {
         syncView();
@@ -199,17 +186,11 @@ void SchedulerServant::renderDueFrames(long long k, double time) {
         hsu_log(hsLOG_WARNING, "camera '%s': %s; its frames are no longer stored",
                 cam.name.c_str(), describe(err).c_str());
         c.dir.clear();
+        hs_runSetFrameRate(plan_, c.stream, 0.0, nullptr);
         continue;
       }
       std::fprintf(c.csv, "%lld,%lld,%.17g\n", frame, k, time);
       std::fflush(c.csv);
-    }
-    // the next step at which any camera that stores frames is due
-    camDueStep_ = LLONG_MAX;
-    for (const RunCamera &c : cams_) {
-      if (!c.dir.empty()) {
-        camDueStep_ = std::min(camDueStep_, frameStep(c.frame, c.rate, dt));
-      }
     }
   } catch (const CORBA::Exception &e) {
     hsu_log(hsLOG_WARNING, "rendering failed (%s): the cameras stop for this run", e._name());
@@ -217,9 +198,9 @@ void SchedulerServant::renderDueFrames(long long k, double time) {
       if (c.csv) {
         std::fclose(c.csv);
       }
+      hs_runSetFrameRate(plan_, c.stream, 0.0, nullptr);
     }
     cams_.clear();
-    camDueStep_ = LLONG_MAX;
   }
 }
 

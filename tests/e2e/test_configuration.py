@@ -9,7 +9,7 @@ no servers; the real Scheduler runs in test_project*.py, test_run*.py and test_s
   that asked for it (the joint's own element, the <collision> element);
 - `hrpsim run --local`'s replay of a configuration on a Simulation makes the same records
   again (to_simulation then Simulation._configuration);
-- the Python copy of the core's period rule (hrpsim.limits.period_steps) answers as the core.
+- Python's period rule is the core's (hrpsim.limits.period_steps calls hs_periodSteps).
 """
 
 from pathlib import Path

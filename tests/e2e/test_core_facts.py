@@ -176,6 +176,17 @@ COPIES = [
     ("runaway wording", r"""ran away""",
      '''m = re.search(r"character (.+?) ran away", exc.description)'''),
     ("runaway bounds", r"""1e9 m|1e8 m/s""", '''"(|position| <= 1e9 m, speeds <= 1e8 m/s'''),
+    # the rule that turns periods, end times and frame times into steps (core.h hs_periodSteps,
+    # hs_stepsToReach, hs_frameStep): limits.py, simulation.py, run_local.py, run.py had copies
+    ("the period rule", r"""[-+]\s*1e-[69]\b|<=\s*1e-9\s*\*\s*period""",
+     "return k if k >= 1 and abs(k * dt - period) <= 1e-9 * period else 0"),
+    ("the period rule", r"""[-+]\s*1e-[69]\b""",
+     "target = int(math.ceil(float(until) / self._dt - 1e-9))"),
+    ("the period rule", r"""[-+]\s*1e-[69]\b""", "return int(math.ceil(k / (rate * dt) - 1e-6))"),
+    ("the period rule", r"""[-+]\s*1e-[69]\b""",
+     '''"partial" if status.time < project.end_time - 1e-9 else "the",'''),
+    ("the period rule", r"""round\(.*/\s*(dt|self\._dt|project\.time_step)\b""",
+     "return max(1, int(round((project.log_period or project.time_step) / project.time_step)))"),
 ]
 
 # the one place each fact may be named: core_facts.py (the log's documented gyro name, the
@@ -217,6 +228,13 @@ def test_no_copy_in_the_c_sources():
     names = [p.name for p, text in code.items()
              if re.search(r'"xyz",\s*"xy",\s*"z"|= "xyz"', text)]
     assert names == ["model_names.c"]
+    # the period rule's slack (1e-9) in one file, the core's; no other rule for frames
+    slack = [p.name for p, text in code.items() if re.search(r"[-+*]\s*1e-9\b", text)
+             and p.parent.name in ("scheduler", "core", "common")]
+    assert slack == ["core_sim.c"]
+    frames = [p.name for p, text in code.items() if re.search(r"ceil\(|floor\(", text)
+              and p.parent.name in ("scheduler", "core")]
+    assert frames == ["core_run.c", "core_sim.c"]
 
 
 def test_local_torques_by_link_and_the_deprecated_name():

@@ -13,30 +13,12 @@
 #include <string.h>
 
 #include "core.h"
+#include "core_models.h"
 #include "dynamics.h"
 #include "model.h"
 #include "openhrp_fixtures.h"
 #include "render.h"
 #include "test_support.h"
-
-// a 1 kg, 0.1 m box on a free joint named BOX
-static const char *const kBox =
-    "DEF B Humanoid { humanoidBody [ DEF BOX Joint { jointType \"free\" children [\n"
-    " Segment { mass 1 momentsOfInertia [0.0016667 0 0 0 0.0016667 0 0 0 0.0016667]\n"
-    "  children Shape { geometry Box { size 0.1 0.1 0.1 } } } ] } ] joints [ USE BOX ] }\n";
-
-// a pendulum: fixed base 2 m up, joint L1 about y, 1 kg at 0.5 m below the axis with inertia
-// 0.01 kg m^2 about its centre across the axis
-static const char *const kPendulum =
-    "DEF P Humanoid { humanoidBody [ DEF BASE Joint { jointType \"fixed\" translation 0 0 2 "
-    "children [\n DEF L1 Joint { jointType \"rotate\" jointId 0 jointAxis 0 1 0 children [ "
-    "Segment { mass 1 centerOfMass 0 0 -0.5 momentsOfInertia [0.01 0 0 0 0.01 0 0 0 0.001] } "
-    "] } ] } ] joints [ USE BASE USE L1 ] }\n";
-
-static hsError *fresh(hsError *err) {
-  hsu_clearError(err);
-  return err;
-}
 
 static void testPeriods(void) {
   // a period is a whole number of steps to 1e-9 of itself, whatever the rounding of the ratio
