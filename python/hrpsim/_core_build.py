@@ -69,7 +69,8 @@ typedef struct hsTexture { const unsigned char *image; size_t nimage; int numCom
 struct hsBody { const char *name; const char *url; hsLink *links; int nlink; hsShape *shapes;
                 int nshape; hsAppearance *appearances; int nappearance;
                 hsMaterial *materials; int nmaterial; hsTexture *textures; int ntexture;
-                hsSensor *sensors; int nsensor; hsLight *lights; int nlight; ...; };
+                hsSensor *sensors; int nsensor; hsLight *lights; int nlight;
+                const char *const *info; int ninfo; ...; };
 """
 
 

@@ -186,6 +186,8 @@ class _Body:
         self.root_pose = probe.get_link_data(ch, 0, probe.lib.hsDATA_ABS_TRANSFORM)
         self.root_joint = self.ffi.string(probe.lib.hs_jointType(probe.ptr, ch, 0)).decode()
         probe.close()
+        # BodyInfo.info's strings: load warnings, a URDF's declared sensor noise, ...
+        self.info = [_text(self.ffi, ptr.info[i]) for i in range(ptr.ninfo)]
 
 
 

@@ -182,21 +182,23 @@ class Project:
                     bodies[m.name] = list(client.load_body(m.url, reload=False)._get_links())
         noise = None
         if "noise" not in self.lines and client is not None:
-            noise = self._model_noise(client)
+            noise = self.model_noise(
+                lambda m: list(client.load_body(m.url, reload=False)._get_info()))
         facts = {name: configuration.ModelFacts.from_links(links)
                  for name, links in bodies.items()}
         configuration.to_scheduler(scheduler,
                                    configuration.from_project(self, facts, noise=noise))
         return bodies
 
-    def _model_noise(self, client):
-        """The noise the models declare (a URDF's Gazebo noise, as "urdf noise" info strings)
-        in self.noise's form, for a project without <noise>: hrpsim's noise is per sensor type,
-        so the first declaration of each type (model order, then sensor order) is used, and a
-        different one for the same type is a warning."""
+    def model_noise(self, info_of):
+        """The noise the models declare (a URDF's Gazebo noise, as "urdf noise" info strings;
+        ``info_of(model)`` gives a model's BodyInfo.info) in self.noise's form, for a project
+        without <noise>, on every back end: hrpsim's noise is per sensor type, so the first
+        declaration of each type (model order, then sensor order) is used, and a different one
+        for the same type is a warning."""
         found = {}
         for m in self.models:
-            info = list(client.load_body(m.url, reload=False)._get_info())
+            info = info_of(m)
             for kind, (std, bias, sensor) in declared_noise(info, sensors=True).items():
                 if kind not in found:
                     found[kind] = (std, bias, m.name, sensor, m.line)

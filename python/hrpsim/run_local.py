@@ -523,7 +523,10 @@ def configure(project):
         facts[m.name] = configuration.ModelFacts(
             list(sim.link_names(m.name)), list(body.one_dof_joints),
             list(body.root_pose[:3]), list(body.root_pose[3:]), body.root_joint)
-    configuration.to_simulation(configuration.from_project(project, facts), sim)
+    noise = None
+    if "noise" not in project.lines:  # the models' declared noise, as the server path reads it
+        noise = project.model_noise(lambda m: sim.body(m.name).info)
+    configuration.to_simulation(configuration.from_project(project, facts, noise=noise), sim)
     return sim
 
 

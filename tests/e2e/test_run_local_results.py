@@ -120,6 +120,22 @@ def test_the_grxui_sample_writes_the_same_results_directory(sched, tmp_path):
     assert "warnings    %d" % len(summary["warnings"]) in text
 
 
+def test_the_noise_a_urdf_declares_is_applied_by_both_paths(sched, tmp_path):
+    """sensor_bot's project has no <noise>: both paths apply the noise its URDF declares
+    (the lidar's 0.01 m, the IMU gyro's 0.002 rad/s), with the same draws; --local used to
+    apply none, so its scans were exact and its log differed from the server run's."""
+    project = GRXUI.parent / "sensor_bot.xml"
+    local, served = tmp_path / "local", tmp_path / "served"
+    proc = run_local(project, local)
+    assert proc.returncode == 0, describe(proc)
+    proc = run_served(sched, project, served)
+    assert proc.returncode == 0, describe(proc)
+    assert_same_results(local, served)
+    scans = np.load(local / "log.npz")["bot.range0"]
+    # the wall is still: without noise every record's beam reads the same distance
+    assert 0.005 < np.std(scans[:, scans.shape[1] // 2]) < 0.02
+
+
 def camera_project(tmp_path):
     path = tmp_path / "cams.xml"
     path.write_text(textwrap.dedent("""\
