@@ -211,6 +211,38 @@ hsdJsData *hsd_makeJsData(const hsdJsModel *m, hsError *err) {
   return d;
 }
 
+// doubles in the pool of a data for m (hsd_makeJsData)
+static size_t poolDoubles(const hsdJsModel *m) {
+  size_t nv = (size_t)m->nv, n = (size_t)m->body->nlink;
+  return nv * (4 + 6 + 6 + 1 + 2) + 2 * nv * nv + n * (6 + 13 + 13 + 6 + 6 + 6);
+}
+
+void hsd_jsSaveData(const hsdJsModel *m, const hsdJsData *d, hsuBytes *out) {
+  size_t nv = (size_t)m->nv;
+  hsd_saveBodyState(d->st, out);
+  hsu_bytesPut(out, &d->posesCurrent, sizeof d->posesCurrent);
+  hsu_bytesPut(out, d->qvel, poolDoubles(m) * sizeof(double));
+  hsu_bytesPut(out, d->g, sizeof d->g);
+  hsu_bytesPut(out, d->given, nv);
+  hsu_bytesPut(out, d->c, sizeof d->c);
+  hsu_bytesPut(out, &d->mass, sizeof d->mass);
+  hsu_bytesPut(out, d->freeParent, nv * sizeof(int));
+  hsu_bytesPut(out, &d->badPivots, sizeof d->badPivots);
+}
+
+void hsd_jsRestoreData(const hsdJsModel *m, hsdJsData *d, hsuBytes *in) {
+  size_t nv = (size_t)m->nv;
+  hsd_restoreBodyState(d->st, in);
+  hsu_bytesGet(in, &d->posesCurrent, sizeof d->posesCurrent);
+  hsu_bytesGet(in, d->qvel, poolDoubles(m) * sizeof(double));
+  hsu_bytesGet(in, d->g, sizeof d->g);
+  hsu_bytesGet(in, d->given, nv);
+  hsu_bytesGet(in, d->c, sizeof d->c);
+  hsu_bytesGet(in, &d->mass, sizeof d->mass);
+  hsu_bytesGet(in, d->freeParent, nv * sizeof(int));
+  hsu_bytesGet(in, &d->badPivots, sizeof d->badPivots);
+}
+
 void hsd_freeJsData(hsdJsData *d) {
   if (d) {
     hsm_freeState(d->st);

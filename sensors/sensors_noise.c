@@ -164,3 +164,35 @@ void hss_applyNoise(hssState *s, int i) {
     }
   }
 }
+
+void hss_saveNoise(const hssState *s, hsuBytes *out) {
+  const hssNoise *n = s->noise;
+  int have = n != NULL;
+  hsu_bytesPut(out, &have, sizeof have);
+  if (n) {
+    hsu_bytesPut(out, n->active, sizeof n->active);
+    hsu_bytesPut(out, n->spec, sizeof n->spec);
+    hsu_bytesPut(out, n->seed, sizeof n->seed);
+    hsu_bytesPut(out, n->rng, (size_t)s->body->nsensor * sizeof *n->rng);
+    hsu_bytesPut(out, &n->limits, sizeof n->limits);
+  }
+}
+
+int hss_restoreNoise(hssState *s, hsuBytes *in, hsError *err) {
+  int have = 0;
+  hsu_bytesGet(in, &have, sizeof have);
+  if (!have) {
+    hss_freeNoisePart(s);
+    return 0;
+  }
+  hssNoise *n = noisePart(s, err);
+  if (!n) {
+    return hsE_NOMEM;
+  }
+  hsu_bytesGet(in, n->active, sizeof n->active);
+  hsu_bytesGet(in, n->spec, sizeof n->spec);
+  hsu_bytesGet(in, n->seed, sizeof n->seed);
+  hsu_bytesGet(in, n->rng, (size_t)s->body->nsensor * sizeof *n->rng);
+  hsu_bytesGet(in, &n->limits, sizeof n->limits);
+  return 0;
+}

@@ -98,3 +98,29 @@ const int *hss_sensorsOfType(const hssState *s, hstSensor type, int *n) {
   *n = s->typeCount[type];
   return s->order + s->typeAdr[type];
 }
+
+void hss_saveState(const hssState *s, hsuBytes *out) {
+  size_t n = (size_t)s->body->nsensor;
+  hsu_bytesPut(out, s->readings, 6 * n * sizeof *s->readings);
+  long beams = s->range ? s->range->scanned : 0;
+  hsu_bytesPut(out, &beams, sizeof beams);
+  if (s->range) {
+    hsu_bytesPut(out, s->range->dist, (size_t)beams * sizeof *s->range->dist);
+  }
+  hss_saveNoise(s, out);
+}
+
+int hss_restoreState(hssState *s, hsuBytes *in, hsError *err) {
+  size_t n = (size_t)s->body->nsensor;
+  hsu_bytesGet(in, s->readings, 6 * n * sizeof *s->readings);
+  long beams = -1;
+  hsu_bytesGet(in, &beams, sizeof beams);
+  if (in->bad || beams != (s->range ? s->range->scanned : 0)) {
+    in->bad = 1;
+    return HS_ERR(err, hsE_INVALID, "the saved sensor state is for other sensors");
+  }
+  if (s->range) {
+    hsu_bytesGet(in, s->range->dist, (size_t)beams * sizeof *s->range->dist);
+  }
+  return hss_restoreNoise(s, in, err);
+}

@@ -665,6 +665,33 @@ class Simulation(PrimitivesMixin):
             return 0.0
         return self._backend.time()
 
+    def save_state(self):
+        """The whole state of the running world as an ``hrpsim.State`` (picklable): time,
+        steps, every character's coordinates, velocities and commands, the solver's warm
+        start, sensor and noise state, sleep state, extra joints (core.h, hs_saveState).
+        Builds the world first if no step was made yet (the state at step 0)."""
+        from .state import State
+        self._build("save_state")
+        data = self._backend.save_state()
+        return State(data=bytes(data), time=float(self.time), steps=int(self.steps),
+                     backend=self._backend.name, engine=self._solver[0] or "ode",
+                     characters=tuple(self._models))
+
+    def restore_state(self, state):
+        """Continue from ``state`` (an ``hrpsim.State`` from ``save_state`` on any back end of
+        a Simulation configured the same way: the same models in the same order, pairs and
+        extra joints): the following steps give the bits the saved simulation's gave. Builds
+        the world first if needed. A state of another set of models (or another build) raises
+        BadArgument naming the difference, and nothing changes. Returns self."""
+        from .state import State
+        if not isinstance(state, State):
+            raise BadArgument("restore_state needs an hrpsim.State (from save_state), got %s"
+                              % type(state).__name__)
+        self._build("restore_state")
+        self._backend.restore_state(state.data)
+        self._steps = int(state.steps)
+        return self
+
     def reset(self):
         """Throw the running world away; the next step builds it again from the configuration
         (same servers), so the same steps give the same results."""
