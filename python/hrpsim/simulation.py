@@ -979,6 +979,15 @@ class _ServerBackend(_CorbaBackend):
     def describe(self):
         return self.sim.factory_name
 
+    def save_state(self):
+        self._flush()  # held commands are part of the state
+        return bytes(self._ds.saveState())
+
+    def restore_state(self, data):
+        self._pending = []  # the state's commands replace any held ones
+        self._state = None
+        self._ds.restoreState(bytes(data))
+
     # --- one call per step: held commands and the state the step returned ---
     def _flush(self):
         """Write held commands (as setCharacterAllLinkData) and forget the returned state."""
@@ -1217,6 +1226,12 @@ class _SchedulerBackend(_CorbaBackend):
         elif target > sim._steps:
             explained(self._scheduler).runUntil(target * sim._dt)
             sim._steps = target
+
+    def save_state(self):
+        return bytes(explained(self._scheduler).saveState())
+
+    def restore_state(self, data):
+        explained(self._scheduler).restoreState(bytes(data))
 
     def _step(self, n):
         """Scheduler.step(n); a run stopped by a runaway becomes Runaway naming the
