@@ -205,3 +205,61 @@ def test_a_state_of_other_models_is_refused_and_changes_nothing(client, box, bac
         assert_same(record(sim), before, "after the refusal")
         with pytest.raises(BadArgument):
             sim.restore_state(state.data)  # bytes, not an hrpsim.State
+
+
+# ---------------------------------------------------------------------------------------------
+# sweeps from one saved state
+# ---------------------------------------------------------------------------------------------
+
+SETTLE = 200  # steps of the settling phase the state is saved after
+
+
+def crawler_setup(sim):
+    """The crawler on the floor with the step (no commands yet)."""
+    crawler(sim, None)
+
+
+def crawler_drive(sim, speed):
+    """From wherever the simulation stands: both tracks at speed [m/s] for 0.3 s; the root's
+    x [m] and the whole last snapshot."""
+    for track in ("TRACK_L", "TRACK_R"):
+        sim.set_track_speed("crawler", track, speed)
+    sim.step(300)
+    return float(sim.link_poses("crawler")[0][0][0]), record(sim)
+
+
+def settled_state():
+    with hrpsim.Simulation(backend="local", dt=0.001) as sim:
+        crawler_setup(sim)
+        sim.step(SETTLE)
+        return sim.save_state()
+
+
+def settle_then_drive(sim, speed):
+    """The run a sweep from the settled state stands for: the settling phase, then the drive."""
+    sim.step(SETTLE)
+    return crawler_drive(sim, speed)
+
+
+@pytest.mark.parametrize("pool", ["threads", "processes"])
+def test_a_sweep_starts_every_run_from_one_saved_state(pool):
+    from concurrent.futures import ThreadPoolExecutor
+    from hrpsim.sweep import run_serial
+    state = settled_state()
+    speeds = [0.1, 0.3, -0.2]
+    # the reference: each run settles itself, then drives
+    expected = run_serial(lambda sim, v: (crawler_setup(sim), settle_then_drive(sim, v))[1],
+                          speeds, dt=0.001)
+    if pool == "threads":
+        with ThreadPoolExecutor(2) as ex:
+            got = hrpsim.sweep(crawler_drive, speeds, executor=ex, setup=crawler_setup,
+                               state=state, dt=0.001)
+    else:
+        got = hrpsim.sweep(crawler_drive, speeds, workers=2, setup=crawler_setup, state=state,
+                           dt=0.001)
+    assert_same([r[1] for r in got], [r[1] for r in expected], "sweep from a state")
+    assert [r[0] for r in got] == [r[0] for r in expected]
+    xs = [r[0] for r in got]
+    assert xs[1] > xs[0] > xs[2]  # the speeds differ after the common start
+    with pytest.raises(BadArgument, match="setup"):
+        hrpsim.sweep(crawler_drive, speeds, state=state, dt=0.001)
