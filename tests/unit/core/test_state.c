@@ -223,6 +223,36 @@ static void testArmNoise(void) {
   checkRestore(ARM, "joint_space", 123, 400, &asleep);
 }
 
+// a started simulation built from another start (another pose, another engine) is rebuilt
+// from the state's start: the same bits as the run the state came from
+static void testRebuiltFromOtherStart(void) {
+  for (int js = 0; js < 2; js++) {
+    hsError err = {0};
+    hsSim *a = makeScene(PILE, js ? "joint_space" : "ode", 9);
+    CU_ASSERT_EQUAL_FATAL(hs_start(a, &err), 0);
+    drive(a, PILE, 0, 100);
+    long long ns, na, nb;
+    unsigned char *s = saved(a, &ns);
+    drive(a, PILE, 100, 300);
+    unsigned char *endA = saved(a, &na);
+    hsSim *b = makeScene(PILE, js ? "ode" : "joint_space", 9);  // the other engine
+    place(b, 3, 1.0, 1.0, 0.3, 0.5);                             // and box2 elsewhere
+    CU_ASSERT_EQUAL_FATAL(hs_start(b, &err), 0);
+    drive(b, PILE, 0, 50);
+    CU_ASSERT_EQUAL_FATAL(hs_restoreState(b, s, ns, &err), 0);
+    CU_ASSERT_STRING_EQUAL(hs_engine(b), js ? "joint_space" : "ode");  // the state's
+    drive(b, PILE, 100, 300);
+    unsigned char *endB = saved(b, &nb);
+    CU_ASSERT(na == nb && memcmp(endA, endB, (size_t)na) == 0);
+    CU_ASSERT(samePoses(a, b));
+    free(s);
+    free(endA);
+    free(endB);
+    hs_freeSim(a);
+    hs_freeSim(b);
+  }
+}
+
 // refusals: another model set, a damaged state, before start; nothing changes
 static void testRefusals(void) {
   hsError err = {0};
@@ -270,5 +300,7 @@ void register_state(void) {
   CU_add_test(s, "joint-space pile: the contact warm start restored", testPileJointSpace);
   CU_add_test(s, "humanoid on the floor, both engines", testHumanoid);
   CU_add_test(s, "arm in torque mode with sensor noise, both engines", testArmNoise);
+  CU_add_test(s, "a simulation of another start or engine is rebuilt from the state's",
+              testRebuiltFromOtherStart);
   CU_add_test(s, "other models, damaged bytes: refused, nothing changed", testRefusals);
 }
