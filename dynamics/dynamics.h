@@ -248,10 +248,9 @@ int hsd_saveState(const hsdWorld *w, hsuBytes *out, hsError *err);
 // caller's: the core restores its own copy then).
 int hsd_restoreState(hsdWorld *w, hsuBytes *in, hsError *err);
 
-// a body state's arrays (q, dq, ddq, u, root pose, link poses) appended to out / read back
-// from in (a state of the same body)
-void hsd_saveBodyState(const hsBodyState *st, hsuBytes *out);
-void hsd_restoreBodyState(hsBodyState *st, hsuBytes *in);
+// a body state's arrays (q, dq, ddq, u, root pose, link poses) appended to b (save != 0; st
+// only read) or read back from b into st (a state of the same body)
+void hsd_bodyStateBytes(const hsBodyState *st, hsuBytes *b, int save);
 
 // a hash of the sizes of the records a saved state copies as they are (this build's layout):
 // a state saved by a build whose layout differs cannot be restored
@@ -729,9 +728,8 @@ hsdJsData *hsd_makeJsData(const hsdJsModel *m, hsError *err);
 void hsd_freeJsData(hsdJsData *d);
 
 // everything of a joint-space data that carries from step to step (and the phases' results)
-// appended to out / read back from in, in the same order (dynamics_jointspace.c)
-void hsd_jsSaveData(const hsdJsModel *m, const hsdJsData *d, hsuBytes *out);
-void hsd_jsRestoreData(const hsdJsModel *m, hsdJsData *d, hsuBytes *in);
+// appended to b (save != 0) or read back from it (dynamics_jointspace.c)
+void hsd_jsDataBytes(const hsdJsModel *m, hsdJsData *d, hsuBytes *b, int save);
 
 // position phase: link poses (FK), centre of mass, cinert, cdof, composite inertias and the
 // mass matrix M (armature on its diagonal)

@@ -217,30 +217,17 @@ static size_t poolDoubles(const hsdJsModel *m) {
   return nv * (4 + 6 + 6 + 1 + 2) + 2 * nv * nv + n * (6 + 13 + 13 + 6 + 6 + 6);
 }
 
-void hsd_jsSaveData(const hsdJsModel *m, const hsdJsData *d, hsuBytes *out) {
+void hsd_jsDataBytes(const hsdJsModel *m, hsdJsData *d, hsuBytes *b, int save) {
   size_t nv = (size_t)m->nv;
-  hsd_saveBodyState(d->st, out);
-  hsu_bytesPut(out, &d->posesCurrent, sizeof d->posesCurrent);
-  hsu_bytesPut(out, d->qvel, poolDoubles(m) * sizeof(double));
-  hsu_bytesPut(out, d->g, sizeof d->g);
-  hsu_bytesPut(out, d->given, nv);
-  hsu_bytesPut(out, d->c, sizeof d->c);
-  hsu_bytesPut(out, &d->mass, sizeof d->mass);
-  hsu_bytesPut(out, d->freeParent, nv * sizeof(int));
-  hsu_bytesPut(out, &d->badPivots, sizeof d->badPivots);
-}
-
-void hsd_jsRestoreData(const hsdJsModel *m, hsdJsData *d, hsuBytes *in) {
-  size_t nv = (size_t)m->nv;
-  hsd_restoreBodyState(d->st, in);
-  hsu_bytesGet(in, &d->posesCurrent, sizeof d->posesCurrent);
-  hsu_bytesGet(in, d->qvel, poolDoubles(m) * sizeof(double));
-  hsu_bytesGet(in, d->g, sizeof d->g);
-  hsu_bytesGet(in, d->given, nv);
-  hsu_bytesGet(in, d->c, sizeof d->c);
-  hsu_bytesGet(in, &d->mass, sizeof d->mass);
-  hsu_bytesGet(in, d->freeParent, nv * sizeof(int));
-  hsu_bytesGet(in, &d->badPivots, sizeof d->badPivots);
+  hsd_bodyStateBytes(d->st, b, save);
+  hsu_bytesField(b, save, &d->posesCurrent, sizeof d->posesCurrent);
+  hsu_bytesField(b, save, d->qvel, poolDoubles(m) * sizeof(double));
+  hsu_bytesField(b, save, d->g, sizeof d->g);
+  hsu_bytesField(b, save, d->given, nv);
+  hsu_bytesField(b, save, d->c, sizeof d->c);
+  hsu_bytesField(b, save, &d->mass, sizeof d->mass);
+  hsu_bytesField(b, save, d->freeParent, nv * sizeof(int));
+  hsu_bytesField(b, save, &d->badPivots, sizeof d->badPivots);
 }
 
 void hsd_freeJsData(hsdJsData *d) {

@@ -52,79 +52,48 @@ uint64_t hsd_stateLayout(void) {
   return h;
 }
 
-void hsd_saveBodyState(const hsBodyState *st, hsuBytes *out) {
+void hsd_bodyStateBytes(const hsBodyState *st, hsuBytes *b, int save) {
   size_t n = (size_t)st->body->nlink;
-  hsu_bytesPut(out, st->q, n * sizeof *st->q);
-  hsu_bytesPut(out, st->dq, n * sizeof *st->dq);
-  hsu_bytesPut(out, st->ddq, n * sizeof *st->ddq);
-  hsu_bytesPut(out, st->u, n * sizeof *st->u);
-  hsu_bytesPut(out, st->rootP, sizeof st->rootP);
-  hsu_bytesPut(out, st->rootR, sizeof st->rootR);
-  hsu_bytesPut(out, st->linkP, 3 * n * sizeof *st->linkP);
-  hsu_bytesPut(out, st->linkR, 9 * n * sizeof *st->linkR);
+  hsBodyState *s = (hsBodyState *)st;  // written only when restoring (save == 0)
+  hsu_bytesField(b, save, s->q, n * sizeof *s->q);
+  hsu_bytesField(b, save, s->dq, n * sizeof *s->dq);
+  hsu_bytesField(b, save, s->ddq, n * sizeof *s->ddq);
+  hsu_bytesField(b, save, s->u, n * sizeof *s->u);
+  hsu_bytesField(b, save, s->rootP, sizeof s->rootP);
+  hsu_bytesField(b, save, s->rootR, sizeof s->rootR);
+  hsu_bytesField(b, save, s->linkP, 3 * n * sizeof *s->linkP);
+  hsu_bytesField(b, save, s->linkR, 9 * n * sizeof *s->linkR);
 }
 
-void hsd_restoreBodyState(hsBodyState *st, hsuBytes *in) {
-  size_t n = (size_t)st->body->nlink;
-  hsu_bytesGet(in, st->q, n * sizeof *st->q);
-  hsu_bytesGet(in, st->dq, n * sizeof *st->dq);
-  hsu_bytesGet(in, st->ddq, n * sizeof *st->ddq);
-  hsu_bytesGet(in, st->u, n * sizeof *st->u);
-  hsu_bytesGet(in, st->rootP, sizeof st->rootP);
-  hsu_bytesGet(in, st->rootR, sizeof st->rootR);
-  hsu_bytesGet(in, st->linkP, 3 * n * sizeof *st->linkP);
-  hsu_bytesGet(in, st->linkR, 9 * n * sizeof *st->linkR);
-}
-
-// a character's input (every array of hsdInput) to / from bytes
-static void putInput(const hsdCharacter *c, hsuBytes *out) {
+// a character's input (every array of hsdInput), saved or restored
+static void inputBytes(hsdCharacter *c, hsuBytes *b, int save) {
   size_t n = (size_t)c->body->nlink;
-  hsu_bytesPut(out, c->in.mode, n * sizeof *c->in.mode);
-  hsu_bytesPut(out, c->in.flags, n * sizeof *c->in.flags);
-  hsu_bytesPut(out, c->in.q, 10 * n * sizeof *c->in.q);  // the pool: q, dq, ddq, u, ext
-  hsu_bytesPut(out, c->in.rootP, sizeof c->in.rootP);
-  hsu_bytesPut(out, c->in.rootR, sizeof c->in.rootR);
-  hsu_bytesPut(out, c->in.rootV, sizeof c->in.rootV);
-  hsu_bytesPut(out, c->in.rootW, sizeof c->in.rootW);
+  hsu_bytesField(b, save, c->in.mode, n * sizeof *c->in.mode);
+  hsu_bytesField(b, save, c->in.flags, n * sizeof *c->in.flags);
+  hsu_bytesField(b, save, c->in.q, 10 * n * sizeof *c->in.q);  // the pool: q .. ext
+  hsu_bytesField(b, save, c->in.rootP, sizeof c->in.rootP);
+  hsu_bytesField(b, save, c->in.rootR, sizeof c->in.rootR);
+  hsu_bytesField(b, save, c->in.rootV, sizeof c->in.rootV);
+  hsu_bytesField(b, save, c->in.rootW, sizeof c->in.rootW);
 }
 
-static void getInput(hsdCharacter *c, hsuBytes *in) {
-  size_t n = (size_t)c->body->nlink;
-  hsu_bytesGet(in, c->in.mode, n * sizeof *c->in.mode);
-  hsu_bytesGet(in, c->in.flags, n * sizeof *c->in.flags);
-  hsu_bytesGet(in, c->in.q, 10 * n * sizeof *c->in.q);
-  hsu_bytesGet(in, c->in.rootP, sizeof c->in.rootP);
-  hsu_bytesGet(in, c->in.rootR, sizeof c->in.rootR);
-  hsu_bytesGet(in, c->in.rootV, sizeof c->in.rootV);
-  hsu_bytesGet(in, c->in.rootW, sizeof c->in.rootW);
+// what hsd_init builds from, saved or restored
+static void startBytes(hsdWorld *w, hsuBytes *b, int save) {
+  hsu_bytesField(b, save, &w->opt, sizeof w->opt);
+  hsu_bytesField(b, save, w->g, sizeof w->g);
+  hsu_bytesField(b, save, &w->dt, sizeof w->dt);
+  for (int ci = 0; ci < w->nchar; ci++) {
+    hsdCharacter *c = &w->chars[ci];
+    hsd_bodyStateBytes(c->state, b, save);
+    hsu_bytesField(b, save, c->motion, (size_t)c->body->nlink * sizeof *c->motion);
+    inputBytes(c, b, save);
+  }
 }
 
 void hsd_noteStart(hsdWorld *w) {
-  hsuBytes *b = &w->start;
-  b->n = b->pos = 0;
-  b->bad = 0;
-  hsu_bytesPut(b, &w->opt, sizeof w->opt);
-  hsu_bytesPut(b, w->g, sizeof w->g);
-  hsu_bytesPut(b, &w->dt, sizeof w->dt);
-  for (int ci = 0; ci < w->nchar; ci++) {
-    const hsdCharacter *c = &w->chars[ci];
-    hsd_saveBodyState(c->state, b);
-    hsu_bytesPut(b, c->motion, (size_t)c->body->nlink * sizeof *c->motion);
-    putInput(c, b);
-  }
-}
-
-// the start's records back into the world (the inverse of hsd_noteStart)
-static void loadStart(hsdWorld *w, hsuBytes *in) {
-  hsu_bytesGet(in, &w->opt, sizeof w->opt);
-  hsu_bytesGet(in, w->g, sizeof w->g);
-  hsu_bytesGet(in, &w->dt, sizeof w->dt);
-  for (int ci = 0; ci < w->nchar; ci++) {
-    hsdCharacter *c = &w->chars[ci];
-    hsd_restoreBodyState(c->state, in);
-    hsu_bytesGet(in, c->motion, (size_t)c->body->nlink * sizeof *c->motion);
-    getInput(c, in);
-  }
+  w->start.n = w->start.pos = 0;
+  w->start.bad = 0;
+  startBytes(w, &w->start, 1);
 }
 
 //---------------------------------- ODE bodies and joints -------------------------------------
@@ -152,41 +121,44 @@ static void eachBody(const hsdWorld *w, void (*f)(dBodyID, void *), void *arg) {
   }
 }
 
-static void putBody(dBodyID b, void *arg) {
-  hsuBytes *out = arg;
-  hsu_bytesPut(out, dBodyGetPosition(b), 3 * sizeof(dReal));
-  hsu_bytesPut(out, dBodyGetQuaternion(b), 4 * sizeof(dReal));
-  hsu_bytesPut(out, dBodyGetRotation(b), 12 * sizeof(dReal));
-  hsu_bytesPut(out, dBodyGetLinearVel(b), 3 * sizeof(dReal));
-  hsu_bytesPut(out, dBodyGetAngularVel(b), 3 * sizeof(dReal));
-  int flags[2] = {dBodyIsEnabled(b), dBodyIsKinematic(b)};
-  hsu_bytesPut(out, flags, sizeof flags);
-}
+// one ODE body, saved or restored (arg: a BodyIo): position, quaternion and rotation matrix as
+// ODE holds them, velocities, enabled and kinematic flags
+typedef struct BodyIo {
+  hsuBytes *b;
+  int save;
+} BodyIo;
 
-static void getBody(dBodyID b, void *arg) {
-  hsuBytes *in = arg;
+static void bodyBytes(dBodyID body, void *arg) {
+  const BodyIo *io = arg;
+  hsuBytes *b = io->b;
   dReal pos[3], lv[3], av[3];
-  int flags[2];
-  // the pose bit for bit through ODE's own arrays (no renormalising setter); ODE's getters
-  // return pointers into the body, which is not const
-  hsu_bytesGet(in, pos, sizeof pos);
-  hsu_bytesGet(in, (dReal *)dBodyGetQuaternion(b), 4 * sizeof(dReal));
-  hsu_bytesGet(in, (dReal *)dBodyGetRotation(b), 12 * sizeof(dReal));
-  hsu_bytesGet(in, lv, sizeof lv);
-  hsu_bytesGet(in, av, sizeof av);
-  hsu_bytesGet(in, flags, sizeof flags);
-  dBodySetPosition(b, pos[0], pos[1], pos[2]);
-  if (flags[1]) {
-    dBodySetKinematic(b);
-  } else if (dBodyIsKinematic(b)) {
-    dBodySetDynamic(b);
+  memcpy(pos, dBodyGetPosition(body), sizeof pos);
+  memcpy(lv, dBodyGetLinearVel(body), sizeof lv);
+  memcpy(av, dBodyGetAngularVel(body), sizeof av);
+  int flags[2] = {dBodyIsEnabled(body), dBodyIsKinematic(body)};
+  hsu_bytesField(b, io->save, pos, sizeof pos);
+  // the orientation bit for bit through ODE's own arrays (its setters renormalise); ODE's
+  // getters return pointers into the body, which is not const
+  hsu_bytesField(b, io->save, (dReal *)dBodyGetQuaternion(body), 4 * sizeof(dReal));
+  hsu_bytesField(b, io->save, (dReal *)dBodyGetRotation(body), 12 * sizeof(dReal));
+  hsu_bytesField(b, io->save, lv, sizeof lv);
+  hsu_bytesField(b, io->save, av, sizeof av);
+  hsu_bytesField(b, io->save, flags, sizeof flags);
+  if (io->save || b->bad) {
+    return;
   }
-  dBodySetLinearVel(b, lv[0], lv[1], lv[2]);
-  dBodySetAngularVel(b, av[0], av[1], av[2]);
+  dBodySetPosition(body, pos[0], pos[1], pos[2]);
+  if (flags[1]) {
+    dBodySetKinematic(body);
+  } else if (dBodyIsKinematic(body)) {
+    dBodySetDynamic(body);
+  }
+  dBodySetLinearVel(body, lv[0], lv[1], lv[2]);
+  dBodySetAngularVel(body, av[0], av[1], av[2]);
   if (flags[0]) {
-    dBodyEnable(b);
+    dBodyEnable(body);
   } else {
-    dBodyDisable(b);
+    dBodyDisable(body);
   }
 }
 
@@ -202,39 +174,27 @@ static void setJointParam(dJointID j, hstdOdeJoint kind, int p, dReal v) {
   }
 }
 
-// the motors of character c's joints to / from bytes
-static void putJoints(const hsdCharacter *c, hsuBytes *out) {
-  for (int k = 0; k < c->body->nlink; k++) {
-    const hsdLinkOde *l = &c->links[k];
-    if (!l->joint) {
-      continue;
-    }
-    int on = dJointIsEnabled(l->joint);
-    hsu_bytesPut(out, &on, sizeof on);
-    for (int p = 0; p < NPARAMS; p++) {
-      dReal v = jointParam(l->joint, l->jkind, kParams[p]);
-      hsu_bytesPut(out, &v, sizeof v);
-    }
-  }
-}
-
-static void getJoints(hsdCharacter *c, hsuBytes *in) {
+// the motors of character c's joints, saved or restored: enabled, and the limit-motor
+// parameters (ODE's setters store stops, velocity and the rest as given, in any order)
+static void jointBytes(hsdCharacter *c, hsuBytes *b, int save) {
   for (int k = 0; k < c->body->nlink; k++) {
     hsdLinkOde *l = &c->links[k];
     if (!l->joint) {
       continue;
     }
-    int on = 0;
-    hsu_bytesGet(in, &on, sizeof on);
-    if (on) {
-      dJointEnable(l->joint);
-    } else {
-      dJointDisable(l->joint);
+    int on = dJointIsEnabled(l->joint);
+    hsu_bytesField(b, save, &on, sizeof on);
+    if (!save && !b->bad) {
+      if (on) {
+        dJointEnable(l->joint);
+      } else {
+        dJointDisable(l->joint);
+      }
     }
     for (int p = 0; p < NPARAMS; p++) {
-      dReal v = 0;
-      hsu_bytesGet(in, &v, sizeof v);
-      if (!in->bad) {
+      dReal v = jointParam(l->joint, l->jkind, kParams[p]);
+      hsu_bytesField(b, save, &v, sizeof v);
+      if (!save && !b->bad) {
         setJointParam(l->joint, l->jkind, kParams[p], v);
       }
     }
@@ -248,115 +208,61 @@ static int attCode(const hsdCharacter *c, const hsdLinkOde *l) {
   return !l->att ? 0 : l->att == l->body ? 1 : l->att == c->cbody ? 2 : 3;
 }
 
-static void putCharacter(const hsdWorld *w, const hsdCharacter *c, hsuBytes *out) {
-  size_t n = (size_t)c->body->nlink;
-  hsd_saveBodyState(c->state, out);
-  hsu_bytesPut(out, c->motion, n * sizeof *c->motion);
-  putInput(c, out);
-  int flags[5] = {c->nExt, c->teleported, c->remode, c->posesTouched, c->resynced};
-  hsu_bytesPut(out, flags, sizeof flags);
-  for (size_t k = 0; k < n; k++) {
-    const hsdLinkOde *l = &c->links[k];
+// character c's per-link records, saved or restored: everything but the ODE handles (this
+// world's), the contact attachment by what it is (none, the link's own body, the composite)
+static void linkBytes(hsdCharacter *c, hsuBytes *b, int save) {
+  for (int k = 0; k < c->body->nlink && !b->bad; k++) {
+    hsdLinkOde *l = &c->links[k], copy;
     int att = attCode(c, l);
     HS_ASSERT(att < 3);
-    hsu_bytesPut(out, &att, sizeof att);
-    // the record without its handles (this world's; a restore keeps the live world's)
-    hsdLinkOde copy;
     memcpy(&copy, l, sizeof copy);
     copy.body = NULL;
     copy.joint = NULL;
     copy.att = NULL;
-    hsu_bytesPut(out, &copy, sizeof copy);
+    hsu_bytesField(b, save, &att, sizeof att);
+    hsu_bytesField(b, save, &copy, sizeof copy);
+    if (!save && !b->bad) {
+      copy.body = l->body;
+      copy.joint = l->joint;
+      copy.att = att == 1 ? l->body : att == 2 ? c->cbody : NULL;
+      *l = copy;
+    }
   }
-  hsu_bytesPut(out, c->pHold, sizeof c->pHold);
-  hsu_bytesPut(out, c->RHold, sizeof c->RHold);
-  hsu_bytesPut(out, &c->needWrench, sizeof c->needWrench);
-  hsu_bytesPut(out, c->linkWrench, n * sizeof *c->linkWrench);
-  hsu_bytesPut(out, c->subW, n * sizeof *c->subW);
-  hsu_bytesPut(out, &c->rep, sizeof c->rep);
-  hsu_bytesPut(out, &c->still, sizeof c->still);
-  hsu_bytesPut(out, c->restSum, sizeof c->restSum);
-  hsu_bytesPut(out, c->restMean, sizeof c->restMean);
-  int rest[3] = {c->restN, c->restPrev, c->restUp};
-  hsu_bytesPut(out, rest, sizeof rest);
-  hsu_bytesPut(out, &c->rest, sizeof c->rest);
-  hsu_bytesPut(out, c->P, sizeof c->P);
-  hsu_bytesPut(out, c->L, sizeof c->L);
-  hsu_bytesPut(out, &c->M, sizeof c->M);
-  hsu_bytesPut(out, c->com, sizeof c->com);
-  hsu_bytesPut(out, c->Ic, sizeof c->Ic);
-  hsu_bytesPut(out, c->PInt, sizeof c->PInt);
-  hsu_bytesPut(out, c->LInt, sizeof c->LInt);
-  hsu_bytesPut(out, c->bo, sizeof c->bo);
-  hsu_bytesPut(out, c->vRoot, sizeof c->vRoot);
-  hsu_bytesPut(out, c->wRoot, sizeof c->wRoot);
-  putJoints(c, out);
-  int js = c->jsd != NULL;
-  hsu_bytesPut(out, &js, sizeof js);
-  if (js) {
-    hsd_jsSaveData(c->jsm, c->jsd, out);
-  }
-  (void)w;
 }
 
-static void getCharacter(hsdCharacter *c, hsuBytes *in) {
+// everything of character c that changes after hsd_init, saved or restored
+static void characterBytes(hsdCharacter *c, hsuBytes *b, int save) {
   size_t n = (size_t)c->body->nlink;
-  hsd_restoreBodyState(c->state, in);
-  hsu_bytesGet(in, c->motion, n * sizeof *c->motion);
-  getInput(c, in);
-  int flags[5];
-  hsu_bytesGet(in, flags, sizeof flags);
-  c->nExt = flags[0];
-  c->teleported = flags[1];
-  c->remode = flags[2];
-  c->posesTouched = flags[3];
-  c->resynced = flags[4];
-  for (size_t k = 0; k < n; k++) {
-    hsdLinkOde *l = &c->links[k], saved;
-    int att = 0;
-    hsu_bytesGet(in, &att, sizeof att);
-    hsu_bytesGet(in, &saved, sizeof saved);
-    if (in->bad) {
-      return;
-    }
-    // everything but the handles, which are this world's
-    saved.body = l->body;
-    saved.joint = l->joint;
-    saved.att = att == 1 ? l->body : att == 2 ? c->cbody : NULL;
-    *l = saved;
+  hsd_bodyStateBytes(c->state, b, save);
+  hsu_bytesField(b, save, c->motion, n * sizeof *c->motion);
+  inputBytes(c, b, save);
+  int *ints[] = {&c->nExt, &c->teleported, &c->remode, &c->posesTouched, &c->resynced,
+                 &c->needWrench, &c->still, &c->restN, &c->restPrev, &c->restUp};
+  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+    hsu_bytesField(b, save, ints[i], sizeof *ints[i]);
   }
-  hsu_bytesGet(in, c->pHold, sizeof c->pHold);
-  hsu_bytesGet(in, c->RHold, sizeof c->RHold);
-  hsu_bytesGet(in, &c->needWrench, sizeof c->needWrench);
-  hsu_bytesGet(in, c->linkWrench, n * sizeof *c->linkWrench);
-  hsu_bytesGet(in, c->subW, n * sizeof *c->subW);
-  hsu_bytesGet(in, &c->rep, sizeof c->rep);
-  hsu_bytesGet(in, &c->still, sizeof c->still);
-  hsu_bytesGet(in, c->restSum, sizeof c->restSum);
-  hsu_bytesGet(in, c->restMean, sizeof c->restMean);
-  int rest[3];
-  hsu_bytesGet(in, rest, sizeof rest);
-  c->restN = rest[0];
-  c->restPrev = rest[1];
-  c->restUp = rest[2];
-  hsu_bytesGet(in, &c->rest, sizeof c->rest);
-  hsu_bytesGet(in, c->P, sizeof c->P);
-  hsu_bytesGet(in, c->L, sizeof c->L);
-  hsu_bytesGet(in, &c->M, sizeof c->M);
-  hsu_bytesGet(in, c->com, sizeof c->com);
-  hsu_bytesGet(in, c->Ic, sizeof c->Ic);
-  hsu_bytesGet(in, c->PInt, sizeof c->PInt);
-  hsu_bytesGet(in, c->LInt, sizeof c->LInt);
-  hsu_bytesGet(in, c->bo, sizeof c->bo);
-  hsu_bytesGet(in, c->vRoot, sizeof c->vRoot);
-  hsu_bytesGet(in, c->wRoot, sizeof c->wRoot);
-  getJoints(c, in);
-  int js = 0;
-  hsu_bytesGet(in, &js, sizeof js);
-  if (js != (c->jsd != NULL)) {
-    in->bad = 1;
+  linkBytes(c, b, save);
+  hsu_bytesField(b, save, &c->rep, sizeof c->rep);
+  hsu_bytesField(b, save, c->pHold, sizeof c->pHold);
+  hsu_bytesField(b, save, c->RHold, sizeof c->RHold);
+  hsu_bytesField(b, save, c->linkWrench, n * sizeof *c->linkWrench);
+  hsu_bytesField(b, save, c->subW, n * sizeof *c->subW);
+  hsu_bytesField(b, save, c->restSum, sizeof c->restSum);
+  hsu_bytesField(b, save, c->restMean, sizeof c->restMean);
+  hsu_bytesField(b, save, &c->rest, sizeof c->rest);
+  double *vecs[] = {c->P, c->L, c->com, c->PInt, c->LInt, c->bo, c->vRoot, c->wRoot};
+  for (size_t i = 0; i < sizeof vecs / sizeof vecs[0]; i++) {
+    hsu_bytesField(b, save, vecs[i], 3 * sizeof(double));
+  }
+  hsu_bytesField(b, save, &c->M, sizeof c->M);
+  hsu_bytesField(b, save, c->Ic, sizeof c->Ic);
+  jointBytes(c, b, save);
+  int js = c->jsd != NULL, saved = js;
+  hsu_bytesField(b, save, &saved, sizeof saved);
+  if (saved != js) {
+    b->bad = 1;  // a state of the other engine's records (the start would have said)
   } else if (js) {
-    hsd_jsRestoreData(c->jsm, c->jsd, in);
+    hsd_jsDataBytes(c->jsm, c->jsd, b, save);
   }
 }
 
@@ -383,6 +289,68 @@ static int shapeMatches(const hsdWorld *w, hsuBytes *in) {
   return ok && !in->bad;
 }
 
+// everything of the world that changes after hsd_init, saved or restored; -1 when a restore
+// meets a damaged record (b->bad)
+static int currentBytes(hsdWorld *w, hsuBytes *b, int save) {
+  hsu_bytesField(b, save, &w->opt, sizeof w->opt);
+  hsu_bytesField(b, save, &w->dt, sizeof w->dt);
+  hsu_bytesField(b, save, w->g, sizeof w->g);
+  hsu_bytesField(b, save, &w->time, sizeof w->time);
+  hsu_bytesField(b, save, &w->steps, sizeof w->steps);
+  int when = whenCode(w->runawayWhen);
+  int *ints[] = {&w->runaway, &when, &w->warnings, &w->lastRows};
+  for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+    hsu_bytesField(b, save, ints[i], sizeof *ints[i]);
+  }
+  if (!save) {
+    w->runawayWhen = when == 0 ? NULL : when == 1 ? "before" : "after";
+  }
+  hsu_bytesField(b, save, &w->warned, sizeof w->warned);
+  hsu_bytesField(b, save, &w->seed, sizeof w->seed);
+  hsu_bytesField(b, save, &w->quickSteps, sizeof w->quickSteps);
+  // the last step's contacts
+  int nc[2] = {w->ncontact, w->ngroup};
+  hsu_bytesField(b, save, nc, sizeof nc);
+  if (b->bad || nc[0] < 0 || nc[0] > w->opt.maxContacts || nc[1] < 0 || nc[1] > nc[0]) {
+    b->bad = 1;
+    return -1;
+  }
+  if (!save) {
+    w->ncontact = nc[0];
+    w->ngroup = nc[1];
+  }
+  hsu_bytesField(b, save, w->contacts, (size_t)w->ncontact * sizeof *w->contacts);
+  hsu_bytesField(b, save, w->contactJoint, (size_t)w->ncontact * sizeof *w->contactJoint);
+  hsu_bytesField(b, save, w->contactIsland,
+                 3 * (size_t)w->ncontact * sizeof *w->contactIsland);
+  hsu_bytesField(b, save, w->groups, (size_t)w->ngroup * sizeof *w->groups);
+  for (int ci = 0; ci < w->nchar && !b->bad; ci++) {
+    characterBytes(&w->chars[ci], b, save);
+  }
+  for (int i = 0; i < w->nloop; i++) {
+    hsdLoop *lp = &w->loops[i];
+    hsu_bytesField(b, save, &lp->fb, sizeof lp->fb);
+    hsu_bytesField(b, save, lp->cPre, sizeof lp->cPre);
+    hsu_bytesField(b, save, lp->aPre, sizeof lp->aPre);
+    hsu_bytesField(b, save, lp->force, sizeof lp->force);
+  }
+  if (b->bad) {
+    return -1;
+  }
+  BodyIo io = {b, save};
+  eachBody(w, bodyBytes, &io);
+  if (save) {
+    hsd_jsSaveContacts(w, b);
+    return b->bad ? -1 : 0;
+  }
+  if (hsd_jsRestoreContacts(w, b) < 0 || b->bad) {
+    return -1;
+  }
+  dWorldSetGravity(w->world, w->g[0], w->g[1], w->g[2]);
+  hsd_placeAllShapes(w);
+  return 0;
+}
+
 int hsd_saveState(const hsdWorld *w, hsuBytes *out, hsError *err) {
   if (!w || !w->initialised) {
     return HS_ERR(err, hsE_ORDER, "no state to save before the simulation starts");
@@ -391,89 +359,10 @@ int hsd_saveState(const hsdWorld *w, hsuBytes *out, hsError *err) {
   uint64_t nstart = w->start.n;
   hsu_bytesPut(out, &nstart, sizeof nstart);
   hsu_bytesPut(out, w->start.data, w->start.n);
-  // the world's scalars
-  hsu_bytesPut(out, &w->opt, sizeof w->opt);
-  hsu_bytesPut(out, &w->dt, sizeof w->dt);
-  hsu_bytesPut(out, w->g, sizeof w->g);
-  hsu_bytesPut(out, &w->time, sizeof w->time);
-  hsu_bytesPut(out, &w->steps, sizeof w->steps);
-  int when = whenCode(w->runawayWhen);
-  int ints[4] = {w->runaway, when, w->warnings, w->lastRows};
-  hsu_bytesPut(out, ints, sizeof ints);
-  hsu_bytesPut(out, &w->warned, sizeof w->warned);
-  hsu_bytesPut(out, &w->seed, sizeof w->seed);
-  hsu_bytesPut(out, &w->quickSteps, sizeof w->quickSteps);
-  // the last step's contacts
-  int nc[2] = {w->ncontact, w->ngroup};
-  hsu_bytesPut(out, nc, sizeof nc);
-  hsu_bytesPut(out, w->contacts, (size_t)w->ncontact * sizeof *w->contacts);
-  hsu_bytesPut(out, w->contactJoint, (size_t)w->ncontact * sizeof *w->contactJoint);
-  hsu_bytesPut(out, w->contactIsland, 3 * (size_t)w->ncontact * sizeof *w->contactIsland);
-  hsu_bytesPut(out, w->groups, (size_t)w->ngroup * sizeof *w->groups);
-  for (int ci = 0; ci < w->nchar; ci++) {
-    putCharacter(w, &w->chars[ci], out);
-  }
-  for (int i = 0; i < w->nloop; i++) {
-    const hsdLoop *lp = &w->loops[i];
-    hsu_bytesPut(out, &lp->fb, sizeof lp->fb);
-    hsu_bytesPut(out, lp->cPre, sizeof lp->cPre);
-    hsu_bytesPut(out, lp->aPre, sizeof lp->aPre);
-    hsu_bytesPut(out, lp->force, sizeof lp->force);
-  }
-  eachBody(w, putBody, out);
-  hsd_jsSaveContacts(w, out);
-  if (out->bad) {
+  // (saving only reads the world)
+  if (currentBytes((hsdWorld *)w, out, 1) < 0) {
     return HS_ERR(err, hsE_NOMEM, "out of memory for a saved state");
   }
-  return 0;
-}
-
-// every record after the start overwritten from in; -1 when in is damaged
-static int loadCurrent(hsdWorld *w, hsuBytes *in) {
-  hsu_bytesGet(in, &w->opt, sizeof w->opt);
-  hsu_bytesGet(in, &w->dt, sizeof w->dt);
-  hsu_bytesGet(in, w->g, sizeof w->g);
-  hsu_bytesGet(in, &w->time, sizeof w->time);
-  hsu_bytesGet(in, &w->steps, sizeof w->steps);
-  int ints[4] = {0, 0, 0, 0};
-  hsu_bytesGet(in, ints, sizeof ints);
-  w->runaway = ints[0];
-  w->runawayWhen = ints[1] == 0 ? NULL : ints[1] == 1 ? "before" : "after";
-  w->warnings = ints[2];
-  w->lastRows = ints[3];
-  hsu_bytesGet(in, &w->warned, sizeof w->warned);
-  hsu_bytesGet(in, &w->seed, sizeof w->seed);
-  hsu_bytesGet(in, &w->quickSteps, sizeof w->quickSteps);
-  int nc[2] = {0, 0};
-  hsu_bytesGet(in, nc, sizeof nc);
-  if (in->bad || nc[0] < 0 || nc[0] > w->opt.maxContacts || nc[1] < 0 || nc[1] > nc[0]) {
-    return -1;
-  }
-  w->ncontact = nc[0];
-  w->ngroup = nc[1];
-  hsu_bytesGet(in, w->contacts, (size_t)w->ncontact * sizeof *w->contacts);
-  hsu_bytesGet(in, w->contactJoint, (size_t)w->ncontact * sizeof *w->contactJoint);
-  hsu_bytesGet(in, w->contactIsland, 3 * (size_t)w->ncontact * sizeof *w->contactIsland);
-  hsu_bytesGet(in, w->groups, (size_t)w->ngroup * sizeof *w->groups);
-  for (int ci = 0; ci < w->nchar && !in->bad; ci++) {
-    getCharacter(&w->chars[ci], in);
-  }
-  for (int i = 0; i < w->nloop; i++) {
-    hsdLoop *lp = &w->loops[i];
-    hsu_bytesGet(in, &lp->fb, sizeof lp->fb);
-    hsu_bytesGet(in, lp->cPre, sizeof lp->cPre);
-    hsu_bytesGet(in, lp->aPre, sizeof lp->aPre);
-    hsu_bytesGet(in, lp->force, sizeof lp->force);
-  }
-  if (in->bad) {
-    return -1;
-  }
-  eachBody(w, getBody, in);
-  if (hsd_jsRestoreContacts(w, in) < 0 || in->bad) {
-    return -1;
-  }
-  dWorldSetGravity(w->world, w->g[0], w->g[1], w->g[2]);
-  hsd_placeAllShapes(w);
   return 0;
 }
 
@@ -496,7 +385,7 @@ int hsd_restoreState(hsdWorld *w, hsuBytes *in, hsError *err) {
              memcmp(start, w->start.data, (size_t)nstart) == 0;
   if (!same) {
     hsuBytes s = {(unsigned char *)start, (size_t)nstart, (size_t)nstart, 0, 0};
-    loadStart(w, &s);
+    startBytes(w, &s, 0);
     if (s.bad || s.pos != s.n) {
       return HS_ERR(err, hsE_INVALID, "the saved state is damaged (its start record)");
     }
@@ -504,7 +393,7 @@ int hsd_restoreState(hsdWorld *w, hsuBytes *in, hsError *err) {
       return err ? err->code : hsE_INVALID;
     }
   }
-  if (loadCurrent(w, in) < 0) {
+  if (currentBytes(w, in, 0) < 0) {
     return HS_ERR(err, hsE_INVALID, "the saved state is damaged (its size does not match the "
                   "characters')");
   }

@@ -165,34 +165,23 @@ void hss_applyNoise(hssState *s, int i) {
   }
 }
 
-void hss_saveNoise(const hssState *s, hsuBytes *out) {
-  const hssNoise *n = s->noise;
-  int have = n != NULL;
-  hsu_bytesPut(out, &have, sizeof have);
-  if (n) {
-    hsu_bytesPut(out, n->active, sizeof n->active);
-    hsu_bytesPut(out, n->spec, sizeof n->spec);
-    hsu_bytesPut(out, n->seed, sizeof n->seed);
-    hsu_bytesPut(out, n->rng, (size_t)s->body->nsensor * sizeof *n->rng);
-    hsu_bytesPut(out, &n->limits, sizeof n->limits);
-  }
-}
-
-int hss_restoreNoise(hssState *s, hsuBytes *in, hsError *err) {
-  int have = 0;
-  hsu_bytesGet(in, &have, sizeof have);
-  if (!have) {
+int hss_noiseBytes(hssState *s, hsuBytes *b, int save, hsError *err) {
+  int have = s->noise != NULL;
+  hsu_bytesField(b, save, &have, sizeof have);
+  if (!save && !have) {
     hss_freeNoisePart(s);
+  }
+  if (!have || b->bad) {
     return 0;
   }
   hssNoise *n = noisePart(s, err);
   if (!n) {
     return hsE_NOMEM;
   }
-  hsu_bytesGet(in, n->active, sizeof n->active);
-  hsu_bytesGet(in, n->spec, sizeof n->spec);
-  hsu_bytesGet(in, n->seed, sizeof n->seed);
-  hsu_bytesGet(in, n->rng, (size_t)s->body->nsensor * sizeof *n->rng);
-  hsu_bytesGet(in, &n->limits, sizeof n->limits);
+  hsu_bytesField(b, save, n->active, sizeof n->active);
+  hsu_bytesField(b, save, n->spec, sizeof n->spec);
+  hsu_bytesField(b, save, n->seed, sizeof n->seed);
+  hsu_bytesField(b, save, n->rng, (size_t)s->body->nsensor * sizeof *n->rng);
+  hsu_bytesField(b, save, &n->limits, sizeof n->limits);
   return 0;
 }

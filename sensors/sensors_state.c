@@ -99,28 +99,26 @@ const int *hss_sensorsOfType(const hssState *s, hstSensor type, int *n) {
   return s->order + s->typeAdr[type];
 }
 
-void hss_saveState(const hssState *s, hsuBytes *out) {
+// the readings, held scans and noise of s, saved or restored; 0, hsE_INVALID, hsE_NOMEM
+static int stateBytes(hssState *s, hsuBytes *b, int save, hsError *err) {
   size_t n = (size_t)s->body->nsensor;
-  hsu_bytesPut(out, s->readings, 6 * n * sizeof *s->readings);
-  long beams = s->range ? s->range->scanned : 0;
-  hsu_bytesPut(out, &beams, sizeof beams);
-  if (s->range) {
-    hsu_bytesPut(out, s->range->dist, (size_t)beams * sizeof *s->range->dist);
-  }
-  hss_saveNoise(s, out);
-}
-
-int hss_restoreState(hssState *s, hsuBytes *in, hsError *err) {
-  size_t n = (size_t)s->body->nsensor;
-  hsu_bytesGet(in, s->readings, 6 * n * sizeof *s->readings);
-  long beams = -1;
-  hsu_bytesGet(in, &beams, sizeof beams);
-  if (in->bad || beams != (s->range ? s->range->scanned : 0)) {
-    in->bad = 1;
+  hsu_bytesField(b, save, s->readings, 6 * n * sizeof *s->readings);
+  long beams = s->range ? s->range->scanned : 0, saved = beams;
+  hsu_bytesField(b, save, &saved, sizeof saved);
+  if (b->bad || saved != beams) {
+    b->bad = 1;
     return HS_ERR(err, hsE_INVALID, "the saved sensor state is for other sensors");
   }
   if (s->range) {
-    hsu_bytesGet(in, s->range->dist, (size_t)beams * sizeof *s->range->dist);
+    hsu_bytesField(b, save, s->range->dist, (size_t)beams * sizeof *s->range->dist);
   }
-  return hss_restoreNoise(s, in, err);
+  return hss_noiseBytes(s, b, save, err);
+}
+
+void hss_saveState(const hssState *s, hsuBytes *out) {
+  stateBytes((hssState *)s, out, 1, NULL);  // (saving only reads s)
+}
+
+int hss_restoreState(hssState *s, hsuBytes *in, hsError *err) {
+  return stateBytes(s, in, 0, err);
 }

@@ -127,6 +127,9 @@ typedef struct hsuBytes {
 } hsuBytes;
 void hsu_bytesPut(hsuBytes *b, const void *src, size_t n);
 int hsu_bytesGet(hsuBytes *b, void *dst, size_t n);
+// one field of a record, saved (save != 0: appended from p, which is only read) or restored
+// (read into p): one list of fields serves both directions
+void hsu_bytesField(hsuBytes *b, int save, void *p, size_t n);
 void hsu_bytesFree(hsuBytes *b);
 
 //---------------------------------- paths -----------------------------------------------------

@@ -123,6 +123,14 @@ int hsu_bytesGet(hsuBytes *b, void *dst, size_t n) {
   return 0;
 }
 
+void hsu_bytesField(hsuBytes *b, int save, void *p, size_t n) {
+  if (save) {
+    hsu_bytesPut(b, p, n);
+  } else {
+    hsu_bytesGet(b, p, n);
+  }
+}
+
 void hsu_bytesFree(hsuBytes *b) {
   hsu_free(b->data);
   memset(b, 0, sizeof *b);

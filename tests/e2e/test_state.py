@@ -23,7 +23,6 @@ import pytest
 
 import hrpsim
 from hrpsim.errors import BadArgument, SchedulerRefused
-from hrpsim.models import OPENHRP_PROTOS
 
 REPO = Path(__file__).resolve().parents[2]
 MODELS = REPO / "samples" / "models"
@@ -32,23 +31,9 @@ HUMANOID = MODELS / "humanoid" / "humanoid.wrl"
 sys.path.insert(0, str(REPO / "samples" / "controllers"))
 from pd_controller import PDLaw  # noqa: E402
 from conftest import assert_same  # noqa: E402
+from test_options import BOX_WRL, client  # noqa: E402,F401 (client: the servers' fixture)
 
-BOX_WRL = "#VRML V2.0 utf8\n" + OPENHRP_PROTOS + """
-DEF BOX Humanoid { name "box" humanoidBody [
-  DEF BOX_LINK Joint { jointType "free" children [
-    Segment { mass 1.5 momentsOfInertia [0.0025 0 0 0 0.0025 0 0 0 0.0025]
-      children Shape { geometry Box { size 0.1 0.1 0.1 } } } ] } ]
-  joints [ USE BOX_LINK ] }
-"""
 BOXES = ("b0", "b1", "b2", "drop")
-
-
-@pytest.fixture(scope="module")
-def client(servers):
-    for name in ("DynamicsSimulatorFactory", "Scheduler"):
-        if not servers.has(name):
-            pytest.fail("%s was not started" % name, pytrace=False)
-    return servers.client
 
 
 @pytest.fixture(scope="module")
