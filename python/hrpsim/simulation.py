@@ -228,6 +228,7 @@ class Simulation(PrimitivesMixin):
         self._backend = _BACKENDS[backend](self)
         self._started = False
         self._steps = 0
+        self._engine_now = None  # the engine of a restored state, until reset()
         self._closed = None     # after close(): the final simulated time [s]
         self.set_time_step(dt)
         self.set_gravity(gravity)
@@ -674,8 +675,8 @@ class Simulation(PrimitivesMixin):
         self._build("save_state")
         data = self._backend.save_state()
         return State(data=bytes(data), time=float(self.time), steps=int(self.steps),
-                     backend=self._backend.name, engine=self._solver[0] or "ode",
-                     characters=tuple(self._models))
+                     backend=self._backend.name, engine=self._engine_now or self._solver[0]
+                     or "ode", characters=tuple(self._models))
 
     def restore_state(self, state):
         """Continue from ``state`` (an ``hrpsim.State`` from ``save_state`` on any back end of
@@ -690,6 +691,7 @@ class Simulation(PrimitivesMixin):
         self._build("restore_state")
         self._backend.restore_state(state.data)
         self._steps = int(state.steps)
+        self._engine_now = state.engine or None  # the state's engine comes with it
         return self
 
     def reset(self):
@@ -700,6 +702,7 @@ class Simulation(PrimitivesMixin):
             self._backend.discard()
         self._started = False
         self._steps = 0
+        self._engine_now = None
         return self
 
     def close(self):

@@ -9,6 +9,9 @@
   the joint-space engine); the state pickled in between, and restored into a new Simulation;
 - across back ends: a state saved in process continues on the server and the scheduler with
   the bits of the in-process run;
+- a state of the other engine brings its engine along (until reset);
+- the scheduler saves and restores while paused (a finished run refuses), its hosted world
+  refuses restoreState (BAD_INV_ORDER, lastError naming Scheduler::restoreState);
 - refusals: a state of other models raises BadArgument (SchedulerRefused on the scheduler)
   naming the difference and changes nothing; restore_state takes only an hrpsim.State.
 """
@@ -248,3 +251,34 @@ def test_a_sweep_starts_every_run_from_one_saved_state(pool):
     assert xs[1] > xs[0] > xs[2]  # the speeds differ after the common start
     with pytest.raises(BadArgument, match="setup"):
         hrpsim.sweep(crawler_drive, speeds, state=state, dt=0.001)
+
+
+def test_a_state_brings_its_engine_along(box):
+    state, expected, _ = uninterrupted("local", None, "joint_space", "pile", box)
+    _, total, k, every = SCENES["pile"]
+    with hrpsim.Simulation(backend="local", dt=0.001) as sim:   # configured for ODE
+        pile(sim, box)
+        sim.restore_state(state)
+        assert sim.time == state.time
+        assert sim.save_state().engine == "joint_space"
+        assert_same(drive(sim, None, k, total, every), expected[k // every:], "engine")
+        sim.reset()
+        sim.step(1)
+        assert sim.save_state().engine == "ode"
+
+
+def test_the_scheduler_restores_only_while_paused_and_its_hosted_world_refuses(client, box):
+    from omniORB import CORBA
+    with make("scheduler", client, "ode") as sim:
+        pile(sim, box)
+        sim.step(10)
+        state = sim.save_state()
+        sched = sim.scheduler()
+        hosted = sim.dynamics
+        with pytest.raises(CORBA.BAD_INV_ORDER):
+            hosted.restoreState(state.data)           # the run's clock is the scheduler's
+        assert "Scheduler::restoreState" in hosted.lastError()
+        sim.step(10)
+        sched.stop()                                   # FINISHED: no run to restore into
+        with pytest.raises(SchedulerRefused, match="FINISHED"):
+            sim.restore_state(state)
