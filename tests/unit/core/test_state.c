@@ -292,6 +292,43 @@ static void testRefusals(void) {
   hs_freeSim(b);
 }
 
+// out of memory at every allocation a restore makes in turn (a rebuild from another start):
+// each failure leaves the simulation as it was, and the restore succeeds once memory suffices
+static void testOutOfMemory(void) {
+  hsError err = {0};
+  hsSim *a = makeScene(PILE, "ode", 9);
+  CU_ASSERT_EQUAL_FATAL(hs_start(a, &err), 0);
+  drive(a, PILE, 0, 60);
+  long long ns, n0, n1;
+  unsigned char *s = saved(a, &ns);
+  hsSim *b = makeScene(PILE, "ode", 9);
+  place(b, 2, 0.5, 0.5, 0.2, 0);  // another start: the restore rebuilds
+  CU_ASSERT_EQUAL_FATAL(hs_start(b, &err), 0);
+  drive(b, PILE, 0, 30);
+  unsigned char *before = saved(b, &n0);
+  int rc = -1, failures = 0;
+  for (int k = 1; k <= 2000 && rc != 0; k++) {
+    hsu_clearError(&err);
+    hsu_failAllocAfter(k);
+    rc = hs_restoreState(b, s, ns, &err);
+    hsu_failAllocAfter(0);
+    if (rc != 0) {
+      failures++;
+      CU_ASSERT_EQUAL(rc, hsE_NOMEM);
+      unsigned char *now = saved(b, &n1);
+      CU_ASSERT(n0 == n1 && memcmp(before, now, (size_t)n0) == 0);
+      free(now);
+    }
+  }
+  CU_ASSERT_EQUAL(rc, 0);
+  CU_ASSERT(failures > 3);  // the rebuild allocates: those failures were exercised
+  CU_ASSERT_EQUAL(hs_steps(b), 60);
+  free(s);
+  free(before);
+  hs_freeSim(a);
+  hs_freeSim(b);
+}
+
 void register_state(void) {
   CU_pSuite s = hst_addSuite("core_state");
   hs_initProcess();
@@ -303,4 +340,5 @@ void register_state(void) {
   CU_add_test(s, "a simulation of another start or engine is rebuilt from the state's",
               testRebuiltFromOtherStart);
   CU_add_test(s, "other models, damaged bytes: refused, nothing changed", testRefusals);
+  CU_add_test(s, "out of memory anywhere in a restore: nothing changed", testOutOfMemory);
 }
