@@ -84,6 +84,15 @@ static uint64_t bodyHash(const hsBody *b) {
   return h;
 }
 
+// character ch's body hash, computed once (the body is read-only; meshes make it costly)
+static uint64_t charHash(hsSim *sim, int ch) {
+  hsCharacter *c = &sim->chars[ch];
+  if (!c->hash) {
+    c->hash = bodyHash(hs_body(sim, ch)) | 1;  // (never 0: 0 means not yet)
+  }
+  return c->hash;
+}
+
 // the registered pairs and extra joints, hashed
 static uint64_t setupHash(const hsSim *sim) {
   uint64_t h = 0xCBF29CE484222325ULL;
@@ -134,7 +143,7 @@ static int getStr(hsuBytes *b, char *out, size_t size) {
 
 // the identity of the simulation: characters (name, body name, links, joints, body hash),
 // then the set-up's hash
-static void putIdentity(const hsSim *sim, hsuBytes *b) {
+static void putIdentity(hsSim *sim, hsuBytes *b) {
   int n = sim->nchar;
   hsu_bytesPut(b, &n, sizeof n);
   for (int ch = 0; ch < n; ch++) {
@@ -143,7 +152,7 @@ static void putIdentity(const hsSim *sim, hsuBytes *b) {
     putStr(b, body->name);
     int sizes[2] = {body->nlink, body->njoint};
     hsu_bytesPut(b, sizes, sizeof sizes);
-    uint64_t h = bodyHash(body);
+    uint64_t h = charHash(sim, ch);
     hsu_bytesPut(b, &h, sizeof h);
   }
   uint64_t h = setupHash(sim);
@@ -151,7 +160,7 @@ static void putIdentity(const hsSim *sim, hsuBytes *b) {
 }
 
 // 0 if the identity in b is sim's, else hsE_INVALID with err naming the first difference
-static int checkIdentity(const hsSim *sim, hsuBytes *b, hsError *err) {
+static int checkIdentity(hsSim *sim, hsuBytes *b, hsError *err) {
   int n = -1;
   hsu_bytesGet(b, &n, sizeof n);
   if (b->bad || n < 0) {
@@ -185,7 +194,7 @@ static int checkIdentity(const hsSim *sim, hsuBytes *b, hsError *err) {
                     "here but body '%s' (%d links, %d joint ids) in the saved state", name,
                     body->name, body->nlink, body->njoint, bodyName, sizes[0], sizes[1]);
     }
-    if (bodyHash(body) != h) {
+    if (charHash(sim, ch) != h) {
       return HS_ERR(err, hsE_INVALID, "character '%s': body '%s' differs from the saved "
                     "state's (same name and sizes; other joints, inertia, shapes or sensors)",
                     name, bodyName);
@@ -209,7 +218,7 @@ static int checkIdentity(const hsSim *sim, hsuBytes *b, hsError *err) {
 //---------------------------------- save ------------------------------------------------------
 
 // the whole state into b (header first; the checksum filled in last)
-static int saveInto(const hsSim *sim, hsuBytes *b, hsError *err) {
+static int saveInto(hsSim *sim, hsuBytes *b, hsError *err) {
   hsu_bytesPut(b, STATE_MAGIC, 8);
   uint32_t version = STATE_VERSION;
   hsu_bytesPut(b, &version, sizeof version);
@@ -255,7 +264,7 @@ long long hs_saveState(hsSim *sim, void *buf, long long size, hsError *err) {
 
 // the header of in: magic, version, layout, checksum, identity; 0 or hsE_INVALID (nothing read
 // past the identity)
-static int checkHeader(const hsSim *sim, hsuBytes *in, hsError *err) {
+static int checkHeader(hsSim *sim, hsuBytes *in, hsError *err) {
   char magic[8];
   uint32_t version = 0;
   uint64_t layout = 0, sum = 0;

@@ -290,6 +290,16 @@ def test_a_sweep_starts_every_run_from_one_saved_state(pool):
         hrpsim.sweep(crawler_drive, speeds, state=state, dt=0.001)
 
 
+def test_a_server_sweep_starts_from_a_state_saved_in_process(client):
+    from hrpsim.sweep import run_serial
+    state = settled_state()
+    speeds = [0.2, -0.1]
+    local = run_serial(crawler_drive, speeds, setup=crawler_setup, state=state, dt=0.001)
+    served = hrpsim.sweep(crawler_drive, speeds, naming=client.naming, workers=1,
+                          setup=crawler_setup, state=state, dt=0.001)
+    assert_same([r[1] for r in served], [r[1] for r in local], "server sweep from a state")
+
+
 def test_a_state_brings_its_engine_along(box):
     state, expected, _ = uninterrupted("local", None, "joint_space", "pile", box)
     _, total, k, every = SCENES["pile"]
