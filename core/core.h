@@ -5,7 +5,8 @@
 // step and its bounds, simulated time and the step count, the started flag and the checks made
 // before and after start, the step sequence (dynamics, then every character's sensor readings,
 // then the range scans that are due through one ray scene), the sensor option and noise, the
-// registered pairs and extra joints, and what the scheduler logs per step. Doors only convert
+// registered pairs and extra joints, what the scheduler logs per step, and its whole state as
+// bytes to save and restore bit for bit (hs_saveState, hs_restoreState). Doors only convert
 // their requests (IDL, Python) and call it; errors come back as hsErrors, with code hsE_ORDER
 // for a call made in the wrong state (before or after start) and hsE_INVALID for bad arguments.
 //
