@@ -5,7 +5,8 @@
 // step and its bounds, simulated time and the step count, the started flag and the checks made
 // before and after start, the step sequence (dynamics, then every character's sensor readings,
 // then the range scans that are due through one ray scene), the sensor option and noise, the
-// registered pairs and extra joints; and a run over it (hsRun, at the end: the periodic events
+// registered pairs and extra joints; its whole state as bytes to save and restore bit for bit
+// (hs_saveState, hs_restoreState); and a run over it (hsRun, at the end: the periodic events
 // in whole steps and the log every door records the same way). Doors only convert
 // their requests (IDL, Python) and call it; errors come back as hsErrors, with code hsE_ORDER
 // for a call made in the wrong state (before or after start) and hsE_INVALID for bad arguments.
@@ -260,6 +261,31 @@ int hs_runawayMessage(char *out, int size, const char *name, const char *when, l
 
 // numerical warnings counted so far (contact overflow, runaways, ...)
 int hs_warningCount(const hsSim *sim);
+
+//---------------------------------- save and restore ------------------------------------------
+// A simulation's whole state as bytes (MuJoCo's mj_getState): simulated time and steps, every
+// character's coordinates, velocities and step history, commands pending and kept, the ODE
+// bodies bit for bit, the solver's warm start (the joint-space engine's contact impulses; ODE
+// 0.16's QuickStep keeps none, its random seed is saved), sleep counters, extra joints'
+// feedback, the time step, gravity and solver options, the sensor option, noise settings and
+// generators, held range scans, and what the world was built from at the start. A simulation
+// restored from a state saved after step k steps on exactly as the saved one did, bit for bit,
+// on either engine (core/core_state.c, dynamics/dynamics_state.c say how).
+// Format: versioned, for this build's record layout, with a checksum and the identity of the
+// simulation (characters' names and bodies, pairs, extra joints): a state restores only into
+// a simulation made the same way (the same model files, registrations and characters in the
+// same order), started or not.
+
+// the state into buf (size bytes): returns its length, writing it only when size is enough
+// (call with buf NULL to ask); hsE_ORDER before start, hsE_NOMEM, with err
+long long hs_saveState(hsSim *sim, void *buf, long long size, hsError *err);
+
+// continue from a state hs_saveState wrote (buf, size bytes; copied, the caller keeps buf).
+// hsE_INVALID with err naming the first difference when the state is not for this simulation
+// (another format version or build, a damaged state, another character or body, other pairs
+// or extra joints): then nothing changed. Afterwards the simulation is started, at the
+// state's time and step count.
+int hs_restoreState(hsSim *sim, const void *buf, long long size, hsError *err);
 
 //---------------------------------- simulated time --------------------------------------------
 // The one rule that turns periods and end times into whole steps, for every door (the

@@ -15,6 +15,7 @@
 typedef struct hsCharacter {
   hsBody *owned;       // the body when the simulation owns it, else NULL
   hssState *sensors;   // readings of its sensors after the last step
+  uint64_t hash;       // saved states' hash of the body (core_state.c), 0 until first needed
 } hsCharacter;
 
 struct hsSim {

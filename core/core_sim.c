@@ -232,6 +232,7 @@ int hs_addCharacter(hsSim *sim, const char *name, hsBody *body, int own, hsError
   }
   sim->chars[sim->nchar].owned = own ? body : NULL;
   sim->chars[sim->nchar].sensors = sensors;
+  sim->chars[sim->nchar].hash = 0;
   sim->nchar++;
   hsu_log(hsLOG_INFO, "registered character '%s' (body '%s', %d links, %d joints)", name,
           body->name, body->nlink, body->njoint);

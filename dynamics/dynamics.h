@@ -71,6 +71,8 @@
 #ifndef HRPSIM_DYNAMICS_DYNAMICS_H_
 #define HRPSIM_DYNAMICS_DYNAMICS_H_
 
+#include <stdint.h>
+
 #include "model.h"
 
 #ifdef __cplusplus
@@ -229,6 +231,30 @@ hsdWorld *hsd_makeWorld(const hsdOptions *opt, hsError *err);
 
 // free a world and everything it made; NULL is a no-op. Bodies stay the caller's.
 void hsd_freeWorld(hsdWorld *w);
+
+// the world's whole state appended to out (dynamics_state.c): what the last hsd_init built
+// from, then everything that changes after it (time, steps, seed, options, gravity, each
+// character's state, motion, input and step history, the ODE bodies' poses and velocities
+// bit for bit, joint motors, sleep counters, contacts, the joint-space engine's data and warm
+// start). hsE_ORDER before hsd_init; hsE_NOMEM when out could not grow.
+int hsd_saveState(const hsdWorld *w, hsuBytes *out, hsError *err);
+
+// the world continued from a state hsd_saveState wrote for a world of the same characters
+// (same bodies, pairs and loops: the caller checks that), read from in at in->pos: rebuilt by
+// hsd_init from the state's start when the world's own start differs, then every record
+// overwritten, so that the next step gives the bits the saved world's next step gave.
+// hsE_INVALID for a damaged state (a size that does not match): the world is then rebuilt
+// from its own start (a restore that fails leaves a started world at its start, not the
+// caller's: the core restores its own copy then).
+int hsd_restoreState(hsdWorld *w, hsuBytes *in, hsError *err);
+
+// a body state's arrays (q, dq, ddq, u, root pose, link poses) appended to b (save != 0; st
+// only read) or read back from b into st (a state of the same body)
+void hsd_bodyStateBytes(const hsBodyState *st, hsuBytes *b, int save);
+
+// a hash of the sizes of the records a saved state copies as they are (this build's layout):
+// a state saved by a build whose layout differs cannot be restored
+uint64_t hsd_stateLayout(void);
 
 // add a character named name for body (borrowed: must outlive the world); before hsd_init only.
 // The body's own extra joints (closed loops) come with it. Returns its index, or -1 (duplicate
@@ -700,6 +726,10 @@ hsdJsData *hsd_makeJsData(const hsdJsModel *m, hsError *err);
 
 // release a state; NULL is a no-op
 void hsd_freeJsData(hsdJsData *d);
+
+// everything of a joint-space data that carries from step to step (and the phases' results)
+// appended to b (save != 0) or read back from it (dynamics_jointspace.c)
+void hsd_jsDataBytes(const hsdJsModel *m, hsdJsData *d, hsuBytes *b, int save);
 
 // position phase: link poses (FK), centre of mass, cinert, cdof, composite inertias and the
 // mass matrix M (armature on its diagonal)

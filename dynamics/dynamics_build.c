@@ -386,6 +386,7 @@ int hsd_init(hsdWorld *w, hsError *err) {
   if (!w) {
     return HS_ERR(err, hsE_INVALID, "no world");
   }
+  hsd_noteStart(w);  // (before anything below changes the states)
   hsd_destroyOde(w);
   hsd_lockOde();
   w->world = dWorldCreate();
@@ -443,6 +444,7 @@ int hsd_init(hsdWorld *w, hsError *err) {
         hsu_mulMat(l->offR, RtT, c->state->linkR + 9 * k);
       }
     }
+    hsd_initRest(w, c);
     if (hsd_servoed(c, 0) && c->links[0].body) {
       dBodySetKinematic(c->links[0].body);
     }

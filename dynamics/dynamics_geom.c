@@ -425,6 +425,15 @@ void hsd_placeShapes(hsdWorld *w, int ch) {
   }
 }
 
+void hsd_placeAllShapes(hsdWorld *w) {
+  for (int ci = 0; w->geo && ci < w->nchar; ci++) {
+    for (int k = 0; w->chars[ci].shapes && k < w->chars[ci].body->nlink; k++) {
+      placeLink(w, ci, k);
+    }
+  }
+  hsd_shapesMoved(w);
+}
+
 //---------------------------------- queries ---------------------------------------------------
 
 void hsd_shapesCurrent(hsdWorld *w) {

@@ -211,6 +211,25 @@ hsdJsData *hsd_makeJsData(const hsdJsModel *m, hsError *err) {
   return d;
 }
 
+// doubles in the pool of a data for m (hsd_makeJsData)
+static size_t poolDoubles(const hsdJsModel *m) {
+  size_t nv = (size_t)m->nv, n = (size_t)m->body->nlink;
+  return nv * (4 + 6 + 6 + 1 + 2) + 2 * nv * nv + n * (6 + 13 + 13 + 6 + 6 + 6);
+}
+
+void hsd_jsDataBytes(const hsdJsModel *m, hsdJsData *d, hsuBytes *b, int save) {
+  size_t nv = (size_t)m->nv;
+  hsd_bodyStateBytes(d->st, b, save);
+  hsu_bytesField(b, save, &d->posesCurrent, sizeof d->posesCurrent);
+  hsu_bytesField(b, save, d->qvel, poolDoubles(m) * sizeof(double));
+  hsu_bytesField(b, save, d->g, sizeof d->g);
+  hsu_bytesField(b, save, d->given, nv);
+  hsu_bytesField(b, save, d->c, sizeof d->c);
+  hsu_bytesField(b, save, &d->mass, sizeof d->mass);
+  hsu_bytesField(b, save, d->freeParent, nv * sizeof(int));
+  hsu_bytesField(b, save, &d->badPivots, sizeof d->badPivots);
+}
+
 void hsd_freeJsData(hsdJsData *d) {
   if (d) {
     hsm_freeState(d->st);

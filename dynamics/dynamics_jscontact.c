@@ -130,6 +130,46 @@ static int growInt(void **p, int *cap, int need, size_t elem) {
   return r;
 }
 
+void hsd_jsSaveContacts(const hsdWorld *w, hsuBytes *out) {
+  const hsdJsContacts *s = w->jsc;
+  int have = s != NULL, n = s ? s->nprev : 0;
+  hsu_bytesPut(out, &have, sizeof have);
+  hsu_bytesPut(out, &n, sizeof n);
+  if (s) {
+    hsu_bytesPut(out, s->prev, (size_t)n * sizeof *s->prev);
+    hsu_bytesPut(out, &s->scale, sizeof s->scale);
+    hsu_bytesPut(out, &s->sweeps, sizeof s->sweeps);
+    hsu_bytesPut(out, &s->change, sizeof s->change);
+  }
+}
+
+int hsd_jsRestoreContacts(hsdWorld *w, hsuBytes *in) {
+  int have = 0, n = 0;
+  hsu_bytesGet(in, &have, sizeof have);
+  hsu_bytesGet(in, &n, sizeof n);
+  if (in->bad || n < 0 || (!have && n) || (size_t)n > (in->n - in->pos) / sizeof(JsPrev)) {
+    in->bad = 1;
+    return -1;
+  }
+  if (!have) {
+    hsd_jsFreeContacts(w);  // no contact step yet: none to warm-start from
+    return 0;
+  }
+  if (!w->jsc && !(w->jsc = hsu_calloc(1, sizeof *w->jsc))) {
+    return -1;
+  }
+  hsdJsContacts *s = w->jsc;
+  if (growInt((void **)&s->prev, &s->capPrev, n, sizeof *s->prev) < 0) {
+    return -1;
+  }
+  s->nprev = n;
+  hsu_bytesGet(in, s->prev, (size_t)n * sizeof *s->prev);
+  hsu_bytesGet(in, &s->scale, sizeof s->scale);
+  hsu_bytesGet(in, &s->sweeps, sizeof s->sweeps);
+  hsu_bytesGet(in, &s->change, sizeof s->change);
+  return in->bad ? -1 : 0;
+}
+
 void hsd_jsFreeContacts(hsdWorld *w) {
   hsdJsContacts *s = w->jsc;
   if (s) {

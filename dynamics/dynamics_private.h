@@ -60,6 +60,27 @@ typedef struct hsdGeometry hsdGeometry;
 // the joint-space engine's contact solver: its buffers and the last step's impulses
 typedef struct hsdJsContacts hsdJsContacts;
 
+// most velocity samples a body's rest test averages (ODE's own default is 1; sleeping uses 10)
+#define hsdREST_SAMPLES 16
+
+// the auto-disable record of a character's root body (dynamics_sleep.c): ODE's rule, kept here
+// so that a saved state holds it (ODE's own counters are not in its public API). The fields are
+// those ODE keeps per body and change where ODE's would.
+typedef struct hsdRest {
+  int on;              // auto-disable on (ODE's flag, which stays off in ODE itself)
+  int idleSteps;       // steps at rest before sleeping ...
+  double idleTime;     // ... and time [s]
+  int samples;         // velocities averaged (0: never sleeps)
+  double linear2;      // thresholds of the mean velocities, squared [(m/s)^2, (rad/s)^2]
+  double angular2;
+  int stepsLeft;       // counts down while idle
+  double timeLeft;     // [s], counts down while idle
+  int counter;         // next sample slot
+  int ready;           // 1 once every slot holds a sample
+  double lvel[hsdREST_SAMPLES][3];  // samples of the linear velocity [m/s] ...
+  double avel[hsdREST_SAMPLES][3];  // ... and of the angular one [rad/s], world frame
+} hsdRest;
+
 // the ODE side of one link of a character, and its scratch between the phases of a step
 typedef struct hsdLinkOde {
   // built by hsd_init
@@ -129,6 +150,7 @@ typedef struct hsdCharacter {
   double restMean[2];       // ... the speeds of the mean velocities over the window before
   int restN, restPrev;      // steps in the current window; 1 once restMean holds a window
   int restUp;               // which speeds rose from the window before that (1 linear, 2 angular)
+  hsdRest rest;             // the root body's auto-disable record (dynamics_sleep.c)
   dBodyID cbody;            // the composite body (free root only), NULL otherwise
   double P[3], L[3];        // total momentum and angular momentum about the centre of mass
   double M, com[3], Ic[9];  // composite mass, centre, inertia about it (world) at step start
@@ -190,6 +212,8 @@ struct hsdWorld {
   unsigned warned;  // hsdWARN_* already logged
   int initialised;
   unsigned long seed;  // ODE's random seed for this world (QuickStep reorders constraints)
+  hsuBytes start;      // what the last hsd_init built from (hsd_noteStart): a saved state
+                       // carries it, and a restore rebuilds from it when it differs
 
   hsdCharacter *chars;
   int nchar, capChar;
@@ -348,6 +372,10 @@ void hsd_freeShapes(hsdWorld *w, int ch);
 // with a body carry theirs along)
 void hsd_placeShapes(hsdWorld *w, int ch);
 
+// every link's geometry placed where its body or state puts it, sleeping ones too (a restored
+// state), then hsd_shapesMoved
+void hsd_placeAllShapes(hsdWorld *w);
+
 // the links have moved: bounding volumes brought up to date (before hsd_touches)
 void hsd_shapesMoved(hsdWorld *w);
 
@@ -370,8 +398,17 @@ int hsd_touches(hsdWorld *w, const hsdLinkPair *lp, double tolerance);
 
 //---------------------------------- sleep (dynamics_sleep.c) ---------------------------------
 
+// character c's auto-disable record as ODE starts a body's, with the world's defaults, off
+// (hsd_init, once its root body exists)
+void hsd_initRest(hsdWorld *w, hsdCharacter *c);
+
 // give each ODE body its auto-disable settings from the options (hsd_init, hsd_setSleep)
 void hsd_setupSleep(hsdWorld *w);
+
+// ODE's auto-disable rule over every character's root body, at the start of the ODE step (where
+// dWorldStep and QuickStep apply it): a body that touches something (has a joint) and whose mean
+// velocities stayed under the thresholds for its idle steps and time is disabled and stopped
+void hsd_autoDisable(hsdWorld *w);
 
 // 1 if character c is a free rigid object: one free rigid body, no joint, no loop, not
 // position given, no force sensor (what may sleep, and what hsSTEPPER_AUTO's pileRows counts
@@ -467,6 +504,18 @@ void hsd_jsContacts(hsdWorld *w);
 
 // the contact solver's records and warm start freed (hsd_jsFreeWorld)
 void hsd_jsFreeContacts(hsdWorld *w);
+
+// the contact solver's warm start (the last step's points and impulses) and statistics
+// appended to out / read back from in (dynamics_state.c); restore: 0, or -1 (in->bad: a
+// damaged record; or out of memory)
+void hsd_jsSaveContacts(const hsdWorld *w, hsuBytes *out);
+int hsd_jsRestoreContacts(hsdWorld *w, hsuBytes *in);
+
+//---------------------------------- saved states (dynamics_state.c) --------------------------
+
+// what hsd_init builds from (options, gravity, time step, each character's state, motion and
+// input) into w->start, before hsd_init changes any of it
+void hsd_noteStart(hsdWorld *w);
 
 // after a joint-space step (dynamics_finish.c): accelerations by differences, inverse dynamics
 // for the force sensors, the servos' holds, the commands cleared

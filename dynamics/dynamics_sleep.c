@@ -5,7 +5,10 @@
 // (their joints and sensors are what a controller reads: a sleeping body has no contacts, so a
 // force sensor on it would read its links' weight alone), and an island holding an awake body
 // stays awake.
-// The sleeping itself is ODE's auto-disable, per body: a body whose speed stays below
+// The sleeping itself is ODE's auto-disable rule, per body (run by hsd_autoDisable where ODE
+// would run it, at the start of the ODE step, on counters kept in hsdCharacter.rest: ODE keeps
+// its own where the public API can neither read nor write them, so a saved state could not
+// hold them; ODE's own flag stays off): a body whose speed stays below
 // opt.sleepLinearVel and opt.sleepAngularVel for opt.sleepTime (and at least 10 steps) while
 // it touches something is disabled at the start of a step, its velocities zeroed; ODE's island
 // walk enables again at once any disabled body that a contact joint ties to an awake one, so a
@@ -65,6 +68,106 @@ static int asleep(const hsdCharacter *c) {
   return c->links[0].body && !dBodyIsEnabled(c->links[0].body);
 }
 
+//---------------------------------- ODE's auto-disable, kept here -----------------------------
+
+void hsd_initRest(hsdWorld *w, hsdCharacter *c) {
+  hsdRest *r = &c->rest;
+  memset(r, 0, sizeof *r);
+  r->idleSteps = dWorldGetAutoDisableSteps(w->world);
+  r->idleTime = dWorldGetAutoDisableTime(w->world);
+  r->samples = dWorldGetAutoDisableAverageSamplesCount(w->world);
+  r->stepsLeft = r->idleSteps;
+  r->timeLeft = r->idleTime;
+}
+
+// dBodyEnable as ODE does it for a body with auto-disable: awake, idle count restarted
+static void enableRest(hsdCharacter *c, dBodyID b) {
+  dBodyEnable(b);
+  c->rest.stepsLeft = c->rest.idleSteps;
+  c->rest.timeLeft = c->rest.idleTime;
+}
+
+// a new sample count: the samples start again (dBodySetAutoDisableAverageSamplesCount)
+static void setRestSamples(hsdRest *r, int n) {
+  r->samples = n < hsdREST_SAMPLES ? n : hsdREST_SAMPLES;
+  r->counter = r->ready = 0;
+}
+
+// the auto-disable flag as dBodySetAutoDisableFlag sets it: off also wakes the body (its idle
+// count kept) and takes the world's idle steps, time and sample count
+static void setRestFlag(hsdWorld *w, hsdCharacter *c, dBodyID b, int on) {
+  hsdRest *r = &c->rest;
+  r->on = on != 0;
+  if (!on) {
+    if (!dBodyIsEnabled(b)) {
+      dBodyEnable(b);  // (ODE's own counters are not used)
+    }
+    r->idleSteps = dWorldGetAutoDisableSteps(w->world);
+    r->idleTime = dWorldGetAutoDisableTime(w->world);
+    setRestSamples(r, dWorldGetAutoDisableAverageSamplesCount(w->world));
+  }
+}
+
+void hsd_autoDisable(hsdWorld *w) {
+  for (int ci = 0; ci < w->nchar; ci++) {
+    hsdCharacter *c = &w->chars[ci];
+    hsdRest *r = &c->rest;
+    dBodyID b = c->links[0].body;
+    // only an awake body with the flag that touches something (no sleeping mid-air)
+    if (!b || !r->on || !dBodyIsEnabled(b) || dBodyGetNumJoints(b) == 0 || r->samples == 0) {
+      continue;
+    }
+    const dReal *v = dBodyGetLinearVel(b), *a = dBodyGetAngularVel(b);
+    for (int j = 0; j < 3; j++) {
+      r->lvel[r->counter][j] = v[j];
+      r->avel[r->counter][j] = a[j];
+    }
+    if (++r->counter >= r->samples) {
+      r->counter = 0;
+      r->ready = 1;
+    }
+    int idle = 0;
+    if (r->ready) {
+      // the mean velocities (summed in slot order, then scaled: ODE's arithmetic)
+      double lv[3], av[3];
+      for (int j = 0; j < 3; j++) {
+        lv[j] = r->lvel[0][j];
+        av[j] = r->avel[0][j];
+      }
+      if (r->samples > 1) {
+        for (int i = 1; i < r->samples; i++) {
+          for (int j = 0; j < 3; j++) {
+            lv[j] += r->lvel[i][j];
+            av[j] += r->avel[i][j];
+          }
+        }
+        double r1 = 1.0 / (double)r->samples;
+        for (int j = 0; j < 3; j++) {
+          lv[j] *= r1;
+          av[j] *= r1;
+        }
+      }
+      // (idle unless a speed is above its threshold, as ODE tests it)
+      idle = !(lv[0] * lv[0] + lv[1] * lv[1] + lv[2] * lv[2] > r->linear2) &&
+             !(av[0] * av[0] + av[1] * av[1] + av[2] * av[2] > r->angular2);
+    }
+    if (idle) {
+      r->stepsLeft--;
+      r->timeLeft -= w->dt;
+    } else {
+      r->stepsLeft = r->idleSteps;
+      r->timeLeft = r->idleTime;
+    }
+    if (r->stepsLeft <= 0 && r->timeLeft <= 0) {
+      dBodyDisable(b);  // asleep, stopped
+      dBodySetLinearVel(b, 0, 0, 0);
+      dBodySetAngularVel(b, 0, 0, 0);
+    }
+  }
+}
+
+//---------------------------------- sleeping --------------------------------------------------
+
 // steps in a window of the acceleration check: a quarter of sleepTime, at least 5
 static int restWindow(const hsdWorld *w) {
   int n = (int)floor(w->opt.sleepTime / (4 * w->dt));
@@ -95,7 +198,7 @@ static void checkSpeedingUp(hsdWorld *w, hsdCharacter *c, dBodyID b) {
          (speed[1] - c->restMean[1] > w->opt.sleepAngularAcc * span) << 1;
   }
   if (up & c->restUp) {
-    dBodyEnable(b);  // speeding up: not at rest (resets ODE's idle count)
+    enableRest(c, b);  // speeding up: not at rest (resets the idle count)
   }
   c->restUp = up;
   c->restMean[0] = speed[0];
@@ -115,14 +218,14 @@ void hsd_setupSleep(hsdWorld *w) {
     if (!b) {
       continue;
     }
-    dBodySetAutoDisableLinearThreshold(b, o->sleepLinearVel);
-    dBodySetAutoDisableAngularThreshold(b, o->sleepAngularVel);
-    dBodySetAutoDisableSteps(b, 10);
-    dBodySetAutoDisableTime(b, o->sleepTime);
-    dBodySetAutoDisableAverageSamplesCount(b, 10);
-    dBodySetAutoDisableFlag(b, o->sleep && hsd_sleeper(c));
+    c->rest.linear2 = o->sleepLinearVel * o->sleepLinearVel;
+    c->rest.angular2 = o->sleepAngularVel * o->sleepAngularVel;
+    c->rest.idleSteps = 10;
+    c->rest.idleTime = o->sleepTime;
+    setRestSamples(&c->rest, 10);
+    setRestFlag(w, c, b, o->sleep && hsd_sleeper(c));
     if (!o->sleep && !dBodyIsEnabled(b)) {
-      dBodyEnable(b);
+      enableRest(c, b);
     }
   }
 }
@@ -139,10 +242,10 @@ void hsd_prepareSleep(hsdWorld *w) {
     }
     int may = hsd_sleeper(c);
     if (!dBodyIsEnabled(b) && (!may || c->resynced || c->nExt > 0)) {
-      dBodyEnable(b);  // (resets its rest count)
+      enableRest(c, b);  // (resets its rest count)
     }
-    if (dBodyGetAutoDisableFlag(b) != may) {
-      dBodySetAutoDisableFlag(b, may);
+    if (c->rest.on != may) {
+      setRestFlag(w, c, b, may);
     }
     if (may && dBodyIsEnabled(b)) {
       checkSpeedingUp(w, c, b);
@@ -178,7 +281,7 @@ void hsd_wakeTouched(hsdWorld *w) {
       hsdCharacter *c = &w->chars[hc->ch[side]];
       const hsdCharacter *o = &w->chars[hc->ch[1 - side]];
       if (asleep(c) && movesUnseen(o, &o->links[hc->link[1 - side]])) {
-        dBodyEnable(c->links[0].body);
+        enableRest(c, c->links[0].body);
       }
     }
   }
@@ -203,7 +306,7 @@ int hsd_wake(hsdWorld *w, int ch) {
   if (!asleep(c)) {
     return 0;
   }
-  dBodyEnable(c->links[0].body);
+  enableRest(c, c->links[0].body);
   return 1;
 }
 

@@ -189,6 +189,7 @@ int hsd_step(hsdWorld *w, hsError *err) {
   hsd_replaceLoops(w);
   hsd_noteLoops(w);
   int iterations = useQuickStep(w);
+  hsd_autoDisable(w);  // where ODE's steppers would apply it, first thing
   if (iterations > 0) {
     // QuickStep draws from ODE's one random generator: under the lock, with this world's seed
     hsd_lockOde();

@@ -171,6 +171,7 @@ void hsd_freeWorld(hsdWorld *w) {
     return;
   }
   hsd_destroyOde(w);
+  hsu_bytesFree(&w->start);
   for (int i = 0; i < w->nchar; i++) {
     freeCharacter(&w->chars[i]);
   }

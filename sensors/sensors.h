@@ -122,6 +122,16 @@ void hss_updateRange(hssState *s, const hsdWorld *w, int ch, hssRayScene *rs);
 // forget the held scans (every range reading back to zeros, as before any scan)
 void hss_clearRange(hssState *s);
 
+//---------------------------------- saved states (sensors_state.c) ---------------------------
+
+// everything of s that changes (the readings, the held range scans, the noise generators'
+// states and settings) appended to out
+void hss_saveState(const hssState *s, hsuBytes *out);
+
+// s back to what hss_saveState wrote for a state of the same body, read from in; hsE_INVALID
+// (in->bad set) for another body's, hsE_NOMEM
+int hss_restoreState(hssState *s, hsuBytes *in, hsError *err);
+
 //---------------------------------- noise and limits (sensors_noise.c) -----------------------
 // Beyond OpenHRP, off by default. Per sensor type (force, rate gyro, accelerometer, range): a
 // constant bias and Gaussian noise of standard deviation std per component (force: 6, gyro and

@@ -164,3 +164,24 @@ void hss_applyNoise(hssState *s, int i) {
     }
   }
 }
+
+int hss_noiseBytes(hssState *s, hsuBytes *b, int save, hsError *err) {
+  int have = s->noise != NULL;
+  hsu_bytesField(b, save, &have, sizeof have);
+  if (!save && !have) {
+    hss_freeNoisePart(s);
+  }
+  if (!have || b->bad) {
+    return 0;
+  }
+  hssNoise *n = noisePart(s, err);
+  if (!n) {
+    return hsE_NOMEM;
+  }
+  hsu_bytesField(b, save, n->active, sizeof n->active);
+  hsu_bytesField(b, save, n->spec, sizeof n->spec);
+  hsu_bytesField(b, save, n->seed, sizeof n->seed);
+  hsu_bytesField(b, save, n->rng, (size_t)s->body->nsensor * sizeof *n->rng);
+  hsu_bytesField(b, save, &n->limits, sizeof n->limits);
+  return 0;
+}

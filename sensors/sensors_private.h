@@ -28,4 +28,8 @@ void hss_applyNoise(hssState *s, int i);
 // free s->noise
 void hss_freeNoisePart(hssState *s);
 
+// the noise part (present or not; its settings and generators' states) appended to b
+// (save != 0) or read back from b (the part made or freed to match); 0 or hsE_NOMEM
+int hss_noiseBytes(hssState *s, hsuBytes *b, int save, hsError *err);
+
 #endif  // HRPSIM_SENSORS_SENSORS_PRIVATE_H_

@@ -98,3 +98,27 @@ const int *hss_sensorsOfType(const hssState *s, hstSensor type, int *n) {
   *n = s->typeCount[type];
   return s->order + s->typeAdr[type];
 }
+
+// the readings, held scans and noise of s, saved or restored; 0, hsE_INVALID, hsE_NOMEM
+static int stateBytes(hssState *s, hsuBytes *b, int save, hsError *err) {
+  size_t n = (size_t)s->body->nsensor;
+  hsu_bytesField(b, save, s->readings, 6 * n * sizeof *s->readings);
+  long beams = s->range ? s->range->scanned : 0, saved = beams;
+  hsu_bytesField(b, save, &saved, sizeof saved);
+  if (b->bad || saved != beams) {
+    b->bad = 1;
+    return HS_ERR(err, hsE_INVALID, "the saved sensor state is for other sensors");
+  }
+  if (s->range) {
+    hsu_bytesField(b, save, s->range->dist, (size_t)beams * sizeof *s->range->dist);
+  }
+  return hss_noiseBytes(s, b, save, err);
+}
+
+void hss_saveState(const hssState *s, hsuBytes *out) {
+  stateBytes((hssState *)s, out, 1, NULL);  // (saving only reads s)
+}
+
+int hss_restoreState(hssState *s, hsuBytes *in, hsError *err) {
+  return stateBytes(s, in, 0, err);
+}

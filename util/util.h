@@ -115,6 +115,23 @@ void *hsu_vecPush(hsuVec *v, size_t elemSize, const void *elem);
 // release the array's storage and reset it to empty
 void hsu_vecFree(hsuVec *v);
 
+// bytes written one field after another and read back in the same order (saved states):
+// zero-initialise; hsu_bytesPut appends (a failed allocation sets bad and drops the rest);
+// hsu_bytesGet copies the next n bytes out from pos (past the end: sets bad, out zeroed, and
+// returns -1), dst NULL skipping them. Free with hsu_bytesFree.
+typedef struct hsuBytes {
+  unsigned char *data;
+  size_t n, cap;  // bytes in use, allocated
+  size_t pos;     // read position
+  int bad;        // 1 after an allocation failed or a read ran past the end
+} hsuBytes;
+void hsu_bytesPut(hsuBytes *b, const void *src, size_t n);
+int hsu_bytesGet(hsuBytes *b, void *dst, size_t n);
+// one field of a record, saved (save != 0: appended from p, which is only read) or restored
+// (read into p): one list of fields serves both directions
+void hsu_bytesField(hsuBytes *b, int save, void *p, size_t n);
+void hsu_bytesFree(hsuBytes *b);
+
 //---------------------------------- paths -----------------------------------------------------
 
 // the local path a model reference names, into out (size > 0 bytes): a file:// URL

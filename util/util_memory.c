@@ -86,3 +86,52 @@ void hsu_vecFree(hsuVec *v) {
   v->data = NULL;
   v->n = v->cap = 0;
 }
+
+void hsu_bytesPut(hsuBytes *b, const void *src, size_t n) {
+  if (b->bad || n == 0) {
+    return;
+  }
+  if (b->n + n > b->cap) {
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->n + n) {
+      cap *= 2;
+    }
+    unsigned char *data = hsu_realloc(b->data, cap);
+    if (!data) {
+      b->bad = 1;
+      return;
+    }
+    b->data = data;
+    b->cap = cap;
+  }
+  memcpy(b->data + b->n, src, n);
+  b->n += n;
+}
+
+int hsu_bytesGet(hsuBytes *b, void *dst, size_t n) {
+  if (b->bad || n > b->n - b->pos) {
+    b->bad = 1;
+    if (dst && n) {
+      memset(dst, 0, n);
+    }
+    return -1;
+  }
+  if (dst && n) {
+    memcpy(dst, b->data + b->pos, n);
+  }
+  b->pos += n;
+  return 0;
+}
+
+void hsu_bytesField(hsuBytes *b, int save, void *p, size_t n) {
+  if (save) {
+    hsu_bytesPut(b, p, n);
+  } else {
+    hsu_bytesGet(b, p, n);
+  }
+}
+
+void hsu_bytesFree(hsuBytes *b) {
+  hsu_free(b->data);
+  memset(b, 0, sizeof *b);
+}

@@ -501,6 +501,21 @@ class LocalSim:
             return code
         return self._check(code, "stepSimulation")
 
+    def save_state(self):
+        """The simulation's whole state as bytes (hs_saveState)."""
+        lib, ffi = self.lib, self.ffi
+        n = self._check(lib.hs_saveState(self.ptr, ffi.NULL, 0, self._e()), "saveState")
+        buf = ffi.new("char[]", n)
+        self._check(lib.hs_saveState(self.ptr, buf, n, self._e()), "saveState")
+        return ffi.buffer(buf, n)[:]
+
+    def restore_state(self, data):
+        """Continue from ``data`` (bytes of save_state); CoreError (hsE_INVALID) naming the
+        difference when it is not this simulation's, nothing changed then."""
+        data = bytes(data)
+        self._check(self.lib.hs_restoreState(self.ptr, data, len(data), self._e()),
+                    "restoreState")
+
     def set_link_data(self, ch, link, type_code, values):
         v = np.ascontiguousarray(values, dtype=np.float64)
         self._check(self.lib.hs_setLinkData(self.ptr, ch, link, type_code,
@@ -717,6 +732,12 @@ class LocalBackend:
 
     def run_to(self, target, before):
         self.step(target - self.core_steps(), before)
+
+    def save_state(self):
+        return self.core.save_state()
+
+    def restore_state(self, data):
+        self.core.restore_state(data)
 
     def core_steps(self):
         """Steps the core has made since the start."""

@@ -228,6 +228,7 @@ class Simulation(PrimitivesMixin):
         self._backend = _BACKENDS[backend](self)
         self._started = False
         self._steps = 0
+        self._engine_now = None  # the engine of a restored state, until reset()
         self._closed = None     # after close(): the final simulated time [s]
         self.set_time_step(dt)
         self.set_gravity(gravity)
@@ -672,6 +673,34 @@ class Simulation(PrimitivesMixin):
             return 0.0
         return self._backend.time()
 
+    def save_state(self):
+        """The whole state of the running world as an ``hrpsim.State`` (picklable): time,
+        steps, every character's coordinates, velocities and commands, the solver's warm
+        start, sensor and noise state, sleep state, extra joints (core.h, hs_saveState).
+        Builds the world first if no step was made yet (the state at step 0)."""
+        from .state import State
+        self._build("save_state")
+        data = self._backend.save_state()
+        return State(data=bytes(data), time=float(self.time), steps=int(self.steps),
+                     backend=self._backend.name, engine=self._engine_now or self._solver[0]
+                     or "ode", characters=tuple(self._models))
+
+    def restore_state(self, state):
+        """Continue from ``state`` (an ``hrpsim.State`` from ``save_state`` on any back end of
+        a Simulation configured the same way: the same models in the same order, pairs and
+        extra joints): the following steps give the bits the saved simulation's gave. Builds
+        the world first if needed. A state of another set of models (or another build) raises
+        BadArgument naming the difference, and nothing changes. Returns self."""
+        from .state import State
+        if not isinstance(state, State):
+            raise BadArgument("restore_state needs an hrpsim.State (from save_state), got %s"
+                              % type(state).__name__)
+        self._build("restore_state")
+        self._backend.restore_state(state.data)
+        self._steps = int(state.steps)
+        self._engine_now = state.engine or None  # the state's engine comes with it
+        return self
+
     def reset(self):
         """Throw the running world away; the next step builds it again from the configuration
         (same servers), so the same steps give the same results."""
@@ -680,6 +709,7 @@ class Simulation(PrimitivesMixin):
             self._backend.discard()
         self._started = False
         self._steps = 0
+        self._engine_now = None
         return self
 
     def close(self):
@@ -959,6 +989,15 @@ class _ServerBackend(_CorbaBackend):
     def describe(self):
         return self.sim.factory_name
 
+    def save_state(self):
+        self._flush()  # held commands are part of the state
+        return bytes(self._ds.saveState())
+
+    def restore_state(self, data):
+        self._pending = []  # the state's commands replace any held ones
+        self._state = None
+        self._ds.restoreState(bytes(data))
+
     # --- one call per step: held commands and the state the step returned ---
     def _flush(self):
         """Write held commands (as setCharacterAllLinkData) and forget the returned state."""
@@ -1197,6 +1236,12 @@ class _SchedulerBackend(_CorbaBackend):
         elif target > sim._steps:
             explained(self._scheduler).runUntil(target * sim._dt)
             sim._steps = target
+
+    def save_state(self):
+        return bytes(explained(self._scheduler).saveState())
+
+    def restore_state(self, data):
+        explained(self._scheduler).restoreState(bytes(data))
 
     def _step(self, n):
         """Scheduler.step(n); a run stopped by a runaway becomes Runaway naming the

@@ -37,8 +37,17 @@ writes ``DIR/index.csv`` and ``DIR/index.json`` (parameters, status, the summary
 scalars). ``progress=True`` shows a progress bar in a terminal or a notebook (tqdm when
 installed; else Dask's, or a line on stderr), plain lines when stderr is a file or a pipe.
 
-``func`` must be picklable: a function defined at the top level of an importable module (or of
-a script guarded by ``if __name__ == "__main__":``), not a lambda or a closure.
+Every run can start from one saved state (``state=``, an ``hrpsim.State`` from
+``Simulation.save_state()``, e.g. after a settling phase run once): each task then calls
+``setup(sim)`` (the configuration the state was saved from: the same models in the same order,
+pairs and extra joints), restores the state, and calls ``func(sim, param)`` on the restored
+simulation, whose steps give the bits the saved simulation's would have given. The state is
+pickled to each task (the core checks it against the task's configuration: BadArgument naming
+the difference).
+
+``func`` (and ``setup``) must be picklable: a function defined at the top level of an
+importable module (or of a script guarded by ``if __name__ == "__main__":``), not a lambda or a
+closure.
 """
 
 import concurrent.futures
@@ -116,10 +125,17 @@ def _server_worker(naming, orb_args):
         return _worker["client"], factories[threads[ident] % len(factories)]
 
 
+def _start_from(sim, setup, state):
+    """``setup(sim)`` then ``sim.restore_state(state)`` when a sweep starts from a state."""
+    if state is not None:
+        setup(sim)
+        sim.restore_state(state)
+
+
 def _run_one(func, param, sim_options, backend="local", naming=None, orb_args=(),
-             run_dir=None):
-    """One task: a fresh Simulation on ``backend``, ``func(sim, param)``, the Simulation
-    closed. Runs in the executor's worker."""
+             run_dir=None, setup=None, state=None):
+    """One task: a fresh Simulation on ``backend`` (set up and restored to ``state`` when
+    given), ``func(sim, param)``, the Simulation closed. Runs in the executor's worker."""
     from .simulation import Simulation
     if backend == "server":
         client, factory = _server_worker(naming, tuple(orb_args))
@@ -130,6 +146,7 @@ def _run_one(func, param, sim_options, backend="local", naming=None, orb_args=()
         Path(run_dir).mkdir(parents=True, exist_ok=True)
     _task.run_dir = run_dir
     try:
+        _start_from(sim, setup, state)
         result = func(sim, param)
     except Exception as exc:
         _write_run_summary(run_dir, param, None, "%s: %s" % (type(exc).__name__, exc))
@@ -151,10 +168,13 @@ def _write_run_summary(run_dir, param, result, error):
     (Path(run_dir) / "summary.json").write_text(json.dumps(doc, indent=1) + "\n")
 
 
-def run_serial(func, params, client=None, factory=None, backend=None, **sim_options):
+def run_serial(func, params, client=None, factory=None, backend=None, *, setup=None,
+               state=None, **sim_options):
     """The same runs as ``sweep``, one by one in this process (the reference a sweep equals):
     on the local back end when ``backend="local"``, or by default when neither ``client`` nor
-    ``factory`` is given; else client-driven on the servers."""
+    ``factory`` is given; else client-driven on the servers. ``setup`` and ``state``: each run
+    starts from the state, as in ``sweep``."""
+    _check_start(setup, state)
     from .simulation import Simulation
     if backend is None:
         backend = "server" if client is not None or factory is not None else "local"
@@ -168,15 +188,30 @@ def run_serial(func, params, client=None, factory=None, backend=None, **sim_opti
         else:
             sim = Simulation(client, factory=factory, **sim_options)
         try:
+            _start_from(sim, setup, state)
             results.append(func(sim, param))
         finally:
             sim.close()
     return results
 
 
+def _check_start(setup, state):
+    """A state needs the set-up it was saved from; a set-up alone is refused too."""
+    from .errors import BadArgument
+    from .state import State
+    if state is None and setup is None:
+        return
+    if not isinstance(state, State):
+        raise BadArgument("state must be an hrpsim.State (from Simulation.save_state), got %s"
+                          % type(state).__name__)
+    if not callable(setup):
+        raise BadArgument("a sweep from a state needs setup=FUNCTION(sim), the configuration "
+                          "the state was saved from (models, pairs, extra joints)")
+
+
 def sweep(func, params, workers=None, *, executor=None, backend=None, naming=None,
           state_dir=None, factories=None, orb_args=(), table=False, out_dir=None,
-          progress=False, **sim_options):
+          progress=False, setup=None, state=None, **sim_options):
     """``[func(sim, p) for p in params]``, the runs spread over worker processes (and
     servers), or over ``executor``.
 
@@ -190,7 +225,9 @@ def sweep(func, params, workers=None, *, executor=None, backend=None, naming=Non
     ``executor`` and no ``naming``, each task uses its worker's own servers, see
     ``hrpsim.dask.HrpsimPlugin``). ``factories``: the factory names to use (default every
     DynamicsSimulatorFactory<k> bound); worker i uses ``factories[i % len(factories)]``.
-    ``sim_options`` go to each ``Simulation`` (``dt``, ``gravity``, ...).
+    ``sim_options`` go to each ``Simulation`` (``dt``, ``gravity``, ...). ``state`` and
+    ``setup``: every run starts from ``state`` (an ``hrpsim.State``) after ``setup(sim)``
+    configured it as it was when the state was saved (module comment).
 
     Returns the results in parameter order, or with ``table=True`` the tidy table of
     ``sweep_table``. ``out_dir``: the sweep directory (module comment). ``progress``: show a
@@ -200,6 +237,7 @@ def sweep(func, params, workers=None, *, executor=None, backend=None, naming=Non
     bound (server back end, default pool).
     """
     params = list(params)
+    _check_start(setup, state)
     if backend is None:
         given = naming is not None or factories is not None or state_dir is not None
         backend = "server" if given else "local"
@@ -215,6 +253,8 @@ def sweep(func, params, workers=None, *, executor=None, backend=None, naming=Non
         run_dirs = [str((out_dir / "runs" / ("%04d" % i)).resolve())
                     for i in range(len(params))]
     task_args = dict(backend=backend, naming=naming, orb_args=tuple(orb_args))
+    if state is not None:
+        task_args.update(setup=setup, state=state)
 
     if executor is not None:
         if backend == "server" and naming is None and state_dir is not None:

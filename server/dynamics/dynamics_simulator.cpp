@@ -234,6 +234,28 @@ CORBA::Boolean DynamicsSimulatorServant::sleeping(const char *characterName) {
   return hs_sleeping(sim_.get(), ch) != 0;
 }
 
+hrpsim::StateBytes *DynamicsSimulatorServant::saveState() {
+  const char *op = "saveState";
+  hsError err = {};
+  // the length, then the bytes (the simulation's lock keeps them one state between the calls)
+  hs_lock(sim_.get());
+  long long n = hs_saveState(sim_.get(), nullptr, 0, &err);
+  hrpsim::StateBytes_var out = new hrpsim::StateBytes;
+  if (n > 0) {
+    out->length(static_cast<CORBA::ULong>(n));
+    n = hs_saveState(sim_.get(), out->get_buffer(), n, &err);
+  }
+  hs_unlock(sim_.get());
+  check(n < 0 ? static_cast<int>(n) : 0, op, err);
+  return out._retn();
+}
+
+void DynamicsSimulatorServant::restoreState(const hrpsim::StateBytes &state) {
+  const char *op = "restoreState";
+  hsError err = {};
+  check(hs_restoreState(sim_.get(), state.get_buffer(), state.length(), &err), op, err);
+}
+
 void DynamicsSimulatorServant::getGVector(OpenHRP::DblSequence3_out wdata) {
   double g[3];
   hs_gravity(sim_.get(), g);

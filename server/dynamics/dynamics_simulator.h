@@ -87,6 +87,9 @@ class DynamicsSimulatorServant : public POA_hrpsim::DynamicsSimulator, public Di
   void setJointLimits(CORBA::Boolean position, CORBA::Boolean velocity,
                       CORBA::Boolean effort) override;
   CORBA::Boolean sleeping(const char *characterName) override;
+  // hrpsim::DynamicsSimulator's saved states (core.h hs_saveState / hs_restoreState)
+  hrpsim::StateBytes *saveState() override;
+  void restoreState(const hrpsim::StateBytes &state) override;
   CORBA::Boolean calcCharacterInverseKinematics(const char *characterName, const char *baseLink,
                                                 const char *targetLink,
                                                 const OpenHRP::LinkPosition &target) override;

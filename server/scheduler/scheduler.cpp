@@ -151,6 +151,13 @@ void HostedDynamics::destroy() {
   throw CORBA::NO_PERMISSION(0, CORBA::COMPLETED_NO);
 }
 
+void HostedDynamics::restoreState(const hrpsim::StateBytes &) {
+  hsError err = {};
+  HS_ERR(&err, hsE_ORDER, "the scheduler's DynamicsSimulator is restored through the "
+         "scheduler (Scheduler::restoreState), which keeps the run's clock");
+  raiseSystemException("restoreState", err);
+}
+
 //---------------------------------- lifecycle -------------------------------------------------
 
 SchedulerServant::SchedulerServant() {
@@ -261,7 +268,7 @@ void SchedulerServant::reset() {
   viewRate_ = kDefaultViewRate;
   state_ = hrpsim::IDLE;
   message_.clear();
-  starting_ = freeRunning_ = stopRequested_ = active_ = false;
+  starting_ = freeRunning_ = stopRequested_ = active_ = restored_ = false;
   stepTarget_ = endSteps_ = 0;
   wallTime_ = 0.0;
   run_.clear();
@@ -718,7 +725,7 @@ void SchedulerServant::begin(const char *op, bool paused) {
   message_.clear();
   stepTarget_ = 0;
   wallTime_ = 0.0;
-  freeRunning_ = stopRequested_ = active_ = false;
+  freeRunning_ = stopRequested_ = active_ = restored_ = false;
   lk.unlock();
   {
     std::lock_guard<std::mutex> log(logMutex_);
@@ -1041,6 +1048,41 @@ void SchedulerServant::runUntil(CORBA::Double t) {
   advance(op, opLock, [this, t] { return hs_stepsToReach(t, hs_timeStep(sim_.get())); });
 }
 
+hrpsim::StateBytes *SchedulerServant::saveState() {
+  const char *op = "saveState";
+  std::lock_guard<std::mutex> opLock(opMutex_);
+  std::lock_guard<std::mutex> lk(mutex_);
+  if (state_ != hrpsim::PAUSED) {
+    refuse(op, format("the run is %s: a state is saved while it is PAUSED",
+                      stateName(state_)));
+  }
+  hsError err = {};
+  long long n = hs_saveState(sim_.get(), nullptr, 0, &err);
+  hrpsim::StateBytes_var out = new hrpsim::StateBytes;
+  if (n > 0) {
+    out->length(static_cast<CORBA::ULong>(n));
+    n = hs_saveState(sim_.get(), out->get_buffer(), n, &err);
+  }
+  refuseOn(op, n < 0 ? static_cast<int>(n) : 0, err);
+  return out._retn();
+}
+
+void SchedulerServant::restoreState(const hrpsim::StateBytes &state) {
+  const char *op = "restoreState";
+  std::lock_guard<std::mutex> opLock(opMutex_);
+  std::lock_guard<std::mutex> lk(mutex_);
+  if (state_ != hrpsim::PAUSED) {
+    refuse(op, format("the run is %s: a state is restored while it is PAUSED (startPaused, "
+                      "or pause())", stateName(state_)));
+  }
+  hsError err = {};
+  refuseOn(op, hs_restoreState(sim_.get(), state.get_buffer(), state.length(), &err), err);
+  // the loop, idle, takes the core's step count and time when it wakes
+  stepTarget_ = hs_steps(sim_.get());
+  restored_ = true;
+  cv_.notify_all();
+}
+
 hrpsim::RunStatus *SchedulerServant::statusLocked() const {
   hrpsim::RunStatus_var s = new hrpsim::RunStatus;
   s->state = state_;
@@ -1167,6 +1209,12 @@ void SchedulerServant::loop() {
   int failed = -2;  // -2: none; -1: not a controller; else the controller's index
   Pace pace;
   for (;;) {
+    if (restored_) {
+      // restoreState (while paused): the run goes on from the restored step
+      k = hs_steps(sim_.get());
+      time = hs_time(sim_.get());
+      restored_ = false;
+    }
     if (stopRequested_ || (endSteps_ > 0 && k >= endSteps_)) {
       break;
     }
@@ -1222,7 +1270,9 @@ void SchedulerServant::idle(std::unique_lock<std::mutex> &lk, long long k) {
     state_ = hrpsim::PAUSED;
     cv_.notify_all();
   }
-  cv_.wait(lk, [this, k] { return stopRequested_ || freeRunning_ || k < stepTarget_; });
+  cv_.wait(lk, [this, k] {
+    return stopRequested_ || freeRunning_ || k < stepTarget_ || restored_;
+  });
 }
 
 // pacing to real time: (re)anchor when the factor is set or changes, off when it is 0

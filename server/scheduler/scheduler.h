@@ -54,6 +54,9 @@ class HostedDynamics : public DynamicsSimulatorServant {
  public:
   explicit HostedDynamics(SimPtr sim);
   void destroy() override;  // raises NO_PERMISSION (logged)
+  // refused (BAD_INV_ORDER, logged): the run's clock is the scheduler's, restore through
+  // Scheduler::restoreState
+  void restoreState(const hrpsim::StateBytes &state) override;
 };
 
 class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant {
@@ -80,6 +83,10 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
   void addExtraJoint(const hrpsim::ExtraJointSpec &spec) override;
   void setJointOptions(const hrpsim::JointOptions &options) override;
   void setSolver(const char *engine, const hrpsim::SolverSettings &settings) override;
+  // the run's whole state (PAUSED), and a state restored into it (PAUSED; the loop takes its
+  // step count and time from the core)
+  hrpsim::StateBytes *saveState() override;
+  void restoreState(const hrpsim::StateBytes &state) override;
   void setJointLimits(CORBA::Boolean position, CORBA::Boolean velocity,
                       CORBA::Boolean effort) override;
   void addController(const hrpsim::ControllerSpec &controller) override;
@@ -238,6 +245,7 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
   long long stepTarget_ = 0;  // when not free running: pause once the core's steps reach it
   long long endSteps_ = 0;    // 0: no end time
   bool stopRequested_ = false;
+  bool restored_ = false;  // restoreState changed the core's steps: the loop re-reads them
   bool halting_ = false;  // the process is going down: leave the controllers alone
   bool active_ = false;   // the loop is stepping (wallTime accrues)
   Clock::time_point activeSince_;

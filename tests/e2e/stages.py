@@ -49,6 +49,8 @@ NATIVE = {
     "test_runaway.py": "runaway detection in the core, through the servers",
     "test_scheduler.py": "the scheduler server's call order and timing",
     "test_simulation.py": "hrpsim.Simulation driving the dynamics server",
+    "test_state.py": "saved states restored bit for bit on the local, server, scheduler doors "
+                     "and both engines",
     "test_stress.py": "8 concurrent clients against ModelLoader and dynamics (threads)",
     "test_urdf.py": "URDF and mesh parsing (assimp import, conversion) in the ModelLoader",
     "test_urdf_sensors.py": "Gazebo sensor parsing and the servers' sensor readings",
