@@ -4,10 +4,11 @@
 // A simulation owns its characters by name (each with the hsBody it borrows or owns), the time
 // step and its bounds, simulated time and the step count, the started flag and the checks made
 // before and after start, the step sequence (dynamics, then every character's sensor readings,
-// then the range scans that are due through one ray scene), the sensor option and noise, the
-// registered pairs and extra joints, and what the scheduler logs per step. Doors only convert
-// their requests (IDL, Python) and call it; errors come back as hsErrors, with code hsE_ORDER
-// for a call made in the wrong state (before or after start) and hsE_INVALID for bad arguments.
+// then the range scans that are due, on the world's collision scene), the sensor option and
+// noise, the registered pairs and extra joints, and what the scheduler logs per step. Doors only
+// convert their requests (IDL, Python) and call it; errors come back as hsErrors, with code
+// hsE_ORDER for a call made in the wrong state (before or after start) and hsE_INVALID for bad
+// arguments.
 //
 // Layers: core/ sits above dynamics/ and sensors/ (and sensors/render/ for cameras) and is the
 // only library that calls hsd_* for a door (docs/architecture.md).
