@@ -5,8 +5,8 @@
 // Usage: hrpsim-bench-range [SAMPLES_DIR] [REPEATS]
 // Measured side by side in one run, each the median over batches of REPEATS calls:
 //   - a 1,080-beam fan over 270 degrees (hss_castFan) from the humanoid's chest sensor pose;
-//   - the humanoid's own RangeSensor (257 beams) as a server takes it: hss_syncRayScene (every
-//     character posed) + hss_updateRange;
+//   - the humanoid's own RangeSensor (257 beams) as the core takes it: hsd_stateScene (the
+//     world's collision scene, every character posed at its state) + hss_updateRange;
 //   - one step of the same scene through the core (hs_step: dynamics + the body sensors), for the
 //     ratio scan / step.
 // Prints a table and a JSON line. The target: a 1,080-beam scan in under 0.5 ms.
@@ -75,12 +75,12 @@ int main(int argc, char **argv) {
     return 1;
   }
   hssState *st = hss_makeState(robot, &err);
-  hssRayScene *rs = hss_makeRayScene(w, &err);
-  if (!st || !rs) {
-    fprintf(stderr, "%s\n", err.message);
+  const hscScene *scene = hsd_stateScene(w);
+  int *scratch = scene ? calloc((size_t)hsc_fanScratchSize(scene), sizeof *scratch) : NULL;
+  if (!st || !scratch) {
+    fprintf(stderr, "%s\n", st ? "no scene" : err.message);
     return 1;
   }
-  hss_syncRayScene(rs, w);
   // the chest sensor's world pose
   int sensor = hsm_sensorById(robot, hsSENSOR_RANGE, 0);
   const hsSensor *sn = &robot->sensors[sensor];
@@ -98,7 +98,7 @@ int main(int argc, char **argv) {
   for (int b = 0; b < BATCHES; b++) {
     double t0 = nowS();
     for (int i = 0; i < repeats; i++) {
-      hss_castFan(rs, p, R, step, NBEAM, out);
+      hss_castFan(scene, scratch, p, R, step, NBEAM, out);
     }
     fan[b] = (nowS() - t0) / repeats;
   }
@@ -109,8 +109,8 @@ int main(int argc, char **argv) {
   for (int b = 0; b < BATCHES; b++) {
     double t0 = nowS();
     for (int i = 0; i < repeats; i++) {
-      hss_syncRayScene(rs, w);
-      hss_updateRange(st, w, ch, rs);  // step 0: every range sensor is due
+      // step 0: every range sensor is due
+      hss_updateRange(st, w, ch, hsd_stateScene(w), scratch);
     }
     sens[b] = (nowS() - t0) / repeats;
   }
@@ -140,13 +140,13 @@ int main(int argc, char **argv) {
          hsd_characterCount(w), BATCHES, repeats);
   printf("%-46s %10.1f us  (%.0f ns/beam, %d/%d beams hit)  target < 500 us\n",
          "1,080-beam fan (hss_castFan)", 1e6 * f, 1e9 * f / NBEAM, hits, NBEAM);
-  printf("%-46s %10.1f us  (%d beams)\n", "humanoid RangeSensor: sync + updateRange", 1e6 * sv,
+  printf("%-46s %10.1f us  (%d beams)\n", "humanoid RangeSensor: pose + updateRange", 1e6 * sv,
          nb);
   printf("%-46s %10.1f us\n", "one dynamics step + body sensors", 1e6 * d);
   printf("ratio 1,080-beam scan / dynamics step: %.2f\n", f / d);
   printf("{\"fan1080_us\": %.2f, \"fan_hits\": %d, \"sensor257_us\": %.2f, \"step_us\": %.2f, "
          "\"ratio_scan_step\": %.3f}\n", 1e6 * f, hits, 1e6 * sv, 1e6 * d, f / d);
-  hss_freeRayScene(rs);
+  free(scratch);
   hss_freeState(st);
   hsd_freeWorld(w);
   hsm_freeBody(robot);

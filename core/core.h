@@ -4,12 +4,13 @@
 // A simulation owns its characters by name (each with the hsBody it borrows or owns), the time
 // step and its bounds, simulated time and the step count, the started flag and the checks made
 // before and after start, the step sequence (dynamics, then every character's sensor readings,
-// then the range scans that are due through one ray scene), the sensor option and noise, the
-// registered pairs and extra joints; its whole state as bytes to save and restore bit for bit
-// (hs_saveState, hs_restoreState); and a run over it (hsRun, at the end: the periodic events
-// in whole steps and the log every door records the same way). Doors only convert
-// their requests (IDL, Python) and call it; errors come back as hsErrors, with code hsE_ORDER
-// for a call made in the wrong state (before or after start) and hsE_INVALID for bad arguments.
+// then the range scans that are due, on the world's collision scene), the sensor option and
+// noise, the registered pairs and extra joints; its whole state as bytes to save and restore bit
+// for bit (hs_saveState, hs_restoreState); views of bodies for cameras (hsView); and a run over
+// it (hsRun, at the end: the periodic events in whole steps and the log every door records the
+// same way). Doors only convert their requests (IDL, Python) and call it; errors come back as
+// hsErrors, with code hsE_ORDER for a call made in the wrong state (before or after start) and
+// hsE_INVALID for bad arguments.
 //
 // Layers: core/ sits above dynamics/ and sensors/ (and sensors/render/ for cameras) and is the
 // only library that calls hsd_* for a door (docs/architecture.md).
@@ -26,7 +27,7 @@
 // or runs a query takes the simulation's lock (a recursive mutex), and only that: simulations
 // in one process step at the same time, each giving the bits it gives alone. What is really
 // process-wide is locked where it is used (ODE's random generator, which QuickStep draws from,
-// inside dynamics/; the GL context, core_camera.c); no such lock waits for a simulation's.
+// inside dynamics/; the GL context, sensors/render/); no such lock waits for a simulation's.
 // Views, names, counts and the last step's contacts are read without locking: a door whose
 // simulation other threads may step reads them under hs_lock / hs_unlock, which also makes a
 // sequence of calls see one state (a log record; check-then-apply). A single-threaded user
@@ -111,7 +112,8 @@ void hs_initProcess(void);
 hsBody *hs_loadBody(const char *path, hsError *err);
 
 // the same with the texture images decoded (the ModelLoader's getBodyInfoEx with readImage:
-// what a viewer or a replay draws; the dynamics never read the pixels)
+// what a viewer, a replay and the cameras draw, the local back end's load; the dynamics never
+// read the pixels)
 hsBody *hs_loadBodyWithImages(const char *path, hsError *err);
 
 // release a body from hs_loadBody; NULL is a no-op
@@ -502,10 +504,10 @@ int hs_cameraImages(int type);
 // (0.299 R + 0.587 G + 0.114 B) truncated to a byte
 void hs_rgbToMono(unsigned char *mono, const unsigned char *rgb, int n);
 
-// render vision sensor s at the current link poses through sensors/render (a headless GL
-// context made on first use, one per process, serialised): rgb (width x height x 3 bytes,
-// rows top first) and depth (width x height floats [m]) may each be NULL. hsE_UNSUPPORTED when
-// there is no headless GL.
+// render vision sensor s at the current link poses through the simulation's view (below: every
+// character, drawn with the body it was registered with, textures included when that body was
+// loaded with images): rgb (width x height x 3 bytes, rows top first) and depth (width x height
+// floats [m]) may each be NULL. hsE_UNSUPPORTED when there is no headless GL.
 int hs_renderCamera(hsSim *sim, int ch, int s, unsigned char *rgb, float *depth, hsError *err);
 
 //---------------------------------- the run ---------------------------------------------------
@@ -629,6 +631,44 @@ const long long *hs_runContactIndex(const hsRun *run);
 int hs_runRangeCount(const hsRun *run);
 const double *hs_runRanges(const hsRun *run, long long *n);
 const long long *hs_runRangeIndex(const hsRun *run);
+
+//---------------------------------- views -----------------------------------------------------
+// An hsView is bodies drawn for cameras and stills, the one code that builds a render scene and
+// draws a camera from its sensor: a simulation's cameras use one (hs_renderCamera), the
+// ViewSimulator servants and the scheduler's cameras wrap one each. Every view draws with the
+// process's one headless GL context (sensors/render/, made on first use, serialised by its own
+// lock, taken after the caller's). A view is not locked: one thread at a time.
+
+typedef struct hsView hsView;
+
+// an empty view (touches no GL yet); NULL with err when out of memory. Free with hs_freeView.
+hsView *hs_makeView(hsError *err);
+
+// release a view and its GPU objects; NULL is a no-op
+void hs_freeView(hsView *view);
+
+// add body (borrowed: it must outlive the view) at its initial configuration: its visual shapes,
+// with their texture images when it was loaded with them (hs_loadBodyWithImages). Returns its
+// index in the view (0, 1, ...) or a negative code with err (hsE_UNSUPPORTED: no headless GL).
+int hs_viewAddBody(hsView *view, const hsBody *body, hsError *err);
+
+// number of bodies in the view
+int hs_viewBodyCount(const hsView *view);
+
+// set body b's link poses (3 + 9 per link, world frame, as hs_linkP / hs_linkR); 0, or
+// hsE_INVALID for a bad index or a non-finite number (poses kept)
+int hs_viewSetPose(hsView *view, int b, const double *linkP, const double *linkR, hsError *err);
+
+// render vision sensor s (index into body b's sensors) from its link's pose as last set, as
+// OpenHRP's ViewSimulator places a camera: rgb (width x height x 3 bytes, rows top first) and
+// depth (width x height floats [m]) may each be NULL. 0, hsE_INVALID (bad index, not a camera),
+// hsE_UNSUPPORTED (no headless GL) with err.
+int hs_viewRenderCamera(hsView *view, int b, int s, unsigned char *rgb, float *depth,
+                        hsError *err);
+
+// one line naming the process's GL device (making the context if it is not made yet); owned by
+// the process; NULL with err (hsE_UNSUPPORTED) when there is no headless GL
+const char *hs_rendererInfo(hsError *err);
 
 #ifdef __cplusplus
 }

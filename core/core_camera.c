@@ -1,8 +1,7 @@
-// core_camera.c - hsSim's vision sensors (core.h): every character drawn by sensors/render in
-// one scene per simulation, posed from the state before each picture, the camera placed from
-// its sensor as the ViewSimulator places it (hsr_cameraPose, hsr_cameraView). One headless GL
-// context per process, made on first use and serialised by its own lock (taken after the
-// simulation's).
+// core_camera.c - hsSim's vision sensors (core.h): every character drawn in one view
+// (hsView, core_view.c) per simulation, posed from the state before each picture, the camera
+// placed from its sensor as the ViewSimulator places it (the same code draws the ViewSimulator's
+// pictures). The view is made on the first picture; the GL context is the process's one.
 
 #include <string.h>
 
@@ -10,24 +9,16 @@
 #include "render.h"
 
 struct hsCameras {
-  hsrScene *scene;
-  int *index;  // per character: its body's index in the scene
+  hsView *view;
+  int *index;  // per character: its body's index in the view
   int nchar;   // characters added so far
 };
-
-static pthread_mutex_t gRender = PTHREAD_MUTEX_INITIALIZER;
-static hsrRenderer *gRenderer;
 
 void hs_freeCameras(struct hsCameras *c) {
   if (!c) {
     return;
   }
-  pthread_mutex_lock(&gRender);
-  hsr_freeScene(c->scene);
-  if (gRenderer) {
-    hsr_releaseRenderer(gRenderer);
-  }
-  pthread_mutex_unlock(&gRender);
+  hs_freeView(c->view);  // GL work takes the process's render lock
   hsu_free(c->index);
   hsu_free(c);
 }
@@ -78,20 +69,14 @@ void hs_rgbToMono(unsigned char *mono, const unsigned char *rgb, int n) {
   hsr_rgbToMono(mono, rgb, n);
 }
 
-// the scene with every character of sim in it (render lock held); NULL with err
-static struct hsCameras *camerasLocked(hsSim *sim, hsError *err) {
-  if (!gRenderer) {
-    gRenderer = hsr_makeRenderer(err);
-    if (!gRenderer) {
-      return NULL;
-    }
-  }
+// the view with every character of sim in it; NULL with err
+static struct hsCameras *camerasOf(hsSim *sim, hsError *err) {
   struct hsCameras *c = sim->cameras;
   if (!c) {
     c = hsu_calloc(1, sizeof *c);
-    if (!c || !(c->scene = hsr_makeScene(gRenderer, err))) {
+    if (!c || !(c->view = hs_makeView(err))) {
       hsu_free(c);
-      HS_ERR(err, hsE_NOMEM, "out of memory for the cameras' scene");
+      HS_ERR(err, hsE_NOMEM, "out of memory for the cameras' view");
       return NULL;
     }
     sim->cameras = c;
@@ -99,12 +84,12 @@ static struct hsCameras *camerasLocked(hsSim *sim, hsError *err) {
   if (c->nchar < sim->nchar) {
     int *index = hsu_realloc(c->index, (size_t)sim->nchar * sizeof *index);
     if (!index) {
-      HS_ERR(err, hsE_NOMEM, "out of memory for the cameras' scene");
+      HS_ERR(err, hsE_NOMEM, "out of memory for the cameras' view");
       return NULL;
     }
     c->index = index;
     for (; c->nchar < sim->nchar; c->nchar++) {
-      int k = hsr_addBody(c->scene, hs_body(sim, c->nchar), err);
+      int k = hs_viewAddBody(c->view, hs_body(sim, c->nchar), err);
       if (k < 0) {
         return NULL;
       }
@@ -119,31 +104,17 @@ int hs_renderCamera(hsSim *sim, int ch, int s, unsigned char *rgb, float *depth,
   hsrCameraSpec spec;
   hs_lock(sim);
   int rc = cameraOf(sim, ch, s, &sensor, &spec, err);
-  if (rc < 0) {
-    hs_unlock(sim);
-    return rc;
-  }
-  pthread_mutex_lock(&gRender);
-  struct hsCameras *c = camerasLocked(sim, err);
-  if (!c) {
+  struct hsCameras *c = rc == 0 ? camerasOf(sim, err) : NULL;
+  if (rc == 0 && !c) {
     rc = err && err->code ? err->code : hsE_UNSUPPORTED;
   }
   // every character at its current link poses, then the camera from its link
   for (int k = 0; rc == 0 && k < sim->nchar; k++) {
-    rc = hsr_setPose(c->scene, c->index[k], hs_linkP(sim, k), hs_linkR(sim, k), err);
+    rc = hs_viewSetPose(c->view, c->index[k], hs_linkP(sim, k), hs_linkR(sim, k), err);
   }
-  if (rc == 0 && (rgb || depth)) {
-    double p[3], R[9], T[12];
-    hsr_linkPose(c->scene, c->index[ch], sensor->link, p, R);
-    hsr_cameraPose(T, sensor, p, R);
-    hsrView view;
-    hsr_cameraView(&view, &spec, T);
-    rc = hsr_render(c->scene, &view, rgb, depth, err);
+  if (rc == 0) {
+    rc = hs_viewRenderCamera(c->view, c->index[ch], s, rgb, depth, err);
   }
-  if (gRenderer) {
-    hsr_releaseRenderer(gRenderer);  // the context is free for another thread
-  }
-  pthread_mutex_unlock(&gRender);
   hs_unlock(sim);
   return rc;
 }

@@ -23,7 +23,8 @@ struct hsSim {
   hsdWorld *world;        // characters' names, bodies, states, inputs, time and steps
   hsCharacter *chars;     // index = character index in the world
   int nchar, capChar;
-  hssRayScene *rays;      // every character's geometry for range sensors (first start with one)
+  int *fanScratch;        // range sensors' ray scratch (hsc_rayFan) for the world's scene
+  int nfanScratch;        // (hsd_stateScene), sized at a start with range sensors
   hsNoise noise;
   int sensors;            // readings computed (else read as zeros)
   int started;

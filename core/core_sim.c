@@ -3,9 +3,10 @@
 //
 // The world (dynamics/) keeps the characters' names, bodies and states, time and step count
 // and the time step; this file adds what a simulation has beyond the world: owned bodies, the
-// sensors' states and the range sensors' ray scene, the sensor option and noise, the started
-// flag. Every public function that changes or queries the simulation takes its lock (hs_enter);
-// what of ODE is process-wide is locked inside dynamics/, so simulations step in parallel.
+// sensors' states, the sensor option and noise, the started flag. Range sensors cast their rays
+// on the world's own collision scene (hsd_stateScene), with a scratch buffer sized here. Every
+// public function that changes or queries the simulation takes its lock (hs_enter); what of ODE
+// is process-wide is locked inside dynamics/, so simulations step in parallel.
 
 #include <limits.h>
 #include <math.h>
@@ -90,7 +91,7 @@ void hs_freeSim(hsSim *sim) {
     return;
   }
   hs_freeCameras(sim->cameras);  // GL work takes the render lock
-  hss_freeRayScene(sim->rays);
+  hsu_free(sim->fanScratch);
   // the world borrows the bodies: free it first
   hsd_freeWorld(sim->world);
   for (int ch = 0; ch < sim->nchar; ch++) {
@@ -444,12 +445,13 @@ static void updateSensors(hsSim *sim) {
     hss_update(sim->chars[ch].sensors, sim->world, ch);
     due = due || hss_rangeDue(sim->chars[ch].sensors, sim->world);
   }
-  if (!due || !sim->sensors || !sim->rays || !sim->started) {
+  if (!due || !sim->sensors || !sim->fanScratch || !sim->started) {
     return;  // range scans cost rays: only when sensors are on and a scan is due
   }
-  hss_syncRayScene(sim->rays, sim->world);
+  // the world's scene at the poses the state holds (what every other sensor reads)
+  const hscScene *scene = hsd_stateScene(sim->world);
   for (int ch = 0; ch < sim->nchar; ch++) {
-    hss_updateRange(sim->chars[ch].sensors, sim->world, ch, sim->rays);
+    hss_updateRange(sim->chars[ch].sensors, sim->world, ch, scene, sim->fanScratch);
   }
 }
 
@@ -493,10 +495,16 @@ int hs_start(hsSim *sim, hsError *err) {
       rc = hss_setLimits(st, sim->noise.limits ? 1 : 0, err);
     }
   }
-  if (rc == 0 && anyRange && !sim->rays) {
-    sim->rays = hss_makeRayScene(sim->world, err);
-    if (!sim->rays) {
-      rc = hsE_NOMEM;
+  const hscScene *scene = rc == 0 && anyRange ? hsd_stateScene(sim->world) : NULL;
+  if (scene && hsc_fanScratchSize(scene) > sim->nfanScratch) {
+    int n = hsc_fanScratchSize(scene);
+    int *scratch = hsu_calloc((size_t)n, sizeof *scratch);
+    if (!scratch) {
+      rc = HS_ERR(err, hsE_NOMEM, "out of memory for the range sensors' rays");
+    } else {
+      hsu_free(sim->fanScratch);
+      sim->fanScratch = scratch;
+      sim->nfanScratch = n;
     }
   }
   sim->started = rc == 0;

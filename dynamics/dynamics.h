@@ -66,13 +66,15 @@
 // before any world is made (it runs once, whoever calls it).
 //
 // Range, vision and noisy body sensors live in sensors/ (hss_), which reads the world through
-// this interface; distance queries are hsd_checkDistances below.
+// this interface (range sensors cast their rays on the world's own collision scene,
+// hsd_stateScene); distance queries are hsd_checkDistances below.
 
 #ifndef HRPSIM_DYNAMICS_DYNAMICS_H_
 #define HRPSIM_DYNAMICS_DYNAMICS_H_
 
 #include <stdint.h>
 
+#include "collision.h"
 #include "model.h"
 
 #ifdef __cplusplus
@@ -628,6 +630,14 @@ double hsd_jointConstraintTorque(const hsdWorld *w, int ch, int link);
 // (computed for every link of a servoed character, and for the links that carry a force
 // sensor). Zeros for a bad index. Sensor readings are sensors/' business: see sensors.h.
 void hsd_jointWrench(const hsdWorld *w, int ch, int link, const double point[3], double out[6]);
+
+// the world's one collision scene (scene body ch = character ch), every link at the pose its
+// state holds, for read-only queries by others (range sensors' rays: sensors.h). The contacts,
+// intersections and distances of the world itself ask the same scene at their own poses (a
+// link on an ODE body where that body is, which can differ from the state in the last bits):
+// it puts every link back at them before its next query. NULL before hsd_init or without
+// characters. Owned by w; valid until the next call on w.
+const hscScene *hsd_stateScene(hsdWorld *w);
 
 //---------------------------------- joint-space engine (dynamics_jointspace.c) ---------------
 //

@@ -66,6 +66,8 @@ struct hsdGeometry {
   int *cand;          // link pair indices of registered pairs among them (cap: nkey)
   int noverlap;       // link pairs in overlap this step; -1 when they did not fit
   int bodyIsChar;     // 1 if scene body i is character i (the group wake relies on it)
+  int atState;        // 1: hsd_stateScene posed every link from the state since the
+                      // last placement here (the next one re-places every link)
 };
 
 static void freeGeometry(hsdWorld *w) {
@@ -450,6 +452,17 @@ void hsd_shapesMoved(hsdWorld *w) {
   if (!w->geo) {
     return;
   }
+  if (w->geo->atState) {
+    // the scene was lent at the state's poses: every link back where the dynamics puts it (a
+    // sleeping body's too: it has not moved since it was placed, so it gets the same bits)
+    w->geo->atState = 0;
+    for (int ci = 0; ci < w->nchar; ci++) {
+      for (int k = 0; w->chars[ci].shapes && k < w->chars[ci].body->nlink; k++) {
+        placeLink(w, ci, k);
+      }
+    }
+    return;
+  }
   for (int ci = 0; ci < w->nchar; ci++) {
     const hsdCharacter *c = &w->chars[ci];
     if (c->links[0].body && !dBodyIsEnabled(c->links[0].body) && !c->resynced) {
@@ -461,6 +474,23 @@ void hsd_shapesMoved(hsdWorld *w) {
       }
     }
   }
+}
+
+const hscScene *hsd_stateScene(hsdWorld *w) {
+  hsdGeometry *g = w ? w->geo : NULL;
+  if (!g || !w->initialised) {
+    return NULL;
+  }
+  for (int ci = 0; ci < w->nchar; ci++) {
+    const hsdCharacter *c = &w->chars[ci];
+    for (int k = 0; c->shapes && k < c->body->nlink; k++) {
+      // a non-finite pose is refused by the scene (the link keeps its last pose)
+      hsc_setLinkPose(g->scene, c->shapes->body, k, c->state->linkP + 3 * k,
+                      c->state->linkR + 9 * k, NULL);
+    }
+  }
+  g->atState = 1;
+  return g->scene;
 }
 
 // the scene pair of link pair lp: side 0 is link[0]

@@ -81,43 +81,27 @@ const int *hss_sensorsOfType(const hssState *s, hstSensor type, int *n);
 // round(1 / (scanRate dt)) steps (at least 1; every step for a scanRate <= 0), step 0 included,
 // from the poses at that step; the reading is held between scans.
 
-// the collision geometry of every character of a world, posed for rays; make once the
-// characters are registered
-typedef struct hssRayScene hssRayScene;
-
 // number of beams of a range sensor (0 for other types or bad specValues)
 int hss_rangeBeamCount(const hsSensor *sn);
 
 // a range sensor's scan period in steps of dt (the schedule above; at least 1)
 long hss_scanPeriod(const hsSensor *sn, double dt);
 
-// a ray scene of every character of w (a collision model each, from its collision shapes), at
-// the origin until hss_syncRayScene; NULL with err. Borrows w's bodies; free with
-// hss_freeRayScene.
-hssRayScene *hss_makeRayScene(const hsdWorld *w, hsError *err);
-
-// release a ray scene; NULL is a no-op
-void hss_freeRayScene(hssRayScene *rs);
-
-// move every character of rs to its current link poses in w. No allocation.
-void hss_syncRayScene(hssRayScene *rs, const hsdWorld *w);
-
-// the collision scene (bodies in character order), for queries of one's own
-const hscScene *hss_rayScene(const hssRayScene *rs);
-
 // cast a fan of nbeam rays (OpenHRP's directions above, angle step scanStep, centred on beam
-// nbeam / 2) from p with sensor orientation R (world frame, row-major) over rs's scene as last
-// synced into out: distance to the first hit, or 0. No allocation (rs's scratch is used).
-void hss_castFan(hssRayScene *rs, const double p[3], const double R[9], double scanStep,
-                 int nbeam, double *out);
+// nbeam / 2) from p with sensor orientation R (world frame, row-major) over scene (read only, at
+// its poses as they are: e.g. the world's, hsd_stateScene) into out: distance to the first hit,
+// or 0. scratch: hsc_fanScratchSize(scene) ints of the caller's. No allocation.
+void hss_castFan(const hscScene *scene, int *scratch, const double p[3], const double R[9],
+                 double scanStep, int nbeam, double *out);
 
 // 1 if some range sensor of s scans at w's current step (sensors_range.c's schedule)
 int hss_rangeDue(const hssState *s, const hsdWorld *w);
 
-// take the due scans of s's range sensors from character ch of w through rs (synced to w's
-// current poses by the caller), noise and limits applied; others keep their last scan. No
-// allocation.
-void hss_updateRange(hssState *s, const hsdWorld *w, int ch, hssRayScene *rs);
+// take the due scans of s's range sensors from character ch of w on scene (w's collision
+// scene at the state's poses, hsd_stateScene; scratch: hsc_fanScratchSize(scene) ints), noise
+// and limits applied; others keep their last scan. No allocation.
+void hss_updateRange(hssState *s, const hsdWorld *w, int ch, const hscScene *scene,
+                     int *scratch);
 
 // forget the held scans (every range reading back to zeros, as before any scan)
 void hss_clearRange(hssState *s);

@@ -1,21 +1,15 @@
 // sensors_range.c - range sensors: OpenHRP's fan of rays (sensors.h gives the layout and the
 // schedule) cast through the collision library over every character of the world.
 //
-// A ray scene holds one collision model per character, built once from its collision shapes,
-// and is posed from the world's link poses when a scan is due. Each state keeps, per range
-// sensor, the beam directions in the sensor frame (computed once) and the held scan.
+// The rays are cast on the world's own collision scene (hsd_stateScene: the scene its contacts
+// are found in, lent read-only with every link at its state pose), so the sensors keep no
+// geometry of their own. Each state keeps, per range sensor, the beam directions in the sensor
+// frame (computed once) and the held scan.
 
 #include <math.h>
 #include <string.h>
 
 #include "sensors_private.h"
-
-struct hssRayScene {
-  hscScene *scene;
-  hscModel **models;  // one per character
-  int nmodel;
-  int *scratch;       // hsc_rayFan's (sized once every character is in)
-};
 
 // beams cast per hsc_rayFan call (world directions on the stack)
 #define CHUNK 256
@@ -114,76 +108,14 @@ void hss_clearRange(hssState *s) {
   }
 }
 
-//---------------------------------- ray scene -------------------------------------------------
-
-hssRayScene *hss_makeRayScene(const hsdWorld *w, hsError *err) {
-  int n = w ? hsd_characterCount(w) : 0;
-  hssRayScene *rs = hsu_calloc(1, sizeof *rs);
-  if (!rs || !(rs->models = hsu_calloc((size_t)n + 1, sizeof *rs->models))) {
-    hsu_free(rs);
-    HS_ERR(err, hsE_NOMEM, "out of memory");
-    return NULL;
-  }
-  rs->scene = hsc_makeScene(NULL, err);
-  if (!rs->scene) {
-    hss_freeRayScene(rs);
-    return NULL;
-  }
-  for (int ch = 0; ch < n; ch++) {
-    rs->models[ch] = hsc_makeModel(hsd_characterBody(w, ch), NULL, err);
-    if (!rs->models[ch] || hsc_addBody(rs->scene, rs->models[ch], err) < 0) {
-      if (rs->models[ch]) {
-        hsc_freeModel(rs->models[ch]);
-        rs->models[ch] = NULL;
-      }
-      hss_freeRayScene(rs);
-      return NULL;
-    }
-    rs->nmodel = ch + 1;
-  }
-  rs->scratch = hsu_calloc((size_t)hsc_fanScratchSize(rs->scene), sizeof *rs->scratch);
-  if (!rs->scratch) {
-    hss_freeRayScene(rs);
-    HS_ERR(err, hsE_NOMEM, "out of memory");
-    return NULL;
-  }
-  return rs;
-}
-
-void hss_freeRayScene(hssRayScene *rs) {
-  if (!rs) {
-    return;
-  }
-  hsc_freeScene(rs->scene);  // before the models it borrows
-  for (int i = 0; i < rs->nmodel; i++) {
-    hsc_freeModel(rs->models[i]);
-  }
-  hsu_free(rs->models);
-  hsu_free(rs->scratch);
-  hsu_free(rs);
-}
-
-void hss_syncRayScene(hssRayScene *rs, const hsdWorld *w) {
-  for (int ch = 0; ch < rs->nmodel; ch++) {
-    const hsBodyState *st = hsd_state(w, ch);
-    if (st) {
-      hsc_setBodyPoses(rs->scene, ch, st, NULL);  // a non-finite pose is counted and skipped
-    }
-  }
-}
-
-const hscScene *hss_rayScene(const hssRayScene *rs) {
-  return rs ? rs->scene : NULL;
-}
-
 //---------------------------------- scans -----------------------------------------------------
 
 // cast nbeam beams from p with sensor orientation R into out (distance, or 0 for no hit): beam
 // k's sensor-frame direction is dir + 3 k, or with dir NULL OpenHRP's (-sin a, 0, -cos a) at
 // a = (k - nbeam / 2) step. Every direction lies in the sensor's x-z plane, so the fan goes to
 // hsc_rayFan with the plane's normal (the sensor's y axis), CHUNK beams at a time.
-static void castBeams(hssRayScene *rs, const double p[3], const double R[9], const double *dir,
-                      double step, int nbeam, double *out) {
+static void castBeams(const hscScene *scene, int *scratch, const double p[3], const double R[9],
+                      const double *dir, double step, int nbeam, double *out) {
   double world[3 * CHUNK], nrm[3] = {R[1], R[4], R[7]};
   int half = nbeam / 2;
   for (int k0 = 0; k0 < nbeam; k0 += CHUNK) {
@@ -192,7 +124,7 @@ static void castBeams(hssRayScene *rs, const double p[3], const double R[9], con
       double a = (k0 + k - half) * step, l[3] = {-sin(a), 0, -cos(a)};
       hsu_rotVec(world + 3 * k, R, dir ? dir + 3 * (k0 + k) : l);
     }
-    hsc_rayFan(rs->scene, p, nrm, world, m, INFINITY, rs->scratch, out + k0, NULL);
+    hsc_rayFan(scene, p, nrm, world, m, INFINITY, scratch, out + k0, NULL);
     for (int k = 0; k < m; k++) {
       if (out[k0 + k] == INFINITY) {
         out[k0 + k] = 0.0;  // OpenHRP's "no hit"
@@ -201,9 +133,9 @@ static void castBeams(hssRayScene *rs, const double p[3], const double R[9], con
   }
 }
 
-void hss_castFan(hssRayScene *rs, const double p[3], const double R[9], double scanStep,
-                 int nbeam, double *out) {
-  castBeams(rs, p, R, NULL, scanStep, nbeam, out);
+void hss_castFan(const hscScene *scene, int *scratch, const double p[3], const double R[9],
+                 double scanStep, int nbeam, double *out) {
+  castBeams(scene, scratch, p, R, NULL, scanStep, nbeam, out);
 }
 
 // 1 if range sensor i scans at w's current step
@@ -226,9 +158,10 @@ int hss_rangeDue(const hssState *s, const hsdWorld *w) {
   return 0;
 }
 
-void hss_updateRange(hssState *s, const hsdWorld *w, int ch, hssRayScene *rs) {
+void hss_updateRange(hssState *s, const hsdWorld *w, int ch, const hscScene *scene,
+                     int *scratch) {
   const hsBodyState *st = hsd_state(w, ch);
-  if (!s || !s->range || !rs || !st || st->body != s->body) {
+  if (!s || !s->range || !scene || !scratch || !st || st->body != s->body) {
     return;
   }
   hssRange *r = s->range;
@@ -244,7 +177,8 @@ void hss_updateRange(hssState *s, const hsdWorld *w, int ch, hssRayScene *rs) {
       p[j] += pk[j];
     }
     hsu_mulMat(Rs, Rk, s->R[i]);
-    castBeams(rs, p, Rs, r->dir + 3 * r->beamAdr[i], 0, r->nbeam[i], r->dist + r->beamAdr[i]);
+    castBeams(scene, scratch, p, Rs, r->dir + 3 * r->beamAdr[i], 0, r->nbeam[i],
+              r->dist + r->beamAdr[i]);
     hss_applyNoise(s, i);
   }
 }

@@ -1,8 +1,10 @@
 """hrpsim.local: the simulation core (core/core.h) inside this Python process.
 
 ``hrpsim.Simulation(backend="local")`` runs on ``LocalBackend``: no naming service, no servers,
-no CORBA (omniORB is not imported on this path). Models are loaded with ``hs_loadBody``, which
-gives the body the dynamics server simulates bit for bit (core.h), and every Simulation call
+no CORBA (omniORB is not imported on this path). Models are loaded with
+``hs_loadBodyWithImages``, which gives the body the dynamics server simulates bit for bit
+(core.h) with its texture images, so the cameras draw the same textured body as the view
+server (one load for the dynamics and the cameras), and every Simulation call
 becomes the core call the DynamicsSimulator servant makes for the same request, in the same
 order, so the same script gives the same arrays as the server back end, bit for bit
 (tests/e2e/test_local.py).
@@ -158,14 +160,15 @@ def _clear(err):
 
 
 class _Body:
-    """A model loaded in process (hs_loadBody); freed when dropped unless a simulation took
-    it."""
+    """A model loaded in process with its texture images (hs_loadBodyWithImages: the body the
+    dynamics server simulates, plus the pixels its cameras draw); freed when dropped unless a
+    simulation took it."""
 
     def __init__(self, url, path):
         core = core_module()
         self.ffi, self.lib = core.ffi, core.lib
         err = self.ffi.new("hsError *")
-        ptr = self.lib.hs_loadBody(path.encode(), err)
+        ptr = self.lib.hs_loadBodyWithImages(path.encode(), err)
         if ptr == self.ffi.NULL:
             _raise_model(self.ffi, err, path)
         self.url = url

@@ -96,6 +96,16 @@ int hsr_rendererIsSoftware(const hsrRenderer *r);
 // make r's context no longer current in the calling thread (so another thread may use it)
 void hsr_releaseRenderer(hsrRenderer *r);
 
+// the process's renderer (one GL context per process, made on first use) with the process's
+// render lock taken: every user of it in the process draws between this call and
+// hsr_unlockProcessRenderer (which releases the context from the thread, then the lock). NULL
+// with err (hsE_UNSUPPORTED: no headless GL) and the lock NOT held when it cannot be made (the
+// next call tries again). The renderer is the process's: never freed.
+hsrRenderer *hsr_lockProcessRenderer(hsError *err);
+
+// release the process's renderer from the calling thread and let go of its lock
+void hsr_unlockProcessRenderer(void);
+
 //---------------------------------- scenes ----------------------------------------------------
 
 // an empty scene drawn by r (which must outlive it); NULL with err on failure

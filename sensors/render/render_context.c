@@ -6,7 +6,12 @@
 // gives a context (or HRPSIM_EGL_DEVICE=software), Mesa's surfaceless platform is used, which
 // on a machine without a GPU is llvmpipe. The context is OpenGL 3.3 core, with no surface: all
 // drawing goes to framebuffer objects (render_scene.c).
+//
+// The process's renderer (hsr_lockProcessRenderer): one per process, made on first use behind
+// one mutex, which every user holds while it draws (the core's views, so the local back end's
+// cameras, the ViewSimulator servants and the scheduler's cameras share one GL context).
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -201,4 +206,27 @@ void hsr_releaseRenderer(hsrRenderer *r) {
   if (r && eglGetCurrentContext() == r->ctx) {
     eglMakeCurrent(r->dpy, EGL_NO_SURFACE, EGL_NO_SURFACE, EGL_NO_CONTEXT);
   }
+}
+
+//---------------------------------- the process's renderer ------------------------------------
+
+static pthread_mutex_t gProcessLock = PTHREAD_MUTEX_INITIALIZER;
+static hsrRenderer *gProcess;
+
+hsrRenderer *hsr_lockProcessRenderer(hsError *err) {
+  pthread_mutex_lock(&gProcessLock);
+  if (!gProcess) {
+    gProcess = hsr_makeRenderer(err);
+    if (!gProcess) {
+      pthread_mutex_unlock(&gProcessLock);
+      return NULL;
+    }
+  }
+  hss_bindRenderer(gProcess);
+  return gProcess;
+}
+
+void hsr_unlockProcessRenderer(void) {
+  hsr_releaseRenderer(gProcess);
+  pthread_mutex_unlock(&gProcessLock);
 }

@@ -374,7 +374,12 @@ void SchedulerServant::addModel(const char *name, const char *url) {
     if (CORBA::is_nil(loader)) {
       refuse(op, "the object bound as 'ModelLoader' is not an OpenHRP::ModelLoader");
     }
-    info = loader->getBodyInfo(url);
+    // with its texture images: the run's cameras (the ViewSimulator hosted here) draw the body
+    // the simulation holds, textured as the view server's and the local back end's are
+    OpenHRP::ModelLoader::ModelLoadOption option;
+    option.readImage = true;
+    option.AABBtype = OpenHRP::ModelLoader::AABB_NUM;
+    info = loader->getBodyInfoEx(url, option);
   } catch (const OpenHRP::ModelLoader::ModelLoaderException &e) {
     refuse(op, format("'%s': cannot load %s: %s", name, url, e.description.in()));
   } catch (const CORBA::SystemException &e) {

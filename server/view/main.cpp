@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
     // open the GL context now, so the log names the device and a machine without headless GL
     // fails at start rather than at the first picture
     try {
-      hrpsim::processRenderer();  // logs "renderer: <device>"
+      hrpsim::requireRenderer("start");  // logs "renderer: <device>"
     } catch (const CORBA::Exception &) {
       std::fprintf(stderr, "hrpsim-view: cannot start: no headless OpenGL (see the log)\n");
       return 1;

@@ -1,8 +1,8 @@
 // view_simulator.cpp - the ViewSimulator servants and ViewCore (view_simulator.h).
 //
-// Locks: a servant's calls take its instance mutex (shared with its cameras), then the
-// process's render lock around anything that touches GL; the GL context is released from the
-// thread before the render lock is let go, so omniORB's next request thread can take it.
+// Locks: a servant's calls take its instance mutex (shared with its cameras); the core's view
+// calls take the process's render lock around anything that touches GL and release the context
+// from the thread before letting it go, so omniORB's next request thread can take it.
 
 #include "view_simulator.h"
 
@@ -21,60 +21,29 @@ namespace {
   throw CORBA::BAD_PARAM(0, CORBA::COMPLETED_NO);
 }
 
-std::mutex g_renderMutex;
-hsrRenderer *g_renderer = nullptr;
-
-// holds the render lock and releases the context from this thread at the end
-class RenderGuard {
- public:
-  RenderGuard() : lock_(g_renderMutex) {}
-  ~RenderGuard() {
-    if (g_renderer) {
-      hsr_releaseRenderer(g_renderer);
-    }
-  }
-
- private:
-  std::lock_guard<std::mutex> lock_;
-};
-
-hsrRenderer *rendererLocked() {
-  if (!g_renderer) {
-    hsError err = {};
-    g_renderer = hsr_makeRenderer(&err);
-    if (!g_renderer) {
-      logRequestError("renderer", describe(err));
-      throw CORBA::NO_RESOURCES(0, CORBA::COMPLETED_NO);
-    }
-  }
-  return g_renderer;
-}
-
 }  // namespace
 
-hsrRenderer *processRenderer() {
-  RenderGuard guard;
-  return rendererLocked();
-}
-
-std::mutex &renderLock() {
-  return g_renderMutex;
+void requireRenderer(const char *op) {
+  hsError err = {};
+  if (!hs_rendererInfo(&err)) {
+    logRequestError(op, describe(err));
+    throw CORBA::NO_RESOURCES(0, CORBA::COMPLETED_NO);
+  }
 }
 
 //---------------------------------- ViewCore --------------------------------------------------
 
 ViewCore::ViewCore() {
-  RenderGuard guard;
+  requireRenderer("create");
   hsError err = {};
-  scene_ = hsr_makeScene(rendererLocked(), &err);
-  if (!scene_) {
+  view_ = hs_makeView(&err);
+  if (!view_) {
     raiseSystemException("create", err);
   }
 }
 
 ViewCore::~ViewCore() {
-  RenderGuard guard;
-  hsr_freeScene(scene_);
+  hs_freeView(view_);
 }
 
 int ViewCore::characterIndex(const std::string &name) const {
@@ -90,14 +59,10 @@ void ViewCore::addCharacter(const char *op, const std::string &name, BodyPtr bod
   if (characterIndex(name) >= 0) {
     badParam(op, format("character '%s' is already registered", name.c_str()));
   }
-  int index;
-  {
-    RenderGuard guard;
-    hsError err = {};
-    index = hsr_addBody(scene_, body.get(), &err);
-    if (index < 0) {
-      raiseSystemException(op, err);
-    }
+  hsError err = {};
+  int index = hs_viewAddBody(view_, body.get(), &err);
+  if (index < 0) {
+    raiseSystemException(op, err);
   }
   int ch = static_cast<int>(chars_.size());
   chars_.push_back({name, body, index});
@@ -131,7 +96,7 @@ bool ViewCore::setPose(const std::string &name, const double *linkP, const doubl
   if (ch < 0) {
     return false;
   }
-  return hsr_setPose(scene_, chars_[ch].scene, linkP, linkR, nullptr) == 0;
+  return hs_viewSetPose(view_, chars_[ch].index, linkP, linkR, nullptr) == 0;
 }
 
 void ViewCore::update(const char *op, const OpenHRP::WorldState &state) {
@@ -181,14 +146,13 @@ void ViewCore::update(const char *op, const OpenHRP::WorldState &state) {
         R[9 * l + j] = cp.linkPositions[l].R[j];
       }
     }
-    hsr_setPose(scene_, chars_[which[i]].scene, p.data(), R.data(), nullptr);
+    hs_viewSetPose(view_, chars_[which[i]].index, p.data(), R.data(), nullptr);
   }
 }
 
 void ViewCore::render(int c, Frame &frame, bool all) {
   const CameraInfo &cam = cameras_.at(c);
   const Character &ch = chars_[cam.character];
-  const hsSensor *sensor = &ch.body->sensors[cam.sensor];
   int images = hsr_cameraImages(cam.spec.type);
   // mono images are made from the colour ones
   bool color = all || (images & (hsrIMAGE_COLOR | hsrIMAGE_MONO)) != 0;
@@ -204,35 +168,14 @@ void ViewCore::render(int c, Frame &frame, bool all) {
   if (!color && !depth) {
     return;
   }
-  RenderGuard guard;
-  double p[3], R[9], T[12];
-  hsr_linkPose(scene_, ch.scene, sensor->link, p, R);
-  hsr_cameraPose(T, sensor, p, R);
-  hsrView view;
-  hsr_cameraView(&view, &cam.spec, T);
   hsError err = {};
-  if (hsr_render(scene_, &view, color ? frame.rgb.data() : nullptr,
-                 depth ? frame.depth.data() : nullptr, &err) != 0) {
+  if (hs_viewRenderCamera(view_, ch.index, cam.sensor, color ? frame.rgb.data() : nullptr,
+                          depth ? frame.depth.data() : nullptr, &err) != 0) {
     raiseSystemException("getImageData", err);
   }
   if (mono) {
     hsr_rgbToMono(frame.mono.data(), frame.rgb.data(), static_cast<int>(n));
   }
-}
-
-bool ViewCore::renderOverview(int which, int width, int height, std::vector<unsigned char> &rgb) {
-  RenderGuard guard;
-  hsrView view;
-  if (hsr_overviewView(scene_, which, width, height, &view) != 0) {
-    return false;
-  }
-  rgb.resize(static_cast<size_t>(width) * height * 3);
-  hsError err = {};
-  if (hsr_render(scene_, &view, rgb.data(), nullptr, &err) != 0) {
-    hsu_log(hsLOG_WARNING, "overview: %s", describe(err).c_str());
-    return false;
-  }
-  return true;
 }
 
 //---------------------------------- Camera ----------------------------------------------------

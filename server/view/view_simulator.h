@@ -1,11 +1,13 @@
-// view_simulator.h - OpenHRP's ViewSimulator, Camera and ViewSimulatorFactory servants over
-// sensors/render (a headless GL context per process), and ViewCore, the C++ core they share
-// with the scheduler, which renders its cameras in its own process.
+// view_simulator.h - OpenHRP's ViewSimulator, Camera and ViewSimulatorFactory servants over the
+// core's view (hsView, core.h: the one code that builds a render scene and draws a camera, on
+// the process's one headless GL context), and ViewCore, the C++ wrapper they share with the
+// scheduler, which renders its cameras in its own process.
 //
-// A ViewCore is one scene: the characters registered (their BodyInfo read once through
-// bodyFromInfo, the conversion every server uses), their link poses (updateScene), and one
-// camera per VisionSensor in character order, then each character's sensors in sensorId order.
-// Rendering is serialised process-wide (one GL context; renderLock()).
+// A ViewCore is one hsView: the characters registered (their BodyInfo read once through
+// bodyFromInfo, the conversion every server uses, or the bodies a simulation holds), their link
+// poses (updateScene), and one camera per VisionSensor in character order, then each
+// character's sensors in sensorId order. Rendering is serialised process-wide by the GL
+// context's own lock (sensors/render/), taken inside the core's view calls.
 //
 // ImageData by camera type (as OpenHRP 3.1's own ViewSimulator fills it):
 //   COLOR        format ARGB, longData: one 0xFFRRGGBB per pixel
@@ -34,14 +36,14 @@
 
 #include "ViewSimulator.hh"
 #include "body_info.h"
+#include "core.h"
 #include "render.h"
 
 namespace hrpsim {
 
-// the process's renderer, made on first use (throws CORBA::NO_RESOURCES, logged, when there is
-// no headless GL); every use holds renderLock()
-hsrRenderer *processRenderer();
-std::mutex &renderLock();
+// open the process's GL context if it is not open yet (the log names the device); throws
+// CORBA::NO_RESOURCES, logged, when there is no headless GL
+void requireRenderer(const char *op);
 
 // how colour crosses the wire
 enum class ColorFormat { ARGB, RGB };
@@ -65,8 +67,10 @@ struct Frame {
 
 class ViewCore {
  public:
-  ViewCore();
+  ViewCore();  // throws CORBA::NO_RESOURCES (logged) when there is no headless GL
   ~ViewCore();
+  ViewCore(const ViewCore &) = delete;
+  ViewCore &operator=(const ViewCore &) = delete;
 
   // add a character from a local body (shared); throws CORBA::BAD_PARAM (logged) on a name
   // already registered
@@ -83,18 +87,16 @@ class ViewCore {
   // render camera c at the current poses into frame (everything its type asks for; all of it
   // when all is true)
   void render(int c, Frame &frame, bool all = false);
-  // render a still view of the whole scene (hsr_overviewView) into rgb; false when empty
-  bool renderOverview(int which, int width, int height, std::vector<unsigned char> &rgb);
 
  private:
   struct Character {
     std::string name;
     BodyPtr body;
-    int scene;  // index in scene_
+    int index;  // its body's index in view_
   };
   std::vector<Character> chars_;
   std::vector<CameraInfo> cameras_;
-  hsrScene *scene_ = nullptr;
+  hsView *view_ = nullptr;
 };
 
 class ViewSimulatorServant;

@@ -464,6 +464,71 @@ def test_cameras_render_what_the_view_server_renders(client, pendulum):
             assert a is None or (a.dtype == b.dtype and np.array_equal(a, b)), (name, what)
 
 
+ROOM = MODELS / "env" / "room.wrl"
+
+
+def room_scene(sim):
+    """The humanoid in the sample room, turned to face the checker-textured poster on the back
+    wall (x -1.5, y 2.5, z 1.5) from 2 m; the cameras' pictures after 20 steps, and the poses."""
+    sim.add_model("room", ROOM)
+    sim.add_model("robot", HUMANOID)
+    q, z = bent_knees(sim.joint_names("robot"))
+    sim.set_joint_mode("robot", "high_gain")
+    sim.set_root_pose("robot", (-1.5, 0.5, z), (0, -1, 0, 1, 0, 0, 0, 0, 1))  # x -> world +y
+    sim.set_joint_values("robot", q)
+    sim.add_collision_pair("room", "robot")
+    sim.step(20)
+    return sim.camera_images("robot"), {c: sim.link_poses(c) for c in ("room", "robot")}
+
+
+def untextured_color(poses, camera):
+    """The colour picture of the humanoid's camera at these poses drawn by the core's view with
+    the bodies loaded WITHOUT their texture images (hs_loadBody)."""
+    from hrpsim.local import core_module
+    ffi, lib = core_module().ffi, core_module().lib
+    err = ffi.new("hsError *")
+    view = ffi.gc(lib.hs_makeView(err), lib.hs_freeView)
+    bodies = {}
+    for name, path in (("room", ROOM), ("robot", HUMANOID)):
+        body = ffi.gc(lib.hs_loadBody(str(path).encode(), err), lib.hs_freeBody)
+        assert body != ffi.NULL, ffi.string(err.message)
+        bodies[name] = (body, lib.hs_viewAddBody(view, body, err))
+        assert bodies[name][1] >= 0, ffi.string(err.message)
+        P, R = (np.ascontiguousarray(a, dtype=float) for a in poses[name])
+        assert lib.hs_viewSetPose(view, bodies[name][1], ffi.from_buffer("double[]", P),
+                                  ffi.from_buffer("double[]", R), err) == 0
+    robot, index = bodies["robot"]
+    names = [ffi.string(robot.sensors[k].name).decode() for k in range(robot.nsensor)]
+    k = names.index(camera)
+    spec = robot.sensors[k].specValues  # ..., width, height: VisionSensor's specValues 4, 5
+    w, h = int(spec[4]), int(spec[5])
+    rgb = ffi.new("unsigned char[]", 3 * w * h)
+    assert lib.hs_viewRenderCamera(view, index, k, rgb, ffi.NULL, err) == 0
+    return np.frombuffer(ffi.buffer(rgb), dtype=np.uint8).reshape(h, w, 3)
+
+
+def test_textured_room_renders_as_the_view_server_renders(client):
+    """A textured scene (the room's checker poster): the local back end's cameras (the one body
+    it loads, with its texture images) give the view server's pictures (the ModelLoader's
+    BodyInfo with images) pixel for pixel, colour and depth; and the texture is in the picture
+    (drawn without the images, the colour picture differs)."""
+    with hrpsim.Simulation(client, dt=0.001) as remote:
+        expected, _ = room_scene(remote)
+    with hrpsim.Simulation(backend="local", dt=0.001) as local:
+        got, poses = room_scene(local)
+    assert sorted(got) == sorted(expected) == ["VISION_COLOR", "VISION_DEPTH"]
+    for name in expected:
+        for what in ("color", "mono", "depth"):
+            a, b = getattr(got[name], what), getattr(expected[name], what)
+            assert (a is None) == (b is None), (name, what)
+            assert a is None or (a.dtype == b.dtype and np.array_equal(a, b)), (name, what)
+    color = got["VISION_COLOR"].color
+    plain = untextured_color(poses, "VISION_COLOR")
+    assert plain.shape == color.shape
+    changed = np.any(plain != color, axis=2).sum()
+    assert changed > 200, changed  # the poster's checker squares
+
+
 def test_time_step_bounds_match_core():
     """hrpsim.limits is the one Python copy of the core's bounds: it must equal the core's."""
     from hrpsim import limits, project, simulation

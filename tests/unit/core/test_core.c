@@ -547,6 +547,33 @@ static void testCamera(void) {
   HST_NEAR(depth[15 * 40 + 20], 3.0, 1e-3);
   // not a camera
   CU_ASSERT_EQUAL(hs_renderCamera(sim, 1, 0, NULL, depth, fresh(&err)), hsE_INVALID);
+  // a view of the same bodies at the same poses (what the ViewSimulator servants wrap) draws
+  // the simulation's picture, bit for bit: one code path
+  hsView *view = hs_makeView(fresh(&err));
+  CU_ASSERT_PTR_NOT_NULL_FATAL(view);
+  CU_ASSERT_EQUAL(hs_viewBodyCount(view), 0);
+  for (int ch = 0; ch < 2; ch++) {
+    CU_ASSERT_EQUAL(hs_viewAddBody(view, hs_body(sim, ch), fresh(&err)), ch);
+    CU_ASSERT_EQUAL(hs_viewSetPose(view, ch, hs_linkP(sim, ch), hs_linkR(sim, ch), fresh(&err)),
+                    0);
+  }
+  CU_ASSERT_EQUAL(hs_viewBodyCount(view), 2);
+  float again[40 * 30];
+  CU_ASSERT_EQUAL(hs_viewRenderCamera(view, 0, s, NULL, again, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(memcmp(again, depth, sizeof depth), 0);
+  // refusals: a body that is not there, a sensor that is not there (the camera's body has one,
+  // the box none), a pose that is not finite or of no body (the pose kept: the same picture)
+  CU_ASSERT_EQUAL(hs_viewRenderCamera(view, 2, s, NULL, again, fresh(&err)), hsE_INVALID);
+  CU_ASSERT_EQUAL(hs_viewRenderCamera(view, 0, 7, NULL, again, fresh(&err)), hsE_INVALID);
+  CU_ASSERT_EQUAL(hs_viewRenderCamera(view, 1, 0, NULL, again, fresh(&err)), hsE_INVALID);
+  double bad[3] = {0, 0, NAN}, R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  CU_ASSERT_EQUAL(hs_viewSetPose(view, 1, bad, R, fresh(&err)), hsE_INVALID);
+  CU_ASSERT_EQUAL(hs_viewSetPose(view, -1, hs_linkP(sim, 1), R, fresh(&err)), hsE_INVALID);
+  CU_ASSERT_EQUAL(hs_viewRenderCamera(view, 0, s, NULL, again, fresh(&err)), 0);
+  CU_ASSERT_EQUAL(memcmp(again, depth, sizeof depth), 0);
+  CU_ASSERT_PTR_NOT_NULL(hs_rendererInfo(fresh(&err)));
+  hs_freeView(view);
+  hs_freeView(NULL);
   hs_freeSim(sim);
 }
 
