@@ -51,4 +51,8 @@ void hs_freeCameras(struct hsCameras *c);
 int hs_validChar(const hsSim *sim, int ch, hsError *err);
 int hs_validLink(const hsSim *sim, int ch, int link, hsError *err);
 
+// grow the range sensors' ray scratch to what the world's scene needs (core_sim.c; start and
+// restore); 0 or hsE_NOMEM with err
+int hs_sizeFanScratch(hsSim *sim, hsError *err);
+
 #endif  // HRPSIM_CORE_CORE_PRIVATE_H_

@@ -495,22 +495,29 @@ int hs_start(hsSim *sim, hsError *err) {
       rc = hss_setLimits(st, sim->noise.limits ? 1 : 0, err);
     }
   }
-  const hscScene *scene = rc == 0 && anyRange ? hsd_stateScene(sim->world) : NULL;
-  if (scene && hsc_fanScratchSize(scene) > sim->nfanScratch) {
-    int n = hsc_fanScratchSize(scene);
-    int *scratch = hsu_calloc((size_t)n, sizeof *scratch);
-    if (!scratch) {
-      rc = HS_ERR(err, hsE_NOMEM, "out of memory for the range sensors' rays");
-    } else {
-      hsu_free(sim->fanScratch);
-      sim->fanScratch = scratch;
-      sim->nfanScratch = n;
-    }
+  if (rc == 0 && anyRange) {
+    rc = hs_sizeFanScratch(sim, err);
   }
   sim->started = rc == 0;
   updateSensors(sim);
   hs_leave(sim);
   return rc;
+}
+
+int hs_sizeFanScratch(hsSim *sim, hsError *err) {
+  const hscScene *scene = hsd_stateScene(sim->world);
+  if (!scene || hsc_fanScratchSize(scene) <= sim->nfanScratch) {
+    return 0;
+  }
+  int n = hsc_fanScratchSize(scene);
+  int *scratch = hsu_calloc((size_t)n, sizeof *scratch);
+  if (!scratch) {
+    return HS_ERR(err, hsE_NOMEM, "out of memory for the range sensors' rays");
+  }
+  hsu_free(sim->fanScratch);
+  sim->fanScratch = scratch;
+  sim->nfanScratch = n;
+  return 0;
 }
 
 int hs_started(const hsSim *sim) {

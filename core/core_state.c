@@ -312,8 +312,8 @@ static int restoreFrom(hsSim *sim, hsuBytes *in, hsError *err) {
   if (rc == 0 && (in->bad || in->pos != in->n)) {
     rc = HS_ERR(err, hsE_INVALID, "the saved state is damaged (its size does not match)");
   }
-  if (rc == 0 && anyRange && !sim->rays && !(sim->rays = hss_makeRayScene(sim->world, err))) {
-    rc = hsE_NOMEM;
+  if (rc == 0 && anyRange) {
+    rc = hs_sizeFanScratch(sim, err);
   }
   if (rc == 0) {
     sim->sensors = sensors;
