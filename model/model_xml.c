@@ -3,8 +3,10 @@
 
 #include <ctype.h>
 #include <limits.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <libxml/parser.h>
@@ -83,6 +85,25 @@ xmlDocPtr hsm_parseXml(const char *path, const char *text, size_t len, int stric
   }
   xmlFreeParserCtxt(ctxt);
   return doc;
+}
+
+int hsm_parseNumbers(const char *text, double *out, int max) {
+  int k = 0;
+  for (const char *s = text;;) {
+    while (isspace((unsigned char)*s)) {
+      s++;
+    }
+    if (!*s) {
+      return k;
+    }
+    char *end;
+    double x = strtod(s, &end);
+    if (end == s || !isfinite(x) || (*end && !isspace((unsigned char)*end)) || k == max) {
+      return -1;
+    }
+    out[k++] = x;
+    s = end;
+  }
 }
 
 int hsm_xmlLine(const xmlNode *n) {

@@ -23,6 +23,11 @@
 xmlDocPtr hsm_parseXml(const char *path, const char *text, size_t len, int strict,
                        hsError *err);
 
+// the numbers of text (separated by white space) into out, at most max of them: how many, or -1
+// when a word is not a number, is not finite (a value beyond double, such as 1e999, reads as
+// inf) or there are more than max
+int hsm_parseNumbers(const char *text, double *out, int max);
+
 // the line of node n's start tag as libxml2 records it (XML_PARSE_BIG_LINES), 0 when unknown
 // or beyond int
 int hsm_xmlLine(const xmlNode *n);

@@ -406,24 +406,11 @@ int hsm_mjcfNumbers(hsmMjcfLoad *u, const hsmXmlElem *e, int cls, const char *na
     return 0;
   }
   double tmp[16];
-  int k = 0;
-  for (const char *s = v;;) {
-    while (isspace((unsigned char)*s)) {
-      s++;
-    }
-    if (!*s) {
-      break;
-    }
-    char *end;
-    double x = strtod(s, &end);
-    if (end == s || !isfinite(x) || (*end && !isspace((unsigned char)*end)) || k == max ||
-        k == 16) {
-      return hsm_mjcfError(u, hsE_MODEL, at, name, "<%s> %s=\"%.80s\": expected %s%d finite "
-                           "number%s", at->name, name, v, max > 1 ? "at most " : "", max,
-                           max > 1 ? "s" : "");
-    }
-    tmp[k++] = x;
-    s = end;
+  int k = hsm_parseNumbers(v, tmp, max < 16 ? max : 16);
+  if (k < 0) {
+    return hsm_mjcfError(u, hsE_MODEL, at, name, "<%s> %s=\"%.80s\": expected %s%d finite "
+                         "number%s", at->name, name, v, max > 1 ? "at most " : "", max,
+                         max > 1 ? "s" : "");
   }
   memcpy(out, tmp, (size_t)k * sizeof(double));
   *count = k;

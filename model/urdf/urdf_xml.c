@@ -127,26 +127,8 @@ static int numbers(hsmUrdfLoad *u, const xmlNode *n, const char *name, int count
                     : 0;
   }
   double tmp[4];
-  int k = 0, bad = 0;
-  const char *s = (const char *)v;
-  for (;;) {
-    while (isspace((unsigned char)*s)) {
-      s++;
-    }
-    if (!*s) {
-      break;
-    }
-    char *end;
-    double x = strtod(s, &end);
-    if (end == s || !isfinite(x) || (*end && !isspace((unsigned char)*end)) || k == count) {
-      bad = 1;
-      break;
-    }
-    tmp[k++] = x;
-    s = end;
-  }
   int rc = 0;
-  if (bad || k != count) {
+  if (hsm_parseNumbers((const char *)v, tmp, count) != count) {
     rc = hsm_urdfError(u, hsE_MODEL, lineOf(n), "<%s> %s=\"%.80s\": expected %d finite number%s",
                        (const char *)n->name, name, (const char *)v, count, count > 1 ? "s" : "");
   } else {
@@ -707,25 +689,7 @@ static int textNumbers(hsmUrdfLoad *u, const xmlNode *n, int count, double *out,
   char buf[256];
   elemText(n, buf, sizeof buf);
   double tmp[6];
-  int k = 0;
-  const char *p = buf;
-  for (;;) {
-    while (isspace((unsigned char)*p)) {
-      p++;
-    }
-    if (!*p) {
-      break;
-    }
-    char *end;
-    double x = strtod(p, &end);
-    if (end == p || !isfinite(x) || (*end && !isspace((unsigned char)*end)) || k == count) {
-      k = -1;
-      break;
-    }
-    tmp[k++] = x;
-    p = end;
-  }
-  if (k != count) {
+  if (hsm_parseNumbers(buf, tmp, count) != count) {
     hsm_urdfWarn(u, lineOf(n), "sensor '%s': <%s>%.60s</%s> is not %d finite number%s: the "
                  "sensor is skipped", SNAME(s), (const char *)n->name, buf,
                  (const char *)n->name, count, count > 1 ? "s" : "");

@@ -21,6 +21,25 @@ static hsBody *loadMjcf(const char *name, const char *xml, const char *select) {
   return b;
 }
 
+// a world on engine e with robot (character 0) and floor (1), 1 ms steps, a contact pair
+// between them (friction 0.5) and, with self set, the robot's self-collision pair
+static hsdWorld *robotAndFloor(hstEngine e, const hsBody *robot, const hsBody *floor,
+                               int self) {
+  hsdOptions opt;
+  hsd_defaultOptions(&opt);
+  opt.engine = e;
+  hsdWorld *w = dynWorld(&opt);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "robot", robot, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "floor", floor, NULL), 1);
+  CU_ASSERT_EQUAL(hsd_setTimeStep(w, 1e-3, NULL), 0);
+  hsdSurface s = {0.5, 0.5, 0, 0.01};
+  CU_ASSERT_EQUAL(hsd_addContactPair(w, 0, -1, 1, -1, &s, NULL), 0);
+  if (self) {
+    CU_ASSERT_EQUAL(hsd_addContactPair(w, 0, -1, 0, -1, &s, NULL), 0);
+  }
+  return w;
+}
+
 // a floor (box, top at z = 0) in the world and a free 0.1 m cube `box` whose geom carries
 // `bits` (attributes, may be empty), dropped with its centre at z0 for `steps` of 1 ms on
 // engine e; the cube's final height into *z, the steps with contacts into *touching
@@ -36,15 +55,7 @@ static void dropCube(hstEngine e, const char *bits, double z0, int steps, double
   hsBody *floor = loadMjcf("filter_drop.xml", xml, "world");
   CU_ASSERT_PTR_NOT_NULL_FATAL(box);
   CU_ASSERT_PTR_NOT_NULL_FATAL(floor);
-  hsdOptions opt;
-  hsd_defaultOptions(&opt);
-  opt.engine = e;
-  hsdWorld *w = dynWorld(&opt);
-  CU_ASSERT_EQUAL(hsd_addCharacter(w, "box", box, NULL), 0);
-  CU_ASSERT_EQUAL(hsd_addCharacter(w, "floor", floor, NULL), 1);
-  CU_ASSERT_EQUAL(hsd_setTimeStep(w, 1e-3, NULL), 0);
-  hsdSurface s = {0.5, 0.5, 0, 0.01};
-  CU_ASSERT_EQUAL(hsd_addContactPair(w, 0, -1, 1, -1, &s, NULL), 0);
+  hsdWorld *w = robotAndFloor(e, box, floor, 0);
   dynPlace(w, 0, 0, 0, z0, NULL);
   CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
   *touching = 0;
@@ -133,16 +144,7 @@ static void testExcludeFallsThrough(void) {
       CU_ASSERT_EQUAL(rig->ncollisionExclude, x);
       CU_ASSERT_EQUAL(hsm_linksMayCollide(rig, lower, rig, upper, 1), !x);
       CU_ASSERT_TRUE(hsm_linksMayCollide(rig, lower, rig, upper, 0));  // two robots: no exclude
-      hsdOptions opt;
-      hsd_defaultOptions(&opt);
-      opt.engine = engines[k];
-      hsdWorld *w = dynWorld(&opt);
-      CU_ASSERT_EQUAL(hsd_addCharacter(w, "rig", rig, NULL), 0);
-      CU_ASSERT_EQUAL(hsd_addCharacter(w, "floor", floor, NULL), 1);
-      CU_ASSERT_EQUAL(hsd_setTimeStep(w, 1e-3, NULL), 0);
-      hsdSurface s = {0.5, 0.5, 0, 0.01};
-      CU_ASSERT_EQUAL(hsd_addContactPair(w, 0, -1, 1, -1, &s, NULL), 0);
-      CU_ASSERT_EQUAL(hsd_addContactPair(w, 0, -1, 0, -1, &s, NULL), 0);
+      hsdWorld *w = robotAndFloor(engines[k], rig, floor, 1);
       CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
       dynSteps(w, 1500);
       const hsBodyState *st = hsd_state(w, 0);

@@ -236,11 +236,10 @@ static void testTimeLimit(void) {
   unlink(big);
 }
 
-// a COLLADA file that asks assimp for 900 million floats: stopped at the memory limit
-static void testMemoryLimit(void) {
+// tetra_zup.dae asking assimp for 900 million floats, written as name; its path
+static const char *writeHugeCollada(const char *name) {
   char text[4096];
-  const char *path = fixture("tetra_zup.dae");
-  FILE *f = fopen(path, "r");
+  FILE *f = fopen(fixture("tetra_zup.dae"), "r");
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   size_t len = fread(text, 1, sizeof text - 1, f);
   fclose(f);
@@ -250,7 +249,12 @@ static void testMemoryLimit(void) {
   char big[4200];
   snprintf(big, sizeof big, "%.*scount=\"900000000\"%s", (int)(at - text), text,
            at + strlen("count=\"12\""));
-  const char *bigPath = hst_writeFile("meshlimits/huge_count.dae", big);
+  return hst_writeFile(name, big);
+}
+
+// a COLLADA file that asks assimp for 900 million floats: stopped at the memory limit
+static void testMemoryLimit(void) {
+  const char *bigPath = writeHugeCollada("meshlimits/huge_count.dae");
   hsmLimits lim = {0};
   lim.meshBytes = (size_t)256 << 20;
   int fds = openDescriptors();
@@ -394,20 +398,7 @@ static void testCancel(void) {
 // memory limit, the time limit), the files after it still load, and nothing is left behind
 static void testImporterBadAmongGood(void) {
   char crash[1024], huge[1024], fifo[1024];
-  {
-    // the memory hog: tetra_zup.dae asking for 900 million floats
-    char text[4096], big[4200];
-    FILE *f = fopen(fixture("tetra_zup.dae"), "r");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(f);
-    size_t len = fread(text, 1, sizeof text - 1, f);
-    fclose(f);
-    text[len] = 0;
-    char *at = strstr(text, "count=\"12\"");
-    CU_ASSERT_PTR_NOT_NULL_FATAL(at);
-    snprintf(big, sizeof big, "%.*scount=\"900000000\"%s", (int)(at - text), text,
-             at + strlen("count=\"12\""));
-    snprintf(huge, sizeof huge, "%s", hst_writeFile("meshlimits/among/huge.dae", big));
-  }
+  snprintf(huge, sizeof huge, "%s", writeHugeCollada("meshlimits/among/huge.dae"));
   snprintf(crash, sizeof crash, "%s", fixture("assimp_crash.dae"));
   snprintf(fifo, sizeof fifo, "%s", writeFifoObj("meshlimits/among"));
   static const char *good[] = {"cube_binary.stl", "tetra_zup.dae", "textured.obj",
