@@ -259,7 +259,8 @@ typedef struct hsBody {
   int nlight;
   hsExtraJoint *extraJoints;
   int nextraJoint;
-  const int *collisionExcludes;  // link index pairs (2 each, lower first) that never touch
+  const int *collisionExcludes;  // link index pairs (2 each, lower first, sorted, distinct) that
+                                 // never touch
   int ncollisionExclude;         // number of pairs
 
   size_t nbytes;  // size of the single allocation holding the body

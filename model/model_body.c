@@ -835,19 +835,69 @@ static int parseFilterInfo(const char *s, char a[256], char b[256], unsigned bit
   return 0;
 }
 
+// order of link index pairs (2 ints each): by first, then second
+static int comparePairs(const void *x, const void *y) {
+  const int *a = x, *b = y;
+  return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+// a link name and its index, for lookups by name
+typedef struct NamedLink {
+  const char *name;
+  int index;
+} NamedLink;
+
+static int compareNamedLinks(const void *x, const void *y) {
+  const NamedLink *a = x, *b = y;
+  int c = strcmp(a->name, b->name);
+  return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+// the link named name: by link name through the sorted table (n entries) when there is one,
+// else as hsm_linkIndex finds it (which also knows segment names); -1 if none
+static int findLink(const hsBody *body, const NamedLink *sorted, int n, const char *name) {
+  int lo = 0, hi = sorted ? n : 0;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (strcmp(sorted[mid].name, name) < 0) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (sorted && lo < n && strcmp(sorted[lo].name, name) == 0) {
+    return sorted[lo].index;
+  }
+  return hsm_linkIndex(body, name);
+}
+
 // the links' filter bits (1, 1 unless an info string sets them) and the excluded link pairs,
-// from the body's info strings; the pairs go in the ints pool (two per exclude string counted)
+// from the body's info strings; the pairs go in the ints pool (two per exclude string counted).
+// Names are looked up in a sorted table, so that many strings cost n log n, not n^2 (without
+// memory for the table, one by one).
 static void copyCollisionFilter(hsBody *body, Carve *c) {
   for (int i = 0; i < body->nlink; i++) {
     body->links[i].contype = body->links[i].conaffinity = 1;
   }
+  int any = 0;
+  for (int i = 0; i < body->ninfo && !any; i++) {
+    any = strncmp(body->info[i], "collision ", 10) == 0;
+  }
+  NamedLink *sorted = any && body->nlink ? hsu_malloc((size_t)body->nlink * sizeof *sorted)
+                                         : NULL;
+  for (int i = 0; sorted && i < body->nlink; i++) {
+    sorted[i] = (NamedLink){body->links[i].name, i};
+  }
+  if (sorted) {
+    qsort(sorted, (size_t)body->nlink, sizeof *sorted, compareNamedLinks);
+  }
   int *pairs = (int *)c->ints.next, n = 0;
-  for (int i = 0; i < body->ninfo; i++) {
+  for (int i = 0; any && i < body->ninfo; i++) {
     char a[256], b[256];
     unsigned bits[2];
     int kind = parseFilterInfo(body->info[i], a, b, bits);
-    int la = kind ? hsm_linkIndex(body, a) : -1;
-    int lb = kind == 2 ? hsm_linkIndex(body, b) : -1;
+    int la = kind ? findLink(body, sorted, body->nlink, a) : -1;
+    int lb = kind == 2 ? findLink(body, sorted, body->nlink, b) : -1;
     if (kind == 1 && la >= 0) {
       body->links[la].contype = bits[0];
       body->links[la].conaffinity = bits[1];
@@ -857,6 +907,19 @@ static void copyCollisionFilter(hsBody *body, Carve *c) {
       n++;
     }
   }
+  hsu_free(sorted);
+  // sorted and once each, for hsm_linksMayCollide's binary search
+  if (n > 1) {
+    qsort(pairs, (size_t)n, 2 * sizeof(int), comparePairs);
+  }
+  int kept = 0;
+  for (int i = 0; i < n; i++) {
+    if (kept == 0 || comparePairs(&pairs[2 * i], &pairs[2 * kept - 2]) != 0) {
+      pairs[2 * kept] = pairs[2 * i], pairs[2 * kept + 1] = pairs[2 * i + 1];
+      kept++;
+    }
+  }
+  n = kept;
   take(&c->ints, 2 * (size_t)n * sizeof(int));
   body->collisionExcludes = pairs;
   body->ncollisionExclude = n;
@@ -871,11 +934,16 @@ int hsm_linksMayCollide(const hsBody *b1, int l1, const hsBody *b2, int l2, int 
     return 0;
   }
   if (sameCharacter) {
-    int lo = l1 < l2 ? l1 : l2, hi = l1 < l2 ? l2 : l1;
-    for (int i = 0; i < b1->ncollisionExclude; i++) {
-      if (b1->collisionExcludes[2 * i] == lo && b1->collisionExcludes[2 * i + 1] == hi) {
+    // the excludes are sorted (copyCollisionFilter)
+    int key[2] = {l1 < l2 ? l1 : l2, l1 < l2 ? l2 : l1};
+    int lo = 0, hi = b1->ncollisionExclude;
+    while (lo < hi) {
+      int mid = lo + (hi - lo) / 2, c = comparePairs(&b1->collisionExcludes[2 * mid], key);
+      if (c == 0) {
         return 0;
       }
+      lo = c < 0 ? mid + 1 : lo;
+      hi = c < 0 ? hi : mid;
     }
   }
   return 1;

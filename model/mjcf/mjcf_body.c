@@ -888,20 +888,82 @@ static int oneWord(const char *name) {
   return name[0] && !strchr(name, ' ') && strlen(name) < 256;
 }
 
-// the exclude info string of links a and b, once per pair (done: int pairs already written)
-static int addExclude(hsmMjcfLoad *u, hsuVec *done, int a, int b) {
+// at most this many link pairs excluded per model, and pair checks of the parent filter (a
+// hostile file of many bodies must not take quadratic time); past either, a warning
+enum { kMaxExcludes = 100000, kMaxFilterChecks = 20000000 };
+
+// note the exclude of links a and b (lower first) in pairs; 1 when the cap is reached
+static int noteExclude(hsmMjcfLoad *u, hsuVec *pairs, int a, int b, int *rc) {
+  if (!oneWord(LINKSPEC(u, a).name) || !oneWord(LINKSPEC(u, b).name)) {
+    return 0;
+  }
+  if (pairs->n >= kMaxExcludes) {
+    return 1;
+  }
   int pair[2] = {a < b ? a : b, a < b ? b : a};
-  const int *p = done->data;
-  for (size_t i = 0; i < done->n; i++) {
-    if (p[2 * i] == pair[0] && p[2 * i + 1] == pair[1]) {
-      return 0;
+  if (!hsu_vecPush(pairs, sizeof pair, pair)) {
+    *rc = hsm_mjcfNomem(u);
+  }
+  return 0;
+}
+
+static int comparePairs(const void *x, const void *y) {
+  const int *a = x, *b = y;
+  return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+// MuJoCo's parent filter over the bodies with colliding geoms, grouped by weld: the pairs
+// within a welded group and between a group and its parent group (not the world's) that hrpsim
+// would pair (not a link and its parent), into pairs; 1 when a cap is reached
+static int parentFilter(hsmMjcfLoad *u, hsuVec *pairs, int *rc) {
+  int n = (int)u->bodies.n;
+  int *start = hsu_calloc((size_t)n + 2, sizeof *start), *order =
+      hsu_malloc(((size_t)n + 1) * sizeof *order);
+  if (!start || !order) {
+    hsu_free(start), hsu_free(order);
+    *rc = hsm_mjcfNomem(u);
+    return 0;
+  }
+  // counting sort by weld + 1 (0: the world), bodies without colliding geoms left out
+  for (int i = 0; i < n; i++) {
+    start[BODIES(u)[i].weld + 2] += linkFilter(u, BODIES(u)[i].link) != NULL;
+  }
+  for (int k = 1; k <= n + 1; k++) {
+    start[k] += start[k - 1];
+  }
+  for (int i = 0; i < n; i++) {
+    if (linkFilter(u, BODIES(u)[i].link)) {
+      order[start[BODIES(u)[i].weld + 1]++] = i;
     }
   }
-  if (!hsu_vecPush(done, sizeof pair, pair)) {
-    return hsm_mjcfNomem(u);
+  for (int k = n; k > 0; k--) {
+    start[k] = start[k - 1];
   }
-  return addInfo(u, "collision exclude %s %s", LINKSPEC(u, pair[0]).name,
-                 LINKSPEC(u, pair[1]).name);
+  start[0] = 0;
+  // group k holds order[start[k] .. start[k + 1]); its pairs, then its pairs with the parent
+  long checks = 0;
+  int capped = 0;
+  for (int k = 0; k <= n && !capped && !*rc; k++) {
+    int w = k - 1;
+    int up = w >= 0 && BODIES(u)[w].parent >= 0 ? BODIES(u)[BODIES(u)[w].parent].weld : -1;
+    for (int i = start[k]; i < start[k + 1] && !capped && !*rc; i++) {
+      int a = BODIES(u)[order[i]].link;
+      int from = up >= 0 ? start[up + 1] : start[k + 1], to = up >= 0 ? start[up + 2] : 0;
+      for (int j = i + 1; j < start[k + 1] && !capped && !*rc; j++) {
+        int b = BODIES(u)[order[j]].link;
+        capped = ++checks > kMaxFilterChecks ||
+                 (!adjacentLinks(u, a, b) && noteExclude(u, pairs, a, b, rc));
+      }
+      for (int j = from; j < to && !capped && !*rc; j++) {
+        int b = BODIES(u)[order[j]].link;
+        capped = ++checks > kMaxFilterChecks ||
+                 (!adjacentLinks(u, a, b) && noteExclude(u, pairs, a, b, rc));
+      }
+    }
+  }
+  hsu_free(start);
+  hsu_free(order);
+  return capped;
 }
 
 // the body of this load named name, or -1
@@ -955,24 +1017,8 @@ static int collisionFilter(hsmMjcfLoad *u) {
   // MuJoCo's filters: bodies welded together, and a welded group and its parent group unless
   // that is the world, never touch; links hrpsim pairs anyway (not a link and its parent)
   // are excluded
-  hsuVec done = {0};
-  for (size_t i = 0; i < u->bodies.n && !rc; i++) {
-    for (size_t j = i + 1; j < u->bodies.n && !rc; j++) {
-      const hsmMjcfBody *a = &BODIES(u)[i], *b = &BODIES(u)[j];
-      if (!linkFilter(u, a->link) || !linkFilter(u, b->link) ||
-          adjacentLinks(u, a->link, b->link)) {
-        continue;
-      }
-      int wa = a->weld, wb = b->weld;
-      int pa = wa >= 0 && BODIES(u)[wa].parent >= 0 ? BODIES(u)[BODIES(u)[wa].parent].weld : -1;
-      int pb = wb >= 0 && BODIES(u)[wb].parent >= 0 ? BODIES(u)[BODIES(u)[wb].parent].weld : -1;
-      if (wa == wb || (wa >= 0 && wb >= 0 && (wa == pb || wb == pa))) {
-        if (oneWord(LINKSPEC(u, a->link).name) && oneWord(LINKSPEC(u, b->link).name)) {
-          rc = addExclude(u, &done, a->link, b->link);
-        }
-      }
-    }
-  }
+  hsuVec pairs = {0};
+  int capped = rc ? 0 : parentFilter(u, &pairs, &rc);
   // <contact>: excludes between bodies of this model; pairs are the project's business
   for (int i = 0; i < u->root->nkid && !rc; i++) {
     const hsmXmlElem *c = u->root->kids[i];
@@ -1000,13 +1046,28 @@ static int collisionFilter(hsmMjcfLoad *u) {
         continue;  // two bodies of another model of this file
       }
       int l1 = BODIES(u)[b1].link, l2 = BODIES(u)[b2].link;
-      if (!adjacentLinks(u, l1, l2) && oneWord(LINKSPEC(u, l1).name) &&
-          oneWord(LINKSPEC(u, l2).name)) {
-        rc = addExclude(u, &done, l1, l2);
+      if (l1 != l2 && !adjacentLinks(u, l1, l2)) {
+        capped |= noteExclude(u, &pairs, l1, l2, &rc);
       }
     }
   }
-  hsu_vecFree(&done);
+  if (!rc && capped) {
+    hsm_mjcfWarn(u, u->root, "the collision filter keeps its first %zu excluded link pairs "
+                 "only (at most %d, and %d checks of MuJoCo's parent filter)", pairs.n,
+                 (int)kMaxExcludes, (int)kMaxFilterChecks);
+  }
+  // once each, in link order
+  int *p = pairs.data;
+  if (pairs.n) {
+    qsort(p, pairs.n, 2 * sizeof(int), comparePairs);
+  }
+  for (size_t i = 0; i < pairs.n && !rc; i++) {
+    if (i == 0 || comparePairs(&p[2 * i], &p[2 * i - 2]) != 0) {
+      rc = addInfo(u, "collision exclude %s %s", LINKSPEC(u, p[2 * i]).name,
+                   LINKSPEC(u, p[2 * i + 1]).name);
+    }
+  }
+  hsu_vecFree(&pairs);
   return rc;
 }
 
