@@ -457,6 +457,41 @@ static void testImporterBadAmongGood(void) {
   CU_ASSERT_EQUAL(openDescriptors(), fds);
 }
 
+// a cancel ends an importer's idle child too: its next import is refused at once, saying so,
+// and freeing it leaves no child (in a forked copy of this test process, as testCancel)
+static void testCancelIdleImporter(void) {
+  fflush(NULL);
+  pid_t pid = fork();
+  CU_ASSERT_FATAL(pid >= 0);
+  if (pid == 0) {
+    // exit status: 0 all as expected, else the number of the check that failed
+    hsmMeshImporter *imp = hsm_makeMeshImporter(NULL, NULL);
+    hsmMeshPart *p = NULL;
+    int n = 0;
+    hsError err = {0};
+    int bad = !imp ? 1 : hsm_importMesh(imp, fixture("cube_binary.stl"), NULL, &p, &n, &err) ? 2
+                                                                                          : 0;
+    hsm_freeMeshParts(p, n);
+    pid_t child;
+    bad = bad ? bad : childrenOf(&child) != 1 ? 3 : 0;
+    hsm_cancelMeshImports();
+    double t0 = now();
+    int rc = bad ? 0 : hsm_importMesh(imp, fixture("tetra_zup.dae"), NULL, &p, &n, &err);
+    bad = bad                                   ? bad
+          : rc != hsE_IO                        ? 4
+          : !strstr(err.message, "cancelled")   ? 5
+          : now() - t0 > 2                      ? 6
+                                                : 0;
+    hsm_freeMeshImporter(imp);
+    bad = bad ? bad : !noChildren() ? 7 : 0;
+    _exit(bad);
+  }
+  int status = 0;
+  CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+  CU_ASSERT(WIFEXITED(status));
+  CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+}
+
 void register_meshlimits(void) {
   CU_pSuite s = hst_addSuite("meshlimits");
   CU_add_test(s, "the child's parts are the in-process parts", testIsolatedEqualsInProcess);
@@ -468,4 +503,5 @@ void register_meshlimits(void) {
   CU_add_test(s, "COLLADA index lists with words that are not indices", testColladaIndexWords);
   CU_add_test(s, "FIFO, /dev/zero link, size limit", testFileKinds);
   CU_add_test(s, "one importer: bad files among good ones", testImporterBadAmongGood);
+  CU_add_test(s, "a cancel ends an importer's idle child", testCancelIdleImporter);
 }
