@@ -284,7 +284,8 @@ typedef struct hsBodyState {
 typedef struct hsmLimits {
   size_t maxFileBytes;  // largest model, mesh or texture file read [bytes] (default 256 MiB)
   double meshSeconds;   // wall-clock time one mesh file's import may take [s] (default 60)
-  size_t meshBytes;     // memory one mesh import may add to the process [bytes] (default 4 GiB)
+  size_t meshBytes;     // memory a mesh import may add to the process [bytes] (default 4 GiB;
+                        // the import child's address space beyond what it had at its fork)
   long meshTriangles;   // triangles one mesh file may hold (default 20 million)
   int meshInProcess;    // 1: import meshes in this process, where time and memory are not
                         // bounded (tests, tools); 0 (default): in a child process that the
