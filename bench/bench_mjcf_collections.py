@@ -11,9 +11,9 @@ composite inertia, dofs, joint axes, anchors, ranges and armatures to 1e-6. A bo
 refuses is listed with the first line of the reason (which names file:line). Times, in the
 same run: MuJoCo's compile of the file, the first in a fresh process (its asset cache would
 make later ones skip reading the meshes), best of three; hrpsim's in-process load (hs_loadBody,
-meshes imported in a child process each, as the ModelLoader does) of all its bodies, best of
-five (hrpsim keeps no cache). Files MuJoCo refuses are listed and skipped. Exit status 0 when
-every body agrees or is refused with a reason, 1 when any differs.
+a load's meshes imported in one bounded child process, as the ModelLoader does) of all its
+bodies, best of five (hrpsim keeps no cache). Files MuJoCo refuses are listed and skipped.
+Exit status 0 when every body agrees or is refused with a reason, 1 when any differs.
 
 The collections used for docs/models.md: Gymnasium's MuJoCo environments
 (gymnasium/envs/mujoco/assets in PyPI ``gymnasium``) and DeepMind's control suite

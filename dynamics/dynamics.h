@@ -299,7 +299,9 @@ typedef struct hsdSurface {
 
 // register a contact pair: link index -1 means every link of that character; the same
 // character twice means self-collision among its links (never a link with its parent, nor a
-// link with itself). Frictions >= 0, restitution in [0, 1], culling threshold >= 0.
+// link with itself). Link pairs that the models' collision filters keep apart (MJCF contype /
+// conaffinity and excludes: hsm_linksMayCollide) are left out. Frictions >= 0, restitution in
+// [0, 1], culling threshold >= 0.
 int hsd_addContactPair(hsdWorld *w, int ch1, int link1, int ch2, int link2,
                        const hsdSurface *surface, hsError *err);
 

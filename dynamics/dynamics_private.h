@@ -198,6 +198,8 @@ typedef struct hsdPair {
   hsdSurface surface;
   double tolerance;    // intersection pairs
   int first, count;    // expanded link pairs in the world's array
+  int filtered;        // 1: a contact pair, expanded without the link pairs that the models'
+                       // collision filters keep apart (hsm_linksMayCollide)
 } hsdPair;
 
 struct hsdWorld {

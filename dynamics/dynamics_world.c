@@ -412,6 +412,11 @@ int hsd_expandPair(hsdWorld *w, hsdPair *p, hsuVec *out, int index, hsError *err
       if (self && (adjacent(b1, i, j) || (p->link[0] < 0 && p->link[1] < 0 && j < i))) {
         continue;
       }
+      // contact pairs: what the models' collision filters (MJCF contype / conaffinity and
+      // excludes) keep apart never touches
+      if (p->filtered && !hsm_linksMayCollide(b1, i, b2, j, self)) {
+        continue;
+      }
       hsdLinkPair lp = {index, {p->ch[0], p->ch[1]}, {i, j}};
       if (!hsu_vecPush(out, sizeof lp, &lp)) {
         return HS_ERR(err, hsE_NOMEM, "out of memory");
@@ -481,6 +486,7 @@ static int addPair(hsdWorld *w, hsdPair **list, int *n, int *cap, hsuVec *lps, i
     p->surface = *s;
   }
   p->tolerance = tol;
+  p->filtered = s != NULL;
   size_t before = lps->n;
   if (hsd_expandPair(w, p, lps, *n, err) < 0) {
     lps->n = before;

@@ -156,6 +156,10 @@ typedef struct hsLink {
   int sensorAdr, nsensor;    // this link's sensors are body->sensors[sensorAdr .. +nsensor)
   int segmentAdr, nsegment;  // likewise for segments
   int lightAdr, nlight;      // likewise for lights
+  // collision filter (MuJoCo's contype / conaffinity): links of two bodies may touch when
+  // (contype1 & conaffinity2) || (contype2 & conaffinity1); 1 and 1 unless the body's info
+  // strings say otherwise (see hsm_linksMayCollide)
+  unsigned contype, conaffinity;
 } hsLink;
 
 // one triangle mesh, possibly remembering the primitive it came from (OpenHRP's ShapeInfo)
@@ -255,6 +259,9 @@ typedef struct hsBody {
   int nlight;
   hsExtraJoint *extraJoints;
   int nextraJoint;
+  const int *collisionExcludes;  // link index pairs (2 each, lower first, sorted, distinct) that
+                                 // never touch
+  int ncollisionExclude;         // number of pairs
 
   size_t nbytes;  // size of the single allocation holding the body
 } hsBody;
@@ -277,7 +284,8 @@ typedef struct hsBodyState {
 typedef struct hsmLimits {
   size_t maxFileBytes;  // largest model, mesh or texture file read [bytes] (default 256 MiB)
   double meshSeconds;   // wall-clock time one mesh file's import may take [s] (default 60)
-  size_t meshBytes;     // memory one mesh import may add to the process [bytes] (default 4 GiB)
+  size_t meshBytes;     // memory a mesh import may add to the process [bytes] (default 4 GiB;
+                        // the import child's address space beyond what it had at its fork)
   long meshTriangles;   // triangles one mesh file may hold (default 20 million)
   int meshInProcess;    // 1: import meshes in this process, where time and memory are not
                         // bounded (tests, tools); 0 (default): in a child process that the
@@ -382,6 +390,17 @@ void hsm_cancelMeshImports(void);
 // index of the link called name, or -1; a link may also be named by its only segment's name
 // (for URDF bodies: the URDF link name beside the joint name)
 int hsm_linkIndex(const hsBody *body, const char *name);
+
+// The collision filter travels in a body's info strings, so that it crosses the wire in
+// BodyInfo.info and any door compiles the same body: "collision filter LINK contype T
+// conaffinity A" (unsigned bit masks) and "collision exclude LINK1 LINK2" (links named by
+// link or segment name, as hsm_linkIndex finds them). hsm_compile reads them into
+// hsLink.contype / conaffinity and body->collisionExcludes; other info strings, and these with
+// a link the body lacks, are left as plain information.
+
+// 1 if link l1 of b1 and link l2 of b2 may touch by their collision filters: the bit rule, and
+// for two links of one character (sameCharacter) no exclude naming the pair
+int hsm_linksMayCollide(const hsBody *b1, int l1, const hsBody *b2, int l2, int sameCharacter);
 
 // index into body->sensors of the sensor called name, or -1
 int hsm_sensorIndex(const hsBody *body, const char *name);

@@ -283,6 +283,8 @@ static Pools countPools(const hsmBuilder *b) {
   p.ptrs += b->info.n;
   for (size_t i = 0; i < b->info.n; i++) {
     p.chars += strBytes(((char **)b->info.data)[i]);
+    const char *info = ((char **)b->info.data)[i];
+    p.ints += info && strncmp(info, "collision exclude ", 18) == 0 ? 2 : 0;
   }
   for (size_t i = 0; i < b->links.n; i++) {
     const hsmLinkSpec *l = (const hsmLinkSpec *)b->links.data + i;
@@ -779,6 +781,174 @@ static void copyMaterials(hsBody *body, const hsmBuilder *b, Carve *c) {
   }
 }
 
+//---------------------------------- collision filter ------------------------------------------
+
+// an unsigned 32-bit number in decimal at *p, which moves past it; 0 if there is none
+static int readBits(const char **p, unsigned *out) {
+  const char *s = *p;
+  unsigned long long v = 0;
+  if (*s < '0' || *s > '9') {
+    return 0;
+  }
+  while (*s >= '0' && *s <= '9' && v <= 0xffffffffull) {
+    v = 10 * v + (unsigned)(*s++ - '0');
+  }
+  if (v > 0xffffffffull || (*s >= '0' && *s <= '9')) {
+    return 0;
+  }
+  *out = (unsigned)v;
+  *p = s;
+  return 1;
+}
+
+// the word at *p up to a space or the end, into out (size bytes); *p moves past it and one
+// space; 0 if empty or too long
+static int readWord(const char **p, char *out, size_t size) {
+  size_t n = strcspn(*p, " ");
+  if (n == 0 || n >= size) {
+    return 0;
+  }
+  memcpy(out, *p, n);
+  out[n] = 0;
+  *p += n + ((*p)[n] == ' ');
+  return 1;
+}
+
+// the parts of info string s when it is a collision filter ("collision filter LINK contype T
+// conaffinity A": returns 1) or an exclude ("collision exclude LINK1 LINK2": returns 2); else 0
+static int parseFilterInfo(const char *s, char a[256], char b[256], unsigned bits[2]) {
+  if (strncmp(s, "collision filter ", 17) == 0) {
+    const char *p = s + 17;
+    if (readWord(&p, a, 256) && strncmp(p, "contype ", 8) == 0) {
+      p += 8;
+      if (readBits(&p, &bits[0]) && strncmp(p, " conaffinity ", 13) == 0) {
+        p += 13;
+        return readBits(&p, &bits[1]) && *p == 0 ? 1 : 0;
+      }
+    }
+    return 0;
+  }
+  if (strncmp(s, "collision exclude ", 18) == 0) {
+    const char *p = s + 18;
+    return readWord(&p, a, 256) && readWord(&p, b, 256) && *p == 0 ? 2 : 0;
+  }
+  return 0;
+}
+
+// order of link index pairs (2 ints each): by first, then second
+static int comparePairs(const void *x, const void *y) {
+  const int *a = x, *b = y;
+  return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+// a link name and its index, for lookups by name
+typedef struct NamedLink {
+  const char *name;
+  int index;
+} NamedLink;
+
+static int compareNamedLinks(const void *x, const void *y) {
+  const NamedLink *a = x, *b = y;
+  int c = strcmp(a->name, b->name);
+  return c ? c : (a->index > b->index) - (a->index < b->index);
+}
+
+// the link named name: by link name through the sorted table (n entries) when there is one,
+// else as hsm_linkIndex finds it (which also knows segment names); -1 if none
+static int findLink(const hsBody *body, const NamedLink *sorted, int n, const char *name) {
+  int lo = 0, hi = sorted ? n : 0;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (strcmp(sorted[mid].name, name) < 0) {
+      lo = mid + 1;
+    } else {
+      hi = mid;
+    }
+  }
+  if (sorted && lo < n && strcmp(sorted[lo].name, name) == 0) {
+    return sorted[lo].index;
+  }
+  return hsm_linkIndex(body, name);
+}
+
+// the links' filter bits (1, 1 unless an info string sets them) and the excluded link pairs,
+// from the body's info strings; the pairs go in the ints pool (two per exclude string counted).
+// Names are looked up in a sorted table, so that many strings cost n log n, not n^2 (without
+// memory for the table, one by one).
+static void copyCollisionFilter(hsBody *body, Carve *c) {
+  for (int i = 0; i < body->nlink; i++) {
+    body->links[i].contype = body->links[i].conaffinity = 1;
+  }
+  int any = 0;
+  for (int i = 0; i < body->ninfo && !any; i++) {
+    any = strncmp(body->info[i], "collision ", 10) == 0;
+  }
+  NamedLink *sorted = any && body->nlink ? hsu_malloc((size_t)body->nlink * sizeof *sorted)
+                                         : NULL;
+  for (int i = 0; sorted && i < body->nlink; i++) {
+    sorted[i] = (NamedLink){body->links[i].name, i};
+  }
+  if (sorted) {
+    qsort(sorted, (size_t)body->nlink, sizeof *sorted, compareNamedLinks);
+  }
+  int *pairs = (int *)c->ints.next, n = 0;
+  for (int i = 0; any && i < body->ninfo; i++) {
+    char a[256], b[256];
+    unsigned bits[2];
+    int kind = parseFilterInfo(body->info[i], a, b, bits);
+    int la = kind ? findLink(body, sorted, body->nlink, a) : -1;
+    int lb = kind == 2 ? findLink(body, sorted, body->nlink, b) : -1;
+    if (kind == 1 && la >= 0) {
+      body->links[la].contype = bits[0];
+      body->links[la].conaffinity = bits[1];
+    } else if (kind == 2 && la >= 0 && lb >= 0 && la != lb) {
+      pairs[2 * n] = la < lb ? la : lb;
+      pairs[2 * n + 1] = la < lb ? lb : la;
+      n++;
+    }
+  }
+  hsu_free(sorted);
+  // sorted and once each, for hsm_linksMayCollide's binary search
+  if (n > 1) {
+    qsort(pairs, (size_t)n, 2 * sizeof(int), comparePairs);
+  }
+  int kept = 0;
+  for (int i = 0; i < n; i++) {
+    if (kept == 0 || comparePairs(&pairs[2 * i], &pairs[2 * kept - 2]) != 0) {
+      pairs[2 * kept] = pairs[2 * i], pairs[2 * kept + 1] = pairs[2 * i + 1];
+      kept++;
+    }
+  }
+  n = kept;
+  take(&c->ints, 2 * (size_t)n * sizeof(int));
+  body->collisionExcludes = pairs;
+  body->ncollisionExclude = n;
+}
+
+int hsm_linksMayCollide(const hsBody *b1, int l1, const hsBody *b2, int l2, int sameCharacter) {
+  if (!b1 || !b2 || l1 < 0 || l2 < 0 || l1 >= b1->nlink || l2 >= b2->nlink) {
+    return 0;
+  }
+  const hsLink *x = &b1->links[l1], *y = &b2->links[l2];
+  if (!((x->contype & y->conaffinity) || (y->contype & x->conaffinity))) {
+    return 0;
+  }
+  if (sameCharacter) {
+    // the excludes are sorted (copyCollisionFilter)
+    int key[2] = {l1 < l2 ? l1 : l2, l1 < l2 ? l2 : l1};
+    int lo = 0, hi = b1->ncollisionExclude;
+    while (lo < hi) {
+      int mid = lo + (hi - lo) / 2, c = comparePairs(&b1->collisionExcludes[2 * mid], key);
+      if (c == 0) {
+        return 0;
+      }
+      lo = c < 0 ? mid + 1 : lo;
+      hi = c < 0 ? hi : mid;
+    }
+  }
+  return 1;
+}
+
 hsBody *hsm_compile(hsmBuilder *b, hsError *err) {
   hsBody *body = NULL;
   Groups g = {0};
@@ -790,6 +960,7 @@ hsBody *hsm_compile(hsmBuilder *b, hsError *err) {
   copyHeader(body, b, &c);
   copySegments(body, b, &g, &c);
   copyLinks(body, b, &g, &c);
+  copyCollisionFilter(body, &c);
   if (checkMasses(body, b, &g, err)) {
     hsm_freeBody(body);
     body = NULL;

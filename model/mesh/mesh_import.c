@@ -31,25 +31,33 @@
 // Limits (hsmLimits). A mesh file must be a regular file within the size limit. A COLLADA file's
 // index lists (<p>, <v>, <vcount>, <h>) are checked for anything but non-negative integers first,
 // because assimp 5.2 loops without end, growing, on a word like "inf" there. Then, by default, the
-// import and conversion run in a child process (fork): its address space is capped at what it maps
-// at the fork plus the memory limit (setrlimit RLIMIT_AS; assimp then fails with bad_alloc, or the
-// child dies), its CPU time at the time limit plus 1 s (a backstop), and the parent waits on a pipe
-// for the answer no longer than the time limit, then kills it (SIGKILL). The child writes the
-// converted parts into the pipe and exits; the parent checks every count, index and number of that
-// message before it builds the parts, so whatever assimp did in the child, the caller gets valid
-// parts or a clear error naming the file and the limit. A file with more triangles than the limit
-// is refused while it is converted. A fork costs a few milliseconds per mesh file;
-// limits.meshInProcess = 1 imports in the calling process instead, unbounded in time and memory.
-// hsm_cancelMeshImports kills the running children and makes every later import fail at once, so a
-// server that is asked to stop never waits on one. The child keeps only the standard streams and
-// its pipe open, resets the signals a server catches to their defaults, and leaves through _exit.
+// import and conversion run in a child process (fork) that serves the imports of one
+// hsmMeshImporter (a model load) one after another over a socket pair; hsm_readMeshFile is an
+// importer of one file. The child's address space is capped at what it maps at the fork plus the
+// memory limit (setrlimit RLIMIT_AS; assimp then fails with bad_alloc, or the child dies); its
+// CPU time at what it has used plus the time limit plus 1 s, set again for each import (a
+// backstop); and the parent waits for each answer no longer than the time limit from its request,
+// then kills the child (SIGKILL). The child writes each file's converted parts as one
+// length-prefixed frame; the parent checks every count, index and number of it before it builds
+// the parts, so whatever assimp did in the child, the caller gets valid parts or a clear error
+// naming the file and the limit. A file with more triangles than the limit is refused while it is
+// converted. A child that timed out, died or sent a broken answer is gone, and the next import
+// starts a fresh one. A file that kills a child which had served earlier files, or runs it out of
+// memory, is tried again in a fresh child before it is refused (fragments the earlier imports left
+// might have been to blame), so a file is refused exactly when it would be alone. A fork costs
+// about 10 ms in a large process (the dog of dm_control has 162 mesh files), so one child per load
+// matters; limits.meshInProcess = 1 imports in the calling process instead, unbounded in time and
+// memory. hsm_cancelMeshImports kills the running children and makes every later import fail at
+// once, so a server that is asked to stop never waits on one. The child keeps only the standard
+// streams and its socket open, resets the signals a server catches to their defaults, and leaves
+// through _exit when its importer closes the socket.
 //
 // Threads. Each import has its own assimp importer and property store, but assimp's C API keeps
 // the last error message in one unguarded global string, written by any failing import; so
 // imports (and the copy of that message) are serialised by a process-wide mutex within a
 // process. Imports in child processes run in parallel.
 
-// pipe2 and close_range
+// close_range
 #define _GNU_SOURCE
 #include <assimp/cimport.h>
 #include <assimp/commonMetaData.h>
@@ -69,7 +77,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -818,27 +828,33 @@ static int readScene(const char *path, const double s[3], const hsmLimits *lim, 
 
 //---------------------------------- the import process ----------------------------------------
 
-// The child writes one message on the pipe and exits: an int32 status (0 or an hstError), then
-// on failure the error message (uint32 length + bytes), on success the part count (uint32) and
-// per part: hasMaterial, the hsMaterial as bytes, the texture path (uint32 length + bytes, length
-// 0 for none), and the mesh's counts and arrays (vertices, triangles, normals and their indices,
-// texture coordinates and their indices). The parent checks every count against what is left of
-// the message and every index against its array before it builds the parts.
+// One child process serves the imports of one hsmMeshImporter, one after another, over a
+// socket pair. A request is a magic number, the scale (3 doubles) and the path (uint32 length +
+// bytes). The answer is a frame: a magic number and the length (uint64) of the message that
+// follows: an int32 status (0 or an hstError), then on failure the error message (uint32 length
+// + bytes), on success the part count (uint32) and per part: hasMaterial, the hsMaterial as
+// bytes, the texture path (uint32 length + bytes, length 0 for none), and the mesh's counts and
+// arrays (vertices, triangles, normals and their indices, texture coordinates and their
+// indices). The parent checks every count against what is left of the message and every index
+// against its array before it builds the parts.
 
-#define MSG_MAGIC 0x68736d31u  // "hsm1"
+#define REQUEST_MAGIC 0x68737271u  // "hsrq"
+#define FRAME_MAGIC 0x68736d32u    // "hsm2"
+#define MSG_MAGIC 0x68736d31u      // "hsm1"
 
-// a buffered writer on a descriptor (the child uses no stdio)
+// a buffered writer on a descriptor (the child uses no stdio); with fd -1 it only counts
 typedef struct Writer {
   int fd;
   int failed;
   size_t used;
+  uint64_t counted;
   unsigned char buf[65536];
 } Writer;
 
 static void flushWriter(Writer *w) {
   size_t off = 0;
-  while (off < w->used && !w->failed) {
-    ssize_t n = write(w->fd, w->buf + off, w->used - off);
+  while (off < w->used && !w->failed && w->fd >= 0) {
+    ssize_t n = send(w->fd, w->buf + off, w->used - off, MSG_NOSIGNAL);
     if (n < 0 && errno == EINTR) {
       continue;
     }
@@ -852,6 +868,10 @@ static void flushWriter(Writer *w) {
 }
 
 static void put(Writer *w, const void *data, size_t size) {
+  if (w->fd < 0) {
+    w->counted += size;
+    return;
+  }
   const unsigned char *p = data;
   while (size > 0 && !w->failed) {
     if (w->used == sizeof w->buf) {
@@ -873,10 +893,63 @@ static void putString(Writer *w, const char *str) {
   put(w, str, n);
 }
 
-// the child's side: limits, import, convert, write the message, exit
-static void childImport(int fd, const char *path, const double s[3], const hsmLimits *lim) {
-  // keep only the standard streams and our pipe: another import's pipe inherited here would
-  // hold that import's reader until this child ends
+// the message of one import (rc, with err or the parts) into w
+static void putMessage(Writer *w, int rc, const hsError *err, const hsmMeshPart *parts,
+                       int nparts) {
+  putU32(w, MSG_MAGIC);
+  int32_t status = rc;
+  put(w, &status, sizeof status);
+  if (rc) {
+    putString(w, err->message);
+    return;
+  }
+  putU32(w, (uint32_t)nparts);
+  for (int i = 0; i < nparts; i++) {
+    const hsmMeshPart *p = &parts[i];
+    const hsmMesh *m = &p->mesh;
+    int32_t head[8] = {p->hasMaterial, m->nvertex, m->ntriangle, m->nnormal, m->nnormalIndex,
+                       m->normalPerVertex, m->ntexCoord, m->ntexCoordIndex};
+    put(w, head, sizeof head);
+    put(w, &p->material, sizeof p->material);
+    putString(w, p->texture);
+    put(w, m->vertices, 3 * (size_t)m->nvertex * sizeof(float));
+    put(w, m->triangles, 3 * (size_t)m->ntriangle * sizeof(int));
+    put(w, m->normals, 3 * (size_t)m->nnormal * sizeof(float));
+    put(w, m->normalIndices, (size_t)m->nnormalIndex * sizeof(int));
+    put(w, m->texCoords, 2 * (size_t)m->ntexCoord * sizeof(float));
+    put(w, m->texCoordIndices, (size_t)m->ntexCoordIndex * sizeof(int));
+  }
+}
+
+// read exactly size bytes from fd; 0 at the end of the stream or on an error
+static int readAll(int fd, void *data, size_t size) {
+  unsigned char *p = data;
+  while (size > 0) {
+    ssize_t n = read(fd, p, size);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      return 0;
+    }
+    p += n, size -= (size_t)n;
+  }
+  return 1;
+}
+
+// the CPU time this process has used [s]
+static double cpuSeconds(void) {
+  struct rusage ru;
+  getrusage(RUSAGE_SELF, &ru);
+  return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec +
+         (double)ru.ru_stime.tv_sec + 1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
+// the child's side: limits, then per request import, convert, answer; exit when the parent
+// closes its end
+static void childServe(int fd, const hsmLimits *lim) {
+  // keep only the standard streams and our socket: another import's socket inherited here
+  // would keep that import's child from seeing its parent go
   if (fd > 3) {
     close_range(3, (unsigned)fd - 1, 0);
   }
@@ -889,9 +962,9 @@ static void childImport(int fd, const char *path, const double s[3], const hsmLi
   signal(SIGINT, SIG_DFL);
   signal(SIGHUP, SIG_DFL);
   signal(SIGPIPE, SIG_DFL);
+  signal(SIGXCPU, SIG_DFL);
   SILENCE_SANITIZER_REPORTS();
-  // memory: what the process maps now plus the budget; CPU time as a backstop of the
-  // parent's clock; no core files
+  // memory: what the process maps now plus the budget; no core files
   long pages = 0;
   int statm = open("/proc/self/statm", O_RDONLY | O_CLOEXEC);
   if (statm >= 0) {
@@ -906,44 +979,50 @@ static void childImport(int fd, const char *path, const double s[3], const hsmLi
     rl.rlim_cur = rl.rlim_max = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) + lim->meshBytes;
     setrlimit(RLIMIT_AS, &rl);
   }
-  rl.rlim_cur = rl.rlim_max = (rlim_t)ceil(lim->meshSeconds) + 1;
-  setrlimit(RLIMIT_CPU, &rl);
   rl.rlim_cur = rl.rlim_max = 0;
   setrlimit(RLIMIT_CORE, &rl);
 
   static Writer w;  // static: 64 KiB is better off the stack
+  static char path[PATH_MAX + 1];
   w.fd = fd;
-  hsError err = {0};
-  hsmMeshPart *parts = NULL;
-  int nparts = 0;
-  int rc = readScene(path, s, lim, 0, &parts, &nparts, &err);
-  putU32(&w, MSG_MAGIC);
-  int32_t status = rc;
-  put(&w, &status, sizeof status);
-  if (rc) {
-    putString(&w, err.message);
-  } else {
-    putU32(&w, (uint32_t)nparts);
-    for (int i = 0; i < nparts; i++) {
-      const hsmMeshPart *p = &parts[i];
-      const hsmMesh *m = &p->mesh;
-      int32_t head[8] = {p->hasMaterial, m->nvertex, m->ntriangle, m->nnormal, m->nnormalIndex,
-                         m->normalPerVertex, m->ntexCoord, m->ntexCoordIndex};
-      put(&w, head, sizeof head);
-      put(&w, &p->material, sizeof p->material);
-      putString(&w, p->texture);
-      put(&w, m->vertices, 3 * (size_t)m->nvertex * sizeof(float));
-      put(&w, m->triangles, 3 * (size_t)m->ntriangle * sizeof(int));
-      put(&w, m->normals, 3 * (size_t)m->nnormal * sizeof(float));
-      put(&w, m->normalIndices, (size_t)m->nnormalIndex * sizeof(int));
-      put(&w, m->texCoords, 2 * (size_t)m->ntexCoord * sizeof(float));
-      put(&w, m->texCoordIndices, (size_t)m->ntexCoordIndex * sizeof(int));
+  for (;;) {
+    uint32_t magic = 0, len = 0;
+    double s[3];
+    if (!readAll(fd, &magic, sizeof magic) || magic != REQUEST_MAGIC ||
+        !readAll(fd, s, sizeof s) || !readAll(fd, &len, sizeof len) || len > PATH_MAX ||
+        !readAll(fd, path, len)) {
+      _exit(0);
+    }
+    path[len] = 0;
+    // CPU time: this import's share from now, a backstop of the parent's clock (SIGXCPU at
+    // the soft limit ends the child)
+    if (getrlimit(RLIMIT_CPU, &rl) == 0) {
+      rl.rlim_cur = (rlim_t)ceil(cpuSeconds() + lim->meshSeconds) + 1;
+      if (rl.rlim_max != RLIM_INFINITY && rl.rlim_cur > rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+      }
+      setrlimit(RLIMIT_CPU, &rl);
+    }
+    hsError err = {0};
+    hsmMeshPart *parts = NULL;
+    int nparts = 0;
+    int rc = readScene(path, s, lim, 0, &parts, &nparts, &err);
+    // the frame: its length first (counted), then the message
+    static Writer count;
+    count.fd = -1, count.counted = 0;
+    putMessage(&count, rc, &err, parts, nparts);
+    putU32(&w, FRAME_MAGIC);
+    uint64_t size = count.counted;
+    put(&w, &size, sizeof size);
+    putMessage(&w, rc, &err, parts, nparts);
+    flushWriter(&w);
+    hsm_freeMeshParts(parts, nparts);
+    if (w.failed) {
+      _exit(3);
     }
   }
-  flushWriter(&w);
-  hsm_freeMeshParts(parts, nparts);
-  _exit(w.failed ? 3 : 0);
 }
+
 // a message being taken apart; every take checks what is left
 typedef struct Message {
   const unsigned char *p;
@@ -1109,24 +1188,6 @@ static int readMessage(const char *path, const unsigned char *data, size_t size,
   return 0;
 }
 
-// 1 if data holds a whole message: an error with its text, or parts that read back
-static int messageComplete(const unsigned char *data, size_t size) {
-  Message msg = {data, size, 0};
-  uint32_t magic = takeU32(&msg);
-  const int32_t *status = take(&msg, sizeof(int32_t));
-  if (msg.bad || magic != MSG_MAGIC) {
-    return 0;
-  }
-  if (*status != 0) {
-    take(&msg, takeU32(&msg));
-    return !msg.bad;
-  }
-  hsmMeshPart *parts = NULL;
-  int nparts = 0;
-  int rc = readMessage("", data, size, LONG_MAX, &parts, &nparts, NULL);
-  hsm_freeMeshParts(parts, nparts);
-  return rc == 0;
-}
 
 static double monotonicSeconds(void) {
   struct timespec t;
@@ -1134,29 +1195,70 @@ static double monotonicSeconds(void) {
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-// import in a child process under the limits (see the file comment)
-static int readIsolated(const char *path, const double s[3], const hsmLimits *lim,
-                        hsmMeshPart **parts, int *nparts, hsError *err) {
+// a sequence of imports served by one child process (see the file comment)
+struct hsmMeshImporter {
+  hsmLimits lim;  // effective limits
+  pid_t pid;      // the child, 0 when none runs
+  int fd;         // our end of its socket, -1 when none
+  int served;     // imports the running child has answered
+};
+
+// end the importer's child (killed if still running) and forget it; its wait status into
+// *status when not NULL; the pid reaped, or -1
+static pid_t stopChild(hsmMeshImporter *imp, int kill9, int *status) {
+  if (imp->fd >= 0) {
+    close(imp->fd);
+    imp->fd = -1;
+  }
+  if (imp->pid <= 0) {
+    return -1;
+  }
+  if (kill9) {
+    kill(imp->pid, SIGKILL);
+  }
+  int st = 0;
+  pid_t got;
+  do {
+    got = waitpid(imp->pid, &st, 0);
+  } while (got < 0 && errno == EINTR);
+  pthread_mutex_lock(&g_childLock);
+  for (int i = 0; i < g_nchildren; i++) {
+    if (g_children[i] == imp->pid) {
+      g_children[i] = g_children[--g_nchildren];
+      break;
+    }
+  }
+  pthread_mutex_unlock(&g_childLock);
+  imp->pid = 0;
+  imp->served = 0;
+  if (status) {
+    *status = st;
+  }
+  return got;
+}
+
+// start the importer's child; 0 or an error naming path
+static int startChild(hsmMeshImporter *imp, const char *path, hsError *err) {
   int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) {
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) != 0) {
     return HS_ERR(err, hsE_IO, "%s: cannot start the mesh import: %s", path, strerror(errno));
   }
   // fork and register the child under the lock, so a cancel sees every child
   pthread_mutex_lock(&g_childLock);
   pid_t pid = g_cancelled || g_nchildren == kMaxChildren ? -2 : fork();
+  int e = errno;
   if (pid == 0) {
     close(fds[0]);
-    childImport(fds[1], path, s, lim);
+    childServe(fds[1], &imp->lim);
   }
   if (pid > 0) {
     g_children[g_nchildren++] = pid;
   }
   int cancelled = g_cancelled;
   pthread_mutex_unlock(&g_childLock);
+  close(fds[1]);
   if (pid < 0) {
-    int e = errno;
     close(fds[0]);
-    close(fds[1]);
     if (pid == -2) {
       return HS_ERR(err, hsE_IO, "%s: %s", path, cancelled
                     ? "mesh imports are cancelled (the server is shutting down)"
@@ -1165,97 +1267,191 @@ static int readIsolated(const char *path, const double s[3], const hsmLimits *li
     return HS_ERR(err, e == ENOMEM || e == EAGAIN ? hsE_NOMEM : hsE_IO,
                   "%s: cannot start the mesh import: %s", path, strerror(e));
   }
-  close(fds[1]);
-  // read the answer until the child closes the pipe, the clock runs out or the answer is
-  // larger than the child could have built
-  double deadline = monotonicSeconds() + lim->meshSeconds;
-  unsigned char *buf = NULL;
-  size_t used = 0, cap = 0;
-  int timedOut = 0, tooLarge = 0, nomem = 0;
+  imp->pid = pid;
+  imp->fd = fds[0];
+  imp->served = 0;
+  return 0;
+}
+
+// send a request for path scaled by s; 0 if the child has gone
+static int sendRequest(int fd, const char *path, const double s[3]) {
+  uint32_t len = (uint32_t)strlen(path);
+  unsigned char head[4 + 3 * sizeof(double) + 4];
+  uint32_t magic = REQUEST_MAGIC;
+  memcpy(head, &magic, 4);
+  memcpy(head + 4, s, 3 * sizeof(double));
+  memcpy(head + 4 + 3 * sizeof(double), &len, 4);
+  const struct iovec parts[2] = {{head, sizeof head}, {(void *)path, len}};
+  size_t total = sizeof head + len, sent = 0;
+  while (sent < total) {
+    // the rest of the request (sendmsg with MSG_NOSIGNAL: a dead child is no SIGPIPE)
+    struct iovec iov[2];
+    int niov = 0;
+    size_t skip = sent;
+    for (int i = 0; i < 2; i++) {
+      if (skip >= parts[i].iov_len) {
+        skip -= parts[i].iov_len;
+        continue;
+      }
+      iov[niov].iov_base = (unsigned char *)parts[i].iov_base + skip;
+      iov[niov++].iov_len = parts[i].iov_len - skip;
+      skip = 0;
+    }
+    struct msghdr msg = {0};
+    msg.msg_iov = iov;
+    msg.msg_iovlen = (size_t)niov;
+    ssize_t n = sendmsg(fd, &msg, MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) {
+      continue;
+    }
+    if (n <= 0) {
+      return 0;
+    }
+    sent += (size_t)n;
+  }
+  return 1;
+}
+
+// how one request ended on the parent's side
+typedef enum hstAnswer {
+  ANSWER_OK,        // a whole frame in the buffer
+  ANSWER_GONE,      // the child closed its end (died) before a whole frame
+  ANSWER_BROKEN,    // what came is not a frame
+  ANSWER_TIMEOUT,   // the clock ran out
+  ANSWER_TOOLARGE,  // the frame is larger than the child could have built
+  ANSWER_NOMEM      // no memory here for it
+} hstAnswer;
+
+// read one frame from fd before deadline into *buf (hsu_malloc; *used bytes)
+static hstAnswer readFrame(int fd, double deadline, size_t maxBytes, unsigned char **buf,
+                           size_t *used) {
+  unsigned char head[12];
+  size_t got = 0, cap = 0, want = sizeof head;
+  uint64_t length = 0;
+  *buf = NULL;
+  *used = 0;
   for (;;) {
+    // the header, then the message it announces
+    if (got == want && want == sizeof head) {
+      uint32_t magic;
+      memcpy(&magic, head, sizeof magic);
+      memcpy(&length, head + 4, sizeof length);
+      if (magic != FRAME_MAGIC) {
+        return ANSWER_BROKEN;
+      }
+      if (length > maxBytes + 65536) {
+        return ANSWER_TOOLARGE;
+      }
+      want = sizeof head + (size_t)length;
+    }
+    if (got == want) {
+      *used = (size_t)length;
+      return ANSWER_OK;
+    }
     double left = deadline - monotonicSeconds();
     if (left <= 0) {
-      timedOut = 1;
-      break;
+      return ANSWER_TIMEOUT;
     }
-    struct pollfd pfd = {fds[0], POLLIN, 0};
+    struct pollfd pfd = {fd, POLLIN, 0};
     int ready = poll(&pfd, 1, (int)ceil(left * 1000));
     if (ready < 0 && errno == EINTR) {
       continue;
     }
     if (ready == 0) {
-      timedOut = 1;
-      break;
+      return ANSWER_TIMEOUT;
     }
-    if (used == cap) {
-      size_t bigger = cap ? 2 * cap : 65536;
-      if (bigger > lim->meshBytes + 65536) {
-        tooLarge = 1;
-        break;
+    unsigned char *to;
+    size_t room;
+    if (got < sizeof head) {
+      to = head + got, room = sizeof head - got;
+    } else {
+      // grow the buffer as the message comes, doubling, up to its announced length
+      size_t have = got - sizeof head;
+      if (have == cap) {
+        size_t bigger = cap ? 2 * cap : 65536;
+        bigger = bigger < (size_t)length ? bigger : (size_t)length;
+        unsigned char *p = hsu_realloc(*buf, bigger);
+        if (!p) {
+          return ANSWER_NOMEM;
+        }
+        *buf = p, cap = bigger;
       }
-      unsigned char *p = hsu_realloc(buf, bigger);
-      if (!p) {
-        nomem = 1;
-        break;
-      }
-      buf = p, cap = bigger;
+      to = *buf + have, room = cap - have;
     }
-    ssize_t n = read(fds[0], buf + used, cap - used);
+    ssize_t n = read(fd, to, room);
     if (n < 0 && errno == EINTR) {
       continue;
     }
     if (n <= 0) {
-      break;
+      return ANSWER_GONE;
     }
-    used += (size_t)n;
+    got += (size_t)n;
   }
-  close(fds[0]);
-  if (timedOut || tooLarge || nomem) {
-    kill(pid, SIGKILL);
+}
+
+// one import by the importer's child (started if none runs); *retry set when the child failed
+// in a way the imports it served before may have caused (it died, or ran out of memory), so
+// that the caller can try again in a fresh child
+static int importOnce(hsmMeshImporter *imp, const char *path, const double s[3],
+                      hsmMeshPart **parts, int *nparts, int *retry, hsError *err) {
+  const hsmLimits *lim = &imp->lim;
+  *retry = 0;
+  if (imp->pid <= 0) {
+    int rc = startChild(imp, path, err);
+    if (rc) {
+      return rc;
+    }
   }
+  int earlier = imp->served;
+  double deadline = monotonicSeconds() + lim->meshSeconds;
+  unsigned char *buf = NULL;
+  size_t used = 0;
+  hstAnswer a = sendRequest(imp->fd, path, s)
+                    ? readFrame(imp->fd, deadline, lim->meshBytes, &buf, &used)
+                    : ANSWER_GONE;
   int status = 0;
-  pid_t got;
-  do {
-    got = waitpid(pid, &status, 0);
-  } while (got < 0 && errno == EINTR);
-  pthread_mutex_lock(&g_childLock);
-  for (int i = 0; i < g_nchildren; i++) {
-    if (g_children[i] == pid) {
-      g_children[i] = g_children[--g_nchildren];
-      break;
-    }
+  pid_t got = -1;
+  if (a != ANSWER_OK) {
+    got = stopChild(imp, a != ANSWER_GONE, &status);
   }
-  cancelled = g_cancelled;
+  pthread_mutex_lock(&g_childLock);
+  int cancelled = g_cancelled;
   pthread_mutex_unlock(&g_childLock);
   int rc;
-  if (cancelled && !(got == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0)) {
+  if (cancelled && a != ANSWER_OK) {
     rc = HS_ERR(err, hsE_IO, "%s: the mesh import was cancelled (the server is shutting down)",
                 path);
-  } else if (timedOut) {
+  } else if (a == ANSWER_TIMEOUT) {
     rc = HS_ERR(err, hsE_MODEL, "%s: importing the mesh took longer than the limit of %g s",
                 path, lim->meshSeconds);
-  } else if (tooLarge || nomem) {
+  } else if (a == ANSWER_BROKEN) {
+    rc = HS_ERR(err, hsE_MODEL, "%s: the mesh import process gave a broken answer", path);
+  } else if (a == ANSWER_TOOLARGE || a == ANSWER_NOMEM) {
     rc = HS_ERR(err, hsE_NOMEM, "%s: the imported mesh is larger than the memory limit of %zu "
                 "MiB", path, lim->meshBytes >> 20);
-  } else if (got == pid && WIFSIGNALED(status)) {
+  } else if (a == ANSWER_GONE && got > 0 && WIFSIGNALED(status)) {
     int sig = WTERMSIG(status);
+    *retry = earlier > 0 && sig != SIGXCPU;
     rc = sig == SIGXCPU
              ? HS_ERR(err, hsE_MODEL, "%s: importing the mesh took longer than the limit of %g "
                       "s of CPU time", path, lim->meshSeconds)
              : HS_ERR(err, hsE_MODEL, "%s: the mesh importer failed on this file (signal %d, %s;"
                       " perhaps at its memory limit of %zu MiB)", path, sig, strsignal(sig),
                       lim->meshBytes >> 20);
-  } else if (got == pid && WIFEXITED(status) && WEXITSTATUS(status) != 0 &&
-             !messageComplete(buf, used)) {
+  } else if (a == ANSWER_GONE) {
     // it ended without a whole answer (a sanitizer's or the C++ runtime's fatal error)
+    *retry = earlier > 0;
     rc = HS_ERR(err, hsE_MODEL, "%s: the mesh importer failed on this file (exit status %d; "
-                "perhaps at its memory limit of %zu MiB)", path, WEXITSTATUS(status),
-                lim->meshBytes >> 20);
+                "perhaps at its memory limit of %zu MiB)", path,
+                got > 0 && WIFEXITED(status) ? WEXITSTATUS(status) : -1, lim->meshBytes >> 20);
   } else {
+    imp->served++;
     rc = readMessage(path, buf, used, lim->meshTriangles, parts, nparts, err);
     if (rc == hsE_NOMEM && err && strstr(err->message, "out of memory (")) {
       // assimp's bad_alloc in the child: the limit, not this process, ran out
       hsu_clearError(err);
+      *retry = earlier > 0;
+      stopChild(imp, 1, NULL);
       rc = HS_ERR(err, hsE_MODEL, "%s: importing the mesh needs more memory than the limit of "
                   "%zu MiB", path, lim->meshBytes >> 20);
     }
@@ -1264,19 +1460,10 @@ static int readIsolated(const char *path, const double s[3], const hsmLimits *li
   return rc;
 }
 
-//---------------------------------- entry -----------------------------------------------------
-
-void hsm_cancelMeshImports(void) {
-  pthread_mutex_lock(&g_childLock);
-  g_cancelled = 1;
-  for (int i = 0; i < g_nchildren; i++) {
-    kill(g_children[i], SIGKILL);
-  }
-  pthread_mutex_unlock(&g_childLock);
-}
-
-int hsm_readMeshFile(const char *path, const double scale[3], const hsmLimits *limits,
-                     hsmMeshPart **parts, int *nparts, hsError *err) {
+// check path and scale, then import: in this process, or by the importer's child (see the
+// file comment for the retry in a fresh child)
+static int importMesh(hsmMeshImporter *imp, const char *path, const double scale[3],
+                      hsmMeshPart **parts, int *nparts, hsError *err) {
   if (parts) {
     *parts = NULL;
   }
@@ -1296,16 +1483,90 @@ int hsm_readMeshFile(const char *path, const double scale[3], const hsmLimits *l
     }
     memcpy(s, scale, sizeof s);
   }
-  hsmLimits lim = hsm_effectiveLimits(limits);
-  int rc = checkFile(path, lim.maxFileBytes, err);
+  const hsmLimits *lim = &imp->lim;
+  int rc = checkFile(path, lim->maxFileBytes, err);
   if (!rc && looksLikeCollada(path)) {
-    rc = checkColladaIndices(path, lim.maxFileBytes, err);
+    rc = checkColladaIndices(path, lim->maxFileBytes, err);
   }
   if (rc) {
     return rc;
   }
-  return lim.meshInProcess ? readScene(path, s, &lim, 1, parts, nparts, err)
-                           : readIsolated(path, s, &lim, parts, nparts, err);
+  if (lim->meshInProcess) {
+    return readScene(path, s, lim, 1, parts, nparts, err);
+  }
+  if (strlen(path) > PATH_MAX) {
+    return HS_ERR(err, hsE_IO, "%s: cannot open mesh file: path too long", path);
+  }
+  int retry = 0;
+  hsError first = {0};
+  rc = importOnce(imp, path, s, parts, nparts, &retry, &first);
+  if (rc && retry) {
+    // the child had served other files: what failed it is only this file's fault if it fails
+    // again in a child of its own
+    hsError again = {0};
+    rc = importOnce(imp, path, s, parts, nparts, &retry, &again);
+    first = again;
+  }
+  if (rc && err) {
+    *err = first;
+  }
+  return rc;
+}
+
+//---------------------------------- entry -----------------------------------------------------
+
+void hsm_cancelMeshImports(void) {
+  pthread_mutex_lock(&g_childLock);
+  g_cancelled = 1;
+  for (int i = 0; i < g_nchildren; i++) {
+    kill(g_children[i], SIGKILL);
+  }
+  pthread_mutex_unlock(&g_childLock);
+}
+
+hsmMeshImporter *hsm_makeMeshImporter(const hsmLimits *limits, hsError *err) {
+  hsmMeshImporter *imp = hsu_calloc(1, sizeof *imp);
+  if (!imp) {
+    HS_ERR(err, hsE_NOMEM, "out of memory");
+    return NULL;
+  }
+  imp->lim = hsm_effectiveLimits(limits);
+  imp->fd = -1;
+  return imp;
+}
+
+void hsm_freeMeshImporter(hsmMeshImporter *imp) {
+  if (!imp) {
+    return;
+  }
+  stopChild(imp, 1, NULL);
+  hsu_free(imp);
+}
+
+int hsm_importMesh(hsmMeshImporter *imp, const char *path, const double scale[3],
+                   hsmMeshPart **parts, int *nparts, hsError *err) {
+  if (!imp) {
+    if (parts) {
+      *parts = NULL;
+    }
+    if (nparts) {
+      *nparts = 0;
+    }
+    return HS_ERR(err, hsE_INVALID, "%s: importing a mesh: no importer given",
+                  path ? path : "(no path)");
+  }
+  return importMesh(imp, path, scale, parts, nparts, err);
+}
+
+int hsm_readMeshFile(const char *path, const double scale[3], const hsmLimits *limits,
+                     hsmMeshPart **parts, int *nparts, hsError *err) {
+  hsmMeshImporter imp;
+  memset(&imp, 0, sizeof imp);
+  imp.lim = hsm_effectiveLimits(limits);
+  imp.fd = -1;
+  int rc = importMesh(&imp, path, scale, parts, nparts, err);
+  stopChild(&imp, 1, NULL);
+  return rc;
 }
 
 void hsm_freeMeshParts(hsmMeshPart *parts, int nparts) {

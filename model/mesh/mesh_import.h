@@ -11,8 +11,10 @@
 // with two corners at one position are dropped; a file left without triangles is hsE_MODEL. A
 // part whose file normals include a zero or NaN one gets none (the caller generates them). Parts
 // come in depth-first node order. By default each import runs in a child process bounded in
-// time and memory (hsmLimits; see mesh_import.c); in-process imports are serialised (assimp's C
-// API keeps its last error in one global).
+// time and memory (hsmLimits; see mesh_import.c): hsm_readMeshFile starts one for its file, an
+// hsmMeshImporter one for all the files of a model load (one fork instead of one per file,
+// every file still bounded alone); in-process imports are serialised (assimp's C API keeps its
+// last error in one global).
 
 #ifndef HRPSIM_MODEL_MESH_MESH_IMPORT_H_
 #define HRPSIM_MODEL_MESH_MESH_IMPORT_H_
@@ -40,7 +42,23 @@ typedef struct hsmMeshPart {
 int hsm_readMeshFile(const char *path, const double scale[3], const hsmLimits *limits,
                      hsmMeshPart **parts, int *nparts, hsError *err);
 
-// release parts from hsm_readMeshFile; NULL is a no-op
+// imports for one model load, served one after another by one child process (started at the
+// first import; a child that dies or times out is replaced at the next). Each import has the
+// limits of hsm_readMeshFile to itself: time from its request, memory and CPU time from its
+// start; a file that kills or exhausts a child that had served others is tried once more in a
+// fresh child before it is refused, so a file is refused exactly when it is refused alone.
+// limits: NULL for the defaults (copied). Free with hsm_freeMeshImporter; NULL on no memory.
+typedef struct hsmMeshImporter hsmMeshImporter;
+hsmMeshImporter *hsm_makeMeshImporter(const hsmLimits *limits, hsError *err);
+
+// end the importer's child and free it; NULL is a no-op
+void hsm_freeMeshImporter(hsmMeshImporter *imp);
+
+// hsm_readMeshFile through the importer (its limits); same results, errors and ownership
+int hsm_importMesh(hsmMeshImporter *imp, const char *path, const double scale[3],
+                   hsmMeshPart **parts, int *nparts, hsError *err);
+
+// release parts from hsm_readMeshFile or hsm_importMesh; NULL is a no-op
 void hsm_freeMeshParts(hsmMeshPart *parts, int nparts);
 
 #ifdef __cplusplus

@@ -634,7 +634,19 @@ static int walkBody(hsmMjcfLoad *u, const hsmXmlElem *e, int inherited, int pare
   }
   pl.link = link;
   pl.segment = (int)u->b->segments.n - 1;
+  // the body, for the collision filter: welded to its parent's weld when it has no joint
+  int up = u->body, self = (int)u->bodies.n;
+  hsmMjcfBody rec = {hsu_strdup(name), link, self, up};
+  if (nj == 0) {
+    rec.weld = up >= 0 ? ((const hsmMjcfBody *)u->bodies.data)[up].weld : -1;
+  }
+  if (!rec.name || !hsu_vecPush(&u->bodies, sizeof rec, &rec)) {
+    hsu_free(rec.name);
+    return hsm_mjcfNomem(u);
+  }
+  u->body = self;
   int rc = walkContents(u, e, cls, &pl, kIdentity, jointId);
+  u->body = up;
   // mass: the inertial, else the geoms (as inertiafromgeom says)
   const hsmXmlElem *in = NULL;
   for (int i = 0; i < e->nkid && !in; i++) {
@@ -855,6 +867,210 @@ static int buildWorld(hsmMjcfLoad *u, const hsmXmlElem *wb) {
   return rc;
 }
 
+//---------------------------------- collision filter ------------------------------------------
+
+#define BODIES(u) ((const hsmMjcfBody *)(u)->bodies.data)
+
+// the filter of builder link l (NULL when no colliding geom is on it)
+static const hsmMjcfLinkFilter *linkFilter(const hsmMjcfLoad *u, int l) {
+  const hsmMjcfLinkFilter *f = (size_t)l < u->filters.n
+                                   ? (const hsmMjcfLinkFilter *)u->filters.data + l : NULL;
+  return f && f->ngeom ? f : NULL;
+}
+
+// 1 if builder links a and b are one link or a link and its parent (hrpsim never collides them)
+static int adjacentLinks(const hsmMjcfLoad *u, int a, int b) {
+  return a == b || LINKSPEC(u, a).link.parent == b || LINKSPEC(u, b).link.parent == a;
+}
+
+// 1 if a link name can stand in a collision info string (one word)
+static int oneWord(const char *name) {
+  return name[0] && !strchr(name, ' ') && strlen(name) < 256;
+}
+
+// at most this many link pairs excluded per model, and pair checks of the parent filter (a
+// hostile file of many bodies must not take quadratic time); past either, a warning
+enum { kMaxExcludes = 100000, kMaxFilterChecks = 20000000 };
+
+// note the exclude of links a and b (lower first) in pairs; 1 when the cap is reached
+static int noteExclude(hsmMjcfLoad *u, hsuVec *pairs, int a, int b, int *rc) {
+  if (!oneWord(LINKSPEC(u, a).name) || !oneWord(LINKSPEC(u, b).name)) {
+    return 0;
+  }
+  if (pairs->n >= kMaxExcludes) {
+    return 1;
+  }
+  int pair[2] = {a < b ? a : b, a < b ? b : a};
+  if (!hsu_vecPush(pairs, sizeof pair, pair)) {
+    *rc = hsm_mjcfNomem(u);
+  }
+  return 0;
+}
+
+static int comparePairs(const void *x, const void *y) {
+  const int *a = x, *b = y;
+  return a[0] != b[0] ? (a[0] > b[0]) - (a[0] < b[0]) : (a[1] > b[1]) - (a[1] < b[1]);
+}
+
+// MuJoCo's parent filter over the bodies with colliding geoms, grouped by weld: the pairs
+// within a welded group and between a group and its parent group (not the world's) that hrpsim
+// would pair (not a link and its parent), into pairs; 1 when a cap is reached
+static int parentFilter(hsmMjcfLoad *u, hsuVec *pairs, int *rc) {
+  int n = (int)u->bodies.n;
+  int *start = hsu_calloc((size_t)n + 2, sizeof *start), *order =
+      hsu_malloc(((size_t)n + 1) * sizeof *order);
+  if (!start || !order) {
+    hsu_free(start), hsu_free(order);
+    *rc = hsm_mjcfNomem(u);
+    return 0;
+  }
+  // counting sort by weld + 1 (0: the world), bodies without colliding geoms left out
+  for (int i = 0; i < n; i++) {
+    start[BODIES(u)[i].weld + 2] += linkFilter(u, BODIES(u)[i].link) != NULL;
+  }
+  for (int k = 1; k <= n + 1; k++) {
+    start[k] += start[k - 1];
+  }
+  for (int i = 0; i < n; i++) {
+    if (linkFilter(u, BODIES(u)[i].link)) {
+      order[start[BODIES(u)[i].weld + 1]++] = i;
+    }
+  }
+  for (int k = n; k > 0; k--) {
+    start[k] = start[k - 1];
+  }
+  start[0] = 0;
+  // group k holds order[start[k] .. start[k + 1]); its pairs, then its pairs with the parent
+  long checks = 0;
+  int capped = 0;
+  for (int k = 0; k <= n && !capped && !*rc; k++) {
+    int w = k - 1;
+    int up = w >= 0 && BODIES(u)[w].parent >= 0 ? BODIES(u)[BODIES(u)[w].parent].weld : -1;
+    for (int i = start[k]; i < start[k + 1] && !capped && !*rc; i++) {
+      int a = BODIES(u)[order[i]].link;
+      int from = up >= 0 ? start[up + 1] : start[k + 1], to = up >= 0 ? start[up + 2] : 0;
+      for (int j = i + 1; j < start[k + 1] && !capped && !*rc; j++) {
+        int b = BODIES(u)[order[j]].link;
+        capped = ++checks > kMaxFilterChecks ||
+                 (!adjacentLinks(u, a, b) && noteExclude(u, pairs, a, b, rc));
+      }
+      for (int j = from; j < to && !capped && !*rc; j++) {
+        int b = BODIES(u)[order[j]].link;
+        capped = ++checks > kMaxFilterChecks ||
+                 (!adjacentLinks(u, a, b) && noteExclude(u, pairs, a, b, rc));
+      }
+    }
+  }
+  hsu_free(start);
+  hsu_free(order);
+  return capped;
+}
+
+// the body of this load named name, or -1
+static int findBody(const hsmMjcfLoad *u, const char *name) {
+  for (size_t i = 0; name && i < u->bodies.n; i++) {
+    if (strcmp(BODIES(u)[i].name, name) == 0) {
+      return (int)i;
+    }
+  }
+  return -1;
+}
+
+// 1 if a <body> named name is in e's subtree ("world" is MuJoCo's world body); NULL is none
+static int bodyInFile(const hsmXmlElem *e, const char *name) {
+  if (!name || strcmp(name, "world") == 0) {
+    return name != NULL;
+  }
+  for (int i = 0; i < e->nkid; i++) {
+    const char *n = isNamed(e->kids[i], "body") ? hsm_mjcfOwn(e->kids[i], "name") : NULL;
+    if ((n && strcmp(n, name) == 0) || bodyInFile(e->kids[i], name)) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// the links' contype / conaffinity, MuJoCo's parent filter and <contact><exclude> as the info
+// strings hsm_compile reads (hsm_linksMayCollide); <contact><pair> warned
+static int collisionFilter(hsmMjcfLoad *u) {
+  // bits: the OR of each link's colliding geoms'
+  int rc = 0;
+  for (size_t l = 0; l < u->filters.n && !rc; l++) {
+    const hsmMjcfLinkFilter *f = linkFilter(u, (int)l);
+    const char *name = LINKSPEC(u, l).name;
+    if (f && f->mixed && !(u->warned & hsMJCF_ONCE_MIXEDBITS)) {
+      u->warned |= hsMJCF_ONCE_MIXEDBITS;
+      hsm_mjcfWarn(u, f->mixed, "link '%s': geoms with different contype/conaffinity on one "
+                   "link; hrpsim filters collisions per link, with the OR of its geoms' bits "
+                   "(warned once)", name);
+    }
+    if (f && (f->contype != 1 || f->conaffinity != 1)) {
+      if (!oneWord(name)) {
+        hsm_mjcfWarn(u, f->mixed ? f->mixed : u->root, "link '%s': its contype/conaffinity are "
+                     "not kept (a name with a space)", name);
+        continue;
+      }
+      rc = addInfo(u, "collision filter %s contype %u conaffinity %u", name, f->contype,
+                   f->conaffinity);
+    }
+  }
+  // MuJoCo's filters: bodies welded together, and a welded group and its parent group unless
+  // that is the world, never touch; links hrpsim pairs anyway (not a link and its parent)
+  // are excluded
+  hsuVec pairs = {0};
+  int capped = rc ? 0 : parentFilter(u, &pairs, &rc);
+  // <contact>: excludes between bodies of this model; pairs are the project's business
+  for (int i = 0; i < u->root->nkid && !rc; i++) {
+    const hsmXmlElem *c = u->root->kids[i];
+    for (int k = 0; isNamed(c, "contact") && k < c->nkid && !rc; k++) {
+      const hsmXmlElem *x = c->kids[k];
+      if (!isNamed(x, "exclude")) {
+        hsm_mjcfWarn(u, x, "<contact><%s> is not supported: hrpsim's contact pairs and their "
+                     "friction are the project's", x->name);
+        continue;
+      }
+      const char *n1 = hsm_mjcfOwn(x, "body1"), *n2 = hsm_mjcfOwn(x, "body2");
+      int b1 = findBody(u, n1), b2 = findBody(u, n2);
+      const char *missing = !bodyInFile(u->root, n1) ? n1 : !bodyInFile(u->root, n2) ? n2 : NULL;
+      if (missing || !n1 || !n2) {
+        hsm_mjcfWarn(u, x, "<exclude> names no body '%s': not kept", missing ? missing : "");
+        continue;
+      }
+      if ((b1 < 0) != (b2 < 0)) {
+        hsm_mjcfWarn(u, x, "<exclude> of bodies '%s' and '%s' is not kept: '%s' is not part of "
+                     "this model (another top-level body, or the world: hrpsim filters within "
+                     "one model)", n1, n2, b1 < 0 ? n1 : n2);
+        continue;
+      }
+      if (b1 < 0) {
+        continue;  // two bodies of another model of this file
+      }
+      int l1 = BODIES(u)[b1].link, l2 = BODIES(u)[b2].link;
+      if (l1 != l2 && !adjacentLinks(u, l1, l2)) {
+        capped |= noteExclude(u, &pairs, l1, l2, &rc);
+      }
+    }
+  }
+  if (!rc && capped) {
+    hsm_mjcfWarn(u, u->root, "the collision filter keeps its first %zu excluded link pairs "
+                 "only (at most %d, and %d checks of MuJoCo's parent filter)", pairs.n,
+                 (int)kMaxExcludes, (int)kMaxFilterChecks);
+  }
+  // once each, in link order
+  int *p = pairs.data;
+  if (pairs.n) {
+    qsort(p, pairs.n, 2 * sizeof(int), comparePairs);
+  }
+  for (size_t i = 0; i < pairs.n && !rc; i++) {
+    if (i == 0 || comparePairs(&p[2 * i], &p[2 * i - 2]) != 0) {
+      rc = addInfo(u, "collision exclude %s %s", LINKSPEC(u, p[2 * i]).name,
+                   LINKSPEC(u, p[2 * i + 1]).name);
+    }
+  }
+  hsu_vecFree(&pairs);
+  return rc;
+}
+
 //---------------------------------- the model -------------------------------------------------
 
 // the <default> of a model without one
@@ -945,6 +1161,9 @@ static int buildModel(hsmMjcfLoad *u) {
   size_t ntop = tops.n;
   hsu_vecFree(&tops);
   if (!rc) {
+    rc = collisionFilter(u);
+  }
+  if (!rc) {
     rc = hsm_mjcfSensorsAndActuators(u);
   }
   if (!rc && u->settotalmass > 0 && ntop > 1 && !world) {
@@ -1007,6 +1226,7 @@ static int startLoad(hsmMjcfLoad *u, hsmBuilder *b, const char *path, const hsmL
   u->b = b;
   u->fromGeom = 2;
   u->autolimits = 1;
+  u->body = -1;
   memcpy(u->eulerseq, "xyz", 4);
   u->dir = hsu_strdup(abs);
   if (!u->dir) {
@@ -1026,6 +1246,11 @@ static void endLoad(hsmMjcfLoad *u) {
   hsu_vecFree(&u->materials);
   hsu_vecFree(&u->sites);
   hsu_vecFree(&u->joints);
+  for (size_t i = 0; i < u->bodies.n; i++) {
+    hsu_free(BODIES(u)[i].name);
+  }
+  hsu_vecFree(&u->bodies);
+  hsu_vecFree(&u->filters);
   hsm_mjcfFreeTree(u);
   hsu_free(u->meshdir);
   hsu_free(u->dir);

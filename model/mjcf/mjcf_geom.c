@@ -51,6 +51,8 @@ void hsm_mjcfFreeMeshes(hsmMjcfLoad *u) {
     hsu_free(MESHES(u)[i].path);
   }
   hsu_vecFree(&u->meshes);
+  hsm_freeMeshImporter(u->importer);
+  u->importer = NULL;
 }
 
 //---------------------------------- mesh volume -----------------------------------------------
@@ -270,7 +272,10 @@ static int loadMesh(hsmMjcfLoad *u, hsmMjcfMesh *mesh, int material) {
   hsmMeshPart *parts = NULL;
   int nparts = 0;
   hsError e = {0};
-  if (hsm_readMeshFile(mesh->path, mesh->scale, &u->opt.limits, &parts, &nparts, &e)) {
+  if (!u->importer && !(u->importer = hsm_makeMeshImporter(&u->opt.limits, NULL))) {
+    return hsm_mjcfNomem(u);
+  }
+  if (hsm_importMesh(u->importer, mesh->path, mesh->scale, &parts, &nparts, &e)) {
     return hsm_mjcfError(u, e.code ? e.code : hsE_IO, mesh->elem, "file", "mesh '%s': %s",
                          mesh->name, e.message);
   }
@@ -332,6 +337,48 @@ static int capsuleMesh(hsmMesh *m, double r, double h, int slices, int stacks) {
     *t++ = south, *t++ = last + j1, *t++ = last + j;
   }
   m->ntriangle = (int)(t - m->triangles) / 3;
+  return 0;
+}
+
+//---------------------------------- collision filter ------------------------------------------
+
+// a contype or conaffinity (class cls) into *bits: a whole number from 0 to 2^32 - 1 (MuJoCo's
+// int bit mask); unchanged when absent
+static int filterBits(hsmMjcfLoad *u, const hsmXmlElem *e, int cls, const char *name,
+                      unsigned *bits) {
+  double v = 0;
+  int n = 0;
+  if (hsm_mjcfNumbers(u, e, cls, name, 1, &v, &n)) {
+    return -1;
+  }
+  if (n && (v < 0 || v > 4294967295.0 || v != floor(v))) {
+    const hsmXmlElem *from = NULL;
+    hsm_mjcfAttr(u, e, cls, name, &from);
+    return hsm_mjcfError(u, hsE_MODEL, from ? from : e, name, "%s %g is not a bit mask (a whole "
+                         "number from 0 to 4294967295)", name, v);
+  }
+  *bits = n ? (unsigned)v : *bits;
+  return 0;
+}
+
+// a colliding geom e with bits ct, ca on builder link `link`
+static int recordFilter(hsmMjcfLoad *u, const hsmXmlElem *e, int link, unsigned ct,
+                        unsigned ca) {
+  while (u->filters.n <= (size_t)link) {
+    hsmMjcfLinkFilter none;
+    memset(&none, 0, sizeof none);
+    if (!hsu_vecPush(&u->filters, sizeof none, &none)) {
+      return hsm_mjcfNomem(u);
+    }
+  }
+  hsmMjcfLinkFilter *f = (hsmMjcfLinkFilter *)u->filters.data + link;
+  if (f->ngeom++ == 0) {
+    f->first[0] = ct, f->first[1] = ca;
+  } else if (!f->mixed && (f->first[0] != ct || f->first[1] != ca)) {
+    f->mixed = e;
+  }
+  f->contype |= ct;
+  f->conaffinity |= ca;
   return 0;
 }
 
@@ -605,18 +652,14 @@ int hsm_mjcfGeom(hsmMjcfLoad *u, const hsmXmlElem *e, int cls, const double T0[1
   if (link < 0) {
     return 0;
   }
-  // contype / conaffinity: collide unless both are 0
-  double ct = 1, ca = 1;
-  int n1 = 0, n2 = 0;
-  if (hsm_mjcfNumbers(u, e, cls, "contype", 1, &ct, &n1) ||
-      hsm_mjcfNumbers(u, e, cls, "conaffinity", 1, &ca, &n2)) {
+  // contype / conaffinity: collide unless both are 0; the link's filter gets the bits
+  unsigned ct = 1, ca = 1;
+  if (filterBits(u, e, cls, "contype", &ct) || filterBits(u, e, cls, "conaffinity", &ca)) {
     return -1;
   }
   int collide = ct != 0 || ca != 0;
-  if (collide && (ct != 1 || ca != 1) && !(u->warned & hsMJCF_ONCE_CONTYPE)) {
-    u->warned |= hsMJCF_ONCE_CONTYPE;
-    hsm_mjcfWarn(u, e, "contype/conaffinity bit masks other than 0 and 1 are not kept: geoms "
-                 "with either non-zero collide with everything (warned once)");
+  if (collide && recordFilter(u, e, link, ct, ca)) {
+    return -1;
   }
   // shapes, placed in the link
   double S[12];

@@ -84,6 +84,22 @@ typedef struct hsmMjcfJointRef {
   int link;
 } hsmMjcfJointRef;
 
+// a body read into this load, for the collision filter
+typedef struct hsmMjcfBody {
+  char *name;
+  int link;    // builder link carrying its geoms
+  int weld;    // the body it is welded to (itself when it has joints), -1 for the world
+  int parent;  // its parent body, -1 for the world (indices into the load's bodies)
+} hsmMjcfBody;
+
+// the collision filter of one builder link, from its colliding geoms
+typedef struct hsmMjcfLinkFilter {
+  int ngeom;                      // colliding geoms (contype or conaffinity non-zero)
+  unsigned contype, conaffinity;  // OR of theirs
+  unsigned first[2];              // the first one's
+  const hsmXmlElem *mixed;        // the first geom whose bits differ from the first's, or NULL
+} hsmMjcfLinkFilter;
+
 // one load in progress
 typedef struct hsmMjcfLoad {
   const char *file;    // absolute path of the model file
@@ -109,9 +125,13 @@ typedef struct hsmMjcfLoad {
   double settotalmass; // > 0: masses and inertias scaled to this total
   hsuVec classes;      // hsmMjcfClass; [0] is "main"
   hsuVec meshes;       // hsmMjcfMesh
+  struct hsmMeshImporter *importer;  // imports this load's mesh files (made at the first)
   hsuVec materials;    // hsmMjcfMaterial
   hsuVec sites;        // hsmMjcfSite
   hsuVec joints;       // hsmMjcfJointRef
+  hsuVec bodies;       // hsmMjcfBody, in walk order
+  int body;            // the body being walked (index into bodies), -1 outside any
+  hsuVec filters;      // hsmMjcfLinkFilter per builder link (as far as geoms reached)
   int nbody;           // bodies numbered as MuJoCo does (world 0), for unnamed ones
   unsigned warned;     // warnings given once per load (bits of hstMjcfOnce)
 } hsmMjcfLoad;
@@ -121,7 +141,7 @@ typedef enum hstMjcfOnce {
   hsMJCF_ONCE_DAMPING = 1,
   hsMJCF_ONCE_FRICTIONLOSS = 2,
   hsMJCF_ONCE_STIFFNESS = 4,
-  hsMJCF_ONCE_CONTYPE = 8,
+  hsMJCF_ONCE_MIXEDBITS = 8,
   hsMJCF_ONCE_GROUPS = 16
 } hstMjcfOnce;
 

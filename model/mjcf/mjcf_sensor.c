@@ -25,8 +25,8 @@
 // when forcelimited, else the largest |ctrlrange| x |gear| when ctrllimited, the smaller of the
 // two when both; a joint's own actuatorfrcrange counts too. Position, velocity and other
 // actuators are noted as info strings "mjcf actuator <kind> <link> <kp or kv>" (hrpsim's
-// controllers drive joints themselves) with a warning. Tendons, equality constraints, contact
-// pairs and excludes, keyframes, <option> and plugins are warned and left out.
+// controllers drive joints themselves) with a warning. Tendons, equality constraints,
+// keyframes, <option> and plugins are warned and left out (<contact> is mjcf_body.c's).
 
 #include <math.h>
 #include <stdio.h>
@@ -280,7 +280,7 @@ static int readActuators(hsmMjcfLoad *u, const hsmXmlElem *sec) {
 }
 
 int hsm_mjcfSensorsAndActuators(hsmMjcfLoad *u) {
-  static const char *const left[] = {"tendon", "equality", "contact", "keyframe", "option",
+  static const char *const left[] = {"tendon", "equality", "keyframe", "option",
                                      "extension", "custom", "deformable", NULL};
   for (int i = 0; i < u->root->nkid; i++) {
     const hsmXmlElem *k = u->root->kids[i];

@@ -2,9 +2,9 @@
 // and read attributes from it.
 //
 // Each file is read into memory (hsu_readFile: a regular file within the size limit) and
-// parsed by a private libxml2 parser context: no network, no entity substitution, no DTD, and
-// every diagnostic captured by a structured error handler on that context, so the first error
-// becomes ours with its line and column. The document becomes hsmXmlElem records (name, file,
+// parsed by model_xml.c's private libxml2 parser context (no network, no entities, no DTD; the
+// first error becomes ours with its line and column; any error refuses the file, even one
+// libxml2 recovers from). The document becomes hsmXmlElem records (name, file,
 // line, attributes, child elements). An <include file="..."/> is replaced by the children of
 // the included file's top element (MuJoCo's rule), the file found relative to the including
 // file, then to the model file's directory; includes nest at most maxInlineDepth deep, and the
@@ -22,16 +22,14 @@
 #include <ctype.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
-#include <libxml/xmlerror.h>
-#include <libxml/xmlversion.h>
 
+#include "../model_xml.h"
 #include "mjcf_private.h"
 
 #define FILES(u) ((hsmMjcfFile *)(u)->files.data)
@@ -95,80 +93,16 @@ void hsm_mjcfWarn(hsmMjcfLoad *u, const hsmXmlElem *e, const char *fmt, ...) {
   hsm_addWarningInfo(u->b, file, line, msg);
 }
 
-//---------------------------------- libxml2 ---------------------------------------------------
+//---------------------------------- parsing ---------------------------------------------------
 
-static pthread_once_t g_once = PTHREAD_ONCE_INIT;
-
-static void initParser(void) {
-  xmlInitParser();
-}
-
-// the first error of a parse
-typedef struct Captured {
-  int have, line, column;
-  char message[400];
-} Captured;
-
-#if LIBXML_VERSION >= 21200
-static void capture(void *data, const xmlError *e) {
-#else
-static void capture(void *data, xmlErrorPtr e) {
-#endif
-  xmlParserCtxtPtr ctxt = data;
-  Captured *c = ctxt ? ctxt->_private : NULL;
-  if (!c || !e || c->have || e->level < XML_ERR_ERROR) {
-    return;
-  }
-  c->have = 1;
-  c->line = e->line;
-  c->column = e->int2;
-  snprintf(c->message, sizeof c->message, "%s", e->message ? e->message : "XML error");
-  for (size_t n = strlen(c->message); n > 0 && isspace((unsigned char)c->message[n - 1]);) {
-    c->message[--n] = 0;
-  }
-}
-
-static xmlParserInputPtr noEntity(void *ctx, const xmlChar *publicId, const xmlChar *systemId) {
-  (void)ctx, (void)publicId, (void)systemId;
-  return NULL;
-}
-
-// read and parse file index fi of u->files; NULL with u->err filled. where: the <include>
-// that names it (NULL for the model file), for the location of read errors
+// read and parse file index fi of u->files (model_xml.h; strict: a document libxml2 recovered
+// from is refused); NULL with u->err filled
 static xmlDocPtr parseFile(hsmMjcfLoad *u, int fi) {
   hsmMjcfFile *f = &FILES(u)[fi];
   if (hsu_readFile(f->path, u->opt.limits.maxFileBytes, &f->text, &f->len, u->err)) {
     return NULL;
   }
-  if (f->len > (size_t)INT_MAX) {
-    HS_ERR_AT(u->err, hsE_IO, f->path, 0, 0, "cannot read '%s': too large for the XML parser",
-              f->path);
-    return NULL;
-  }
-  pthread_once(&g_once, initParser);
-  xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
-  if (!ctxt || !ctxt->sax) {
-    xmlFreeParserCtxt(ctxt);
-    hsm_mjcfNomem(u);
-    return NULL;
-  }
-  Captured cap;
-  memset(&cap, 0, sizeof cap);
-  ctxt->_private = &cap;
-  ctxt->sax->serror = capture;
-  ctxt->sax->resolveEntity = noEntity;
-  xmlDocPtr doc = xmlCtxtReadMemory(ctxt, f->text, (int)f->len, f->path, NULL,
-                                    XML_PARSE_NONET | XML_PARSE_BIG_LINES);
-  if (!doc || cap.have) {
-    HS_ERR_AT(u->err, hsE_SYNTAX, f->path, cap.have ? cap.line : 0, cap.have ? cap.column : 0,
-              "not well-formed XML%s%s", cap.have ? ": " : "", cap.have ? cap.message : "");
-    if (doc) {
-      xmlFreeDoc(doc);
-      doc = NULL;
-    }
-  }
-  xmlFreeParserCtxt(ctxt);
-  return doc;
+  return hsm_parseXml(f->path, f->text, f->len, 1, u->err);
 }
 
 //---------------------------------- the tree --------------------------------------------------
@@ -224,12 +158,12 @@ static int addKid(hsmMjcfLoad *u, hsmXmlElem *parent, hsmXmlElem *kid) {
 // one element (not an include) with its attributes and children
 static hsmXmlElem *convert(hsmMjcfLoad *u, Walk *w, const xmlNode *n, int fi, int depth) {
   if (++w->elements > u->opt.maxSceneNodes) {
-    HS_ERR_AT(u->err, hsE_MODEL, FILES(u)[fi].path, (int)xmlGetLineNo((xmlNodePtr)n), 0,
+    HS_ERR_AT(u->err, hsE_MODEL, FILES(u)[fi].path, hsm_xmlLine(n), 0,
               "the model has more than %ld elements (maxSceneNodes)", u->opt.maxSceneNodes);
     return NULL;
   }
   if (depth > u->opt.maxNesting) {
-    HS_ERR_AT(u->err, hsE_MODEL, FILES(u)[fi].path, (int)xmlGetLineNo((xmlNodePtr)n), 0,
+    HS_ERR_AT(u->err, hsE_MODEL, FILES(u)[fi].path, hsm_xmlLine(n), 0,
               "elements nest more than %d deep (maxNesting)", u->opt.maxNesting);
     return NULL;
   }
@@ -238,8 +172,7 @@ static hsmXmlElem *convert(hsmMjcfLoad *u, Walk *w, const xmlNode *n, int fi, in
     return hsm_mjcfNomem(u), NULL;
   }
   e->file = fi;
-  long line = xmlGetLineNo((xmlNodePtr)n);
-  e->line = line > 0 && line < INT_MAX ? (int)line : 0;
+  e->line = hsm_xmlLine(n);
   e->name = hsu_strdup((const char *)n->name);
   int nattr = 0;
   for (const xmlAttr *a = n->properties; a; a = a->next) {
@@ -314,7 +247,7 @@ static int include(hsmMjcfLoad *u, Walk *w, const xmlNode *n, int fi, int depth,
                    hsmXmlElem *out) {
   hsmXmlElem tmp = {0};
   tmp.file = fi;
-  tmp.line = (int)xmlGetLineNo((xmlNodePtr)n);
+  tmp.line = hsm_xmlLine(n);
   xmlChar *name = xmlGetNoNsProp(n, (const xmlChar *)"file");
   if (!name || !name[0]) {
     xmlFree(name);
@@ -381,7 +314,7 @@ int hsm_mjcfRead(hsmMjcfLoad *u) {
   const xmlNode *top = xmlDocGetRootElement(doc);
   int rc = 0;
   if (!top || strcmp((const char *)top->name, "mujoco") != 0) {
-    rc = HS_ERR_AT(u->err, hsE_MODEL, u->file, top ? (int)xmlGetLineNo((xmlNodePtr)top) : 0, 0,
+    rc = HS_ERR_AT(u->err, hsE_MODEL, u->file, hsm_xmlLine(top), 0,
                    "not an MJCF model: the top element is <%s>, not <mujoco>",
                    top ? (const char *)top->name : "");
   } else {
@@ -473,24 +406,11 @@ int hsm_mjcfNumbers(hsmMjcfLoad *u, const hsmXmlElem *e, int cls, const char *na
     return 0;
   }
   double tmp[16];
-  int k = 0;
-  for (const char *s = v;;) {
-    while (isspace((unsigned char)*s)) {
-      s++;
-    }
-    if (!*s) {
-      break;
-    }
-    char *end;
-    double x = strtod(s, &end);
-    if (end == s || !isfinite(x) || (*end && !isspace((unsigned char)*end)) || k == max ||
-        k == 16) {
-      return hsm_mjcfError(u, hsE_MODEL, at, name, "<%s> %s=\"%.80s\": expected %s%d finite "
-                           "number%s", at->name, name, v, max > 1 ? "at most " : "", max,
-                           max > 1 ? "s" : "");
-    }
-    tmp[k++] = x;
-    s = end;
+  int k = hsm_parseNumbers(v, tmp, max < 16 ? max : 16);
+  if (k < 0) {
+    return hsm_mjcfError(u, hsE_MODEL, at, name, "<%s> %s=\"%.80s\": expected %s%d finite "
+                         "number%s", at->name, name, v, max > 1 ? "at most " : "", max,
+                         max > 1 ? "s" : "");
   }
   memcpy(out, tmp, (size_t)k * sizeof(double));
   *count = k;

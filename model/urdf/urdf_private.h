@@ -155,6 +155,7 @@ typedef struct hsmUrdfLoad {
   hsmUrdfDoc doc;
   hsmBuilder *b;
   hsuVec meshCache;  // meshes already turned into shapes (urdf_shape.c)
+  struct hsmMeshImporter *importer;  // imports this load's mesh files (made at the first)
 } hsmUrdfLoad;
 
 // an error at a line of the URDF file; returns code

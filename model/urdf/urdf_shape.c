@@ -4,8 +4,9 @@
 // its radius, hsPRIM_CYLINDER with radius, height = length, top, bottom, side = 1 1 1). Our
 // cylinder's axis is y while URDF's is z, so a cylinder's shape ref is placed at
 // origin * Rx(+90 deg), which turns y into z. A mesh becomes one hsPRIM_MESH shape per part of
-// the file (hsm_readMeshFile, scaled by the mesh's scale), each placed at the origin. Primitives
-// are solid (closed); mesh files are drawn two-sided (solid 0), since many are open.
+// the file (hsm_importMesh: one import process serves the load; scaled by the mesh's scale),
+// each placed at the origin. Primitives are solid (closed); mesh files are drawn two-sided
+// (solid 0), since many are open.
 //
 // Appearance: a URDF material's colour becomes an hsMaterial (diffuse = rgb, transparency =
 // 1 - alpha, VRML's defaults for the rest: ambientIntensity 0.2, shininess 0.2, no emissive or
@@ -43,6 +44,8 @@ void hsm_urdfFreeShapeCache(hsmUrdfLoad *u) {
     hsu_free(e[i].path);
   }
   hsu_vecFree(&u->meshCache);
+  hsm_freeMeshImporter(u->importer);
+  u->importer = NULL;
 }
 
 //---------------------------------- appearance ------------------------------------------------
@@ -202,7 +205,11 @@ static int meshShapes(hsmUrdfLoad *u, const hsmUrdfGeom *g, int material, int te
   hsmMeshPart *parts = NULL;
   int nparts = 0;
   hsError e = {0};
-  if (hsm_readMeshFile(path, g->scale, &u->opt.limits, &parts, &nparts, &e)) {
+  if (!u->importer && !(u->importer = hsm_makeMeshImporter(&u->opt.limits, NULL))) {
+    hsu_free(path);
+    return hsm_urdfNomem(u);
+  }
+  if (hsm_importMesh(u->importer, path, g->scale, &parts, &nparts, &e)) {
     hsu_free(path);
     return hsm_urdfError(u, e.code ? e.code : hsE_IO, g->geomLine, "mesh '%s': %s", g->filename,
                          e.message);

@@ -1,10 +1,9 @@
 // urdf_xml.c - read a URDF file with libxml2 into the plain records of urdf_private.h.
 //
 // The file is read into memory (hsu_readFile: a regular file within the size limit of the load
-// options) and parsed by a private libxml2 parser context: no network
-// (XML_PARSE_NONET), no entity substitution, no DTD loading, external entities refused, and
-// every libxml2 diagnostic captured by a structured error handler on that context (so nothing
-// is printed and the first error, with its line, becomes ours). Then the direct children of
+// options) and parsed by model_xml.c's private libxml2 parser context (no network, no entities,
+// no DTD; the first error, with its line, becomes ours; a document libxml2 recovers from is
+// taken). Then the direct children of
 // <robot> are read: robot-level <material>s first (a visual may name one defined further down,
 // as urdfdom allows), then <link>s and <joint>s in file order. Elements with a namespace prefix
 // (xacro:, gazebo extensions ...) and elements URDF does not define for a body (<transmission>,
@@ -32,69 +31,24 @@
 #include <float.h>
 #include <limits.h>
 #include <math.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <libxml/parser.h>
 #include <libxml/tree.h>
-#include <libxml/xmlerror.h>
-#include <libxml/xmlversion.h>
 
+#include "../model_xml.h"
 #include "urdf_private.h"
 
 #define LINKS(u) ((hsmUrdfLink *)(u)->doc.links.data)
 #define JOINTS(u) ((hsmUrdfJoint *)(u)->doc.joints.data)
 #define MATERIALS(u) ((hsmUrdfMaterial *)(u)->doc.materials.data)
 
-//---------------------------------- libxml2 setup ---------------------------------------------
+//---------------------------------- parsing ---------------------------------------------------
 
-static pthread_once_t g_xmlOnce = PTHREAD_ONCE_INIT;
-
-static void initXml(void) {
-  xmlInitParser();
-}
-
-// the first error libxml2 reports while parsing
-typedef struct XmlCapture {
-  int have;
-  int line;
-  int column;
-  char message[400];
-} XmlCapture;
-
-// structured error handler of our parser context (data is the context); libxml2 2.12 made
-// the error const
-#if LIBXML_VERSION >= 21200
-static void captureXmlError(void *data, const xmlError *e) {
-#else
-static void captureXmlError(void *data, xmlErrorPtr e) {
-#endif
-  xmlParserCtxtPtr ctxt = data;
-  XmlCapture *cap = ctxt ? ctxt->_private : NULL;
-  if (!cap || !e || cap->have || e->level < XML_ERR_ERROR) {
-    return;
-  }
-  cap->have = 1;
-  cap->line = e->line;
-  cap->column = e->int2;
-  snprintf(cap->message, sizeof cap->message, "%s", e->message ? e->message : "XML error");
-  // libxml2 messages end with a newline
-  size_t n = strlen(cap->message);
-  while (n > 0 && isspace((unsigned char)cap->message[n - 1])) {
-    cap->message[--n] = 0;
-  }
-}
-
-// external entities are never loaded
-static xmlParserInputPtr refuseEntity(void *ctx, const xmlChar *publicId,
-                                      const xmlChar *systemId) {
-  (void)ctx, (void)publicId, (void)systemId;
-  return NULL;
-}
-
-// parse the file; NULL with u->err filled
+// parse the file (model_xml.h; a document libxml2 recovered from is taken, as before); NULL
+// with u->err filled
 static xmlDocPtr parseXml(hsmUrdfLoad *u) {
   // a regular file within the size limit (never a FIFO or /dev/zero)
   char *text = NULL;
@@ -102,36 +56,7 @@ static xmlDocPtr parseXml(hsmUrdfLoad *u) {
   if (hsu_readFile(u->file, u->opt.limits.maxFileBytes, &text, &len, u->err)) {
     return NULL;
   }
-  if (len > (size_t)INT_MAX) {
-    hsu_free(text);
-    HS_ERR_AT(u->err, hsE_IO, u->file, 0, 0, "cannot read '%s': %zu bytes is more than the XML "
-              "parser takes", u->file, len);
-    return NULL;
-  }
-  pthread_once(&g_xmlOnce, initXml);
-  xmlParserCtxtPtr ctxt = xmlNewParserCtxt();
-  if (!ctxt || !ctxt->sax) {
-    xmlFreeParserCtxt(ctxt);
-    hsu_free(text);
-    hsm_urdfNomem(u);
-    return NULL;
-  }
-  XmlCapture cap;
-  memset(&cap, 0, sizeof cap);
-  ctxt->_private = &cap;
-  ctxt->sax->serror = captureXmlError;
-  ctxt->sax->resolveEntity = refuseEntity;
-  xmlDocPtr doc = xmlCtxtReadMemory(ctxt, text, (int)len, u->file, NULL,
-                                    XML_PARSE_NONET | XML_PARSE_BIG_LINES);
-  if (!doc) {
-    if (cap.have) {
-      HS_ERR_AT(u->err, hsE_SYNTAX, u->file, cap.line, cap.column, "not well-formed XML: %s",
-                cap.message);
-    } else {
-      HS_ERR_AT(u->err, hsE_SYNTAX, u->file, 0, 0, "not well-formed XML");
-    }
-  }
-  xmlFreeParserCtxt(ctxt);
+  xmlDocPtr doc = hsm_parseXml(u->file, text, len, 0, u->err);
   hsu_free(text);
   return doc;
 }
@@ -139,8 +64,7 @@ static xmlDocPtr parseXml(hsmUrdfLoad *u) {
 //---------------------------------- element helpers -------------------------------------------
 
 static int lineOf(const xmlNode *n) {
-  long line = xmlGetLineNo((xmlNodePtr)n);
-  return line > 0 && line < INT_MAX ? (int)line : 0;
+  return hsm_xmlLine(n);
 }
 
 // 1 if n is an element called name without a namespace prefix
@@ -203,26 +127,8 @@ static int numbers(hsmUrdfLoad *u, const xmlNode *n, const char *name, int count
                     : 0;
   }
   double tmp[4];
-  int k = 0, bad = 0;
-  const char *s = (const char *)v;
-  for (;;) {
-    while (isspace((unsigned char)*s)) {
-      s++;
-    }
-    if (!*s) {
-      break;
-    }
-    char *end;
-    double x = strtod(s, &end);
-    if (end == s || !isfinite(x) || (*end && !isspace((unsigned char)*end)) || k == count) {
-      bad = 1;
-      break;
-    }
-    tmp[k++] = x;
-    s = end;
-  }
   int rc = 0;
-  if (bad || k != count) {
+  if (hsm_parseNumbers((const char *)v, tmp, count) != count) {
     rc = hsm_urdfError(u, hsE_MODEL, lineOf(n), "<%s> %s=\"%.80s\": expected %d finite number%s",
                        (const char *)n->name, name, (const char *)v, count, count > 1 ? "s" : "");
   } else {
@@ -783,25 +689,7 @@ static int textNumbers(hsmUrdfLoad *u, const xmlNode *n, int count, double *out,
   char buf[256];
   elemText(n, buf, sizeof buf);
   double tmp[6];
-  int k = 0;
-  const char *p = buf;
-  for (;;) {
-    while (isspace((unsigned char)*p)) {
-      p++;
-    }
-    if (!*p) {
-      break;
-    }
-    char *end;
-    double x = strtod(p, &end);
-    if (end == p || !isfinite(x) || (*end && !isspace((unsigned char)*end)) || k == count) {
-      k = -1;
-      break;
-    }
-    tmp[k++] = x;
-    p = end;
-  }
-  if (k != count) {
+  if (hsm_parseNumbers(buf, tmp, count) != count) {
     hsm_urdfWarn(u, lineOf(n), "sensor '%s': <%s>%.60s</%s> is not %d finite number%s: the "
                  "sensor is skipped", SNAME(s), (const char *)n->name, buf,
                  (const char *)n->name, count, count > 1 ? "s" : "");

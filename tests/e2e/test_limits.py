@@ -342,3 +342,33 @@ def test_collada_that_crashes_assimp_is_an_error(tmp_path, loader):
                    r"part\.dae: the mesh importer failed on this file \((signal 11|exit status)",
                    within=10)
     loader.serves()
+
+
+def test_crashing_mesh_among_good_ones(tmp_path, loader):
+    """An MJCF robot whose third of five mesh files crashes assimp: all of a load's meshes are
+    imported by one child process, which dies on that file; the load is refused naming that
+    file and its <mesh> element's line (a model without one of its meshes would weigh and
+    collide differently), not a file before or after it; the same robot with a good file in its
+    place loads all five, and the server keeps serving."""
+    for name in ("a.stl", "b.stl", "d.stl", "e.stl", "good.stl"):
+        (tmp_path / name).write_bytes((MESHES / "cube_binary.stl").read_bytes())
+    (tmp_path / "c.dae").write_bytes((MESHES / "assimp_crash.dae").read_bytes())
+
+    def robot(third):
+        files = ("a.stl", "b.stl", third, "d.stl", "e.stl")
+        assets = "".join('\n    <mesh name="%s" file="%s"/>' % (n, f)
+                         for n, f in zip("abcde", files))
+        geoms = "".join('<geom type="mesh" mesh="%s"/>' % n for n in "abcde")
+        return ('<mujoco>\n  <asset>%s\n  </asset>\n  <worldbody><body name="r"><freejoint/>'
+                '%s</body></worldbody>\n</mujoco>\n' % (assets, geoms))
+
+    bad = tmp_path / "bad.xml"
+    bad.write_text(robot("c.dae"))
+    text, _ = loader.refuses(hrpsim.file_url(bad), r"bad\.xml:5:.*c\.dae: the mesh importer "
+                             r"failed on this file \((signal 11|exit status)", within=10)
+    assert not re.search(r"[abde]\.stl", text), text
+    good = tmp_path / "good.xml"
+    good.write_text(robot("good.stl"))
+    body = loader.ml.loadBodyInfo(hrpsim.file_url(good))
+    assert len(body._get_shapes()) == 5
+    loader.serves()

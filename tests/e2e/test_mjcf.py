@@ -256,3 +256,41 @@ def test_rangefinder_and_imu_read_in_mujoco_frames(tmp_path):
     assert ranges[0][0] == pytest.approx(1.5, abs=1e-6)
     assert ranges[1][0] == pytest.approx(0.24, abs=1e-6)
     assert accel[0] == pytest.approx([0, 0, 9.8], abs=1e-9)
+
+
+FILTER_XML = """<mujoco>
+  <worldbody>
+    <geom type="box" size="1 1 0.1" pos="0 0 -0.1"/>
+    <body name="ghost" pos="0 0 0.5"><freejoint/>
+      <geom type="box" size="0.05 0.05 0.05" contype="2" conaffinity="2"/>
+    </body>
+    <body name="solid" pos="0.5 0 0.2"><freejoint/>
+      <geom type="box" size="0.05 0.05 0.05" contype="2" conaffinity="1"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+@pytest.mark.parametrize("door", ["local", "servers"])
+def test_collision_filter_crosses_every_door(servers, tmp_path, door):
+    """contype / conaffinity travel in the body's info strings, so the servers (BodyInfo from
+    the ModelLoader, turned back into a body by the dynamics) honour them as the local core
+    does: 'ghost' shares no bit with the floor (2 & 1, 1 & 2) and falls through it freely,
+    z = 0.5 - 9.8 t^2 / 2 after t = 0.5 s (semi-implicit Euler at 1 ms: g dt t / 2 = 2.5 mm
+    off); 'solid' (1 & 1) comes to rest on it at its half size, 0.05 m."""
+    path = tmp_path / "filter.xml"
+    path.write_text(FILTER_XML)
+    sim = (hrpsim.Simulation(backend="local", dt=0.001) if door == "local"
+           else hrpsim.Simulation(servers.client, dt=0.001))
+    try:
+        sim.add_model("floor", str(path) + "#world")
+        for name in ("ghost", "solid"):
+            sim.add_model(name, "%s#%s" % (path, name))
+            sim.add_collision_pair("floor", name, friction=0.8)
+        sim.step(500)
+        ghost, solid = sim.root_pose("ghost")[0], sim.root_pose("solid")[0]
+    finally:
+        sim.close()
+    assert ghost[2] == pytest.approx(0.5 - 9.8 * 0.25 / 2, abs=4e-3)
+    assert solid[2] == pytest.approx(0.05, abs=1e-3)

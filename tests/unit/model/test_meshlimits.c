@@ -4,6 +4,8 @@
 // not indices are refused with their line; FIFOs and devices are refused at once; nothing is
 // left behind (children, descriptors). The big inputs are written at run time.
 
+// gettid
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <pthread.h>
 #include <errno.h>
@@ -82,6 +84,53 @@ static void expectFailure(const char *path, const hsmLimits *lim, int code, cons
 
 static int sameArray(const void *a, const void *b, size_t bytes) {
   return bytes == 0 || (a && b && memcmp(a, b, bytes) == 0);
+}
+
+// the children of this thread, in /proc's order: their count, the first pid into *first
+static int childrenOf(pid_t *first) {
+  char path[128], text[512] = "";
+  snprintf(path, sizeof path, "/proc/self/task/%ld/children", (long)gettid());
+  FILE *f = fopen(path, "r");
+  size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
+  if (f) {
+    fclose(f);
+  }
+  text[n] = 0;
+  int count = 0;
+  *first = 0;
+  for (char *p = text, *end; *p; p = end) {
+    long pid = strtol(p, &end, 10);
+    if (end == p) {
+      break;
+    }
+    *first = count++ ? *first : (pid_t)pid;
+  }
+  return count;
+}
+
+// the parts of path read in this process
+static int readInProcess(const char *path, hsmMeshPart **p, int *n) {
+  hsmLimits lim = {0};
+  lim.meshInProcess = 1;
+  hsError err = {0};
+  return readWith(path, &lim, p, n, &err);
+}
+
+// 1 if parts a and b (na, nb of them) are the same, byte for byte
+static int sameParts(const hsmMeshPart *a, int na, const hsmMeshPart *b, int nb) {
+  int same = na == nb;
+  for (int i = 0; same && i < na; i++) {
+    const hsmMesh *x = &a[i].mesh, *y = &b[i].mesh;
+    same = x->nvertex == y->nvertex && x->ntriangle == y->ntriangle &&
+           x->nnormal == y->nnormal && x->ntexCoord == y->ntexCoord &&
+           sameArray(x->vertices, y->vertices, 3 * (size_t)x->nvertex * sizeof(float)) &&
+           sameArray(x->triangles, y->triangles, 3 * (size_t)x->ntriangle * sizeof(int)) &&
+           sameArray(x->normals, y->normals, 3 * (size_t)x->nnormal * sizeof(float)) &&
+           sameArray(x->texCoords, y->texCoords, 2 * (size_t)x->ntexCoord * sizeof(float)) &&
+           a[i].hasMaterial == b[i].hasMaterial &&
+           sameArray(&a[i].material, &b[i].material, sizeof a[i].material);
+  }
+  return same;
 }
 
 // the child process's parts are the in-process parts, byte for byte
@@ -187,11 +236,10 @@ static void testTimeLimit(void) {
   unlink(big);
 }
 
-// a COLLADA file that asks assimp for 900 million floats: stopped at the memory limit
-static void testMemoryLimit(void) {
+// tetra_zup.dae asking assimp for 900 million floats, written as name; its path
+static const char *writeHugeCollada(const char *name) {
   char text[4096];
-  const char *path = fixture("tetra_zup.dae");
-  FILE *f = fopen(path, "r");
+  FILE *f = fopen(fixture("tetra_zup.dae"), "r");
   CU_ASSERT_PTR_NOT_NULL_FATAL(f);
   size_t len = fread(text, 1, sizeof text - 1, f);
   fclose(f);
@@ -201,7 +249,12 @@ static void testMemoryLimit(void) {
   char big[4200];
   snprintf(big, sizeof big, "%.*scount=\"900000000\"%s", (int)(at - text), text,
            at + strlen("count=\"12\""));
-  const char *bigPath = hst_writeFile("meshlimits/huge_count.dae", big);
+  return hst_writeFile(name, big);
+}
+
+// a COLLADA file that asks assimp for 900 million floats: stopped at the memory limit
+static void testMemoryLimit(void) {
+  const char *bigPath = writeHugeCollada("meshlimits/huge_count.dae");
   hsmLimits lim = {0};
   lim.meshBytes = (size_t)256 << 20;
   int fds = openDescriptors();
@@ -340,6 +393,105 @@ static void testCancel(void) {
   hsm_freeMeshParts(p, n);
 }
 
+// one importer for a model's files: the good files are served by one child process (the same
+// pid), each bad one among them is refused with its own file named (a crash of assimp, the
+// memory limit, the time limit), the files after it still load, and nothing is left behind
+static void testImporterBadAmongGood(void) {
+  char crash[1024], huge[1024], fifo[1024];
+  snprintf(huge, sizeof huge, "%s", writeHugeCollada("meshlimits/among/huge.dae"));
+  snprintf(crash, sizeof crash, "%s", fixture("assimp_crash.dae"));
+  snprintf(fifo, sizeof fifo, "%s", writeFifoObj("meshlimits/among"));
+  static const char *good[] = {"cube_binary.stl", "tetra_zup.dae", "textured.obj",
+                               "nodes.dae"};
+  const struct {
+    const char *path;  // NULL: good[k] of the good ones so far
+    const char *what;  // what the error says
+  } files[] = {{NULL, NULL},  {NULL, NULL},  {crash, "the mesh importer failed on this file"},
+               {NULL, NULL},  {huge, "limit of 256 MiB"},
+               {fifo, "took longer than the limit of 0.5 s"}, {NULL, NULL}};
+  int fds = openDescriptors();
+  hsmLimits lim = {0};
+  lim.meshBytes = (size_t)256 << 20;
+  lim.meshSeconds = 0.5;
+  hsmMeshImporter *imp = hsm_makeMeshImporter(&lim, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(imp);
+  CU_ASSERT(noChildren());  // no child before the first import
+  pid_t server = 0;
+  int k = 0;
+  double t0 = now();
+  for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+    const char *path = files[i].path ? files[i].path : fixture(good[k++]);
+    hsmMeshPart *p = NULL, *q = NULL;
+    int n = 0, m = 0;
+    hsError err = {0};
+    int rc = hsm_importMesh(imp, path, NULL, &p, &n, &err);
+    if (!files[i].path) {
+      CU_ASSERT_EQUAL(rc, 0);
+      CU_ASSERT_EQUAL_FATAL(readInProcess(path, &q, &m), 0);
+      CU_ASSERT(sameParts(p, n, q, m));
+      // served by a child: the same one as the good file before, unless a bad one ended it
+      pid_t pid;
+      CU_ASSERT_EQUAL(childrenOf(&pid), 1);
+      if (i == 1) {
+        CU_ASSERT_EQUAL(pid, server);
+      }
+      server = pid;
+    } else {
+      int ok = rc == hsE_MODEL && !p && n == 0 && strstr(err.message, path) &&
+               strstr(err.message, files[i].what);
+      CU_ASSERT(ok);
+      if (!ok) {
+        fprintf(stderr, "\n  %s: [%d] %s\n", path, rc, err.message);
+      }
+    }
+    if (i == 0) {
+      CU_ASSERT_EQUAL(childrenOf(&server), 1);
+    }
+    hsm_freeMeshParts(p, n);
+    hsm_freeMeshParts(q, m);
+  }
+  CU_ASSERT(now() - t0 < 20);
+  hsm_freeMeshImporter(imp);
+  hsm_freeMeshImporter(NULL);
+  CU_ASSERT(noChildren());
+  CU_ASSERT_EQUAL(openDescriptors(), fds);
+}
+
+// a cancel ends an importer's idle child too: its next import is refused at once, saying so,
+// and freeing it leaves no child (in a forked copy of this test process, as testCancel)
+static void testCancelIdleImporter(void) {
+  fflush(NULL);
+  pid_t pid = fork();
+  CU_ASSERT_FATAL(pid >= 0);
+  if (pid == 0) {
+    // exit status: 0 all as expected, else the number of the check that failed
+    hsmMeshImporter *imp = hsm_makeMeshImporter(NULL, NULL);
+    hsmMeshPart *p = NULL;
+    int n = 0;
+    hsError err = {0};
+    int bad = !imp ? 1 : hsm_importMesh(imp, fixture("cube_binary.stl"), NULL, &p, &n, &err) ? 2
+                                                                                          : 0;
+    hsm_freeMeshParts(p, n);
+    pid_t child;
+    bad = bad ? bad : childrenOf(&child) != 1 ? 3 : 0;
+    hsm_cancelMeshImports();
+    double t0 = now();
+    int rc = bad ? 0 : hsm_importMesh(imp, fixture("tetra_zup.dae"), NULL, &p, &n, &err);
+    bad = bad                                   ? bad
+          : rc != hsE_IO                        ? 4
+          : !strstr(err.message, "cancelled")   ? 5
+          : now() - t0 > 2                      ? 6
+                                                : 0;
+    hsm_freeMeshImporter(imp);
+    bad = bad ? bad : !noChildren() ? 7 : 0;
+    _exit(bad);
+  }
+  int status = 0;
+  CU_ASSERT_EQUAL(waitpid(pid, &status, 0), pid);
+  CU_ASSERT(WIFEXITED(status));
+  CU_ASSERT_EQUAL(WEXITSTATUS(status), 0);
+}
+
 void register_meshlimits(void) {
   CU_pSuite s = hst_addSuite("meshlimits");
   CU_add_test(s, "the child's parts are the in-process parts", testIsolatedEqualsInProcess);
@@ -350,4 +502,6 @@ void register_meshlimits(void) {
   CU_add_test(s, "cancel ends running imports and refuses new ones", testCancel);
   CU_add_test(s, "COLLADA index lists with words that are not indices", testColladaIndexWords);
   CU_add_test(s, "FIFO, /dev/zero link, size limit", testFileKinds);
+  CU_add_test(s, "one importer: bad files among good ones", testImporterBadAmongGood);
+  CU_add_test(s, "a cancel ends an importer's idle child", testCancelIdleImporter);
 }

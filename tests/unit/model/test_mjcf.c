@@ -591,6 +591,81 @@ static void testSampleQuadruped(void) {
 
 //---------------------------------- errors ----------------------------------------------------
 
+// 1 if links x and y (by name) of body b are an exclude pair (lower index first)
+static int excluded(const hsBody *b, const char *x, const char *y) {
+  int i = hsm_linkIndex(b, x), j = hsm_linkIndex(b, y);
+  CU_ASSERT_FATAL(i >= 0 && j >= 0);
+  for (int k = 0; k < b->ncollisionExclude; k++) {
+    const int *p = &b->collisionExcludes[2 * k];
+    if (p[0] == (i < j ? i : j) && p[1] == (i < j ? j : i)) {
+      return 1;
+    }
+  }
+  return 0;
+}
+
+// contype / conaffinity per link (the OR of its colliding geoms', a class's too), MuJoCo's
+// parent filter as excludes (a multi-joint child's last link and its parent's link, welded
+// bodies and their parent group; not bodies whose parent is welded to the world), and
+// <contact><exclude>; a mixed link and an exclude reaching outside the model warned
+static void testCollisionFilter(void) {
+  hst_expectLog(1);
+  const char *path = hst_writeFile("filter.xml",
+      "<mujoco><default><default class='ghost'><geom contype='0' conaffinity='2'/></default>"
+      "</default><worldbody><geom type='plane' size='1 1 1'/>"
+      "<body name='torso'><freejoint/><geom size='0.1' contype='4' conaffinity='9'/>"
+      " <body name='head' pos='0 0 0.3'><geom size='0.05'/></body>"
+      " <body name='thigh' pos='0 0 -0.2'><joint name='hx' axis='1 0 0'/>"
+      "  <joint name='hy' axis='0 1 0'/><geom size='0.05' class='ghost'/>"
+      "  <geom size='0.04' pos='0 0 -0.1' contype='8' conaffinity='0'/>"
+      "  <body name='shin' pos='0 0 -0.3'><joint name='knee'/><geom size='0.04'/>"
+      "   <body name='foot' pos='0 0 -0.3'><joint name='ankle'/><geom size='0.03'/></body>"
+      "  </body></body></body>"
+      "<body name='other' pos='2 0 0'><freejoint/><geom size='0.1'/></body>"
+      "</worldbody><contact><exclude body1='torso' body2='foot'/>"
+      "<exclude body1='shin' body2='world'/><exclude body1='other' body2='other'/>"
+      "</contact></mujoco>");
+  char url[1100];
+  snprintf(url, sizeof url, "%s#torso", path);
+  hsBody *b = hsm_loadModel(url, NULL, NULL, 0, NULL, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  int torso = hsm_linkIndex(b, "torso"), thigh = hsm_linkIndex(b, "hy");
+  CU_ASSERT_FATAL(torso >= 0 && thigh >= 0);
+  CU_ASSERT_EQUAL(b->links[torso].contype, 4u);
+  CU_ASSERT_EQUAL(b->links[torso].conaffinity, 9u);
+  CU_ASSERT_EQUAL(b->links[thigh].contype, 8u);      // 0 | 8
+  CU_ASSERT_EQUAL(b->links[thigh].conaffinity, 2u);  // 2 | 0
+  CU_ASSERT_EQUAL(b->links[hsm_linkIndex(b, "knee")].contype, 1u);
+  // thigh's last link 'hy' hangs from 'hx', not from torso's link, so only an exclude keeps
+  // them apart, as MuJoCo's parent filter does; head (a fixed link welded to torso) belongs to
+  // torso's welded group, so it is kept from hy too; knee-hy and ankle-knee are parent and
+  // child links already; torso-ankle is the <exclude>
+  CU_ASSERT_TRUE(excluded(b, "torso", "hy"));
+  CU_ASSERT_TRUE(excluded(b, "head", "hy"));
+  CU_ASSERT_TRUE(excluded(b, "torso", "ankle"));
+  CU_ASSERT_FALSE(excluded(b, "torso", "knee"));
+  CU_ASSERT_FALSE(excluded(b, "hy", "ankle"));
+  CU_ASSERT_EQUAL(b->ncollisionExclude, 3);
+  // bits: thigh (8, 2) and knee (1, 1) share none (8 & 1, 1 & 2); knee and torso (4, 9) do
+  // (1 & 9), as thigh and torso (8 & 9)
+  int knee = hsm_linkIndex(b, "knee");
+  CU_ASSERT_FALSE(hsm_linksMayCollide(b, thigh, b, knee, 0));
+  CU_ASSERT_TRUE(hsm_linksMayCollide(b, torso, b, knee, 1));
+  CU_ASSERT_TRUE(hsm_linksMayCollide(b, torso, b, thigh, 0));
+  CU_ASSERT_FALSE(hsm_linksMayCollide(b, torso, b, thigh, 1));  // the exclude
+  hsm_freeBody(b);
+  // the mixed thigh, and the exclude with the world (another model here), were warned
+  CU_ASSERT_EQUAL(hst_logCount(), 2);
+  // the world's own geoms: default bits, no excludes, nothing about the bodies' excludes
+  hst_expectLog(1);
+  snprintf(url, sizeof url, "%s#world", path);
+  hsBody *w = hsm_loadModel(url, NULL, NULL, 0, NULL, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+  CU_ASSERT_EQUAL(w->links[0].contype, 1u);
+  CU_ASSERT_EQUAL(w->ncollisionExclude, 0);
+  hsm_freeBody(w);
+}
+
 static void testErrors(void) {
   static const struct {
     const char *xml, *message;
@@ -621,6 +696,8 @@ static void testErrors(void) {
       {"<mujoco><worldbody><body><geom type='cylinder' size='0.1' "
        "fromto='0 0 0 5e86 0 0'/></body></worldbody></mujoco>", "beyond the range of float",
        0, 0},
+      {"<mujoco><worldbody><body>\n<geom size='1' contype='1.5'/></body></worldbody>"
+       "</mujoco>", "contype 1.5 is not a bit mask", 2, 16},
       {"<robot name='r'/>", "", 0, 0},  // a URDF .xml: the URDF reader's business
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -690,6 +767,7 @@ void register_mjcf(void) {
               testInclude);
   CU_add_test(s, "sensors on sites, camera, actuator limits", testSensorsActuators);
   CU_add_test(s, "the sample quadruped", testSampleQuadruped);
+  CU_add_test(s, "collision filter: bits, parent filter, excludes", testCollisionFilter);
   CU_add_test(s, "errors at file:line:column", testErrors);
   CU_add_test(s, "allocation failure", testAllocationFailure);
 }
