@@ -53,10 +53,23 @@
                            // impulse ends the solve
 #define JS_MAX_SWEEPS 100  // ... and at most this many sweeps
 #define JS_MATCH 2e-3      // warm start: a last step's point this near in link[0]'s frame [m]
+#define JS_LIMIT_MARGIN 1e-3  // a joint this near a limit [rad or m] (or reaching it) gets its row
 #define JS_DENSE 300       // up to this many rows, A = J M^-1 J^T is formed and PGS runs on it
 
-// one contact point's rows
+// what a point's rows are
+enum {
+  JS_CONTACT = 0,  // a contact: the normal row (lambda >= 0) and two tangents on the cone
+  JS_BOXED         // nrow rows, each lambda clamped to [lo, hi] on its own: a joint limit
+                   // (one row, [0, inf)), a velocity-limit motor ([-|u| dt, |u| dt]), a loop
+                   // (up to 3 rows, unbounded)
+};
+
+// one contact point's rows, or a joint limit's, a motor's or a loop's
 typedef struct JsPoint {
+  int kind;      // JS_CONTACT or JS_BOXED
+  int nrow;      // rows in use (3 for a contact)
+  int src;       // JS_BOXED: the loop index, or the dof (limit / motor) of character ch[0]
+  int isLoop;    // 1: a loop's (src its index)
   int nside;     // characters whose dofs the point moves (0..2; one when both links are of one)
   int ch[2];
   size_t off[2];  // pool offsets: 3 Jacobian rows then 3 rows of W = M^-1 J^T (nv each)
@@ -65,7 +78,13 @@ typedef struct JsPoint {
   double fr[9];   // the rows' directions: n, t1, t2 (world)
   double mu;      // friction coefficient of this step
   double bias;    // normal velocity the point must reach at least [m/s]
+  double target[3];  // the rows' target velocities: a contact's tangents the other surface's
+                     // track speed (0 but for crawlers); a boxed row's [m/s or rad/s]
+  double lo[3], hi[3];  // a boxed row's impulse bounds [N s or N m s]
   double inv[3];  // 1 / A_rr, 0 when the row moves nothing
+  double Ab[9];   // a boxed point's own block of A (nrow x nrow, in 3 x 3)
+  int block;      // 1: its rows are unbounded and Binv inverts Ab (a loop)
+  double Binv[9];
   double lam[3];  // impulses along n, t1, t2 [N s]
 } JsPoint;
 
@@ -243,33 +262,41 @@ static const double *warmImpulse(const hsdWorld *w, const hsdJsContacts *s,
   return best;
 }
 
-// the rows of contact hc into point P (pool at *used, advanced); the characters that do not
+static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P);
+
+// the rows of point P (directions P->fr, P->nrow of them) into the pool at *used (advanced):
+// the relative velocity of world point p[0] on link[0] of character ch[0] with respect to p[1]
+// on link[1] of ch[1], A's diagonal and (boxed points) its block; the characters that do not
 // move (still) add nothing
-static void buildPoint(hsdWorld *w, hsdJsContacts *s, const hsdContact *hc, JsPoint *P,
-                       size_t *used) {
-  memcpy(P->fr, hc->n, 3 * sizeof *P->fr);
-  tangents(hc->n, P->fr + 3, P->fr + 6);
+static void buildRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const int ch[2],
+                      const int link[2], const double p[2][3], size_t *used) {
   P->nside = 0;
   for (int side = 0; side < 2; side++) {
-    const hsdCharacter *c = &w->chars[hc->ch[side]];
+    const hsdCharacter *c = &w->chars[ch[side]];
     if (c->still || !c->jsd) {
       continue;
     }
-    int k = P->nside > 0 && P->ch[0] == hc->ch[side] ? 0 : P->nside;
+    int k = P->nside > 0 && P->ch[0] == ch[side] ? 0 : P->nside;
     int nv = c->jsm->nv;
     if (k == P->nside) {
-      P->ch[k] = hc->ch[side];
+      P->ch[k] = ch[side];
       P->off[k] = *used;
       P->zoff[k] = *used / 6;
       memset(s->pool + *used, 0, 6 * (size_t)nv * sizeof *s->pool);
       *used += 6 * (size_t)nv;
       P->nside++;
     }
-    for (int r = 0; r < 3; r++) {
-      jacobianRow(c->jsm, c->jsd, hc->link[side], hc->p, P->fr + 3 * r, side ? -1 : 1,
+    for (int r = 0; r < P->nrow; r++) {
+      jacobianRow(c->jsm, c->jsd, link[side], p[side], P->fr + 3 * r, side ? -1 : 1,
                   s->pool + P->off[k] + (size_t)r * nv);
     }
   }
+  finishRows(w, s, P);
+}
+
+// the nonzero dofs, W = M^-1 J, A's diagonal (and a boxed point's block) of point P whose
+// Jacobian rows are in the pool
+static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
   for (int k = 0; k < P->nside; k++) {
     int nv = w->chars[P->ch[k]].jsm->nv;
     const double *J = s->pool + P->off[k];
@@ -293,11 +320,97 @@ static void buildPoint(hsdWorld *w, hsdJsContacts *s, const hsdContact *hc, JsPo
     }
     P->inv[r] = A > 0 ? 1 / A : 0;
   }
+  if (P->kind != JS_BOXED) {
+    return;
+  }
+  // the point's own block of A; a loop's inverted when well conditioned
+  for (int r = 0; r < 9; r++) {
+    P->Ab[r] = r % 4 == 0 ? 1 : 0;
+  }
+  for (int r = 0; r < P->nrow; r++) {
+    for (int q = 0; q < P->nrow; q++) {
+      double a = 0;
+      for (int k = 0; k < P->nside; k++) {
+        int nv = w->chars[P->ch[k]].jsm->nv;
+        const double *J = s->pool + P->off[k] + (size_t)r * nv;
+        const double *W = s->pool + P->off[k] + (size_t)(3 + q) * nv;
+        a += dotN(J, W, nv);
+      }
+      P->Ab[3 * r + q] = a;
+    }
+  }
+  P->block = 0;
+  int unbounded = 1;
+  double trace = 0;
+  for (int r = 0; r < P->nrow; r++) {
+    unbounded &= isinf(P->lo[r]) && isinf(P->hi[r]) && P->inv[r] > 0;
+    trace += P->Ab[4 * r];
+  }
+  if (unbounded && P->nrow > 1) {
+    const double *a = P->Ab;
+    double *b = P->Binv;
+    b[0] = a[4] * a[8] - a[5] * a[7];
+    b[1] = a[2] * a[7] - a[1] * a[8];
+    b[2] = a[1] * a[5] - a[2] * a[4];
+    b[3] = a[5] * a[6] - a[3] * a[8];
+    b[4] = a[0] * a[8] - a[2] * a[6];
+    b[5] = a[2] * a[3] - a[0] * a[5];
+    b[6] = a[3] * a[7] - a[4] * a[6];
+    b[7] = a[1] * a[6] - a[0] * a[7];
+    b[8] = a[0] * a[4] - a[1] * a[3];
+    double det = a[0] * b[0] + a[1] * b[3] + a[2] * b[6];
+    double t = P->nrow == 3 ? trace * trace * trace : trace * trace;
+    if (det > 1e-9 * t) {
+      for (int r = 0; r < 9; r++) {
+        b[r] /= det;
+      }
+      P->block = 1;
+    }
+  }
 }
 
-// the pool, points and velocity copies sized for this step's n contacts; 0 or -1
+// the rows of contact hc into point P (pool at *used, advanced)
+static void buildPoint(hsdWorld *w, hsdJsContacts *s, const hsdContact *hc, JsPoint *P,
+                       size_t *used) {
+  P->kind = JS_CONTACT;
+  P->nrow = 3;
+  P->isLoop = P->block = 0;
+  P->target[0] = P->target[1] = P->target[2] = 0;
+  memcpy(P->fr, hc->n, 3 * sizeof *P->fr);
+  tangents(hc->n, P->fr + 3, P->fr + 6);
+  double p[2][3];
+  memcpy(p[0], hc->p, sizeof p[0]);
+  memcpy(p[1], hc->p, sizeof p[1]);
+  buildRows(w, s, P, hc->ch, hc->link, (const double(*)[3])p, used);
+}
+
+// the most boxed points (joint limits, motors, loops) this step can have, and their pool
+static int extraBound(const hsdWorld *w, size_t *pool) {
+  int n = 0;
+  *pool = 0;
+  for (int ci = 0; ci < w->nchar; ci++) {
+    const hsdCharacter *c = &w->chars[ci];
+    if (c->jsm && (w->opt.jointLimits & (hsLIMIT_POSITION | hsLIMIT_VELOCITY))) {
+      int rows = 3 * (c->jsm->nv - c->jsm->nroot);
+      n += rows;
+      *pool += (size_t)rows * 6 * (size_t)c->jsm->nv;
+    }
+  }
+  for (int i = 0; i < w->nloop; i++) {
+    n++;
+    for (int side = 0; side < 2; side++) {
+      const hsdCharacter *c = &w->chars[w->loops[i].ch[side]];
+      *pool += c->jsm ? 6 * (size_t)c->jsm->nv : 0;
+    }
+  }
+  return n;
+}
+
+// the pool, points and velocity copies sized for this step's n contacts and the boxed points;
+// 0 or -1
 static int reserveStep(hsdWorld *w, hsdJsContacts *s, int n) {
   size_t pool = 0, nvAll = 0;
+  int m = n + extraBound(w, &pool);
   for (int i = 0; i < n; i++) {
     for (int side = 0; side < 2; side++) {
       const hsdCharacter *c = &w->chars[w->contacts[i].ch[side]];
@@ -309,14 +422,259 @@ static int reserveStep(hsdWorld *w, hsdJsContacts *s, int n) {
   }
   if (grow((void **)&s->pool, &s->capPool, pool, sizeof *s->pool) < 0 ||
       grow((void **)&s->idx, &s->capIdx, pool / 6, sizeof *s->idx) < 0 ||
-      growInt((void **)&s->pts, &s->capPts, n, sizeof *s->pts) < 0 ||
+      growInt((void **)&s->pts, &s->capPts, m, sizeof *s->pts) < 0 ||
       growInt((void **)&s->prev, &s->capPrev, n, sizeof *s->prev) < 0 ||
       grow((void **)&s->vstar, &s->capV, nvAll, sizeof *s->vstar) < 0 ||
       growInt((void **)&s->vOff, &s->capOff, w->nchar, sizeof *s->vOff) < 0 ||
-      growInt((void **)&s->isl, &s->capIsl, 2 * w->nchar + 3 * n + 1, sizeof *s->isl) < 0) {
+      growInt((void **)&s->isl, &s->capIsl, 2 * w->nchar + 3 * m + 1, sizeof *s->isl) < 0) {
     return -1;
   }
   return 0;
+}
+
+// the velocity bias of a row whose position error is depth (> 0: past the limit or into the
+// other side; < 0: a gap), as a contact's: push out at erp (depth - layer) / dt at most the
+// correcting speed, let a gap close within the step, none in between
+static double rowBias(const hsdWorld *w, double depth, double erp) {
+  double layer = fmax(w->opt.contactSurfaceLayer, JS_MIN_LAYER), dt = w->dt;
+  return depth > layer ? fmin(erp * (depth - layer) / dt, w->opt.contactMaxCorrectingVel)
+         : depth < 0   ? depth / dt
+                       : 0;
+}
+
+// a boxed point of one row on dof j of character ci (J = sign e_j), with its target, bounds and
+// warm start; P's pool at *used (advanced)
+static void buildDofRow(hsdWorld *w, hsdJsContacts *s, JsPoint *P, int ci, int j, double sign,
+                        double target, double lo, double hi, double warm, size_t *used) {
+  const hsdCharacter *c = &w->chars[ci];
+  int nv = c->jsm->nv;
+  memset(P, 0, sizeof *P);
+  P->kind = JS_BOXED;
+  P->nrow = 1;
+  P->src = j;
+  P->nside = 1;
+  P->ch[0] = ci;
+  P->off[0] = *used;
+  P->zoff[0] = *used / 6;
+  memset(s->pool + *used, 0, 6 * (size_t)nv * sizeof *s->pool);
+  *used += 6 * (size_t)nv;
+  s->pool[P->off[0] + (size_t)j] = sign;
+  P->target[0] = target;
+  P->lo[0] = lo;
+  P->hi[0] = hi;
+  P->fr[0] = sign;  // (the row's direction on the dof: its impulse is sign lam along +q)
+  finishRows(w, s, P);
+  P->lam[0] = P->inv[0] > 0 ? fmin(hi, fmax(lo, warm)) : 0;
+}
+
+// this step's joint-limit and motor rows of character ci's torque-mode joints from pts[*np] on
+// (hsLIMIT_POSITION: a row when the joint is past, at or within reach of a limit this step;
+// hsLIMIT_VELOCITY: the motor beginCharacter chose)
+static void buildLimits(hsdWorld *w, hsdJsContacts *s, int ci, int *np, size_t *used) {
+  hsdCharacter *c = &w->chars[ci];
+  const hsdJsModel *m = c->jsm;
+  const hsdJsData *d = c->jsd;
+  double dt = w->dt;
+  for (int j = m->nroot; j < m->nv; j++) {
+    int k = m->dofLink[j];
+    hsdLinkOde *lo = &c->links[k];
+    const hsLink *lk = &c->body->links[k];
+    if (d->given[j]) {
+      continue;
+    }
+    if (lo->motorF > 0) {
+      double b = lo->motorF * dt;
+      buildDofRow(w, s, &s->pts[(*np)++], ci, j, 1, lo->vMotor, -b, b, lo->jsMotor, used);
+    }
+    if (!(w->opt.jointLimits & hsLIMIT_POSITION) || lk->llimit.n == 0 || lk->ulimit.n == 0 ||
+        !(lk->llimit.v[0] <= lk->ulimit.v[0])) {
+      continue;
+    }
+    double q = c->state->q[k], q1 = q + dt * d->qvel[j];
+    double bound[2] = {lk->llimit.v[0], lk->ulimit.v[0]};
+    for (int side = 0; side < 2; side++) {
+      double sign = side ? -1 : 1;
+      double gap = sign * (q - bound[side]), gap1 = sign * (q1 - bound[side]);
+      if (fmin(gap, gap1) < JS_LIMIT_MARGIN) {
+        double warm = sign * lo->jsLimit > 0 ? fabs(lo->jsLimit) : 0;
+        buildDofRow(w, s, &s->pts[(*np)++], ci, j, sign, rowBias(w, -gap, w->opt.stopErp), 0,
+                    INFINITY, warm, used);
+      }
+    }
+  }
+}
+
+// where loop l's rows act, world: p[0] its point p2 on link2, p[1] link1's point there (p1 for
+// a ball, xyz; for xy and z the point of link1 that p2 is at, so that the directions turning
+// with link1 cost nothing); e the error p2 - p1
+static void loopPoints(const hsdWorld *w, const hsdLoop *l, double p[2][3], double e[3]) {
+  double q[2][3], x[3];
+  for (int side = 0; side < 2; side++) {
+    const hsBodyState *st = w->chars[l->ch[1 - side]].state;
+    int k = l->link[1 - side];
+    hsu_rotVec(x, st->linkR + 9 * k, l->p[1 - side]);
+    for (int j = 0; j < 3; j++) {
+      q[side][j] = st->linkP[3 * k + j] + x[j];
+    }
+  }
+  for (int j = 0; j < 3; j++) {
+    e[j] = q[0][j] - q[1][j];
+    p[0][j] = q[0][j];
+    p[1][j] = l->type == hsEXTRA_XYZ ? q[1][j] : q[0][j];
+  }
+}
+
+// loop l's rows into P: the velocity of its point p2 on link2 relative to link1's point there
+// (loopPoints) along the directions it constrains (xyz: the world's axes; xy: two across the
+// axis; z: the axis), unbounded, Baumgarte's bias -erp error / dt, warm-started
+static void buildLoop(hsdWorld *w, hsdJsContacts *s, int i, JsPoint *P, size_t *used) {
+  const hsdLoop *l = &w->loops[i];
+  double p[2][3], e[3], ax[3];
+  loopPoints(w, l, p, e);
+  hsu_rotVec(ax, w->chars[l->ch[0]].state->linkR + 9 * l->link[0], l->axis);
+  memset(P, 0, sizeof *P);
+  P->kind = JS_BOXED;
+  P->src = i;
+  P->isLoop = 1;
+  if (l->type == hsEXTRA_XYZ) {
+    P->nrow = 3;
+    for (int r = 0; r < 9; r++) {
+      P->fr[r] = r % 4 == 0 ? 1 : 0;
+    }
+  } else if (l->type == hsEXTRA_XY) {
+    P->nrow = 2;
+    tangents(ax, P->fr, P->fr + 3);
+  } else {
+    P->nrow = 1;
+    memcpy(P->fr, ax, sizeof ax);
+  }
+  for (int r = 0; r < P->nrow; r++) {
+    P->lo[r] = -INFINITY;
+    P->hi[r] = INFINITY;
+    P->target[r] = -w->opt.erp * hsu_dot(e, P->fr + 3 * r) / w->dt;
+  }
+  int ch[2] = {l->ch[1], l->ch[0]}, link[2] = {l->link[1], l->link[0]};
+  buildRows(w, s, P, ch, link, (const double(*)[3])p, used);
+  for (int r = 0; r < P->nrow; r++) {
+    P->lam[r] = P->inv[r] > 0 ? hsu_dot(l->jsImp, P->fr + 3 * r) : 0;
+  }
+}
+
+// the force f [N] (world) at world point p on link k of character c into its linkWrench (about
+// the link's centre of mass), for the force sensors' inverse dynamics
+static void addLinkForce(hsdCharacter *c, int k, const double p[3], const double f[3]) {
+  const hsBodyState *st = c->state;
+  double com[3], r[3], t[3];
+  hsu_rotVec(com, st->linkR + 9 * k, c->body->links[k].com);
+  for (int j = 0; j < 3; j++) {
+    r[j] = p[j] - st->linkP[3 * k + j] - com[j];
+  }
+  hsu_cross(t, r, f);
+  for (int j = 0; j < 3; j++) {
+    c->linkWrench[k][j] += f[j];
+    c->linkWrench[k][3 + j] += t[j];
+  }
+}
+
+// the boxed points of this step from pts[n] on; returns the total number of points
+static int buildExtras(hsdWorld *w, hsdJsContacts *s, int n, size_t *used) {
+  int np = n;
+  for (int ci = 0; ci < w->nchar; ci++) {
+    const hsdCharacter *c = &w->chars[ci];
+    if (!c->still && c->jsd && (w->opt.jointLimits & (hsLIMIT_POSITION | hsLIMIT_VELOCITY))) {
+      buildLimits(w, s, ci, &np, used);
+    }
+  }
+  for (int i = 0; i < w->nloop; i++) {
+    const hsdLoop *l = &w->loops[i];
+    if (!w->chars[l->ch[0]].still || !w->chars[l->ch[1]].still) {
+      buildLoop(w, s, i, &s->pts[np++], used);
+    }
+  }
+  return np;
+}
+
+// the boxed points' impulses out: the joints' limit and motor impulses (their warm start and
+// hsd_jointConstraintTorque), the loops' forces on link2 (hsd_extraJointForce, no moment: they
+// act at a point) and on both links' wrenches (force sensors), their warm start
+static void extrasOut(hsdWorld *w, hsdJsContacts *s, int n, int np) {
+  for (int ci = 0; ci < w->nchar; ci++) {
+    hsdCharacter *c = &w->chars[ci];
+    for (int k = 0; c->jsm && k < c->body->nlink; k++) {
+      c->links[k].jsLimit = c->links[k].jsMotor = 0;
+    }
+  }
+  for (int i = 0; i < w->nloop; i++) {
+    memset(w->loops[i].jsImp, 0, sizeof w->loops[i].jsImp);
+    memset(w->loops[i].force, 0, sizeof w->loops[i].force);
+  }
+  for (int i = n; i < np; i++) {
+    const JsPoint *P = &s->pts[i];
+    if (!P->isLoop) {
+      hsdCharacter *c = &w->chars[P->ch[0]];
+      hsdLinkOde *lo = &c->links[c->jsm->dofLink[P->src]];
+      if (isinf(P->hi[0])) {
+        lo->jsLimit += P->fr[0] * P->lam[0];
+      } else {
+        lo->jsMotor += P->lam[0];
+      }
+      continue;
+    }
+    hsdLoop *l = &w->loops[P->src];
+    double p[2][3], e[3], f[3], mf[3];
+    loopPoints(w, l, p, e);
+    for (int j = 0; j < 3; j++) {
+      for (int r = 0; r < P->nrow; r++) {
+        l->jsImp[j] += P->lam[r] * P->fr[3 * r + j];
+      }
+      f[j] = l->jsImp[j] / w->dt;
+      mf[j] = -f[j];
+      l->force[j] = f[j];
+    }
+    if (!w->chars[l->ch[1]].still) {
+      addLinkForce(&w->chars[l->ch[1]], l->link[1], p[0], f);
+    }
+    if (!w->chars[l->ch[0]].still) {
+      addLinkForce(&w->chars[l->ch[0]], l->link[0], p[1], mf);
+    }
+  }
+}
+
+// the impulses of boxed point P from its rows' velocities u (at the current impulses): a
+// loop's rows together by its block's inverse (exact for the point alone), else row after row
+// (each with the velocity its predecessors' changes left: A's entries), each clamped to its
+// bounds; the changes into dl, the largest change and impulse into *maxChange, *maxNormal
+static void boxedUpdate(JsPoint *P, const double u[3], double dl[3], double *maxChange,
+                        double *maxNormal) {
+  double v[3] = {u[0], u[1], u[2]};
+  if (P->block) {
+    double e[3] = {0, 0, 0};
+    for (int r = 0; r < P->nrow; r++) {
+      e[r] = P->target[r] - v[r];
+    }
+    for (int r = 0; r < P->nrow; r++) {
+      dl[r] = 0;
+      for (int c = 0; c < P->nrow; c++) {
+        dl[r] += P->Binv[3 * r + c] * e[c];
+      }
+    }
+  } else {
+    for (int r = 0; r < P->nrow; r++) {
+      dl[r] = 0;
+      if (P->inv[r] > 0) {
+        for (int c = 0; c < r; c++) {
+          v[r] += P->Ab[3 * r + c] * dl[c];
+        }
+        double l = fmin(P->hi[r], fmax(P->lo[r], P->lam[r] + (P->target[r] - v[r]) * P->inv[r]));
+        dl[r] = l - P->lam[r];
+      }
+    }
+  }
+  for (int r = 0; r < P->nrow; r++) {
+    P->lam[r] += dl[r];
+    *maxChange = fmax(*maxChange, fabs(dl[r]));
+    *maxNormal = fmax(*maxNormal, fabs(P->lam[r]));
+  }
 }
 
 // projected Gauss-Seidel over the m points idx[] until converged (JS_TOL) or JS_MAX_SWEEPS;
@@ -328,6 +686,17 @@ static void solvePoints(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
     double maxChange = 0, maxNormal = 0;
     for (int t = 0; t < m; t++) {
       JsPoint *P = &s->pts[idx[t]];
+      if (P->kind == JS_BOXED) {
+        double u[3], dl[3];
+        for (int r = 0; r < P->nrow; r++) {
+          u[r] = rowVelocity(w, s, P, r);
+        }
+        boxedUpdate(P, u, dl, &maxChange, &maxNormal);
+        for (int r = 0; r < P->nrow; r++) {
+          applyRow(w, s, P, r, dl[r]);
+        }
+        continue;
+      }
       if (P->inv[0] > 0) {
         double u = rowVelocity(w, s, P, 0);
         double l = fmax(0, P->lam[0] + (P->bias - u) * P->inv[0]), dl = l - P->lam[0];
@@ -339,7 +708,7 @@ static void solvePoints(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
       double l[3] = {P->lam[0], P->lam[1], P->lam[2]};
       for (int r = 1; r < 3; r++) {
         if (P->inv[r] > 0) {
-          l[r] -= rowVelocity(w, s, P, r) * P->inv[r];
+          l[r] -= (rowVelocity(w, s, P, r) - P->target[r]) * P->inv[r];
         }
       }
       projectCone(l, P->mu);
@@ -430,6 +799,20 @@ static void solveDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
     for (int i = 0; i < m; i++) {
       JsPoint *P = &s->pts[idx[i]];
       const double *Ar = s->A + 3 * (size_t)i * nr;
+      if (P->kind == JS_BOXED) {
+        double u[3], dl[3];
+        for (int r = 0; r < P->nrow; r++) {
+          u[r] = s->ufree[3 * i + r];
+          for (size_t c = 0; c < nr; c++) {
+            u[r] += Ar[(size_t)r * nr + c] * lam[c];
+          }
+        }
+        boxedUpdate(P, u, dl, &maxChange, &maxNormal);
+        for (int r = 0; r < P->nrow; r++) {
+          lam[3 * i + r] = P->lam[r];
+        }
+        continue;
+      }
       if (P->inv[0] > 0) {
         double u = s->ufree[3 * i];
         for (size_t c = 0; c < nr; c++) {
@@ -448,7 +831,7 @@ static void solveDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
           for (size_t c = 0; c < nr; c++) {
             u += Arr[c] * lam[c];
           }
-          l[r] -= u * P->inv[r];
+          l[r] -= (u - P->target[r]) * P->inv[r];
         }
       }
       projectCone(l, P->mu);
@@ -547,7 +930,10 @@ static void solveIslands(hsdWorld *w, hsdJsContacts *s, int n) {
   s->change = 0;
   s->scale = 0;
   for (int i = 0; i < n; i++) {
-    s->scale = fmax(s->scale, s->pts[i].lam[0]);
+    const JsPoint *P = &s->pts[i];
+    for (int r = 0; r < (P->kind == JS_BOXED ? P->nrow : 1); r++) {
+      s->scale = fmax(s->scale, fabs(P->lam[r]));
+    }
   }
   for (int k = 0; k < nisl; k++) {
     solveIsland(w, s, order + start[k], start[k + 1] - start[k]);
@@ -586,7 +972,14 @@ void hsd_jsContacts(hsdWorld *w) {
     const hsdContact *hc = &w->contacts[i];
     JsPoint *P = &s->pts[i];
     buildPoint(w, s, hc, P, &used);
-    double ut1 = rowVelocity(w, s, P, 1), ut2 = rowVelocity(w, s, P, 2);
+    // a crawler's track moves its surface: the tangent rows' targets cancel that motion
+    double tr[3] = {0, 0, 0}, nOut[3] = {-hc->n[0], -hc->n[1], -hc->n[2]};
+    hsd_addTrackVel(&w->chars[hc->ch[0]], hc->link[0], nOut, tr, 1);
+    hsd_addTrackVel(&w->chars[hc->ch[1]], hc->link[1], hc->n, tr, -1);
+    P->target[1] = -hsu_dot(tr, P->fr + 3);
+    P->target[2] = -hsu_dot(tr, P->fr + 6);
+    double ut1 = rowVelocity(w, s, P, 1) - P->target[1];
+    double ut2 = rowVelocity(w, s, P, 2) - P->target[2];
     const hsdSurface *sf = &w->pairs[hc->pair].surface;
     P->mu = sqrt(ut1 * ut1 + ut2 * ut2) < w->opt.stickVelocity ? sf->staticFriction
                                                                 : sf->slipFriction;
@@ -601,7 +994,8 @@ void hsd_jsContacts(hsdWorld *w) {
     P->lam[0] = fmax(0, P->lam[0]);
     projectCone(P->lam, P->mu);
   }
-  solveIslands(w, s, n);
+  int np = buildExtras(w, s, n, &used);
+  solveIslands(w, s, np);
   // qacc corrected by the velocity change
   for (int ci = 0; ci < w->nchar; ci++) {
     hsdCharacter *c = &w->chars[ci];
@@ -651,6 +1045,7 @@ void hsd_jsContacts(hsdWorld *w) {
     memcpy(q->imp, imp, sizeof imp);
   }
   s->nprev = n;
+  extrasOut(w, s, n, np);
   // the list keeps the points that touch or push: a gap that carried nothing is not a contact
   int kept = 0;
   for (int i = 0; i < n; i++) {

@@ -26,17 +26,11 @@
 
 #include "dynamics_private.h"
 
-// what the joint-space engine cannot do yet, as an error naming it; 0 if nothing
+// what the joint-space engine does not do, as an error naming it; 0 if nothing
 static int refuse(const hsdWorld *w, hsError *err) {
-  if (w->nloop > 0) {
+  if (w->opt.rotorInertia != 0) {
     return HS_ERR(err, hsE_INVALID,
-                  "the joint-space engine has no closed loops yet: extra joint %s; use the "
-                  "engine ode",
-                  w->loops[0].name);
-  }
-  if (w->opt.jointLimits != 0 || w->opt.rotorInertia != 0) {
-    return HS_ERR(err, hsE_INVALID,
-                  "joint limits and the rotorInertia option are the ODE engine's; the "
+                  "the rotorInertia option (rotor inertia on the link) is the ODE engine's; the "
                   "joint-space engine always puts rotor inertia on the joint's diagonal");
   }
   return 0;
@@ -66,6 +60,13 @@ int hsd_jsInitWorld(hsdWorld *w, hsError *err) {
       hsd_jsFreeWorld(w);
       return err ? err->code : hsE_NOMEM;
     }
+    for (int k = 0; k < c->body->nlink; k++) {
+      hsdLinkOde *l = &c->links[k];
+      l->motorF = l->jsLimit = l->jsMotor = 0;
+    }
+  }
+  for (int i = 0; i < w->nloop; i++) {
+    memset(w->loops[i].jsImp, 0, sizeof w->loops[i].jsImp);
   }
   return 0;
 }
@@ -114,6 +115,29 @@ static int saneData(const hsdJsModel *m, const hsdJsData *d) {
   return 1;
 }
 
+// the generalized force of torque-mode joint k this step, with the ODE engine's limits
+// (hsLIMIT_*): the command clamped to the effort limit; near a velocity limit in its direction
+// (moving at half of it or more) a motor instead (0 here; the contact solver's row drives the
+// joint towards the limit's velocity with at most |u|: l->motorF, vMotor)
+static double torqueModeDrive(const hsdWorld *w, hsdCharacter *c, int k) {
+  hsdLinkOde *l = &c->links[k];
+  double u = c->in.u[k];
+  int limits = w->opt.jointLimits;
+  l->motorF = 0;
+  if (limits & hsLIMIT_EFFORT) {
+    u = fmin(fmax(u, -l->effort), l->effort);
+  }
+  if ((limits & hsLIMIT_VELOCITY) && u != 0) {
+    double v = u > 0 ? l->vHi : l->vLo, dq = c->state->dq[k];
+    if (isfinite(v) && (u > 0 ? dq >= 0.5 * v : dq <= 0.5 * v)) {
+      l->motorF = fabs(u);
+      l->vMotor = v;
+      return 0;
+    }
+  }
+  return u;
+}
+
 // the first half of character ci's joint-space step (not still): its state and commands into
 // the data, the step's end velocity before contacts (hsd_jsStepVelocity)
 static void beginCharacter(hsdWorld *w, int ci) {
@@ -154,7 +178,7 @@ static void beginCharacter(hsdWorld *w, int ci) {
     d->qvel[j] = st->dq[k];
     d->given[j] = (unsigned char)servo;
     d->qaccGiven[j] = servo ? (hsd_servoVelocity(w, c, k) - st->dq[k]) / dt : 0;
-    d->qfrc[j] = servo ? 0 : c->in.u[k];
+    d->qfrc[j] = servo ? 0 : torqueModeDrive(w, c, k);
   }
   hsd_jsStepVelocity(m, d, dt);
 }
@@ -215,8 +239,10 @@ int hsd_jsStepWorld(hsdWorld *w, hsError *err) {
       beginCharacter(w, ci);
     }
   }
-  if (w->npair > 0) {
-    hsd_jsContacts(w);  // (dynamics_jscontact.c) at the step's start poses
+  if (w->npair > 0 || w->nloop > 0 ||
+      (w->opt.jointLimits & (hsLIMIT_POSITION | hsLIMIT_VELOCITY))) {
+    hsd_jsContacts(w);  // (dynamics_jscontact.c) at the step's start poses, with the joints'
+                        // limit and motor rows and the loops'
   }
   for (int ci = 0; ci < w->nchar; ci++) {
     if (!w->chars[ci].still) {

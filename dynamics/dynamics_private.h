@@ -82,6 +82,10 @@ typedef struct hsdLinkOde {
   double vMotor;  // articulated servo: the motor velocity of this step
   double defect;  // articulated servo: how far ODE's integration of the bodies moved the joint
                   // beyond vMotor dt in the last step (corrected in the next)
+  double motorF;  // joint-space engine: this step's velocity-limit motor's force bound |u|
+                  // (0: no motor; its target velocity is vMotor)
+  double jsLimit;  // joint-space engine: the last step's impulses of the joint's limit row
+  double jsMotor;  // (positive along +q) and of its motor row [N m s or N s]
 
   // contacts
   dBodyID att;              // the ODE body contacts on this link attach to (NULL: none)
@@ -162,6 +166,7 @@ typedef struct hsdLoop {
   double cPre[3], aPre[3];  // at the start of the step: the centre of the ball's body on
                             // link2's side (side 1 when link2 is static) and link2's anchor
   double force[6];     // the last step's force and moment on link2 (hsd_extraJointForce)
+  double jsImp[3];     // joint-space engine: the last step's impulse on link2, world [N s]
 } hsdLoop;
 
 // one expanded link pair of a registered pair
@@ -417,6 +422,12 @@ void hsd_unlockOde(void);
 
 // the island index of an ODE body (-1 for none or a kinematic body, which link no islands)
 int hsd_islandIndex(dBodyID b);
+
+// add sign times the surface velocity of link k of character c (its track's: a crawler link's
+// speed u along normalize((R axis) x nOut), OpenHRP AIST's convention) at a contact with normal
+// nOut (out of the link) to v; a no-op for a link that is not a moving track
+void hsd_addTrackVel(const hsdCharacter *c, int k, const double nOut[3], double v[3],
+                     double sign);
 
 // copy contact joint feedback into the contact list after a step
 void hsd_readContactForces(hsdWorld *w);
