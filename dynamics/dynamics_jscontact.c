@@ -53,6 +53,7 @@
                            // impulse ends the solve
 #define JS_MAX_SWEEPS 100  // ... and at most this many sweeps
 #define JS_MATCH 2e-3      // warm start: a last step's point this near in link[0]'s frame [m]
+#define JS_TRACK_CFM 1e-7  // a crawler track's contacts' softness at least this (ODE CFM units)
 #define JS_LIMIT_MARGIN 1e-3  // a joint this near a limit [rad or m] (or reaching it) gets its row
 #define JS_DENSE 300       // up to this many rows, A = J M^-1 J^T is formed and PGS runs on it
 
@@ -82,6 +83,9 @@ typedef struct JsPoint {
                      // track speed (0 but for crawlers); a boxed row's [m/s or rad/s]
   double lo[3], hi[3];  // a boxed row's impulse bounds [N s or N m s]
   double inv[3];  // 1 / A_rr, 0 when the row moves nothing
+  double soft;    // a contact's normal row: its softness R (contactCfm / dt^2: the row holds
+                  // J v = bias - R lambda, ODE's constraint force mixing) [m/s per N s]
+  double invSoft;  // 1 / (A_00 + R)
   double Ab[9];   // a boxed point's own block of A (nrow x nrow, in 3 x 3)
   int block;      // 1: its rows are unbounded and Binv inverts Ab (a loop)
   double Binv[9];
@@ -382,6 +386,13 @@ static void buildPoint(hsdWorld *w, hsdJsContacts *s, const hsdContact *hc, JsPo
   memcpy(p[0], hc->p, sizeof p[0]);
   memcpy(p[1], hc->p, sizeof p[1]);
   buildRows(w, s, P, hc->ch, hc->link, (const double(*)[3])p, used);
+  // a track's points (its belt face's corners on the ground: a rigid support of many points
+  // whose normal forces the rigid problem leaves open) are soft, as the ODE engine's (its CFM,
+  // at least 1e-7), which makes their forces unique: those of equal springs. Others are hard
+  int track = w->chars[hc->ch[0]].body->links[hc->link[0]].jointType == hsJOINT_CRAWLER ||
+              w->chars[hc->ch[1]].body->links[hc->link[1]].jointType == hsJOINT_CRAWLER;
+  P->soft = track ? fmax(w->opt.contactCfm, JS_TRACK_CFM) / (w->dt * w->dt) : 0;
+  P->invSoft = P->inv[0] > 0 ? 1 / (1 / P->inv[0] + P->soft) : 0;
 }
 
 // the most boxed points (joint limits, motors, loops) this step can have, and their pool
@@ -698,8 +709,8 @@ static void solvePoints(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
         continue;
       }
       if (P->inv[0] > 0) {
-        double u = rowVelocity(w, s, P, 0);
-        double l = fmax(0, P->lam[0] + (P->bias - u) * P->inv[0]), dl = l - P->lam[0];
+        double u = rowVelocity(w, s, P, 0) + P->soft * P->lam[0];
+        double l = fmax(0, P->lam[0] + (P->bias - u) * P->invSoft), dl = l - P->lam[0];
         P->lam[0] = l;
         applyRow(w, s, P, 0, dl);
         maxChange = fmax(maxChange, fabs(dl));
@@ -814,11 +825,11 @@ static void solveDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
         continue;
       }
       if (P->inv[0] > 0) {
-        double u = s->ufree[3 * i];
+        double u = s->ufree[3 * i] + P->soft * P->lam[0];
         for (size_t c = 0; c < nr; c++) {
           u += Ar[c] * lam[c];
         }
-        double l = fmax(0, P->lam[0] + (P->bias - u) * P->inv[0]);
+        double l = fmax(0, P->lam[0] + (P->bias - u) * P->invSoft);
         maxChange = fmax(maxChange, fabs(l - P->lam[0]));
         maxNormal = fmax(maxNormal, l);
         P->lam[0] = lam[3 * i] = l;
