@@ -41,6 +41,15 @@
 // 4. writes v back (qacc corrected by the change over dt), the forces (impulse / dt) into
 //    w->contacts and into each touched link's linkWrench (force, moment about its centre of
 //    mass) for the force sensors' inverse dynamics.
+// The same sweeps solve the step's other rows, as "boxed" points (each row's impulse clamped to
+// its own bounds, a loop's rows together by the inverse of their 3 x 3 block): a torque-mode
+// joint's position limit (one row on its coordinate, impulse >= 0, the contacts' bias, when the
+// joint is within JS_LIMIT_MARGIN of the limit or reaches it this step), its velocity-limit
+// motor (target the limit, impulse within +-|u| dt; dynamics_jsstep.c decides when, as the ODE
+// engine does), and each closed loop (bilateral rows on the velocity of its point p2 on link2
+// relative to link1's point there, Baumgarte's target -erp error / dt). A crawler track's
+// contact has its tangents' targets cancel the track's surface speed (hsd_addTrackVel) and a
+// soft normal row (JS_TRACK_CFM, as the ODE engine's tracks): J v = bias - R lambda.
 // Everything runs in a fixed order: the same calls give the same bits.
 
 #include <math.h>

@@ -445,7 +445,7 @@ void hsd_finishCharacter(hsdWorld *w, int ch);
 
 // after hsd_init has built the ODE side (kept as the geometry's carrier: queries, collision
 // shapes): each character's joint-space model and data; hsE_INVALID naming what the engine
-// cannot do yet (extra joints, joint limits), hsE_NOMEM
+// does not do (the rotorInertia option), hsE_NOMEM
 int hsd_jsInitWorld(hsdWorld *w, hsError *err);
 
 // free every character's joint-space model and data
