@@ -61,6 +61,7 @@
 #define JS_TOL 1e-10       // a sweep changing no impulse by more than this x the largest normal
                            // impulse ends the solve
 #define JS_MAX_SWEEPS 100  // ... and at most this many sweeps
+#define JS_PILE_SWEEPS 50  // ... or this many for an island solved row by row (a pile)
 #define JS_MATCH 2e-3      // warm start: a last step's point this near in link[0]'s frame [m]
 #define JS_TRACK_CFM 1e-7  // a crawler track's contacts' softness at least this (ODE CFM units)
 #define JS_LIMIT_MARGIN 1e-3  // a joint this near a limit [rad or m] (or reaching it) gets its row
@@ -73,6 +74,11 @@ enum {
                    // (one row, [0, inf)), a velocity-limit motor ([-|u| dt, |u| dt]), a loop
                    // (up to 3 rows, unbounded)
 };
+
+// the larger of a and b (fmax is a call into libm in the solver's inner loops; no NaN here)
+static inline double maxd(double a, double b) {
+  return a > b ? a : b;
+}
 
 // one contact point's rows, or a joint limit's, a motor's or a loop's
 typedef struct JsPoint {
@@ -333,10 +339,8 @@ static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
     }
     P->inv[r] = A > 0 ? 1 / A : 0;
   }
-  if (P->kind != JS_BOXED) {
-    return;
-  }
-  // the point's own block of A; a loop's inverted when well conditioned
+  // the point's own block of A (a contact's tangents read their coupling to the normal); a
+  // loop's inverted when well conditioned
   for (int r = 0; r < 9; r++) {
     P->Ab[r] = r % 4 == 0 ? 1 : 0;
   }
@@ -353,6 +357,9 @@ static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
     }
   }
   P->block = 0;
+  if (P->kind != JS_BOXED) {
+    return;
+  }
   int unbounded = 1;
   double trace = 0;
   for (int r = 0; r < P->nrow; r++) {
@@ -424,6 +431,17 @@ static int extraBound(const hsdWorld *w, size_t *pool) {
     }
   }
   return n;
+}
+
+// 1 if contact hc is between rigid bodies (free boxes, props: no side has joints)
+static int rigidOnly(const hsdWorld *w, const hsdContact *hc) {
+  for (int side = 0; side < 2; side++) {
+    const hsdCharacter *c = &w->chars[hc->ch[side]];
+    if (!c->still && c->jsm && c->jsm->nv > c->jsm->nroot) {
+      return 0;
+    }
+  }
+  return 1;
 }
 
 // the pool, points and velocity copies sized for this step's n contacts and the boxed points;
@@ -692,61 +710,96 @@ static void boxedUpdate(JsPoint *P, const double u[3], double dl[3], double *max
   }
   for (int r = 0; r < P->nrow; r++) {
     P->lam[r] += dl[r];
-    *maxChange = fmax(*maxChange, fabs(dl[r]));
-    *maxNormal = fmax(*maxNormal, fabs(P->lam[r]));
+    *maxChange = maxd(*maxChange, fabs(dl[r]));
+    *maxNormal = maxd(*maxNormal, fabs(P->lam[r]));
   }
 }
 
-// projected Gauss-Seidel over the m points idx[] until converged (JS_TOL) or JS_MAX_SWEEPS;
-// the sweeps and the last relative change into the stats (the largest over the calls)
-static void solvePoints(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
+// the relative velocities of point P's three rows at the current velocities, in one pass
+// over the nonzero dofs
+static void pointVelocities(const hsdWorld *w, const hsdJsContacts *s, const JsPoint *P,
+                            double u[3]) {
+  double u0 = 0, u1 = 0, u2 = 0;
+  for (int k = 0; k < P->nside; k++) {
+    const hsdCharacter *c = &w->chars[P->ch[k]];
+    int nv = c->jsm->nv;
+    const double *J = s->pool + P->off[k], *v = c->jsd->qvel;
+    const int *z = s->idx + P->zoff[k];
+    for (int t = 0; t < P->nz[k]; t++) {
+      int j = z[t];
+      u0 += J[j] * v[j];
+      u1 += J[nv + j] * v[j];
+      u2 += J[2 * nv + j] * v[j];
+    }
+  }
+  u[0] = u0;
+  u[1] = u1;
+  u[2] = u2;
+}
+
+// v += W dl for point P's three rows, in one pass
+static void applyPoint(hsdWorld *w, const hsdJsContacts *s, const JsPoint *P,
+                       const double dl[3]) {
+  for (int k = 0; k < P->nside; k++) {
+    hsdCharacter *c = &w->chars[P->ch[k]];
+    int nv = c->jsm->nv;
+    const double *W = s->pool + P->off[k] + 3 * (size_t)nv;
+    double *v = c->jsd->qvel;
+    for (int j = 0; j < nv; j++) {
+      v[j] += W[j] * dl[0] + W[nv + j] * dl[1] + W[2 * nv + j] * dl[2];
+    }
+  }
+}
+
+// projected Gauss-Seidel over the m points idx[] until converged (JS_TOL) or maxSweeps, a
+// point at a time: its three rows' velocities read in one pass, the normal impulse updated, the
+// tangents' velocities corrected for it through the point's own block of A, projected on the
+// cone, the three changes written in one pass; the sweeps and the last relative change into
+// the stats (the largest over the calls)
+static void solvePoints(hsdWorld *w, hsdJsContacts *s, const int *idx, int m, int maxSweeps) {
   int sweeps = 0;
   double change = 0;
-  for (int sweep = 0; sweep < JS_MAX_SWEEPS; sweep++) {
+  for (int sweep = 0; sweep < maxSweeps; sweep++) {
     double maxChange = 0, maxNormal = 0;
     for (int t = 0; t < m; t++) {
       JsPoint *P = &s->pts[idx[t]];
+      double u[3], dl[3] = {0, 0, 0};
+      pointVelocities(w, s, P, u);
       if (P->kind == JS_BOXED) {
-        double u[3], dl[3];
-        for (int r = 0; r < P->nrow; r++) {
-          u[r] = rowVelocity(w, s, P, r);
-        }
         boxedUpdate(P, u, dl, &maxChange, &maxNormal);
-        for (int r = 0; r < P->nrow; r++) {
-          applyRow(w, s, P, r, dl[r]);
-        }
+        applyPoint(w, s, P, dl);
         continue;
       }
       if (P->inv[0] > 0) {
-        double u = rowVelocity(w, s, P, 0) + P->soft * P->lam[0];
-        double l = fmax(0, P->lam[0] + (P->bias - u) * P->invSoft), dl = l - P->lam[0];
+        double un = u[0] + P->soft * P->lam[0];
+        double l = maxd(0, P->lam[0] + (P->bias - un) * P->invSoft);
+        dl[0] = l - P->lam[0];
         P->lam[0] = l;
-        applyRow(w, s, P, 0, dl);
-        maxChange = fmax(maxChange, fabs(dl));
-        maxNormal = fmax(maxNormal, l);
+        maxChange = maxd(maxChange, fabs(dl[0]));
+        maxNormal = maxd(maxNormal, l);
       }
       double l[3] = {P->lam[0], P->lam[1], P->lam[2]};
       for (int r = 1; r < 3; r++) {
         if (P->inv[r] > 0) {
-          l[r] -= (rowVelocity(w, s, P, r) - P->target[r]) * P->inv[r];
+          l[r] -= (u[r] + P->Ab[3 * r] * dl[0] - P->target[r]) * P->inv[r];
         }
       }
       projectCone(l, P->mu);
       for (int r = 1; r < 3; r++) {
-        double dl = l[r] - P->lam[r];
+        dl[r] = l[r] - P->lam[r];
         P->lam[r] = l[r];
-        applyRow(w, s, P, r, dl);
-        maxChange = fmax(maxChange, fabs(dl));
+        maxChange = maxd(maxChange, fabs(dl[r]));
       }
+      applyPoint(w, s, P, dl);
     }
     sweeps = sweep + 1;
     change = maxNormal > 0 ? maxChange / maxNormal : 0;
-    if (maxChange <= JS_TOL * fmax(maxNormal, s->scale)) {
+    if (maxChange <= JS_TOL * maxd(maxNormal, s->scale)) {
       break;
     }
   }
   s->sweeps = sweeps > s->sweeps ? sweeps : s->sweeps;
-  s->change = fmax(s->change, change);
+  s->change = maxd(s->change, change);
 }
 
 static int findRoot(int *par, int x) {
@@ -896,7 +949,7 @@ static void solveIsland(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
       applyRow(w, s, &s->pts[idx[i]], r, s->pts[idx[i]].lam[r]);
     }
   }
-  solvePoints(w, s, idx, m);
+  solvePoints(w, s, idx, m, JS_PILE_SWEEPS);
 }
 
 // the n points solved island by island (the characters linked through points; static ones
@@ -1007,6 +1060,11 @@ void hsd_jsContacts(hsdWorld *w) {
                                        w->opt.contactMaxCorrectingVel)
               : hc->depth < 0 ? hc->depth / dt  // a gap: it may close within the step
                               : 0;
+    if (hc->depth < 0 && rigidOnly(w, hc) && rowVelocity(w, s, P, 0) >= P->bias) {
+      P->nside = 0;  // a gap between free bodies that their free motion does not close: out
+      P->lam[0] = P->lam[1] = P->lam[2] = 0;  // of the solve (in a pile most points are such
+      continue;                                // gaps)
+    }
     const double *imp = warmImpulse(w, s, hc);
     for (int r = 0; r < 3; r++) {
       P->lam[r] = imp && P->inv[r] > 0 ? hsu_dot(imp, P->fr + 3 * r) : 0;
