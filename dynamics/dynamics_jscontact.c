@@ -123,6 +123,8 @@ struct hsdJsContacts {
   size_t capIdx;
   JsPrev *prev;
   int nprev, capPrev;
+  int *hash;     // the last step's link pairs: open addressing, each slot its first point + 1
+  int nhash, capHash;  // (0: empty); nhash slots (a power of two) in use this step
   int *isl;       // islands: union-find, labels, the points' islands, their order, the starts
   int capIsl;
   double *A;      // dense contact-space inverse inertia (rows x rows) when rows <= JS_DENSE
@@ -171,6 +173,7 @@ void hsd_jsFreeContacts(hsdWorld *w) {
     hsu_free(s->pool);
     hsu_free(s->idx);
     hsu_free(s->prev);
+    hsu_free(s->hash);
     hsu_free(s->vstar);
     hsu_free(s->A);
     hsu_free(s->isl);
@@ -252,10 +255,68 @@ static void projectCone(double l[3], double mu) {
   }
 }
 
+// the slot of the link pair (ch, link) in the hash of n slots
+static unsigned pairSlot(const int ch[2], const int link[2], int n) {
+  unsigned h = 2166136261u;
+  int key[4] = {ch[0], link[0], ch[1], link[1]};
+  for (int k = 0; k < 4; k++) {
+    h = (h ^ (unsigned)key[k]) * 16777619u;
+  }
+  return h & (unsigned)(n - 1);
+}
+
+static int samePair(const JsPrev *q, const int ch[2], const int link[2]) {
+  return q->ch[0] == ch[0] && q->ch[1] == ch[1] && q->link[0] == link[0] &&
+         q->link[1] == link[1];
+}
+
+// the hash of the last step's link pairs (their points are consecutive in s->prev), so that a
+// point finds its link pair's in constant time (a thousand resting boxes: 4,000 points); 0 or
+// -1 (out of memory: no warm start this step)
+static int hashPrev(hsdJsContacts *s) {
+  int n = 16;
+  while (n < 2 * s->nprev) {
+    n *= 2;
+  }
+  if (growInt((void **)&s->hash, &s->capHash, n, sizeof *s->hash) < 0) {
+    s->nhash = 0;
+    return -1;
+  }
+  s->nhash = n;
+  memset(s->hash, 0, (size_t)n * sizeof *s->hash);
+  for (int i = 0; i < s->nprev; i++) {
+    const JsPrev *q = &s->prev[i];
+    if (i > 0 && samePair(&s->prev[i - 1], q->ch, q->link)) {
+      continue;
+    }
+    unsigned h = pairSlot(q->ch, q->link, n);
+    while (s->hash[h]) {
+      h = (h + 1) & (unsigned)(n - 1);
+    }
+    s->hash[h] = i + 1;
+  }
+  return 0;
+}
+
 // the last step's impulse of the point nearest to contact hc (same link pair, within
 // JS_MATCH in link[0]'s frame), NULL if none
 static const double *warmImpulse(const hsdWorld *w, const hsdJsContacts *s,
                                  const hsdContact *hc) {
+  if (s->nhash == 0) {
+    return NULL;
+  }
+  // the link pair's first point of the last step
+  unsigned h = pairSlot(hc->ch, hc->link, s->nhash);
+  int first = -1;
+  for (; s->hash[h]; h = (h + 1) & (unsigned)(s->nhash - 1)) {
+    if (samePair(&s->prev[s->hash[h] - 1], hc->ch, hc->link)) {
+      first = s->hash[h] - 1;
+      break;
+    }
+  }
+  if (first < 0) {
+    return NULL;
+  }
   const hsBodyState *st = w->chars[hc->ch[0]].state;
   int k = hc->link[0];
   double x[3], r[3];
@@ -265,12 +326,8 @@ static const double *warmImpulse(const hsdWorld *w, const hsdJsContacts *s,
   hsu_rotVecT(x, st->linkR + 9 * k, r);
   const double *best = NULL;
   double bestD = JS_MATCH * JS_MATCH;
-  for (int i = 0; i < s->nprev; i++) {
+  for (int i = first; i < s->nprev && samePair(&s->prev[i], hc->ch, hc->link); i++) {
     const JsPrev *q = &s->prev[i];
-    if (q->ch[0] != hc->ch[0] || q->ch[1] != hc->ch[1] || q->link[0] != hc->link[0] ||
-        q->link[1] != hc->link[1]) {
-      continue;
-    }
     double dx = q->x[0] - x[0], dy = q->x[1] - x[1], dz = q->x[2] - x[2];
     double d2 = dx * dx + dy * dy + dz * dz;
     if (d2 < bestD) {
@@ -1040,6 +1097,7 @@ void hsd_jsContacts(hsdWorld *w) {
     }
   }
   // the rows, the bias, the friction of this step, the warm start applied
+  hashPrev(s);
   size_t used = 0;
   for (int i = 0; i < n; i++) {
     const hsdContact *hc = &w->contacts[i];
