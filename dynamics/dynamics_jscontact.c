@@ -490,6 +490,49 @@ static int extraBound(const hsdWorld *w, size_t *pool) {
   return n;
 }
 
+// the torques the given dofs (high-gain joints, a position-given root) take to hold their
+// prescribed motion against the step's constraint impulses, added to their inverse dynamics
+// at the free accelerations (qfrcGiven): M_gf times the free dofs' change of acceleration,
+// less the rows' generalized impulses J^T lambda on them, over dt (a high-gain crank driving a
+// closed loop: its torque times its speed is the mechanism's power, test_loops.c)
+static void givenReactions(hsdWorld *w, const hsdJsContacts *s, int np) {
+  for (int ci = 0; ci < w->nchar; ci++) {
+    hsdCharacter *c = &w->chars[ci];
+    if (c->still || !c->jsm) {
+      continue;
+    }
+    const hsdJsModel *m = c->jsm;
+    hsdJsData *d = c->jsd;
+    const double *vs = s->vstar + s->vOff[ci];
+    for (int j = 0; j < m->nv; j++) {
+      if (!d->given[j]) {
+        continue;
+      }
+      double f = 0;
+      for (int k = 0; k < m->nv; k++) {
+        f += d->given[k] ? 0 : d->M[(size_t)j * m->nv + k] * (d->qvel[k] - vs[k]);
+      }
+      d->qfrcGiven[j] += f / w->dt;
+    }
+  }
+  for (int i = 0; i < np; i++) {
+    const JsPoint *P = &s->pts[i];
+    for (int k = 0; k < P->nside; k++) {
+      hsdCharacter *c = &w->chars[P->ch[k]];
+      int nv = c->jsm->nv;
+      const double *J = s->pool + P->off[k];
+      const int *z = s->idx + P->zoff[k];
+      for (int t = 0; t < P->nz[k]; t++) {
+        int j = z[t];
+        if (c->jsd->given[j]) {
+          double g = J[j] * P->lam[0] + J[nv + j] * P->lam[1] + J[2 * nv + j] * P->lam[2];
+          c->jsd->qfrcGiven[j] -= g / w->dt;
+        }
+      }
+    }
+  }
+}
+
 // 1 if contact hc is between rigid bodies (free boxes, props: no side has joints)
 static int rigidOnly(const hsdWorld *w, const hsdContact *hc) {
   for (int side = 0; side < 2; side++) {
@@ -1182,6 +1225,7 @@ void hsd_jsContacts(hsdWorld *w) {
   }
   s->nprev = n;
   extrasOut(w, s, n, np);
+  givenReactions(w, s, np);
   // the list keeps the points that touch or push: a gap that carried nothing is not a contact
   int kept = 0;
   for (int i = 0; i < n; i++) {
