@@ -14,7 +14,8 @@
 // steps_per_s, us_per_step, contacts and sleeping characters after the last step, warnings,
 // and a checksum of every character's final root pose (equal checksums: the same trajectory).
 // WARMUP steps (untimed) run first. BENCH_MANY_ENGINE=joint_space steps the joint-space engine
-// (engine, max_depth and its contact sweeps per step, js_sweeps_mean / max, in the output). BENCH_MANY_SPEEDS=1 in the environment prints each body's
+// (engine, max_depth (deepest contact at the end), drift (farthest a root moved over the timed
+// steps) and the joint-space contact sweeps per step, js_sweeps_mean / max, in the output). BENCH_MANY_SPEEDS=1 in the environment prints each body's
 // speeds after the last step to stderr; BENCH_MANY_PILE_ROWS, BENCH_MANY_ITERATIONS and
 // BENCH_MANY_SLEEP_ACC set hsdOptions.pileRows, quickIterations and sleepLinearAcc =
 // sleepAngularAcc (pileRows 100000 and sleep acceleration 1e9: the stepper and sleeping as they
@@ -152,6 +153,10 @@ int main(int argc, char **argv) {
   for (int c = 1; c < nchar; c++) {
     asleepBefore += hsd_sleeping(w, c);
   }
+  double *p0 = calloc(3 * (size_t)nchar, sizeof *p0);  // roots before the timed steps: drift
+  for (int c = 0; c < nchar; c++) {
+    memcpy(p0 + 3 * c, hsd_state(w, c)->rootP, 3 * sizeof *p0);
+  }
   double t0 = now(), sweepSum = 0, changeMax = 0;
   int sweepMax = 0;
   for (long i = 0; i < steps; i++) {
@@ -179,6 +184,14 @@ int main(int argc, char **argv) {
   }
   int ncontact = 0, sleeping = 0;
   const hsdContact *contacts = hsd_contacts(w, &ncontact);
+  double drift = 0;  // the farthest any root moved over the timed steps [m]
+  for (int c = 1; c < nchar; c++) {
+    const double *p = hsd_state(w, c)->rootP;
+    drift = fmax(drift, sqrt((p[0] - p0[3 * c]) * (p[0] - p0[3 * c]) +
+                             (p[1] - p0[3 * c + 1]) * (p[1] - p0[3 * c + 1]) +
+                             (p[2] - p0[3 * c + 2]) * (p[2] - p0[3 * c + 2])));
+  }
+  free(p0);
   double depth = 0;  // the deepest contact after the last step [m]
   for (int i = 0; i < ncontact; i++) {
     depth = fmax(depth, contacts[i].depth);
@@ -196,11 +209,11 @@ int main(int argc, char **argv) {
          "\"steps_per_s\": %.1f, \"us_per_step\": %.2f, \"warmup\": %ld, \"sleeping_before\": %d, "
          "\"contacts\": %d, \"sleeping\": %d, \"quick_steps\": %ld, \"rows\": %d, "
          "\"warnings\": %d, \"checksum\": \"%016llx\", \"engine\": \"%s\", "
-         "\"max_depth\": %.3g, \"js_sweeps_mean\": %.1f, \"js_sweeps_max\": %d, "
+         "\"max_depth\": %.3g, \"drift\": %.3g, \"js_sweeps_mean\": %.1f, \"js_sweeps_max\": %d, "
          "\"js_change_max\": %.3g}\n",
          scene, n, steps, seconds, steps / seconds, 1e6 * seconds / steps, warmup, asleepBefore,
          ncontact, sleeping, stats.quickSteps, stats.rows,
-         hsd_warningCount(w), (unsigned long long)h, hsd_engineName(opt.engine), depth,
+         hsd_warningCount(w), (unsigned long long)h, hsd_engineName(opt.engine), depth, drift,
          sweepSum / steps, sweepMax, changeMax);
   for (int c = 0; c < nchar; c++) {
     hss_freeState(sensors[c]);
