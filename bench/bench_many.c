@@ -15,8 +15,9 @@
 // and a checksum of every character's final root pose (equal checksums: the same trajectory).
 // WARMUP steps (untimed) run first. BENCH_MANY_ENGINE=joint_space steps the joint-space engine
 // (engine, max_depth (deepest contact at the end), drift (farthest a root moved over the timed
-// steps) and the joint-space contact sweeps per step, js_sweeps_mean / max, in the output). BENCH_MANY_SPEEDS=1 in the environment prints each body's
-// speeds after the last step to stderr; BENCH_MANY_PILE_ROWS, BENCH_MANY_ITERATIONS and
+// steps) and the joint-space contact sweeps per step, js_sweeps_mean / max, in the output).
+// BENCH_MANY_SPEEDS=1 in the environment prints each body's speeds after the last step to
+// stderr; BENCH_MANY_PILE_ROWS, BENCH_MANY_ITERATIONS and
 // BENCH_MANY_SLEEP_ACC set hsdOptions.pileRows, quickIterations and sleepLinearAcc =
 // sleepAngularAcc (pileRows 100000 and sleep acceleration 1e9: the stepper and sleeping as they
 // were before pileRows and the acceleration check). quick_steps and rows in the output are
