@@ -397,7 +397,7 @@ def test_project_attributes_parse(tmp_path, models):
                         "max_contacts_per_pair": "8"}
     assert p.joint_limits is True                             # hrpsim projects' default
     p = P.load_project(str(pendulum_project(tmp_path, models, ' engine="joint_space"')))
-    assert p.engine == "joint_space" and p.joint_limits is False  # it has none yet
+    assert p.engine == "joint_space" and p.joint_limits is True  # both engines have them
 
 
 @pytest.mark.parametrize("attrs, says", [
