@@ -39,7 +39,7 @@
 //    Warm start: each point takes the impulse of the last step's point on the same link pair
 //    nearest to it in link[0]'s frame (within JS_MATCH; the link pair found through a hash of
 //    the last step's), so a resting contact starts solved.
-//    Friction: staticFriction while the point's tangential speed (of v*) is below
+//    Friction: staticFriction while the point's tangential speed (at the step's start) is below
 //    opt.stickVelocity, slipFriction above. Restitution: none.
 //    Penetration: a velocity bias, the normal velocity at least
 //    min(contactErp (depth - layer) / dt, contactMaxCorrectingVel) with the allowed penetration
@@ -234,6 +234,24 @@ static double rowVelocity(const hsdWorld *w, const hsdJsContacts *s, const JsPoi
     const int *z = s->idx + P->zoff[k];
     for (int t = 0; t < P->nz[k]; t++) {
       u += J[z[t]] * v[z[t]];
+    }
+  }
+  return u;
+}
+
+// the relative velocity of point P along row r at the step's start (v* - dt qacc: before this
+// step's forces, as the ODE engine's contacts see it), for the choice of static or slip
+// friction: a box at rest on a slope gains g sin(theta) dt in v*, more than stickVelocity
+static double startVelocity(const hsdWorld *w, const hsdJsContacts *s, const JsPoint *P,
+                            int r) {
+  double u = 0;
+  for (int k = 0; k < P->nside; k++) {
+    const hsdCharacter *c = &w->chars[P->ch[k]];
+    const double *J = s->pool + P->off[k] + (size_t)r * c->jsm->nv;
+    const double *v = c->jsd->qvel, *a = c->jsd->qacc;
+    const int *z = s->idx + P->zoff[k];
+    for (int t = 0; t < P->nz[k]; t++) {
+      u += J[z[t]] * (v[z[t]] - w->dt * a[z[t]]);
     }
   }
   return u;
@@ -1159,8 +1177,8 @@ void hsd_jsContacts(hsdWorld *w) {
     hsd_addTrackVel(&w->chars[hc->ch[1]], hc->link[1], hc->n, tr, -1);
     P->target[1] = -hsu_dot(tr, P->fr + 3);
     P->target[2] = -hsu_dot(tr, P->fr + 6);
-    double ut1 = rowVelocity(w, s, P, 1) - P->target[1];
-    double ut2 = rowVelocity(w, s, P, 2) - P->target[2];
+    double ut1 = startVelocity(w, s, P, 1) - P->target[1];
+    double ut2 = startVelocity(w, s, P, 2) - P->target[2];
     const hsdSurface *sf = &w->pairs[hc->pair].surface;
     P->mu = sqrt(ut1 * ut1 + ut2 * ut2) < w->opt.stickVelocity ? sf->staticFriction
                                                                 : sf->slipFriction;
