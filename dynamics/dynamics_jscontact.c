@@ -40,7 +40,9 @@
 //    nearest to it in link[0]'s frame (within JS_MATCH; the link pair found through a hash of
 //    the last step's), so a resting contact starts solved.
 //    Friction: staticFriction while the point's tangential speed (at the step's start) is below
-//    opt.stickVelocity, slipFriction above. Restitution: none.
+//    opt.stickVelocity, slipFriction above. Restitution: the ODE engine's bounce
+//    (a point approaching faster than bounceVelocity at the step's start that touches or closes
+//    its gap this step leaves at restitution times that speed).
 //    Penetration: a velocity bias, the normal velocity at least
 //    min(contactErp (depth - layer) / dt, contactMaxCorrectingVel) with the allowed penetration
 //    layer = max(contactSurfaceLayer, JS_MIN_LAYER); a resting contact settles at depth = layer
@@ -1186,6 +1188,13 @@ void hsd_jsContacts(hsdWorld *w) {
                                        w->opt.contactMaxCorrectingVel)
               : hc->depth < 0 ? hc->depth / dt  // a gap: it may close within the step
                               : 0;
+    // restitution (the ODE engine's bounce): a point approaching faster than bounceVelocity at
+    // the step's start that touches, or closes its gap within the step, leaves at restitution
+    // times the approach speed
+    double un0 = startVelocity(w, s, P, 0);
+    if (sf->restitution > 0 && -un0 > w->opt.bounceVelocity && un0 * dt <= hc->depth) {
+      P->bias = fmax(P->bias, -sf->restitution * un0);
+    }
     if (hc->depth < 0 && rigidOnly(w, hc) && rowVelocity(w, s, P, 0) >= P->bias) {
       P->nside = 0;  // a gap between free bodies that their free motion does not close: out
       P->lam[0] = P->lam[1] = P->lam[2] = 0;  // of the solve (in a pile most points are such
