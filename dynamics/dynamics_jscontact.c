@@ -376,7 +376,7 @@ static void buildRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const int ch[2]
   P->nside = 0;
   for (int side = 0; side < 2; side++) {
     const hsdCharacter *c = &w->chars[ch[side]];
-    if (c->still || !c->jsd) {
+    if (c->still || !c->jsd || hsd_jsAsleep(w, ch[side])) {
       continue;
     }
     int k = P->nside > 0 && P->ch[0] == ch[side] ? 0 : P->nside;
@@ -525,7 +525,7 @@ static int extraBound(const hsdWorld *w, size_t *pool) {
 static void givenReactions(hsdWorld *w, const hsdJsContacts *s, int np) {
   for (int ci = 0; ci < w->nchar; ci++) {
     hsdCharacter *c = &w->chars[ci];
-    if (c->still || !c->jsm) {
+    if (c->still || !c->jsm || hsd_jsAsleep(w, ci)) {
       continue;
     }
     const hsdJsModel *m = c->jsm;
@@ -1151,6 +1151,7 @@ void hsd_jsContacts(hsdWorld *w) {
     hsd_warn(w, hsdWARN_CONTACTS, "contact buffer full (%d points): %d dropped",
              w->opt.maxContacts, dropped);
   }
+  hsd_jsWakeTouched(w, n);  // (dynamics_sleep.c: a sleeper touched by an awake body joins)
   if (!s || reserveStep(w, s, n) < 0) {
     w->ncontact = 0;
     return;
@@ -1161,7 +1162,7 @@ void hsd_jsContacts(hsdWorld *w) {
   for (int ci = 0; ci < w->nchar; ci++) {
     const hsdCharacter *c = &w->chars[ci];
     s->vOff[ci] = (int)nvAll;
-    if (!c->still && c->jsm) {
+    if (!c->still && c->jsm && !hsd_jsAsleep(w, ci)) {
       memcpy(s->vstar + nvAll, c->jsd->qvel, (size_t)c->jsm->nv * sizeof *s->vstar);
       nvAll += (size_t)c->jsm->nv;
     }
@@ -1212,7 +1213,7 @@ void hsd_jsContacts(hsdWorld *w) {
   // qacc corrected by the velocity change
   for (int ci = 0; ci < w->nchar; ci++) {
     hsdCharacter *c = &w->chars[ci];
-    if (c->still || !c->jsm) {
+    if (c->still || !c->jsm || hsd_jsAsleep(w, ci)) {
       continue;
     }
     const double *vs = s->vstar + s->vOff[ci];

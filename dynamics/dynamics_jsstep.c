@@ -19,7 +19,9 @@
 //    dynamics), link velocities from the root's and dq; ODE's bodies placed there
 //    (hsd_placeBodies) so that every geometric query sees the new poses;
 // 5. hsd_jsFinish (dynamics_finish.c): accelerations by differences, force sensors by inverse
-//    dynamics, holds, commands cleared.
+//    dynamics, holds, commands cleared;
+// 6. sleeping (hsdOptions.sleep; dynamics_sleep.c): a sleeping character skips 2-4 (static to
+//    the others' points), and islands at rest fall asleep (hsd_jsSleepAfter).
 
 #include <math.h>
 #include <string.h>
@@ -227,6 +229,10 @@ static void endCharacter(hsdWorld *w, int ci) {
   hsd_placeBodies(w, ci);
 }
 
+void hsd_jsBegin(hsdWorld *w, int ci) {
+  beginCharacter(w, ci);
+}
+
 int hsd_jsStepWorld(hsdWorld *w, hsError *err) {
   if (refuse(w, err) < 0) {
     return hsE_INVALID;
@@ -235,7 +241,10 @@ int hsd_jsStepWorld(hsdWorld *w, hsError *err) {
   w->ncontact = w->ngroup = 0;
   for (int ci = 0; ci < w->nchar; ci++) {
     hsd_jsPrepare(w, ci);
-    if (!w->chars[ci].still) {
+  }
+  hsd_prepareSleep(w);  // (dynamics_sleep.c: wakes the commanded, pushed, teleported)
+  for (int ci = 0; ci < w->nchar; ci++) {
+    if (!w->chars[ci].still && !hsd_jsAsleep(w, ci)) {
       beginCharacter(w, ci);
     }
   }
@@ -245,10 +254,14 @@ int hsd_jsStepWorld(hsdWorld *w, hsError *err) {
                         // limit and motor rows and the loops'
   }
   for (int ci = 0; ci < w->nchar; ci++) {
-    if (!w->chars[ci].still) {
+    if (!w->chars[ci].still && !hsd_jsAsleep(w, ci)) {
       endCharacter(w, ci);
     }
     hsd_jsFinish(w, ci);
+  }
+  hsd_jsSleepAfter(w);
+  for (int ci = 0; ci < w->nchar; ci++) {
+    w->chars[ci].resynced = 0;  // (read by the sleep rules of the next step)
   }
   w->time += w->dt;
   w->steps++;

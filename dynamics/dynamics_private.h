@@ -133,6 +133,10 @@ typedef struct hsdCharacter {
   double restMean[2];       // ... the speeds of the mean velocities over the window before
   int restN, restPrev;      // steps in the current window; 1 once restMean holds a window
   int restUp;               // which speeds rose from the window before that (1 linear, 2 angular)
+  int jsIdle;               // joint-space engine: steps its root has been slower than the sleep
+                            // thresholds (dynamics_sleep.c's hsd_jsSleepAfter)
+  int jsIsland;             // ... and its island's union-find parent there (scratch)
+  int jsKeep;               // ... 1 on an island's root when a member keeps it awake (scratch)
   dBodyID cbody;            // the composite body (free root only), NULL otherwise
   double P[3], L[3];        // total momentum and angular momentum about the centre of mass
   double M, com[3], Ic[9];  // composite mass, centre, inertia about it (world) at step start
@@ -401,6 +405,23 @@ void hsd_wakeAll(hsdWorld *w);
 // is not static and either may not sleep or moves fast (ten times the sleep thresholds: a blow,
 // not a resting body's jitter)
 int hsd_wakesNeighbours(const hsdWorld *w, int ch);
+
+// the joint-space engine's sleeping (its characters' ODE bodies carry the flag, as on the ODE
+// engine): 1 if character ci sleeps this step (it is not stepped: a static body to the others)
+int hsd_jsAsleep(const hsdWorld *w, int ci);
+
+// the joint-space step's contacts found (the first n of w->contacts): a sleeping character
+// touching an awake one that is not static wakes and joins this step (hsd_jsBegin)
+void hsd_jsWakeTouched(hsdWorld *w, int n);
+
+// after a joint-space step: each awake sleeper's rest count; an island (characters linked by
+// this step's contacts) whose members are all sleepers at rest for sleepTime falls asleep as a
+// whole
+void hsd_jsSleepAfter(hsdWorld *w);
+
+// the first half of character ci's joint-space step (dynamics_jsstep.c): its state and
+// commands into its data, its velocity at the step's end before contacts
+void hsd_jsBegin(hsdWorld *w, int ci);
 
 // wake character ch if it sleeps; 1 if it did
 int hsd_wake(hsdWorld *w, int ch);

@@ -71,9 +71,9 @@ static inline const double *dynSensorReading(const hsdWorld *w, int ch, int s, i
 }
 
 // a world with defaults (or opt); fails the test when it cannot be made. HST_ENGINE=joint_space
-// in the environment makes it a joint-space world (ctest runs the limits, loops, crawler and
-// contact suites so too, tests/CMakeLists.txt: the ODE engine's physics tests on the other
-// engine)
+// in the environment makes it a joint-space world (ctest runs the limits, loops, crawler,
+// contact and sleep suites so too, tests/CMakeLists.txt: the ODE engine's physics tests on the
+// other engine)
 static inline hsdWorld *dynWorld(const hsdOptions *opt) {
   hsError err = {0};
   hsdOptions o;
