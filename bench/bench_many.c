@@ -13,8 +13,11 @@
 // SLEEP: 0 (default) or 1 (hsdOptions.sleep). Prints one JSON object: scene, n, steps, seconds,
 // steps_per_s, us_per_step, contacts and sleeping characters after the last step, warnings,
 // and a checksum of every character's final root pose (equal checksums: the same trajectory).
-// WARMUP steps (untimed) run first. BENCH_MANY_SPEEDS=1 in the environment prints each body's
-// speeds after the last step to stderr; BENCH_MANY_PILE_ROWS, BENCH_MANY_ITERATIONS and
+// WARMUP steps (untimed) run first. BENCH_MANY_ENGINE=joint_space steps the joint-space engine
+// (engine, max_depth (deepest contact at the end), drift (farthest a root moved over the timed
+// steps) and the joint-space contact sweeps per step, js_sweeps_mean / max, in the output).
+// BENCH_MANY_SPEEDS=1 in the environment prints each body's speeds after the last step to
+// stderr; BENCH_MANY_PILE_ROWS, BENCH_MANY_ITERATIONS and
 // BENCH_MANY_SLEEP_ACC set hsdOptions.pileRows, quickIterations and sleepLinearAcc =
 // sleepAngularAcc (pileRows 100000 and sleep acceleration 1e9: the stepper and sleeping as they
 // were before pileRows and the acceleration check). quick_steps and rows in the output are
@@ -68,6 +71,9 @@ int main(int argc, char **argv) {
   }
   if (getenv("BENCH_MANY_ITERATIONS")) {
     opt.quickIterations = atoi(getenv("BENCH_MANY_ITERATIONS"));
+  }
+  if (getenv("BENCH_MANY_ENGINE") && strcmp(getenv("BENCH_MANY_ENGINE"), "joint_space") == 0) {
+    opt.engine = hsENGINE_JOINT_SPACE;
   }
   if (getenv("BENCH_MANY_SLEEP_ACC")) {
     opt.sleepLinearAcc = opt.sleepAngularAcc = atof(getenv("BENCH_MANY_SLEEP_ACC"));
@@ -148,12 +154,23 @@ int main(int argc, char **argv) {
   for (int c = 1; c < nchar; c++) {
     asleepBefore += hsd_sleeping(w, c);
   }
-  double t0 = now();
+  double *p0 = calloc(3 * (size_t)nchar, sizeof *p0);  // roots before the timed steps: drift
+  for (int c = 0; c < nchar; c++) {
+    memcpy(p0 + 3 * c, hsd_state(w, c)->rootP, 3 * sizeof *p0);
+  }
+  double t0 = now(), sweepSum = 0, changeMax = 0;
+  int sweepMax = 0;
   for (long i = 0; i < steps; i++) {
     check(hsd_step(w, &err), &err);
     for (int c = 0; c < nchar; c++) {
       hss_update(sensors[c], w, c);
     }
+    int sw;
+    double change;
+    hsd_jsContactStats(w, &sw, &change);  // (0 on the ODE engine)
+    sweepSum += sw;
+    sweepMax = sw > sweepMax ? sw : sweepMax;
+    changeMax = fmax(changeMax, change);
   }
   double seconds = now() - t0;
   if (getenv("BENCH_MANY_SPEEDS")) {
@@ -167,7 +184,19 @@ int main(int argc, char **argv) {
     }
   }
   int ncontact = 0, sleeping = 0;
-  hsd_contacts(w, &ncontact);
+  const hsdContact *contacts = hsd_contacts(w, &ncontact);
+  double drift = 0;  // the farthest any root moved over the timed steps [m]
+  for (int c = 1; c < nchar; c++) {
+    const double *p = hsd_state(w, c)->rootP;
+    drift = fmax(drift, sqrt((p[0] - p0[3 * c]) * (p[0] - p0[3 * c]) +
+                             (p[1] - p0[3 * c + 1]) * (p[1] - p0[3 * c + 1]) +
+                             (p[2] - p0[3 * c + 2]) * (p[2] - p0[3 * c + 2])));
+  }
+  free(p0);
+  double depth = 0;  // the deepest contact after the last step [m]
+  for (int i = 0; i < ncontact; i++) {
+    depth = fmax(depth, contacts[i].depth);
+  }
   hsdStepStats stats;
   hsd_stepStats(w, &stats);
   uint64_t h = 1469598103934665603ull;
@@ -180,10 +209,13 @@ int main(int argc, char **argv) {
   printf("{\"scene\": \"%s\", \"n\": %d, \"steps\": %ld, \"seconds\": %.6f, "
          "\"steps_per_s\": %.1f, \"us_per_step\": %.2f, \"warmup\": %ld, \"sleeping_before\": %d, "
          "\"contacts\": %d, \"sleeping\": %d, \"quick_steps\": %ld, \"rows\": %d, "
-         "\"warnings\": %d, \"checksum\": \"%016llx\"}\n",
+         "\"warnings\": %d, \"checksum\": \"%016llx\", \"engine\": \"%s\", "
+         "\"max_depth\": %.3g, \"drift\": %.3g, \"js_sweeps_mean\": %.1f, \"js_sweeps_max\": %d, "
+         "\"js_change_max\": %.3g}\n",
          scene, n, steps, seconds, steps / seconds, 1e6 * seconds / steps, warmup, asleepBefore,
          ncontact, sleeping, stats.quickSteps, stats.rows,
-         hsd_warningCount(w), (unsigned long long)h);
+         hsd_warningCount(w), (unsigned long long)h, hsd_engineName(opt.engine), depth, drift,
+         sweepSum / steps, sweepMax, changeMax);
   for (int c = 0; c < nchar; c++) {
     hss_freeState(sensors[c]);
   }

@@ -101,10 +101,10 @@ typedef enum hstEngine {
                         // engine, reached exactly; its torque by inverse dynamics), a
                         // position-given root likewise, rotor inertia always on the joint's
                         // diagonal (OpenHRP's rule), external forces, contacts in contact space
-                        // (dynamics_jscontact.c). No closed loops yet: hsd_init and hsd_step
-                        // refuse a world with extra joints, and joint limits
-                        // (hsdOptions.jointLimits) and the rotorInertia option (the
-                        // link-inertia form) are ODE's only
+                        // (dynamics_jscontact.c) solved with the joint limits
+                        // (hsdOptions.jointLimits), the closed loops and the crawler tracks'
+                        // speeds; hsd_init refuses only the rotorInertia option (the
+                        // link-inertia form, ODE's)
 } hstEngine;
 
 // tunables of a world; fill with hsd_defaultOptions, then change what you need

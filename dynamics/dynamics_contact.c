@@ -69,9 +69,8 @@ static double trackSpeed(const hsdCharacter *c, int k) {
   return c->body->links[k].jointType == hsJOINT_CRAWLER ? c->in.u[k] : 0;
 }
 
-// add the surface velocity of link k of character c at a contact with normal nOut (out of the
-// link) to v; a no-op for a link that is not a moving track
-static void addTrackVel(const hsdCharacter *c, int k, const double nOut[3], double v[3]) {
+void hsd_addTrackVel(const hsdCharacter *c, int k, const double nOut[3], double v[3],
+                     double sign) {
   double u = trackSpeed(c, k);
   if (u == 0) {
     return;
@@ -84,7 +83,7 @@ static void addTrackVel(const hsdCharacter *c, int k, const double nOut[3], doub
     return;  // the normal runs along the wheels' axis: the track does not move that way
   }
   for (int j = 0; j < 3; j++) {
-    v[j] += u * d[j] / n;
+    v[j] += sign * (u * d[j] / n);
   }
 }
 
@@ -123,8 +122,8 @@ static void makeContactJoint(hsdWorld *w, int i, const hsdContact *hc, const hsd
   internalVel(l2, o2, hc->p, i2);
   // tracks: link[0]'s normal out of it is -n, link[1]'s is n
   double tr1[3] = {0, 0, 0}, tr2[3] = {0, 0, 0}, nOut1[3] = {-n[0], -n[1], -n[2]};
-  addTrackVel(&w->chars[hc->ch[0]], hc->link[0], nOut1, tr1);
-  addTrackVel(&w->chars[hc->ch[1]], hc->link[1], n, tr2);
+  hsd_addTrackVel(&w->chars[hc->ch[0]], hc->link[0], nOut1, tr1, 1);
+  hsd_addTrackVel(&w->chars[hc->ch[1]], hc->link[1], n, tr2, 1);
   for (int j = 0; j < 3; j++) {
     v1[j] += tr1[j];
     i1[j] += tr1[j];

@@ -21,22 +21,27 @@
 //    the Jacobian rows' nonzero dofs, the touched link's path to the root; 24 rows x 12 dofs
 //    for a humanoid's two soles) and a row's update costs one row of A; otherwise (a pile of
 //    boxes) A is not formed: a row's update reads its relative velocity J v (over the path) and
-//    adds W dlambda to v (nv flops a side), memory linear in the points. Per point the normal
-//    row first
+//    adds W dlambda to v (nv flops a side), memory linear in the points: a point's three rows
+//    are read in one pass and written in one, the tangents' velocities corrected for the
+//    normal's change through the point's own 3 x 3 block of A. Per point the normal row first
 //    (lambda_n >= 0, the normal velocity at least the bias), then the two tangents together,
 //    solved on their 2x2 block of A within the friction cone |lambda_t| <= mu lambda_n (a round
 //    cone, not a pyramid; frictionBlock). Torsional friction comes from the patch's several
 //    points: mu N r for a face at its four corners, r their distance from the centre. Sweeps
-//    stop when no impulse
-//    changed by more than JS_TOL times the largest normal impulse (or after JS_MAX_SWEEPS;
-//    hsd_jsContactStats: the largest over the islands). The standing humanoid takes 23 sweeps a
-//    step on average (at most 26), 609k instructions per hsd_step in all over its first 2000
-//    steps (its 24 solves of M for W: 106k; 20 sweeps and 566k before frictionBlock); a
-//    settling 100-box pile mostly reaches the cap (30.7M instructions a step).
+//    stop when no impulse changed by more than JS_TOL times the largest normal impulse (or
+//    after JS_MAX_SWEEPS, an island solved row by row after JS_PILE_SWEEPS, ODE QuickStep's
+//    iterations for piles: a pile's PGS is still at 1e-5 .. 1e-3 relative changes after 100
+//    sweeps; hsd_jsContactStats: the largest over the islands); docs/benchmarks.md has the
+//    sweeps and instructions a step of the standing humanoid and the piles. A gap point between
+//    two free bodies (no joints) that their free velocities do not close within the step is
+//    left out of the solve: in a pile most of the margin's points are such gaps.
 //    Warm start: each point takes the impulse of the last step's point on the same link pair
-//    nearest to it in link[0]'s frame (within JS_MATCH), so a resting contact starts solved.
-//    Friction: staticFriction while the point's tangential speed (of v*) is below
-//    opt.stickVelocity, slipFriction above. Restitution: none.
+//    nearest to it in link[0]'s frame (within JS_MATCH; the link pair found through a hash of
+//    the last step's), so a resting contact starts solved.
+//    Friction: staticFriction while the point's tangential speed (at the step's start) is below
+//    opt.stickVelocity, slipFriction above. Restitution: the ODE engine's bounce
+//    (a point approaching faster than bounceVelocity at the step's start that touches or closes
+//    its gap this step leaves at restitution times that speed).
 //    Penetration: a velocity bias, the normal velocity at least
 //    min(contactErp (depth - layer) / dt, contactMaxCorrectingVel) with the allowed penetration
 //    layer = max(contactSurfaceLayer, JS_MIN_LAYER); a resting contact settles at depth = layer
@@ -44,6 +49,15 @@
 // 4. writes v back (qacc corrected by the change over dt), the forces (impulse / dt) into
 //    w->contacts and into each touched link's linkWrench (force, moment about its centre of
 //    mass) for the force sensors' inverse dynamics.
+// The same sweeps solve the step's other rows, as "boxed" points (each row's impulse clamped to
+// its own bounds, a loop's rows together by the inverse of their 3 x 3 block): a torque-mode
+// joint's position limit (one row on its coordinate, impulse >= 0, the contacts' bias, when the
+// joint is within JS_LIMIT_MARGIN of the limit or reaches it this step), its velocity-limit
+// motor (target the limit, impulse within +-|u| dt; dynamics_jsstep.c decides when, as the ODE
+// engine does), and each closed loop (bilateral rows on the velocity of its point p2 on link2
+// relative to link1's point there, Baumgarte's target -erp error / dt). A crawler track's
+// contact has its tangents' targets cancel the track's surface speed (hsd_addTrackVel) and a
+// soft normal row (JS_TRACK_CFM, as the ODE engine's tracks): J v = bias - R lambda.
 // Everything runs in a fixed order: the same calls give the same bits.
 
 #include <math.h>
@@ -55,11 +69,31 @@
 #define JS_TOL 1e-10       // a sweep changing no impulse by more than this x the largest normal
                            // impulse ends the solve
 #define JS_MAX_SWEEPS 100  // ... and at most this many sweeps
+#define JS_PILE_SWEEPS 50  // ... or this many for an island solved row by row (a pile)
 #define JS_MATCH 2e-3      // warm start: a last step's point this near in link[0]'s frame [m]
+#define JS_TRACK_CFM 1e-7  // a crawler track's contacts' softness at least this (ODE CFM units)
+#define JS_LIMIT_MARGIN 1e-3  // a joint this near a limit [rad or m] (or reaching it) gets its row
 #define JS_DENSE 300       // up to this many rows, A = J M^-1 J^T is formed and PGS runs on it
 
-// one contact point's rows
+// what a point's rows are
+enum {
+  JS_CONTACT = 0,  // a contact: the normal row (lambda >= 0) and two tangents on the cone
+  JS_BOXED         // nrow rows, each lambda clamped to [lo, hi] on its own: a joint limit
+                   // (one row, [0, inf)), a velocity-limit motor ([-|u| dt, |u| dt]), a loop
+                   // (up to 3 rows, unbounded)
+};
+
+// the larger of a and b (fmax is a call into libm in the solver's inner loops; no NaN here)
+static inline double maxd(double a, double b) {
+  return a > b ? a : b;
+}
+
+// one contact point's rows, or a joint limit's, a motor's or a loop's
 typedef struct JsPoint {
+  int kind;      // JS_CONTACT or JS_BOXED
+  int nrow;      // rows in use (3 for a contact)
+  int src;       // JS_BOXED: the loop index, or the dof (limit / motor) of character ch[0]
+  int isLoop;    // 1: a loop's (src its index)
   int nside;     // characters whose dofs the point moves (0..2; one when both links are of one)
   int ch[2];
   size_t off[2];  // pool offsets: 3 Jacobian rows then 3 rows of W = M^-1 J^T (nv each)
@@ -68,8 +102,16 @@ typedef struct JsPoint {
   double fr[9];   // the rows' directions: n, t1, t2 (world)
   double mu;      // friction coefficient of this step
   double bias;    // normal velocity the point must reach at least [m/s]
+  double target[3];  // the rows' target velocities: a contact's tangents the other surface's
+                     // track speed (0 but for crawlers); a boxed row's [m/s or rad/s]
+  double lo[3], hi[3];  // a boxed row's impulse bounds [N s or N m s]
   double inv[3];  // 1 / A_rr, 0 when the row moves nothing
-  double att[3];  // the tangent rows' block of A: A_11, A_12, A_22
+  double soft;    // a contact's normal row: its softness R (contactCfm / dt^2: the row holds
+                  // J v = bias - R lambda, ODE's constraint force mixing) [m/s per N s]
+  double invSoft;  // 1 / (A_00 + R)
+  double Ab[9];   // a boxed point's own block of A (nrow x nrow, in 3 x 3)
+  int block;      // 1: its rows are unbounded and Binv inverts Ab (a loop)
+  double Binv[9];
   double lam[3];  // impulses along n, t1, t2 [N s]
 } JsPoint;
 
@@ -89,6 +131,8 @@ struct hsdJsContacts {
   size_t capIdx;
   JsPrev *prev;
   int nprev, capPrev;
+  int *hash;     // the last step's link pairs: open addressing, each slot its first point + 1
+  int nhash, capHash;  // (0: empty); nhash slots (a power of two) in use this step
   int *isl;       // islands: union-find, labels, the points' islands, their order, the starts
   int capIsl;
   double *A;      // dense contact-space inverse inertia (rows x rows) when rows <= JS_DENSE
@@ -177,6 +221,7 @@ void hsd_jsFreeContacts(hsdWorld *w) {
     hsu_free(s->pool);
     hsu_free(s->idx);
     hsu_free(s->prev);
+    hsu_free(s->hash);
     hsu_free(s->vstar);
     hsu_free(s->A);
     hsu_free(s->isl);
@@ -235,6 +280,24 @@ static double rowVelocity(const hsdWorld *w, const hsdJsContacts *s, const JsPoi
   return u;
 }
 
+// the relative velocity of point P along row r at the step's start (v* - dt qacc: before this
+// step's forces, as the ODE engine's contacts see it), for the choice of static or slip
+// friction: a box at rest on a slope gains g sin(theta) dt in v*, more than stickVelocity
+static double startVelocity(const hsdWorld *w, const hsdJsContacts *s, const JsPoint *P,
+                            int r) {
+  double u = 0;
+  for (int k = 0; k < P->nside; k++) {
+    const hsdCharacter *c = &w->chars[P->ch[k]];
+    const double *J = s->pool + P->off[k] + (size_t)r * c->jsm->nv;
+    const double *v = c->jsd->qvel, *a = c->jsd->qacc;
+    const int *z = s->idx + P->zoff[k];
+    for (int t = 0; t < P->nz[k]; t++) {
+      u += J[z[t]] * (v[z[t]] - w->dt * a[z[t]]);
+    }
+  }
+  return u;
+}
+
 // v += W_r dl for point P's row r
 static void applyRow(hsdWorld *w, const hsdJsContacts *s, const JsPoint *P, int r, double dl) {
   for (int k = 0; k < P->nside; k++) {
@@ -261,16 +324,16 @@ static void projectCone(double l[3], double mu) {
 // point P's tangential impulses (l[1], l[2]) updated from the tangent rows' velocities u at
 // the current ones: row by row (l_r - u_r / A_rr) while that stays inside the cone
 // |l_t| <= mu l[0]; else the impulses that minimise the point's kinetic energy in its 2x2
-// block (att) on the cone, exactly (Coulomb's maximal dissipation: a sliding point's friction
-// opposes its slip): the point of the circle where (att + g I) l_t = att l_t - u for some
-// g > 0, found by Newton's method on 1 / |l_t(g)| (monotone from g = 0, as for a trust
-// region). Scaling the row-by-row step onto the circle instead leaves a sliding point's
+// block A_t of A (Ab's tangent rows) on the cone, exactly (Coulomb's maximal dissipation: a
+// sliding point's friction opposes its slip): the point of the circle where
+// (A_t + g I) l_t = A_t l_t - u for some g > 0, found by Newton's method on 1 / |l_t(g)|
+// (monotone from g = 0, as for a trust region). Scaling the row-by-row step onto the circle instead leaves a sliding point's
 // friction at an angle to its slip where the block is not isotropic (a rectangle's corners),
 // so that a torque below the patch's torsional capacity turned it. (A sticking point's
 // updates stay row by row: the block's inside solve took a third more sweeps on the standing
 // humanoid, for the same fixed point.)
 static void frictionBlock(const JsPoint *P, const double u[2], double l[3]) {
-  const double *a = P->att;
+  const double a[3] = {P->Ab[4], P->Ab[5], P->Ab[8]};
   double det = a[0] * a[2] - a[1] * a[1], lj[3] = {l[0], l[1], l[2]};
   for (int r = 1; r < 3; r++) {
     lj[r] -= u[r - 1] * P->inv[r];
@@ -309,10 +372,68 @@ static void frictionBlock(const JsPoint *P, const double u[2], double l[3]) {
   l[2] = x[1];
 }
 
+// the slot of the link pair (ch, link) in the hash of n slots
+static unsigned pairSlot(const int ch[2], const int link[2], int n) {
+  unsigned h = 2166136261u;
+  int key[4] = {ch[0], link[0], ch[1], link[1]};
+  for (int k = 0; k < 4; k++) {
+    h = (h ^ (unsigned)key[k]) * 16777619u;
+  }
+  return h & (unsigned)(n - 1);
+}
+
+static int samePair(const JsPrev *q, const int ch[2], const int link[2]) {
+  return q->ch[0] == ch[0] && q->ch[1] == ch[1] && q->link[0] == link[0] &&
+         q->link[1] == link[1];
+}
+
+// the hash of the last step's link pairs (their points are consecutive in s->prev), so that a
+// point finds its link pair's in constant time (a thousand resting boxes: 4,000 points); 0 or
+// -1 (out of memory: no warm start this step)
+static int hashPrev(hsdJsContacts *s) {
+  int n = 16;
+  while (n < 2 * s->nprev) {
+    n *= 2;
+  }
+  if (growInt((void **)&s->hash, &s->capHash, n, sizeof *s->hash) < 0) {
+    s->nhash = 0;
+    return -1;
+  }
+  s->nhash = n;
+  memset(s->hash, 0, (size_t)n * sizeof *s->hash);
+  for (int i = 0; i < s->nprev; i++) {
+    const JsPrev *q = &s->prev[i];
+    if (i > 0 && samePair(&s->prev[i - 1], q->ch, q->link)) {
+      continue;
+    }
+    unsigned h = pairSlot(q->ch, q->link, n);
+    while (s->hash[h]) {
+      h = (h + 1) & (unsigned)(n - 1);
+    }
+    s->hash[h] = i + 1;
+  }
+  return 0;
+}
+
 // the last step's impulse of the point nearest to contact hc (same link pair, within
 // JS_MATCH in link[0]'s frame), NULL if none
 static const double *warmImpulse(const hsdWorld *w, const hsdJsContacts *s,
                                  const hsdContact *hc) {
+  if (s->nhash == 0) {
+    return NULL;
+  }
+  // the link pair's first point of the last step
+  unsigned h = pairSlot(hc->ch, hc->link, s->nhash);
+  int first = -1;
+  for (; s->hash[h]; h = (h + 1) & (unsigned)(s->nhash - 1)) {
+    if (samePair(&s->prev[s->hash[h] - 1], hc->ch, hc->link)) {
+      first = s->hash[h] - 1;
+      break;
+    }
+  }
+  if (first < 0) {
+    return NULL;
+  }
   const hsBodyState *st = w->chars[hc->ch[0]].state;
   int k = hc->link[0];
   double x[3], r[3];
@@ -322,12 +443,8 @@ static const double *warmImpulse(const hsdWorld *w, const hsdJsContacts *s,
   hsu_rotVecT(x, st->linkR + 9 * k, r);
   const double *best = NULL;
   double bestD = JS_MATCH * JS_MATCH;
-  for (int i = 0; i < s->nprev; i++) {
+  for (int i = first; i < s->nprev && samePair(&s->prev[i], hc->ch, hc->link); i++) {
     const JsPrev *q = &s->prev[i];
-    if (q->ch[0] != hc->ch[0] || q->ch[1] != hc->ch[1] || q->link[0] != hc->link[0] ||
-        q->link[1] != hc->link[1]) {
-      continue;
-    }
     double dx = q->x[0] - x[0], dy = q->x[1] - x[1], dz = q->x[2] - x[2];
     double d2 = dx * dx + dy * dy + dz * dz;
     if (d2 < bestD) {
@@ -338,33 +455,41 @@ static const double *warmImpulse(const hsdWorld *w, const hsdJsContacts *s,
   return best;
 }
 
-// the rows of contact hc into point P (pool at *used, advanced); the characters that do not
+static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P);
+
+// the rows of point P (directions P->fr, P->nrow of them) into the pool at *used (advanced):
+// the relative velocity of world point p[0] on link[0] of character ch[0] with respect to p[1]
+// on link[1] of ch[1], A's diagonal and (boxed points) its block; the characters that do not
 // move (still) add nothing
-static void buildPoint(hsdWorld *w, hsdJsContacts *s, const hsdContact *hc, JsPoint *P,
-                       size_t *used) {
-  memcpy(P->fr, hc->n, 3 * sizeof *P->fr);
-  tangents(hc->n, P->fr + 3, P->fr + 6);
+static void buildRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const int ch[2],
+                      const int link[2], const double p[2][3], size_t *used) {
   P->nside = 0;
   for (int side = 0; side < 2; side++) {
-    const hsdCharacter *c = &w->chars[hc->ch[side]];
-    if (c->still || !c->jsd) {
+    const hsdCharacter *c = &w->chars[ch[side]];
+    if (c->still || !c->jsd || hsd_jsAsleep(w, ch[side])) {
       continue;
     }
-    int k = P->nside > 0 && P->ch[0] == hc->ch[side] ? 0 : P->nside;
+    int k = P->nside > 0 && P->ch[0] == ch[side] ? 0 : P->nside;
     int nv = c->jsm->nv;
     if (k == P->nside) {
-      P->ch[k] = hc->ch[side];
+      P->ch[k] = ch[side];
       P->off[k] = *used;
       P->zoff[k] = *used / 6;
       memset(s->pool + *used, 0, 6 * (size_t)nv * sizeof *s->pool);
       *used += 6 * (size_t)nv;
       P->nside++;
     }
-    for (int r = 0; r < 3; r++) {
-      jacobianRow(c->jsm, c->jsd, hc->link[side], hc->p, P->fr + 3 * r, side ? -1 : 1,
+    for (int r = 0; r < P->nrow; r++) {
+      jacobianRow(c->jsm, c->jsd, link[side], p[side], P->fr + 3 * r, side ? -1 : 1,
                   s->pool + P->off[k] + (size_t)r * nv);
     }
   }
+  finishRows(w, s, P);
+}
+
+// the nonzero dofs, W = M^-1 J, A's diagonal (and a boxed point's block) of point P whose
+// Jacobian rows are in the pool
+static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
   for (int k = 0; k < P->nside; k++) {
     int nv = w->chars[P->ch[k]].jsm->nv;
     const double *J = s->pool + P->off[k];
@@ -387,21 +512,160 @@ static void buildPoint(hsdWorld *w, hsdJsContacts *s, const hsdContact *hc, JsPo
       A += dotN(J, W, nv);
     }
     P->inv[r] = A > 0 ? 1 / A : 0;
-    if (r > 0) {
-      P->att[r == 1 ? 0 : 2] = A;
+  }
+  // the point's own block of A (a contact's tangents read their coupling to the normal); a
+  // loop's inverted when well conditioned
+  for (int r = 0; r < 9; r++) {
+    P->Ab[r] = r % 4 == 0 ? 1 : 0;
+  }
+  for (int r = 0; r < P->nrow; r++) {
+    for (int q = 0; q < P->nrow; q++) {
+      double a = 0;
+      for (int k = 0; k < P->nside; k++) {
+        int nv = w->chars[P->ch[k]].jsm->nv;
+        const double *J = s->pool + P->off[k] + (size_t)r * nv;
+        const double *W = s->pool + P->off[k] + (size_t)(3 + q) * nv;
+        a += dotN(J, W, nv);
+      }
+      P->Ab[3 * r + q] = a;
     }
   }
-  P->att[1] = 0;
-  for (int k = 0; k < P->nside; k++) {
-    int nv = w->chars[P->ch[k]].jsm->nv;
-    const double *J1 = s->pool + P->off[k] + (size_t)nv, *W2 = J1 + 4 * (size_t)nv;
-    P->att[1] += dotN(J1, W2, nv);
+  P->block = 0;
+  if (P->kind != JS_BOXED) {
+    return;
+  }
+  int unbounded = 1;
+  double trace = 0;
+  for (int r = 0; r < P->nrow; r++) {
+    unbounded &= isinf(P->lo[r]) && isinf(P->hi[r]) && P->inv[r] > 0;
+    trace += P->Ab[4 * r];
+  }
+  if (unbounded && P->nrow > 1) {
+    const double *a = P->Ab;
+    double *b = P->Binv;
+    b[0] = a[4] * a[8] - a[5] * a[7];
+    b[1] = a[2] * a[7] - a[1] * a[8];
+    b[2] = a[1] * a[5] - a[2] * a[4];
+    b[3] = a[5] * a[6] - a[3] * a[8];
+    b[4] = a[0] * a[8] - a[2] * a[6];
+    b[5] = a[2] * a[3] - a[0] * a[5];
+    b[6] = a[3] * a[7] - a[4] * a[6];
+    b[7] = a[1] * a[6] - a[0] * a[7];
+    b[8] = a[0] * a[4] - a[1] * a[3];
+    double det = a[0] * b[0] + a[1] * b[3] + a[2] * b[6];
+    double t = P->nrow == 3 ? trace * trace * trace : trace * trace;
+    if (det > 1e-9 * t) {
+      for (int r = 0; r < 9; r++) {
+        b[r] /= det;
+      }
+      P->block = 1;
+    }
   }
 }
 
-// the pool, points and velocity copies sized for this step's n contacts; 0 or -1
+// the rows of contact hc into point P (pool at *used, advanced)
+static void buildPoint(hsdWorld *w, hsdJsContacts *s, const hsdContact *hc, JsPoint *P,
+                       size_t *used) {
+  P->kind = JS_CONTACT;
+  P->nrow = 3;
+  P->isLoop = P->block = 0;
+  P->target[0] = P->target[1] = P->target[2] = 0;
+  memcpy(P->fr, hc->n, 3 * sizeof *P->fr);
+  tangents(hc->n, P->fr + 3, P->fr + 6);
+  double p[2][3];
+  memcpy(p[0], hc->p, sizeof p[0]);
+  memcpy(p[1], hc->p, sizeof p[1]);
+  buildRows(w, s, P, hc->ch, hc->link, (const double(*)[3])p, used);
+  // a track's points (its belt face's corners on the ground: a rigid support of many points
+  // whose normal forces the rigid problem leaves open) are soft, as the ODE engine's (its CFM,
+  // at least 1e-7), which makes their forces unique: those of equal springs. Others are hard
+  int track = w->chars[hc->ch[0]].body->links[hc->link[0]].jointType == hsJOINT_CRAWLER ||
+              w->chars[hc->ch[1]].body->links[hc->link[1]].jointType == hsJOINT_CRAWLER;
+  P->soft = track ? fmax(w->opt.contactCfm, JS_TRACK_CFM) / (w->dt * w->dt) : 0;
+  P->invSoft = P->inv[0] > 0 ? 1 / (1 / P->inv[0] + P->soft) : 0;
+}
+
+// the most boxed points (joint limits, motors, loops) this step can have, and their pool
+static int extraBound(const hsdWorld *w, size_t *pool) {
+  int n = 0;
+  *pool = 0;
+  for (int ci = 0; ci < w->nchar; ci++) {
+    const hsdCharacter *c = &w->chars[ci];
+    if (c->jsm && (w->opt.jointLimits & (hsLIMIT_POSITION | hsLIMIT_VELOCITY))) {
+      int rows = 3 * (c->jsm->nv - c->jsm->nroot);
+      n += rows;
+      *pool += (size_t)rows * 6 * (size_t)c->jsm->nv;
+    }
+  }
+  for (int i = 0; i < w->nloop; i++) {
+    n++;
+    for (int side = 0; side < 2; side++) {
+      const hsdCharacter *c = &w->chars[w->loops[i].ch[side]];
+      *pool += c->jsm ? 6 * (size_t)c->jsm->nv : 0;
+    }
+  }
+  return n;
+}
+
+// the torques the given dofs (high-gain joints, a position-given root) take to hold their
+// prescribed motion against the step's constraint impulses, added to their inverse dynamics
+// at the free accelerations (qfrcGiven): M_gf times the free dofs' change of acceleration,
+// less the rows' generalized impulses J^T lambda on them, over dt (a high-gain crank driving a
+// closed loop: its torque times its speed is the mechanism's power, test_loops.c)
+static void givenReactions(hsdWorld *w, const hsdJsContacts *s, int np) {
+  for (int ci = 0; ci < w->nchar; ci++) {
+    hsdCharacter *c = &w->chars[ci];
+    if (c->still || !c->jsm || hsd_jsAsleep(w, ci)) {
+      continue;
+    }
+    const hsdJsModel *m = c->jsm;
+    hsdJsData *d = c->jsd;
+    const double *vs = s->vstar + s->vOff[ci];
+    for (int j = 0; j < m->nv; j++) {
+      if (!d->given[j]) {
+        continue;
+      }
+      double f = 0;
+      for (int k = 0; k < m->nv; k++) {
+        f += d->given[k] ? 0 : d->M[(size_t)j * m->nv + k] * (d->qvel[k] - vs[k]);
+      }
+      d->qfrcGiven[j] += f / w->dt;
+    }
+  }
+  for (int i = 0; i < np; i++) {
+    const JsPoint *P = &s->pts[i];
+    for (int k = 0; k < P->nside; k++) {
+      hsdCharacter *c = &w->chars[P->ch[k]];
+      int nv = c->jsm->nv;
+      const double *J = s->pool + P->off[k];
+      const int *z = s->idx + P->zoff[k];
+      for (int t = 0; t < P->nz[k]; t++) {
+        int j = z[t];
+        if (c->jsd->given[j]) {
+          double g = J[j] * P->lam[0] + J[nv + j] * P->lam[1] + J[2 * nv + j] * P->lam[2];
+          c->jsd->qfrcGiven[j] -= g / w->dt;
+        }
+      }
+    }
+  }
+}
+
+// 1 if contact hc is between rigid bodies (free boxes, props: no side has joints)
+static int rigidOnly(const hsdWorld *w, const hsdContact *hc) {
+  for (int side = 0; side < 2; side++) {
+    const hsdCharacter *c = &w->chars[hc->ch[side]];
+    if (!c->still && c->jsm && c->jsm->nv > c->jsm->nroot) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+// the pool, points and velocity copies sized for this step's n contacts and the boxed points;
+// 0 or -1
 static int reserveStep(hsdWorld *w, hsdJsContacts *s, int n) {
   size_t pool = 0, nvAll = 0;
+  int m = n + extraBound(w, &pool);
   for (int i = 0; i < n; i++) {
     for (int side = 0; side < 2; side++) {
       const hsdCharacter *c = &w->chars[w->contacts[i].ch[side]];
@@ -413,53 +677,344 @@ static int reserveStep(hsdWorld *w, hsdJsContacts *s, int n) {
   }
   if (grow((void **)&s->pool, &s->capPool, pool, sizeof *s->pool) < 0 ||
       grow((void **)&s->idx, &s->capIdx, pool / 6, sizeof *s->idx) < 0 ||
-      growInt((void **)&s->pts, &s->capPts, n, sizeof *s->pts) < 0 ||
+      growInt((void **)&s->pts, &s->capPts, m, sizeof *s->pts) < 0 ||
       growInt((void **)&s->prev, &s->capPrev, n, sizeof *s->prev) < 0 ||
       grow((void **)&s->vstar, &s->capV, nvAll, sizeof *s->vstar) < 0 ||
       growInt((void **)&s->vOff, &s->capOff, w->nchar, sizeof *s->vOff) < 0 ||
-      growInt((void **)&s->isl, &s->capIsl, 2 * w->nchar + 3 * n + 1, sizeof *s->isl) < 0) {
+      growInt((void **)&s->isl, &s->capIsl, 2 * w->nchar + 3 * m + 1, sizeof *s->isl) < 0) {
     return -1;
   }
   return 0;
 }
 
-// projected Gauss-Seidel over the m points idx[] until converged (JS_TOL) or JS_MAX_SWEEPS;
-// the sweeps and the last relative change into the stats (the largest over the calls)
-static void solvePoints(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
+// the velocity bias of a row whose position error is depth (> 0: past the limit or into the
+// other side; < 0: a gap), as a contact's: push out at erp (depth - layer) / dt at most the
+// correcting speed, let a gap close within the step, none in between
+static double rowBias(const hsdWorld *w, double depth, double erp) {
+  double layer = fmax(w->opt.contactSurfaceLayer, JS_MIN_LAYER), dt = w->dt;
+  return depth > layer ? fmin(erp * (depth - layer) / dt, w->opt.contactMaxCorrectingVel)
+         : depth < 0   ? depth / dt
+                       : 0;
+}
+
+// a boxed point of one row on dof j of character ci (J = sign e_j), with its target, bounds and
+// warm start; P's pool at *used (advanced)
+static void buildDofRow(hsdWorld *w, hsdJsContacts *s, JsPoint *P, int ci, int j, double sign,
+                        double target, double lo, double hi, double warm, size_t *used) {
+  const hsdCharacter *c = &w->chars[ci];
+  int nv = c->jsm->nv;
+  memset(P, 0, sizeof *P);
+  P->kind = JS_BOXED;
+  P->nrow = 1;
+  P->src = j;
+  P->nside = 1;
+  P->ch[0] = ci;
+  P->off[0] = *used;
+  P->zoff[0] = *used / 6;
+  memset(s->pool + *used, 0, 6 * (size_t)nv * sizeof *s->pool);
+  *used += 6 * (size_t)nv;
+  s->pool[P->off[0] + (size_t)j] = sign;
+  P->target[0] = target;
+  P->lo[0] = lo;
+  P->hi[0] = hi;
+  P->fr[0] = sign;  // (the row's direction on the dof: its impulse is sign lam along +q)
+  finishRows(w, s, P);
+  P->lam[0] = P->inv[0] > 0 ? fmin(hi, fmax(lo, warm)) : 0;
+}
+
+// this step's joint-limit and motor rows of character ci's torque-mode joints from pts[*np] on
+// (hsLIMIT_POSITION: a row when the joint is past, at or within reach of a limit this step;
+// hsLIMIT_VELOCITY: the motor beginCharacter chose)
+static void buildLimits(hsdWorld *w, hsdJsContacts *s, int ci, int *np, size_t *used) {
+  hsdCharacter *c = &w->chars[ci];
+  const hsdJsModel *m = c->jsm;
+  const hsdJsData *d = c->jsd;
+  double dt = w->dt;
+  for (int j = m->nroot; j < m->nv; j++) {
+    int k = m->dofLink[j];
+    hsdLinkOde *lo = &c->links[k];
+    const hsLink *lk = &c->body->links[k];
+    if (d->given[j]) {
+      continue;
+    }
+    if (lo->motorF > 0) {
+      double b = lo->motorF * dt;
+      buildDofRow(w, s, &s->pts[(*np)++], ci, j, 1, lo->vMotor, -b, b, lo->jsMotor, used);
+    }
+    if (!(w->opt.jointLimits & hsLIMIT_POSITION) || lk->llimit.n == 0 || lk->ulimit.n == 0 ||
+        !(lk->llimit.v[0] <= lk->ulimit.v[0])) {
+      continue;
+    }
+    double q = c->state->q[k], q1 = q + dt * d->qvel[j];
+    double bound[2] = {lk->llimit.v[0], lk->ulimit.v[0]};
+    for (int side = 0; side < 2; side++) {
+      double sign = side ? -1 : 1;
+      double gap = sign * (q - bound[side]), gap1 = sign * (q1 - bound[side]);
+      if (fmin(gap, gap1) < JS_LIMIT_MARGIN) {
+        double warm = sign * lo->jsLimit > 0 ? fabs(lo->jsLimit) : 0;
+        buildDofRow(w, s, &s->pts[(*np)++], ci, j, sign, rowBias(w, -gap, w->opt.stopErp), 0,
+                    INFINITY, warm, used);
+      }
+    }
+  }
+}
+
+// where loop l's rows act, world: p[0] its point p2 on link2, p[1] link1's point there (p1 for
+// a ball, xyz; for xy and z the point of link1 that p2 is at, so that the directions turning
+// with link1 cost nothing); e the error p2 - p1
+static void loopPoints(const hsdWorld *w, const hsdLoop *l, double p[2][3], double e[3]) {
+  double q[2][3], x[3];
+  for (int side = 0; side < 2; side++) {
+    const hsBodyState *st = w->chars[l->ch[1 - side]].state;
+    int k = l->link[1 - side];
+    hsu_rotVec(x, st->linkR + 9 * k, l->p[1 - side]);
+    for (int j = 0; j < 3; j++) {
+      q[side][j] = st->linkP[3 * k + j] + x[j];
+    }
+  }
+  for (int j = 0; j < 3; j++) {
+    e[j] = q[0][j] - q[1][j];
+    p[0][j] = q[0][j];
+    p[1][j] = l->type == hsEXTRA_XYZ ? q[1][j] : q[0][j];
+  }
+}
+
+// loop l's rows into P: the velocity of its point p2 on link2 relative to link1's point there
+// (loopPoints) along the directions it constrains (xyz: the world's axes; xy: two across the
+// axis; z: the axis), unbounded, Baumgarte's bias -erp error / dt, warm-started
+static void buildLoop(hsdWorld *w, hsdJsContacts *s, int i, JsPoint *P, size_t *used) {
+  const hsdLoop *l = &w->loops[i];
+  double p[2][3], e[3], ax[3];
+  loopPoints(w, l, p, e);
+  hsu_rotVec(ax, w->chars[l->ch[0]].state->linkR + 9 * l->link[0], l->axis);
+  memset(P, 0, sizeof *P);
+  P->kind = JS_BOXED;
+  P->src = i;
+  P->isLoop = 1;
+  if (l->type == hsEXTRA_XYZ) {
+    P->nrow = 3;
+    for (int r = 0; r < 9; r++) {
+      P->fr[r] = r % 4 == 0 ? 1 : 0;
+    }
+  } else if (l->type == hsEXTRA_XY) {
+    P->nrow = 2;
+    tangents(ax, P->fr, P->fr + 3);
+  } else {
+    P->nrow = 1;
+    memcpy(P->fr, ax, sizeof ax);
+  }
+  for (int r = 0; r < P->nrow; r++) {
+    P->lo[r] = -INFINITY;
+    P->hi[r] = INFINITY;
+    P->target[r] = -w->opt.erp * hsu_dot(e, P->fr + 3 * r) / w->dt;
+  }
+  int ch[2] = {l->ch[1], l->ch[0]}, link[2] = {l->link[1], l->link[0]};
+  buildRows(w, s, P, ch, link, (const double(*)[3])p, used);
+  for (int r = 0; r < P->nrow; r++) {
+    P->lam[r] = P->inv[r] > 0 ? hsu_dot(l->jsImp, P->fr + 3 * r) : 0;
+  }
+}
+
+// the force f [N] (world) at world point p on link k of character c into its linkWrench (about
+// the link's centre of mass), for the force sensors' inverse dynamics
+static void addLinkForce(hsdCharacter *c, int k, const double p[3], const double f[3]) {
+  const hsBodyState *st = c->state;
+  double com[3], r[3], t[3];
+  hsu_rotVec(com, st->linkR + 9 * k, c->body->links[k].com);
+  for (int j = 0; j < 3; j++) {
+    r[j] = p[j] - st->linkP[3 * k + j] - com[j];
+  }
+  hsu_cross(t, r, f);
+  for (int j = 0; j < 3; j++) {
+    c->linkWrench[k][j] += f[j];
+    c->linkWrench[k][3 + j] += t[j];
+  }
+}
+
+// the boxed points of this step from pts[n] on; returns the total number of points
+static int buildExtras(hsdWorld *w, hsdJsContacts *s, int n, size_t *used) {
+  int np = n;
+  for (int ci = 0; ci < w->nchar; ci++) {
+    const hsdCharacter *c = &w->chars[ci];
+    if (!c->still && c->jsd && (w->opt.jointLimits & (hsLIMIT_POSITION | hsLIMIT_VELOCITY))) {
+      buildLimits(w, s, ci, &np, used);
+    }
+  }
+  for (int i = 0; i < w->nloop; i++) {
+    const hsdLoop *l = &w->loops[i];
+    if (!w->chars[l->ch[0]].still || !w->chars[l->ch[1]].still) {
+      buildLoop(w, s, i, &s->pts[np++], used);
+    }
+  }
+  return np;
+}
+
+// the boxed points' impulses out: the joints' limit and motor impulses (their warm start and
+// hsd_jointConstraintTorque), the loops' forces on link2 (hsd_extraJointForce, no moment: they
+// act at a point) and on both links' wrenches (force sensors), their warm start
+static void extrasOut(hsdWorld *w, hsdJsContacts *s, int n, int np) {
+  for (int ci = 0; ci < w->nchar; ci++) {
+    hsdCharacter *c = &w->chars[ci];
+    for (int k = 0; c->jsm && k < c->body->nlink; k++) {
+      c->links[k].jsLimit = c->links[k].jsMotor = 0;
+    }
+  }
+  for (int i = 0; i < w->nloop; i++) {
+    memset(w->loops[i].jsImp, 0, sizeof w->loops[i].jsImp);
+    memset(w->loops[i].force, 0, sizeof w->loops[i].force);
+  }
+  for (int i = n; i < np; i++) {
+    const JsPoint *P = &s->pts[i];
+    if (!P->isLoop) {
+      hsdCharacter *c = &w->chars[P->ch[0]];
+      hsdLinkOde *lo = &c->links[c->jsm->dofLink[P->src]];
+      if (isinf(P->hi[0])) {
+        lo->jsLimit += P->fr[0] * P->lam[0];
+      } else {
+        lo->jsMotor += P->lam[0];
+      }
+      continue;
+    }
+    hsdLoop *l = &w->loops[P->src];
+    double p[2][3], e[3], f[3], mf[3];
+    loopPoints(w, l, p, e);
+    for (int j = 0; j < 3; j++) {
+      for (int r = 0; r < P->nrow; r++) {
+        l->jsImp[j] += P->lam[r] * P->fr[3 * r + j];
+      }
+      f[j] = l->jsImp[j] / w->dt;
+      mf[j] = -f[j];
+      l->force[j] = f[j];
+    }
+    if (!w->chars[l->ch[1]].still) {
+      addLinkForce(&w->chars[l->ch[1]], l->link[1], p[0], f);
+    }
+    if (!w->chars[l->ch[0]].still) {
+      addLinkForce(&w->chars[l->ch[0]], l->link[0], p[1], mf);
+    }
+  }
+}
+
+// the impulses of boxed point P from its rows' velocities u (at the current impulses): a
+// loop's rows together by its block's inverse (exact for the point alone), else row after row
+// (each with the velocity its predecessors' changes left: A's entries), each clamped to its
+// bounds; the changes into dl, the largest change and impulse into *maxChange, *maxNormal
+static void boxedUpdate(JsPoint *P, const double u[3], double dl[3], double *maxChange,
+                        double *maxNormal) {
+  double v[3] = {u[0], u[1], u[2]};
+  if (P->block) {
+    double e[3] = {0, 0, 0};
+    for (int r = 0; r < P->nrow; r++) {
+      e[r] = P->target[r] - v[r];
+    }
+    for (int r = 0; r < P->nrow; r++) {
+      dl[r] = 0;
+      for (int c = 0; c < P->nrow; c++) {
+        dl[r] += P->Binv[3 * r + c] * e[c];
+      }
+    }
+  } else {
+    for (int r = 0; r < P->nrow; r++) {
+      dl[r] = 0;
+      if (P->inv[r] > 0) {
+        for (int c = 0; c < r; c++) {
+          v[r] += P->Ab[3 * r + c] * dl[c];
+        }
+        double l = fmin(P->hi[r], fmax(P->lo[r], P->lam[r] + (P->target[r] - v[r]) * P->inv[r]));
+        dl[r] = l - P->lam[r];
+      }
+    }
+  }
+  for (int r = 0; r < P->nrow; r++) {
+    P->lam[r] += dl[r];
+    *maxChange = maxd(*maxChange, fabs(dl[r]));
+    *maxNormal = maxd(*maxNormal, fabs(P->lam[r]));
+  }
+}
+
+// the relative velocities of point P's three rows at the current velocities, in one pass
+// over the nonzero dofs
+static void pointVelocities(const hsdWorld *w, const hsdJsContacts *s, const JsPoint *P,
+                            double u[3]) {
+  double u0 = 0, u1 = 0, u2 = 0;
+  for (int k = 0; k < P->nside; k++) {
+    const hsdCharacter *c = &w->chars[P->ch[k]];
+    int nv = c->jsm->nv;
+    const double *J = s->pool + P->off[k], *v = c->jsd->qvel;
+    const int *z = s->idx + P->zoff[k];
+    for (int t = 0; t < P->nz[k]; t++) {
+      int j = z[t];
+      u0 += J[j] * v[j];
+      u1 += J[nv + j] * v[j];
+      u2 += J[2 * nv + j] * v[j];
+    }
+  }
+  u[0] = u0;
+  u[1] = u1;
+  u[2] = u2;
+}
+
+// v += W dl for point P's three rows, in one pass
+static void applyPoint(hsdWorld *w, const hsdJsContacts *s, const JsPoint *P,
+                       const double dl[3]) {
+  for (int k = 0; k < P->nside; k++) {
+    hsdCharacter *c = &w->chars[P->ch[k]];
+    int nv = c->jsm->nv;
+    const double *W = s->pool + P->off[k] + 3 * (size_t)nv;
+    double *v = c->jsd->qvel;
+    for (int j = 0; j < nv; j++) {
+      v[j] += W[j] * dl[0] + W[nv + j] * dl[1] + W[2 * nv + j] * dl[2];
+    }
+  }
+}
+
+// projected Gauss-Seidel over the m points idx[] until converged (JS_TOL) or maxSweeps, a
+// point at a time: its three rows' velocities read in one pass, the normal impulse updated, the
+// tangents' velocities corrected for it through the point's own block of A, projected on the
+// cone, the three changes written in one pass; the sweeps and the last relative change into
+// the stats (the largest over the calls)
+static void solvePoints(hsdWorld *w, hsdJsContacts *s, const int *idx, int m, int maxSweeps) {
   int sweeps = 0;
   double change = 0;
-  for (int sweep = 0; sweep < JS_MAX_SWEEPS; sweep++) {
+  for (int sweep = 0; sweep < maxSweeps; sweep++) {
     double maxChange = 0, maxNormal = 0;
     for (int t = 0; t < m; t++) {
       JsPoint *P = &s->pts[idx[t]];
+      double u[3], dl[3] = {0, 0, 0};
+      pointVelocities(w, s, P, u);
+      if (P->kind == JS_BOXED) {
+        boxedUpdate(P, u, dl, &maxChange, &maxNormal);
+        applyPoint(w, s, P, dl);
+        continue;
+      }
       if (P->inv[0] > 0) {
-        double u = rowVelocity(w, s, P, 0);
-        double l = fmax(0, P->lam[0] + (P->bias - u) * P->inv[0]), dl = l - P->lam[0];
+        double un = u[0] + P->soft * P->lam[0];
+        double l = maxd(0, P->lam[0] + (P->bias - un) * P->invSoft);
+        dl[0] = l - P->lam[0];
         P->lam[0] = l;
-        applyRow(w, s, P, 0, dl);
-        maxChange = fmax(maxChange, fabs(dl));
-        maxNormal = fmax(maxNormal, l);
+        maxChange = maxd(maxChange, fabs(dl[0]));
+        maxNormal = maxd(maxNormal, l);
       }
       double l[3] = {P->lam[0], P->lam[1], P->lam[2]}, ut[2];
       for (int r = 1; r < 3; r++) {
-        ut[r - 1] = P->inv[r] > 0 ? rowVelocity(w, s, P, r) : 0;
+        ut[r - 1] = P->inv[r] > 0 ? u[r] + P->Ab[3 * r] * dl[0] - P->target[r] : 0;
       }
       frictionBlock(P, ut, l);
       for (int r = 1; r < 3; r++) {
-        double dl = l[r] - P->lam[r];
+        dl[r] = l[r] - P->lam[r];
         P->lam[r] = l[r];
-        applyRow(w, s, P, r, dl);
-        maxChange = fmax(maxChange, fabs(dl));
+        maxChange = maxd(maxChange, fabs(dl[r]));
       }
+      applyPoint(w, s, P, dl);
     }
     sweeps = sweep + 1;
     change = maxNormal > 0 ? maxChange / maxNormal : 0;
-    if (maxChange <= JS_TOL * fmax(maxNormal, s->scale)) {
+    if (maxChange <= JS_TOL * maxd(maxNormal, s->scale)) {
       break;
     }
   }
   s->sweeps = sweeps > s->sweeps ? sweeps : s->sweeps;
-  s->change = fmax(s->change, change);
+  s->change = maxd(s->change, change);
 }
 
 static int findRoot(int *par, int x) {
@@ -532,12 +1087,26 @@ static void solveDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
     for (int i = 0; i < m; i++) {
       JsPoint *P = &s->pts[idx[i]];
       const double *Ar = s->A + 3 * (size_t)i * nr;
+      if (P->kind == JS_BOXED) {
+        double u[3], dl[3];
+        for (int r = 0; r < P->nrow; r++) {
+          u[r] = s->ufree[3 * i + r];
+          for (size_t c = 0; c < nr; c++) {
+            u[r] += Ar[(size_t)r * nr + c] * lam[c];
+          }
+        }
+        boxedUpdate(P, u, dl, &maxChange, &maxNormal);
+        for (int r = 0; r < P->nrow; r++) {
+          lam[3 * i + r] = P->lam[r];
+        }
+        continue;
+      }
       if (P->inv[0] > 0) {
-        double u = s->ufree[3 * i];
+        double u = s->ufree[3 * i] + P->soft * P->lam[0];
         for (size_t c = 0; c < nr; c++) {
           u += Ar[c] * lam[c];
         }
-        double l = fmax(0, P->lam[0] + (P->bias - u) * P->inv[0]);
+        double l = fmax(0, P->lam[0] + (P->bias - u) * P->invSoft);
         maxChange = fmax(maxChange, fabs(l - P->lam[0]));
         maxNormal = fmax(maxNormal, l);
         P->lam[0] = lam[3 * i] = l;
@@ -550,7 +1119,7 @@ static void solveDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
           for (size_t c = 0; c < nr; c++) {
             u += Arr[c] * lam[c];
           }
-          ut[r - 1] = u;
+          ut[r - 1] = u - P->target[r];
         }
       }
       frictionBlock(P, ut, l);
@@ -595,7 +1164,7 @@ static void solveIsland(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
       applyRow(w, s, &s->pts[idx[i]], r, s->pts[idx[i]].lam[r]);
     }
   }
-  solvePoints(w, s, idx, m);
+  solvePoints(w, s, idx, m, JS_PILE_SWEEPS);
 }
 
 // the n points solved island by island (the characters linked through points; static ones
@@ -649,7 +1218,10 @@ static void solveIslands(hsdWorld *w, hsdJsContacts *s, int n) {
   s->change = 0;
   s->scale = 0;
   for (int i = 0; i < n; i++) {
-    s->scale = fmax(s->scale, s->pts[i].lam[0]);
+    const JsPoint *P = &s->pts[i];
+    for (int r = 0; r < (P->kind == JS_BOXED ? P->nrow : 1); r++) {
+      s->scale = fmax(s->scale, fabs(P->lam[r]));
+    }
   }
   for (int k = 0; k < nisl; k++) {
     solveIsland(w, s, order + start[k], start[k + 1] - start[k]);
@@ -667,6 +1239,7 @@ void hsd_jsContacts(hsdWorld *w) {
     hsd_warn(w, hsdWARN_CONTACTS, "contact buffer full (%d points): %d dropped",
              w->opt.maxContacts, dropped);
   }
+  hsd_jsWakeTouched(w, n);  // (dynamics_sleep.c: a sleeper touched by an awake body joins)
   if (!s || reserveStep(w, s, n) < 0) {
     w->ncontact = 0;
     return;
@@ -677,18 +1250,26 @@ void hsd_jsContacts(hsdWorld *w) {
   for (int ci = 0; ci < w->nchar; ci++) {
     const hsdCharacter *c = &w->chars[ci];
     s->vOff[ci] = (int)nvAll;
-    if (!c->still && c->jsm) {
+    if (!c->still && c->jsm && !hsd_jsAsleep(w, ci)) {
       memcpy(s->vstar + nvAll, c->jsd->qvel, (size_t)c->jsm->nv * sizeof *s->vstar);
       nvAll += (size_t)c->jsm->nv;
     }
   }
   // the rows, the bias, the friction of this step, the warm start applied
+  hashPrev(s);
   size_t used = 0;
   for (int i = 0; i < n; i++) {
     const hsdContact *hc = &w->contacts[i];
     JsPoint *P = &s->pts[i];
     buildPoint(w, s, hc, P, &used);
-    double ut1 = rowVelocity(w, s, P, 1), ut2 = rowVelocity(w, s, P, 2);
+    // a crawler's track moves its surface: the tangent rows' targets cancel that motion
+    double tr[3] = {0, 0, 0}, nOut[3] = {-hc->n[0], -hc->n[1], -hc->n[2]};
+    hsd_addTrackVel(&w->chars[hc->ch[0]], hc->link[0], nOut, tr, 1);
+    hsd_addTrackVel(&w->chars[hc->ch[1]], hc->link[1], hc->n, tr, -1);
+    P->target[1] = -hsu_dot(tr, P->fr + 3);
+    P->target[2] = -hsu_dot(tr, P->fr + 6);
+    double ut1 = startVelocity(w, s, P, 1) - P->target[1];
+    double ut2 = startVelocity(w, s, P, 2) - P->target[2];
     const hsdSurface *sf = &w->pairs[hc->pair].surface;
     P->mu = sqrt(ut1 * ut1 + ut2 * ut2) < w->opt.stickVelocity ? sf->staticFriction
                                                                 : sf->slipFriction;
@@ -696,6 +1277,18 @@ void hsd_jsContacts(hsdWorld *w) {
                                        w->opt.contactMaxCorrectingVel)
               : hc->depth < 0 ? hc->depth / dt  // a gap: it may close within the step
                               : 0;
+    // restitution (the ODE engine's bounce): a point approaching faster than bounceVelocity at
+    // the step's start that touches, or closes its gap within the step, leaves at restitution
+    // times the approach speed
+    double un0 = startVelocity(w, s, P, 0);
+    if (sf->restitution > 0 && -un0 > w->opt.bounceVelocity && un0 * dt <= hc->depth) {
+      P->bias = fmax(P->bias, -sf->restitution * un0);
+    }
+    if (hc->depth < 0 && rigidOnly(w, hc) && rowVelocity(w, s, P, 0) >= P->bias) {
+      P->nside = 0;  // a gap between free bodies that their free motion does not close: out
+      P->lam[0] = P->lam[1] = P->lam[2] = 0;  // of the solve (in a pile most points are such
+      continue;                                // gaps)
+    }
     const double *imp = warmImpulse(w, s, hc);
     for (int r = 0; r < 3; r++) {
       P->lam[r] = imp && P->inv[r] > 0 ? hsu_dot(imp, P->fr + 3 * r) : 0;
@@ -703,11 +1296,12 @@ void hsd_jsContacts(hsdWorld *w) {
     P->lam[0] = fmax(0, P->lam[0]);
     projectCone(P->lam, P->mu);
   }
-  solveIslands(w, s, n);
+  int np = buildExtras(w, s, n, &used);
+  solveIslands(w, s, np);
   // qacc corrected by the velocity change
   for (int ci = 0; ci < w->nchar; ci++) {
     hsdCharacter *c = &w->chars[ci];
-    if (c->still || !c->jsm) {
+    if (c->still || !c->jsm || hsd_jsAsleep(w, ci)) {
       continue;
     }
     const double *vs = s->vstar + s->vOff[ci];
@@ -753,6 +1347,8 @@ void hsd_jsContacts(hsdWorld *w) {
     memcpy(q->imp, imp, sizeof imp);
   }
   s->nprev = n;
+  extrasOut(w, s, n, np);
+  givenReactions(w, s, np);
   // the list keeps the points that touch or push: a gap that carried nothing is not a contact
   int kept = 0;
   for (int i = 0; i < n; i++) {

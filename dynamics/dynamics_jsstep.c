@@ -24,24 +24,20 @@
 //    dynamics), link velocities from the root's and dq; ODE's bodies placed there
 //    (hsd_placeBodies) so that every geometric query sees the new poses;
 // 5. hsd_jsFinish (dynamics_finish.c): accelerations by differences, force sensors by inverse
-//    dynamics, holds, commands cleared.
+//    dynamics, holds, commands cleared;
+// 6. sleeping (hsdOptions.sleep; dynamics_sleep.c): a sleeping character skips 2-4 (static to
+//    the others' points), and islands at rest fall asleep (hsd_jsSleepAfter).
 
 #include <math.h>
 #include <string.h>
 
 #include "dynamics_private.h"
 
-// what the joint-space engine cannot do yet, as an error naming it; 0 if nothing
+// what the joint-space engine does not do, as an error naming it; 0 if nothing
 static int refuse(const hsdWorld *w, hsError *err) {
-  if (w->nloop > 0) {
+  if (w->opt.rotorInertia != 0) {
     return HS_ERR(err, hsE_INVALID,
-                  "the joint-space engine has no closed loops yet: extra joint %s; use the "
-                  "engine ode",
-                  w->loops[0].name);
-  }
-  if (w->opt.jointLimits != 0 || w->opt.rotorInertia != 0) {
-    return HS_ERR(err, hsE_INVALID,
-                  "joint limits and the rotorInertia option are the ODE engine's; the "
+                  "the rotorInertia option (rotor inertia on the link) is the ODE engine's; the "
                   "joint-space engine always puts rotor inertia on the joint's diagonal");
   }
   return 0;
@@ -71,6 +67,13 @@ int hsd_jsInitWorld(hsdWorld *w, hsError *err) {
       hsd_jsFreeWorld(w);
       return err ? err->code : hsE_NOMEM;
     }
+    for (int k = 0; k < c->body->nlink; k++) {
+      hsdLinkOde *l = &c->links[k];
+      l->motorF = l->jsLimit = l->jsMotor = 0;
+    }
+  }
+  for (int i = 0; i < w->nloop; i++) {
+    memset(w->loops[i].jsImp, 0, sizeof w->loops[i].jsImp);
   }
   return 0;
 }
@@ -142,6 +145,29 @@ static int saneData(const hsdJsModel *m, const hsdJsData *d) {
   return 1;
 }
 
+// the generalized force of torque-mode joint k this step, with the ODE engine's limits
+// (hsLIMIT_*): the command clamped to the effort limit; near a velocity limit in its direction
+// (moving at half of it or more) a motor instead (0 here; the contact solver's row drives the
+// joint towards the limit's velocity with at most |u|: l->motorF, vMotor)
+static double torqueModeDrive(const hsdWorld *w, hsdCharacter *c, int k) {
+  hsdLinkOde *l = &c->links[k];
+  double u = c->in.u[k];
+  int limits = w->opt.jointLimits;
+  l->motorF = 0;
+  if (limits & hsLIMIT_EFFORT) {
+    u = fmin(fmax(u, -l->effort), l->effort);
+  }
+  if ((limits & hsLIMIT_VELOCITY) && u != 0) {
+    double v = u > 0 ? l->vHi : l->vLo, dq = c->state->dq[k];
+    if (isfinite(v) && (u > 0 ? dq >= 0.5 * v : dq <= 0.5 * v)) {
+      l->motorF = fabs(u);
+      l->vMotor = v;
+      return 0;
+    }
+  }
+  return u;
+}
+
 // the first half of character ci's joint-space step (not still): its state and commands into
 // the data, the step's end velocity before contacts (hsd_jsStepVelocity)
 static void beginCharacter(hsdWorld *w, int ci) {
@@ -190,7 +216,7 @@ static void beginCharacter(hsdWorld *w, int ci) {
         d->qaccGiven[j] = (hsd_servoVelocity(w, c, k) - st->dq[k]) / dt;
       }
     }
-    d->qfrc[j] = servo ? 0 : c->in.u[k];
+    d->qfrc[j] = servo ? 0 : torqueModeDrive(w, c, k);
   }
   hsd_jsStepVelocity(m, d, dt);
   // a prescribed joint ends the step at its commanded velocity (which the contacts then see)
@@ -414,6 +440,10 @@ static void endCharacter(hsdWorld *w, int ci) {
   hsd_placeBodies(w, ci);
 }
 
+void hsd_jsBegin(hsdWorld *w, int ci) {
+  beginCharacter(w, ci);
+}
+
 int hsd_jsStepWorld(hsdWorld *w, hsError *err) {
   if (refuse(w, err) < 0) {
     return hsE_INVALID;
@@ -422,18 +452,27 @@ int hsd_jsStepWorld(hsdWorld *w, hsError *err) {
   w->ncontact = w->ngroup = 0;
   for (int ci = 0; ci < w->nchar; ci++) {
     hsd_jsPrepare(w, ci);
-    if (!w->chars[ci].still) {
+  }
+  hsd_prepareSleep(w);  // (dynamics_sleep.c: wakes the commanded, pushed, teleported)
+  for (int ci = 0; ci < w->nchar; ci++) {
+    if (!w->chars[ci].still && !hsd_jsAsleep(w, ci)) {
       beginCharacter(w, ci);
     }
   }
-  if (w->npair > 0) {
-    hsd_jsContacts(w);  // (dynamics_jscontact.c) at the step's start poses
+  if (w->npair > 0 || w->nloop > 0 ||
+      (w->opt.jointLimits & (hsLIMIT_POSITION | hsLIMIT_VELOCITY))) {
+    hsd_jsContacts(w);  // (dynamics_jscontact.c) at the step's start poses, with the joints'
+                        // limit and motor rows and the loops'
   }
   for (int ci = 0; ci < w->nchar; ci++) {
-    if (!w->chars[ci].still) {
+    if (!w->chars[ci].still && !hsd_jsAsleep(w, ci)) {
       endCharacter(w, ci);
     }
     hsd_jsFinish(w, ci);
+  }
+  hsd_jsSleepAfter(w);
+  for (int ci = 0; ci < w->nchar; ci++) {
+    w->chars[ci].resynced = 0;  // (read by the sleep rules of the next step)
   }
   w->time += w->dt;
   w->steps++;

@@ -294,6 +294,7 @@ void hsd_forgetLoops(hsdWorld *w) {
     l->slider[0] = l->slider[1] = NULL;
     l->ball = NULL;
     memset(l->force, 0, sizeof l->force);
+    memset(l->jsImp, 0, sizeof l->jsImp);
   }
 }
 
@@ -554,6 +555,13 @@ double hsd_jointConstraintTorque(const hsdWorld *w, int ch, int link) {
   }
   const hsdCharacter *c = &w->chars[ch];
   const hsdLinkOde *l = &c->links[link];
+  if (w->opt.engine == hsENGINE_JOINT_SPACE) {
+    // the joint-space engine: a high-gain joint's torque, else its limit and motor rows'
+    if (!c->jsm || c->jsm->linkDof[link] < 0) {
+      return 0;
+    }
+    return hsd_servoed(c, link) ? c->state->u[link] : (l->jsLimit + l->jsMotor) / w->dt;
+  }
   if (l->jkind == hsdODE_NONE || c->rep != hsdREP_ARTICULATED || !l->body) {
     return 0;
   }

@@ -103,6 +103,10 @@ typedef struct hsdLinkOde {
   double vMotor;  // articulated servo: the motor velocity of this step
   double defect;  // articulated servo: how far ODE's integration of the bodies moved the joint
                   // beyond vMotor dt in the last step (corrected in the next)
+  double motorF;  // joint-space engine: this step's velocity-limit motor's force bound |u|
+                  // (0: no motor; its target velocity is vMotor)
+  double jsLimit;  // joint-space engine: the last step's impulses of the joint's limit row
+  double jsMotor;  // (positive along +q) and of its motor row [N m s or N s]
 
   // contacts
   dBodyID att;              // the ODE body contacts on this link attach to (NULL: none)
@@ -151,6 +155,10 @@ typedef struct hsdCharacter {
   int restN, restPrev;      // steps in the current window; 1 once restMean holds a window
   int restUp;               // which speeds rose from the window before that (1 linear, 2 angular)
   hsdRest rest;             // the root body's auto-disable record (dynamics_sleep.c)
+  int jsIdle;               // joint-space engine: steps its root has been slower than the sleep
+                            // thresholds (dynamics_sleep.c's hsd_jsSleepAfter)
+  int jsIsland;             // ... and its island's union-find parent there (scratch)
+  int jsKeep;               // ... 1 on an island's root when a member keeps it awake (scratch)
   dBodyID cbody;            // the composite body (free root only), NULL otherwise
   double P[3], L[3];        // total momentum and angular momentum about the centre of mass
   double M, com[3], Ic[9];  // composite mass, centre, inertia about it (world) at step start
@@ -184,6 +192,7 @@ typedef struct hsdLoop {
   double cPre[3], aPre[3];  // at the start of the step: the centre of the ball's body on
                             // link2's side (side 1 when link2 is static) and link2's anchor
   double force[6];     // the last step's force and moment on link2 (hsd_extraJointForce)
+  double jsImp[3];     // joint-space engine: the last step's impulse on link2, world [N s]
 } hsdLoop;
 
 // one expanded link pair of a registered pair
@@ -436,6 +445,23 @@ void hsd_wakeAll(hsdWorld *w);
 // not a resting body's jitter)
 int hsd_wakesNeighbours(const hsdWorld *w, int ch);
 
+// the joint-space engine's sleeping (its characters' ODE bodies carry the flag, as on the ODE
+// engine): 1 if character ci sleeps this step (it is not stepped: a static body to the others)
+int hsd_jsAsleep(const hsdWorld *w, int ci);
+
+// the joint-space step's contacts found (the first n of w->contacts): a sleeping character
+// touching an awake one that is not static wakes and joins this step (hsd_jsBegin)
+void hsd_jsWakeTouched(hsdWorld *w, int n);
+
+// after a joint-space step: each awake sleeper's rest count; an island (characters linked by
+// this step's contacts) whose members are all sleepers at rest for sleepTime falls asleep as a
+// whole
+void hsd_jsSleepAfter(hsdWorld *w);
+
+// the first half of character ci's joint-space step (dynamics_jsstep.c): its state and
+// commands into its data, its velocity at the step's end before contacts
+void hsd_jsBegin(hsdWorld *w, int ci);
+
 // wake character ch if it sleeps; 1 if it did
 int hsd_wake(hsdWorld *w, int ch);
 
@@ -457,6 +483,12 @@ void hsd_unlockOde(void);
 // the island index of an ODE body (-1 for none or a kinematic body, which link no islands)
 int hsd_islandIndex(dBodyID b);
 
+// add sign times the surface velocity of link k of character c (its track's: a crawler link's
+// speed u along normalize((R axis) x nOut), OpenHRP AIST's convention) at a contact with normal
+// nOut (out of the link) to v; a no-op for a link that is not a moving track
+void hsd_addTrackVel(const hsdCharacter *c, int k, const double nOut[3], double v[3],
+                     double sign);
+
 // copy contact joint feedback into the contact list after a step
 void hsd_readContactForces(hsdWorld *w);
 
@@ -473,7 +505,7 @@ void hsd_finishCharacter(hsdWorld *w, int ch);
 
 // after hsd_init has built the ODE side (kept as the geometry's carrier: queries, collision
 // shapes): each character's joint-space model and data; hsE_INVALID naming what the engine
-// cannot do yet (extra joints, joint limits), hsE_NOMEM
+// does not do (the rotorInertia option), hsE_NOMEM
 int hsd_jsInitWorld(hsdWorld *w, hsError *err);
 
 // free every character's joint-space model and data

@@ -199,6 +199,7 @@ static void checkSpeedingUp(hsdWorld *w, hsdCharacter *c, dBodyID b) {
   }
   if (up & c->restUp) {
     enableRest(c, b);  // speeding up: not at rest (resets the idle count)
+    c->jsIdle = 0;     // (and the joint-space engine's)
   }
   c->restUp = up;
   c->restMean[0] = speed[0];
@@ -328,6 +329,108 @@ int hsd_setSleep(hsdWorld *w, int on, hsError *err) {
     }
   }
   return 0;
+}
+
+//---------------------------------- the joint-space engine -----------------------------------
+//
+// The joint-space engine has no ODE step, so it keeps the rest count itself: after each step an
+// awake sleeper (hsd_sleeper) whose root moves slower than sleepLinearVel and sleepAngularVel
+// counts a step, any faster step (or the acceleration check above) starts the count again; the
+// characters linked by the step's contact points form islands (static characters link
+// nothing), and an island whose members are all sleepers counted to sleepTime (at least 10
+// steps) falls asleep together: velocities zeroed, bodies disabled, counts restarted. A
+// sleeping character is not stepped; one whose contact points of a step reach an awake
+// character that is not static wakes and joins that step (as ODE's island walk), as do those
+// the rules above wake (commands, forces, teleports, a fast neighbour's box).
+
+int hsd_jsAsleep(const hsdWorld *w, int ci) {
+  return w->opt.sleep && asleep(&w->chars[ci]);
+}
+
+static int islandRoot(hsdWorld *w, int c) {
+  while (w->chars[c].jsIsland != c) {
+    hsdCharacter *x = &w->chars[c];
+    x->jsIsland = w->chars[x->jsIsland].jsIsland;
+    c = x->jsIsland;
+  }
+  return c;
+}
+
+void hsd_jsWakeTouched(hsdWorld *w, int n) {
+  if (!w->opt.sleep) {
+    return;
+  }
+  for (int i = 0; i < n; i++) {
+    const hsdContact *hc = &w->contacts[i];
+    hsdCharacter *a = &w->chars[hc->ch[0]], *b = &w->chars[hc->ch[1]];
+    if (a->still || b->still || asleep(a) == asleep(b)) {
+      continue;
+    }
+    int ci = asleep(a) ? hc->ch[0] : hc->ch[1];
+    hsdCharacter *s = &w->chars[ci];
+    dBodyEnable(s->links[0].body);
+    s->jsIdle = 0;
+    hsd_jsBegin(w, ci);
+  }
+}
+
+void hsd_jsSleepAfter(hsdWorld *w) {
+  if (!w->opt.sleep) {
+    return;
+  }
+  double lin = w->opt.sleepLinearVel, ang = w->opt.sleepAngularVel;
+  int need = (int)ceil(w->opt.sleepTime / w->dt - 1e-9);
+  need = need < 10 ? 10 : need;
+  // the rest counts; islands start as single characters
+  for (int ci = 0; ci < w->nchar; ci++) {
+    hsdCharacter *c = &w->chars[ci];
+    c->jsIsland = ci;
+    if (c->still || asleep(c)) {
+      continue;
+    }
+    const hsdLinkMotion *m = &c->motion[0];
+    int slow = hsu_dot(m->v, m->v) < lin * lin && hsu_dot(m->w, m->w) < ang * ang;
+    c->jsIdle = hsd_sleeper(c) && slow ? c->jsIdle + 1 : 0;
+  }
+  // the points between awake characters link islands
+  for (int i = 0; i < w->ncontact; i++) {
+    const hsdContact *hc = &w->contacts[i];
+    hsdCharacter *a = &w->chars[hc->ch[0]], *b = &w->chars[hc->ch[1]];
+    if (a->still || b->still) {
+      continue;
+    }
+    if (!asleep(a) && !asleep(b)) {
+      int ra = islandRoot(w, hc->ch[0]), rb = islandRoot(w, hc->ch[1]);
+      if (ra != rb) {
+        w->chars[ra > rb ? ra : rb].jsIsland = ra < rb ? ra : rb;
+      }
+    }
+  }
+  // an island whose every member is a sleeper at rest long enough falls asleep: a first pass
+  // marks the roots of the islands that cannot, a second puts the others to sleep
+  for (int ci = 0; ci < w->nchar; ci++) {
+    w->chars[ci].jsKeep = 0;
+  }
+  for (int ci = 0; ci < w->nchar; ci++) {
+    hsdCharacter *c = &w->chars[ci];
+    if (!c->still && !asleep(c) && c->jsIdle < need) {
+      w->chars[islandRoot(w, ci)].jsKeep = 1;
+    }
+  }
+  for (int ci = 0; ci < w->nchar; ci++) {
+    hsdCharacter *c = &w->chars[ci];
+    if (c->still || asleep(c) || w->chars[islandRoot(w, ci)].jsKeep) {
+      continue;
+    }
+    for (int k = 0; k < c->body->nlink; k++) {
+      memset(c->motion[k].v, 0, sizeof c->motion[k].v);
+      memset(c->motion[k].w, 0, sizeof c->motion[k].w);
+    }
+    dBodySetLinearVel(c->links[0].body, 0, 0, 0);
+    dBodySetAngularVel(c->links[0].body, 0, 0, 0);
+    dBodyDisable(c->links[0].body);
+    c->jsIdle = 0;
+  }
 }
 
 int hsd_sleeping(const hsdWorld *w, int ch) {

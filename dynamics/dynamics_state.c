@@ -237,7 +237,8 @@ static void characterBytes(hsdCharacter *c, hsuBytes *b, int save) {
   hsu_bytesField(b, save, c->motion, n * sizeof *c->motion);
   inputBytes(c, b, save);
   int *ints[] = {&c->nExt, &c->teleported, &c->remode, &c->posesTouched, &c->resynced,
-                 &c->needWrench, &c->still, &c->restN, &c->restPrev, &c->restUp};
+                 &c->needWrench, &c->still, &c->restN, &c->restPrev, &c->restUp,
+                 &c->jsIdle};
   for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
     hsu_bytesField(b, save, ints[i], sizeof *ints[i]);
   }

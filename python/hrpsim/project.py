@@ -457,16 +457,13 @@ def _attrs(el, ctx, required=()):
 def _parse_solver(p, a, line, f, ctx):
     """<simulation engine="joint_space" stepper="quick" iterations="30" ...>: the engine and
     solver settings (hrpsim.solver), checked by the core here so that a bad one is an error at
-    its line. The joint-space engine has no joint limits yet: there jointLimits is off unless
-    given (and given true, refused)."""
+    its line."""
     if "engine" in a:
         try:
             solver.check(a["engine"], ())
         except BadArgument as e:
             raise ctx.err(line, f("engine"), str(e)) from None
         p.engine = a["engine"]
-        if p.engine == "joint_space" and "jointLimits" not in a:
-            p.joint_limits = False
     for name in solver.SETTINGS:
         attr = solver.project_attribute(name)
         if attr in a:

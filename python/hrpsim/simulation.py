@@ -168,10 +168,11 @@ class Simulation(PrimitivesMixin):
 
     The engine and its solver settings, the same on every back end (``set_solver``):
     ``engine`` ("ode", the default, or "joint_space": hrpsim's joint-space engine, which has
-    rotor inertia always on the joint's diagonal and solves contacts, but has no closed loops
-    or joint limits yet: the first step then raises BadArgument, on the scheduler
-    SchedulerRefused, saying so) and ``solver``, a mapping of setting names to values, e.g.
-    ``{"stepper": "quick", "iterations": 30}`` (docs/servers.md has the table). The core checks
+    rotor inertia always on the joint's diagonal and solves contacts, joint limits, closed
+    loops and crawler tracks, but refuses the ODE engine's rotor_inertia option: the first step
+    then raises BadArgument, on the scheduler SchedulerRefused, saying so) and ``solver``, a
+    mapping of setting names to values, e.g. ``{"stepper": "quick", "iterations": 30}``
+    (docs/servers.md has the table). The core checks
     them when the world is built: an unknown setting, one the engine does not have, or a value
     out of range raises BadArgument (SchedulerRefused) naming it. None (the default) leaves the
     server's defaults (``hrpsim-dynamics --help``).

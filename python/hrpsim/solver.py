@@ -1,8 +1,9 @@
 """hrpsim.solver: the engine and solver settings as every door passes them on.
 
 A world runs on one of two engines: ``"ode"`` (the default) or ``"joint_space"`` (hrpsim's
-reduced-coordinate engine; it solves contacts but no closed loops or joint limits yet, and
-the start of a world that has them is refused with the reason). Solver settings are name/value
+reduced-coordinate engine; it solves contacts, joint limits, closed loops and crawler tracks,
+and the start of a world with the ODE engine's rotor-inertia option is refused with the
+reason). Solver settings are name/value
 pairs; the core checks them, once for every door (dynamics/dynamics_settings.c): an unknown
 name, a setting the chosen engine does not have, a value out of range is refused with a message
 that names it. Here they are only turned into the text the core reads (numbers exactly: repr of

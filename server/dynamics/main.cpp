@@ -42,8 +42,8 @@ std::string optionsText() {
       "Serves OpenHRP's DynamicsSimulatorFactory, bound as \"DynamicsSimulatorFactory\"; each\n"
       "create() makes an independent DynamicsSimulator (one world). The options below are the\n"
       "defaults of every world it creates (a client's setSolver changes its own world's):\n"
-      "  --engine E                ode (default) or joint_space (no closed loops or joint\n"
-      "                            limits yet: initSimulation refuses them)\n"
+      "  --engine E                ode (default) or joint_space (initSimulation refuses the\n"
+      "                            ODE engine's rotor-inertia option there)\n"
       "solver settings of the ode engine (the joint_space engine has none yet):\n";
   hstEngine engine;
   const char *name;

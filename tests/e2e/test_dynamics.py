@@ -1,7 +1,10 @@
 """End-to-end tests of the DynamicsSimulator server, through CORBA from Python.
 
 Every test talks to a real hrpsim-dynamics (and ModelLoader) started by the ``servers``
-fixture, and checks physics at the servant level against an analytic or independent answer:
+fixture, and checks physics at the servant level against an analytic or independent answer;
+every test that takes ``sim`` runs on both engines (ODE and the joint-space engine, chosen
+through hrpsim's setSolver; where the joint-space engine's rotors change the answer, the answer
+has them):
 
 - free fall and sideways gravity against the discrete solution of the integrator (ODE's
   semi-implicit Euler: v(k+1) = v(k) + a dt, x(k+1) = x(k) + v(k+1) dt, so after N steps from
@@ -191,9 +194,21 @@ def make_sim(client):
             pass
 
 
+@pytest.fixture(params=["ode", "joint_space"])
+def engine(request):
+    """The engine a test's ``sim`` steps: each test that takes ``sim`` runs on both."""
+    return request.param
+
+
 @pytest.fixture
-def sim(make_sim):
-    return make_sim()
+def sim(make_sim, engine):
+    """A fresh simulator on the engine (the joint-space engine through hrpsim's setSolver)."""
+    s = make_sim()
+    if engine == "joint_space":
+        from hrpsim._idl import hrpsim as H
+        s = s._narrow(H.DynamicsSimulator)
+        s.setSolver("joint_space", [])
+    return s
 
 
 def rot(axis, angle):
@@ -604,10 +619,11 @@ def test_high_gain_holding_torque_matches_statics(sim, bodies):
     assert abs(sim.getCharacterLinkData("arm", links[j1].name, DS.JOINT_TORQUE)[0]) < 0.05
 
 
-def pendulum_acceleration(links, q, j):
+def pendulum_acceleration(links, q, j, armature=False):
     """Angular acceleration from rest of the subtree beyond joint j swinging as one rigid body
     about j's axis under gravity (every other joint held): gravity moment / moment of inertia,
-    both about the axis, from the model's masses and inertias at joint values q."""
+    both about the axis, from the model's masses and inertias at joint values q; with armature
+    (the joint-space engine, OpenHRP's rule) the joint's rotorInertia x gearRatio^2 too."""
     frames = forward_kinematics(links, q)
     axis = frames[j][:3, :3] @ np.asarray(links[j].jointAxis, dtype=float)
     origin = frames[j][:3, 3]
@@ -622,11 +638,13 @@ def pendulum_acceleration(links, q, j):
         moment += axis @ np.cross(d, [0.0, 0.0, -links[i].mass * G])
         inertia += axis @ (R @ np.reshape(links[i].inertia, (3, 3)) @ R.T) @ axis
         inertia += links[i].mass * np.dot(np.cross(axis, d), np.cross(axis, d))
+    if armature:
+        inertia += links[j].rotorInertia * links[j].gearRatio ** 2
     return moment / inertia
 
 
 @pytest.mark.parametrize("order", ["all modes, then POSITION_GIVEN", "POSITION_GIVEN, then all"])
-def test_one_drive_mode_per_joint_last_call_wins(sim, bodies, order):
+def test_one_drive_mode_per_joint_last_call_wins(sim, bodies, order, engine):
     # OpenHRP keeps one flag per link (high gain or not): setCharacterAllJointModes and
     # POSITION_GIVEN both write it, so the later call decides. Here J2 ends in torque mode
     # (u = 0) and the others high gain: J2 starts to fall as a rigid pendulum about its axis,
@@ -653,7 +671,7 @@ def test_one_drive_mode_per_joint_last_call_wins(sim, bodies, order):
     sim.initSimulation()
     q = [0.0] * len(links)
     q[j2] = 0.5
-    alpha = pendulum_acceleration(links, q, j2)
+    alpha = pendulum_acceleration(links, q, j2, armature=engine == "joint_space")
     assert alpha > 5.0  # a real pull (about 8 rad/s^2)
     sim.stepSimulation()
     # the first step's acceleration is the pendulum's from rest (ODE's constraint

@@ -7,7 +7,7 @@ core inside the Python process, against the server back end.
   falling onto the floor, and a loop registered with add_extra_joint; the crawler driving on
   its tracks; the arm following commands) run through hrpsim-dynamics and in process, and
   every snapshot (time, link poses, q, dq, u, every sensor reading) and loop force compared
-  with np.array_equal: the same bits, not close numbers;
+  with np.array_equal: the same bits, not close numbers - on both engines (ODE, joint space);
 - in process means in process: a child interpreter runs a local simulation with no naming
   service in its environment and never imports omniORB;
 - views: sim.local's arrays see the core's memory (they change in place when the simulation
@@ -187,11 +187,12 @@ def pendulum(tmp_path_factory):
     return PENDULUM
 
 
+@pytest.mark.parametrize("engine", ["ode", "joint_space"])
 @pytest.mark.parametrize("scene", sorted(SCENES))
-def test_local_backend_is_bit_identical_to_the_servers(client, pendulum, scene):
-    with hrpsim.Simulation(client, dt=0.001) as remote:
+def test_local_backend_is_bit_identical_to_the_servers(client, pendulum, scene, engine):
+    with hrpsim.Simulation(client, dt=0.001, engine=engine) as remote:
         expected = SCENES[scene](remote)
-    with hrpsim.Simulation(backend="local", dt=0.001) as local:
+    with hrpsim.Simulation(backend="local", dt=0.001, engine=engine) as local:
         got = SCENES[scene](local)
     assert len(got) == len(expected)
     assert_same(got, expected, scene)

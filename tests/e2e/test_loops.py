@@ -14,6 +14,8 @@ answers:
 - bad registrations raise BAD_PARAM / BAD_INV_ORDER and are logged; unknown names too;
 - the sample crawler, driven by JOINT_TORQUE on both tracks through setCharacterAllLinkData,
   drives along +x at the commanded 0.3 m/s within 5 %.
+The DynamicsSimulator tests run on both engines (ODE and the joint-space engine, chosen through
+hrpsim's setSolver).
 """
 
 from pathlib import Path
@@ -69,9 +71,14 @@ def bodies(client, tmp_path_factory):
     return out
 
 
-@pytest.fixture
-def sim(client):
+@pytest.fixture(params=["ode", "joint_space"])
+def sim(client, request):
+    """A DynamicsSimulator on each engine (the joint-space engine through hrpsim's setSolver)."""
     s = client.dynamics_simulator()
+    if request.param == "joint_space":
+        from hrpsim._idl import hrpsim as H
+        s = s._narrow(H.DynamicsSimulator)
+        s.setSolver("joint_space", [])
     yield s
     try:
         s.destroy()

@@ -22,6 +22,7 @@ hrpsim.Simulation (local, client-driven server, scheduler) and OpenHRP's plain i
   naming the line; configure sends setJointOptions (jointLimits true for any kind) and, for
   some kinds only, setJointLimits(position, velocity, effort);
 - joint limits after the start are refused (BAD_INV_ORDER) and change nothing.
+Sleeping and the three joint limits are checked on both engines (ODE and joint space).
 """
 
 import math
@@ -81,15 +82,19 @@ def client(servers):
     return servers.client
 
 
+ENGINES = ["ode", "joint_space"]  # the physics tests below run on both engines
+
+
 def make(backend, client, **kw):
     if backend == "local":
         return hrpsim.Simulation(backend="local", dt=0.001, **kw)
     return hrpsim.Simulation(client, backend=backend, dt=0.001, **kw)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("backend", ["local", "scheduler", "server"])
-def test_a_pile_falls_asleep_by_default_and_a_dropped_box_wakes_it(backend, client, box):
-    with make(backend, client) as sim:
+def test_a_pile_falls_asleep_by_default_and_a_dropped_box_wakes_it(backend, client, box, engine):
+    with make(backend, client, engine=engine) as sim:
         pile(sim, box)
         sim.run(REST_T)
         assert all(sim.sleeping(n) for n in PILE)
@@ -176,13 +181,14 @@ def pushed_arm(sim):
     return float(sim.q("arm")[0])
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("backend", ["local", "scheduler", "server"])
-def test_joint_limits_stop_a_torque_driven_joint(backend, client):
+def test_joint_limits_stop_a_torque_driven_joint(backend, client, engine):
     links = client.load_body(str(ARM6), reload=False).links
     ulimit = float(next(lk for lk in links if lk.name == "J1").ulimit[0])
-    with make(backend, client) as sim:                       # off by default (OpenHRP's)
+    with make(backend, client, engine=engine) as sim:        # off by default (OpenHRP's)
         free = pushed_arm(sim)
-    with make(backend, client, joint_limits="position") as sim:
+    with make(backend, client, joint_limits="position", engine=engine) as sim:
         stopped = pushed_arm(sim)
     assert free > ulimit + 0.1
     assert stopped == pytest.approx(ulimit, abs=0.02)
@@ -227,15 +233,17 @@ def wheel_alpha(sim, wheel_wrl, tau):
 @pytest.mark.parametrize("limits, tau, alpha", [(False, 10.0, 500.0), ("effort", 10.0, 100.0),
                                                (True, -10.0, -100.0), (True, 1.0, 50.0),
                                                (("position", "velocity"), 10.0, 500.0)])
-def test_an_effort_limit_clamps_the_torque(backend, client, wheel_wrl, limits, tau, alpha):
-    with make(backend, client, joint_limits=limits) as sim:
+@pytest.mark.parametrize("engine", ENGINES)
+def test_an_effort_limit_clamps_the_torque(backend, client, wheel_wrl, limits, tau, alpha,
+                                           engine):
+    with make(backend, client, joint_limits=limits, engine=engine) as sim:
         assert wheel_alpha(sim, wheel_wrl, tau) == pytest.approx(alpha, rel=1e-6)
 
 
-def driven_wheels(backend, client, joint_limits):
+def driven_wheels(backend, client, joint_limits, engine="ode"):
     """The wheeled base on the floor, 5 N m (its effort limit) on both wheels for 1 s: the
     wheels' velocities at every step (N, 2)."""
-    with make(backend, client, joint_limits=joint_limits) as sim:
+    with make(backend, client, joint_limits=joint_limits, engine=engine) as sim:
         sim.add_model("floor", FLOOR)
         sim.add_model("base", WHEELED)
         sim.set_root_pose("base", (0.0, 0.0, 0.1))
@@ -247,16 +255,17 @@ def driven_wheels(backend, client, joint_limits):
         return np.array(dq)
 
 
+@pytest.mark.parametrize("engine", ENGINES)
 @pytest.mark.parametrize("backend", ["local", "scheduler", "server"])
-def test_a_velocity_limit_caps_the_wheeled_base_speed(backend, client):
+def test_a_velocity_limit_caps_the_wheeled_base_speed(backend, client, engine):
     """Continuous wheels, velocity limit 10 rad/s: with the limits on they reach it and stay
     at it; off (or position limits only, bit for bit the same run) they spin far past it."""
-    on = driven_wheels(backend, client, True)
+    on = driven_wheels(backend, client, True, engine)
     assert np.max(np.abs(on)) <= 10.0 + 1e-6
     assert np.min(np.abs(on[-1])) == pytest.approx(10.0, abs=1e-6)
-    off = driven_wheels(backend, client, False)
+    off = driven_wheels(backend, client, False, engine)
     assert np.min(np.abs(off[-1])) > 100.0
-    assert np.array_equal(off, driven_wheels(backend, client, "position"))
+    assert np.array_equal(off, driven_wheels(backend, client, "position", engine))
 
 
 def test_velocity_limits_far_from_the_limit_change_no_bit():

@@ -19,9 +19,11 @@ settings") through every door, each shown to take effect by a closed form:
   iterations grow (1, 10, 100: 1e-2, 5e-4, 1e-8 rad apart) - on the three back ends;
 - refusals, with the core's message, nothing changed: an unknown engine or setting, a setting
   the engine does not have, a value out of range (Simulation on every back end, a project at
-  its file:line, hrpsim-dynamics at start); the joint-space engine with a closed loop or
-  joint limits, at the first step / start on every back end, and a project with a closed
-  loop; setSolver after initSimulation / start (the world keeps its engine);
+  its file:line, hrpsim-dynamics at start); the joint-space engine with the ODE engine's
+  rotor-inertia option, at the first step / start on every back end; setSolver after
+  initSimulation / start (the world keeps its engine);
+- closed loops and joint limits run on both engines on every back end, and a joint-space
+  project with a closed loop runs;
 - the joint-space engine's contacts: the box put 3 mm into the floor rests on it (within
   the engine's allowed penetration, 0.1 mm) with the same bits on every back end, and a
   project with a contact pair runs;
@@ -287,20 +289,32 @@ def with_joint_limits(sim, models):
     sim.set_joint_options(joint_limits=True)
 
 
+def with_the_rotor_option(sim, models):
+    sim.add_model("pend", models / "pendulum.wrl")
+    sim.set_joint_options(joint_limits=False, rotor_inertia=True)
+
+
 @pytest.mark.parametrize("backend", BACKENDS)
-@pytest.mark.parametrize("world, says", [
-    (with_a_loop, "the joint-space engine has no closed loops yet"),
-    (with_joint_limits, "joint limits and the rotorInertia option are the ODE engine's"),
-])
-def test_the_joint_space_engine_refuses_what_it_cannot_do_on_every_back_end(
-        backend, client, models, world, says):
+def test_the_joint_space_engine_refuses_the_ode_rotor_option_on_every_back_end(
+        backend, client, models):
     with make(backend, client, engine="joint_space") as sim:
-        world(sim, models)
-        with pytest.raises(refusal(backend), match=says):
+        with_the_rotor_option(sim, models)
+        with pytest.raises(refusal(backend), match="the rotorInertia option .* is the ODE "
+                                                   "engine's"):
             sim.step(1)
-    with make(backend, client) as sim:                      # the ODE engine runs them
-        world(sim, models)
+    with make(backend, client) as sim:                      # the ODE engine runs it
+        with_the_rotor_option(sim, models)
         sim.step(1)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+@pytest.mark.parametrize("world", [with_a_loop, with_joint_limits])
+def test_both_engines_run_loops_and_joint_limits_on_every_back_end(backend, client, models,
+                                                                   world):
+    for engine in ("joint_space", "ode"):
+        with make(backend, client, engine=engine) as sim:
+            world(sim, models)
+            sim.step(10)
 
 
 def test_the_joint_space_engine_rests_a_box_on_the_floor_alike_on_every_back_end(client,
@@ -383,7 +397,7 @@ def test_project_attributes_parse(tmp_path, models):
                         "max_contacts_per_pair": "8"}
     assert p.joint_limits is True                             # hrpsim projects' default
     p = P.load_project(str(pendulum_project(tmp_path, models, ' engine="joint_space"')))
-    assert p.engine == "joint_space" and p.joint_limits is False  # it has none yet
+    assert p.engine == "joint_space" and p.joint_limits is True  # both engines have them
 
 
 @pytest.mark.parametrize("attrs, says", [
@@ -416,8 +430,8 @@ def test_a_project_runs_on_the_engine_it_names(tmp_path, models, servers, where)
 
 
 @pytest.mark.parametrize("where", ["scheduler", "local"])
-def test_a_joint_space_project_with_a_loop_is_refused_and_with_contacts_runs(tmp_path, models,
-                                                                             servers, where):
+def test_a_joint_space_project_with_a_loop_and_with_contacts_runs(tmp_path, models, servers,
+                                                                  where):
     from conftest import describe, run_cli
     how = ["--local"] if where == "local" else ["--state-dir", servers.state_dir]
     path = tmp_path / "box.xml"
@@ -435,9 +449,7 @@ def test_a_joint_space_project_with_a_loop_is_refused_and_with_contacts_runs(tmp
                     '  <model name="bar" url="%s"/>\n'
                     '</hrpsim-project>\n' % FOUR_BAR)
     proc = run_cli("run", *how, "--out", tmp_path / "out2", "--quiet", "--no-plots", path)
-    assert proc.returncode == 1
-    assert "the joint-space engine has no closed loops yet" in proc.stdout + proc.stderr, \
-        describe(proc)
+    assert proc.returncode == 0, describe(proc)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "dynamics.h"
@@ -69,10 +70,23 @@ static inline const double *dynSensorReading(const hsdWorld *w, int ch, int s, i
   return out;
 }
 
-// a world with defaults (or opt); fails the test when it cannot be made
+// a world with defaults (or opt); fails the test when it cannot be made. HST_ENGINE=joint_space
+// in the environment makes it a joint-space world (ctest runs the limits, loops, crawler,
+// contact and sleep suites so too, tests/CMakeLists.txt: the ODE engine's physics tests on the
+// other engine)
 static inline hsdWorld *dynWorld(const hsdOptions *opt) {
   hsError err = {0};
-  hsdWorld *w = hsd_makeWorld(opt, &err);
+  hsdOptions o;
+  if (opt) {
+    o = *opt;
+  } else {
+    hsd_defaultOptions(&o);
+  }
+  const char *engine = getenv("HST_ENGINE");
+  if (engine && strcmp(engine, "joint_space") == 0) {
+    o.engine = hsENGINE_JOINT_SPACE;
+  }
+  hsdWorld *w = hsd_makeWorld(&o, &err);
   CU_ASSERT_PTR_NOT_NULL(w);
   return w;
 }

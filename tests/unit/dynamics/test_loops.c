@@ -91,6 +91,23 @@ static double fbInertia(const hsBody *b, double phi) {
   return M;
 }
 
+// the rotors' share of the generalised inertia at phi on the joint-space engine (OpenHRP's
+// armature: rotorInertia gearRatio^2 times each joint's (dq/dphi)^2; the ODE engine adds none
+// by default) [kg m^2]
+static double fbArmature(const hsBody *b, double phi) {
+  const double h = 1e-6;
+  FourBar f0, f1;
+  fourBarAt(phi - h, &f0);
+  fourBarAt(phi + h, &f1);
+  double M = 0;
+  for (int k = 0; k < 3; k++) {
+    const hsLink *lk = &b->links[k + 1];
+    double dq = remainder(f1.q[k] - f0.q[k], 2 * HS_PI) / (2 * h);
+    M += lk->rotorInertia * lk->gearRatio * lk->gearRatio * dq * dq;
+  }
+  return M;
+}
+
 // the crank angle of stable equilibrium (minimum potential over a full turn)
 static double fbEquilibrium(const hsBody *b, double g) {
   double best = 0, vmin = INFINITY;
@@ -188,9 +205,10 @@ static void testFourBarPeriod(void) {
   double phi0 = fbEquilibrium(b, g), h = 1e-4;
   double V2 = (fbPotential(b, phi0 + h, g) - 2 * fbPotential(b, phi0, g) +
                fbPotential(b, phi0 - h, g)) / (h * h);
-  double T = 2 * HS_PI * sqrt(fbInertia(b, phi0) / V2);
   hsdWorld *w = fourBarWorld(b, phi0 + 0.03, hsMODE_TORQUE, NULL);
   CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+  int js = hsd_options(w)->engine == hsENGINE_JOINT_SPACE;
+  double T = 2 * HS_PI * sqrt((fbInertia(b, phi0) + (js ? fbArmature(b, phi0) : 0)) / V2);
   FourBar f;
   fourBarAt(phi0, &f);
   double qe = f.q[0], prev = hsd_state(w, 0)->q[1] - qe, first = -1, last = -1;
@@ -378,7 +396,8 @@ static void testTwoCharacters(void) {
 }
 
 // a closed-chain mechanism driven by one high-gain motor: the crank follows its velocity
-// command exactly, the passive joints follow the loop, which stays closed
+// command exactly, the passive joints follow the loop, which stays closed, and the crank's
+// torque is the power the mechanism takes over its speed
 static void testDrivenCrank(void) {
   hsBody *b = dynLoadSample("closed_link/four_bar.wrl");
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
@@ -386,17 +405,23 @@ static void testDrivenCrank(void) {
   CU_ASSERT_EQUAL(hsd_addCharacter(w, "fb", b, NULL), 0);
   CU_ASSERT_EQUAL(hsd_setJointMode(w, 0, 1, hsMODE_HIGH_GAIN, NULL), 0);
   CU_ASSERT_EQUAL(hsd_init(w, NULL), 0);
-  double q0 = hsd_state(w, 0)->q[1], worst = 0;
+  double q0 = hsd_state(w, 0)->q[1], worst = 0, e0 = 0, e1 = 0;
   for (int i = 0; i < 2000; i++) {
     CU_ASSERT_EQUAL(hsd_setJointVelocity(w, 0, 1, 2.0, NULL), 0);  // 2 rad/s: over 4 s, 8 rad
+    e0 = dynEnergy(w, 0, 9.8);
     dynSteps(w, 1);
+    e1 = dynEnergy(w, 0, 9.8);
     worst = fmax(worst, hsd_extraJointError(w, 0));
   }
-  double q = hsd_state(w, 0)->q[1];
-  fprintf(stderr, " [crank %.9f rad after 2 s at 2 rad/s; closure max %.2g m; torque %.3f] ",
-          q - q0, worst, hsd_state(w, 0)->u[1]);
+  double q = hsd_state(w, 0)->q[1], u = hsd_state(w, 0)->u[1];
+  // the crank's torque times its speed is the power the mechanism takes (no damping; the
+  // crank's rotor, at constant speed, takes none): (E1 - E0) / dt / 2 rad/s, first order in dt
+  double power = (e1 - e0) / hsd_timeStep(w) / 2.0;
+  fprintf(stderr, " [crank %.9f rad after 2 s at 2 rad/s; closure max %.2g m; torque %.4f, "
+          "power / speed %.4f] ", q - q0, worst, u, power);
   HST_NEAR(q - q0, 4.0, 1e-5);  // the articulated servo's defect correction: ~1e-6
   CU_ASSERT(worst < 1e-4);
+  HST_NEAR(u, power, 0.01);
   hsd_freeWorld(w);
   hsm_freeBody(b);
 }

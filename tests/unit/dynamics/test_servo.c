@@ -146,6 +146,11 @@ static void armTracking(int servoMotors, int skip) {
     dynSteps(w, 1);
     rnea(arm, q, dq, ddq, g, tau);
     for (int k = 1; k < 7; k++) {
+      if (hsd_options(w)->engine == hsENGINE_JOINT_SPACE) {
+        // the joint-space engine's rotors (OpenHRP's armature) take their share too
+        const hsLink *lk = &arm->links[k];
+        tau[k] += lk->rotorInertia * lk->gearRatio * lk->gearRatio * ddq[k];
+      }
       track = fmax(track, fabs(st->q[k] - q[k]));
       peak[k] = fmax(peak[k], fabs(tau[k]));
       if (i > skip) {  // the first steps start the discrete velocity history
@@ -610,7 +615,24 @@ static void testModeSwitch(void) {
 // angular acceleration from rest of the subtree beyond link j swinging as one rigid body about
 // j's axis under gravity g (every other joint held): gravity moment / moment of inertia about
 // the axis, from the body's masses and the link poses in st
+static double pendulumMoments(const hsBody *b, const hsBodyState *st, int j, double g,
+                              double *inertiaOut);
+
+// the inertia [kg m^2] about joint j's axis of the links it carries, at st
+static double pendulumInertia(const hsBody *b, const hsBodyState *st, int j) {
+  double I = 0;
+  pendulumMoments(b, st, j, 9.8, &I);
+  return I;
+}
+
 static double pendulumAcceleration(const hsBody *b, const hsBodyState *st, int j, double g) {
+  return pendulumMoments(b, st, j, g, NULL);
+}
+
+// gravity's moment about joint j over the inertia of what it carries (the inertia into
+// *inertiaOut when not NULL)
+static double pendulumMoments(const hsBody *b, const hsBodyState *st, int j, double g,
+                              double *inertiaOut) {
   double n = hsu_norm(b->links[j].axis), u[3], a[3], moment = 0, inertia = 0;
   for (int i = 0; i < 3; i++) {
     u[i] = b->links[j].axis[i] / n;
@@ -638,6 +660,9 @@ static double pendulumAcceleration(const hsBody *b, const hsBodyState *st, int j
     hsu_rotVec(Iwa, lk->inertia, Ia);
     hsu_cross(ax, a, d);
     inertia += hsu_dot(Ia, Iwa) + lk->mass * hsu_dot(ax, ax);
+  }
+  if (inertiaOut) {
+    *inertiaOut = inertia;
   }
   return moment / inertia;
 }
@@ -673,6 +698,12 @@ static void testOneModePerLink(void) {
     CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
     const hsBodyState *st = hsd_state(w, 0);
     double alpha = pendulumAcceleration(arm, st, 2, 9.8);
+    if (hsd_options(w)->engine == hsENGINE_JOINT_SPACE) {
+      // the joint-space engine's rotor (OpenHRP's armature) on the joint's own inertia
+      const hsLink *lk = &arm->links[2];
+      double Ir = lk->rotorInertia * lk->gearRatio * lk->gearRatio;
+      alpha *= pendulumInertia(arm, st, 2) / (pendulumInertia(arm, st, 2) + Ir);
+    }
     CU_ASSERT(alpha > 5);  // a real pull (about 8 rad/s^2)
     dynSteps(w, 1);
     HST_NEAR(st->ddq[2], alpha, 1e-3 * alpha);

@@ -225,14 +225,21 @@ static void testSetSolverOnlyBeforeInit(void) {
   CU_ASSERT_EQUAL(hsd_options(w)->engine, hsENGINE_JOINT_SPACE);
   dynSteps(w, 10);
   hsd_freeWorld(w);
-  // ... and refuses at init what it does not have yet (joint limits), saying so
+  // ... and refuses at init what it does not have (the ODE engine's rotor-inertia option),
+  // saying so; joint limits it takes
   w = boxOnFloor(&d, box, floor, 0);
-  CU_ASSERT_EQUAL(hsd_setJointLimits(w, 1, &err), 0);
+  CU_ASSERT_EQUAL(hsd_setJointOptions(w, hsLIMIT_ALL, 1, &err), 0);
   o = d;
   o.engine = hsENGINE_JOINT_SPACE;
   CU_ASSERT_EQUAL(hsd_setSolver(w, &o, &err), 0);
   CU_ASSERT_EQUAL(hsd_init(w, &e2), hsE_INVALID);
-  CU_ASSERT_PTR_NOT_NULL(strstr(e2.message, "joint limits"));
+  CU_ASSERT_PTR_NOT_NULL(strstr(e2.message, "the rotorInertia option"));
+  hsd_freeWorld(w);
+  w = boxOnFloor(&d, box, floor, 0);
+  CU_ASSERT_EQUAL(hsd_setJointOptions(w, hsLIMIT_ALL, 0, &err), 0);
+  CU_ASSERT_EQUAL(hsd_setSolver(w, &o, &err), 0);
+  CU_ASSERT_EQUAL(hsd_init(w, &e2), 0);
+  dynSteps(w, 10);
   hsd_freeWorld(w);
   hsm_freeBody(box);
   hsm_freeBody(floor);
