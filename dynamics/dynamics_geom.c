@@ -427,6 +427,13 @@ void hsd_placeShapes(hsdWorld *w, int ch) {
   }
 }
 
+void hsd_placeCharacterShapes(hsdWorld *w, int ch) {
+  const hsdCharacter *c = &w->chars[ch];
+  for (int k = 0; w->geo && c->shapes && k < c->body->nlink; k++) {
+    placeLink(w, ch, k);
+  }
+}
+
 void hsd_placeAllShapes(hsdWorld *w) {
   for (int ci = 0; w->geo && ci < w->nchar; ci++) {
     for (int k = 0; w->chars[ci].shapes && k < w->chars[ci].body->nlink; k++) {

@@ -387,6 +387,11 @@ void hsd_placeShapes(hsdWorld *w, int ch);
 // state), then hsd_shapesMoved
 void hsd_placeAllShapes(hsdWorld *w);
 
+// every link of character ch placed in the collision scene where its body (or state) is now: a
+// character falling asleep, whose shapes the next steps no longer move (hsd_shapesMoved skips
+// sleepers), rests in the scene where it stopped
+void hsd_placeCharacterShapes(hsdWorld *w, int ch);
+
 // the links have moved: bounding volumes brought up to date (before hsd_touches)
 void hsd_shapesMoved(hsdWorld *w);
 

@@ -430,6 +430,7 @@ void hsd_jsSleepAfter(hsdWorld *w) {
     dBodySetAngularVel(c->links[0].body, 0, 0, 0);
     dBodyDisable(c->links[0].body);
     c->jsIdle = 0;
+    hsd_placeCharacterShapes(w, ci);  // (where it stopped: a restored state places it there)
   }
 }
 

@@ -334,6 +334,7 @@ static int currentBytes(hsdWorld *w, hsuBytes *b, int save) {
     hsu_bytesField(b, save, lp->cPre, sizeof lp->cPre);
     hsu_bytesField(b, save, lp->aPre, sizeof lp->aPre);
     hsu_bytesField(b, save, lp->force, sizeof lp->force);
+    hsu_bytesField(b, save, lp->jsImp, sizeof lp->jsImp);
   }
   if (b->bad) {
     return -1;
