@@ -525,8 +525,10 @@ def _load_class(project, spec):
 
 
 def configure(project):
-    """A local Simulation configured from ``project`` (not started): the project's
-    Configuration (configuration.py, as the Scheduler gets it) replayed on it."""
+    """A local Simulation built from ``project``: its models added, the project's
+    Configuration (configuration.py, as the Scheduler gets it) given to it and applied by the
+    local back end (started, so that a value the core refuses is a ProjectError at its line,
+    as on the server path)."""
     import hrpsim
     from . import configuration
     sim = hrpsim.Simulation(backend="local", dt=project.time_step, gravity=project.gravity,
@@ -542,7 +544,12 @@ def configure(project):
         facts[m.name] = configuration.ModelFacts(
             list(sim.link_names(m.name)), list(body.one_dof_joints),
             list(body.root_pose[:3]), list(body.root_pose[3:]), body.root_joint)
-    configuration.to_simulation(configuration.from_project(project, facts), sim)
+    sim.configure(configuration.from_project(project, facts))
+    try:
+        sim.start()
+    except BaseException:
+        sim.close()
+        raise
     return sim
 
 
