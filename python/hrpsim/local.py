@@ -709,25 +709,25 @@ class LocalBackend:
             self._step(1)
 
     def _step(self, n):
-        core = self.core
+        sim, core = self.sim, self.core
         if n <= 0:
             return
         code = core.step(n)
+        # the core counts (sim.local.step() included): a runaway's step was made
+        sim._steps = core.lib.hs_steps(core.ptr)
         if code:
-            # the core counts (sim.local.step() included): a runaway's step was made
             k = core.lib.hs_runaway(core.ptr)
             names = self._names
             who = names[k] if 0 <= k < len(names) else None
             # the core's message (which character, before or after which step, the bounds)
-            raise Runaway(core.runaway_message or core_facts.runaway_message(who, self.steps),
+            raise Runaway(core.runaway_message or core_facts.runaway_message(who, sim._steps),
                           who)
 
     def run_to(self, target, before):
-        self.step(target - self.steps, before)
+        self.step(target - self.core_steps(), before)
 
-    @property
-    def steps(self):
-        """Steps the core has made since the start (sim.local.step()'s included)."""
+    def core_steps(self):
+        """Steps the core has made since the start."""
         return int(self.core.lib.hs_steps(self.core.ptr))
 
     def discard(self, closing=False):

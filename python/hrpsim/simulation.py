@@ -242,7 +242,7 @@ class Simulation(PrimitivesMixin):
     def __repr__(self):
         return "<hrpsim.Simulation %s%s models=%s steps=%d>" % (
             self._backend.describe(), " closed" if self._closed is not None else "",
-            list(self._models), self.steps)
+            list(self._models), self._steps)
 
     def __enter__(self):
         return self
@@ -647,7 +647,9 @@ class Simulation(PrimitivesMixin):
         """Steps done since the start (or the last reset); on the local back end the core's
         count (steps made with ``sim.local.step()`` included); after close() the final
         count."""
-        return self._backend.steps if self._started else self._steps
+        if self._started and self._backend.name == "local":
+            self._steps = self._backend.core_steps()
+        return self._steps
 
     @property
     def time(self):
@@ -828,7 +830,6 @@ class _CorbaBackend:
         self._bodies = {}       # name -> BodyInfo, as load_model loaded it
         self._models = []       # (name, url, at) of the configuration applied
         self._dt = None         # its time step [s]
-        self.steps = 0          # steps made since apply
 
     @staticmethod
     def _DS():
@@ -1072,7 +1073,7 @@ class _ServerBackend(_CorbaBackend):
             ds.destroy()
             raise
         self._ds = ds
-        self._models, self._dt, self.steps = list(config.models), config.time_step, 0
+        self._models, self._dt = list(config.models), config.time_step
         self._names = [m[0] for m in config.models]
 
     def step(self, n, before):
@@ -1089,7 +1090,7 @@ class _ServerBackend(_CorbaBackend):
             if before is not None:
                 before(sim)
             self._step_once(ds)
-            self.steps += 1
+            sim._steps += 1
 
     def _step_with(self, n):
         """Held commands, n steps and the states in one stepWith; a runaway as _step_once."""
@@ -1106,13 +1107,13 @@ class _ServerBackend(_CorbaBackend):
                 raise
             k = exc.minor - 1
             who = names[k] if 0 <= k < len(names) else None
-            self.steps = int(round(float(self._ds.getWorldState().time) / self._dt))
-            raise Runaway(_runaway_message(self.steps, who), who) from None
-        self.steps += n
+            sim._steps = int(round(float(self._ds.getWorldState().time) / self._dt))
+            raise Runaway(_runaway_message(sim._steps, who), who) from None
+        sim._steps += n
         self._state = (world, dict(zip(names, states)))
 
     def run_to(self, target, before):
-        self.step(target - self.steps, before)
+        self.step(target - self.sim._steps, before)
 
     def _step_once(self, ds):
         """One stepSimulation; a runaway (BAD_OPERATION, completed YES, minor code the
@@ -1126,8 +1127,8 @@ class _ServerBackend(_CorbaBackend):
             names = self._names
             k = exc.minor - 1
             who = names[k] if 0 <= k < len(names) else None
-            self.steps += 1
-            raise Runaway(_runaway_message(self.steps, who), who) from None
+            self.sim._steps += 1
+            raise Runaway(_runaway_message(self.sim._steps, who), who) from None
 
     def discard(self, closing=False):
         self._one, self._pending, self._state = None, [], None
@@ -1182,25 +1183,27 @@ class _SchedulerBackend(_CorbaBackend):
         configuration.to_scheduler(s, config)
         s.startPaused()
         self._ds = explained(_hrpsim_dynamics(s.dynamics()))
-        self._models, self._dt, self.steps = list(config.models), config.time_step, 0
+        self._models, self._dt = list(config.models), config.time_step
 
     def step(self, n, before):
+        sim = self.sim
         if before is None:
             if n:
                 self._step(n)
-                self.steps += n
+                sim._steps += n
             return
         for _ in range(n):
-            before(self.sim)
+            before(sim)
             self._step(1)
-            self.steps += 1
+            sim._steps += 1
 
     def run_to(self, target, before):
+        sim = self.sim
         if before is not None:
-            self.step(target - self.steps, before)
-        elif target > self.steps:
+            self.step(target - sim._steps, before)
+        elif target > sim._steps:
             explained(self._scheduler).runUntil(target * self._dt)
-            self.steps = target
+            sim._steps = target
 
     def _step(self, n):
         """Scheduler.step(n); a run stopped by a runaway becomes Runaway naming the
