@@ -80,18 +80,28 @@ _METHODS = {"euler": "EULER", "runge_kutta": "RUNGE_KUTTA", "rk": "RUNGE_KUTTA"}
 _WRITABLE = {"POSITION_GIVEN": 1, "JOINT_VALUE": 1, "JOINT_VELOCITY": 1,
              "JOINT_ACCELERATION": 1, "JOINT_TORQUE": 1, "ABS_TRANSFORM": 12,
              "ABS_VELOCITY": 6, "EXTERNAL_FORCE": 6}
+# every LinkDataType name a back end can send (the others are computed: the core refuses them)
+_LINK_DATA = set(_WRITABLE) | {"ABS_ACCELERATION", "CONSTRAINT_FORCE"}
 
 
-def _finite_array(name, values, size=None):
-    """values as a flat float64 array, checked as the core checks them before any back end
-    sees them (so every back end refuses alike): ``size`` numbers (if given), all finite and
-    within +-MAX_VALUE."""
+def _numbers(name, values, size=None):
+    """values as a flat float64 array of ``size`` numbers (if given): the form a back end
+    sends, not a check of the values (the core checks those)."""
     try:
         arr = np.asarray(values, dtype=float).reshape(-1)
     except (TypeError, ValueError):
         raise BadArgument("%s must be numbers, got %r" % (name, values)) from None
     if size is not None and arr.size != size:
         raise BadArgument("%s needs %d numbers, got %d" % (name, size, arr.size))
+    return arr
+
+
+def _finite_array(name, values, size=None):
+    """values as a flat float64 array, checked as the core checks them, for what no world has
+    seen yet (a record before the start; a command the server back end holds for the next
+    step), so that every back end refuses it when it is made: ``size`` numbers (if given), all
+    finite and within +-MAX_VALUE."""
+    arr = _numbers(name, values, size)
     ok = np.abs(arr) <= MAX_VALUE  # NaN fails too
     if not ok.all():
         i = int(np.argmin(ok))
@@ -105,10 +115,11 @@ def _finite_vector(name, values, size=None):
 
 
 def _rotation(R):
-    """A rotation as 9 row-major numbers: from a 3x3 matrix, 9 numbers, or None (identity)."""
+    """A rotation as 9 row-major numbers: from a 3x3 matrix, 9 numbers, or None (identity);
+    whether it is one is set_link_data's check (before the start) or the core's."""
     if R is None:
         return [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
-    return _checked_rotation(_finite_vector("rotation", R, 9))
+    return _numbers("rotation", R, 9).tolist()
 
 
 def _checked_rotation(R):
@@ -370,12 +381,13 @@ class Simulation(PrimitivesMixin):
     def set_root_pose(self, character, p, R=None):
         """The initial pose of the root link: position ``p`` [m] and rotation ``R`` (3x3 or 9
         row-major numbers; None: identity)."""
-        data = _finite_vector("position", p, 3) + _rotation(R)
+        data = _numbers("position", p, 3).tolist() + _rotation(R)
         self.set_link_data(character, self._model(character).root, "ABS_TRANSFORM", data)
 
     def set_root_velocity(self, character, v, w=(0.0, 0.0, 0.0)):
         """The root link's linear velocity (of its origin) and angular velocity [m/s, rad/s]."""
-        data = _finite_vector("velocity", v, 3) + _finite_vector("angular velocity", w, 3)
+        data = (_numbers("velocity", v, 3).tolist()
+                + _numbers("angular velocity", w, 3).tolist())
         self.set_link_data(character, self._model(character).root, "ABS_VELOCITY", data)
 
     def set_joint_values(self, character, q):
@@ -410,12 +422,18 @@ class Simulation(PrimitivesMixin):
             self._backend.set_all_link_data(character, type_name, values)
 
     def set_link_data(self, character, link, type_name, data):
-        """setCharacterLinkData: before the first step part of the initial state, between
-        steps written to the running world. ``type_name`` is a LinkDataType name
-        ("ABS_TRANSFORM", "EXTERNAL_FORCE", ...)."""
+        """setCharacterLinkData: before the first step part of the initial state (checked
+        here, as the core will: no world has seen it yet), between steps written to the running
+        world (checked by the core). ``type_name`` is a LinkDataType name ("ABS_TRANSFORM",
+        "EXTERNAL_FORCE", ...)."""
         self._open("set_link_data")
         self._link(character, link)
         name = getattr(type_name, "_n", type_name)  # a name or an OpenHRP enum item
+        if self._started and name in _LINK_DATA:
+            # between steps the core checks the datum (writable, its size, finite, a rotation)
+            # once, with the same class and text on every back end
+            self._backend.set_link_data(character, link, name, _numbers(name, data).tolist())
+            return
         if name not in _WRITABLE:
             raise BadArgument("%s cannot be set (%s)" % (name, "it is computed by the simulation"
                               if name in ("ABS_ACCELERATION", "CONSTRAINT_FORCE")
@@ -424,10 +442,7 @@ class Simulation(PrimitivesMixin):
         data = _finite_vector(name, data, _WRITABLE[name])
         if name == "ABS_TRANSFORM":
             _checked_rotation(data[3:])
-        if not self._started:
-            self._config.state.append(State("link", character, name, link, data))
-        else:
-            self._backend.set_link_data(character, link, type_name, data)
+        self._config.state.append(State("link", character, name, link, data))
 
     def add_collision_pair(self, char1, char2, link1="", link2="", friction=0.5,
                            slip_friction=None, culling=0.01, restitution=0.0):
