@@ -152,6 +152,11 @@ void hs_unlock(const hsSim *sim);
 // extra joint in it), hsE_NOMEM, with err.
 int hs_addCharacter(hsSim *sim, const char *name, hsBody *body, int own, hsError *err);
 
+// hs_addCharacter's check of the name alone: 0 if name can name a new character of sim (not
+// NULL, not empty, not taken), else hsE_INVALID with err. For a door that checks before it
+// reads the body (a remote BodyInfo, a model to load); hs_addCharacter checks it again.
+int hs_checkCharacterName(const hsSim *sim, const char *name, hsError *err);
+
 // register a pair of links that touch: character and link names, link "" meaning every link
 // of that character (the same character twice: self-collision). Frictions >= 0, restitution in
 // [0, 1], culling threshold >= 0 [m]. hsE_ORDER after start; hsE_INVALID with err.

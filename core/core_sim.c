@@ -175,6 +175,26 @@ static int pairByName(const hsSim *sim, const char *char1, const char *link1, co
 
 //---------------------------------- set-up ----------------------------------------------------
 
+// hs_checkCharacterName without the lock
+static int checkName(const hsSim *sim, const char *name, hsError *err) {
+  if (!name || !*name) {
+    return HS_ERR(err, hsE_INVALID, "empty character name");
+  }
+  if (hsd_characterIndex(sim->world, name) >= 0) {
+    return HS_ERR(err, hsE_INVALID, "a character named '%s' is already registered in this "
+                  "world (register one body under several names to simulate several copies)",
+                  name);
+  }
+  return 0;
+}
+
+int hs_checkCharacterName(const hsSim *sim, const char *name, hsError *err) {
+  hs_enter(sim);
+  int rc = checkName(sim, name, err);
+  hs_leave(sim);
+  return rc;
+}
+
 int hs_addCharacter(hsSim *sim, const char *name, hsBody *body, int own, hsError *err) {
   hs_enter(sim);
   int rc = 0;
@@ -182,14 +202,10 @@ int hs_addCharacter(hsSim *sim, const char *name, hsBody *body, int own, hsError
   if (sim->started) {
     rc = HS_ERR(err, hsE_ORDER, "'%s': characters must be registered before initSimulation "
                 "(the start of the simulation)", name);
-  } else if (!name || !*name) {
-    rc = HS_ERR(err, hsE_INVALID, "empty character name");
+  } else if (checkName(sim, name, err) < 0) {
+    rc = hsE_INVALID;
   } else if (!body) {
     rc = HS_ERR(err, hsE_INVALID, "'%s': no body", name);
-  } else if (hsd_characterIndex(sim->world, name) >= 0) {
-    rc = HS_ERR(err, hsE_INVALID, "a character named '%s' is already registered in this "
-                "world (register one body under several names to simulate several copies)",
-                name);
   } else if (sim->nchar == sim->capChar) {
     int cap = sim->capChar ? 2 * sim->capChar : 4;
     hsCharacter *c = hsu_realloc(sim->chars, (size_t)cap * sizeof *c);

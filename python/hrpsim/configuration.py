@@ -1,16 +1,19 @@
 """One run's configuration as data, and the one place that turns it into Scheduler calls.
 
 A project file (project.py, either format) and ``hrpsim.Simulation`` both describe a run as
-a ``Configuration``: plain records in the order the Scheduler receives them.
-``to_scheduler(scheduler, config)`` makes those calls (`hrpsim run` and Simulation's scheduler
-back end); ``to_simulation(config, sim)`` replays the initial state, pairs, loops, joint
-options and noise on an ``hrpsim.Simulation`` (`hrpsim run --local`). ``from_project`` maps a
-parsed project onto a Configuration, given what it needs to know of each model
-(``ModelFacts``: its link names, 1-dof joints, root link and the root's pose in the model).
+a ``Configuration``: plain records in the order the Scheduler receives them. A Simulation holds
+one and hands it to its back end, which applies it with one method, ``apply(config)``: the
+scheduler back end with ``to_scheduler(scheduler, config)`` below (which `hrpsim run` calls
+too), the server back end as DynamicsSimulator calls (simulation.py), the local back end as
+core calls (local.py; `hrpsim run --local` gives a local Simulation the project's
+Configuration). ``from_project`` maps a parsed project onto a Configuration, given what it
+needs to know of each model (``ModelFacts``: its link names, 1-dof joints, root link and the
+root's pose in the model). Values are checked where they are applied, by the core.
 
 Every record may carry ``at`` = (line, field): for a configuration with a ``path`` (a project),
-a refusal of that call by the Scheduler becomes ``ProjectError(path, line, field, message)``;
-without a path the Scheduler's exception passes through unchanged.
+a refusal of that call (by the Scheduler, a DynamicsSimulator or the local core) becomes
+``ProjectError(path, line, field, message)``; without a path the refusal passes through
+unchanged (``refusals_at``).
 """
 
 import math
@@ -35,14 +38,17 @@ class ProjectError(HrpsimError):
 @dataclass
 class State:
     """An initial-state call on one character: ``kind`` "mode" (setAllJointModes, ``value`` a
-    JointDriveMode name) or "link" (setLinkData of ``link``, ``value`` a LinkDataType name,
-    ``data`` its numbers)."""
+    JointDriveMode name), "link" (setLinkData of ``link``, ``value`` a LinkDataType name,
+    ``data`` its numbers) or "joints" (setCharacterAllLinkData: ``data`` one number per
+    jointId; ``links`` the link of each jointId, "" for a gap, for a Scheduler, which takes
+    them link by link)."""
     kind: str
     character: str
     value: str
     link: str = ""
     data: list = None
     at: tuple = None
+    links: list = None
 
 
 @dataclass
@@ -104,20 +110,30 @@ class Configuration:
     at: dict = field(default_factory=dict)
 
 
-def to_scheduler(scheduler, config):
-    """Configure ``scheduler`` (an hrpsim::Scheduler reference; reset first) as ``config``
-    says. Raises ProjectError (``config.path`` set) or the Scheduler's exception."""
-    from . import OpenHRP
-    import hrpsim._idl.hrpsim as H
-    DS = OpenHRP.DynamicsSimulator
-
+def refusals_at(config, refused):
+    """``call(at, fn, *args)``: ``fn(*args)``, with a refusal (an exception of the classes
+    ``refused``) turned into ProjectError at ``at`` = (line, field) when ``config`` is a
+    project's (has a path) and ``at`` is known; otherwise the refusal passes unchanged. The
+    message is a SchedulerError's description or the exception's text."""
     def call(at, fn, *args):
         if config.path is None or at is None:
             return fn(*args)
         try:
             return fn(*args)
-        except H.SchedulerError as exc:
-            raise ProjectError(config.path, at[0], at[1], exc.description) from exc
+        except refused as exc:
+            reason = getattr(exc, "description", None) or str(exc)
+            raise ProjectError(config.path, at[0], at[1], reason) from exc
+    return call
+
+
+def to_scheduler(scheduler, config):
+    """Configure ``scheduler`` (an hrpsim::Scheduler reference; reset first) as ``config``
+    says: the scheduler's ``apply``. Raises ProjectError (``config.path`` set) or the
+    Scheduler's exception."""
+    from . import OpenHRP
+    import hrpsim._idl.hrpsim as H
+    DS = OpenHRP.DynamicsSimulator
+    call = refusals_at(config, H.SchedulerError)
 
     s, at = scheduler, config.at.get
     s.reset()
@@ -133,6 +149,10 @@ def to_scheduler(scheduler, config):
     for st in config.state:
         if st.kind == "mode":
             call(st.at, s.setAllJointModes, st.character, getattr(DS, st.value))
+        elif st.kind == "joints":   # link by link (a jointId gap has no link to write)
+            for link, v in zip(st.links, st.data):
+                if link:
+                    call(st.at, s.setLinkData, st.character, link, getattr(DS, st.value), [v])
         else:
             call(st.at, s.setLinkData, st.character, st.link, getattr(DS, st.value), st.data)
     for p in config.pairs:
@@ -173,30 +193,6 @@ def to_scheduler(scheduler, config):
         call(at("view_rate"), s.setViewRate, float(config.view_rate))
     if config.viewer is not _UNSET:
         s.setOnlineViewer(config.viewer)
-
-
-def to_simulation(config, sim):
-    """Replay ``config``'s initial state, pairs, loops, joint options and noise on ``sim``, an
-    hrpsim.Simulation whose models (``config.models``) are added already."""
-    from .core_facts import extra_joint_kind
-    for st in config.state:
-        if st.kind == "mode":
-            sim.set_joint_mode(st.character, "high_gain" if st.value == "HIGH_GAIN_MODE"
-                               else "torque")
-        else:
-            sim.set_link_data(st.character, st.link, st.value, st.data)
-    for p in config.pairs:
-        sim.add_collision_pair(p.char1, p.char2, p.link1, p.link2, p.static, p.slip, p.culling,
-                               p.restitution)
-    for lp in config.loops:
-        sim.add_extra_joint(lp.name, lp.char1, lp.link1, lp.char2, lp.link2, lp.pos1, lp.pos2,
-                            extra_joint_kind(lp.type), lp.axis)
-    sim.set_joint_options(*config.joint_options)
-    engine, settings = config.solver
-    sim.set_solver(engine or None, dict(settings))
-    if config.noise is not None:
-        seed, limits, specs = config.noise
-        sim.set_sensor_noise(seed, limits, **{t: (std, bias) for t, std, bias in specs})
 
 
 # ---------------------------------------------------------------------------------------------

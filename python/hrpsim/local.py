@@ -608,9 +608,10 @@ class LocalBackend:
     features = frozenset({"joint_options", "noise"})
 
     def __init__(self, sim):
-        self.sim = sim
+        self.sim = sim          # given to step's before(sim); nothing else of it is read
         self.core = None
-        self._bodies = {}
+        self._bodies = {}       # name -> _Body, as load_model loaded it
+        self._names = []        # the characters of the configuration applied, in its order
 
     def describe(self):
         return "local"
@@ -631,66 +632,75 @@ class LocalBackend:
         raise Unsupported("the local back end has no OpenHRP.DynamicsSimulator: use the "
                           "Simulation's methods or sim.local", "dynamics")
 
-    def build(self):
-        sim = self.sim
+    def apply(self, config):
+        """Build the core's simulation from ``config`` (hrpsim.configuration.Configuration;
+        its models loaded by load_model): the core calls the DynamicsSimulator servant makes
+        for the server back end's calls, in their order. The core checks every value; a
+        refusal raises the hrpsim.errors class the servers raise, or ProjectError at the
+        record's line for a project's configuration."""
+        from .configuration import refusals_at
+        from .errors import ServerError
         core = LocalSim()
-        lib = core.lib
+        lib, ffi = core.lib, core.ffi
+        at, call = config.at.get, refusals_at(config, ServerError)
+
+        def check(where, what, fn, *args):
+            # fn(*args, err) as the servant calls it: a refusal raised as the servers' class
+            call(where, lambda: core._check(fn(*args, core._e()), what))
+
         try:
             # registerCharacter, init, setGVector, modes, initial data, FK, pairs, loops,
             # initSimulation: the order of the server back end's calls
-            for m in sim._models.values():
-                core.add_character(m.name, self._bodies[m.name])
-            core._check(lib.hs_setTimeStep(core.ptr, sim._dt, core._e()), "init")
-            lib.hs_enableSensors(core.ptr, 1 if sim._sensors else 0)
-            g = core.ffi.new("double[3]", [-x for x in sim._gravity])
-            core._check(lib.hs_setGravity(core.ptr, g, core._e()), "setGVector")
-            for ch, mode in sim._modes:
-                core._check(lib.hs_setAllJointModes(core.ptr, core.index(ch),
-                                                    1 if mode == "HIGH_GAIN_MODE" else 0,
-                                                    core._e()), "setCharacterAllJointModes")
-            for item in sim._init_data:
-                if item[0] == "joints":
-                    _, ch, type_name, values = item
-                    core.set_all_link_data(core.index(ch), _type_code(lib, type_name), values)
+            for name, _, where in config.models:
+                call(where, core.add_character, name, self._bodies[name])
+            check(at("time_step"), "init", lib.hs_setTimeStep, core.ptr,
+                  float(config.time_step))
+            lib.hs_enableSensors(core.ptr, 1 if config.sensors else 0)
+            g = ffi.new("double[3]", [-float(x) for x in config.gravity])
+            check(at("gravity"), "setGVector", lib.hs_setGravity, core.ptr, g)
+            for st in config.state:
+                if st.kind == "mode":
+                    check(st.at, "setCharacterAllJointModes", lib.hs_setAllJointModes,
+                          core.ptr, core.index(st.character),
+                          1 if st.value == "HIGH_GAIN_MODE" else 0)
+                elif st.kind == "joints":
+                    call(st.at, core.set_all_link_data, core.index(st.character),
+                         _type_code(lib, st.value), st.data)
                 else:
-                    _, ch, link, type_name, data = item
-                    c = core.index(ch)
-                    core.set_link_data(c, core.link(c, link), _type_code(lib, type_name), data)
+                    c = core.index(st.character)
+                    call(st.at, lambda c=c, st=st: core.set_link_data(
+                        c, core.link(c, st.link), _type_code(lib, st.value), st.data))
             lib.hs_forwardKinematics(core.ptr, -1)
-            for p in sim._pairs:
-                core._check(lib.hs_addContactPair(
-                    core.ptr, p["char1"].encode(), p["link1"].encode(), p["char2"].encode(),
-                    p["link2"].encode(), p["static"], p["slip"], p["restitution"],
-                    p["culling"], core._e()), "registerCollisionCheckPair")
+            for p in config.pairs:
+                check(p.at, "registerCollisionCheckPair", lib.hs_addContactPair, core.ptr,
+                      p.char1.encode(), p.link1.encode(), p.char2.encode(), p.link2.encode(),
+                      float(p.static), float(p.slip), float(p.restitution), float(p.culling))
             kinds = core_facts.extra_joint_types()  # hstExtraJoint order
-            for lp in sim._loops:
-                core._check(lib.hs_addExtraJoint(
-                    core.ptr, lp["name"].encode(), lp["char1"].encode(), lp["link1"].encode(),
-                    lp["char2"].encode(), lp["link2"].encode(),
-                    core.ffi.new("double[3]", lp["pos1"]), core.ffi.new("double[3]", lp["pos2"]),
-                    kinds.index(core_facts.extra_joint_kind(lp["type"])),
-                    core.ffi.new("double[3]", lp["axis"]), core._e()),
-                    "registerExtraJoint")
-            engine, settings = sim._solver
+            for lp in config.loops:
+                check(lp.at, "registerExtraJoint", lib.hs_addExtraJoint, core.ptr,
+                      lp.name.encode(), lp.char1.encode(), lp.link1.encode(),
+                      lp.char2.encode(), lp.link2.encode(), ffi.new("double[3]", lp.pos1),
+                      ffi.new("double[3]", lp.pos2),
+                      kinds.index(core_facts.extra_joint_kind(lp.type)),
+                      ffi.new("double[3]", lp.axis))
+            engine, settings = config.solver
             if engine or settings:
-                keep = [core.ffi.new("char[]", t.encode()) for pair in settings for t in pair]
-                core._check(lib.hs_setSolver(core.ptr, engine.encode(), len(settings),
-                                             keep[0::2] or core.ffi.NULL,
-                                             keep[1::2] or core.ffi.NULL, core._e()),
-                            "setSolver")
-            limits = joint_limit_bits(sim._joint_options[0])
-            core._check(lib.hs_setJointOptions(core.ptr, limits, int(sim._joint_options[1]),
-                                               core._e()),
-                        "setWorldOptions")
-            core._check(lib.hs_setSleep(core.ptr, int(sim._joint_options[2]), core._e()),
-                        "setWorldOptions")
-            if sim._noise is not None:
-                self._set_noise(core, sim._noise)
-            core._check(lib.hs_start(core.ptr, core._e()), "initSimulation")
+                keep = [ffi.new("char[]", t.encode()) for pair in settings for t in pair]
+                check(at("solver"), "setSolver", lib.hs_setSolver, core.ptr, engine.encode(),
+                      len(settings), keep[0::2] or ffi.NULL, keep[1::2] or ffi.NULL)
+            switch, rotor, sleep = config.joint_options
+            check(at("joint_options"), "setWorldOptions", lib.hs_setJointOptions, core.ptr,
+                  joint_limit_bits(switch), int(bool(rotor)))
+            check(at("joint_options"), "setWorldOptions", lib.hs_setSleep, core.ptr,
+                  int(bool(sleep)))
+            if config.noise is not None:
+                call(at("noise"), self._set_noise, core, config.noise)
+            check(None, "initSimulation", lib.hs_start, core.ptr)
         except BaseException:
             core.close()
             raise
         self.core = core
+        self._names = [m[0] for m in config.models]
 
     @staticmethod
     def _set_noise(core, noise):
@@ -700,7 +710,7 @@ class LocalBackend:
         n.seed = seed
         n.limits = int(limits)
         types = {key: (t, size) for key, t, size, _ in sensor_types(core)}
-        for name, (std, bias) in specs.items():
+        for name, std, bias in specs:
             t, size = types[name]
             size = max(size, 1)   # range: one std and bias for every beam
             n.active[t] = 1
@@ -727,7 +737,7 @@ class LocalBackend:
         sim._steps = core.lib.hs_steps(core.ptr)
         if code:
             k = core.lib.hs_runaway(core.ptr)
-            names = list(sim._models)
+            names = self._names
             who = names[k] if 0 <= k < len(names) else None
             # the core's message (which character, before or after which step, the bounds)
             raise Runaway(core.runaway_message or core_facts.runaway_message(who, sim._steps),

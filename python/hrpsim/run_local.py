@@ -506,8 +506,10 @@ def _load_class(project, spec):
 
 
 def configure(project):
-    """A local Simulation configured from ``project`` (not started): the project's
-    Configuration (configuration.py, as the Scheduler gets it) replayed on it."""
+    """A local Simulation built from ``project``: its models added, the project's
+    Configuration (configuration.py, as the Scheduler gets it) given to it and applied by the
+    local back end (started, so that a value the core refuses is a ProjectError at its line,
+    as on the server path)."""
     import hrpsim
     from . import configuration
     sim = hrpsim.Simulation(backend="local", dt=project.time_step, gravity=project.gravity,
@@ -526,7 +528,12 @@ def configure(project):
     noise = None
     if "noise" not in project.lines:  # the models' declared noise, as the server path reads it
         noise = project.model_noise(lambda m: sim.body(m.name).info)
-    configuration.to_simulation(configuration.from_project(project, facts, noise=noise), sim)
+    sim.configure(configuration.from_project(project, facts, noise=noise))
+    try:
+        sim.start()
+    except BaseException:
+        sim.close()
+        raise
     return sim
 
 

@@ -1,13 +1,15 @@
 """hrpsim.Simulation: script one simulation: configure, step or run, read states as NumPy arrays.
 
 A Simulation keeps its configuration (models, time step, gravity, joint modes, initial root
-poses and joint values, collision pairs, controllers) as plain data and builds the simulation
-from it on the first ``step``/``run``, so ``reset()`` can throw the world away and build the
-same one again in the same servers: the same calls then give the same arrays, bit for bit.
+poses and joint values, collision pairs, controllers) as one ``hrpsim.configuration.
+Configuration`` and builds the simulation from it on the first ``step``/``run``, so ``reset()``
+can throw the world away and build the same one again in the same servers: the same calls then
+give the same arrays, bit for bit.
 
 It runs on one of three back ends, chosen when it is made (``backend=``), behind the same
 methods; the back end is an object (``_ServerBackend``, ``_SchedulerBackend``,
-``hrpsim.local.LocalBackend``) that builds, steps and reads the world the Simulation describes:
+``hrpsim.local.LocalBackend``) that builds the world from the Configuration with one method,
+``apply(config)`` (it reads nothing else of the Simulation), then steps and reads it:
 
 - ``"server"`` (client-driven, the default): it creates its own OpenHRP.DynamicsSimulator from
   a DynamicsSimulatorFactory (``factory=`` names which one) and calls ``stepSimulation``
@@ -40,13 +42,16 @@ towards -z), poses are of link origins in the world frame, rotations 3x3, joint 
 jointId order.
 """
 
+import dataclasses
 import math
 
 import numpy as np
 
 from .errors import (BadArgument, CallOrderError, UnknownName, Unsupported, explain, explained,
                      unwrap)
-from .limits import MAX_TIME_STEP, MAX_VALUE, MIN_TIME_STEP, joint_limit_flags, steps_to_reach
+from .configuration import Configuration, Loop, Pair, State
+from .limits import MAX_TIME_STEP, MAX_VALUE, MIN_TIME_STEP, steps_to_reach
+from .limits import joint_limits as joint_limits_switch
 from .primitives import PrimitivesMixin
 from .solver import solver_spec
 from .summary import joint_names_by_id
@@ -75,18 +80,28 @@ _METHODS = {"euler": "EULER", "runge_kutta": "RUNGE_KUTTA", "rk": "RUNGE_KUTTA"}
 _WRITABLE = {"POSITION_GIVEN": 1, "JOINT_VALUE": 1, "JOINT_VELOCITY": 1,
              "JOINT_ACCELERATION": 1, "JOINT_TORQUE": 1, "ABS_TRANSFORM": 12,
              "ABS_VELOCITY": 6, "EXTERNAL_FORCE": 6}
+# every LinkDataType name a back end can send (the others are computed: the core refuses them)
+_LINK_DATA = set(_WRITABLE) | {"ABS_ACCELERATION", "CONSTRAINT_FORCE"}
 
 
-def _finite_array(name, values, size=None):
-    """values as a flat float64 array, checked as the core checks them before any back end
-    sees them (so every back end refuses alike): ``size`` numbers (if given), all finite and
-    within +-MAX_VALUE."""
+def _numbers(name, values, size=None):
+    """values as a flat float64 array of ``size`` numbers (if given): the form a back end
+    sends, not a check of the values (the core checks those)."""
     try:
         arr = np.asarray(values, dtype=float).reshape(-1)
     except (TypeError, ValueError):
         raise BadArgument("%s must be numbers, got %r" % (name, values)) from None
     if size is not None and arr.size != size:
         raise BadArgument("%s needs %d numbers, got %d" % (name, size, arr.size))
+    return arr
+
+
+def _finite_array(name, values, size=None):
+    """values as a flat float64 array, checked as the core checks them, for what no world has
+    seen yet (a record before the start; a command the server back end holds for the next
+    step), so that every back end refuses it when it is made: ``size`` numbers (if given), all
+    finite and within +-MAX_VALUE."""
+    arr = _numbers(name, values, size)
     ok = np.abs(arr) <= MAX_VALUE  # NaN fails too
     if not ok.all():
         i = int(np.argmin(ok))
@@ -100,10 +115,11 @@ def _finite_vector(name, values, size=None):
 
 
 def _rotation(R):
-    """A rotation as 9 row-major numbers: from a 3x3 matrix, 9 numbers, or None (identity)."""
+    """A rotation as 9 row-major numbers: from a 3x3 matrix, 9 numbers, or None (identity);
+    whether it is one is set_link_data's check (before the start) or the core's."""
     if R is None:
         return [1.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 1.0]
-    return _checked_rotation(_finite_vector("rotation", R, 9))
+    return _numbers("rotation", R, 9).tolist()
 
 
 def _checked_rotation(R):
@@ -210,22 +226,12 @@ class Simulation(PrimitivesMixin):
         self.client = client
         self.factory_name = factory or paths.DYNAMICS_FACTORY
         self.scheduler_name = ("Scheduler" if scheduler is True else scheduler) or None
-        self._models = {}
-        self._dt = None
-        self._gravity = None
-        self._method = None
-        self._sensors = bool(sensors)
-        self._modes = []        # (character, mode name)
-        self._init_data = []    # ("link", ch, link, type name, data) / ("joints", ch, type, q)
-        self._pairs = []        # dicts of registerCollisionCheckPair's arguments
-        self._loops = []        # dicts of registerExtraJoint's arguments
-        self._joint_options = (joint_limit_flags(joint_limits), bool(rotor_inertia),
-                               bool(sleep))
-        self._solver = solver_spec(engine, solver)  # (engine or "", ((name, text), ...))
-        self._controllers = []  # (name, character, period)
-        self._log = None        # (period, sensors) for the scheduler
-        self._viewer = (None, 30.0)  # (OnlineViewer or None, frames per simulated second)
-        self._noise = None      # (seed, limits, {type: (std, bias)}) for the scheduler
+        self._models = {}       # name -> _Model (what the Simulation knows of each)
+        # the whole set-up, as every back end's apply(config) takes it
+        self._config = Configuration(
+            sensors=bool(sensors),
+            joint_options=(joint_limits_switch(joint_limits), bool(rotor_inertia), bool(sleep)),
+            solver=solver_spec(engine, solver), view_rate=30.0, viewer=None)
         self._backend = _BACKENDS[backend](self)
         self._started = False
         self._steps = 0
@@ -283,6 +289,7 @@ class Simulation(PrimitivesMixin):
         url = file_url(url)
         model = self._backend.load_model(name, url)
         self._models[name] = model
+        self._config.models.append((name, url, None))
         return model.body
 
     def add_scene(self, url, prefix=""):
@@ -341,17 +348,17 @@ class Simulation(PrimitivesMixin):
         if not (MIN_TIME_STEP <= dt <= MAX_TIME_STEP):
             raise BadArgument("time step must be between %g and %g s, got %r"
                              % (MIN_TIME_STEP, MAX_TIME_STEP, dt))
-        self._dt = dt
+        self._config.time_step = dt
 
     @property
     def dt(self):
         """The time step [s]."""
-        return self._dt
+        return self._config.time_step
 
     def set_gravity(self, g):
         """Gravity as for setGVector: (0, 0, 9.8) is ordinary gravity pulling towards -z."""
         self._configurable("set_gravity")
-        self._gravity = _finite_vector("gravity", g, 3)
+        self._config.gravity = _finite_vector("gravity", g, 3)
 
     def set_method(self, method):
         """The integration method: "euler" or "runge_kutta" (ODE runs its one method for both)."""
@@ -359,7 +366,7 @@ class Simulation(PrimitivesMixin):
         key = method.lower() if isinstance(method, str) else method
         if key not in _METHODS:
             raise BadArgument("method must be one of %s, got %r" % (sorted(_METHODS), method))
-        self._method = _METHODS[key]
+        self._config.method = _METHODS[key]
 
     def set_joint_mode(self, character, mode):
         """Every joint of ``character`` in "torque" or "high_gain" mode."""
@@ -368,17 +375,21 @@ class Simulation(PrimitivesMixin):
         key = mode.lower() if isinstance(mode, str) else mode
         if key not in _MODES:
             raise BadArgument("joint mode must be 'torque' or 'high_gain', got %r" % (mode,))
-        self._modes.append((character, _MODES[key]))
+        # every mode before the initial data, as OpenHRP's clients call them
+        state = self._config.state
+        state.insert(sum(st.kind == "mode" for st in state),
+                     State("mode", character, _MODES[key]))
 
     def set_root_pose(self, character, p, R=None):
         """The initial pose of the root link: position ``p`` [m] and rotation ``R`` (3x3 or 9
         row-major numbers; None: identity)."""
-        data = _finite_vector("position", p, 3) + _rotation(R)
+        data = _numbers("position", p, 3).tolist() + _rotation(R)
         self.set_link_data(character, self._model(character).root, "ABS_TRANSFORM", data)
 
     def set_root_velocity(self, character, v, w=(0.0, 0.0, 0.0)):
         """The root link's linear velocity (of its origin) and angular velocity [m/s, rad/s]."""
-        data = _finite_vector("velocity", v, 3) + _finite_vector("angular velocity", w, 3)
+        data = (_numbers("velocity", v, 3).tolist()
+                + _numbers("angular velocity", w, 3).tolist())
         self.set_link_data(character, self._model(character).root, "ABS_VELOCITY", data)
 
     def set_joint_values(self, character, q):
@@ -407,17 +418,24 @@ class Simulation(PrimitivesMixin):
         model = self._model(character)
         values = _finite_array(type_name, values, model.num_joints)
         if not self._started:
-            self._init_data.append(("joints", character, type_name, values.tolist()))
+            self._config.state.append(State("joints", character, type_name,
+                                            data=values.tolist(), links=model.joint_links))
         else:
             self._backend.set_all_link_data(character, type_name, values)
 
     def set_link_data(self, character, link, type_name, data):
-        """setCharacterLinkData: before the first step part of the initial state, between
-        steps written to the running world. ``type_name`` is a LinkDataType name
-        ("ABS_TRANSFORM", "EXTERNAL_FORCE", ...)."""
+        """setCharacterLinkData: before the first step part of the initial state (checked
+        here, as the core will: no world has seen it yet), between steps written to the running
+        world (checked by the core). ``type_name`` is a LinkDataType name ("ABS_TRANSFORM",
+        "EXTERNAL_FORCE", ...)."""
         self._open("set_link_data")
         self._link(character, link)
         name = getattr(type_name, "_n", type_name)  # a name or an OpenHRP enum item
+        if self._started and name in _LINK_DATA:
+            # between steps the core checks the datum (writable, its size, finite, a rotation)
+            # once, with the same class and text on every back end
+            self._backend.set_link_data(character, link, name, _numbers(name, data).tolist())
+            return
         if name not in _WRITABLE:
             raise BadArgument("%s cannot be set (%s)" % (name, "it is computed by the simulation"
                               if name in ("ABS_ACCELERATION", "CONSTRAINT_FORCE")
@@ -426,10 +444,7 @@ class Simulation(PrimitivesMixin):
         data = _finite_vector(name, data, _WRITABLE[name])
         if name == "ABS_TRANSFORM":
             _checked_rotation(data[3:])
-        if not self._started:
-            self._init_data.append(("link", character, link, type_name, data))
-        else:
-            self._backend.set_link_data(character, link, type_name, data)
+        self._config.state.append(State("link", character, name, link, data))
 
     def add_collision_pair(self, char1, char2, link1="", link2="", friction=0.5,
                            slip_friction=None, culling=0.01, restitution=0.0):
@@ -442,9 +457,8 @@ class Simulation(PrimitivesMixin):
         slip = mu if slip_friction is None else float(slip_friction)
         if not (mu >= 0 and slip >= 0 and math.isfinite(mu) and math.isfinite(slip)):
             raise BadArgument("friction must be finite and >= 0")
-        self._pairs.append(dict(char1=char1, link1=link1, char2=char2, link2=link2,
-                                static=mu, slip=slip, culling=float(culling),
-                                restitution=float(restitution)))
+        self._config.pairs.append(Pair(char1, link1, char2, link2, mu, slip, float(culling),
+                                       float(restitution)))
 
     def add_extra_joint(self, name, char1, link1, char2, link2, pos1=(0.0, 0.0, 0.0),
                         pos2=(0.0, 0.0, 0.0), type="xyz", axis=(1.0, 0.0, 0.0)):
@@ -458,9 +472,9 @@ class Simulation(PrimitivesMixin):
                               % (sorted(extra_joint_types()), type))
         self._link(char1, link1)
         self._link(char2, link2)
-        self._loops.append(dict(name=name, char1=char1, link1=link1, char2=char2, link2=link2,
-                                pos1=[float(x) for x in pos1], pos2=[float(x) for x in pos2],
-                                type=extra_joint_wire(type), axis=[float(x) for x in axis]))
+        self._config.loops.append(Loop(name, char1, link1, char2, link2,
+                                       [float(x) for x in pos1], [float(x) for x in pos2],
+                                       extra_joint_wire(type), [float(x) for x in axis]))
 
     def set_joint_options(self, joint_limits=True, rotor_inertia=False, sleep=None):
         """Options beyond OpenHRP 3.1 on any back end (see the class comment): the model's joint
@@ -468,16 +482,16 @@ class Simulation(PrimitivesMixin):
         (unless None: unchanged) sleeping."""
         self._configurable("set_joint_options")
         if sleep is None:
-            sleep = self._joint_options[2]
-        self._joint_options = (joint_limit_flags(joint_limits), bool(rotor_inertia),
-                               bool(sleep))
+            sleep = self._config.joint_options[2]
+        self._config.joint_options = (joint_limits_switch(joint_limits), bool(rotor_inertia),
+                                      bool(sleep))
 
     def set_solver(self, engine=None, solver=None):
         """The engine ("ode", "joint_space"; None: the server's default) and solver settings
         (a mapping, see the class comment), replacing any given before; before the first step
         or after a reset."""
         self._configurable("set_solver")
-        self._solver = solver_spec(engine, solver)
+        self._config.solver = solver_spec(engine, solver)
 
     def sleeping(self, character):
         """True if ``character`` is asleep (sleeping on, at rest, not stepped)."""
@@ -503,12 +517,12 @@ class Simulation(PrimitivesMixin):
         if "controllers" not in self._backend.features:
             raise Unsupported("controllers are ticked by the scheduler: make the Simulation "
                               "with scheduler=True", "add_controller")
-        self._controllers.append((name, character, float(period or self._dt)))
+        self._config.controllers.append((name, character, float(period or self.dt), None))
 
     def set_log(self, period=0.0, sensors=False):
         """(Scheduler mode) record the world (and sensor) state every ``period`` seconds."""
         self._configurable("set_log")
-        self._log = (float(period), bool(sensors))
+        self._config.log = (float(period), bool(sensors))
 
     def set_viewer(self, viewer, rate=30.0):
         """(Scheduler mode) show the run in ``viewer``, an OpenHRP.OnlineViewer reference (None:
@@ -524,7 +538,7 @@ class Simulation(PrimitivesMixin):
         if not (math.isfinite(rate) and rate > 0):
             raise BadArgument("set_viewer: rate must be a positive number of frames per "
                              "simulated second (got %r)" % rate)
-        self._viewer = (viewer, rate)
+        self._config.viewer, self._config.view_rate = viewer, rate
 
     def set_sensor_noise(self, seed=0, limits=False, **types):
         """(Scheduler mode) sensor noise and limits, beyond OpenHRP (off by default; see
@@ -557,37 +571,27 @@ class Simulation(PrimitivesMixin):
             specs[name] = (std, bias)
         if not 0 <= int(seed) < 2 ** 32:
             raise BadArgument("seed must be in [0, 2^32)")
-        self._noise = (int(seed), bool(limits), specs)
+        self._config.noise = (int(seed), bool(limits),
+                              [(t, std, bias) for t, (std, bias) in specs.items()])
 
     def _configuration(self):
-        """This Simulation's configuration as the Scheduler gets it (configuration.py)."""
-        from .configuration import Configuration, Loop, Pair, State
-        from .limits import joint_limits as switch  # the parameters shadow its name
-        limits, rotor, sleep = self._joint_options
-        c = Configuration(time_step=self._dt, method=self._method, sensors=self._sensors,
-                          gravity=list(self._gravity),
-                          joint_options=(switch(limits), rotor, sleep), solver=self._solver,
-                          log=self._log, view_rate=self._viewer[1], viewer=self._viewer[0])
-        c.models = [(m.name, m.url, None) for m in self._models.values()]
-        c.state = [State("mode", ch, mode) for ch, mode in self._modes]
-        for item in self._init_data:
-            if item[0] == "joints":
-                _, ch, type_name, values = item
-                c.state.extend(State("link", ch, type_name, link, [v])
-                               for link, v in zip(self._model(ch).joint_links, values)
-                               if link)  # a jointId gap has no link to write
-            else:
-                _, ch, link, type_name, data = item
-                c.state.append(State("link", ch, type_name, link, data))
-        c.pairs = [Pair(p["char1"], p["link1"], p["char2"], p["link2"], p["static"], p["slip"],
-                        p["culling"], p["restitution"]) for p in self._pairs]
-        c.loops = [Loop(lp["name"], lp["char1"], lp["link1"], lp["char2"], lp["link2"],
-                        lp["pos1"], lp["pos2"], lp["type"], lp["axis"]) for lp in self._loops]
-        c.controllers = [(name, ch, period, None) for name, ch, period in self._controllers]
-        if self._noise is not None:
-            seed, limits, specs = self._noise
-            c.noise = (seed, limits, [(t, std, bias) for t, (std, bias) in specs.items()])
-        return c
+        """This Simulation's configuration (configuration.Configuration): what its back end
+        applies; the Simulation's own record, not a copy."""
+        return self._config
+
+    def configure(self, config):
+        """Take ``config`` (an hrpsim.configuration.Configuration, e.g. a project's) as this
+        Simulation's set-up, keeping its models, which must be the ones added already, in
+        the same order (before the first step or after a reset). Its values are checked when
+        the world is built (by the core); refusals then name the record's file line when
+        ``config.path`` is set (ProjectError)."""
+        self._configurable("configure")
+        names = [m[0] for m in config.models]
+        if names != list(self._models):
+            raise BadArgument("configure: the configuration's models %s are not this "
+                              "Simulation's %s" % (names, list(self._models)))
+        # the URLs the models were loaded from
+        self._config = dataclasses.replace(config, models=list(self._config.models))
 
     # -----------------------------------------------------------------------------------------
     # building and stepping
@@ -599,7 +603,7 @@ class Simulation(PrimitivesMixin):
             return
         if not self._models:
             raise CallOrderError("%s: no model: add_model() first" % what, what)
-        self._backend.build()
+        self._backend.apply(self._config)
         self._started = True
         self._steps = 0
 
@@ -649,9 +653,9 @@ class Simulation(PrimitivesMixin):
         or after it (a step that ends within 1e-9 of a step short of it counts as reaching it);
         returns self."""
         self._build("run")
-        target = steps_to_reach(float(until), self._dt)  # the core's rule
+        target = steps_to_reach(float(until), self.dt)  # the core's rule
         if target < self.steps:
-            raise BadArgument("run(until=%g): already at t=%g" % (until, self._steps * self._dt))
+            raise BadArgument("run(until=%g): already at t=%g" % (until, self.steps * self.dt))
         self._backend.run_to(target, before)
         return self
 
@@ -683,7 +687,7 @@ class Simulation(PrimitivesMixin):
         self._build("save_state")
         data = self._backend.save_state()
         return State(data=bytes(data), time=float(self.time), steps=int(self.steps),
-                     backend=self._backend.name, engine=self._engine_now or self._solver[0]
+                     backend=self._backend.name, engine=self._engine_now or self._config.solver[0]
                      or "ode", characters=tuple(self._models))
 
     def restore_state(self, state):
@@ -726,7 +730,7 @@ class Simulation(PrimitivesMixin):
             try:
                 final = self._backend.time()
             except Exception:  # noqa: BLE001 - a lost server: the count says when it stopped
-                final = self._steps * self._dt
+                final = self._steps * self.dt
             self._backend.discard(closing=True)
         self._started = False
         self._closed = final
@@ -866,9 +870,12 @@ class _CorbaBackend:
     features = frozenset()
 
     def __init__(self, sim):
-        self.sim = sim
+        self.sim = sim          # given to step's before(sim); nothing else of it is read
         self._ds = None
         self._view = None
+        self._bodies = {}       # name -> BodyInfo, as load_model loaded it
+        self._models = []       # (name, url, at) of the configuration applied
+        self._dt = None         # its time step [s]
 
     @staticmethod
     def _DS():
@@ -884,6 +891,7 @@ class _CorbaBackend:
 
     def load_model(self, name, url):
         body = self.sim.client.load_body(url, reload=False)  # ModelError if it does not load
+        self._bodies[name] = body
         return _Model.from_body_info(name, url, body)
 
     def dynamics(self):
@@ -941,8 +949,8 @@ class _CorbaBackend:
         opt = OpenHRP.ModelLoader.ModelLoadOption(True, [], OpenHRP.ModelLoader.AABB_NUM)
         view = factory.create()
         try:
-            for name, model in self.sim._models.items():
-                view.registerCharacter(name, loader.loadBodyInfoEx(file_url(model.url), opt))
+            for name, url, _ in self._models:
+                view.registerCharacter(name, loader.loadBodyInfoEx(file_url(url), opt))
         except BaseException:
             view.destroy()
             raise
@@ -1058,46 +1066,56 @@ class _ServerBackend(_CorbaBackend):
         self._flush()
         return super().camera_images(character)
 
-    def build(self):
+    def apply(self, config):
+        """Build a new DynamicsSimulator from ``config`` (its models loaded by load_model): the
+        DynamicsSimulator calls of OpenHRP's clients, in their order (a refusal: ProjectError
+        at the record's line for a project's configuration, else the ServerError)."""
         from . import OpenHRP
-        sim, DS = self.sim, self._DS()
-        factory = sim.client.resolve(sim.factory_name, OpenHRP.DynamicsSimulatorFactory)
+        from .configuration import refusals_at
+        from .errors import ServerError
+        from .limits import joint_limit_flags
+        DS, at, call = self._DS(), config.at.get, refusals_at(config, ServerError)
+        factory = self.sim.client.resolve(self.sim.factory_name,
+                                          OpenHRP.DynamicsSimulatorFactory)
         ds = explained(_hrpsim_dynamics(factory.create()))
         try:
-            engine, settings = sim._solver
+            engine, settings = config.solver
             if engine or settings:
-                ds.setSolver(engine, _solver_wire(settings))
-            for m in sim._models.values():
-                ds.registerCharacter(m.name, m.body)
-            ds.init(sim._dt, getattr(DS, sim._method),
-                    DS.ENABLE_SENSOR if sim._sensors else DS.DISABLE_SENSOR)
-            ds.setGVector(list(sim._gravity))
-            for ch, mode in sim._modes:
-                ds.setCharacterAllJointModes(ch, getattr(DS, mode))
-            for item in sim._init_data:
-                if item[0] == "joints":
-                    _, ch, type_name, values = item
-                    ds.setCharacterAllLinkData(ch, self._type(type_name), values)
+                call(at("solver"), ds.setSolver, engine, _solver_wire(settings))
+            for name, _, where in config.models:
+                call(where, ds.registerCharacter, name, self._bodies[name])
+            call(at("time_step"), ds.init, float(config.time_step), getattr(DS, config.method),
+                 DS.ENABLE_SENSOR if config.sensors else DS.DISABLE_SENSOR)
+            call(at("gravity"), ds.setGVector, [float(g) for g in config.gravity])
+            for st in config.state:
+                if st.kind == "mode":
+                    call(st.at, ds.setCharacterAllJointModes, st.character,
+                         getattr(DS, st.value))
+                elif st.kind == "joints":
+                    call(st.at, ds.setCharacterAllLinkData, st.character, self._type(st.value),
+                         st.data)
                 else:
-                    _, ch, link, type_name, data = item
-                    ds.setCharacterLinkData(ch, link, self._type(type_name), data)
+                    call(st.at, ds.setCharacterLinkData, st.character, st.link,
+                         self._type(st.value), st.data)
             ds.calcWorldForwardKinematics()
-            for p in sim._pairs:
-                ds.registerCollisionCheckPair(p["char1"], p["link1"], p["char2"], p["link2"],
-                                              p["static"], p["slip"], [], [], p["culling"],
-                                              p["restitution"])
-            for lp in sim._loops:
-                ds.registerExtraJoint(lp["char1"], lp["link1"], lp["char2"], lp["link2"],
-                                      lp["pos1"], lp["pos2"], getattr(OpenHRP, lp["type"]),
-                                      lp["axis"], lp["name"])
-            limits, rotor, sleep = sim._joint_options
-            ds.setWorldOptions(any(limits), rotor, sleep)
+            for p in config.pairs:
+                call(p.at, ds.registerCollisionCheckPair, p.char1, p.link1, p.char2, p.link2,
+                     float(p.static), float(p.slip), [], [], float(p.culling),
+                     float(p.restitution))
+            for lp in config.loops:
+                call(lp.at, ds.registerExtraJoint, lp.char1, lp.link1, lp.char2, lp.link2,
+                     [float(x) for x in lp.pos1], [float(x) for x in lp.pos2],
+                     getattr(OpenHRP, lp.type), [float(x) for x in lp.axis], lp.name)
+            switch, rotor, sleep = config.joint_options
+            limits = joint_limit_flags(switch)
+            call(at("joint_options"), ds.setWorldOptions, any(limits), bool(rotor),
+                 bool(sleep))
             if any(limits) and not all(limits):
-                ds.setJointLimits(*limits)
+                call(at("joint_options"), ds.setJointLimits, *limits)
             ds.initSimulation()
             self._one = None
             self._pending, self._state = [], None
-            if sim.one_call and ds._is_a("IDL:hrpsim/DynamicsSimulator:1.0"):
+            if self.sim.one_call and ds._is_a("IDL:hrpsim/DynamicsSimulator:1.0"):
                 from . import SchedulerIDL
                 self._one = explained(unwrap(ds)._narrow(SchedulerIDL.DynamicsSimulator))
                 # looked up once, not every step: the commands stepWith takes, the characters
@@ -1106,11 +1124,12 @@ class _ServerBackend(_CorbaBackend):
                 self._held = {}
                 for name in ("JOINT_VALUE", "JOINT_TORQUE"):
                     self._held[name] = self._held[getattr(DS, name)] = getattr(DS, name)
-                self._names = list(sim._models)
         except BaseException:
             ds.destroy()
             raise
         self._ds = ds
+        self._models, self._dt = list(config.models), config.time_step
+        self._names = [m[0] for m in config.models]
 
     def step(self, n, before):
         sim, ds = self.sim, self._ds
@@ -1143,7 +1162,7 @@ class _ServerBackend(_CorbaBackend):
                 raise
             k = exc.minor - 1
             who = names[k] if 0 <= k < len(names) else None
-            sim._steps = int(round(float(self._ds.getWorldState().time) / sim._dt))
+            sim._steps = int(round(float(self._ds.getWorldState().time) / self._dt))
             raise Runaway(_runaway_message(sim._steps, who), who) from None
         sim._steps += n
         self._state = (world, dict(zip(names, states)))
@@ -1160,7 +1179,7 @@ class _ServerBackend(_CorbaBackend):
         except CORBA.BAD_OPERATION as exc:
             if exc.completed != CORBA.COMPLETED_YES:
                 raise
-            names = list(self.sim._models)
+            names = self._names
             k = exc.minor - 1
             who = names[k] if 0 <= k < len(names) else None
             self.sim._steps += 1
@@ -1211,12 +1230,15 @@ class _SchedulerBackend(_CorbaBackend):
                                                       SchedulerIDL.Scheduler)
         return self._scheduler
 
-    def build(self):
+    def apply(self, config):
+        """Configure the Scheduler from ``config`` (configuration.to_scheduler, as `hrpsim
+        run` does) and start it paused."""
         from . import configuration
         s = explained(self.scheduler())
-        configuration.to_scheduler(s, self.sim._configuration())
+        configuration.to_scheduler(s, config)
         s.startPaused()
         self._ds = explained(_hrpsim_dynamics(s.dynamics()))
+        self._models, self._dt = list(config.models), config.time_step
 
     def step(self, n, before):
         sim = self.sim
@@ -1235,7 +1257,7 @@ class _SchedulerBackend(_CorbaBackend):
         if before is not None:
             self.step(target - sim._steps, before)
         elif target > sim._steps:
-            explained(self._scheduler).runUntil(target * sim._dt)
+            explained(self._scheduler).runUntil(target * self._dt)
             sim._steps = target
 
     def save_state(self):

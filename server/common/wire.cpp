@@ -116,13 +116,9 @@ int sensorOption(DS::SensorOption option, bool *on, hsError *err) {
 //---------------------------------- characters ------------------------------------------------
 
 int addCharacter(hsSim *sim, const char *name, OpenHRP::BodyInfo_ptr info, hsError *err) {
-  if (!*name) {
-    return HS_ERR(err, hsE_INVALID, "empty character name");
-  }
-  if (hs_character(sim, name, nullptr) >= 0) {
-    return HS_ERR(err, hsE_INVALID, "a character named '%s' is already registered in this "
-                  "world (register one body under several names to simulate several copies)",
-                  name);
+  // the core's check of the name, before the remote body is read (hs_addCharacter repeats it)
+  if (hs_checkCharacterName(sim, name, err) < 0) {
+    return hsE_INVALID;
   }
   if (CORBA::is_nil(info)) {
     return HS_ERR(err, hsE_INVALID, "'%s': the BodyInfo reference is nil", name);

@@ -16,6 +16,7 @@
 
 #include "format.h"
 #include "runtime.h"
+#include "setup.h"
 #include "wire.h"
 
 namespace hrpsim {
@@ -127,8 +128,8 @@ void DynamicsSimulatorServant::registerCollisionCheckPair(
   // K and C (OpenHRP's spring-damper contact parameters) are accepted and ignored: contacts are
   // ODE's constraint contacts (docs/servers.md)
   hsError err = {};
-  check(hs_addContactPair(sim_.get(), char1, name1, char2, name2, staticFriction, slipFriction,
-                          restitution, culling_thresh, &err),
+  check(setup::contactPair(sim_.get(), char1, name1, char2, name2, staticFriction, slipFriction,
+                           culling_thresh, restitution, &err),
         "registerCollisionCheckPair", err);
 }
 
@@ -145,16 +146,10 @@ void DynamicsSimulatorServant::registerExtraJoint(
     const OpenHRP::DblSequence3 &link1LocalPos, const OpenHRP::DblSequence3 &link2LocalPos,
     OpenHRP::ExtraJointType jointType, const OpenHRP::DblSequence3 &jointAxis,
     const char *extraJointName) {
-  const char *op = "registerExtraJoint";
   hsError err = {};
-  double p1[3], p2[3], axis[3];
-  check(wire::vector3(link1LocalPos, "link1LocalPos", p1, &err), op, err);
-  check(wire::vector3(link2LocalPos, "link2LocalPos", p2, &err), op, err);
-  check(wire::vector3(jointAxis, "jointAxis", axis, &err), op, err);
-  // EJ_XYZ, EJ_XY, EJ_Z are the core's types 0, 1, 2 (it refuses others)
-  check(hs_addExtraJoint(sim_.get(), extraJointName, char1, link1, char2, link2, p1, p2,
-                         static_cast<int>(jointType), axis, &err),
-        op, err);
+  check(setup::extraJoint(sim_.get(), extraJointName, char1, link1, char2, link2, link1LocalPos,
+                          link2LocalPos, jointType, jointAxis, &err),
+        "registerExtraJoint", err);
 }
 
 void DynamicsSimulatorServant::getExtraJointConstraintForce(
@@ -195,20 +190,15 @@ void DynamicsSimulatorServant::stepSimulation() {
 }
 
 void DynamicsSimulatorServant::setGVector(const OpenHRP::DblSequence3 &wdata) {
-  const char *op = "setGVector";
   hsError err = {};
-  double g[3];
-  check(wire::gravityFromWire(wdata, g, &err), op, err);
-  check(hs_setGravity(sim_.get(), g, &err), op, err);
+  check(setup::gravity(sim_.get(), wdata, &err), "setGVector", err);
 }
 
 void DynamicsSimulatorServant::setWorldOptions(CORBA::Boolean jointLimits,
                                                CORBA::Boolean rotorInertia, CORBA::Boolean sleep) {
-  const char *op = "setWorldOptions";
   hsError err = {};
-  check(hs_setJointOptions(sim_.get(), jointLimits ? hsLIMIT_ALL : 0, rotorInertia, &err), op,
-        err);
-  check(hs_setSleep(sim_.get(), sleep, &err), op, err);
+  check(setup::jointOptions(sim_.get(), jointLimits, rotorInertia, sleep, &err),
+        "setWorldOptions", err);
 }
 
 void DynamicsSimulatorServant::setSolver(const char *engine,
@@ -220,10 +210,8 @@ void DynamicsSimulatorServant::setSolver(const char *engine,
 
 void DynamicsSimulatorServant::setJointLimits(CORBA::Boolean position, CORBA::Boolean velocity,
                                               CORBA::Boolean effort) {
-  const char *op = "setJointLimits";
   hsError err = {};
-  check(hs_setJointLimits(sim_.get(), jointLimitBits(position, velocity, effort), &err), op,
-        err);
+  check(setup::jointLimits(sim_.get(), position, velocity, effort, &err), "setJointLimits", err);
 }
 
 CORBA::Boolean DynamicsSimulatorServant::sleeping(const char *characterName) {
@@ -265,14 +253,9 @@ void DynamicsSimulatorServant::getGVector(OpenHRP::DblSequence3_out wdata) {
 
 void DynamicsSimulatorServant::setCharacterAllJointModes(const char *characterName,
                                                          DS::JointDriveMode jointMode) {
-  const char *op = "setCharacterAllJointModes";
-  SimLock lock(sim_);
-  int ch = character(op, characterName);
   hsError err = {};
-  int highGain = 0;
-  check(wire::jointMode(jointMode, &highGain, &err), op, err);
-  check(hs_setAllJointModes(sim_.get(), ch, highGain, &err), op, err,
-        format("'%s'", characterName));
+  check(setup::allJointModes(sim_.get(), characterName, jointMode, &err),
+        "setCharacterAllJointModes", err);
 }
 
 //---------------------------------- link data -------------------------------------------------
@@ -280,12 +263,9 @@ void DynamicsSimulatorServant::setCharacterAllJointModes(const char *characterNa
 void DynamicsSimulatorServant::setCharacterLinkData(const char *character, const char *linkName,
                                                     DS::LinkDataType type,
                                                     const OpenHRP::DblSequence &data) {
-  const char *op = "setCharacterLinkData";
-  SimLock lock(sim_);
-  int ch = this->character(op, character);
-  int l = link(op, ch, linkName);
   hsError err = {};
-  check(wire::setLinkData(sim_.get(), ch, l, type, data, &err), op, err);
+  check(setup::linkData(sim_.get(), character, linkName, type, data, &err),
+        "setCharacterLinkData", err);
 }
 
 void DynamicsSimulatorServant::getCharacterLinkData(const char *characterName,

@@ -35,6 +35,7 @@
 #include "format.h"
 #include "viewer_feed.h"
 #include "runtime.h"
+#include "setup.h"
 #include "wire.h"
 
 namespace hrpsim {
@@ -336,9 +337,7 @@ void SchedulerServant::setSensorOption(DS::SensorOption option) {
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
   hsError err = {};
-  bool on = false;
-  refuseOn(op, wire::sensorOption(option, &on, &err), err);
-  hs_enableSensors(sim_.get(), on ? 1 : 0);
+  refuseOn(op, setup::sensorOption(sim_.get(), option, &err), err);
 }
 
 void SchedulerServant::setGVector(const OpenHRP::DblSequence3 &g) {
@@ -346,9 +345,7 @@ void SchedulerServant::setGVector(const OpenHRP::DblSequence3 &g) {
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
   hsError err = {};
-  double acc[3];
-  refuseOn(op, wire::gravityFromWire(g, acc, &err), err);
-  refuseOn(op, hs_setGravity(sim_.get(), acc, &err), err);
+  refuseOn(op, setup::gravity(sim_.get(), g, &err), err);
 }
 
 void SchedulerServant::addModel(const char *name, const char *url) {
@@ -356,12 +353,9 @@ void SchedulerServant::addModel(const char *name, const char *url) {
   {
     std::lock_guard<std::mutex> lk(mutex_);
     requireConfigurable(op);
-    if (!*name) {
-      refuse(op, "empty model name");
-    }
-    if (hs_character(sim_.get(), name, nullptr) >= 0) {
-      refuse(op, format("a model named '%s' is already added", name));
-    }
+    // the core's check of the name, before the model is loaded
+    hsError err = {};
+    refuseOn(op, hs_checkCharacterName(sim_.get(), name, &err), err);
   }
   // load without our lock: the model loader may take a while (status() stays responsive)
   CORBA::Object_var obj = resolveName(op, "ModelLoader");
@@ -388,10 +382,8 @@ void SchedulerServant::addModel(const char *name, const char *url) {
   }
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);  // again: a reset or start may have come meanwhile
-  if (hs_character(sim_.get(), name, nullptr) >= 0) {
-    refuse(op, format("a model named '%s' is already added", name));
-  }
   hsError err = {};
+  // (the name checked again, by the core: another addModel may have taken it meanwhile)
   int ch = wire::addCharacter(sim_.get(), name, info, &err);
   refuseOn(op, ch, err);
   urls_.resize(static_cast<size_t>(ch) + 1);
@@ -404,26 +396,16 @@ void SchedulerServant::setLinkData(const char *character, const char *link,
   const char *op = "setLinkData";
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
-  SimLock core(sim_);
   hsError err = {};
-  int ch = hs_character(sim_.get(), character, &err);
-  refuseOn(op, ch, err);
-  int l = hs_link(sim_.get(), ch, link, &err);
-  refuseOn(op, l, err);
-  refuseOn(op, wire::setLinkData(sim_.get(), ch, l, type, data, &err), err);
+  refuseOn(op, setup::linkData(sim_.get(), character, link, type, data, &err), err);
 }
 
 void SchedulerServant::setAllJointModes(const char *character, DS::JointDriveMode mode) {
   const char *op = "setAllJointModes";
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
-  SimLock core(sim_);
   hsError err = {};
-  int ch = hs_character(sim_.get(), character, &err);
-  refuseOn(op, ch, err);
-  int highGain = 0;
-  refuseOn(op, wire::jointMode(mode, &highGain, &err), err);
-  refuseOn(op, hs_setAllJointModes(sim_.get(), ch, highGain, &err), err);
+  refuseOn(op, setup::allJointModes(sim_.get(), character, mode, &err), err);
 }
 
 void SchedulerServant::addCollisionPair(const hrpsim::CollisionPair &pair) {
@@ -431,9 +413,9 @@ void SchedulerServant::addCollisionPair(const hrpsim::CollisionPair &pair) {
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
   hsError err = {};
-  refuseOn(op, hs_addContactPair(sim_.get(), pair.char1, pair.link1, pair.char2, pair.link2,
-                                 pair.staticFriction, pair.slipFriction, pair.restitution,
-                                 pair.cullingThresh, &err),
+  refuseOn(op, setup::contactPair(sim_.get(), pair.char1, pair.link1, pair.char2, pair.link2,
+                                  pair.staticFriction, pair.slipFriction, pair.cullingThresh,
+                                  pair.restitution, &err),
            err);
 }
 
@@ -442,17 +424,9 @@ void SchedulerServant::addExtraJoint(const hrpsim::ExtraJointSpec &spec) {
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
   hsError err = {};
-  double p1[3], p2[3], axis[3];
-  refuseOn(op, wire::vector3(spec.link1LocalPos, "link1LocalPos", p1, &err), err);
-  refuseOn(op, wire::vector3(spec.link2LocalPos, "link2LocalPos", p2, &err), err);
-  refuseOn(op, wire::vector3(spec.jointAxis, "jointAxis", axis, &err), err);
-  int type = static_cast<int>(spec.jointType);
-  if (type < 0 || type > 2) {
-    refuse(op, format("extra joint '%s': unknown jointType %d",
-                      static_cast<const char *>(spec.name), type));
-  }
-  refuseOn(op, hs_addExtraJoint(sim_.get(), spec.name, spec.char1, spec.link1, spec.char2,
-                                spec.link2, p1, p2, type, axis, &err),
+  refuseOn(op, setup::extraJoint(sim_.get(), spec.name, spec.char1, spec.link1, spec.char2,
+                                 spec.link2, spec.link1LocalPos, spec.link2LocalPos,
+                                 spec.jointType, spec.jointAxis, &err),
            err);
 }
 
@@ -461,9 +435,9 @@ void SchedulerServant::setJointOptions(const hrpsim::JointOptions &options) {
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
   hsError err = {};
-  int limits = options.jointLimits ? hsLIMIT_ALL : 0;
-  refuseOn(op, hs_setJointOptions(sim_.get(), limits, options.rotorInertia, &err), err);
-  refuseOn(op, hs_setSleep(sim_.get(), options.sleep, &err), err);
+  refuseOn(op, setup::jointOptions(sim_.get(), options.jointLimits, options.rotorInertia,
+                                   options.sleep, &err),
+           err);
 }
 
 void SchedulerServant::setSolver(const char *engine, const hrpsim::SolverSettings &settings) {
@@ -480,8 +454,7 @@ void SchedulerServant::setJointLimits(CORBA::Boolean position, CORBA::Boolean ve
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
   hsError err = {};
-  refuseOn(op, hs_setJointLimits(sim_.get(), jointLimitBits(position, velocity, effort), &err),
-           err);
+  refuseOn(op, setup::jointLimits(sim_.get(), position, velocity, effort, &err), err);
 }
 
 void SchedulerServant::addController(const hrpsim::ControllerSpec &controller) {

@@ -7,8 +7,11 @@ no servers; the real Scheduler runs in test_project*.py, test_run*.py and test_s
   in the same order, with the same numbers;
 - a call the Scheduler refuses becomes ProjectError at the line and field of the project
   that asked for it (the joint's own element, the <collision> element);
-- `hrpsim run --local`'s replay of a configuration on a Simulation makes the same records
-  again (to_simulation then Simulation._configuration);
+- a project's Configuration given to a local Simulation (`hrpsim run --local`) is applied by
+  the local back end as the Scheduler applies it: the joint values and root pose the file
+  says, and a value the core refuses is a ProjectError at the line that holds it;
+- the Simulation's calls before the start are records of its one Configuration (joint modes
+  before the initial data, a jointId array as one record), which the back end applies;
 - Python's period rule is the core's (hrpsim.limits.period_steps calls hs_periodSteps).
 """
 
@@ -143,16 +146,49 @@ def test_a_wrong_link_name_is_found_before_any_call(project):
     assert e.value.line == 42 and "NO_SUCH_JOINT" in e.value.message
 
 
-def test_run_local_replay_gives_the_same_records(project):
+def test_a_local_simulation_applies_the_project_configuration(project):
     sim = _same_scene_by_simulation()
     config = configuration.from_project(project, _facts(sim, ["floor", "robot"]))
-    configuration.to_simulation(config, sim)
-    again = sim._configuration()
-    assert [(s.kind, s.character, s.value, s.link, s.data) for s in again.state] == \
-        [(s.kind, s.character, s.value, s.link, s.data) for s in config.state]
-    assert [(p.char1, p.char2, p.static, p.slip) for p in again.pairs] == \
-        [(p.char1, p.char2, p.static, p.slip) for p in config.pairs]
-    assert again.joint_options == config.joint_options
+    sim.configure(config)
+    assert sim._configuration().state is config.state   # held, not replayed
+    sim.start()
+    joints = sim.joint_names("robot")
+    q = sim.q("robot")
+    assert q[joints.index("RLEG_KNEE")] == 0.4 and q[joints.index("LLEG_KNEE")] == 0.3
+    p, _ = sim.root_pose("robot")
+    assert p.tolist() == [0.1, 0.2, 0.9]
+    sim.close()
+
+
+def test_a_core_refusal_on_the_local_back_end_names_the_project_line(project):
+    """No Python check before the core: the local back end's apply meets the core's refusal
+    of a joint value out of bounds and names the project's line (as to_scheduler does)."""
+    sim = _same_scene_by_simulation()
+    config = configuration.from_project(project, _facts(sim, ["floor", "robot"]))
+    knee = next(st for st in config.state if st.link == "RLEG_KNEE")
+    knee.data = [1e13]
+    sim.configure(config)
+    with pytest.raises(ProjectError) as e:
+        sim.start()
+    assert e.value.line == KNEE_LINE and e.value.field == "model robot RLEG_KNEE"
+    assert "1e+13" in e.value.message
+    sim.close()
+
+
+def test_simulation_calls_are_records_of_its_one_configuration():
+    sim = _same_scene_by_simulation()
+    sim.set_joint_values("robot", [0.0] * 30)
+    sim.set_joint_mode("robot", "high_gain")       # put before the data, as OpenHRP's calls
+    sim.set_gravity((0, 0, 1.62))
+    config = sim._configuration()
+    assert [st.kind for st in config.state] == ["mode", "joints"]
+    assert config.state[1].links == sim.joint_names("robot")
+    assert config.gravity == [0.0, 0.0, 1.62] and config.time_step == 0.002
+    calls = Recorder()
+    configuration.to_scheduler(calls, config)   # a jointId array goes link by link
+    links = [c[1][1] for c in calls.calls if c[0] == "setLinkData"]
+    assert links == [n for n in sim.joint_names("robot") if n]
+    sim.close()
 
 
 def test_the_python_period_rule_is_the_cores():

@@ -192,3 +192,22 @@ def test_a_closed_simulation_stays_closed_and_keeps_its_final_time(naming, backe
     assert sim.steps == 11 and sim.time == pytest.approx(11 * sim.dt, abs=1e-12)
     assert sim.link_names("robot")[0] == "WAIST"    # the description stays readable
     assert "closed" in repr(sim)
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_datum_between_steps_is_checked_once_by_the_core(naming, backend):
+    """Between steps set_link_data sends the datum on: the core's check (the servant's
+    operation name, then the core's words), the same on every back end, is the only one
+    (before: a Python copy of it refused the datum first, in other words)."""
+    with make(backend, naming) as sim:
+        robot(sim).start()
+        with pytest.raises(errors.BadArgument) as info:
+            sim.set_root_pose("robot", (0, 0, 1), ROTATION_2)
+        assert str(info.value).startswith("setCharacterLinkData: ABS_TRANSFORM: the rotation "
+                                          "(row-major 3x3) is not orthonormal"), str(info.value)
+        with pytest.raises(errors.BadArgument) as info:
+            sim.set_link_data("robot", "WAIST", "EXTERNAL_FORCE", [0.0] * 5)
+        assert str(info.value) == ("setCharacterLinkData: 'robot' link 'WAIST': EXTERNAL_FORCE "
+                                   "needs 6 numbers, got 5")
+        sim.step(1)                                   # nothing of it was written
+        assert sim.time == pytest.approx(sim.dt)

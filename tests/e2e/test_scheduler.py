@@ -916,7 +916,7 @@ def test_configuration_errors_raise_scheduler_error(sched, bind):
     refused(sched.setAllJointModes, "nobody", DS.TORQUE_MODE, match="nobody")
     refused(sched.addCollisionPair, H.CollisionPair("floor", "", "robot", "NOPE", 0.5, 0.5,
                                                     0.01, 0.0), match="NOPE")
-    refused(sched.addModel, "robot", file_url(HUMANOID), match="already added")
+    refused(sched.addModel, "robot", file_url(HUMANOID), match="already registered")
     refused(sched.addModel, "ghost", file_url(REPO / "no" / "such.wrl"), match="such.wrl")
     refused(sched.setLogOptions, H.LogOptions(0.0015, False), match="log period")
     refused(sched.setGVector, [0.0, 0.0], match="3 numbers")

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "core.h"
@@ -59,6 +60,15 @@ static void testOrder(void) {
   CU_ASSERT_EQUAL(hs_addCharacter(sim, "box2", box, 0, fresh(&err)), 1);  // one body, two names
   CU_ASSERT_EQUAL(hs_addCharacter(sim, "box", box, 0, fresh(&err)), hsE_INVALID);
   CU_ASSERT(strstr(err.message, "already registered") != NULL);
+  // the check of the name alone (a door's, before it reads a body) says the same
+  char added[sizeof err.message];
+  snprintf(added, sizeof added, "%s", err.message);
+  CU_ASSERT_EQUAL(hs_checkCharacterName(sim, "box", fresh(&err)), hsE_INVALID);
+  CU_ASSERT_STRING_EQUAL(err.message, added);
+  CU_ASSERT_EQUAL(hs_checkCharacterName(sim, "", fresh(&err)), hsE_INVALID);
+  CU_ASSERT_STRING_EQUAL(err.message, "empty character name");
+  CU_ASSERT_EQUAL(hs_checkCharacterName(sim, "box3", fresh(&err)), 0);
+  CU_ASSERT_EQUAL(hs_characterCount(sim), 2);  // nothing added by a check
   CU_ASSERT_EQUAL(hs_addCharacter(sim, "", box, 0, fresh(&err)), hsE_INVALID);
   CU_ASSERT_FALSE(hs_started(sim));
   CU_ASSERT_EQUAL(hs_step(sim, fresh(&err)), hsE_ORDER);
