@@ -1162,7 +1162,7 @@ class _ServerBackend(_CorbaBackend):
                 raise
             k = exc.minor - 1
             who = names[k] if 0 <= k < len(names) else None
-            sim._steps = int(round(float(self._ds.getWorldState().time) / self._dt))
+            sim._steps = steps_to_reach(float(self._ds.getWorldState().time), self._dt)
             raise Runaway(_runaway_message(sim._steps, who), who) from None
         sim._steps += n
         self._state = (world, dict(zip(names, states)))
