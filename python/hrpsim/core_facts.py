@@ -44,6 +44,14 @@ def sensor_types():
     return tuple(table)
 
 
+def sensor_type_names():
+    """OpenHRP's type string of each sensor kind, by the kind's log.npz array name (the core's
+    hs_sensorTypeName): {"force": "Force", "rate_gyro": "RateGyro", ...}."""
+    ffi, lib = _core().ffi, _core().lib
+    return {log_array_name(key): ffi.string(lib.hs_sensorTypeName(t)).decode()
+            for key, t, *_ in sensor_types()}
+
+
 # OpenHRP's SensorState blocks after q, dq, u, as the IDL names its fields, in its order (the
 # core's hs_sensorTypeOrder numbers them)
 _STATE_FIELDS = ("force", "rateGyro", "accel", "range")

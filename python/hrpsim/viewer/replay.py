@@ -32,7 +32,6 @@ MODELS_FORMAT = 1
 # logged arrays the plot panel offers, with the labels of their components
 SENSOR_SERIES = {"force": ("fx", "fy", "fz", "mx", "my", "mz"),
                  "rate_gyro": ("wx", "wy", "wz"), "accel": ("ax", "ay", "az")}
-SENSOR_TYPES = {"force": "Force", "rate_gyro": "RateGyro", "accel": "Acceleration"}
 JOINT_SERIES = ("q", "dq", "u")
 # what the plot panel calls each series (range scans: "range scan K")
 SERIES_TITLES = {"q": "joint angle q [rad, m]", "dq": "joint velocity dq [rad/s, m/s]",
@@ -346,11 +345,13 @@ class ReplaySource:
             unit = {"q": "rad, m", "dq": "rad/s, m/s", "u": "N m, N",
                     "joint_stop": "N m, N"}[key]
         elif key in SENSOR_SERIES:
+            from ..core_facts import sensor_type_names
+            type_names = sensor_type_names()  # the core's OpenHRP type strings
             sensors = sorted((s["id"], s["name"]) for lk in c["body"]["links"]
-                             for s in lk["sensors"] if s["type"] == SENSOR_TYPES[key])
+                             for s in lk["sensors"] if s["type"] == type_names[key])
             names = [nm for _, nm in sensors]
             if len(names) != arr.shape[1]:
-                names = ["%s %d" % (SENSOR_TYPES[key], i) for i in range(arr.shape[1])]
+                names = ["%s %d" % (type_names[key], i) for i in range(arr.shape[1])]
             labels = ["%s %s" % (nm, comp) for nm in names for comp in SENSOR_SERIES[key]]
             unit = {"force": "N, N m", "rate_gyro": "rad/s", "accel": "m/s^2"}[key]
         elif key == "root_p":
