@@ -201,8 +201,9 @@ static int runJob(FILE *in, Job *job) {
         rc = fail(line, "still: expected a file name", NULL);
         break;
       }
-      if (!s) {  // the first still: a renderer and the scene of every model so far
-        r = hsr_makeRenderer(&err);
+      if (!s) {  // the first still: the process's renderer (held to the end: this process
+                 // does nothing else) and the scene of every model so far
+        r = r ? r : hsr_lockProcessRenderer(&err);
         s = r ? hsr_makeScene(r, &err) : NULL;
         for (int b = 0; s && b < job->nbody; b++) {
           if (hsr_addBody(s, job->bodies[b], &err) < 0) {
@@ -232,7 +233,9 @@ static int runJob(FILE *in, Job *job) {
   free(rgb);
   free(depth);
   hsr_freeScene(s);
-  hsr_freeRenderer(r);
+  if (r) {
+    hsr_unlockProcessRenderer();  // (the process's renderer is never freed)
+  }
   for (int b = 0; b < job->nbody; b++) {
     hsm_freeBody(job->bodies[b]);
   }
