@@ -496,8 +496,9 @@ def test_run_local_dynamics_reads_what_the_simulation_reads(model):
 def test_run_local_dynamics_refuses_a_bad_command_as_the_simulation_does():
     """A command the look-alike's direct path cannot take (a NaN, a value past 1e12, a wrong
     count, a string) is refused with the Simulation's own words and changes nothing (the core's
-    error record left clear for the next call): the simulation then steps as its twin commanded through Simulation.set_joint_torques alone;
-    a tuple and a NumPy array are taken as a list is."""
+    error record left clear for the next call): the simulation then steps as its twin
+    commanded through Simulation.set_joint_torques alone; a tuple and a NumPy array are taken
+    as a list is."""
     from hrpsim import OpenHRP
     from hrpsim.errors import BadArgument
     from hrpsim.run_local import LocalDynamics
