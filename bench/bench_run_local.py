@@ -11,8 +11,8 @@ times: ``wall_time`` from summary.json (the run loop: controller ticks, steps, l
 the servers' start-up and the CLI's own are not in it) and the whole command's (the `hrpsim
 run` process from start to exit, as a user waits for it: import, model loading, the
 controller's process on the served path, the results written), each with the ratio local /
-served (below 1: local is faster); and whether the two paths' log.npz of the first round are
-bit-identical (every key, dtype, shape and byte).
+served as the median of the rounds' ratios (below 1: local is faster); and whether the two
+paths' log.npz of the first round are bit-identical (every key, dtype, shape and byte).
 
 ``--every-step NAME`` (default humanoid_squat; "" for none) adds a variant of that project
 whose ``<log period>`` is its time step (a record after every step), written beside the
@@ -83,34 +83,42 @@ def spread(xs):
 
 
 def ratio(a, b):
-    if not a or not b:
+    """The median of the rounds' ratios a / b (each round's pair ran back to back), or '-'."""
+    if not a or not b or len(a) != len(b):
         return "-"
-    return "%.2f" % (statistics.median(a) / statistics.median(b))
+    return "%.2f" % statistics.median(x / y for x, y in zip(a, b))
 
 
 def bench_project(p, rounds, tmp, state, env):
-    """The figures of project file ``p``: a dict of lists and the fidelity verdict."""
+    """The figures of project file ``p``: per path its wall_time and command times of the
+    rounds where both paths ran (so that round r of one pairs with round r of the other; the
+    served ones alone when the local path refuses the project), and the fidelity verdict."""
     t = {"local": [], "served": [], "local_cmd": [], "served_cmd": []}
     identical, refused = None, False
     for r in range(rounds):
         local_out = Path(tmp) / ("%s-local-%d" % (p.stem, r))
+        local = None
         if not refused:
             proc, cmd = run(["--local", "--out", str(local_out), str(p)], env)
             refused = proc.returncode != 0 and "external command" in proc.stderr
             if proc.returncode == 0:
-                t["local"].append(wall(local_out))
-                t["local_cmd"].append(cmd)
+                local = (wall(local_out), cmd)
             elif not refused:
                 sys.stderr.write("%s --local: %s" % (p.stem, proc.stderr))
         served_out = Path(tmp) / ("%s-served-%d" % (p.stem, r))
         proc, cmd = run(["--state-dir", str(state), "--out", str(served_out), str(p)], env)
-        if proc.returncode == 0:
-            t["served"].append(wall(served_out))
-            t["served_cmd"].append(cmd)
-        else:
+        if proc.returncode != 0:
             sys.stderr.write("%s served: %s" % (p.stem, proc.stderr))
-        if identical is None and t["local"] and t["served"]:
-            identical = same_log(local_out, served_out)
+            continue
+        if local is None and not refused:
+            continue
+        t["served"].append(wall(served_out))
+        t["served_cmd"].append(cmd)
+        if local is not None:
+            t["local"].append(local[0])
+            t["local_cmd"].append(local[1])
+            if identical is None:
+                identical = same_log(local_out, served_out)
     return t, identical
 
 
