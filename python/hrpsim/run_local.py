@@ -63,47 +63,92 @@ class _SensorState:
 
 
 class _SensorReader:
-    """One character's SensorState read from the core: joint arrays through one
-    hs_getAllLinkData each into a buffer kept for the run, the readings through the views
-    taken once (they stay at one address for the simulation's life, core.h)."""
+    """One character's SensorState read from the core through views taken once (the core's
+    per-link joint arrays and its readings, range scans too, stay at one address for the
+    simulation's life, core.h): q, dq and u in jointId order are a slice (or a gather) of the
+    per-link arrays; a character whose jointIds have a gap reads them through one
+    hs_getAllLinkData each (a gap reads 0), into a buffer kept for the run."""
 
     def __init__(self, sim, character):
         core = self.core = sim.local
         lib, ffi = core.lib, core.ffi
         self.ch = ch = core.index(character)
-        self.nj = nj = len(sim.joint_names(character))
+        self.nj = nj = lib.hs_jointIdCount(core.ptr, ch)
         self.buf = np.zeros(max(nj, 1))
         self.ptr = ffi.from_buffer("double[]", self.buf)
         self.kinds = (lib.hsDATA_JOINT_VALUE, lib.hsDATA_JOINT_VELOCITY,
                       lib.hsDATA_JOINT_TORQUE)
+        links = lib.hs_jointLinks(core.ptr, ch)
+        order = [links[j] for j in range(nj)]
+        self.joints = None  # [(per-link view, jointId selection)] without gaps
+        if all(link >= 0 for link in order):
+            first = order[0] if order else 0
+            contiguous = order == list(range(first, first + nj))
+            pick = slice(first, first + nj) if contiguous else np.array(order, dtype=np.intp)
+            self.joints = [(view, pick) for view in (core.q_view(ch), core.dq_view(ch),
+                                                      core.u_view(ch))]
         count = ffi.new("int *")
-        self.views, self.ranges = {}, []
+        self.views = {}
         for key, (t, _) in _sensor_type_codes(core).items():
             idx = lib.hs_sensorsOfType(core.ptr, ch, t, count)
             sensors = [idx[i] for i in range(count[0])]
-            if key == "range":
-                self.ranges = sensors
-            else:
-                self.views[key] = [core.reading_view(ch, s) for s in sensors]
-        self.count = count
+            self.views[key] = [core.reading_view(ch, s) for s in sensors]
 
     def read(self):
-        core = self.core
-        lib, ffi, sim = core.lib, core.ffi, core.ptr
         out = _SensorState()
-        joints = []
-        for kind in self.kinds:
-            lib.hs_getAllLinkData(sim, self.ch, kind, self.ptr, self.nj, core._e())
-            joints.append(self.buf[:self.nj].tolist())
-        out.q, out.dq, out.u = joints
-        out.force = [v.tolist() for v in self.views["force"]]
-        out.rateGyro = [v.tolist() for v in self.views["gyro"]]
-        out.accel = [v.tolist() for v in self.views["accel"]]
-        out.range = []
-        for s in self.ranges:
-            beams = lib.hs_reading(sim, self.ch, s, self.count)
-            out.range.append(list(ffi.unpack(beams, self.count[0])) if self.count[0] else [])
+        if self.joints is not None:
+            out.q, out.dq, out.u = [view[pick].tolist() for view, pick in self.joints]
+        else:
+            core = self.core
+            joints = []
+            for kind in self.kinds:
+                core.lib.hs_getAllLinkData(core.ptr, self.ch, kind, self.ptr, self.nj, core._e())
+                joints.append(self.buf[:self.nj].tolist())
+            out.q, out.dq, out.u = joints
+        views = self.views
+        out.force = [v.tolist() for v in views["force"]]
+        out.rateGyro = [v.tolist() for v in views["gyro"]]
+        out.accel = [v.tolist() for v in views["accel"]]
+        out.range = [v.tolist() for v in views["range"]]
         return out
+
+
+class _JointWriter:
+    """setCharacterAllLinkData of one joint datum (JOINT_VALUE, _VELOCITY, _ACCELERATION,
+    _TORQUE) of one character of a started simulation, straight into the core: a list or tuple
+    of numbers is copied into a C array kept for the run and handed to hs_setAllLinkData.
+    ``write`` returns False, having changed nothing, for whatever that path does not take (other
+    sequences, a wrong count, non-numbers, a value the core refuses): the caller then goes the
+    checked way (Simulation), which gives the reason."""
+
+    TYPES = ("JOINT_VALUE", "JOINT_VELOCITY", "JOINT_ACCELERATION", "JOINT_TORQUE")
+
+    def __init__(self, sim, character, type_name):
+        core = self.core = sim.local
+        self.ch = core.index(character)
+        self.type = getattr(core.lib, "hsDATA_" + type_name)
+        self.n = core.lib.hs_jointIdCount(core.ptr, self.ch)
+        self.values = core.ffi.new("double[]", max(self.n, 1))
+
+    def write(self, data):
+        if type(data) not in (list, tuple):
+            return False
+        try:
+            self.values[0:self.n] = data
+        except (TypeError, ValueError, OverflowError):
+            return False
+        core = self.core
+        if core.lib.hs_setAllLinkData(core.ptr, self.ch, self.type, self.values, self.n,
+                                      core._err) < 0:
+            _clear_error(core)
+            return False
+        return True
+
+
+def _clear_error(core):
+    """Clear the simulation's hsError after a refusal the caller reports its own way."""
+    from .local import _clear
+    _clear(core._err)
 
 
 def _name(enum):
@@ -112,11 +157,12 @@ def _name(enum):
 
 
 class LocalDynamics:
-    """The DynamicsSimulator calls a controller makes, over a local Simulation."""
+    """The DynamicsSimulator calls a controller makes, over a local Simulation (started)."""
 
     def __init__(self, sim):
         self.sim = sim
         self._readers = {}  # character -> _SensorReader
+        self._writers = {}  # (character, type name) -> _JointWriter, or None: the checked way
 
     def getCharacterSensorState(self, character):
         reader = self._readers.get(character)
@@ -134,7 +180,15 @@ class LocalDynamics:
         self.sim.set_link_data(character, link, _name(type_), data)
 
     def setCharacterAllLinkData(self, character, type_, data):
-        self.sim._set_joints(character, _name(type_), data)
+        name = _name(type_)
+        key = (character, name)
+        writer = self._writers.get(key, False)
+        if writer is False:
+            known = character in self.sim.models and name in _JointWriter.TYPES
+            writer = self._writers[key] = _JointWriter(self.sim, character, name) \
+                if known and self.sim._started else None
+        if writer is None or not writer.write(data):
+            self.sim._set_joints(character, name, data)
 
     def setCharacterAllJointModes(self, character, mode):
         high = _name(mode) == "HIGH_GAIN_MODE"

@@ -17,7 +17,9 @@ core inside the Python process, against the server back end.
 - sweeps: local workers, the serial runs and the server runs give the same bits;
 - `hrpsim run --local` ticks a Python controller (the sample PD) in process, writes the
   scheduler run's log.npz (same keys and bits for a project with no controller), and refuses a
-  controller that is an external command (it needs the servers);
+  controller that is an external command (it needs the servers); its DynamicsSimulator
+  look-alike reads the SensorState the Simulation reads (jointId order, gaps, range scans) and
+  refuses a bad command with the Simulation's words, changing nothing;
 - samples/scripts/local_humanoid.py runs and writes its PNG;
 - the Python time-step bounds (hrpsim.limits) are the core's.
 """
@@ -432,6 +434,97 @@ def test_run_local_refuses_an_external_controller(tmp_path):
     assert proc.returncode == 1
     assert "controller PD is an external command" in proc.stderr
     assert "needs the servers" in proc.stderr
+
+
+VEHICLE = REPO / "tests" / "data" / "vrml_openhrp" / "vehicle.wrl"  # jointIds 0-4, 9: a gap
+
+
+def torque_scene(model):
+    """A local simulation of ``model`` in torque mode on the floor, sensors on, one step made:
+    (sim, jointId-ordered torques, small, one per joint, 0 for a gap)."""
+    sim = hrpsim.Simulation(backend="local", dt=0.001)
+    sim.add_model("floor", FLOOR)
+    sim.add_model("m", model)
+    sim.set_joint_mode("m", "torque")
+    sim.add_collision_pair("floor", "m")
+    sim.step(1)
+    tau = [0.01 * (j + 1) if name else 0.0 for j, name in enumerate(sim.joint_names("m"))]
+    return sim, tau
+
+
+@pytest.mark.parametrize("model", [HUMANOID, VEHICLE], ids=["humanoid", "vehicle"])
+def test_run_local_dynamics_reads_what_the_simulation_reads(model):
+    """`hrpsim run --local`'s DynamicsSimulator look-alike (run_local.LocalDynamics) reads a
+    controller's SensorState through the core's views: q, dq and u in jointId order (the
+    humanoid's jointIds are not in link order; the vehicle's have a gap, read through
+    hs_getAllLinkData), equal after every step to Simulation.sensors (hs_getAllLinkData per
+    array) and the range scans to hs_reading's; the torques it writes read back in jointId
+    order."""
+    from hrpsim import OpenHRP
+    from hrpsim.local import sensor_types
+    from hrpsim.run_local import LocalDynamics
+    sim, tau = torque_scene(model)
+    core = sim.local
+    range_type = next(t for key, t, _, _ in sensor_types(core) if key == "range")
+    ch = core.index("m")
+    links = [core.lib.hs_jointLinks(core.ptr, ch)[j] for j in range(len(tau))]
+    if model == HUMANOID:
+        assert links != sorted(links)  # the case a plain slice of the per-link arrays misses
+    else:
+        assert -1 in links
+    dyn = LocalDynamics(sim)
+    count = core.ffi.new("int *")
+    scans = 0
+    for _ in range(5):
+        dyn.setCharacterAllLinkData("m", OpenHRP.DynamicsSimulator.JOINT_TORQUE, tau)
+        sim.step(1)
+        got, want = dyn.getCharacterSensorState("m"), sim.sensors("m")
+        assert got.q == want["q"].tolist() and got.dq == want["dq"].tolist()
+        assert got.u == want["u"].tolist()
+        assert got.u == tau or model != HUMANOID  # (the vehicle's jointId 9 is a fixed joint)
+        assert got.force == want["force"].tolist() and got.accel == want["accel"].tolist()
+        assert got.rateGyro == want["gyro"].tolist()
+        ranges = core.lib.hs_sensorsOfType(core.ptr, ch, range_type, count)
+        expected = []
+        for s in [ranges[i] for i in range(count[0])]:
+            beams = core.lib.hs_reading(core.ptr, ch, s, count)
+            expected.append(list(core.ffi.unpack(beams, count[0])))
+        assert got.range == expected
+        scans += sum(len(r) for r in got.range)
+    assert any(got.dq) and scans == (5 * 257 if model == HUMANOID else 0)
+
+
+def test_run_local_dynamics_refuses_a_bad_command_as_the_simulation_does():
+    """A command the look-alike's direct path cannot take (a NaN, a value past 1e12, a wrong
+    count, a string) is refused with the Simulation's own words and changes nothing (the core's
+    error record left clear for the next call): the simulation then steps as its twin
+    commanded through Simulation.set_joint_torques alone; a tuple and a NumPy array are taken
+    as a list is."""
+    from hrpsim import OpenHRP
+    from hrpsim.errors import BadArgument
+    from hrpsim.run_local import LocalDynamics
+    TORQUE = OpenHRP.DynamicsSimulator.JOINT_TORQUE
+    sim, tau = torque_scene(HUMANOID)
+    twin, _ = torque_scene(HUMANOID)
+    dyn = LocalDynamics(sim)
+    for bad in ([math.nan] + tau[1:], [1e13] + tau[1:], tau[:-1], ["x"] + tau[1:]):
+        with pytest.raises(BadArgument) as got:
+            dyn.setCharacterAllLinkData("m", TORQUE, bad)
+        with pytest.raises(BadArgument) as want:
+            sim.set_joint_torques("m", bad)
+        assert str(got.value) == str(want.value)
+    # the core's hsError was left clear: its next refusal carries its own message
+    with pytest.raises(BadArgument, match=r"^setCharacterAllJointModes: no character 99 \("):
+        core = sim.local
+        core._check(core.lib.hs_setAllJointModes(core.ptr, 99, 1, core._e()),
+                    "setCharacterAllJointModes")
+    for command in (tau, tuple(-t for t in tau), np.array(tau) * 2):
+        dyn.setCharacterAllLinkData("m", TORQUE, command)
+        twin.set_joint_torques("m", command)
+        sim.step(2)
+        twin.step(2)
+        assert np.array_equal(sim.u("m"), np.asarray(command, dtype=float))
+        assert np.array_equal(sim.q("m"), twin.q("m"))
 
 
 def camera_scene(sim):
