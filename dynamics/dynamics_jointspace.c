@@ -633,6 +633,35 @@ void hsd_jsSolveMHalf(const hsdJsModel *m, const hsdJsData *d, double *x) {
   solveLTDLHalf(m->nv, any ? d->freeParent : m->dofParent, d->given, d->LD, x, 1);
 }
 
+void hsd_jsSolveMPath(const hsdJsModel *m, const hsdJsData *d, double *x, int last) {
+  // solveLTDLHalf's passes along the path alone (its dofs in the same descending order, the
+  // given ones skipped as the free tree skips them): the same bits
+  const int *par = m->dofParent;
+  const unsigned char *g = d->given;
+  int nv = m->nv;
+  for (int k = last; k >= 0; k = par[k]) {
+    if (g[k]) {
+      x[k] = 0;
+    }
+  }
+  for (int k = last; k >= 0; k = par[k]) {
+    if (g[k] || x[k] == 0) {
+      continue;
+    }
+    const double *rk = d->LD + (size_t)k * nv;
+    for (int i = par[k]; i >= 0; i = par[i]) {
+      if (!g[i]) {
+        x[i] -= rk[i] * x[k];
+      }
+    }
+  }
+  for (int k = last; k >= 0; k = par[k]) {
+    if (!g[k] && x[k] != 0) {
+      x[k] /= d->LD[(size_t)k * nv + k];
+    }
+  }
+}
+
 void hsd_jsSolveMRest(const hsdJsModel *m, const hsdJsData *d, double *x) {
   int any = 0;
   for (int j = 0; j < m->nv && !any; j++) {

@@ -100,6 +100,8 @@ typedef struct JsPoint {
   int nside;     // characters whose dofs the point moves (0..2; one when both links are of one)
   int ch[2];
   size_t off[2];  // pool offsets: 3 Jacobian rows then 3 rows of W = M^-1 J^T (nv each)
+  int last[2];    // the deepest dof of the one link the side's rows touch (its path to the root
+                  // holds them: -1 none), or -2 (two links of one character)
   size_t zoff[2];  // idx offsets: the dofs where the Jacobian rows are not zero (the paths of
   int nz[2];       // the touched links to the root), nz of them
   double fr[9];   // the rows' directions: n, t1, t2 (world)
@@ -481,7 +483,10 @@ static void buildRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const int ch[2]
     }
     int k = P->nside > 0 && P->ch[0] == ch[side] ? 0 : P->nside;
     int nv = c->jsm->nv;
-    if (k == P->nside) {
+    if (k < P->nside) {
+      P->last[k] = -2;
+    } else {
+      P->last[k] = c->jsm->linkLastDof[link[side]];
       P->ch[k] = ch[side];
       P->off[k] = *used;
       P->zoff[k] = *used / 6;
@@ -497,6 +502,40 @@ static void buildRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const int ch[2]
   finishRows(w, s, P);
 }
 
+// a[3 r + q] += the entries of A = Y^T D Y between P's rows r (side k) and Q's rows q (side l,
+// the same character), over P's nonzero dofs (Q's Y is zero off its own path), in one pass
+static void blockYDY(const hsdWorld *w, const hsdJsContacts *s, const JsPoint *P, int k,
+                     const JsPoint *Q, int l, double a[9]) {
+  size_t nv = (size_t)w->chars[P->ch[k]].jsm->nv;
+  const double *Y = s->pool + P->off[k] + 3 * nv, *Z = s->pool + Q->off[l] + 3 * nv;
+  const double *D = s->piv + s->vOff[P->ch[k]];
+  const int *z = s->idx + P->zoff[k];
+  double a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0, a8 = 0;
+  for (int t = 0; t < P->nz[k]; t++) {
+    size_t j = (size_t)z[t];
+    double p0 = Y[j] * D[j], p1 = Y[nv + j] * D[j], p2 = Y[2 * nv + j] * D[j];
+    double q0 = Z[j], q1 = Z[nv + j], q2 = Z[2 * nv + j];
+    a0 += p0 * q0;
+    a1 += p0 * q1;
+    a2 += p0 * q2;
+    a3 += p1 * q0;
+    a4 += p1 * q1;
+    a5 += p1 * q2;
+    a6 += p2 * q0;
+    a7 += p2 * q1;
+    a8 += p2 * q2;
+  }
+  a[0] += a0;
+  a[1] += a1;
+  a[2] += a2;
+  a[3] += a3;
+  a[4] += a4;
+  a[5] += a5;
+  a[6] += a6;
+  a[7] += a7;
+  a[8] += a8;
+}
+
 // Y = D^-1 L^-T J^T of point P whose Jacobian rows are in the pool (into the rows W takes:
 // W = M^-1 J^T = L^-1 Y, finished by finishW only where a pile's row-by-row solve needs it),
 // the nonzero dofs (Y's and J's: the touched links' paths to the root), A's diagonal and the
@@ -506,12 +545,27 @@ static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
     const hsdCharacter *c = &w->chars[P->ch[k]];
     int nv = c->jsm->nv;
     double *J = s->pool + P->off[k], *Y = J + 3 * (size_t)nv;
+    int *z = s->idx + P->zoff[k], last = P->last[k];
+    P->nz[k] = 0;
+    if (last >= -1) {
+      // one link's rows: they and Y stay on its path, whose dofs (ascending) are the nonzero
+      // ones (an entry that happens to be 0 among them adds nothing)
+      for (int j = last; j >= 0; j = c->jsm->dofParent[j]) {
+        P->nz[k]++;
+      }
+      for (int j = last, t = P->nz[k] - 1; j >= 0; j = c->jsm->dofParent[j], t--) {
+        z[t] = j;
+      }
+      memcpy(Y, J, 3 * (size_t)nv * sizeof *Y);
+      for (int r = 0; r < 3; r++) {
+        hsd_jsSolveMPath(c->jsm, c->jsd, Y + (size_t)r * nv, last);
+      }
+      continue;
+    }
     for (int r = 0; r < 3; r++) {
       memcpy(Y + (size_t)r * nv, J + (size_t)r * nv, (size_t)nv * sizeof *Y);
       hsd_jsSolveMHalf(c->jsm, c->jsd, Y + (size_t)r * nv);
     }
-    int *z = s->idx + P->zoff[k];
-    P->nz[k] = 0;
     for (int j = 0; j < nv; j++) {
       if (J[j] != 0 || J[nv + j] != 0 || J[2 * nv + j] != 0 || Y[j] != 0 || Y[nv + j] != 0 ||
           Y[2 * nv + j] != 0) {
@@ -525,24 +579,15 @@ static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
   for (int r = 0; r < 9; r++) {
     P->Ab[r] = r % 4 == 0 ? 1 : 0;
   }
+  double a[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int k = 0; k < P->nside; k++) {
+    blockYDY(w, s, P, k, P, k, a);
+  }
   for (int r = 0; r < 3; r++) {
+    P->inv[r] = a[4 * r] > 0 ? 1 / a[4 * r] : 0;
     for (int q = 0; q < 3; q++) {
-      double a = 0;
-      for (int k = 0; k < P->nside; k++) {
-        int nv = w->chars[P->ch[k]].jsm->nv;
-        const double *Yr = s->pool + P->off[k] + (size_t)(3 + r) * nv;
-        const double *Yq = s->pool + P->off[k] + (size_t)(3 + q) * nv;
-        const double *D = s->piv + s->vOff[P->ch[k]];
-        const int *z = s->idx + P->zoff[k];
-        for (int t = 0; t < P->nz[k]; t++) {
-          a += Yr[z[t]] * D[z[t]] * Yq[z[t]];
-        }
-      }
-      if (r == q) {
-        P->inv[r] = a > 0 ? 1 / a : 0;
-      }
       if (r < P->nrow && q < P->nrow) {
-        P->Ab[3 * r + q] = a;
+        P->Ab[3 * r + q] = a[3 * r + q];
       }
     }
   }
@@ -732,6 +777,7 @@ static void buildDofRow(hsdWorld *w, hsdJsContacts *s, JsPoint *P, int ci, int j
   memset(s->pool + *used, 0, 6 * (size_t)nv * sizeof *s->pool);
   *used += 6 * (size_t)nv;
   s->pool[P->off[0] + (size_t)j] = sign;
+  P->last[0] = j;
   P->target[0] = target;
   P->lo[0] = lo;
   P->hi[0] = hi;
@@ -1065,18 +1111,11 @@ static int formDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
           if (P->ch[k] != Q->ch[l]) {
             continue;
           }
-          int nv = w->chars[P->ch[k]].jsm->nv;
-          const int *z = s->idx + P->zoff[k];
-          const double *D = s->piv + s->vOff[P->ch[k]];
+          double blk[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+          blockYDY(w, s, P, k, Q, l, blk);
           for (int a = 0; a < 3; a++) {
-            const double *Ya = s->pool + P->off[k] + (size_t)(3 + a) * nv;
             for (int b = 0; b < 3; b++) {
-              const double *Yb = s->pool + Q->off[l] + (size_t)(3 + b) * nv;
-              double sum = 0;
-              for (int t = 0; t < P->nz[k]; t++) {
-                sum += Ya[z[t]] * D[z[t]] * Yb[z[t]];
-              }
-              s->A[(3 * (size_t)i + a) * nr + 3 * (size_t)j + b] += sum;
+              s->A[(3 * (size_t)i + a) * nr + 3 * (size_t)j + b] += blk[3 * a + b];
             }
           }
         }
