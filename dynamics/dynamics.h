@@ -788,9 +788,10 @@ void hsd_jsSolveM(const hsdJsModel *m, const hsdJsData *d, double *x);
 // and J M^-1 J^T = Y^T D Y for Y = D^-1 L^-T J^T
 void hsd_jsSolveMHalf(const hsdJsModel *m, const hsdJsData *d, double *x);
 
-// hsd_jsSolveMHalf for an x that is zero but on the path from dof last to the root (a contact's
-// Jacobian row on one link): the work and the result stay on the path; the same bits
-void hsd_jsSolveMPath(const hsdJsModel *m, const hsdJsData *d, double *x, int last);
+// hsd_jsSolveMHalf on nrhs vectors of nv side by side in x, each zero but on the path from dof
+// last to the root (a contact's Jacobian rows on one link): the work and the results stay on
+// the path; the same bits as hsd_jsSolveMHalf on each
+void hsd_jsSolveMPath(const hsdJsModel *m, const hsdJsData *d, double *x, int nrhs, int last);
 
 // hsd_jsSolveM's second half: x = L^-1 x in place; after hsd_jsSolveMHalf it gives
 // hsd_jsSolveM's bits

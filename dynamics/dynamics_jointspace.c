@@ -633,31 +633,41 @@ void hsd_jsSolveMHalf(const hsdJsModel *m, const hsdJsData *d, double *x) {
   solveLTDLHalf(m->nv, any ? d->freeParent : m->dofParent, d->given, d->LD, x, 1);
 }
 
-void hsd_jsSolveMPath(const hsdJsModel *m, const hsdJsData *d, double *x, int last) {
+void hsd_jsSolveMPath(const hsdJsModel *m, const hsdJsData *d, double *x, int nrhs, int last) {
   // solveLTDLHalf's passes along the path alone (its dofs in the same descending order, the
-  // given ones skipped as the free tree skips them): the same bits
+  // given ones skipped as the free tree skips them), the nrhs vectors side by side: the same
+  // bits as one at a time
   const int *par = m->dofParent;
   const unsigned char *g = d->given;
-  int nv = m->nv;
+  size_t nv = (size_t)m->nv;
   for (int k = last; k >= 0; k = par[k]) {
-    if (g[k]) {
-      x[k] = 0;
+    for (int r = 0; r < nrhs && g[k]; r++) {
+      x[r * nv + k] = 0;
     }
   }
   for (int k = last; k >= 0; k = par[k]) {
-    if (g[k] || x[k] == 0) {
+    if (g[k]) {
       continue;
     }
-    const double *rk = d->LD + (size_t)k * nv;
-    for (int i = par[k]; i >= 0; i = par[i]) {
-      if (!g[i]) {
-        x[i] -= rk[i] * x[k];
+    const double *rk = d->LD + k * nv;
+    for (int r = 0; r < nrhs; r++) {
+      double *xr = x + r * nv, xk = xr[k];
+      if (xk == 0) {
+        continue;
+      }
+      for (int i = par[k]; i >= 0; i = par[i]) {
+        if (!g[i]) {
+          xr[i] -= rk[i] * xk;
+        }
       }
     }
   }
   for (int k = last; k >= 0; k = par[k]) {
-    if (!g[k] && x[k] != 0) {
-      x[k] /= d->LD[(size_t)k * nv + k];
+    double dk = d->LD[k * nv + k];
+    for (int r = 0; r < nrhs && !g[k]; r++) {
+      if (x[r * nv + k] != 0) {
+        x[r * nv + k] /= dk;
+      }
     }
   }
 }

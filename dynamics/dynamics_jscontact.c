@@ -557,9 +557,7 @@ static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
         z[t] = j;
       }
       memcpy(Y, J, 3 * (size_t)nv * sizeof *Y);
-      for (int r = 0; r < 3; r++) {
-        hsd_jsSolveMPath(c->jsm, c->jsd, Y + (size_t)r * nv, last);
-      }
+      hsd_jsSolveMPath(c->jsm, c->jsd, Y, 3, last);
       continue;
     }
     for (int r = 0; r < 3; r++) {
