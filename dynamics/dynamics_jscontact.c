@@ -12,7 +12,7 @@
 // 2. gives each point three rows, the normal n (from link[1] towards link[0]) and two tangents,
 //    with their Jacobian rows J over the dofs of the one or two characters it touches (for a
 //    point p on link k: J_j = cdof_j . [(p - c) x d; d] for each dof j from k to the root) and
-//    half a solve with the engine's factors M = L^T D L, Y = D^-1 L^-T J^T (hsd_jsSolveMHalf:
+//    half a solve with the engine's factors M = L^T D L, Y = D^-1 L^-T J^T (hsd_jsSolveMPath:
 //    it stays on the same path, 12 dofs for a sole where M^-1 J^T fills all 36), so that
 //    A = J M^-1 J^T = Y^T D Y; W = M^-1 J^T = L^-1 Y is finished only for an island solved
 //    row by row, and an island solved on A gets its velocity change M^-1 (J^T lambda) by one
@@ -99,7 +99,7 @@ typedef struct JsPoint {
   int isLoop;    // 1: a loop's (src its index)
   int nside;     // characters whose dofs the point moves (0..2; one when both links are of one)
   int ch[2];
-  size_t off[2];  // pool offsets: 3 Jacobian rows then 3 rows of W = M^-1 J^T (nv each)
+  size_t off[2];  // pool offsets: 3 Jacobian rows then 3 rows of Y or W (hasW; nv each)
   int last[2];    // the deepest dof of the one link the side's rows touch (its path to the root
                   // holds them: -1 none), or -2 (two links of one character)
   size_t zoff[2];  // idx offsets: the dofs where the Jacobian rows are not zero (the paths of
