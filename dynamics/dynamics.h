@@ -783,6 +783,20 @@ void hsd_jsIntegrate(const hsdJsModel *m, hsdJsData *d, double dt);
 // the dofs that were not given; a given dof's entry comes back 0 (an impulse cannot move it)
 void hsd_jsSolveM(const hsdJsModel *m, const hsdJsData *d, double *x);
 
+// hsd_jsSolveM's first half, M^-1 = L^-1 D^-1 L^-T with D LD's diagonal: x = D^-1 L^-T x in
+// place (a given dof's entry 0). A contact's Jacobian row J^T stays on its path to the root,
+// and J M^-1 J^T = Y^T D Y for Y = D^-1 L^-T J^T
+void hsd_jsSolveMHalf(const hsdJsModel *m, const hsdJsData *d, double *x);
+
+// hsd_jsSolveMHalf on nrhs vectors of nv side by side in x, each zero but on the path from dof
+// last to the root (a contact's Jacobian rows on one link): the work and the results stay on
+// the path; the same bits as hsd_jsSolveMHalf on each
+void hsd_jsSolveMPath(const hsdJsModel *m, const hsdJsData *d, double *x, int nrhs, int last);
+
+// hsd_jsSolveM's second half: x = L^-1 x in place; after hsd_jsSolveMHalf it gives
+// hsd_jsSolveM's bits
+void hsd_jsSolveMRest(const hsdJsModel *m, const hsdJsData *d, double *x);
+
 // the joint-space engine's last contact solve in world w: its projected Gauss-Seidel sweeps
 // and its last sweep's largest impulse change over the largest normal impulse (0 0 before any)
 void hsd_jsContactStats(const hsdWorld *w, int *sweeps, double *change);

@@ -469,11 +469,11 @@ static int factorLTDL(int nv, const int *parent, const unsigned char *given, dou
   return bad;
 }
 
-// solve (L^T D L) x = x in place over the dofs that are not given, with factorLTDL's factors;
-// sparse: the first pass skips the zero entries (a contact's Jacobian row: one path to the
-// root), which changes no bit
-static void solveLTDL(int nv, const int *parent, const unsigned char *given, const double *LD,
-                      double *x, int sparse) {
+// solveLTDL's first two passes: x = D^-1 L^-T x over the dofs that are not given (a contact's
+// Jacobian row stays on its path to the root: sparse skips the zero entries, which changes no
+// bit)
+static void solveLTDLHalf(int nv, const int *parent, const unsigned char *given,
+                          const double *LD, double *x, int sparse) {
   for (int k = nv - 1; k >= 0; k--) {
     if (sparse && x[k] == 0) {
       continue;
@@ -484,16 +484,28 @@ static void solveLTDL(int nv, const int *parent, const unsigned char *given, con
     }
   }
   for (int k = 0; k < nv; k++) {
-    if (!given[k]) {
+    if (!given[k] && !(sparse && x[k] == 0)) {
       x[k] /= LD[(size_t)k * nv + k];
     }
   }
+}
+
+// solveLTDL's last pass: x = L^-1 x
+static void solveLTDLRest(int nv, const int *parent, const unsigned char *given,
+                          const double *LD, double *x) {
   for (int k = 0; k < nv; k++) {
     const double *rk = LD + (size_t)k * nv;
     for (int i = given[k] ? -1 : parent[k]; i >= 0; i = parent[i]) {
       x[k] -= rk[i] * x[i];
     }
   }
+}
+
+// solve (L^T D L) x = x in place over the dofs that are not given, with factorLTDL's factors
+static void solveLTDL(int nv, const int *parent, const unsigned char *given, const double *LD,
+                      double *x, int sparse) {
+  solveLTDLHalf(nv, parent, given, LD, x, sparse);
+  solveLTDLRest(nv, parent, given, LD, x);
 }
 
 void hsd_jsAcceleration(const hsdJsModel *m, hsdJsData *d, double dtImplicit) {
@@ -599,7 +611,8 @@ static void rotateRoot(double R[9], const double w[3], double dt) {
   hsu_mulMat(R, Rn, K);
 }
 
-void hsd_jsSolveM(const hsdJsModel *m, const hsdJsData *d, double *x) {
+// the given dofs' entries of x zeroed; 1 if there were any
+static int zeroGiven(const hsdJsModel *m, const hsdJsData *d, double *x) {
   int ngiven = 0;
   for (int j = 0; j < m->nv; j++) {
     if (d->given[j]) {
@@ -607,7 +620,64 @@ void hsd_jsSolveM(const hsdJsModel *m, const hsdJsData *d, double *x) {
       ngiven++;
     }
   }
-  solveLTDL(m->nv, ngiven ? d->freeParent : m->dofParent, d->given, d->LD, x, 1);
+  return ngiven > 0;
+}
+
+void hsd_jsSolveM(const hsdJsModel *m, const hsdJsData *d, double *x) {
+  int any = zeroGiven(m, d, x);
+  solveLTDL(m->nv, any ? d->freeParent : m->dofParent, d->given, d->LD, x, 1);
+}
+
+void hsd_jsSolveMHalf(const hsdJsModel *m, const hsdJsData *d, double *x) {
+  int any = zeroGiven(m, d, x);
+  solveLTDLHalf(m->nv, any ? d->freeParent : m->dofParent, d->given, d->LD, x, 1);
+}
+
+void hsd_jsSolveMPath(const hsdJsModel *m, const hsdJsData *d, double *x, int nrhs, int last) {
+  // solveLTDLHalf's passes along the path alone (its dofs in the same descending order, the
+  // given ones skipped as the free tree skips them), the nrhs vectors side by side: the same
+  // bits as one at a time
+  const int *par = m->dofParent;
+  const unsigned char *g = d->given;
+  size_t nv = (size_t)m->nv;
+  for (int k = last; k >= 0; k = par[k]) {
+    for (int r = 0; r < nrhs && g[k]; r++) {
+      x[r * nv + k] = 0;
+    }
+  }
+  for (int k = last; k >= 0; k = par[k]) {
+    if (g[k]) {
+      continue;
+    }
+    const double *rk = d->LD + k * nv;
+    for (int r = 0; r < nrhs; r++) {
+      double *xr = x + r * nv, xk = xr[k];
+      if (xk == 0) {
+        continue;
+      }
+      for (int i = par[k]; i >= 0; i = par[i]) {
+        if (!g[i]) {
+          xr[i] -= rk[i] * xk;
+        }
+      }
+    }
+  }
+  for (int k = last; k >= 0; k = par[k]) {
+    double dk = d->LD[k * nv + k];
+    for (int r = 0; r < nrhs && !g[k]; r++) {
+      if (x[r * nv + k] != 0) {
+        x[r * nv + k] /= dk;
+      }
+    }
+  }
+}
+
+void hsd_jsSolveMRest(const hsdJsModel *m, const hsdJsData *d, double *x) {
+  int any = 0;
+  for (int j = 0; j < m->nv && !any; j++) {
+    any = d->given[j] != 0;
+  }
+  solveLTDLRest(m->nv, any ? d->freeParent : m->dofParent, d->given, d->LD, x);
 }
 
 void hsd_jsStepVelocity(const hsdJsModel *m, hsdJsData *d, double dt) {

@@ -12,8 +12,11 @@
 // 2. gives each point three rows, the normal n (from link[1] towards link[0]) and two tangents,
 //    with their Jacobian rows J over the dofs of the one or two characters it touches (for a
 //    point p on link k: J_j = cdof_j . [(p - c) x d; d] for each dof j from k to the root) and
-//    W = M^-1 J^T by the engine's factorisation (hsd_jsSolveM: a solve, no inverse; a given
-//    dof does not move under an impulse);
+//    half a solve with the engine's factors M = L^T D L, Y = D^-1 L^-T J^T (hsd_jsSolveMPath:
+//    it stays on the same path, 12 dofs for a sole where M^-1 J^T fills all 36), so that
+//    A = J M^-1 J^T = Y^T D Y; W = M^-1 J^T = L^-1 Y is finished only for an island solved
+//    row by row, and an island solved on A gets its velocity change M^-1 (J^T lambda) by one
+//    solve per character (a given dof does not move under an impulse);
 // 3. solves for the impulses by projected Gauss-Seidel (PGS) on the contact-space inverse
 //    inertia A = J M^-1 J^T, island by island (the characters linked through contacts; each
 //    island to its own convergence). For an island of at most JS_DENSE rows whose sweep over A
@@ -96,7 +99,9 @@ typedef struct JsPoint {
   int isLoop;    // 1: a loop's (src its index)
   int nside;     // characters whose dofs the point moves (0..2; one when both links are of one)
   int ch[2];
-  size_t off[2];  // pool offsets: 3 Jacobian rows then 3 rows of W = M^-1 J^T (nv each)
+  size_t off[2];  // pool offsets: 3 Jacobian rows then 3 rows of Y or W (hasW; nv each)
+  int last[2];    // the deepest dof of the one link the side's rows touch (its path to the root
+                  // holds them: -1 none), or -2 (two links of one character)
   size_t zoff[2];  // idx offsets: the dofs where the Jacobian rows are not zero (the paths of
   int nz[2];       // the touched links to the root), nz of them
   double fr[9];   // the rows' directions: n, t1, t2 (world)
@@ -112,6 +117,7 @@ typedef struct JsPoint {
   double Ab[9];   // a boxed point's own block of A (nrow x nrow, in 3 x 3)
   int block;      // 1: its rows are unbounded and Binv inverts Ab (a loop)
   double Binv[9];
+  int hasW;       // 1: the pool's rows after J hold W = M^-1 J^T; 0: Y = D^-1 L^-T J^T
   double lam[3];  // impulses along n, t1, t2 [N s]
 } JsPoint;
 
@@ -139,8 +145,10 @@ struct hsdJsContacts {
   size_t capA;
   double *ufree;  // the rows' relative velocities at v*, then (nr on) their impulses
   size_t capU;
-  double *vstar;  // each character's v* (at vOff[ci])
-  size_t capV;
+  double *vstar;  // each character's v* (at vOff[ci]), then (at nvAll + vOff[ci]) its pivots D
+  size_t capV;    // (LD's diagonal, 0 on a given dof), then (2 nvAll on) a generalized impulse
+  double *piv;    // = vstar + nvAll
+  double *rhs;    // = vstar + 2 nvAll
   int *vOff;
   int capOff;
   double scale;     // the largest warm-start normal impulse of the step (every island's
@@ -258,14 +266,6 @@ static void jacobianRow(const hsdJsModel *m, const hsdJsData *d, int k, const do
   }
 }
 
-static double dotN(const double *a, const double *b, int n) {
-  double s = 0;
-  for (int j = 0; j < n; j++) {
-    s += a[j] * b[j];
-  }
-  return s;
-}
-
 // the relative velocity of point P along row r at the current velocities
 static double rowVelocity(const hsdWorld *w, const hsdJsContacts *s, const JsPoint *P, int r) {
   double u = 0;
@@ -339,7 +339,7 @@ static void frictionBlock(const JsPoint *P, const double u[2], double l[3]) {
     lj[r] -= u[r - 1] * P->inv[r];
   }
   double lim = P->mu * l[0];
-  if (hypot(lj[1], lj[2]) <= lim || !(a[0] > 0) || !(a[2] > 0) ||
+  if ((lim >= 0 && lj[1] * lj[1] + lj[2] * lj[2] <= lim * lim) || !(a[0] > 0) || !(a[2] > 0) ||
       !(det > 1e-12 * a[0] * a[2])) {
     projectCone(lj, P->mu);  // (inside, or a row that moves nothing)
     l[1] = lj[1];
@@ -457,6 +457,18 @@ static const double *warmImpulse(const hsdWorld *w, const hsdJsContacts *s,
 
 static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P);
 
+// point P's rows W = M^-1 J^T from finishRows's Y (W = L^-1 Y), once
+static void finishW(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
+  for (int k = 0; k < P->nside && !P->hasW; k++) {
+    const hsdCharacter *c = &w->chars[P->ch[k]];
+    int nv = c->jsm->nv;
+    for (int r = 0; r < 3; r++) {
+      hsd_jsSolveMRest(c->jsm, c->jsd, s->pool + P->off[k] + (size_t)(3 + r) * nv);
+    }
+  }
+  P->hasW = 1;
+}
+
 // the rows of point P (directions P->fr, P->nrow of them) into the pool at *used (advanced):
 // the relative velocity of world point p[0] on link[0] of character ch[0] with respect to p[1]
 // on link[1] of ch[1], A's diagonal and (boxed points) its block; the characters that do not
@@ -471,7 +483,10 @@ static void buildRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const int ch[2]
     }
     int k = P->nside > 0 && P->ch[0] == ch[side] ? 0 : P->nside;
     int nv = c->jsm->nv;
-    if (k == P->nside) {
+    if (k < P->nside) {
+      P->last[k] = -2;
+    } else {
+      P->last[k] = c->jsm->linkLastDof[link[side]];
       P->ch[k] = ch[side];
       P->off[k] = *used;
       P->zoff[k] = *used / 6;
@@ -487,47 +502,91 @@ static void buildRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const int ch[2]
   finishRows(w, s, P);
 }
 
-// the nonzero dofs, W = M^-1 J, A's diagonal (and a boxed point's block) of point P whose
-// Jacobian rows are in the pool
+// a[3 r + q] += the entries of A = Y^T D Y between P's rows r (side k) and Q's rows q (side l,
+// the same character), over P's nonzero dofs (Q's Y is zero off its own path), in one pass
+static void blockYDY(const hsdWorld *w, const hsdJsContacts *s, const JsPoint *P, int k,
+                     const JsPoint *Q, int l, double a[9]) {
+  size_t nv = (size_t)w->chars[P->ch[k]].jsm->nv;
+  const double *Y = s->pool + P->off[k] + 3 * nv, *Z = s->pool + Q->off[l] + 3 * nv;
+  const double *D = s->piv + s->vOff[P->ch[k]];
+  const int *z = s->idx + P->zoff[k];
+  double a0 = 0, a1 = 0, a2 = 0, a3 = 0, a4 = 0, a5 = 0, a6 = 0, a7 = 0, a8 = 0;
+  for (int t = 0; t < P->nz[k]; t++) {
+    size_t j = (size_t)z[t];
+    double p0 = Y[j] * D[j], p1 = Y[nv + j] * D[j], p2 = Y[2 * nv + j] * D[j];
+    double q0 = Z[j], q1 = Z[nv + j], q2 = Z[2 * nv + j];
+    a0 += p0 * q0;
+    a1 += p0 * q1;
+    a2 += p0 * q2;
+    a3 += p1 * q0;
+    a4 += p1 * q1;
+    a5 += p1 * q2;
+    a6 += p2 * q0;
+    a7 += p2 * q1;
+    a8 += p2 * q2;
+  }
+  a[0] += a0;
+  a[1] += a1;
+  a[2] += a2;
+  a[3] += a3;
+  a[4] += a4;
+  a[5] += a5;
+  a[6] += a6;
+  a[7] += a7;
+  a[8] += a8;
+}
+
+// Y = D^-1 L^-T J^T of point P whose Jacobian rows are in the pool (into the rows W takes:
+// W = M^-1 J^T = L^-1 Y, finished by finishW only where a pile's row-by-row solve needs it),
+// the nonzero dofs (Y's and J's: the touched links' paths to the root), A's diagonal and the
+// point's block of A = J M^-1 J^T = Y^T D Y over those dofs
 static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
   for (int k = 0; k < P->nside; k++) {
-    int nv = w->chars[P->ch[k]].jsm->nv;
-    const double *J = s->pool + P->off[k];
-    int *z = s->idx + P->zoff[k];
+    const hsdCharacter *c = &w->chars[P->ch[k]];
+    int nv = c->jsm->nv;
+    double *J = s->pool + P->off[k], *Y = J + 3 * (size_t)nv;
+    int *z = s->idx + P->zoff[k], last = P->last[k];
     P->nz[k] = 0;
+    if (last >= -1) {
+      // one link's rows: they and Y stay on its path, whose dofs (ascending) are the nonzero
+      // ones (an entry that happens to be 0 among them adds nothing)
+      for (int j = last; j >= 0; j = c->jsm->dofParent[j]) {
+        P->nz[k]++;
+      }
+      for (int j = last, t = P->nz[k] - 1; j >= 0; j = c->jsm->dofParent[j], t--) {
+        z[t] = j;
+      }
+      memcpy(Y, J, 3 * (size_t)nv * sizeof *Y);
+      hsd_jsSolveMPath(c->jsm, c->jsd, Y, 3, last);
+      continue;
+    }
+    for (int r = 0; r < 3; r++) {
+      memcpy(Y + (size_t)r * nv, J + (size_t)r * nv, (size_t)nv * sizeof *Y);
+      hsd_jsSolveMHalf(c->jsm, c->jsd, Y + (size_t)r * nv);
+    }
     for (int j = 0; j < nv; j++) {
-      if (J[j] != 0 || J[nv + j] != 0 || J[2 * nv + j] != 0) {
+      if (J[j] != 0 || J[nv + j] != 0 || J[2 * nv + j] != 0 || Y[j] != 0 || Y[nv + j] != 0 ||
+          Y[2 * nv + j] != 0) {
         z[P->nz[k]++] = j;
       }
     }
   }
-  for (int r = 0; r < 3; r++) {
-    double A = 0;
-    for (int k = 0; k < P->nside; k++) {
-      const hsdCharacter *c = &w->chars[P->ch[k]];
-      int nv = c->jsm->nv;
-      double *J = s->pool + P->off[k] + (size_t)r * nv, *W = J + 3 * (size_t)nv;
-      memcpy(W, J, (size_t)nv * sizeof *W);
-      hsd_jsSolveM(c->jsm, c->jsd, W);
-      A += dotN(J, W, nv);
-    }
-    P->inv[r] = A > 0 ? 1 / A : 0;
-  }
+  P->hasW = 0;
   // the point's own block of A (a contact's tangents read their coupling to the normal); a
   // loop's inverted when well conditioned
   for (int r = 0; r < 9; r++) {
     P->Ab[r] = r % 4 == 0 ? 1 : 0;
   }
-  for (int r = 0; r < P->nrow; r++) {
-    for (int q = 0; q < P->nrow; q++) {
-      double a = 0;
-      for (int k = 0; k < P->nside; k++) {
-        int nv = w->chars[P->ch[k]].jsm->nv;
-        const double *J = s->pool + P->off[k] + (size_t)r * nv;
-        const double *W = s->pool + P->off[k] + (size_t)(3 + q) * nv;
-        a += dotN(J, W, nv);
+  double a[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int k = 0; k < P->nside; k++) {
+    blockYDY(w, s, P, k, P, k, a);
+  }
+  for (int r = 0; r < 3; r++) {
+    P->inv[r] = a[4 * r] > 0 ? 1 / a[4 * r] : 0;
+    for (int q = 0; q < 3; q++) {
+      if (r < P->nrow && q < P->nrow) {
+        P->Ab[3 * r + q] = a[3 * r + q];
       }
-      P->Ab[3 * r + q] = a;
     }
   }
   P->block = 0;
@@ -679,11 +738,13 @@ static int reserveStep(hsdWorld *w, hsdJsContacts *s, int n) {
       grow((void **)&s->idx, &s->capIdx, pool / 6, sizeof *s->idx) < 0 ||
       growInt((void **)&s->pts, &s->capPts, m, sizeof *s->pts) < 0 ||
       growInt((void **)&s->prev, &s->capPrev, n, sizeof *s->prev) < 0 ||
-      grow((void **)&s->vstar, &s->capV, nvAll, sizeof *s->vstar) < 0 ||
+      grow((void **)&s->vstar, &s->capV, 3 * nvAll, sizeof *s->vstar) < 0 ||
       growInt((void **)&s->vOff, &s->capOff, w->nchar, sizeof *s->vOff) < 0 ||
       growInt((void **)&s->isl, &s->capIsl, 2 * w->nchar + 3 * m + 1, sizeof *s->isl) < 0) {
     return -1;
   }
+  s->piv = s->vstar + nvAll;
+  s->rhs = s->vstar + 2 * nvAll;
   return 0;
 }
 
@@ -714,6 +775,7 @@ static void buildDofRow(hsdWorld *w, hsdJsContacts *s, JsPoint *P, int ci, int j
   memset(s->pool + *used, 0, 6 * (size_t)nv * sizeof *s->pool);
   *used += 6 * (size_t)nv;
   s->pool[P->off[0] + (size_t)j] = sign;
+  P->last[0] = j;
   P->target[0] = target;
   P->lo[0] = lo;
   P->hi[0] = hi;
@@ -1025,7 +1087,8 @@ static int findRoot(int *par, int x) {
   return x;
 }
 
-// A = J M^-1 J^T over the m points idx[]'s rows (entries of rows sharing a character) and
+// A = J M^-1 J^T = Y^T D Y over the m points idx[]'s rows (entries of rows sharing a
+// character: the product over P's dofs, where Q's Y is zero off its own path) and
 // the rows' free velocities (at v*); 0 or -1 (out of memory: the caller solves row by row)
 static int formDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
   size_t nr = 3 * (size_t)m;
@@ -1046,17 +1109,11 @@ static int formDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
           if (P->ch[k] != Q->ch[l]) {
             continue;
           }
-          int nv = w->chars[P->ch[k]].jsm->nv;
-          const int *z = s->idx + P->zoff[k];
+          double blk[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+          blockYDY(w, s, P, k, Q, l, blk);
           for (int a = 0; a < 3; a++) {
-            const double *J = s->pool + P->off[k] + (size_t)a * nv;
             for (int b = 0; b < 3; b++) {
-              const double *W = s->pool + Q->off[l] + (size_t)(3 + b) * nv;
-              double sum = 0;
-              for (int t = 0; t < P->nz[k]; t++) {
-                sum += J[z[t]] * W[z[t]];
-              }
-              s->A[(3 * (size_t)i + a) * nr + 3 * (size_t)j + b] += sum;
+              s->A[(3 * (size_t)i + a) * nr + 3 * (size_t)j + b] += blk[3 * a + b];
             }
           }
         }
@@ -1070,6 +1127,46 @@ static int formDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
     }
   }
   return 0;
+}
+
+// v += M^-1 J^T lambda for the m points idx[]: each touched character's generalized impulse
+// J^T lambda summed, then one solve with its factors (W = M^-1 J^T is never formed here)
+static void applyImpulses(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
+  // (rhs is zero outside this function: cleared at the step's start and after each use)
+  for (int i = 0; i < m; i++) {
+    const JsPoint *P = &s->pts[idx[i]];
+    for (int k = 0; k < P->nside; k++) {
+      int nv = w->chars[P->ch[k]].jsm->nv;
+      const double *J = s->pool + P->off[k];
+      const int *z = s->idx + P->zoff[k];
+      double *x = s->rhs + s->vOff[P->ch[k]];
+      for (int t = 0; t < P->nz[k]; t++) {
+        int j = z[t];
+        x[j] += J[j] * P->lam[0] + J[nv + j] * P->lam[1] + J[2 * nv + j] * P->lam[2];
+      }
+    }
+  }
+  // each character once: its entry zeroed after it is applied
+  for (int i = 0; i < m; i++) {
+    const JsPoint *P = &s->pts[idx[i]];
+    for (int k = 0; k < P->nside; k++) {
+      hsdCharacter *c = &w->chars[P->ch[k]];
+      int nv = c->jsm->nv;
+      double *x = s->rhs + s->vOff[P->ch[k]];
+      int any = 0;
+      for (int j = 0; j < nv && !any; j++) {
+        any = x[j] != 0;
+      }
+      if (!any) {
+        continue;
+      }
+      hsd_jsSolveM(c->jsm, c->jsd, x);
+      for (int j = 0; j < nv; j++) {
+        c->jsd->qvel[j] += x[j];
+      }
+      memset(x, 0, (size_t)nv * sizeof *x);
+    }
+  }
 }
 
 // projected Gauss-Seidel on the formed A (as solvePoints, in contact space: a row's velocity
@@ -1101,46 +1198,45 @@ static void solveDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
         }
         continue;
       }
+      // the three rows' velocities in one pass over A's rows; the tangents' corrected for the
+      // normal's change through their column of A (as solvePoints does with Ab)
+      const double *A1 = Ar + nr, *A2 = Ar + 2 * nr;
+      double u0 = s->ufree[3 * i], u1 = s->ufree[3 * i + 1], u2 = s->ufree[3 * i + 2];
+      for (size_t c = 0; c < nr; c++) {
+        u0 += Ar[c] * lam[c];
+        u1 += A1[c] * lam[c];
+        u2 += A2[c] * lam[c];
+      }
+      double dl0 = 0;
       if (P->inv[0] > 0) {
-        double u = s->ufree[3 * i] + P->soft * P->lam[0];
-        for (size_t c = 0; c < nr; c++) {
-          u += Ar[c] * lam[c];
-        }
-        double l = fmax(0, P->lam[0] + (P->bias - u) * P->invSoft);
-        maxChange = fmax(maxChange, fabs(l - P->lam[0]));
-        maxNormal = fmax(maxNormal, l);
+        double l = maxd(0, P->lam[0] + (P->bias - u0 - P->soft * P->lam[0]) * P->invSoft);
+        dl0 = l - P->lam[0];
+        maxChange = maxd(maxChange, fabs(dl0));
+        maxNormal = maxd(maxNormal, l);
         P->lam[0] = lam[3 * i] = l;
       }
       double l[3] = {P->lam[0], P->lam[1], P->lam[2]}, ut[2] = {0, 0};
-      for (int r = 1; r < 3; r++) {
-        if (P->inv[r] > 0) {
-          const double *Arr = Ar + (size_t)r * nr;
-          double u = s->ufree[3 * i + r];
-          for (size_t c = 0; c < nr; c++) {
-            u += Arr[c] * lam[c];
-          }
-          ut[r - 1] = u - P->target[r];
-        }
+      if (P->inv[1] > 0) {
+        ut[0] = u1 + A1[3 * i] * dl0 - P->target[1];
+      }
+      if (P->inv[2] > 0) {
+        ut[1] = u2 + A2[3 * i] * dl0 - P->target[2];
       }
       frictionBlock(P, ut, l);
       for (int r = 1; r < 3; r++) {
-        maxChange = fmax(maxChange, fabs(l[r] - P->lam[r]));
+        maxChange = maxd(maxChange, fabs(l[r] - P->lam[r]));
         P->lam[r] = lam[3 * i + r] = l[r];
       }
     }
     sweeps = sweep + 1;
     change = maxNormal > 0 ? maxChange / maxNormal : 0;
-    if (maxChange <= JS_TOL * fmax(maxNormal, s->scale)) {
+    if (maxChange <= JS_TOL * maxd(maxNormal, s->scale)) {
       break;
     }
   }
   s->sweeps = sweeps > s->sweeps ? sweeps : s->sweeps;
-  s->change = fmax(s->change, change);
-  for (int i = 0; i < m; i++) {
-    for (int r = 0; r < 3; r++) {
-      applyRow(w, s, &s->pts[idx[i]], r, s->pts[idx[i]].lam[r]);
-    }
-  }
+  s->change = maxd(s->change, change);
+  applyImpulses(w, s, idx, m);
 }
 
 // the points of one island solved: on A when it has at most JS_DENSE rows and a sweep over A
@@ -1160,6 +1256,7 @@ static void solveIsland(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
     return;
   }
   for (int i = 0; i < m; i++) {
+    finishW(w, s, &s->pts[idx[i]]);
     for (int r = 0; r < 3; r++) {
       applyRow(w, s, &s->pts[idx[i]], r, s->pts[idx[i]].lam[r]);
     }
@@ -1251,8 +1348,13 @@ void hsd_jsContacts(hsdWorld *w) {
     const hsdCharacter *c = &w->chars[ci];
     s->vOff[ci] = (int)nvAll;
     if (!c->still && c->jsm && !hsd_jsAsleep(w, ci)) {
-      memcpy(s->vstar + nvAll, c->jsd->qvel, (size_t)c->jsm->nv * sizeof *s->vstar);
-      nvAll += (size_t)c->jsm->nv;
+      int nv = c->jsm->nv;
+      memcpy(s->vstar + nvAll, c->jsd->qvel, (size_t)nv * sizeof *s->vstar);
+      for (int j = 0; j < nv; j++) {
+        s->piv[nvAll + j] = c->jsd->given[j] ? 0 : c->jsd->LD[(size_t)j * nv + j];
+        s->rhs[nvAll + j] = 0;
+      }
+      nvAll += (size_t)nv;
     }
   }
   // the rows, the bias, the friction of this step, the warm start applied

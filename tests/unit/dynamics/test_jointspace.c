@@ -439,6 +439,67 @@ static void testHumanoidMassMatrix(void) {
   jsFree(&r);
 }
 
+// the contacts' half solves (dynamics_jscontact.c): for rows zero but on one link's path to the
+// root, hsd_jsSolveMPath gives hsd_jsSolveMHalf's bits (three rows side by side), Half then
+// Rest gives hsd_jsSolveM's bits, and Y^T D Y' (D the factors' pivots) is J M^-1 J'^T (1e-12
+// relative), with free dofs only and with some given (a given dof's entries 0); a wrist, a
+// sole and the root link
+static void testHalfSolves(void) {
+  jsRig r = jsHumanoid(5);
+  int nv = r.m->nv, links[3] = {r.body->nlink - 1, r.body->nlink / 2, 0};
+  size_t sz = sizeof(double);
+  double *J = hsu_calloc(3 * (size_t)nv, sz), *Y = hsu_calloc(3 * (size_t)nv, sz);
+  double *H = hsu_calloc((size_t)nv, sz), *W = hsu_calloc(3 * (size_t)nv, sz);
+  for (int pass = 0; pass < 2; pass++) {
+    for (int j = 7; pass && j < nv; j += 5) {
+      r.d->given[j] = 1;  // (second pass: some joints high gain)
+    }
+    hsd_jsForward(r.m, r.d);
+    for (int li = 0; li < 3; li++) {
+      int last = r.m->linkLastDof[links[li]], n = 0;
+      memset(J, 0, 3 * (size_t)nv * sz);
+      for (int j = last; j >= 0; j = r.m->dofParent[j], n++) {
+        for (int q = 0; q < 3; q++) {
+          J[q * nv + j] = sin(1.0 + j + 7.0 * q);
+        }
+      }
+      CU_ASSERT(n >= 6);
+      memcpy(Y, J, 3 * (size_t)nv * sz);
+      hsd_jsSolveMPath(r.m, r.d, Y, 3, last);
+      for (int q = 0; q < 3; q++) {
+        memcpy(H, J + q * nv, (size_t)nv * sz);
+        hsd_jsSolveMHalf(r.m, r.d, H);
+        CU_ASSERT(memcmp(H, Y + q * nv, (size_t)nv * sz) == 0);
+        memcpy(W + q * nv, J + q * nv, (size_t)nv * sz);
+        hsd_jsSolveM(r.m, r.d, W + q * nv);
+        hsd_jsSolveMRest(r.m, r.d, H);
+        CU_ASSERT(memcmp(H, W + q * nv, (size_t)nv * sz) == 0);
+      }
+      double worst = 0, big = 0;
+      for (int a = 0; a < 3; a++) {
+        for (int b = 0; b < 3; b++) {
+          double ydy = 0, jw = 0;
+          for (int j = 0; j < nv; j++) {
+            double D = r.d->given[j] ? 0 : r.d->LD[(size_t)j * nv + j];
+            ydy += Y[a * nv + j] * D * Y[b * nv + j];
+            jw += J[a * nv + j] * W[b * nv + j];
+            CU_ASSERT(!r.d->given[j] || (Y[a * nv + j] == 0 && W[a * nv + j] == 0));
+          }
+          worst = fmax(worst, fabs(ydy - jw));
+          big = fmax(big, fabs(jw));
+        }
+      }
+      CU_ASSERT(big > 0);
+      CU_ASSERT(worst <= 1e-12 * big);
+    }
+  }
+  hsu_free(J);
+  hsu_free(Y);
+  hsu_free(H);
+  hsu_free(W);
+  jsFree(&r);
+}
+
 // world poses of the links at the configuration q + h qvel (a free root moved by h v and turned
 // by exp(h w)), into P (3 per link) and R (9 per link)
 static void posesAlong(jsRig *r, const hsBodyState *st0, double h, double *P, double *R) {
@@ -1271,6 +1332,7 @@ void register_jointspace(void) {
   CU_add_test(s, "slide joint under gravity with armature", testSlideUnderGravity);
   CU_add_test(s, "damping: exponential decay", testDampingDecay);
   CU_add_test(s, "humanoid: M = d ID / d qacc, SPD", testHumanoidMassMatrix);
+  CU_add_test(s, "half solves on a path: bits, Y^T D Y = J M^-1 J^T", testHalfSolves);
   CU_add_test(s, "humanoid: kinetic energy and gravity by differences",
               testHumanoidEnergyAndGravity);
   CU_add_test(s, "humanoid floating: energy and momentum", testHumanoidFloating);
