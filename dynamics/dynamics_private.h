@@ -290,6 +290,13 @@ void hsd_worldAxis(double a[3], const hsLink *lk, const double R[9]);
 void hsd_childVelocity(const hsBody *b, const hsBodyState *st, int k, const double pv[3],
                        const double pw[3], double dq, double v[3], double w[3]);
 
+// add link lk's momentum and angular momentum about com to P and L, the link at pose (p, R)
+// moving with origin velocity v and angular velocity w; its inertia about its centre in the
+// world goes to Iw and its centre's offset from com to d
+void hsd_addLinkMomentum(const hsLink *lk, const double p[3], const double R[9],
+                         const double v[3], const double w[3], const double com[3],
+                         double P[3], double L[3], double Iw[9], double d[3]);
+
 // the pose a position-given root is driven to this step: the commanded one, else the held one
 void hsd_rootTarget(const hsdCharacter *c, const double **p, const double **R);
 
@@ -304,6 +311,13 @@ void hsd_linkPoseFromBody(const hsdLinkOde *l, double p[3], double R[9]);
 
 // set a joint's motor for the link's mode (high gain: bounded by highGainFMax; torque: off)
 void hsd_configureMotor(const hsdWorld *w, hsdLinkOde *l, hstJointMode mode);
+
+// the mass [kg], centre (link t's frame) and inertia (about the centre, link t's frame) the ODE
+// engine gives the rigid group topped by link t of c (c's links' tops set), with the bounds
+// (opt.boundMass, boundInertia) applied; *lmin the unbounded inertia's smallest principal
+// moment. Returns the bounds applied: bit 0 the mass, bit 1 the inertia.
+int hsd_groupMass(const hsdWorld *w, const hsdCharacter *c, int t, double *mass, double com[3],
+                  double I[9], double *lmin);
 
 // ODE rotation (dMatrix3, 4-wide rows) <-> our 3x3 row-major
 void hsd_fromOdeR(double R[9], const dReal *m);

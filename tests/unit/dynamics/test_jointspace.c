@@ -1095,8 +1095,12 @@ static void testWorldArmStatics(void) {
   hsm_freeBody(b);
 }
 
-// a joint that moves no mass and has no rotor inertia makes the mass matrix singular: the
-// step raises that pivot, goes on, and says so once (a counted warning naming the character)
+// a joint that moves no mass and has no rotor inertia: the link gets the ODE engine's bounds
+// (hsdOptions.boundMass at its origin, boundInertia isotropic: one warning at hsd_init naming
+// it), so 1e-6 N m about its axis turns it at 1e-6 / 1e-6 = 1 rad/s^2: after N steps of semi-
+// implicit Euler q = dt^2 N (N + 1) / 2 (6e-6 rad for 3 steps of 1 ms), with no warning while
+// stepping. Bounds below the pivot floor leave the mass matrix singular: the step raises that
+// pivot, goes on, and says so once (a counted warning naming the character).
 static void testWorldSingularWarns(void) {
   hsBody *b = dynLoadText(
       "js_massless.wrl",
@@ -1108,8 +1112,29 @@ static void testWorldSingularWarns(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
   hst_expectLog(1);
   hsdWorld *w = jsWorld(b);
+  int logs = hst_logCount();
   CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  CU_ASSERT_EQUAL(hst_logCount(), logs + 1);
+  CU_ASSERT_PTR_NOT_NULL(strstr(hst_lastLog(), "moving link 'J' (segments none) has no mass: "
+                                               "bounded to 0.001 kg and 1e-06 kg m^2"));
   int before = hsd_warningCount(w);
+  for (int i = 0; i < 3; i++) {
+    CU_ASSERT_EQUAL(hsd_setJointTorque(w, 0, 1, 1e-6, NULL), 0);
+    dynSteps(w, 1);
+  }
+  CU_ASSERT_EQUAL(hsd_warningCount(w), before);
+  CU_ASSERT_EQUAL(hst_logCount(), logs + 1);
+  HST_NEAR(hsd_state(w, 0)->q[1], 6e-6, 1e-15);
+  hsd_freeWorld(w);
+
+  hsdOptions opt;
+  hsd_defaultOptions(&opt);
+  opt.engine = hsENGINE_JOINT_SPACE;
+  opt.boundMass = opt.boundInertia = 1e-15;
+  w = dynWorld(&opt);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "c", b, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  before = hsd_warningCount(w);
   dynSteps(w, 3);
   CU_ASSERT_EQUAL(hsd_warningCount(w), before + 3);
   CU_ASSERT_PTR_NOT_NULL(strstr(hst_lastLog(), "singular"));
@@ -1289,7 +1314,8 @@ void register_jointspace(void) {
   CU_add_test(s, "world: high gain and torque mode mixed", testWorldMixedModes);
   CU_add_test(s, "world: a fixed-root arm's statics in high gain", testWorldArmStatics);
   CU_add_test(s, "world: stiff PD at 2 ms held by 10 kg m^2 rotors", testWorldStiffPdWithRotors);
-  CU_add_test(s, "world: a singular mass matrix warns", testWorldSingularWarns);
+  CU_add_test(s, "world: a massless joint is bounded; a singular mass matrix warns",
+              testWorldSingularWarns);
   CU_add_test(s, "world: contacts accepted", testWorldAcceptsContacts);
   CU_add_test(s, "bad model, bad engine", testBadModel);
 }
