@@ -474,6 +474,19 @@ static int inFlight(const hsdWorld *w, int ci) {
   return 1;
 }
 
+// r = R v, and r = a x b: inlined here (util's are a call each in a loop over every link)
+static inline void mulRv(double r[3], const double R[9], const double v[3]) {
+  r[0] = R[0] * v[0] + R[1] * v[1] + R[2] * v[2];
+  r[1] = R[3] * v[0] + R[4] * v[1] + R[5] * v[2];
+  r[2] = R[6] * v[0] + R[7] * v[1] + R[8] * v[2];
+}
+
+static inline void crossV(double r[3], const double a[3], const double b[3]) {
+  r[0] = a[1] * b[2] - a[2] * b[1];
+  r[1] = a[2] * b[0] - a[0] * b[2];
+  r[2] = a[0] * b[1] - a[1] * b[0];
+}
+
 // centre of mass (com) and momenta about it (P, L) of character ci at its state's link poses
 // moving as its motion says, with the engine's link masses; Ic its inertia about com; returns
 // the mass
@@ -483,31 +496,56 @@ static double stateMomentum(const hsdWorld *w, int ci, double com[3], double P[3
   const hsLink *links = c->jsm->links;
   const hsBodyState *st = c->state;
   int n = c->body->nlink;
-  double M = 0;
-  memset(com, 0, 3 * sizeof *com);
-  for (int k = 0; k < n; k++) {
-    double x[3];
-    hsu_rotVec(x, st->linkR + 9 * k, links[k].com);
-    for (int a = 0; a < 3; a++) {
-      com[a] += links[k].mass * (st->linkP[3 * k + a] + x[a]);
-    }
-    M += links[k].mass;
-  }
-  for (int a = 0; a < 3; a++) {
-    com[a] /= M;
-  }
+  double M = 0, mc[3] = {0, 0, 0};
   memset(P, 0, 3 * sizeof *P);
   memset(L, 0, 3 * sizeof *L);
   memset(Ic, 0, 9 * sizeof *Ic);
+  // about the origin first: P = sum m vc, L = sum Iw w + m x vc, Ic = sum Iw + m (|x|^2 1 - x x')
   for (int k = 0; k < n; k++) {
-    double Iw[9], r[3];
-    hsd_addLinkMomentum(&links[k], st->linkP + 3 * k, st->linkR + 9 * k, c->motion[k].v,
-                        c->motion[k].w, com, P, L, Iw, r);
-    double rr = hsu_dot(r, r);
+    const hsLink *l = &links[k];
+    const double *R = st->linkR + 9 * k, *v = c->motion[k].v, *wk = c->motion[k].w;
+    double rc[3], x[3], vc[3], RI[9], Iw[9], Iww[3], xv[3], m = l->mass;
+    mulRv(rc, R, l->com);
+    crossV(vc, wk, rc);
+    for (int a = 0; a < 3; a++) {
+      x[a] = st->linkP[3 * k + a] + rc[a];
+      vc[a] += v[a];
+    }
     for (int a = 0; a < 3; a++) {
       for (int q = 0; q < 3; q++) {
-        Ic[3 * a + q] += Iw[3 * a + q] + links[k].mass * ((a == q ? rr : 0) - r[a] * r[q]);
+        RI[3 * a + q] = R[3 * a] * l->inertia[q] + R[3 * a + 1] * l->inertia[3 + q] +
+                        R[3 * a + 2] * l->inertia[6 + q];
       }
+    }
+    for (int a = 0; a < 3; a++) {
+      for (int q = a; q < 3; q++) {
+        Iw[3 * a + q] = Iw[3 * q + a] = RI[3 * a] * R[3 * q] + RI[3 * a + 1] * R[3 * q + 1] +
+                                        RI[3 * a + 2] * R[3 * q + 2];
+      }
+    }
+    mulRv(Iww, Iw, wk);
+    crossV(xv, x, vc);
+    double xx = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+    for (int a = 0; a < 3; a++) {
+      P[a] += m * vc[a];
+      L[a] += Iww[a] + m * xv[a];
+      mc[a] += m * x[a];
+      for (int q = 0; q < 3; q++) {
+        Ic[3 * a + q] += Iw[3 * a + q] + m * ((a == q ? xx : 0) - x[a] * x[q]);
+      }
+    }
+    M += m;
+  }
+  // ... then moved to the centre: L_c = L - c x P, Ic_c = Ic - M (|c|^2 1 - c c')
+  for (int a = 0; a < 3; a++) {
+    com[a] = mc[a] / M;
+  }
+  double cP[3], cc = com[0] * com[0] + com[1] * com[1] + com[2] * com[2];
+  crossV(cP, com, P);
+  for (int a = 0; a < 3; a++) {
+    L[a] -= cP[a];
+    for (int q = 0; q < 3; q++) {
+      Ic[3 * a + q] -= M * ((a == q ? cc : 0) - com[a] * com[q]);
     }
   }
   return M;
@@ -524,49 +562,60 @@ static void conserveMomentum(hsdWorld *w, int ci, const double h0[6], const doub
   hsdJsData *d = c->jsd;
   hsBodyState *st = c->state;
   const hsBody *b = c->body;
-  double com[3], P[3], L[3], Ic[9], Pt[3], dL[3], dw[3];
+  double com[3], P[3], L[3], Ic[9], Pt[3], ct[3], dL[3], dw[3];
   double M = stateMomentum(w, ci, com, P, L, Ic);
-  if (!(M > 0)) {
-    return;
-  }
   for (int a = 0; a < 3; a++) {
     Pt[a] = h0[3 + a] + M * w->g[a] * w->dt;
+    ct[a] = c0[a] + w->dt * Pt[a] / M;
     dL[a] = h0[a] - L[a];
   }
-  if (solve3(dw, Ic, dL) < 0) {
+  if (!(M > 0) || solve3(dw, Ic, dL) < 0) {
     return;
   }
-  // positions: the character turned by dt dw about its centre, then moved to its target
-  double aa[4] = {dw[0], dw[1], dw[2], w->dt * hsu_norm(dw)}, E[9], R[9], r[3], x[3];
+  // positions: the character turned by dt dw about its centre (a first estimate of the angular
+  // velocity's correction) and moved to put that centre at ct; the link poses as forward
+  // kinematics would give them from the root's, their velocities and momenta turned likewise
+  double aa[4] = {dw[0], dw[1], dw[2], w->dt * hsu_norm(dw)}, E[9], ET[9], T[9];
   if (aa[3] > 0) {
     hsu_axisAngleToMat(E, aa);
   } else {
     hsu_setIdentity(E);
   }
-  for (int a = 0; a < 3; a++) {
-    r[a] = st->rootP[a] - com[a];
+  for (int k = -1; k < b->nlink; k++) {
+    double *p = k < 0 ? st->rootP : st->linkP + 3 * k, *R = k < 0 ? st->rootR : st->linkR + 9 * k;
+    double r[3], x[3], RE[9];
+    for (int a = 0; a < 3; a++) {
+      r[a] = p[a] - com[a];
+    }
+    mulRv(x, E, r);
+    for (int a = 0; a < 3; a++) {
+      for (int q = 0; q < 3; q++) {
+        RE[3 * a + q] = E[3 * a] * R[q] + E[3 * a + 1] * R[3 + q] + E[3 * a + 2] * R[6 + q];
+      }
+    }
+    memcpy(R, RE, sizeof RE);
+    for (int a = 0; a < 3; a++) {
+      p[a] = ct[a] + x[a];
+    }
+    if (k >= 0) {
+      mulRv(x, E, c->motion[k].v);
+      memcpy(c->motion[k].v, x, sizeof x);
+      mulRv(x, E, c->motion[k].w);
+      memcpy(c->motion[k].w, x, sizeof x);
+    }
   }
-  hsu_rotVec(x, E, r);
-  for (int a = 0; a < 3; a++) {
-    st->rootP[a] = c0[a] + w->dt * Pt[a] / M + x[a];
-  }
-  hsu_mulMat(R, E, st->rootR);
-  memcpy(st->rootR, R, sizeof R);
   memcpy(d->st->rootP, st->rootP, sizeof st->rootP);
   memcpy(d->st->rootR, st->rootR, sizeof st->rootR);
-  hsm_forwardKinematics(b, st);
-  // velocities: a rigid motion (dv at the centre, dw) that brings the momenta to the targets,
-  // at the final poses
-  for (int k = 0; k < b->nlink; k++) {
-    double v[3], wk[3];  // (turned with the character)
-    hsu_rotVec(v, E, c->motion[k].v);
-    hsu_rotVec(wk, E, c->motion[k].w);
-    memcpy(c->motion[k].v, v, sizeof v);
-    memcpy(c->motion[k].w, wk, sizeof wk);
-  }
-  M = stateMomentum(w, ci, com, P, L, Ic);
+  double x[3];
+  hsu_rotVec(x, E, P);
+  memcpy(P, x, sizeof x);
+  hsu_rotVec(x, E, L);
+  hsu_transpose(ET, E);
+  hsu_mulMat(T, E, Ic);
+  hsu_mulMat(Ic, T, ET);
+  // velocities: the rigid motion (dv at the centre, dw) that brings the momenta to the targets
   for (int a = 0; a < 3; a++) {
-    dL[a] = h0[a] - L[a];
+    dL[a] = h0[a] - x[a];
   }
   if (solve3(dw, Ic, dL) < 0) {
     return;
@@ -574,9 +623,9 @@ static void conserveMomentum(hsdWorld *w, int ci, const double h0[6], const doub
   for (int k = 0; k < b->nlink; k++) {
     double rk[3], wx[3];
     for (int a = 0; a < 3; a++) {
-      rk[a] = st->linkP[3 * k + a] - com[a];
+      rk[a] = st->linkP[3 * k + a] - ct[a];
     }
-    hsu_cross(wx, dw, rk);
+    crossV(wx, dw, rk);
     for (int a = 0; a < 3; a++) {
       c->motion[k].v[a] += (Pt[a] - P[a]) / M + wx[a];
       c->motion[k].w[a] += dw[a];
