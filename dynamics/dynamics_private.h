@@ -290,13 +290,6 @@ void hsd_worldAxis(double a[3], const hsLink *lk, const double R[9]);
 void hsd_childVelocity(const hsBody *b, const hsBodyState *st, int k, const double pv[3],
                        const double pw[3], double dq, double v[3], double w[3]);
 
-// add link lk's momentum and angular momentum about com to P and L, the link at pose (p, R)
-// moving with origin velocity v and angular velocity w; its inertia about its centre in the
-// world goes to Iw and its centre's offset from com to d
-void hsd_addLinkMomentum(const hsLink *lk, const double p[3], const double R[9],
-                         const double v[3], const double w[3], const double com[3],
-                         double P[3], double L[3], double Iw[9], double d[3]);
-
 // the pose a position-given root is driven to this step: the commanded one, else the held one
 void hsd_rootTarget(const hsdCharacter *c, const double **p, const double **R);
 

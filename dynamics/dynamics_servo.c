@@ -109,7 +109,10 @@ static void worldInertia(double Iw[9], const hsLink *lk, const double R[9]) {
   hsu_mulMat(Iw, RI, RT);
 }
 
-void hsd_addLinkMomentum(const hsLink *lk, const double p[3], const double R[9],
+// add link lk's momentum and angular momentum about com to P and L, the link at pose (p, R)
+// moving with origin velocity v and angular velocity w; its inertia about its centre in the
+// world goes to Iw and its centre's offset from com to d
+static void addLinkMomentum(const hsLink *lk, const double p[3], const double R[9],
                             const double v[3], const double w[3], const double com[3],
                             double P[3], double L[3], double Iw[9], double d[3]) {
   double rc[3], x[3], vc[3], Iww[3], dxv[3];
@@ -210,7 +213,7 @@ void hsd_momentum(hsdCharacter *c) {
   }
   for (int k = 0; k < b->nlink; k++) {
     double Iw[9], d[3];
-    hsd_addLinkMomentum(&b->links[k], st->linkP + 3 * k, st->linkR + 9 * k, c->motion[k].v,
+    addLinkMomentum(&b->links[k], st->linkP + 3 * k, st->linkR + 9 * k, c->motion[k].v,
                     c->motion[k].w, com, c->P, c->L, Iw, d);
   }
 }
@@ -235,7 +238,7 @@ static void prepareComposite(hsdCharacter *c) {
     const hsdLinkOde *l = &c->links[k];
     // the momentum of the joint motion (root frame at rest), and the inertia about the centre
     double Iw[9], d[3];
-    hsd_addLinkMomentum(lk, st->linkP + 3 * k, st->linkR + 9 * k, l->vInt, l->wInt, com, c->PInt,
+    addLinkMomentum(lk, st->linkP + 3 * k, st->linkR + 9 * k, l->vInt, l->wInt, com, c->PInt,
                     c->LInt, Iw, d);
     double dd = hsu_dot(d, d);
     for (int r = 0; r < 3; r++) {
