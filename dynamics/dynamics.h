@@ -676,6 +676,9 @@ typedef struct hsdJsModel {
   const double *armature;  // per dof: rotorInertia * gearRatio^2 [kg m^2 or kg]; root 0
   const double *damping;   // per dof: viscous damping [N m s/rad or N s/m]; root 0
   int damped;              // 1 if any damping is non-zero
+  const hsLink *links;     // per link: the mass, centre and inertia the engine uses: the body's
+                           // links, or the model's own copy once hsd_setJsLinkMass changed one
+  hsLink *own;             // owned: that copy (NULL: none)
 } hsdJsModel;
 
 // the state of one character in joint space and the results of the phases; make with
@@ -731,6 +734,11 @@ hsdJsModel *hsd_makeJsModel(const hsBody *body, hsError *err);
 
 // release a model; NULL is a no-op
 void hsd_freeJsModel(hsdJsModel *m);
+
+// make link k of m carry mass [kg] at com (link frame) with inertia (about com, link frame)
+// instead of the body's (which stays as it is; m copies the links once); 0, or hsE_NOMEM
+int hsd_setJsLinkMass(hsdJsModel *m, int k, double mass, const double com[3],
+                      const double inertia[9], hsError *err);
 
 // a state for m at the body's initial configuration, at rest, no inputs, gravity (0, 0, -9.8);
 // NULL with err when out of memory. Free with hsd_freeJsData.
@@ -800,6 +808,11 @@ void hsd_jsSolveMRest(const hsdJsModel *m, const hsdJsData *d, double *x);
 // the joint-space engine's last contact solve in world w: its projected Gauss-Seidel sweeps
 // and its last sweep's largest impulse change over the largest normal impulse (0 0 before any)
 void hsd_jsContactStats(const hsdWorld *w, int *sweeps, double *change);
+
+// the spatial momentum of the state the last velocity phase saw (after hsd_jsVelocity): the
+// angular momentum about the centre of mass c (h[0..2], N m s) and the linear momentum (h[3..5],
+// N s), world axes; rotor inertia (armature) not included
+void hsd_jsMomentum(const hsdJsModel *m, const hsdJsData *d, double h[6]);
 
 // kinetic energy 1/2 qvel' M qvel (armature included) and potential energy -sum m g.x of the
 // state the last position phase saw, into e[0], e[1] [J] (after hsd_jsPosition)

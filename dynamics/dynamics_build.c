@@ -167,34 +167,39 @@ void hsd_destroyOde(hsdWorld *w) {
 
 //---------------------------------- bodies ----------------------------------------------------
 
-// make the ODE body of the dynamic group topped by link t of character c
-static int makeGroupBody(hsdWorld *w, hsdCharacter *c, int t, hsError *err) {
-  const hsBody *b = c->body;
+// link k's origin (pk) and orientation (Rk) in the frame of link t, at c's state
+static void inTopFrame(const hsdCharacter *c, int t, int k, double pk[3], double Rk[9]) {
   const hsBodyState *st = c->state;
   const double *pt = st->linkP + 3 * t, *Rt = st->linkR + 9 * t;
+  double d[3], RtT[9];
+  for (int j = 0; j < 3; j++) {
+    d[j] = st->linkP[3 * k + j] - pt[j];
+  }
+  hsu_rotVecT(pk, Rt, d);
+  hsu_transpose(RtT, Rt);
+  hsu_mulMat(Rk, RtT, st->linkR + 9 * k);
+}
+
+int hsd_groupMass(const hsdWorld *w, const hsdCharacter *c, int t, double *mass, double com[3],
+                  double I[9], double *lmin) {
+  const hsBody *b = c->body;
   // mass, centre and inertia of the group in the top link's frame
-  double M = 0, com[3] = {0, 0, 0}, I[9] = {0};
+  double M = 0;
+  memset(com, 0, 3 * sizeof *com);
+  memset(I, 0, 9 * sizeof *I);
   for (int k = t; k < b->nlink; k++) {
     if (c->links[k].top != t) {
       continue;
     }
     const hsLink *lk = &b->links[k];
-    double d[3], pk[3], Rk[9], ck[3];
-    for (int j = 0; j < 3; j++) {
-      d[j] = st->linkP[3 * k + j] - pt[j];
-    }
-    hsu_rotVecT(pk, Rt, d);
-    double RtT[9];
-    hsu_transpose(RtT, Rt);
-    hsu_mulMat(Rk, RtT, st->linkR + 9 * k);
+    double pk[3], Rk[9], ck[3];
+    inTopFrame(c, t, k, pk, Rk);
     hsu_rotVec(ck, Rk, lk->com);
     for (int j = 0; j < 3; j++) {
       ck[j] += pk[j];
       com[j] += lk->mass * ck[j];
     }
     M += lk->mass;
-    memcpy(c->links[k].offP, pk, sizeof pk);  // link origin in the top frame, for now
-    memcpy(c->links[k].offR, Rk, sizeof Rk);
   }
   for (int j = 0; j < 3; j++) {
     com[j] = M > 0 ? com[j] / M : 0;
@@ -204,7 +209,8 @@ static int makeGroupBody(hsdWorld *w, hsdCharacter *c, int t, hsError *err) {
       continue;
     }
     const hsLink *lk = &b->links[k];
-    const double *Rk = c->links[k].offR;
+    double Rk[9], pk[3];
+    inTopFrame(c, t, k, pk, Rk);
     double RI[9], RIRt[9], RkT[9], ck[3], d[3], Ik[9];
     memcpy(Ik, lk->inertia, sizeof Ik);
     if (w->opt.rotorInertia && lk->jointType == hsJOINT_ROTATE && lk->parent >= 0) {
@@ -222,7 +228,7 @@ static int makeGroupBody(hsdWorld *w, hsdCharacter *c, int t, hsError *err) {
     hsu_mulMat(RIRt, RI, RkT);
     hsu_rotVec(ck, Rk, lk->com);
     for (int j = 0; j < 3; j++) {
-      d[j] = ck[j] + c->links[k].offP[j] - com[j];
+      d[j] = ck[j] + pk[j] - com[j];
     }
     double dd = hsu_dot(d, d);
     for (int r = 0; r < 3; r++) {
@@ -240,17 +246,27 @@ static int makeGroupBody(hsdWorld *w, hsdCharacter *c, int t, hsError *err) {
     }
   }
   int noMass = !(M >= 1e-12), padded = 0;
-  double lmin = minEigen(I);
+  *lmin = minEigen(I);
   if (noMass) {
     M = w->opt.boundMass;
   }
-  if (!posDef(I) || !(lmin > 0)) {
-    double add = w->opt.boundInertia - fmin(lmin, 0.0);
+  if (!posDef(I) || !(*lmin > 0)) {
+    double add = w->opt.boundInertia - fmin(*lmin, 0.0);
     I[0] += add;
     I[4] += add;
     I[8] += add;
     padded = 1;
   }
+  *mass = M;
+  return noMass | padded << 1;
+}
+
+// make the ODE body of the dynamic group topped by link t of character c
+static int makeGroupBody(hsdWorld *w, hsdCharacter *c, int t, hsError *err) {
+  const hsBody *b = c->body;
+  double M, com[3], I[9], lmin;
+  int bounds = hsd_groupMass(w, c, t, &M, com, I, &lmin);
+  int noMass = bounds & 1, padded = bounds >> 1;
   if (noMass || padded) {
     warnBound(w, c, t, noMass, padded, lmin);
   }
@@ -279,6 +295,7 @@ static int makeGroupBody(hsdWorld *w, hsdCharacter *c, int t, hsError *err) {
     hsdLinkOde *l = &c->links[k];
     l->body = body;
     l->dynamic = 1;
+    inTopFrame(c, t, k, l->offP, l->offR);
     for (int j = 0; j < 3; j++) {
       l->offP[j] -= com[j];
     }

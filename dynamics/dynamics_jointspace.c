@@ -163,11 +163,33 @@ hsdJsModel *hsd_makeJsModel(const hsBody *body, hsError *err) {
   m->linkLastDof = linkLastDof;
   m->armature = armature;
   m->damping = damping;
+  m->links = body->links;
   return m;
 }
 
 void hsd_freeJsModel(hsdJsModel *m) {
+  if (m) {
+    hsu_free(m->own);
+  }
   hsu_free(m);
+}
+
+int hsd_setJsLinkMass(hsdJsModel *m, int k, double mass, const double com[3],
+                      const double inertia[9], hsError *err) {
+  if (!m->own) {
+    size_t n = (size_t)m->body->nlink;
+    m->own = hsu_malloc(n * sizeof *m->own);
+    if (!m->own) {
+      return HS_ERR(err, hsE_NOMEM, "out of memory");
+    }
+    memcpy(m->own, m->body->links, n * sizeof *m->own);  // (shallow: names stay the body's)
+    m->links = m->own;
+  }
+  hsLink *l = &m->own[k];
+  l->mass = mass;
+  memcpy(l->com, com, sizeof l->com);
+  memcpy(l->inertia, inertia, sizeof l->inertia);
+  return 0;
 }
 
 //---------------------------------- data ------------------------------------------------------
@@ -280,7 +302,7 @@ void hsd_jsPosition(const hsdJsModel *m, hsdJsData *d) {
   double mc[3] = {0, 0, 0};
   d->mass = 0;
   for (int i = 0; i < n; i++) {
-    const hsLink *l = &b->links[i];
+    const hsLink *l = &m->links[i];
     double x[3];
     rot3(x, st->linkR + 9 * i, l->com);
     for (int k = 0; k < 3; k++) {
@@ -293,7 +315,7 @@ void hsd_jsPosition(const hsdJsModel *m, hsdJsData *d) {
   }
   // spatial inertias, composite inertias (backward pass)
   for (int i = 0; i < n; i++) {
-    linkInertia(&b->links[i], st->linkP + 3 * i, st->linkR + 9 * i, d->c, d->cinert + 13 * i);
+    linkInertia(&m->links[i], st->linkP + 3 * i, st->linkR + 9 * i, d->c, d->cinert + 13 * i);
   }
   memcpy(d->crb, d->cinert, 13 * (size_t)n * sizeof *d->crb);
   for (int i = n - 1; i > 0; i--) {
@@ -707,6 +729,17 @@ void hsd_jsIntegrate(const hsdJsModel *m, hsdJsData *d, double dt) {
     st->q[i] += dt * d->qvel[j];
     st->dq[i] = d->qvel[j];
     st->ddq[i] = d->qacc[j];
+  }
+}
+
+void hsd_jsMomentum(const hsdJsModel *m, const hsdJsData *d, double h[6]) {
+  memset(h, 0, 6 * sizeof *h);
+  for (int i = 0; i < m->body->nlink; i++) {
+    double hi[6];
+    mulInertia(hi, d->cinert + 13 * i, d->cvel + 6 * i);
+    for (int k = 0; k < 6; k++) {
+      h[k] += hi[k];
+    }
   }
 }
 

@@ -54,6 +54,31 @@ void hsd_jsFreeWorld(hsdWorld *w) {
   }
 }
 
+// the ODE engine's bounds (hsd_groupMass) on the model of character ci: each moving rigid group
+// whose mass or inertia was bounded carries the bounded group's mass, centre and inertia on its
+// top link (its welded links none), as the group's ODE body does; 0, or hsE_NOMEM
+static int boundMasses(hsdWorld *w, int ci, hsError *err) {
+  hsdCharacter *c = &w->chars[ci];
+  const hsBody *b = c->body;
+  static const double none[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int t = 0; t < b->nlink; t++) {
+    double M, com[3], I[9], lmin;
+    int dyn = t > 0 || b->links[0].jointType == hsJOINT_FREE;
+    if (c->links[t].top != t || !dyn || !hsd_groupMass(w, c, t, &M, com, I, &lmin)) {
+      continue;
+    }
+    for (int k = t; k < b->nlink; k++) {
+      int rc = c->links[k].top != t ? 0
+               : k == t             ? hsd_setJsLinkMass(c->jsm, k, M, com, I, err)
+                                    : hsd_setJsLinkMass(c->jsm, k, 0, none, none, err);
+      if (rc < 0) {
+        return rc;
+      }
+    }
+  }
+  return 0;
+}
+
 int hsd_jsInitWorld(hsdWorld *w, hsError *err) {
   hsd_jsFreeWorld(w);
   if (refuse(w, err) < 0) {
@@ -62,7 +87,7 @@ int hsd_jsInitWorld(hsdWorld *w, hsError *err) {
   for (int ci = 0; ci < w->nchar; ci++) {
     hsdCharacter *c = &w->chars[ci];
     c->jsm = hsd_makeJsModel(c->body, err);
-    c->jsd = c->jsm ? hsd_makeJsData(c->jsm, err) : NULL;
+    c->jsd = c->jsm && boundMasses(w, ci, err) == 0 ? hsd_makeJsData(c->jsm, err) : NULL;
     if (!c->jsd) {
       hsd_jsFreeWorld(w);
       return err ? err->code : hsE_NOMEM;
@@ -395,6 +420,223 @@ static void landPrescribed(hsdWorld *w, int ci) {
   }
 }
 
+// x = A^-1 b for the symmetric 3x3 A (Cramer); 0, or -1 when A is singular (x unchanged)
+static int solve3(double x[3], const double A[9], const double b[3]) {
+  double c0 = A[4] * A[8] - A[5] * A[7], c1 = A[5] * A[6] - A[3] * A[8];
+  double c2 = A[3] * A[7] - A[4] * A[6], det = A[0] * c0 + A[1] * c1 + A[2] * c2;
+  if (!(fabs(det) > 0) || !isfinite(det)) {
+    return -1;
+  }
+  double r[3];
+  for (int i = 0; i < 3; i++) {
+    double B[9];
+    memcpy(B, A, sizeof B);
+    B[i] = b[0];
+    B[3 + i] = b[1];
+    B[6 + i] = b[2];
+    r[i] = (B[0] * (B[4] * B[8] - B[5] * B[7]) + B[1] * (B[5] * B[6] - B[3] * B[8]) +
+            B[2] * (B[3] * B[7] - B[4] * B[6])) /
+           det;
+  }
+  memcpy(x, r, sizeof r);
+  return 0;
+}
+
+// 1 if character ci moves free of anything outside itself this step: a free root not given,
+// at least one joint given (the prescribed motion whose reaction the root takes), no contact or
+// loop with another character or the world, no external force
+static int inFlight(const hsdWorld *w, int ci) {
+  const hsdCharacter *c = &w->chars[ci];
+  const hsdJsModel *m = c->jsm;
+  const hsdJsData *d = c->jsd;
+  int given = 0;
+  for (int j = m->nroot; j < m->nv && !given; j++) {
+    given = d->given[j];
+  }
+  if (!m->nroot || d->given[0] || !given) {
+    return 0;
+  }
+  for (int i = 0; i < w->ngroup; i++) {
+    if ((w->groups[i].ch[0] == ci) != (w->groups[i].ch[1] == ci)) {
+      return 0;
+    }
+  }
+  for (int i = 0; i < w->nloop; i++) {
+    if ((w->loops[i].ch[0] == ci) != (w->loops[i].ch[1] == ci)) {
+      return 0;
+    }
+  }
+  for (int k = 0; k < 6 * c->body->nlink; k++) {
+    if (d->xfrc[k] != 0) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+// r = R v, and r = a x b: inlined here (util's are a call each in a loop over every link)
+static inline void mulRv(double r[3], const double R[9], const double v[3]) {
+  r[0] = R[0] * v[0] + R[1] * v[1] + R[2] * v[2];
+  r[1] = R[3] * v[0] + R[4] * v[1] + R[5] * v[2];
+  r[2] = R[6] * v[0] + R[7] * v[1] + R[8] * v[2];
+}
+
+static inline void crossV(double r[3], const double a[3], const double b[3]) {
+  r[0] = a[1] * b[2] - a[2] * b[1];
+  r[1] = a[2] * b[0] - a[0] * b[2];
+  r[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+// centre of mass (com) and momenta about it (P, L) of character ci at its state's link poses
+// moving as its motion says, with the engine's link masses; Ic its inertia about com; returns
+// the mass
+static double stateMomentum(const hsdWorld *w, int ci, double com[3], double P[3], double L[3],
+                            double Ic[9]) {
+  const hsdCharacter *c = &w->chars[ci];
+  const hsLink *links = c->jsm->links;
+  const hsBodyState *st = c->state;
+  int n = c->body->nlink;
+  double M = 0, mc[3] = {0, 0, 0};
+  memset(P, 0, 3 * sizeof *P);
+  memset(L, 0, 3 * sizeof *L);
+  memset(Ic, 0, 9 * sizeof *Ic);
+  // about the origin first: P = sum m vc, L = sum Iw w + m x vc, Ic = sum Iw + m (|x|^2 1 - x x')
+  for (int k = 0; k < n; k++) {
+    const hsLink *l = &links[k];
+    const double *R = st->linkR + 9 * k, *v = c->motion[k].v, *wk = c->motion[k].w;
+    double rc[3], x[3], vc[3], RI[9], Iw[9], Iww[3], xv[3], m = l->mass;
+    mulRv(rc, R, l->com);
+    crossV(vc, wk, rc);
+    for (int a = 0; a < 3; a++) {
+      x[a] = st->linkP[3 * k + a] + rc[a];
+      vc[a] += v[a];
+    }
+    for (int a = 0; a < 3; a++) {
+      for (int q = 0; q < 3; q++) {
+        RI[3 * a + q] = R[3 * a] * l->inertia[q] + R[3 * a + 1] * l->inertia[3 + q] +
+                        R[3 * a + 2] * l->inertia[6 + q];
+      }
+    }
+    for (int a = 0; a < 3; a++) {
+      for (int q = a; q < 3; q++) {
+        Iw[3 * a + q] = Iw[3 * q + a] = RI[3 * a] * R[3 * q] + RI[3 * a + 1] * R[3 * q + 1] +
+                                        RI[3 * a + 2] * R[3 * q + 2];
+      }
+    }
+    mulRv(Iww, Iw, wk);
+    crossV(xv, x, vc);
+    double xx = x[0] * x[0] + x[1] * x[1] + x[2] * x[2];
+    for (int a = 0; a < 3; a++) {
+      P[a] += m * vc[a];
+      L[a] += Iww[a] + m * xv[a];
+      mc[a] += m * x[a];
+      for (int q = 0; q < 3; q++) {
+        Ic[3 * a + q] += Iw[3 * a + q] + m * ((a == q ? xx : 0) - x[a] * x[q]);
+      }
+    }
+    M += m;
+  }
+  // ... then moved to the centre: L_c = L - c x P, Ic_c = Ic - M (|c|^2 1 - c c')
+  for (int a = 0; a < 3; a++) {
+    com[a] = mc[a] / M;
+  }
+  double cP[3], cc = com[0] * com[0] + com[1] * com[1] + com[2] * com[2];
+  crossV(cP, com, P);
+  for (int a = 0; a < 3; a++) {
+    L[a] -= cP[a];
+    for (int q = 0; q < 3; q++) {
+      Ic[3 * a + q] -= M * ((a == q ? cc : 0) - com[a] * com[q]);
+    }
+  }
+  return M;
+}
+
+// character ci in flight (inFlight) after its step, poses and motion written: its momenta made
+// those of the step's start (h0 about the start's centre c0: hsd_jsMomentum) plus gravity's
+// impulse, and its centre placed where the start's centre moves at the end's centre velocity
+// (c0 + dt P / M), as one rigid motion of the whole character added to its root: the joints'
+// accelerations given (prescribed, or their angles' differences) make the root's response
+// right only to first order in dt, and a humanoid swinging its limbs would drift
+static void conserveMomentum(hsdWorld *w, int ci, const double h0[6], const double c0[3]) {
+  hsdCharacter *c = &w->chars[ci];
+  hsdJsData *d = c->jsd;
+  hsBodyState *st = c->state;
+  const hsBody *b = c->body;
+  double com[3], P[3], L[3], Ic[9], Pt[3], ct[3], dL[3], dw[3];
+  double M = stateMomentum(w, ci, com, P, L, Ic);
+  for (int a = 0; a < 3; a++) {
+    Pt[a] = h0[3 + a] + M * w->g[a] * w->dt;
+    ct[a] = c0[a] + w->dt * Pt[a] / M;
+    dL[a] = h0[a] - L[a];
+  }
+  if (!(M > 0) || solve3(dw, Ic, dL) < 0) {
+    return;
+  }
+  // positions: the character turned by dt dw about its centre (a first estimate of the angular
+  // velocity's correction) and moved to put that centre at ct; the link poses as forward
+  // kinematics would give them from the root's, their velocities and momenta turned likewise
+  double aa[4] = {dw[0], dw[1], dw[2], w->dt * hsu_norm(dw)}, E[9], ET[9], T[9];
+  if (aa[3] > 0) {
+    hsu_axisAngleToMat(E, aa);
+  } else {
+    hsu_setIdentity(E);
+  }
+  for (int k = -1; k < b->nlink; k++) {
+    double *p = k < 0 ? st->rootP : st->linkP + 3 * k, *R = k < 0 ? st->rootR : st->linkR + 9 * k;
+    double r[3], x[3], RE[9];
+    for (int a = 0; a < 3; a++) {
+      r[a] = p[a] - com[a];
+    }
+    mulRv(x, E, r);
+    for (int a = 0; a < 3; a++) {
+      for (int q = 0; q < 3; q++) {
+        RE[3 * a + q] = E[3 * a] * R[q] + E[3 * a + 1] * R[3 + q] + E[3 * a + 2] * R[6 + q];
+      }
+    }
+    memcpy(R, RE, sizeof RE);
+    for (int a = 0; a < 3; a++) {
+      p[a] = ct[a] + x[a];
+    }
+    if (k >= 0) {
+      mulRv(x, E, c->motion[k].v);
+      memcpy(c->motion[k].v, x, sizeof x);
+      mulRv(x, E, c->motion[k].w);
+      memcpy(c->motion[k].w, x, sizeof x);
+    }
+  }
+  memcpy(d->st->rootP, st->rootP, sizeof st->rootP);
+  memcpy(d->st->rootR, st->rootR, sizeof st->rootR);
+  double x[3];
+  hsu_rotVec(x, E, P);
+  memcpy(P, x, sizeof x);
+  hsu_rotVec(x, E, L);
+  hsu_transpose(ET, E);
+  hsu_mulMat(T, E, Ic);
+  hsu_mulMat(Ic, T, ET);
+  // velocities: the rigid motion (dv at the centre, dw) that brings the momenta to the targets
+  for (int a = 0; a < 3; a++) {
+    dL[a] = h0[a] - x[a];
+  }
+  if (solve3(dw, Ic, dL) < 0) {
+    return;
+  }
+  for (int k = 0; k < b->nlink; k++) {
+    double rk[3], wx[3];
+    for (int a = 0; a < 3; a++) {
+      rk[a] = st->linkP[3 * k + a] - ct[a];
+    }
+    crossV(wx, dw, rk);
+    for (int a = 0; a < 3; a++) {
+      c->motion[k].v[a] += (Pt[a] - P[a]) / M + wx[a];
+      c->motion[k].w[a] += dw[a];
+    }
+  }
+  for (int a = 0; a < 3; a++) {
+    d->qvel[a] = c->motion[0].v[a];
+    d->qvel[3 + a] = c->motion[0].w[a];
+  }
+}
+
 // the second half: the positions from the (contact-corrected) velocity, the data back into the
 // state, the ODE bodies placed there
 static void endCharacter(hsdWorld *w, int ci) {
@@ -404,6 +646,12 @@ static void endCharacter(hsdWorld *w, int ci) {
   hsdJsData *d = c->jsd;
   hsBodyState *st = c->state;
   int n = b->nlink;
+  double h0[6], c0[3];
+  int flight = inFlight(w, ci);
+  if (flight) {
+    hsd_jsMomentum(m, d, h0);  // (the step's start: the velocity phase's)
+    memcpy(c0, d->c, sizeof c0);
+  }
   hsd_jsIntegrate(m, d, w->dt);
   landPrescribed(w, ci);  // (prescribed joints on their commanded angles)
   if (d->badPivots > 0) {
@@ -436,6 +684,9 @@ static void endCharacter(hsdWorld *w, int ci) {
     const hsdLinkMotion *pm = &c->motion[b->links[k].parent];
     double dq = m->linkDof[k] >= 0 ? st->dq[k] : 0;
     hsd_childVelocity(b, st, k, pm->v, pm->w, dq, c->motion[k].v, c->motion[k].w);
+  }
+  if (flight) {
+    conserveMomentum(w, ci, h0, c0);
   }
   hsd_placeBodies(w, ci);
 }

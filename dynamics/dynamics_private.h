@@ -305,6 +305,13 @@ void hsd_linkPoseFromBody(const hsdLinkOde *l, double p[3], double R[9]);
 // set a joint's motor for the link's mode (high gain: bounded by highGainFMax; torque: off)
 void hsd_configureMotor(const hsdWorld *w, hsdLinkOde *l, hstJointMode mode);
 
+// the mass [kg], centre (link t's frame) and inertia (about the centre, link t's frame) the ODE
+// engine gives the rigid group topped by link t of c (c's links' tops set), with the bounds
+// (opt.boundMass, boundInertia) applied; *lmin the unbounded inertia's smallest principal
+// moment. Returns the bounds applied: bit 0 the mass, bit 1 the inertia.
+int hsd_groupMass(const hsdWorld *w, const hsdCharacter *c, int t, double *mass, double com[3],
+                  double I[9], double *lmin);
+
 // ODE rotation (dMatrix3, 4-wide rows) <-> our 3x3 row-major
 void hsd_fromOdeR(double R[9], const dReal *m);
 void hsd_toOdeR(dMatrix3 m, const double R[9]);
