@@ -492,8 +492,12 @@ int hs_runRecord(hsRun *run, hsError *err) {
   }
   memcpy(rec + off[hsRUN_PUSH * stride], run->push, sizeof run->push);
   // the contacts and scans, and the indices closed by the new totals
-  memcpy(x->points + x->npoint, points, sizeof(hsdContact) * (size_t)npoint);
-  memcpy(x->groups + x->ngroup, groups, sizeof(hsdContactGroup) * (size_t)ngroup);
+  if (npoint > 0) {  // (the buffers stay NULL until a record has contacts)
+    memcpy(x->points + x->npoint, points, sizeof(hsdContact) * (size_t)npoint);
+  }
+  if (ngroup > 0) {
+    memcpy(x->groups + x->ngroup, groups, sizeof(hsdContactGroup) * (size_t)ngroup);
+  }
   x->npoint += npoint;
   x->ngroup += ngroup;
   x->contactIndex[2 * run->nrecord + 2] = x->npoint;
