@@ -159,6 +159,24 @@ def _clear(err):
     err.column = 0
 
 
+class _BodyHold:
+    """Frees an in-process body once nothing needs it any more: neither its _Body nor a
+    simulation that borrows it. The last of them frees it, in whatever order they go (Python's
+    cycle collector finalises the objects of one garbage cycle in no set order, so a simulation
+    and its bodies may be finalised either way round)."""
+
+    def __init__(self, lib, ptr):
+        self.lib, self.ptr = lib, ptr
+        self.users = 1  # the _Body; each simulation that borrows it adds one
+
+    def drop(self, _p=None):
+        """One user is done with the body; the last frees it."""
+        self.users -= 1
+        if self.users == 0:
+            self.lib.hs_freeBody(self.ptr)
+            self.ptr = None
+
+
 class _Body:
     """A model loaded in process with its texture images (hs_loadBodyWithImages: the body the
     dynamics server simulates, plus the pixels its cameras draw); freed when dropped unless a
@@ -173,7 +191,8 @@ class _Body:
             _raise_model(self.ffi, err, path)
         self.url = url
         self.path = path
-        self._ptr = self.ffi.gc(ptr, self.lib.hs_freeBody)
+        self._hold = _BodyHold(self.lib, ptr)
+        self._ptr = self.ffi.gc(ptr, self._hold.drop)
         # names and joints, read through a throwaway simulation (the core's accessors)
         probe = LocalSim()
         ch = probe.add_character("probe", self)
@@ -346,11 +365,17 @@ class LocalSim:
         ptr = self.lib.hs_makeSim(self._err)
         if ptr == self.ffi.NULL:
             _raise(self.ffi, self._err, self._err.code, "hs_makeSim")
-        # the bodies the simulation borrows; the destructor holds them, so they are freed only
-        # after the simulation, whichever of this object and its views goes last
+        # the holds of the bodies the simulation borrows: its destructor drops them after
+        # freeing the simulation, so a body outlives every simulation that borrows it, whichever
+        # of this object, its views and the bodies goes last (_BodyHold)
         self._keep = keep = []
         lib = self.lib
-        self._ptr = self.ffi.gc(ptr, lambda p, _bodies=keep: lib.hs_freeSim(p))
+
+        def free(p, holds=keep):
+            lib.hs_freeSim(p)
+            for hold in holds:
+                hold.drop()
+        self._ptr = self.ffi.gc(ptr, free)
         self.runaway_message = ""  # the core's message of the last runaway step
         self._doubles = self.ffi.typeof("double[]")  # parsed once: from_buffer's type
         self._joints = {}  # character index -> hs_jointIdCount (largest jointId + 1)
@@ -387,9 +412,10 @@ class LocalSim:
         """Add ``body`` (a _Body) as character ``name``; the simulation borrows it (one body may
         serve several characters and simulations; it lives as long as the last of them).
         Returns the index."""
-        self._keep.append(body)
         ch = self._check(self.lib.hs_addCharacter(self.ptr, name.encode(), body._ptr, 0,
                                                   self._e()), "registerCharacter")
+        body._hold.users += 1
+        self._keep.append(body._hold)
         self._names[name] = ch
         return ch
 

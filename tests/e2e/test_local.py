@@ -753,3 +753,24 @@ def test_force_sensor_of_a_robot_without_movable_joints(client, tmp_path, backen
         assert not sim.sleeping("robot")
     assert abs(f[2] - 29.4) < 1e-3, f
     assert np.all(np.abs(np.delete(f, 2)) < 1e-3), f
+
+
+def test_a_body_outlives_every_simulation_that_borrows_it_in_any_order():
+    """Python's cycle collector finalises a simulation and its bodies in no set order (the ASan
+    stage caught hs_freeSim reading a body freed first): the last user frees the body, once."""
+    from hrpsim.local import _BodyHold
+
+    class Lib:
+        freed = []
+
+        def hs_freeBody(self, p):
+            self.freed.append(p)
+
+    for order in (("body", "sim1", "sim2"), ("sim1", "body", "sim2"), ("sim2", "sim1", "body")):
+        lib = Lib()
+        lib.freed = []
+        hold = _BodyHold(lib, "ptr")
+        hold.users += 2  # two simulations borrow it
+        for k, who in enumerate(order):
+            hold.drop()
+            assert lib.freed == ([] if k < 2 else ["ptr"]), (order, who)
