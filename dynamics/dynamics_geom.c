@@ -125,6 +125,11 @@ static int reserve(hsdGeometry *g, size_t n, int k) {
   }
   hscContact *q = hsu_realloc(g->points, np * sizeof *q);
   if (q) {
+    // zeroed beyond what it held: the step copies these records (padding and the fields a
+    // query leaves alone too) into the contact list that a saved state holds byte for byte
+    if (np > (size_t)g->npoints) {
+      memset(q + g->npoints, 0, (np - (size_t)g->npoints) * sizeof *q);
+    }
     g->points = q;
     g->npoints = (int)np;
   }

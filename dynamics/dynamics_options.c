@@ -79,10 +79,12 @@
 #include <pthread.h>
 #include <ode/ode.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "dynamics.h"
 
 void hsd_defaultOptions(hsdOptions *opt) {
+  memset(opt, 0, sizeof *opt);  // (padding too: a saved state holds a world's options whole)
   opt->engine = hsENGINE_ODE;
   opt->stepper = hsSTEPPER_AUTO;
   opt->quickIterations = 50;

@@ -94,7 +94,8 @@ int hsd_setSolver(hsdWorld *w, const hsdOptions *opt, hsError *err) {
     return HS_ERR(err, hsE_ORDER, "the engine and solver settings must be set before the "
                   "simulation starts (initSimulation)");
   }
-  hsdOptions o = w->opt;
+  hsdOptions o;
+  memcpy(&o, &w->opt, sizeof o);  // (bytes, padding too: a saved state holds the options whole)
   o.engine = opt->engine;
   o.stepper = opt->stepper;
   o.quickIterations = opt->quickIterations;
@@ -109,7 +110,7 @@ int hsd_setSolver(hsdWorld *w, const hsdOptions *opt, hsError *err) {
   if (checkOptions(&o, err) < 0) {
     return hsE_INVALID;
   }
-  w->opt = o;
+  memcpy(&w->opt, &o, sizeof o);
   return 0;
 }
 
@@ -119,8 +120,9 @@ const hsdOptions *hsd_options(const hsdWorld *w) {
 
 hsdWorld *hsd_makeWorld(const hsdOptions *opt, hsError *err) {
   hsdOptions o;
+  memset(&o, 0, sizeof o);  // (padding too: a saved state holds the options byte for byte)
   if (opt) {
-    o = *opt;
+    memcpy(&o, opt, sizeof o);
   } else {
     hsd_defaultOptions(&o);
   }
@@ -132,7 +134,7 @@ hsdWorld *hsd_makeWorld(const hsdOptions *opt, hsError *err) {
     HS_ERR(err, hsE_NOMEM, "out of memory");
     return NULL;
   }
-  w->opt = o;
+  memcpy(&w->opt, &o, sizeof o);
   w->dt = 0.001;
   w->g[2] = -9.8;
   w->seed = 1;
