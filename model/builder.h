@@ -135,6 +135,10 @@ void hsm_effectiveLoadOptions(hsmLoadOptions *out, const hsmLoadOptions *in);
 // kept, then one line counting the rest. Returns 0 or hsE_NOMEM.
 int hsm_addWarningInfo(hsmBuilder *b, const char *file, int line, const char *message);
 
+// append one info string, printf-style (formatted into at most 1023 characters), to the body's
+// BodyInfo.info; 0 or hsE_NOMEM
+int hsm_addInfo(hsmBuilder *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
 // release everything the builder owns and zero it
 void hsm_freeBuilder(hsmBuilder *b);
 

@@ -6,6 +6,7 @@
 // is allocated exactly once and nothing is reallocated while copying.
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -100,6 +101,20 @@ int hsm_addWarningInfo(hsmBuilder *b, const char *file, int line, const char *me
     return 0;
   }
   if (!hsu_vecPush(&b->info, sizeof s, &s)) {
+    hsu_free(s);
+    return hsE_NOMEM;
+  }
+  return 0;
+}
+
+int hsm_addInfo(hsmBuilder *b, const char *fmt, ...) {
+  char buf[1024];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(buf, sizeof buf, fmt, ap);
+  va_end(ap);
+  char *s = hsu_strdup(buf);
+  if (!s || !hsu_vecPush(&b->info, sizeof s, &s)) {
     hsu_free(s);
     return hsE_NOMEM;
   }

@@ -415,12 +415,7 @@ static int addInfo(hsmMjcfLoad *u, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  char *s = hsu_strdup(buf);
-  if (!s || !hsu_vecPush(&u->b->info, sizeof s, &s)) {
-    hsu_free(s);
-    return hsm_mjcfNomem(u);
-  }
-  return 0;
+  return hsm_addInfo(u->b, "%s", buf) < 0 ? hsm_mjcfNomem(u) : 0;
 }
 
 // warn once per file about joint dynamics hrpsim lacks, and keep them as an info string

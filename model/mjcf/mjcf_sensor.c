@@ -236,12 +236,8 @@ static int readActuators(hsmMjcfLoad *u, const hsmXmlElem *sec) {
       }
       hsm_mjcfWarn(u, k, "<%s> actuator on joint '%s' is noted, not simulated: hrpsim's "
                    "controllers drive the joint", k->name, joint);
-      char buf[512];
-      snprintf(buf, sizeof buf, "mjcf actuator %s %s %.17g", k->name, LINKSPEC(u, link).name,
-               gain);
-      char *s = hsu_strdup(buf);
-      if (!s || !hsu_vecPush(&u->b->info, sizeof s, &s)) {
-        hsu_free(s);
+      if (hsm_addInfo(u->b, "mjcf actuator %s %s %.17g", k->name, LINKSPEC(u, link).name,
+                      gain) < 0) {
         return hsm_mjcfNomem(u);
       }
     }

@@ -467,12 +467,7 @@ static int addInfo(hsmUrdfLoad *u, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(buf, sizeof buf, fmt, ap);
   va_end(ap);
-  char *s = hsu_strdup(buf);
-  if (!s || !hsu_vecPush(&u->b->info, sizeof s, &s)) {
-    hsu_free(s);
-    return hsm_urdfNomem(u);
-  }
-  return 0;
+  return hsm_addInfo(u->b, "%s", buf) < 0 ? hsm_urdfNomem(u) : 0;
 }
 
 static int buildBody(hsmUrdfLoad *u, const Tree *t) {

@@ -126,12 +126,7 @@ static int noiseInfo(hsmUrdfLoad *u, const char *name, const char *kind, const d
   for (int i = 0; i < n; i++) {
     used = appendNumber(buf, sizeof buf, used, mean[i]);
   }
-  char *s = hsu_strdup(buf);
-  if (!s || !hsu_vecPush(&u->b->info, sizeof s, &s)) {
-    hsu_free(s);
-    return hsm_urdfNomem(u);
-  }
-  return 0;
+  return hsm_addInfo(u->b, "%s", buf) < 0 ? hsm_urdfNomem(u) : 0;
 }
 
 // a RangeSensor's scanAngle and scanStep as floats whose OpenHRP beam count (int)(scanAngle / 2
