@@ -600,18 +600,8 @@ static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
     trace += P->Ab[4 * r];
   }
   if (unbounded && P->nrow > 1) {
-    const double *a = P->Ab;
     double *b = P->Binv;
-    b[0] = a[4] * a[8] - a[5] * a[7];
-    b[1] = a[2] * a[7] - a[1] * a[8];
-    b[2] = a[1] * a[5] - a[2] * a[4];
-    b[3] = a[5] * a[6] - a[3] * a[8];
-    b[4] = a[0] * a[8] - a[2] * a[6];
-    b[5] = a[2] * a[3] - a[0] * a[5];
-    b[6] = a[3] * a[7] - a[4] * a[6];
-    b[7] = a[1] * a[6] - a[0] * a[7];
-    b[8] = a[0] * a[4] - a[1] * a[3];
-    double det = a[0] * b[0] + a[1] * b[3] + a[2] * b[6];
+    double det = hsu_adjugate3(P->Ab, b);
     double t = P->nrow == 3 ? trace * trace * trace : trace * trace;
     if (det > 1e-9 * t) {
       for (int r = 0; r < 9; r++) {

@@ -96,19 +96,10 @@ static void rotationVector(double w[3], const double R[9]) {
 // the polar factor, R <- (R + R^-T) / 2
 static void orthonormalize(double R[9]) {
   for (int it = 0; it < 8; it++) {
-    double C[9];  // cofactor matrix: R^-T = C / det
-    C[0] = R[4] * R[8] - R[5] * R[7];
-    C[1] = R[5] * R[6] - R[3] * R[8];
-    C[2] = R[3] * R[7] - R[4] * R[6];
-    C[3] = R[2] * R[7] - R[1] * R[8];
-    C[4] = R[0] * R[8] - R[2] * R[6];
-    C[5] = R[1] * R[6] - R[0] * R[7];
-    C[6] = R[1] * R[5] - R[2] * R[4];
-    C[7] = R[2] * R[3] - R[0] * R[5];
-    C[8] = R[0] * R[4] - R[1] * R[3];
-    double det = R[0] * C[0] + R[1] * C[1] + R[2] * C[2];
+    double A[9];  // adjugate: R^-T = A^T / det
+    double det = hsu_adjugate3(R, A);
     for (int k = 0; k < 9; k++) {
-      R[k] = (R[k] + C[k] / det) / 2;
+      R[k] = (R[k] + A[3 * (k % 3) + k / 3] / det) / 2;
     }
   }
 }

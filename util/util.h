@@ -190,6 +190,10 @@ void hsu_setIdentity(double R[9]);
 // res = a x b
 void hsu_cross(double res[3], const double a[3], const double b[3]);
 
+// the adjugate of the 3x3 row-major matrix a into adj (adj a = det(a) I; adj != a); returns
+// det(a), so a's inverse is adj / det when det is not 0
+double hsu_adjugate3(const double a[9], double adj[9]);
+
 // dot product
 double hsu_dot(const double a[3], const double b[3]);
 

@@ -12,6 +12,19 @@ void hsu_setIdentity(double R[9]) {
   memcpy(R, I, sizeof I);
 }
 
+double hsu_adjugate3(const double a[9], double adj[9]) {
+  adj[0] = a[4] * a[8] - a[5] * a[7];
+  adj[1] = a[2] * a[7] - a[1] * a[8];
+  adj[2] = a[1] * a[5] - a[2] * a[4];
+  adj[3] = a[5] * a[6] - a[3] * a[8];
+  adj[4] = a[0] * a[8] - a[2] * a[6];
+  adj[5] = a[2] * a[3] - a[0] * a[5];
+  adj[6] = a[3] * a[7] - a[4] * a[6];
+  adj[7] = a[1] * a[6] - a[0] * a[7];
+  adj[8] = a[0] * a[4] - a[1] * a[3];
+  return a[0] * adj[0] + a[1] * adj[3] + a[2] * adj[6];
+}
+
 void hsu_cross(double res[3], const double a[3], const double b[3]) {
   res[0] = a[1] * b[2] - a[2] * b[1];
   res[1] = a[2] * b[0] - a[0] * b[2];
