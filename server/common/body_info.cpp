@@ -522,6 +522,8 @@ class Importer {
       s.primitive = static_cast<hstPrimitive>(si.primitiveType);
       s.nparam = std::min<int>(si.primitiveParameters.length(), 8);
       for (int k = 0; k < s.nparam; k++) s.params[k] = si.primitiveParameters[k];
+      // (found by fuzzing: a NaN box size from a client's BodyInfo was taken as it was)
+      if (!finite(s.params, s.nparam, where + " primitiveParameters")) return false;
       int nv = si.vertices.length() / 3, nt = si.triangles.length() / 3;
       const int *tri = reinterpret_cast<const int *>(si.triangles.get_buffer());
       for (int k = 0; k < 3 * nt; k++) {

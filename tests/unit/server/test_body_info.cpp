@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <string>
 
 #include "body_info.h"
@@ -207,7 +208,7 @@ void testMjcfWorld() {
   roundTrip("mjcf/quadruped/quadruped.xml#world", 0);
 }
 
-// a servant whose links hold bad numbers: the import refuses them
+// a servant whose links or shapes hold bad numbers: the import refuses them
 class BadBodyInfo : public hrpsim::BodyInfoServant {
  public:
   BadBodyInfo(hsBody *body, int mode)
@@ -220,16 +221,27 @@ class BadBodyInfo : public hrpsim::BodyInfoServant {
     if (mode_ == 3) (*seq)[1].shapeIndices[0].shapeIndex = 999;
     return seq;
   }
+  OpenHRP::ShapeInfoSequence *shapes() override {
+    OpenHRP::ShapeInfoSequence *seq = hrpsim::BodyInfoServant::shapes();
+    for (CORBA::ULong i = 0; mode_ == 4 && i < seq->length(); i++) {
+      if ((*seq)[i].primitiveParameters.length() > 0) {
+        (*seq)[i].primitiveParameters[0] = std::numeric_limits<float>::infinity();
+        break;
+      }
+    }
+    return seq;
+  }
 
  private:
   int mode_;
 };
 
 void testBadData() {
-  static const char *const expected[] = {"NaN", "parentIndex", "jointType", "shape index"};
+  static const char *const expected[] = {"NaN",         "parentIndex", "jointType",
+                                         "shape index", "primitiveParameters"};
   std::string path = std::string(HST_SAMPLES_DIR) + "/arm6/arm6.wrl";
   startOrb();
-  for (int mode = 0; mode < 4; mode++) {
+  for (int mode = 0; mode < 5; mode++) {
     hsError err = {};
     hsBody *body = hsm_loadModel(path.c_str(), nullptr, nullptr, 0, nullptr, &err);
     CU_ASSERT_PTR_NOT_NULL_FATAL(body);
