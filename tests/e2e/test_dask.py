@@ -11,6 +11,8 @@
   the sweep still returns the identical results, every run "ok" in the sweep's index;
 - a worker with the plugin that is SIGKILLed leaves no servers either (the watchdog), and
   the worker started in its place gets servers of its own;
+- a sweep whose runs start from one state saved in this process (after a settling phase)
+  equals, bit for bit, the runs that each settle themselves;
 - table=True gives one row per run with the parameters and the scalars returned; an error in
   a run is raised, or with table=True recorded in its row while the other runs go on.
 """
@@ -120,6 +122,34 @@ def test_dask_sweep_errors_raised_or_recorded(client):
     assert [r["status"] for r in rows] == ["ok", "ok", "error", "ok"]
     assert rows[2]["error"] == "ValueError: param 2 is bad"
     assert [r["twice"] for r in rows if r["status"] == "ok"] == [0, 2, 6]
+
+
+def scene(sim):
+    """The sweep's common set-up: the humanoid above the floor (the runs start from its state)."""
+    sim.add_model("floor", FLOOR)
+    sim.add_model("robot", HUMANOID)
+    sim.set_root_pose("robot", (0.0, 0.0, 0.86))
+    sim.add_collision_pair("floor", "robot", friction=0.5)
+
+
+def go_on(sim, steps):
+    """A run from the saved state: a number of steps more, then the robot's pose and joints."""
+    sim.step(steps)
+    return {"p": sim.link_poses("robot")[0][0], "q": sim.q("robot"), "time": sim.time,
+            "z": float(sim.link_poses("robot")[0][0][2])}
+
+
+def test_dask_sweep_from_one_saved_state(client):
+    with hrpsim.Simulation(backend="local") as sim:
+        scene(sim)
+        sim.step(60)  # the settling phase every run shares
+        state = sim.save_state()
+    steps = [10, 40, 80, 5]
+    # the reference: each run in this process does the settling itself, then goes on
+    serial = run_serial(lambda sim, n: (scene(sim), sim.step(60), go_on(sim, n))[2], steps)
+    swept = hrpsim.sweep(go_on, steps, executor=client, setup=scene, state=state)
+    same(swept, serial)
+    assert len({r["z"] for r in serial}) == len(steps)  # the runs differ after the common start
 
 
 def test_a_worker_killed_mid_sweep_changes_nothing(client, serial, tmp_path):
