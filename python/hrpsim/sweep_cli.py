@@ -10,7 +10,13 @@ SPEC is a JSON file::
      "sim": {"dt": 0.001}, "plot": {"x": "mu", "y": "distance"}}
 
 ``script`` is relative to the spec; ``grid`` is the cartesian product, in key order with the
-last key varying fastest. The script's source travels with each task (exec'd once per worker
+last key varying fastest.
+
+A sweep can branch from one settled state: when the script defines ``setup(sim)`` (the models,
+pairs and extra joints every run shares) and ``SETTLE`` (seconds; or ``"settle"`` in a spec, or
+``--settle SECONDS``), the command runs ``setup`` and the settling phase once, in this process,
+saves the state, and every run starts from it (``hrpsim.sweep(..., setup=, state=)``): ``run``
+then adds only what differs per run. The script's source travels with each task (exec'd once per worker
 process), so Dask workers on other hosts need hrpsim, not the file.
 """
 
@@ -29,6 +35,7 @@ EXAMPLE = """examples:
   hrpsim sweep humanoid_sweep.py --dask tcp://scheduler-host:8786     # a Dask cluster
   hrpsim sweep humanoid_sweep.py --dask local --workers 2             # a LocalCluster here
   hrpsim sweep my_sweep.py --dask local --servers 1   # servers beside each worker
+  hrpsim sweep push_sweep.py --settle 0.5   # setup(sim) + 0.5 s once, every run from there
 """
 
 # per process: (filename, source digest) -> module namespace of an exec'd script
@@ -44,6 +51,7 @@ class ScriptFunction:
         self.filename = str(filename)
         self.name = name
         self.digest = hashlib.sha256(source.encode()).hexdigest()
+        self.settle = None  # the settling time load() read (SETTLE, "settle"), or None
 
     def namespace(self):
         """The script's module namespace in this process (exec'd on first use)."""
@@ -60,8 +68,36 @@ class ScriptFunction:
         return getattr(self.namespace(), self.name)(sim, param)
 
 
+class ScriptSetup(ScriptFunction):
+    """A picklable stand-in for the script's ``setup(sim)`` (called with the simulation only)."""
+
+    def __call__(self, sim):
+        return getattr(self.namespace(), self.name)(sim)
+
+
+def settled_state(func, settle, sim_options):
+    """(setup, state): the script's ``setup`` run with ``settle`` seconds of simulation in this
+    process (local back end), and the state saved there; (None, None) without ``settle``."""
+    from ._orb import HrpsimError
+    from .simulation import Simulation
+    if settle is None:
+        return None, None
+    if not callable(getattr(func.namespace(), "setup", None)):
+        raise HrpsimError("sweep: a settling phase needs setup(sim) in %s (the models every "
+                          "run shares)" % func.filename)
+    if not isinstance(settle, (int, float)) or settle < 0:
+        raise HrpsimError("sweep: the settling time must be a number of seconds >= 0, got %r"
+                          % (settle,))
+    setup = ScriptSetup(func.source, func.filename, "setup")
+    with Simulation(backend="local", **sim_options) as sim:
+        setup(sim)
+        sim.run(float(settle))
+        return setup, sim.save_state()
+
+
 def load(path, function=None):
-    """(ScriptFunction, params, sim options, plot spec or None) of a script or JSON spec."""
+    """(ScriptFunction, params, sim options, plot spec or None) of a script or JSON spec.
+    The settling time (SETTLE or "settle", else None) is the function's ``settle``."""
     from ._orb import HrpsimError
     path = Path(path)
     if not path.is_file():
@@ -97,6 +133,7 @@ def load(path, function=None):
                           "or \"grid\" in a spec)" % path)
     sim_options = dict(getattr(namespace, "SIM_OPTIONS", {}) or {})
     sim_options.update(spec.get("sim", {}))
+    func.settle = spec.get("settle", getattr(namespace, "SETTLE", None))
     return func, params, sim_options, spec.get("plot")
 
 
@@ -127,6 +164,9 @@ def add_parser(sub):
     sp.add_argument("--servers", metavar="N", type=int, default=None,
                     help="with --dask: start `hrpsim up --dynamics N` beside every worker "
                          "(hrpsim.dask.HrpsimPlugin); implies --backend server")
+    sp.add_argument("--settle", metavar="SECONDS", type=float, default=None,
+                    help="run the script's setup(sim) and SECONDS of simulation once, save "
+                         "the state, start every run from it (default: the script's SETTLE)")
     sp.add_argument("--plot", metavar="X:Y", help="also plot column Y against X to plot.png")
     sp.add_argument("--no-progress", action="store_true", help="no progress bar")
     sp.set_defaults(func=cmd_sweep)
@@ -147,6 +187,10 @@ def cmd_sweep(args):
     out = Path(args.out or Path("sweeps") / ("%s-%s" % (Path(args.spec).stem,
                                                            time.strftime("%Y%m%d-%H%M%S"))))
     backend = "server" if args.servers else args.backend
+    settle = args.settle if args.settle is not None else func.settle
+    setup, state = settled_state(func, settle, sim_options)
+    if state is not None:
+        print("settled: %s" % (state,))
     client = cluster = None
     try:
         if args.dask:
@@ -168,7 +212,7 @@ def cmd_sweep(args):
         started = time.monotonic()
         table = sweep(func, params, args.workers, executor=client, backend=backend,
                       table=True, out_dir=out, progress=not args.no_progress,
-                      **sim_options)
+                      setup=setup, state=state, **sim_options)
         elapsed = time.monotonic() - started
     finally:
         if client is not None:

@@ -7,6 +7,9 @@
   wrote there through hrpsim.sweep_run_dir(), and the PNG of --plot;
 - `--help` shows an example; a script without parameters is a one-line error;
 - the sample grid sweep (2 heights x 3 frictions) plots a line per height;
+- a script with setup(sim) and SETTLE: the settling phase runs once, every run starts from its
+  state, and the table equals runs that each settle themselves (bit for bit); --settle
+  overrides SETTLE; a settling phase without setup(sim) is a one-line error;
 - a sweep whose every run fails: plain progress lines on a non-terminal stderr, the plot refused
   with the first error, sweep_run_dir() a Path.
 """
@@ -182,3 +185,55 @@ def test_sweep_plot_of_failed_runs_names_the_first_error(tmp_path):
     with pytest.raises(ValueError, match="no column 'y'.*param, status, error, z"):
         sweep_plot(table, "param", "y", tmp_path / "p.png")
     assert not (tmp_path / "p.png").exists()
+
+
+SETTLING = '''
+from hrpsim import paths
+
+MODELS = paths.REPO_ROOT / "samples" / "models"
+SETTLE = 0.04
+PARAMS = [{"push": f} for f in (0.0, 40.0, -40.0)]
+SIM_OPTIONS = {"dt": 0.001}
+
+
+def setup(sim):
+    sim.add_model("floor", str(MODELS / "floor" / "floor.wrl"))
+    sim.add_model("robot", str(MODELS / "humanoid" / "humanoid.wrl"))
+    sim.set_root_pose("robot", (0.0, 0.0, 0.86))
+    sim.add_collision_pair("floor", "robot", friction=0.5)
+
+
+def run(sim, param):
+    sim.set_link_data("robot", "WAIST", "EXTERNAL_FORCE", [param["push"], 0, 0, 0, 0, 0])
+    sim.step(30)
+    return {"x": float(sim.link_poses("robot")[0][0][0]), "t": sim.time, "steps": sim.steps}
+'''
+
+
+def test_sweep_command_branches_from_a_settled_state(tmp_path):
+    script = tmp_path / "push.py"
+    script.write_text(SETTLING)
+    out = tmp_path / "out"
+    proc = run_cli("sweep", script, "--workers", "2", "--out", out, "--no-progress")
+    assert proc.returncode == 0, describe(proc)
+    assert "settled: State(t=0.04 s, steps=40" in proc.stdout, describe(proc)
+    runs = json.loads((out / "index.json").read_text())["runs"]
+    func, params, sim_options, _ = load(script)
+    setup = func.namespace().setup
+
+    def settle_then_run(sim, param):  # what every run stands for: its own settling, then run
+        setup(sim)
+        sim.step(40)
+        return func(sim, param)
+
+    serial = run_serial(settle_then_run, params, **sim_options)
+    assert [(r["x"], r["t"], r["steps"]) for r in runs] == \
+        [(r["x"], r["t"], r["steps"]) for r in serial]
+    assert runs[0]["steps"] == 70 and len({r["x"] for r in runs}) == 3  # the pushes differ
+    # --settle overrides SETTLE; a settling phase needs setup(sim)
+    proc = run_cli("sweep", script, "--workers", "1", "--out", tmp_path / "o2", "--no-progress",
+                   "--settle", "0.01")
+    assert proc.returncode == 0 and "steps=10," in proc.stdout, describe(proc)
+    script.write_text(SETTLING.replace("def setup(sim):", "def set_up(sim):"))
+    proc = run_cli("sweep", script, "--out", tmp_path / "o3")
+    assert proc.returncode != 0 and "needs setup(sim)" in proc.stderr, describe(proc)
