@@ -10,14 +10,14 @@ SPEC is a JSON file::
      "sim": {"dt": 0.001}, "plot": {"x": "mu", "y": "distance"}}
 
 ``script`` is relative to the spec; ``grid`` is the cartesian product, in key order with the
-last key varying fastest.
+last key varying fastest. The script's source travels with each task (exec'd once per worker
+process), so Dask workers on other hosts need hrpsim, not the file.
 
 A sweep can branch from one settled state: when the script defines ``setup(sim)`` (the models,
 pairs and extra joints every run shares) and ``SETTLE`` (seconds; or ``"settle"`` in a spec, or
 ``--settle SECONDS``), the command runs ``setup`` and the settling phase once, in this process,
 saves the state, and every run starts from it (``hrpsim.sweep(..., setup=, state=)``): ``run``
-then adds only what differs per run. The script's source travels with each task (exec'd once per worker
-process), so Dask workers on other hosts need hrpsim, not the file.
+then adds only what differs per run.
 """
 
 import argparse
