@@ -58,7 +58,8 @@
 // joint is within JS_LIMIT_MARGIN of the limit or reaches it this step), its velocity-limit
 // motor (target the limit, impulse within +-|u| dt; dynamics_jsstep.c decides when, as the ODE
 // engine does), and each closed loop (bilateral rows on the velocity of its point p2 on link2
-// relative to link1's point there, Baumgarte's target -erp error / dt). A crawler track's
+// relative to link1's point there, Baumgarte's target -erp error / dt; the positions' drift that
+// leaves is removed after the integration, dynamics_loops.c's hsd_jsCloseLoops). A crawler track's
 // contact has its tangents' targets cancel the track's surface speed (hsd_addTrackVel) and a
 // soft normal row (JS_TRACK_CFM, as the ODE engine's tracks): J v = bias - R lambda.
 // Everything runs in a fixed order: the same calls give the same bits.

@@ -98,11 +98,14 @@ static void testTurn(void) {
     prev = yaw(st);
   }
   double rate = turned / 1.0, moved = hypot(st->rootP[0] - p0[0], st->rootP[1] - p0[1]);
-  fprintf(stderr, " [yaw rate %.4f rad/s, no-slip %.4f, ratio %.3f; centre moved %.2g m] ", rate,
+  fprintf(stderr, " [yaw rate %.4f rad/s, no-slip %.4f, ratio %.4f; centre moved %.4f m] ", rate,
           noSlip, rate / noSlip, moved);
   CU_ASSERT(rate > 0.1 * noSlip);
   CU_ASSERT(rate < noSlip);
-  CU_ASSERT(moved < 0.05);
+  // the chassis origin circles the centre of mass (0.018 m ahead of it: the flipper) and the
+  // whole creeps a little: 0.0215 m on ODE, 0.0214 on the joint-space engine; friction updated
+  // row by row and scaled onto the cone (at an angle to the slip) made it 0.044 there
+  CU_ASSERT(moved < 0.03);
   hsd_freeWorld(w);
   hsm_freeBody(veh);
   hsm_freeBody(floor);

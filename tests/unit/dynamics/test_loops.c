@@ -148,6 +148,14 @@ static hsdWorld *fourBarWorld(hsBody *b, double phi, hstJointMode mode, hsError 
   return w;
 }
 
+// the largest closure error a test allows [m]: the joint-space engine closes its loops' positions
+// after every step (hsd_jsCloseLoops, to 1e-13 m; before it the velocity rows alone left the
+// driven crank open by 2.3e-6 m); the ODE engine's joints hold them by error reduction, which
+// leaves the integration's drift (up to 2.1e-5 m here: the four-bar swinging for 10 s)
+static double closureBound(const hsdWorld *w) {
+  return hsd_options(w)->engine == hsENGINE_JOINT_SPACE ? 1e-12 : 1e-4;
+}
+
 //---------------------------------- tests -----------------------------------------------------
 
 // the model's loop is there with its numbers, and its points coincide at the start
@@ -190,7 +198,7 @@ static void testFourBarClosure(void) {
     travel = fmax(travel, fabs(hsd_state(w, 0)->q[1] - q0));
   }
   fprintf(stderr, " [closure error over 10 s: max %.2g m; crank swing %.2f rad] ", worst, travel);
-  CU_ASSERT(worst < 1e-4);
+  CU_ASSERT(worst < closureBound(w));
   CU_ASSERT(travel > 0.5);  // it really moved
   hsd_freeWorld(w);
   hsm_freeBody(b);
@@ -232,6 +240,7 @@ static void testFourBarPeriod(void) {
   fprintf(stderr, " [period %.5f s, analytic %.5f s, ratio %.5f; closure %.2g m] ", Tsim, T,
           Tsim / T, hsd_extraJointError(w, 0));
   CU_ASSERT(fabs(Tsim / T - 1) < 0.01);
+  CU_ASSERT(hsd_extraJointError(w, 0) < closureBound(w));
   hsd_freeWorld(w);
   hsm_freeBody(b);
 }
@@ -389,7 +398,7 @@ static void testTwoCharacters(void) {
   fprintf(stderr, " [pendulum period %.5f s, analytic %.5f s; closure max %.2g m] ", Tsim, T,
           worst);
   CU_ASSERT(fabs(Tsim / T - 1) < 0.01);
-  CU_ASSERT(worst < 1e-4);
+  CU_ASSERT(worst < closureBound(w));
   hsd_freeWorld(w);
   hsm_freeBody(box);
   hsm_freeBody(post);
@@ -420,7 +429,7 @@ static void testDrivenCrank(void) {
   fprintf(stderr, " [crank %.9f rad after 2 s at 2 rad/s; closure max %.2g m; torque %.4f, "
           "power / speed %.4f] ", q - q0, worst, u, power);
   HST_NEAR(q - q0, 4.0, 1e-5);  // the articulated servo's defect correction: ~1e-6
-  CU_ASSERT(worst < 1e-4);
+  CU_ASSERT(worst < closureBound(w));
   HST_NEAR(u, power, 0.01);
   hsd_freeWorld(w);
   hsm_freeBody(b);
@@ -452,7 +461,7 @@ static void testParallelLeg(void) {
   fprintf(stderr, " [hip swing %.3f rad; closure max %.2g m; shank tilt max %.2g rad] ", qmax,
           worst, tilt);
   CU_ASSERT(qmax > 0.39);
-  CU_ASSERT(worst < 1e-4);
+  CU_ASSERT(worst < closureBound(w));
   CU_ASSERT(tilt < 1e-3);
   hsd_freeWorld(w);
   hsm_freeBody(b);
@@ -477,7 +486,7 @@ static void testTeleportKeepsLoop(void) {
   dynSteps(w, 1);
   double e1 = hsd_extraJointError(w, 0), dq = fabs(hsd_state(w, 0)->dq[1]);
   fprintf(stderr, " [after the teleport: closure %.2g m, crank speed %.3g rad/s] ", e1, dq);
-  CU_ASSERT(e1 < 1e-6);
+  CU_ASSERT(e1 < fmin(1e-6, closureBound(w)));
   CU_ASSERT(dq < 0.1);  // released from rest: g dt-sized, not a jolt
   HST_NEAR(hsd_state(w, 0)->q[1], f.q[0], 1e-3);
   hsd_freeWorld(w);
