@@ -605,10 +605,11 @@ double hsd_jointConstraintTorque(const hsdWorld *w, int ch, int link) {
 //---------------------------------- joint-space engine: closing the loops ---------------------
 //
 // The joint-space engine holds a loop by velocity rows (dynamics_jscontact.c: the relative
-// velocity of its points along the directions it constrains, Baumgarte's target -erp error /
-// dt), which leave the positions' second-order drift: q + dt v moves along the loop's tangent,
-// not its curve, so that a crank at 2 rad/s opened by about (dt w)^2 r a step and settled at
-// that over erp (2.3e-6 m; the ODE engine 5e-7). After the step's positions are integrated,
+// velocity of its points along the directions it constrains, target 0), which leave the
+// positions' second-order drift: q + dt v moves along the loop's tangent, not its curve, so
+// that a crank at 2 rad/s opens by about (dt w)^2 r a step (with Baumgarte's bias, -erp error /
+// dt, as it had before, it settled at that over erp: 2.3e-6 m; the ODE engine's joints 5e-7
+// m). After the step's positions are integrated,
 // hsd_jsCloseLoops takes them back onto the loop: Gauss-Newton at the new poses in the mass
 // matrix's metric (dq = M^-1 J^T lambda with J dq = -error: the least change of kinetic
 // measure, given dofs kept; equal and opposite on the loop's two sides, so a free character's
@@ -618,8 +619,7 @@ double hsd_jointConstraintTorque(const hsdWorld *w, int ch, int link) {
 #define JS_LOOP_TOL 1e-13    // a loop this near closed [m] is left as it is
 #define JS_LOOP_PASSES 4     // at most this many passes over the loops a step
 #define JS_LOOP_REACH 1e-4   // a pass moves a loop by at most this [m]: a loop opened wider (a
-                             // model not closed at the start) closes over some steps, its rows'
-                             // Baumgarte bias pulling too
+                             // model not closed at the start) closes over some steps
 
 // 1 if character ci moves in this step of the joint-space engine
 static int jsMoves(const hsdWorld *w, int ci) {
