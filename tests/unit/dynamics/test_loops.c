@@ -239,7 +239,7 @@ static void testFourBarPeriod(void) {
   double Tsim = (last - first) / crossings;
   fprintf(stderr, " [period %.5f s, analytic %.5f s, ratio %.5f; closure %.2g m] ", Tsim, T,
           Tsim / T, hsd_extraJointError(w, 0));
-  CU_ASSERT(fabs(Tsim / T - 1) < 0.01);
+  CU_ASSERT(fabs(Tsim / T - 1) < 1e-3);  // (ODE 3.4e-4, the joint-space engine 1.1e-4)
   CU_ASSERT(hsd_extraJointError(w, 0) < closureBound(w));
   hsd_freeWorld(w);
   hsm_freeBody(b);
@@ -274,11 +274,12 @@ static void testFourBarStaticForce(void) {
   double det = rx * (-sy) - (-ry) * sx;  // unknowns (Fy, Fx): [rx -ry; sx -sy]
   double Fy = (e1 * (-sy) - (-ry) * e2) / det, Fx = (rx * e2 - sx * e1) / det;
   double mag = hypot(Fx, Fy);
-  fprintf(stderr, " [loop force on ROCKER (%.4f, %.4f, %.4f) N, statics (%.4f, 0, %.4f); moment "
+  fprintf(stderr, " [loop force on ROCKER (%.7f, %.2g, %.7f) N, statics (%.7f, 0, %.7f); moment "
           "%.1g] ", F[0], F[1], F[2], Fx, Fy, hsu_norm(F + 3));
-  CU_ASSERT(fabs(F[0] - Fx) < 0.01 * mag);
-  CU_ASSERT(fabs(F[2] - Fy) < 0.01 * mag);
-  CU_ASSERT(fabs(F[1]) < 0.01 * mag);
+  // (at rest the statics are exact: both engines agree with them to 1e-7 N)
+  CU_ASSERT(fabs(F[0] - Fx) < 1e-6 * mag);
+  CU_ASSERT(fabs(F[2] - Fy) < 1e-6 * mag);
+  CU_ASSERT(fabs(F[1]) < 1e-6 * mag);
   CU_ASSERT(hsu_norm(F + 3) < 1e-6 * mag);
   hsd_freeWorld(w);
   hsm_freeBody(b);
@@ -309,16 +310,20 @@ static void directionCase(hstExtraJoint type) {
   const double *p = hsd_state(w, 1)->rootP;
   double free = 1.0 * 1.0 / (2 * 2.0) * 1.001;  // F t^2 / 2m with ODE's discrete sum (1.001)
   double d[3] = {p[0], p[1], p[2] - 1};
+  // the ODE engine's loop carries auxiliary bodies of 1e-4 of the box's mass (2.5e-5 m less
+  // travel here); the joint-space engine's rows add no mass
+  int js = hsd_options(w)->engine == hsENGINE_JOINT_SPACE;
+  double along = js ? 1e-12 : 1e-3, across = js ? 1e-12 : 1e-6;
   if (type == hsEXTRA_XY) {  // free along x only
     fprintf(stderr, " [xy: along %.6f m (free %.6f), across %.2g %.2g m] ", d[0], free, d[1],
             d[2]);
-    CU_ASSERT(fabs(d[0] - free) < 1e-3 * free);
-    CU_ASSERT(fabs(d[1]) < 1e-6 && fabs(d[2]) < 1e-6);
+    CU_ASSERT(fabs(d[0] - free) < along * free);
+    CU_ASSERT(fabs(d[1]) < across && fabs(d[2]) < across);
   } else {  // free in x and y
     fprintf(stderr, " [z: across %.6f %.6f m (free %.6f), along %.2g m] ", d[0], d[1], free,
             d[2]);
-    CU_ASSERT(fabs(d[0] - free) < 1e-3 * free && fabs(d[1] - free) < 1e-3 * free);
-    CU_ASSERT(fabs(d[2]) < 1e-6);
+    CU_ASSERT(fabs(d[0] - free) < along * free && fabs(d[1] - free) < along * free);
+    CU_ASSERT(fabs(d[2]) < across);
   }
   double F[6];
   hsd_extraJointForce(w, 0, F);
@@ -397,7 +402,7 @@ static void testTwoCharacters(void) {
   double Tsim = (last - first) / crossings;
   fprintf(stderr, " [pendulum period %.5f s, analytic %.5f s; closure max %.2g m] ", Tsim, T,
           worst);
-  CU_ASSERT(fabs(Tsim / T - 1) < 0.01);
+  CU_ASSERT(fabs(Tsim / T - 1) < 1e-3);  // (both engines 3e-5)
   CU_ASSERT(worst < closureBound(w));
   hsd_freeWorld(w);
   hsm_freeBody(box);
@@ -426,11 +431,11 @@ static void testDrivenCrank(void) {
   // the crank's torque times its speed is the power the mechanism takes (no damping; the
   // crank's rotor, at constant speed, takes none): (E1 - E0) / dt / 2 rad/s, first order in dt
   double power = (e1 - e0) / hsd_timeStep(w) / 2.0;
-  fprintf(stderr, " [crank %.9f rad after 2 s at 2 rad/s; closure max %.2g m; torque %.4f, "
-          "power / speed %.4f] ", q - q0, worst, u, power);
+  fprintf(stderr, " [crank %.9f rad after 2 s at 2 rad/s; closure max %.2g m; torque %.6f, "
+          "power / speed %.6f] ", q - q0, worst, u, power);
   HST_NEAR(q - q0, 4.0, 1e-5);  // the articulated servo's defect correction: ~1e-6
   CU_ASSERT(worst < closureBound(w));
-  HST_NEAR(u, power, 0.01);
+  HST_NEAR(u, power, 1e-3);  // (ODE 3e-4, the joint-space engine 1.3e-5)
   hsd_freeWorld(w);
   hsm_freeBody(b);
 }
