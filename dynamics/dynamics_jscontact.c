@@ -58,7 +58,8 @@
 // joint is within JS_LIMIT_MARGIN of the limit or reaches it this step), its velocity-limit
 // motor (target the limit, impulse within +-|u| dt; dynamics_jsstep.c decides when, as the ODE
 // engine does), and each closed loop (bilateral rows on the velocity of its point p2 on link2
-// relative to link1's point there, Baumgarte's target -erp error / dt). A crawler track's
+// relative to link1's point there, target 0; their position error is removed after the
+// integration, dynamics_loops.c's hsd_jsCloseLoops). A crawler track's
 // contact has its tangents' targets cancel the track's surface speed (hsd_addTrackVel) and a
 // soft normal row (JS_TRACK_CFM, as the ODE engine's tracks): J v = bias - R lambda.
 // Everything runs in a fixed order: the same calls give the same bits.
@@ -833,7 +834,10 @@ static void loopPoints(const hsdWorld *w, const hsdLoop *l, double p[2][3], doub
 
 // loop l's rows into P: the velocity of its point p2 on link2 relative to link1's point there
 // (loopPoints) along the directions it constrains (xyz: the world's axes; xy: two across the
-// axis; z: the axis), unbounded, Baumgarte's bias -erp error / dt, warm-started
+// axis; z: the axis), unbounded, target 0, warm-started. The position error is no velocity's:
+// hsd_jsCloseLoops (dynamics_loops.c) removes it after the integration (Baumgarte's bias
+// -erp error / dt here put the links in motion: a four-bar released 1.4 cm open jolted its
+// joints to 5 rad/s, where closing it by positions leaves them its swing's 0.2 rad/s)
 static void buildLoop(hsdWorld *w, hsdJsContacts *s, int i, JsPoint *P, size_t *used) {
   const hsdLoop *l = &w->loops[i];
   double p[2][3], e[3], ax[3];
@@ -858,7 +862,7 @@ static void buildLoop(hsdWorld *w, hsdJsContacts *s, int i, JsPoint *P, size_t *
   for (int r = 0; r < P->nrow; r++) {
     P->lo[r] = -INFINITY;
     P->hi[r] = INFINITY;
-    P->target[r] = -w->opt.erp * hsu_dot(e, P->fr + 3 * r) / w->dt;
+    P->target[r] = 0;
   }
   int ch[2] = {l->ch[1], l->ch[0]}, link[2] = {l->link[1], l->link[0]};
   buildRows(w, s, P, ch, link, (const double(*)[3])p, used);

@@ -22,7 +22,9 @@
 //    refused as a runaway when it leaves the bounds;
 // 4. the data back into the state: poses, q, dq, ddq, u (a high-gain joint's from inverse
 //    dynamics), link velocities from the root's and dq; ODE's bodies placed there
-//    (hsd_placeBodies) so that every geometric query sees the new poses;
+//    (hsd_placeBodies) so that every geometric query sees the new poses; once every character
+//    is there, the closed loops' positions taken back onto the loops (hsd_jsCloseLoops,
+//    dynamics_loops.c: the velocity rows leave the integration's second-order drift);
 // 5. hsd_jsFinish (dynamics_finish.c): accelerations by differences, force sensors by inverse
 //    dynamics, holds, commands cleared;
 // 6. sleeping (hsdOptions.sleep; dynamics_sleep.c): a sleeping character skips 2-4 (static to
@@ -719,6 +721,11 @@ int hsd_jsStepWorld(hsdWorld *w, hsError *err) {
     if (!w->chars[ci].still && !hsd_jsAsleep(w, ci)) {
       endCharacter(w, ci);
     }
+  }
+  if (w->nloop > 0) {
+    hsd_jsCloseLoops(w);  // (dynamics_loops.c) the loops closed again after the integration
+  }
+  for (int ci = 0; ci < w->nchar; ci++) {
     hsd_jsFinish(w, ci);
   }
   hsd_jsSleepAfter(w);

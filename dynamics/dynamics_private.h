@@ -235,6 +235,9 @@ struct hsdWorld {
   int nipair, capIpair;
   hsdLoop *loops;     // extra joints
   int nloop, capLoop;
+  double *loopWork;   // joint-space engine, hsd_jsCloseLoops: a loop's Jacobian rows and
+                      // M^-1 J^T (12 x the most dofs a character has; made by hsd_buildLoops)
+  unsigned char *loopMoved;  // ... and the characters it moved in a step (nchar)
   hsuVec linkPairs;   // hsdLinkPair of contact pairs
   hsuVec ilinkPairs;  // hsdLinkPair of intersection pairs
 
@@ -341,6 +344,13 @@ void hsd_readLoopForces(hsdWorld *w);
 
 // free the loops' records
 void hsd_freeLoops(hsdWorld *w);
+
+// joint-space engine, after every character's positions were integrated (their state and link
+// poses written): each closed loop's position error, which the step's velocity rows leave at
+// the integration's second-order drift, removed by moving the loop's dofs by M^-1 J^T lambda
+// (the least change in the mass matrix's metric, given dofs kept) at most JS_LOOP_REACH a
+// pass; the moved characters' link poses, velocities and ODE bodies updated
+void hsd_jsCloseLoops(hsdWorld *w);
 
 // add a model's extra joints for character ch (hsd_addCharacter); 0 or an error
 int hsd_addModelLoops(hsdWorld *w, int ch, hsError *err);

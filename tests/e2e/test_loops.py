@@ -5,7 +5,8 @@ answers:
 
 - the sample four-bar (its model-file ExtraJoint "LOOP", "xy" about COUPLER's z) released in
   torque mode: the two loop points, computed here from the ABS_TRANSFORMs the server reports,
-  stay within 1e-4 m across the loop axis for 2 s; getExtraJointConstraintForce reports what
+  stay within 1e-4 m across the loop axis for 2 s (1e-10 m on the joint-space engine, which
+  closes the loop's positions after each step); getExtraJointConstraintForce reports what
   holds it;
 - registerExtraJoint between two characters: a box hung by an "xyz" joint from a fixed post
   hangs still, and the joint's force equals the box's weight within 0.1 % (statics);
@@ -13,7 +14,7 @@ answers:
   loop's name, and the instance goes on (torque mode again: it starts);
 - bad registrations raise BAD_PARAM / BAD_INV_ORDER and are logged; unknown names too;
 - the sample crawler, driven by JOINT_TORQUE on both tracks through setCharacterAllLinkData,
-  drives along +x at the commanded 0.3 m/s within 5 %.
+  drives along +x at the commanded 0.3 m/s within 1e-5.
 The DynamicsSimulator tests run on both engines (ODE and the joint-space engine, chosen through
 hrpsim's setSolver).
 """
@@ -98,7 +99,12 @@ def four_bar(sim, bodies):
     sim.setCharacterAllJointModes("fb", DS.TORQUE_MODE)
 
 
-def test_model_loop_stays_closed_and_reports_its_force(sim, bodies):
+def engine_of(request):
+    """The engine the test's ``sim`` fixture runs on."""
+    return request.node.callspec.params["sim"]
+
+
+def test_model_loop_stays_closed_and_reports_its_force(sim, bodies, request):
     four_bar(sim, bodies)
     sim.initSimulation()
     worst = 0.0
@@ -109,7 +115,9 @@ def test_model_loop_stays_closed_and_reports_its_force(sim, bodies):
         d = (pr + Rr @ [0.4, 0, 0]) - (pc + Rc @ [0.5, 0, 0])
         axis = Rc @ [0, 0, 1]
         worst = max(worst, np.linalg.norm(d - np.dot(d, axis) * axis))
-    assert worst < 1e-4
+    # the joint-space engine closes its loops' positions after each step (1e-12 m); ODE's joints
+    # leave the integration's drift (about 1e-5 m here)
+    assert worst < (1e-10 if engine_of(request) == "joint_space" else 1e-4)
     f = sim.getExtraJointConstraintForce("fb", "LOOP")
     assert len(f) == 6 and all(np.isfinite(f))
     assert np.linalg.norm(f[:3]) > 0.1  # it carries the bars' weight
@@ -196,7 +204,7 @@ def test_crawler_drives_at_its_track_speed(sim, bodies):
     for _ in range(1000):
         sim.stepSimulation()
     speed = pose(sim, "crawler", "CHASSIS")[0][0] - x0
-    assert speed == pytest.approx(0.3, rel=0.05)
+    assert speed == pytest.approx(0.3, rel=1e-5)  # no slip in a straight line (both: 1e-7)
     assert sim.getCharacterLinkData("crawler", "TRACK_L", DS.JOINT_TORQUE) == [0.3]
 
 

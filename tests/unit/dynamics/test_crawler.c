@@ -62,20 +62,20 @@ static double straightSpeed(int floorFirst, double u, double *lateral) {
 }
 
 // both tracks at u = 0.3 m/s: the vehicle drives along +x (AIST's sign: the surface moves
-// along (R a) x n_out = y x (-z) = -x under the vehicle) at u within 5%
+// along (R a) x n_out = y x (-z) = -x under the vehicle) at u: the tracks do not slip in a
+// straight line, so within 1e-5 (both engines: 1e-7), and it keeps its line (1e-10 m sideways)
 static void testStraight(void) {
   double lat, s1 = straightSpeed(1, 0.3, &lat);
-  fprintf(stderr, " [speed %.4f m/s for u 0.3 (ratio %.4f), lateral drift %.2g m] ", s1,
+  fprintf(stderr, " [speed %.7f m/s for u 0.3 (ratio %.7f), lateral drift %.2g m] ", s1,
           s1 / 0.3, lat);
-  CU_ASSERT(fabs(s1 / 0.3 - 1) < 0.05);
-  CU_ASSERT(fabs(lat) < 0.01);
+  CU_ASSERT(fabs(s1 / 0.3 - 1) < 1e-5);
+  CU_ASSERT(fabs(lat) < 1e-6);
   // the crawler as the pair's first link: the same motion (the sign follows the normal)
   double s2 = straightSpeed(0, 0.3, &lat);
-  fprintf(stderr, " [crawler first in its pairs: %.4f m/s] ", s2);
-  CU_ASSERT(fabs(s2 / 0.3 - 1) < 0.05);
-  // backwards
-  double s3 = straightSpeed(1, -0.2, &lat);
-  CU_ASSERT(fabs(s3 / -0.2 - 1) < 0.05);
+  double s3 = straightSpeed(1, -0.2, &lat);  // backwards
+  fprintf(stderr, " [crawler first in its pairs: %.7f m/s; backwards %.7f for -0.2] ", s2, s3);
+  CU_ASSERT(fabs(s2 / 0.3 - 1) < 1e-5);
+  CU_ASSERT(fabs(s3 / -0.2 - 1) < 1e-5);
 }
 
 // opposite speeds: the vehicle turns on the spot, counter-clockwise for a faster right track,
@@ -98,11 +98,14 @@ static void testTurn(void) {
     prev = yaw(st);
   }
   double rate = turned / 1.0, moved = hypot(st->rootP[0] - p0[0], st->rootP[1] - p0[1]);
-  fprintf(stderr, " [yaw rate %.4f rad/s, no-slip %.4f, ratio %.3f; centre moved %.2g m] ", rate,
+  fprintf(stderr, " [yaw rate %.4f rad/s, no-slip %.4f, ratio %.4f; centre moved %.4f m] ", rate,
           noSlip, rate / noSlip, moved);
   CU_ASSERT(rate > 0.1 * noSlip);
   CU_ASSERT(rate < noSlip);
-  CU_ASSERT(moved < 0.05);
+  // the chassis origin circles the centre of mass (0.018 m ahead of it: the flipper) and the
+  // whole creeps a little: 0.0215 m on ODE, 0.0214 on the joint-space engine; friction updated
+  // row by row and scaled onto the cone (at an angle to the slip) made it 0.044 there
+  CU_ASSERT(moved < 0.03);
   hsd_freeWorld(w);
   hsm_freeBody(veh);
   hsm_freeBody(floor);
@@ -122,7 +125,7 @@ static void testSlopeHold(void) {
   dynSteps(w, 2000);
   double slid = st->rootP[0] - x0;
   fprintf(stderr, " [slid %.2g m in 2 s on the slope] ", slid);
-  CU_ASSERT(fabs(slid) < 1e-3);
+  CU_ASSERT(fabs(slid) < 1e-6);  // (ODE 1.2e-9 m, the joint-space engine 1.8e-14)
   // and with too little friction (mu 0.2 < tan 0.3) it slides down (+x here)
   hsd_freeWorld(w);
   w = crawlerWorld(veh, floor, 1, 0.2, g);
@@ -178,8 +181,8 @@ static void testPseudoContinuousTrack(void) {
   double x0 = hsd_state(w, 1)->rootP[0];
   dynSteps(w, 1000);
   double speed = hsd_state(w, 1)->rootP[0] - x0;
-  fprintf(stderr, " [pseudoContinuousTrack at 0.25 m/s: %.4f m/s] ", speed);
-  CU_ASSERT(fabs(speed / 0.25 - 1) < 0.05);
+  fprintf(stderr, " [pseudoContinuousTrack at 0.25 m/s: %.7f m/s] ", speed);
+  CU_ASSERT(fabs(speed / 0.25 - 1) < 1e-5);
   HST_NEAR(hsd_state(w, 1)->dq[TRACK_L], 0.25, 0);  // read back as velocity and torque
   HST_NEAR(hsd_state(w, 1)->u[TRACK_L], 0.25, 0);
   hsd_freeWorld(w);
@@ -204,10 +207,12 @@ static void testClimbStep(void) {
     zmax = fmax(zmax, st->rootP[2]);
   }
   dynSteps(w, 500);
-  fprintf(stderr, " [after the step: x %.3f m, z %.4f m (0.09 on the floor, 0.14 on the step)] ",
+  fprintf(stderr, " [after the step: x %.3f m, z %.6f m (0.09 on the floor, 0.14 on the step)] ",
           st->rootP[0], st->rootP[2]);
   CU_ASSERT(st->rootP[0] > 1.6);            // well past the edge
-  HST_NEAR(st->rootP[2], 0.09 + 0.05, 0.005);  // resting on the step's top
+  // resting on the step's top (the joint-space engine 0.1 mm deep: its contacts' allowed
+  // penetration)
+  HST_NEAR(st->rootP[2], 0.09 + 0.05, 2e-4);
   hsd_freeWorld(w);
   hsm_freeBody(veh);
   hsm_freeBody(floor);

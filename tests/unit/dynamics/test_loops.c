@@ -148,6 +148,14 @@ static hsdWorld *fourBarWorld(hsBody *b, double phi, hstJointMode mode, hsError 
   return w;
 }
 
+// the largest closure error a test allows [m]: the joint-space engine closes its loops' positions
+// after every step (hsd_jsCloseLoops, to 1e-12 m; before it the velocity rows alone left the
+// driven crank open by 2.3e-6 m); the ODE engine's joints hold them by error reduction, which
+// leaves the integration's drift (up to 2.1e-5 m here: the four-bar swinging for 10 s)
+static double closureBound(const hsdWorld *w) {
+  return hsd_options(w)->engine == hsENGINE_JOINT_SPACE ? 1e-11 : 1e-4;
+}
+
 //---------------------------------- tests -----------------------------------------------------
 
 // the model's loop is there with its numbers, and its points coincide at the start
@@ -190,7 +198,7 @@ static void testFourBarClosure(void) {
     travel = fmax(travel, fabs(hsd_state(w, 0)->q[1] - q0));
   }
   fprintf(stderr, " [closure error over 10 s: max %.2g m; crank swing %.2f rad] ", worst, travel);
-  CU_ASSERT(worst < 1e-4);
+  CU_ASSERT(worst < closureBound(w));
   CU_ASSERT(travel > 0.5);  // it really moved
   hsd_freeWorld(w);
   hsm_freeBody(b);
@@ -231,7 +239,8 @@ static void testFourBarPeriod(void) {
   double Tsim = (last - first) / crossings;
   fprintf(stderr, " [period %.5f s, analytic %.5f s, ratio %.5f; closure %.2g m] ", Tsim, T,
           Tsim / T, hsd_extraJointError(w, 0));
-  CU_ASSERT(fabs(Tsim / T - 1) < 0.01);
+  CU_ASSERT(fabs(Tsim / T - 1) < 1e-3);  // (ODE 3.4e-4, the joint-space engine 1.1e-4)
+  CU_ASSERT(hsd_extraJointError(w, 0) < closureBound(w));
   hsd_freeWorld(w);
   hsm_freeBody(b);
 }
@@ -265,11 +274,12 @@ static void testFourBarStaticForce(void) {
   double det = rx * (-sy) - (-ry) * sx;  // unknowns (Fy, Fx): [rx -ry; sx -sy]
   double Fy = (e1 * (-sy) - (-ry) * e2) / det, Fx = (rx * e2 - sx * e1) / det;
   double mag = hypot(Fx, Fy);
-  fprintf(stderr, " [loop force on ROCKER (%.4f, %.4f, %.4f) N, statics (%.4f, 0, %.4f); moment "
+  fprintf(stderr, " [loop force on ROCKER (%.7f, %.2g, %.7f) N, statics (%.7f, 0, %.7f); moment "
           "%.1g] ", F[0], F[1], F[2], Fx, Fy, hsu_norm(F + 3));
-  CU_ASSERT(fabs(F[0] - Fx) < 0.01 * mag);
-  CU_ASSERT(fabs(F[2] - Fy) < 0.01 * mag);
-  CU_ASSERT(fabs(F[1]) < 0.01 * mag);
+  // (at rest the statics are exact: both engines agree with them to 1e-7 N)
+  CU_ASSERT(fabs(F[0] - Fx) < 1e-6 * mag);
+  CU_ASSERT(fabs(F[2] - Fy) < 1e-6 * mag);
+  CU_ASSERT(fabs(F[1]) < 1e-6 * mag);
   CU_ASSERT(hsu_norm(F + 3) < 1e-6 * mag);
   hsd_freeWorld(w);
   hsm_freeBody(b);
@@ -300,16 +310,20 @@ static void directionCase(hstExtraJoint type) {
   const double *p = hsd_state(w, 1)->rootP;
   double free = 1.0 * 1.0 / (2 * 2.0) * 1.001;  // F t^2 / 2m with ODE's discrete sum (1.001)
   double d[3] = {p[0], p[1], p[2] - 1};
+  // the ODE engine's loop carries auxiliary bodies of 1e-4 of the box's mass (2.5e-5 m less
+  // travel here); the joint-space engine's rows add no mass
+  int js = hsd_options(w)->engine == hsENGINE_JOINT_SPACE;
+  double along = js ? 1e-12 : 1e-3, across = js ? 1e-12 : 1e-6;
   if (type == hsEXTRA_XY) {  // free along x only
     fprintf(stderr, " [xy: along %.6f m (free %.6f), across %.2g %.2g m] ", d[0], free, d[1],
             d[2]);
-    CU_ASSERT(fabs(d[0] - free) < 1e-3 * free);
-    CU_ASSERT(fabs(d[1]) < 1e-6 && fabs(d[2]) < 1e-6);
+    CU_ASSERT(fabs(d[0] - free) < along * free);
+    CU_ASSERT(fabs(d[1]) < across && fabs(d[2]) < across);
   } else {  // free in x and y
     fprintf(stderr, " [z: across %.6f %.6f m (free %.6f), along %.2g m] ", d[0], d[1], free,
             d[2]);
-    CU_ASSERT(fabs(d[0] - free) < 1e-3 * free && fabs(d[1] - free) < 1e-3 * free);
-    CU_ASSERT(fabs(d[2]) < 1e-6);
+    CU_ASSERT(fabs(d[0] - free) < along * free && fabs(d[1] - free) < along * free);
+    CU_ASSERT(fabs(d[2]) < across);
   }
   double F[6];
   hsd_extraJointForce(w, 0, F);
@@ -388,8 +402,8 @@ static void testTwoCharacters(void) {
   double Tsim = (last - first) / crossings;
   fprintf(stderr, " [pendulum period %.5f s, analytic %.5f s; closure max %.2g m] ", Tsim, T,
           worst);
-  CU_ASSERT(fabs(Tsim / T - 1) < 0.01);
-  CU_ASSERT(worst < 1e-4);
+  CU_ASSERT(fabs(Tsim / T - 1) < 1e-3);  // (both engines 3e-5)
+  CU_ASSERT(worst < closureBound(w));
   hsd_freeWorld(w);
   hsm_freeBody(box);
   hsm_freeBody(post);
@@ -417,11 +431,11 @@ static void testDrivenCrank(void) {
   // the crank's torque times its speed is the power the mechanism takes (no damping; the
   // crank's rotor, at constant speed, takes none): (E1 - E0) / dt / 2 rad/s, first order in dt
   double power = (e1 - e0) / hsd_timeStep(w) / 2.0;
-  fprintf(stderr, " [crank %.9f rad after 2 s at 2 rad/s; closure max %.2g m; torque %.4f, "
-          "power / speed %.4f] ", q - q0, worst, u, power);
+  fprintf(stderr, " [crank %.9f rad after 2 s at 2 rad/s; closure max %.2g m; torque %.6f, "
+          "power / speed %.6f] ", q - q0, worst, u, power);
   HST_NEAR(q - q0, 4.0, 1e-5);  // the articulated servo's defect correction: ~1e-6
-  CU_ASSERT(worst < 1e-4);
-  HST_NEAR(u, power, 0.01);
+  CU_ASSERT(worst < closureBound(w));
+  HST_NEAR(u, power, 1e-3);  // (ODE 3e-4, the joint-space engine 1.3e-5)
   hsd_freeWorld(w);
   hsm_freeBody(b);
 }
@@ -452,7 +466,7 @@ static void testParallelLeg(void) {
   fprintf(stderr, " [hip swing %.3f rad; closure max %.2g m; shank tilt max %.2g rad] ", qmax,
           worst, tilt);
   CU_ASSERT(qmax > 0.39);
-  CU_ASSERT(worst < 1e-4);
+  CU_ASSERT(worst < closureBound(w));
   CU_ASSERT(tilt < 1e-3);
   hsd_freeWorld(w);
   hsm_freeBody(b);
@@ -477,9 +491,96 @@ static void testTeleportKeepsLoop(void) {
   dynSteps(w, 1);
   double e1 = hsd_extraJointError(w, 0), dq = fabs(hsd_state(w, 0)->dq[1]);
   fprintf(stderr, " [after the teleport: closure %.2g m, crank speed %.3g rad/s] ", e1, dq);
-  CU_ASSERT(e1 < 1e-6);
+  CU_ASSERT(e1 < fmin(1e-6, closureBound(w)));
   CU_ASSERT(dq < 0.1);  // released from rest: g dt-sized, not a jolt
   HST_NEAR(hsd_state(w, 0)->q[1], f.q[0], 1e-3);
+  hsd_freeWorld(w);
+  hsm_freeBody(b);
+}
+
+// released with the loop open (the crank turned 0.05 rad off the closed pose at the
+// equilibrium, the others not): the loop closes within 0.1 s and stays closed. The joint-space
+// engine moves its positions back (at most 4e-4 m a step, hsd_jsCloseLoops) without a jolt: the
+// joints move at the swing's own speed (the crank's 0.05 rad at period 1.37 s: 0.23 rad/s);
+// the ODE engine's error reduction pulls it shut by velocity (8.2 rad/s)
+static void testOpenLoopCloses(void) {
+  hsBody *b = dynLoadSample("closed_link/four_bar.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  double phi0 = fbEquilibrium(b, 9.8);
+  hsdWorld *w = fourBarWorld(b, phi0, hsMODE_TORQUE, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(w);
+  CU_ASSERT_EQUAL(hsd_setJointValue(w, 0, 1, hsd_state(w, 0)->q[1] + 0.05, NULL), 0);
+  dynSteps(w, 1);
+  double e0 = hsd_extraJointError(w, 0), fast = 0, e100 = 0, worst = 0;
+  for (int i = 1; i <= 1000; i++) {
+    dynSteps(w, 1);
+    for (int k = 1; k <= 3; k++) {
+      fast = fmax(fast, fabs(hsd_state(w, 0)->dq[k]));
+    }
+    if (i == 100) {
+      e100 = hsd_extraJointError(w, 0);
+    }
+    if (i >= 100) {
+      worst = fmax(worst, hsd_extraJointError(w, 0));
+    }
+  }
+  fprintf(stderr, " [open by %.2g m after the first step; %.2g m at 0.1 s, at most %.2g m after; "
+          "joint speeds at most %.4g rad/s] ", e0, e100, worst, fast);
+  CU_ASSERT(e0 > 1e-3);
+  CU_ASSERT(worst < closureBound(w));
+  CU_ASSERT(fast < (hsd_options(w)->engine == hsENGINE_JOINT_SPACE ? 0.5 : 10));
+  hsd_freeWorld(w);
+  hsm_freeBody(b);
+}
+
+// a slider-crank (crank r = 0.2 m about y at the base, a slider along x from x = 0.6, a rod
+// l = 0.4 m about y on the slider, its end tied to the crank's tip by an xy loop about y) falling
+// in torque mode under gravity: the slider's travel is the linkage's own, s = r cos phi +
+// sqrt(l^2 - r^2 sin^2 phi) - 0.6 (a rotation phi about y takes x to (cos phi, 0, -sin phi)),
+// within what the closure allows, and the loop stays closed (a slide joint's rows)
+static void testSliderCrank(void) {
+  static const char *bar =
+      "Segment { mass %g centerOfMass %g 0 0 momentsOfInertia [0.001 0 0 0 %g 0 0 0 %g] }";
+  char crank[256], rod[256], text[2048];
+  snprintf(crank, sizeof crank, bar, 1.0, 0.1, 0.2 * 0.2 / 12, 0.2 * 0.2 / 12);
+  snprintf(rod, sizeof rod, bar, 0.5, -0.2, 0.5 * 0.4 * 0.4 / 12, 0.5 * 0.4 * 0.4 / 12);
+  snprintf(text, sizeof text,
+           "DEF SC Humanoid { humanoidBody [ DEF BASE Joint { jointType \"fixed\" "
+           "translation 0 0 1 children [\n"
+           " DEF CRANK Joint { jointType \"rotate\" jointId 0 jointAxis 0 1 0 children [ %s ] }\n"
+           " DEF SLIDER Joint { jointType \"slide\" jointId 1 jointAxis 1 0 0 translation 0.6 0 0 "
+           "children [ Segment { mass 2 momentsOfInertia [0.01 0 0 0 0.01 0 0 0 0.01] }\n"
+           "  DEF ROD Joint { jointType \"rotate\" jointId 2 jointAxis 0 1 0 children [ %s ] } ] }"
+           " ] } ]\n joints [ USE BASE USE CRANK USE SLIDER USE ROD ] }\n",
+           crank, rod);
+  hsBody *b = dynLoadText("slider_crank.wrl", text);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  hsdWorld *w = dynWorld(NULL);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "sc", b, NULL), 0);
+  double p1[3] = {-0.4, 0, 0}, p2[3] = {0.2, 0, 0}, ax[3] = {0, 1, 0};
+  hsError err = {0};
+  CU_ASSERT_EQUAL(hsd_addExtraJoint(w, "TIE", 0, 3, 0, 1, p1, p2, hsEXTRA_XY, ax, &err), 0);
+  CU_ASSERT_EQUAL(hsd_setJointValue(w, 0, 1, 0.3, NULL), 0);  // closed there: the slider at s
+  double s0 = 0.2 * cos(0.3) + sqrt(0.16 - 0.04 * sin(0.3) * sin(0.3)) - 0.6;
+  CU_ASSERT_EQUAL(hsd_setJointValue(w, 0, 2, s0, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setJointValue(w, 0, 3, -asin(0.2 * sin(0.3) / 0.4), NULL), 0);
+  CU_ASSERT_EQUAL(hsd_init(w, &err), 0);
+  CU_ASSERT(hsd_extraJointError(w, 0) < 1e-12);
+  double worst = 0, off = 0, smin = s0, smax = s0;
+  for (int i = 0; i < 2000; i++) {
+    dynSteps(w, 1);
+    const hsBodyState *st = hsd_state(w, 0);
+    double phi = st->q[1], sq = 0.2 * cos(phi) + sqrt(0.16 - 0.04 * sin(phi) * sin(phi)) - 0.6;
+    worst = fmax(worst, hsd_extraJointError(w, 0));
+    off = fmax(off, fabs(st->q[2] - sq));
+    smin = fmin(smin, st->q[2]);
+    smax = fmax(smax, st->q[2]);
+  }
+  fprintf(stderr, " [slider %.3f .. %.3f m; off the linkage's travel by %.2g m; closure max "
+          "%.2g m] ", smin, smax, off, worst);
+  CU_ASSERT(smax - smin > 0.1);  // it really moved
+  CU_ASSERT(worst < closureBound(w));
+  CU_ASSERT(off < 10 * closureBound(w));
   hsd_freeWorld(w);
   hsm_freeBody(b);
 }
@@ -525,5 +626,8 @@ void register_loops(void) {
   CU_add_test(s, "the parallelogram leg keeps its shank upright", testParallelLeg);
   CU_add_test(s, "a teleport to another closed configuration keeps the loop",
               testTeleportKeepsLoop);
+  CU_add_test(s, "a loop open at the start closes", testOpenLoopCloses);
+  CU_add_test(s, "a slider-crank follows its linkage (a slide joint in the loop)",
+              testSliderCrank);
   CU_add_test(s, "over-constrained loops are refused, naming the loop", testOverConstrained);
 }
