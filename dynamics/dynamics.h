@@ -725,6 +725,9 @@ typedef struct hsdJsData {
   double *cfrc;       // per link, 6 each: spatial force (scratch of the inverse)
   int badPivots;      // pivots of the last factorisation raised to stay positive (a massless
                       // subtree): each makes that step's accelerations approximate
+  int rootOnly;       // 1: the last step's phases took the composite path (every joint given,
+                      // the root free: hsd_jsStepVelocity), so M holds the root's 6 x 6 block
+                      // alone and LD its factors
 } hsdJsData;
 
 // the joint-space description of body (borrowed): dofs, their tree, armature from the model's
@@ -781,8 +784,17 @@ void hsd_jsInverse(const hsdJsModel *m, hsdJsData *d, const double *qacc, double
 void hsd_jsStep(const hsdJsModel *m, hsdJsData *d, double dt);
 
 // hsd_jsStep's first half: the three phases and qvel += dt qacc (the step's end velocity
-// before any contact impulse); the factors of M (+ dt B) stay in d->LD for hsd_jsSolveM
+// before any contact impulse); the factors of M (+ dt B) stay in d->LD for hsd_jsSolveM. When
+// every joint is given and the root is free (d->rootOnly), the composite rigid body instead:
+// one Newton-Euler pass at the given accelerations, the root's 6 x 6 block of M factored and
+// solved, the joints' forces completed without their rows of M (O(n), no CRBA, no LTDL)
 void hsd_jsStepVelocity(const hsdJsModel *m, hsdJsData *d, double dt);
+
+// f[j] += the generalized force given dof j takes, over dt [s], while the free dofs' velocities
+// change from vstar (nv) to d->qvel by impulses (sum over free k of M[j][k] (qvel - vstar)[k]
+// / dt), for every given j of the last hsd_jsStepVelocity (its composite path included)
+void hsd_jsGivenReaction(const hsdJsModel *m, const hsdJsData *d, const double *vstar,
+                         double dt, double *f);
 
 // hsd_jsStep's second half: q, the root's pose, st->dq and st->ddq from qvel and qacc
 void hsd_jsIntegrate(const hsdJsModel *m, hsdJsData *d, double dt);

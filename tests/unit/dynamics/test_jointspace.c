@@ -691,6 +691,87 @@ static void testGivenJointAcceleration(void) {
   jsFree(&r);
 }
 
+// every joint of the humanoid given (random accelerations, a random state, external forces on
+// every link, gravity): hsd_jsStepVelocity's composite path (d->rootOnly: one Newton-Euler pass,
+// the root's 6 x 6 block) gives the root's accelerations and the joints' forces of the general
+// path (hsd_jsForward: the whole M and its factors) to 1e-12 relative, and both agree with
+// inverse dynamics at those accelerations (the root takes no force, each joint its qfrcGiven);
+// hsd_jsGivenReaction's composite form equals the sum over M's row (1e-12 relative)
+static void testAllGivenComposite(void) {
+  jsRig r = jsHumanoid(11);
+  int nv = r.m->nv;
+  unsigned s = 5;
+  for (int i = 0; i < r.body->nlink; i++) {
+    for (int k = 0; k < 6; k++) {
+      r.d->xfrc[6 * i + k] = 3 * jsRand(&s);
+    }
+  }
+  for (int j = 6; j < nv; j++) {
+    r.d->given[j] = 1;
+    r.d->qaccGiven[j] = 5 * jsRand(&s);
+  }
+  size_t sz = sizeof(double);
+  double *qvel0 = hsu_calloc((size_t)nv, sz), *acc = hsu_calloc((size_t)nv, sz);
+  double *frc = hsu_calloc((size_t)nv, sz), *id = hsu_calloc((size_t)nv, sz);
+  double *vs = hsu_calloc((size_t)nv, sz), *f0 = hsu_calloc((size_t)nv, sz);
+  double *f1 = hsu_calloc((size_t)nv, sz);
+  memcpy(qvel0, r.d->qvel, (size_t)nv * sz);
+  hsd_jsForward(r.m, r.d);
+  CU_ASSERT_EQUAL(r.d->rootOnly, 0);
+  memcpy(acc, r.d->qacc, (size_t)nv * sz);
+  memcpy(frc, r.d->qfrcGiven, (size_t)nv * sz);
+  // the general path's reaction to a change of the root's velocities
+  for (int j = 0; j < nv; j++) {
+    vs[j] = r.d->qvel[j] - (j < 6 ? 0.1 * jsRand(&s) : 0);
+  }
+  hsd_jsGivenReaction(r.m, r.d, vs, 0.001, f0);
+  r.d->rootOnly = 1;
+  hsd_jsGivenReaction(r.m, r.d, vs, 0.001, f1);
+  double scaleR = 0, errR = 0;
+  for (int j = 6; j < nv; j++) {
+    scaleR = fmax(scaleR, fabs(f0[j]));
+    errR = fmax(errR, fabs(f1[j] - f0[j]));
+  }
+  // the composite path, from the same state
+  memcpy(r.d->qvel, qvel0, (size_t)nv * sz);
+  r.d->posesCurrent = 0;
+  hsd_jsStepVelocity(r.m, r.d, 0.001);
+  CU_ASSERT_EQUAL(r.d->rootOnly, 1);
+  CU_ASSERT_EQUAL(r.d->badPivots, 0);
+  double scaleA = 0, errA = 0, scaleF = 0, errF = 0, errV = 0;
+  for (int j = 0; j < nv; j++) {
+    scaleA = fmax(scaleA, fabs(acc[j]));
+    errA = fmax(errA, fabs(r.d->qacc[j] - acc[j]));
+    scaleF = fmax(scaleF, fabs(frc[j]));
+    errF = fmax(errF, fabs(r.d->qfrcGiven[j] - frc[j]));
+    errV = fmax(errV, fabs(r.d->qvel[j] - (qvel0[j] + 0.001 * r.d->qacc[j])));
+  }
+  // inverse dynamics at the composite's accelerations (from the start's velocities)
+  memcpy(r.d->qvel, qvel0, (size_t)nv * sz);
+  hsd_jsVelocity(r.m, r.d);
+  hsd_jsInverse(r.m, r.d, r.d->qacc, id);
+  double errId = 0;
+  for (int j = 0; j < nv; j++) {
+    errId = fmax(errId, fabs(id[j] - (j < 6 ? 0 : r.d->qfrcGiven[j])));
+  }
+  fprintf(stderr, " [root acc %.2g of %.3g, joint forces %.2g of %.3g, ID %.2g, reaction %.2g of "
+          "%.3g] ", errA, scaleA, errF, scaleF, errId, errR, scaleR);
+  CU_ASSERT(scaleA > 1 && scaleF > 1 && scaleR > 1);
+  CU_ASSERT(errA < 1e-12 * scaleA);
+  CU_ASSERT(errF < 1e-12 * scaleF);
+  CU_ASSERT(errId < 1e-12 * scaleF);
+  CU_ASSERT(errR < 1e-12 * scaleR);
+  CU_ASSERT(errV == 0);
+  hsu_free(qvel0);
+  hsu_free(acc);
+  hsu_free(frc);
+  hsu_free(id);
+  hsu_free(vs);
+  hsu_free(f0);
+  hsu_free(f1);
+  jsFree(&r);
+}
+
 //---------------------------------- the engine in a world ------------------------------------
 
 // a world on the joint-space engine with character body; the character's index is 0
@@ -1449,6 +1530,7 @@ void register_jointspace(void) {
               testHumanoidEnergyAndGravity);
   CU_add_test(s, "humanoid floating: energy and momentum", testHumanoidFloating);
   CU_add_test(s, "given joint acceleration: base reaction, torque", testGivenJointAcceleration);
+  CU_add_test(s, "every joint given: composite path = general path = ID", testAllGivenComposite);
   CU_add_test(s, "world: free fall, discrete solution", testWorldFreeFall);
   CU_add_test(s, "world: torque mode with rotor inertia", testWorldTorqueMode);
   CU_add_test(s, "world: high gain follows, torque by inverse dynamics", testWorldHighGain);
