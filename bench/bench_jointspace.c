@@ -76,28 +76,9 @@ static void drift(const hsdJsModel *m, hsdJsData *d, double dt, double *dE, doub
   d->g[2] = -9.8;
 }
 
-// the sample PD gains (samples/controllers/pd_controller.py, as bench_torque.c): (name
-// fragment, P [N m/rad], D [N m s/rad]), first match wins
-static const struct {
-  const char *frag;
-  double p, d;
-} gains[] = {
-    {"LEG_HIP_Y", 1000, 5},   {"LEG_HIP_R", 2000, 10},   {"LEG_HIP_P", 2500, 12},
-    {"LEG_KNEE", 2500, 12},   {"LEG_ANKLE_P", 1500, 8},  {"LEG_ANKLE_R", 1200, 6},
-    {"CHEST", 1500, 8},       {"NECK", 50, 0.2},         {"ARM_SHOULDER", 300, 0.75},
-    {"ARM_ELBOW", 150, 0.4},  {"ARM_WRIST_Y", 5, 0.02},  {"ARM_WRIST", 20, 0.05},
-};
-
 // the gains of link k into pd[0..1] (0, 0 for a link none matches)
 static void linkGains(const hsBody *b, int k, double pd[2]) {
-  pd[0] = pd[1] = 0;
-  for (size_t i = 0; i < sizeof gains / sizeof gains[0]; i++) {
-    if (strstr(b->links[k].name, gains[i].frag)) {
-      pd[0] = gains[i].p;
-      pd[1] = gains[i].d;
-      return;
-    }
-  }
+  benchPdGains(b->links[k].name, pd);
 }
 
 // microseconds per hsd_step of the humanoid alone in the air (no floor: neither engine solves
