@@ -725,9 +725,10 @@ typedef struct hsdJsData {
   double *cfrc;       // per link, 6 each: spatial force (scratch of the inverse)
   int badPivots;      // pivots of the last factorisation raised to stay positive (a massless
                       // subtree): each makes that step's accelerations approximate
-  int rootOnly;       // 1: the last step's phases took the composite path (every joint given,
-                      // the root free: hsd_jsStepVelocity), so M holds the root's 6 x 6 block
-                      // alone and LD its factors
+  int givenPath;      // the last step's path (hsd_jsStepVelocity): 0 the general one; 1 every
+                      // joint given, the root free: the composite rigid body (M holds the
+                      // root's 6 x 6 block alone, LD its factors); 2 every dof given: inverse
+                      // dynamics alone (M and LD not written)
 } hsdJsData;
 
 // the joint-space description of body (borrowed): dofs, their tree, armature from the model's
@@ -785,9 +786,9 @@ void hsd_jsStep(const hsdJsModel *m, hsdJsData *d, double dt);
 
 // hsd_jsStep's first half: the three phases and qvel += dt qacc (the step's end velocity
 // before any contact impulse); the factors of M (+ dt B) stay in d->LD for hsd_jsSolveM. When
-// every joint is given and the root is free (d->rootOnly), the composite rigid body instead:
-// one Newton-Euler pass at the given accelerations, the root's 6 x 6 block of M factored and
-// solved, the joints' forces completed without their rows of M (O(n), no CRBA, no LTDL)
+// every joint is given (d->givenPath): one Newton-Euler pass at the given accelerations, a free
+// root's 6 x 6 block of M factored and solved (the composite rigid body), the joints' forces
+// completed without their rows of M (O(n): no CRBA, no LTDL of the whole M)
 void hsd_jsStepVelocity(const hsdJsModel *m, hsdJsData *d, double dt);
 
 // f[j] += the generalized force given dof j takes, over dt [s], while the free dofs' velocities

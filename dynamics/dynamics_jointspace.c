@@ -550,7 +550,7 @@ static void solveLTDL(int nv, const int *parent, const unsigned char *given, con
 void hsd_jsAcceleration(const hsdJsModel *m, hsdJsData *d, double dtImplicit) {
   const hsBody *b = m->body;
   int n = b->nlink, nv = m->nv, ngiven = 0;
-  d->rootOnly = 0;
+  d->givenPath = 0;
   // the external forces as generalized forces (J^T xfrc): spatial forces about c summed
   // towards the root, projected on each dof
   for (int i = 0; i < n; i++) {
@@ -622,68 +622,81 @@ void hsd_jsAcceleration(const hsdJsModel *m, hsdJsData *d, double dtImplicit) {
   }
 }
 
-// 1 if the free root's six dofs are the only ones not given, and the character has joints
-// (every joint prescribed, the root free: a high-gain robot); then the composite rigid body is
-// all the forward dynamics needs (rootOnlyAcceleration)
-static int rootOnly(const hsdJsModel *m, const hsdJsData *d) {
-  if (m->nroot != 6 || m->nv == 6) {
+// the path a character's given dofs allow (hsdJsData.givenPath): 1 if the free root's six
+// dofs are the only ones not given (every joint prescribed, the root free: a robot in high
+// gain), the composite rigid body; 2 if every dof is given and there are joints (a fixed-root or
+// position-given robot in high gain), inverse dynamics alone; 0 otherwise, the general path
+static int givenPath(const hsdJsModel *m, const hsdJsData *d) {
+  int freeRoot = 0;
+  if (m->nv == m->nroot) {
     return 0;
   }
   for (int j = 0; j < m->nv; j++) {
-    if ((d->given[j] != 0) != (j >= 6)) {
+    if (!d->given[j] && j >= m->nroot) {
       return 0;
     }
+    freeRoot += !d->given[j];
   }
-  return 1;
+  return freeRoot == 0 ? 2 : freeRoot == 6 ? 1 : 0;
 }
 
-// the acceleration phase of a character whose joints are all given (rootOnly), after
+// the acceleration phase of a character whose joints are all given (givenPath 1 or 2), after
 // positionKinematics, velocityKinematics and the damping forces, without the joints' rows of M
-// or their factorisation: one recursive Newton-Euler pass at the joints' given accelerations
-// and the root's zero gives every dof's force (the bias, the given motion's, less J^T xfrc);
-// the root's 6 x 6 block of M (the composite inertia of the whole character, crb of link 0,
-// seen by its dofs) is factored and solved for the root's acceleration; a joint's force then
-// gains what the root's acceleration A takes from its subtree: A is the same spatial vector
-// for every link, so that is cdof_j . (crb_link(j) A), M_jr qacc_r without M_jr
-static void rootOnlyAcceleration(const hsdJsModel *m, hsdJsData *d, double dtImplicit) {
-  int nv = m->nv;
+// or their factorisation: one recursive Newton-Euler pass at the given accelerations (and the
+// free root's zero) gives every dof's force (the bias, the given motion's, less J^T xfrc). A
+// free root (1): the root's 6 x 6 block of M (the composite inertia of the whole character,
+// crb of link 0, seen by its dofs) is factored and solved for the root's acceleration, and a
+// joint's force gains what that acceleration A takes from its subtree: A is the same spatial
+// vector for every link, so that is cdof_j . (crb_link(j) A), M_jr qacc_r without M_jr
+static void compositeAcceleration(const hsdJsModel *m, hsdJsData *d, double dtImplicit) {
+  int nv = m->nv, root = d->givenPath == 1;
   double *qacc = d->qacc, *gen = d->qfrcGiven;
   for (int j = 0; j < nv; j++) {
-    qacc[j] = j < 6 ? 0 : d->qaccGiven[j];
-    d->freeParent[j] = j < 6 ? j - 1 : 5;
+    qacc[j] = root && j < 6 ? 0 : d->qaccGiven[j];
+    d->freeParent[j] = !root ? -1 : j < 6 ? j - 1 : 5;
   }
   newtonEuler(m, d, qacc, 1, gen);
-  massMatrix(m, d, 5);
-  for (int j = 0; j < 6; j++) {
-    qacc[j] = d->qfrc[j] + d->qfrcPassive[j] - gen[j];
-    for (int k = j; k >= 0; k--) {
-      d->LD[(size_t)j * nv + k] = d->M[(size_t)j * nv + k];
-    }
-    d->LD[(size_t)j * nv + j] += dtImplicit * m->damping[j];
-  }
-  d->badPivots = factorLTDL(nv, d->freeParent, d->given, d->LD);
-  solveLTDL(nv, d->freeParent, d->given, d->LD, qacc, 0);
   double A[6] = {0, 0, 0, 0, 0, 0};
-  for (int j = 0; j < 6; j++) {
-    for (int k = 0; k < 6; k++) {
-      A[k] += d->cdof[6 * j + k] * qacc[j];
+  d->badPivots = 0;
+  if (root) {
+    massMatrix(m, d, 5);
+    for (int j = 0; j < 6; j++) {
+      qacc[j] = d->qfrc[j] + d->qfrcPassive[j] - gen[j];
+      for (int k = j; k >= 0; k--) {
+        d->LD[(size_t)j * nv + k] = d->M[(size_t)j * nv + k];
+      }
+      d->LD[(size_t)j * nv + j] += dtImplicit * m->damping[j];
+    }
+    d->badPivots = factorLTDL(nv, d->freeParent, d->given, d->LD);
+    solveLTDL(nv, d->freeParent, d->given, d->LD, qacc, 0);
+    for (int j = 0; j < 6; j++) {
+      for (int k = 0; k < 6; k++) {
+        A[k] += d->cdof[6 * j + k] * qacc[j];
+      }
     }
   }
   for (int j = 0; j < nv; j++) {
-    if (j < 6) {
+    if (!d->given[j]) {
       gen[j] = 0;
       continue;
     }
-    double F[6], dampEnd = m->damping[j] * (d->qvel[j] + dtImplicit * qacc[j]);
-    mulInertia(F, d->crb + 13 * m->dofLink[j], A);
-    gen[j] += dot6(d->cdof + 6 * j, F) + m->armature[j] * qacc[j] + dampEnd - d->qfrc[j];
+    double dampEnd = m->damping[j] * (d->qvel[j] + dtImplicit * qacc[j]);
+    if (root) {
+      double F[6];
+      mulInertia(F, d->crb + 13 * m->dofLink[j], A);
+      gen[j] += dot6(d->cdof + 6 * j, F);
+    }
+    gen[j] += m->armature[j] * qacc[j] + dampEnd - d->qfrc[j];
   }
 }
 
 void hsd_jsGivenReaction(const hsdJsModel *m, const hsdJsData *d, const double *vstar,
                          double dt, double *f) {
   int nv = m->nv;
-  if (d->rootOnly) {
+  if (d->givenPath == 2) {
+    return;  // (nothing is free: no velocity changed)
+  }
+  if (d->givenPath == 1) {
     double A[6] = {0, 0, 0, 0, 0, 0}, F[6];
     for (int r = 0; r < 6; r++) {
       for (int k = 0; k < 6; k++) {
@@ -807,14 +820,14 @@ void hsd_jsSolveMRest(const hsdJsModel *m, const hsdJsData *d, double *x) {
 }
 
 void hsd_jsStepVelocity(const hsdJsModel *m, hsdJsData *d, double dt) {
-  d->rootOnly = rootOnly(m, d);
-  if (d->rootOnly) {
+  d->givenPath = givenPath(m, d);
+  if (d->givenPath) {
     positionKinematics(m, d);
     velocityKinematics(m, d);
     for (int j = 0; j < m->nv; j++) {
       d->qfrcPassive[j] = -m->damping[j] * d->qvel[j];
     }
-    rootOnlyAcceleration(m, d, m->damped ? dt : 0);
+    compositeAcceleration(m, d, m->damped ? dt : 0);
   } else {
     hsd_jsPosition(m, d);
     hsd_jsVelocity(m, d);
