@@ -777,9 +777,69 @@ static void checkAllGiven(int rootGiven) {
   jsFree(&r);
 }
 
+// the same with joint damping (URDF <dynamics damping>, implicit in a step): a free base with
+// two damped joints in a chain, both given, moving; the composite path's root accelerations and
+// joint forces (damping at the step's end velocity included) are the general step's
+// (hsd_jsAcceleration with dt implicit) to 1e-12 relative
+static void checkAllGivenDamped(void) {
+  const char *urdf =
+      "<robot name=\"damped\">\n"
+      "<link name=\"base\"><inertial><mass value=\"3\"/>\n"
+      "<inertia ixx=\"0.1\" iyy=\"0.2\" izz=\"0.3\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/>"
+      "</inertial></link>\n"
+      "<link name=\"a\"><inertial><mass value=\"1\"/><origin xyz=\"0.3 0 0\"/>\n"
+      "<inertia ixx=\"0.01\" iyy=\"0.02\" izz=\"0.03\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/>"
+      "</inertial></link>\n"
+      "<link name=\"b\"><inertial><mass value=\"0.5\"/><origin xyz=\"0 0.2 0\"/>\n"
+      "<inertia ixx=\"0.01\" iyy=\"0.01\" izz=\"0.02\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/>"
+      "</inertial></link>\n"
+      "<joint name=\"ja\" type=\"continuous\"><parent link=\"base\"/><child link=\"a\"/>"
+      "<axis xyz=\"0 0 1\"/><dynamics damping=\"0.5\"/></joint>\n"
+      "<joint name=\"jb\" type=\"continuous\"><parent link=\"a\"/><child link=\"b\"/>"
+      "<origin xyz=\"0.6 0 0\"/><axis xyz=\"1 0 0\"/><dynamics damping=\"2\"/></joint>\n"
+      "</robot>\n";
+  hsError err = {0};
+  hsBody *b = hsm_loadUrdf(hst_writeFile("js_damped.urdf", urdf), NULL, NULL, 0, NULL, &err);
+  jsRig r = jsMake(b);
+  int nv = r.m->nv;
+  CU_ASSERT_EQUAL_FATAL(nv, 8);
+  CU_ASSERT(r.m->damped);
+  const double dt = 1e-3;
+  unsigned s = 9;
+  double qvel0[8], acc[8], frc[8];
+  for (int j = 0; j < nv; j++) {
+    qvel0[j] = r.d->qvel[j] = jsRand(&s);
+    r.d->given[j] = j >= 6;
+    r.d->qaccGiven[j] = j >= 6 ? 4 * jsRand(&s) : 0;
+  }
+  hsd_jsPosition(r.m, r.d);
+  hsd_jsVelocity(r.m, r.d);
+  hsd_jsAcceleration(r.m, r.d, dt);
+  memcpy(acc, r.d->qacc, sizeof acc);
+  memcpy(frc, r.d->qfrcGiven, sizeof frc);
+  memcpy(r.d->qvel, qvel0, sizeof qvel0);
+  r.d->posesCurrent = 0;
+  hsd_jsStepVelocity(r.m, r.d, dt);
+  CU_ASSERT_EQUAL(r.d->givenPath, 1);
+  double scaleA = 0, errA = 0, scaleF = 0, errF = 0;
+  for (int j = 0; j < nv; j++) {
+    scaleA = fmax(scaleA, fabs(acc[j]));
+    errA = fmax(errA, fabs(r.d->qacc[j] - acc[j]));
+    scaleF = fmax(scaleF, fabs(frc[j]));
+    errF = fmax(errF, fabs(r.d->qfrcGiven[j] - frc[j]));
+  }
+  fprintf(stderr, " [damped: accelerations %.2g of %.3g, forces %.2g of %.3g] ", errA, scaleA,
+          errF, scaleF);
+  CU_ASSERT(scaleA > 0.1 && scaleF > 0.1);
+  CU_ASSERT(errA < 1e-12 * scaleA);
+  CU_ASSERT(errF < 1e-12 * scaleF);
+  jsFree(&r);
+}
+
 static void testAllGivenComposite(void) {
   checkAllGiven(0);
   checkAllGiven(1);
+  checkAllGivenDamped();
 }
 
 //---------------------------------- the engine in a world ------------------------------------
