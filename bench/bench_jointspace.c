@@ -83,6 +83,19 @@ static void linkGains(const hsBody *b, int k, double pd[2]) {
   benchPdGains(b->links[k].name, pd);
 }
 
+// a world of engine's with the default options and b as its one character, "robot" (not yet
+// initialised); the caller frees it
+static hsdWorld *robotWorld(const hsBody *b, hstEngine engine) {
+  hsdOptions opt;
+  hsd_defaultOptions(&opt);
+  opt.engine = engine;
+  hsError err = {0};
+  hsdWorld *w = hsd_makeWorld(&opt, &err);
+  check(w ? 0 : -1, &err);
+  check(hsd_addCharacter(w, "robot", b, &err), &err);
+  return w;
+}
+
 // microseconds per hsd_step of the humanoid alone in the air (no floor: neither engine solves
 // contacts here), falling under gravity from its initial pose, torque mode under the sample PD
 // law holding that pose (torque = 1) or every joint high gain holding it (torque = 0), on
@@ -90,13 +103,8 @@ static void linkGains(const hsBody *b, int k, double pd[2]) {
 static double worldStep(const hsBody *b, hstEngine engine, int torque, int steps, int rounds) {
   double best = 1e30;
   for (int r = 0; r < rounds; r++) {
-    hsdOptions opt;
-    hsd_defaultOptions(&opt);
-    opt.engine = engine;
     hsError err = {0};
-    hsdWorld *w = hsd_makeWorld(&opt, &err);
-    check(w ? 0 : -1, &err);
-    check(hsd_addCharacter(w, "robot", b, &err), &err);
+    hsdWorld *w = robotWorld(b, engine);
     check(hsd_init(w, &err), &err);
     if (!torque) {
       check(hsd_setAllJointModes(w, 0, hsMODE_HIGH_GAIN, &err), &err);
@@ -172,14 +180,9 @@ static void worldMomentum(const hsdWorld *w, double c[3], double P[3], double L[
 // scale: link 3's inertia times its angular speed, the largest over the run)
 static void flightDrift(const hsBody *b, hstEngine engine, double *dc, double *dL,
                         double *scale) {
-  hsdOptions opt;
-  hsd_defaultOptions(&opt);
-  opt.engine = engine;
   hsError err = {0};
-  hsdWorld *w = hsd_makeWorld(&opt, &err);
-  check(w ? 0 : -1, &err);
+  hsdWorld *w = robotWorld(b, engine);
   double g0[3] = {0, 0, 0}, c0[3], c[3], P[3], L[3];
-  check(hsd_addCharacter(w, "robot", b, &err), &err);
   check(hsd_setGravity(w, g0, &err), &err);
   for (int k = 1; k < b->nlink; k++) {  // (from the pattern's start: no jump at the first step)
     check(hsd_setJointValue(w, 0, k, 0.8 * (k % 3 == 0) * sin(k), &err), &err);
