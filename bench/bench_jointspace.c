@@ -9,7 +9,9 @@
 // at 1 ms and at 0.1 ms: the relative change of its kinetic energy and of its linear momentum
 // (both conserved by the dynamics, so what changes is the integrator's first-order error).
 // Beside them, hsd_step of the humanoid alone in the air on each engine (torque mode under a PD
-// law, and high gain), in microseconds per step (CALLS / 10 steps). The last line is JSON.
+// law, and high gain), in microseconds per step (CALLS / 10 steps), and high gain in flight on
+// both engines (flightDrift: the centre's drift and the angular momentum about it while the
+// limbs swing, both exactly 0 in the dynamics). The last line is JSON.
 // CASE (ode-torque, ode-highgain, js-torque, js-highgain) runs that world case alone for CALLS
 // steps, once: bench/bench_jointspace.py counts its instructions with callgrind.
 
@@ -76,28 +78,22 @@ static void drift(const hsdJsModel *m, hsdJsData *d, double dt, double *dE, doub
   d->g[2] = -9.8;
 }
 
-// the sample PD gains (samples/controllers/pd_controller.py, as bench_torque.c): (name
-// fragment, P [N m/rad], D [N m s/rad]), first match wins
-static const struct {
-  const char *frag;
-  double p, d;
-} gains[] = {
-    {"LEG_HIP_Y", 1000, 5},   {"LEG_HIP_R", 2000, 10},   {"LEG_HIP_P", 2500, 12},
-    {"LEG_KNEE", 2500, 12},   {"LEG_ANKLE_P", 1500, 8},  {"LEG_ANKLE_R", 1200, 6},
-    {"CHEST", 1500, 8},       {"NECK", 50, 0.2},         {"ARM_SHOULDER", 300, 0.75},
-    {"ARM_ELBOW", 150, 0.4},  {"ARM_WRIST_Y", 5, 0.02},  {"ARM_WRIST", 20, 0.05},
-};
-
 // the gains of link k into pd[0..1] (0, 0 for a link none matches)
 static void linkGains(const hsBody *b, int k, double pd[2]) {
-  pd[0] = pd[1] = 0;
-  for (size_t i = 0; i < sizeof gains / sizeof gains[0]; i++) {
-    if (strstr(b->links[k].name, gains[i].frag)) {
-      pd[0] = gains[i].p;
-      pd[1] = gains[i].d;
-      return;
-    }
-  }
+  benchPdGains(b->links[k].name, pd);
+}
+
+// a world of engine's with the default options and b as its one character, "robot" (not yet
+// initialised); the caller frees it
+static hsdWorld *robotWorld(const hsBody *b, hstEngine engine) {
+  hsdOptions opt;
+  hsd_defaultOptions(&opt);
+  opt.engine = engine;
+  hsError err = {0};
+  hsdWorld *w = hsd_makeWorld(&opt, &err);
+  check(w ? 0 : -1, &err);
+  check(hsd_addCharacter(w, "robot", b, &err), &err);
+  return w;
 }
 
 // microseconds per hsd_step of the humanoid alone in the air (no floor: neither engine solves
@@ -107,13 +103,8 @@ static void linkGains(const hsBody *b, int k, double pd[2]) {
 static double worldStep(const hsBody *b, hstEngine engine, int torque, int steps, int rounds) {
   double best = 1e30;
   for (int r = 0; r < rounds; r++) {
-    hsdOptions opt;
-    hsd_defaultOptions(&opt);
-    opt.engine = engine;
     hsError err = {0};
-    hsdWorld *w = hsd_makeWorld(&opt, &err);
-    check(w ? 0 : -1, &err);
-    check(hsd_addCharacter(w, "robot", b, &err), &err);
+    hsdWorld *w = robotWorld(b, engine);
     check(hsd_init(w, &err), &err);
     if (!torque) {
       check(hsd_setAllJointModes(w, 0, hsMODE_HIGH_GAIN, &err), &err);
@@ -138,6 +129,83 @@ static double worldStep(const hsBody *b, hstEngine engine, int torque, int steps
     hsd_freeWorld(w);
   }
   return best;
+}
+
+// centre of mass c, linear momentum P and angular momentum L about c of character 0 of w, from
+// its link poses and motions
+static void worldMomentum(const hsdWorld *w, double c[3], double P[3], double L[3]) {
+  const hsBodyState *st = hsd_state(w, 0);
+  const hsBody *b = hsd_characterBody(w, 0);
+  double M = 0, x[64][3], vc[64][3];
+  memset(c, 0, 3 * sizeof *c);
+  memset(P, 0, 3 * sizeof *P);
+  memset(L, 0, 3 * sizeof *L);
+  for (int k = 0; k < b->nlink && k < 64; k++) {
+    const hsdLinkMotion *mk = hsd_linkMotion(w, 0, k);
+    double rc[3], wr[3];
+    hsu_rotVec(rc, st->linkR + 9 * k, b->links[k].com);
+    hsu_cross(wr, mk->w, rc);
+    for (int j = 0; j < 3; j++) {
+      x[k][j] = st->linkP[3 * k + j] + rc[j];
+      vc[k][j] = mk->v[j] + wr[j];
+      c[j] += b->links[k].mass * x[k][j];
+      P[j] += b->links[k].mass * vc[k][j];
+    }
+    M += b->links[k].mass;
+  }
+  for (int j = 0; j < 3; j++) {
+    c[j] /= M;
+  }
+  for (int k = 0; k < b->nlink && k < 64; k++) {
+    const double *R = st->linkR + 9 * k;
+    double RI[9], RT[9], Iw[9], Iww[3], d[3], dv[3];
+    hsu_mulMat(RI, R, b->links[k].inertia);
+    hsu_transpose(RT, R);
+    hsu_mulMat(Iw, RI, RT);
+    hsu_rotVec(Iww, Iw, hsd_linkMotion(w, 0, k)->w);
+    for (int j = 0; j < 3; j++) {
+      d[j] = x[k][j] - c[j];
+    }
+    hsu_cross(dv, d, vc[k]);
+    for (int j = 0; j < 3; j++) {
+      L[j] += Iww[j] + b->links[k].mass * dv[j];
+    }
+  }
+}
+
+// high gain in flight on engine: the humanoid in zero gravity, every joint high gain, every third
+// one commanded q = 0.8 sin(2 pi t + k) as angle, velocity and acceleration (OpenHRP's high
+// gain) for 1 s at 1 ms, from rest: how far its centre of mass moved [m] (0 exactly) and its
+// largest angular momentum about it [N m s] (0 exactly), beside one swinging link's own (the
+// scale: link 3's inertia times its angular speed, the largest over the run)
+static void flightDrift(const hsBody *b, hstEngine engine, double *dc, double *dL,
+                        double *scale) {
+  hsError err = {0};
+  hsdWorld *w = robotWorld(b, engine);
+  double g0[3] = {0, 0, 0}, c0[3], c[3], P[3], L[3];
+  check(hsd_setGravity(w, g0, &err), &err);
+  for (int k = 1; k < b->nlink; k++) {  // (from the pattern's start: no jump at the first step)
+    check(hsd_setJointValue(w, 0, k, 0.8 * (k % 3 == 0) * sin(k), &err), &err);
+  }
+  check(hsd_setAllJointModes(w, 0, hsMODE_HIGH_GAIN, &err), &err);
+  check(hsd_init(w, &err), &err);
+  worldMomentum(w, c0, P, L);
+  *dc = *dL = *scale = 0;
+  for (int i = 1; i <= 1000; i++) {
+    for (int k = 1; k < b->nlink; k++) {
+      double a = 0.8 * (k % 3 == 0), ph = 2 * HS_PI * i * 0.001 + k, om = 2 * HS_PI;
+      check(hsd_setJointValue(w, 0, k, a * sin(ph), &err), &err);
+      check(hsd_setJointVelocity(w, 0, k, a * om * cos(ph), &err), &err);
+      check(hsd_setJointAcceleration(w, 0, k, -a * om * om * sin(ph), &err), &err);
+    }
+    check(hsd_step(w, &err), &err);
+    worldMomentum(w, c, P, L);
+    double d[3] = {c[0] - c0[0], c[1] - c0[1], c[2] - c0[2]};
+    *dc = fmax(*dc, hsu_norm(d));
+    *dL = fmax(*dL, hsu_norm(L));
+    *scale = fmax(*scale, b->links[3].inertia[0] * hsu_norm(hsd_linkMotion(w, 0, 3)->w));
+  }
+  hsd_freeWorld(w);
 }
 
 int main(int argc, char **argv) {
@@ -213,6 +281,10 @@ int main(int argc, char **argv) {
                                 rounds);
     }
   }
+  double fc[2], fl[2], fs[2];
+  for (int e = 0; e < 2; e++) {
+    flightDrift(b, e ? hsENGINE_JOINT_SPACE : hsENGINE_ODE, &fc[e], &fl[e], &fs[e]);
+  }
   printf("humanoid: %d dofs, %d links\n", m->nv, b->nlink);
   printf("  position (FK, inertias, CRBA)  %8.3f us\n", best[0]);
   printf("  velocity (RNEA bias)           %8.3f us\n", best[1]);
@@ -222,6 +294,10 @@ int main(int argc, char **argv) {
   printf("  floating 1 s, zero gravity: energy drift %.3g (1 ms) %.3g (0.1 ms), momentum "
          "drift %.3g (1 ms) %.3g (0.1 ms)\n",
          e1, e2, p1, p2);
+  printf("  high gain in flight, zero gravity, limbs swung 1 s (prescribed): centre moved %.2g m "
+         "(ODE) %.2g m (joint space); angular momentum at most %.2g N m s (ODE) %.2g N m s "
+         "(joint space), a swinging link's own %.2g\n",
+         fc[0], fc[1], fl[0], fl[1], fs[1]);
   printf("  hsd_step in the air, torque mode (PD): ODE %.2f us, joint space %.2f us; high gain: "
          "ODE %.2f us, joint space %.2f us\n",
          wt[0][1], wt[1][1], wt[0][0], wt[1][0]);
@@ -231,8 +307,11 @@ int main(int argc, char **argv) {
   printf("\"nv\": %d, \"position_us\": %.4f, \"velocity_us\": %.4f, \"acceleration_us\": %.4f, "
          "\"forward_us\": %.4f, \"step_us\": %.4f, \"energy_drift_1ms\": %.4g, "
          "\"energy_drift_01ms\": %.4g, \"momentum_drift_1ms\": %.4g, "
-         "\"momentum_drift_01ms\": %.4g}\n",
-         m->nv, best[0], best[1], best[2], best[3], best[4], e1, e2, p1, p2);
+         "\"momentum_drift_01ms\": %.4g, \"flight_centre_ode_m\": %.3g, "
+         "\"flight_centre_js_m\": %.3g, \"flight_angular_ode\": %.3g, "
+         "\"flight_angular_js\": %.3g}\n",
+         m->nv, best[0], best[1], best[2], best[3], best[4], e1, e2, p1, p2, fc[0], fc[1], fl[0],
+         fl[1]);
   hsd_freeJsData(d);
   hsd_freeJsModel(m);
   hsm_freeBody(b);

@@ -78,6 +78,10 @@ def main() -> None:
     print("  fidelity: energy drift %.3g, momentum drift %.3g over 1 s at 1 ms (%.3g, %.3g at "
           "0.1 ms)" % (t["energy_drift_1ms"], t["momentum_drift_1ms"], t["energy_drift_01ms"],
                        t["momentum_drift_01ms"]))
+    print("  high gain in flight (zero gravity, limbs swung 1 s): centre moved %.2g m (ODE) "
+          "%.2g m (joint space), angular momentum at most %.2g / %.2g N m s"
+          % (t["flight_centre_ode_m"], t["flight_centre_js_m"], t["flight_angular_ode"],
+             t["flight_angular_js"]))
 
 
 if __name__ == "__main__":

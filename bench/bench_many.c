@@ -7,7 +7,9 @@
 // each layer turned 0.1 rad more), dropped onto FLOOR; every box/box and box/floor pair
 // registered. "rest": N boxes resting on FLOOR in a square grid 0.15 m apart, every pair
 // registered (N = 1,000: 500,500 pairs). "humanoids": N sample humanoids (HUMANOID) standing
-// 1.5 m apart on one floor, every joint high gain, one pair floor/robot each. 1 ms steps; every
+// 1.5 m apart on one floor, every joint high gain (BENCH_MANY_TORQUE=1 in the environment:
+// torque mode, each joint under the sample PD law holding its initial angle, the torques set
+// before every step and timed with it), one pair floor/robot each. 1 ms steps; every
 // character's sensors are computed after each step (hss_update), as the servers do; only
 // hsd_step and hss_update are timed. BROAD: off, auto (default) or on (hsdOptions.broadPhase);
 // SLEEP: 0 (default) or 1 (hsdOptions.sleep). Prints one JSON object: scene, n, steps, seconds,
@@ -45,6 +47,24 @@ static uint64_t hashDoubles(uint64_t h, const double *v, size_t n) {
   return h;
 }
 
+// torque mode (torque != 0): every joint of characters 1.. gets tau = P (qRef - q) - D dq, the
+// gains per link in gain (P, D), the references per character (nlink each)
+static void pdTorques(hsdWorld *w, int nchar, int torque, const double *qRef,
+                      const double *gain) {
+  for (int c = 1; c < nchar && torque; c++) {
+    const hsBody *b = hsd_characterBody(w, c);
+    const hsBodyState *st = hsd_state(w, c);
+    const double *ref = qRef + (size_t)c * b->nlink;
+    for (int k = 1; k < b->nlink; k++) {
+      if (hsm_hasOneDofJoint(&b->links[k])) {
+        double u = gain[2 * k] * (ref[k] - st->q[k]) - gain[2 * k + 1] * st->dq[k];
+        hsError err = {0};
+        check(hsd_setJointTorque(w, c, k, u, &err), &err);
+      }
+    }
+  }
+}
+
 int main(int argc, char **argv) {
   if (argc < 7 || argc == 8 || argc > 10) {
     fprintf(stderr, "usage: %s pile|rest|humanoids N STEPS FLOOR BOX HUMANOID [off|auto|on 0|1 "
@@ -80,6 +100,7 @@ int main(int argc, char **argv) {
   }
   hsBody *floor = hsm_loadVrml(argv[4], NULL, NULL, 0, NULL, &err);
   int humanoids = strcmp(scene, "humanoids") == 0;
+  int torque = humanoids && getenv("BENCH_MANY_TORQUE") && atoi(getenv("BENCH_MANY_TORQUE"));
   hsBody *model = floor ? hsm_loadVrml(humanoids ? argv[6] : argv[5], NULL, NULL, 0, NULL, &err)
                         : NULL;
   if (!model || n < 1) {
@@ -109,7 +130,7 @@ int main(int argc, char **argv) {
       p[0] = st->rootP[0] + 1.5 * (i % side);
       p[1] = st->rootP[1] + 1.5 * (i / side);
       p[2] = st->rootP[2];
-      check(hsd_setAllJointModes(w, ch, hsMODE_HIGH_GAIN, &err), &err);
+      check(hsd_setAllJointModes(w, ch, torque ? hsMODE_TORQUE : hsMODE_HIGH_GAIN, &err), &err);
     } else if (strcmp(scene, "pile") == 0) {
       int per = side * side, layer = i / per, row = (i % per) / side, col = i % side;
       double yaw = 0.1 * layer, c = cos(yaw), s = sin(yaw);
@@ -144,7 +165,18 @@ int main(int argc, char **argv) {
     check(sensors[c] ? 0 : -1, &err);
   }
 
+  // torque mode: the PD law's references (the initial angles) and gains, per character
+  int nl = model->nlink;
+  double *qRef = calloc((size_t)nchar * (size_t)nl, sizeof *qRef);
+  double *gain = calloc(2 * (size_t)nl, sizeof *gain);
+  for (int c = 1; c < nchar && torque; c++) {
+    memcpy(qRef + (size_t)c * nl, hsd_state(w, c)->q, (size_t)nl * sizeof *qRef);
+  }
+  for (int k = 0; k < nl && torque; k++) {
+    benchPdGains(model->links[k].name, gain + 2 * k);
+  }
   for (long i = 0; i < warmup; i++) {
+    pdTorques(w, nchar, torque, qRef, gain);
     check(hsd_step(w, &err), &err);
     for (int c = 0; c < nchar; c++) {
       hss_update(sensors[c], w, c);
@@ -161,6 +193,7 @@ int main(int argc, char **argv) {
   double t0 = now(), sweepSum = 0, changeMax = 0;
   int sweepMax = 0;
   for (long i = 0; i < steps; i++) {
+    pdTorques(w, nchar, torque, qRef, gain);
     check(hsd_step(w, &err), &err);
     for (int c = 0; c < nchar; c++) {
       hss_update(sensors[c], w, c);
@@ -193,6 +226,8 @@ int main(int argc, char **argv) {
                              (p[2] - p0[3 * c + 2]) * (p[2] - p0[3 * c + 2])));
   }
   free(p0);
+  free(qRef);
+  free(gain);
   double depth = 0;  // the deepest contact after the last step [m]
   for (int i = 0; i < ncontact; i++) {
     depth = fmax(depth, contacts[i].depth);
@@ -211,11 +246,11 @@ int main(int argc, char **argv) {
          "\"contacts\": %d, \"sleeping\": %d, \"quick_steps\": %ld, \"rows\": %d, "
          "\"warnings\": %d, \"checksum\": \"%016llx\", \"engine\": \"%s\", "
          "\"max_depth\": %.3g, \"drift\": %.3g, \"js_sweeps_mean\": %.1f, \"js_sweeps_max\": %d, "
-         "\"js_change_max\": %.3g}\n",
+         "\"js_change_max\": %.3g, \"torque\": %d}\n",
          scene, n, steps, seconds, steps / seconds, 1e6 * seconds / steps, warmup, asleepBefore,
          ncontact, sleeping, stats.quickSteps, stats.rows,
          hsd_warningCount(w), (unsigned long long)h, hsd_engineName(opt.engine), depth, drift,
-         sweepSum / steps, sweepMax, changeMax);
+         sweepSum / steps, sweepMax, changeMax, torque);
   for (int c = 0; c < nchar; c++) {
     hss_freeState(sensors[c]);
   }

@@ -11,7 +11,9 @@ Scenes (build/bin/hrpsim-bench-many, 1 ms steps, sensors computed every step, in
   - rest 1000: 1,000 boxes resting on the floor, every pair registered (500,500 pairs); timed
     after 0.5 s;
   - humanoids N (1, 4, 16): N sample humanoids standing 1.5 m apart on one floor, every joint
-    high gain; the figure to compare is the cost per humanoid (us per step / N).
+    high gain; the figure to compare is the cost per humanoid (us per step / N). --humanoids
+    runs only these, on both engines, high gain and torque mode, with callgrind's instructions
+    per step per humanoid (valgrind needed).
 Each scene runs twice side by side in one run: "before" (broad phase off, no sleeping: every
 registered pair tested every step, as OpenHRP and hrpsim before the broad phase) and "after"
 (the broad phase automatic, sleeping on: what hrpsim projects and hrpsim.Simulation get). The
@@ -24,8 +26,10 @@ hsdOptions.pileRows and without the acceleration check of sleeping.
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -45,13 +49,50 @@ MODES = {"before": ("off", "0"), "after": ("auto", "1")}
 OLD_STEPPER = {"BENCH_MANY_PILE_ROWS": "100000", "BENCH_MANY_SLEEP_ACC": "1e9"}
 
 
-def run(scene, n, steps, mode, warmup=0, env=None):
+def run(scene, n, steps, mode, warmup=0, env=None, callgrind=None):
     broad, sleep = MODES[mode]
     cmd = [str(bench_dynamics.bin_path("hrpsim-bench-many")), scene, str(n), str(steps),
            str(FLOOR), str(BOX), str(HUMANOID), broad, sleep, str(warmup)]
+    if callgrind:
+        cmd = ["valgrind", "--tool=callgrind", "--callgrind-out-file=" + callgrind,
+               "--toggle-collect=hsd_step"] + cmd
     out = subprocess.run(cmd, check=True, capture_output=True, text=True,
                          env={**os.environ, **(env or {})})
     return json.loads(out.stdout)
+
+
+def humanoids_table(repeat, quick):
+    """--humanoids: 1, 4 and 16 humanoids on one floor, on both engines, high gain and torque
+    mode (bench_many.c's BENCH_MANY_TORQUE: the sample PD law holding the initial pose): steps/s
+    (best of repeat runs, interleaved), us per step per humanoid, and callgrind's instructions
+    per hsd_step per humanoid over the first 300 steps (which the machine's load does not move;
+    the sensors' hss_update, linear in the characters, not counted)"""
+    steps = 1000 if quick else 4000
+    print(f"{'engine':12s} {'mode':9s} {'n':>3s} {'steps/s':>9s} {'us/step/humanoid':>17s} "
+          f"{'instructions/step/humanoid':>27s} {'contacts':>8s}")
+    rows = []
+    for engine in ("ode", "joint_space"):
+        for torque in ("0", "1"):
+            for n in (1, 4, 16):
+                env = {"BENCH_MANY_ENGINE": engine, "BENCH_MANY_TORQUE": torque}
+                best = None
+                for _ in range(repeat):
+                    x = run("humanoids", n, max(100, steps // n), "after", 100, env)
+                    if best is None or x["steps_per_s"] > best["steps_per_s"]:
+                        best = x
+                with tempfile.TemporaryDirectory() as tmp:
+                    out = os.path.join(tmp, "cg.out")
+                    run("humanoids", n, 300, "after", 0, env, callgrind=out)
+                    total = int(re.search(r"^summary:\s*(\d+)", Path(out).read_text(),
+                                          re.M).group(1))
+                ins = total / 300 / n
+                mode = "torque" if torque == "1" else "high gain"
+                rows.append({"engine": engine, "mode": mode, "n": n, **best,
+                             "instructions_per_humanoid": ins})
+                print(f"{engine:12s} {mode:9s} {n:3d} {best['steps_per_s']:9.1f} "
+                      f"{best['us_per_step'] / n:17.2f} {ins:27.0f} {best['contacts']:8d}",
+                      flush=True)
+    return rows
 
 
 def main():
@@ -65,8 +106,16 @@ def main():
                          "the broad phase and sleeping on")
     ap.add_argument("--repeat", type=int, default=1,
                     help="runs of each scene and mode, interleaved; the best counts (default 1)")
+    ap.add_argument("--humanoids", action="store_true",
+                    help="only the 1/4/16 humanoids on both engines, high gain and torque mode, "
+                         "with callgrind's instructions per step per humanoid")
     args = ap.parse_args()
     bench_dynamics.ensure_box()
+    if args.humanoids:
+        rows = humanoids_table(args.repeat, args.quick)
+        if args.json:
+            Path(args.json).write_text(json.dumps(rows, indent=1))
+        return
     q = 0.25 if args.quick else 1.0
     # (label, scene, n, steps, warmup)
     cases = [

@@ -51,18 +51,6 @@
 #define BENCH_NAME "bench_torque"
 #include "bench_util.h"
 
-// gains of samples/controllers/pd_controller.py: (name fragment, P [N m/rad], D [N m s/rad]),
-// first match wins
-static const struct {
-  const char *frag;
-  double p, d;
-} gains[] = {
-    {"LEG_HIP_Y", 1000, 5},   {"LEG_HIP_R", 2000, 10},   {"LEG_HIP_P", 2500, 12},
-    {"LEG_KNEE", 2500, 12},   {"LEG_ANKLE_P", 1500, 8},  {"LEG_ANKLE_R", 1200, 6},
-    {"CHEST", 1500, 8},       {"NECK", 50, 0.2},         {"ARM_SHOULDER", 300, 0.75},
-    {"ARM_ELBOW", 150, 0.4},  {"ARM_WRIST_Y", 5, 0.02},  {"ARM_WRIST", 20, 0.05},
-};
-
 typedef struct Result {
   double stepsPerS, driftMm, qErr, gapMax, fzLo, fzHi, fzStepSd;
   double sweepsMean;  // joint-space engine: contact solver sweeps per step (second half)
@@ -99,15 +87,10 @@ static void run(const char *robotPath, const char *floorPath, int torque, long s
     } else if (strstr(name, "ARM_ELBOW")) {
       qRef[k] = -0.3;
     }
-    P[k] = 100;
-    D[k] = 1;
-    for (size_t g = 0; g < sizeof gains / sizeof gains[0]; g++) {
-      if (strstr(name, gains[g].frag)) {
-        P[k] = gains[g].p;
-        D[k] = gains[g].d;
-        break;
-      }
-    }
+    double pd[2];
+    benchPdGains(name, pd);  // (samples/controllers/pd_controller.py's; 100, 1 for the others)
+    P[k] = pd[0] > 0 ? pd[0] : 100;
+    D[k] = pd[0] > 0 ? pd[1] : 1;
   }
   check(hs_setJointValuesByLink(sim, ch, qRef, n, &err), &err);
   double pose[12] = {0, 0, 0.808040, 1, 0, 0, 0, 1, 0, 0, 0, 1};

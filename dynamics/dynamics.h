@@ -725,6 +725,10 @@ typedef struct hsdJsData {
   double *cfrc;       // per link, 6 each: spatial force (scratch of the inverse)
   int badPivots;      // pivots of the last factorisation raised to stay positive (a massless
                       // subtree): each makes that step's accelerations approximate
+  int givenPath;      // the last step's path (hsd_jsStepVelocity): 0 the general one; 1 every
+                      // joint given, the root free: the composite rigid body (M holds the
+                      // root's 6 x 6 block alone, LD its factors); 2 every dof given: inverse
+                      // dynamics alone (M and LD not written)
 } hsdJsData;
 
 // the joint-space description of body (borrowed): dofs, their tree, armature from the model's
@@ -781,8 +785,17 @@ void hsd_jsInverse(const hsdJsModel *m, hsdJsData *d, const double *qacc, double
 void hsd_jsStep(const hsdJsModel *m, hsdJsData *d, double dt);
 
 // hsd_jsStep's first half: the three phases and qvel += dt qacc (the step's end velocity
-// before any contact impulse); the factors of M (+ dt B) stay in d->LD for hsd_jsSolveM
+// before any contact impulse); the factors of M (+ dt B) stay in d->LD for hsd_jsSolveM. When
+// every joint is given (d->givenPath): one Newton-Euler pass at the given accelerations, a free
+// root's 6 x 6 block of M factored and solved (the composite rigid body), the joints' forces
+// completed without their rows of M (O(n): no CRBA, no LTDL of the whole M)
 void hsd_jsStepVelocity(const hsdJsModel *m, hsdJsData *d, double dt);
+
+// f[j] += the generalized force given dof j takes, over dt [s], while the free dofs' velocities
+// change from vstar (nv) to d->qvel by impulses (sum over free k of M[j][k] (qvel - vstar)[k]
+// / dt), for every given j of the last hsd_jsStepVelocity (its composite path included)
+void hsd_jsGivenReaction(const hsdJsModel *m, const hsdJsData *d, const double *vstar,
+                         double dt, double *f);
 
 // hsd_jsStep's second half: q, the root's pose, st->dq and st->ddq from qvel and qacc
 void hsd_jsIntegrate(const hsdJsModel *m, hsdJsData *d, double dt);

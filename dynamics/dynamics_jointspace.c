@@ -13,7 +13,9 @@
 //   Featherstone's LTDL (Rigid Body Dynamics Algorithms, 6.5): because a dof's parent always has
 //   a smaller index, the factors fill nothing outside the ancestors' entries; then qacc.
 // Every spatial vector is in world axes about c, so a child's velocity is its parent's plus its
-// own dof's term, with no change of frame (MuJoCo's com-based vectors).
+// own dof's term, with no change of frame (MuJoCo's com-based vectors). A step of a character
+// whose every joint is given (high gain) skips the joints' mass matrix and its factorisation:
+// one Newton-Euler pass, a free root's 6 x 6 composite block (compositeAcceleration).
 
 #include <math.h>
 #include <stdio.h>
@@ -290,7 +292,9 @@ static void linkInertia(const hsLink *l, const double p[3], const double R[9],
   }
 }
 
-void hsd_jsPosition(const hsdJsModel *m, hsdJsData *d) {
+// the position phase up to the mass matrix: link poses (FK, unless current), the centre of
+// mass, cinert, the composite inertias crb, cdof
+static void positionKinematics(const hsdJsModel *m, hsdJsData *d) {
   const hsBody *b = m->body;
   hsBodyState *st = d->st;
   int n = b->nlink, nv = m->nv;
@@ -356,9 +360,14 @@ void hsd_jsPosition(const hsdJsModel *m, hsdJsData *d) {
       memcpy(s + 3, a, sizeof a);
     }
   }
-  // composite-rigid-body mass matrix: M[j][k] = cdof_k . (crb_link(j) cdof_j) for k = j and
-  // each dof above j; the armature on the diagonal
-  for (int j = 0; j < nv; j++) {
+}
+
+// the mass matrix by composite rigid bodies (after positionKinematics): M[j][k] =
+// cdof_k . (crb_link(j) cdof_j) for k = j and each dof above j; the armature on the diagonal.
+// Rows below last are left as they are (the free root's block alone: last = 5)
+static void massMatrix(const hsdJsModel *m, hsdJsData *d, int last) {
+  int nv = m->nv;
+  for (int j = 0; j <= last; j++) {
     double f[6];
     mulInertia(f, d->crb + 13 * m->dofLink[j], d->cdof + 6 * j);
     for (int k = j; k >= 0; k = m->dofParent[k]) {
@@ -368,6 +377,11 @@ void hsd_jsPosition(const hsdJsModel *m, hsdJsData *d) {
     }
     d->M[(size_t)j * nv + j] += m->armature[j];
   }
+}
+
+void hsd_jsPosition(const hsdJsModel *m, hsdJsData *d) {
+  positionKinematics(m, d);
+  massMatrix(m, d, m->nv - 1);
 }
 
 //---------------------------------- velocity --------------------------------------------------
@@ -424,7 +438,8 @@ static void newtonEuler(const hsdJsModel *m, hsdJsData *d, const double *qacc, i
   }
 }
 
-void hsd_jsVelocity(const hsdJsModel *m, hsdJsData *d) {
+// the velocity phase's kinematics: link velocities cvel, the subspaces' derivatives cdofDot
+static void velocityKinematics(const hsdJsModel *m, hsdJsData *d) {
   const hsBody *b = m->body;
   int n = b->nlink, nv = m->nv;
   // link velocities; a free root's from its six dofs
@@ -457,8 +472,12 @@ void hsd_jsVelocity(const hsdJsModel *m, hsdJsData *d) {
       crossMotion(sd, d->cvel + 6 * m->dofLink[j], d->cdof + 6 * j);
     }
   }
+}
+
+void hsd_jsVelocity(const hsdJsModel *m, hsdJsData *d) {
+  velocityKinematics(m, d);
   newtonEuler(m, d, NULL, 0, d->qfrcBias);
-  for (int j = 0; j < nv; j++) {
+  for (int j = 0; j < m->nv; j++) {
     d->qfrcPassive[j] = -m->damping[j] * d->qvel[j];
   }
 }
@@ -533,6 +552,7 @@ static void solveLTDL(int nv, const int *parent, const unsigned char *given, con
 void hsd_jsAcceleration(const hsdJsModel *m, hsdJsData *d, double dtImplicit) {
   const hsBody *b = m->body;
   int n = b->nlink, nv = m->nv, ngiven = 0;
+  d->givenPath = 0;
   // the external forces as generalized forces (J^T xfrc): spatial forces about c summed
   // towards the root, projected on each dof
   for (int i = 0; i < n; i++) {
@@ -601,6 +621,105 @@ void hsd_jsAcceleration(const hsdJsModel *m, hsdJsData *d, double dtImplicit) {
     }
   } else {
     memset(d->qfrcGiven, 0, (size_t)nv * sizeof *d->qfrcGiven);
+  }
+}
+
+// the path a character's given dofs allow (hsdJsData.givenPath): 1 if the free root's six
+// dofs are the only ones not given (every joint prescribed, the root free: a robot in high
+// gain), the composite rigid body; 2 if every dof is given and there are joints (a fixed-root or
+// position-given robot in high gain), inverse dynamics alone; 0 otherwise, the general path
+static int givenPath(const hsdJsModel *m, const hsdJsData *d) {
+  int freeRoot = 0;
+  if (m->nv == m->nroot) {
+    return 0;
+  }
+  for (int j = 0; j < m->nv; j++) {
+    if (!d->given[j] && j >= m->nroot) {
+      return 0;
+    }
+    freeRoot += !d->given[j];
+  }
+  return freeRoot == 0 ? 2 : freeRoot == 6 ? 1 : 0;
+}
+
+// the acceleration phase of a character whose joints are all given (givenPath 1 or 2), after
+// positionKinematics, velocityKinematics and the damping forces, without the joints' rows of M
+// or their factorisation: one recursive Newton-Euler pass at the given accelerations (and the
+// free root's zero) gives every dof's force (the bias, the given motion's, less J^T xfrc). A
+// free root (1): the root's 6 x 6 block of M (the composite inertia of the whole character,
+// crb of link 0, seen by its dofs) is factored and solved for the root's acceleration, and a
+// joint's force gains what that acceleration A takes from its subtree: A is the same spatial
+// vector for every link, so that is cdof_j . (crb_link(j) A), M_jr qacc_r without M_jr
+static void compositeAcceleration(const hsdJsModel *m, hsdJsData *d, double dtImplicit) {
+  int nv = m->nv, root = d->givenPath == 1;
+  double *qacc = d->qacc, *gen = d->qfrcGiven;
+  for (int j = 0; j < nv; j++) {
+    qacc[j] = root && j < 6 ? 0 : d->qaccGiven[j];
+    d->freeParent[j] = !root ? -1 : j < 6 ? j - 1 : 5;
+  }
+  newtonEuler(m, d, qacc, 1, gen);
+  double A[6] = {0, 0, 0, 0, 0, 0};
+  d->badPivots = 0;
+  if (root) {
+    massMatrix(m, d, 5);
+    for (int j = 0; j < 6; j++) {
+      qacc[j] = d->qfrc[j] + d->qfrcPassive[j] - gen[j];
+      for (int k = j; k >= 0; k--) {
+        d->LD[(size_t)j * nv + k] = d->M[(size_t)j * nv + k];
+      }
+      d->LD[(size_t)j * nv + j] += dtImplicit * m->damping[j];
+    }
+    d->badPivots = factorLTDL(nv, d->freeParent, d->given, d->LD);
+    solveLTDL(nv, d->freeParent, d->given, d->LD, qacc, 0);
+    for (int j = 0; j < 6; j++) {
+      for (int k = 0; k < 6; k++) {
+        A[k] += d->cdof[6 * j + k] * qacc[j];
+      }
+    }
+  }
+  for (int j = 0; j < nv; j++) {
+    if (!d->given[j]) {
+      gen[j] = 0;
+      continue;
+    }
+    double dampEnd = m->damping[j] * (d->qvel[j] + dtImplicit * qacc[j]);
+    if (root) {
+      double F[6];
+      mulInertia(F, d->crb + 13 * m->dofLink[j], A);
+      gen[j] += dot6(d->cdof + 6 * j, F);
+    }
+    gen[j] += m->armature[j] * qacc[j] + dampEnd - d->qfrc[j];
+  }
+}
+
+void hsd_jsGivenReaction(const hsdJsModel *m, const hsdJsData *d, const double *vstar,
+                         double dt, double *f) {
+  int nv = m->nv;
+  if (d->givenPath == 2) {
+    return;  // (nothing is free: no velocity changed)
+  }
+  if (d->givenPath == 1) {
+    double A[6] = {0, 0, 0, 0, 0, 0}, F[6];
+    for (int r = 0; r < 6; r++) {
+      for (int k = 0; k < 6; k++) {
+        A[k] += d->cdof[6 * r + k] * (d->qvel[r] - vstar[r]);
+      }
+    }
+    for (int j = 6; j < nv; j++) {
+      mulInertia(F, d->crb + 13 * m->dofLink[j], A);
+      f[j] += dot6(d->cdof + 6 * j, F) / dt;
+    }
+    return;
+  }
+  for (int j = 0; j < nv; j++) {
+    if (!d->given[j]) {
+      continue;
+    }
+    double s = 0;
+    for (int k = 0; k < nv; k++) {
+      s += d->given[k] ? 0 : d->M[(size_t)j * nv + k] * (d->qvel[k] - vstar[k]);
+    }
+    f[j] += s / dt;
   }
 }
 
@@ -703,9 +822,19 @@ void hsd_jsSolveMRest(const hsdJsModel *m, const hsdJsData *d, double *x) {
 }
 
 void hsd_jsStepVelocity(const hsdJsModel *m, hsdJsData *d, double dt) {
-  hsd_jsPosition(m, d);
-  hsd_jsVelocity(m, d);
-  hsd_jsAcceleration(m, d, m->damped ? dt : 0);
+  d->givenPath = givenPath(m, d);
+  if (d->givenPath) {
+    positionKinematics(m, d);
+    velocityKinematics(m, d);
+    for (int j = 0; j < m->nv; j++) {
+      d->qfrcPassive[j] = -m->damping[j] * d->qvel[j];
+    }
+    compositeAcceleration(m, d, m->damped ? dt : 0);
+  } else {
+    hsd_jsPosition(m, d);
+    hsd_jsVelocity(m, d);
+    hsd_jsAcceleration(m, d, m->damped ? dt : 0);
+  }
   for (int j = 0; j < m->nv; j++) {
     d->qvel[j] += dt * d->qacc[j];
   }

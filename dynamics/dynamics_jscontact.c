@@ -668,19 +668,7 @@ static void givenReactions(hsdWorld *w, const hsdJsContacts *s, int np) {
     if (c->still || !c->jsm || hsd_jsAsleep(w, ci)) {
       continue;
     }
-    const hsdJsModel *m = c->jsm;
-    hsdJsData *d = c->jsd;
-    const double *vs = s->vstar + s->vOff[ci];
-    for (int j = 0; j < m->nv; j++) {
-      if (!d->given[j]) {
-        continue;
-      }
-      double f = 0;
-      for (int k = 0; k < m->nv; k++) {
-        f += d->given[k] ? 0 : d->M[(size_t)j * m->nv + k] * (d->qvel[k] - vs[k]);
-      }
-      d->qfrcGiven[j] += f / w->dt;
-    }
+    hsd_jsGivenReaction(c->jsm, c->jsd, s->vstar + s->vOff[ci], w->dt, c->jsd->qfrcGiven);
   }
   for (int i = 0; i < np; i++) {
     const JsPoint *P = &s->pts[i];

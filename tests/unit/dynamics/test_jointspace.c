@@ -691,6 +691,157 @@ static void testGivenJointAcceleration(void) {
   jsFree(&r);
 }
 
+// every joint of the humanoid given (random accelerations, a random state, external forces on
+// every link, gravity), the root free (rootGiven 0) or given too: hsd_jsStepVelocity's composite
+// path (d->givenPath 1: one Newton-Euler pass, the root's 6 x 6 block; 2: the pass alone) gives
+// the accelerations and the given dofs' forces of the general path (hsd_jsForward: the whole M
+// and its factors) to 1e-12 relative, and both agree with inverse dynamics at those
+// accelerations (a free root takes no force, each given dof its qfrcGiven); a free root's
+// change of velocity reacts on the joints (hsd_jsGivenReaction) as the sum over M's rows says
+// (1e-12 relative)
+static void checkAllGiven(int rootGiven) {
+  jsRig r = jsHumanoid(11);
+  int nv = r.m->nv, j0 = rootGiven ? 0 : 6;
+  unsigned s = 5;
+  for (int i = 0; i < r.body->nlink; i++) {
+    for (int k = 0; k < 6; k++) {
+      r.d->xfrc[6 * i + k] = 3 * jsRand(&s);
+    }
+  }
+  for (int j = j0; j < nv; j++) {
+    r.d->given[j] = 1;
+    r.d->qaccGiven[j] = 5 * jsRand(&s);
+  }
+  size_t sz = sizeof(double);
+  double *qvel0 = hsu_calloc((size_t)nv, sz), *acc = hsu_calloc((size_t)nv, sz);
+  double *frc = hsu_calloc((size_t)nv, sz), *id = hsu_calloc((size_t)nv, sz);
+  double *vs = hsu_calloc((size_t)nv, sz), *f0 = hsu_calloc((size_t)nv, sz);
+  double *f1 = hsu_calloc((size_t)nv, sz);
+  memcpy(qvel0, r.d->qvel, (size_t)nv * sz);
+  hsd_jsForward(r.m, r.d);
+  CU_ASSERT_EQUAL(r.d->givenPath, 0);
+  memcpy(acc, r.d->qacc, (size_t)nv * sz);
+  memcpy(frc, r.d->qfrcGiven, (size_t)nv * sz);
+  // the general path's reaction to a change of the root's velocities
+  for (int j = 0; j < nv; j++) {
+    vs[j] = r.d->qvel[j] - (j < 6 ? 0.1 * jsRand(&s) : 0);
+  }
+  double scaleR = 0, errR = 0;
+  if (!rootGiven) {
+    hsd_jsGivenReaction(r.m, r.d, vs, 0.001, f0);
+    r.d->givenPath = 1;
+    hsd_jsGivenReaction(r.m, r.d, vs, 0.001, f1);
+    for (int j = 6; j < nv; j++) {
+      scaleR = fmax(scaleR, fabs(f0[j]));
+      errR = fmax(errR, fabs(f1[j] - f0[j]));
+    }
+  }
+  // the composite path, from the same state
+  memcpy(r.d->qvel, qvel0, (size_t)nv * sz);
+  r.d->posesCurrent = 0;
+  hsd_jsStepVelocity(r.m, r.d, 0.001);
+  CU_ASSERT_EQUAL(r.d->givenPath, rootGiven ? 2 : 1);
+  CU_ASSERT_EQUAL(r.d->badPivots, 0);
+  double scaleA = 0, errA = 0, scaleF = 0, errF = 0, errV = 0;
+  for (int j = 0; j < nv; j++) {
+    scaleA = fmax(scaleA, fabs(acc[j]));
+    errA = fmax(errA, fabs(r.d->qacc[j] - acc[j]));
+    scaleF = fmax(scaleF, fabs(frc[j]));
+    errF = fmax(errF, fabs(r.d->qfrcGiven[j] - frc[j]));
+    errV = fmax(errV, fabs(r.d->qvel[j] - (qvel0[j] + 0.001 * r.d->qacc[j])));
+  }
+  // inverse dynamics at the composite's accelerations (from the start's velocities)
+  memcpy(r.d->qvel, qvel0, (size_t)nv * sz);
+  hsd_jsVelocity(r.m, r.d);
+  hsd_jsInverse(r.m, r.d, r.d->qacc, id);
+  double errId = 0;
+  for (int j = 0; j < nv; j++) {
+    errId = fmax(errId, fabs(id[j] - (j < j0 ? 0 : r.d->qfrcGiven[j])));
+  }
+  fprintf(stderr, " [root %s: accelerations %.2g of %.3g, given forces %.2g of %.3g, ID %.2g, "
+          "reaction %.2g of %.3g] ", rootGiven ? "given" : "free", errA, scaleA, errF, scaleF,
+          errId, errR, scaleR);
+  CU_ASSERT(scaleA > 1 && scaleF > 1 && (rootGiven || scaleR > 1));
+  CU_ASSERT(errA < 1e-12 * scaleA);
+  CU_ASSERT(errF < 1e-12 * scaleF);
+  CU_ASSERT(errId < 1e-12 * scaleF);
+  CU_ASSERT(errR <= 1e-12 * scaleR);
+  CU_ASSERT(errV == 0);
+  hsu_free(qvel0);
+  hsu_free(acc);
+  hsu_free(frc);
+  hsu_free(id);
+  hsu_free(vs);
+  hsu_free(f0);
+  hsu_free(f1);
+  jsFree(&r);
+}
+
+// the same with joint damping (URDF <dynamics damping>, implicit in a step): a free base with
+// two damped joints in a chain, both given, moving; the composite path's root accelerations and
+// joint forces (damping at the step's end velocity included) are the general step's
+// (hsd_jsAcceleration with dt implicit) to 1e-12 relative
+static void checkAllGivenDamped(void) {
+  const char *urdf =
+      "<robot name=\"damped\">\n"
+      "<link name=\"base\"><inertial><mass value=\"3\"/>\n"
+      "<inertia ixx=\"0.1\" iyy=\"0.2\" izz=\"0.3\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/>"
+      "</inertial></link>\n"
+      "<link name=\"a\"><inertial><mass value=\"1\"/><origin xyz=\"0.3 0 0\"/>\n"
+      "<inertia ixx=\"0.01\" iyy=\"0.02\" izz=\"0.03\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/>"
+      "</inertial></link>\n"
+      "<link name=\"b\"><inertial><mass value=\"0.5\"/><origin xyz=\"0 0.2 0\"/>\n"
+      "<inertia ixx=\"0.01\" iyy=\"0.01\" izz=\"0.02\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/>"
+      "</inertial></link>\n"
+      "<joint name=\"ja\" type=\"continuous\"><parent link=\"base\"/><child link=\"a\"/>"
+      "<axis xyz=\"0 0 1\"/><dynamics damping=\"0.5\"/></joint>\n"
+      "<joint name=\"jb\" type=\"continuous\"><parent link=\"a\"/><child link=\"b\"/>"
+      "<origin xyz=\"0.6 0 0\"/><axis xyz=\"1 0 0\"/><dynamics damping=\"2\"/></joint>\n"
+      "</robot>\n";
+  hsError err = {0};
+  hsBody *b = hsm_loadUrdf(hst_writeFile("js_damped.urdf", urdf), NULL, NULL, 0, NULL, &err);
+  jsRig r = jsMake(b);
+  int nv = r.m->nv;
+  CU_ASSERT_EQUAL_FATAL(nv, 8);
+  CU_ASSERT(r.m->damped);
+  const double dt = 1e-3;
+  unsigned s = 9;
+  double qvel0[8], acc[8], frc[8];
+  for (int j = 0; j < nv; j++) {
+    qvel0[j] = r.d->qvel[j] = jsRand(&s);
+    r.d->given[j] = j >= 6;
+    r.d->qaccGiven[j] = j >= 6 ? 4 * jsRand(&s) : 0;
+  }
+  hsd_jsPosition(r.m, r.d);
+  hsd_jsVelocity(r.m, r.d);
+  hsd_jsAcceleration(r.m, r.d, dt);
+  memcpy(acc, r.d->qacc, sizeof acc);
+  memcpy(frc, r.d->qfrcGiven, sizeof frc);
+  memcpy(r.d->qvel, qvel0, sizeof qvel0);
+  r.d->posesCurrent = 0;
+  hsd_jsStepVelocity(r.m, r.d, dt);
+  CU_ASSERT_EQUAL(r.d->givenPath, 1);
+  double scaleA = 0, errA = 0, scaleF = 0, errF = 0;
+  for (int j = 0; j < nv; j++) {
+    scaleA = fmax(scaleA, fabs(acc[j]));
+    errA = fmax(errA, fabs(r.d->qacc[j] - acc[j]));
+    scaleF = fmax(scaleF, fabs(frc[j]));
+    errF = fmax(errF, fabs(r.d->qfrcGiven[j] - frc[j]));
+  }
+  fprintf(stderr, " [damped: accelerations %.2g of %.3g, forces %.2g of %.3g] ", errA, scaleA,
+          errF, scaleF);
+  CU_ASSERT(scaleA > 0.1 && scaleF > 0.1);
+  CU_ASSERT(errA < 1e-12 * scaleA);
+  CU_ASSERT(errF < 1e-12 * scaleF);
+  jsFree(&r);
+}
+
+static void testAllGivenComposite(void) {
+  checkAllGiven(0);
+  checkAllGiven(1);
+  checkAllGivenDamped();
+}
+
 //---------------------------------- the engine in a world ------------------------------------
 
 // a world on the joint-space engine with character body; the character's index is 0
@@ -1449,6 +1600,8 @@ void register_jointspace(void) {
               testHumanoidEnergyAndGravity);
   CU_add_test(s, "humanoid floating: energy and momentum", testHumanoidFloating);
   CU_add_test(s, "given joint acceleration: base reaction, torque", testGivenJointAcceleration);
+  CU_add_test(s, "every joint given, root free or given: composite path = general = ID",
+              testAllGivenComposite);
   CU_add_test(s, "world: free fall, discrete solution", testWorldFreeFall);
   CU_add_test(s, "world: torque mode with rotor inertia", testWorldTorqueMode);
   CU_add_test(s, "world: high gain follows, torque by inverse dynamics", testWorldHighGain);
