@@ -118,6 +118,9 @@ typedef struct JsPoint {
   int block;      // 1: its rows are unbounded and Binv inverts Ab (a loop)
   double Binv[9];
   int hasW;       // 1: the pool's rows after J hold W = M^-1 J^T; 0: Y = D^-1 L^-T J^T
+  int rigid;      // 1: every side is a character of 6 dofs (a free rigid body) whose rows
+                  // cover them all: the sweeps' fixed-size path (rigidVelocities, rigidApply)
+  double *vel[2];  // rigid: the sides' qvel
   double lam[3];  // impulses along n, t1, t2 [N s]
 } JsPoint;
 
@@ -327,7 +330,8 @@ static void projectCone(double l[3], double mu) {
 // block A_t of A (Ab's tangent rows) on the cone, exactly (Coulomb's maximal dissipation: a
 // sliding point's friction opposes its slip): the point of the circle where
 // (A_t + g I) l_t = A_t l_t - u for some g > 0, found by Newton's method on 1 / |l_t(g)|
-// (monotone from g = 0, as for a trust region). Scaling the row-by-row step onto the circle
+// (monotone from g = 0, as for a trust region) in the block's eigenbasis, where each iterate
+// costs two divisions. Scaling the row-by-row step onto the circle
 // instead leaves a sliding point's friction at an angle to its slip where the block is not
 // isotropic (a rectangle's corners), so that a torque below the patch's torsional capacity
 // turned it. (A sticking point's updates stay row by row: the block's inside solve took a
@@ -346,30 +350,48 @@ static void frictionBlock(const JsPoint *P, const double u[2], double l[3]) {
     l[2] = lj[2];
     return;
   }
+  // in the block's eigenbasis (A_t = Q diag(e) Q^T, Q = [q, q rotated by 90 degrees]) the
+  // solves (A_t + g I)^-1 are two divisions: x'_i = c'_i / (e_i + g) with c' = Q^T c
   double c[2] = {a[0] * l[1] + a[1] * l[2] - u[0], a[1] * l[1] + a[2] * l[2] - u[1]};
-  double x[2] = {(a[2] * c[0] - a[1] * c[1]) / det, (a[0] * c[1] - a[1] * c[0]) / det};
-  double n = hypot(x[0], x[1]);
+  double h = 0.5 * (a[0] - a[2]), r = sqrt(h * h + a[1] * a[1]);
+  double e[2] = {0.5 * (a[0] + a[2]) + r, 0}, q[2] = {h + r, a[1]};
+  e[1] = det / e[0];
+  if (h < 0) {
+    q[0] = a[1];
+    q[1] = r - h;
+  }
+  double qn = sqrt(q[0] * q[0] + q[1] * q[1]);
+  if (qn > 0) {
+    q[0] /= qn;
+    q[1] /= qn;
+  } else {
+    q[0] = 1;  // (isotropic: any basis)
+  }
+  double cp[2] = {q[0] * c[0] + q[1] * c[1], q[0] * c[1] - q[1] * c[0]};
+  double x[2] = {cp[0] / e[0], cp[1] / e[1]};
+  double n = sqrt(x[0] * x[0] + x[1] * x[1]);
   if (n > lim) {
     double g = 0;
     for (int it = 0; it < 30 && lim > 0; it++) {
-      // x = (A + g I)^-1 c; psi = 1 / lim - 1 / |x|, psi' = -x^T (A + g I)^-1 x / |x|^3
-      double b0 = a[0] + g, b2 = a[2] + g, d = b0 * b2 - a[1] * a[1];
-      x[0] = (b2 * c[0] - a[1] * c[1]) / d;
-      x[1] = (b0 * c[1] - a[1] * c[0]) / d;
-      n = hypot(x[0], x[1]);
+      // psi = 1 / lim - 1 / |x|, psi' = -x^T (A + g I)^-1 x / |x|^3
+      double b0 = 1 / (e[0] + g), b1 = 1 / (e[1] + g);
+      x[0] = cp[0] * b0;
+      x[1] = cp[1] * b1;
+      double n2 = x[0] * x[0] + x[1] * x[1];
+      n = sqrt(n2);
       if (fabs(n - lim) <= 1e-14 * lim) {
         break;
       }
-      double y[2] = {(b2 * x[0] - a[1] * x[1]) / d, (b0 * x[1] - a[1] * x[0]) / d};
-      double dpsi = -(x[0] * y[0] + x[1] * y[1]) / (n * n * n);
-      g = fmax(0, g - (1 / lim - 1 / n) / dpsi);  // (psi(0) > 0: never left of 0)
+      double dpsi = -(x[0] * x[0] * b0 + x[1] * x[1] * b1) / (n2 * n);
+      g = maxd(0, g - (1 / lim - 1 / n) / dpsi);  // (psi(0) > 0: never left of 0)
     }
     double f = n > 0 ? lim / n : 0;
     x[0] *= f;
     x[1] *= f;
   }
-  l[1] = x[0];
-  l[2] = x[1];
+  // back from the eigenbasis
+  l[1] = q[0] * x[0] - q[1] * x[1];
+  l[2] = q[1] * x[0] + q[0] * x[1];
 }
 
 // the slot of the link pair (ch, link) in the hash of n slots
@@ -1020,6 +1042,62 @@ static void applyPoint(hsdWorld *w, const hsdJsContacts *s, const JsPoint *P,
   }
 }
 
+// two doubles as one vector (GCC's and Clang's vector extension: SSE2 or NEON registers), for
+// the rigid points' 6-vectors; loaded and stored through memcpy (any alignment)
+typedef double JsV2 __attribute__((vector_size(16)));
+
+static inline JsV2 load2(const double *p) {
+  JsV2 x;
+  memcpy(&x, p, sizeof x);
+  return x;
+}
+
+static inline void store2(double *p, JsV2 x) {
+  memcpy(p, &x, sizeof x);
+}
+
+// pointVelocities of a rigid point (P->rigid): each side's three Jacobian rows and its
+// velocity are 6-vectors, taken two dofs at a time
+static inline void rigidVelocities(const hsdJsContacts *s, const JsPoint *P, double u[3]) {
+  JsV2 a0 = {0, 0}, a1 = {0, 0}, a2 = {0, 0};
+  for (int k = 0; k < P->nside; k++) {
+    const double *J = s->pool + P->off[k], *v = P->vel[k];
+    for (int h = 0; h < 6; h += 2) {
+      JsV2 x = load2(v + h);
+      a0 += load2(J + h) * x;
+      a1 += load2(J + 6 + h) * x;
+      a2 += load2(J + 12 + h) * x;
+    }
+  }
+  u[0] = a0[0] + a0[1];
+  u[1] = a1[0] + a1[1];
+  u[2] = a2[0] + a2[1];
+}
+
+// applyPoint of a rigid point: v += W dl on each side's 6-vector, two dofs at a time
+static inline void rigidApply(const hsdJsContacts *s, const JsPoint *P, const double dl[3]) {
+  JsV2 d0 = {dl[0], dl[0]}, d1 = {dl[1], dl[1]}, d2 = {dl[2], dl[2]};
+  for (int k = 0; k < P->nside; k++) {
+    const double *W = s->pool + P->off[k] + 18;
+    double *v = P->vel[k];
+    for (int h = 0; h < 6; h += 2) {
+      store2(v + h, load2(v + h) + load2(W + h) * d0 + load2(W + 6 + h) * d1 +
+                        load2(W + 12 + h) * d2);
+    }
+  }
+}
+
+// P->rigid and P->vel for a point whose W is formed: a contact whose every side is a
+// character of 6 dofs (a free rigid body: its rows' path is all of them, 0..5 in order)
+static void markRigid(hsdWorld *w, JsPoint *P) {
+  P->rigid = P->kind == JS_CONTACT && P->nside > 0 && P->hasW;
+  for (int k = 0; k < P->nside; k++) {
+    hsdCharacter *c = &w->chars[P->ch[k]];
+    P->rigid &= c->jsm->nv == 6 && P->last[k] == 5;
+    P->vel[k] = c->jsd->qvel;
+  }
+}
+
 // projected Gauss-Seidel over the m points idx[] until converged (JS_TOL) or maxSweeps, a
 // point at a time: its three rows' velocities read in one pass, the normal impulse updated, the
 // tangents' velocities corrected for it through the point's own block of A, projected on the
@@ -1033,7 +1111,11 @@ static void solvePoints(hsdWorld *w, hsdJsContacts *s, const int *idx, int m, in
     for (int t = 0; t < m; t++) {
       JsPoint *P = &s->pts[idx[t]];
       double u[3], dl[3] = {0, 0, 0};
-      pointVelocities(w, s, P, u);
+      if (P->rigid) {
+        rigidVelocities(s, P, u);
+      } else {
+        pointVelocities(w, s, P, u);
+      }
       if (P->kind == JS_BOXED) {
         boxedUpdate(P, u, dl, &maxChange, &maxNormal);
         applyPoint(w, s, P, dl);
@@ -1057,7 +1139,11 @@ static void solvePoints(hsdWorld *w, hsdJsContacts *s, const int *idx, int m, in
         P->lam[r] = l[r];
         maxChange = maxd(maxChange, fabs(dl[r]));
       }
-      applyPoint(w, s, P, dl);
+      if (P->rigid) {
+        rigidApply(s, P, dl);
+      } else {
+        applyPoint(w, s, P, dl);
+      }
     }
     sweeps = sweep + 1;
     change = maxNormal > 0 ? maxChange / maxNormal : 0;
@@ -1247,6 +1333,7 @@ static void solveIsland(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
   }
   for (int i = 0; i < m; i++) {
     finishW(w, s, &s->pts[idx[i]]);
+    markRigid(w, &s->pts[idx[i]]);
     for (int r = 0; r < 3; r++) {
       applyRow(w, s, &s->pts[idx[i]], r, s->pts[idx[i]].lam[r]);
     }
