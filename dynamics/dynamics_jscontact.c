@@ -154,6 +154,9 @@ struct hsdJsContacts {
   double *rhs;    // = vstar + 2 nvAll
   int *vOff;
   int capOff;
+  double *rinv;   // per character, 10 each: 1 / its mass and the inverse of its rotational
+  int capR;       // inertia about its centre of mass (world) when it moves this step as one
+                  // free rigid body (rigidInverses), else 0 (first entry)
   double scale;     // the largest warm-start normal impulse of the step (every island's
                     // tolerance is relative to it or to its own largest, whichever is larger)
   int sweeps;       // last solve: sweeps
@@ -238,6 +241,7 @@ void hsd_jsFreeContacts(hsdWorld *w) {
     hsu_free(s->isl);
     hsu_free(s->ufree);
     hsu_free(s->vOff);
+    hsu_free(s->rinv);
     hsu_free(s);
   }
   w->jsc = NULL;
@@ -634,6 +638,120 @@ static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
   }
 }
 
+// s->rinv of every character (see there): a free root and no joint (6 dofs), none given, not
+// asleep, a positive mass and a positive definite rotational inertia
+static void rigidInverses(hsdWorld *w, hsdJsContacts *s) {
+  for (int ci = 0; ci < w->nchar; ci++) {
+    const hsdCharacter *c = &w->chars[ci];
+    double *r = s->rinv + 10 * ci;
+    r[0] = 0;
+    if (c->still || !c->jsd || c->jsm->nv != 6 || c->jsm->nroot != 6 || hsd_jsAsleep(w, ci) ||
+        !(c->jsd->mass > 0)) {
+      continue;
+    }
+    int given = 0;
+    for (int j = 0; j < 6; j++) {
+      given |= c->jsd->given[j];
+    }
+    const double *I = c->jsd->crb + 4;  // (the root's composite: the whole body, about c)
+    double adj[9], det = hsu_adjugate3(I, adj), tr = I[0] + I[4] + I[8];
+    if (given || !(det > 1e-12 * tr * tr * tr)) {
+      continue;
+    }
+    r[0] = 1 / c->jsd->mass;
+    for (int k = 0; k < 9; k++) {
+      r[1 + k] = adj[k] / det;
+    }
+  }
+}
+
+// 1 if contact hc's moving sides (one or two) are distinct free rigid bodies (rigidInverses)
+static int rigidContact(const hsdWorld *w, const hsdJsContacts *s, const hsdContact *hc) {
+  int moving = 0;
+  for (int side = 0; side < 2; side++) {
+    int ci = hc->ch[side];
+    const hsdCharacter *c = &w->chars[ci];
+    if (c->still || !c->jsd || hsd_jsAsleep(w, ci)) {
+      continue;
+    }
+    if (!(s->rinv[10 * ci] > 0)) {
+      return 0;
+    }
+    moving++;
+  }
+  return moving > 0 && hc->ch[0] != hc->ch[1];
+}
+
+// buildRows and finishRows for a rigid contact (rigidContact) in closed form, no solves: on a
+// side's velocity (v_o, w) (o its origin) a row along d at p is J = [d; (p - o) x d], and
+// W = M^-1 J^T is the impulse's change of the centre of mass's velocity d / m and of the
+// angular velocity dw = I_c^-1 ((p - c) x d), with v_o = v_c + w x (o - c): dv_o = d / m +
+// dw x (o - c); A's diagonal and the point's block J W^T. The pool's layout is the generic
+// one (J's three rows, then W's), so every other reader of the rows works on it
+static void rigidRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const hsdContact *hc,
+                      size_t *used) {
+  P->nside = 0;
+  for (int side = 0; side < 2; side++) {
+    int ci = hc->ch[side];
+    hsdCharacter *c = &w->chars[ci];
+    if (c->still || !c->jsd || hsd_jsAsleep(w, ci)) {
+      continue;
+    }
+    int k = P->nside++;
+    const hsdJsData *d = c->jsd;
+    const double *ri = s->rinv + 10 * ci, *o = d->st->linkP, *cm = d->c;
+    P->ch[k] = ci;
+    P->off[k] = *used;
+    P->zoff[k] = *used / 6;
+    P->last[k] = 5;
+    P->nz[k] = 6;
+    P->vel[k] = d->qvel;
+    int *z = s->idx + P->zoff[k];
+    for (int t = 0; t < 6; t++) {
+      z[t] = t;
+    }
+    double *J = s->pool + *used, *W = J + 18;
+    *used += 36;
+    double po[3], pc[3], oc[3], sign = side ? -1 : 1;
+    for (int j = 0; j < 3; j++) {
+      po[j] = hc->p[j] - o[j];
+      pc[j] = hc->p[j] - cm[j];
+      oc[j] = o[j] - cm[j];
+    }
+    for (int r = 0; r < 3; r++) {
+      double *Jr = J + 6 * r, *Wr = W + 6 * r, t[3], x[3];
+      for (int j = 0; j < 3; j++) {
+        Jr[j] = sign * P->fr[3 * r + j];
+      }
+      hsu_cross(Jr + 3, po, Jr);
+      hsu_cross(t, pc, Jr);
+      hsu_rotVec(Wr + 3, ri + 1, t);
+      hsu_cross(x, Wr + 3, oc);
+      for (int j = 0; j < 3; j++) {
+        Wr[j] = Jr[j] * ri[0] + x[j];
+      }
+    }
+  }
+  P->hasW = 1;
+  P->rigid = P->nside > 0;
+  P->block = 0;
+  double a[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int k = 0; k < P->nside; k++) {
+    const double *J = s->pool + P->off[k], *W = J + 18;
+    for (int r = 0; r < 3; r++) {
+      for (int q = 0; q < 3; q++) {
+        for (int j = 0; j < 6; j++) {
+          a[3 * r + q] += J[6 * r + j] * W[6 * q + j];
+        }
+      }
+    }
+  }
+  memcpy(P->Ab, a, sizeof a);
+  for (int r = 0; r < 3; r++) {
+    P->inv[r] = a[4 * r] > 0 ? 1 / a[4 * r] : 0;
+  }
+}
+
 // the rows of contact hc into point P (pool at *used, advanced)
 static void buildPoint(hsdWorld *w, hsdJsContacts *s, const hsdContact *hc, JsPoint *P,
                        size_t *used) {
@@ -646,7 +764,12 @@ static void buildPoint(hsdWorld *w, hsdJsContacts *s, const hsdContact *hc, JsPo
   double p[2][3];
   memcpy(p[0], hc->p, sizeof p[0]);
   memcpy(p[1], hc->p, sizeof p[1]);
-  buildRows(w, s, P, hc->ch, hc->link, (const double(*)[3])p, used);
+  P->rigid = 0;
+  if (rigidContact(w, s, hc)) {
+    rigidRows(w, s, P, hc, used);
+  } else {
+    buildRows(w, s, P, hc->ch, hc->link, (const double(*)[3])p, used);
+  }
   // a track's points (its belt face's corners on the ground: a rigid support of many points
   // whose normal forces the rigid problem leaves open) are soft, as the ODE engine's (its CFM,
   // at least 1e-7), which makes their forces unique: those of equal springs. Others are hard
@@ -752,6 +875,7 @@ static int reserveStep(hsdWorld *w, hsdJsContacts *s, int n) {
       growInt((void **)&s->prev, &s->capPrev, n, sizeof *s->prev) < 0 ||
       grow((void **)&s->vstar, &s->capV, 3 * nvAll, sizeof *s->vstar) < 0 ||
       growInt((void **)&s->vOff, &s->capOff, w->nchar, sizeof *s->vOff) < 0 ||
+      growInt((void **)&s->rinv, &s->capR, 10 * w->nchar, sizeof *s->rinv) < 0 ||
       growInt((void **)&s->isl, &s->capIsl, 2 * w->nchar + 3 * m + 1, sizeof *s->isl) < 0) {
     return -1;
   }
@@ -1321,13 +1445,15 @@ static void solveDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
 // pile of boxes, whose A is mostly zeros (the warm start applied to v first)
 static void solveIsland(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
   long rowCost = 0, nr = 3 * (long)m;
+  int rigid = 0;
   for (int i = 0; i < m; i++) {
     const JsPoint *P = &s->pts[idx[i]];
+    rigid |= P->hasW;  // (a rigid contact's rows hold W, not Y: rigidRows)
     for (int k = 0; k < P->nside; k++) {
       rowCost += 3 * (long)(P->nz[k] + w->chars[P->ch[k]].jsm->nv);
     }
   }
-  if (nr <= JS_DENSE && nr * nr <= rowCost && formDense(w, s, idx, m) == 0) {
+  if (!rigid && nr <= JS_DENSE && nr * nr <= rowCost && formDense(w, s, idx, m) == 0) {
     solveDense(w, s, idx, m);
     return;
   }
@@ -1434,6 +1560,7 @@ void hsd_jsContacts(hsdWorld *w) {
       nvAll += (size_t)nv;
     }
   }
+  rigidInverses(w, s);
   // the rows, the bias, the friction of this step, the warm start applied
   hashPrev(s);
   size_t used = 0;
