@@ -23,21 +23,30 @@
 //    costs no more than row by row (a robot's soles), A is formed (rows^2 / 2 dot products over
 //    the Jacobian rows' nonzero dofs, the touched link's path to the root; 24 rows x 12 dofs
 //    for a humanoid's two soles) and a row's update costs one row of A; otherwise (a pile of
-//    boxes) A is not formed: a row's update reads its relative velocity J v (over the path) and
-//    adds W dlambda to v (nv flops a side), memory linear in the points: a point's three rows
-//    are read in one pass and written in one, the tangents' velocities corrected for the
-//    normal's change through the point's own 3 x 3 block of A. Per point the normal row first
+//    boxes, or any island with a rigid contact, below) A is not formed: a row's update reads
+//    its relative velocity J v (over the path) and adds W dlambda to v (nv flops a side),
+//    memory linear in the points: a point's three rows are read in one pass and written in
+//    one, the tangents' velocities corrected for the normal's change through the point's own
+//    3 x 3 block of A. A rigid contact (between free rigid bodies, 6 dofs each, or one and a
+//    still body: rigidContact) is built in closed form, as ODE's QuickStep does, J = [d;
+//    (p - o) x d] and W = M^-1 J^T from 1 / m and I_c^-1 (rigidRows: no factor solves), and
+//    swept on its sides' 6-vectors of velocity two dofs at a time (rigidVelocities,
+//    rigidApply: no gathers through the dof index). Per point the normal row first
 //    (lambda_n >= 0, the normal velocity at least the bias), then the two tangents together,
 //    solved on their 2x2 block of A within the friction cone |lambda_t| <= mu lambda_n (a round
 //    cone, not a pyramid; frictionBlock). Torsional friction comes from the patch's several
 //    points: mu N r for a face at its four corners, r their distance from the centre. Sweeps
 //    stop when no impulse changed by more than JS_TOL times the largest normal impulse (or
-//    after JS_MAX_SWEEPS, an island solved row by row after JS_PILE_SWEEPS, ODE QuickStep's
-//    iterations for piles: a pile's PGS is still at 1e-5 .. 1e-3 relative changes after 100
-//    sweeps; hsd_jsContactStats: the largest over the islands); docs/benchmarks.md has the
-//    sweeps and instructions a step of the standing humanoid and the piles. A gap point between
-//    two free bodies (no joints) that their free velocities do not close within the step is
-//    left out of the solve: in a pile most of the margin's points are such gaps.
+//    after JS_MAX_SWEEPS, an island solved row by row after JS_PILE_SWEEPS: a pile's PGS is
+//    still at 1e-5 .. 1e-3 relative changes after 100 sweeps, so a falling pile's islands run
+//    the cap every step; 30 sweeps (QuickStep runs 50 on piles, row by row on a pyramid) keep
+//    a settling 100-box pile's jitter and penetration below the ODE engine's and at or below
+//    50 sweeps' (docs/benchmarks.md; a relative tolerance of 1e-4 instead ran 32 sweeps with
+//    2.5x the jitter); hsd_jsContactStats: the largest over the islands); docs/benchmarks.md
+//    has the sweeps and instructions a step of the standing humanoid and the piles. A gap
+//    point between two free bodies (no joints) that their free velocities do not close within
+//    the step is left out of the solve (in the falling 100-box pile 48 of the 229 points a
+//    step; 98.5 % of the others find a warm start, 85 % carry force).
 //    Warm start: each point takes the impulse of the last step's point on the same link pair
 //    nearest to it in link[0]'s frame (within JS_MATCH; the link pair found through a hash of
 //    the last step's), so a resting contact starts solved.
@@ -72,7 +81,8 @@
 #define JS_TOL 1e-10       // a sweep changing no impulse by more than this x the largest normal
                            // impulse ends the solve
 #define JS_MAX_SWEEPS 100  // ... and at most this many sweeps
-#define JS_PILE_SWEEPS 50  // ... or this many for an island solved row by row (a pile)
+#define JS_PILE_SWEEPS 30  // ... or this many for an island solved row by row (a pile: see the
+                           // header)
 #define JS_MATCH 2e-3      // warm start: a last step's point this near in link[0]'s frame [m]
 #define JS_TRACK_CFM 1e-7  // a crawler track's contacts' softness at least this (ODE CFM units)
 #define JS_LIMIT_MARGIN 1e-3  // a joint this near a limit [rad or m] (or reaching it) gets its row
@@ -121,6 +131,7 @@ typedef struct JsPoint {
   int rigid;      // 1: every side is a character of 6 dofs (a free rigid body) whose rows
                   // cover them all: the sweeps' fixed-size path (rigidVelocities, rigidApply)
   double *vel[2];  // rigid: the sides' qvel
+  double gam;     // frictionBlock's last multiplier g on the cone (its next Newton start)
   double lam[3];  // impulses along n, t1, t2 [N s]
 } JsPoint;
 
@@ -340,7 +351,7 @@ static void projectCone(double l[3], double mu) {
 // isotropic (a rectangle's corners), so that a torque below the patch's torsional capacity
 // turned it. (A sticking point's updates stay row by row: the block's inside solve took a
 // third more sweeps on the standing humanoid, for the same fixed point.)
-static void frictionBlock(const JsPoint *P, const double u[2], double l[3]) {
+static void frictionBlock(JsPoint *P, const double u[2], double l[3]) {
   const double a[3] = {P->Ab[4], P->Ab[5], P->Ab[8]};
   double det = a[0] * a[2] - a[1] * a[1], lj[3] = {l[0], l[1], l[2]};
   for (int r = 1; r < 3; r++) {
@@ -375,7 +386,8 @@ static void frictionBlock(const JsPoint *P, const double u[2], double l[3]) {
   double x[2] = {cp[0] / e[0], cp[1] / e[1]};
   double n = sqrt(x[0] * x[0] + x[1] * x[1]);
   if (n > lim) {
-    double g = 0;
+    double g = P->gam;  // (from the last sweep's: a point sliding on steadily needs one or two
+                        // iterates; from the right of the root the first lands left of it)
     for (int it = 0; it < 30 && lim > 0; it++) {
       // psi = 1 / lim - 1 / |x|, psi' = -x^T (A + g I)^-1 x / |x|^3
       double b0 = 1 / (e[0] + g), b1 = 1 / (e[1] + g);
@@ -387,8 +399,9 @@ static void frictionBlock(const JsPoint *P, const double u[2], double l[3]) {
         break;
       }
       double dpsi = -(x[0] * x[0] * b0 + x[1] * x[1] * b1) / (n2 * n);
-      g = maxd(0, g - (1 / lim - 1 / n) / dpsi);  // (psi(0) > 0: never left of 0)
+      g = maxd(0, g - (1 / lim - 1 / n) / dpsi);  // (the root is right of 0: psi(0) > 0)
     }
+    P->gam = g;
     double f = n > 0 ? lim / n : 0;
     x[0] *= f;
     x[1] *= f;
@@ -638,6 +651,13 @@ static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
   }
 }
 
+// res = a x b (inline: rigidRows's crosses are most of its cost; res may not alias)
+static inline void cross(double res[3], const double a[3], const double b[3]) {
+  res[0] = a[1] * b[2] - a[2] * b[1];
+  res[1] = a[2] * b[0] - a[0] * b[2];
+  res[2] = a[0] * b[1] - a[1] * b[0];
+}
+
 // s->rinv of every character (see there): a free root and no joint (6 dofs), none given, not
 // asleep, a positive mass and a positive definite rotational inertia
 static void rigidInverses(hsdWorld *w, hsdJsContacts *s) {
@@ -723,10 +743,12 @@ static void rigidRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const hsdContac
       for (int j = 0; j < 3; j++) {
         Jr[j] = sign * P->fr[3 * r + j];
       }
-      hsu_cross(Jr + 3, po, Jr);
-      hsu_cross(t, pc, Jr);
-      hsu_rotVec(Wr + 3, ri + 1, t);
-      hsu_cross(x, Wr + 3, oc);
+      cross(Jr + 3, po, Jr);
+      cross(t, pc, Jr);
+      for (int j = 0; j < 3; j++) {
+        Wr[3 + j] = ri[1 + 3 * j] * t[0] + ri[2 + 3 * j] * t[1] + ri[3 + 3 * j] * t[2];
+      }
+      cross(x, Wr + 3, oc);
       for (int j = 0; j < 3; j++) {
         Wr[j] = Jr[j] * ri[0] + x[j];
       }
@@ -757,6 +779,7 @@ static void buildPoint(hsdWorld *w, hsdJsContacts *s, const hsdContact *hc, JsPo
                        size_t *used) {
   P->kind = JS_CONTACT;
   P->nrow = 3;
+  P->gam = 0;
   P->isLoop = P->block = 0;
   P->target[0] = P->target[1] = P->target[2] = 0;
   memcpy(P->fr, hc->n, 3 * sizeof *P->fr);

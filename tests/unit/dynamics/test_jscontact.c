@@ -1,7 +1,7 @@
 // test_jscontact.c - the joint-space engine's contacts (dynamics_jscontact.c) against closed
 // forms: a box resting on the floor, torsional friction of its face, a box sliding to a stop,
-// momentum kept when two free boxes meet,
-// the sample humanoid standing in torque mode, determinism.
+// momentum kept when two free boxes meet, the sample humanoid standing in torque mode,
+// determinism.
 
 #include "dyn_helpers.h"
 
