@@ -101,6 +101,20 @@ static inline double maxd(double a, double b) {
   return a > b ? a : b;
 }
 
+// two doubles as one vector (GCC's and Clang's vector extension: SSE2 or NEON registers), for
+// the rigid points' 6-vectors; loaded and stored through memcpy (any alignment)
+typedef double JsV2 __attribute__((vector_size(16)));
+
+static inline JsV2 load2(const double *p) {
+  JsV2 x;
+  memcpy(&x, p, sizeof x);
+  return x;
+}
+
+static inline void store2(double *p, JsV2 x) {
+  memcpy(p, &x, sizeof x);
+}
+
 // one contact point's rows, or a joint limit's, a motor's or a loop's
 typedef struct JsPoint {
   int kind;      // JS_CONTACT or JS_BOXED
@@ -762,9 +776,10 @@ static void rigidRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const hsdContac
     const double *J = s->pool + P->off[k], *W = J + 18;
     for (int r = 0; r < 3; r++) {
       for (int q = 0; q < 3; q++) {
-        for (int j = 0; j < 6; j++) {
-          a[3 * r + q] += J[6 * r + j] * W[6 * q + j];
-        }
+        JsV2 x = load2(J + 6 * r) * load2(W + 6 * q) +
+                 load2(J + 6 * r + 2) * load2(W + 6 * q + 2) +
+                 load2(J + 6 * r + 4) * load2(W + 6 * q + 4);
+        a[3 * r + q] += x[0] + x[1];
       }
     }
   }
@@ -1189,20 +1204,6 @@ static void applyPoint(hsdWorld *w, const hsdJsContacts *s, const JsPoint *P,
   }
 }
 
-// two doubles as one vector (GCC's and Clang's vector extension: SSE2 or NEON registers), for
-// the rigid points' 6-vectors; loaded and stored through memcpy (any alignment)
-typedef double JsV2 __attribute__((vector_size(16)));
-
-static inline JsV2 load2(const double *p) {
-  JsV2 x;
-  memcpy(&x, p, sizeof x);
-  return x;
-}
-
-static inline void store2(double *p, JsV2 x) {
-  memcpy(p, &x, sizeof x);
-}
-
 // pointVelocities of a rigid point (P->rigid): each side's three Jacobian rows and its
 // velocity are 6-vectors, taken two dofs at a time
 static inline void rigidVelocities(const hsdJsContacts *s, const JsPoint *P, double u[3]) {
@@ -1481,10 +1482,15 @@ static void solveIsland(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
     return;
   }
   for (int i = 0; i < m; i++) {
-    finishW(w, s, &s->pts[idx[i]]);
-    markRigid(w, &s->pts[idx[i]]);
+    JsPoint *P = &s->pts[idx[i]];
+    finishW(w, s, P);
+    markRigid(w, P);
+    if (P->rigid) {
+      rigidApply(s, P, P->lam);
+      continue;
+    }
     for (int r = 0; r < 3; r++) {
-      applyRow(w, s, &s->pts[idx[i]], r, s->pts[idx[i]].lam[r]);
+      applyRow(w, s, P, r, P->lam[r]);
     }
   }
   solvePoints(w, s, idx, m, JS_PILE_SWEEPS);
