@@ -23,26 +23,27 @@
 //    costs no more than row by row (a robot's soles), A is formed (rows^2 / 2 dot products over
 //    the Jacobian rows' nonzero dofs, the touched link's path to the root; 24 rows x 12 dofs
 //    for a humanoid's two soles) and a row's update costs one row of A; otherwise (a pile of
-//    boxes, or any island with a rigid contact, below) A is not formed: a row's update reads
+//    boxes, or an island of free rigid bodies, below) A is not formed: a row's update reads
 //    its relative velocity J v (over the path) and adds W dlambda to v (nv flops a side),
 //    memory linear in the points: a point's three rows are read in one pass and written in
 //    one, the tangents' velocities corrected for the normal's change through the point's own
-//    3 x 3 block of A. A rigid contact (between free rigid bodies, 6 dofs each, or one and a
-//    still body: rigidContact) is built in closed form, as ODE's QuickStep does, J = [d;
-//    (p - o) x d] and W = M^-1 J^T from 1 / m and I_c^-1 (rigidRows: no factor solves), and
-//    swept on its sides' 6-vectors of velocity two dofs at a time (rigidVelocities,
-//    rigidApply: no gathers through the dof index). Per point the normal row first
-//    (lambda_n >= 0, the normal velocity at least the bias), then the two tangents together,
+//    3 x 3 block of A. In an island whose moving characters are all free rigid bodies (6 dofs
+//    each, none given, no loop: rigidIslands) a contact is built in closed form, as ODE's
+//    QuickStep does, J = [d; (p - o) x d] and W = M^-1 J^T from 1 / m and I_c^-1 (rigidRows:
+//    no factor solves), and swept on its sides' 6-vectors of velocity two dofs at a time
+//    (rigidVelocities, rigidApply: no gathers through the dof index). Per point the normal row
+//    first (lambda_n >= 0, the normal velocity at least the bias), then the two tangents together,
 //    solved on their 2x2 block of A within the friction cone |lambda_t| <= mu lambda_n (a round
 //    cone, not a pyramid; frictionBlock). Torsional friction comes from the patch's several
 //    points: mu N r for a face at its four corners, r their distance from the centre. Sweeps
 //    stop when no impulse changed by more than JS_TOL times the largest normal impulse (or
-//    after JS_MAX_SWEEPS, an island solved row by row after JS_PILE_SWEEPS: a pile's PGS is
-//    still at 1e-5 .. 1e-3 relative changes after 100 sweeps, so a falling pile's islands run
-//    the cap every step; 30 sweeps (QuickStep runs 50 on piles, row by row on a pyramid) keep
-//    a settling 100-box pile's jitter and penetration below the ODE engine's and at or below
-//    50 sweeps' (docs/benchmarks.md; a relative tolerance of 1e-4 instead ran 32 sweeps with
-//    2.5x the jitter); hsd_jsContactStats: the largest over the islands); docs/benchmarks.md
+//    after JS_MAX_SWEEPS, an island solved row by row after JS_PILE_SWEEPS, an island of free
+//    rigid bodies after JS_RIGID_SWEEPS: a pile's PGS is still at 1e-5 .. 1e-3 relative
+//    changes after 100 sweeps, so a falling pile's islands run the cap every step; 30 sweeps
+//    (QuickStep runs 50 on piles, row by row on a pyramid) keep a settling 100-box pile's
+//    jitter and penetration below the ODE engine's and at or below 50 sweeps'
+//    (docs/benchmarks.md; a relative tolerance of 1e-4 instead ran 32 sweeps with 2.5x the
+//    jitter); hsd_jsContactStats: the largest over the islands); docs/benchmarks.md
 //    has the sweeps and instructions a step of the standing humanoid and the piles. A gap
 //    point between two free bodies (no joints) that their free velocities do not close within
 //    the step is left out of the solve (in the falling 100-box pile 48 of the 229 points a
@@ -81,8 +82,9 @@
 #define JS_TOL 1e-10       // a sweep changing no impulse by more than this x the largest normal
                            // impulse ends the solve
 #define JS_MAX_SWEEPS 100  // ... and at most this many sweeps
-#define JS_PILE_SWEEPS 30  // ... or this many for an island solved row by row (a pile: see the
-                           // header)
+#define JS_PILE_SWEEPS 50  // ... or this many for an island solved row by row
+#define JS_RIGID_SWEEPS 30  // ... or this many for an island of free rigid bodies (a pile: see
+                            // the header)
 #define JS_MATCH 2e-3      // warm start: a last step's point this near in link[0]'s frame [m]
 #define JS_TRACK_CFM 1e-7  // a crawler track's contacts' softness at least this (ODE CFM units)
 #define JS_LIMIT_MARGIN 1e-3  // a joint this near a limit [rad or m] (or reaching it) gets its row
@@ -672,6 +674,8 @@ static inline void cross(double res[3], const double a[3], const double b[3]) {
   res[2] = a[0] * b[1] - a[1] * b[0];
 }
 
+static int findRoot(int *par, int x);
+
 // s->rinv of every character (see there): a free root and no joint (6 dofs), none given, not
 // asleep, a positive mass and a positive definite rotational inertia
 static void rigidInverses(hsdWorld *w, hsdJsContacts *s) {
@@ -695,6 +699,44 @@ static void rigidInverses(hsdWorld *w, hsdJsContacts *s) {
     r[0] = 1 / c->jsd->mass;
     for (int k = 0; k < 9; k++) {
       r[1 + k] = adj[k] / det;
+    }
+  }
+}
+
+// the moving characters linked by this step's n contacts and the loops, and s->rinv cleared
+// for the free rigid bodies linked to anything else (a robot, a loop): an island is all rigid
+// contacts (rigidRows, the sweeps' rigid path and cap) or none (solved as without them: on A
+// when small). Uses s->isl (solveIslands fills it again)
+static void rigidIslands(hsdWorld *w, hsdJsContacts *s, int n) {
+  int *par = s->isl, *mixed = par + w->nchar;
+  for (int c = 0; c < w->nchar; c++) {
+    par[c] = c;
+    mixed[c] = 0;
+  }
+  for (int i = 0; i < n; i++) {
+    const hsdContact *hc = &w->contacts[i];
+    int moving = 1;
+    for (int side = 0; side < 2; side++) {
+      const hsdCharacter *c = &w->chars[hc->ch[side]];
+      moving &= !c->still && c->jsd && !hsd_jsAsleep(w, hc->ch[side]);
+    }
+    if (moving) {
+      par[findRoot(par, hc->ch[0])] = findRoot(par, hc->ch[1]);
+    }
+  }
+  for (int i = 0; i < w->nloop; i++) {
+    par[findRoot(par, w->loops[i].ch[0])] = findRoot(par, w->loops[i].ch[1]);
+    mixed[findRoot(par, w->loops[i].ch[0])] = 1;
+  }
+  for (int c = 0; c < w->nchar; c++) {
+    const hsdCharacter *ch = &w->chars[c];
+    if (!(s->rinv[10 * c] > 0) && !ch->still && ch->jsd && !hsd_jsAsleep(w, c)) {
+      mixed[findRoot(par, c)] = 1;
+    }
+  }
+  for (int c = 0; c < w->nchar; c++) {
+    if (mixed[findRoot(par, c)]) {
+      s->rinv[10 * c] = 0;
     }
   }
 }
@@ -1472,7 +1514,8 @@ static void solveIsland(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
   int rigid = 0;
   for (int i = 0; i < m; i++) {
     const JsPoint *P = &s->pts[idx[i]];
-    rigid |= P->hasW;  // (a rigid contact's rows hold W, not Y: rigidRows)
+    rigid |= P->hasW;  // (a rigid contact's rows hold W, not Y: rigidRows; rigidIslands:
+                       // then every point of the island is one)
     for (int k = 0; k < P->nside; k++) {
       rowCost += 3 * (long)(P->nz[k] + w->chars[P->ch[k]].jsm->nv);
     }
@@ -1493,7 +1536,7 @@ static void solveIsland(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
       applyRow(w, s, P, r, P->lam[r]);
     }
   }
-  solvePoints(w, s, idx, m, JS_PILE_SWEEPS);
+  solvePoints(w, s, idx, m, rigid ? JS_RIGID_SWEEPS : JS_PILE_SWEEPS);
 }
 
 // the n points solved island by island (the characters linked through points; static ones
@@ -1590,6 +1633,7 @@ void hsd_jsContacts(hsdWorld *w) {
     }
   }
   rigidInverses(w, s);
+  rigidIslands(w, s, n);
   // the rows, the bias, the friction of this step, the warm start applied
   hashPrev(s);
   size_t used = 0;
