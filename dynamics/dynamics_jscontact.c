@@ -324,6 +324,12 @@ static double startVelocity(const hsdWorld *w, const hsdJsContacts *s, const JsP
     const hsdCharacter *c = &w->chars[P->ch[k]];
     const double *J = s->pool + P->off[k] + (size_t)r * c->jsm->nv;
     const double *v = c->jsd->qvel, *a = c->jsd->qacc;
+    if (P->rigid) {
+      for (int j = 0; j < 6; j++) {  // (a rigid side's rows cover its 6 dofs in order)
+        u += J[j] * (v[j] - w->dt * a[j]);
+      }
+      continue;
+    }
     const int *z = s->idx + P->zoff[k];
     for (int t = 0; t < P->nz[k]; t++) {
       u += J[z[t]] * (v[z[t]] - w->dt * a[z[t]]);
