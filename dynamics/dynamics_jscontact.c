@@ -367,11 +367,11 @@ static void projectCone(double l[3], double mu) {
 // block A_t of A (Ab's tangent rows) on the cone, exactly (Coulomb's maximal dissipation: a
 // sliding point's friction opposes its slip): the point of the circle where
 // (A_t + g I) l_t = A_t l_t - u for some g > 0, found by Newton's method on 1 / |l_t(g)|
-// (monotone from g = 0, as for a trust region) in the block's eigenbasis, where each iterate
-// costs two divisions. Scaling the row-by-row step onto the circle
-// instead leaves a sliding point's friction at an angle to its slip where the block is not
-// isotropic (a rectangle's corners), so that a torque below the patch's torsional capacity
-// turned it. (A sticking point's updates stay row by row: the block's inside solve took a
+// (monotone from g = 0, as for a trust region; started from the point's last g) in the
+// block's eigenbasis, where each iterate costs two divisions. Scaling the row-by-row step onto
+// the circle instead leaves a sliding point's friction at an angle to its slip where the block
+// is not isotropic (a rectangle's corners), so that a torque below the patch's torsional
+// capacity turned it. (A sticking point's updates stay row by row: the block's inside solve took a
 // third more sweeps on the standing humanoid, for the same fixed point.)
 static void frictionBlock(JsPoint *P, const double u[2], double l[3]) {
   const double a[3] = {P->Ab[4], P->Ab[5], P->Ab[8]};
