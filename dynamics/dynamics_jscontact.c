@@ -23,21 +23,31 @@
 //    costs no more than row by row (a robot's soles), A is formed (rows^2 / 2 dot products over
 //    the Jacobian rows' nonzero dofs, the touched link's path to the root; 24 rows x 12 dofs
 //    for a humanoid's two soles) and a row's update costs one row of A; otherwise (a pile of
-//    boxes) A is not formed: a row's update reads its relative velocity J v (over the path) and
-//    adds W dlambda to v (nv flops a side), memory linear in the points: a point's three rows
-//    are read in one pass and written in one, the tangents' velocities corrected for the
-//    normal's change through the point's own 3 x 3 block of A. Per point the normal row first
-//    (lambda_n >= 0, the normal velocity at least the bias), then the two tangents together,
+//    boxes, or an island of free rigid bodies, below) A is not formed: a row's update reads
+//    its relative velocity J v (over the path) and adds W dlambda to v (nv flops a side),
+//    memory linear in the points: a point's three rows are read in one pass and written in
+//    one, the tangents' velocities corrected for the normal's change through the point's own
+//    3 x 3 block of A. In an island whose moving characters are all free rigid bodies (6 dofs
+//    each, none given, no loop: rigidIslands) a contact is built in closed form, as ODE's
+//    QuickStep does, J = [d; (p - o) x d] and W = M^-1 J^T from 1 / m and I_c^-1 (rigidRows:
+//    no factor solves), and swept on its sides' 6-vectors of velocity two dofs at a time
+//    (rigidVelocities, rigidApply: no gathers through the dof index). Per point the normal row
+//    first (lambda_n >= 0, the normal velocity at least the bias), then the two tangents together,
 //    solved on their 2x2 block of A within the friction cone |lambda_t| <= mu lambda_n (a round
 //    cone, not a pyramid; frictionBlock). Torsional friction comes from the patch's several
 //    points: mu N r for a face at its four corners, r their distance from the centre. Sweeps
 //    stop when no impulse changed by more than JS_TOL times the largest normal impulse (or
-//    after JS_MAX_SWEEPS, an island solved row by row after JS_PILE_SWEEPS, ODE QuickStep's
-//    iterations for piles: a pile's PGS is still at 1e-5 .. 1e-3 relative changes after 100
-//    sweeps; hsd_jsContactStats: the largest over the islands); docs/benchmarks.md has the
-//    sweeps and instructions a step of the standing humanoid and the piles. A gap point between
-//    two free bodies (no joints) that their free velocities do not close within the step is
-//    left out of the solve: in a pile most of the margin's points are such gaps.
+//    after JS_MAX_SWEEPS, an island solved row by row after JS_PILE_SWEEPS, an island of free
+//    rigid bodies after JS_RIGID_SWEEPS: a pile's PGS is still at 1e-5 .. 1e-3 relative
+//    changes after 100 sweeps, so a falling pile's islands run the cap every step; 30 sweeps
+//    (QuickStep runs 50 on piles, row by row on a pyramid) keep a settling 100-box pile's
+//    jitter and penetration below the ODE engine's and at or below 50 sweeps'
+//    (docs/benchmarks.md; a relative tolerance of 1e-4 instead ran 32 sweeps with 2.5x the
+//    jitter); hsd_jsContactStats: the largest over the islands); docs/benchmarks.md
+//    has the sweeps and instructions a step of the standing humanoid and the piles. A gap
+//    point between two free bodies (no joints) that their free velocities do not close within
+//    the step is left out of the solve (in the falling 100-box pile 48 of the 229 points a
+//    step; 98.5 % of the others find a warm start, 85 % carry force).
 //    Warm start: each point takes the impulse of the last step's point on the same link pair
 //    nearest to it in link[0]'s frame (within JS_MATCH; the link pair found through a hash of
 //    the last step's), so a resting contact starts solved.
@@ -73,7 +83,9 @@
 #define JS_TOL 1e-10       // a sweep changing no impulse by more than this x the largest normal
                            // impulse ends the solve
 #define JS_MAX_SWEEPS 100  // ... and at most this many sweeps
-#define JS_PILE_SWEEPS 50  // ... or this many for an island solved row by row (a pile)
+#define JS_PILE_SWEEPS 50  // ... or this many for an island solved row by row
+#define JS_RIGID_SWEEPS 30  // ... or this many for an island of free rigid bodies (a pile: see
+                            // the header)
 #define JS_MATCH 2e-3      // warm start: a last step's point this near in link[0]'s frame [m]
 #define JS_TRACK_CFM 1e-7  // a crawler track's contacts' softness at least this (ODE CFM units)
 #define JS_LIMIT_MARGIN 1e-3  // a joint this near a limit [rad or m] (or reaching it) gets its row
@@ -90,6 +102,20 @@ enum {
 // the larger of a and b (fmax is a call into libm in the solver's inner loops; no NaN here)
 static inline double maxd(double a, double b) {
   return a > b ? a : b;
+}
+
+// two doubles as one vector (GCC's and Clang's vector extension: SSE2 or NEON registers), for
+// the rigid points' 6-vectors; loaded and stored through memcpy (any alignment)
+typedef double JsV2 __attribute__((vector_size(16)));
+
+static inline JsV2 load2(const double *p) {
+  JsV2 x;
+  memcpy(&x, p, sizeof x);
+  return x;
+}
+
+static inline void store2(double *p, JsV2 x) {
+  memcpy(p, &x, sizeof x);
 }
 
 // one contact point's rows, or a joint limit's, a motor's or a loop's
@@ -119,6 +145,10 @@ typedef struct JsPoint {
   int block;      // 1: its rows are unbounded and Binv inverts Ab (a loop)
   double Binv[9];
   int hasW;       // 1: the pool's rows after J hold W = M^-1 J^T; 0: Y = D^-1 L^-T J^T
+  int rigid;      // 1: every side is a character of 6 dofs (a free rigid body) whose rows
+                  // cover them all: the sweeps' fixed-size path (rigidVelocities, rigidApply)
+  double *vel[2];  // rigid: the sides' qvel
+  double gam;     // frictionBlock's last multiplier g on the cone (its next Newton start)
   double lam[3];  // impulses along n, t1, t2 [N s]
 } JsPoint;
 
@@ -152,6 +182,9 @@ struct hsdJsContacts {
   double *rhs;    // = vstar + 2 nvAll
   int *vOff;
   int capOff;
+  double *rinv;   // per character, 10 each: 1 / its mass and the inverse of its rotational
+  int capR;       // inertia about its centre of mass (world) when it moves this step as one
+                  // free rigid body (rigidInverses), else 0 (first entry)
   double scale;     // the largest warm-start normal impulse of the step (every island's
                     // tolerance is relative to it or to its own largest, whichever is larger)
   int sweeps;       // last solve: sweeps
@@ -236,6 +269,7 @@ void hsd_jsFreeContacts(hsdWorld *w) {
     hsu_free(s->isl);
     hsu_free(s->ufree);
     hsu_free(s->vOff);
+    hsu_free(s->rinv);
     hsu_free(s);
   }
   w->jsc = NULL;
@@ -291,6 +325,12 @@ static double startVelocity(const hsdWorld *w, const hsdJsContacts *s, const JsP
     const hsdCharacter *c = &w->chars[P->ch[k]];
     const double *J = s->pool + P->off[k] + (size_t)r * c->jsm->nv;
     const double *v = c->jsd->qvel, *a = c->jsd->qacc;
+    if (P->rigid) {
+      for (int j = 0; j < 6; j++) {  // (a rigid side's rows cover its 6 dofs in order)
+        u += J[j] * (v[j] - w->dt * a[j]);
+      }
+      continue;
+    }
     const int *z = s->idx + P->zoff[k];
     for (int t = 0; t < P->nz[k]; t++) {
       u += J[z[t]] * (v[z[t]] - w->dt * a[z[t]]);
@@ -328,12 +368,13 @@ static void projectCone(double l[3], double mu) {
 // block A_t of A (Ab's tangent rows) on the cone, exactly (Coulomb's maximal dissipation: a
 // sliding point's friction opposes its slip): the point of the circle where
 // (A_t + g I) l_t = A_t l_t - u for some g > 0, found by Newton's method on 1 / |l_t(g)|
-// (monotone from g = 0, as for a trust region). Scaling the row-by-row step onto the circle
-// instead leaves a sliding point's friction at an angle to its slip where the block is not
-// isotropic (a rectangle's corners), so that a torque below the patch's torsional capacity
-// turned it. (A sticking point's updates stay row by row: the block's inside solve took a
+// (monotone from g = 0, as for a trust region; started from the point's last g) in the
+// block's eigenbasis, where each iterate costs two divisions. Scaling the row-by-row step onto
+// the circle instead leaves a sliding point's friction at an angle to its slip where the block
+// is not isotropic (a rectangle's corners), so that a torque below the patch's torsional
+// capacity turned it. (A sticking point's updates stay row by row: the block's inside solve took a
 // third more sweeps on the standing humanoid, for the same fixed point.)
-static void frictionBlock(const JsPoint *P, const double u[2], double l[3]) {
+static void frictionBlock(JsPoint *P, const double u[2], double l[3]) {
   const double a[3] = {P->Ab[4], P->Ab[5], P->Ab[8]};
   double det = a[0] * a[2] - a[1] * a[1], lj[3] = {l[0], l[1], l[2]};
   for (int r = 1; r < 3; r++) {
@@ -347,30 +388,50 @@ static void frictionBlock(const JsPoint *P, const double u[2], double l[3]) {
     l[2] = lj[2];
     return;
   }
+  // in the block's eigenbasis (A_t = Q diag(e) Q^T, Q = [q, q rotated by 90 degrees]) the
+  // solves (A_t + g I)^-1 are two divisions: x'_i = c'_i / (e_i + g) with c' = Q^T c
   double c[2] = {a[0] * l[1] + a[1] * l[2] - u[0], a[1] * l[1] + a[2] * l[2] - u[1]};
-  double x[2] = {(a[2] * c[0] - a[1] * c[1]) / det, (a[0] * c[1] - a[1] * c[0]) / det};
-  double n = hypot(x[0], x[1]);
+  double h = 0.5 * (a[0] - a[2]), r = sqrt(h * h + a[1] * a[1]);
+  double e[2] = {0.5 * (a[0] + a[2]) + r, 0}, q[2] = {h + r, a[1]};
+  e[1] = det / e[0];
+  if (h < 0) {
+    q[0] = a[1];
+    q[1] = r - h;
+  }
+  double qn = sqrt(q[0] * q[0] + q[1] * q[1]);
+  if (qn > 0) {
+    q[0] /= qn;
+    q[1] /= qn;
+  } else {
+    q[0] = 1;  // (isotropic: any basis)
+  }
+  double cp[2] = {q[0] * c[0] + q[1] * c[1], q[0] * c[1] - q[1] * c[0]};
+  double x[2] = {cp[0] / e[0], cp[1] / e[1]};
+  double n = sqrt(x[0] * x[0] + x[1] * x[1]);
   if (n > lim) {
-    double g = 0;
+    double g = P->gam;  // (from the last sweep's: a point sliding on steadily needs one or two
+                        // iterates; from the right of the root the first lands left of it)
     for (int it = 0; it < 30 && lim > 0; it++) {
-      // x = (A + g I)^-1 c; psi = 1 / lim - 1 / |x|, psi' = -x^T (A + g I)^-1 x / |x|^3
-      double b0 = a[0] + g, b2 = a[2] + g, d = b0 * b2 - a[1] * a[1];
-      x[0] = (b2 * c[0] - a[1] * c[1]) / d;
-      x[1] = (b0 * c[1] - a[1] * c[0]) / d;
-      n = hypot(x[0], x[1]);
+      // psi = 1 / lim - 1 / |x|, psi' = -x^T (A + g I)^-1 x / |x|^3
+      double b0 = 1 / (e[0] + g), b1 = 1 / (e[1] + g);
+      x[0] = cp[0] * b0;
+      x[1] = cp[1] * b1;
+      double n2 = x[0] * x[0] + x[1] * x[1];
+      n = sqrt(n2);
       if (fabs(n - lim) <= 1e-14 * lim) {
         break;
       }
-      double y[2] = {(b2 * x[0] - a[1] * x[1]) / d, (b0 * x[1] - a[1] * x[0]) / d};
-      double dpsi = -(x[0] * y[0] + x[1] * y[1]) / (n * n * n);
-      g = fmax(0, g - (1 / lim - 1 / n) / dpsi);  // (psi(0) > 0: never left of 0)
+      double dpsi = -(x[0] * x[0] * b0 + x[1] * x[1] * b1) / (n2 * n);
+      g = maxd(0, g - (1 / lim - 1 / n) / dpsi);  // (the root is right of 0: psi(0) > 0)
     }
+    P->gam = g;
     double f = n > 0 ? lim / n : 0;
     x[0] *= f;
     x[1] *= f;
   }
-  l[1] = x[0];
-  l[2] = x[1];
+  // back from the eigenbasis
+  l[1] = q[0] * x[0] - q[1] * x[1];
+  l[2] = q[1] * x[0] + q[0] * x[1];
 }
 
 // the slot of the link pair (ch, link) in the hash of n slots
@@ -613,11 +674,176 @@ static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
   }
 }
 
+// res = a x b (inline: rigidRows's crosses are most of its cost; res may not alias)
+static inline void cross(double res[3], const double a[3], const double b[3]) {
+  res[0] = a[1] * b[2] - a[2] * b[1];
+  res[1] = a[2] * b[0] - a[0] * b[2];
+  res[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+static int findRoot(int *par, int x);
+
+// s->rinv of every character (see there): a free root and no joint (6 dofs), none given, not
+// asleep, a positive mass and a positive definite rotational inertia
+static void rigidInverses(hsdWorld *w, hsdJsContacts *s) {
+  for (int ci = 0; ci < w->nchar; ci++) {
+    const hsdCharacter *c = &w->chars[ci];
+    double *r = s->rinv + 10 * ci;
+    r[0] = 0;
+    if (c->still || !c->jsd || c->jsm->nv != 6 || c->jsm->nroot != 6 || hsd_jsAsleep(w, ci) ||
+        !(c->jsd->mass > 0)) {
+      continue;
+    }
+    int given = 0;
+    for (int j = 0; j < 6; j++) {
+      given |= c->jsd->given[j];
+    }
+    const double *I = c->jsd->crb + 4;  // (the root's composite: the whole body, about c)
+    double adj[9], det = hsu_adjugate3(I, adj), tr = I[0] + I[4] + I[8];
+    if (given || !(det > 1e-12 * tr * tr * tr)) {
+      continue;
+    }
+    r[0] = 1 / c->jsd->mass;
+    for (int k = 0; k < 9; k++) {
+      r[1 + k] = adj[k] / det;
+    }
+  }
+}
+
+// the moving characters linked by this step's n contacts and the loops, and s->rinv cleared
+// for the free rigid bodies linked to anything else (a robot, a loop): an island is all rigid
+// contacts (rigidRows, the sweeps' rigid path and cap) or none (solved as without them: on A
+// when small). Uses s->isl (solveIslands fills it again)
+static void rigidIslands(hsdWorld *w, hsdJsContacts *s, int n) {
+  int *par = s->isl, *mixed = par + w->nchar;
+  for (int c = 0; c < w->nchar; c++) {
+    par[c] = c;
+    mixed[c] = 0;
+  }
+  for (int i = 0; i < n; i++) {
+    const hsdContact *hc = &w->contacts[i];
+    int moving = 1;
+    for (int side = 0; side < 2; side++) {
+      const hsdCharacter *c = &w->chars[hc->ch[side]];
+      moving &= !c->still && c->jsd && !hsd_jsAsleep(w, hc->ch[side]);
+    }
+    if (moving) {
+      par[findRoot(par, hc->ch[0])] = findRoot(par, hc->ch[1]);
+    }
+  }
+  for (int i = 0; i < w->nloop; i++) {
+    par[findRoot(par, w->loops[i].ch[0])] = findRoot(par, w->loops[i].ch[1]);
+    mixed[findRoot(par, w->loops[i].ch[0])] = 1;
+  }
+  for (int c = 0; c < w->nchar; c++) {
+    const hsdCharacter *ch = &w->chars[c];
+    if (!(s->rinv[10 * c] > 0) && !ch->still && ch->jsd && !hsd_jsAsleep(w, c)) {
+      mixed[findRoot(par, c)] = 1;
+    }
+  }
+  for (int c = 0; c < w->nchar; c++) {
+    if (mixed[findRoot(par, c)]) {
+      s->rinv[10 * c] = 0;
+    }
+  }
+}
+
+// 1 if contact hc's moving sides (one or two) are distinct free rigid bodies (rigidInverses)
+static int rigidContact(const hsdWorld *w, const hsdJsContacts *s, const hsdContact *hc) {
+  int moving = 0;
+  for (int side = 0; side < 2; side++) {
+    int ci = hc->ch[side];
+    const hsdCharacter *c = &w->chars[ci];
+    if (c->still || !c->jsd || hsd_jsAsleep(w, ci)) {
+      continue;
+    }
+    if (!(s->rinv[10 * ci] > 0)) {
+      return 0;
+    }
+    moving++;
+  }
+  return moving > 0 && hc->ch[0] != hc->ch[1];
+}
+
+// buildRows and finishRows for a rigid contact (rigidContact) in closed form, no solves: on a
+// side's velocity (v_o, w) (o its origin) a row along d at p is J = [d; (p - o) x d], and
+// W = M^-1 J^T is the impulse's change of the centre of mass's velocity d / m and of the
+// angular velocity dw = I_c^-1 ((p - c) x d), with v_o = v_c + w x (o - c): dv_o = d / m +
+// dw x (o - c); A's diagonal and the point's block J W^T. The pool's layout is the generic
+// one (J's three rows, then W's), so every other reader of the rows works on it
+static void rigidRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const hsdContact *hc,
+                      size_t *used) {
+  P->nside = 0;
+  for (int side = 0; side < 2; side++) {
+    int ci = hc->ch[side];
+    hsdCharacter *c = &w->chars[ci];
+    if (c->still || !c->jsd || hsd_jsAsleep(w, ci)) {
+      continue;
+    }
+    int k = P->nside++;
+    const hsdJsData *d = c->jsd;
+    const double *ri = s->rinv + 10 * ci, *o = d->st->linkP, *cm = d->c;
+    P->ch[k] = ci;
+    P->off[k] = *used;
+    P->zoff[k] = *used / 6;
+    P->last[k] = 5;
+    P->nz[k] = 6;
+    P->vel[k] = d->qvel;
+    int *z = s->idx + P->zoff[k];
+    for (int t = 0; t < 6; t++) {
+      z[t] = t;
+    }
+    double *J = s->pool + *used, *W = J + 18;
+    *used += 36;
+    double po[3], pc[3], oc[3], sign = side ? -1 : 1;
+    for (int j = 0; j < 3; j++) {
+      po[j] = hc->p[j] - o[j];
+      pc[j] = hc->p[j] - cm[j];
+      oc[j] = o[j] - cm[j];
+    }
+    for (int r = 0; r < 3; r++) {
+      double *Jr = J + 6 * r, *Wr = W + 6 * r, t[3], x[3];
+      for (int j = 0; j < 3; j++) {
+        Jr[j] = sign * P->fr[3 * r + j];
+      }
+      cross(Jr + 3, po, Jr);
+      cross(t, pc, Jr);
+      for (int j = 0; j < 3; j++) {
+        Wr[3 + j] = ri[1 + 3 * j] * t[0] + ri[2 + 3 * j] * t[1] + ri[3 + 3 * j] * t[2];
+      }
+      cross(x, Wr + 3, oc);
+      for (int j = 0; j < 3; j++) {
+        Wr[j] = Jr[j] * ri[0] + x[j];
+      }
+    }
+  }
+  P->hasW = 1;
+  P->rigid = P->nside > 0;
+  P->block = 0;
+  double a[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int k = 0; k < P->nside; k++) {
+    const double *J = s->pool + P->off[k], *W = J + 18;
+    for (int r = 0; r < 3; r++) {
+      for (int q = 0; q < 3; q++) {
+        JsV2 x = load2(J + 6 * r) * load2(W + 6 * q) +
+                 load2(J + 6 * r + 2) * load2(W + 6 * q + 2) +
+                 load2(J + 6 * r + 4) * load2(W + 6 * q + 4);
+        a[3 * r + q] += x[0] + x[1];
+      }
+    }
+  }
+  memcpy(P->Ab, a, sizeof a);
+  for (int r = 0; r < 3; r++) {
+    P->inv[r] = a[4 * r] > 0 ? 1 / a[4 * r] : 0;
+  }
+}
+
 // the rows of contact hc into point P (pool at *used, advanced)
 static void buildPoint(hsdWorld *w, hsdJsContacts *s, const hsdContact *hc, JsPoint *P,
                        size_t *used) {
   P->kind = JS_CONTACT;
   P->nrow = 3;
+  P->gam = 0;
   P->isLoop = P->block = 0;
   P->target[0] = P->target[1] = P->target[2] = 0;
   memcpy(P->fr, hc->n, 3 * sizeof *P->fr);
@@ -625,7 +851,12 @@ static void buildPoint(hsdWorld *w, hsdJsContacts *s, const hsdContact *hc, JsPo
   double p[2][3];
   memcpy(p[0], hc->p, sizeof p[0]);
   memcpy(p[1], hc->p, sizeof p[1]);
-  buildRows(w, s, P, hc->ch, hc->link, (const double(*)[3])p, used);
+  P->rigid = 0;
+  if (rigidContact(w, s, hc)) {
+    rigidRows(w, s, P, hc, used);
+  } else {
+    buildRows(w, s, P, hc->ch, hc->link, (const double(*)[3])p, used);
+  }
   // a track's points (its belt face's corners on the ground: a rigid support of many points
   // whose normal forces the rigid problem leaves open) are soft, as the ODE engine's (its CFM,
   // at least 1e-7), which makes their forces unique: those of equal springs. Others are hard
@@ -719,6 +950,7 @@ static int reserveStep(hsdWorld *w, hsdJsContacts *s, int n) {
       growInt((void **)&s->prev, &s->capPrev, n, sizeof *s->prev) < 0 ||
       grow((void **)&s->vstar, &s->capV, 3 * nvAll, sizeof *s->vstar) < 0 ||
       growInt((void **)&s->vOff, &s->capOff, w->nchar, sizeof *s->vOff) < 0 ||
+      growInt((void **)&s->rinv, &s->capR, 10 * w->nchar, sizeof *s->rinv) < 0 ||
       growInt((void **)&s->isl, &s->capIsl, 2 * w->nchar + 3 * m + 1, sizeof *s->isl) < 0) {
     return -1;
   }
@@ -1012,6 +1244,48 @@ static void applyPoint(hsdWorld *w, const hsdJsContacts *s, const JsPoint *P,
   }
 }
 
+// pointVelocities of a rigid point (P->rigid): each side's three Jacobian rows and its
+// velocity are 6-vectors, taken two dofs at a time
+static inline void rigidVelocities(const hsdJsContacts *s, const JsPoint *P, double u[3]) {
+  JsV2 a0 = {0, 0}, a1 = {0, 0}, a2 = {0, 0};
+  for (int k = 0; k < P->nside; k++) {
+    const double *J = s->pool + P->off[k], *v = P->vel[k];
+    for (int h = 0; h < 6; h += 2) {
+      JsV2 x = load2(v + h);
+      a0 += load2(J + h) * x;
+      a1 += load2(J + 6 + h) * x;
+      a2 += load2(J + 12 + h) * x;
+    }
+  }
+  u[0] = a0[0] + a0[1];
+  u[1] = a1[0] + a1[1];
+  u[2] = a2[0] + a2[1];
+}
+
+// applyPoint of a rigid point: v += W dl on each side's 6-vector, two dofs at a time
+static inline void rigidApply(const hsdJsContacts *s, const JsPoint *P, const double dl[3]) {
+  JsV2 d0 = {dl[0], dl[0]}, d1 = {dl[1], dl[1]}, d2 = {dl[2], dl[2]};
+  for (int k = 0; k < P->nside; k++) {
+    const double *W = s->pool + P->off[k] + 18;
+    double *v = P->vel[k];
+    for (int h = 0; h < 6; h += 2) {
+      store2(v + h, load2(v + h) + load2(W + h) * d0 + load2(W + 6 + h) * d1 +
+                        load2(W + 12 + h) * d2);
+    }
+  }
+}
+
+// P->rigid and P->vel for a point whose W is formed: a contact whose every side is a
+// character of 6 dofs (a free rigid body: its rows' path is all of them, 0..5 in order)
+static void markRigid(hsdWorld *w, JsPoint *P) {
+  P->rigid = P->kind == JS_CONTACT && P->nside > 0 && P->hasW;
+  for (int k = 0; k < P->nside; k++) {
+    hsdCharacter *c = &w->chars[P->ch[k]];
+    P->rigid &= c->jsm->nv == 6 && P->last[k] == 5;
+    P->vel[k] = c->jsd->qvel;
+  }
+}
+
 // projected Gauss-Seidel over the m points idx[] until converged (JS_TOL) or maxSweeps, a
 // point at a time: its three rows' velocities read in one pass, the normal impulse updated, the
 // tangents' velocities corrected for it through the point's own block of A, projected on the
@@ -1025,7 +1299,11 @@ static void solvePoints(hsdWorld *w, hsdJsContacts *s, const int *idx, int m, in
     for (int t = 0; t < m; t++) {
       JsPoint *P = &s->pts[idx[t]];
       double u[3], dl[3] = {0, 0, 0};
-      pointVelocities(w, s, P, u);
+      if (P->rigid) {
+        rigidVelocities(s, P, u);
+      } else {
+        pointVelocities(w, s, P, u);
+      }
       if (P->kind == JS_BOXED) {
         boxedUpdate(P, u, dl, &maxChange, &maxNormal);
         applyPoint(w, s, P, dl);
@@ -1049,7 +1327,11 @@ static void solvePoints(hsdWorld *w, hsdJsContacts *s, const int *idx, int m, in
         P->lam[r] = l[r];
         maxChange = maxd(maxChange, fabs(dl[r]));
       }
-      applyPoint(w, s, P, dl);
+      if (P->rigid) {
+        rigidApply(s, P, dl);
+      } else {
+        applyPoint(w, s, P, dl);
+      }
     }
     sweeps = sweep + 1;
     change = maxNormal > 0 ? maxChange / maxNormal : 0;
@@ -1227,23 +1509,32 @@ static void solveDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
 // pile of boxes, whose A is mostly zeros (the warm start applied to v first)
 static void solveIsland(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
   long rowCost = 0, nr = 3 * (long)m;
+  int rigid = 0;
   for (int i = 0; i < m; i++) {
     const JsPoint *P = &s->pts[idx[i]];
+    rigid |= P->hasW;  // (a rigid contact's rows hold W, not Y: rigidRows; rigidIslands:
+                       // then every point of the island is one)
     for (int k = 0; k < P->nside; k++) {
       rowCost += 3 * (long)(P->nz[k] + w->chars[P->ch[k]].jsm->nv);
     }
   }
-  if (nr <= JS_DENSE && nr * nr <= rowCost && formDense(w, s, idx, m) == 0) {
+  if (!rigid && nr <= JS_DENSE && nr * nr <= rowCost && formDense(w, s, idx, m) == 0) {
     solveDense(w, s, idx, m);
     return;
   }
   for (int i = 0; i < m; i++) {
-    finishW(w, s, &s->pts[idx[i]]);
+    JsPoint *P = &s->pts[idx[i]];
+    finishW(w, s, P);
+    markRigid(w, P);
+    if (P->rigid) {
+      rigidApply(s, P, P->lam);
+      continue;
+    }
     for (int r = 0; r < 3; r++) {
-      applyRow(w, s, &s->pts[idx[i]], r, s->pts[idx[i]].lam[r]);
+      applyRow(w, s, P, r, P->lam[r]);
     }
   }
-  solvePoints(w, s, idx, m, JS_PILE_SWEEPS);
+  solvePoints(w, s, idx, m, rigid ? JS_RIGID_SWEEPS : JS_PILE_SWEEPS);
 }
 
 // the n points solved island by island (the characters linked through points; static ones
@@ -1339,6 +1630,8 @@ void hsd_jsContacts(hsdWorld *w) {
       nvAll += (size_t)nv;
     }
   }
+  rigidInverses(w, s);
+  rigidIslands(w, s, n);
   // the rows, the bias, the friction of this step, the warm start applied
   hashPrev(s);
   size_t used = 0;

@@ -1,6 +1,7 @@
 // test_jscontact.c - the joint-space engine's contacts (dynamics_jscontact.c) against closed
 // forms: a box resting on the floor, torsional friction of its face, a box sliding to a stop,
-// the sample humanoid standing in torque mode, determinism.
+// momentum kept when two free boxes meet, the sample humanoid standing in torque mode,
+// determinism.
 
 #include "dyn_helpers.h"
 
@@ -687,6 +688,109 @@ static void testDeterministic(void) {
   hsm_freeBody(floor);
 }
 
+// linear momentum p and angular momentum L about the world origin of free box ch: its link
+// frame at (o, R), velocity (v, wv) of its origin, mass m, centre com and inertia I (link frame)
+static void boxMomentum(const hsLink *l, const double o[3], const double R[9], const double v[3],
+                        const double wv[3], double p[3], double L[3]) {
+  double rc[3], vc[3], x[3], c[3], Iw[3], t[3], cp[3];
+  hsu_rotVec(rc, R, l->com);
+  hsu_cross(x, wv, rc);
+  for (int j = 0; j < 3; j++) {
+    vc[j] = v[j] + x[j];
+    c[j] = o[j] + rc[j];
+    p[j] = l->mass * vc[j];
+  }
+  hsu_rotVecT(t, R, wv);  // I_world w = R I R^T w
+  for (int r = 0; r < 3; r++) {
+    x[r] = l->inertia[3 * r] * t[0] + l->inertia[3 * r + 1] * t[1] + l->inertia[3 * r + 2] * t[2];
+  }
+  hsu_rotVec(Iw, R, x);
+  hsu_cross(cp, c, p);
+  for (int j = 0; j < 3; j++) {
+    L[j] = cp[j] + Iw[j];
+  }
+}
+
+// two free boxes of different shapes, masses and centre-of-mass offsets (origin != centre),
+// turned, meet off centre in zero gravity (friction 0.5): over the step whose contact impulses
+// first act, the total linear momentum and the angular momentum about the origin (velocities
+// after the step at the poses where it began, where the impulses were computed) are what they
+// were before, to 1e-12 of m |v|: equal and opposite impulses at one point through
+// W = M^-1 J^T (dynamics_jscontact.c's closed form for rigid bodies: a wrong inverse inertia
+// or a missing centre offset moves them), while each box's own momentum changes by 0.1 N s
+// or more and the first box starts to spin
+static void testRigidImpactMomentum(void) {
+  hsBody *a = dynBox("jsc_ma.wrl", 2, 0.3, 0.2, 0.1, 0.04, -0.02, 0.01, NULL);
+  hsBody *b = dynBox("jsc_mb.wrl", 1, 0.2, 0.2, 0.15, -0.03, 0.02, 0, NULL);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(a);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  hsdOptions opt;
+  hsd_defaultOptions(&opt);
+  opt.engine = hsENGINE_JOINT_SPACE;
+  hsdWorld *w = dynWorld(&opt);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "a", a, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "b", b, NULL), 1);
+  hsdSurface s = {0.5, 0.5, 0, 0.01};
+  CU_ASSERT_EQUAL(hsd_addContactPair(w, 0, -1, 1, -1, &s, NULL), 0);
+  double g0[3] = {0, 0, 0}, ca = cos(0.3), sa = sin(0.3), cb = cos(0.2), sb = sin(0.2);
+  CU_ASSERT_EQUAL(hsd_setGravity(w, g0, NULL), 0);
+  const double Ra[9] = {ca, -sa * cb, sa * sb, sa, ca * cb, -ca * sb, 0, sb, cb};
+  const double Rb[9] = {cb, 0, sb, 0, 1, 0, -sb, 0, cb};
+  dynPlace(w, 0, 0, 0, 0, Ra);
+  dynPlace(w, 1, 0.45, 0.06, 0.03, Rb);
+  double va[3] = {1, 0, 0}, vb[3] = {-0.5, 0.1, 0}, zero[3] = {0, 0, 0};
+  CU_ASSERT_EQUAL(hsd_setLinkVelocity(w, 0, 0, va, zero, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setLinkVelocity(w, 1, 0, vb, zero, NULL), 0);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  const hsLink *links[2] = {&a->links[0], &b->links[0]};
+  int hit = -1;
+  double before[2][6], after[2][6], o[2][3], R[2][9];
+  for (int i = 0; i < 400 && hit < 0; i++) {
+    for (int c = 0; c < 2; c++) {
+      const hsBodyState *st = hsd_state(w, c);
+      const hsdLinkMotion *m = hsd_linkMotion(w, c, 0);
+      memcpy(o[c], st->rootP, sizeof o[c]);
+      memcpy(R[c], st->rootR, sizeof R[c]);
+      boxMomentum(links[c], o[c], R[c], m->v, m->w, before[c], before[c] + 3);
+    }
+    dynSteps(w, 1);
+    int n;
+    const hsdContact *ct = hsd_contacts(w, &n);
+    double f = 0;
+    for (int k = 0; k < n; k++) {
+      f += fabs(ct[k].force[0]) + fabs(ct[k].force[1]) + fabs(ct[k].force[2]);
+    }
+    if (f > 0) {
+      hit = i;
+    }
+  }
+  CU_ASSERT_FATAL(hit > 0);
+  double dP = 0, dL = 0, exchange = 0;
+  for (int c = 0; c < 2; c++) {
+    const hsdLinkMotion *m = hsd_linkMotion(w, c, 0);
+    boxMomentum(links[c], o[c], R[c], m->v, m->w, after[c], after[c] + 3);
+  }
+  for (int j = 0; j < 3; j++) {
+    dP = fmax(dP, fabs(after[0][j] + after[1][j] - before[0][j] - before[1][j]));
+    dL = fmax(dL, fabs(after[0][3 + j] + after[1][3 + j] - before[0][3 + j] - before[1][3 + j]));
+    exchange = fmax(exchange, fabs(after[0][j] - before[0][j]));
+  }
+  const hsdLinkMotion *ma = hsd_linkMotion(w, 0, 0);
+  double spin = sqrt(ma->w[0] * ma->w[0] + ma->w[1] * ma->w[1] + ma->w[2] * ma->w[2]);
+  double scale = 2 * 1 + 1 * 0.5;  // sum of m |v| [kg m/s]
+  CU_ASSERT(dP <= 1e-12 * scale);
+  CU_ASSERT(dL <= 1e-12 * scale);
+  CU_ASSERT(exchange >= 0.1);
+  CU_ASSERT(spin > 1e-3);
+  if (dP > 1e-12 * scale || dL > 1e-12 * scale || exchange < 0.1 || spin <= 1e-3) {
+    fprintf(stderr, "\n  impact at step %d: momentum change %.3g, angular %.3g, exchanged %.3g, "
+            "spin %.3g\n", hit, dP, dL, exchange, spin);
+  }
+  hsd_freeWorld(w);
+  hsm_freeBody(a);
+  hsm_freeBody(b);
+}
+
 void register_jscontact(void) {
   CU_pSuite s = hst_addSuite("dynamics_jscontact");
   CU_add_test(s, "box resting: sum = m g, steady, four corners", testBoxResting);
@@ -695,6 +799,8 @@ void register_jscontact(void) {
   CU_add_test(s, "a tilted face landing: the gaps close, no deeper", testTiltedLandingGaps);
   CU_add_test(s, "box: torsional friction below and above capacity", testTorsionalFriction);
   CU_add_test(s, "box sliding stops after v^2 / (2 mu g)", testBoxSlidingStops);
+  CU_add_test(s, "two free boxes meet off centre: momentum and angular momentum kept",
+              testRigidImpactMomentum);
   CU_add_test(s, "humanoid standing in torque mode: smooth ankle forces",
               testHumanoidStanding);
   CU_add_test(s, "humanoid standing: bit-identical on repeat", testDeterministic);
