@@ -19,7 +19,7 @@ static hsdWorld *jsSizedBoxOnFloor(double sx, double sy, double mu, double z, hs
   hsdOptions opt;
   hsd_defaultOptions(&opt);
   opt.engine = hsENGINE_JOINT_SPACE;
-  hsdWorld *w = dynWorld(&opt);
+  hsdWorld *w = dynWorldOn(&opt);
   CU_ASSERT_EQUAL(hsd_addCharacter(w, "box", *box, NULL), 0);
   CU_ASSERT_EQUAL(hsd_addCharacter(w, "floor", *floor, NULL), 1);
   hsdSurface s = {mu, mu, 0, 0.01};
@@ -118,7 +118,7 @@ static void testBoxOnBox(void) {
   hsdOptions opt;
   hsd_defaultOptions(&opt);
   opt.engine = hsENGINE_JOINT_SPACE;
-  hsdWorld *w = dynWorld(&opt);
+  hsdWorld *w = dynWorldOn(&opt);
   CU_ASSERT_EQUAL(hsd_addCharacter(w, "top", top, NULL), 0);
   CU_ASSERT_EQUAL(hsd_addCharacter(w, "low", low, NULL), 1);
   CU_ASSERT_EQUAL(hsd_addCharacter(w, "floor", floor, NULL), 2);
@@ -172,7 +172,7 @@ static void testKinematicPusher(void) {
   hsdOptions opt;
   hsd_defaultOptions(&opt);
   opt.engine = hsENGINE_JOINT_SPACE;
-  hsdWorld *w = dynWorld(&opt);
+  hsdWorld *w = dynWorldOn(&opt);
   hsd_addCharacter(w, "box", box, NULL);
   hsd_addCharacter(w, "pusher", pusher, NULL);
   hsd_addCharacter(w, "floor", floor, NULL);
@@ -372,7 +372,7 @@ static hsdWorld *standingWorld(hstEngine e, hsBody *robot, hsBody *floor, double
   hsdOptions opt;
   hsd_defaultOptions(&opt);
   opt.engine = e;
-  hsdWorld *w = dynWorld(&opt);
+  hsdWorld *w = dynWorldOn(&opt);
   CU_ASSERT_EQUAL(hsd_addCharacter(w, "floor", floor, NULL), 0);
   CU_ASSERT_EQUAL(hsd_addCharacter(w, "robot", robot, NULL), 1);
   hsdSurface s = {0.5, 0.5, 0, 0.01};
@@ -486,7 +486,7 @@ static double squatRun(int full, int *none, double *drop) {
   hsdOptions opt;
   hsd_defaultOptions(&opt);
   opt.engine = hsENGINE_JOINT_SPACE;
-  hsdWorld *w = dynWorld(&opt);
+  hsdWorld *w = dynWorldOn(&opt);
   CU_ASSERT_EQUAL(hsd_addCharacter(w, "floor", floor, NULL), 0);
   CU_ASSERT_EQUAL(hsd_addCharacter(w, "robot", robot, NULL), 1);
   hsdSurface sf = {0.5, 0.5, 0, 0.01};
@@ -589,7 +589,7 @@ static double rotorBipedStands(hstEngine e, int rotors, double *err) {
   hsd_defaultOptions(&opt);
   opt.engine = e;
   opt.rotorInertia = rotors;
-  hsdWorld *w = dynWorld(&opt);
+  hsdWorld *w = dynWorldOn(&opt);
   CU_ASSERT_EQUAL(hsd_setTimeStep(w, 0.002, NULL), 0);
   CU_ASSERT_EQUAL(hsd_addCharacter(w, "floor", floor, NULL), 0);
   CU_ASSERT_EQUAL(hsd_addCharacter(w, "robot", robot, NULL), 1);
