@@ -625,9 +625,10 @@ static double rotorBipedStands(hstEngine e, int rotors, double *err) {
 // OpenHRP-style motors (issue 27): the biped with 10 kg m^2 of rotor inertia per joint stands
 // 10 s under the stiff PD law at 2 ms on the joint-space engine (OpenHRP's armature on the
 // joint's diagonal), its joints within 0.01 rad of the reference (measured 1.0e-3). On the ODE
-// engine (its default: no rotor inertia, as through OpenHRP's interface) the same law runs
-// away within 0.01 s (a foot's roll, 0.0074 kg m^2 about its axis: w dt = sqrt(10000 /
-// 0.0074) 0.002 = 2.3, past the explicit PD's limit of 2); with the ODE engine's rotor-inertia
+// engine (its default: no rotor inertia; OpenHRP's interface had that until the joint-space
+// engine became the default) the same law runs away within 0.01 s (a foot's roll,
+// 0.0074 kg m^2 about its axis: w dt = sqrt(10000 / 0.0074) 0.002 = 2.3, past the explicit
+// PD's limit of 2); with the ODE engine's rotor-inertia
 // option (the inertia on the links) it stands too (measured error 1.1e-3 rad)
 static void testRotorBipedStands(void) {
   hst_expectLog(1);  // the ODE runs' runaway warnings
