@@ -202,12 +202,11 @@ def engine(request):
 
 @pytest.fixture
 def sim(make_sim, engine):
-    """A fresh simulator on the engine (the joint-space engine through hrpsim's setSolver)."""
-    s = make_sim()
-    if engine == "joint_space":
-        from hrpsim._idl import hrpsim as H
-        s = s._narrow(H.DynamicsSimulator)
-        s.setSolver("joint_space", [])
+    """A fresh simulator on the engine, chosen through hrpsim's setSolver (the server's default
+    is the joint-space engine; ODE by name)."""
+    from hrpsim._idl import hrpsim as H
+    s = make_sim()._narrow(H.DynamicsSimulator)
+    s.setSolver(engine, [])
     return s
 
 
