@@ -238,6 +238,16 @@ static void testTiltedLandingGaps(void) {
   if (low < -5e-5 - 1e-6) {
     fprintf(stderr, "\n  tilted landing: lowest corner %.6g m\n", low);
   }
+  // the gaps that pushed are reported as contacts that touch: depth 0, not the gap they
+  // started at (the list's depths are penetrations, OpenHRP's idepth >= 0)
+  int n, gaps = 0;
+  const hsdContact *c = hsd_contacts(w, &n);
+  CU_ASSERT(n >= 3);
+  for (int i = 0; i < n; i++) {
+    CU_ASSERT(c[i].depth >= 0);
+    gaps += c[i].depth == 0;
+  }
+  CU_ASSERT(gaps >= 2);  // the high edge's corners
   hsd_freeWorld(w);
   hsm_freeBody(box);
   hsm_freeBody(floor);
