@@ -30,13 +30,9 @@ settings") through every door, each shown to take effect by a closed form:
 - the Python list of settings and docs/servers.md's table agree with the core's.
 """
 
-import contextlib
 import math
-import os
 import re
-import signal
 import subprocess
-import time
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +42,8 @@ import hrpsim
 from hrpsim import project as P
 from hrpsim import solver as S
 from hrpsim.errors import BadArgument, CallOrderError, SchedulerRefused
+
+from conftest import dynamics_exe, own_dynamics_server  # noqa: I100
 
 REPO = Path(__file__).resolve().parents[2]
 FLOOR = REPO / "samples" / "models" / "floor" / "floor.wrl"
@@ -465,11 +463,6 @@ def test_a_joint_space_project_with_a_loop_and_with_contacts_runs(tmp_path, mode
 # hrpsim-dynamics' options
 # ---------------------------------------------------------------------------------------------
 
-def dynamics_exe(servers):
-    return next(Path(r["exe"]) for r in servers.processes if r["name"] ==
-                "DynamicsSimulatorFactory")
-
-
 def test_hrpsim_dynamics_help_lists_every_setting_with_its_default(servers):
     proc = subprocess.run([str(dynamics_exe(servers)), "--help"], capture_output=True,
                           text=True, timeout=30)
@@ -495,42 +488,6 @@ def test_hrpsim_dynamics_refuses_bad_options_at_start(servers, args, says):
                           capture_output=True, text=True, timeout=30)
     assert proc.returncode == 2
     assert says in proc.stderr
-
-
-@contextlib.contextmanager
-def own_dynamics_server(servers, tmp_path, index, *options):
-    """hrpsim-dynamics started with ``options``, bound in its own naming context (as `hrpsim
-    up` binds extra dynamics servers) and as DynamicsSimulatorFactory<index> in the root;
-    yields that name, then stops the server (by its process group) and unbinds both."""
-    from hrpsim import _orb, launcher
-    client = servers.client
-    ctx = launcher._dynamics_context(client.root, index)
-    ior = _orb.get_orb().object_to_string(ctx)
-    log_path = tmp_path / ("dyn%d.log" % index)
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen([str(dynamics_exe(servers)), "-ORBInitRef",
-                                 "NameService=" + ior, *options],
-                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    name = "DynamicsSimulatorFactory%d" % index
-    try:
-        factory = None
-        for _ in range(200):
-            try:
-                factory = ctx.resolve(_orb.to_name("DynamicsSimulatorFactory"))
-                break
-            except Exception:  # not bound yet
-                time.sleep(0.05)
-        assert factory is not None, log_path.read_text()
-        client.root.rebind(_orb.to_name(name), factory)
-        yield name
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
-        for bound in (name, "hrpsim-dynamics-%d" % index):
-            try:
-                client.root.unbind(_orb.to_name(bound))
-            except Exception:  # already gone
-                pass
 
 
 def test_hrpsim_dynamics_engine_option_is_every_worlds_default(servers, models, tmp_path):
