@@ -51,7 +51,8 @@ std::string optionsText() {
       "defaults of every world it creates (a client's setSolver changes its own world's):\n"
       "  --engine E                joint_space or ode (default %s; initSimulation refuses the\n"
       "                            ODE engine's rotor-inertia option on joint_space)\n"
-      "solver settings of the ode engine (the joint_space engine has none yet):\n",
+      "solver settings of the ode engine (with --engine ode; the joint_space engine has none\n"
+      "yet):\n",
       hsd_engineName(d.engine));
   hstEngine engine;
   const char *name;
