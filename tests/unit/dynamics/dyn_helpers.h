@@ -79,6 +79,18 @@ static inline hsdWorld *dynWorldOn(const hsdOptions *opt) {
   return w;
 }
 
+// the engine HST_ENGINE names ("joint_space" or "ode"), else fallback
+static inline hstEngine dynEnvEngine(hstEngine fallback) {
+  const char *engine = getenv("HST_ENGINE");
+  if (engine && strcmp(engine, "joint_space") == 0) {
+    return hsENGINE_JOINT_SPACE;
+  }
+  if (engine && strcmp(engine, "ode") == 0) {
+    return hsENGINE_ODE;
+  }
+  return fallback;
+}
+
 // a world with defaults (or opt) on the engine HST_ENGINE names ("joint_space" or "ode"; unset:
 // opt's, by default the joint-space engine): ctest runs the whole dynamics runner on the default
 // engine and again with HST_ENGINE=ode (tests/CMakeLists.txt), so the physics tests made with
@@ -90,12 +102,7 @@ static inline hsdWorld *dynWorld(const hsdOptions *opt) {
   } else {
     hsd_defaultOptions(&o);
   }
-  const char *engine = getenv("HST_ENGINE");
-  if (engine && strcmp(engine, "joint_space") == 0) {
-    o.engine = hsENGINE_JOINT_SPACE;
-  } else if (engine && strcmp(engine, "ode") == 0) {
-    o.engine = hsENGINE_ODE;
-  }
+  o.engine = dynEnvEngine(o.engine);
   return dynWorldOn(&o);
 }
 
@@ -103,13 +110,7 @@ static inline hsdWorld *dynWorld(const hsdOptions *opt) {
 static inline hstEngine dynEngine(void) {
   hsdOptions o;
   hsd_defaultOptions(&o);
-  const char *engine = getenv("HST_ENGINE");
-  if (engine && strcmp(engine, "joint_space") == 0) {
-    o.engine = hsENGINE_JOINT_SPACE;
-  } else if (engine && strcmp(engine, "ode") == 0) {
-    o.engine = hsENGINE_ODE;
-  }
-  return o.engine;
+  return dynEnvEngine(o.engine);
 }
 
 // place the root of character ch at p with rotation R (NULL: identity) before hsd_init
