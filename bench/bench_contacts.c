@@ -4,7 +4,7 @@
 //
 //   hrpsim-bench-contacts SCENE SECONDS FLOOR HUMANOID [ENGINE]
 //
-// ENGINE "js" steps the joint-space engine (hsENGINE_JOINT_SPACE), else ODE (the default).
+// ENGINE "js" steps the joint-space engine (hsENGINE_JOINT_SPACE, the core's default), else ODE.
 // SCENE "humanoid": the sample humanoid at its initial pose on FLOOR, every joint high gain at
 // 0, one pair floor/robot. "pile": 100 boxes (0.1 m, 1 kg) dropped in a 5 x 5 x 4 grid, pairs
 // floor/box and box/box for all. "meshes": 16 closed hexagonal prisms given as face sets
@@ -122,9 +122,7 @@ int main(int argc, char **argv) {
   }
   hsdOptions opt;
   hsd_defaultOptions(&opt);
-  if (argc == 6 && strcmp(argv[5], "js") == 0) {
-    opt.engine = hsENGINE_JOINT_SPACE;
-  }
+  opt.engine = argc == 6 && strcmp(argv[5], "js") == 0 ? hsENGINE_JOINT_SPACE : hsENGINE_ODE;
   hsdWorld *w = hsd_makeWorld(&opt, &err);
   if (!w) {
     check(-1, &err);

@@ -92,9 +92,9 @@ int main(int argc, char **argv) {
   if (getenv("BENCH_MANY_ITERATIONS")) {
     opt.quickIterations = atoi(getenv("BENCH_MANY_ITERATIONS"));
   }
-  if (getenv("BENCH_MANY_ENGINE") && strcmp(getenv("BENCH_MANY_ENGINE"), "joint_space") == 0) {
-    opt.engine = hsENGINE_JOINT_SPACE;
-  }
+  // ODE unless BENCH_MANY_ENGINE=joint_space (the core's default is the joint-space engine)
+  const char *engine = getenv("BENCH_MANY_ENGINE");
+  opt.engine = engine && strcmp(engine, "joint_space") == 0 ? hsENGINE_JOINT_SPACE : hsENGINE_ODE;
   if (getenv("BENCH_MANY_SLEEP_ACC")) {
     opt.sleepLinearAcc = opt.sleepAngularAcc = atof(getenv("BENCH_MANY_SLEEP_ACC"));
   }

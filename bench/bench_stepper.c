@@ -150,6 +150,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < ncase; i++) {
     hsdOptions opt;
     hsd_defaultOptions(&opt);
+    opt.engine = hsENGINE_ODE;  // the ODE engine's steppers (the core's default: joint space)
     if (!cases[i].defaults) {
       opt.stepper = cases[i].stepper;
       if (cases[i].iterations) {

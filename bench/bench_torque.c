@@ -264,6 +264,7 @@ int main(int argc, char **argv) {
   // STEPPER: "auto" (the defaults), "world", "quick-N" (N iterations)
   hsdOptions opt;
   hsd_defaultOptions(&opt);
+  opt.engine = hsENGINE_ODE;  // the steppers below are ODE's; "js" switches engine
   const char *stepper = argc > 5 ? argv[5] : "auto";
   if (strcmp(stepper, "world") == 0) {
     opt.stepper = hsSTEPPER_WORLD;

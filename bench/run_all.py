@@ -106,7 +106,8 @@ def in_process(t, steps, rounds):
     t.add("in process (core)", "humanoid, torque mode, PD loop in C", res["torque"]["max"],
           "torque/high gain %.3f (same rounds); ankle Fz step sd %.3g N"
           % (res["torque"]["ratio_median"], res["torque"]["fz_step_sd_n"]))
-    # the same on the joint-space engine (hsENGINE_JOINT_SPACE: not yet the default)
+    # the same on the joint-space engine (hsENGINE_JOINT_SPACE, the default since issue 27;
+    # the rows above name ODE's steppers, hrpsim-bench-torque sets engine ode for them)
     out = subprocess.run([str(bench_dynamics.bin_path("hrpsim-bench-torque")),
                           str(REPO / "samples/models"), str(steps), str(rounds), "both", "js"],
                          check=True, capture_output=True, text=True).stdout

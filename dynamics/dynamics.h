@@ -94,22 +94,22 @@ typedef enum hstStepper {
 
 // the engine that steps a world's characters
 typedef enum hstEngine {
-  hsENGINE_ODE = 0,     // ODE in maximal coordinates (the default): everything below
-  hsENGINE_JOINT_SPACE  // hrpsim's joint-space engine (hsdJs*, below), per character: torque
-                        // mode, high gain as prescribed motion (the commanded joint velocity of
-                        // the step, hsd_setJointValue / Velocity / Acceleration as in the ODE
-                        // engine, reached exactly; its torque by inverse dynamics), a
-                        // position-given root likewise, rotor inertia always on the joint's
-                        // diagonal (OpenHRP's rule), external forces, contacts in contact space
+  hsENGINE_ODE = 0,     // ODE in maximal coordinates (chosen by name, "ode"): everything below
+  hsENGINE_JOINT_SPACE  // the default: hrpsim's joint-space engine (hsdJs*, below), per character:
+                        // torque mode, high gain as prescribed motion (the commanded joint velocity
+                        // of the step, hsd_setJointValue / Velocity / Acceleration as in the ODE
+                        // engine, reached exactly; its torque by inverse dynamics), a position-
+                        // given root likewise, rotor inertia always on the joint's diagonal
+                        // (OpenHRP's rule), external forces, contacts in contact space
                         // (dynamics_jscontact.c) solved with the joint limits
                         // (hsdOptions.jointLimits), the closed loops and the crawler tracks'
-                        // speeds; hsd_init refuses only the rotorInertia option (the
-                        // link-inertia form, ODE's)
+                        // speeds; hsd_init refuses only the rotorInertia option (the link-inertia
+                        // form, ODE's)
 } hstEngine;
 
 // tunables of a world; fill with hsd_defaultOptions, then change what you need
 typedef struct hsdOptions {
-  hstEngine engine;         // hsENGINE_ODE (default) or hsENGINE_JOINT_SPACE
+  hstEngine engine;         // hsENGINE_JOINT_SPACE (default) or hsENGINE_ODE
   hstStepper stepper;
   int quickIterations;      // SOR iterations for hsSTEPPER_QUICK (and hsSTEPPER_AUTO's QuickStep
                             // steps whose largest island has no articulated joint: piles)

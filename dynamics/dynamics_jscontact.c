@@ -1726,12 +1726,15 @@ void hsd_jsContacts(hsdWorld *w) {
   s->nprev = n;
   extrasOut(w, s, n, np);
   givenReactions(w, s, np);
-  // the list keeps the points that touch or push: a gap that carried nothing is not a contact
+  // the list keeps the points that touch or push: a gap that carried nothing is not a contact,
+  // a gap that pushed closed within the step and touches: depth 0 (the list's depths are
+  // penetrations, >= 0, as OpenHRP's idepth)
   int kept = 0;
   for (int i = 0; i < n; i++) {
     const hsdContact *hc = &w->contacts[i];
     if (hc->depth >= 0 || hc->force[0] != 0 || hc->force[1] != 0 || hc->force[2] != 0) {
-      w->contacts[kept++] = *hc;
+      w->contacts[kept] = *hc;
+      w->contacts[kept++].depth = fmax(hc->depth, 0);
     }
   }
   w->ncontact = kept;

@@ -134,7 +134,7 @@ class Project:
     joint_limits: object = True               # hrpsim projects: on; GrxUI projects: off; or
                                               # some of position, velocity, effort (a tuple)
     rotor_inertia: bool = False
-    engine: str = ""                          # "": the server's default (ode); or joint_space
+    engine: str = ""                          # "": the server's default (joint_space); or ode
     solver: dict = field(default_factory=dict)  # solver setting name -> text, as given
     sleep: bool = True                        # hrpsim projects: on; GrxUI projects: off
     controllers: list = field(default_factory=list)

@@ -53,7 +53,7 @@ from .configuration import Configuration, Loop, Pair, State
 from .limits import MAX_TIME_STEP, MAX_VALUE, MIN_TIME_STEP, steps_to_reach
 from .limits import joint_limits as joint_limits_switch
 from .primitives import PrimitivesMixin
-from .solver import solver_spec
+from .solver import default_engine, solver_spec
 from .summary import joint_names_by_id
 
 __all__ = ["Simulation", "Runaway"]
@@ -179,14 +179,15 @@ class Simulation(PrimitivesMixin):
     torque-mode joints stop at the model's position limits (llimit / ulimit), do not drive past
     its velocity limits (lvlimit / uvlimit) and apply at most its effort limit (climit *
     gearRatio * torqueConst; URDF's effort) (see docs/models.md); high-gain joints follow their
-    commands; ``rotor_inertia`` (default False): rotorInertia * gearRatio^2 added about each
-    rotate joint's axis.
+    commands; ``rotor_inertia`` (default False; the ODE engine's option, refused on the
+    joint-space engine, which always puts rotorInertia * gearRatio^2 on the joint's own
+    inertia): rotorInertia * gearRatio^2 added to each rotate joint's link about its axis.
 
     The engine and its solver settings, the same on every back end (``set_solver``):
-    ``engine`` ("ode", the default, or "joint_space": hrpsim's joint-space engine, which has
-    rotor inertia always on the joint's diagonal and solves contacts, joint limits, closed
-    loops and crawler tracks, but refuses the ODE engine's rotor_inertia option: the first step
-    then raises BadArgument, on the scheduler SchedulerRefused, saying so) and ``solver``, a
+    ``engine`` ("joint_space", the default: hrpsim's joint-space engine, which has rotor
+    inertia always on the joint's diagonal and solves contacts, joint limits, closed loops and
+    crawler tracks, but refuses the ODE engine's rotor_inertia option: the first step then
+    raises BadArgument, on the scheduler SchedulerRefused, saying so; or "ode") and ``solver``, a
     mapping of setting names to values, e.g. ``{"stepper": "quick", "iterations": 30}``
     (docs/servers.md has the table). The core checks
     them when the world is built: an unknown setting, one the engine does not have, or a value
@@ -688,7 +689,7 @@ class Simulation(PrimitivesMixin):
         data = self._backend.save_state()
         return State(data=bytes(data), time=float(self.time), steps=int(self.steps),
                      backend=self._backend.name, engine=self._engine_now or self._config.solver[0]
-                     or "ode", characters=tuple(self._models))
+                     or default_engine(), characters=tuple(self._models))
 
     def restore_state(self, state):
         """Continue from ``state`` (an ``hrpsim.State`` from ``save_state`` on any back end of

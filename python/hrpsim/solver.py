@@ -1,9 +1,10 @@
 """hrpsim.solver: the engine and solver settings as every door passes them on.
 
-A world runs on one of two engines: ``"ode"`` (the default) or ``"joint_space"`` (hrpsim's
-reduced-coordinate engine; it solves contacts, joint limits, closed loops and crawler tracks,
-and the start of a world with the ODE engine's rotor-inertia option is refused with the
-reason). Solver settings are name/value
+A world runs on one of two engines: ``"joint_space"`` (the default: hrpsim's reduced-coordinate
+engine; it solves contacts, joint limits, closed loops and crawler tracks, and the start of a
+world with the ODE engine's rotor-inertia option is refused with the reason) or ``"ode"`` (ODE in
+maximal coordinates, chosen by name). The default is the core's (hsd_defaultOptions,
+``default_engine()``). Solver settings are name/value
 pairs; the core checks them, once for every door (dynamics/dynamics_settings.c): an unknown
 name, a setting the chosen engine does not have, a value out of range is refused with a message
 that names it. Here they are only turned into the text the core reads (numbers exactly: repr of
@@ -15,9 +16,9 @@ import numbers
 
 from .errors import BadArgument
 
-__all__ = ["ENGINES", "SETTINGS", "solver_spec", "project_attribute"]
+__all__ = ["ENGINES", "SETTINGS", "solver_spec", "project_attribute", "default_engine"]
 
-ENGINES = ("ode", "joint_space")
+ENGINES = ("joint_space", "ode")
 
 # the core's settings, in its order (hsd_solverSettingName; tests/e2e/test_solver.py checks
 # that the lists agree): all the ODE engine's, the joint-space engine has none yet
@@ -44,8 +45,9 @@ def _text(name, value):
 
 
 def solver_spec(engine=None, solver=None):
-    """(engine, ((name, text), ...)) of an engine name (None: the server's default, "ode"
-    unless hrpsim-dynamics was started with --engine) and a mapping of settings (None: none).
+    """(engine, ((name, text), ...)) of an engine name (None: the server's default, the core's
+    ``default_engine()`` unless hrpsim-dynamics was started with --engine) and a mapping of
+    settings (None: none).
     Only the form is checked here (a name and text values); the core checks the rest."""
     if engine is not None and not isinstance(engine, str):
         raise BadArgument("engine must be a name (%s), got %r" % (" or ".join(ENGINES), engine))
@@ -60,6 +62,25 @@ def solver_spec(engine=None, solver=None):
             raise BadArgument("solver setting names are strings, got %r" % (name,))
         settings.append((name, _text(name, value)))
     return (engine or "", tuple(settings))
+
+
+def default_engine():
+    """The core's default engine's name ("joint_space"; hsd_defaultOptions), asked of a scratch
+    simulation of the in-process core; without the core's extension (not built), the name the
+    core is built with by default."""
+    try:
+        from .local import core_module
+        ffi, lib = core_module().ffi, core_module().lib
+    except ImportError:
+        return ENGINES[0]
+    err = ffi.new("hsError *")
+    sim = lib.hs_makeSim(err)
+    if sim == ffi.NULL:
+        raise MemoryError("no memory for a scratch simulation")
+    try:
+        return ffi.string(lib.hs_engine(sim)).decode()
+    finally:
+        lib.hs_freeSim(sim)
 
 
 def check(engine, settings):

@@ -1,9 +1,9 @@
 // main.cpp - hrpsim-dynamics: serves OpenHRP's DynamicsSimulatorFactory, bound as
-// "DynamicsSimulatorFactory"; each create() makes an independent DynamicsSimulator (one ODE
-// world).
+// "DynamicsSimulatorFactory"; each create() makes an independent DynamicsSimulator (one world,
+// on the core's default engine, joint_space, unless --engine or the client's setSolver says).
 //
 // Usage: hrpsim-dynamics -ORBInitRef NameService=corbaloc:iiop:HOST:PORT/NameService
-//        [--engine ode|joint_space] [--SETTING VALUE]... [other -ORB options]
+//        [--engine joint_space|ode] [--SETTING VALUE]... [other -ORB options]
 //
 // --engine and the solver settings (--stepper quick, --iterations 30, --surface-layer 0.001:
 // dynamics.h's names with '-' for '_') are the defaults of every world the factory creates; a
@@ -22,7 +22,7 @@
 namespace {
 
 const char kSynopsis[] =
-    "hrpsim-dynamics -ORBInitRef NameService=CORBALOC [--engine ode|joint_space]\n"
+    "hrpsim-dynamics -ORBInitRef NameService=CORBALOC [--engine joint_space|ode]\n"
     "       [--SETTING VALUE]... [--allow-remote-shutdown] [-ORB options]";
 
 // the option of solver setting name: "--" and the name with '-' for '_'
@@ -34,17 +34,26 @@ std::string optionName(const char *name) {
   return o;
 }
 
+// the core's default engine's name (hsd_defaultOptions)
+const char *defaultEngine() {
+  hsdOptions d;
+  hsd_defaultOptions(&d);
+  return hsd_engineName(d.engine);
+}
+
 // the options with the core's defaults and ranges (dynamics.h's solver settings)
 std::string optionsText() {
   hsdOptions d;
   hsd_defaultOptions(&d);
-  std::string text =
+  std::string text = hrpsim::format(
       "Serves OpenHRP's DynamicsSimulatorFactory, bound as \"DynamicsSimulatorFactory\"; each\n"
       "create() makes an independent DynamicsSimulator (one world). The options below are the\n"
       "defaults of every world it creates (a client's setSolver changes its own world's):\n"
-      "  --engine E                ode (default) or joint_space (initSimulation refuses the\n"
-      "                            ODE engine's rotor-inertia option there)\n"
-      "solver settings of the ode engine (the joint_space engine has none yet):\n";
+      "  --engine E                joint_space or ode (default %s; initSimulation refuses the\n"
+      "                            ODE engine's rotor-inertia option on joint_space)\n"
+      "solver settings of the ode engine (with --engine ode; the joint_space engine has none\n"
+      "yet):\n",
+      hsd_engineName(d.engine));
   hstEngine engine;
   const char *name;
   for (int i = 0; (name = hsd_solverSettingName(i, &engine)) != nullptr; i++) {
@@ -120,7 +129,7 @@ int main(int argc, char **argv) {
     }
     if (!engine.empty() || !settings.empty()) {
       hsu_log(hsLOG_INFO, "every world starts with engine %s and %zu solver setting%s given",
-              engine.empty() ? "ode" : engine.c_str(), settings.size(),
+              engine.empty() ? defaultEngine() : engine.c_str(), settings.size(),
               settings.size() == 1 ? "" : "s");
     }
     hrpsim::DynamicsSimulatorFactoryServant *factory = new hrpsim::DynamicsSimulatorFactoryServant;

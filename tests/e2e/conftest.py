@@ -14,10 +14,13 @@ missing the fixtures fail with a message saying what to build. The repository's 
 directory is put on sys.path, so the tests work without `pip install`.
 """
 
+import contextlib
 import dataclasses
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -177,6 +180,50 @@ def stop_servers(state_dir):
     assert not left, "processes left running after hrpsim down: %s" % [
         (r["name"], r["pid"]) for r in left]
     return proc
+
+
+def dynamics_exe(servers):
+    """The hrpsim-dynamics executable the ``servers`` fixture started."""
+    return next(Path(r["exe"]) for r in servers.processes if r["name"] ==
+                "DynamicsSimulatorFactory")
+
+
+@contextlib.contextmanager
+def own_dynamics_server(servers, tmp_path, index, *options):
+    """hrpsim-dynamics started with ``options``, bound in its own naming context (as `hrpsim
+    up` binds extra dynamics servers) and as DynamicsSimulatorFactory<index> in the root;
+    yields that name, then stops the server (by its process group) and unbinds both. Its
+    naming context (launcher._dynamics_context) serves OpenHRP's clients that resolve
+    "DynamicsSimulatorFactory" from their NameService (bind a ModelLoader there too)."""
+    from hrpsim import _orb
+    client = servers.client
+    ctx = launcher._dynamics_context(client.root, index)
+    ior = _orb.get_orb().object_to_string(ctx)
+    log_path = tmp_path / ("dyn%d.log" % index)
+    with open(log_path, "w") as log:
+        proc = subprocess.Popen([str(dynamics_exe(servers)), "-ORBInitRef",
+                                 "NameService=" + ior, *options],
+                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    name = "DynamicsSimulatorFactory%d" % index
+    try:
+        factory = None
+        for _ in range(200):
+            try:
+                factory = ctx.resolve(_orb.to_name("DynamicsSimulatorFactory"))
+                break
+            except Exception:  # not bound yet
+                time.sleep(0.05)
+        assert factory is not None, log_path.read_text()
+        client.root.rebind(_orb.to_name(name), factory)
+        yield name
+    finally:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(timeout=30)
+        for bound in (name, "hrpsim-dynamics-%d" % index):
+            try:
+                client.root.unbind(_orb.to_name(bound))
+            except Exception:  # already gone
+                pass
 
 
 @pytest.fixture(scope="session", autouse=True)

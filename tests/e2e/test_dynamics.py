@@ -202,12 +202,11 @@ def engine(request):
 
 @pytest.fixture
 def sim(make_sim, engine):
-    """A fresh simulator on the engine (the joint-space engine through hrpsim's setSolver)."""
-    s = make_sim()
-    if engine == "joint_space":
-        from hrpsim._idl import hrpsim as H
-        s = s._narrow(H.DynamicsSimulator)
-        s.setSolver("joint_space", [])
+    """A fresh simulator on the engine, chosen through hrpsim's setSolver (the server's default
+    is the joint-space engine; ODE by name)."""
+    from hrpsim._idl import hrpsim as H
+    s = make_sim()._narrow(H.DynamicsSimulator)
+    s.setSolver(engine, [])
     return s
 
 
@@ -1286,5 +1285,27 @@ def test_sample_scheduler_keeps_the_robot_standing(servers, client, kind):
     # 5 s at 1 ms, printed every 0.5 s: 11 lines and the final one
     assert len(zs) == 12, proc.stdout
     # standing in high gain on the floor: the waist stays within 3 mm of where it started
+    assert max(abs(z - start) for z in zs) < 3e-3, proc.stdout
+    assert "t=5.000" in proc.stdout
+
+
+def test_sample_scheduler_stands_on_an_ode_server(servers, client, tmp_path):
+    """OpenHRP's own clients know nothing of hrpsim's setSolver: they get the ODE engine from an
+    hrpsim-dynamics started with --engine ode. The C++ sample scheduler, given a naming
+    context holding that server's factory and the ModelLoader, keeps the robot standing there
+    as on the default (joint-space) server above."""
+    from conftest import own_dynamics_server
+    from hrpsim import _orb, launcher
+    with own_dynamics_server(servers, tmp_path, 96, "--engine", "ode"):
+        ctx = launcher._dynamics_context(client.root, 96)
+        ctx.rebind(_orb.to_name("ModelLoader"), client.root.resolve(_orb.to_name("ModelLoader")))
+        ior = _orb.get_orb().object_to_string(ctx)
+        exe = hrpsim.paths.default_bin_dir() / "hrpsim-sample-scheduler"
+        proc = subprocess.run([str(exe), "-ORBInitRef", "NameService=" + ior],
+                              capture_output=True, text=True, timeout=600, cwd=str(REPO))
+    assert proc.returncode == 0, describe(proc)
+    assert "every world starts with engine ode" in (tmp_path / "dyn96.log").read_text()
+    start, zs, final = root_heights(proc.stdout)
+    assert len(zs) == 12, proc.stdout
     assert max(abs(z - start) for z in zs) < 3e-3, proc.stdout
     assert "t=5.000" in proc.stdout

@@ -74,12 +74,11 @@ def bodies(client, tmp_path_factory):
 
 @pytest.fixture(params=["ode", "joint_space"])
 def sim(client, request):
-    """A DynamicsSimulator on each engine (the joint-space engine through hrpsim's setSolver)."""
-    s = client.dynamics_simulator()
-    if request.param == "joint_space":
-        from hrpsim._idl import hrpsim as H
-        s = s._narrow(H.DynamicsSimulator)
-        s.setSolver("joint_space", [])
+    """A DynamicsSimulator on each engine, chosen through hrpsim's setSolver (the server's
+    default is the joint-space engine; ODE by name)."""
+    from hrpsim._idl import hrpsim as H
+    s = client.dynamics_simulator()._narrow(H.DynamicsSimulator)
+    s.setSolver(request.param, [])
     yield s
     try:
         s.destroy()

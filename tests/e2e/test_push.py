@@ -50,18 +50,20 @@ def client(servers):
     return servers.client
 
 
-def make(backend, client):
-    kw = dict(dt=DT, gravity=(0.0, 0.0, 0.0), sleep=False)
+def make(backend, client, engine=None):
+    kw = dict(dt=DT, gravity=(0.0, 0.0, 0.0), sleep=False, engine=engine)
     if backend == "local":
         return hrpsim.Simulation(backend="local", **kw)
     return hrpsim.Simulation(client, backend=backend, **kw)
 
 
+@pytest.mark.parametrize("engine", ["joint_space", "ode"])   # a closed form both must meet
 @pytest.mark.parametrize("backend", ["local", "server", "scheduler"])
-def test_a_force_held_step_after_step_gives_f_t_over_m_on_every_back_end(backend, client):
+def test_a_force_held_step_after_step_gives_f_t_over_m_on_every_back_end(backend, client,
+                                                                         engine):
     f = np.array([4.0, -3.0, 6.0])
     n = 300
-    with make(backend, client) as sim:
+    with make(backend, client, engine) as sim:
         sim.add_model("b", BOX)
         link = sim.link_names("b")[0]
         sim.step(1)  # started, at rest

@@ -118,6 +118,33 @@ def test_squat_stands_dips_and_rises(sched_servers, tmp_path):
     assert "steps       5000" in text and "warnings    none" in text
 
 
+def test_squat_on_the_ode_engine_stands_dips_and_rises(built, tmp_path):
+    """The squat project with engine="ode" (the default is the joint-space engine, above), in
+    process: the waist stands at Z0, goes ~9 cm down and comes back up, on ODE too."""
+    samples = REPO_ROOT / "samples"
+    text = (REPO_ROOT / SQUAT).read_text()
+    text = text.replace("$(PROJECT_DIR)/../", "%s/" % samples).replace('"../', '"%s/' % samples)
+    text = text.replace("<simulation ", '<simulation engine="ode" ', 1)
+    project = tmp_path / "squat_ode.xml"
+    project.write_text(text)
+    out = tmp_path / "out"
+    proc = run_cli("run", "--local", "--out", out, "--quiet", "--no-plots", project)
+    assert proc.returncode == 0, describe(proc)
+    log = np.load(out / "log.npz")
+    t, z = log["time"], log["robot.root_p"][:, 2]
+    assert np.all(np.abs(z[t <= 1.0] - Z0) < 0.01), z[t <= 1.0].min()
+    deep = (t >= 2.5) & (t <= 3.0)
+    assert np.all(z[deep] < Z0 - 0.07), z[deep].max()
+    assert abs(z[-1] - Z0) < 0.01
+    assert np.all(np.abs(log["robot.root_p"][:, :2]) < 0.05)
+    assert json.loads((out / "summary.json").read_text())["status"] == "FINISHED"
+    # and the attribute took effect: without it (the joint-space engine) the run differs
+    project.write_text(text.replace(' engine="ode"', "", 1))
+    proc = run_cli("run", "--local", "--out", tmp_path / "js", "--quiet", "--no-plots", project)
+    assert proc.returncode == 0, describe(proc)
+    assert not np.array_equal(np.load(tmp_path / "js" / "log.npz")["robot.root_p"][:, 2], z)
+
+
 def test_standing_high_gain_on_private_servers(built, tmp_path):
     """No servers reachable: `hrpsim run` starts its own and stops them afterwards."""
     require_build(("ModelLoader", "DynamicsSimulatorFactory", "Scheduler"))

@@ -9,11 +9,11 @@ settings") through every door, each shown to take effect by a closed form:
   moves q by under 2e-5 rad in the times read; tolerance 2e-4 rad, the engines differ by
   0.03 rad at 0.5 s) - on the local, server and scheduler back ends of Simulation, a project
   run by the scheduler and in process (hrpsim run --local), and hrpsim-dynamics started with
-  --engine joint_space;
+  --engine ode (the default is the joint-space engine: the default runs give its bits);
 - a 0.1 m box put 3 mm into the floor: with the default surface layer (0) ERP pushes it out
   to rest at 0.05 m; with the ODE engine's surface_layer 0.005 m contacts leave depths up to
   5 mm uncorrected, so it stays at 0.047 m - on the three back ends, and as the default of
-  hrpsim-dynamics started with --surface-layer 0.005;
+  hrpsim-dynamics started with --engine ode --surface-layer 0.005;
 - a torque-mode arm falling for 0.3 s: the default stepper (auto) gives dWorldStep's bits
   (a robot alone is a small island), and QuickStep (stepper quick) approaches them as its
   iterations grow (1, 10, 100: 1e-2, 5e-4, 1e-8 rad apart) - on the three back ends;
@@ -30,13 +30,9 @@ settings") through every door, each shown to take effect by a closed form:
 - the Python list of settings and docs/servers.md's table agree with the core's.
 """
 
-import contextlib
 import math
-import os
 import re
-import signal
 import subprocess
-import time
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +42,8 @@ import hrpsim
 from hrpsim import project as P
 from hrpsim import solver as S
 from hrpsim.errors import BadArgument, CallOrderError, SchedulerRefused
+
+from conftest import dynamics_exe, own_dynamics_server  # noqa: I100
 
 REPO = Path(__file__).resolve().parents[2]
 FLOOR = REPO / "samples" / "models" / "floor" / "floor.wrl"
@@ -160,10 +158,13 @@ BACKENDS = ["local", "server", "scheduler"]
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_the_engine_reaches_the_world_on_every_back_end(backend, client, models):
-    with make(backend, client) as sim:                      # the default: ODE, no armature
+    with make(backend, client) as sim:                      # the default: joint space, armature
+        default = pendulum_run(sim, models)
+    with make(backend, client, engine="ode") as sim:        # ODE by name, no armature
         ode = pendulum_run(sim, models)
     with make(backend, client, engine="joint_space") as sim:
         js = pendulum_run(sim, models)
+    assert default == js                                     # the same world, bit for bit
     assert_swing(ode, I_ODE)
     assert_swing(js, I_JS)
     assert abs(ode[1] - js[1]) > 0.02                        # really different swings
@@ -198,9 +199,10 @@ def resting_box(sim, models):
 
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_the_surface_layer_leaves_a_box_in_the_floor(backend, client, models):
-    with make(backend, client) as sim:
+    with make(backend, client, engine="ode") as sim:
         flush = resting_box(sim, models)
-    with make(backend, client, solver={"surface_layer": 0.005, "stepper": "world"}) as sim:
+    with make(backend, client, engine="ode",
+              solver={"surface_layer": 0.005, "stepper": "world"}) as sim:
         sunk = resting_box(sim, models)
     # no layer: ERP pushes the box out to rest on the floor (within a step's sink under
     # gravity, g dt^2 / erp = 5e-5 m); a 5 mm layer leaves depths up to it uncorrected, and the
@@ -232,7 +234,7 @@ def test_the_stepper_and_its_iterations_reach_the_solver(backend, client):
                         (1, {"stepper": "quick", "iterations": 1}),
                         (10, {"stepper": "quick", "iterations": 10}),
                         (100, {"stepper": "quick", "iterations": 100})):
-        with make(backend, client, solver=solver) as sim:
+        with make(backend, client, engine="ode", solver=solver) as sim:
             runs[key] = falling_arm(sim)
     # the default (auto) runs a robot alone on dWorldStep: the same bits as stepper world
     assert np.array_equal(runs["default"], runs["world"])
@@ -250,12 +252,14 @@ def test_the_stepper_and_its_iterations_reach_the_solver(backend, client):
 
 BAD = [
     (dict(engine="mujoco"), "engine 'mujoco': not an engine"),
-    (dict(solver={"iteration": 30}), "'iteration' is not a solver setting"),
+    (dict(engine="ode", solver={"iteration": 30}), "'iteration' is not a solver setting"),
     (dict(engine="joint_space", solver={"stepper": "quick"}),
      "solver setting stepper is the ode engine's; the joint_space engine has none"),
-    (dict(solver={"iterations": 0}), r"iterations: 0 is out of range \[1, 100000\]"),
-    (dict(solver={"contact_erp": 1.5}), r"contact_erp: 1.5 is out of range \[0, 1\]"),
-    (dict(solver={"stepper": "fast"}), "'fast' is not auto, world or quick"),
+    (dict(solver={"stepper": "quick"}),                     # the default engine: joint space
+     "solver setting stepper is the ode engine's; the joint_space engine has none"),
+    (dict(engine="ode", solver={"iterations": 0}), r"iterations: 0 is out of range \[1, 100000\]"),
+    (dict(engine="ode", solver={"contact_erp": 1.5}), r"contact_erp: 1.5 is out of range \[0, 1\]"),
+    (dict(engine="ode", solver={"stepper": "fast"}), "'fast' is not auto, world or quick"),
 ]
 
 
@@ -297,12 +301,13 @@ def with_the_rotor_option(sim, models):
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_the_joint_space_engine_refuses_the_ode_rotor_option_on_every_back_end(
         backend, client, models):
-    with make(backend, client, engine="joint_space") as sim:
-        with_the_rotor_option(sim, models)
-        with pytest.raises(refusal(backend), match="the rotorInertia option .* is the ODE "
-                                                   "engine's"):
-            sim.step(1)
-    with make(backend, client) as sim:                      # the ODE engine runs it
+    for engine in ("joint_space", None):                     # by name and as the default
+        with make(backend, client, engine=engine) as sim:
+            with_the_rotor_option(sim, models)
+            with pytest.raises(refusal(backend), match="the rotorInertia option .* is the ODE "
+                                                       "engine's"):
+                sim.step(1)
+    with make(backend, client, engine="ode") as sim:        # the ODE engine runs it
         with_the_rotor_option(sim, models)
         sim.step(1)
 
@@ -402,9 +407,11 @@ def test_project_attributes_parse(tmp_path, models):
 
 @pytest.mark.parametrize("attrs, says", [
     (' engine="mujoco"', r"<simulation> engine.*not an engine"),
-    (' iterations="0"', r"<simulation> iterations.*out of range"),
+    (' engine="ode" iterations="0"', r"<simulation> iterations.*out of range"),
     (' engine="joint_space" stepper="quick"', r"<simulation> stepper.*the ode engine's"),
-    (' maxContactsPerPair="many"', r"<simulation> maxContactsPerPair.*not an integer"),
+    (' stepper="quick"', r"<simulation> stepper.*the ode engine's"),   # the default engine
+    (' engine="ode" maxContactsPerPair="many"',
+     r"<simulation> maxContactsPerPair.*not an integer"),
     (' solver="x"', r"unknown attribute"),
 ])
 def test_project_errors_name_the_line(tmp_path, models, attrs, says):
@@ -417,8 +424,8 @@ def test_project_errors_name_the_line(tmp_path, models, attrs, says):
 @pytest.mark.parametrize("where", ["scheduler", "local"])
 def test_a_project_runs_on_the_engine_it_names(tmp_path, models, servers, where):
     from conftest import describe, run_cli
-    for engine, inertia in (("ode", I_ODE), ("joint_space", I_JS)):
-        path = pendulum_project(tmp_path, models, ' engine="%s"' % engine)
+    for engine, inertia in (("ode", I_ODE), ("joint_space", I_JS), ("", I_JS)):  # "": default
+        path = pendulum_project(tmp_path, models, ' engine="%s"' % engine if engine else "")
         out = tmp_path / ("out-" + engine)
         how = ["--local"] if where == "local" else ["--state-dir", servers.state_dir]
         proc = run_cli("run", *how, "--out", out, "--quiet", "--no-plots", path)
@@ -456,16 +463,12 @@ def test_a_joint_space_project_with_a_loop_and_with_contacts_runs(tmp_path, mode
 # hrpsim-dynamics' options
 # ---------------------------------------------------------------------------------------------
 
-def dynamics_exe(servers):
-    return next(Path(r["exe"]) for r in servers.processes if r["name"] ==
-                "DynamicsSimulatorFactory")
-
-
 def test_hrpsim_dynamics_help_lists_every_setting_with_its_default(servers):
     proc = subprocess.run([str(dynamics_exe(servers)), "--help"], capture_output=True,
                           text=True, timeout=30)
     assert proc.returncode == 0
     assert "--engine E" in proc.stdout
+    assert re.search(r"--engine E\s+joint_space or ode \(default joint_space", proc.stdout)
     for name in S.SETTINGS:
         assert "--" + name.replace("_", "-") + " V" in proc.stdout
     assert re.search(r"--iterations V\s+1 to 100000 \(default 50\)", proc.stdout)
@@ -474,8 +477,9 @@ def test_hrpsim_dynamics_help_lists_every_setting_with_its_default(servers):
 
 @pytest.mark.parametrize("args, says", [
     (["--engine", "mujoco"], "engine 'mujoco': not an engine"),
-    (["--iterations", "0"], "iterations: 0 is out of range"),
+    (["--engine", "ode", "--iterations", "0"], "iterations: 0 is out of range"),
     (["--engine", "joint_space", "--stepper", "quick"], "stepper is the ode engine's"),
+    (["--stepper", "quick"], "stepper is the ode engine's"),     # on the default engine
     (["--stepper"], "--stepper needs a value"),
 ])
 def test_hrpsim_dynamics_refuses_bad_options_at_start(servers, args, says):
@@ -486,59 +490,24 @@ def test_hrpsim_dynamics_refuses_bad_options_at_start(servers, args, says):
     assert says in proc.stderr
 
 
-@contextlib.contextmanager
-def own_dynamics_server(servers, tmp_path, index, *options):
-    """hrpsim-dynamics started with ``options``, bound in its own naming context (as `hrpsim
-    up` binds extra dynamics servers) and as DynamicsSimulatorFactory<index> in the root;
-    yields that name, then stops the server (by its process group) and unbinds both."""
-    from hrpsim import _orb, launcher
-    client = servers.client
-    ctx = launcher._dynamics_context(client.root, index)
-    ior = _orb.get_orb().object_to_string(ctx)
-    log_path = tmp_path / ("dyn%d.log" % index)
-    with open(log_path, "w") as log:
-        proc = subprocess.Popen([str(dynamics_exe(servers)), "-ORBInitRef",
-                                 "NameService=" + ior, *options],
-                                stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    name = "DynamicsSimulatorFactory%d" % index
-    try:
-        factory = None
-        for _ in range(200):
-            try:
-                factory = ctx.resolve(_orb.to_name("DynamicsSimulatorFactory"))
-                break
-            except Exception:  # not bound yet
-                time.sleep(0.05)
-        assert factory is not None, log_path.read_text()
-        client.root.rebind(_orb.to_name(name), factory)
-        yield name
-    finally:
-        os.killpg(proc.pid, signal.SIGTERM)
-        proc.wait(timeout=30)
-        for bound in (name, "hrpsim-dynamics-%d" % index):
-            try:
-                client.root.unbind(_orb.to_name(bound))
-            except Exception:  # already gone
-                pass
-
-
 def test_hrpsim_dynamics_engine_option_is_every_worlds_default(servers, models, tmp_path):
-    """--engine joint_space: Simulations from its factory swing as the joint-space engine
-    says, unless a client names the engine."""
+    """--engine ode (how OpenHRP's own clients, which know nothing of setSolver, get the ODE
+    engine): Simulations from its factory swing as the ODE engine says, unless a client names
+    the engine."""
     client = servers.client
-    with own_dynamics_server(servers, tmp_path, 97, "--engine", "joint_space") as factory:
+    with own_dynamics_server(servers, tmp_path, 97, "--engine", "ode") as factory:
         with hrpsim.Simulation(client, backend="server", dt=0.001, factory=factory) as sim:
-            assert_swing(pendulum_run(sim, models), I_JS)
-        with hrpsim.Simulation(client, backend="server", dt=0.001, engine="ode",
-                               factory=factory) as sim:
             assert_swing(pendulum_run(sim, models), I_ODE)
+        with hrpsim.Simulation(client, backend="server", dt=0.001, engine="joint_space",
+                               factory=factory) as sim:
+            assert_swing(pendulum_run(sim, models), I_JS)
 
 
 def test_hrpsim_dynamics_solver_options_are_every_worlds_defaults(servers, models, tmp_path):
-    """--stepper world --surface-layer 0.005: the box put 3 mm into the floor stays there, as
-    with Simulation(solver=...) on the ordinary server; a client's own setting wins."""
+    """--engine ode --stepper world --surface-layer 0.005: the box put 3 mm into the floor stays
+    there, as with Simulation(solver=...) on the ordinary server; a client's own setting wins."""
     client = servers.client
-    with own_dynamics_server(servers, tmp_path, 98, "--stepper", "world",
+    with own_dynamics_server(servers, tmp_path, 98, "--engine", "ode", "--stepper", "world",
                              "--surface-layer", "0.005") as factory:
         with hrpsim.Simulation(client, backend="server", dt=0.001, factory=factory) as sim:
             assert resting_box(sim, models) == pytest.approx(0.047, abs=2e-5)
@@ -570,12 +539,12 @@ def core_settings():
 
 def test_the_docs_table_and_the_python_list_are_the_cores():
     values, engine = core_settings()
-    assert engine == "ode"
+    assert engine == "joint_space" == S.default_engine()   # the default since issue 27
     text = (REPO / "docs" / "servers.md").read_text()
     text = text[text.index("**Engines and solver settings.**"):]
     text = text[:text.index("\n**", 1)]                  # to the next paragraph's title
     rows = dict(re.findall(r"^\| `(\w+)` \| `?([^`|]+?)`? \|", text, re.M))
-    assert rows.pop("engine") == "ode"
+    assert rows.pop("engine") == engine
     assert list(rows) == list(S.SETTINGS)
     for name, doc in rows.items():
         core = values[name]

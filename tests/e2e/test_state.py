@@ -302,18 +302,20 @@ def test_a_server_sweep_starts_from_a_state_saved_in_process(client):
     assert_same([r[1] for r in served], [r[1] for r in local], "server sweep from a state")
 
 
-def test_a_state_brings_its_engine_along(box):
-    state, expected, _ = uninterrupted("local", None, "joint_space", "pile", box)
+@pytest.mark.parametrize("saved, configured", [("ode", None),         # None: the default
+                                               ("joint_space", "ode")])
+def test_a_state_brings_its_engine_along(box, saved, configured):
+    state, expected, _ = uninterrupted("local", None, saved, "pile", box)
     _, total, k, every = SCENES["pile"]
-    with hrpsim.Simulation(backend="local", dt=0.001) as sim:   # configured for ODE
+    with hrpsim.Simulation(backend="local", dt=0.001, engine=configured) as sim:
         pile(sim, box)
         sim.restore_state(state)
         assert sim.time == state.time
-        assert sim.save_state().engine == "joint_space"
+        assert sim.save_state().engine == saved
         assert_same(drive(sim, None, k, total, every), expected[k // every:], "engine")
         sim.reset()
         sim.step(1)
-        assert sim.save_state().engine == "ode"
+        assert sim.save_state().engine == (configured or "joint_space")
 
 
 def test_the_scheduler_restores_only_while_paused_and_its_hosted_world_refuses(client, box):

@@ -139,6 +139,17 @@ def test_sweep_returns_the_runs_one_by_one_in_parameter_order(dyn3, box_url):
     assert len({tuple(r["p"][0]) for r in serial}) == len(ps)
 
 
+def test_sweep_runs_on_the_engine_it_is_given(dyn3, box_url):
+    """engine= goes to every run's Simulation: ODE by name, else the default (joint space)."""
+    _, client = dyn3
+    ps = params(box_url)[1:3]
+    ode = hrpsim.sweep(drop_on_slope, ps, workers=2, naming=client.naming, engine="ode")
+    same_results(ode, run_serial(drop_on_slope, ps, client=client, engine="ode"))
+    default = hrpsim.sweep(drop_on_slope, ps, workers=2, naming=client.naming)
+    same_results(default, run_serial(drop_on_slope, ps, client=client, engine="joint_space"))
+    assert all(not np.array_equal(a["p"], b["p"]) for a, b in zip(ode, default))
+
+
 def test_sweep_with_more_workers_than_servers_reuses_them(dyn3, box_url):
     _, client = dyn3
     ps = params(box_url)

@@ -22,11 +22,19 @@ static void testSetSolver(void) {
   hsError err = {0};
   hsSim *sim = hs_makeSim(&err);
   CU_ASSERT_PTR_NOT_NULL_FATAL(sim);
-  CU_ASSERT_STRING_EQUAL(hs_engine(sim), "ode");
+  CU_ASSERT_STRING_EQUAL(hs_engine(sim), "joint_space");  // the default (issue 27)
   CU_ASSERT_STRING_EQUAL(valueOf(sim, "stepper"), "auto");
   CU_ASSERT_STRING_EQUAL(valueOf(sim, "iterations"), "50");
+  // the ode engine's settings on the default engine: refused, the engine kept
   const char *names[] = {"stepper", "iterations"}, *values[] = {"quick", "30"};
-  CU_ASSERT_EQUAL(hs_setSolver(sim, NULL, 2, names, values, &err), 0);
+  CU_ASSERT_EQUAL(hs_setSolver(sim, NULL, 2, names, values, &err), hsE_INVALID);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "solver setting stepper is the ode engine's"));
+  CU_ASSERT_STRING_EQUAL(hs_engine(sim), "joint_space");
+  CU_ASSERT_STRING_EQUAL(valueOf(sim, "stepper"), "auto");
+  // with the engine named: taken
+  hsu_clearError(&err);
+  CU_ASSERT_EQUAL(hs_setSolver(sim, "ode", 2, names, values, &err), 0);
+  CU_ASSERT_STRING_EQUAL(hs_engine(sim), "ode");
   CU_ASSERT_STRING_EQUAL(valueOf(sim, "stepper"), "quick");
   CU_ASSERT_STRING_EQUAL(valueOf(sim, "iterations"), "30");
   // a bad value after a good one: refused, nothing changed

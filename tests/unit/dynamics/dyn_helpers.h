@@ -70,25 +70,47 @@ static inline const double *dynSensorReading(const hsdWorld *w, int ch, int s, i
   return out;
 }
 
-// a world with defaults (or opt); fails the test when it cannot be made. HST_ENGINE=joint_space
-// in the environment makes it a joint-space world (ctest runs the limits, loops, crawler,
-// contact and sleep suites so too, tests/CMakeLists.txt: the ODE engine's physics tests on the
-// other engine)
-static inline hsdWorld *dynWorld(const hsdOptions *opt) {
+// a world on the engine opt names (NULL: the defaults), whatever HST_ENGINE says: for tests
+// about one engine or comparing the two; fails the test when it cannot be made
+static inline hsdWorld *dynWorldOn(const hsdOptions *opt) {
   hsError err = {0};
+  hsdWorld *w = hsd_makeWorld(opt, &err);
+  CU_ASSERT_PTR_NOT_NULL(w);
+  return w;
+}
+
+// the engine HST_ENGINE names ("joint_space" or "ode"), else fallback
+static inline hstEngine dynEnvEngine(hstEngine fallback) {
+  const char *engine = getenv("HST_ENGINE");
+  if (engine && strcmp(engine, "joint_space") == 0) {
+    return hsENGINE_JOINT_SPACE;
+  }
+  if (engine && strcmp(engine, "ode") == 0) {
+    return hsENGINE_ODE;
+  }
+  return fallback;
+}
+
+// a world with defaults (or opt) on the engine HST_ENGINE names ("joint_space" or "ode"; unset:
+// opt's, by default the joint-space engine): ctest runs the whole dynamics runner on the default
+// engine and again with HST_ENGINE=ode (tests/CMakeLists.txt), so the physics tests made with
+// dynWorld hold on both engines; fails the test when it cannot be made
+static inline hsdWorld *dynWorld(const hsdOptions *opt) {
   hsdOptions o;
   if (opt) {
     o = *opt;
   } else {
     hsd_defaultOptions(&o);
   }
-  const char *engine = getenv("HST_ENGINE");
-  if (engine && strcmp(engine, "joint_space") == 0) {
-    o.engine = hsENGINE_JOINT_SPACE;
-  }
-  hsdWorld *w = hsd_makeWorld(&o, &err);
-  CU_ASSERT_PTR_NOT_NULL(w);
-  return w;
+  o.engine = dynEnvEngine(o.engine);
+  return dynWorldOn(&o);
+}
+
+// the engine dynWorld(NULL) gives: HST_ENGINE's, else the default
+static inline hstEngine dynEngine(void) {
+  hsdOptions o;
+  hsd_defaultOptions(&o);
+  return dynEnvEngine(o.engine);
 }
 
 // place the root of character ch at p with rotation R (NULL: identity) before hsd_init

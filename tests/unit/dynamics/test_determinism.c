@@ -4,9 +4,11 @@
 #include "dyn_helpers.h"
 
 // a humanoid on the floor, moving its legs and arms in high gain (composite) or holding still
-// with small torques (articulated); with the given stepper
-static hsdWorld *sceneWith(const hsdOptions *o, int torque, hsBody *robot, hsBody *floor) {
-  hsdWorld *w = dynWorld(o);
+// with small torques (articulated); with the given options (on HST_ENGINE's engine, unless
+// pinned: then on o's)
+static hsdWorld *sceneOn(const hsdOptions *o, int pinned, int torque, hsBody *robot,
+                         hsBody *floor) {
+  hsdWorld *w = pinned ? dynWorldOn(o) : dynWorld(o);
   hsd_addCharacter(w, "floor", floor, NULL);
   hsd_addCharacter(w, "robot", robot, NULL);
   hsdSurface s = {0.6, 0.4, 0.1, 0.01};
@@ -21,7 +23,7 @@ static hsdWorld *scene(hstStepper stepper, int torque, hsBody *robot, hsBody *fl
   hsdOptions o;
   hsd_defaultOptions(&o);
   o.stepper = stepper;
-  return sceneWith(&o, torque, robot, floor);
+  return sceneOn(&o, 0, torque, robot, floor);
 }
 
 // the inputs of step i. The amplitude ramps up over the first 0.2 s: the robot starts with its
@@ -108,9 +110,10 @@ static void testTorqueQuickStep(void) {
 }
 
 // a pile of 27 boxes with the default (automatic) stepper, which switches to QuickStep as the
-// pile forms (for most of its steps): two worlds side by side stay bit-identical
-static hsdWorld *pileWith(const hsdOptions *o, const hsBody *box, const hsBody *floor) {
-  hsdWorld *w = dynWorld(o);
+// pile forms (for most of its steps): two worlds side by side stay bit-identical (pinned: on
+// o's engine whatever HST_ENGINE says)
+static hsdWorld *pileOn(const hsdOptions *o, int pinned, const hsBody *box, const hsBody *floor) {
+  hsdWorld *w = pinned ? dynWorldOn(o) : dynWorld(o);
   hsd_addCharacter(w, "floor", floor, NULL);
   hsdSurface s = {0.5, 0.4, 0, 0.01};
   for (int i = 0; i < 27; i++) {
@@ -129,7 +132,7 @@ static hsdWorld *pileWith(const hsdOptions *o, const hsBody *box, const hsBody *
 }
 
 static hsdWorld *pile(const hsBody *box, const hsBody *floor) {
-  return pileWith(NULL, box, floor);
+  return pileOn(NULL, 0, box, floor);
 }
 
 static void testPileAuto(void) {
@@ -176,7 +179,8 @@ static int samePile(const hsdWorld *a, const hsdWorld *b) {
 // the automatic stepper's QuickStep steps take chainIterations for an island holding an
 // articulated robot (a torque-mode humanoid on the floor: 30 hinges of 5 rows and the contacts'
 // 3 rows each) and quickIterations for a pile: changing the count that does not apply leaves
-// the run bit-identical, changing the one that does changes it
+// the run bit-identical, changing the one that does changes it. The ODE engine's stepper and
+// statistics (hsd_stepStats): on engine "ode" whatever HST_ENGINE says
 static void testIterationsByIsland(void) {
   hsBody *robot = dynLoadSample("humanoid/humanoid.wrl");
   hsBody *floor = dynLoadSample("floor/floor.wrl");
@@ -186,11 +190,12 @@ static void testIterationsByIsland(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(box);
   hsdOptions def, pileIt, chainIt;
   hsd_defaultOptions(&def);
+  def.engine = hsENGINE_ODE;
   pileIt = chainIt = def;
   pileIt.quickIterations = 7;
   chainIt.chainIterations = 7;
-  hsdWorld *a = sceneWith(&def, 1, robot, floor), *b = sceneWith(&pileIt, 1, robot, floor);
-  hsdWorld *c = sceneWith(&chainIt, 1, robot, floor);
+  hsdWorld *a = sceneOn(&def, 1, 1, robot, floor), *b = sceneOn(&pileIt, 1, 1, robot, floor);
+  hsdWorld *c = sceneOn(&chainIt, 1, 1, robot, floor);
   int bDiffers = 0, cDiffers = 0;
   for (int i = 1; i <= 300; i++) {
     drive(a, robot, 1, i);
@@ -218,8 +223,8 @@ static void testIterationsByIsland(void) {
   hsd_freeWorld(b);
   hsd_freeWorld(c);
 
-  hsdWorld *p = pile(box, floor), *q = pileWith(&chainIt, box, floor);
-  hsdWorld *r = pileWith(&pileIt, box, floor);
+  hsdWorld *p = pileOn(&def, 1, box, floor), *q = pileOn(&chainIt, 1, box, floor);
+  hsdWorld *r = pileOn(&pileIt, 1, box, floor);
   int qDiffers = 0, rDiffers = 0;
   for (int i = 1; i <= 300; i++) {
     dynSteps(p, 1);

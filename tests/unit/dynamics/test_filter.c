@@ -28,7 +28,7 @@ static hsdWorld *robotAndFloor(hstEngine e, const hsBody *robot, const hsBody *f
   hsdOptions opt;
   hsd_defaultOptions(&opt);
   opt.engine = e;
-  hsdWorld *w = dynWorld(&opt);
+  hsdWorld *w = dynWorldOn(&opt);
   CU_ASSERT_EQUAL(hsd_addCharacter(w, "robot", robot, NULL), 0);
   CU_ASSERT_EQUAL(hsd_addCharacter(w, "floor", floor, NULL), 1);
   CU_ASSERT_EQUAL(hsd_setTimeStep(w, 1e-3, NULL), 0);

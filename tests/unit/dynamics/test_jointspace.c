@@ -848,9 +848,9 @@ static void testAllGivenComposite(void) {
 static hsdWorld *jsWorld(hsBody *body) {
   hsdOptions opt;
   hsd_defaultOptions(&opt);
-  CU_ASSERT_EQUAL(opt.engine, hsENGINE_ODE);  // ODE stays the default
+  CU_ASSERT_EQUAL(opt.engine, hsENGINE_JOINT_SPACE);  // the default (issue 27)
   opt.engine = hsENGINE_JOINT_SPACE;
-  hsdWorld *w = dynWorld(&opt);
+  hsdWorld *w = dynWorldOn(&opt);
   CU_ASSERT_EQUAL(hsd_addCharacter(w, "c", body, NULL), 0);
   return w;
 }
@@ -1072,7 +1072,7 @@ static void testWorldAgreesWithOde(void) {
     hsdOptions opt;
     hsd_defaultOptions(&opt);
     opt.engine = e ? hsENGINE_JOINT_SPACE : hsENGINE_ODE;
-    hsdWorld *w = dynWorld(&opt);
+    hsdWorld *w = dynWorldOn(&opt);
     CU_ASSERT_EQUAL(hsd_addCharacter(w, "c", b, NULL), 0);
     CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
     double e0 = dynEnergy(w, 0, 9.8);
@@ -1107,7 +1107,7 @@ static void testWorldSensorsAgreeWithOde(void) {
     hsdOptions opt;
     hsd_defaultOptions(&opt);
     opt.engine = e ? hsENGINE_JOINT_SPACE : hsENGINE_ODE;
-    hsdWorld *w = dynWorld(&opt);
+    hsdWorld *w = dynWorldOn(&opt);
     CU_ASSERT_EQUAL(hsd_addCharacter(w, "h", b, NULL), 0);
     CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
     CU_ASSERT_EQUAL(hsd_setAllJointModes(w, 0, hsMODE_HIGH_GAIN, NULL), 0);
@@ -1430,7 +1430,7 @@ static void testWorldSingularWarns(void) {
   hsd_defaultOptions(&opt);
   opt.engine = hsENGINE_JOINT_SPACE;
   opt.boundMass = opt.boundInertia = 1e-15;
-  w = dynWorld(&opt);
+  w = dynWorldOn(&opt);
   CU_ASSERT_EQUAL(hsd_addCharacter(w, "c", b, NULL), 0);
   CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
   before = hsd_warningCount(w);

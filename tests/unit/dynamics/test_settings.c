@@ -24,9 +24,13 @@ static int sameSolver(const hsdOptions *a, const hsdOptions *b) {
          a->maxContactsPerPair == b->maxContactsPerPair;
 }
 
+// every setting is the ODE engine's: they are applied to options on that engine (the default
+// is the joint-space engine, which has none)
 static void testEachSettingReachesItsField(void) {
   hsdOptions d, o;
   hsd_defaultOptions(&d);
+  CU_ASSERT_EQUAL(d.engine, hsENGINE_JOINT_SPACE);  // the default (issue 27)
+  d.engine = hsENGINE_ODE;
   o = d;
   const char *names[] = {"stepper", "iterations", "chain_iterations", "erp", "cfm",
                          "contact_erp", "contact_cfm", "surface_layer", "max_correcting_vel",
@@ -107,6 +111,7 @@ static void testBadSettingsRefused(void) {
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     hsdOptions d, o;
     hsd_defaultOptions(&d);
+    d.engine = hsENGINE_ODE;  // (engine NULL: the options' engine, ODE's settings)
     o = d;
     hsError err = {0};
     CU_ASSERT_EQUAL(applyOne(&o, bad[i].engine, bad[i].name, bad[i].value, &err), hsE_INVALID);
@@ -116,11 +121,22 @@ static void testBadSettingsRefused(void) {
     }
     CU_ASSERT(sameSolver(&o, &d));
   }
-  // a setting given twice; a good one before a bad one changes nothing either
+  // on the default engine (joint space) an ODE setting without engine "ode" is refused
   hsdOptions d, o;
   hsd_defaultOptions(&d);
   o = d;
   hsError err = {0};
+  CU_ASSERT_EQUAL(applyOne(&o, NULL, "stepper", "quick", &err), hsE_INVALID);
+  CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "solver setting stepper is the ode engine's; the "
+                                             "joint_space engine has none"));
+  CU_ASSERT(sameSolver(&o, &d));
+  CU_ASSERT_EQUAL(applyOne(&o, "ode", "stepper", "quick", &err), 0);  // with the engine: taken
+  CU_ASSERT_EQUAL(o.engine, hsENGINE_ODE);
+  CU_ASSERT_EQUAL(o.stepper, hsSTEPPER_QUICK);
+  // a setting given twice; a good one before a bad one changes nothing either
+  d.engine = hsENGINE_ODE;
+  o = d;
+  memset(&err, 0, sizeof err);  // (the first error wins)
   const char *names[] = {"iterations", "iterations"}, *values[] = {"20", "30"};
   CU_ASSERT_EQUAL(hsd_applySolverSettings(&o, NULL, 2, names, values, &err), hsE_INVALID);
   CU_ASSERT_PTR_NOT_NULL(strstr(err.message, "solver setting iterations given twice"));
@@ -153,7 +169,9 @@ static void testSettingsTakeEffect(void) {
   CU_ASSERT_PTR_NOT_NULL_FATAL(floor);
   hsdOptions d;
   hsd_defaultOptions(&d);
-  // the defaults: a box alone on the floor is a small island: dWorldStep (no QuickStep step)
+  d.engine = hsENGINE_ODE;  // the ODE engine's settings (hsd_setSolver below takes the engine)
+  // the ODE engine's defaults: a box alone on the floor is a small island: dWorldStep (no
+  // QuickStep step)
   hsdWorld *w = boxOnFloor(&d, box, floor, 1);
   dynSteps(w, 1000);
   hsdStepStats st;

@@ -143,10 +143,17 @@ static void testHumanoidStanding(void) {
     HST_NEAR(gyro[j], 0, 1e-5);
   }
   double want = (dynMass(robot) - 2 * 1.2) * 9.8;
-  fprintf(stderr, " [Fz %.3f + %.3f = %.3f N, want %.3f] ", fr[2], fl[2], fr[2] + fl[2], want);
+  fprintf(stderr, " [Fz %.3f + %.3f = %.3f N, want %.3f; shear %.3g %.3g, %.3g %.3g] ", fr[2],
+          fl[2], fr[2] + fl[2], want, fr[0], fr[1], fl[0], fl[1]);
   HST_NEAR(fr[2] + fl[2], want, 0.01 * want);
   CU_ASSERT(fr[2] > 0.3 * want && fl[2] > 0.3 * want);
-  CU_ASSERT(fabs(fr[0]) < 0.01 * want && fabs(fr[1]) < 0.01 * want);
+  // the split between the two feet is statically indeterminate (rigid contacts closing a chain
+  // through the floor): each engine's solver picks one, the joint-space engine's (Gauss-Seidel
+  // in contact space) with the feet pressing apart by 5.96 and 7.51 N in x and y (1.6 % of the
+  // weight), ODE's dWorldStep by 2e-6 N. Their sum is determined: no net shear. Each foot's
+  // shear asserted within 2 % of the weight (1 % before the joint-space engine was the default)
+  CU_ASSERT(fabs(fr[0] + fl[0]) < 1e-3 * want && fabs(fr[1] + fl[1]) < 1e-3 * want);
+  CU_ASSERT(fabs(fr[0]) < 0.02 * want && fabs(fr[1]) < 0.02 * want);
   // a hand hanging free: its sensor carries the hand (0.5 kg at 0.065 m below the sensor),
   // downwards in the z-up frame
   HST_NEAR(fw[2], -0.5 * 9.8, 1e-6);
