@@ -66,8 +66,8 @@ static void testDoublePendulumEnergy(void) {
   double d2 = doubleDrift(hsINTEGRATE_RUNGE_KUTTA, 0.002) / scale;
   double d1 = doubleDrift(hsINTEGRATE_RUNGE_KUTTA, 0.001) / scale;
   double e1 = doubleDrift(hsINTEGRATE_EULER, 0.001) / scale;
-  fprintf(stderr, "\n  double pendulum, 10 s, drift / m g l: RK4 2 ms %.3g, 1 ms %.3g (ratio %.3g); "
-          "EULER 1 ms %.3g\n", d2, d1, d2 / d1, e1);
+  fprintf(stderr, "\n  double pendulum, 10 s, drift / m g l: RK4 2 ms %.3g, 1 ms %.3g (ratio "
+          "%.3g); EULER 1 ms %.3g\n", d2, d1, d2 / d1, e1);
   CU_ASSERT(d1 < 5e-8);
   CU_ASSERT(d2 / d1 > 12);
   CU_ASSERT(e1 > 1e5 * d1);
@@ -249,10 +249,177 @@ static void testIntermediateAxisSpin(void) {
   CU_ASSERT(f1 >= 1 && f2 == f1 && fe >= 1);
 }
 
+// a box of 1 kg, 0.2 x 0.2 x 0.1 m, dropped from 1 mm onto floor/floor.wrl (mu 0.5) on
+// integrator; after 1 s of settling, over the next 1 s: its lowest and highest centre height,
+// the contact forces' largest step-to-step change and largest |sum Fz - m g|, steps with fewer
+// than 4 points
+static void restingBox(hstIntegrator integrator, double z[2], double *change, double *off,
+                       int *fewer) {
+  hsBody *box = dynBox("rk_box.wrl", 1, 0.2, 0.2, 0.1, 0, 0, 0, NULL);
+  hsBody *floor = dynLoadSample("floor/floor.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(box);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(floor);
+  hsdWorld *w = rkWorld(integrator, 0.001);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "box", box, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "floor", floor, NULL), 1);
+  hsdSurface sf = {0.5, 0.5, 0, 0.01};
+  CU_ASSERT_EQUAL(hsd_addContactPair(w, 0, -1, 1, -1, &sf, NULL), 0);
+  dynPlace(w, 0, 0.3, -0.2, 0.051, NULL);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  dynSteps(w, 1000);
+  double prev = 0;
+  z[0] = 1e9;
+  z[1] = -1e9;
+  *change = *off = 0;
+  *fewer = 0;
+  for (int i = 0; i < 1000; i++) {
+    dynSteps(w, 1);
+    int n;
+    const hsdContact *c = hsd_contacts(w, &n);
+    double fz = 0;
+    for (int k = 0; k < n; k++) {
+      fz += c[k].force[2];
+    }
+    *fewer += n < 4;
+    *off = fmax(*off, fabs(fz - 9.8));
+    *change = i > 0 ? fmax(*change, fabs(fz - prev)) : 0;
+    prev = fz;
+    z[0] = fmin(z[0], hsd_state(w, 0)->rootP[2]);
+    z[1] = fmax(z[1], hsd_state(w, 0)->rootP[2]);
+  }
+  hsd_freeWorld(w);
+  hsm_freeBody(box);
+  hsm_freeBody(floor);
+}
+
+// with contacts: the resting box on RK4 (the contact impulse held through the stages) rests as
+// on EULER: its height within the allowed penetration (1e-4 m) of EULER's and at most that deep,
+// not moving (spread below 1e-9 m), four points every step, the forces summing to m g within
+// 1e-5 N with a step-to-step change below 1e-6 N (EULER's test: 1e-6 relative, 1e-6 N)
+static void testRestingBox(void) {
+  double ze[2], zr[2], ce, cr, oe, or_;
+  int fe, fr;
+  restingBox(hsINTEGRATE_EULER, ze, &ce, &oe, &fe);
+  restingBox(hsINTEGRATE_RUNGE_KUTTA, zr, &cr, &or_, &fr);
+  fprintf(stderr, "\n  resting box: z EULER %.9f, RK4 %.9f (spread %.3g) m; |sum Fz - m g| "
+          "%.3g / %.3g N, step change %.3g / %.3g N\n", ze[0], zr[0], zr[1] - zr[0], oe, or_,
+          ce, cr);
+  CU_ASSERT(fabs(zr[0] - ze[0]) <= 1e-4);
+  CU_ASSERT(zr[0] >= 0.05 - 1e-4 - 1e-9 && zr[1] <= 0.05);
+  CU_ASSERT(zr[1] - zr[0] < 1e-9);
+  CU_ASSERT_EQUAL(fr, 0);
+  CU_ASSERT(or_ < 1e-5);
+  CU_ASSERT(cr < 1e-6);
+}
+
+// the sample PD gains (samples/controllers/pd_controller.py: name fragment, P [N m/rad],
+// D [N m s/rad]; first match wins, others 100, 1)
+static const struct {
+  const char *frag;
+  double p, d;
+} kRkGains[] = {
+    {"LEG_HIP_Y", 1000, 5},   {"LEG_HIP_R", 2000, 10},   {"LEG_HIP_P", 2500, 12},
+    {"LEG_KNEE", 2500, 12},   {"LEG_ANKLE_P", 1500, 8},  {"LEG_ANKLE_R", 1200, 6},
+    {"CHEST", 1500, 8},       {"NECK", 50, 0.2},         {"ARM_SHOULDER", 300, 0.75},
+    {"ARM_ELBOW", 150, 0.4},  {"ARM_WRIST_Y", 5, 0.02},  {"ARM_WRIST", 20, 0.05},
+};
+
+// the sample humanoid standing in torque mode (knees bent 0.4 rad) on the floor for 3 s on
+// integrator, 1 ms: over the last 2 s, the ankle force sensors' Fz sum's mean (*mean) and
+// step-to-step standard deviation (*sd), the root's height at the end (*z); the weight above
+// the sensors into *above
+static void standing(hstIntegrator integrator, double *above, double *mean, double *sd,
+                     double *z) {
+  hsBody *robot = dynLoadSample("humanoid/humanoid.wrl");
+  hsBody *floor = dynLoadSample("floor/floor.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(robot);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(floor);
+  int n = robot->nlink;
+  CU_ASSERT_FATAL(n <= 64);
+  double qRef[64], P[64], D[64];
+  hsdWorld *w = rkWorld(integrator, 0.001);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "floor", floor, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_addCharacter(w, "robot", robot, NULL), 1);
+  hsdSurface sf = {0.5, 0.5, 0, 0.01};
+  CU_ASSERT_EQUAL(hsd_addContactPair(w, 0, -1, 1, -1, &sf, NULL), 0);
+  CU_ASSERT_EQUAL(hsd_setAllJointModes(w, 1, hsMODE_TORQUE, NULL), 0);
+  for (int k = 1; k < n; k++) {
+    const char *name = robot->links[k].name;
+    qRef[k] = strstr(name, "_HIP_P") || strstr(name, "_ANKLE_P") ? -0.2
+              : strstr(name, "LEG_KNEE")                         ? 0.4
+              : strstr(name, "ARM_ELBOW")                        ? -0.3
+                                                                 : 0;
+    P[k] = 100;
+    D[k] = 1;
+    for (size_t g = 0; g < sizeof kRkGains / sizeof kRkGains[0]; g++) {
+      if (strstr(name, kRkGains[g].frag)) {
+        P[k] = kRkGains[g].p;
+        D[k] = kRkGains[g].d;
+        break;
+      }
+    }
+    hsd_setJointValue(w, 1, k, qRef[k], NULL);
+  }
+  dynPlace(w, 1, 0, 0, 0.80804, NULL);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  int fs[2] = {hsm_sensorById(robot, hsSENSOR_FORCE, 0), hsm_sensorById(robot, hsSENSOR_FORCE, 1)};
+  CU_ASSERT_FATAL(fs[0] >= 0 && fs[1] >= 0);
+  *above = 0;
+  for (int k = 0; k < n; k++) {
+    int below = 0;
+    for (int a = k; a >= 0 && !below; a = robot->links[a].parent) {
+      below = a == robot->sensors[fs[0]].link || a == robot->sensors[fs[1]].link;
+    }
+    *above += below ? 0 : robot->links[k].mass * 9.8;
+  }
+  const hsBodyState *st = hsd_state(w, 1);
+  double prev = 0, sum = 0, sumD = 0, sumD2 = 0;
+  int nd = 0;
+  for (int i = 0; i < 3000; i++) {
+    for (int k = 1; k < n; k++) {
+      hsd_setJointTorque(w, 1, k, P[k] * (qRef[k] - st->q[k]) - D[k] * st->dq[k], NULL);
+    }
+    dynSteps(w, 1);
+    int m;
+    double fz = dynSensorReading(w, 1, fs[0], &m)[2] + dynSensorReading(w, 1, fs[1], &m)[2];
+    if (i > 1000) {
+      sum += fz;
+      sumD += fz - prev;
+      sumD2 += (fz - prev) * (fz - prev);
+      nd++;
+    }
+    prev = fz;
+  }
+  *mean = sum / nd;
+  double md = sumD / nd;
+  *sd = sqrt(fmax(0, sumD2 / nd - md * md));
+  *z = st->rootP[2];
+  hsd_freeWorld(w);
+  hsm_freeBody(robot);
+  hsm_freeBody(floor);
+}
+
+// the sample humanoid standing in torque mode under the sample PD gains: on RK4 as on EULER, the
+// ankle Fz sum is the weight above the sensors within 0.5 % with a step-to-step standard
+// deviation below 0.1 N (issue 27's smooth forces), and the root stands where EULER's does
+// within 1 mm
+static void testHumanoidStanding(void) {
+  double W, me, se, ze, mr, sr, zr;
+  standing(hsINTEGRATE_EULER, &W, &me, &se, &ze);
+  standing(hsINTEGRATE_RUNGE_KUTTA, &W, &mr, &sr, &zr);
+  fprintf(stderr, "\n  humanoid standing: weight above the ankles %.6g N; mean Fz EULER %.6g, "
+          "RK4 %.6g N; step sd %.3g / %.3g N; root z %.6f / %.6f m\n", W, me, mr, se, sr, ze, zr);
+  CU_ASSERT(fabs(mr - W) / W < 0.005);
+  CU_ASSERT(sr < 0.1);
+  CU_ASSERT(fabs(zr - ze) < 1e-3);
+}
+
 void register_jsrk4(void) {
   hsd_initODE();
   CU_pSuite s = hst_addSuite("dynamics_jsrk4");
   CU_add_test(s, "double pendulum energy: RK4 vs EULER", testDoublePendulumEnergy);
   CU_add_test(s, "large-amplitude pendulum period: fourth order", testPendulumPeriodOrder);
   CU_add_test(s, "intermediate-axis spin: energy and momentum", testIntermediateAxisSpin);
+  CU_add_test(s, "resting box: as on EULER", testRestingBox);
+  CU_add_test(s, "standing humanoid: smooth ankle forces", testHumanoidStanding);
 }
