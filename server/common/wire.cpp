@@ -100,8 +100,9 @@ int integrateMethod(hsSim *sim, DS::IntegrateMethod method, hsError *err) {
   int rk = method == DS::RUNGE_KUTTA ? 1 : 0;
   // the ODE engine has one integrator (docs/servers.md, "DynamicsSimulator")
   if (rk && std::strcmp(hs_engine(sim), "ode") == 0) {
-    hsu_log(hsLOG_INFO, "init: RUNGE_KUTTA requested; the ODE engine steps with its semi-implicit "
-            "Euler stepper for both integration methods");
+    hsu_log(hsLOG_INFO, "init: RUNGE_KUTTA requested on the ODE engine, which steps with its "
+            "semi-implicit Euler stepper for both methods (the joint-space engine, if chosen "
+            "before the start, takes it as a fourth-order step)");
   }
   return hs_setIntegrateMethod(sim, rk, err);
 }
