@@ -96,10 +96,14 @@ typedef struct Rk4Work {
   double *tmp;   // scratch of the solves
   double *qfrc;  // the step's applied generalized forces (hsd_jsStepWorld's)
   double *qfrcGiven;  // the Euler step's given dofs' forces (their reported torques)
+  double *cdof;  // the start pose's motion subspaces (6 per dof), centre of mass (c) and
+  double *LD;    // factors (nv x nv): what the rest of the step reads after the integration
+  double c[3];   // (landPrescribed's link velocities, the loops' metric) is the start's, as
+                 // on EULER
 } Rk4Work;
 
 // doubles Rk4Work takes for nv dofs
-#define RK4_DOUBLES(nv) ((size_t)(nv) * 17)
+#define RK4_DOUBLES(nv) ((size_t)(nv) * (16 + 6) + (size_t)(nv) * (size_t)(nv))
 
 static void splitWork(Rk4Work *k, double *buf, int nv) {
   double **fields[] = {&k->x0, &k->v0, &k->vEnd, &k->fc, &k->x, &k->v[0], &k->v[1], &k->v[2],
@@ -109,6 +113,8 @@ static void splitWork(Rk4Work *k, double *buf, int nv) {
   for (size_t i = 0; i < n; i++) {
     *fields[i] = buf + i * (size_t)nv;
   }
+  k->cdof = buf + n * (size_t)nv;
+  k->LD = k->cdof + 6 * (size_t)nv;
 }
 
 // d's state set to positions x (root origin in x[0..2]) with the root turned by e from R0, and
@@ -212,6 +218,9 @@ void hsd_jsRungeKutta(hsdWorld *w, int ci) {
   memcpy(k.vEnd, d->qvel, (size_t)nv * sizeof *k.vEnd);
   memcpy(k.qfrc, d->qfrc, (size_t)nv * sizeof *k.qfrc);
   memcpy(k.qfrcGiven, d->qfrcGiven, (size_t)nv * sizeof *k.qfrcGiven);
+  memcpy(k.cdof, d->cdof, 6 * (size_t)nv * sizeof *k.cdof);
+  memcpy(k.LD, d->LD, (size_t)nv * (size_t)nv * sizeof *k.LD);
+  memcpy(k.c, d->c, sizeof k.c);
   firstStage(m, d, dt, &k);
   // stages 2-4: positions x0 + c h v_{i-1}, velocities v0 + c h a_{i-1}, c = 1/2, 1/2, 1
   static const double frac[4] = {0, 0.5, 0.5, 1};
@@ -271,6 +280,9 @@ void hsd_jsRungeKutta(hsdWorld *w, int ci) {
   }
   memcpy(d->qfrc, k.qfrc, (size_t)nv * sizeof *k.qfrc);
   memcpy(d->qfrcGiven, k.qfrcGiven, (size_t)nv * sizeof *k.qfrcGiven);
+  memcpy(d->cdof, k.cdof, 6 * (size_t)nv * sizeof *k.cdof);
+  memcpy(d->LD, k.LD, (size_t)nv * (size_t)nv * sizeof *k.LD);
+  memcpy(d->c, k.c, sizeof k.c);
   d->posesCurrent = 0;  // (st's link poses are the last stage's)
   hsu_free(buf);
 }
