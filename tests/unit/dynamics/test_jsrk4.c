@@ -680,6 +680,55 @@ static void testSquat(void) {
   CU_ASSERT(dr < 1e-6);
 }
 
+// a position-given root on RK4 ends every step where commanded, as on EULER: a 5 kg box given
+// a pose moving at 0.5 m/s along x and turning at 0.8 rad/s about z pushes a free 1 kg box
+// along the floor (friction 0.3); after 1 s the pusher is at its commanded pose (1e-12 m and
+// rad) and the pushed box moves along x (the contact rows and the friction with the floor held
+// through the stages)
+static void testGivenRoot(void) {
+  hsBody *box = dynBox("rk_pushed.wrl", 1, 0.2, 0.2, 0.2, 0, 0, 0, NULL);
+  hsBody *pusher = dynBox("rk_pusher.wrl", 5, 0.2, 0.4, 0.2, 0, 0, 0, NULL);
+  hsBody *floor = dynLoadSample("floor/floor.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(box);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(pusher);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(floor);
+  hsdWorld *w = rkWorld(hsINTEGRATE_RUNGE_KUTTA, 0.001);
+  hsd_addCharacter(w, "box", box, NULL);
+  hsd_addCharacter(w, "pusher", pusher, NULL);
+  hsd_addCharacter(w, "floor", floor, NULL);
+  hsdSurface sf = {0.3, 0.3, 0, 0.01};
+  hsd_addContactPair(w, 0, -1, 2, -1, &sf, NULL);
+  hsd_addContactPair(w, 1, -1, 0, -1, &sf, NULL);
+  dynPlace(w, 0, 0.2, 0, 0.1, NULL);
+  dynPlace(w, 1, 0, 0, 0.11, NULL);
+  hsd_setPositionGiven(w, 1, 0, 1, NULL);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  double R[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, p[3] = {0, 0, 0.11};
+  for (int i = 1; i <= 1000; i++) {
+    double aa[4] = {0, 0, 1, 0.8 * i * 0.001};
+    hsu_axisAngleToMat(R, aa);
+    p[0] = 0.5 * i * 0.001;
+    hsd_setLinkPose(w, 1, 0, p, R, NULL);
+    dynSteps(w, 1);
+  }
+  const hsBodyState *pb = hsd_state(w, 1);
+  double off = 0;
+  for (int k = 0; k < 9; k++) {
+    off = fmax(off, fabs(pb->rootR[k] - R[k]));
+  }
+  for (int k = 0; k < 3; k++) {
+    off = fmax(off, fabs(pb->rootP[k] - p[k]));
+  }
+  double v = hsd_linkMotion(w, 0, 0)->v[0];
+  fprintf(stderr, "\n  given root on RK4: off its command %.3g; pushed box at %.4f m/s\n", off, v);
+  CU_ASSERT(off < 1e-12);
+  CU_ASSERT(v > 0.1);
+  hsd_freeWorld(w);
+  hsm_freeBody(box);
+  hsm_freeBody(pusher);
+  hsm_freeBody(floor);
+}
+
 void register_jsrk4(void) {
   hsd_initODE();
   CU_pSuite s = hst_addSuite("dynamics_jsrk4");
@@ -694,4 +743,5 @@ void register_jsrk4(void) {
   CU_add_test(s, "ODE engine: RUNGE_KUTTA is EULER", testOdeEngineEuler);
   CU_add_test(s, "damping: RK4's amplification factor", testDamping);
   CU_add_test(s, "high-gain squat on the floor", testSquat);
+  CU_add_test(s, "position-given root on its command", testGivenRoot);
 }
