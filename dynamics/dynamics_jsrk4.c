@@ -20,7 +20,7 @@
 // Euler step puts it: at its commanded velocity, its position advanced by dt times that (its
 // commands followed as on EULER); its reported torque is the Euler step's inverse dynamics.
 // Cost: four evaluations of the forward dynamics (position, velocity, acceleration phases) per
-// character, the first reusing the Euler step's position and velocity phases.
+// character, the first without forward kinematics (the start's link poses are current).
 
 #include <math.h>
 #include <string.h>
@@ -142,13 +142,18 @@ static void evaluate(const hsdJsModel *m, hsdJsData *d, const double *x, const d
   memcpy(a, d->qacc, (size_t)m->nv * sizeof *a);
 }
 
-// the first stage at the start state, whose position and velocity phases the Euler step left
-// in d (v0 is what they were computed with): the explicit smooth acceleration a_s, the held
-// force fc from the Euler step's end velocity, and the first stage's acceleration a_s + M^-1 fc
+// the first stage at the start state (d's link poses are still the start's): its position and
+// velocity phases again (the Euler step may have skipped parts of them: a character whose
+// joints are all given takes a shortcut without the whole mass matrix), the explicit smooth
+// acceleration a_s, the held force fc from the Euler step's end velocity, and the first stage's
+// acceleration a_s + M^-1 fc
 static void firstStage(const hsdJsModel *m, hsdJsData *d, double dt, Rk4Work *k) {
   int nv = m->nv;
   double *as = k->tmp, *a1 = k->a[0];
   memcpy(d->qvel, k->v0, (size_t)nv * sizeof *d->qvel);
+  d->posesCurrent = 1;
+  hsd_jsPosition(m, d);
+  hsd_jsVelocity(m, d);
   hsd_jsAcceleration(m, d, 0);  // (M factored alone: the stages' damping is explicit)
   memcpy(as, d->qacc, (size_t)nv * sizeof *as);
   // u: the Euler step's mean acceleration (a given dof's: its given one, no impulse);
