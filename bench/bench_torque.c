@@ -21,7 +21,8 @@
 // cases: "world" (dWorldStep),
 // "quick-N" (QuickStep, N iterations), "chain-N" (the defaults with hsdOptions.chainIterations
 // N; "chain-50" is the stepping before chainIterations existed); "auto" (default) keeps the
-// defaults; "js" steps the joint-space engine (hsENGINE_JOINT_SPACE) instead of ODE. Over the
+// defaults; "js" steps the joint-space engine (hsENGINE_JOINT_SPACE) instead of ODE, "js-rk4"
+// the same with RUNGE_KUTTA (hsINTEGRATE_RUNGE_KUTTA). Over the
 // second half of each round (outside the timing) it also notes the largest distance between a
 // hinge's two anchors, the range of the ankle force sensors' total Fz over the robot's weight
 // (0.9526 when standing still) and the standard deviation of its step-to-step change [N]. A
@@ -256,7 +257,7 @@ int main(int argc, char **argv) {
   if (steps < 1 || rounds < 1 || rounds > 100) {
     fprintf(stderr,
             "usage: %s [SAMPLES_DIR] [STEPS] [ROUNDS 1-100] [torque|highgain|both] "
-            "[auto|world|quick-N|chain-N|js]\n",
+            "[auto|world|quick-N|chain-N|js|js-rk4]\n",
             argv[0]);
     return 1;
   }
@@ -273,8 +274,9 @@ int main(int argc, char **argv) {
     opt.quickIterations = atoi(stepper + 6);
   } else if (strncmp(stepper, "chain-", 6) == 0) {
     opt.chainIterations = atoi(stepper + 6);
-  } else if (strcmp(stepper, "js") == 0) {
+  } else if (strcmp(stepper, "js") == 0 || strcmp(stepper, "js-rk4") == 0) {
     opt.engine = hsENGINE_JOINT_SPACE;
+    opt.integrator = stepper[2] ? hsINTEGRATE_RUNGE_KUTTA : hsINTEGRATE_EULER;
   }
   char robot[1024], floor[1024];
   snprintf(robot, sizeof robot, "%s/humanoid/humanoid.wrl", dir);

@@ -215,6 +215,12 @@ int hs_sleeping(hsSim *sim, int ch);
 int hs_setTimeStep(hsSim *sim, double dt, hsError *err);
 double hs_timeStep(const hsSim *sim);
 
+// the integration method, OpenHRP's IntegrateMethod: 0 EULER (the default), 1 RUNGE_KUTTA (a
+// fourth-order step on the joint-space engine, the step's contact impulses held; Euler on the
+// ODE engine); another value is hsE_INVALID. Takes effect at the next step.
+int hs_setIntegrateMethod(hsSim *sim, int method, hsError *err);
+int hs_integrateMethod(const hsSim *sim);
+
 // the bounds of the time step [s] (1e-6 and 1: ODE asserts on sub-normal steps)
 double hs_minTimeStep(void);
 double hs_maxTimeStep(void);

@@ -394,6 +394,20 @@ double hs_timeStep(const hsSim *sim) {
   return dt;
 }
 
+int hs_setIntegrateMethod(hsSim *sim, int method, hsError *err) {
+  hs_enter(sim);
+  int rc = hsd_setIntegrator(sim->world, method, err);
+  hs_leave(sim);
+  return rc;
+}
+
+int hs_integrateMethod(const hsSim *sim) {
+  hs_enter(sim);
+  int method = hsd_integrator(sim->world);
+  hs_leave(sim);
+  return method;
+}
+
 double hs_minTimeStep(void) {
   return hsdMIN_TIME_STEP;
 }

@@ -107,10 +107,19 @@ typedef enum hstEngine {
                         // form, ODE's)
 } hstEngine;
 
+// the time stepping of a world (OpenHRP's IntegrateMethod)
+typedef enum hstIntegrator {
+  hsINTEGRATE_EULER = 0,   // semi-implicit Euler (the default; the ODE engine's only one)
+  hsINTEGRATE_RUNGE_KUTTA  // the joint-space engine: the smooth dynamics by classical RK4 with
+                           // the step's contact, limit, loop and track impulses held as a
+                           // constant force (dynamics_jsrk4.c); the ODE engine: Euler
+} hstIntegrator;
+
 // tunables of a world; fill with hsd_defaultOptions, then change what you need
 typedef struct hsdOptions {
   hstEngine engine;         // hsENGINE_JOINT_SPACE (default) or hsENGINE_ODE
   hstStepper stepper;
+  hstIntegrator integrator;  // hsINTEGRATE_EULER (default) or hsINTEGRATE_RUNGE_KUTTA
   int quickIterations;      // SOR iterations for hsSTEPPER_QUICK (and hsSTEPPER_AUTO's QuickStep
                             // steps whose largest island has no articulated joint: piles)
   int chainIterations;      // hsSTEPPER_AUTO: SOR iterations of a QuickStep step whose largest
@@ -278,6 +287,11 @@ const hsBody *hsd_characterBody(const hsdWorld *w, int ch);
 #define hsdMIN_TIME_STEP 1e-6
 #define hsdMAX_TIME_STEP 1.0
 int hsd_setTimeStep(hsdWorld *w, double dt, hsError *err);
+
+// the integration method (hstIntegrator: OpenHRP's init(timeStep, method, ...)); any time, read
+// by each step; 0, or hsE_INVALID for another value
+int hsd_setIntegrator(hsdWorld *w, int integrator, hsError *err);
+int hsd_integrator(const hsdWorld *w);
 double hsd_timeStep(const hsdWorld *w);
 
 // gravitational ACCELERATION, world frame [m/s^2] (OpenHRP's setGVector(0,0,9.8) is (0,0,-9.8))

@@ -654,7 +654,11 @@ static void endCharacter(hsdWorld *w, int ci) {
     hsd_jsMomentum(m, d, h0);  // (the step's start: the velocity phase's)
     memcpy(c0, d->c, sizeof c0);
   }
-  hsd_jsIntegrate(m, d, w->dt);
+  if (w->opt.integrator == hsINTEGRATE_RUNGE_KUTTA) {
+    hsd_jsRungeKutta(w, ci);  // (dynamics_jsrk4.c)
+  } else {
+    hsd_jsIntegrate(m, d, w->dt);
+  }
   landPrescribed(w, ci);  // (prescribed joints on their commanded angles)
   if (d->badPivots > 0) {
     hsd_warn(w, hsdWARN_SINGULAR,

@@ -87,6 +87,7 @@ void hsd_defaultOptions(hsdOptions *opt) {
   memset(opt, 0, sizeof *opt);  // (padding too: a saved state holds a world's options whole)
   opt->engine = hsENGINE_JOINT_SPACE;  // every door's default (issue 27); ODE by name
   opt->stepper = hsSTEPPER_AUTO;
+  opt->integrator = hsINTEGRATE_EULER;
   opt->quickIterations = 50;
   opt->chainIterations = 12;
   opt->autoRows = 150;

@@ -539,6 +539,11 @@ void hsd_jsFreeWorld(hsdWorld *w);
 // hsd_init), hsE_RUNAWAY
 int hsd_jsStepWorld(hsdWorld *w, hsError *err);
 
+// the joint-space step's positions and velocities of character ci (not still) by classical RK4
+// of its smooth dynamics, the Euler step's constraint impulse held as a force (in place of
+// hsd_jsIntegrate after hsd_jsContacts; hsINTEGRATE_RUNGE_KUTTA; dynamics_jsrk4.c)
+void hsd_jsRungeKutta(hsdWorld *w, int ci);
+
 // before a joint-space step (dynamics_prepare.c): teleports and mode changes applied to the
 // state, the step's start noted, the external forces into linkWrench (no ODE drive)
 void hsd_jsPrepare(hsdWorld *w, int ci);

@@ -336,6 +336,22 @@ int hsd_setTimeStep(hsdWorld *w, double dt, hsError *err) {
   return 0;
 }
 
+int hsd_setIntegrator(hsdWorld *w, int integrator, hsError *err) {
+  if (!w) {
+    return HS_ERR(err, hsE_INVALID, "no world");
+  }
+  if (integrator != hsINTEGRATE_EULER && integrator != hsINTEGRATE_RUNGE_KUTTA) {
+    return HS_ERR(err, hsE_INVALID, "unknown integration method %d (0: EULER, 1: RUNGE_KUTTA)",
+                  integrator);
+  }
+  w->opt.integrator = (hstIntegrator)integrator;
+  return 0;
+}
+
+int hsd_integrator(const hsdWorld *w) {
+  return w ? (int)w->opt.integrator : hsINTEGRATE_EULER;
+}
+
 int hsd_runaway(const hsdWorld *w) {
   return w ? w->runaway - 1 : -1;
 }

@@ -681,6 +681,8 @@ class LocalBackend:
                 call(where, core.add_character, name, self._bodies[name])
             check(at("time_step"), "init", lib.hs_setTimeStep, core.ptr,
                   float(config.time_step))
+            check(at("method"), "init", lib.hs_setIntegrateMethod, core.ptr,
+                  1 if config.method == "RUNGE_KUTTA" else 0)
             lib.hs_enableSensors(core.ptr, 1 if config.sensors else 0)
             g = ffi.new("double[3]", [-float(x) for x in config.gravity])
             check(at("gravity"), "setGVector", lib.hs_setGravity, core.ptr, g)

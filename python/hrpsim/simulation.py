@@ -362,7 +362,8 @@ class Simulation(PrimitivesMixin):
         self._config.gravity = _finite_vector("gravity", g, 3)
 
     def set_method(self, method):
-        """The integration method: "euler" or "runge_kutta" (ODE runs its one method for both)."""
+        """The integration method: "euler" or "runge_kutta" (fourth order on the joint-space
+        engine; the ODE engine runs its one method, Euler, for both)."""
         self._configurable("set_method")
         key = method.lower() if isinstance(method, str) else method
         if key not in _METHODS:

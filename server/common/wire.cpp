@@ -93,16 +93,18 @@ int jointMode(DS::JointDriveMode mode, int *highGain, hsError *err) {
   return 0;
 }
 
-int integrateMethod(DS::IntegrateMethod method, hsError *err) {
+int integrateMethod(hsSim *sim, DS::IntegrateMethod method, hsError *err) {
   if (method != DS::EULER && method != DS::RUNGE_KUTTA) {
     return HS_ERR(err, hsE_INVALID, "unknown integration method %d", static_cast<int>(method));
   }
-  // ODE has one integrator: both methods step with it (docs/servers.md, "DynamicsSimulator")
-  if (method == DS::RUNGE_KUTTA) {
-    hsu_log(hsLOG_INFO, "init: RUNGE_KUTTA requested; ODE's semi-implicit Euler stepper is used "
-            "for both integration methods");
+  int rk = method == DS::RUNGE_KUTTA ? 1 : 0;
+  // the ODE engine has one integrator (docs/servers.md, "DynamicsSimulator")
+  if (rk && std::strcmp(hs_engine(sim), "ode") == 0) {
+    hsu_log(hsLOG_INFO, "init: RUNGE_KUTTA requested on the ODE engine, which steps with its "
+            "semi-implicit Euler stepper for both methods (the joint-space engine, if chosen "
+            "before the start, takes it as a fourth-order step)");
   }
-  return 0;
+  return hs_setIntegrateMethod(sim, rk, err);
 }
 
 int sensorOption(DS::SensorOption option, bool *on, hsError *err) {

@@ -53,9 +53,9 @@ int vector3(const OpenHRP::DblSequence3 &v, const char *what, double out[3], hsE
 // a joint drive mode from the wire (*highGain: 1 for HIGH_GAIN_MODE, 0 for TORQUE_MODE)
 int jointMode(DS::JointDriveMode mode, int *highGain, hsError *err);
 
-// an integration method (both step with ODE's one integrator: RUNGE_KUTTA is logged once per
-// call as using it) / a sensor option (*on: readings computed) from the wire
-int integrateMethod(DS::IntegrateMethod method, hsError *err);
+// an integration method from the wire set on sim (RUNGE_KUTTA: fourth order on the joint-space
+// engine; on the ODE engine Euler, logged) / a sensor option (*on: readings computed)
+int integrateMethod(hsSim *sim, DS::IntegrateMethod method, hsError *err);
 int sensorOption(DS::SensorOption option, bool *on, hsError *err);
 
 //---------------------------------- characters ------------------------------------------------

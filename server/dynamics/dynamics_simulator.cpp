@@ -116,7 +116,7 @@ void DynamicsSimulatorServant::init(CORBA::Double timeStep, DS::IntegrateMethod 
   hsError err = {};
   bool sensors = false;
   check(wire::sensorOption(sensorOpt, &sensors, &err), op, err);
-  check(wire::integrateMethod(integrateOpt, &err), op, err);
+  check(wire::integrateMethod(sim_.get(), integrateOpt, &err), op, err);
   check(hs_setTimeStep(sim_.get(), timeStep, &err), op, err);
   hs_enableSensors(sim_.get(), sensors ? 1 : 0);
 }

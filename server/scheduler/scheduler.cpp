@@ -328,7 +328,7 @@ void SchedulerServant::setIntegrateMethod(DS::IntegrateMethod method) {
   std::lock_guard<std::mutex> lk(mutex_);
   requireConfigurable(op);
   hsError err = {};
-  refuseOn(op, wire::integrateMethod(method, &err), err);
+  refuseOn(op, wire::integrateMethod(sim_.get(), method, &err), err);
   method_ = method;
 }
 

@@ -24,6 +24,8 @@ NATIVE = {
     "test_diagnostics.py": "the servers' refusal paths (bad requests, server-side reasons)",
     "test_distance_points.py": "collision distance queries",
     "test_dynamics.py": "the DynamicsSimulator server's physics",
+    "test_integrator.py": "the integration method through the core's doors and OpenHRP's init "
+                          "on both engines",
     "test_highgain.py": "high-gain prescribed motion on the joint-space engine through the "
                         "core's three doors",
     "test_errors.py": "the same mistakes on the local core, the dynamics server and the "
