@@ -405,19 +405,21 @@ void hsd_freeShapes(hsdWorld *w, int ch) {
   }
 }
 
-// the scene pose of link k of character ch: its ODE body's, or its state pose
+// the scene pose of link k of character ch: its ODE body's on the ODE engine, else its state
+// pose (the joint-space engine's own, which its ODE bodies only copy); the link's geoms are
+// placed when a query needs them (hsc_moveLink: a robot's links far from the floor never are)
 static void placeLink(hsdWorld *w, int ch, int k) {
   const hsdCharacter *c = &w->chars[ch];
   const hsdLinkOde *l = &c->links[k];
   double p[3], R[9];
-  if (l->body) {
+  const double *pp = c->state->linkP + 3 * k, *RR = c->state->linkR + 9 * k;
+  if (l->body && !c->jsd) {
     hsd_linkPoseFromBody(l, p, R);
-  } else {
-    memcpy(p, c->state->linkP + 3 * k, sizeof p);
-    memcpy(R, c->state->linkR + 9 * k, sizeof R);
+    pp = p;
+    RR = R;
   }
   // a non-finite pose is refused by the scene (counted there; the link keeps its last pose)
-  hsc_setLinkPose(w->geo->scene, c->shapes->body, k, p, R, NULL);
+  hsc_moveLink(w->geo->scene, c->shapes->body, k, pp, RR, NULL);
 }
 
 void hsd_placeShapes(hsdWorld *w, int ch) {

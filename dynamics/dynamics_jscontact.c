@@ -77,6 +77,11 @@
 #define JS_TRACK_CFM 1e-7  // a crawler track's contacts' softness at least this (ODE CFM units)
 #define JS_LIMIT_MARGIN 1e-3  // a joint this near a limit [rad or m] (or reaching it) gets its row
 #define JS_DENSE 300       // up to this many rows, A = J M^-1 J^T is formed and PGS runs on it
+#define JS_DIRECT_ROWS 96  // an island of contacts with at most this many rows is first solved
+                           // exactly on its active set (solveDirect), then checked by a sweep
+#define JS_DIRECT_REG 1e-8  // ... on A + eps I, eps this x A's largest diagonal entry, refined
+#define JS_DIRECT_ROUNDS 4  // ... trying at most this many active sets
+#define JS_DIRECT_REFINE 5  // ... each with at most this many solves
 
 // what a point's rows are
 enum {
@@ -143,6 +148,10 @@ struct hsdJsContacts {
   int capIsl;
   double *A;      // dense contact-space inverse inertia (rows x rows) when rows <= JS_DENSE
   size_t capA;
+  double *fac;    // solveDirect: the active rows' Cholesky factor, then its vectors
+  size_t capFac;
+  int *act;       // solveDirect: each point's guess (1 active), then the active rows
+  int capAct;
   double *ufree;  // the rows' relative velocities at v*, then (nr on) their impulses
   size_t capU;
   double *vstar;  // each character's v* (at vOff[ci]), then (at nvAll + vOff[ci]) its pivots D
@@ -232,6 +241,8 @@ void hsd_jsFreeContacts(hsdWorld *w) {
     hsu_free(s->hash);
     hsu_free(s->vstar);
     hsu_free(s->A);
+    hsu_free(s->fac);
+    hsu_free(s->act);
     hsu_free(s->isl);
     hsu_free(s->ufree);
     hsu_free(s->vOff);
@@ -1159,11 +1170,197 @@ static void applyImpulses(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) 
   }
 }
 
+// a . b over n entries (four partial sums: a fixed order, fewer loop steps)
+static inline double dotn(const double *a, const double *b, int n) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += a[i] * b[i];
+    s1 += a[i + 1] * b[i + 1];
+    s2 += a[i + 2] * b[i + 2];
+    s3 += a[i + 3] * b[i + 3];
+  }
+  for (; i < n; i++) {
+    s0 += a[i] * b[i];
+  }
+  return (s0 + s1) + (s2 + s3);
+}
+
+// factor the n x n symmetric positive definite a (row-major, its lower triangle read) as L L^T
+// in place, L in the lower triangle, the reciprocals of its diagonal into inv; 0, or -1 when a
+// pivot is not positive (or not a number)
+static int cholesky(double *a, int n, double *inv) {
+  for (int j = 0; j < n; j++) {
+    double *aj = a + (size_t)j * n;
+    for (int k = 0; k < j; k++) {
+      aj[k] = (aj[k] - dotn(aj, a + (size_t)k * n, k)) * inv[k];
+    }
+    double d = aj[j] - dotn(aj, aj, j);
+    if (!(d > 0)) {
+      return -1;
+    }
+    aj[j] = sqrt(d);
+    inv[j] = 1 / aj[j];
+  }
+  return 0;
+}
+
+// x = (L L^T)^-1 x with cholesky's factor of n rows, in place: forward by rows of L, back by
+// the same rows (L^T's columns)
+static void solveCholesky(const double *L, const double *inv, int n, double *x) {
+  for (int j = 0; j < n; j++) {
+    x[j] = (x[j] - dotn(L + (size_t)j * n, x, j)) * inv[j];
+  }
+  for (int j = n - 1; j >= 0; j--) {
+    const double *lj = L + (size_t)j * n;
+    double xj = x[j] *= inv[j];
+    for (int i = 0; i < j; i++) {
+      x[i] -= lj[i] * xj;
+    }
+  }
+}
+
+// the impulses of the m contact points idx[] on the formed A found exactly, where that works:
+// a guess of the points in contact (last step's impulse, or a free velocity below the bias)
+// whose rows all hold (normal velocity = bias, tangential = target: sticking), solved on
+// A + eps I by Cholesky and refined from 0 (x += (A + eps I)^-1 r, whose new residual
+// b - A x is eps times that correction), which converges to the least-norm solution: a flat
+// sole's four corners are 12 rows on the 6 dofs of one link, so A is singular and the sweeps'
+// answer is one of many with the same J^T lambda; the least-norm one spreads the load evenly
+// (its corners far inside their cones, where the sweeps' drifted to them). A point of the guess
+// with a negative normal impulse leaves it, one outside that the others push in (its velocity
+// below its bias beyond the tolerance) joins it, up to JS_DIRECT_ROUNDS guesses. 1 with the
+// impulses in the points' lam; 0 (lam untouched: the sweeps solve it) for boxed rows, a larger
+// island, a row that moves nothing, a sliding point (its impulse outside the cone) or no guess
+// that holds. The caller's sweep then checks the answer against the sweeps' own tolerance
+static int solveDirect(hsdJsContacts *s, const int *idx, int m) {
+  size_t nr = 3 * (size_t)m;
+  const double *A = s->A, *uf = s->ufree;
+  if (nr > JS_DIRECT_ROWS) {
+    return 0;
+  }
+  double eps = 0, ref = s->scale;
+  for (int i = 0; i < m; i++) {
+    const JsPoint *P = &s->pts[idx[i]];
+    if (P->kind != JS_CONTACT || !(P->inv[0] > 0 && P->inv[1] > 0 && P->inv[2] > 0)) {
+      return 0;
+    }
+    ref = maxd(ref, P->lam[0]);
+  }
+  if (grow((void **)&s->fac, &s->capFac, nr * nr + 3 * nr, sizeof *s->fac) < 0 ||
+      growInt((void **)&s->act, &s->capAct, (int)nr + m, sizeof *s->act) < 0) {
+    return 0;
+  }
+  double *L = s->fac, *x = L + nr * nr, *y = x + nr, *inv = y + nr;
+  int *act = s->act, *rows = act + m;
+  for (size_t r = 0; r < nr; r++) {
+    eps = maxd(eps, A[r * nr + r]);
+  }
+  eps *= JS_DIRECT_REG;
+  // the guess: last step's contacts, and the points the free motion pushes in
+  for (int i = 0; i < m; i++) {
+    const JsPoint *P = &s->pts[idx[i]];
+    act[i] = P->lam[0] > 0 || uf[3 * i] < P->bias;
+  }
+  for (int round = 0; round < JS_DIRECT_ROUNDS; round++) {
+    int na = 0;
+    for (int i = 0; i < m; i++) {
+      for (int r = 0; act[i] && r < 3; r++) {
+        rows[na++] = 3 * i + r;
+      }
+    }
+    // A + eps I (a track's normal row: + its softness R) over the guess's rows, factored
+    for (int a = 0; a < na; a++) {
+      const double *Ar = A + (size_t)rows[a] * nr;
+      double *La = L + (size_t)a * na;
+      for (int c = 0; c <= a; c++) {
+        La[c] = Ar[rows[c]];
+      }
+      La[a] += eps + (rows[a] % 3 ? 0 : s->pts[idx[rows[a] / 3]].soft);
+    }
+    if (na > 0 && cholesky(L, na, inv) < 0) {
+      return 0;
+    }
+    // solved and refined from 0 (the residual b, the rows' targets less their free
+    // velocities) until no row's residual would move its impulse by a hundredth of the sweeps'
+    // tolerance
+    int done = 0;
+    memset(x, 0, (size_t)na * sizeof *x);
+    for (int a = 0; a < na; a++) {
+      const JsPoint *P = &s->pts[idx[rows[a] / 3]];
+      y[a] = (rows[a] % 3 ? P->target[rows[a] % 3] : P->bias) - uf[rows[a]];
+    }
+    for (int it = 0; it < JS_DIRECT_REFINE && !done; it++) {
+      solveCholesky(L, inv, na, y);
+      double big = ref, worst = 0;
+      for (int a = 0; a < na; a++) {
+        x[a] += y[a];
+        big = maxd(big, rows[a] % 3 ? 0 : x[a]);
+      }
+      for (int a = 0; a < na; a++) {
+        y[a] *= eps;  // the new residual
+        worst = maxd(worst, fabs(y[a]) * s->pts[idx[rows[a] / 3]].inv[rows[a] % 3]);
+      }
+      done = worst <= 1e-2 * JS_TOL * big;
+    }
+    // the guess checked: a pulling point leaves it, a point left out that the others push
+    // into the floor (beyond the tolerance) joins it
+    int changed = 0;
+    for (int a = 0; a < na; a += 3) {
+      ref = maxd(ref, x[a]);
+    }
+    for (int a = 0; a < na; a += 3) {
+      if (x[a] < 0) {
+        act[rows[a] / 3] = 0;
+        changed = 1;
+      }
+    }
+    for (int i = 0; i < m; i++) {
+      if (act[i]) {
+        continue;
+      }
+      const JsPoint *P = &s->pts[idx[i]];
+      const double *Ar = A + 3 * (size_t)i * nr;
+      double u = uf[3 * i];
+      for (int c = 0; c < na; c++) {
+        u += Ar[rows[c]] * x[c];
+      }
+      if ((P->bias - u) * P->invSoft > 1e-2 * JS_TOL * ref) {
+        act[i] = 1;
+        changed = 1;
+      }
+    }
+    if (changed) {
+      continue;
+    }
+    if (!done) {
+      return 0;
+    }
+    for (int a = 0; a < na; a += 3) {
+      const JsPoint *P = &s->pts[idx[rows[a] / 3]];
+      if (hypot(x[a + 1], x[a + 2]) > P->mu * x[a]) {
+        return 0;  // sliding: the sweeps find its friction on the cone
+      }
+    }
+    for (int i = 0; i < m; i++) {
+      JsPoint *P = &s->pts[idx[i]];
+      P->lam[0] = P->lam[1] = P->lam[2] = 0;
+    }
+    for (int a = 0; a < na; a++) {
+      s->pts[idx[rows[a] / 3]].lam[rows[a] % 3] = x[a];
+    }
+    return 1;
+  }
+  return 0;
+}
+
 // projected Gauss-Seidel on the formed A (as solvePoints, in contact space: a row's velocity
-// is ufree + A lambda), then v += W lambda once
+// is ufree + A lambda), from solveDirect's impulses where it found them (then the first sweep
+// only confirms them), then v += W lambda once
 static void solveDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
   size_t nr = 3 * (size_t)m;
   double *lam = s->ufree + nr;  // the impulses, flat (kept equal to the points' lam)
+  solveDirect(s, idx, m);
   for (int i = 0; i < m; i++) {
     memcpy(lam + 3 * i, s->pts[idx[i]].lam, sizeof s->pts[idx[i]].lam);
   }
