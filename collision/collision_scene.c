@@ -152,13 +152,12 @@ static void placeLink(hscBodySlot *b, int k) {
 static void moveLink(hscBodySlot *b, int k) {
   const double *R = b->pose + 12 * k, *p = R + 9, *box = b->model->linkBox + 6 * k;
   double *lb = b->looseAabb + 6 * k;
+  double mid[3] = {0.5 * (box[0] + box[3]), 0.5 * (box[1] + box[4]), 0.5 * (box[2] + box[5])};
+  double half[3] = {0.5 * (box[3] - box[0]), 0.5 * (box[4] - box[1]), 0.5 * (box[5] - box[2])};
   for (int j = 0; j < 3; j++) {
     const double *row = R + 3 * j;
-    double c = p[j], e = 0;
-    for (int i = 0; i < 3; i++) {
-      c += row[i] * 0.5 * (box[i] + box[3 + i]);
-      e += fabs(row[i]) * 0.5 * (box[3 + i] - box[i]);
-    }
+    double c = p[j] + row[0] * mid[0] + row[1] * mid[1] + row[2] * mid[2];
+    double e = fabs(row[0]) * half[0] + fabs(row[1]) * half[1] + fabs(row[2]) * half[2];
     e += 1e-9 * (fabs(c) + e) + 1e-12;
     lb[j] = c - e;
     lb[3 + j] = c + e;
@@ -333,7 +332,11 @@ int hsc_moveLink(hscScene *s, int body, int link, const double p[3], const doubl
   if (!s || body < 0 || body >= s->nbody || link < 0 || link >= s->bodies[body].model->nlink) {
     return HS_ERR(err, hsE_INVALID, "bad body %d or link %d", body, link);
   }
-  if (!hsu_allFinite(p, 3) || !hsu_allFinite(R, 9)) {
+  double sum = p[0] + p[1] + p[2];  // (finite, or some entry is not: then check which)
+  for (int j = 0; j < 9; j++) {
+    sum += R[j];
+  }
+  if (!isfinite(sum) && (!hsu_allFinite(p, 3) || !hsu_allFinite(R, 9))) {
     return HS_ERR(err, hsE_INVALID, "body %d link %d: the pose is not finite", body, link);
   }
   hscBodySlot *b = &s->bodies[body];

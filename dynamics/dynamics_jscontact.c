@@ -82,6 +82,8 @@
 #define JS_DIRECT_REG 1e-8  // ... on A + eps I, eps this x A's largest diagonal entry, refined
 #define JS_DIRECT_ROUNDS 4  // ... trying at most this many active sets
 #define JS_DIRECT_REFINE 5  // ... each with at most this many solves
+#define JS_FRAMES 8         // an island of contacts on at most this many links is first solved in
+                           // link space (solveFrames)
 
 // what a point's rows are
 enum {
@@ -277,6 +279,24 @@ static void jacobianRow(const hsdJsModel *m, const hsdJsData *d, int k, const do
   }
 }
 
+// jacobianRow for the three directions fr (3 each) into the rows J, J + nv, J + 2 nv, in one
+// pass over the path (each row's entries the same bits as jacobianRow's)
+static void jacobianRows3(const hsdJsModel *m, const hsdJsData *d, int k, const double p[3],
+                          const double fr[9], double sign, double *J, size_t nv) {
+  double r[3] = {p[0] - d->c[0], p[1] - d->c[1], p[2] - d->c[2]}, rd[9];
+  for (int a = 0; a < 3; a++) {
+    hsu_cross(rd + 3 * a, r, fr + 3 * a);
+  }
+  for (int j = m->linkLastDof[k]; j >= 0; j = m->dofParent[j]) {
+    const double *s = d->cdof + 6 * j;
+    for (int a = 0; a < 3; a++) {
+      const double *x = rd + 3 * a, *dir = fr + 3 * a;
+      J[a * nv + j] += sign * (s[0] * x[0] + s[1] * x[1] + s[2] * x[2] + s[3] * dir[0] +
+                               s[4] * dir[1] + s[5] * dir[2]);
+    }
+  }
+}
+
 // the relative velocity of point P along row r at the current velocities
 static double rowVelocity(const hsdWorld *w, const hsdJsContacts *s, const JsPoint *P, int r) {
   double u = 0;
@@ -291,22 +311,26 @@ static double rowVelocity(const hsdWorld *w, const hsdJsContacts *s, const JsPoi
   return u;
 }
 
-// the relative velocity of point P along row r at the step's start (v* - dt qacc: before this
-// step's forces, as the ODE engine's contacts see it), for the choice of static or slip
-// friction: a box at rest on a slope gains g sin(theta) dt in v*, more than stickVelocity
-static double startVelocity(const hsdWorld *w, const hsdJsContacts *s, const JsPoint *P,
-                            int r) {
-  double u = 0;
+// the relative velocities of point P's three rows at the step's start (v* - dt qacc: before
+// this step's forces, as the ODE engine's contacts see it), in one pass, for the choice of
+// static or slip friction (a box at rest on a slope gains g sin(theta) dt in v*, more than
+// stickVelocity) and restitution
+static void startVelocities(const hsdWorld *w, const hsdJsContacts *s, const JsPoint *P,
+                            double u[3]) {
+  u[0] = u[1] = u[2] = 0;
   for (int k = 0; k < P->nside; k++) {
     const hsdCharacter *c = &w->chars[P->ch[k]];
-    const double *J = s->pool + P->off[k] + (size_t)r * c->jsm->nv;
+    size_t nv = (size_t)c->jsm->nv;
+    const double *J = s->pool + P->off[k];
     const double *v = c->jsd->qvel, *a = c->jsd->qacc;
     const int *z = s->idx + P->zoff[k];
     for (int t = 0; t < P->nz[k]; t++) {
-      u += J[z[t]] * (v[z[t]] - w->dt * a[z[t]]);
+      double x = v[z[t]] - w->dt * a[z[t]];
+      u[0] += J[z[t]] * x;
+      u[1] += J[nv + z[t]] * x;
+      u[2] += J[2 * nv + z[t]] * x;
     }
   }
-  return u;
 }
 
 // v += W_r dl for point P's row r
@@ -504,6 +528,11 @@ static void buildRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const int ch[2]
       memset(s->pool + *used, 0, 6 * (size_t)nv * sizeof *s->pool);
       *used += 6 * (size_t)nv;
       P->nside++;
+    }
+    if (P->nrow == 3) {
+      jacobianRows3(c->jsm, c->jsd, link[side], p[side], P->fr, side ? -1 : 1,
+                    s->pool + P->off[k], (size_t)nv);
+      continue;
     }
     for (int r = 0; r < P->nrow; r++) {
       jacobianRow(c->jsm, c->jsd, link[side], p[side], P->fr + 3 * r, side ? -1 : 1,
@@ -1147,10 +1176,15 @@ static void applyImpulses(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) 
       }
     }
   }
-  // each character once: its entry zeroed after it is applied
+  // each character once: its entry zeroed after it is applied (the last one applied skipped
+  // at once: a robot's points are all its own)
+  int lastDone = -1;
   for (int i = 0; i < m; i++) {
     const JsPoint *P = &s->pts[idx[i]];
     for (int k = 0; k < P->nside; k++) {
+      if (P->ch[k] == lastDone) {
+        continue;
+      }
       hsdCharacter *c = &w->chars[P->ch[k]];
       int nv = c->jsm->nv;
       double *x = s->rhs + s->vOff[P->ch[k]];
@@ -1166,6 +1200,7 @@ static void applyImpulses(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) 
         c->jsd->qvel[j] += x[j];
       }
       memset(x, 0, (size_t)nv * sizeof *x);
+      lastDone = P->ch[k];
     }
   }
 }
@@ -1354,6 +1389,262 @@ static int solveDirect(hsdJsContacts *s, const int *idx, int m) {
   return 0;
 }
 
+// the rows' relative velocities at v* of the m points idx[] into ufree (3 each)
+static void freeVelocities(const hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
+  for (int i = 0; i < m; i++) {
+    pointVelocities(w, s, &s->pts[idx[i]], s->ufree + 3 * i);
+  }
+}
+
+// the impulses of an island of sticking contacts on a few links of one character solved
+// exactly in link space, without forming A. A point on a link moves with the link's twist (the
+// velocity at a reference point o, the angular velocity), so its rows are J_i = G_i J_f with
+// G_i = [d, (p_i - o) x d] per direction d, and A = G Lambda G^T, Lambda = J_f M^-1 J_f^T (6 x 6
+// blocks per pair of links, from six half solves per link instead of three per point). A flat
+// sole's four corners are 12 rows on the 6 dofs of one link: A is singular and the sweeps'
+// impulses are one of many with the same J^T lambda; this takes the least-norm ones, which
+// spread the load evenly (the sweeps' drifted to the edges of their cones): the rows' targets b
+// as one twist change per link c_f = (G_f^T G_f)^-1 G_f^T b_f (when they are not one, some point
+// must leave: 0), the links' impulses w = Lambda^-1 c, the points' lambda_f = G_f (G_f^T G_f)^-1
+// w_f. The answer is applied (v += M^-1 J^T lambda) and checked as the sweeps check theirs:
+// every normal impulse >= 0, every friction within its cone, every row's velocity at its target
+// within JS_TOL of the largest normal impulse (over its A_rr); 1 then. 0, with v and lam as they
+// were, for an island that does not qualify (a point out of contact last step whose free
+// velocity does not push it in, a soft point, two moving sides or two links on one side, more
+// than one character or JS_FRAMES links, a link's points on a line) or an answer that fails
+static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
+  size_t nr = 3 * (size_t)m;
+  const JsPoint *P0 = &s->pts[idx[0]];
+  int ci = P0->ch[0], nf = 0, flast[JS_FRAMES];
+  if (nr > JS_DIRECT_ROWS || P0->nside != 1 ||
+      grow((void **)&s->ufree, &s->capU, 2 * nr, sizeof *s->ufree) < 0 ||
+      growInt((void **)&s->act, &s->capAct, (int)nr + m, sizeof *s->act) < 0) {
+    return 0;
+  }
+  hsdCharacter *c = &w->chars[ci];
+  const hsdJsModel *jm = c->jsm;
+  const hsdJsData *jd = c->jsd;
+  size_t nv = (size_t)jm->nv;
+  int *frame = s->act;  // each point's link (frame)
+  double ref = s->scale;
+  for (int t = 0; t < m; t++) {
+    const JsPoint *P = &s->pts[idx[t]];
+    if (P->kind != JS_CONTACT || P->nside != 1 || P->ch[0] != ci || P->last[0] < 0 ||
+        P->soft != 0 || !(P->inv[0] > 0 && P->inv[1] > 0 && P->inv[2] > 0)) {
+      return 0;
+    }
+    int f = 0;
+    while (f < nf && flast[f] != P->last[0]) {
+      f++;
+    }
+    if (f == nf && nf == JS_FRAMES) {
+      return 0;
+    }
+    if (f == nf) {
+      flast[nf++] = P->last[0];
+    }
+    frame[t] = f;
+    ref = maxd(ref, P->lam[0]);
+  }
+  freeVelocities(w, s, idx, m);
+  const double *uf = s->ufree;
+  for (int t = 0; t < m; t++) {
+    const JsPoint *P = &s->pts[idx[t]];
+    if (!(P->lam[0] > 0 || uf[3 * t] < P->bias)) {
+      return 0;  // (a point that may leave: solveDirect or the sweeps find which)
+    }
+  }
+  // scratch: Y_f (6 rows of nv per frame), Lambda (nL x nL), G (6 per row), per frame 64
+  // (o[3], G^T G[36], its reciprocal pivots[6], c[6], y[6]), w and Lambda's pivots (nL each),
+  // the impulses before (nr), v before (nv)
+  size_t nL = 6 * (size_t)nf;
+  if (grow((void **)&s->fac, &s->capFac,
+           6 * nf * nv + nL * nL + 6 * nr + 64 * (size_t)nf + 2 * nL + nr + nv,
+           sizeof *s->fac) < 0) {
+    return 0;
+  }
+  double *Yf = s->fac, *L = Yf + 6 * nf * nv, *G = L + nL * nL, *ff = G + 6 * nr;
+  double *x = ff + 64 * (size_t)nf, *lpiv = x + nL, *lamWas = lpiv + nL, *vWas = lamWas + nr;
+  // each frame's reference point (its first point), each row's G (the moving side's sign)
+  for (int f = 0; f < nf; f++) {
+    for (int t = 0; t < m; t++) {
+      if (frame[t] == f) {
+        memcpy(ff + 64 * f, w->contacts[idx[t]].p, 3 * sizeof *ff);
+        break;
+      }
+    }
+  }
+  for (int t = 0; t < m; t++) {
+    const JsPoint *P = &s->pts[idx[t]];
+    const hsdContact *hc = &w->contacts[idx[t]];
+    const double *o = ff + 64 * frame[t];
+    double sign = hc->ch[0] == ci && jm->linkLastDof[hc->link[0]] == P->last[0] ? 1 : -1;
+    double r[3] = {hc->p[0] - o[0], hc->p[1] - o[1], hc->p[2] - o[2]};
+    for (int a = 0; a < 3; a++) {
+      double *g = G + 6 * (3 * (size_t)t + a), rd[3];
+      hsu_cross(rd, r, P->fr + 3 * a);
+      for (int j = 0; j < 3; j++) {
+        g[j] = sign * P->fr[3 * a + j];
+        g[3 + j] = sign * rd[j];
+      }
+    }
+  }
+  // per frame: G_f^T G_f factored and the twist change c_f = (G_f^T G_f)^-1 G_f^T b_f
+  for (int f = 0; f < nf; f++) {
+    double *gtg = ff + 64 * f + 3, *gpiv = gtg + 36, *cf = gpiv + 6;
+    memset(gtg, 0, 36 * sizeof *gtg);
+    memset(cf, 0, 6 * sizeof *cf);
+    for (int t = 0; t < m; t++) {
+      const JsPoint *P = &s->pts[idx[t]];
+      for (int a = 0; a < 3 && frame[t] == f; a++) {
+        const double *g = G + 6 * (3 * (size_t)t + a);
+        double b = (a ? P->target[a] : P->bias) - uf[3 * t + a];
+        for (int p = 0; p < 6; p++) {
+          cf[p] += g[p] * b;
+          for (int q = 0; q <= p; q++) {
+            gtg[6 * p + q] += g[p] * g[q];
+          }
+        }
+      }
+    }
+    if (cholesky(gtg, 6, gpiv) < 0) {
+      return 0;  // (its points on a line: they do not fix the link's twist)
+    }
+    solveCholesky(gtg, gpiv, 6, cf);
+    memcpy(x + 6 * f, cf, 6 * sizeof *x);
+  }
+  // the targets one twist change per link (to rounding: the check below is the sweeps'), or
+  // some point must leave (solveDirect's guesses)
+  double bmax = 0;
+  for (size_t r = 0; r < nr; r++) {
+    const JsPoint *P = &s->pts[idx[r / 3]];
+    bmax = maxd(bmax, fabs((r % 3 ? P->target[r % 3] : P->bias) - uf[r]));
+  }
+  for (int t = 0; t < m; t++) {
+    const JsPoint *P = &s->pts[idx[t]];
+    const double *cf = ff + 64 * frame[t] + 3 + 36 + 6;
+    for (int a = 0; a < 3; a++) {
+      const double *g = G + 6 * (3 * (size_t)t + a);
+      double b = (a ? P->target[a] : P->bias) - uf[3 * t + a];
+      for (int p = 0; p < 6; p++) {
+        b -= g[p] * cf[p];
+      }
+      if (fabs(b) > 1e-9 * bmax) {
+        return 0;
+      }
+    }
+  }
+  // each frame's twist rows J_f (o's velocity along the world axes, then the angular
+  // velocity's) and their half solve Y_f = D^-1 L^-T J_f^T on the link's path
+  for (int f = 0; f < nf; f++) {
+    double *Y = Yf + 6 * f * nv;
+    const double *o = ff + 64 * f;
+    double rc[3] = {o[0] - jd->c[0], o[1] - jd->c[1], o[2] - jd->c[2]};
+    memset(Y, 0, 6 * nv * sizeof *Y);
+    for (int j = flast[f]; j >= 0; j = jm->dofParent[j]) {
+      const double *sd = jd->cdof + 6 * j;  // [w; u at c]: o moves at u + w x (o - c)
+      double v[3];
+      hsu_cross(v, sd, rc);
+      for (int a = 0; a < 3; a++) {
+        Y[a * nv + j] = sd[3 + a] + v[a];
+        Y[(3 + a) * nv + j] = sd[a];
+      }
+    }
+    hsd_jsSolveMPath(jm, jd, Y, 3, flast[f]);
+    hsd_jsSolveMPath(jm, jd, Y + 3 * nv, 3, flast[f]);
+  }
+  // Lambda = Y^T D Y in 6 x 6 blocks, each over the dofs its two links' paths share (Y is zero
+  // off a link's own path), the dofs outermost; a link's own block symmetric
+  const double *D = s->piv + s->vOff[ci];
+  for (int f = 0; f < nf; f++) {
+    for (int g = 0; g <= f; g++) {
+      const double *Ya = Yf + 6 * f * nv, *Yb = Yf + 6 * g * nv;
+      int x0 = flast[f], y0 = flast[g];
+      while (x0 != y0 && x0 >= 0 && y0 >= 0) {
+        if (x0 > y0) {
+          x0 = jm->dofParent[x0];
+        } else {
+          y0 = jm->dofParent[y0];
+        }
+      }
+      double acc[36] = {0};
+      for (int j = x0 == y0 ? x0 : -1; j >= 0; j = jm->dofParent[j]) {
+        double p[6], q[6];
+        for (int a = 0; a < 6; a++) {
+          p[a] = Ya[a * nv + j] * D[j];
+          q[a] = Yb[a * nv + j];
+        }
+        for (int a = 0; a < 6; a++) {
+          for (int b = f == g ? a : 0; b < 6; b++) {
+            acc[6 * a + b] += p[a] * q[b];
+          }
+        }
+      }
+      for (int a = 0; a < 6; a++) {
+        for (int b = f == g ? a : 0; b < 6; b++) {
+          L[(6 * f + a) * nL + 6 * g + b] = acc[6 * a + b];
+          L[(6 * g + b) * nL + 6 * f + a] = acc[6 * a + b];
+        }
+      }
+    }
+  }
+  // w = Lambda^-1 c; lambda_f = G_f (G_f^T G_f)^-1 w_f, checked against the cones
+  if (cholesky(L, (int)nL, lpiv) < 0) {
+    return 0;
+  }
+  solveCholesky(L, lpiv, (int)nL, x);
+  for (int f = 0; f < nf; f++) {
+    double *gtg = ff + 64 * f + 3, *y = gtg + 36 + 12;
+    memcpy(y, x + 6 * f, 6 * sizeof *y);
+    solveCholesky(gtg, gtg + 36, 6, y);
+  }
+  double *lam = s->ufree + nr;
+  for (int t = 0; t < m; t++) {
+    const JsPoint *P = &s->pts[idx[t]];
+    const double *y = ff + 64 * frame[t] + 3 + 36 + 12;
+    double *l = lam + 3 * t;
+    for (int a = 0; a < 3; a++) {
+      const double *g = G + 6 * (3 * (size_t)t + a);
+      l[a] = 0;
+      for (int p = 0; p < 6; p++) {
+        l[a] += g[p] * y[p];
+      }
+    }
+    if (!(l[0] >= 0) || hypot(l[1], l[2]) > P->mu * l[0]) {
+      return 0;  // a point that pulls or slides: solveDirect or the sweeps
+    }
+  }
+  // applied, then checked as a sweep would: each row's velocity at its target
+  double big = s->scale;
+  for (int t = 0; t < m; t++) {
+    JsPoint *P = &s->pts[idx[t]];
+    memcpy(lamWas + 3 * t, P->lam, 3 * sizeof *lamWas);
+    memcpy(P->lam, lam + 3 * t, 3 * sizeof *lam);
+    big = maxd(big, P->lam[0]);
+  }
+  memcpy(vWas, jd->qvel, nv * sizeof *vWas);
+  applyImpulses(w, s, idx, m);
+  double worst = 0;
+  for (int t = 0; t < m; t++) {
+    const JsPoint *P = &s->pts[idx[t]];
+    double ut[3];
+    pointVelocities(w, s, P, ut);
+    for (int a = 0; a < 3; a++) {
+      double u = fabs(ut[a] - (a ? P->target[a] : P->bias)) * P->inv[a];
+      worst = maxd(worst, u);
+      if (u > JS_TOL * big) {
+        memcpy(jd->qvel, vWas, nv * sizeof *vWas);
+        for (int q = 0; q < m; q++) {
+          memcpy(s->pts[idx[q]].lam, lamWas + 3 * q, 3 * sizeof *lamWas);
+        }
+        return 0;
+      }
+    }
+  }
+  s->change = maxd(s->change, big > 0 ? worst / big : 0);  // (what a sweep would change)
+  return 1;
+}
+
 // projected Gauss-Seidel on the formed A (as solvePoints, in contact space: a row's velocity
 // is ufree + A lambda), from solveDirect's impulses where it found them (then the first sweep
 // only confirms them), then v += W lambda once
@@ -1438,9 +1729,14 @@ static void solveIsland(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
       rowCost += 3 * (long)(P->nz[k] + w->chars[P->ch[k]].jsm->nv);
     }
   }
-  if (nr <= JS_DENSE && nr * nr <= rowCost && formDense(w, s, idx, m) == 0) {
-    solveDense(w, s, idx, m);
-    return;
+  if (nr <= JS_DENSE && nr * nr <= rowCost) {
+    if (solveFrames(w, s, idx, m)) {
+      return;  // (a robot standing: solved in link space)
+    }
+    if (formDense(w, s, idx, m) == 0) {
+      solveDense(w, s, idx, m);
+      return;
+    }
   }
   for (int i = 0; i < m; i++) {
     finishW(w, s, &s->pts[idx[i]]);
@@ -1557,8 +1853,10 @@ void hsd_jsContacts(hsdWorld *w) {
     hsd_addTrackVel(&w->chars[hc->ch[1]], hc->link[1], hc->n, tr, -1);
     P->target[1] = -hsu_dot(tr, P->fr + 3);
     P->target[2] = -hsu_dot(tr, P->fr + 6);
-    double ut1 = startVelocity(w, s, P, 1) - P->target[1];
-    double ut2 = startVelocity(w, s, P, 2) - P->target[2];
+    double u0[3];
+    startVelocities(w, s, P, u0);
+    double ut1 = u0[1] - P->target[1];
+    double ut2 = u0[2] - P->target[2];
     const hsdSurface *sf = &w->pairs[hc->pair].surface;
     P->mu = sqrt(ut1 * ut1 + ut2 * ut2) < w->opt.stickVelocity ? sf->staticFriction
                                                                 : sf->slipFriction;
@@ -1569,7 +1867,7 @@ void hsd_jsContacts(hsdWorld *w) {
     // restitution (the ODE engine's bounce): a point approaching faster than bounceVelocity at
     // the step's start that touches, or closes its gap within the step, leaves at restitution
     // times the approach speed
-    double un0 = startVelocity(w, s, P, 0);
+    double un0 = u0[0];
     if (sf->restitution > 0 && -un0 > w->opt.bounceVelocity && un0 * dt <= hc->depth) {
       P->bias = fmax(P->bias, -sf->restitution * un0);
     }
