@@ -125,8 +125,21 @@ typedef struct JsPoint {
   int block;      // 1: its rows are unbounded and Binv inverts Ab (a loop)
   double Binv[9];
   int hasW;       // 1: the pool's rows after J hold W = M^-1 J^T; 0: Y = D^-1 L^-T J^T
+  int frame[2];   // a contact's side on one link of a robot: its link's frame this step
+                  // (s->frames; Y from the frame's), else -1
   double lam[3];  // impulses along n, t1, t2 [N s]
 } JsPoint;
+
+// one link of a robot touched this step, as a rigid body: a contact point p on it moves at
+// G [v_o; w] (G = [d, (p - o) x d] per direction d) with the link's twist J_f qvel, so its rows
+// J = G J_f, its Y = G Y_f, and A's entries between two such points G Lambda G^T
+typedef struct JsFrame {
+  int ch, last;     // the character and the last dof of the link's path
+  double o[3];      // the reference point (the first point's), world [m]
+  size_t off;       // in fpool: Y_f = D^-1 L^-T J_f^T (6 rows of nv: o's velocity along the
+                    // world axes, then the angular velocity)
+  double lam[36];   // Lambda_ff = J_f M^-1 J_f^T = Y_f^T D Y_f (6 x 6)
+} JsFrame;
 
 // one point of the last step, for the warm start
 typedef struct JsPrev {
@@ -150,6 +163,10 @@ struct hsdJsContacts {
   int capIsl;
   double *A;      // dense contact-space inverse inertia (rows x rows) when rows <= JS_DENSE
   size_t capA;
+  JsFrame *frames;  // the links of robots touched this step (JsFrame)
+  int nframe, capFrame;
+  double *fpool;    // their Y_f
+  size_t capFPool, usedF;
   double *fac;    // solveDirect: the active rows' Cholesky factor, then its vectors
   size_t capFac;
   int *act;       // solveDirect: each point's guess (1 active), then the active rows
@@ -244,6 +261,8 @@ void hsd_jsFreeContacts(hsdWorld *w) {
     hsu_free(s->vstar);
     hsu_free(s->A);
     hsu_free(s->fac);
+    hsu_free(s->frames);
+    hsu_free(s->fpool);
     hsu_free(s->act);
     hsu_free(s->isl);
     hsu_free(s->ufree);
@@ -504,6 +523,63 @@ static void finishW(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
   P->hasW = 1;
 }
 
+// the frame of link path (ci, last) of this step, made with reference point o the first time
+// (its Y_f by two half solves of three rows, its Lambda_ff); its index
+static int frameOf(hsdWorld *w, hsdJsContacts *s, int ci, int last, const double o[3]) {
+  // (a link pair's points come together: the few latest frames are searched, so that a pile
+  // of a thousand boxes costs no search over all; a link met again later gets a second frame,
+  // which only solveFrames refuses: two frames of one link make Lambda singular)
+  for (int f = s->nframe - 1; f >= 0 && f >= s->nframe - JS_FRAMES; f--) {
+    if (s->frames[f].ch == ci && s->frames[f].last == last) {
+      return f;
+    }
+  }
+  const hsdCharacter *c = &w->chars[ci];
+  const hsdJsModel *jm = c->jsm;
+  const hsdJsData *jd = c->jsd;
+  size_t nv = (size_t)jm->nv;
+  JsFrame *F = &s->frames[s->nframe];
+  F->ch = ci;
+  F->last = last;
+  memcpy(F->o, o, sizeof F->o);
+  F->off = s->usedF;
+  s->usedF += 6 * nv;
+  double *Y = s->fpool + F->off;
+  double rc[3] = {o[0] - jd->c[0], o[1] - jd->c[1], o[2] - jd->c[2]};
+  memset(Y, 0, 6 * nv * sizeof *Y);
+  for (int j = last; j >= 0; j = jm->dofParent[j]) {
+    const double *sd = jd->cdof + 6 * j;  // [w; u at c]: o moves at u + w x (o - c)
+    double v[3];
+    hsu_cross(v, sd, rc);
+    for (int a = 0; a < 3; a++) {
+      Y[a * nv + j] = sd[3 + a] + v[a];
+      Y[(3 + a) * nv + j] = sd[a];
+    }
+  }
+  hsd_jsSolveMPath(jm, jd, Y, 3, last);
+  hsd_jsSolveMPath(jm, jd, Y + 3 * nv, 3, last);
+  const double *D = s->piv + s->vOff[ci];
+  double acc[36] = {0};
+  for (int j = last; j >= 0; j = jm->dofParent[j]) {
+    double q[6];
+    for (int a = 0; a < 6; a++) {
+      q[a] = Y[a * nv + j];
+    }
+    for (int a = 0; a < 6; a++) {
+      double pa = q[a] * D[j];
+      for (int b = a; b < 6; b++) {
+        acc[6 * a + b] += pa * q[b];
+      }
+    }
+  }
+  for (int a = 0; a < 6; a++) {
+    for (int b = a; b < 6; b++) {
+      F->lam[6 * a + b] = F->lam[6 * b + a] = acc[6 * a + b];
+    }
+  }
+  return s->nframe++;
+}
+
 // the rows of point P (directions P->fr, P->nrow of them) into the pool at *used (advanced):
 // the relative velocity of world point p[0] on link[0] of character ch[0] with respect to p[1]
 // on link[1] of ch[1], A's diagonal and (boxed points) its block; the characters that do not
@@ -511,6 +587,7 @@ static void finishW(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
 static void buildRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const int ch[2],
                       const int link[2], const double p[2][3], size_t *used) {
   P->nside = 0;
+  P->frame[0] = P->frame[1] = -1;
   for (int side = 0; side < 2; side++) {
     const hsdCharacter *c = &w->chars[ch[side]];
     if (c->still || !c->jsd || hsd_jsAsleep(w, ch[side])) {
@@ -520,6 +597,7 @@ static void buildRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const int ch[2]
     int nv = c->jsm->nv;
     if (k < P->nside) {
       P->last[k] = -2;
+      P->frame[k] = -1;
     } else {
       P->last[k] = c->jsm->linkLastDof[link[side]];
       P->ch[k] = ch[side];
@@ -529,9 +607,41 @@ static void buildRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const int ch[2]
       *used += 6 * (size_t)nv;
       P->nside++;
     }
+    P->frame[k] = -1;
     if (P->nrow == 3) {
       jacobianRows3(c->jsm, c->jsd, link[side], p[side], P->fr, side ? -1 : 1,
                     s->pool + P->off[k], (size_t)nv);
+      if (P->kind == JS_CONTACT && P->last[k] >= 0 && c->jsm->nv > c->jsm->nroot) {
+        // a robot link's point: Y = G Y_f over the path (no half solve of its own; a free
+        // body's, a pile's boxes, keep theirs: their links are met by several pairs)
+        int f = frameOf(w, s, ch[side], P->last[k], p[side]);
+        const JsFrame *F = &s->frames[f];
+        const double *Yf = s->fpool + F->off;
+        double *Y = s->pool + P->off[k] + 3 * (size_t)nv, g[3][6];
+        double r[3] = {p[side][0] - F->o[0], p[side][1] - F->o[1], p[side][2] - F->o[2]};
+        double sign = side ? -1 : 1;
+        for (int a = 0; a < 3; a++) {
+          double rd[3];
+          hsu_cross(rd, r, P->fr + 3 * a);
+          for (int j = 0; j < 3; j++) {
+            g[a][j] = sign * P->fr[3 * a + j];
+            g[a][3 + j] = sign * rd[j];
+          }
+        }
+        for (int j = P->last[k]; j >= 0; j = c->jsm->dofParent[j]) {
+          double y0 = 0, y1 = 0, y2 = 0;
+          for (int q = 0; q < 6; q++) {
+            double v = Yf[q * (size_t)nv + j];
+            y0 += g[0][q] * v;
+            y1 += g[1][q] * v;
+            y2 += g[2][q] * v;
+          }
+          Y[j] = y0;
+          Y[(size_t)nv + j] = y1;
+          Y[2 * (size_t)nv + j] = y2;
+        }
+        P->frame[k] = f;
+      }
       continue;
     }
     for (int r = 0; r < P->nrow; r++) {
@@ -596,8 +706,10 @@ static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
       for (int j = last, t = P->nz[k] - 1; j >= 0; j = c->jsm->dofParent[j], t--) {
         z[t] = j;
       }
-      memcpy(Y, J, 3 * (size_t)nv * sizeof *Y);
-      hsd_jsSolveMPath(c->jsm, c->jsd, Y, 3, last);
+      if (P->frame[k] < 0) {  // (a robot link's point has its Y from the frame's)
+        memcpy(Y, J, 3 * (size_t)nv * sizeof *Y);
+        hsd_jsSolveMPath(c->jsm, c->jsd, Y, 3, last);
+      }
       continue;
     }
     for (int r = 0; r < 3; r++) {
@@ -770,9 +882,13 @@ static int reserveStep(hsdWorld *w, hsdJsContacts *s, int n) {
       growInt((void **)&s->prev, &s->capPrev, n, sizeof *s->prev) < 0 ||
       grow((void **)&s->vstar, &s->capV, 3 * nvAll, sizeof *s->vstar) < 0 ||
       growInt((void **)&s->vOff, &s->capOff, w->nchar, sizeof *s->vOff) < 0 ||
-      growInt((void **)&s->isl, &s->capIsl, 2 * w->nchar + 3 * m + 1, sizeof *s->isl) < 0) {
+      growInt((void **)&s->isl, &s->capIsl, 2 * w->nchar + 3 * m + 1, sizeof *s->isl) < 0 ||
+      growInt((void **)&s->frames, &s->capFrame, 2 * n + 1, sizeof *s->frames) < 0 ||
+      grow((void **)&s->fpool, &s->capFPool, pool + 1, sizeof *s->fpool) < 0) {
     return -1;
   }
+  s->nframe = 0;
+  s->usedF = 0;
   s->piv = s->vstar + nvAll;
   s->rhs = s->vstar + 2 * nvAll;
   return 0;
@@ -795,6 +911,7 @@ static void buildDofRow(hsdWorld *w, hsdJsContacts *s, JsPoint *P, int ci, int j
   const hsdCharacter *c = &w->chars[ci];
   int nv = c->jsm->nv;
   memset(P, 0, sizeof *P);
+  P->frame[0] = P->frame[1] = -1;
   P->kind = JS_BOXED;
   P->nrow = 1;
   P->src = j;
@@ -1415,7 +1532,7 @@ static void freeVelocities(const hsdWorld *w, hsdJsContacts *s, const int *idx, 
 static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
   size_t nr = 3 * (size_t)m;
   const JsPoint *P0 = &s->pts[idx[0]];
-  int ci = P0->ch[0], nf = 0, flast[JS_FRAMES];
+  int ci = P0->ch[0], nf = 0, fid[JS_FRAMES];
   if (nr > JS_DIRECT_ROWS || P0->nside != 1 ||
       grow((void **)&s->ufree, &s->capU, 2 * nr, sizeof *s->ufree) < 0 ||
       growInt((void **)&s->act, &s->capAct, (int)nr + m, sizeof *s->act) < 0) {
@@ -1425,26 +1542,27 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
   const hsdJsModel *jm = c->jsm;
   const hsdJsData *jd = c->jsd;
   size_t nv = (size_t)jm->nv;
-  int *frame = s->act;  // each point's link (frame)
-  double ref = s->scale;
+  int *frame = s->act;  // each point's frame, numbered within the island
   for (int t = 0; t < m; t++) {
     const JsPoint *P = &s->pts[idx[t]];
     if (P->kind != JS_CONTACT || P->nside != 1 || P->ch[0] != ci || P->last[0] < 0 ||
         P->soft != 0 || !(P->inv[0] > 0 && P->inv[1] > 0 && P->inv[2] > 0)) {
       return 0;
     }
+    // its link's frame (a free body's made here: a box resting alone)
+    int gf = P->frame[0] >= 0 ? P->frame[0]
+                              : frameOf(w, s, ci, P->last[0], w->contacts[idx[t]].p);
     int f = 0;
-    while (f < nf && flast[f] != P->last[0]) {
+    while (f < nf && fid[f] != gf) {
       f++;
     }
     if (f == nf && nf == JS_FRAMES) {
       return 0;
     }
     if (f == nf) {
-      flast[nf++] = P->last[0];
+      fid[nf++] = gf;
     }
     frame[t] = f;
-    ref = maxd(ref, P->lam[0]);
   }
   freeVelocities(w, s, idx, m);
   const double *uf = s->ufree;
@@ -1454,30 +1572,21 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
       return 0;  // (a point that may leave: solveDirect or the sweeps find which)
     }
   }
-  // scratch: Y_f (6 rows of nv per frame), Lambda (nL x nL), G (6 per row), per frame 64
-  // (o[3], G^T G[36], its reciprocal pivots[6], c[6], y[6]), w and Lambda's pivots (nL each),
-  // the impulses before (nr), v before (nv)
+  // scratch: Lambda (nL x nL), G (6 per row), per frame 64 (G^T G[36], its reciprocal
+  // pivots[6], c[6], y[6]), w and Lambda's pivots (nL each), the impulses before (nr), v
+  // before (nv)
   size_t nL = 6 * (size_t)nf;
-  if (grow((void **)&s->fac, &s->capFac,
-           6 * nf * nv + nL * nL + 6 * nr + 64 * (size_t)nf + 2 * nL + nr + nv,
+  if (grow((void **)&s->fac, &s->capFac, nL * nL + 6 * nr + 64 * (size_t)nf + 2 * nL + nr + nv,
            sizeof *s->fac) < 0) {
     return 0;
   }
-  double *Yf = s->fac, *L = Yf + 6 * nf * nv, *G = L + nL * nL, *ff = G + 6 * nr;
+  double *L = s->fac, *G = L + nL * nL, *ff = G + 6 * nr;
   double *x = ff + 64 * (size_t)nf, *lpiv = x + nL, *lamWas = lpiv + nL, *vWas = lamWas + nr;
-  // each frame's reference point (its first point), each row's G (the moving side's sign)
-  for (int f = 0; f < nf; f++) {
-    for (int t = 0; t < m; t++) {
-      if (frame[t] == f) {
-        memcpy(ff + 64 * f, w->contacts[idx[t]].p, 3 * sizeof *ff);
-        break;
-      }
-    }
-  }
+  // each row's G (the moving side's sign)
   for (int t = 0; t < m; t++) {
     const JsPoint *P = &s->pts[idx[t]];
     const hsdContact *hc = &w->contacts[idx[t]];
-    const double *o = ff + 64 * frame[t];
+    const double *o = s->frames[fid[frame[t]]].o;
     double sign = hc->ch[0] == ci && jm->linkLastDof[hc->link[0]] == P->last[0] ? 1 : -1;
     double r[3] = {hc->p[0] - o[0], hc->p[1] - o[1], hc->p[2] - o[2]};
     for (int a = 0; a < 3; a++) {
@@ -1491,7 +1600,7 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
   }
   // per frame: G_f^T G_f factored and the twist change c_f = (G_f^T G_f)^-1 G_f^T b_f
   for (int f = 0; f < nf; f++) {
-    double *gtg = ff + 64 * f + 3, *gpiv = gtg + 36, *cf = gpiv + 6;
+    double *gtg = ff + 64 * f, *gpiv = gtg + 36, *cf = gpiv + 6;
     memset(gtg, 0, 36 * sizeof *gtg);
     memset(cf, 0, 6 * sizeof *cf);
     for (int t = 0; t < m; t++) {
@@ -1522,7 +1631,7 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
   }
   for (int t = 0; t < m; t++) {
     const JsPoint *P = &s->pts[idx[t]];
-    const double *cf = ff + 64 * frame[t] + 3 + 36 + 6;
+    const double *cf = ff + 64 * frame[t] + 36 + 6;
     for (int a = 0; a < 3; a++) {
       const double *g = G + 6 * (3 * (size_t)t + a);
       double b = (a ? P->target[a] : P->bias) - uf[3 * t + a];
@@ -1534,32 +1643,18 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
       }
     }
   }
-  // each frame's twist rows J_f (o's velocity along the world axes, then the angular
-  // velocity's) and their half solve Y_f = D^-1 L^-T J_f^T on the link's path
-  for (int f = 0; f < nf; f++) {
-    double *Y = Yf + 6 * f * nv;
-    const double *o = ff + 64 * f;
-    double rc[3] = {o[0] - jd->c[0], o[1] - jd->c[1], o[2] - jd->c[2]};
-    memset(Y, 0, 6 * nv * sizeof *Y);
-    for (int j = flast[f]; j >= 0; j = jm->dofParent[j]) {
-      const double *sd = jd->cdof + 6 * j;  // [w; u at c]: o moves at u + w x (o - c)
-      double v[3];
-      hsu_cross(v, sd, rc);
-      for (int a = 0; a < 3; a++) {
-        Y[a * nv + j] = sd[3 + a] + v[a];
-        Y[(3 + a) * nv + j] = sd[a];
-      }
-    }
-    hsd_jsSolveMPath(jm, jd, Y, 3, flast[f]);
-    hsd_jsSolveMPath(jm, jd, Y + 3 * nv, 3, flast[f]);
-  }
-  // Lambda = Y^T D Y in 6 x 6 blocks, each over the dofs its two links' paths share (Y is zero
-  // off a link's own path), the dofs outermost; a link's own block symmetric
+  // Lambda in 6 x 6 blocks: each link's own (its frame's), and each pair's over the dofs their
+  // paths share (Y is zero off a link's own path)
   const double *D = s->piv + s->vOff[ci];
   for (int f = 0; f < nf; f++) {
-    for (int g = 0; g <= f; g++) {
-      const double *Ya = Yf + 6 * f * nv, *Yb = Yf + 6 * g * nv;
-      int x0 = flast[f], y0 = flast[g];
+    const JsFrame *Ff = &s->frames[fid[f]];
+    for (int a = 0; a < 6; a++) {
+      memcpy(L + (6 * f + a) * nL + 6 * f, Ff->lam + 6 * a, 6 * sizeof *L);
+    }
+    for (int g = 0; g < f; g++) {
+      const JsFrame *Fg = &s->frames[fid[g]];
+      const double *Ya = s->fpool + Ff->off, *Yb = s->fpool + Fg->off;
+      int x0 = Ff->last, y0 = Fg->last;
       while (x0 != y0 && x0 >= 0 && y0 >= 0) {
         if (x0 > y0) {
           x0 = jm->dofParent[x0];
@@ -1575,13 +1670,13 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
           q[a] = Yb[a * nv + j];
         }
         for (int a = 0; a < 6; a++) {
-          for (int b = f == g ? a : 0; b < 6; b++) {
+          for (int b = 0; b < 6; b++) {
             acc[6 * a + b] += p[a] * q[b];
           }
         }
       }
       for (int a = 0; a < 6; a++) {
-        for (int b = f == g ? a : 0; b < 6; b++) {
+        for (int b = 0; b < 6; b++) {
           L[(6 * f + a) * nL + 6 * g + b] = acc[6 * a + b];
           L[(6 * g + b) * nL + 6 * f + a] = acc[6 * a + b];
         }
@@ -1594,14 +1689,14 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
   }
   solveCholesky(L, lpiv, (int)nL, x);
   for (int f = 0; f < nf; f++) {
-    double *gtg = ff + 64 * f + 3, *y = gtg + 36 + 12;
+    double *gtg = ff + 64 * f, *y = gtg + 36 + 12;
     memcpy(y, x + 6 * f, 6 * sizeof *y);
     solveCholesky(gtg, gtg + 36, 6, y);
   }
   double *lam = s->ufree + nr;
   for (int t = 0; t < m; t++) {
     const JsPoint *P = &s->pts[idx[t]];
-    const double *y = ff + 64 * frame[t] + 3 + 36 + 12;
+    const double *y = ff + 64 * frame[t] + 36 + 12;
     double *l = lam + 3 * t;
     for (int a = 0; a < 3; a++) {
       const double *g = G + 6 * (3 * (size_t)t + a);
