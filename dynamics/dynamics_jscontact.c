@@ -38,6 +38,17 @@
 //    sweeps and instructions a step of the standing humanoid and the piles. A gap point between
 //    two free bodies (no joints) that their free velocities do not close within the step is
 //    left out of the solve: in a pile most of the margin's points are such gaps.
+//    Exact first, where it holds: an island of contacts that all stick (a robot standing, a
+//    box at rest) is solved directly before any sweep. A contact point on a link moves with
+//    the link's twist, J_i = G_i J_f (G_i = [d, (p_i - o) x d]), so a flat sole's four corners
+//    are 12 rows on 6 dofs: A is singular, the impulses are not unique (only J^T lambda is), and
+//    the sweeps' split drifted from step to step towards the cones' edges. solveFrames takes
+//    the least-norm impulses in link space (each touched link a frame: Y_f = D^-1 L^-T J_f^T by
+//    six half solves, Lambda = J_f M^-1 J_f^T in 6 x 6 blocks; a robot link's points take
+//    Y = G Y_f from it), applies them and checks every row as a sweep would; failing that
+//    (a point leaving or sliding, boxed rows, two moving sides), solveDirect solves the active
+//    set's rows of the formed A (Cholesky of A + eps I refined to the least-norm solution,
+//    trying a few active sets) and one sweep confirms it; else the sweeps, from the warm start.
 //    Warm start: each point takes the impulse of the last step's point on the same link pair
 //    nearest to it in link[0]'s frame (within JS_MATCH; the link pair found through a hash of
 //    the last step's), so a resting contact starts solved.
@@ -523,6 +534,16 @@ static void finishW(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
   P->hasW = 1;
 }
 
+// the deepest dof on the path from dof last to the root that is not given (-1: none): the links
+// below it down to last's move with it rigidly under an impulse (their given joints keep their
+// commanded motion), so they share one frame
+static int freeLast(const hsdJsModel *m, const hsdJsData *d, int last) {
+  while (last >= 0 && d->given[last]) {
+    last = m->dofParent[last];
+  }
+  return last;
+}
+
 // the frame of link path (ci, last) of this step, made with reference point o the first time
 // (its Y_f by two half solves of three rows, its Lambda_ff); its index
 static int frameOf(hsdWorld *w, hsdJsContacts *s, int ci, int last, const double o[3]) {
@@ -611,10 +632,11 @@ static void buildRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const int ch[2]
     if (P->nrow == 3) {
       jacobianRows3(c->jsm, c->jsd, link[side], p[side], P->fr, side ? -1 : 1,
                     s->pool + P->off[k], (size_t)nv);
-      if (P->kind == JS_CONTACT && P->last[k] >= 0 && c->jsm->nv > c->jsm->nroot) {
+      int eff = freeLast(c->jsm, c->jsd, P->last[k]);
+      if (P->kind == JS_CONTACT && eff >= 0 && c->jsm->nv > c->jsm->nroot) {
         // a robot link's point: Y = G Y_f over the path (no half solve of its own; a free
         // body's, a pile's boxes, keep theirs: their links are met by several pairs)
-        int f = frameOf(w, s, ch[side], P->last[k], p[side]);
+        int f = frameOf(w, s, ch[side], eff, p[side]);
         const JsFrame *F = &s->frames[f];
         const double *Yf = s->fpool + F->off;
         double *Y = s->pool + P->off[k] + 3 * (size_t)nv, g[3][6];
@@ -628,7 +650,7 @@ static void buildRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const int ch[2]
             g[a][3 + j] = sign * rd[j];
           }
         }
-        for (int j = P->last[k]; j >= 0; j = c->jsm->dofParent[j]) {
+        for (int j = eff; j >= 0; j = c->jsm->dofParent[j]) {
           double y0 = 0, y1 = 0, y2 = 0;
           for (int q = 0; q < 6; q++) {
             double v = Yf[q * (size_t)nv + j];
@@ -1550,8 +1572,11 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
       return 0;
     }
     // its link's frame (a free body's made here: a box resting alone)
-    int gf = P->frame[0] >= 0 ? P->frame[0]
-                              : frameOf(w, s, ci, P->last[0], w->contacts[idx[t]].p);
+    int eff = freeLast(jm, jd, P->last[0]);
+    if (eff < 0) {
+      return 0;  // (nothing on its path moves under an impulse)
+    }
+    int gf = P->frame[0] >= 0 ? P->frame[0] : frameOf(w, s, ci, eff, w->contacts[idx[t]].p);
     int f = 0;
     while (f < nf && fid[f] != gf) {
       f++;
