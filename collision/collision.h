@@ -193,6 +193,12 @@ int hsc_setLinkPose(hscScene *scene, int body, int link, const double p[3], cons
 int hsc_moveLink(hscScene *scene, int body, int link, const double p[3], const double R[9],
                  hsError *err);
 
+// hsc_moveLink for every link of a body at once from a kinematic state's arrays: linkP (3 per
+// link [m]) and linkR (9 per link, row-major), as many links as the body's model has;
+// hsE_INVALID on a bad index or a non-finite number (nothing changed)
+int hsc_moveLinks(hscScene *scene, int body, const double *linkP, const double *linkR,
+                  hsError *err);
+
 // place the geoms of every link moved by hsc_moveLink and not yet placed
 void hsc_placeMoved(hscScene *scene);
 

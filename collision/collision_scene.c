@@ -175,6 +175,36 @@ static void placeIfMoved(hscBodySlot *b, int k) {
   }
 }
 
+int hsc_moveLinks(hscScene *s, int body, const double *linkP, const double *linkR,
+                  hsError *err) {
+  if (!s || body < 0 || body >= s->nbody || !linkP || !linkR) {
+    return HS_ERR(err, hsE_INVALID, "no scene or poses, or bad body %d", body);
+  }
+  hscBodySlot *b = &s->bodies[body];
+  const hscModel *m = b->model;
+  int n = m->nlink;
+  double sum = 0;  // (finite, or some entry is not: then check which)
+  for (int k = 0; k < 3 * n; k++) {
+    sum += linkP[k];
+  }
+  for (int k = 0; k < 9 * n; k++) {
+    sum += linkR[k];
+  }
+  if (!isfinite(sum) &&
+      (!hsu_allFinite(linkP, 3 * (size_t)n) || !hsu_allFinite(linkR, 9 * (size_t)n))) {
+    return HS_ERR(err, hsE_INVALID, "body %d: a link pose is not finite", body);
+  }
+  for (int k = 0; k < n; k++) {
+    double *T = b->pose + 12 * k;
+    memcpy(T, linkR + 9 * k, 9 * sizeof(double));
+    memcpy(T + 9, linkP + 3 * k, 3 * sizeof(double));
+    if (m->geomAdr[k + 1] > m->geomAdr[k]) {
+      moveLink(b, k);
+    }
+  }
+  return 0;
+}
+
 void hsc_placeMoved(hscScene *s) {
   for (int i = 0; s && i < s->nbody; i++) {
     hscBodySlot *b = &s->bodies[i];

@@ -482,6 +482,12 @@ void hsd_shapesMoved(hsdWorld *w) {
     if (c->links[0].body && !dBodyIsEnabled(c->links[0].body) && !c->resynced) {
       continue;  // asleep where it was placed last (a teleport marks it resynced)
     }
+    if (c->jsd && c->shapes) {
+      // (the joint-space engine: every link at its state pose, at once; a link without an ODE
+      // body of its own is already there)
+      hsc_moveLinks(w->geo->scene, c->shapes->body, c->state->linkP, c->state->linkR, NULL);
+      continue;
+    }
     for (int k = 0; c->shapes && k < c->body->nlink; k++) {
       if (c->links[k].body) {
         placeLink(w, ci, k);
