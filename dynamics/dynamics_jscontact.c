@@ -1603,7 +1603,7 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
         P->soft != 0 || !(P->inv[0] > 0 && P->inv[1] > 0 && P->inv[2] > 0)) {
       return 0;
     }
-    // its link's frame (a free body's made here: a box resting alone)
+    // its link's frame (a free body's made here: a robot standing on a free box)
     int eff = freeLast(jm, jd, P->last[0]);
     if (eff < 0) {
       return 0;  // (nothing on its path moves under an impulse)
@@ -1798,12 +1798,14 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
 }
 
 // projected Gauss-Seidel on the formed A (as solvePoints, in contact space: a row's velocity
-// is ufree + A lambda), from solveDirect's impulses where it found them (then the first sweep
-// only confirms them), then v += W lambda once
-static void solveDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
+// is ufree + A lambda), from solveDirect's impulses where direct is set and it found them (then
+// the first sweep only confirms them), then v += W lambda once
+static void solveDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m, int direct) {
   size_t nr = 3 * (size_t)m;
   double *lam = s->ufree + nr;  // the impulses, flat (kept equal to the points' lam)
-  solveDirect(s, idx, m);
+  if (direct) {
+    solveDirect(s, idx, m);
+  }
   for (int i = 0; i < m; i++) {
     memcpy(lam + 3 * i, s->pts[idx[i]].lam, sizeof s->pts[idx[i]].lam);
   }
@@ -1881,12 +1883,22 @@ static void solveIsland(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
       rowCost += 3 * (long)(P->nz[k] + w->chars[P->ch[k]].jsm->nv);
     }
   }
+  // the exact solves for an island with a robot in it (free bodies at rest, a box on the
+  // floor, are converged from their warm start by a sweep or two: cheaper than a solve)
+  int robot = 0;
+  for (int i = 0; i < m && !robot; i++) {
+    const JsPoint *P = &s->pts[idx[i]];
+    for (int k = 0; k < P->nside; k++) {
+      const hsdJsModel *jm = w->chars[P->ch[k]].jsm;
+      robot |= jm->nv > jm->nroot;
+    }
+  }
   if (nr <= JS_DENSE && nr * nr <= rowCost) {
-    if (solveFrames(w, s, idx, m)) {
+    if (robot && solveFrames(w, s, idx, m)) {
       return;  // (a robot standing: solved in link space)
     }
     if (formDense(w, s, idx, m) == 0) {
-      solveDense(w, s, idx, m);
+      solveDense(w, s, idx, m, robot);
       return;
     }
   }
