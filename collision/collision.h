@@ -185,6 +185,23 @@ int hsc_setBodyPoses(hscScene *scene, int body, const hsBodyState *state, hsErro
 int hsc_setLinkPose(hscScene *scene, int body, int link, const double p[3], const double R[9],
                     hsError *err);
 
+// as hsc_setLinkPose, but the link's geoms are placed only when a query first needs them:
+// hsc_contactsMargin places a moved link only when a world box around it (from its own box)
+// meets the other side's, every other query that reads poses places all moved links first (the
+// same bits as hsc_setLinkPose). For a scene whose moved links are mostly far from each other
+// (a robot above a floor). hsc_ray and hsc_rayFan (const) need hsc_placeMoved first.
+int hsc_moveLink(hscScene *scene, int body, int link, const double p[3], const double R[9],
+                 hsError *err);
+
+// hsc_moveLink for every link of a body at once from a kinematic state's arrays: linkP (3 per
+// link [m]) and linkR (9 per link, row-major), as many links as the body's model has;
+// hsE_INVALID on a bad index or a non-finite number (nothing changed)
+int hsc_moveLinks(hscScene *scene, int body, const double *linkP, const double *linkR,
+                  hsError *err);
+
+// place the geoms of every link moved by hsc_moveLink and not yet placed
+void hsc_placeMoved(hscScene *scene);
+
 //---------------------------------- queries ---------------------------------------------------
 
 // check the pairs (indices in range, no link with itself); hsE_INVALID with err naming the

@@ -347,6 +347,11 @@ typedef struct hscBodySlot {
   double *pose;      // per link: R[9], p[3]
   hscPosed *posed;   // per geom of the model
   double *linkAabb;  // per link: lo[3], hi[3], world
+  double *looseAabb; // per link: a world box holding linkAabb's, from the link's own box
+                     // (hsc_moveLink: known before its geoms are placed)
+  unsigned char *pending;  // per link: 1 while its geoms (posed, linkAabb) are not yet placed
+                           // at its pose (hsc_moveLink)
+  int npending;      // links pending
   int valid;         // poses finite
 } hscBodySlot;
 

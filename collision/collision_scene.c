@@ -78,6 +78,8 @@ static void freeSlot(hscBodySlot *b) {
   hsu_free(b->pose);
   hsu_free(b->posed);
   hsu_free(b->linkAabb);
+  hsu_free(b->looseAabb);
+  hsu_free(b->pending);
   memset(b, 0, sizeof *b);
 }
 
@@ -137,6 +139,79 @@ static void placeLink(hscBodySlot *b, int k) {
       lb[3 + j] = fmax(lb[3 + j], pg->hi[j]);
     }
   }
+  memcpy(b->looseAabb + 6 * k, lb, 6 * sizeof *lb);
+  if (b->pending[k]) {
+    b->pending[k] = 0;
+    b->npending--;
+  }
+}
+
+// link k of body b moved to its stored pose: its loose world box (the link's own box, of all
+// its geoms in its frame, turned into the world, widened by a relative 1e-9 so that it holds
+// the geoms' boxes whatever their rounding), its geoms pending
+static void moveLink(hscBodySlot *b, int k) {
+  const double *R = b->pose + 12 * k, *p = R + 9, *box = b->model->linkBox + 6 * k;
+  double *lb = b->looseAabb + 6 * k;
+  double mid[3] = {0.5 * (box[0] + box[3]), 0.5 * (box[1] + box[4]), 0.5 * (box[2] + box[5])};
+  double half[3] = {0.5 * (box[3] - box[0]), 0.5 * (box[4] - box[1]), 0.5 * (box[5] - box[2])};
+  for (int j = 0; j < 3; j++) {
+    const double *row = R + 3 * j;
+    double c = p[j] + row[0] * mid[0] + row[1] * mid[1] + row[2] * mid[2];
+    double e = fabs(row[0]) * half[0] + fabs(row[1]) * half[1] + fabs(row[2]) * half[2];
+    e += 1e-9 * (fabs(c) + e) + 1e-12;
+    lb[j] = c - e;
+    lb[3 + j] = c + e;
+  }
+  if (!b->pending[k]) {
+    b->pending[k] = 1;
+    b->npending++;
+  }
+}
+
+// the geoms of link k of body b placed if it moved since
+static void placeIfMoved(hscBodySlot *b, int k) {
+  if (b->pending[k]) {
+    placeLink(b, k);
+  }
+}
+
+int hsc_moveLinks(hscScene *s, int body, const double *linkP, const double *linkR,
+                  hsError *err) {
+  if (!s || body < 0 || body >= s->nbody || !linkP || !linkR) {
+    return HS_ERR(err, hsE_INVALID, "no scene or poses, or bad body %d", body);
+  }
+  hscBodySlot *b = &s->bodies[body];
+  const hscModel *m = b->model;
+  int n = m->nlink;
+  double sum = 0;  // (finite, or some entry is not: then check which)
+  for (int k = 0; k < 3 * n; k++) {
+    sum += linkP[k];
+  }
+  for (int k = 0; k < 9 * n; k++) {
+    sum += linkR[k];
+  }
+  if (!isfinite(sum) &&
+      (!hsu_allFinite(linkP, 3 * (size_t)n) || !hsu_allFinite(linkR, 9 * (size_t)n))) {
+    return HS_ERR(err, hsE_INVALID, "body %d: a link pose is not finite", body);
+  }
+  for (int k = 0; k < n; k++) {
+    double *T = b->pose + 12 * k;
+    memcpy(T, linkR + 9 * k, 9 * sizeof(double));
+    memcpy(T + 9, linkP + 3 * k, 3 * sizeof(double));
+    if (m->geomAdr[k + 1] > m->geomAdr[k]) {
+      moveLink(b, k);
+    }
+  }
+  return 0;
+}
+
+void hsc_placeMoved(hscScene *s) {
+  for (int i = 0; s && i < s->nbody; i++) {
+    hscBodySlot *b = &s->bodies[i];
+    for (int k = 0; b->npending > 0 && k < b->model->nlink; k++) {
+      placeIfMoved(b, k);
+    }
+  }
 }
 
 // (re)build the sweep-and-prune list of every link with geometry
@@ -182,7 +257,9 @@ static int initSlot(hscBodySlot *b, const hscModel *m, hsError *err) {
   b->pose = hsu_malloc(sizeof(double) * 12 * (size_t)(m->nlink + 1));
   b->posed = hsu_calloc((size_t)m->ngeom + 1, sizeof *b->posed);
   b->linkAabb = hsu_malloc(sizeof(double) * 6 * (size_t)(m->nlink + 1));
-  if (!b->pose || !b->posed || !b->linkAabb) {
+  b->looseAabb = hsu_malloc(sizeof(double) * 6 * (size_t)(m->nlink + 1));
+  b->pending = hsu_calloc((size_t)m->nlink + 1, 1);
+  if (!b->pose || !b->posed || !b->linkAabb || !b->looseAabb || !b->pending) {
     freeSlot(b);
     return HS_ERR(err, hsE_NOMEM, "out of memory");
   }
@@ -280,6 +357,28 @@ int hsc_setLinkPose(hscScene *s, int body, int link, const double p[3], const do
   return 0;
 }
 
+int hsc_moveLink(hscScene *s, int body, int link, const double p[3], const double R[9],
+                 hsError *err) {
+  if (!s || body < 0 || body >= s->nbody || link < 0 || link >= s->bodies[body].model->nlink) {
+    return HS_ERR(err, hsE_INVALID, "bad body %d or link %d", body, link);
+  }
+  double sum = p[0] + p[1] + p[2];  // (finite, or some entry is not: then check which)
+  for (int j = 0; j < 9; j++) {
+    sum += R[j];
+  }
+  if (!isfinite(sum) && (!hsu_allFinite(p, 3) || !hsu_allFinite(R, 9))) {
+    return HS_ERR(err, hsE_INVALID, "body %d link %d: the pose is not finite", body, link);
+  }
+  hscBodySlot *b = &s->bodies[body];
+  double *T = b->pose + 12 * link;
+  memcpy(T, R, 9 * sizeof(double));
+  memcpy(T + 9, p, 3 * sizeof(double));
+  if (b->model->geomAdr[link + 1] > b->model->geomAdr[link]) {
+    moveLink(b, link);
+  }
+  return 0;
+}
+
 //---------------------------------- pairs -----------------------------------------------------
 
 int hsc_checkPairs(const hscScene *s, const hscPair *pairs, int npair, hsError *err) {
@@ -333,6 +432,10 @@ static int sideGeoms(const hscScene *s, const hscPair *p, int side, const hscPos
 
 static const double *linkBox(const hscScene *s, const hscPair *p, int side) {
   return s->bodies[p->body[side]].linkAabb + 6 * p->link[side];
+}
+
+static const double *looseBox(const hscScene *s, const hscPair *p, int side) {
+  return s->bodies[p->body[side]].looseAabb + 6 * p->link[side];
 }
 
 //---------------------------------- contacts --------------------------------------------------
@@ -414,7 +517,12 @@ int hsc_contactsMargin(hscScene *s, const hscPair *pairs, int npair, double marg
     }
     const hscPosed *ga = NULL, *gb = NULL;
     int na = sideGeoms(s, p, 0, &ga), nb = sideGeoms(s, p, 1, &gb);
-    if (!na || !nb || !boxesOverlap(linkBox(s, p, 0), linkBox(s, p, 1), 0)) {
+    if (!na || !nb || !boxesOverlap(looseBox(s, p, 0), looseBox(s, p, 1), 0)) {
+      continue;  // (the loose boxes hold the exact ones)
+    }
+    placeIfMoved(&s->bodies[p->body[0]], p->link[0]);
+    placeIfMoved(&s->bodies[p->body[1]], p->link[1]);
+    if (!boxesOverlap(linkBox(s, p, 0), linkBox(s, p, 1), 0)) {
       continue;
     }
     hscCandBuf buf = {s->cand, 0, s->opt.maxCandidates, 0, s->opt.capPoints, margin};
@@ -474,6 +582,7 @@ static int pairIntersects(hscScene *s, const hscPair *p) {
 
 int hsc_intersections(hscScene *s, const hscPair *pairs, int npair, int checkAll,
                       unsigned char *hit) {
+  hsc_placeMoved(s);
   int count = 0;
   if (hit) {
     memset(hit, 0, (size_t)npair);
@@ -508,6 +617,7 @@ static double boxDistance(const double alo[3], const double ahi[3], const double
 }
 
 void hsc_distances(hscScene *s, const hscPair *pairs, int npair, hscDistance *out) {
+  hsc_placeMoved(s);
   for (int i = 0; i < npair; i++) {
     const hscPair *p = &pairs[i];
     hscDistance *o = &out[i];
@@ -741,6 +851,7 @@ static int sapAfter(const hscScene *s, int i, int j) {
 }
 
 int hsc_sweepLinks(hscScene *s, hscPair *out, int maxOut) {
+  hsc_placeMoved(s);
   // insertion sort by box lo x (nearly sorted from the last call)
   for (int i = 1; i < s->nsap; i++) {
     for (int j = i; j > 0 && sapAfter(s, j - 1, j); j--) {

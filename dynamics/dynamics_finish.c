@@ -317,7 +317,7 @@ void hsd_jsFinish(hsdWorld *w, int ci) {
     sensors |= c->body->sensors[s].type == hsSENSOR_FORCE;
   }
   if (sensors) {
-    hsd_inverseDynamics(w, ci);  // (after differentiate: from this step's accelerations)
+    hsd_sensorInverseDynamics(w, ci);  // (after differentiate: this step's accelerations)
   }
   // a track (welded: no contacts here to drive) reads back its speed, as torque and velocity
   for (int k = 1; k < c->body->nlink; k++) {

@@ -405,19 +405,21 @@ void hsd_freeShapes(hsdWorld *w, int ch) {
   }
 }
 
-// the scene pose of link k of character ch: its ODE body's, or its state pose
+// the scene pose of link k of character ch: its ODE body's on the ODE engine, else its state
+// pose (the joint-space engine's own, which its ODE bodies only copy); the link's geoms are
+// placed when a query needs them (hsc_moveLink: a robot's links far from the floor never are)
 static void placeLink(hsdWorld *w, int ch, int k) {
   const hsdCharacter *c = &w->chars[ch];
   const hsdLinkOde *l = &c->links[k];
   double p[3], R[9];
-  if (l->body) {
+  const double *pp = c->state->linkP + 3 * k, *RR = c->state->linkR + 9 * k;
+  if (l->body && !c->jsd) {
     hsd_linkPoseFromBody(l, p, R);
-  } else {
-    memcpy(p, c->state->linkP + 3 * k, sizeof p);
-    memcpy(R, c->state->linkR + 9 * k, sizeof R);
+    pp = p;
+    RR = R;
   }
   // a non-finite pose is refused by the scene (counted there; the link keeps its last pose)
-  hsc_setLinkPose(w->geo->scene, c->shapes->body, k, p, R, NULL);
+  hsc_moveLink(w->geo->scene, c->shapes->body, k, pp, RR, NULL);
 }
 
 void hsd_placeShapes(hsdWorld *w, int ch) {
@@ -479,6 +481,12 @@ void hsd_shapesMoved(hsdWorld *w) {
     const hsdCharacter *c = &w->chars[ci];
     if (c->links[0].body && !dBodyIsEnabled(c->links[0].body) && !c->resynced) {
       continue;  // asleep where it was placed last (a teleport marks it resynced)
+    }
+    if (c->jsd && c->shapes) {
+      // (the joint-space engine: every link at its state pose, at once; a link without an ODE
+      // body of its own is already there)
+      hsc_moveLinks(w->geo->scene, c->shapes->body, c->state->linkP, c->state->linkR, NULL);
+      continue;
     }
     for (int k = 0; c->shapes && k < c->body->nlink; k++) {
       if (c->links[k].body) {

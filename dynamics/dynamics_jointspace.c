@@ -786,11 +786,32 @@ void hsd_jsSolveMPath(const hsdJsModel *m, const hsdJsData *d, double *x, int nr
       x[r * nv + k] = 0;
     }
   }
+  int anyGiven = 0;
+  for (int k = last; k >= 0 && !anyGiven; k = par[k]) {
+    anyGiven = g[k];
+  }
   for (int k = last; k >= 0; k = par[k]) {
     if (g[k]) {
       continue;
     }
     const double *rk = d->LD + k * nv;
+    if (nrhs == 3 && !anyGiven) {
+      // three vectors at once, each entry of the row read once: each vector's entries see the
+      // same operations in the same order as below, and where a vector's x_k is 0 (skipped
+      // below) subtracting l 0 changes no bit (an entry is never -0: the rows start at +0, and
+      // a difference is -0 only from -0)
+      double *x0 = x, *x1 = x + nv, *x2 = x + 2 * nv, a0 = x0[k], a1 = x1[k], a2 = x2[k];
+      if (a0 == 0 && a1 == 0 && a2 == 0) {
+        continue;
+      }
+      for (int i = par[k]; i >= 0; i = par[i]) {
+        double l = rk[i];
+        x0[i] -= l * a0;
+        x1[i] -= l * a1;
+        x2[i] -= l * a2;
+      }
+      continue;
+    }
     for (int r = 0; r < nrhs; r++) {
       double *xr = x + r * nv, xk = xr[k];
       if (xk == 0) {

@@ -48,6 +48,17 @@
 //    point between two free bodies (no joints) that their free velocities do not close within
 //    the step is left out of the solve (in the falling 100-box pile 48 of the 229 points a
 //    step; 98.5 % of the others find a warm start, 85 % carry force).
+//    Exact first, where it holds: an island of contacts that all stick (a robot standing, a
+//    box at rest) is solved directly before any sweep. A contact point on a link moves with
+//    the link's twist, J_i = G_i J_f (G_i = [d, (p_i - o) x d]), so a flat sole's four corners
+//    are 12 rows on 6 dofs: A is singular, the impulses are not unique (only J^T lambda is), and
+//    the sweeps' split drifted from step to step towards the cones' edges. solveFrames takes
+//    the least-norm impulses in link space (each touched link a frame: Y_f = D^-1 L^-T J_f^T by
+//    six half solves, Lambda = J_f M^-1 J_f^T in 6 x 6 blocks; a robot link's points take
+//    Y = G Y_f from it), applies them and checks every row as a sweep would; failing that
+//    (a point leaving or sliding, boxed rows, two moving sides), solveDirect solves the active
+//    set's rows of the formed A (Cholesky of A + eps I refined to the least-norm solution,
+//    trying a few active sets) and one sweep confirms it; else the sweeps, from the warm start.
 //    Warm start: each point takes the impulse of the last step's point on the same link pair
 //    nearest to it in link[0]'s frame (within JS_MATCH; the link pair found through a hash of
 //    the last step's), so a resting contact starts solved.
@@ -90,6 +101,13 @@
 #define JS_TRACK_CFM 1e-7  // a crawler track's contacts' softness at least this (ODE CFM units)
 #define JS_LIMIT_MARGIN 1e-3  // a joint this near a limit [rad or m] (or reaching it) gets its row
 #define JS_DENSE 300       // up to this many rows, A = J M^-1 J^T is formed and PGS runs on it
+#define JS_DIRECT_ROWS 96  // an island of contacts with at most this many rows is first solved
+                           // exactly on its active set (solveDirect), then checked by a sweep
+#define JS_DIRECT_REG 1e-8  // ... on A + eps I, eps this x A's largest diagonal entry, refined
+#define JS_DIRECT_ROUNDS 4  // ... trying at most this many active sets
+#define JS_DIRECT_REFINE 5  // ... each with at most this many solves
+#define JS_FRAMES 8         // an island of contacts on at most this many links is first solved in
+                           // link space (solveFrames)
 
 // what a point's rows are
 enum {
@@ -98,6 +116,38 @@ enum {
                    // (one row, [0, inf)), a velocity-limit motor ([-|u| dt, |u| dt]), a loop
                    // (up to 3 rows, unbounded)
 };
+
+// res = a x b, hsu_cross's expressions inlined (it is called per point and per dof here);
+// res may not alias a or b
+static inline void cross(double res[3], const double a[3], const double b[3]) {
+  res[0] = a[1] * b[2] - a[2] * b[1];
+  res[1] = a[2] * b[0] - a[0] * b[2];
+  res[2] = a[0] * b[1] - a[1] * b[0];
+}
+
+// a . b, R v and R^T v: hsu_dot's, hsu_rotVec's and hsu_rotVecT's expressions inlined (per
+// point and per row here)
+static inline double dot3(const double a[3], const double b[3]) {
+  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
+}
+
+static inline void rotv(double res[3], const double R[9], const double v[3]) {
+  double x = v[0], y = v[1], z = v[2];
+  double r0 = R[0] * x + R[1] * y + R[2] * z;
+  double r1 = R[3] * x + R[4] * y + R[5] * z;
+  res[2] = R[6] * x + R[7] * y + R[8] * z;
+  res[0] = r0;
+  res[1] = r1;
+}
+
+static inline void rotvT(double res[3], const double R[9], const double v[3]) {
+  double x = v[0], y = v[1], z = v[2];
+  double r0 = R[0] * x + R[3] * y + R[6] * z;
+  double r1 = R[1] * x + R[4] * y + R[7] * z;
+  res[2] = R[2] * x + R[5] * y + R[8] * z;
+  res[0] = r0;
+  res[1] = r1;
+}
 
 // the larger of a and b (fmax is a call into libm in the solver's inner loops; no NaN here)
 static inline double maxd(double a, double b) {
@@ -149,8 +199,21 @@ typedef struct JsPoint {
                   // cover them all: the sweeps' fixed-size path (rigidVelocities, rigidApply)
   double *vel[2];  // rigid: the sides' qvel
   double gam;     // frictionBlock's last multiplier g on the cone (its next Newton start)
+  int frame[2];   // a contact's side on one link of a robot: its link's frame this step
+                  // (s->frames; Y from the frame's), else -1
   double lam[3];  // impulses along n, t1, t2 [N s]
 } JsPoint;
+
+// one link of a robot touched this step, as a rigid body: a contact point p on it moves at
+// G [v_o; w] (G = [d, (p - o) x d] per direction d) with the link's twist J_f qvel, so its rows
+// J = G J_f, its Y = G Y_f, and A's entries between two such points G Lambda G^T
+typedef struct JsFrame {
+  int ch, last;     // the character and the last dof of the link's path
+  double o[3];      // the reference point (the first point's), world [m]
+  size_t off;       // in fpool: Y_f = D^-1 L^-T J_f^T (6 rows of nv: o's velocity along the
+                    // world axes, then the angular velocity)
+  double lam[36];   // Lambda_ff = J_f M^-1 J_f^T = Y_f^T D Y_f (6 x 6)
+} JsFrame;
 
 // one point of the last step, for the warm start
 typedef struct JsPrev {
@@ -174,6 +237,14 @@ struct hsdJsContacts {
   int capIsl;
   double *A;      // dense contact-space inverse inertia (rows x rows) when rows <= JS_DENSE
   size_t capA;
+  JsFrame *frames;  // the links of robots touched this step (JsFrame)
+  int nframe, capFrame;
+  double *fpool;    // their Y_f
+  size_t capFPool, usedF;
+  double *fac;    // solveDirect: the active rows' Cholesky factor, then its vectors
+  size_t capFac;
+  int *act;       // solveDirect: each point's guess (1 active), then the active rows
+  int capAct;
   double *ufree;  // the rows' relative velocities at v*, then (nr on) their impulses
   size_t capU;
   double *vstar;  // each character's v* (at vOff[ci]), then (at nvAll + vOff[ci]) its pivots D
@@ -266,6 +337,10 @@ void hsd_jsFreeContacts(hsdWorld *w) {
     hsu_free(s->hash);
     hsu_free(s->vstar);
     hsu_free(s->A);
+    hsu_free(s->fac);
+    hsu_free(s->frames);
+    hsu_free(s->fpool);
+    hsu_free(s->act);
     hsu_free(s->isl);
     hsu_free(s->ufree);
     hsu_free(s->vOff);
@@ -281,23 +356,41 @@ static void tangents(const double n[3], double t1[3], double t2[3]) {
   int k = fabs(n[0]) <= fabs(n[1]) ? (fabs(n[0]) <= fabs(n[2]) ? 0 : 2)
                                    : (fabs(n[1]) <= fabs(n[2]) ? 1 : 2);
   e[k] = 1;
-  hsu_cross(t1, n, e);
+  cross(t1, n, e);
   double l = hsu_norm(t1);
   for (int j = 0; j < 3; j++) {
     t1[j] /= l;
   }
-  hsu_cross(t2, n, t1);
+  cross(t2, n, t1);
 }
 
 // J[j] += sign cdof_j . [(p - c) x dir; dir] for the dofs from link k to the root
 static void jacobianRow(const hsdJsModel *m, const hsdJsData *d, int k, const double p[3],
                         const double dir[3], double sign, double *J) {
   double r[3] = {p[0] - d->c[0], p[1] - d->c[1], p[2] - d->c[2]}, rd[3];
-  hsu_cross(rd, r, dir);
+  cross(rd, r, dir);
   for (int j = m->linkLastDof[k]; j >= 0; j = m->dofParent[j]) {
     const double *s = d->cdof + 6 * j;
     J[j] += sign * (s[0] * rd[0] + s[1] * rd[1] + s[2] * rd[2] + s[3] * dir[0] +
                     s[4] * dir[1] + s[5] * dir[2]);
+  }
+}
+
+// jacobianRow for the three directions fr (3 each) into the rows J, J + nv, J + 2 nv, in one
+// pass over the path (each row's entries the same bits as jacobianRow's)
+static void jacobianRows3(const hsdJsModel *m, const hsdJsData *d, int k, const double p[3],
+                          const double fr[9], double sign, double *J, size_t nv) {
+  double r[3] = {p[0] - d->c[0], p[1] - d->c[1], p[2] - d->c[2]}, rd[9];
+  for (int a = 0; a < 3; a++) {
+    cross(rd + 3 * a, r, fr + 3 * a);
+  }
+  for (int j = m->linkLastDof[k]; j >= 0; j = m->dofParent[j]) {
+    const double *s = d->cdof + 6 * j;
+    for (int a = 0; a < 3; a++) {
+      const double *x = rd + 3 * a, *dir = fr + 3 * a;
+      J[a * nv + j] += sign * (s[0] * x[0] + s[1] * x[1] + s[2] * x[2] + s[3] * dir[0] +
+                               s[4] * dir[1] + s[5] * dir[2]);
+    }
   }
 }
 
@@ -315,28 +408,35 @@ static double rowVelocity(const hsdWorld *w, const hsdJsContacts *s, const JsPoi
   return u;
 }
 
-// the relative velocity of point P along row r at the step's start (v* - dt qacc: before this
-// step's forces, as the ODE engine's contacts see it), for the choice of static or slip
-// friction: a box at rest on a slope gains g sin(theta) dt in v*, more than stickVelocity
-static double startVelocity(const hsdWorld *w, const hsdJsContacts *s, const JsPoint *P,
-                            int r) {
-  double u = 0;
+// the relative velocities of point P's three rows at the step's start (v* - dt qacc: before
+// this step's forces, as the ODE engine's contacts see it), in one pass, for the choice of
+// static or slip friction (a box at rest on a slope gains g sin(theta) dt in v*, more than
+// stickVelocity) and restitution
+static void startVelocities(const hsdWorld *w, const hsdJsContacts *s, const JsPoint *P,
+                            double u[3]) {
+  u[0] = u[1] = u[2] = 0;
   for (int k = 0; k < P->nside; k++) {
     const hsdCharacter *c = &w->chars[P->ch[k]];
-    const double *J = s->pool + P->off[k] + (size_t)r * c->jsm->nv;
+    size_t nv = (size_t)c->jsm->nv;
+    const double *J = s->pool + P->off[k];
     const double *v = c->jsd->qvel, *a = c->jsd->qacc;
     if (P->rigid) {
       for (int j = 0; j < 6; j++) {  // (a rigid side's rows cover its 6 dofs in order)
-        u += J[j] * (v[j] - w->dt * a[j]);
+        double x = v[j] - w->dt * a[j];
+        u[0] += J[j] * x;
+        u[1] += J[6 + j] * x;
+        u[2] += J[12 + j] * x;
       }
       continue;
     }
     const int *z = s->idx + P->zoff[k];
     for (int t = 0; t < P->nz[k]; t++) {
-      u += J[z[t]] * (v[z[t]] - w->dt * a[z[t]]);
+      double x = v[z[t]] - w->dt * a[z[t]];
+      u[0] += J[z[t]] * x;
+      u[1] += J[nv + z[t]] * x;
+      u[2] += J[2 * nv + z[t]] * x;
     }
   }
-  return u;
 }
 
 // v += W_r dl for point P's row r
@@ -502,7 +602,7 @@ static const double *warmImpulse(const hsdWorld *w, const hsdJsContacts *s,
   for (int j = 0; j < 3; j++) {
     r[j] = hc->p[j] - st->linkP[3 * k + j];
   }
-  hsu_rotVecT(x, st->linkR + 9 * k, r);
+  rotvT(x, st->linkR + 9 * k, r);
   const double *best = NULL;
   double bestD = JS_MATCH * JS_MATCH;
   for (int i = first; i < s->nprev && samePair(&s->prev[i], hc->ch, hc->link); i++) {
@@ -531,6 +631,73 @@ static void finishW(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
   P->hasW = 1;
 }
 
+// the deepest dof on the path from dof last to the root that is not given (-1: none): the links
+// below it down to last's move with it rigidly under an impulse (their given joints keep their
+// commanded motion), so they share one frame
+static int freeLast(const hsdJsModel *m, const hsdJsData *d, int last) {
+  while (last >= 0 && d->given[last]) {
+    last = m->dofParent[last];
+  }
+  return last;
+}
+
+// the frame of link path (ci, last) of this step, made with reference point o the first time
+// (its Y_f by two half solves of three rows, its Lambda_ff); its index
+static int frameOf(hsdWorld *w, hsdJsContacts *s, int ci, int last, const double o[3]) {
+  // (a link pair's points come together: the few latest frames are searched, so that a pile
+  // of a thousand boxes costs no search over all; a link met again later gets a second frame,
+  // which only solveFrames refuses: two frames of one link make Lambda singular)
+  for (int f = s->nframe - 1; f >= 0 && f >= s->nframe - JS_FRAMES; f--) {
+    if (s->frames[f].ch == ci && s->frames[f].last == last) {
+      return f;
+    }
+  }
+  const hsdCharacter *c = &w->chars[ci];
+  const hsdJsModel *jm = c->jsm;
+  const hsdJsData *jd = c->jsd;
+  size_t nv = (size_t)jm->nv;
+  JsFrame *F = &s->frames[s->nframe];
+  F->ch = ci;
+  F->last = last;
+  memcpy(F->o, o, sizeof F->o);
+  F->off = s->usedF;
+  s->usedF += 6 * nv;
+  double *Y = s->fpool + F->off;
+  double rc[3] = {o[0] - jd->c[0], o[1] - jd->c[1], o[2] - jd->c[2]};
+  memset(Y, 0, 6 * nv * sizeof *Y);
+  for (int j = last; j >= 0; j = jm->dofParent[j]) {
+    const double *sd = jd->cdof + 6 * j;  // [w; u at c]: o moves at u + w x (o - c)
+    double v[3];
+    cross(v, sd, rc);
+    for (int a = 0; a < 3; a++) {
+      Y[a * nv + j] = sd[3 + a] + v[a];
+      Y[(3 + a) * nv + j] = sd[a];
+    }
+  }
+  hsd_jsSolveMPath(jm, jd, Y, 3, last);
+  hsd_jsSolveMPath(jm, jd, Y + 3 * nv, 3, last);
+  const double *D = s->piv + s->vOff[ci];
+  double acc[36] = {0};
+  for (int j = last; j >= 0; j = jm->dofParent[j]) {
+    double q[6];
+    for (int a = 0; a < 6; a++) {
+      q[a] = Y[a * nv + j];
+    }
+    for (int a = 0; a < 6; a++) {
+      double pa = q[a] * D[j];
+      for (int b = a; b < 6; b++) {
+        acc[6 * a + b] += pa * q[b];
+      }
+    }
+  }
+  for (int a = 0; a < 6; a++) {
+    for (int b = a; b < 6; b++) {
+      F->lam[6 * a + b] = F->lam[6 * b + a] = acc[6 * a + b];
+    }
+  }
+  return s->nframe++;
+}
+
 // the rows of point P (directions P->fr, P->nrow of them) into the pool at *used (advanced):
 // the relative velocity of world point p[0] on link[0] of character ch[0] with respect to p[1]
 // on link[1] of ch[1], A's diagonal and (boxed points) its block; the characters that do not
@@ -538,6 +705,7 @@ static void finishW(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
 static void buildRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const int ch[2],
                       const int link[2], const double p[2][3], size_t *used) {
   P->nside = 0;
+  P->frame[0] = P->frame[1] = -1;
   for (int side = 0; side < 2; side++) {
     const hsdCharacter *c = &w->chars[ch[side]];
     if (c->still || !c->jsd || hsd_jsAsleep(w, ch[side])) {
@@ -547,6 +715,7 @@ static void buildRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const int ch[2]
     int nv = c->jsm->nv;
     if (k < P->nside) {
       P->last[k] = -2;
+      P->frame[k] = -1;
     } else {
       P->last[k] = c->jsm->linkLastDof[link[side]];
       P->ch[k] = ch[side];
@@ -555,6 +724,44 @@ static void buildRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const int ch[2]
       memset(s->pool + *used, 0, 6 * (size_t)nv * sizeof *s->pool);
       *used += 6 * (size_t)nv;
       P->nside++;
+    }
+    P->frame[k] = -1;
+    if (P->nrow == 3) {
+      jacobianRows3(c->jsm, c->jsd, link[side], p[side], P->fr, side ? -1 : 1,
+                    s->pool + P->off[k], (size_t)nv);
+      int eff = freeLast(c->jsm, c->jsd, P->last[k]);
+      if (P->kind == JS_CONTACT && eff >= 0 && c->jsm->nv > c->jsm->nroot) {
+        // a robot link's point: Y = G Y_f over the path (no half solve of its own; a free
+        // body's, a pile's boxes, keep theirs: their links are met by several pairs)
+        int f = frameOf(w, s, ch[side], eff, p[side]);
+        const JsFrame *F = &s->frames[f];
+        const double *Yf = s->fpool + F->off;
+        double *Y = s->pool + P->off[k] + 3 * (size_t)nv, g[3][6];
+        double r[3] = {p[side][0] - F->o[0], p[side][1] - F->o[1], p[side][2] - F->o[2]};
+        double sign = side ? -1 : 1;
+        for (int a = 0; a < 3; a++) {
+          double rd[3];
+          cross(rd, r, P->fr + 3 * a);
+          for (int j = 0; j < 3; j++) {
+            g[a][j] = sign * P->fr[3 * a + j];
+            g[a][3 + j] = sign * rd[j];
+          }
+        }
+        for (int j = eff; j >= 0; j = c->jsm->dofParent[j]) {
+          double y0 = 0, y1 = 0, y2 = 0;
+          for (int q = 0; q < 6; q++) {
+            double v = Yf[q * (size_t)nv + j];
+            y0 += g[0][q] * v;
+            y1 += g[1][q] * v;
+            y2 += g[2][q] * v;
+          }
+          Y[j] = y0;
+          Y[(size_t)nv + j] = y1;
+          Y[2 * (size_t)nv + j] = y2;
+        }
+        P->frame[k] = f;
+      }
+      continue;
     }
     for (int r = 0; r < P->nrow; r++) {
       jacobianRow(c->jsm, c->jsd, link[side], p[side], P->fr + 3 * r, side ? -1 : 1,
@@ -618,8 +825,10 @@ static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
       for (int j = last, t = P->nz[k] - 1; j >= 0; j = c->jsm->dofParent[j], t--) {
         z[t] = j;
       }
-      memcpy(Y, J, 3 * (size_t)nv * sizeof *Y);
-      hsd_jsSolveMPath(c->jsm, c->jsd, Y, 3, last);
+      if (P->frame[k] < 0) {  // (a robot link's point has its Y from the frame's)
+        memcpy(Y, J, 3 * (size_t)nv * sizeof *Y);
+        hsd_jsSolveMPath(c->jsm, c->jsd, Y, 3, last);
+      }
       continue;
     }
     for (int r = 0; r < 3; r++) {
@@ -672,13 +881,6 @@ static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
       P->block = 1;
     }
   }
-}
-
-// res = a x b (inline: rigidRows's crosses are most of its cost; res may not alias)
-static inline void cross(double res[3], const double a[3], const double b[3]) {
-  res[0] = a[1] * b[2] - a[2] * b[1];
-  res[1] = a[2] * b[0] - a[0] * b[2];
-  res[2] = a[0] * b[1] - a[1] * b[0];
 }
 
 static int findRoot(int *par, int x);
@@ -951,9 +1153,13 @@ static int reserveStep(hsdWorld *w, hsdJsContacts *s, int n) {
       grow((void **)&s->vstar, &s->capV, 3 * nvAll, sizeof *s->vstar) < 0 ||
       growInt((void **)&s->vOff, &s->capOff, w->nchar, sizeof *s->vOff) < 0 ||
       growInt((void **)&s->rinv, &s->capR, 10 * w->nchar, sizeof *s->rinv) < 0 ||
-      growInt((void **)&s->isl, &s->capIsl, 2 * w->nchar + 3 * m + 1, sizeof *s->isl) < 0) {
+      growInt((void **)&s->isl, &s->capIsl, 2 * w->nchar + 3 * m + 1, sizeof *s->isl) < 0 ||
+      growInt((void **)&s->frames, &s->capFrame, 2 * n + 1, sizeof *s->frames) < 0 ||
+      grow((void **)&s->fpool, &s->capFPool, pool + 1, sizeof *s->fpool) < 0) {
     return -1;
   }
+  s->nframe = 0;
+  s->usedF = 0;
   s->piv = s->vstar + nvAll;
   s->rhs = s->vstar + 2 * nvAll;
   return 0;
@@ -976,6 +1182,7 @@ static void buildDofRow(hsdWorld *w, hsdJsContacts *s, JsPoint *P, int ci, int j
   const hsdCharacter *c = &w->chars[ci];
   int nv = c->jsm->nv;
   memset(P, 0, sizeof *P);
+  P->frame[0] = P->frame[1] = -1;
   P->kind = JS_BOXED;
   P->nrow = 1;
   P->src = j;
@@ -1040,7 +1247,7 @@ static void loopPoints(const hsdWorld *w, const hsdLoop *l, double p[2][3], doub
   for (int side = 0; side < 2; side++) {
     const hsBodyState *st = w->chars[l->ch[1 - side]].state;
     int k = l->link[1 - side];
-    hsu_rotVec(x, st->linkR + 9 * k, l->p[1 - side]);
+    rotv(x, st->linkR + 9 * k, l->p[1 - side]);
     for (int j = 0; j < 3; j++) {
       q[side][j] = st->linkP[3 * k + j] + x[j];
     }
@@ -1062,7 +1269,7 @@ static void buildLoop(hsdWorld *w, hsdJsContacts *s, int i, JsPoint *P, size_t *
   const hsdLoop *l = &w->loops[i];
   double p[2][3], e[3], ax[3];
   loopPoints(w, l, p, e);
-  hsu_rotVec(ax, w->chars[l->ch[0]].state->linkR + 9 * l->link[0], l->axis);
+  rotv(ax, w->chars[l->ch[0]].state->linkR + 9 * l->link[0], l->axis);
   memset(P, 0, sizeof *P);
   P->kind = JS_BOXED;
   P->src = i;
@@ -1087,7 +1294,7 @@ static void buildLoop(hsdWorld *w, hsdJsContacts *s, int i, JsPoint *P, size_t *
   int ch[2] = {l->ch[1], l->ch[0]}, link[2] = {l->link[1], l->link[0]};
   buildRows(w, s, P, ch, link, (const double(*)[3])p, used);
   for (int r = 0; r < P->nrow; r++) {
-    P->lam[r] = P->inv[r] > 0 ? hsu_dot(l->jsImp, P->fr + 3 * r) : 0;
+    P->lam[r] = P->inv[r] > 0 ? dot3(l->jsImp, P->fr + 3 * r) : 0;
   }
 }
 
@@ -1096,11 +1303,11 @@ static void buildLoop(hsdWorld *w, hsdJsContacts *s, int i, JsPoint *P, size_t *
 static void addLinkForce(hsdCharacter *c, int k, const double p[3], const double f[3]) {
   const hsBodyState *st = c->state;
   double com[3], r[3], t[3];
-  hsu_rotVec(com, st->linkR + 9 * k, c->body->links[k].com);
+  rotv(com, st->linkR + 9 * k, c->body->links[k].com);
   for (int j = 0; j < 3; j++) {
     r[j] = p[j] - st->linkP[3 * k + j] - com[j];
   }
-  hsu_cross(t, r, f);
+  cross(t, r, f);
   for (int j = 0; j < 3; j++) {
     c->linkWrench[k][j] += f[j];
     c->linkWrench[k][3 + j] += t[j];
@@ -1410,10 +1617,15 @@ static void applyImpulses(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) 
       }
     }
   }
-  // each character once: its entry zeroed after it is applied
+  // each character once: its entry zeroed after it is applied (the last one applied skipped
+  // at once: a robot's points are all its own)
+  int lastDone = -1;
   for (int i = 0; i < m; i++) {
     const JsPoint *P = &s->pts[idx[i]];
     for (int k = 0; k < P->nside; k++) {
+      if (P->ch[k] == lastDone) {
+        continue;
+      }
       hsdCharacter *c = &w->chars[P->ch[k]];
       int nv = c->jsm->nv;
       double *x = s->rhs + s->vOff[P->ch[k]];
@@ -1429,15 +1641,441 @@ static void applyImpulses(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) 
         c->jsd->qvel[j] += x[j];
       }
       memset(x, 0, (size_t)nv * sizeof *x);
+      lastDone = P->ch[k];
     }
   }
 }
 
+// a . b over n entries (four partial sums: a fixed order, fewer loop steps)
+static inline double dotn(const double *a, const double *b, int n) {
+  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  int i = 0;
+  for (; i + 4 <= n; i += 4) {
+    s0 += a[i] * b[i];
+    s1 += a[i + 1] * b[i + 1];
+    s2 += a[i + 2] * b[i + 2];
+    s3 += a[i + 3] * b[i + 3];
+  }
+  for (; i < n; i++) {
+    s0 += a[i] * b[i];
+  }
+  return (s0 + s1) + (s2 + s3);
+}
+
+// factor the n x n symmetric positive definite a (row-major, its lower triangle read) as L L^T
+// in place, L in the lower triangle, the reciprocals of its diagonal into inv; 0, or -1 when a
+// pivot is not positive (or not a number)
+static int cholesky(double *a, int n, double *inv) {
+  for (int j = 0; j < n; j++) {
+    double *aj = a + (size_t)j * n;
+    for (int k = 0; k < j; k++) {
+      aj[k] = (aj[k] - dotn(aj, a + (size_t)k * n, k)) * inv[k];
+    }
+    double d = aj[j] - dotn(aj, aj, j);
+    if (!(d > 0)) {
+      return -1;
+    }
+    aj[j] = sqrt(d);
+    inv[j] = 1 / aj[j];
+  }
+  return 0;
+}
+
+// x = (L L^T)^-1 x with cholesky's factor of n rows, in place: forward by rows of L, back by
+// the same rows (L^T's columns)
+static void solveCholesky(const double *L, const double *inv, int n, double *x) {
+  for (int j = 0; j < n; j++) {
+    x[j] = (x[j] - dotn(L + (size_t)j * n, x, j)) * inv[j];
+  }
+  for (int j = n - 1; j >= 0; j--) {
+    const double *lj = L + (size_t)j * n;
+    double xj = x[j] *= inv[j];
+    for (int i = 0; i < j; i++) {
+      x[i] -= lj[i] * xj;
+    }
+  }
+}
+
+// the impulses of the m contact points idx[] on the formed A found exactly, where that works:
+// a guess of the points in contact (last step's impulse, or a free velocity below the bias)
+// whose rows all hold (normal velocity = bias, tangential = target: sticking), solved on
+// A + eps I by Cholesky and refined from 0 (x += (A + eps I)^-1 r, whose new residual
+// b - A x is eps times that correction), which converges to the least-norm solution: a flat
+// sole's four corners are 12 rows on the 6 dofs of one link, so A is singular and the sweeps'
+// answer is one of many with the same J^T lambda; the least-norm one spreads the load evenly
+// (its corners far inside their cones, where the sweeps' drifted to them). A point of the guess
+// with a negative normal impulse leaves it, one outside that the others push in (its velocity
+// below its bias beyond the tolerance) joins it, up to JS_DIRECT_ROUNDS guesses. 1 with the
+// impulses in the points' lam; 0 (lam untouched: the sweeps solve it) for boxed rows, a larger
+// island, a row that moves nothing, a sliding point (its impulse outside the cone) or no guess
+// that holds. The caller's sweep then checks the answer against the sweeps' own tolerance
+static int solveDirect(hsdJsContacts *s, const int *idx, int m) {
+  size_t nr = 3 * (size_t)m;
+  const double *A = s->A, *uf = s->ufree;
+  if (nr > JS_DIRECT_ROWS) {
+    return 0;
+  }
+  double eps = 0, ref = s->scale;
+  for (int i = 0; i < m; i++) {
+    const JsPoint *P = &s->pts[idx[i]];
+    if (P->kind != JS_CONTACT || !(P->inv[0] > 0 && P->inv[1] > 0 && P->inv[2] > 0)) {
+      return 0;
+    }
+    ref = maxd(ref, P->lam[0]);
+  }
+  if (grow((void **)&s->fac, &s->capFac, nr * nr + 3 * nr, sizeof *s->fac) < 0 ||
+      growInt((void **)&s->act, &s->capAct, (int)nr + m, sizeof *s->act) < 0) {
+    return 0;
+  }
+  double *L = s->fac, *x = L + nr * nr, *y = x + nr, *inv = y + nr;
+  int *act = s->act, *rows = act + m;
+  for (size_t r = 0; r < nr; r++) {
+    eps = maxd(eps, A[r * nr + r]);
+  }
+  eps *= JS_DIRECT_REG;
+  // the guess: last step's contacts, and the points the free motion pushes in
+  for (int i = 0; i < m; i++) {
+    const JsPoint *P = &s->pts[idx[i]];
+    act[i] = P->lam[0] > 0 || uf[3 * i] < P->bias;
+  }
+  for (int round = 0; round < JS_DIRECT_ROUNDS; round++) {
+    int na = 0;
+    for (int i = 0; i < m; i++) {
+      for (int r = 0; act[i] && r < 3; r++) {
+        rows[na++] = 3 * i + r;
+      }
+    }
+    // A + eps I (a track's normal row: + its softness R) over the guess's rows, factored
+    for (int a = 0; a < na; a++) {
+      const double *Ar = A + (size_t)rows[a] * nr;
+      double *La = L + (size_t)a * na;
+      for (int c = 0; c <= a; c++) {
+        La[c] = Ar[rows[c]];
+      }
+      La[a] += eps + (rows[a] % 3 ? 0 : s->pts[idx[rows[a] / 3]].soft);
+    }
+    if (na > 0 && cholesky(L, na, inv) < 0) {
+      return 0;
+    }
+    // solved and refined from 0 (the residual b, the rows' targets less their free
+    // velocities) until no row's residual would move its impulse by a hundredth of the sweeps'
+    // tolerance
+    int done = 0;
+    memset(x, 0, (size_t)na * sizeof *x);
+    for (int a = 0; a < na; a++) {
+      const JsPoint *P = &s->pts[idx[rows[a] / 3]];
+      y[a] = (rows[a] % 3 ? P->target[rows[a] % 3] : P->bias) - uf[rows[a]];
+    }
+    for (int it = 0; it < JS_DIRECT_REFINE && !done; it++) {
+      solveCholesky(L, inv, na, y);
+      double big = ref, worst = 0;
+      for (int a = 0; a < na; a++) {
+        x[a] += y[a];
+        big = maxd(big, rows[a] % 3 ? 0 : x[a]);
+      }
+      for (int a = 0; a < na; a++) {
+        y[a] *= eps;  // the new residual
+        worst = maxd(worst, fabs(y[a]) * s->pts[idx[rows[a] / 3]].inv[rows[a] % 3]);
+      }
+      done = worst <= 1e-2 * JS_TOL * big;
+    }
+    // the guess checked: a pulling point leaves it, a point left out that the others push
+    // into the floor (beyond the tolerance) joins it
+    int changed = 0;
+    for (int a = 0; a < na; a += 3) {
+      ref = maxd(ref, x[a]);
+    }
+    for (int a = 0; a < na; a += 3) {
+      if (x[a] < 0) {
+        act[rows[a] / 3] = 0;
+        changed = 1;
+      }
+    }
+    for (int i = 0; i < m; i++) {
+      if (act[i]) {
+        continue;
+      }
+      const JsPoint *P = &s->pts[idx[i]];
+      const double *Ar = A + 3 * (size_t)i * nr;
+      double u = uf[3 * i];
+      for (int c = 0; c < na; c++) {
+        u += Ar[rows[c]] * x[c];
+      }
+      if ((P->bias - u) * P->invSoft > 1e-2 * JS_TOL * ref) {
+        act[i] = 1;
+        changed = 1;
+      }
+    }
+    if (changed) {
+      continue;
+    }
+    if (!done) {
+      return 0;
+    }
+    for (int a = 0; a < na; a += 3) {
+      const JsPoint *P = &s->pts[idx[rows[a] / 3]];
+      if (hypot(x[a + 1], x[a + 2]) > P->mu * x[a]) {
+        return 0;  // sliding: the sweeps find its friction on the cone
+      }
+    }
+    for (int i = 0; i < m; i++) {
+      JsPoint *P = &s->pts[idx[i]];
+      P->lam[0] = P->lam[1] = P->lam[2] = 0;
+    }
+    for (int a = 0; a < na; a++) {
+      s->pts[idx[rows[a] / 3]].lam[rows[a] % 3] = x[a];
+    }
+    return 1;
+  }
+  return 0;
+}
+
+// the rows' relative velocities at v* of the m points idx[] into ufree (3 each)
+static void freeVelocities(const hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
+  for (int i = 0; i < m; i++) {
+    pointVelocities(w, s, &s->pts[idx[i]], s->ufree + 3 * i);
+  }
+}
+
+// the impulses of an island of sticking contacts on a few links of one character solved
+// exactly in link space, without forming A. A point on a link moves with the link's twist (the
+// velocity at a reference point o, the angular velocity), so its rows are J_i = G_i J_f with
+// G_i = [d, (p_i - o) x d] per direction d, and A = G Lambda G^T, Lambda = J_f M^-1 J_f^T (6 x 6
+// blocks per pair of links, from six half solves per link instead of three per point). A flat
+// sole's four corners are 12 rows on the 6 dofs of one link: A is singular and the sweeps'
+// impulses are one of many with the same J^T lambda; this takes the least-norm ones, which
+// spread the load evenly (the sweeps' drifted to the edges of their cones): the rows' targets b
+// as one twist change per link c_f = (G_f^T G_f)^-1 G_f^T b_f (when they are not one, some point
+// must leave: 0), the links' impulses w = Lambda^-1 c, the points' lambda_f = G_f (G_f^T G_f)^-1
+// w_f. The answer is applied (v += M^-1 J^T lambda) and checked as the sweeps check theirs:
+// every normal impulse >= 0, every friction within its cone, every row's velocity at its target
+// within JS_TOL of the largest normal impulse (over its A_rr); 1 then. 0, with v and lam as they
+// were, for an island that does not qualify (a point out of contact last step whose free
+// velocity does not push it in, a soft point, two moving sides or two links on one side, more
+// than one character or JS_FRAMES links, a link's points on a line) or an answer that fails
+static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
+  size_t nr = 3 * (size_t)m;
+  const JsPoint *P0 = &s->pts[idx[0]];
+  int ci = P0->ch[0], nf = 0, fid[JS_FRAMES];
+  if (nr > JS_DIRECT_ROWS || P0->nside != 1 ||
+      grow((void **)&s->ufree, &s->capU, 2 * nr, sizeof *s->ufree) < 0 ||
+      growInt((void **)&s->act, &s->capAct, (int)nr + m, sizeof *s->act) < 0) {
+    return 0;
+  }
+  hsdCharacter *c = &w->chars[ci];
+  const hsdJsModel *jm = c->jsm;
+  const hsdJsData *jd = c->jsd;
+  size_t nv = (size_t)jm->nv;
+  int *frame = s->act;  // each point's frame, numbered within the island
+  for (int t = 0; t < m; t++) {
+    const JsPoint *P = &s->pts[idx[t]];
+    if (P->kind != JS_CONTACT || P->nside != 1 || P->ch[0] != ci || P->last[0] < 0 ||
+        P->soft != 0 || !(P->inv[0] > 0 && P->inv[1] > 0 && P->inv[2] > 0)) {
+      return 0;
+    }
+    // its link's frame (a free body's made here: a robot standing on a free box)
+    int eff = freeLast(jm, jd, P->last[0]);
+    if (eff < 0) {
+      return 0;  // (nothing on its path moves under an impulse)
+    }
+    int gf = P->frame[0] >= 0 ? P->frame[0] : frameOf(w, s, ci, eff, w->contacts[idx[t]].p);
+    int f = 0;
+    while (f < nf && fid[f] != gf) {
+      f++;
+    }
+    if (f == nf && nf == JS_FRAMES) {
+      return 0;
+    }
+    if (f == nf) {
+      fid[nf++] = gf;
+    }
+    frame[t] = f;
+  }
+  freeVelocities(w, s, idx, m);
+  const double *uf = s->ufree;
+  for (int t = 0; t < m; t++) {
+    const JsPoint *P = &s->pts[idx[t]];
+    if (!(P->lam[0] > 0 || uf[3 * t] < P->bias)) {
+      return 0;  // (a point that may leave: solveDirect or the sweeps find which)
+    }
+  }
+  // scratch: Lambda (nL x nL), G (6 per row), per frame 64 (G^T G[36], its reciprocal
+  // pivots[6], c[6], y[6]), w and Lambda's pivots (nL each), the impulses before (nr), v
+  // before (nv)
+  size_t nL = 6 * (size_t)nf;
+  if (grow((void **)&s->fac, &s->capFac, nL * nL + 6 * nr + 64 * (size_t)nf + 2 * nL + nr + nv,
+           sizeof *s->fac) < 0) {
+    return 0;
+  }
+  double *L = s->fac, *G = L + nL * nL, *ff = G + 6 * nr;
+  double *x = ff + 64 * (size_t)nf, *lpiv = x + nL, *lamWas = lpiv + nL, *vWas = lamWas + nr;
+  // each row's G (the moving side's sign)
+  for (int t = 0; t < m; t++) {
+    const JsPoint *P = &s->pts[idx[t]];
+    const hsdContact *hc = &w->contacts[idx[t]];
+    const double *o = s->frames[fid[frame[t]]].o;
+    double sign = hc->ch[0] == ci && jm->linkLastDof[hc->link[0]] == P->last[0] ? 1 : -1;
+    double r[3] = {hc->p[0] - o[0], hc->p[1] - o[1], hc->p[2] - o[2]};
+    for (int a = 0; a < 3; a++) {
+      double *g = G + 6 * (3 * (size_t)t + a), rd[3];
+      cross(rd, r, P->fr + 3 * a);
+      for (int j = 0; j < 3; j++) {
+        g[j] = sign * P->fr[3 * a + j];
+        g[3 + j] = sign * rd[j];
+      }
+    }
+  }
+  // per frame: G_f^T G_f factored and the twist change c_f = (G_f^T G_f)^-1 G_f^T b_f
+  for (int f = 0; f < nf; f++) {
+    double *gtg = ff + 64 * f, *gpiv = gtg + 36, *cf = gpiv + 6;
+    memset(gtg, 0, 36 * sizeof *gtg);
+    memset(cf, 0, 6 * sizeof *cf);
+    for (int t = 0; t < m; t++) {
+      const JsPoint *P = &s->pts[idx[t]];
+      for (int a = 0; a < 3 && frame[t] == f; a++) {
+        const double *g = G + 6 * (3 * (size_t)t + a);
+        double b = (a ? P->target[a] : P->bias) - uf[3 * t + a];
+        for (int p = 0; p < 6; p++) {
+          cf[p] += g[p] * b;
+          for (int q = 0; q <= p; q++) {
+            gtg[6 * p + q] += g[p] * g[q];
+          }
+        }
+      }
+    }
+    if (cholesky(gtg, 6, gpiv) < 0) {
+      return 0;  // (its points on a line: they do not fix the link's twist)
+    }
+    solveCholesky(gtg, gpiv, 6, cf);
+    memcpy(x + 6 * f, cf, 6 * sizeof *x);
+  }
+  // the targets one twist change per link (to rounding: the check below is the sweeps'), or
+  // some point must leave (solveDirect's guesses)
+  double bmax = 0;
+  for (size_t r = 0; r < nr; r++) {
+    const JsPoint *P = &s->pts[idx[r / 3]];
+    bmax = maxd(bmax, fabs((r % 3 ? P->target[r % 3] : P->bias) - uf[r]));
+  }
+  for (int t = 0; t < m; t++) {
+    const JsPoint *P = &s->pts[idx[t]];
+    const double *cf = ff + 64 * frame[t] + 36 + 6;
+    for (int a = 0; a < 3; a++) {
+      const double *g = G + 6 * (3 * (size_t)t + a);
+      double b = (a ? P->target[a] : P->bias) - uf[3 * t + a];
+      for (int p = 0; p < 6; p++) {
+        b -= g[p] * cf[p];
+      }
+      if (fabs(b) > 1e-9 * bmax) {
+        return 0;
+      }
+    }
+  }
+  // Lambda in 6 x 6 blocks: each link's own (its frame's), and each pair's over the dofs their
+  // paths share (Y is zero off a link's own path)
+  const double *D = s->piv + s->vOff[ci];
+  for (int f = 0; f < nf; f++) {
+    const JsFrame *Ff = &s->frames[fid[f]];
+    for (int a = 0; a < 6; a++) {
+      memcpy(L + (6 * f + a) * nL + 6 * f, Ff->lam + 6 * a, 6 * sizeof *L);
+    }
+    for (int g = 0; g < f; g++) {
+      const JsFrame *Fg = &s->frames[fid[g]];
+      const double *Ya = s->fpool + Ff->off, *Yb = s->fpool + Fg->off;
+      int x0 = Ff->last, y0 = Fg->last;
+      while (x0 != y0 && x0 >= 0 && y0 >= 0) {
+        if (x0 > y0) {
+          x0 = jm->dofParent[x0];
+        } else {
+          y0 = jm->dofParent[y0];
+        }
+      }
+      double acc[36] = {0};
+      for (int j = x0 == y0 ? x0 : -1; j >= 0; j = jm->dofParent[j]) {
+        double p[6], q[6];
+        for (int a = 0; a < 6; a++) {
+          p[a] = Ya[a * nv + j] * D[j];
+          q[a] = Yb[a * nv + j];
+        }
+        for (int a = 0; a < 6; a++) {
+          for (int b = 0; b < 6; b++) {
+            acc[6 * a + b] += p[a] * q[b];
+          }
+        }
+      }
+      for (int a = 0; a < 6; a++) {
+        for (int b = 0; b < 6; b++) {
+          L[(6 * f + a) * nL + 6 * g + b] = acc[6 * a + b];
+          L[(6 * g + b) * nL + 6 * f + a] = acc[6 * a + b];
+        }
+      }
+    }
+  }
+  // w = Lambda^-1 c; lambda_f = G_f (G_f^T G_f)^-1 w_f, checked against the cones
+  if (cholesky(L, (int)nL, lpiv) < 0) {
+    return 0;
+  }
+  solveCholesky(L, lpiv, (int)nL, x);
+  for (int f = 0; f < nf; f++) {
+    double *gtg = ff + 64 * f, *y = gtg + 36 + 12;
+    memcpy(y, x + 6 * f, 6 * sizeof *y);
+    solveCholesky(gtg, gtg + 36, 6, y);
+  }
+  double *lam = s->ufree + nr;
+  for (int t = 0; t < m; t++) {
+    const JsPoint *P = &s->pts[idx[t]];
+    const double *y = ff + 64 * frame[t] + 36 + 12;
+    double *l = lam + 3 * t;
+    for (int a = 0; a < 3; a++) {
+      const double *g = G + 6 * (3 * (size_t)t + a);
+      l[a] = 0;
+      for (int p = 0; p < 6; p++) {
+        l[a] += g[p] * y[p];
+      }
+    }
+    if (!(l[0] >= 0) || hypot(l[1], l[2]) > P->mu * l[0]) {
+      return 0;  // a point that pulls or slides: solveDirect or the sweeps
+    }
+  }
+  // applied, then checked as a sweep would: each row's velocity at its target
+  double big = s->scale;
+  for (int t = 0; t < m; t++) {
+    JsPoint *P = &s->pts[idx[t]];
+    memcpy(lamWas + 3 * t, P->lam, 3 * sizeof *lamWas);
+    memcpy(P->lam, lam + 3 * t, 3 * sizeof *lam);
+    big = maxd(big, P->lam[0]);
+  }
+  memcpy(vWas, jd->qvel, nv * sizeof *vWas);
+  applyImpulses(w, s, idx, m);
+  double worst = 0;
+  for (int t = 0; t < m; t++) {
+    const JsPoint *P = &s->pts[idx[t]];
+    double ut[3];
+    pointVelocities(w, s, P, ut);
+    for (int a = 0; a < 3; a++) {
+      double u = fabs(ut[a] - (a ? P->target[a] : P->bias)) * P->inv[a];
+      worst = maxd(worst, u);
+      if (u > JS_TOL * big) {
+        memcpy(jd->qvel, vWas, nv * sizeof *vWas);
+        for (int q = 0; q < m; q++) {
+          memcpy(s->pts[idx[q]].lam, lamWas + 3 * q, 3 * sizeof *lamWas);
+        }
+        return 0;
+      }
+    }
+  }
+  s->change = maxd(s->change, big > 0 ? worst / big : 0);  // (what a sweep would change)
+  return 1;
+}
+
 // projected Gauss-Seidel on the formed A (as solvePoints, in contact space: a row's velocity
-// is ufree + A lambda), then v += W lambda once
-static void solveDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
+// is ufree + A lambda), from solveDirect's impulses where direct is set and it found them (then
+// the first sweep only confirms them), then v += W lambda once
+static void solveDense(hsdWorld *w, hsdJsContacts *s, const int *idx, int m, int direct) {
   size_t nr = 3 * (size_t)m;
   double *lam = s->ufree + nr;  // the impulses, flat (kept equal to the points' lam)
+  if (direct) {
+    solveDirect(s, idx, m);
+  }
   for (int i = 0; i < m; i++) {
     memcpy(lam + 3 * i, s->pts[idx[i]].lam, sizeof s->pts[idx[i]].lam);
   }
@@ -1518,9 +2156,24 @@ static void solveIsland(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
       rowCost += 3 * (long)(P->nz[k] + w->chars[P->ch[k]].jsm->nv);
     }
   }
-  if (!rigid && nr <= JS_DENSE && nr * nr <= rowCost && formDense(w, s, idx, m) == 0) {
-    solveDense(w, s, idx, m);
-    return;
+  // the exact solves for an island with a robot in it (free bodies at rest, a box on the
+  // floor, are converged from their warm start by a sweep or two: cheaper than a solve)
+  int robot = 0;
+  for (int i = 0; i < m && !robot; i++) {
+    const JsPoint *P = &s->pts[idx[i]];
+    for (int k = 0; k < P->nside; k++) {
+      const hsdJsModel *jm = w->chars[P->ch[k]].jsm;
+      robot |= jm->nv > jm->nroot;
+    }
+  }
+  if (!rigid && nr <= JS_DENSE && nr * nr <= rowCost) {
+    if (robot && solveFrames(w, s, idx, m)) {
+      return;  // (a robot standing: solved in link space)
+    }
+    if (formDense(w, s, idx, m) == 0) {
+      solveDense(w, s, idx, m, robot);
+      return;
+    }
   }
   for (int i = 0; i < m; i++) {
     JsPoint *P = &s->pts[idx[i]];
@@ -1643,10 +2296,12 @@ void hsd_jsContacts(hsdWorld *w) {
     double tr[3] = {0, 0, 0}, nOut[3] = {-hc->n[0], -hc->n[1], -hc->n[2]};
     hsd_addTrackVel(&w->chars[hc->ch[0]], hc->link[0], nOut, tr, 1);
     hsd_addTrackVel(&w->chars[hc->ch[1]], hc->link[1], hc->n, tr, -1);
-    P->target[1] = -hsu_dot(tr, P->fr + 3);
-    P->target[2] = -hsu_dot(tr, P->fr + 6);
-    double ut1 = startVelocity(w, s, P, 1) - P->target[1];
-    double ut2 = startVelocity(w, s, P, 2) - P->target[2];
+    P->target[1] = -dot3(tr, P->fr + 3);
+    P->target[2] = -dot3(tr, P->fr + 6);
+    double u0[3];
+    startVelocities(w, s, P, u0);
+    double ut1 = u0[1] - P->target[1];
+    double ut2 = u0[2] - P->target[2];
     const hsdSurface *sf = &w->pairs[hc->pair].surface;
     P->mu = sqrt(ut1 * ut1 + ut2 * ut2) < w->opt.stickVelocity ? sf->staticFriction
                                                                 : sf->slipFriction;
@@ -1657,7 +2312,7 @@ void hsd_jsContacts(hsdWorld *w) {
     // restitution (the ODE engine's bounce): a point approaching faster than bounceVelocity at
     // the step's start that touches, or closes its gap within the step, leaves at restitution
     // times the approach speed
-    double un0 = startVelocity(w, s, P, 0);
+    double un0 = u0[0];
     if (sf->restitution > 0 && -un0 > w->opt.bounceVelocity && un0 * dt <= hc->depth) {
       P->bias = fmax(P->bias, -sf->restitution * un0);
     }
@@ -1668,7 +2323,7 @@ void hsd_jsContacts(hsdWorld *w) {
     }
     const double *imp = warmImpulse(w, s, hc);
     for (int r = 0; r < 3; r++) {
-      P->lam[r] = imp && P->inv[r] > 0 ? hsu_dot(imp, P->fr + 3 * r) : 0;
+      P->lam[r] = imp && P->inv[r] > 0 ? dot3(imp, P->fr + 3 * r) : 0;
     }
     P->lam[0] = fmax(0, P->lam[0]);
     projectCone(P->lam, P->mu);
@@ -1701,12 +2356,12 @@ void hsd_jsContacts(hsdWorld *w) {
       const hsBodyState *st = c->state;
       int k = hc->link[side];
       double com[3], r[3], f[3], t[3];
-      hsu_rotVec(com, st->linkR + 9 * k, c->body->links[k].com);
+      rotv(com, st->linkR + 9 * k, c->body->links[k].com);
       for (int j = 0; j < 3; j++) {
         r[j] = hc->p[j] - st->linkP[3 * k + j] - com[j];
         f[j] = side ? -hc->force[j] : hc->force[j];
       }
-      hsu_cross(t, r, f);
+      cross(t, r, f);
       for (int j = 0; j < 3; j++) {
         c->linkWrench[k][j] += f[j];
         c->linkWrench[k][3 + j] += t[j];
@@ -1720,7 +2375,7 @@ void hsd_jsContacts(hsdWorld *w) {
     }
     memcpy(q->ch, hc->ch, sizeof q->ch);
     memcpy(q->link, hc->link, sizeof q->link);
-    hsu_rotVecT(q->x, st0->linkR + 9 * k0, r0);
+    rotvT(q->x, st0->linkR + 9 * k0, r0);
     memcpy(q->imp, imp, sizeof imp);
   }
   s->nprev = n;

@@ -605,4 +605,10 @@ void hsd_momentum(hsdCharacter *c);
 // servoed joints of composite and kinematic characters, u
 void hsd_inverseDynamics(hsdWorld *w, int ch);
 
+// hsd_inverseDynamics where only the force sensors read it: for a character with joint
+// dynamics (articulated), subW of the links that carry a force sensor and of their descendants
+// only (bit for bit hsd_inverseDynamics's; the joint-space engine's sensors, a humanoid's ankles:
+// its feet); otherwise hsd_inverseDynamics itself
+void hsd_sensorInverseDynamics(hsdWorld *w, int ch);
+
 #endif  // HRPSIM_DYNAMICS_DYNAMICS_PRIVATE_H_

@@ -447,12 +447,18 @@ void hsd_servoFinish(hsdWorld *w, int ci) {
 
 //---------------------------------- inverse dynamics ------------------------------------------
 
-void hsd_inverseDynamics(hsdWorld *w, int ci) {
+// inverse dynamics of character ci (hsd_inverseDynamics), over the links where need[k] is not 0
+// (NULL: every link): each needed link's subW is that of hsd_inverseDynamics, bit for bit, if
+// every descendant of a needed link is needed; the others keep theirs
+static void inverseDynamics(hsdWorld *w, int ci, const double *need) {
   hsdCharacter *c = &w->chars[ci];
   const hsBody *b = c->body;
   hsBodyState *st = c->state;
   // each link's own share: applied forces minus the rate of change of its momentum
   for (int k = 0; k < b->nlink; k++) {
+    if (need && !need[k]) {
+      continue;
+    }
     const hsLink *lk = &b->links[k];
     const hsdLinkOde *l = &c->links[k];
     const hsdLinkMotion *m = &c->motion[k];
@@ -476,6 +482,9 @@ void hsd_inverseDynamics(hsdWorld *w, int ci) {
   // children into parents (children have larger indices)
   for (int k = b->nlink - 1; k > 0; k--) {
     int p = b->links[k].parent;
+    if (need && !need[p]) {
+      continue;
+    }
     double r[3], x[3];
     for (int j = 0; j < 3; j++) {
       r[j] = st->linkP[3 * k + j] - st->linkP[3 * p + j];
@@ -486,7 +495,7 @@ void hsd_inverseDynamics(hsdWorld *w, int ci) {
       c->subW[p][3 + j] += c->subW[k][3 + j] + x[j];
     }
   }
-  if (c->rep == hsdREP_ARTICULATED) {
+  if (c->rep == hsdREP_ARTICULATED || need) {
     return;
   }
   // the torque each servo applied: what the parent exerts on the subtree, about the axis
@@ -499,4 +508,30 @@ void hsd_inverseDynamics(hsdWorld *w, int ci) {
     hsd_worldAxis(a, lk, st->linkR + 9 * k);
     st->u[k] = -hsu_dot(a, c->subW[k] + hsm_jointHalf(lk));
   }
+}
+
+void hsd_inverseDynamics(hsdWorld *w, int ci) {
+  inverseDynamics(w, ci, NULL);
+}
+
+void hsd_sensorInverseDynamics(hsdWorld *w, int ci) {
+  hsdCharacter *c = &w->chars[ci];
+  const hsBody *b = c->body;
+  if (c->rep != hsdREP_ARTICULATED) {
+    inverseDynamics(w, ci, NULL);  // (the servos' torques too)
+    return;
+  }
+  // the links carrying a force sensor and their descendants (children have larger indices),
+  // marked in the character's scratch
+  double *need = c->scratch;
+  memset(need, 0, (size_t)b->nlink * sizeof *need);
+  for (int s = 0; s < b->nsensor; s++) {
+    if (b->sensors[s].type == hsSENSOR_FORCE) {
+      need[b->sensors[s].link] = 1;
+    }
+  }
+  for (int k = 1; k < b->nlink; k++) {
+    need[k] = need[k] != 0 || need[b->links[k].parent] != 0;
+  }
+  inverseDynamics(w, ci, need);
 }

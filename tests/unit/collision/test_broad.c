@@ -1,6 +1,7 @@
 // test_broad.c - the broad phase (hsc_overlappingLinks): on random boxes of random sizes,
 // moved about between calls (the sweep's order is kept from call to call), the pairs it finds
-// are exactly the brute-force overlapping world-box pairs, in (body, link) order.
+// are exactly the brute-force overlapping world-box pairs, in (body, link) order; and links
+// moved lazily (hsc_moveLink) answer every query as links placed at once.
 
 #include "col_helpers.h"
 
@@ -128,9 +129,94 @@ static void testLinksAndSelfPairs(void) {
   hsc_freeModel(m);
 }
 
+// hsc_moveLink (geoms placed when a query needs them) answers every query with the same bits
+// as hsc_setLinkPose: 40 boxes, spheres and capsules at random turned poses over a floor box,
+// moved in rounds, in two scenes (one moved each way); contacts with a margin, intersections,
+// distances and overlapping link pairs compared byte for byte after each round
+static void testMoveLinkSameAnswers(void) {
+  enum { N = 40, NPAIR = N * (N + 1) / 2, MAXC = 4 * NPAIR };
+  hscModel *models[N + 1];
+  hscScene *sc[2];
+  unsigned long long r = 12345;
+  models[N] = colPrim(hsGEOM_BOX, 4, 4, 0.1);
+  for (int i = 0; i < N; i++) {
+    int kind = i % 3;
+    models[i] = kind == 0   ? colPrim(hsGEOM_BOX, 0.1 + 0.2 * rnd(&r), 0.1 + 0.2 * rnd(&r), 0.1)
+                : kind == 1 ? colPrim(hsGEOM_SPHERE, 0.05 + 0.1 * rnd(&r), 0, 0)
+                            : colPrim(hsGEOM_CAPSULE, 0.05, 0.2, 0);
+  }
+  for (int k = 0; k < 2; k++) {
+    sc[k] = hsc_makeScene(NULL, NULL);
+    CU_ASSERT_PTR_NOT_NULL_FATAL(sc[k]);
+    for (int i = 0; i <= N; i++) {
+      CU_ASSERT_EQUAL(hsc_addBody(sc[k], models[i], NULL), i);
+    }
+    colPlace(sc[k], N, 0, 0, -0.05, NULL);
+  }
+  static hscPair pairs[NPAIR];
+  int np = 0;
+  for (int i = 0; i <= N; i++) {
+    for (int j = i + 1; j <= N; j++) {
+      memset(&pairs[np], 0, sizeof pairs[np]);
+      pairs[np].body[0] = i;
+      pairs[np].body[1] = j;
+      pairs[np].cull = 0.01;
+      np++;
+    }
+  }
+  static hscContact c[2][MAXC];
+  static hscDistance d[2][NPAIR];
+  static hscPair ov[2][NPAIR];
+  static int cnt[2][NPAIR];
+  static unsigned char hit[2][NPAIR];
+  int same = 1, touching = 0;
+  for (int round = 0; round < 6; round++) {
+    for (int i = 0; i < N; i++) {
+      double R[9], p[3] = {3 * rnd(&r) - 1.5, 3 * rnd(&r) - 1.5, 0.5 * rnd(&r) - 0.05};
+      colRot(R, rnd(&r) - 0.5, rnd(&r) - 0.5, rnd(&r) + 0.1, 6 * rnd(&r));
+      double n = sqrt(R[0] * R[0] + R[3] * R[3] + R[6] * R[6]);
+      CU_ASSERT(fabs(n - 1) < 1e-12);
+      CU_ASSERT_EQUAL(hsc_setLinkPose(sc[0], i, 0, p, R, NULL), 0);
+      if (round % 2) {  // (odd rounds: the whole body's links at once)
+        CU_ASSERT_EQUAL(hsc_moveLinks(sc[1], i, p, R, NULL), 0);
+      } else {
+        CU_ASSERT_EQUAL(hsc_moveLink(sc[1], i, 0, p, R, NULL), 0);
+      }
+    }
+    int nc[2], ni[2], no[2];
+    for (int k = 0; k < 2; k++) {
+      nc[k] = hsc_contactsMargin(sc[k], pairs, np, 0.002, c[k], MAXC, cnt[k]);
+    }
+    for (int k = 0; k < 2; k++) {  // (the moved scene places what the contacts left)
+      ni[k] = hsc_intersections(sc[k], pairs, np, 1, hit[k]);
+      hsc_distances(sc[k], pairs, np, d[k]);
+      no[k] = hsc_overlappingLinks(sc[k], ov[k], NPAIR);
+    }
+    touching += nc[0];
+    same &= nc[0] == nc[1] && memcmp(c[0], c[1], (size_t)nc[0] * sizeof c[0][0]) == 0 &&
+            memcmp(cnt[0], cnt[1], (size_t)np * sizeof cnt[0][0]) == 0 && ni[0] == ni[1] &&
+            memcmp(hit[0], hit[1], (size_t)np) == 0 &&
+            memcmp(d[0], d[1], (size_t)np * sizeof d[0][0]) == 0 && no[0] == no[1] &&
+            memcmp(ov[0], ov[1], (size_t)(no[0] < NPAIR ? no[0] : NPAIR) * sizeof ov[0][0]) == 0;
+  }
+  CU_ASSERT(same);
+  CU_ASSERT(touching > 20);  // (the rounds had contacts to compare)
+  // a non-finite pose is refused, the link keeps its last one
+  double bad[3] = {NAN, 0, 0}, I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
+  CU_ASSERT_EQUAL(hsc_moveLink(sc[1], 0, 0, bad, I, NULL), hsE_INVALID);
+  CU_ASSERT_EQUAL(hsc_moveLinks(sc[1], 0, bad, I, NULL), hsE_INVALID);
+  for (int k = 0; k < 2; k++) {
+    hsc_freeScene(sc[k]);
+  }
+  for (int i = 0; i <= N; i++) {
+    hsc_freeModel(models[i]);
+  }
+}
+
 void register_broad(void) {
   CU_pSuite s = hst_addSuite("collision_broad");
   CU_add_test(s, "random boxes: the pairs found are the brute-force overlapping pairs",
               testRandomBoxes);
   CU_add_test(s, "links without geometry, pairs within a body", testLinksAndSelfPairs);
+  CU_add_test(s, "hsc_moveLink(s): the same answers as hsc_setLinkPose", testMoveLinkSameAnswers);
 }

@@ -73,7 +73,7 @@ static void run(hstStepper stepper, int torque) {
   hsdWorld *a = scene(stepper, torque, robot, floor);
   hsdWorld *b = scene(stepper, torque, robot, floor);
   // side by side
-  int diverged = -1;
+  int diverged = -1, touched = 0;
   for (int i = 1; i <= 1000; i++) {
     drive(a, robot, torque, i);
     drive(b, robot, torque, i);
@@ -82,6 +82,9 @@ static void run(hstStepper stepper, int torque) {
     if (diverged < 0 && !same(a, b, robot)) {
       diverged = i;
     }
+    int n;
+    hsd_contacts(a, &n);
+    touched += n > 0;
   }
   CU_ASSERT_EQUAL(diverged, -1);
   // and a third world alone, after the others
@@ -91,9 +94,9 @@ static void run(hstStepper stepper, int torque) {
     dynSteps(c, 1);
   }
   CU_ASSERT(same(a, c, robot));
-  int n;
-  hsd_contacts(a, &n);
-  CU_ASSERT(n > 0);  // the runs did touch the floor
+  // the runs did touch the floor, most of the time (865 to 1000 of the steps; a robot that falls
+  // in torque mode bounces: any one step, the last included, may be in the air)
+  CU_ASSERT(touched > 500);
   hsd_freeWorld(a);
   hsd_freeWorld(b);
   hsd_freeWorld(c);
