@@ -480,8 +480,9 @@ class Simulation(PrimitivesMixin):
 
     def set_joint_options(self, joint_limits=True, rotor_inertia=False, sleep=None):
         """Options beyond OpenHRP 3.1 on any back end (see the class comment): the model's joint
-        limits (True, False or some of "position", "velocity", "effort"), rotor inertia and
-        (unless None: unchanged) sleeping."""
+        limits (True, False or some of "position", "velocity", "effort"), the ODE engine's
+        rotor-inertia option (refused on the joint-space engine, which always has rotor inertia)
+        and (unless None: unchanged) sleeping."""
         self._configurable("set_joint_options")
         if sleep is None:
             sleep = self._config.joint_options[2]
