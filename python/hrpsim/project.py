@@ -455,7 +455,7 @@ def _attrs(el, ctx, required=()):
 
 
 def _parse_solver(p, a, line, f, ctx):
-    """<simulation engine="joint_space" stepper="quick" iterations="30" ...>: the engine and
+    """<simulation engine="ode" stepper="quick" iterations="30" ...>: the engine and
     solver settings (hrpsim.solver), checked by the core here so that a bad one is an error at
     its line."""
     if "engine" in a:

@@ -188,8 +188,9 @@ class Simulation(PrimitivesMixin):
     inertia always on the joint's diagonal and solves contacts, joint limits, closed loops and
     crawler tracks, but refuses the ODE engine's rotor_inertia option: the first step then
     raises BadArgument, on the scheduler SchedulerRefused, saying so; or "ode") and ``solver``, a
-    mapping of setting names to values, e.g. ``{"stepper": "quick", "iterations": 30}``
-    (docs/servers.md has the table). The core checks
+    mapping of setting names to values, e.g. ``{"stepper": "quick", "iterations": 30}`` with
+    engine="ode" (every setting is the ODE engine's; docs/servers.md has the table). The core
+    checks
     them when the world is built: an unknown setting, one the engine does not have, or a value
     out of range raises BadArgument (SchedulerRefused) naming it. None (the default) leaves the
     server's defaults (``hrpsim-dynamics --help``).
