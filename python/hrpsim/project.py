@@ -455,7 +455,7 @@ def _attrs(el, ctx, required=()):
 
 
 def _parse_solver(p, a, line, f, ctx):
-    """<simulation engine="joint_space" stepper="quick" iterations="30" ...>: the engine and
+    """<simulation engine="ode" stepper="quick" iterations="30" ...>: the engine and
     solver settings (hrpsim.solver), checked by the core here so that a bad one is an error at
     its line."""
     if "engine" in a:
@@ -1024,7 +1024,7 @@ def _grx_pair(p, it, name, props, ctx):
             if not k.endswith("Model") and v.replace(",", " ").split() in ([], ["0"] * 6,
                                                                           ["0"] * 3):
                 continue
-            p.warn(ln, "collision pair %s: %s ignored (contacts are ODE constraints, no "
+            p.warn(ln, "collision pair %s: %s ignored (contacts are constraints, no "
                        "spring-damper model)" % (name, k))
         else:
             p.warn(ln, "collision pair %s: property %s ignored" % (name, k))

@@ -188,8 +188,9 @@ class Simulation(PrimitivesMixin):
     inertia always on the joint's diagonal and solves contacts, joint limits, closed loops and
     crawler tracks, but refuses the ODE engine's rotor_inertia option: the first step then
     raises BadArgument, on the scheduler SchedulerRefused, saying so; or "ode") and ``solver``, a
-    mapping of setting names to values, e.g. ``{"stepper": "quick", "iterations": 30}``
-    (docs/servers.md has the table). The core checks
+    mapping of setting names to values, e.g. ``{"stepper": "quick", "iterations": 30}`` with
+    engine="ode" (every setting is the ODE engine's; docs/servers.md has the table). The core
+    checks
     them when the world is built: an unknown setting, one the engine does not have, or a value
     out of range raises BadArgument (SchedulerRefused) naming it. None (the default) leaves the
     server's defaults (``hrpsim-dynamics --help``).
@@ -480,8 +481,9 @@ class Simulation(PrimitivesMixin):
 
     def set_joint_options(self, joint_limits=True, rotor_inertia=False, sleep=None):
         """Options beyond OpenHRP 3.1 on any back end (see the class comment): the model's joint
-        limits (True, False or some of "position", "velocity", "effort"), rotor inertia and
-        (unless None: unchanged) sleeping."""
+        limits (True, False or some of "position", "velocity", "effort"), the ODE engine's
+        rotor-inertia option (refused on the joint-space engine, which always has rotor inertia)
+        and (unless None: unchanged) sleeping."""
         self._configurable("set_joint_options")
         if sleep is None:
             sleep = self._config.joint_options[2]

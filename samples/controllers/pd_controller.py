@@ -28,7 +28,9 @@ to 0.2 rad by 4.5 s. Time is counted from ``start()`` in control periods (``setT
 
 Gains are per joint group (P in N m/rad, D in N m s/rad): each is about the stiffest the
 group's own inertia allows with a 1 ms explicit torque update (the light wrist and neck joints
-would go unstable with the legs' gains; rotor inertia is not simulated).
+would go unstable with the legs' gains). They were tuned on the ODE engine, without the
+model's rotor inertia; the joint-space engine, the default, adds rotorInertia x gearRatio^2 to
+each joint's inertia, which only raises that limit.
 """
 
 import argparse

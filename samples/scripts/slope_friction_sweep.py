@@ -125,7 +125,7 @@ def plot(mus, distances, duration, out):
     fig, ax = plt.subplots(figsize=(7, 4.5))
     ax.plot(fine, [analytic_distance(m, duration) for m in fine], "-", color="0.3",
             label=r"analytic $\frac{1}{2} g (\sin\theta - \mu\cos\theta) t^2$")
-    ax.plot(mus, distances, "o", color="tab:red", label="hrpsim (ODE)")
+    ax.plot(mus, distances, "o", color="tab:red", label="hrpsim")
     ax.axvline(math.tan(THETA), color="0.6", ls=":", label=r"$\mu = \tan\theta$")
     ax.set_xlabel(r"friction coefficient $\mu$")
     ax.set_ylabel("slide distance after %g s [m]" % duration)

@@ -7,8 +7,8 @@
   its tracks, and a pile of boxes that falls asleep and is woken by a dropped box (saved while
   the pile settles); on each back end (local, server, scheduler) and on both engines (ODE,
   the joint-space engine); the state pickled in between, and restored into a new Simulation;
-- closed loops (the four-bar and the parallel leg, ODE: the joint-space engine has none yet):
-  the loops' forces and auxiliary bodies come back too;
+- closed loops (the four-bar and the parallel leg, on both engines): the loops' forces (and
+  the ODE engine's auxiliary bodies) come back too;
 - sweeps start every run from one saved state (threads and worker processes) and equal runs
   that made the settling phase themselves;
 - across back ends: a state saved in process continues on the server and the scheduler with
