@@ -333,23 +333,23 @@ static void positionKinematics(const hsdJsModel *m, hsdJsData *d) {
   }
   // motion subspaces: a free root's translations along and rotations about the world axes
   // through its origin; a rotate joint about its axis through the link origin; a slide along it
-  for (int j = 0; j < nv; j++) {
+  if (m->nroot) {
+    double pc[3] = {d->c[0] - st->linkP[0], d->c[1] - st->linkP[1], d->c[2] - st->linkP[2]};
+    memset(d->cdof, 0, 36 * sizeof *d->cdof);
+    for (int k = 0; k < 3; k++) {
+      double a[3] = {0, 0, 0}, *s = d->cdof + 6 * (3 + k);
+      a[k] = 1;
+      d->cdof[6 * k + 3 + k] = 1;
+      s[k] = 1;
+      cross3(s + 3, a, pc);
+    }
+  }
+  for (int j = m->nroot; j < nv; j++) {
     double *s = d->cdof + 6 * j;
     memset(s, 0, 6 * sizeof *s);
     int i = m->dofLink[j];
     const double *p = st->linkP + 3 * i;
     double a[3], pc[3] = {d->c[0] - p[0], d->c[1] - p[1], d->c[2] - p[2]};
-    if (j < m->nroot) {
-      memset(a, 0, sizeof a);
-      a[j % 3] = 1;
-      if (j < 3) {
-        memcpy(s + 3, a, sizeof a);
-      } else {
-        memcpy(s, a, sizeof a);
-        cross3(s + 3, a, pc);
-      }
-      continue;
-    }
     const hsLink *l = &b->links[i];
     rot3(a, st->linkR + 9 * i, l->axis);
     double na = hsu_norm(a);
@@ -441,10 +441,10 @@ static void newtonEuler(const hsdJsModel *m, hsdJsData *d, const double *qacc, i
   }
 }
 
-// the velocity phase's kinematics: link velocities cvel, the subspaces' derivatives cdofDot
-static void velocityKinematics(const hsdJsModel *m, hsdJsData *d) {
+// the link velocities cvel (the velocity phase's first part)
+static void linkVelocities(const hsdJsModel *m, hsdJsData *d) {
   const hsBody *b = m->body;
-  int n = b->nlink, nv = m->nv;
+  int n = b->nlink;
   // link velocities; a free root's from its six dofs
   memset(d->cvel, 0, 6 * sizeof *d->cvel);
   for (int j = 0; j < m->nroot; j++) {
@@ -460,6 +460,12 @@ static void velocityKinematics(const hsdJsModel *m, hsdJsData *d) {
       v[k] += d->cdof[6 * j + k] * d->qvel[j];
     }
   }
+}
+
+// the velocity phase's kinematics: link velocities cvel, the subspaces' derivatives cdofDot
+static void velocityKinematics(const hsdJsModel *m, hsdJsData *d) {
+  int nv = m->nv;
+  linkVelocities(m, d);
   // time derivatives of the subspaces: a joint's moves with its link (cvel x cdof); a free
   // root's rotations move with its origin ([0; v x e]), its translations not at all
   for (int j = 0; j < nv; j++) {
@@ -710,7 +716,7 @@ static int rigidPath(const hsdJsModel *m, const hsdJsData *d) {
 }
 
 // the acceleration phase of a free rigid body (rigidPath) in closed form, after
-// positionKinematics and velocityKinematics; 0, or -1 (nothing written) when its mass or its
+// positionKinematics and linkVelocities; 0, or -1 (nothing written) when its mass or its
 // inertia about c has a pivot below JS_MIN_PIVOT (the general path raises it and warns).
 // With r = c - o (o the root's origin), the velocity of c is v_c = v + w x r, so M = U^T D U
 // for U = [[1, -[r]x], [0, L]] and D = (m, m, m, D_I), L^T D_I L = I the inertia about c
@@ -970,10 +976,10 @@ void hsd_jsStepVelocity(const hsdJsModel *m, hsdJsData *d, double dt) {
   d->givenPath = givenPath(m, d);
   if (rigidPath(m, d)) {
     positionKinematics(m, d);
-    velocityKinematics(m, d);
+    linkVelocities(m, d);
     d->givenPath = 3;
     if (rigidAcceleration(m, d) < 0) {
-      // (a pivot the general path raises: it warns)
+      // (a pivot the general path raises: it warns; its velocity phase from the start)
       d->givenPath = 0;
       massMatrix(m, d, m->nv - 1);
       hsd_jsVelocity(m, d);
