@@ -1,7 +1,8 @@
 // test_jointspace.c - the joint-space engine (dynamics_jointspace.c) against closed forms and
 // independent references: rotor inertia as OpenHRP's armature, a pendulum's period, a double
-// pendulum's energy, a free body's momenta, a slide joint under gravity, damping's decay, and
-// the sample humanoid's mass matrix, bias forces and momenta.
+// pendulum's energy, a free body's momenta, a free rigid body's closed form against the general
+// path, a slide joint under gravity, damping's decay, and the sample humanoid's mass matrix, bias
+// forces and momenta.
 
 #include "dyn_helpers.h"
 
