@@ -723,7 +723,7 @@ typedef struct hsdJsData {
   double *M;          // nv x nv mass matrix, armature included (row-major, symmetric: both
                       // triangles of the tree's entries written; others 0)
   double *LD;         // nv x nv: its LDL^T factors (lower triangle, D on the diagonal), of
-                      // M + dt B in a step with damping B
+                      // M + dt B in a step with damping B (a free rigid body's: givenPath 3)
   // velocity phase
   double *cvel;       // per link, 6 each: spatial velocity [angular; linear at c]
   double *cdofDot;    // per dof, 6 each: time derivative of cdof
@@ -742,7 +742,10 @@ typedef struct hsdJsData {
   int givenPath;      // the last step's path (hsd_jsStepVelocity): 0 the general one; 1 every
                       // joint given, the root free: the composite rigid body (M holds the
                       // root's 6 x 6 block alone, LD its factors); 2 every dof given: inverse
-                      // dynamics alone (M and LD not written)
+                      // dynamics alone (M and LD not written); 3 one free rigid body (nv 6, no
+                      // joint, none given): Newton-Euler in closed form, M, cdofDot, qfrcBias
+                      // not written, LD its own factors M = U^T D U (D on the diagonal, as
+                      // the general ones: dynamics_jointspace.c's rigidAcceleration)
 } hsdJsData;
 
 // the joint-space description of body (borrowed): dofs, their tree, armature from the model's
@@ -802,7 +805,9 @@ void hsd_jsStep(const hsdJsModel *m, hsdJsData *d, double dt);
 // before any contact impulse); the factors of M (+ dt B) stay in d->LD for hsd_jsSolveM. When
 // every joint is given (d->givenPath): one Newton-Euler pass at the given accelerations, a free
 // root's 6 x 6 block of M factored and solved (the composite rigid body), the joints' forces
-// completed without their rows of M (O(n): no CRBA, no LTDL of the whole M)
+// completed without their rows of M (O(n): no CRBA, no LTDL of the whole M). A free rigid body
+// (nv 6, no joint, none given; givenPath 3): Newton-Euler about its centre of mass in closed
+// form, no M, its factors for hsd_jsSolveM and its halves in closed form too
 void hsd_jsStepVelocity(const hsdJsModel *m, hsdJsData *d, double dt);
 
 // f[j] += the generalized force given dof j takes, over dt [s], while the free dofs' velocities

@@ -15,7 +15,10 @@
 // Every spatial vector is in world axes about c, so a child's velocity is its parent's plus its
 // own dof's term, with no change of frame (MuJoCo's com-based vectors). A step of a character
 // whose every joint is given (high gain) skips the joints' mass matrix and its factorisation:
-// one Newton-Euler pass, a free root's 6 x 6 composite block (compositeAcceleration).
+// one Newton-Euler pass, a free root's 6 x 6 composite block (compositeAcceleration). A step
+// of one free rigid body (6 dofs, no joint, none given: a box in a pile) takes Newton-Euler
+// about its centre of mass in closed form, and its own factors of M for the contacts' solves
+// (rigidAcceleration, rigidHalf, rigidRest): no mass matrix, no LTDL.
 
 #include <math.h>
 #include <stdio.h>
@@ -330,23 +333,23 @@ static void positionKinematics(const hsdJsModel *m, hsdJsData *d) {
   }
   // motion subspaces: a free root's translations along and rotations about the world axes
   // through its origin; a rotate joint about its axis through the link origin; a slide along it
-  for (int j = 0; j < nv; j++) {
+  if (m->nroot) {
+    double pc[3] = {d->c[0] - st->linkP[0], d->c[1] - st->linkP[1], d->c[2] - st->linkP[2]};
+    memset(d->cdof, 0, 36 * sizeof *d->cdof);
+    for (int k = 0; k < 3; k++) {
+      double a[3] = {0, 0, 0}, *s = d->cdof + 6 * (3 + k);
+      a[k] = 1;
+      d->cdof[6 * k + 3 + k] = 1;
+      s[k] = 1;
+      cross3(s + 3, a, pc);
+    }
+  }
+  for (int j = m->nroot; j < nv; j++) {
     double *s = d->cdof + 6 * j;
     memset(s, 0, 6 * sizeof *s);
     int i = m->dofLink[j];
     const double *p = st->linkP + 3 * i;
     double a[3], pc[3] = {d->c[0] - p[0], d->c[1] - p[1], d->c[2] - p[2]};
-    if (j < m->nroot) {
-      memset(a, 0, sizeof a);
-      a[j % 3] = 1;
-      if (j < 3) {
-        memcpy(s + 3, a, sizeof a);
-      } else {
-        memcpy(s, a, sizeof a);
-        cross3(s + 3, a, pc);
-      }
-      continue;
-    }
     const hsLink *l = &b->links[i];
     rot3(a, st->linkR + 9 * i, l->axis);
     double na = hsu_norm(a);
@@ -438,10 +441,10 @@ static void newtonEuler(const hsdJsModel *m, hsdJsData *d, const double *qacc, i
   }
 }
 
-// the velocity phase's kinematics: link velocities cvel, the subspaces' derivatives cdofDot
-static void velocityKinematics(const hsdJsModel *m, hsdJsData *d) {
+// the link velocities cvel (the velocity phase's first part)
+static void linkVelocities(const hsdJsModel *m, hsdJsData *d) {
   const hsBody *b = m->body;
-  int n = b->nlink, nv = m->nv;
+  int n = b->nlink;
   // link velocities; a free root's from its six dofs
   memset(d->cvel, 0, 6 * sizeof *d->cvel);
   for (int j = 0; j < m->nroot; j++) {
@@ -457,6 +460,12 @@ static void velocityKinematics(const hsdJsModel *m, hsdJsData *d) {
       v[k] += d->cdof[6 * j + k] * d->qvel[j];
     }
   }
+}
+
+// the velocity phase's kinematics: link velocities cvel, the subspaces' derivatives cdofDot
+static void velocityKinematics(const hsdJsModel *m, hsdJsData *d) {
+  int nv = m->nv;
+  linkVelocities(m, d);
   // time derivatives of the subspaces: a joint's moves with its link (cvel x cdof); a free
   // root's rotations move with its origin ([0; v x e]), its translations not at all
   for (int j = 0; j < nv; j++) {
@@ -692,11 +701,134 @@ static void compositeAcceleration(const hsdJsModel *m, hsdJsData *d, double dtIm
   }
 }
 
+// the path of a character that is one free rigid body (hsdJsData.givenPath 3): a free root,
+// no joint (links welded to the root are one body with it), no dof given
+static int rigidPath(const hsdJsModel *m, const hsdJsData *d) {
+  if (m->nv != 6 || m->nroot != 6) {
+    return 0;
+  }
+  for (int j = 0; j < 6; j++) {
+    if (d->given[j]) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
+// the acceleration phase of a free rigid body (rigidPath) in closed form, after
+// positionKinematics and linkVelocities; 0, or -1 (nothing written) when its mass or its
+// inertia about c has a pivot below JS_MIN_PIVOT (the general path raises it and warns).
+// With r = c - o (o the root's origin), the velocity of c is v_c = v + w x r, so M = U^T D U
+// for U = [[1, -[r]x], [0, L]] and D = (m, m, m, D_I), L^T D_I L = I the inertia about c
+// (LTDL of its 3 x 3, L unit lower). LD takes D on its diagonal, L below it in the rotations'
+// block and -[r]x above it in the rows of the translations (rigidHalf, rigidRest solve with
+// them). Newton-Euler, F the applied force with gravity, n_c the torque about c:
+// a_c = F / m, I w' = n_c - w x I w, and the origin's a = a_c - w' x r - w x (w x r)
+static int rigidAcceleration(const hsdJsModel *m, hsdJsData *d) {
+  const hsBody *b = m->body;
+  const double *I = d->crb + 4, *o = d->st->linkP, *v = d->qvel + 3;
+  double mass = d->mass, *LD = d->LD;
+  // I = L^T D_I L by Featherstone's LTDL (its rows 2, then 1, then 0)
+  double d2 = I[8], l20 = I[6] / d2, l21 = I[7] / d2;
+  double d1 = I[4] - l21 * I[7], i10 = I[3] - l21 * I[6], l10 = i10 / d1;
+  double d0 = I[0] - l20 * I[6] - l10 * i10;
+  if (!(mass >= JS_MIN_PIVOT && d0 >= JS_MIN_PIVOT && d1 >= JS_MIN_PIVOT &&
+        d2 >= JS_MIN_PIVOT)) {
+    return -1;
+  }
+  double r[3] = {d->c[0] - o[0], d->c[1] - o[1], d->c[2] - o[2]};
+  memset(LD, 0, 36 * sizeof *LD);
+  LD[0] = LD[7] = LD[14] = mass;
+  LD[21] = d0;
+  LD[28] = d1;
+  LD[35] = d2;
+  LD[27] = l10;
+  LD[33] = l20;
+  LD[34] = l21;
+  // -[r]x in rows 0..2, columns 3..5
+  LD[4] = r[2];
+  LD[5] = -r[1];
+  LD[9] = -r[2];
+  LD[11] = r[0];
+  LD[15] = r[1];
+  LD[16] = -r[0];
+  // the applied force f and its torque n about c: the root dofs' (f at o, the torque about o),
+  // each link's external force at its origin and torque
+  double f[3], n[3], t[3];
+  memcpy(f, d->qfrc, sizeof f);
+  cross3(t, f, r);  // (o - c) x f
+  for (int k = 0; k < 3; k++) {
+    n[k] = d->qfrc[3 + k] + t[k];
+  }
+  for (int i = 0; i < b->nlink; i++) {
+    const double *x = d->xfrc + 6 * i, *p = d->st->linkP + 3 * i;
+    double ri[3] = {p[0] - d->c[0], p[1] - d->c[1], p[2] - d->c[2]};
+    cross3(t, ri, x);
+    for (int k = 0; k < 3; k++) {
+      f[k] += x[k];
+      n[k] += x[3 + k] + t[k];
+    }
+  }
+  // w' = I^-1 (n - w x I w)
+  double Iw[3], wIw[3], wd[3];
+  rot3(Iw, I, v);
+  cross3(wIw, v, Iw);
+  for (int k = 0; k < 3; k++) {
+    wd[k] = n[k] - wIw[k];
+  }
+  wd[1] -= l21 * wd[2];
+  wd[0] -= l10 * wd[1] + l20 * wd[2];
+  wd[0] /= d0;
+  wd[1] /= d1;
+  wd[2] /= d2;
+  wd[1] -= l10 * wd[0];
+  wd[2] -= l20 * wd[0] + l21 * wd[1];
+  // the origin's acceleration
+  double wr[3], wwr[3], wdr[3];
+  cross3(wr, v, r);
+  cross3(wwr, v, wr);
+  cross3(wdr, wd, r);
+  for (int k = 0; k < 3; k++) {
+    d->qacc[k] = f[k] / mass + d->g[k] - wdr[k] - wwr[k];
+    d->qacc[3 + k] = wd[k];
+    d->qfrcPassive[k] = d->qfrcPassive[3 + k] = 0;
+    d->qfrcGiven[k] = d->qfrcGiven[3 + k] = 0;
+  }
+  d->badPivots = 0;
+  return 0;
+}
+
+// x = D^-1 U^-T x with a free rigid body's factors (rigidAcceleration): U^T z = x is z = x on
+// the translations, L^T z = x_r - r x x_t on the rotations
+static void rigidHalf(const double *LD, double x[6]) {
+  double r[3] = {LD[11], LD[15], LD[4]}, t[3];
+  cross3(t, r, x);
+  for (int k = 0; k < 3; k++) {
+    x[3 + k] -= t[k];
+  }
+  x[4] -= LD[34] * x[5];
+  x[3] -= LD[27] * x[4] + LD[33] * x[5];
+  for (int k = 0; k < 6; k++) {
+    x[k] /= LD[7 * k];
+  }
+}
+
+// x = U^-1 x with a free rigid body's factors: L x_r = x_r, then x_t = x_t + r x x_r
+static void rigidRest(const double *LD, double x[6]) {
+  double r[3] = {LD[11], LD[15], LD[4]}, t[3];
+  x[4] -= LD[27] * x[3];
+  x[5] -= LD[33] * x[3] + LD[34] * x[4];
+  cross3(t, r, x + 3);
+  for (int k = 0; k < 3; k++) {
+    x[k] += t[k];
+  }
+}
+
 void hsd_jsGivenReaction(const hsdJsModel *m, const hsdJsData *d, const double *vstar,
                          double dt, double *f) {
   int nv = m->nv;
-  if (d->givenPath == 2) {
-    return;  // (nothing is free: no velocity changed)
+  if (d->givenPath == 2 || d->givenPath == 3) {
+    return;  // (nothing is free, or nothing given)
   }
   if (d->givenPath == 1) {
     double A[6] = {0, 0, 0, 0, 0, 0}, F[6];
@@ -765,11 +897,20 @@ static int zeroGiven(const hsdJsModel *m, const hsdJsData *d, double *x) {
 }
 
 void hsd_jsSolveM(const hsdJsModel *m, const hsdJsData *d, double *x) {
+  if (d->givenPath == 3) {
+    rigidHalf(d->LD, x);
+    rigidRest(d->LD, x);
+    return;
+  }
   int any = zeroGiven(m, d, x);
   solveLTDL(m->nv, any ? d->freeParent : m->dofParent, d->given, d->LD, x, 1);
 }
 
 void hsd_jsSolveMHalf(const hsdJsModel *m, const hsdJsData *d, double *x) {
+  if (d->givenPath == 3) {
+    rigidHalf(d->LD, x);
+    return;
+  }
   int any = zeroGiven(m, d, x);
   solveLTDLHalf(m->nv, any ? d->freeParent : m->dofParent, d->given, d->LD, x, 1);
 }
@@ -781,6 +922,12 @@ void hsd_jsSolveMPath(const hsdJsModel *m, const hsdJsData *d, double *x, int nr
   const int *par = m->dofParent;
   const unsigned char *g = d->given;
   size_t nv = (size_t)m->nv;
+  if (d->givenPath == 3) {
+    for (int r = 0; r < nrhs && last >= 0; r++) {
+      rigidHalf(d->LD, x + r * nv);  // (the body's one link: its path is all six dofs)
+    }
+    return;
+  }
   for (int k = last; k >= 0; k = par[k]) {
     for (int r = 0; r < nrhs && g[k]; r++) {
       x[r * nv + k] = 0;
@@ -835,6 +982,10 @@ void hsd_jsSolveMPath(const hsdJsModel *m, const hsdJsData *d, double *x, int nr
 }
 
 void hsd_jsSolveMRest(const hsdJsModel *m, const hsdJsData *d, double *x) {
+  if (d->givenPath == 3) {
+    rigidRest(d->LD, x);
+    return;
+  }
   int any = 0;
   for (int j = 0; j < m->nv && !any; j++) {
     any = d->given[j] != 0;
@@ -844,7 +995,18 @@ void hsd_jsSolveMRest(const hsdJsModel *m, const hsdJsData *d, double *x) {
 
 void hsd_jsStepVelocity(const hsdJsModel *m, hsdJsData *d, double dt) {
   d->givenPath = givenPath(m, d);
-  if (d->givenPath) {
+  if (rigidPath(m, d)) {
+    positionKinematics(m, d);
+    linkVelocities(m, d);
+    d->givenPath = 3;
+    if (rigidAcceleration(m, d) < 0) {
+      // (a pivot the general path raises: it warns; its velocity phase from the start)
+      d->givenPath = 0;
+      massMatrix(m, d, m->nv - 1);
+      hsd_jsVelocity(m, d);
+      hsd_jsAcceleration(m, d, m->damped ? dt : 0);
+    }
+  } else if (d->givenPath) {
     positionKinematics(m, d);
     velocityKinematics(m, d);
     for (int j = 0; j < m->nv; j++) {
