@@ -247,7 +247,12 @@ def run_summary(project, *, backend, status, message, steps, simulated_time, wal
     """The summary.json record of a run of ``project``, one schema for both back ends
     (``backend`` "server" or "local"; a local run has no Scheduler, naming service or
     servers: those fields are null / false). ``controllers``: ``controller_entries``. The
-    caller adds cameras, camera_previews and stills; write_results adds plots."""
+    caller adds cameras, camera_previews and stills; write_results adds plots. ``engine``:
+    the project's, else the core's default where hrpsim chose the servers (a local run, or
+    servers `hrpsim run` started), else null (servers of a naming service decide)."""
+    from .solver import default_engine
+    engine = project.engine or (default_engine() if backend == "local" or servers_started
+                                else None)
     return {
         "project": str(Path(project.path).resolve()),
         "format": project.format,
@@ -258,6 +263,7 @@ def run_summary(project, *, backend, status, message, steps, simulated_time, wal
         "scheduler_message": scheduler_message,
         "models": [{"name": m.name, "url": m.url} for m in project.models],
         "controllers": controllers,
+        "engine": engine,
         "time_step": project.time_step,
         "end_time": project.end_time,
         "steps": int(steps),
@@ -314,6 +320,7 @@ def format_summary(s):
                                  ", in process" if s.get("backend") == "local" else ""),
         "models      %s" % ", ".join("%s (%s)" % (m["name"], m["url"]) for m in s["models"]),
         "status      %s%s" % (s["status"], ": " + s["message"] if s.get("message") else ""),
+        "engine      %s" % (s.get("engine") or "the servers' default"),
         "steps       %d of %g s" % (s["steps"], s["time_step"]),
         "simulated   %.3f s" % s["simulated_time"],
         "wall time   %.3f s" % s["wall_time"],

@@ -101,6 +101,7 @@ def test_squat_stands_dips_and_rises(sched_servers, tmp_path):
 
     assert summary["status"] == "FINISHED"
     assert summary["scheduler_status"] == "FINISHED"
+    assert summary["engine"] is None  # servers of a naming service: their default decides
     # the PD controller was stopped with SIGTERM after the run and exited cleanly (it used to
     # abort in omniORB's shutdown: SIGABRT, "FATAL: exception not rethrown")
     proc_info = summary["controllers"][0]["process"]
@@ -116,6 +117,7 @@ def test_squat_stands_dips_and_rises(sched_servers, tmp_path):
     assert summary["warnings"] == []
     text = (out / "summary.txt").read_text()
     assert "steps       5000" in text and "warnings    none" in text
+    assert "engine      the servers' default" in text
 
 
 def test_squat_on_the_ode_engine_stands_dips_and_rises(built, tmp_path):
@@ -137,12 +139,15 @@ def test_squat_on_the_ode_engine_stands_dips_and_rises(built, tmp_path):
     assert np.all(z[deep] < Z0 - 0.07), z[deep].max()
     assert abs(z[-1] - Z0) < 0.01
     assert np.all(np.abs(log["robot.root_p"][:, :2]) < 0.05)
-    assert json.loads((out / "summary.json").read_text())["status"] == "FINISHED"
+    summary = json.loads((out / "summary.json").read_text())
+    assert summary["status"] == "FINISHED" and summary["engine"] == "ode"
+    assert "engine      ode" in (out / "summary.txt").read_text()
     # and the attribute took effect: without it (the joint-space engine) the run differs
     project.write_text(text.replace(' engine="ode"', "", 1))
     proc = run_cli("run", "--local", "--out", tmp_path / "js", "--quiet", "--no-plots", project)
     assert proc.returncode == 0, describe(proc)
     assert not np.array_equal(np.load(tmp_path / "js" / "log.npz")["robot.root_p"][:, 2], z)
+    assert json.loads((tmp_path / "js" / "summary.json").read_text())["engine"] == "joint_space"
 
 
 def test_standing_high_gain_on_private_servers(built, tmp_path):
@@ -156,6 +161,7 @@ def test_standing_high_gain_on_private_servers(built, tmp_path):
     assert proc.stdout.strip() == "hrpsim run: results in %s" % out
     log, summary = check_results_dir(out)
     assert summary["servers_started"] is True
+    assert summary["engine"] == "joint_space"  # the servers it started run the core's default
     z = log["robot.root_p"][:, 2]
     assert len(z) == 301
     assert z.min() > Z0 - 0.005 and z.max() < Z0 + 0.005
