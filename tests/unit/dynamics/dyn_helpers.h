@@ -25,6 +25,24 @@ static inline hsBody *dynLoadSample(const char *rel) {
   return hst_loadSample(rel);
 }
 
+// a URDF wheel (written to file): a base fixed to the world, the wheel on a vertical
+// continuous joint (izz 0.2 about it) with <dynamics damping="0.5">; NULL on error
+static inline hsBody *dynDampedWheel(const char *file) {
+  const char *urdf =
+      "<robot name=\"wheel\"><link name=\"world\"/>\n"
+      "<joint name=\"anchor\" type=\"fixed\"><parent link=\"world\"/>"
+      "<child link=\"base\"/></joint>\n"
+      "<link name=\"base\"><inertial><mass value=\"1\"/>\n"
+      "<inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n"
+      "<link name=\"wheel\"><inertial><mass value=\"1\"/><origin xyz=\"0 0 0\"/>\n"
+      "<inertia ixx=\"0.1\" iyy=\"0.1\" izz=\"0.2\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial>\n"
+      "</link>\n<joint name=\"spin\" type=\"continuous\"><parent link=\"base\"/>\n"
+      "<child link=\"wheel\"/><axis xyz=\"0 0 1\"/><dynamics damping=\"0.5\"/></joint>\n"
+      "</robot>\n";
+  hsError err = {0};
+  return hsm_loadUrdf(hst_writeFile(file, urdf), NULL, NULL, 0, NULL, &err);
+}
+
 // a free box: mass m [kg], size sx sy sz [m] centred on the link origin plus com offset
 // (cx, cy, cz), solid-box inertia; extra is VRML added inside the Joint (sensors)
 static inline hsBody *dynBox(const char *file, double m, double sx, double sy, double sz,

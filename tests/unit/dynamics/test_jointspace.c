@@ -473,19 +473,7 @@ static void testSlideUnderGravity(void) {
 // w_n = w0 / (1 + b dt / I)^n exactly (1e-12 relative), the continuous w0 exp(-b t / I) within
 // t b^2 dt / (2 I^2) relative
 static void testDampingDecay(void) {
-  const char *urdf =
-      "<robot name=\"wheel\"><link name=\"world\"/>\n"
-      "<joint name=\"anchor\" type=\"fixed\"><parent link=\"world\"/>"
-      "<child link=\"base\"/></joint>\n"
-      "<link name=\"base\"><inertial><mass value=\"1\"/>\n"
-      "<inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n"
-      "<link name=\"wheel\"><inertial><mass value=\"1\"/><origin xyz=\"0 0 0\"/>\n"
-      "<inertia ixx=\"0.1\" iyy=\"0.1\" izz=\"0.2\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial>\n"
-      "</link>\n<joint name=\"spin\" type=\"continuous\"><parent link=\"base\"/>\n"
-      "<child link=\"wheel\"/><axis xyz=\"0 0 1\"/><dynamics damping=\"0.5\"/></joint>\n"
-      "</robot>\n";
-  hsError err = {0};
-  hsBody *b = hsm_loadUrdf(hst_writeFile("js_wheel.urdf", urdf), NULL, NULL, 0, NULL, &err);
+  hsBody *b = dynDampedWheel("js_wheel.urdf");
   jsRig r = jsMake(b);
   CU_ASSERT_EQUAL_FATAL(r.m->nv, 1);
   HST_NEAR(r.m->damping[0], 0.5, 0);

@@ -569,19 +569,7 @@ static void testOdeEngineEuler(void) {
 // exp(-b t / I) within RK4's own error, n |z|^5 / 120 after n steps (1.6e-12 at 2 s; measured
 // 1.63e-12), plus 1e-13 for rounding
 static void testDamping(void) {
-  const char *urdf =
-      "<robot name=\"wheel\"><link name=\"world\"/>\n"
-      "<joint name=\"anchor\" type=\"fixed\"><parent link=\"world\"/>"
-      "<child link=\"base\"/></joint>\n"
-      "<link name=\"base\"><inertial><mass value=\"1\"/>\n"
-      "<inertia ixx=\"1\" iyy=\"1\" izz=\"1\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial></link>\n"
-      "<link name=\"wheel\"><inertial><mass value=\"1\"/><origin xyz=\"0 0 0\"/>\n"
-      "<inertia ixx=\"0.1\" iyy=\"0.1\" izz=\"0.2\" ixy=\"0\" ixz=\"0\" iyz=\"0\"/></inertial>\n"
-      "</link>\n<joint name=\"spin\" type=\"continuous\"><parent link=\"base\"/>\n"
-      "<child link=\"wheel\"/><axis xyz=\"0 0 1\"/><dynamics damping=\"0.5\"/></joint>\n"
-      "</robot>\n";
-  hsError err = {0};
-  hsBody *b = hsm_loadUrdf(hst_writeFile("rk_wheel.urdf", urdf), NULL, NULL, 0, NULL, &err);
+  hsBody *b = dynDampedWheel("rk_wheel.urdf");
   CU_ASSERT_PTR_NOT_NULL_FATAL(b);
   const double dt = 1e-3, B = 0.5, I = 0.2, z = -B * dt / I;
   const double R = 1 + z + z * z / 2 + z * z * z / 6 + z * z * z * z / 24;
