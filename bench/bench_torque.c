@@ -281,7 +281,7 @@ int main(int argc, char **argv) {
   char robot[1024], floor[1024];
   snprintf(robot, sizeof robot, "%s/humanoid/humanoid.wrl", dir);
   snprintf(floor, sizeof floor, "%s/floor/floor.wrl", dir);
-  double tq[100], hg[100], ratio[100];
+  double tq[100] = {0}, hg[100] = {0}, ratio[100] = {0};  // (0: the case not run)
   Result rt = {0}, rh = {0};
   for (int i = 0; i < rounds; i++) {
     if (doT) {

@@ -7,11 +7,6 @@
 
 #include "util.h"
 
-void hsu_setIdentity(double R[9]) {
-  static const double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
-  memcpy(R, I, sizeof I);
-}
-
 double hsu_adjugate3(const double a[9], double adj[9]) {
   adj[0] = a[4] * a[8] - a[5] * a[7];
   adj[1] = a[2] * a[7] - a[1] * a[8];
@@ -23,67 +18,6 @@ double hsu_adjugate3(const double a[9], double adj[9]) {
   adj[7] = a[1] * a[6] - a[0] * a[7];
   adj[8] = a[0] * a[4] - a[1] * a[3];
   return a[0] * adj[0] + a[1] * adj[3] + a[2] * adj[6];
-}
-
-void hsu_cross(double res[3], const double a[3], const double b[3]) {
-  res[0] = a[1] * b[2] - a[2] * b[1];
-  res[1] = a[2] * b[0] - a[0] * b[2];
-  res[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-double hsu_dot(const double a[3], const double b[3]) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-double hsu_norm(const double a[3]) {
-  return sqrt(hsu_dot(a, a));
-}
-
-// (the small products below read their operands into locals before writing res: the compiler
-// need not reload them after each store in case res aliases them; the arithmetic, and so every
-// result bit, is the same)
-
-void hsu_rotVec(double res[3], const double R[9], const double v[3]) {
-  double x = v[0], y = v[1], z = v[2];
-  double r0 = R[0] * x + R[1] * y + R[2] * z;
-  double r1 = R[3] * x + R[4] * y + R[5] * z;
-  double r2 = R[6] * x + R[7] * y + R[8] * z;
-  res[0] = r0;
-  res[1] = r1;
-  res[2] = r2;
-}
-
-void hsu_rotVecT(double res[3], const double R[9], const double v[3]) {
-  double x = v[0], y = v[1], z = v[2];
-  double r0 = R[0] * x + R[3] * y + R[6] * z;
-  double r1 = R[1] * x + R[4] * y + R[7] * z;
-  double r2 = R[2] * x + R[5] * y + R[8] * z;
-  res[0] = r0;
-  res[1] = r1;
-  res[2] = r2;
-}
-
-void hsu_mulMat(double res[9], const double A[9], const double B[9]) {
-  double b0 = B[0], b1 = B[1], b2 = B[2], b3 = B[3], b4 = B[4], b5 = B[5], b6 = B[6], b7 = B[7],
-         b8 = B[8];
-  double r[9];
-  for (int i = 0; i < 3; i++) {
-    double a0 = A[3 * i], a1 = A[3 * i + 1], a2 = A[3 * i + 2];
-    r[3 * i] = a0 * b0 + a1 * b3 + a2 * b6;
-    r[3 * i + 1] = a0 * b1 + a1 * b4 + a2 * b7;
-    r[3 * i + 2] = a0 * b2 + a1 * b5 + a2 * b8;
-  }
-  for (int k = 0; k < 9; k++) {
-    res[k] = r[k];
-  }
-}
-
-void hsu_transpose(double res[9], const double A[9]) {
-  for (int i = 0; i < 3; i++) {
-    for (int j = 0; j < 3; j++) {
-      res[3 * i + j] = A[3 * j + i];
-    }
-  }
 }
 
 void hsu_axisAngleToMat(double R[9], const double aa[4]) {

@@ -1182,9 +1182,10 @@ static hsBody *loadQuirk(const char *name, hsmWarning *warnings, int max, int *n
   CU_ASSERT_EQUAL(*nwarn, nexpect);
   // every warning is also a body info string, as VRML's are: "warning: <file>:<line>: <msg>"
   for (int i = 0; b && i < *nwarn && i < max; i++) {
-    char want[1200];
-    snprintf(want, sizeof want, "warning: %s:%d: %s", warnings[i].file, warnings[i].line,
-             warnings[i].message);
+    char want[sizeof warnings->file + sizeof warnings->message + 32];  // (and "warning: ", the line)
+    int len = snprintf(want, sizeof want, "warning: %s:%d: %s", warnings[i].file,
+                       warnings[i].line, warnings[i].message);
+    CU_ASSERT(len > 0 && (size_t)len < sizeof want);
     int found = 0;
     for (int k = 0; k < b->ninfo; k++) {
       found |= strcmp(b->info[k], want) == 0;
