@@ -86,8 +86,8 @@ void hsu_log(hstLog level, const char *fmt, ...) __attribute__((format(printf, 2
 // replace the log handler (NULL restores the default); returns the previous one
 hsuLogHandler hsu_setLogHandler(hsuLogHandler handler, void *user);
 
-// messages below this level are dropped (default hsLOG_INFO)
-void hsu_setLogLevel(hstLog level);
+// messages below this level are dropped (default hsLOG_INFO); returns the level it replaces
+hstLog hsu_setLogLevel(hstLog level);
 
 //---------------------------------- memory ----------------------------------------------------
 

@@ -47,6 +47,8 @@ hsuLogHandler hsu_setLogHandler(hsuLogHandler handler, void *user) {
   return old;
 }
 
-void hsu_setLogLevel(hstLog level) {
+hstLog hsu_setLogLevel(hstLog level) {
+  hstLog was = g_level;
   g_level = level;
+  return was;
 }

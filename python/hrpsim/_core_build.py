@@ -27,7 +27,7 @@ UTIL_ENUMS = ("hstError", "hstLog")
 # the fields of the records core.h forward-declares that the Python side reads (the body's
 # description, model.h, for the viewer's models.json.gz), and the log level's setter (util.h)
 RECORDS = """
-void hsu_setLogLevel(hstLog level);
+hstLog hsu_setLogLevel(hstLog level);
 struct hsError { int code; char message[512]; char file[512]; int line; int column; ...; };
 struct hsdLinkMotion { double v[3]; double w[3]; double dv[3]; double dw[3]; ...; };
 struct hsdContact { int pair; int ch[2]; int link[2]; double p[3]; double n[3]; double depth;

@@ -79,11 +79,15 @@ def _quiet(module):
     return module
 
 
+_LOG_LEVELS = ("debug", "info", "warning", "error")
+
+
 def set_log_level(level):
     """The least important message the core prints on stderr in this process: "debug",
-    "info", "warning" (the default here) or "error"."""
+    "info", "warning" (the default here) or "error". Returns the level it replaces."""
     lib = core_module().lib
-    lib.hsu_setLogLevel(getattr(lib, "hsLOG_" + level.upper()))
+    was = lib.hsu_setLogLevel(getattr(lib, "hsLOG_" + level.upper()))
+    return _LOG_LEVELS[was]
 
 
 class CoreError(HrpsimError):

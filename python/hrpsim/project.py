@@ -180,6 +180,9 @@ class Project:
             for m in self.models:
                 if bodies.get(m.name) is None:
                     bodies[m.name] = list(client.load_body(m.url, reload=False)._get_links())
+        if client is not None:
+            self.keep_model_warnings(
+                lambda m: list(client.load_body(m.url, reload=False)._get_info()))
         noise = None
         if "noise" not in self.lines and client is not None:
             noise = self.model_noise(
@@ -189,6 +192,15 @@ class Project:
         configuration.to_scheduler(scheduler,
                                    configuration.from_project(self, facts, noise=noise))
         return bodies
+
+    def keep_model_warnings(self, info_of):
+        """The models' load warnings (their BodyInfo.info strings "warning: FILE:LINE: text",
+        ``info_of(model)`` giving a model's, the same on every back end) added to
+        self.warnings, each once: a run prints and keeps them as it does the project's own."""
+        for m in self.models:
+            for text in info_of(m):
+                if text.startswith("warning: ") and text[9:] not in self.warnings:
+                    self.warnings.append(text[9:])
 
     def model_noise(self, info_of):
         """The noise the models declare (a URDF's Gazebo noise, as "urdf noise" info strings;

@@ -566,13 +566,21 @@ def configure(project):
     as on the server path)."""
     import hrpsim
     from . import configuration
+    from .local import set_log_level
     sim = hrpsim.Simulation(backend="local", dt=project.time_step, gravity=project.gravity,
                             method=project.method.lower(), sensors=project.sensors)
-    for m in project.models:
-        try:
-            sim.add_model(m.name, m.url)
-        except ModelError as exc:
-            raise model_run_error(project, m, exc) from exc
+    # (the core's own lines about the models' quirks held back: the run prints them, as the
+    # server path does, from their BodyInfo strings; keep_model_warnings below)
+    was = set_log_level("error")
+    try:
+        for m in project.models:
+            try:
+                sim.add_model(m.name, m.url)
+            except ModelError as exc:
+                raise model_run_error(project, m, exc) from exc
+    finally:
+        set_log_level(was)
+    project.keep_model_warnings(lambda m: sim.body(m.name).info)
     facts = {}
     for m in project.models:
         body = sim.body(m.name)
@@ -595,14 +603,18 @@ def _describe_models(project):
     """models.json.gz's entries (name, url, body description with textures), read in
     process; RunError naming the model on failure (as run.py's)."""
     import hrpsim
-    from .local import describe_body
+    from .local import describe_body, set_log_level
     out = []
-    for m in project.models:
-        try:
-            out.append({"name": m.name, "url": hrpsim.file_url(m.url),
-                        "body": describe_body(m.url)})
-        except ModelError as exc:
-            raise model_run_error(project, m, exc) from exc
+    was = set_log_level("error")  # (configure printed the models' warnings once)
+    try:
+        for m in project.models:
+            try:
+                out.append({"name": m.name, "url": hrpsim.file_url(m.url),
+                            "body": describe_body(m.url)})
+            except ModelError as exc:
+                raise model_run_error(project, m, exc) from exc
+    finally:
+        set_log_level(was)
     return out
 
 

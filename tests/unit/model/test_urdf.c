@@ -1182,7 +1182,8 @@ static hsBody *loadQuirk(const char *name, hsmWarning *warnings, int max, int *n
   CU_ASSERT_EQUAL(*nwarn, nexpect);
   // every warning is also a body info string, as VRML's are: "warning: <file>:<line>: <msg>"
   for (int i = 0; b && i < *nwarn && i < max; i++) {
-    char want[sizeof warnings->file + sizeof warnings->message + 32];  // (and "warning: ", the line)
+    // (the expected string: "warning: ", the file, the line, the message)
+    char want[sizeof warnings->file + sizeof warnings->message + 32];
     int len = snprintf(want, sizeof want, "warning: %s:%d: %s", warnings[i].file,
                        warnings[i].line, warnings[i].message);
     CU_ASSERT(len > 0 && (size_t)len < sizeof want);
