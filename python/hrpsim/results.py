@@ -243,16 +243,17 @@ def root_rpy(R):
 
 def run_summary(project, *, backend, status, message, steps, simulated_time, wall_time,
                 real_time_factor, records, controllers, scheduler_status=None,
-                scheduler_message=None, naming=None, servers_started=False):
+                scheduler_message=None, naming=None, servers_started=False, engine=None):
     """The summary.json record of a run of ``project``, one schema for both back ends
     (``backend`` "server" or "local"; a local run has no Scheduler, naming service or
     servers: those fields are null / false). ``controllers``: ``controller_entries``. The
     caller adds cameras, camera_previews and stills; write_results adds plots. ``engine``:
-    the project's, else the core's default where hrpsim chose the servers (a local run, or
-    servers `hrpsim run` started), else null (servers of a naming service decide)."""
+    the one the run stepped (the Scheduler's answer on the server path), else the project's,
+    else the core's default where hrpsim chose the servers (a local run, or servers `hrpsim
+    run` started), else null (a Scheduler that could not say)."""
     from .solver import default_engine
-    engine = project.engine or (default_engine() if backend == "local" or servers_started
-                                else None)
+    engine = engine or project.engine or (default_engine() if backend == "local" or
+                                          servers_started else None)
     return {
         "project": str(Path(project.path).resolve()),
         "format": project.format,

@@ -632,8 +632,9 @@ def _judge(status, controllers, dead):
     return state, message, blamed
 
 
-def _summary(project, status, state, message, blamed, controllers, log, servers):
-    """The run's summary.json record (cameras and stills are added by the caller)."""
+def _summary(project, status, state, message, blamed, controllers, log, servers, engine):
+    """The run's summary.json record (cameras and stills are added by the caller); ``engine``
+    the Scheduler's answer."""
     from .results import controller_entries, run_summary
     processes = {cp.spec.name: cp.record() for cp in controllers.procs}
     return run_summary(project, backend="server", status=state, message=message,
@@ -643,7 +644,7 @@ def _summary(project, status, state, message, blamed, controllers, log, servers)
                        steps=status.steps, simulated_time=status.time,
                        wall_time=status.wallTime, real_time_factor=status.realTimeFactor,
                        records=len(log), naming=servers.naming,
-                       servers_started=servers.started)
+                       servers_started=servers.started, engine=engine or None)
 
 
 def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, bin_dir=None,
@@ -717,6 +718,7 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
         except H.SchedulerError as exc:
             raise RunError("start failed: %s" % exc.description) from exc
         started = True
+        engine = sched.engine()  # (the run's, whoever's servers: the summary says it)
         status, dead = _follow_run(sched, log, bar, controllers, viewed=viewer is not None)
         started = False
 
@@ -725,7 +727,8 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
         state, message, blamed = _judge(status, controllers, dead)
 
         arrays = log.arrays()
-        summary = _summary(project, status, state, message, blamed, controllers, log, servers)
+        summary = _summary(project, status, state, message, blamed, controllers, log, servers,
+                           engine)
         if log.pushes:  # links pushed from the viewer's page (their forces are in log.npz)
             summary["pushes"] = sorted(log.pushes)
         from .images import write_previews

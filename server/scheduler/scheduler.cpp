@@ -448,6 +448,11 @@ void SchedulerServant::setSolver(const char *engine, const hrpsim::SolverSetting
   refuseOn(op, wire::setSolverFromWire(sim_.get(), engine, settings, &err), err);
 }
 
+char *SchedulerServant::engine() {
+  std::lock_guard<std::mutex> lk(mutex_);
+  return CORBA::string_dup(sim_ ? hs_engine(sim_.get()) : "");  // ("": shutting down)
+}
+
 void SchedulerServant::setJointLimits(CORBA::Boolean position, CORBA::Boolean velocity,
                                       CORBA::Boolean effort) {
   const char *op = "setJointLimits";

@@ -83,6 +83,7 @@ class SchedulerServant : public POA_hrpsim::Scheduler, public DiagnosticsServant
   void addExtraJoint(const hrpsim::ExtraJointSpec &spec) override;
   void setJointOptions(const hrpsim::JointOptions &options) override;
   void setSolver(const char *engine, const hrpsim::SolverSettings &settings) override;
+  char *engine() override;
   // the run's whole state (PAUSED), and a state restored into it (PAUSED; the loop takes its
   // step count and time from the core)
   hrpsim::StateBytes *saveState() override;

@@ -101,7 +101,9 @@ def test_squat_stands_dips_and_rises(sched_servers, tmp_path):
 
     assert summary["status"] == "FINISHED"
     assert summary["scheduler_status"] == "FINISHED"
-    assert summary["engine"] is None  # servers of a naming service: their default decides
+    # servers of a naming service: the Scheduler says which engine stepped (the core's
+    # default here; before, the summary said only "the servers' default")
+    assert summary["engine"] == "joint_space"
     # the PD controller was stopped with SIGTERM after the run and exited cleanly (it used to
     # abort in omniORB's shutdown: SIGABRT, "FATAL: exception not rethrown")
     proc_info = summary["controllers"][0]["process"]
@@ -117,7 +119,7 @@ def test_squat_stands_dips_and_rises(sched_servers, tmp_path):
     assert summary["warnings"] == []
     text = (out / "summary.txt").read_text()
     assert "steps       5000" in text and "warnings    none" in text
-    assert "engine      the servers' default" in text
+    assert "engine      joint_space" in text
 
 
 def test_squat_on_the_ode_engine_stands_dips_and_rises(built, tmp_path):

@@ -84,8 +84,8 @@ def assert_same_results(local, served):
         assert a[key] == b[key], key
     assert (a["backend"], b["backend"]) == ("local", "server")
     assert a["scheduler_status"] is None and a["naming"] is None
-    # the local run knows its engine; the fixture's servers decide theirs (their default)
-    assert a["engine"] == "joint_space" and b["engine"] is None
+    # the local run knows its engine; the Scheduler says the served run's
+    assert a["engine"] == b["engine"] == "joint_space"
     assert a["wall_time"] > 0 and a["real_time_factor"] == pytest.approx(
         a["simulated_time"] / a["wall_time"], rel=1e-12)
     la, lb = np.load(local / "log.npz"), np.load(served / "log.npz")
@@ -95,7 +95,7 @@ def assert_same_results(local, served):
         assert la[key].tobytes() == lb[key].tobytes(), key
     assert models(local) == models(served)
     # summary.txt: the same lines but the wall-clock ones and where the run ran
-    skip = ("project ", "wall time", "real time", "controller", "engine ")
+    skip = ("project ", "wall time", "real time", "controller")
     ta = [ln for ln in (local / "summary.txt").read_text().splitlines()
           if not ln.startswith(skip)]
     tb = [ln for ln in (served / "summary.txt").read_text().splitlines()
