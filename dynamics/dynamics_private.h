@@ -287,14 +287,39 @@ static inline int hsd_servoed(const hsdCharacter *c, int k) {
   return c->in.mode[k] == hsMODE_HIGH_GAIN;
 }
 
-// the unit joint axis of link k in the world, for the link's world rotation R
-void hsd_worldAxis(double a[3], const hsLink *lk, const double R[9]);
+// the unit joint axis of link k in the world, for the link's world rotation R (inline: every
+// link's every step)
+static inline void hsd_worldAxis(double a[3], const hsLink *lk, const double R[9]) {
+  double n = hsu_norm(lk->axis), u[3] = {lk->axis[0] / n, lk->axis[1] / n, lk->axis[2] / n};
+  hsu_rotVec(a, R, u);
+}
 
 // the velocity of link k (origin v, angular w) from its parent's (pv, pw) and its joint
 // velocity dq (1-dof joints; ignored for others) at the link positions of st; the link
-// velocity pass's one step, written once
-void hsd_childVelocity(const hsBody *b, const hsBodyState *st, int k, const double pv[3],
-                       const double pw[3], double dq, double v[3], double w[3]);
+// velocity pass's one step, written once (inline: every link's every step)
+static inline void hsd_childVelocity(const hsBody *b, const hsBodyState *st, int k,
+                                     const double pv[3], const double pw[3], double dq,
+                                     double v[3], double w[3]) {
+  const hsLink *lk = &b->links[k];
+  int p = lk->parent;
+  double r[3], x[3];
+  for (int j = 0; j < 3; j++) {
+    r[j] = st->linkP[3 * k + j] - st->linkP[3 * p + j];
+  }
+  hsu_cross(x, pw, r);
+  for (int j = 0; j < 3; j++) {
+    v[j] = pv[j] + x[j];
+    w[j] = pw[j];
+  }
+  if (hsm_hasOneDofJoint(lk)) {
+    double a[3];
+    hsd_worldAxis(a, lk, st->linkR + 9 * k);
+    double *along = hsm_jointHalf(lk) == 3 ? w : v;
+    for (int j = 0; j < 3; j++) {
+      along[j] += a[j] * dq;
+    }
+  }
+}
 
 // the pose a position-given root is driven to this step: the commanded one, else the held one
 void hsd_rootTarget(const hsdCharacter *c, const double **p, const double **R);
