@@ -439,7 +439,15 @@ const hsdInput *hsd_input(const hsdWorld *w, int ch);
 #define hsdMAX_VALUE 1e12
 
 // 1 if all n values are finite and within +-hsdMAX_VALUE: what every setter below accepts
-int hsd_sane(const double *v, int n);
+// (inline: a controller's setters ask it per joint every step)
+static inline int hsd_sane(const double *v, int n) {
+  for (int i = 0; i < n; i++) {
+    if (!(fabs(v[i]) <= hsdMAX_VALUE)) {
+      return 0;
+    }
+  }
+  return 1;
+}
 
 // set a joint value / velocity / acceleration / torque of one link: any link but the root (an
 // error), acting on 1-dof joints only. For a high-gain joint q/dq/ddq are commands for the next

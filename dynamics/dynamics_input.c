@@ -11,7 +11,10 @@
 // - a teleport: writes the state at once (the value or velocity of a torque-mode joint, the
 //   pose or velocity of a root that is not position given) and marks the character, so that
 //   the next step re-places its ODE bodies there first.
-// Nothing here touches ODE.
+// Nothing here touches ODE but to place the joint-space engine's bodies where the last step
+// left them before a setter writes the link poses or velocities they are placed from
+// (hsd_syncOdeBodies: a state saved after the setter holds them as it did when the step placed
+// them at once).
 
 #include <math.h>
 #include <string.h>
@@ -53,6 +56,9 @@ void hsd_forwardKinematics(hsdWorld *w, int ch) {
   for (int i = 0; i < w->nchar; i++) {
     if (ch < 0 || ch == i) {
       hsdCharacter *c = &w->chars[i];
+      if (w->initialised) {
+        hsd_syncOdeBodies(w, i);
+      }
       hsm_forwardKinematics(c->body, c->state);
       c->posesTouched = w->initialised;
     }
@@ -157,6 +163,9 @@ int hsd_setLinkPose(hsdWorld *w, int ch, int link, const double p[3], const doub
   }
   hsdCharacter *c = &w->chars[ch];
   hsBodyState *st = c->state;
+  if (w->initialised) {
+    hsd_syncOdeBodies(w, ch);
+  }
   if (link > 0) {
     // only the root places a body; other link frames follow from it and q
     memcpy(st->linkP + 3 * link, p, 3 * sizeof *p);
@@ -195,6 +204,9 @@ int hsd_setLinkVelocity(hsdWorld *w, int ch, int link, const double v[3], const 
     memcpy(c->in.rootW, wv, sizeof c->in.rootW);
     c->in.flags[0] |= hsdIN_VEL;
     return 0;
+  }
+  if (w->initialised) {
+    hsd_syncOdeBodies(w, ch);
   }
   memcpy(c->motion[0].v, v, sizeof c->motion[0].v);
   memcpy(c->motion[0].w, wv, sizeof c->motion[0].w);

@@ -21,10 +21,11 @@
 //    character's positions (hsd_jsIntegrate; a prescribed joint's angle: the commanded one),
 //    refused as a runaway when it leaves the bounds;
 // 4. the data back into the state: poses, q, dq, ddq, u (a high-gain joint's from inverse
-//    dynamics), link velocities from the root's and dq; ODE's bodies placed there
-//    (hsd_placeBodies) so that every geometric query sees the new poses; once every character
-//    is there, the closed loops' positions taken back onto the loops (hsd_jsCloseLoops,
-//    dynamics_loops.c: the velocity rows leave the integration's second-order drift);
+//    dynamics), link velocities from the root's and dq; the shapes without an ODE body placed
+//    there, the ODE bodies only when something reads them (hsd_jsPlaceBodies: a saved state,
+//    the sleep rules); once every character is there, the closed loops' positions taken back
+//    onto the loops (hsd_jsCloseLoops, dynamics_loops.c: the velocity rows leave the
+//    integration's second-order drift);
 // 5. hsd_jsFinish (dynamics_finish.c): accelerations by differences, force sensors by inverse
 //    dynamics, holds, commands cleared;
 // 6. sleeping (hsdOptions.sleep; dynamics_sleep.c): a sleeping character skips 2-4 (static to
@@ -640,7 +641,7 @@ static void conserveMomentum(hsdWorld *w, int ci, const double h0[6], const doub
 }
 
 // the second half: the positions from the (contact-corrected) velocity, the data back into the
-// state, the ODE bodies placed there
+// state, the ODE bodies marked to be placed there (hsd_jsPlaceBodies)
 static void endCharacter(hsdWorld *w, int ci) {
   hsdCharacter *c = &w->chars[ci];
   const hsBody *b = c->body;
@@ -694,7 +695,7 @@ static void endCharacter(hsdWorld *w, int ci) {
   if (flight) {
     conserveMomentum(w, ci, h0, c0);
   }
-  hsd_placeBodies(w, ci);
+  hsd_jsPlaceBodies(w, ci);
 }
 
 void hsd_jsBegin(hsdWorld *w, int ci) {

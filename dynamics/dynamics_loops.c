@@ -616,7 +616,8 @@ double hsd_jointConstraintTorque(const hsdWorld *w, int ch, int link) {
 // a time until each is within JS_LOOP_TOL (a pass leaves of the order of e^2 / r of an error e
 // on a loop of size r: the four-bar's 1e-6 m goes in one or two). Velocities stay as solved.
 // Cost: the four-bar's step 24k -> 35k instructions (callgrind), most of it the moved
-// character's forward kinematics and its ODE bodies placed again.
+// character's forward kinematics and (then) its ODE bodies placed again, which now wait until
+// something reads them (hsd_jsPlaceBodies).
 
 #define JS_LOOP_TOL 1e-12    // a loop this near closed [m] is left as it is
 #define JS_LOOP_PASSES 4     // at most this many passes over the loops a step
@@ -832,6 +833,7 @@ void hsd_jsCloseLoops(hsdWorld *w) {
     }
   }
   // the moved characters' link velocities at their new poses (the dofs' stay), ODE's bodies
+  // marked to be placed there
   for (int ci = 0; ci < w->nchar; ci++) {
     if (!w->loopMoved[ci]) {
       continue;
@@ -843,6 +845,6 @@ void hsd_jsCloseLoops(hsdWorld *w) {
       double dq = c->jsm->linkDof[k] >= 0 ? c->state->dq[k] : 0;
       hsd_childVelocity(b, c->state, k, pm->v, pm->w, dq, c->motion[k].v, c->motion[k].w);
     }
-    hsd_placeBodies(w, ci);
+    hsd_jsPlaceBodies(w, ci);
   }
 }

@@ -61,7 +61,8 @@ static void setRepFlags(hsdWorld *w, hsdCharacter *c, hstdRep rep) {
   }
 }
 
-void hsd_placeBodies(hsdWorld *w, int ci) {
+// the ODE half of hsd_placeBodies: each group body at its top link's state pose and motion
+static void placeOdeBodies(hsdWorld *w, int ci) {
   hsdCharacter *c = &w->chars[ci];
   const hsBody *b = c->body;
   const hsBodyState *st = c->state;
@@ -93,7 +94,23 @@ void hsd_placeBodies(hsdWorld *w, int ci) {
       }
     }
   }
+  c->bodiesStale = 0;
+}
+
+void hsd_placeBodies(hsdWorld *w, int ci) {
+  placeOdeBodies(w, ci);
   hsd_placeShapes(w, ci);
+}
+
+void hsd_jsPlaceBodies(hsdWorld *w, int ci) {
+  w->chars[ci].bodiesStale = 1;
+  hsd_placeShapes(w, ci);
+}
+
+void hsd_syncOdeBodies(hsdWorld *w, int ci) {
+  if (w->chars[ci].bodiesStale) {
+    placeOdeBodies(w, ci);
+  }
 }
 
 void hsd_syncFromState(hsdWorld *w, int ci, hstdRep rep) {

@@ -170,6 +170,9 @@ typedef struct hsdCharacter {
   void *ikWork;             // and with this workspace (hsm_ikWorkSize)
   hsdJsModel *jsm;          // the joint-space engine's model and data (hsENGINE_JOINT_SPACE
   hsdJsData *jsd;           // only; made by hsd_init, dynamics_jsstep.c), else NULL
+  int bodiesStale;          // joint-space engine: the ODE bodies lag the state's link poses and
+                            // motion (hsd_jsPlaceBodies); hsd_syncOdeBodies places them. Not
+                            // saved: a save places them first, a restore writes them
 } hsdCharacter;
 
 // one closed loop (extra joint; dynamics_loops.c)
@@ -284,14 +287,39 @@ static inline int hsd_servoed(const hsdCharacter *c, int k) {
   return c->in.mode[k] == hsMODE_HIGH_GAIN;
 }
 
-// the unit joint axis of link k in the world, for the link's world rotation R
-void hsd_worldAxis(double a[3], const hsLink *lk, const double R[9]);
+// the unit joint axis of link k in the world, for the link's world rotation R (inline: every
+// link's every step)
+static inline void hsd_worldAxis(double a[3], const hsLink *lk, const double R[9]) {
+  double n = hsu_norm(lk->axis), u[3] = {lk->axis[0] / n, lk->axis[1] / n, lk->axis[2] / n};
+  hsu_rotVec(a, R, u);
+}
 
 // the velocity of link k (origin v, angular w) from its parent's (pv, pw) and its joint
 // velocity dq (1-dof joints; ignored for others) at the link positions of st; the link
-// velocity pass's one step, written once
-void hsd_childVelocity(const hsBody *b, const hsBodyState *st, int k, const double pv[3],
-                       const double pw[3], double dq, double v[3], double w[3]);
+// velocity pass's one step, written once (inline: every link's every step)
+static inline void hsd_childVelocity(const hsBody *b, const hsBodyState *st, int k,
+                                     const double pv[3], const double pw[3], double dq,
+                                     double v[3], double w[3]) {
+  const hsLink *lk = &b->links[k];
+  int p = lk->parent;
+  double r[3], x[3];
+  for (int j = 0; j < 3; j++) {
+    r[j] = st->linkP[3 * k + j] - st->linkP[3 * p + j];
+  }
+  hsu_cross(x, pw, r);
+  for (int j = 0; j < 3; j++) {
+    v[j] = pv[j] + x[j];
+    w[j] = pw[j];
+  }
+  if (hsm_hasOneDofJoint(lk)) {
+    double a[3];
+    hsd_worldAxis(a, lk, st->linkR + 9 * k);
+    double *along = hsm_jointHalf(lk) == 3 ? w : v;
+    for (int j = 0; j < 3; j++) {
+      along[j] += a[j] * dq;
+    }
+  }
+}
 
 // the pose a position-given root is driven to this step: the commanded one, else the held one
 void hsd_rootTarget(const hsdCharacter *c, const double **p, const double **R);
@@ -349,7 +377,8 @@ void hsd_freeLoops(hsdWorld *w);
 // poses written): each closed loop's position error, which the step's velocity rows leave at
 // the integration's second-order drift, removed by moving the loop's dofs by M^-1 J^T lambda
 // (the least change in the mass matrix's metric, given dofs kept) at most JS_LOOP_REACH a
-// pass; the moved characters' link poses, velocities and ODE bodies updated
+// pass; the moved characters' link poses and velocities updated, their ODE bodies marked stale
+// (hsd_jsPlaceBodies)
 void hsd_jsCloseLoops(hsdWorld *w);
 
 // add a model's extra joints for character ch (hsd_addCharacter); 0 or an error
@@ -464,8 +493,8 @@ void hsd_wakeAll(hsdWorld *w);
 
 // 1 if awake character ch wakes a sleeping character whose world box meets one of its own: it
 // is not static and either may not sleep or moves fast (ten times the sleep thresholds: a blow,
-// not a resting body's jitter)
-int hsd_wakesNeighbours(const hsdWorld *w, int ch);
+// not a resting body's jitter; its root body's velocity read, placed first: hsd_syncOdeBodies)
+int hsd_wakesNeighbours(hsdWorld *w, int ch);
 
 // the joint-space engine's sleeping (its characters' ODE bodies carry the flag, as on the ODE
 // engine): 1 if character ci sleeps this step (it is not stepped: a static body to the others)
@@ -535,8 +564,8 @@ void hsd_jsFreeWorld(hsdWorld *w);
 
 // hsd_step on the joint-space engine: per character the teleports and commands, one
 // semi-implicit step of its joint-space dynamics, the state written back and the ODE bodies
-// placed where the state says (no ODE step); 0, hsE_INVALID (contact pairs registered since
-// hsd_init), hsE_RUNAWAY
+// marked to be placed where the state says (no ODE step; hsd_jsPlaceBodies); 0, hsE_INVALID
+// (contact pairs registered since hsd_init), hsE_RUNAWAY
 int hsd_jsStepWorld(hsdWorld *w, hsError *err);
 
 // the joint-space step's positions and velocities of character ci (not still) by classical RK4
@@ -551,6 +580,18 @@ void hsd_jsPrepare(hsdWorld *w, int ci);
 // the ODE bodies of character ci placed at its state's link poses and velocities (and the
 // shapes without a body at theirs), nothing else reset (dynamics_prepare.c)
 void hsd_placeBodies(hsdWorld *w, int ci);
+
+// the joint-space engine's hsd_placeBodies after a step: the shapes without a body placed at
+// their state poses now, the ODE bodies only marked stale (bodiesStale): nothing of the step
+// reads them, and placing them (dBodySetRotation orthogonalises and makes a quaternion) was
+// 5 % of a humanoid's step. Whatever reads a body, or writes the link poses or motion it is
+// placed from, calls hsd_syncOdeBodies first
+void hsd_jsPlaceBodies(hsdWorld *w, int ci);
+
+// character ci's ODE bodies placed from its state as hsd_placeBodies would have placed them
+// when they were marked stale (the state's link poses and motion are still those), if they
+// are; a no-op otherwise (always on the ODE engine)
+void hsd_syncOdeBodies(hsdWorld *w, int ci);
 
 // the joint-space engine's contact points include a touching face's clipped points up to this
 // far from the other face (negative depth: a gap the solver lets close, no more) [m]

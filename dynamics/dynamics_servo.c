@@ -36,34 +36,6 @@
 
 //---------------------------------- helpers ---------------------------------------------------
 
-void hsd_worldAxis(double a[3], const hsLink *lk, const double R[9]) {
-  double n = hsu_norm(lk->axis), u[3] = {lk->axis[0] / n, lk->axis[1] / n, lk->axis[2] / n};
-  hsu_rotVec(a, R, u);
-}
-
-void hsd_childVelocity(const hsBody *b, const hsBodyState *st, int k, const double pv[3],
-                       const double pw[3], double dq, double v[3], double w[3]) {
-  const hsLink *lk = &b->links[k];
-  int p = lk->parent;
-  double r[3], x[3];
-  for (int j = 0; j < 3; j++) {
-    r[j] = st->linkP[3 * k + j] - st->linkP[3 * p + j];
-  }
-  hsu_cross(x, pw, r);
-  for (int j = 0; j < 3; j++) {
-    v[j] = pv[j] + x[j];
-    w[j] = pw[j];
-  }
-  if (hsm_hasOneDofJoint(lk)) {
-    double a[3];
-    hsd_worldAxis(a, lk, st->linkR + 9 * k);
-    double *along = hsm_jointHalf(lk) == 3 ? w : v;
-    for (int j = 0; j < 3; j++) {
-      along[j] += a[j] * dq;
-    }
-  }
-}
-
 void hsd_rootTarget(const hsdCharacter *c, const double **p, const double **R) {
   int cmd = c->in.flags[0] & hsdIN_POSE;
   *p = cmd ? c->in.rootP : c->pHold;

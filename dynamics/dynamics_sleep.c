@@ -249,6 +249,7 @@ void hsd_prepareSleep(hsdWorld *w) {
       setRestFlag(w, c, b, may);
     }
     if (may && dBodyIsEnabled(b)) {
+      hsd_syncOdeBodies(w, ci);  // (the joint-space engine's root body, to be read)
       checkSpeedingUp(w, c, b);
     } else {
       // asleep or not a sleeper: a fresh start when it wakes
@@ -288,7 +289,7 @@ void hsd_wakeTouched(hsdWorld *w) {
   }
 }
 
-int hsd_wakesNeighbours(const hsdWorld *w, int ch) {
+int hsd_wakesNeighbours(hsdWorld *w, int ch) {
   const hsdCharacter *c = &w->chars[ch];
   if (c->still || asleep(c)) {
     return 0;
@@ -296,6 +297,7 @@ int hsd_wakesNeighbours(const hsdWorld *w, int ch) {
   if (!hsd_sleeper(c)) {
     return 1;
   }
+  hsd_syncOdeBodies(w, ch);
   const dReal *v = dBodyGetLinearVel(c->links[0].body), *a = dBodyGetAngularVel(c->links[0].body);
   double lin = w->opt.sleepLinearVel, ang = w->opt.sleepAngularVel;
   return v[0] * v[0] + v[1] * v[1] + v[2] * v[2] > 100 * lin * lin ||
@@ -422,6 +424,7 @@ void hsd_jsSleepAfter(hsdWorld *w) {
     if (c->still || asleep(c) || w->chars[islandRoot(w, ci)].jsKeep) {
       continue;
     }
+    hsd_syncOdeBodies(w, ci);  // (placed where the step left it, then stopped)
     for (int k = 0; k < c->body->nlink; k++) {
       memset(c->motion[k].v, 0, sizeof c->motion[k].v);
       memset(c->motion[k].w, 0, sizeof c->motion[k].w);

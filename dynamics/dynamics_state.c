@@ -14,8 +14,9 @@
 //   compiled out), options, gravity, warnings; each character's state, motion, input, step
 //   history and per-link records (hsdLinkOde, its handles kept); the joint-space engine's data
 //   and its contact solver's warm start; the last step's contacts; the extra joints' feedback.
-// - Each ODE body's position, quaternion and rotation matrix are written through the pointers
-//   ODE's getters return (dBodySetQuaternion and dBodySetRotation would renormalise and
+// - Each ODE body's position, quaternion and rotation matrix (the joint-space engine's placed
+//   from the state first: it places them only when they are read) are written through the
+//   pointers ODE's getters return (dBodySetQuaternion and dBodySetRotation would renormalise and
 //   recompute one from the other, changing bits: the quaternion about 38 % of the time), its
 //   velocities through the setters (exact), its kinematic and enabled flags too. ODE's own
 //   auto-disable counters are not in its API; dynamics_sleep.c keeps that rule's counters in
@@ -340,7 +341,13 @@ static int currentBytes(hsdWorld *w, hsuBytes *b, int save) {
     return -1;
   }
   BodyIo io = {b, save};
+  for (int ci = 0; save && ci < w->nchar; ci++) {
+    hsd_syncOdeBodies(w, ci);  // (the joint-space engine places them only when they are read)
+  }
   eachBody(w, bodyBytes, &io);
+  for (int ci = 0; !save && ci < w->nchar; ci++) {
+    w->chars[ci].bodiesStale = 0;  // (every body written)
+  }
   if (save) {
     hsd_jsSaveContacts(w, b);
     return b->bad ? -1 : 0;
@@ -361,7 +368,8 @@ int hsd_saveState(const hsdWorld *w, hsuBytes *out, hsError *err) {
   uint64_t nstart = w->start.n;
   hsu_bytesPut(out, &nstart, sizeof nstart);
   hsu_bytesPut(out, w->start.data, w->start.n);
-  // (saving only reads the world)
+  // (saving only reads the world, and places the joint-space engine's ODE bodies where the
+  // state already says they are)
   if (currentBytes((hsdWorld *)w, out, 1) < 0) {
     return HS_ERR(err, hsE_NOMEM, "out of memory for a saved state");
   }

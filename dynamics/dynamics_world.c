@@ -13,15 +13,6 @@
 
 //---------------------------------- helpers ---------------------------------------------------
 
-int hsd_sane(const double *v, int n) {
-  for (int i = 0; i < n; i++) {
-    if (!(fabs(v[i]) <= hsdMAX_VALUE)) {
-      return 0;
-    }
-  }
-  return 1;
-}
-
 void hsd_warn(hsdWorld *w, unsigned kind, const char *fmt, ...) {
   w->warnings++;
   if (w->warned & kind) {

@@ -446,13 +446,18 @@ int hsm_treeOrder(const int *parent, const int *rank, int n, int *order, hsError
 
 // 1 if the link's joint has one degree of freedom (rotate or slide) between the link and its
 // parent: what JOINT_VALUE and the other joint data drive. A root's joint (to the world) never
-// counts.
-int hsm_hasOneDofJoint(const hsLink *link);
+// counts. (Inline: the dynamics ask it per link every step.)
+static inline int hsm_hasOneDofJoint(const hsLink *link) {
+  return link && link->parent >= 0 &&
+         (link->jointType == hsJOINT_ROTATE || link->jointType == hsJOINT_SLIDE);
+}
 
 // where a 1-dof joint acts in a 6-vector [linear(3), angular(3)] (velocities, wrenches): 3 for
 // rotate (about its axis: the angular half), 0 for slide (along it: the linear half), -1 for
 // any other joint. The one place the rotate / slide branch is decided for such sums.
-int hsm_jointHalf(const hsLink *link);
+static inline int hsm_jointHalf(const hsLink *link) {
+  return link->jointType == hsJOINT_ROTATE ? 3 : link->jointType == hsJOINT_SLIDE ? 0 : -1;
+}
 
 // the line of the first load warning kept in body->info (a "warning: <body url>:<line>: ..."
 // string, see hsm_addWarningInfo) whose message quotes name ('name'), or 0 if none does: lets

@@ -107,10 +107,6 @@ int hsm_parseExtraJointType(const char *name, hstExtraJoint *type) {
   return -1;
 }
 
-int hsm_jointHalf(const hsLink *link) {
-  return link->jointType == hsJOINT_ROTATE ? 3 : link->jointType == hsJOINT_SLIDE ? 0 : -1;
-}
-
 int hsm_treeOrder(const int *parent, const int *rank, int n, int *order, hsError *err) {
   if (n < 1) {
     return HS_ERR(err, hsE_INVALID, "no links");
@@ -181,11 +177,6 @@ int hsm_treeOrder(const int *parent, const int *rank, int n, int *order, hsError
     return HS_ERR(err, hsE_INVALID, "some links are not connected to the root");
   }
   return 0;
-}
-
-int hsm_hasOneDofJoint(const hsLink *link) {
-  return link && link->parent >= 0 &&
-         (link->jointType == hsJOINT_ROTATE || link->jointType == hsJOINT_SLIDE);
 }
 
 long hsm_triangleCount(const hsBody *body) {

@@ -265,8 +265,26 @@ static inline void hsu_transpose(double res[9], const double A[9]) {
 }
 
 // rotation matrix from axis-angle (x, y, z, angle [rad]); the axis need not be unit length,
-// a zero axis gives identity
-void hsu_axisAngleToMat(double R[9], const double aa[4]);
+// a zero axis gives identity (inline: forward kinematics makes one per joint every step)
+static inline void hsu_axisAngleToMat(double R[9], const double aa[4]) {
+  double n = sqrt(aa[0] * aa[0] + aa[1] * aa[1] + aa[2] * aa[2]);
+  if (n == 0) {
+    hsu_setIdentity(R);
+    return;
+  }
+  // Rodrigues' formula
+  double x = aa[0] / n, y = aa[1] / n, z = aa[2] / n;
+  double c = cos(aa[3]), s = sin(aa[3]), t = 1 - c;
+  R[0] = t * x * x + c;
+  R[1] = t * x * y - s * z;
+  R[2] = t * x * z + s * y;
+  R[3] = t * x * y + s * z;
+  R[4] = t * y * y + c;
+  R[5] = t * y * z - s * x;
+  R[6] = t * x * z - s * y;
+  R[7] = t * y * z + s * x;
+  R[8] = t * z * z + c;
+}
 
 // axis-angle (unit axis, angle in [0, pi]) of rotation R; identity gives (0, 0, 1, 0)
 void hsu_matToAxisAngle(double aa[4], const double R[9]);

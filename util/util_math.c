@@ -20,26 +20,6 @@ double hsu_adjugate3(const double a[9], double adj[9]) {
   return a[0] * adj[0] + a[1] * adj[3] + a[2] * adj[6];
 }
 
-void hsu_axisAngleToMat(double R[9], const double aa[4]) {
-  double n = sqrt(aa[0] * aa[0] + aa[1] * aa[1] + aa[2] * aa[2]);
-  if (n == 0) {
-    hsu_setIdentity(R);
-    return;
-  }
-  // Rodrigues' formula
-  double x = aa[0] / n, y = aa[1] / n, z = aa[2] / n;
-  double c = cos(aa[3]), s = sin(aa[3]), t = 1 - c;
-  R[0] = t * x * x + c;
-  R[1] = t * x * y - s * z;
-  R[2] = t * x * z + s * y;
-  R[3] = t * x * y + s * z;
-  R[4] = t * y * y + c;
-  R[5] = t * y * z - s * x;
-  R[6] = t * x * z - s * y;
-  R[7] = t * y * z + s * x;
-  R[8] = t * z * z + c;
-}
-
 void hsu_matToAxisAngle(double aa[4], const double R[9]) {
   // |v| = 2 sin(angle), trace - 1 = 2 cos(angle); atan2 stays accurate near 0 and pi
   double c = (R[0] + R[4] + R[8] - 1) / 2;

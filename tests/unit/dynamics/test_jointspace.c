@@ -1343,6 +1343,58 @@ static void testWorldDeterministic(void) {
   CU_ASSERT(fabs(q1[5]) > 1e-3);
 }
 
+// the sample humanoid falling under a PD law for 30 steps on the joint-space engine; then, if
+// saveFirst, a state saved (and dropped); then setter 0 (the root's velocity: a teleport) or 1
+// (link 1's pose: a non-root pose written) applied; the state saved into out
+static void savedAfterSetter(int setter, int saveFirst, hsuBytes *out) {
+  hsBody *b = dynLoadSample("humanoid/humanoid.wrl");
+  CU_ASSERT_PTR_NOT_NULL_FATAL(b);
+  hsdWorld *w = jsWorld(b);
+  CU_ASSERT_EQUAL_FATAL(hsd_init(w, NULL), 0);
+  const hsBodyState *st = hsd_state(w, 0);
+  for (int n = 0; n < 30; n++) {
+    for (int k = 1; k < b->nlink; k++) {
+      if (hsm_hasOneDofJoint(&b->links[k])) {
+        double u = 20 * (0.3 * sin(0.01 * n + k) - st->q[k]) - 0.1 * st->dq[k];
+        CU_ASSERT_EQUAL(hsd_setJointTorque(w, 0, k, u, NULL), 0);
+      }
+    }
+    dynSteps(w, 1);
+  }
+  if (saveFirst) {
+    hsuBytes first = {0};
+    CU_ASSERT_EQUAL(hsd_saveState(w, &first, NULL), 0);
+    hsu_bytesFree(&first);
+  }
+  double v[3] = {0.3, -0.1, 0.2}, wv[3] = {0.5, 0.2, -0.4}, p[3] = {0.1, 0.2, 1.5};
+  double R[9] = {0, -1, 0, 1, 0, 0, 0, 0, 1};
+  if (setter == 0) {
+    CU_ASSERT_EQUAL(hsd_setLinkVelocity(w, 0, 0, v, wv, NULL), 0);
+  } else {
+    CU_ASSERT_EQUAL(hsd_setLinkPose(w, 0, 1, p, R, NULL), 0);
+  }
+  CU_ASSERT_EQUAL(hsd_saveState(w, out, NULL), 0);
+  hsd_freeWorld(w);
+  hsm_freeBody(b);
+}
+
+// the engine places the ODE bodies only when something reads them (hsd_syncOdeBodies): a state
+// saved after a setter that writes the link velocities or poses holds the bodies where the last
+// step left them, the same bytes whether or not a save between the step and the setter placed
+// them already (without the setters' placing first, the second save would place them from what
+// the setter wrote)
+static void testWorldLazyBodiesSaved(void) {
+  for (int setter = 0; setter < 2; setter++) {
+    hsuBytes a = {0}, c = {0};
+    savedAfterSetter(setter, 1, &a);
+    savedAfterSetter(setter, 0, &c);
+    CU_ASSERT(a.n > 0 && a.n == c.n);
+    CU_ASSERT(a.n == c.n && memcmp(a.data, c.data, a.n) == 0);
+    hsu_bytesFree(&a);
+    hsu_bytesFree(&c);
+  }
+}
+
 // high gain and torque mode mixed: the double pendulum's upper joint commanded q1(t) =
 // 0.5 sin(4 t) in high gain while the lower one swings freely (torque mode, 0), beside a twin
 // whose upper joint is in torque mode, driven each step by the torque the first one reported:
@@ -1756,6 +1808,7 @@ void register_jointspace(void) {
   CU_add_test(s, "world: agrees with the ODE engine", testWorldAgreesWithOde);
   CU_add_test(s, "world: sensors agree with the ODE engine", testWorldSensorsAgreeWithOde);
   CU_add_test(s, "world: bit-identical on repeat", testWorldDeterministic);
+  CU_add_test(s, "world: ODE bodies placed when saved, before a setter", testWorldLazyBodiesSaved);
   CU_add_test(s, "world: high gain and torque mode mixed", testWorldMixedModes);
   CU_add_test(s, "world: a fixed-root arm's statics in high gain", testWorldArmStatics);
   CU_add_test(s, "world: stiff PD at 2 ms held by 10 kg m^2 rotors", testWorldStiffPdWithRotors);
