@@ -175,6 +175,8 @@ typedef struct hscHull {
   int ne;
   double *ax;       // separating-axis directions, unit, each once up to sign: nfax face
   int nfax, neax;   // normals, then neax edge directions
+  int ext[6];       // a vertex farthest along +x, -x, +y, -y, +z, -z (geom frame): a cheap
+                    // inner point of a projection (the separating-axis test's bounds)
 } hscHull;
 
 // the hull of a mesh when it is closed and convex (within the limits above): *out gets a new
