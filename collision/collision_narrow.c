@@ -321,13 +321,18 @@ static int clipPlane(double in[][3], int n, double out[][3], const double o[3],
     }
     return 2;
   }
+  // each corner's distance once (an edge's end is the next edge's start)
+  double d[MAX_FEATURE * 2];
+  for (int i = 0; i < n; i++) {
+    double x[3];
+    v3sub(x, in[i], o);
+    d[i] = v3dot(x, m);
+  }
   int k = 0;
   for (int i = 0; i < n && k < MAX_FEATURE * 2 - 1; i++) {
-    const double *a = in[i], *b = in[(i + 1) % n];
-    double xa[3], xb[3];
-    v3sub(xa, a, o);
-    v3sub(xb, b, o);
-    double da = v3dot(xa, m), db = v3dot(xb, m);
+    int j = i + 1 < n ? i + 1 : 0;
+    const double *a = in[i], *b = in[j];
+    double da = d[i], db = d[j];
     if (da >= 0) {
       v3copy(out[k++], a);
     }
