@@ -13,6 +13,7 @@
 // to the next and re-sorted by insertion (nearly sorted after small motions).
 
 #include <float.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -189,6 +190,20 @@ static void placeIfMoved(hscBodySlot *b, int k) {
   }
 }
 
+// 1 if stored pose T (R[9], p[3]) holds the bits of R and p (a moving link differs in its
+// first entries: the test ends there)
+static int samePose(const double *T, const double R[9], const double p[3]) {
+  for (int j = 0; j < 12; j++) {
+    uint64_t a, b;
+    memcpy(&a, T + j, sizeof a);
+    memcpy(&b, j < 9 ? R + j : p + j - 9, sizeof b);
+    if (a != b) {
+      return 0;
+    }
+  }
+  return 1;
+}
+
 int hsc_moveLinks(hscScene *s, int body, const double *linkP, const double *linkR,
                   hsError *err) {
   if (!s || body < 0 || body >= s->nbody || !linkP || !linkR) {
@@ -210,6 +225,9 @@ int hsc_moveLinks(hscScene *s, int body, const double *linkP, const double *link
   }
   for (int k = 0; k < n; k++) {
     double *T = b->pose + 12 * k;
+    if (samePose(T, linkR + 9 * k, linkP + 3 * k)) {
+      continue;  // (a static body: everything made from its pose stands)
+    }
     memcpy(T, linkR + 9 * k, 9 * sizeof(double));
     memcpy(T + 9, linkP + 3 * k, 3 * sizeof(double));
     if (m->geomAdr[k + 1] > m->geomAdr[k]) {
