@@ -548,8 +548,11 @@ static int reduce(const hscCand *c, int n, int k, double cull, hscCand *kept, do
       break;
     }
     kept[nk++] = c[best];
-    for (int i = 0; i < n; i++) {
-      dmin[i] = fmin(dmin[i], v3dist2(c[i].p, c[best].p));
+    // (after the last pick the distances are not read; a squared distance is never -0, and a
+    // NaN one keeps dmin either way: the plain minimum is fmin here)
+    for (int i = 0; nk < k && i < n; i++) {
+      double d = v3dist2(c[i].p, c[best].p);
+      dmin[i] = d < dmin[i] ? d : dmin[i];
     }
   }
   return nk;
