@@ -375,8 +375,10 @@ void hsc_manifold(const hscConvex *a, const hscConvex *b, const double n[3], dou
   }
   int before = buf->n;
   if (ref) {
-    // clip the incident feature against the sides of the reference polygon
+    // clip the incident feature against the sides of the reference polygon (from one buffer
+    // into the other, in turn)
     double p0[MAX_FEATURE * 2][3], p1[MAX_FEATURE * 2][3];
+    double(*cur)[3] = p0, (*next)[3] = p1;
     int k = inc->n;
     memcpy(p0, inc->p, sizeof(double) * 3 * (size_t)k);
     double pn[3], e0[3], e1[3];
@@ -389,15 +391,17 @@ void hsc_manifold(const hscConvex *a, const hscConvex *b, const double n[3], dou
       v3sub(e, ref->p[(i + 1) % ref->n], ref->p[i]);
       v3cross(m, ref->nrm, e);  // inward for a counter-clockwise polygon
       v3scale(m, orient, m);
-      k = clipPlane(p0, k, p1, ref->p[i], m);
-      memcpy(p0, p1, sizeof(double) * 3 * (size_t)k);
+      k = clipPlane(cur, k, next, ref->p[i], m);
+      double(*t)[3] = cur;
+      cur = next;
+      next = t;
     }
     for (int i = 0; i < k; i++) {
       double x[3], mid[3];
-      v3sub(x, p0[i], ref->p[0]);
+      v3sub(x, cur[i], ref->p[0]);
       double dq = -v3dot(x, ref->nrm);
       if (dq >= -buf->margin) {  // (margin 0: the touching and penetrating points only)
-        v3mad(mid, p0[i], 0.5 * dq, ref->nrm);
+        v3mad(mid, cur[i], 0.5 * dq, ref->nrm);
         hsc_addCand(buf, mid, n, dq);
       }
     }
