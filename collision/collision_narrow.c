@@ -506,14 +506,19 @@ static void polyOf(Poly *P, const hscConvex *c) {
   P->ne = 3;
 }
 
+// a box's projection on L: closed form from its centre and half sizes
+static inline void boxProject(const Poly *P, const double L[3], double *lo, double *hi) {
+  double c = v3dot(P->c->p, L), r = 0;
+  for (int k = 0; k < 3; k++) {
+    r += 0.5 * P->c->size[k] * fabs(v3dot(P->f[k], L));
+  }
+  *lo = c - r;
+  *hi = c + r;
+}
+
 static void project(const Poly *P, const double L[3], double *lo, double *hi) {
   if (P->c->kind == hsGEOM_BOX) {
-    double c = v3dot(P->c->p, L), r = 0;
-    for (int k = 0; k < 3; k++) {
-      r += 0.5 * P->c->size[k] * fabs(v3dot(P->f[k], L));
-    }
-    *lo = c - r;
-    *hi = c + r;
+    boxProject(P, L, lo, hi);
     return;
   }
   if (P->c->kind == HSC_HULL) {
@@ -543,7 +548,11 @@ static const double kBehind = 0.1;
 // a range within P's projection on L (project()'s): for a hull the projections of two of its
 // vertices, computed as project() computes every vertex's (those farthest along the geom axis
 // nearest to L and against it: often the extremes themselves), otherwise project()'s own range
-static void innerRange(const Poly *P, const double L[3], double *lo, double *hi) {
+static inline void innerRange(const Poly *P, const double L[3], double *lo, double *hi) {
+  if (P->c->kind == hsGEOM_BOX) {
+    boxProject(P, L, lo, hi);
+    return;
+  }
   if (P->c->kind != HSC_HULL) {
     project(P, L, lo, hi);
     return;
