@@ -572,10 +572,14 @@ int hsc_contactsMargin(hscScene *s, const hscPair *pairs, int npair, double marg
     if (pairCount) {
       pairCount[i] = 0;
     }
+    // (the loose boxes hold the exact ones; a link without geoms has an empty one, never moved)
+    if (!looseOverlap(s, p)) {
+      continue;
+    }
     const hscPosed *ga = NULL, *gb = NULL;
     int na = sideGeoms(s, p, 0, &ga), nb = sideGeoms(s, p, 1, &gb);
-    if (!na || !nb || !looseOverlap(s, p)) {
-      continue;  // (the loose boxes hold the exact ones)
+    if (!na || !nb) {
+      continue;
     }
     placeIfMoved(&s->bodies[p->body[0]], p->link[0]);
     placeIfMoved(&s->bodies[p->body[1]], p->link[1]);
