@@ -593,11 +593,23 @@ static void wakeGroups(hsdWorld *w) {
   }
 }
 
-// add link pair i to the query when its links may touch this step
-static void queryPair(hsdWorld *w, int i, int *nq) {
+// which characters the last link pair asked about joined, and whether they may touch
+typedef struct CharsSeen {
+  int ch[2];
+  int mayTouch;
+} CharsSeen;
+
+// add link pair i to the query when its links may touch this step (hsd_pairMayTouch, its
+// characters' part asked once for a run of link pairs between the same two characters)
+static void queryPair(hsdWorld *w, int i, int *nq, CharsSeen *seen) {
   hsdGeometry *g = w->geo;
   const hsdLinkPair *lp = (const hsdLinkPair *)w->linkPairs.data + i;
-  if (hsd_pairMayTouch(w, lp)) {
+  if (lp->ch[0] != seen->ch[0] || lp->ch[1] != seen->ch[1]) {
+    seen->ch[0] = lp->ch[0];
+    seen->ch[1] = lp->ch[1];
+    seen->mayTouch = hsd_charsMayTouch(w, lp->ch[0], lp->ch[1]);
+  }
+  if (seen->mayTouch && hsd_linksMayTouch(w, lp)) {
     scenePair(w, lp, 0, w->pairs[lp->pair].surface.cullingThresh, &g->qpairs[*nq]);
     g->qindex[(*nq)++] = i;
   }
@@ -615,13 +627,14 @@ int hsd_findContacts(hsdWorld *w, hsdContact *out, int max, int *dropped) {
   if (w->opt.sleep) {
     wakeGroups(w);
   }
+  CharsSeen seen = {{-1, -1}, 0};
   if (ncand >= 0) {
     for (int c = 0; c < ncand; c++) {
-      queryPair(w, g->cand[c], &nq);
+      queryPair(w, g->cand[c], &nq, &seen);
     }
   } else {
     for (size_t i = 0; i < w->linkPairs.n; i++) {
-      queryPair(w, (int)i, &nq);
+      queryPair(w, (int)i, &nq, &seen);
     }
   }
   // (the joint-space engine also takes a face's clipped points within a margin, as gaps)
