@@ -3,6 +3,8 @@
 // are exactly the brute-force overlapping world-box pairs, in (body, link) order; and links
 // moved lazily (hsc_moveLink) answer every query as links placed at once.
 
+#include <float.h>
+
 #include "col_helpers.h"
 
 // a deterministic random number in [0, 1) (64-bit LCG)
@@ -217,6 +219,9 @@ static void testMoveLinkSameAnswers(void) {
   double bad[3] = {NAN, 0, 0}, I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
   CU_ASSERT_EQUAL(hsc_moveLink(sc[1], 0, 0, bad, I, NULL), hsE_INVALID);
   CU_ASSERT_EQUAL(hsc_moveLinks(sc[1], 0, bad, I, NULL), hsE_INVALID);
+  double badR[9] = {1, 0, 0, 0, -INFINITY, 0, 0, 0, 1}, big[3] = {DBL_MAX, -DBL_MAX, 0};
+  CU_ASSERT_EQUAL(hsc_moveLinks(sc[1], 0, big, badR, NULL), hsE_INVALID);
+  CU_ASSERT_EQUAL(hsc_moveLinks(sc[1], 0, big, I, NULL), 0);  // (huge, but finite)
   for (int k = 0; k < 2; k++) {
     hsc_freeScene(sc[k]);
   }
