@@ -395,6 +395,11 @@ int hsc_makeHull(const hscMesh *m, hscHull **out, hsError *err) {
   if (makeFaces(m, &s, h) != hullOK || makeEdgesAndAxes(&s, h) != hullOK) {
     goto notConvex;
   }
+  for (int k = 0; k < 6; k++) {
+    double u[3] = {0, 0, 0};
+    u[k / 2] = k % 2 ? -1 : 1;
+    h->ext[k] = hsc_hullSupportIndex(h, u);
+  }
   *out = h;
   freeScratch(&s);
   return 0;

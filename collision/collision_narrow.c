@@ -321,13 +321,18 @@ static int clipPlane(double in[][3], int n, double out[][3], const double o[3],
     }
     return 2;
   }
+  // each corner's distance once (an edge's end is the next edge's start)
+  double d[MAX_FEATURE * 2];
+  for (int i = 0; i < n; i++) {
+    double x[3];
+    v3sub(x, in[i], o);
+    d[i] = v3dot(x, m);
+  }
   int k = 0;
   for (int i = 0; i < n && k < MAX_FEATURE * 2 - 1; i++) {
-    const double *a = in[i], *b = in[(i + 1) % n];
-    double xa[3], xb[3];
-    v3sub(xa, a, o);
-    v3sub(xb, b, o);
-    double da = v3dot(xa, m), db = v3dot(xb, m);
+    int j = i + 1 < n ? i + 1 : 0;
+    const double *a = in[i], *b = in[j];
+    double da = d[i], db = d[j];
     if (da >= 0) {
       v3copy(out[k++], a);
     }
@@ -370,8 +375,10 @@ void hsc_manifold(const hscConvex *a, const hscConvex *b, const double n[3], dou
   }
   int before = buf->n;
   if (ref) {
-    // clip the incident feature against the sides of the reference polygon
+    // clip the incident feature against the sides of the reference polygon (from one buffer
+    // into the other, in turn)
     double p0[MAX_FEATURE * 2][3], p1[MAX_FEATURE * 2][3];
+    double(*cur)[3] = p0, (*next)[3] = p1;
     int k = inc->n;
     memcpy(p0, inc->p, sizeof(double) * 3 * (size_t)k);
     double pn[3], e0[3], e1[3];
@@ -384,15 +391,17 @@ void hsc_manifold(const hscConvex *a, const hscConvex *b, const double n[3], dou
       v3sub(e, ref->p[(i + 1) % ref->n], ref->p[i]);
       v3cross(m, ref->nrm, e);  // inward for a counter-clockwise polygon
       v3scale(m, orient, m);
-      k = clipPlane(p0, k, p1, ref->p[i], m);
-      memcpy(p0, p1, sizeof(double) * 3 * (size_t)k);
+      k = clipPlane(cur, k, next, ref->p[i], m);
+      double(*t)[3] = cur;
+      cur = next;
+      next = t;
     }
     for (int i = 0; i < k; i++) {
       double x[3], mid[3];
-      v3sub(x, p0[i], ref->p[0]);
+      v3sub(x, cur[i], ref->p[0]);
       double dq = -v3dot(x, ref->nrm);
       if (dq >= -buf->margin) {  // (margin 0: the touching and penetrating points only)
-        v3mad(mid, p0[i], 0.5 * dq, ref->nrm);
+        v3mad(mid, cur[i], 0.5 * dq, ref->nrm);
         hsc_addCand(buf, mid, n, dq);
       }
     }
@@ -497,14 +506,19 @@ static void polyOf(Poly *P, const hscConvex *c) {
   P->ne = 3;
 }
 
+// a box's projection on L: closed form from its centre and half sizes
+static inline void boxProject(const Poly *P, const double L[3], double *lo, double *hi) {
+  double c = v3dot(P->c->p, L), r = 0;
+  for (int k = 0; k < 3; k++) {
+    r += 0.5 * P->c->size[k] * fabs(v3dot(P->f[k], L));
+  }
+  *lo = c - r;
+  *hi = c + r;
+}
+
 static void project(const Poly *P, const double L[3], double *lo, double *hi) {
   if (P->c->kind == hsGEOM_BOX) {
-    double c = v3dot(P->c->p, L), r = 0;
-    for (int k = 0; k < 3; k++) {
-      r += 0.5 * P->c->size[k] * fabs(v3dot(P->f[k], L));
-    }
-    *lo = c - r;
-    *hi = c + r;
+    boxProject(P, L, lo, hi);
     return;
   }
   if (P->c->kind == HSC_HULL) {
@@ -531,6 +545,127 @@ static void project(const Poly *P, const double L[3], double *lo, double *hi) {
 // the floor's 1e-9 m contact into a push through the floor's whole extent)
 static const double kBehind = 0.1;
 
+// a range within P's projection on L (project()'s): for a hull the projections of two of its
+// vertices, computed as project() computes every vertex's (those farthest along the geom axis
+// nearest to L and against it: often the extremes themselves), otherwise project()'s own range
+static inline void innerRange(const Poly *P, const double L[3], double *lo, double *hi) {
+  if (P->c->kind == hsGEOM_BOX) {
+    boxProject(P, L, lo, hi);
+    return;
+  }
+  if (P->c->kind != HSC_HULL) {
+    project(P, L, lo, hi);
+    return;
+  }
+  const hscHull *h = P->c->hull;
+  double l[3], c = v3dot(P->c->p, L);
+  m3tmulv(l, P->c->R, L);
+  int k = fabs(l[1]) > fabs(l[0]) ? 1 : 0;
+  k = fabs(l[2]) > fabs(l[k]) ? 2 : k;
+  int neg = l[k] < 0;
+  double x = v3dot(h->v + 3 * h->ext[2 * k + neg], l);
+  double y = v3dot(h->v + 3 * h->ext[2 * k + 1 - neg], l);
+  x += c;
+  y += c;
+  *lo = x < y ? x : y;
+  *hi = x < y ? y : x;
+}
+
+// a lower bound of the overlap sat() finds along L: the inner ranges' overlap. A projection's
+// range holds its inner range, and a rounded difference grows with its first operand and
+// shrinks with its second, so ahi - blo and bhi - alo are at least these.
+static double overlapBound(const Poly *A, const Poly *B, const double L[3]) {
+  double alo, ahi, blo, bhi;
+  innerRange(A, L, &alo, &ahi);
+  innerRange(B, L, &blo, &bhi);
+  double o1 = ahi - blo, o2 = bhi - alo;
+  return o1 <= o2 ? o1 : o2;
+}
+
+// the overlap of A and B along L: 0 when L separates them, else 1 with *o the shorter way to
+// part them (b along +L by ahi - blo, or along -L by bhi - alo) and *s its sign
+static int overlapAlong(const Poly *A, const Poly *B, const double L[3], double *o, double *s) {
+  double alo, ahi, blo, bhi;
+  project(A, L, &alo, &ahi);
+  project(B, L, &blo, &bhi);
+  if (ahi < blo || bhi < alo) {
+    return 0;
+  }
+  double o1 = ahi - blo, o2 = bhi - alo;  // move b along +L by o1, or along -L by o2
+  *o = o1 <= o2 ? o1 : o2;
+  *s = o1 <= o2 ? 1 : -1;
+  return 1;
+}
+
+// face axis i of the pair: A's face normals, then B's
+static const double *faceAxis(const Poly *A, const Poly *B, int i) {
+  return i < A->nf ? A->f[i] : B->f[i - A->nf];
+}
+
+// sat() for a pair with a hull on either side (not one-sided): the same answer, bit for bit, as
+// the walk over every axis in order, with most hull projections (a scan of every vertex) left
+// out. That walk keeps the least overlap of the face axes (the first of equals) and that of the
+// edge axes, and answers "apart" if any axis separates. Here an axis is projected only when its
+// bound (overlapBound, two vertices a hull) does not show that it neither separates (bound >= 0)
+// nor changes the answer: a face axis whose bound is above the least face overlap found, or
+// equal to it from a later axis; an edge axis whose bound is at least the least edge overlap
+// found before it, or at least 0.95 faceBest - 1e-12, beyond which no edge axis is taken. The
+// face axis of least bound is projected first, so the least face overlap is known early.
+static int satBounded(const Poly *A, const Poly *B, double n[3], double *depth) {
+  int nf = A->nf + B->nf, seed = 0;
+  double ob[2 * POLY_AXES];
+  for (int i = 0; i < nf; i++) {
+    ob[i] = overlapBound(A, B, faceAxis(A, B, i));
+    seed = ob[i] < ob[seed] ? i : seed;
+  }
+  double faceBest = INFINITY, faceN[3] = {0, 0, 1}, o, s;
+  int faceIdx = nf;
+  for (int k = -1; k < nf; k++) {
+    int i = k < 0 ? seed : k;
+    if (k >= 0 && (i == seed || (ob[i] >= 0 && (ob[i] > faceBest ||
+                                                  (ob[i] == faceBest && i > faceIdx))))) {
+      continue;
+    }
+    const double *L = faceAxis(A, B, i);
+    if (!overlapAlong(A, B, L, &o, &s)) {
+      return 0;
+    }
+    if (o < faceBest || (o == faceBest && i < faceIdx)) {
+      faceBest = o;
+      faceIdx = i;
+      v3scale(faceN, s, L);
+    }
+  }
+  // edge axes: only one clearly better than the best face is taken (below)
+  double best = INFINITY, bestN[3] = {0, 0, 1}, taken = 0.95 * faceBest - 1e-12;
+  for (int k = 0; k < A->ne * B->ne; k++) {
+    double L[3];
+    v3cross(L, A->e[k / B->ne], B->e[k % B->ne]);
+    if (v3normalize(L) < 1e-9) {
+      continue;  // parallel edges: covered by the face axes
+    }
+    double b = overlapBound(A, B, L);
+    if (b >= 0 && (b >= taken || b >= best)) {
+      continue;
+    }
+    if (!overlapAlong(A, B, L, &o, &s)) {
+      return 0;
+    }
+    if (o < best) {
+      best = o;
+      v3scale(bestN, s, L);
+    }
+  }
+  if (best < taken) {
+    v3copy(n, bestN);
+    *depth = best;
+  } else {
+    v3copy(n, faceN);
+    *depth = faceBest;
+  }
+  return 1;
+}
+
 // separating-axis test of two polytopes: 1 with n (from a into b) and depth when they touch or
 // overlap, 0 when apart. oneSidedB: b is a mesh triangle whose back does not count.
 static int sat(const hscConvex *ca, const hscConvex *cb, int oneSidedB, double n[3],
@@ -538,6 +673,9 @@ static int sat(const hscConvex *ca, const hscConvex *cb, int oneSidedB, double n
   Poly A, B;
   polyOf(&A, ca);
   polyOf(&B, cb);
+  if (!oneSidedB && (ca->kind == HSC_HULL || cb->kind == HSC_HULL)) {
+    return satBounded(&A, &B, n, depth);
+  }
   double best = INFINITY, bestN[3] = {0, 0, 1}, faceBest = INFINITY, faceN[3] = {0, 0, 1};
   double frontBest = INFINITY, frontN[3] = {0, 0, 1};  // one-sided: the triangle's own axis
   int nax = A.nf + B.nf + A.ne * B.ne;

@@ -175,6 +175,8 @@ typedef struct hscHull {
   int ne;
   double *ax;       // separating-axis directions, unit, each once up to sign: nfax face
   int nfax, neax;   // normals, then neax edge directions
+  int ext[6];       // a vertex farthest along +x, -x, +y, -y, +z, -z (geom frame): a cheap
+                    // inner point of a projection (the separating-axis test's bounds)
 } hscHull;
 
 // the hull of a mesh when it is closed and convex (within the limits above): *out gets a new
@@ -349,6 +351,9 @@ typedef struct hscBodySlot {
   double *linkAabb;  // per link: lo[3], hi[3], world
   double *looseAabb; // per link: a world box holding linkAabb's, from the link's own box
                      // (hsc_moveLink: known before its geoms are placed)
+  unsigned char *looseRows;  // per link: bit j set when row j (lo[j], hi[j]) of its looseAabb
+                             // is that of its pose (a moved link's rows are made when read)
+  double *linkMidHalf;       // per link: its own box's centre[3] and half sizes[3], link frame
   unsigned char *pending;  // per link: 1 while its geoms (posed, linkAabb) are not yet placed
                            // at its pose (hsc_moveLink)
   int npending;      // links pending

@@ -13,6 +13,7 @@
 // to the next and re-sorted by insertion (nearly sorted after small motions).
 
 #include <float.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -79,6 +80,8 @@ static void freeSlot(hscBodySlot *b) {
   hsu_free(b->posed);
   hsu_free(b->linkAabb);
   hsu_free(b->looseAabb);
+  hsu_free(b->looseRows);
+  hsu_free(b->linkMidHalf);
   hsu_free(b->pending);
   memset(b, 0, sizeof *b);
 }
@@ -140,28 +143,40 @@ static void placeLink(hscBodySlot *b, int k) {
     }
   }
   memcpy(b->looseAabb + 6 * k, lb, 6 * sizeof *lb);
+  b->looseRows[k] = 7;
   if (b->pending[k]) {
     b->pending[k] = 0;
     b->npending--;
   }
 }
 
-// link k of body b moved to its stored pose: its loose world box (the link's own box, of all
-// its geoms in its frame, turned into the world, widened by a relative 1e-9 so that it holds
-// the geoms' boxes whatever their rounding), its geoms pending
-static void moveLink(hscBodySlot *b, int k) {
-  const double *R = b->pose + 12 * k, *p = R + 9, *box = b->model->linkBox + 6 * k;
+// make row j of the loose world box of link k of body b at its stored pose (the link's own box,
+// of all its geoms in its frame, turned into the world, widened by a relative 1e-9 so that it
+// holds the geoms' boxes whatever their rounding)
+static void makeLooseRow(hscBodySlot *b, int k, int j) {
+  const double *R = b->pose + 12 * k, *p = R + 9, *row = R + 3 * j;
+  const double *mid = b->linkMidHalf + 6 * k, *half = mid + 3;
   double *lb = b->looseAabb + 6 * k;
-  double mid[3] = {0.5 * (box[0] + box[3]), 0.5 * (box[1] + box[4]), 0.5 * (box[2] + box[5])};
-  double half[3] = {0.5 * (box[3] - box[0]), 0.5 * (box[4] - box[1]), 0.5 * (box[5] - box[2])};
-  for (int j = 0; j < 3; j++) {
-    const double *row = R + 3 * j;
-    double c = p[j] + row[0] * mid[0] + row[1] * mid[1] + row[2] * mid[2];
-    double e = fabs(row[0]) * half[0] + fabs(row[1]) * half[1] + fabs(row[2]) * half[2];
-    e += 1e-9 * (fabs(c) + e) + 1e-12;
-    lb[j] = c - e;
-    lb[3 + j] = c + e;
+  double c = p[j] + row[0] * mid[0] + row[1] * mid[1] + row[2] * mid[2];
+  double e = fabs(row[0]) * half[0] + fabs(row[1]) * half[1] + fabs(row[2]) * half[2];
+  e += 1e-9 * (fabs(c) + e) + 1e-12;
+  lb[j] = c - e;
+  lb[3 + j] = c + e;
+  b->looseRows[k] |= (unsigned char)(1 << j);
+}
+
+// row j of the loose world box of link k of body b (lo at [j], hi at [3 + j]), made if needed
+static inline const double *looseRow(hscBodySlot *b, int k, int j) {
+  if (!(b->looseRows[k] & (1 << j))) {
+    makeLooseRow(b, k, j);
   }
+  return b->looseAabb + 6 * k;
+}
+
+// link k of body b moved to its stored pose: its loose world box to be made (looseRow, when a
+// query reads it), its geoms pending
+static void moveLink(hscBodySlot *b, int k) {
+  b->looseRows[k] = 0;
   if (!b->pending[k]) {
     b->pending[k] = 1;
     b->npending++;
@@ -173,6 +188,20 @@ static void placeIfMoved(hscBodySlot *b, int k) {
   if (b->pending[k]) {
     placeLink(b, k);
   }
+}
+
+// 1 if stored pose T (R[9], p[3]) holds the bits of R and p (a moving link differs in its
+// first entries: the test ends there)
+static int samePose(const double *T, const double R[9], const double p[3]) {
+  for (int j = 0; j < 12; j++) {
+    uint64_t a, b;
+    memcpy(&a, T + j, sizeof a);
+    memcpy(&b, j < 9 ? R + j : p + j - 9, sizeof b);
+    if (a != b) {
+      return 0;
+    }
+  }
+  return 1;
 }
 
 int hsc_moveLinks(hscScene *s, int body, const double *linkP, const double *linkR,
@@ -196,6 +225,9 @@ int hsc_moveLinks(hscScene *s, int body, const double *linkP, const double *link
   }
   for (int k = 0; k < n; k++) {
     double *T = b->pose + 12 * k;
+    if (samePose(T, linkR + 9 * k, linkP + 3 * k)) {
+      continue;  // (a static body: everything made from its pose stands)
+    }
     memcpy(T, linkR + 9 * k, 9 * sizeof(double));
     memcpy(T + 9, linkP + 3 * k, 3 * sizeof(double));
     if (m->geomAdr[k + 1] > m->geomAdr[k]) {
@@ -258,10 +290,20 @@ static int initSlot(hscBodySlot *b, const hscModel *m, hsError *err) {
   b->posed = hsu_calloc((size_t)m->ngeom + 1, sizeof *b->posed);
   b->linkAabb = hsu_malloc(sizeof(double) * 6 * (size_t)(m->nlink + 1));
   b->looseAabb = hsu_malloc(sizeof(double) * 6 * (size_t)(m->nlink + 1));
+  b->looseRows = hsu_calloc((size_t)m->nlink + 1, 1);
+  b->linkMidHalf = hsu_malloc(sizeof(double) * 6 * (size_t)(m->nlink + 1));
   b->pending = hsu_calloc((size_t)m->nlink + 1, 1);
-  if (!b->pose || !b->posed || !b->linkAabb || !b->looseAabb || !b->pending) {
+  if (!b->pose || !b->posed || !b->linkAabb || !b->looseAabb || !b->looseRows ||
+      !b->linkMidHalf || !b->pending) {
     freeSlot(b);
     return HS_ERR(err, hsE_NOMEM, "out of memory");
+  }
+  for (int k = 0; k < m->nlink; k++) {
+    const double *box = m->linkBox + 6 * k;
+    for (int j = 0; j < 3; j++) {
+      b->linkMidHalf[6 * k + j] = 0.5 * (box[j] + box[3 + j]);
+      b->linkMidHalf[6 * k + 3 + j] = 0.5 * (box[3 + j] - box[j]);
+    }
   }
   b->valid = 1;
   for (int k = 0; k < m->nlink; k++) {
@@ -434,8 +476,20 @@ static const double *linkBox(const hscScene *s, const hscPair *p, int side) {
   return s->bodies[p->body[side]].linkAabb + 6 * p->link[side];
 }
 
-static const double *looseBox(const hscScene *s, const hscPair *p, int side) {
-  return s->bodies[p->body[side]].looseAabb + 6 * p->link[side];
+// 1 unless the loose world boxes of the links of pair p are apart (boxesOverlap's comparisons,
+// margin 0), each row made only when needed: z first (a robot's links above a floor are apart
+// along z alone, and their x and y rows are never made)
+static int looseOverlap(hscScene *s, const hscPair *p) {
+  static const int order[3] = {2, 0, 1};
+  hscBodySlot *b0 = &s->bodies[p->body[0]], *b1 = &s->bodies[p->body[1]];
+  for (int r = 0; r < 3; r++) {
+    int j = order[r];
+    const double *a = looseRow(b0, p->link[0], j), *b = looseRow(b1, p->link[1], j);
+    if (!(a[j] <= b[3 + j] && b[j] <= a[3 + j])) {
+      return 0;
+    }
+  }
+  return 1;
 }
 
 //---------------------------------- contacts --------------------------------------------------
@@ -494,8 +548,11 @@ static int reduce(const hscCand *c, int n, int k, double cull, hscCand *kept, do
       break;
     }
     kept[nk++] = c[best];
-    for (int i = 0; i < n; i++) {
-      dmin[i] = fmin(dmin[i], v3dist2(c[i].p, c[best].p));
+    // (after the last pick the distances are not read; a squared distance is never -0, and a
+    // NaN one keeps dmin either way: the plain minimum is fmin here)
+    for (int i = 0; nk < k && i < n; i++) {
+      double d = v3dist2(c[i].p, c[best].p);
+      dmin[i] = d < dmin[i] ? d : dmin[i];
     }
   }
   return nk;
@@ -515,10 +572,14 @@ int hsc_contactsMargin(hscScene *s, const hscPair *pairs, int npair, double marg
     if (pairCount) {
       pairCount[i] = 0;
     }
+    // (the loose boxes hold the exact ones; a link without geoms has an empty one, never moved)
+    if (!looseOverlap(s, p)) {
+      continue;
+    }
     const hscPosed *ga = NULL, *gb = NULL;
     int na = sideGeoms(s, p, 0, &ga), nb = sideGeoms(s, p, 1, &gb);
-    if (!na || !nb || !boxesOverlap(looseBox(s, p, 0), looseBox(s, p, 1), 0)) {
-      continue;  // (the loose boxes hold the exact ones)
+    if (!na || !nb) {
+      continue;
     }
     placeIfMoved(&s->bodies[p->body[0]], p->link[0]);
     placeIfMoved(&s->bodies[p->body[1]], p->link[1]);

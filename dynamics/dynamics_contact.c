@@ -212,12 +212,14 @@ static void makeContactJoint(hsdWorld *w, int i, const hsdContact *hc, const hsd
   w->contactJoint[i] = (int)sgn;
 }
 
+int hsd_charsMayTouch(const hsdWorld *w, int ch0, int ch1) {
+  return !(w->chars[ch0].still && w->chars[ch1].still) &&
+         !(hsd_atRest(w, ch0) && hsd_atRest(w, ch1));
+}
+
 int hsd_pairMayTouch(const hsdWorld *w, const hsdLinkPair *lp) {
-  const hsdCharacter *c1 = &w->chars[lp->ch[0]], *c2 = &w->chars[lp->ch[1]];
-  const hsdLinkOde *l1 = &c1->links[lp->link[0]], *l2 = &c2->links[lp->link[1]];
-  return !(c1->still && c2->still) && !(l1->att && l1->att == l2->att) &&
-         !(lp->ch[0] == lp->ch[1] && !l1->att) &&
-         !(hsd_atRest(w, lp->ch[0]) && hsd_atRest(w, lp->ch[1]));
+  // (conditions without side effects: their order does not matter)
+  return hsd_charsMayTouch(w, lp->ch[0], lp->ch[1]) && hsd_linksMayTouch(w, lp);
 }
 
 void hsd_collide(hsdWorld *w) {

@@ -513,16 +513,23 @@ const hscScene *hsd_stateScene(hsdWorld *w) {
   return g->scene;
 }
 
-// the scene pair of link pair lp: side 0 is link[0]
-static void scenePair(const hsdWorld *w, const hsdLinkPair *lp, double tol, double cull,
-                      hscPair *out) {
+// the scene pair of link pair lp whose characters are scene bodies body[2]: side 0 is link[0]
+static inline void scenePairOf(const int body[2], const hsdLinkPair *lp, double tol,
+                               double cull, hscPair *out) {
   memset(out, 0, sizeof *out);
   for (int s = 0; s < 2; s++) {
-    out->body[s] = w->chars[lp->ch[s]].shapes->body;
+    out->body[s] = body[s];
     out->link[s] = lp->link[s];
   }
   out->tolerance = tol;
   out->cull = cull;
+}
+
+// the scene pair of link pair lp: side 0 is link[0]
+static void scenePair(const hsdWorld *w, const hsdLinkPair *lp, double tol, double cull,
+                      hscPair *out) {
+  int body[2] = {w->chars[lp->ch[0]].shapes->body, w->chars[lp->ch[1]].shapes->body};
+  scenePairOf(body, lp, tol, cull, out);
 }
 
 // 1 if point a comes before point b in the order the dynamics hands a pair's points to ODE:
@@ -593,12 +600,27 @@ static void wakeGroups(hsdWorld *w) {
   }
 }
 
-// add link pair i to the query when its links may touch this step
-static void queryPair(hsdWorld *w, int i, int *nq) {
+// which characters the last link pair asked about joined, their scene bodies, and whether
+// they may touch
+typedef struct CharsSeen {
+  int ch[2], body[2];
+  int mayTouch;
+} CharsSeen;
+
+// add link pair i to the query when its links may touch this step (hsd_pairMayTouch, its
+// characters' part asked once for a run of link pairs between the same two characters)
+static inline void queryPair(hsdWorld *w, int i, int *nq, CharsSeen *seen) {
   hsdGeometry *g = w->geo;
   const hsdLinkPair *lp = (const hsdLinkPair *)w->linkPairs.data + i;
-  if (hsd_pairMayTouch(w, lp)) {
-    scenePair(w, lp, 0, w->pairs[lp->pair].surface.cullingThresh, &g->qpairs[*nq]);
+  if (lp->ch[0] != seen->ch[0] || lp->ch[1] != seen->ch[1]) {
+    for (int s = 0; s < 2; s++) {
+      seen->ch[s] = lp->ch[s];
+      seen->body[s] = w->chars[lp->ch[s]].shapes->body;
+    }
+    seen->mayTouch = hsd_charsMayTouch(w, lp->ch[0], lp->ch[1]);
+  }
+  if (seen->mayTouch && hsd_linksMayTouch(w, lp)) {
+    scenePairOf(seen->body, lp, 0, w->pairs[lp->pair].surface.cullingThresh, &g->qpairs[*nq]);
     g->qindex[(*nq)++] = i;
   }
 }
@@ -615,13 +637,14 @@ int hsd_findContacts(hsdWorld *w, hsdContact *out, int max, int *dropped) {
   if (w->opt.sleep) {
     wakeGroups(w);
   }
+  CharsSeen seen = {{-1, -1}, {-1, -1}, 0};
   if (ncand >= 0) {
     for (int c = 0; c < ncand; c++) {
-      queryPair(w, g->cand[c], &nq);
+      queryPair(w, g->cand[c], &nq, &seen);
     }
   } else {
     for (size_t i = 0; i < w->linkPairs.n; i++) {
-      queryPair(w, (int)i, &nq);
+      queryPair(w, (int)i, &nq, &seen);
     }
   }
   // (the joint-space engine also takes a face's clipped points within a margin, as gaps)

@@ -519,8 +519,21 @@ int hsd_wake(hsdWorld *w, int ch);
 //---------------------------------- contacts (dynamics_contact.c) -----------------------------
 
 // 1 if the links of contact link pair lp may touch this step: they can move relative to each
-// other and not both are at rest for good (static, or asleep: dynamics_sleep.c)
+// other and not both are at rest for good (static, or asleep: dynamics_sleep.c); that is,
+// hsd_charsMayTouch of its characters and hsd_linksMayTouch
 int hsd_pairMayTouch(const hsdWorld *w, const hsdLinkPair *lp);
+
+// 1 unless characters ch0 and ch1 are both still or both at rest (hsd_pairMayTouch's part that
+// depends on the characters alone: the same for all their link pairs in one step)
+int hsd_charsMayTouch(const hsdWorld *w, int ch0, int ch1);
+
+// 1 unless the links of link pair lp are carried by one ODE body, or are two links of one
+// character without a body (hsd_pairMayTouch's part that depends on the links)
+static inline int hsd_linksMayTouch(const hsdWorld *w, const hsdLinkPair *lp) {
+  const hsdLinkOde *l1 = &w->chars[lp->ch[0]].links[lp->link[0]];
+  const hsdLinkOde *l2 = &w->chars[lp->ch[1]].links[lp->link[1]];
+  return !(l1->att && l1->att == l2->att) && !(lp->ch[0] == lp->ch[1] && !l1->att);
+}
 
 // collide the registered contact pairs at the current poses and create contact joints
 void hsd_collide(hsdWorld *w);

@@ -3,6 +3,8 @@
 // are exactly the brute-force overlapping world-box pairs, in (body, link) order; and links
 // moved lazily (hsc_moveLink) answer every query as links placed at once.
 
+#include <float.h>
+
 #include "col_helpers.h"
 
 // a deterministic random number in [0, 1) (64-bit LCG)
@@ -170,10 +172,16 @@ static void testMoveLinkSameAnswers(void) {
   static int cnt[2][NPAIR];
   static unsigned char hit[2][NPAIR];
   int same = 1, touching = 0;
+  static double Rs[N][9], Ps[N][3];
   for (int round = 0; round < 6; round++) {
     for (int i = 0; i < N; i++) {
-      double R[9], p[3] = {3 * rnd(&r) - 1.5, 3 * rnd(&r) - 1.5, 0.5 * rnd(&r) - 0.05};
-      colRot(R, rnd(&r) - 0.5, rnd(&r) - 0.5, rnd(&r) + 0.1, 6 * rnd(&r));
+      double *R = Rs[i], *p = Ps[i];
+      p[0] = 3 * rnd(&r) - 1.5;
+      p[1] = 3 * rnd(&r) - 1.5;
+      p[2] = 0.5 * rnd(&r) - 0.05;
+      if (round != 3) {  // (round 3: the same turn, only moved: hsc_moveLinks sees the same R)
+        colRot(R, rnd(&r) - 0.5, rnd(&r) - 0.5, rnd(&r) + 0.1, 6 * rnd(&r));
+      }
       double n = sqrt(R[0] * R[0] + R[3] * R[3] + R[6] * R[6]);
       CU_ASSERT(fabs(n - 1) < 1e-12);
       CU_ASSERT_EQUAL(hsc_setLinkPose(sc[0], i, 0, p, R, NULL), 0);
@@ -182,6 +190,12 @@ static void testMoveLinkSameAnswers(void) {
       } else {
         CU_ASSERT_EQUAL(hsc_moveLink(sc[1], i, 0, p, R, NULL), 0);
       }
+    }
+    // the floor (and in round 5 every body) given the pose it has: nothing to do, same answers
+    double I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1}, f[3] = {0, 0, -0.05};
+    CU_ASSERT_EQUAL(hsc_moveLinks(sc[1], N, f, I, NULL), 0);
+    for (int i = 0; round == 5 && i < N; i++) {
+      CU_ASSERT_EQUAL(hsc_moveLinks(sc[1], i, Ps[i], Rs[i], NULL), 0);
     }
     int nc[2], ni[2], no[2];
     for (int k = 0; k < 2; k++) {
@@ -205,6 +219,9 @@ static void testMoveLinkSameAnswers(void) {
   double bad[3] = {NAN, 0, 0}, I[9] = {1, 0, 0, 0, 1, 0, 0, 0, 1};
   CU_ASSERT_EQUAL(hsc_moveLink(sc[1], 0, 0, bad, I, NULL), hsE_INVALID);
   CU_ASSERT_EQUAL(hsc_moveLinks(sc[1], 0, bad, I, NULL), hsE_INVALID);
+  double badR[9] = {1, 0, 0, 0, -INFINITY, 0, 0, 0, 1}, big[3] = {DBL_MAX, -DBL_MAX, 0};
+  CU_ASSERT_EQUAL(hsc_moveLinks(sc[1], 0, big, badR, NULL), hsE_INVALID);
+  CU_ASSERT_EQUAL(hsc_moveLinks(sc[1], 0, big, I, NULL), 0);  // (huge, but finite)
   for (int k = 0; k < 2; k++) {
     hsc_freeScene(sc[k]);
   }

@@ -505,6 +505,176 @@ static void testTrianglesAgainstHull(void) {
   hsc_freeModel(b);
 }
 
+//---------------------------------- the bounded separating-axis test -------------------------
+
+// the separating-axis test as it was written before its bounds (collision_narrow.c's sat for a
+// hull or a box, not one-sided): every axis in order, every hull projection a scan of every
+// vertex; the reference the bounded test must equal to the bit
+static void refProject(const hscConvex *c, const double L[3], double *lo, double *hi) {
+  double o = v3dot(c->p, L);
+  if (c->kind == hsGEOM_BOX) {
+    double r = 0, f[3];
+    for (int k = 0; k < 3; k++) {
+      m3col(f, c->R, k);
+      r += 0.5 * c->size[k] * fabs(v3dot(f, L));
+    }
+    *lo = o - r;
+    *hi = o + r;
+    return;
+  }
+  double l[3];
+  m3tmulv(l, c->R, L);
+  hsc_hullProject(c->hull, l, lo, hi);
+  *lo += o;
+  *hi += o;
+}
+
+// axis k of a box or a hull, world: face normals (k < its face count), then edge directions
+static int refAxes(const hscConvex *c, double ax[][3]) {
+  if (c->kind == hsGEOM_BOX) {
+    for (int k = 0; k < 6; k++) {
+      m3col(ax[k], c->R, k % 3);
+    }
+    return 3;
+  }
+  const hscHull *h = c->hull;
+  for (int k = 0; k < h->nfax + h->neax; k++) {
+    m3mulv(ax[k], c->R, h->ax + 3 * k);
+  }
+  return h->nfax;
+}
+
+static int refSat(const hscConvex *a, const hscConvex *b, double n[3], double *depth) {
+  static double fa[2 * HSC_HULL_MAX_AXES][3], fb[2 * HSC_HULL_MAX_AXES][3];
+  int nfa = refAxes(a, fa), nfb = refAxes(b, fb);
+  int nea = a->kind == hsGEOM_BOX ? 3 : a->hull->neax;
+  int neb = b->kind == hsGEOM_BOX ? 3 : b->hull->neax;
+  double best = INFINITY, bestN[3] = {0, 0, 1}, faceBest = INFINITY, faceN[3] = {0, 0, 1};
+  for (int i = 0; i < nfa + nfb + nea * neb; i++) {
+    double L[3];
+    int isFace = i < nfa + nfb;
+    if (i < nfa) {
+      v3copy(L, fa[i]);
+    } else if (isFace) {
+      v3copy(L, fb[i - nfa]);
+    } else {
+      int k = i - nfa - nfb;
+      v3cross(L, fa[nfa + k / neb], fb[nfb + k % neb]);
+      if (v3normalize(L) < 1e-9) {
+        continue;
+      }
+    }
+    double alo, ahi, blo, bhi;
+    refProject(a, L, &alo, &ahi);
+    refProject(b, L, &blo, &bhi);
+    if (ahi < blo || bhi < alo) {
+      return 0;
+    }
+    double o1 = ahi - blo, o2 = bhi - alo;
+    double o = o1 <= o2 ? o1 : o2, sg = o1 <= o2 ? 1 : -1;
+    if (isFace ? o < faceBest : o < best) {
+      *(isFace ? &faceBest : &best) = o;
+      v3scale(isFace ? faceN : bestN, sg, L);
+    }
+  }
+  int edge = best < 0.95 * faceBest - 1e-12;
+  v3copy(n, edge ? bestN : faceN);
+  *depth = edge ? best : faceBest;
+  return 1;
+}
+
+// a geom of a one-geom model as the narrow phase's convex at pose (p, R)
+static void convexAt(hscConvex *c, const hscModel *m, const double p[3], const double R[9]) {
+  hscPosed g;
+  memset(&g, 0, sizeof g);
+  g.g = &m->geoms[0];
+  memcpy(g.R, R, sizeof g.R);
+  memcpy(g.p, p, sizeof g.p);
+  hsc_convexOf(c, &g);
+}
+
+// 1 if hsc_collideConvex(a, b) differs from the reference test and manifold in any bit
+static int boundedDiffers(const hscConvex *a, const hscConvex *b, int *touching) {
+  hscCand c0[64], c1[64];
+  hscCandBuf b0 = {c0, 0, 64, 0, 8, 1e-3}, b1 = {c1, 0, 64, 0, 8, 1e-3};
+  memset(c0, 0, sizeof c0);
+  memset(c1, 0, sizeof c1);
+  int hit = hsc_collideConvex(a, b, &b0, 0);
+  double n[3], depth;
+  int ref = refSat(a, b, n, &depth);
+  if (ref) {
+    hsc_manifold(a, b, n, depth, &b1);
+  }
+  *touching += ref;
+  return hit != ref || b0.n != b1.n || memcmp(c0, c1, sizeof c0) != 0;
+}
+
+// the bounded test skips most hull projections; contacts must stay those of the plain walk to
+// the bit: the prism resting on a floor box (flat, tilted by up to 1e-3 rad, turned about z:
+// equal overlaps on several axes), and random poses of the prism and tetrahedra against boxes
+// and against each other, either side first
+static void testBoundedSat(void) {
+  float pv[48];
+  int pt[84];
+  octPrism(pv, pt);
+  hscModel *prism = colMesh(pv, 16, pt, 28, 4), *floor = colPrim(hsGEOM_BOX, 10, 10, 0.1);
+  hscModel *box = colPrim(hsGEOM_BOX, 0.1, 0.07, 0.05);
+  CU_ASSERT_PTR_NOT_NULL_FATAL(hullOf(prism));
+  int bad = 0, touching = 0, trials = 0;
+  double I[9], zero[3] = {0, 0, -0.05};
+  hsu_setIdentity(I);
+  for (int t = 0; t < 400; t++) {
+    double R[9], p[3], aa[4] = {(t % 4) * (rnd() - 0.5), (t % 4) * (rnd() - 0.5), 1, 0};
+    aa[3] = t % 3 ? 2 * HS_PI * rnd() : (t % 8) * HS_PI / 4;
+    if (t % 4) {
+      double tilt[4] = {rnd() - 0.5, rnd() - 0.5, 0, 1e-3 * rnd() * (t % 4 == 3 ? 1e-6 : 1)};
+      double Rz[9], Rt[9];
+      hsu_axisAngleToMat(Rz, (double[4]){0, 0, 1, aa[3]});
+      hsu_axisAngleToMat(Rt, tilt);
+      hsu_mulMat(R, Rt, Rz);
+    } else {
+      hsu_axisAngleToMat(R, (double[4]){0, 0, 1, aa[3]});
+    }
+    p[0] = 4 * (rnd() - 0.5);
+    p[1] = 4 * (rnd() - 0.5);
+    p[2] = 0.015 - 1e-3 * rnd() * (t % 5 != 0);
+    hscConvex f, h;
+    convexAt(&f, floor, zero, I);
+    convexAt(&h, prism, p, R);
+    bad += boundedDiffers(&f, &h, &touching) + boundedDiffers(&h, &f, &touching);
+    trials += 2;
+  }
+  for (int t = 0; t < 300; t++) {
+    float tv[12];
+    int tt[12];
+    tetra(tv, tt, 0.3);
+    hscModel *tet = colMesh(tv, 4, tt, 4, 4);
+    double p[3][3], R[3][9];
+    for (int k = 0; k < 3; k++) {
+      randomPose(p[k], R[k], 0.25);
+    }
+    hscConvex c[3];
+    convexAt(&c[0], tet, p[0], R[0]);
+    convexAt(&c[1], prism, p[1], R[1]);
+    convexAt(&c[2], box, p[2], R[2]);
+    for (int i = 0; i < 3; i++) {
+      for (int j = 0; j < 3; j++) {
+        if (i != j && (i < 2 || j < 2)) {
+          bad += boundedDiffers(&c[i], &c[j], &touching);
+          trials++;
+        }
+      }
+    }
+    hsc_freeModel(tet);
+  }
+  CU_ASSERT_EQUAL(bad, 0);
+  CU_ASSERT(touching > trials / 4);
+  CU_ASSERT(touching < trials);
+  hsc_freeModel(prism);
+  hsc_freeModel(floor);
+  hsc_freeModel(box);
+}
+
 // the walls of an open box (no top: not closed, so triangle by triangle) tilted by 1e-4 to
 // 5e-4 rad resting on a large box: the one-sided walls still give side contacts pointing
 // down into the floor, not pushes through its whole extent (the closed box, now a hull, is
@@ -527,4 +697,6 @@ void register_hull(void) {
               testTrianglesAgainstHull);
   CU_add_test(s, "tilted open mesh resting on a large box: side contacts",
               testTiltedOpenMeshOnBox);
+  CU_add_test(s, "the bounded separating-axis test answers as the plain walk to the bit",
+              testBoundedSat);
 }
