@@ -217,11 +217,6 @@ int hsd_charsMayTouch(const hsdWorld *w, int ch0, int ch1) {
          !(hsd_atRest(w, ch0) && hsd_atRest(w, ch1));
 }
 
-int hsd_pairMayTouch(const hsdWorld *w, const hsdLinkPair *lp) {
-  // (conditions without side effects: their order does not matter)
-  return hsd_charsMayTouch(w, lp->ch[0], lp->ch[1]) && hsd_linksMayTouch(w, lp);
-}
-
 void hsd_collide(hsdWorld *w) {
   hsd_prepareSleep(w);
   // the contacts of the link pairs that may touch, at the current poses

@@ -607,8 +607,8 @@ typedef struct CharsSeen {
   int mayTouch;
 } CharsSeen;
 
-// add link pair i to the query when its links may touch this step (hsd_pairMayTouch, its
-// characters' part asked once for a run of link pairs between the same two characters)
+// add link pair i to the query when its links may touch this step (hsd_linksMayTouch, and
+// hsd_charsMayTouch asked once for a run of link pairs between the same two characters)
 static inline void queryPair(hsdWorld *w, int i, int *nq, CharsSeen *seen) {
   hsdGeometry *g = w->geo;
   const hsdLinkPair *lp = (const hsdLinkPair *)w->linkPairs.data + i;

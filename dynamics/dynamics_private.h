@@ -446,7 +446,7 @@ void hsd_shapesMoved(hsdWorld *w);
 void hsd_shapesCurrent(hsdWorld *w);
 
 // the contact points of the world's contact link pairs at the current link poses: for each
-// link pair that may touch (hsd_pairMayTouch), in link pair order, its points (at most
+// link pair that may touch (hsd_charsMayTouch, hsd_linksMayTouch), in link pair order, its points (at most
 // opt.maxContactsPerPair per link pair, none within the pair's cullingThresh of another) as
 // hsdContacts (pair, characters, links, point, normal from link[1] towards link[0], depth;
 // force zero) into out[0 .. max); returns how many, *dropped the points that did not fit. With
@@ -518,17 +518,16 @@ int hsd_wake(hsdWorld *w, int ch);
 
 //---------------------------------- contacts (dynamics_contact.c) -----------------------------
 
-// 1 if the links of contact link pair lp may touch this step: they can move relative to each
-// other and not both are at rest for good (static, or asleep: dynamics_sleep.c); that is,
-// hsd_charsMayTouch of its characters and hsd_linksMayTouch
-int hsd_pairMayTouch(const hsdWorld *w, const hsdLinkPair *lp);
+// A contact link pair's links may touch this step when they can move relative to each other and
+// not both are at rest for good (static, or asleep: dynamics_sleep.c): hsd_charsMayTouch of its
+// characters and hsd_linksMayTouch of its links.
 
-// 1 unless characters ch0 and ch1 are both still or both at rest (hsd_pairMayTouch's part that
-// depends on the characters alone: the same for all their link pairs in one step)
+// 1 unless characters ch0 and ch1 are both still or both at rest (the part that depends on the
+// characters alone: the same for all their link pairs in one step)
 int hsd_charsMayTouch(const hsdWorld *w, int ch0, int ch1);
 
 // 1 unless the links of link pair lp are carried by one ODE body, or are two links of one
-// character without a body (hsd_pairMayTouch's part that depends on the links)
+// character without a body (the part that depends on the links)
 static inline int hsd_linksMayTouch(const hsdWorld *w, const hsdLinkPair *lp) {
   const hsdLinkOde *l1 = &w->chars[lp->ch[0]].links[lp->link[0]];
   const hsdLinkOde *l2 = &w->chars[lp->ch[1]].links[lp->link[1]];

@@ -35,7 +35,7 @@
 // awake; a sliding box does so in every window.
 //
 // While asleep, a character's pairs with static characters and other sleeping ones are not
-// asked about (hsd_pairMayTouch): a sleeping pile costs no contacts and no constraint rows, and
+// asked about (hsd_charsMayTouch): a sleeping pile costs no contacts and no constraint rows, and
 // reports no contacts (its contact forces read zero). Everything here is deterministic: the
 // same inputs put the same bodies to sleep at the same steps.
 
