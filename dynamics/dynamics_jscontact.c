@@ -1837,6 +1837,61 @@ static void freeVelocities(const hsdWorld *w, hsdJsContacts *s, const int *idx, 
   }
 }
 
+// the lower triangle of G_f^T G_f into gtg (6 x 6, row-major; cholesky reads no other entry,
+// the upper ones are left as they come) and G_f^T b_f into cf (6) for frame f of solveFrames:
+// the rows t (frame[t] == f, G's rows 3 t .. 3 t + 2, b = target - ufree) summed in order from
+// 0, each entry's sums in registers, two columns at a time (a row's pairs reach one past the
+// diagonal): the bits of summing row by row into gtg and cf
+static void gramFrame(const double *G, const double *uf, const JsPoint *pts, const int *idx,
+                      const int *frame, int m, int f, double *gtg, double *cf) {
+  const JsV2 zero = {0, 0};
+  JsV2 m0 = zero, m1 = zero, m2 = zero, m3 = zero, m4 = zero, m5 = zero, m6 = zero, m7 = zero;
+  JsV2 m8 = zero, m9 = zero, m10 = zero, m11 = zero, c0 = zero, c1 = zero, c2 = zero;
+  for (int t = 0; t < m; t++) {
+    if (frame[t] != f) {
+      continue;
+    }
+    const JsPoint *P = &pts[idx[t]];
+    for (int a = 0; a < 3; a++) {
+      const double *g = G + 6 * (3 * (size_t)t + a);
+      double b = (a ? P->target[a] : P->bias) - uf[3 * t + a];
+      JsV2 g01 = load2(g), g23 = load2(g + 2), g45 = load2(g + 4), bb = {b, b};
+      JsV2 p0 = {g[0], g[0]}, p1 = {g[1], g[1]}, p2 = {g[2], g[2]};
+      JsV2 p3 = {g[3], g[3]}, p4 = {g[4], g[4]}, p5 = {g[5], g[5]};
+      c0 += g01 * bb;
+      c1 += g23 * bb;
+      c2 += g45 * bb;
+      m0 += g01 * p0;  // (row 0: columns 0, 1)
+      m1 += g01 * p1;  // (row 1: 0, 1)
+      m2 += g01 * p2;  // (row 2: 0 .. 3)
+      m3 += g23 * p2;
+      m4 += g01 * p3;  // (row 3: 0 .. 3)
+      m5 += g23 * p3;
+      m6 += g01 * p4;  // (row 4: 0 .. 5)
+      m7 += g23 * p4;
+      m8 += g45 * p4;
+      m9 += g01 * p5;  // (row 5: 0 .. 5)
+      m10 += g23 * p5;
+      m11 += g45 * p5;
+    }
+  }
+  store2(gtg, m0);
+  store2(gtg + 6, m1);
+  store2(gtg + 12, m2);
+  store2(gtg + 14, m3);
+  store2(gtg + 18, m4);
+  store2(gtg + 20, m5);
+  store2(gtg + 24, m6);
+  store2(gtg + 26, m7);
+  store2(gtg + 28, m8);
+  store2(gtg + 30, m9);
+  store2(gtg + 32, m10);
+  store2(gtg + 34, m11);
+  store2(cf, c0);
+  store2(cf + 2, c1);
+  store2(cf + 4, c2);
+}
+
 // the impulses of an island of sticking contacts on a few links of one character solved
 // exactly in link space, without forming A. A point on a link moves with the link's twist (the
 // velocity at a reference point o, the angular velocity), so its rows are J_i = G_i J_f with
@@ -1928,21 +1983,7 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
   // per frame: G_f^T G_f factored and the twist change c_f = (G_f^T G_f)^-1 G_f^T b_f
   for (int f = 0; f < nf; f++) {
     double *gtg = ff + 64 * f, *gpiv = gtg + 36, *cf = gpiv + 6;
-    memset(gtg, 0, 36 * sizeof *gtg);
-    memset(cf, 0, 6 * sizeof *cf);
-    for (int t = 0; t < m; t++) {
-      const JsPoint *P = &s->pts[idx[t]];
-      for (int a = 0; a < 3 && frame[t] == f; a++) {
-        const double *g = G + 6 * (3 * (size_t)t + a);
-        double b = (a ? P->target[a] : P->bias) - uf[3 * t + a];
-        for (int p = 0; p < 6; p++) {
-          cf[p] += g[p] * b;
-          for (int q = 0; q <= p; q++) {
-            gtg[6 * p + q] += g[p] * g[q];
-          }
-        }
-      }
-    }
+    gramFrame(G, uf, s->pts, idx, frame, m, f, gtg, cf);
     if (cholesky(gtg, 6, gpiv) < 0) {
       return 0;  // (its points on a line: they do not fix the link's twist)
     }
