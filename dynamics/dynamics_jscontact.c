@@ -201,6 +201,7 @@ typedef struct JsPoint {
   double gam;     // frictionBlock's last multiplier g on the cone (its next Newton start)
   int frame[2];   // a contact's side on one link of a robot: its link's frame this step
                   // (s->frames; Y from the frame's), else -1
+  double own[2][9];  // a frame side's sums of its own block Y^T D Y (frameRows: blockYDY's)
   double lam[3];  // impulses along n, t1, t2 [N s]
 } JsPoint;
 
@@ -698,6 +699,93 @@ static int frameOf(hsdWorld *w, hsdJsContacts *s, int ci, int last, const double
   return s->nframe++;
 }
 
+// the dofs of the path from dof last to the root into z, ascending (the root's first); their
+// number
+static int pathDofs(const hsdJsModel *m, int last, int *z) {
+  int n = 0;
+  for (int j = last; j >= 0; j = m->dofParent[j]) {
+    z[n++] = j;
+  }
+  for (int a = 0, b = n - 1; a < b; a++, b--) {
+    int t = z[a];
+    z[a] = z[b];
+    z[b] = t;
+  }
+  return n;
+}
+
+// frameRows's step at dof j: its entries x of Y's three rows stored, its terms of Y^T D Y
+// (blockYDY's) added to a
+static inline void ownAdd(double *Y, size_t nv, size_t j, double d, double x0, double x1,
+                          double x2, double a[9]) {
+  Y[j] = x0;
+  Y[nv + j] = x1;
+  Y[2 * nv + j] = x2;
+  double p0 = x0 * d, p1 = x1 * d, p2 = x2 * d;
+  a[0] += p0 * x0;
+  a[1] += p0 * x1;
+  a[2] += p0 * x2;
+  a[3] += p1 * x0;
+  a[4] += p1 * x1;
+  a[5] += p1 * x2;
+  a[6] += p2 * x0;
+  a[7] += p2 * x1;
+  a[8] += p2 * x2;
+}
+
+// side k of contact P on a robot link with frame F (its path to the root through dof last,
+// whose free part ends at eff): Y = G Y_f (G = sign [d, (p - o) x d] per direction d, Y_f the
+// frame's) over the path from the root (the given dofs below eff keep the pool's zeros),
+// instead of a half solve of its own; the side's own block
+// Y^T D Y summed along in P->own[k], blockYDY's sums in its order (its terms on the given dofs
+// are products of zeros: they add nothing)
+static void frameRows(const hsdWorld *w, hsdJsContacts *s, JsPoint *P, int k, const JsFrame *F,
+                      const double p[3], double sign, int eff) {
+  const hsdCharacter *c = &w->chars[P->ch[k]];
+  size_t nv = (size_t)c->jsm->nv;
+  const double *Yf = s->fpool + F->off, *D = s->piv + s->vOff[P->ch[k]];
+  double *Y = s->pool + P->off[k] + 3 * nv, g[3][6];
+  double r[3] = {p[0] - F->o[0], p[1] - F->o[1], p[2] - F->o[2]};
+  for (int a = 0; a < 3; a++) {
+    double rd[3];
+    cross(rd, r, P->fr + 3 * a);
+    for (int j = 0; j < 3; j++) {
+      g[a][j] = sign * P->fr[3 * a + j];
+      g[a][3 + j] = sign * rd[j];
+    }
+  }
+  // the side's nonzero dofs: the path from the root to its link, ascending (eff's first)
+  int *z = s->idx + P->zoff[k], n = 0;
+  P->nz[k] = pathDofs(c->jsm, P->last[k], z);
+  while (n < P->nz[k] && z[n] <= eff) {
+    n++;
+  }
+  // Y two dofs at a time (each entry's sum over the frame's six rows in order from 0: the
+  // bits of one at a time), the block's sums a dof at a time in the path's order
+  JsV2 gb[3][6];
+  for (int a = 0; a < 3; a++) {
+    for (int q = 0; q < 6; q++) {
+      gb[a][q] = (JsV2){g[a][q], g[a][q]};
+    }
+  }
+  double a[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  for (int t = 0; t < n; t += 2) {
+    size_t j0 = (size_t)z[t], j1 = t + 1 < n ? (size_t)z[t + 1] : j0;
+    JsV2 y0 = {0, 0}, y1 = {0, 0}, y2 = {0, 0};
+    for (int q = 0; q < 6; q++) {
+      JsV2 v = {Yf[q * nv + j0], Yf[q * nv + j1]};
+      y0 += gb[0][q] * v;
+      y1 += gb[1][q] * v;
+      y2 += gb[2][q] * v;
+    }
+    ownAdd(Y, nv, j0, D[j0], y0[0], y1[0], y2[0], a);
+    if (t + 1 < n) {
+      ownAdd(Y, nv, j1, D[j1], y0[1], y1[1], y2[1], a);
+    }
+  }
+  memcpy(P->own[k], a, sizeof a);
+}
+
 // the rows of point P (directions P->fr, P->nrow of them) into the pool at *used (advanced):
 // the relative velocity of world point p[0] on link[0] of character ch[0] with respect to p[1]
 // on link[1] of ch[1], A's diagonal and (boxed points) its block; the characters that do not
@@ -734,31 +822,7 @@ static void buildRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const int ch[2]
         // a robot link's point: Y = G Y_f over the path (no half solve of its own; a free
         // body's, a pile's boxes, keep theirs: their links are met by several pairs)
         int f = frameOf(w, s, ch[side], eff, p[side]);
-        const JsFrame *F = &s->frames[f];
-        const double *Yf = s->fpool + F->off;
-        double *Y = s->pool + P->off[k] + 3 * (size_t)nv, g[3][6];
-        double r[3] = {p[side][0] - F->o[0], p[side][1] - F->o[1], p[side][2] - F->o[2]};
-        double sign = side ? -1 : 1;
-        for (int a = 0; a < 3; a++) {
-          double rd[3];
-          cross(rd, r, P->fr + 3 * a);
-          for (int j = 0; j < 3; j++) {
-            g[a][j] = sign * P->fr[3 * a + j];
-            g[a][3 + j] = sign * rd[j];
-          }
-        }
-        for (int j = eff; j >= 0; j = c->jsm->dofParent[j]) {
-          double y0 = 0, y1 = 0, y2 = 0;
-          for (int q = 0; q < 6; q++) {
-            double v = Yf[q * (size_t)nv + j];
-            y0 += g[0][q] * v;
-            y1 += g[1][q] * v;
-            y2 += g[2][q] * v;
-          }
-          Y[j] = y0;
-          Y[(size_t)nv + j] = y1;
-          Y[2 * (size_t)nv + j] = y2;
-        }
+        frameRows(w, s, P, k, &s->frames[f], p[side], side ? -1 : 1, eff);
         P->frame[k] = f;
       }
       continue;
@@ -815,20 +879,16 @@ static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
     int nv = c->jsm->nv;
     double *J = s->pool + P->off[k], *Y = J + 3 * (size_t)nv;
     int *z = s->idx + P->zoff[k], last = P->last[k];
+    if (P->frame[k] >= 0) {
+      continue;  // (a robot link's point: its Y and nonzero dofs from frameRows)
+    }
     P->nz[k] = 0;
     if (last >= -1) {
       // one link's rows: they and Y stay on its path, whose dofs (ascending) are the nonzero
       // ones (an entry that happens to be 0 among them adds nothing)
-      for (int j = last; j >= 0; j = c->jsm->dofParent[j]) {
-        P->nz[k]++;
-      }
-      for (int j = last, t = P->nz[k] - 1; j >= 0; j = c->jsm->dofParent[j], t--) {
-        z[t] = j;
-      }
-      if (P->frame[k] < 0) {  // (a robot link's point has its Y from the frame's)
-        memcpy(Y, J, 3 * (size_t)nv * sizeof *Y);
-        hsd_jsSolveMPath(c->jsm, c->jsd, Y, 3, last);
-      }
+      P->nz[k] = pathDofs(c->jsm, last, z);
+      memcpy(Y, J, 3 * (size_t)nv * sizeof *Y);
+      hsd_jsSolveMPath(c->jsm, c->jsd, Y, 3, last);
       continue;
     }
     for (int r = 0; r < 3; r++) {
@@ -850,7 +910,13 @@ static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
   }
   double a[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   for (int k = 0; k < P->nside; k++) {
-    blockYDY(w, s, P, k, P, k, a);
+    if (P->frame[k] >= 0) {
+      for (int r = 0; r < 9; r++) {
+        a[r] += P->own[k][r];  // (frameRows's sums: what blockYDY adds)
+      }
+    } else {
+      blockYDY(w, s, P, k, P, k, a);
+    }
   }
   for (int r = 0; r < 3; r++) {
     P->inv[r] = a[4 * r] > 0 ? 1 / a[4 * r] : 0;
