@@ -378,20 +378,41 @@ static void jacobianRow(const hsdJsModel *m, const hsdJsData *d, int k, const do
 }
 
 // jacobianRow for the three directions fr (3 each) into the rows J, J + nv, J + 2 nv, in one
-// pass over the path (each row's entries the same bits as jacobianRow's)
+// pass over the path, two dofs at a time (each entry the same operations in the same order as
+// jacobianRow's: the same bits)
 static void jacobianRows3(const hsdJsModel *m, const hsdJsData *d, int k, const double p[3],
                           const double fr[9], double sign, double *J, size_t nv) {
   double r[3] = {p[0] - d->c[0], p[1] - d->c[1], p[2] - d->c[2]}, rd[9];
   for (int a = 0; a < 3; a++) {
     cross(rd + 3 * a, r, fr + 3 * a);
   }
-  for (int j = m->linkLastDof[k]; j >= 0; j = m->dofParent[j]) {
-    const double *s = d->cdof + 6 * j;
-    for (int a = 0; a < 3; a++) {
-      const double *x = rd + 3 * a, *dir = fr + 3 * a;
-      J[a * nv + j] += sign * (s[0] * x[0] + s[1] * x[1] + s[2] * x[2] + s[3] * dir[0] +
-                               s[4] * dir[1] + s[5] * dir[2]);
+  JsV2 xb[3][6], sb = {sign, sign};  // each row's [(p - c) x dir; dir], both lanes
+  for (int a = 0; a < 3; a++) {
+    for (int i = 0; i < 3; i++) {
+      xb[a][i] = (JsV2){rd[3 * a + i], rd[3 * a + i]};
+      xb[a][3 + i] = (JsV2){fr[3 * a + i], fr[3 * a + i]};
     }
+  }
+  for (int j = m->linkLastDof[k]; j >= 0;) {
+    int j1 = m->dofParent[j], jb = j1 >= 0 ? j1 : j;
+    // cdof of dofs j and jb side by side: sv[i] = {s_j[i], s_jb[i]}
+    const double *s0 = d->cdof + 6 * j, *s1 = d->cdof + 6 * jb;
+    JsV2 sv[6];
+    for (int i = 0; i < 6; i += 2) {
+      JsV2 u = load2(s0 + i), v = load2(s1 + i);
+      sv[i] = (JsV2){u[0], v[0]};
+      sv[i + 1] = (JsV2){u[1], v[1]};
+    }
+    for (int a = 0; a < 3; a++) {
+      const JsV2 *x = xb[a];
+      JsV2 e = sb * (sv[0] * x[0] + sv[1] * x[1] + sv[2] * x[2] + sv[3] * x[3] + sv[4] * x[4] +
+                     sv[5] * x[5]);
+      J[a * nv + j] += e[0];
+      if (j1 >= 0) {
+        J[a * nv + j1] += e[1];
+      }
+    }
+    j = j1 >= 0 ? m->dofParent[j1] : -1;
   }
 }
 
