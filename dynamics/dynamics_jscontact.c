@@ -686,7 +686,8 @@ static int frameOf(hsdWorld *w, hsdJsContacts *s, int ci, int last, const double
   s->usedF += 6 * nv;
   double *Y = s->fpool + F->off;
   double rc[3] = {o[0] - jd->c[0], o[1] - jd->c[1], o[2] - jd->c[2]};
-  memset(Y, 0, 6 * nv * sizeof *Y);
+  // J_f on the path (its readers, the half solves, frameRows and solveFrames' Lambda, read
+  // Y_f on paths alone: the rest is not cleared)
   for (int j = last; j >= 0; j = jm->dofParent[j]) {
     const double *sd = jd->cdof + 6 * j;  // [w; u at c]: o moves at u + w x (o - c)
     double v[3];
