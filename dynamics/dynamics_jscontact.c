@@ -254,9 +254,13 @@ struct hsdJsContacts {
   double *rhs;    // = vstar + 2 nvAll
   int *vOff;
   int capOff;
+  int *hasGiven;  // = vOff + nchar: per character, 1 if it moves this step with a given dof
   double *rinv;   // per character, 10 each: 1 / its mass and the inverse of its rotational
   int capR;       // inertia about its centre of mass (world) when it moves this step as one
                   // free rigid body (rigidInverses), else 0 (first entry)
+  double tanN[3];   // buildPoint: the last normal whose tangents were made (a sole's corners
+  double tanT[6];   // share theirs), its tangents; tanN valid when hasTan
+  int hasTan;
   double scale;     // the largest warm-start normal impulse of the step (every island's
                     // tolerance is relative to it or to its own largest, whichever is larger)
   int sweeps;       // last solve: sweeps
@@ -1137,7 +1141,12 @@ static void buildPoint(hsdWorld *w, hsdJsContacts *s, const hsdContact *hc, JsPo
   P->isLoop = P->block = 0;
   P->target[0] = P->target[1] = P->target[2] = 0;
   memcpy(P->fr, hc->n, 3 * sizeof *P->fr);
-  tangents(hc->n, P->fr + 3, P->fr + 6);
+  if (!s->hasTan || memcmp(s->tanN, hc->n, sizeof s->tanN) != 0) {
+    tangents(hc->n, s->tanT, s->tanT + 3);  // (a function of n's bits alone)
+    memcpy(s->tanN, hc->n, sizeof s->tanN);
+    s->hasTan = 1;
+  }
+  memcpy(P->fr + 3, s->tanT, sizeof s->tanT);
   double p[2][3];
   memcpy(p[0], hc->p, sizeof p[0]);
   memcpy(p[1], hc->p, sizeof p[1]);
@@ -1194,6 +1203,9 @@ static void givenReactions(hsdWorld *w, const hsdJsContacts *s, int np) {
   for (int i = 0; i < np; i++) {
     const JsPoint *P = &s->pts[i];
     for (int k = 0; k < P->nside; k++) {
+      if (!s->hasGiven[P->ch[k]]) {
+        continue;  // (no given dof on its rows)
+      }
       hsdCharacter *c = &w->chars[P->ch[k]];
       int nv = c->jsm->nv;
       const double *J = s->pool + P->off[k];
@@ -1239,7 +1251,7 @@ static int reserveStep(hsdWorld *w, hsdJsContacts *s, int n) {
       growInt((void **)&s->pts, &s->capPts, m, sizeof *s->pts) < 0 ||
       growInt((void **)&s->prev, &s->capPrev, n, sizeof *s->prev) < 0 ||
       grow((void **)&s->vstar, &s->capV, 3 * nvAll, sizeof *s->vstar) < 0 ||
-      growInt((void **)&s->vOff, &s->capOff, w->nchar, sizeof *s->vOff) < 0 ||
+      growInt((void **)&s->vOff, &s->capOff, 2 * w->nchar, sizeof *s->vOff) < 0 ||
       growInt((void **)&s->rinv, &s->capR, 10 * w->nchar, sizeof *s->rinv) < 0 ||
       growInt((void **)&s->isl, &s->capIsl, 2 * w->nchar + 3 * m + 1, sizeof *s->isl) < 0 ||
       growInt((void **)&s->frames, &s->capFrame, 2 * n + 1, sizeof *s->frames) < 0 ||
@@ -1250,6 +1262,7 @@ static int reserveStep(hsdWorld *w, hsdJsContacts *s, int n) {
   s->usedF = 0;
   s->piv = s->vstar + nvAll;
   s->rhs = s->vstar + 2 * nvAll;
+  s->hasGiven = s->vOff + w->nchar;
   return 0;
 }
 
@@ -2402,12 +2415,14 @@ void hsd_jsContacts(hsdWorld *w) {
   for (int ci = 0; ci < w->nchar; ci++) {
     const hsdCharacter *c = &w->chars[ci];
     s->vOff[ci] = (int)nvAll;
+    s->hasGiven[ci] = 0;
     if (!c->still && c->jsm && !hsd_jsAsleep(w, ci)) {
       int nv = c->jsm->nv;
       memcpy(s->vstar + nvAll, c->jsd->qvel, (size_t)nv * sizeof *s->vstar);
       for (int j = 0; j < nv; j++) {
         s->piv[nvAll + j] = c->jsd->given[j] ? 0 : c->jsd->LD[(size_t)j * nv + j];
         s->rhs[nvAll + j] = 0;
+        s->hasGiven[ci] |= c->jsd->given[j] != 0;
       }
       nvAll += (size_t)nv;
     }
@@ -2416,15 +2431,21 @@ void hsd_jsContacts(hsdWorld *w) {
   rigidIslands(w, s, n);
   // the rows, the bias, the friction of this step, the warm start applied
   hashPrev(s);
+  s->hasTan = 0;
   size_t used = 0;
   for (int i = 0; i < n; i++) {
     const hsdContact *hc = &w->contacts[i];
     JsPoint *P = &s->pts[i];
     buildPoint(w, s, hc, P, &used);
-    // a crawler's track moves its surface: the tangent rows' targets cancel that motion
+    // a crawler's track moves its surface: the tangent rows' targets cancel that motion (a
+    // link that is not a crawler's adds nothing)
     double tr[3] = {0, 0, 0}, nOut[3] = {-hc->n[0], -hc->n[1], -hc->n[2]};
-    hsd_addTrackVel(&w->chars[hc->ch[0]], hc->link[0], nOut, tr, 1);
-    hsd_addTrackVel(&w->chars[hc->ch[1]], hc->link[1], hc->n, tr, -1);
+    if (w->chars[hc->ch[0]].body->links[hc->link[0]].jointType == hsJOINT_CRAWLER) {
+      hsd_addTrackVel(&w->chars[hc->ch[0]], hc->link[0], nOut, tr, 1);
+    }
+    if (w->chars[hc->ch[1]].body->links[hc->link[1]].jointType == hsJOINT_CRAWLER) {
+      hsd_addTrackVel(&w->chars[hc->ch[1]], hc->link[1], hc->n, tr, -1);
+    }
     P->target[1] = -dot3(tr, P->fr + 3);
     P->target[2] = -dot3(tr, P->fr + 6);
     double u0[3];
@@ -2517,8 +2538,11 @@ void hsd_jsContacts(hsdWorld *w) {
   for (int i = 0; i < n; i++) {
     const hsdContact *hc = &w->contacts[i];
     if (hc->depth >= 0 || hc->force[0] != 0 || hc->force[1] != 0 || hc->force[2] != 0) {
-      w->contacts[kept] = *hc;
-      w->contacts[kept++].depth = fmax(hc->depth, 0);
+      hsdContact *out = &w->contacts[kept++];
+      if (out != hc) {
+        *out = *hc;
+      }
+      out->depth = fmax(out->depth, 0);
     }
   }
   w->ncontact = kept;
