@@ -703,20 +703,46 @@ static int frameOf(hsdWorld *w, hsdJsContacts *s, int ci, int last, const double
   }
   hsd_jsSolveMPath(jm, jd, Y, 3, last);
   hsd_jsSolveMPath(jm, jd, Y + 3 * nv, 3, last);
+  // Lambda_ff's upper triangle summed over the path in registers, two columns at a time (a
+  // row's pairs from the one holding its diagonal; the entries below it come along unused):
+  // each entry's sum in the path's order, the bits of one entry at a time
   const double *D = s->piv + s->vOff[ci];
-  double acc[36] = {0};
+  const JsV2 zero = {0, 0};
+  JsV2 m0 = zero, m1 = zero, m2 = zero, m3 = zero, m4 = zero, m5 = zero, m6 = zero, m7 = zero;
+  JsV2 m8 = zero, m9 = zero, m10 = zero, m11 = zero;
   for (int j = last; j >= 0; j = jm->dofParent[j]) {
-    double q[6];
-    for (int a = 0; a < 6; a++) {
-      q[a] = Y[a * nv + j];
-    }
-    for (int a = 0; a < 6; a++) {
-      double pa = q[a] * D[j];
-      for (int b = a; b < 6; b++) {
-        acc[6 * a + b] += pa * q[b];
-      }
-    }
+    JsV2 q01 = {Y[j], Y[nv + j]}, q23 = {Y[2 * nv + j], Y[3 * nv + j]};
+    JsV2 q45 = {Y[4 * nv + j], Y[5 * nv + j]};
+    double d = D[j], p0 = q01[0] * d, p1 = q01[1] * d, p2 = q23[0] * d, p3 = q23[1] * d;
+    double p4 = q45[0] * d, p5 = q45[1] * d;
+    JsV2 b0 = {p0, p0}, b1 = {p1, p1}, b2 = {p2, p2}, b3 = {p3, p3}, b4 = {p4, p4};
+    JsV2 b5 = {p5, p5};
+    m0 += b0 * q01;  // (row 0: columns 0 .. 5)
+    m1 += b0 * q23;
+    m2 += b0 * q45;
+    m3 += b1 * q01;  // (row 1: 0 .. 5)
+    m4 += b1 * q23;
+    m5 += b1 * q45;
+    m6 += b2 * q23;  // (row 2: 2 .. 5)
+    m7 += b2 * q45;
+    m8 += b3 * q23;  // (row 3: 2 .. 5)
+    m9 += b3 * q45;
+    m10 += b4 * q45;  // (row 4: 4, 5)
+    m11 += b5 * q45;  // (row 5: 4, 5)
   }
+  double acc[36];
+  store2(acc, m0);
+  store2(acc + 2, m1);
+  store2(acc + 4, m2);
+  store2(acc + 6, m3);
+  store2(acc + 8, m4);
+  store2(acc + 10, m5);
+  store2(acc + 14, m6);
+  store2(acc + 16, m7);
+  store2(acc + 20, m8);
+  store2(acc + 22, m9);
+  store2(acc + 28, m10);
+  store2(acc + 34, m11);
   for (int a = 0; a < 6; a++) {
     for (int b = a; b < 6; b++) {
       F->lam[6 * a + b] = F->lam[6 * b + a] = acc[6 * a + b];
