@@ -807,11 +807,11 @@ static void frameRows(const hsdWorld *w, hsdJsContacts *s, JsPoint *P, int k, co
     }
   }
   // the side's nonzero dofs: the path from the root to its link, ascending (eff's first)
-  int *z = s->idx + P->zoff[k], n = 0;
-  P->nz[k] = pathDofs(c->jsm, P->last[k], z);
-  while (n < P->nz[k] && z[n] <= eff) {
+  int *z = s->idx + P->zoff[k], n = 0, nz = pathDofs(c->jsm, P->last[k], z);
+  while (n < nz && z[n] <= eff) {
     n++;
   }
+  P->nz[k] = nz;
   // Y two dofs at a time (each entry's sum over the frame's six rows in order from 0: the
   // bits of one at a time), the block's sums a dof at a time in the path's order
   JsV2 gb[3][6];
@@ -824,11 +824,20 @@ static void frameRows(const hsdWorld *w, hsdJsContacts *s, JsPoint *P, int k, co
   for (int t = 0; t < n; t += 2) {
     size_t j0 = (size_t)z[t], j1 = t + 1 < n ? (size_t)z[t + 1] : j0;
     JsV2 y0 = {0, 0}, y1 = {0, 0}, y2 = {0, 0};
-    for (int q = 0; q < 6; q++) {
-      JsV2 v = {Yf[q * nv + j0], Yf[q * nv + j1]};
-      y0 += gb[0][q] * v;
-      y1 += gb[1][q] * v;
-      y2 += gb[2][q] * v;
+    if (j1 == j0 + 1) {  // (a chain's dofs are consecutive: one load a row)
+      for (int q = 0; q < 6; q++) {
+        JsV2 v = load2(Yf + q * nv + j0);
+        y0 += gb[0][q] * v;
+        y1 += gb[1][q] * v;
+        y2 += gb[2][q] * v;
+      }
+    } else {
+      for (int q = 0; q < 6; q++) {
+        JsV2 v = {Yf[q * nv + j0], Yf[q * nv + j1]};
+        y0 += gb[0][q] * v;
+        y1 += gb[1][q] * v;
+        y2 += gb[2][q] * v;
+      }
     }
     ownAdd(Y, nv, j0, D[j0], y0[0], y1[0], y2[0], a);
     if (t + 1 < n) {
@@ -2120,9 +2129,11 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
   // the targets one twist change per link (to rounding: the check below is the sweeps'), or
   // some point must leave (solveDirect's guesses)
   double bmax = 0;
-  for (size_t r = 0; r < nr; r++) {
-    const JsPoint *P = &s->pts[idx[r / 3]];
-    bmax = maxd(bmax, fabs((r % 3 ? P->target[r % 3] : P->bias) - uf[r]));
+  for (int t = 0; t < m; t++) {
+    const JsPoint *P = &s->pts[idx[t]];
+    bmax = maxd(bmax, fabs(P->bias - uf[3 * t]));
+    bmax = maxd(bmax, fabs(P->target[1] - uf[3 * t + 1]));
+    bmax = maxd(bmax, fabs(P->target[2] - uf[3 * t + 2]));
   }
   for (int t = 0; t < m; t++) {
     const JsPoint *P = &s->pts[idx[t]];
@@ -2157,19 +2168,26 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
           y0 = jm->dofParent[y0];
         }
       }
-      double acc[36] = {0};
+      // (each entry summed along the shared path in order, two columns at a time)
+      JsV2 av[18];
+      for (int e = 0; e < 18; e++) {
+        av[e] = (JsV2){0, 0};
+      }
       for (int j = x0 == y0 ? x0 : -1; j >= 0; j = jm->dofParent[j]) {
-        double p[6], q[6];
-        for (int a = 0; a < 6; a++) {
-          p[a] = Ya[a * nv + j] * D[j];
-          q[a] = Yb[a * nv + j];
+        JsV2 q[3];
+        for (int b = 0; b < 3; b++) {
+          q[b] = (JsV2){Yb[2 * b * nv + j], Yb[(2 * b + 1) * nv + j]};
         }
         for (int a = 0; a < 6; a++) {
-          for (int b = 0; b < 6; b++) {
-            acc[6 * a + b] += p[a] * q[b];
-          }
+          double pa = Ya[a * nv + j] * D[j];
+          JsV2 pb = {pa, pa};
+          av[3 * a] += pb * q[0];
+          av[3 * a + 1] += pb * q[1];
+          av[3 * a + 2] += pb * q[2];
         }
       }
+      double acc[36];
+      memcpy(acc, av, sizeof acc);
       for (int a = 0; a < 6; a++) {
         for (int b = 0; b < 6; b++) {
           L[(6 * f + a) * nL + 6 * g + b] = acc[6 * a + b];
