@@ -824,20 +824,11 @@ static void frameRows(const hsdWorld *w, hsdJsContacts *s, JsPoint *P, int k, co
   for (int t = 0; t < n; t += 2) {
     size_t j0 = (size_t)z[t], j1 = t + 1 < n ? (size_t)z[t + 1] : j0;
     JsV2 y0 = {0, 0}, y1 = {0, 0}, y2 = {0, 0};
-    if (j1 == j0 + 1) {  // (a chain's dofs are consecutive: one load a row)
-      for (int q = 0; q < 6; q++) {
-        JsV2 v = load2(Yf + q * nv + j0);
-        y0 += gb[0][q] * v;
-        y1 += gb[1][q] * v;
-        y2 += gb[2][q] * v;
-      }
-    } else {
-      for (int q = 0; q < 6; q++) {
-        JsV2 v = {Yf[q * nv + j0], Yf[q * nv + j1]};
-        y0 += gb[0][q] * v;
-        y1 += gb[1][q] * v;
-        y2 += gb[2][q] * v;
-      }
+    for (int q = 0; q < 6; q++) {
+      JsV2 v = {Yf[q * nv + j0], Yf[q * nv + j1]};
+      y0 += gb[0][q] * v;
+      y1 += gb[1][q] * v;
+      y2 += gb[2][q] * v;
     }
     ownAdd(Y, nv, j0, D[j0], y0[0], y1[0], y2[0], a);
     if (t + 1 < n) {
