@@ -261,6 +261,9 @@ struct hsdJsContacts {
   double tanN[3];   // buildPoint: the last normal whose tangents were made (a sole's corners
   double tanT[6];   // share theirs), its tangents; tanN valid when hasTan
   int hasTan;
+  const hsdJsModel *pathModel;  // pathDofs: the last path listed this step (model, its last
+  int pathLast, pathN;          // dof, its length) and where (in idx; pathModel NULL: none)
+  size_t pathOff;
   double scale;     // the largest warm-start normal impulse of the step (every island's
                     // tolerance is relative to it or to its own largest, whichever is larger)
   int sweeps;       // last solve: sweeps
@@ -751,9 +754,17 @@ static int frameOf(hsdWorld *w, hsdJsContacts *s, int ci, int last, const double
   return s->nframe++;
 }
 
-// the dofs of the path from dof last to the root into z, ascending (the root's first); their
-// number
-static int pathDofs(const hsdJsModel *m, int last, int *z) {
+// the dofs of the path from dof last of model m to the root into z, ascending (the root's
+// first); their number. The last path listed this step is copied when asked again (a link's
+// points come together)
+static int pathDofs(hsdJsContacts *s, const hsdJsModel *m, int last, int *z) {
+  if (s->pathModel == m && s->pathLast == last) {
+    memcpy(z, s->idx + s->pathOff, (size_t)s->pathN * sizeof *z);
+    return s->pathN;
+  }
+  s->pathModel = m;
+  s->pathLast = last;
+  s->pathOff = (size_t)(z - s->idx);
   int n = 0;
   for (int j = last; j >= 0; j = m->dofParent[j]) {
     z[n++] = j;
@@ -763,6 +774,7 @@ static int pathDofs(const hsdJsModel *m, int last, int *z) {
     z[a] = z[b];
     z[b] = t;
   }
+  s->pathN = n;
   return n;
 }
 
@@ -807,7 +819,7 @@ static void frameRows(const hsdWorld *w, hsdJsContacts *s, JsPoint *P, int k, co
     }
   }
   // the side's nonzero dofs: the path from the root to its link, ascending (eff's first)
-  int *z = s->idx + P->zoff[k], n = 0, nz = pathDofs(c->jsm, P->last[k], z);
+  int *z = s->idx + P->zoff[k], n = 0, nz = pathDofs(s, c->jsm, P->last[k], z);
   while (n < nz && z[n] <= eff) {
     n++;
   }
@@ -938,11 +950,12 @@ static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
     if (last >= -1) {
       // one link's rows: they and Y stay on its path, whose dofs (ascending) are the nonzero
       // ones (an entry that happens to be 0 among them adds nothing)
-      P->nz[k] = pathDofs(c->jsm, last, z);
+      P->nz[k] = pathDofs(s, c->jsm, last, z);
       memcpy(Y, J, 3 * (size_t)nv * sizeof *Y);
       hsd_jsSolveMPath(c->jsm, c->jsd, Y, 3, last);
       continue;
     }
+    s->pathModel = NULL;  // (z is written over below: pathDofs's copy may be there)
     for (int r = 0; r < 3; r++) {
       memcpy(Y + (size_t)r * nv, J + (size_t)r * nv, (size_t)nv * sizeof *Y);
       hsd_jsSolveMHalf(c->jsm, c->jsd, Y + (size_t)r * nv);
@@ -2467,6 +2480,7 @@ void hsd_jsContacts(hsdWorld *w) {
   // the rows, the bias, the friction of this step, the warm start applied
   hashPrev(s);
   s->hasTan = 0;
+  s->pathModel = NULL;
   size_t used = 0;
   for (int i = 0; i < n; i++) {
     const hsdContact *hc = &w->contacts[i];
