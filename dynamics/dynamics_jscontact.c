@@ -214,6 +214,9 @@ typedef struct JsFrame {
   size_t off;       // in fpool: Y_f = D^-1 L^-T J_f^T (6 rows of nv: o's velocity along the
                     // world axes, then the angular velocity)
   double lam[36];   // Lambda_ff = J_f M^-1 J_f^T = Y_f^T D Y_f (6 x 6)
+  int hasT;         // frameRows: T (in fpool at off + 6 nv, 3 rows of nv + 1) holds the sums
+  double dirs[9];   // of a point's Y entries over the frame's first three rows, for the signed
+                    // directions dirs (G's first three columns: a face's corners share them)
 } JsFrame;
 
 // one point of the last step, for the warm start
@@ -690,7 +693,8 @@ static int frameOf(hsdWorld *w, hsdJsContacts *s, int ci, int last, const double
   F->last = last;
   memcpy(F->o, o, sizeof F->o);
   F->off = s->usedF;
-  s->usedF += 6 * nv;
+  F->hasT = 0;
+  s->usedF += 6 * nv + 3 * (nv + 1);
   double *Y = s->fpool + F->off;
   double rc[3] = {o[0] - jd->c[0], o[1] - jd->c[1], o[2] - jd->c[2]};
   // J_f on the path (its readers, the half solves, frameRows and solveFrames' Lambda, read
@@ -803,7 +807,7 @@ static inline void ownAdd(double *Y, size_t nv, size_t j, double d, double x0, d
 // instead of a half solve of its own; the side's own block
 // Y^T D Y summed along in P->own[k], blockYDY's sums in its order (its terms on the given dofs
 // are products of zeros: they add nothing)
-static void frameRows(const hsdWorld *w, hsdJsContacts *s, JsPoint *P, int k, const JsFrame *F,
+static void frameRows(const hsdWorld *w, hsdJsContacts *s, JsPoint *P, int k, JsFrame *F,
                       const double p[3], double sign, int eff) {
   const hsdCharacter *c = &w->chars[P->ch[k]];
   size_t nv = (size_t)c->jsm->nv;
@@ -832,11 +836,39 @@ static void frameRows(const hsdWorld *w, hsdJsContacts *s, JsPoint *P, int k, co
       gb[a][q] = (JsV2){g[a][q], g[a][q]};
     }
   }
+  // the sums' first three terms (the directions' part) from the frame's T when an earlier
+  // point had the same signed directions (the same bits, the same terms), else into T
+  double dirs[9];
+  for (int e = 0; e < 9; e++) {
+    dirs[e] = g[e / 3][e % 3];
+  }
+  int reuse = F->hasT && memcmp(F->dirs, dirs, sizeof dirs) == 0;
+  if (!reuse) {
+    memcpy(F->dirs, dirs, sizeof dirs);
+    F->hasT = 1;
+  }
+  double *T = s->fpool + F->off + 6 * nv;
+  size_t np = nv + 1;  // (a row of T: the path's entries in its order, from the root)
   double a[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   for (int t = 0; t < n; t += 2) {
     size_t j0 = (size_t)z[t], j1 = t + 1 < n ? (size_t)z[t + 1] : j0;
     JsV2 y0 = {0, 0}, y1 = {0, 0}, y2 = {0, 0};
-    for (int q = 0; q < 6; q++) {
+    if (reuse) {
+      y0 = load2(T + t);
+      y1 = load2(T + np + t);
+      y2 = load2(T + 2 * np + t);
+    } else {
+      for (int q = 0; q < 3; q++) {
+        JsV2 v = {Yf[q * nv + j0], Yf[q * nv + j1]};
+        y0 += gb[0][q] * v;
+        y1 += gb[1][q] * v;
+        y2 += gb[2][q] * v;
+      }
+      store2(T + t, y0);
+      store2(T + np + t, y1);
+      store2(T + 2 * np + t, y2);
+    }
+    for (int q = 3; q < 6; q++) {
       JsV2 v = {Yf[q * nv + j0], Yf[q * nv + j1]};
       y0 += gb[0][q] * v;
       y1 += gb[1][q] * v;
@@ -1294,7 +1326,7 @@ static int reserveStep(hsdWorld *w, hsdJsContacts *s, int n) {
       growInt((void **)&s->rinv, &s->capR, 10 * w->nchar, sizeof *s->rinv) < 0 ||
       growInt((void **)&s->isl, &s->capIsl, 2 * w->nchar + 3 * m + 1, sizeof *s->isl) < 0 ||
       growInt((void **)&s->frames, &s->capFrame, 2 * n + 1, sizeof *s->frames) < 0 ||
-      grow((void **)&s->fpool, &s->capFPool, pool + 1, sizeof *s->fpool) < 0) {
+      grow((void **)&s->fpool, &s->capFPool, 2 * pool + 1, sizeof *s->fpool) < 0) {
     return -1;
   }
   s->nframe = 0;
