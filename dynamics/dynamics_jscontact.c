@@ -202,6 +202,7 @@ typedef struct JsPoint {
   int frame[2];   // a contact's side on one link of a robot: its link's frame this step
                   // (s->frames; Y from the frame's), else -1
   double own[2][9];  // a frame side's sums of its own block Y^T D Y (frameRows: blockYDY's)
+  double g[18];   // side 0's G when it has a frame: three rows sign [d, (p - o) x d] (frameRows)
   double lam[3];  // impulses along n, t1, t2 [N s]
 } JsPoint;
 
@@ -821,6 +822,9 @@ static void frameRows(const hsdWorld *w, hsdJsContacts *s, JsPoint *P, int k, Js
       g[a][j] = sign * P->fr[3 * a + j];
       g[a][3 + j] = sign * rd[j];
     }
+  }
+  if (k == 0) {
+    memcpy(P->g, g, sizeof P->g);  // (solveFrames's rows of G)
   }
   // the side's nonzero dofs: the path from the root to its link, ascending (eff's first)
   int *z = s->idx + P->zoff[k], n = 0, nz = pathDofs(s, c->jsm, P->last[k], z);
@@ -2136,9 +2140,14 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
   }
   double *L = s->fac, *G = L + nL * nL, *ff = G + 6 * nr;
   double *x = ff + 64 * (size_t)nf, *lpiv = x + nL, *lamWas = lpiv + nL, *vWas = lamWas + nr;
-  // each row's G (the moving side's sign)
+  // each row's G (the moving side's sign; frameRows's where it made them: the same
+  // expressions on the same values)
   for (int t = 0; t < m; t++) {
     const JsPoint *P = &s->pts[idx[t]];
+    if (P->frame[0] >= 0) {
+      memcpy(G + 18 * (size_t)t, P->g, sizeof P->g);
+      continue;
+    }
     const hsdContact *hc = &w->contacts[idx[t]];
     const double *o = s->frames[fid[frame[t]]].o;
     double sign = hc->ch[0] == ci && jm->linkLastDof[hc->link[0]] == P->last[0] ? 1 : -1;
