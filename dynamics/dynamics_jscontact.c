@@ -202,6 +202,7 @@ typedef struct JsPoint {
   int frame[2];   // a contact's side on one link of a robot: its link's frame this step
                   // (s->frames; Y from the frame's), else -1
   double own[2][9];  // a frame side's sums of its own block Y^T D Y (frameRows: blockYDY's)
+  double xl[3];   // a contact: its point in link[0]'s frame [m] (warm start, the next one's)
   double g[18];   // side 0's G when it has a frame: three rows sign [d, (p - o) x d] (frameRows)
   double lam[3];  // impulses along n, t1, t2 [N s]
 } JsPoint;
@@ -611,9 +612,9 @@ static int hashPrev(hsdJsContacts *s) {
 }
 
 // the last step's impulse of the point nearest to contact hc (same link pair, within
-// JS_MATCH in link[0]'s frame), NULL if none
-static const double *warmImpulse(const hsdWorld *w, const hsdJsContacts *s,
-                                 const hsdContact *hc) {
+// JS_MATCH in link[0]'s frame; x the point there), NULL if none
+static const double *warmImpulse(const hsdJsContacts *s, const hsdContact *hc,
+                                 const double x[3]) {
   if (s->nhash == 0) {
     return NULL;
   }
@@ -629,13 +630,6 @@ static const double *warmImpulse(const hsdWorld *w, const hsdJsContacts *s,
   if (first < 0) {
     return NULL;
   }
-  const hsBodyState *st = w->chars[hc->ch[0]].state;
-  int k = hc->link[0];
-  double x[3], r[3];
-  for (int j = 0; j < 3; j++) {
-    r[j] = hc->p[j] - st->linkP[3 * k + j];
-  }
-  rotvT(x, st->linkR + 9 * k, r);
   const double *best = NULL;
   double bestD = JS_MATCH * JS_MATCH;
   for (int i = first; i < s->nprev && samePair(&s->prev[i], hc->ch, hc->link); i++) {
@@ -2527,6 +2521,14 @@ void hsd_jsContacts(hsdWorld *w) {
     const hsdContact *hc = &w->contacts[i];
     JsPoint *P = &s->pts[i];
     buildPoint(w, s, hc, P, &used);
+    // the point in link[0]'s frame (for the warm start, now and at the next step)
+    const hsBodyState *st0 = w->chars[hc->ch[0]].state;
+    int k0 = hc->link[0];
+    double r0[3];
+    for (int j = 0; j < 3; j++) {
+      r0[j] = hc->p[j] - st0->linkP[3 * k0 + j];
+    }
+    rotvT(P->xl, st0->linkR + 9 * k0, r0);
     // a crawler's track moves its surface: the tangent rows' targets cancel that motion (a
     // link that is not a crawler's adds nothing)
     double tr[3] = {0, 0, 0}, nOut[3] = {-hc->n[0], -hc->n[1], -hc->n[2]};
@@ -2561,7 +2563,7 @@ void hsd_jsContacts(hsdWorld *w) {
       P->lam[0] = P->lam[1] = P->lam[2] = 0;  // of the solve (in a pile most points are such
       continue;                                // gaps)
     }
-    const double *imp = warmImpulse(w, s, hc);
+    const double *imp = warmImpulse(s, hc, P->xl);
     for (int r = 0; r < 3; r++) {
       P->lam[r] = imp && P->inv[r] > 0 ? dot3(imp, P->fr + 3 * r) : 0;
     }
@@ -2581,7 +2583,11 @@ void hsd_jsContacts(hsdWorld *w) {
       c->jsd->qacc[j] += (c->jsd->qvel[j] - vs[j]) / dt;
     }
   }
-  // forces out: the contact list, the links' wrenches; the warm start of the next step
+  // forces out: the contact list, the links' wrenches; the warm start of the next step (each
+  // side's last link's centre of mass kept: a link's points come together)
+  const hsdCharacter *comChar[2] = {NULL, NULL};
+  int comLink[2] = {-1, -1};
+  double comW[2][3] = {{0, 0, 0}, {0, 0, 0}};
   for (int i = 0; i < n; i++) {
     hsdContact *hc = &w->contacts[i];
     const JsPoint *P = &s->pts[i];
@@ -2595,8 +2601,12 @@ void hsd_jsContacts(hsdWorld *w) {
       hsdCharacter *c = &w->chars[hc->ch[side]];
       const hsBodyState *st = c->state;
       int k = hc->link[side];
-      double com[3], r[3], f[3], t[3];
-      rotv(com, st->linkR + 9 * k, c->body->links[k].com);
+      double *com = comW[side], r[3], f[3], t[3];
+      if (comChar[side] != c || comLink[side] != k) {
+        rotv(com, st->linkR + 9 * k, c->body->links[k].com);
+        comChar[side] = c;
+        comLink[side] = k;
+      }
       for (int j = 0; j < 3; j++) {
         r[j] = hc->p[j] - st->linkP[3 * k + j] - com[j];
         f[j] = side ? -hc->force[j] : hc->force[j];
@@ -2607,15 +2617,9 @@ void hsd_jsContacts(hsdWorld *w) {
         c->linkWrench[k][3 + j] += t[j];
       }
     }
-    const hsBodyState *st0 = w->chars[hc->ch[0]].state;
-    int k0 = hc->link[0];
-    double r0[3];
-    for (int j = 0; j < 3; j++) {
-      r0[j] = hc->p[j] - st0->linkP[3 * k0 + j];
-    }
     memcpy(q->ch, hc->ch, sizeof q->ch);
     memcpy(q->link, hc->link, sizeof q->link);
-    rotvT(q->x, st0->linkR + 9 * k0, r0);
+    memcpy(q->x, P->xl, sizeof q->x);
     memcpy(q->imp, imp, sizeof imp);
   }
   s->nprev = n;
