@@ -203,6 +203,9 @@ typedef struct JsPoint {
                   // (s->frames; Y from the frame's), else -1
   double own[2][9];  // a frame side's sums of its own block Y^T D Y (frameRows: blockYDY's)
   double xl[3];   // a contact: its point in link[0]'s frame [m] (warm start, the next one's)
+  double uv[3];   // a contact (not rigid): its rows' relative velocities at v* (pointVelocities's
+                  // bits, made with startVelocities's; its characters' v is v* until their
+                  // island is solved)
   double g[18];   // side 0's G when it has a frame: three rows sign [d, (p - o) x d] (frameRows)
   double lam[3];  // impulses along n, t1, t2 [N s]
 } JsPoint;
@@ -445,10 +448,12 @@ static double rowVelocity(const hsdWorld *w, const hsdJsContacts *s, const JsPoi
 // the relative velocities of point P's three rows at the step's start (v* - dt qacc: before
 // this step's forces, as the ODE engine's contacts see it), in one pass, for the choice of
 // static or slip friction (a box at rest on a slope gains g sin(theta) dt in v*, more than
-// stickVelocity) and restitution
+// stickVelocity) and restitution; along in uv (but for a rigid point) those at v* itself, as
+// pointVelocities gives them (solveFrames's free velocities)
 static void startVelocities(const hsdWorld *w, const hsdJsContacts *s, const JsPoint *P,
-                            double u[3]) {
+                            double u[3], double uv[3]) {
   u[0] = u[1] = u[2] = 0;
+  double v0 = 0, v1 = 0, v2 = 0;
   for (int k = 0; k < P->nside; k++) {
     const hsdCharacter *c = &w->chars[P->ch[k]];
     size_t nv = (size_t)c->jsm->nv;
@@ -465,12 +470,19 @@ static void startVelocities(const hsdWorld *w, const hsdJsContacts *s, const JsP
     }
     const int *z = s->idx + P->zoff[k];
     for (int t = 0; t < P->nz[k]; t++) {
-      double x = v[z[t]] - w->dt * a[z[t]];
-      u[0] += J[z[t]] * x;
-      u[1] += J[nv + z[t]] * x;
-      u[2] += J[2 * nv + z[t]] * x;
+      int j = z[t];
+      double x = v[j] - w->dt * a[j], j0 = J[j], j1 = J[nv + j], j2 = J[2 * nv + j];
+      u[0] += j0 * x;
+      u[1] += j1 * x;
+      u[2] += j2 * x;
+      v0 += j0 * v[j];
+      v1 += j1 * v[j];
+      v2 += j2 * v[j];
     }
   }
+  uv[0] = v0;
+  uv[1] = v1;
+  uv[2] = v2;
 }
 
 // v += W_r dl for point P's row r
@@ -2000,13 +2012,6 @@ static int solveDirect(hsdJsContacts *s, const int *idx, int m) {
   return 0;
 }
 
-// the rows' relative velocities at v* of the m points idx[] into ufree (3 each)
-static void freeVelocities(const hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
-  for (int i = 0; i < m; i++) {
-    pointVelocities(w, s, &s->pts[idx[i]], s->ufree + 3 * i);
-  }
-}
-
 // the lower triangle of G_f^T G_f into gtg (6 x 6, row-major; cholesky reads no other entry,
 // the upper ones are left as they come) and G_f^T b_f into cf (6) for frame f of solveFrames:
 // the rows t (frame[t] == f, G's rows 3 t .. 3 t + 2, b = target - ufree) summed in order from
@@ -2116,7 +2121,9 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
     }
     frame[t] = f;
   }
-  freeVelocities(w, s, idx, m);
+  for (int t = 0; t < m; t++) {
+    memcpy(s->ufree + 3 * t, s->pts[idx[t]].uv, 3 * sizeof *s->ufree);  // (freeVelocities's)
+  }
   const double *uf = s->ufree;
   for (int t = 0; t < m; t++) {
     const JsPoint *P = &s->pts[idx[t]];
@@ -2541,7 +2548,7 @@ void hsd_jsContacts(hsdWorld *w) {
     P->target[1] = -dot3(tr, P->fr + 3);
     P->target[2] = -dot3(tr, P->fr + 6);
     double u0[3];
-    startVelocities(w, s, P, u0);
+    startVelocities(w, s, P, u0, P->uv);
     double ut1 = u0[1] - P->target[1];
     double ut2 = u0[2] - P->target[2];
     const hsdSurface *sf = &w->pairs[hc->pair].surface;
