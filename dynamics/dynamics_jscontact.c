@@ -2509,11 +2509,16 @@ void hsd_jsContacts(hsdWorld *w) {
     if (!c->still && c->jsm && !hsd_jsAsleep(w, ci)) {
       int nv = c->jsm->nv;
       memcpy(s->vstar + nvAll, c->jsd->qvel, (size_t)nv * sizeof *s->vstar);
+      const unsigned char *given = c->jsd->given;
+      const double *LD = c->jsd->LD;
+      double *piv = s->piv + nvAll, *rhs = s->rhs + nvAll;
+      int anyGiven = 0;
       for (int j = 0; j < nv; j++) {
-        s->piv[nvAll + j] = c->jsd->given[j] ? 0 : c->jsd->LD[(size_t)j * nv + j];
-        s->rhs[nvAll + j] = 0;
-        s->hasGiven[ci] |= c->jsd->given[j] != 0;
+        piv[j] = given[j] ? 0 : LD[(size_t)j * nv + j];
+        rhs[j] = 0;
+        anyGiven |= given[j];
       }
+      s->hasGiven[ci] = anyGiven != 0;
       nvAll += (size_t)nv;
     }
   }
