@@ -789,23 +789,27 @@ static int pathDofs(hsdJsContacts *s, const hsdJsModel *m, int last, int *z) {
   return n;
 }
 
-// frameRows's step at dof j: its entries x of Y's three rows stored, its terms of Y^T D Y
-// (blockYDY's) added to a
-static inline void ownAdd(double *Y, size_t nv, size_t j, double d, double x0, double x1,
-                          double x2, double a[9]) {
-  Y[j] = x0;
-  Y[nv + j] = x1;
+// frameRows's running sums of Y^T D Y (blockYDY's a0 .. a8) in pairs: (a0, a1), (a3, a4),
+// (a6, a7), (a2, a5), and a8
+typedef struct JsOwn {
+  JsV2 a01, a34, a67, a25;
+  double a8;
+} JsOwn;
+
+// frameRows's step at dof j: its entries x01 = (x0, x1) and x2 of Y's three rows stored, its
+// terms of Y^T D Y (blockYDY's products p_r x_c, p_r = x_r d) added to o
+static inline void ownAdd(double *Y, size_t nv, size_t j, double d, JsV2 x01, double x2,
+                          JsOwn *o) {
+  Y[j] = x01[0];
+  Y[nv + j] = x01[1];
   Y[2 * nv + j] = x2;
-  double p0 = x0 * d, p1 = x1 * d, p2 = x2 * d;
-  a[0] += p0 * x0;
-  a[1] += p0 * x1;
-  a[2] += p0 * x2;
-  a[3] += p1 * x0;
-  a[4] += p1 * x1;
-  a[5] += p1 * x2;
-  a[6] += p2 * x0;
-  a[7] += p2 * x1;
-  a[8] += p2 * x2;
+  JsV2 p01 = x01 * (JsV2){d, d};
+  double p2 = x2 * d;
+  o->a01 += (JsV2){p01[0], p01[0]} * x01;
+  o->a34 += (JsV2){p01[1], p01[1]} * x01;
+  o->a67 += (JsV2){p2, p2} * x01;
+  o->a25 += p01 * (JsV2){x2, x2};
+  o->a8 += p2 * x2;
 }
 
 // side k of contact P on a robot link with frame F (its path to the root through dof last,
@@ -833,9 +837,9 @@ static void frameRows(const hsdWorld *w, hsdJsContacts *s, JsPoint *P, int k, Js
     memcpy(P->g, g, sizeof P->g);  // (solveFrames's rows of G)
   }
   // the side's nonzero dofs: the path from the root to its link, ascending (eff's first)
-  int *z = s->idx + P->zoff[k], n = 0, nz = pathDofs(s, c->jsm, P->last[k], z);
-  while (n < nz && z[n] <= eff) {
-    n++;
+  int *z = s->idx + P->zoff[k], nz = pathDofs(s, c->jsm, P->last[k], z), n = nz;
+  while (n > 0 && z[n - 1] > eff) {
+    n--;  // (the given dofs below eff, at the end)
   }
   P->nz[k] = nz;
   // Y two dofs at a time (each entry's sum over the frame's six rows in order from 0: the
@@ -859,7 +863,7 @@ static void frameRows(const hsdWorld *w, hsdJsContacts *s, JsPoint *P, int k, Js
   }
   double *T = s->fpool + F->off + 6 * nv;
   size_t np = nv + 1;  // (a row of T: the path's entries in its order, from the root)
-  double a[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
+  JsOwn o = {{0, 0}, {0, 0}, {0, 0}, {0, 0}, 0};
   for (int t = 0; t < n; t += 2) {
     size_t j0 = (size_t)z[t], j1 = t + 1 < n ? (size_t)z[t + 1] : j0;
     JsV2 y0 = {0, 0}, y1 = {0, 0}, y2 = {0, 0};
@@ -884,12 +888,21 @@ static void frameRows(const hsdWorld *w, hsdJsContacts *s, JsPoint *P, int k, Js
       y1 += gb[1][q] * v;
       y2 += gb[2][q] * v;
     }
-    ownAdd(Y, nv, j0, D[j0], y0[0], y1[0], y2[0], a);
+    ownAdd(Y, nv, j0, D[j0], (JsV2){y0[0], y1[0]}, y2[0], &o);
     if (t + 1 < n) {
-      ownAdd(Y, nv, j1, D[j1], y0[1], y1[1], y2[1], a);
+      ownAdd(Y, nv, j1, D[j1], (JsV2){y0[1], y1[1]}, y2[1], &o);
     }
   }
-  memcpy(P->own[k], a, sizeof a);
+  double *a = P->own[k];
+  a[0] = o.a01[0];
+  a[1] = o.a01[1];
+  a[2] = o.a25[0];
+  a[3] = o.a34[0];
+  a[4] = o.a34[1];
+  a[5] = o.a25[1];
+  a[6] = o.a67[0];
+  a[7] = o.a67[1];
+  a[8] = o.a8;
 }
 
 // the rows of point P (directions P->fr, P->nrow of them) into the pool at *used (advanced):
