@@ -1851,8 +1851,14 @@ static inline double dotn(const double *a, const double *b, int n) {
     s23 += load2(a + i + 2) * load2(b + i + 2);
   }
   double s0 = s01[0];
-  for (; i < n; i++) {
+  if (i < n) {  // (at most three left, in order)
     s0 += a[i] * b[i];
+    if (i + 1 < n) {
+      s0 += a[i + 1] * b[i + 1];
+      if (i + 2 < n) {
+        s0 += a[i + 2] * b[i + 2];
+      }
+    }
   }
   return (s0 + s01[1]) + (s23[0] + s23[1]);
 }
