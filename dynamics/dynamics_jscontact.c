@@ -1891,7 +1891,12 @@ static void solveCholesky(const double *L, const double *inv, int n, double *x) 
   for (int j = n - 1; j >= 0; j--) {
     const double *lj = L + (size_t)j * n;
     double xj = x[j] *= inv[j];
-    for (int i = 0; i < j; i++) {
+    JsV2 xv = {xj, xj};
+    int i = 0;
+    for (; i + 2 <= j; i += 2) {  // (two entries at a time, each its own subtraction)
+      store2(x + i, load2(x + i) - load2(lj + i) * xv);
+    }
+    if (i < j) {
       x[i] -= lj[i] * xj;
     }
   }
