@@ -2283,10 +2283,11 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
     double *l = lam + 3 * t;
     for (int a = 0; a < 3; a++) {
       const double *g = G + 6 * (3 * (size_t)t + a);
-      l[a] = 0;
+      double sum = 0;  // (in a register: l may alias G for all the compiler knows)
       for (int p = 0; p < 6; p++) {
-        l[a] += g[p] * y[p];
+        sum += g[p] * y[p];
       }
+      l[a] = sum;
     }
     if (!(l[0] >= 0) || hypot(l[1], l[2]) > P->mu * l[0]) {
       return 0;  // a point that pulls or slides: solveDirect or the sweeps
