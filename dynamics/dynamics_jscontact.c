@@ -393,41 +393,34 @@ static void jacobianRow(const hsdJsModel *m, const hsdJsData *d, int k, const do
 }
 
 // jacobianRow for the three directions fr (3 each) into the rows J, J + nv, J + 2 nv, in one
-// pass over the path, two dofs at a time (each entry the same operations in the same order as
-// jacobianRow's: the same bits)
+// pass over the path, the first two rows side by side (each entry the same operations in the
+// same order as jacobianRow's: the same bits)
 static void jacobianRows3(const hsdJsModel *m, const hsdJsData *d, int k, const double p[3],
                           const double fr[9], double sign, double *J, size_t nv) {
   double r[3] = {p[0] - d->c[0], p[1] - d->c[1], p[2] - d->c[2]}, rd[9];
   for (int a = 0; a < 3; a++) {
     cross(rd + 3 * a, r, fr + 3 * a);
   }
-  JsV2 xb[3][6], sb = {sign, sign};  // each row's [(p - c) x dir; dir], both lanes
-  for (int a = 0; a < 3; a++) {
-    for (int i = 0; i < 3; i++) {
-      xb[a][i] = (JsV2){rd[3 * a + i], rd[3 * a + i]};
-      xb[a][3 + i] = (JsV2){fr[3 * a + i], fr[3 * a + i]};
-    }
+  // rows 0 and 1's [(p - c) x dir; dir] as pairs, row 2's alone
+  JsV2 x01[6], sb = {sign, sign};
+  double x2[6];
+  for (int i = 0; i < 3; i++) {
+    x01[i] = (JsV2){rd[i], rd[3 + i]};
+    x01[3 + i] = (JsV2){fr[i], fr[3 + i]};
+    x2[i] = rd[6 + i];
+    x2[3 + i] = fr[6 + i];
   }
-  for (int j = m->linkLastDof[k]; j >= 0;) {
-    int j1 = m->dofParent[j], jb = j1 >= 0 ? j1 : j;
-    // cdof of dofs j and jb side by side: sv[i] = {s_j[i], s_jb[i]}
-    const double *s0 = d->cdof + 6 * j, *s1 = d->cdof + 6 * jb;
-    JsV2 sv[6];
-    for (int i = 0; i < 6; i += 2) {
-      JsV2 u = load2(s0 + i), v = load2(s1 + i);
-      sv[i] = (JsV2){u[0], v[0]};
-      sv[i + 1] = (JsV2){u[1], v[1]};
-    }
-    for (int a = 0; a < 3; a++) {
-      const JsV2 *x = xb[a];
-      JsV2 e = sb * (sv[0] * x[0] + sv[1] * x[1] + sv[2] * x[2] + sv[3] * x[3] + sv[4] * x[4] +
-                     sv[5] * x[5]);
-      J[a * nv + j] += e[0];
-      if (j1 >= 0) {
-        J[a * nv + j1] += e[1];
-      }
-    }
-    j = j1 >= 0 ? m->dofParent[j1] : -1;
+  for (int j = m->linkLastDof[k]; j >= 0; j = m->dofParent[j]) {
+    const double *sd = d->cdof + 6 * j;
+    JsV2 b0 = {sd[0], sd[0]}, b1 = {sd[1], sd[1]}, b2 = {sd[2], sd[2]};
+    JsV2 b3 = {sd[3], sd[3]}, b4 = {sd[4], sd[4]}, b5 = {sd[5], sd[5]};
+    JsV2 e = sb * (b0 * x01[0] + b1 * x01[1] + b2 * x01[2] + b3 * x01[3] + b4 * x01[4] +
+                   b5 * x01[5]);
+    double e2 = sign * (sd[0] * x2[0] + sd[1] * x2[1] + sd[2] * x2[2] + sd[3] * x2[3] +
+                        sd[4] * x2[4] + sd[5] * x2[5]);
+    J[j] += e[0];
+    J[nv + j] += e[1];
+    J[2 * nv + j] += e2;
   }
 }
 
