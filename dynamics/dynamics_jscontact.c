@@ -201,6 +201,12 @@ typedef struct JsPoint {
   double gam;     // frictionBlock's last multiplier g on the cone (its next Newton start)
   int frame[2];   // a contact's side on one link of a robot: its link's frame this step
                   // (s->frames; Y from the frame's), else -1
+  double own[2][9];  // a frame side's sums of its own block Y^T D Y (frameRows: blockYDY's)
+  double xl[3];   // a contact: its point in link[0]'s frame [m] (warm start, the next one's)
+  double uv[3];   // a contact (not rigid): its rows' relative velocities at v* (pointVelocities's
+                  // bits, made with startVelocities's; its characters' v is v* until their
+                  // island is solved)
+  double g[18];   // side 0's G when it has a frame: three rows sign [d, (p - o) x d] (frameRows)
   double lam[3];  // impulses along n, t1, t2 [N s]
 } JsPoint;
 
@@ -213,6 +219,9 @@ typedef struct JsFrame {
   size_t off;       // in fpool: Y_f = D^-1 L^-T J_f^T (6 rows of nv: o's velocity along the
                     // world axes, then the angular velocity)
   double lam[36];   // Lambda_ff = J_f M^-1 J_f^T = Y_f^T D Y_f (6 x 6)
+  int hasT;         // frameRows: T (in fpool at off + 6 nv, 3 rows of nv + 1) holds the sums
+  double dirs[9];   // of a point's Y entries over the frame's first three rows, for the signed
+                    // directions dirs (G's first three columns: a face's corners share them)
 } JsFrame;
 
 // one point of the last step, for the warm start
@@ -253,9 +262,16 @@ struct hsdJsContacts {
   double *rhs;    // = vstar + 2 nvAll
   int *vOff;
   int capOff;
+  int *hasGiven;  // = vOff + nchar: per character, 1 if it moves this step with a given dof
   double *rinv;   // per character, 10 each: 1 / its mass and the inverse of its rotational
   int capR;       // inertia about its centre of mass (world) when it moves this step as one
                   // free rigid body (rigidInverses), else 0 (first entry)
+  double tanN[3];   // buildPoint: the last normal whose tangents were made (a sole's corners
+  double tanT[6];   // share theirs), its tangents; tanN valid when hasTan
+  int hasTan;
+  const hsdJsModel *pathModel;  // pathDofs: the last path listed this step (model, its last
+  int pathLast, pathN;          // dof, its length) and where (in idx; pathModel NULL: none)
+  size_t pathOff;
   double scale;     // the largest warm-start normal impulse of the step (every island's
                     // tolerance is relative to it or to its own largest, whichever is larger)
   int sweeps;       // last solve: sweeps
@@ -377,20 +393,34 @@ static void jacobianRow(const hsdJsModel *m, const hsdJsData *d, int k, const do
 }
 
 // jacobianRow for the three directions fr (3 each) into the rows J, J + nv, J + 2 nv, in one
-// pass over the path (each row's entries the same bits as jacobianRow's)
+// pass over the path, the first two rows side by side (each entry the same operations in the
+// same order as jacobianRow's: the same bits)
 static void jacobianRows3(const hsdJsModel *m, const hsdJsData *d, int k, const double p[3],
                           const double fr[9], double sign, double *J, size_t nv) {
   double r[3] = {p[0] - d->c[0], p[1] - d->c[1], p[2] - d->c[2]}, rd[9];
   for (int a = 0; a < 3; a++) {
     cross(rd + 3 * a, r, fr + 3 * a);
   }
+  // rows 0 and 1's [(p - c) x dir; dir] as pairs, row 2's alone
+  JsV2 x01[6], sb = {sign, sign};
+  double x2[6];
+  for (int i = 0; i < 3; i++) {
+    x01[i] = (JsV2){rd[i], rd[3 + i]};
+    x01[3 + i] = (JsV2){fr[i], fr[3 + i]};
+    x2[i] = rd[6 + i];
+    x2[3 + i] = fr[6 + i];
+  }
   for (int j = m->linkLastDof[k]; j >= 0; j = m->dofParent[j]) {
-    const double *s = d->cdof + 6 * j;
-    for (int a = 0; a < 3; a++) {
-      const double *x = rd + 3 * a, *dir = fr + 3 * a;
-      J[a * nv + j] += sign * (s[0] * x[0] + s[1] * x[1] + s[2] * x[2] + s[3] * dir[0] +
-                               s[4] * dir[1] + s[5] * dir[2]);
-    }
+    const double *sd = d->cdof + 6 * j;
+    JsV2 b0 = {sd[0], sd[0]}, b1 = {sd[1], sd[1]}, b2 = {sd[2], sd[2]};
+    JsV2 b3 = {sd[3], sd[3]}, b4 = {sd[4], sd[4]}, b5 = {sd[5], sd[5]};
+    JsV2 e = sb * (b0 * x01[0] + b1 * x01[1] + b2 * x01[2] + b3 * x01[3] + b4 * x01[4] +
+                   b5 * x01[5]);
+    double e2 = sign * (sd[0] * x2[0] + sd[1] * x2[1] + sd[2] * x2[2] + sd[3] * x2[3] +
+                        sd[4] * x2[4] + sd[5] * x2[5]);
+    J[j] += e[0];
+    J[nv + j] += e[1];
+    J[2 * nv + j] += e2;
   }
 }
 
@@ -411,10 +441,12 @@ static double rowVelocity(const hsdWorld *w, const hsdJsContacts *s, const JsPoi
 // the relative velocities of point P's three rows at the step's start (v* - dt qacc: before
 // this step's forces, as the ODE engine's contacts see it), in one pass, for the choice of
 // static or slip friction (a box at rest on a slope gains g sin(theta) dt in v*, more than
-// stickVelocity) and restitution
+// stickVelocity) and restitution; along in uv (but for a rigid point) those at v* itself, as
+// pointVelocities gives them (solveFrames's free velocities)
 static void startVelocities(const hsdWorld *w, const hsdJsContacts *s, const JsPoint *P,
-                            double u[3]) {
+                            double u[3], double uv[3]) {
   u[0] = u[1] = u[2] = 0;
+  double v0 = 0, v1 = 0, v2 = 0;
   for (int k = 0; k < P->nside; k++) {
     const hsdCharacter *c = &w->chars[P->ch[k]];
     size_t nv = (size_t)c->jsm->nv;
@@ -431,12 +463,19 @@ static void startVelocities(const hsdWorld *w, const hsdJsContacts *s, const JsP
     }
     const int *z = s->idx + P->zoff[k];
     for (int t = 0; t < P->nz[k]; t++) {
-      double x = v[z[t]] - w->dt * a[z[t]];
-      u[0] += J[z[t]] * x;
-      u[1] += J[nv + z[t]] * x;
-      u[2] += J[2 * nv + z[t]] * x;
+      int j = z[t];
+      double x = v[j] - w->dt * a[j], j0 = J[j], j1 = J[nv + j], j2 = J[2 * nv + j];
+      u[0] += j0 * x;
+      u[1] += j1 * x;
+      u[2] += j2 * x;
+      v0 += j0 * v[j];
+      v1 += j1 * v[j];
+      v2 += j2 * v[j];
     }
   }
+  uv[0] = v0;
+  uv[1] = v1;
+  uv[2] = v2;
 }
 
 // v += W_r dl for point P's row r
@@ -578,9 +617,9 @@ static int hashPrev(hsdJsContacts *s) {
 }
 
 // the last step's impulse of the point nearest to contact hc (same link pair, within
-// JS_MATCH in link[0]'s frame), NULL if none
-static const double *warmImpulse(const hsdWorld *w, const hsdJsContacts *s,
-                                 const hsdContact *hc) {
+// JS_MATCH in link[0]'s frame; x the point there), NULL if none
+static const double *warmImpulse(const hsdJsContacts *s, const hsdContact *hc,
+                                 const double x[3]) {
   if (s->nhash == 0) {
     return NULL;
   }
@@ -596,13 +635,6 @@ static const double *warmImpulse(const hsdWorld *w, const hsdJsContacts *s,
   if (first < 0) {
     return NULL;
   }
-  const hsBodyState *st = w->chars[hc->ch[0]].state;
-  int k = hc->link[0];
-  double x[3], r[3];
-  for (int j = 0; j < 3; j++) {
-    r[j] = hc->p[j] - st->linkP[3 * k + j];
-  }
-  rotvT(x, st->linkR + 9 * k, r);
   const double *best = NULL;
   double bestD = JS_MATCH * JS_MATCH;
   for (int i = first; i < s->nprev && samePair(&s->prev[i], hc->ch, hc->link); i++) {
@@ -661,10 +693,12 @@ static int frameOf(hsdWorld *w, hsdJsContacts *s, int ci, int last, const double
   F->last = last;
   memcpy(F->o, o, sizeof F->o);
   F->off = s->usedF;
-  s->usedF += 6 * nv;
+  F->hasT = 0;
+  s->usedF += 6 * nv + 3 * (nv + 1);
   double *Y = s->fpool + F->off;
   double rc[3] = {o[0] - jd->c[0], o[1] - jd->c[1], o[2] - jd->c[2]};
-  memset(Y, 0, 6 * nv * sizeof *Y);
+  // J_f on the path (its readers, the half solves, frameRows and solveFrames' Lambda, read
+  // Y_f on paths alone: the rest is not cleared)
   for (int j = last; j >= 0; j = jm->dofParent[j]) {
     const double *sd = jd->cdof + 6 * j;  // [w; u at c]: o moves at u + w x (o - c)
     double v[3];
@@ -676,26 +710,192 @@ static int frameOf(hsdWorld *w, hsdJsContacts *s, int ci, int last, const double
   }
   hsd_jsSolveMPath(jm, jd, Y, 3, last);
   hsd_jsSolveMPath(jm, jd, Y + 3 * nv, 3, last);
+  // Lambda_ff's upper triangle summed over the path in registers, two columns at a time (a
+  // row's pairs from the one holding its diagonal; the entries below it come along unused):
+  // each entry's sum in the path's order, the bits of one entry at a time
   const double *D = s->piv + s->vOff[ci];
-  double acc[36] = {0};
+  const JsV2 zero = {0, 0};
+  JsV2 m0 = zero, m1 = zero, m2 = zero, m3 = zero, m4 = zero, m5 = zero, m6 = zero, m7 = zero;
+  JsV2 m8 = zero, m9 = zero, m10 = zero, m11 = zero;
   for (int j = last; j >= 0; j = jm->dofParent[j]) {
-    double q[6];
-    for (int a = 0; a < 6; a++) {
-      q[a] = Y[a * nv + j];
-    }
-    for (int a = 0; a < 6; a++) {
-      double pa = q[a] * D[j];
-      for (int b = a; b < 6; b++) {
-        acc[6 * a + b] += pa * q[b];
-      }
-    }
+    JsV2 q01 = {Y[j], Y[nv + j]}, q23 = {Y[2 * nv + j], Y[3 * nv + j]};
+    JsV2 q45 = {Y[4 * nv + j], Y[5 * nv + j]};
+    double d = D[j], p0 = q01[0] * d, p1 = q01[1] * d, p2 = q23[0] * d, p3 = q23[1] * d;
+    double p4 = q45[0] * d, p5 = q45[1] * d;
+    JsV2 b0 = {p0, p0}, b1 = {p1, p1}, b2 = {p2, p2}, b3 = {p3, p3}, b4 = {p4, p4};
+    JsV2 b5 = {p5, p5};
+    m0 += b0 * q01;  // (row 0: columns 0 .. 5)
+    m1 += b0 * q23;
+    m2 += b0 * q45;
+    m3 += b1 * q01;  // (row 1: 0 .. 5)
+    m4 += b1 * q23;
+    m5 += b1 * q45;
+    m6 += b2 * q23;  // (row 2: 2 .. 5)
+    m7 += b2 * q45;
+    m8 += b3 * q23;  // (row 3: 2 .. 5)
+    m9 += b3 * q45;
+    m10 += b4 * q45;  // (row 4: 4, 5)
+    m11 += b5 * q45;  // (row 5: 4, 5)
   }
+  double acc[36];
+  store2(acc, m0);
+  store2(acc + 2, m1);
+  store2(acc + 4, m2);
+  store2(acc + 6, m3);
+  store2(acc + 8, m4);
+  store2(acc + 10, m5);
+  store2(acc + 14, m6);
+  store2(acc + 16, m7);
+  store2(acc + 20, m8);
+  store2(acc + 22, m9);
+  store2(acc + 28, m10);
+  store2(acc + 34, m11);
   for (int a = 0; a < 6; a++) {
     for (int b = a; b < 6; b++) {
       F->lam[6 * a + b] = F->lam[6 * b + a] = acc[6 * a + b];
     }
   }
   return s->nframe++;
+}
+
+// the dofs of the path from dof last of model m to the root into z, ascending (the root's
+// first); their number. The last path listed this step is copied when asked again (a link's
+// points come together)
+static int pathDofs(hsdJsContacts *s, const hsdJsModel *m, int last, int *z) {
+  if (s->pathModel == m && s->pathLast == last) {
+    memcpy(z, s->idx + s->pathOff, (size_t)s->pathN * sizeof *z);
+    return s->pathN;
+  }
+  s->pathModel = m;
+  s->pathLast = last;
+  s->pathOff = (size_t)(z - s->idx);
+  int n = 0;
+  for (int j = last; j >= 0; j = m->dofParent[j]) {
+    z[n++] = j;
+  }
+  for (int a = 0, b = n - 1; a < b; a++, b--) {
+    int t = z[a];
+    z[a] = z[b];
+    z[b] = t;
+  }
+  s->pathN = n;
+  return n;
+}
+
+// frameRows's running sums of Y^T D Y (blockYDY's a0 .. a8) in pairs: (a0, a1), (a3, a4),
+// (a6, a7), (a2, a5), and a8
+typedef struct JsOwn {
+  JsV2 a01, a34, a67, a25;
+  double a8;
+} JsOwn;
+
+// frameRows's step at dof j: its entries x01 = (x0, x1) and x2 of Y's three rows stored, its
+// terms of Y^T D Y (blockYDY's products p_r x_c, p_r = x_r d) added to o
+static inline void ownAdd(double *Y, size_t nv, size_t j, double d, JsV2 x01, double x2,
+                          JsOwn *o) {
+  Y[j] = x01[0];
+  Y[nv + j] = x01[1];
+  Y[2 * nv + j] = x2;
+  JsV2 p01 = x01 * (JsV2){d, d};
+  double p2 = x2 * d;
+  o->a01 += (JsV2){p01[0], p01[0]} * x01;
+  o->a34 += (JsV2){p01[1], p01[1]} * x01;
+  o->a67 += (JsV2){p2, p2} * x01;
+  o->a25 += p01 * (JsV2){x2, x2};
+  o->a8 += p2 * x2;
+}
+
+// side k of contact P on a robot link with frame F (its path to the root through dof last,
+// whose free part ends at eff): Y = G Y_f (G = sign [d, (p - o) x d] per direction d, Y_f the
+// frame's) over the path from the root (the given dofs below eff keep the pool's zeros),
+// instead of a half solve of its own; the side's own block
+// Y^T D Y summed along in P->own[k], blockYDY's sums in its order (its terms on the given dofs
+// are products of zeros: they add nothing)
+static void frameRows(const hsdWorld *w, hsdJsContacts *s, JsPoint *P, int k, JsFrame *F,
+                      const double p[3], double sign, int eff) {
+  const hsdCharacter *c = &w->chars[P->ch[k]];
+  size_t nv = (size_t)c->jsm->nv;
+  const double *Yf = s->fpool + F->off, *D = s->piv + s->vOff[P->ch[k]];
+  double *Y = s->pool + P->off[k] + 3 * nv, g[3][6];
+  double r[3] = {p[0] - F->o[0], p[1] - F->o[1], p[2] - F->o[2]};
+  for (int a = 0; a < 3; a++) {
+    double rd[3];
+    cross(rd, r, P->fr + 3 * a);
+    for (int j = 0; j < 3; j++) {
+      g[a][j] = sign * P->fr[3 * a + j];
+      g[a][3 + j] = sign * rd[j];
+    }
+  }
+  if (k == 0) {
+    memcpy(P->g, g, sizeof P->g);  // (solveFrames's rows of G)
+  }
+  // the side's nonzero dofs: the path from the root to its link, ascending (eff's first)
+  int *z = s->idx + P->zoff[k], nz = pathDofs(s, c->jsm, P->last[k], z), n = nz;
+  while (n > 0 && z[n - 1] > eff) {
+    n--;  // (the given dofs below eff, at the end)
+  }
+  P->nz[k] = nz;
+  // Y two dofs at a time (each entry's sum over the frame's six rows in order from 0: the
+  // bits of one at a time), the block's sums a dof at a time in the path's order
+  JsV2 gb[3][6];
+  for (int a = 0; a < 3; a++) {
+    for (int q = 0; q < 6; q++) {
+      gb[a][q] = (JsV2){g[a][q], g[a][q]};
+    }
+  }
+  // the sums' first three terms (the directions' part) from the frame's T when an earlier
+  // point had the same signed directions (the same bits, the same terms), else into T
+  double dirs[9];
+  for (int e = 0; e < 9; e++) {
+    dirs[e] = g[e / 3][e % 3];
+  }
+  int reuse = F->hasT && memcmp(F->dirs, dirs, sizeof dirs) == 0;
+  if (!reuse) {
+    memcpy(F->dirs, dirs, sizeof dirs);
+    F->hasT = 1;
+  }
+  double *T = s->fpool + F->off + 6 * nv;
+  size_t np = nv + 1;  // (a row of T: the path's entries in its order, from the root)
+  JsOwn o = {{0, 0}, {0, 0}, {0, 0}, {0, 0}, 0};
+  for (int t = 0; t < n; t += 2) {
+    size_t j0 = (size_t)z[t], j1 = t + 1 < n ? (size_t)z[t + 1] : j0;
+    JsV2 y0 = {0, 0}, y1 = {0, 0}, y2 = {0, 0};
+    if (reuse) {
+      y0 = load2(T + t);
+      y1 = load2(T + np + t);
+      y2 = load2(T + 2 * np + t);
+    } else {
+      for (int q = 0; q < 3; q++) {
+        JsV2 v = {Yf[q * nv + j0], Yf[q * nv + j1]};
+        y0 += gb[0][q] * v;
+        y1 += gb[1][q] * v;
+        y2 += gb[2][q] * v;
+      }
+      store2(T + t, y0);
+      store2(T + np + t, y1);
+      store2(T + 2 * np + t, y2);
+    }
+    for (int q = 3; q < 6; q++) {
+      JsV2 v = {Yf[q * nv + j0], Yf[q * nv + j1]};
+      y0 += gb[0][q] * v;
+      y1 += gb[1][q] * v;
+      y2 += gb[2][q] * v;
+    }
+    ownAdd(Y, nv, j0, D[j0], (JsV2){y0[0], y1[0]}, y2[0], &o);
+    if (t + 1 < n) {
+      ownAdd(Y, nv, j1, D[j1], (JsV2){y0[1], y1[1]}, y2[1], &o);
+    }
+  }
+  double *a = P->own[k];
+  a[0] = o.a01[0];
+  a[1] = o.a01[1];
+  a[2] = o.a25[0];
+  a[3] = o.a34[0];
+  a[4] = o.a34[1];
+  a[5] = o.a25[1];
+  a[6] = o.a67[0];
+  a[7] = o.a67[1];
+  a[8] = o.a8;
 }
 
 // the rows of point P (directions P->fr, P->nrow of them) into the pool at *used (advanced):
@@ -734,31 +934,7 @@ static void buildRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const int ch[2]
         // a robot link's point: Y = G Y_f over the path (no half solve of its own; a free
         // body's, a pile's boxes, keep theirs: their links are met by several pairs)
         int f = frameOf(w, s, ch[side], eff, p[side]);
-        const JsFrame *F = &s->frames[f];
-        const double *Yf = s->fpool + F->off;
-        double *Y = s->pool + P->off[k] + 3 * (size_t)nv, g[3][6];
-        double r[3] = {p[side][0] - F->o[0], p[side][1] - F->o[1], p[side][2] - F->o[2]};
-        double sign = side ? -1 : 1;
-        for (int a = 0; a < 3; a++) {
-          double rd[3];
-          cross(rd, r, P->fr + 3 * a);
-          for (int j = 0; j < 3; j++) {
-            g[a][j] = sign * P->fr[3 * a + j];
-            g[a][3 + j] = sign * rd[j];
-          }
-        }
-        for (int j = eff; j >= 0; j = c->jsm->dofParent[j]) {
-          double y0 = 0, y1 = 0, y2 = 0;
-          for (int q = 0; q < 6; q++) {
-            double v = Yf[q * (size_t)nv + j];
-            y0 += g[0][q] * v;
-            y1 += g[1][q] * v;
-            y2 += g[2][q] * v;
-          }
-          Y[j] = y0;
-          Y[(size_t)nv + j] = y1;
-          Y[2 * (size_t)nv + j] = y2;
-        }
+        frameRows(w, s, P, k, &s->frames[f], p[side], side ? -1 : 1, eff);
         P->frame[k] = f;
       }
       continue;
@@ -815,22 +991,19 @@ static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
     int nv = c->jsm->nv;
     double *J = s->pool + P->off[k], *Y = J + 3 * (size_t)nv;
     int *z = s->idx + P->zoff[k], last = P->last[k];
+    if (P->frame[k] >= 0) {
+      continue;  // (a robot link's point: its Y and nonzero dofs from frameRows)
+    }
     P->nz[k] = 0;
     if (last >= -1) {
       // one link's rows: they and Y stay on its path, whose dofs (ascending) are the nonzero
       // ones (an entry that happens to be 0 among them adds nothing)
-      for (int j = last; j >= 0; j = c->jsm->dofParent[j]) {
-        P->nz[k]++;
-      }
-      for (int j = last, t = P->nz[k] - 1; j >= 0; j = c->jsm->dofParent[j], t--) {
-        z[t] = j;
-      }
-      if (P->frame[k] < 0) {  // (a robot link's point has its Y from the frame's)
-        memcpy(Y, J, 3 * (size_t)nv * sizeof *Y);
-        hsd_jsSolveMPath(c->jsm, c->jsd, Y, 3, last);
-      }
+      P->nz[k] = pathDofs(s, c->jsm, last, z);
+      memcpy(Y, J, 3 * (size_t)nv * sizeof *Y);
+      hsd_jsSolveMPath(c->jsm, c->jsd, Y, 3, last);
       continue;
     }
+    s->pathModel = NULL;  // (z is written over below: pathDofs's copy may be there)
     for (int r = 0; r < 3; r++) {
       memcpy(Y + (size_t)r * nv, J + (size_t)r * nv, (size_t)nv * sizeof *Y);
       hsd_jsSolveMHalf(c->jsm, c->jsd, Y + (size_t)r * nv);
@@ -850,7 +1023,13 @@ static void finishRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P) {
   }
   double a[9] = {0, 0, 0, 0, 0, 0, 0, 0, 0};
   for (int k = 0; k < P->nside; k++) {
-    blockYDY(w, s, P, k, P, k, a);
+    if (P->frame[k] >= 0) {
+      for (int r = 0; r < 9; r++) {
+        a[r] += P->own[k][r];  // (frameRows's sums: what blockYDY adds)
+      }
+    } else {
+      blockYDY(w, s, P, k, P, k, a);
+    }
   }
   for (int r = 0; r < 3; r++) {
     P->inv[r] = a[4 * r] > 0 ? 1 / a[4 * r] : 0;
@@ -1049,7 +1228,12 @@ static void buildPoint(hsdWorld *w, hsdJsContacts *s, const hsdContact *hc, JsPo
   P->isLoop = P->block = 0;
   P->target[0] = P->target[1] = P->target[2] = 0;
   memcpy(P->fr, hc->n, 3 * sizeof *P->fr);
-  tangents(hc->n, P->fr + 3, P->fr + 6);
+  if (!s->hasTan || memcmp(s->tanN, hc->n, sizeof s->tanN) != 0) {
+    tangents(hc->n, s->tanT, s->tanT + 3);  // (a function of n's bits alone)
+    memcpy(s->tanN, hc->n, sizeof s->tanN);
+    s->hasTan = 1;
+  }
+  memcpy(P->fr + 3, s->tanT, sizeof s->tanT);
   double p[2][3];
   memcpy(p[0], hc->p, sizeof p[0]);
   memcpy(p[1], hc->p, sizeof p[1]);
@@ -1106,6 +1290,9 @@ static void givenReactions(hsdWorld *w, const hsdJsContacts *s, int np) {
   for (int i = 0; i < np; i++) {
     const JsPoint *P = &s->pts[i];
     for (int k = 0; k < P->nside; k++) {
+      if (!s->hasGiven[P->ch[k]]) {
+        continue;  // (no given dof on its rows)
+      }
       hsdCharacter *c = &w->chars[P->ch[k]];
       int nv = c->jsm->nv;
       const double *J = s->pool + P->off[k];
@@ -1151,17 +1338,18 @@ static int reserveStep(hsdWorld *w, hsdJsContacts *s, int n) {
       growInt((void **)&s->pts, &s->capPts, m, sizeof *s->pts) < 0 ||
       growInt((void **)&s->prev, &s->capPrev, n, sizeof *s->prev) < 0 ||
       grow((void **)&s->vstar, &s->capV, 3 * nvAll, sizeof *s->vstar) < 0 ||
-      growInt((void **)&s->vOff, &s->capOff, w->nchar, sizeof *s->vOff) < 0 ||
+      growInt((void **)&s->vOff, &s->capOff, 2 * w->nchar, sizeof *s->vOff) < 0 ||
       growInt((void **)&s->rinv, &s->capR, 10 * w->nchar, sizeof *s->rinv) < 0 ||
       growInt((void **)&s->isl, &s->capIsl, 2 * w->nchar + 3 * m + 1, sizeof *s->isl) < 0 ||
       growInt((void **)&s->frames, &s->capFrame, 2 * n + 1, sizeof *s->frames) < 0 ||
-      grow((void **)&s->fpool, &s->capFPool, pool + 1, sizeof *s->fpool) < 0) {
+      grow((void **)&s->fpool, &s->capFPool, 2 * pool + 1, sizeof *s->fpool) < 0) {
     return -1;
   }
   s->nframe = 0;
   s->usedF = 0;
   s->piv = s->vstar + nvAll;
   s->rhs = s->vstar + 2 * nvAll;
+  s->hasGiven = s->vOff + w->nchar;
   return 0;
 }
 
@@ -1646,20 +1834,26 @@ static void applyImpulses(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) 
   }
 }
 
-// a . b over n entries (four partial sums: a fixed order, fewer loop steps)
+// a . b over n entries (four partial sums: a fixed order, fewer loop steps; the four kept two
+// by two in vector registers, each with the same additions in the same order)
 static inline double dotn(const double *a, const double *b, int n) {
-  double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+  JsV2 s01 = {0, 0}, s23 = {0, 0};
   int i = 0;
   for (; i + 4 <= n; i += 4) {
-    s0 += a[i] * b[i];
-    s1 += a[i + 1] * b[i + 1];
-    s2 += a[i + 2] * b[i + 2];
-    s3 += a[i + 3] * b[i + 3];
+    s01 += load2(a + i) * load2(b + i);
+    s23 += load2(a + i + 2) * load2(b + i + 2);
   }
-  for (; i < n; i++) {
+  double s0 = s01[0];
+  if (i < n) {  // (at most three left, in order)
     s0 += a[i] * b[i];
+    if (i + 1 < n) {
+      s0 += a[i + 1] * b[i + 1];
+      if (i + 2 < n) {
+        s0 += a[i + 2] * b[i + 2];
+      }
+    }
   }
-  return (s0 + s1) + (s2 + s3);
+  return (s0 + s01[1]) + (s23[0] + s23[1]);
 }
 
 // factor the n x n symmetric positive definite a (row-major, its lower triangle read) as L L^T
@@ -1690,7 +1884,12 @@ static void solveCholesky(const double *L, const double *inv, int n, double *x) 
   for (int j = n - 1; j >= 0; j--) {
     const double *lj = L + (size_t)j * n;
     double xj = x[j] *= inv[j];
-    for (int i = 0; i < j; i++) {
+    JsV2 xv = {xj, xj};
+    int i = 0;
+    for (; i + 2 <= j; i += 2) {  // (two entries at a time, each its own subtraction)
+      store2(x + i, load2(x + i) - load2(lj + i) * xv);
+    }
+    if (i < j) {
       x[i] -= lj[i] * xj;
     }
   }
@@ -1830,11 +2029,59 @@ static int solveDirect(hsdJsContacts *s, const int *idx, int m) {
   return 0;
 }
 
-// the rows' relative velocities at v* of the m points idx[] into ufree (3 each)
-static void freeVelocities(const hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
-  for (int i = 0; i < m; i++) {
-    pointVelocities(w, s, &s->pts[idx[i]], s->ufree + 3 * i);
+// the lower triangle of G_f^T G_f into gtg (6 x 6, row-major; cholesky reads no other entry,
+// the upper ones are left as they come) and G_f^T b_f into cf (6) for frame f of solveFrames:
+// the rows t (frame[t] == f, G's rows 3 t .. 3 t + 2, b = target - ufree) summed in order from
+// 0, each entry's sums in registers, two columns at a time (a row's pairs reach one past the
+// diagonal): the bits of summing row by row into gtg and cf
+static void gramFrame(const double *G, const double *uf, const JsPoint *pts, const int *idx,
+                      const int *frame, int m, int f, double *gtg, double *cf) {
+  const JsV2 zero = {0, 0};
+  JsV2 m0 = zero, m1 = zero, m2 = zero, m3 = zero, m4 = zero, m5 = zero, m6 = zero, m7 = zero;
+  JsV2 m8 = zero, m9 = zero, m10 = zero, m11 = zero, c0 = zero, c1 = zero, c2 = zero;
+  for (int t = 0; t < m; t++) {
+    if (frame[t] != f) {
+      continue;
+    }
+    const JsPoint *P = &pts[idx[t]];
+    for (int a = 0; a < 3; a++) {
+      const double *g = G + 6 * (3 * (size_t)t + a);
+      double b = (a ? P->target[a] : P->bias) - uf[3 * t + a];
+      JsV2 g01 = load2(g), g23 = load2(g + 2), g45 = load2(g + 4), bb = {b, b};
+      JsV2 p0 = {g[0], g[0]}, p1 = {g[1], g[1]}, p2 = {g[2], g[2]};
+      JsV2 p3 = {g[3], g[3]}, p4 = {g[4], g[4]}, p5 = {g[5], g[5]};
+      c0 += g01 * bb;
+      c1 += g23 * bb;
+      c2 += g45 * bb;
+      m0 += g01 * p0;  // (row 0: columns 0, 1)
+      m1 += g01 * p1;  // (row 1: 0, 1)
+      m2 += g01 * p2;  // (row 2: 0 .. 3)
+      m3 += g23 * p2;
+      m4 += g01 * p3;  // (row 3: 0 .. 3)
+      m5 += g23 * p3;
+      m6 += g01 * p4;  // (row 4: 0 .. 5)
+      m7 += g23 * p4;
+      m8 += g45 * p4;
+      m9 += g01 * p5;  // (row 5: 0 .. 5)
+      m10 += g23 * p5;
+      m11 += g45 * p5;
+    }
   }
+  store2(gtg, m0);
+  store2(gtg + 6, m1);
+  store2(gtg + 12, m2);
+  store2(gtg + 14, m3);
+  store2(gtg + 18, m4);
+  store2(gtg + 20, m5);
+  store2(gtg + 24, m6);
+  store2(gtg + 26, m7);
+  store2(gtg + 28, m8);
+  store2(gtg + 30, m9);
+  store2(gtg + 32, m10);
+  store2(gtg + 34, m11);
+  store2(cf, c0);
+  store2(cf + 2, c1);
+  store2(cf + 4, c2);
 }
 
 // the impulses of an island of sticking contacts on a few links of one character solved
@@ -1891,7 +2138,9 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
     }
     frame[t] = f;
   }
-  freeVelocities(w, s, idx, m);
+  for (int t = 0; t < m; t++) {
+    memcpy(s->ufree + 3 * t, s->pts[idx[t]].uv, 3 * sizeof *s->ufree);  // (freeVelocities's)
+  }
   const double *uf = s->ufree;
   for (int t = 0; t < m; t++) {
     const JsPoint *P = &s->pts[idx[t]];
@@ -1909,9 +2158,14 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
   }
   double *L = s->fac, *G = L + nL * nL, *ff = G + 6 * nr;
   double *x = ff + 64 * (size_t)nf, *lpiv = x + nL, *lamWas = lpiv + nL, *vWas = lamWas + nr;
-  // each row's G (the moving side's sign)
+  // each row's G (the moving side's sign; frameRows's where it made them: the same
+  // expressions on the same values)
   for (int t = 0; t < m; t++) {
     const JsPoint *P = &s->pts[idx[t]];
+    if (P->frame[0] >= 0) {
+      memcpy(G + 18 * (size_t)t, P->g, sizeof P->g);
+      continue;
+    }
     const hsdContact *hc = &w->contacts[idx[t]];
     const double *o = s->frames[fid[frame[t]]].o;
     double sign = hc->ch[0] == ci && jm->linkLastDof[hc->link[0]] == P->last[0] ? 1 : -1;
@@ -1928,21 +2182,7 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
   // per frame: G_f^T G_f factored and the twist change c_f = (G_f^T G_f)^-1 G_f^T b_f
   for (int f = 0; f < nf; f++) {
     double *gtg = ff + 64 * f, *gpiv = gtg + 36, *cf = gpiv + 6;
-    memset(gtg, 0, 36 * sizeof *gtg);
-    memset(cf, 0, 6 * sizeof *cf);
-    for (int t = 0; t < m; t++) {
-      const JsPoint *P = &s->pts[idx[t]];
-      for (int a = 0; a < 3 && frame[t] == f; a++) {
-        const double *g = G + 6 * (3 * (size_t)t + a);
-        double b = (a ? P->target[a] : P->bias) - uf[3 * t + a];
-        for (int p = 0; p < 6; p++) {
-          cf[p] += g[p] * b;
-          for (int q = 0; q <= p; q++) {
-            gtg[6 * p + q] += g[p] * g[q];
-          }
-        }
-      }
-    }
+    gramFrame(G, uf, s->pts, idx, frame, m, f, gtg, cf);
     if (cholesky(gtg, 6, gpiv) < 0) {
       return 0;  // (its points on a line: they do not fix the link's twist)
     }
@@ -1952,9 +2192,11 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
   // the targets one twist change per link (to rounding: the check below is the sweeps'), or
   // some point must leave (solveDirect's guesses)
   double bmax = 0;
-  for (size_t r = 0; r < nr; r++) {
-    const JsPoint *P = &s->pts[idx[r / 3]];
-    bmax = maxd(bmax, fabs((r % 3 ? P->target[r % 3] : P->bias) - uf[r]));
+  for (int t = 0; t < m; t++) {
+    const JsPoint *P = &s->pts[idx[t]];
+    bmax = maxd(bmax, fabs(P->bias - uf[3 * t]));
+    bmax = maxd(bmax, fabs(P->target[1] - uf[3 * t + 1]));
+    bmax = maxd(bmax, fabs(P->target[2] - uf[3 * t + 2]));
   }
   for (int t = 0; t < m; t++) {
     const JsPoint *P = &s->pts[idx[t]];
@@ -1989,19 +2231,26 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
           y0 = jm->dofParent[y0];
         }
       }
-      double acc[36] = {0};
+      // (each entry summed along the shared path in order, two columns at a time)
+      JsV2 av[18];
+      for (int e = 0; e < 18; e++) {
+        av[e] = (JsV2){0, 0};
+      }
       for (int j = x0 == y0 ? x0 : -1; j >= 0; j = jm->dofParent[j]) {
-        double p[6], q[6];
-        for (int a = 0; a < 6; a++) {
-          p[a] = Ya[a * nv + j] * D[j];
-          q[a] = Yb[a * nv + j];
+        JsV2 q[3];
+        for (int b = 0; b < 3; b++) {
+          q[b] = (JsV2){Yb[2 * b * nv + j], Yb[(2 * b + 1) * nv + j]};
         }
         for (int a = 0; a < 6; a++) {
-          for (int b = 0; b < 6; b++) {
-            acc[6 * a + b] += p[a] * q[b];
-          }
+          double pa = Ya[a * nv + j] * D[j];
+          JsV2 pb = {pa, pa};
+          av[3 * a] += pb * q[0];
+          av[3 * a + 1] += pb * q[1];
+          av[3 * a + 2] += pb * q[2];
         }
       }
+      double acc[36];
+      memcpy(acc, av, sizeof acc);
       for (int a = 0; a < 6; a++) {
         for (int b = 0; b < 6; b++) {
           L[(6 * f + a) * nL + 6 * g + b] = acc[6 * a + b];
@@ -2027,10 +2276,11 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
     double *l = lam + 3 * t;
     for (int a = 0; a < 3; a++) {
       const double *g = G + 6 * (3 * (size_t)t + a);
-      l[a] = 0;
+      double sum = 0;  // (in a register: l may alias G for all the compiler knows)
       for (int p = 0; p < 6; p++) {
-        l[a] += g[p] * y[p];
+        sum += g[p] * y[p];
       }
+      l[a] = sum;
     }
     if (!(l[0] >= 0) || hypot(l[1], l[2]) > P->mu * l[0]) {
       return 0;  // a point that pulls or slides: solveDirect or the sweeps
@@ -2273,13 +2523,20 @@ void hsd_jsContacts(hsdWorld *w) {
   for (int ci = 0; ci < w->nchar; ci++) {
     const hsdCharacter *c = &w->chars[ci];
     s->vOff[ci] = (int)nvAll;
+    s->hasGiven[ci] = 0;
     if (!c->still && c->jsm && !hsd_jsAsleep(w, ci)) {
       int nv = c->jsm->nv;
       memcpy(s->vstar + nvAll, c->jsd->qvel, (size_t)nv * sizeof *s->vstar);
+      const unsigned char *given = c->jsd->given;
+      const double *LD = c->jsd->LD;
+      double *piv = s->piv + nvAll, *rhs = s->rhs + nvAll;
+      int anyGiven = 0;
       for (int j = 0; j < nv; j++) {
-        s->piv[nvAll + j] = c->jsd->given[j] ? 0 : c->jsd->LD[(size_t)j * nv + j];
-        s->rhs[nvAll + j] = 0;
+        piv[j] = given[j] ? 0 : LD[(size_t)j * nv + j];
+        rhs[j] = 0;
+        anyGiven |= given[j];
       }
+      s->hasGiven[ci] = anyGiven != 0;
       nvAll += (size_t)nv;
     }
   }
@@ -2287,19 +2544,34 @@ void hsd_jsContacts(hsdWorld *w) {
   rigidIslands(w, s, n);
   // the rows, the bias, the friction of this step, the warm start applied
   hashPrev(s);
+  s->hasTan = 0;
+  s->pathModel = NULL;
   size_t used = 0;
   for (int i = 0; i < n; i++) {
     const hsdContact *hc = &w->contacts[i];
     JsPoint *P = &s->pts[i];
     buildPoint(w, s, hc, P, &used);
-    // a crawler's track moves its surface: the tangent rows' targets cancel that motion
+    // the point in link[0]'s frame (for the warm start, now and at the next step)
+    const hsBodyState *st0 = w->chars[hc->ch[0]].state;
+    int k0 = hc->link[0];
+    double r0[3];
+    for (int j = 0; j < 3; j++) {
+      r0[j] = hc->p[j] - st0->linkP[3 * k0 + j];
+    }
+    rotvT(P->xl, st0->linkR + 9 * k0, r0);
+    // a crawler's track moves its surface: the tangent rows' targets cancel that motion (a
+    // link that is not a crawler's adds nothing)
     double tr[3] = {0, 0, 0}, nOut[3] = {-hc->n[0], -hc->n[1], -hc->n[2]};
-    hsd_addTrackVel(&w->chars[hc->ch[0]], hc->link[0], nOut, tr, 1);
-    hsd_addTrackVel(&w->chars[hc->ch[1]], hc->link[1], hc->n, tr, -1);
+    if (w->chars[hc->ch[0]].body->links[hc->link[0]].jointType == hsJOINT_CRAWLER) {
+      hsd_addTrackVel(&w->chars[hc->ch[0]], hc->link[0], nOut, tr, 1);
+    }
+    if (w->chars[hc->ch[1]].body->links[hc->link[1]].jointType == hsJOINT_CRAWLER) {
+      hsd_addTrackVel(&w->chars[hc->ch[1]], hc->link[1], hc->n, tr, -1);
+    }
     P->target[1] = -dot3(tr, P->fr + 3);
     P->target[2] = -dot3(tr, P->fr + 6);
     double u0[3];
-    startVelocities(w, s, P, u0);
+    startVelocities(w, s, P, u0, P->uv);
     double ut1 = u0[1] - P->target[1];
     double ut2 = u0[2] - P->target[2];
     const hsdSurface *sf = &w->pairs[hc->pair].surface;
@@ -2321,7 +2593,7 @@ void hsd_jsContacts(hsdWorld *w) {
       P->lam[0] = P->lam[1] = P->lam[2] = 0;  // of the solve (in a pile most points are such
       continue;                                // gaps)
     }
-    const double *imp = warmImpulse(w, s, hc);
+    const double *imp = warmImpulse(s, hc, P->xl);
     for (int r = 0; r < 3; r++) {
       P->lam[r] = imp && P->inv[r] > 0 ? dot3(imp, P->fr + 3 * r) : 0;
     }
@@ -2341,7 +2613,11 @@ void hsd_jsContacts(hsdWorld *w) {
       c->jsd->qacc[j] += (c->jsd->qvel[j] - vs[j]) / dt;
     }
   }
-  // forces out: the contact list, the links' wrenches; the warm start of the next step
+  // forces out: the contact list, the links' wrenches; the warm start of the next step (each
+  // side's last link's centre of mass kept: a link's points come together)
+  const hsdCharacter *comChar[2] = {NULL, NULL};
+  int comLink[2] = {-1, -1};
+  double comW[2][3] = {{0, 0, 0}, {0, 0, 0}};
   for (int i = 0; i < n; i++) {
     hsdContact *hc = &w->contacts[i];
     const JsPoint *P = &s->pts[i];
@@ -2355,8 +2631,12 @@ void hsd_jsContacts(hsdWorld *w) {
       hsdCharacter *c = &w->chars[hc->ch[side]];
       const hsBodyState *st = c->state;
       int k = hc->link[side];
-      double com[3], r[3], f[3], t[3];
-      rotv(com, st->linkR + 9 * k, c->body->links[k].com);
+      double *com = comW[side], r[3], f[3], t[3];
+      if (comChar[side] != c || comLink[side] != k) {
+        rotv(com, st->linkR + 9 * k, c->body->links[k].com);
+        comChar[side] = c;
+        comLink[side] = k;
+      }
       for (int j = 0; j < 3; j++) {
         r[j] = hc->p[j] - st->linkP[3 * k + j] - com[j];
         f[j] = side ? -hc->force[j] : hc->force[j];
@@ -2367,15 +2647,9 @@ void hsd_jsContacts(hsdWorld *w) {
         c->linkWrench[k][3 + j] += t[j];
       }
     }
-    const hsBodyState *st0 = w->chars[hc->ch[0]].state;
-    int k0 = hc->link[0];
-    double r0[3];
-    for (int j = 0; j < 3; j++) {
-      r0[j] = hc->p[j] - st0->linkP[3 * k0 + j];
-    }
     memcpy(q->ch, hc->ch, sizeof q->ch);
     memcpy(q->link, hc->link, sizeof q->link);
-    rotvT(q->x, st0->linkR + 9 * k0, r0);
+    memcpy(q->x, P->xl, sizeof q->x);
     memcpy(q->imp, imp, sizeof imp);
   }
   s->nprev = n;
@@ -2388,8 +2662,11 @@ void hsd_jsContacts(hsdWorld *w) {
   for (int i = 0; i < n; i++) {
     const hsdContact *hc = &w->contacts[i];
     if (hc->depth >= 0 || hc->force[0] != 0 || hc->force[1] != 0 || hc->force[2] != 0) {
-      w->contacts[kept] = *hc;
-      w->contacts[kept++].depth = fmax(hc->depth, 0);
+      hsdContact *out = &w->contacts[kept++];
+      if (out != hc) {
+        *out = *hc;
+      }
+      out->depth = fmax(out->depth, 0);
     }
   }
   w->ncontact = kept;
