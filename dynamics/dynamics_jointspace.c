@@ -84,8 +84,34 @@ static void mulInertia(double res[6], const double I[13], const double v[6]) {
   }
 }
 
+// y[0 .. n-1] -= a x[0 .. n-1], each entry on its own (y and x do not overlap)
+static inline void subScaled(double *restrict y, const double *restrict x, double a, int n) {
+  for (int j = 0; j < n; j += 2) {
+    y[j] -= a * x[j];
+    y[j + 1] -= a * x[j + 1];
+  }
+}
+
 static double dot6(const double a[6], const double b[6]) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+// the runs and the factor's rows of the tree parent[] (parents before children) over its dofs
+// that are not given (given NULL: all): top[j], the first dof of the run of consecutive dofs
+// that ends at j, parent[x] = x - 1 for x in top[j] + 1 .. j, so that the ancestors of j, j
+// first, are the runs e, e - 1, .. top[e] for e = j, parent[top[e]], ... until -1 (the loops
+// over a dof's path walk index ranges, not a chain of parent[] loads); len[j], the length of
+// that path (0 if given) and adr[j], the start of j's row in factorLTDL's compact rows (len[j]
+// rounded up to even: the rows' updates go by pairs)
+static void treeRuns(int nv, const int *parent, const unsigned char *given, int *top, int *len,
+                     int *adr) {
+  adr[0] = 0;
+  for (int j = 0; j < nv; j++) {
+    int p = parent[j];
+    top[j] = j > 0 && p == j - 1 ? top[j - 1] : j;
+    len[j] = given && given[j] ? 0 : p < 0 ? 1 : len[p] + 1;
+    adr[j + 1] = adr[j] + (len[j] + 1) / 2 * 2;
+  }
 }
 
 //---------------------------------- model -----------------------------------------------------
@@ -121,7 +147,7 @@ hsdJsModel *hsd_makeJsModel(const hsBody *body, hsError *err) {
     nv += hsm_hasOneDofJoint(l);
   }
   // one block: the struct, then the int arrays, then the double arrays
-  size_t nint = 2 * (size_t)nv + 2 * (size_t)n, ndbl = 2 * (size_t)nv;
+  size_t nint = 5 * (size_t)nv + 1 + 2 * (size_t)n, ndbl = 2 * (size_t)nv;
   size_t head = (sizeof(hsdJsModel) + sizeof(double) - 1) / sizeof(double) * sizeof(double);
   size_t ints = (nint * sizeof(int) + sizeof(double) - 1) / sizeof(double) * sizeof(double);
   char *block = hsu_calloc(1, head + ints + ndbl * sizeof(double));
@@ -131,7 +157,8 @@ hsdJsModel *hsd_makeJsModel(const hsBody *body, hsError *err) {
   }
   hsdJsModel *m = (hsdJsModel *)block;
   int *dofLink = (int *)(block + head), *dofParent = dofLink + nv, *linkDof = dofParent + nv;
-  int *linkLastDof = linkDof + n;
+  int *linkLastDof = linkDof + n, *dofTop = linkLastDof + n, *dofLen = dofTop + nv;
+  int *dofAdr = dofLen + nv;
   double *armature = (double *)(block + head + ints), *damping = armature + nv;
   m->body = body;
   m->nv = nv;
@@ -162,8 +189,12 @@ hsdJsModel *hsd_makeJsModel(const hsBody *body, hsError *err) {
       linkLastDof[i] = above;
     }
   }
+  treeRuns(nv, dofParent, NULL, dofTop, dofLen, dofAdr);
   m->dofLink = dofLink;
   m->dofParent = dofParent;
+  m->dofTop = dofTop;
+  m->dofLen = dofLen;
+  m->dofAdr = dofAdr;
   m->linkDof = linkDof;
   m->linkLastDof = linkLastDof;
   m->armature = armature;
@@ -201,7 +232,11 @@ int hsd_setJsLinkMass(hsdJsModel *m, int k, double mass, const double com[3],
 
 hsdJsData *hsd_makeJsData(const hsdJsModel *m, hsError *err) {
   int nv = m->nv, n = m->body->nlink;
-  hsdJsData *d = hsu_calloc(1, sizeof *d + (size_t)nv * (sizeof(int) + 1));
+  // one block: the struct, the compact rows of M and of the factor (each at most
+  // nv (nv + 1) / 2 doubles and nv of padding), freeParent, freeTop, freeLen, freeAdr, given
+  size_t nfac = (size_t)nv * ((size_t)nv + 3) / 2;
+  hsdJsData *d = hsu_calloc(1, sizeof *d + 2 * nfac * sizeof(double) +
+                                   (4 * (size_t)nv + 1) * sizeof(int) + (size_t)nv);
   size_t ndbl = (size_t)nv * (4 + 6 + 6 + 1 + 2) + 2 * (size_t)nv * (size_t)nv +
                 (size_t)n * (6 + 13 + 13 + 6 + 6 + 6);
   double *pool = d ? hsu_calloc(ndbl, sizeof(double)) : NULL;
@@ -232,8 +267,13 @@ hsdJsData *hsd_makeJsData(const hsdJsModel *m, hsError *err) {
   d->cfrc = d->cacc + 6 * (size_t)n;
   d->qaccGiven = d->cfrc + 6 * (size_t)n;
   d->qfrcGiven = d->qaccGiven + nv;
-  d->freeParent = (int *)(d + 1);
-  d->given = (unsigned char *)(d->freeParent + nv);
+  d->Mc = (double *)(d + 1);
+  d->fac = d->Mc + nfac;
+  d->freeParent = (int *)(d->fac + nfac);
+  d->freeTop = d->freeParent + nv;
+  d->freeLen = d->freeTop + nv;
+  d->freeAdr = d->freeLen + nv;
+  d->given = (unsigned char *)(d->freeAdr + nv + 1);
   d->g[2] = -9.8;
   return d;
 }
@@ -255,6 +295,10 @@ void hsd_jsDataBytes(const hsdJsModel *m, hsdJsData *d, hsuBytes *b, int save) {
   hsu_bytesField(b, save, &d->mass, sizeof d->mass);
   hsu_bytesField(b, save, d->freeParent, nv * sizeof(int));
   hsu_bytesField(b, save, &d->badPivots, sizeof d->badPivots);
+  if (!save) {
+    // (not saved: functions of these two)
+    treeRuns(m->nv, d->freeParent, d->given, d->freeTop, d->freeLen, d->freeAdr);
+  }
 }
 
 void hsd_freeJsData(hsdJsData *d) {
@@ -367,18 +411,22 @@ static void positionKinematics(const hsdJsModel *m, hsdJsData *d) {
 
 // the mass matrix by composite rigid bodies (after positionKinematics): M[j][k] =
 // cdof_k . (crb_link(j) cdof_j) for k = j and each dof above j; the armature on the diagonal.
-// Rows below last are left as they are (the free root's block alone: last = 5)
+// Rows below last are left as they are (the free root's block alone: last = 5). The same
+// entries of the rows, the lower triangle's, go into Mc, the factorisation's compact rows
+// (factorLTDL) of the model's tree
 static void massMatrix(const hsdJsModel *m, hsdJsData *d, int last) {
   int nv = m->nv;
   for (int j = 0; j <= last; j++) {
-    double f[6];
+    double f[6], *mc = d->Mc + m->dofAdr[j] - 1;
     mulInertia(f, d->crb + 13 * m->dofLink[j], d->cdof + 6 * j);
     for (int k = j; k >= 0; k = m->dofParent[k]) {
       double v = dot6(d->cdof + 6 * k, f);
       d->M[(size_t)j * nv + k] = v;
       d->M[(size_t)k * nv + j] = v;
+      mc[m->dofLen[k]] = v;
     }
     d->M[(size_t)j * nv + j] += m->armature[j];
+    mc[m->dofLen[j]] = d->M[(size_t)j * nv + j];
   }
 }
 
@@ -493,27 +541,59 @@ void hsd_jsVelocity(const hsdJsModel *m, hsdJsData *d) {
 
 //---------------------------------- acceleration ----------------------------------------------
 
-// factor H (nv x nv, the tree's entries) in place as L^T D L (Featherstone's LTDL) over the
-// dofs that are not given, parent[] their tree; returns the pivots that had to be raised to
-// JS_MIN_PIVOT
-static int factorLTDL(int nv, const int *parent, const unsigned char *given, double *H) {
+// factor H = M + dt B (nv x nv, the tree's entries; B diagonal, damp[j] its B_jj) as L^T D L
+// (Featherstone's LTDL) into LD over the dofs that are not given, parent[] their tree, top[],
+// len[] and adr[] its runs and compact rows (treeRuns), C scratch for those rows; Mc, if not
+// NULL, M's compact rows in that tree (massMatrix's, no dof given); LD's other entries stay as
+// they are. Returns the pivots that had to be raised to JS_MIN_PIVOT. A compact row holds k's
+// entries along its path from the root down to k (the diagonal last): an ancestor i of k sits
+// at len[i] - 1 and i's own row is a prefix of k's, so row i's update by row k is one straight
+// loop from the rows' starts (by pairs: a row's padding takes the odd one's partner). Each
+// entry sees the same operations in the same order as on H's own rows before
+static int factorLTDL(int nv, const int *parent, const int *top, const int *len,
+                      const int *adr, const unsigned char *given, const double *M,
+                      const double *Mc, double dt, const double *damp, double *LD, double *C) {
+  // M's path entries into C, a run at a time from the row's end, and dt B
+  if (Mc) {
+    memcpy(C, Mc, (size_t)adr[nv] * sizeof *C);
+  }
+  for (int j = 0; j < nv; j++) {
+    double *cj = C + adr[j] + len[j];
+    const double *mj = M + (size_t)j * nv;
+    for (int e = given[j] || Mc ? -1 : j; e >= 0; e = parent[top[e]]) {
+      cj -= e - top[e] + 1;
+      memcpy(cj, mj + top[e], (size_t)(e - top[e] + 1) * sizeof *cj);
+    }
+    if (!given[j]) {
+      C[adr[j] + len[j] - 1] += dt * damp[j];
+    }
+  }
   int bad = 0;
   for (int k = nv - 1; k >= 0; k--) {
     if (given[k]) {
       continue;
     }
-    double *rk = H + (size_t)k * nv;
-    if (!(rk[k] >= JS_MIN_PIVOT)) {
-      rk[k] = JS_MIN_PIVOT;
+    double *rk = C + adr[k], *dk = rk + len[k] - 1;
+    if (!(*dk >= JS_MIN_PIVOT)) {
+      *dk = JS_MIN_PIVOT;
       bad++;
     }
-    for (int i = parent[k]; i >= 0; i = parent[i]) {
-      double a = rk[i] / rk[k];
-      double *ri = H + (size_t)i * nv;
-      for (int j = i; j >= 0; j = parent[j]) {
-        ri[j] -= a * rk[j];
+    // each ancestor i, nearest first: row i -= (H_ki / H_kk) row k, then H_ki = that ratio
+    for (int e = parent[k]; e >= 0; e = parent[top[e]]) {
+      for (int i = e; i >= top[e]; i--) {
+        double *rki = rk + len[i] - 1, a = *rki / *dk;
+        subScaled(C + adr[i], rk, a, len[i]);
+        *rki = a;
       }
-      rk[i] = a;
+    }
+  }
+  // the factors into LD's entries
+  for (int j = 0; j < nv; j++) {
+    const double *cj = C + adr[j] + len[j];
+    double *hj = LD + (size_t)j * nv;
+    for (int e = given[j] ? -1 : j; e >= 0; e = parent[top[e]]) {
+      cj -= e - top[e] + 1;
+      memcpy(hj + top[e], cj, (size_t)(e - top[e] + 1) * sizeof *cj);
     }
   }
   return bad;
@@ -584,7 +664,7 @@ void hsd_jsAcceleration(const hsdJsModel *m, hsdJsData *d, double dtImplicit) {
                  dot6(d->cdof + 6 * j, d->cfrc + 6 * m->dofLink[j]);
     ngiven += d->given[j] != 0;
   }
-  const int *parent = m->dofParent;
+  const int *parent = m->dofParent, *top = m->dofTop, *len = m->dofLen, *adr = m->dofAdr;
   if (ngiven > 0) {
     // the given dofs' accelerations move to the right-hand side; the free dofs' tree skips them
     for (int j = 0; j < nv; j++) {
@@ -602,16 +682,21 @@ void hsd_jsAcceleration(const hsdJsModel *m, hsdJsData *d, double dtImplicit) {
         }
       }
     }
+    treeRuns(nv, d->freeParent, d->given, d->freeTop, d->freeLen, d->freeAdr);
     parent = d->freeParent;
+    top = d->freeTop;
+    len = d->freeLen;
+    adr = d->freeAdr;
   }
-  // M (+ dt B) into LD, the free dofs' tree entries only, factored and solved
-  for (int j = 0; j < nv; j++) {
-    for (int k = d->given[j] ? -1 : j; k >= 0; k = parent[k]) {
-      d->LD[(size_t)j * nv + k] = d->M[(size_t)j * nv + k];
+  // M (+ dt B) factored into LD, the free dofs' tree entries only, and solved (a given dof's
+  // diagonal entry in LD gains dt B too, as it always has: nothing reads it)
+  for (int j = 0; j < nv && ngiven > 0; j++) {
+    if (d->given[j]) {
+      d->LD[(size_t)j * nv + j] += dtImplicit * m->damping[j];
     }
-    d->LD[(size_t)j * nv + j] += dtImplicit * m->damping[j];
   }
-  d->badPivots = factorLTDL(nv, parent, d->given, d->LD);
+  d->badPivots = factorLTDL(nv, parent, top, len, adr, d->given, d->M, ngiven ? NULL : d->Mc,
+                            dtImplicit, m->damping, d->LD, d->fac);
   solveLTDL(nv, parent, d->given, d->LD, d->qacc, 0);
   if (ngiven > 0) {
     for (int j = 0; j < nv; j++) {
@@ -666,6 +751,7 @@ static void compositeAcceleration(const hsdJsModel *m, hsdJsData *d, double dtIm
     qacc[j] = root && j < 6 ? 0 : d->qaccGiven[j];
     d->freeParent[j] = !root ? -1 : j < 6 ? j - 1 : 5;
   }
+  treeRuns(nv, d->freeParent, d->given, d->freeTop, d->freeLen, d->freeAdr);
   newtonEuler(m, d, qacc, 1, gen);
   double A[6] = {0, 0, 0, 0, 0, 0};
   d->badPivots = 0;
@@ -673,12 +759,9 @@ static void compositeAcceleration(const hsdJsModel *m, hsdJsData *d, double dtIm
     massMatrix(m, d, 5);
     for (int j = 0; j < 6; j++) {
       qacc[j] = d->qfrc[j] + d->qfrcPassive[j] - gen[j];
-      for (int k = j; k >= 0; k--) {
-        d->LD[(size_t)j * nv + k] = d->M[(size_t)j * nv + k];
-      }
-      d->LD[(size_t)j * nv + j] += dtImplicit * m->damping[j];
     }
-    d->badPivots = factorLTDL(nv, d->freeParent, d->given, d->LD);
+    d->badPivots = factorLTDL(nv, d->freeParent, d->freeTop, d->freeLen, d->freeAdr, d->given,
+                              d->M, NULL, dtImplicit, m->damping, d->LD, d->fac);
     solveLTDL(nv, d->freeParent, d->given, d->LD, qacc, 0);
     for (int j = 0; j < 6; j++) {
       for (int k = 0; k < 6; k++) {
