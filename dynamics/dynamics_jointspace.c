@@ -73,7 +73,7 @@ static void crossForce(double res[6], const double v[6], const double f[6]) {
 
 // res = I v for a spatial inertia I = (m, h, Ic: 13 numbers) about c and a motion v = [w; u]:
 // [Ic w + h x u; m u - h x w]
-static void mulInertia(double res[6], const double I[13], const double v[6]) {
+static inline void mulInertia(double res[6], const double I[13], const double v[6]) {
   double t[3], hw[3];
   rot3(res, I + 4, v);
   cross3(t, I + 1, v + 3);
