@@ -92,6 +92,16 @@ static inline void subScaled(double *restrict y, const double *restrict x, doubl
   }
 }
 
+// x0, x1, x2 [0 .. n-1] -= l [0 .. n-1] times a0, a1, a2, each entry on its own (no overlap)
+static inline void subScaled3(double *restrict x0, double *restrict x1, double *restrict x2,
+                              const double *restrict l, double a0, double a1, double a2, int n) {
+  for (int j = 0; j < n; j++) {
+    x0[j] -= l[j] * a0;
+    x1[j] -= l[j] * a1;
+    x2[j] -= l[j] * a2;
+  }
+}
+
 static double dot6(const double a[6], const double b[6]) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
 }
@@ -1002,7 +1012,7 @@ void hsd_jsSolveMPath(const hsdJsModel *m, const hsdJsData *d, double *x, int nr
   // solveLTDLHalf's passes along the path alone (its dofs in the same descending order, the
   // given ones skipped as the free tree skips them), the nrhs vectors side by side: the same
   // bits as one at a time
-  const int *par = m->dofParent;
+  const int *par = m->dofParent, *top = m->dofTop;
   const unsigned char *g = d->given;
   size_t nv = (size_t)m->nv;
   if (d->givenPath == 3) {
@@ -1011,14 +1021,14 @@ void hsd_jsSolveMPath(const hsdJsModel *m, const hsdJsData *d, double *x, int nr
     }
     return;
   }
-  for (int k = last; k >= 0; k = par[k]) {
-    for (int r = 0; r < nrhs && g[k]; r++) {
-      x[r * nv + k] = 0;
-    }
-  }
   int anyGiven = 0;
-  for (int k = last; k >= 0 && !anyGiven; k = par[k]) {
-    anyGiven = g[k];
+  for (int k = last; k >= 0; k = par[k]) {
+    if (g[k]) {
+      anyGiven = 1;
+      for (int r = 0; r < nrhs; r++) {
+        x[r * nv + k] = 0;
+      }
+    }
   }
   for (int k = last; k >= 0; k = par[k]) {
     if (g[k]) {
@@ -1034,11 +1044,9 @@ void hsd_jsSolveMPath(const hsdJsModel *m, const hsdJsData *d, double *x, int nr
       if (a0 == 0 && a1 == 0 && a2 == 0) {
         continue;
       }
-      for (int i = par[k]; i >= 0; i = par[i]) {
-        double l = rk[i];
-        x0[i] -= l * a0;
-        x1[i] -= l * a1;
-        x2[i] -= l * a2;
+      for (int e = par[k]; e >= 0; e = par[top[e]]) {
+        subScaled3(x0 + top[e], x1 + top[e], x2 + top[e], rk + top[e], a0, a1, a2,
+                   e - top[e] + 1);
       }
       continue;
     }
