@@ -321,11 +321,11 @@ void hsd_freeJsData(hsdJsData *d) {
 
 //---------------------------------- position --------------------------------------------------
 
-// link i's spatial inertia about c (13 numbers: m, m r, Ic), r its centre of mass less c
+// link i's spatial inertia about c (13 numbers: m, m r, Ic), r its centre of mass less c; on
+// entry I[1..3] holds R com, the centre's offset from the link origin (positionKinematics')
 static void linkInertia(const hsLink *l, const double p[3], const double R[9],
                         const double c[3], double I[13]) {
-  double x[3], r[3], RI[9];
-  rot3(x, R, l->com);
+  double x[3] = {I[1], I[2], I[3]}, r[3], RI[9];
   for (int a = 0; a < 3; a++) {
     for (int b = 0; b < 3; b++) {
       RI[3 * a + b] = R[3 * a] * l->inertia[b] + R[3 * a + 1] * l->inertia[3 + b] +
@@ -364,7 +364,7 @@ static void positionKinematics(const hsdJsModel *m, hsdJsData *d) {
   d->mass = 0;
   for (int i = 0; i < n; i++) {
     const hsLink *l = &m->links[i];
-    double x[3];
+    double *x = d->cinert + 13 * i + 1;  // (R com, kept there for linkInertia)
     rot3(x, st->linkR + 9 * i, l->com);
     for (int k = 0; k < 3; k++) {
       mc[k] += l->mass * (st->linkP[3 * i + k] + x[k]);
