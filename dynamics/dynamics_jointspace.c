@@ -634,10 +634,15 @@ static void solveLTDLHalf(int nv, const int *parent, const unsigned char *given,
 static void solveLTDLRest(int nv, const int *parent, const unsigned char *given,
                           const double *LD, double *x) {
   for (int k = 0; k < nv; k++) {
-    const double *rk = LD + (size_t)k * nv;
-    for (int i = given[k] ? -1 : parent[k]; i >= 0; i = parent[i]) {
-      x[k] -= rk[i] * x[i];
+    if (given[k]) {
+      continue;
     }
+    const double *rk = LD + (size_t)k * nv;
+    double xk = x[k];
+    for (int i = parent[k]; i >= 0; i = parent[i]) {
+      xk -= rk[i] * x[i];
+    }
+    x[k] = xk;
   }
 }
 
