@@ -743,9 +743,9 @@ typedef struct hsdJsData {
                       // dynamics of the step's start: a high-gain joint's motor torque); 0
                       // for the others
   int *freeParent;    // per dof: the nearest dof above it that is not given (scratch)
-  int *freeTop;       // per dof: the runs of the freeParent tree (as hsdJsModel.dofTop)
-  int *freeLen;       // per dof: its path's length in that tree, 0 if given (as dofLen)
-  int *freeAdr;       // nv + 1: the compact rows of that tree's dofs not given (as dofAdr)
+  int *freeTop;       // per dof: the runs of the freeParent tree (as hsdJsModel.dofTop), its
+  int *freeLen;       // paths' lengths (0 for a given dof) and its compact rows (nv + 1), as
+  int *freeAdr;       // dofTop, dofLen, dofAdr: the factorisation's (scratch)
   double *Mc;         // M's lower triangle as compact rows of the model's tree (dofAdr: each
                       // dof's path from the root down to it), for the factorisation (scratch)
   double *fac;        // the factorisation's compact rows: M + dt B along each free dof's path

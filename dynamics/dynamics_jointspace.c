@@ -305,10 +305,6 @@ void hsd_jsDataBytes(const hsdJsModel *m, hsdJsData *d, hsuBytes *b, int save) {
   hsu_bytesField(b, save, &d->mass, sizeof d->mass);
   hsu_bytesField(b, save, d->freeParent, nv * sizeof(int));
   hsu_bytesField(b, save, &d->badPivots, sizeof d->badPivots);
-  if (!save) {
-    // (not saved: functions of these two)
-    treeRuns(m->nv, d->freeParent, d->given, d->freeTop, d->freeLen, d->freeAdr);
-  }
 }
 
 void hsd_freeJsData(hsdJsData *d) {
