@@ -423,16 +423,19 @@ static void positionKinematics(const hsdJsModel *m, hsdJsData *d) {
 static void massMatrix(const hsdJsModel *m, hsdJsData *d, int last) {
   int nv = m->nv;
   for (int j = 0; j <= last; j++) {
-    double f[6], *mc = d->Mc + m->dofAdr[j] - 1;
+    double f[6], *mc = d->Mc + m->dofAdr[j] + m->dofLen[j] - 1;
     mulInertia(f, d->crb + 13 * m->dofLink[j], d->cdof + 6 * j);
-    for (int k = j; k >= 0; k = m->dofParent[k]) {
-      double v = dot6(d->cdof + 6 * k, f);
-      d->M[(size_t)j * nv + k] = v;
-      d->M[(size_t)k * nv + j] = v;
-      mc[m->dofLen[k]] = v;
+    // j's path, a run of consecutive dofs at a time (Mc's row backwards from the diagonal)
+    for (int e = j; e >= 0; e = m->dofParent[m->dofTop[e]]) {
+      for (int k = e; k >= m->dofTop[e]; k--) {
+        double v = dot6(d->cdof + 6 * k, f);
+        d->M[(size_t)j * nv + k] = v;
+        d->M[(size_t)k * nv + j] = v;
+        *mc-- = v;
+      }
     }
     d->M[(size_t)j * nv + j] += m->armature[j];
-    mc[m->dofLen[j]] = d->M[(size_t)j * nv + j];
+    d->Mc[m->dofAdr[j] + m->dofLen[j] - 1] = d->M[(size_t)j * nv + j];
   }
 }
 
