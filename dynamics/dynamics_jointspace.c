@@ -84,7 +84,8 @@ static inline void mulInertia(double res[6], const double I[13], const double v[
   }
 }
 
-// y[0 .. n-1] -= a x[0 .. n-1], each entry on its own (y and x do not overlap)
+// y[0 .. n'-1] -= a x[0 .. n'-1], n' = n rounded up to even (by pairs: the rows of
+// factorLTDL's compact rows are padded), each entry on its own; y and x do not overlap
 static inline void subScaled(double *restrict y, const double *restrict x, double a, int n) {
   for (int j = 0; j < n; j += 2) {
     y[j] -= a * x[j];
@@ -582,17 +583,18 @@ static int factorLTDL(int nv, const int *parent, const int *top, const int *len,
     if (given[k]) {
       continue;
     }
-    double *rk = C + adr[k], *dk = rk + len[k] - 1;
-    if (!(*dk >= JS_MIN_PIVOT)) {
-      *dk = JS_MIN_PIVOT;
+    double *rk = C + adr[k], dk = rk[len[k] - 1];
+    if (!(dk >= JS_MIN_PIVOT)) {
+      dk = rk[len[k] - 1] = JS_MIN_PIVOT;
       bad++;
     }
     // each ancestor i, nearest first: row i -= (H_ki / H_kk) row k, then H_ki = that ratio
     for (int e = parent[k]; e >= 0; e = parent[top[e]]) {
       for (int i = e; i >= top[e]; i--) {
-        double *rki = rk + len[i] - 1, a = *rki / *dk;
-        subScaled(C + adr[i], rk, a, len[i]);
-        *rki = a;
+        int li = len[i];
+        double a = rk[li - 1] / dk;
+        subScaled(C + adr[i], rk, a, li);
+        rk[li - 1] = a;
       }
     }
   }
