@@ -691,7 +691,8 @@ typedef struct hsdJsModel {
                            // dofParent[dofTop[e]], ... until -1
   const int *dofLen;       // per dof: the length of its path to the root, itself included
   const int *dofAdr;       // nv + 1: where dof j's row starts in the factorisation's compact
-                           // rows (its path, j first; dofLen[j] rounded up to even)
+                           // rows (its path from the root down to j, the diagonal last;
+                           // dofLen[j] long, rounded up to even)
   const int *linkDof;      // per link: its own dof (the root: its first, 0), -1 if none
   const int *linkLastDof;  // per link: the last dof on the path from the root to the link
                            // inclusive, -1 if none (a welded subtree of a fixed root)
@@ -747,7 +748,9 @@ typedef struct hsdJsData {
   int *freeLen;       // paths' lengths (0 for a given dof) and its compact rows (nv + 1), as
   int *freeAdr;       // dofTop, dofLen, dofAdr: the factorisation's (scratch)
   double *Mc;         // M's lower triangle as compact rows of the model's tree (dofAdr: each
-                      // dof's path from the root down to it), for the factorisation (scratch)
+                      // dof's path from the root down to it), for the factorisation: written
+                      // with M by the position phase (not saved with the state: that phase
+                      // always comes first)
   double *fac;        // the factorisation's compact rows: M + dt B along each free dof's path
                       // to the root, factored in place, then copied into LD (scratch)
   double *cacc;       // per link, 6 each: spatial acceleration (scratch of the inverse)
