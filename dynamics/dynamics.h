@@ -683,7 +683,8 @@ const hscScene *hsd_stateScene(hsdWorld *w);
 // forces (recursive Newton-Euler) O(n); mass matrix (composite rigid bodies) O(nv d);
 // factorisation LDL^T over the tree's sparsity (Featherstone's LTDL: no fill-in) O(nv d^2);
 // a solve O(nv d). The matrix is stored dense (nv^2 doubles: 1,296 for a 30-joint humanoid)
-// but only the entries between a dof and its ancestors are ever touched.
+// but only the entries between a dof and its ancestors are ever touched; the factorisation
+// works on them as compact rows (each dof's path, contiguous) and writes its factors back.
 
 // the constants of one character in joint space; make with hsd_makeJsModel
 typedef struct hsdJsModel {
@@ -692,6 +693,14 @@ typedef struct hsdJsModel {
   int nroot;               // the root's: 6 for a free root, else 0
   const int *dofLink;      // per dof: the link it moves (the root's 6 all move link 0)
   const int *dofParent;    // per dof: the dof next towards the root, -1 for none
+  const int *dofTop;       // per dof j: the first dof of the run of consecutive dofs ending at
+                           // j in the tree (dofParent[x] = x - 1 for x in dofTop[j] + 1 .. j):
+                           // j's ancestors, j first, are the runs e .. dofTop[e] for e = j,
+                           // dofParent[dofTop[e]], ... until -1
+  const int *dofLen;       // per dof: the length of its path to the root, itself included
+  const int *dofAdr;       // nv + 1: where dof j's row starts in the factorisation's compact
+                           // rows (its path from the root down to j, the diagonal last;
+                           // dofLen[j] long, rounded up to even)
   const int *linkDof;      // per link: its own dof (the root: its first, 0), -1 if none
   const int *linkLastDof;  // per link: the last dof on the path from the root to the link
                            // inclusive, -1 if none (a welded subtree of a fixed root)
@@ -743,6 +752,15 @@ typedef struct hsdJsData {
                       // dynamics of the step's start: a high-gain joint's motor torque); 0
                       // for the others
   int *freeParent;    // per dof: the nearest dof above it that is not given (scratch)
+  int *freeTop;       // per dof: the runs of the freeParent tree (as hsdJsModel.dofTop), its
+  int *freeLen;       // paths' lengths (0 for a given dof) and its compact rows (nv + 1), as
+  int *freeAdr;       // dofTop, dofLen, dofAdr: the factorisation's (scratch)
+  double *Mc;         // M's lower triangle as compact rows of the model's tree (dofAdr: each
+                      // dof's path from the root down to it), for the factorisation: written
+                      // with M by the position phase (not saved with the state: that phase
+                      // always comes first)
+  double *fac;        // the factorisation's compact rows: M + dt B along each free dof's path
+                      // to the root, factored in place, then copied into LD (scratch)
   double *cacc;       // per link, 6 each: spatial acceleration (scratch of the inverse)
   double *cfrc;       // per link, 6 each: spatial force (scratch of the inverse)
   int badPivots;      // pivots of the last factorisation raised to stay positive (a massless

@@ -73,7 +73,7 @@ static void crossForce(double res[6], const double v[6], const double f[6]) {
 
 // res = I v for a spatial inertia I = (m, h, Ic: 13 numbers) about c and a motion v = [w; u]:
 // [Ic w + h x u; m u - h x w]
-static void mulInertia(double res[6], const double I[13], const double v[6]) {
+static inline void mulInertia(double res[6], const double I[13], const double v[6]) {
   double t[3], hw[3];
   rot3(res, I + 4, v);
   cross3(t, I + 1, v + 3);
@@ -84,8 +84,45 @@ static void mulInertia(double res[6], const double I[13], const double v[6]) {
   }
 }
 
+// y[0 .. n'-1] -= a x[0 .. n'-1], n' = n rounded up to even (by pairs: the rows of
+// factorLTDL's compact rows are padded), each entry on its own; y and x do not overlap
+static inline void subScaled(double *restrict y, const double *restrict x, double a, int n) {
+  for (int j = 0; j < n; j += 2) {
+    y[j] -= a * x[j];
+    y[j + 1] -= a * x[j + 1];
+  }
+}
+
+// x0, x1, x2 [0 .. n-1] -= l [0 .. n-1] times a0, a1, a2, each entry on its own (no overlap)
+static inline void subScaled3(double *restrict x0, double *restrict x1, double *restrict x2,
+                              const double *restrict l, double a0, double a1, double a2, int n) {
+  for (int j = 0; j < n; j++) {
+    x0[j] -= l[j] * a0;
+    x1[j] -= l[j] * a1;
+    x2[j] -= l[j] * a2;
+  }
+}
+
 static double dot6(const double a[6], const double b[6]) {
   return a[0] * b[0] + a[1] * b[1] + a[2] * b[2] + a[3] * b[3] + a[4] * b[4] + a[5] * b[5];
+}
+
+// the runs and the factor's rows of the tree parent[] (parents before children) over its dofs
+// that are not given (given NULL: all): top[j], the first dof of the run of consecutive dofs
+// that ends at j, parent[x] = x - 1 for x in top[j] + 1 .. j, so that the ancestors of j, j
+// first, are the runs e, e - 1, .. top[e] for e = j, parent[top[e]], ... until -1 (the loops
+// over a dof's path walk index ranges, not a chain of parent[] loads); len[j], the length of
+// that path (0 if given) and adr[j], the start of j's row in factorLTDL's compact rows (len[j]
+// rounded up to even: the rows' updates go by pairs)
+static void treeRuns(int nv, const int *parent, const unsigned char *given, int *top, int *len,
+                     int *adr) {
+  adr[0] = 0;
+  for (int j = 0; j < nv; j++) {
+    int p = parent[j];
+    top[j] = j > 0 && p == j - 1 ? top[j - 1] : j;
+    len[j] = given && given[j] ? 0 : p < 0 ? 1 : len[p] + 1;
+    adr[j + 1] = adr[j] + (len[j] + 1) / 2 * 2;
+  }
 }
 
 //---------------------------------- model -----------------------------------------------------
@@ -121,7 +158,7 @@ hsdJsModel *hsd_makeJsModel(const hsBody *body, hsError *err) {
     nv += hsm_hasOneDofJoint(l);
   }
   // one block: the struct, then the int arrays, then the double arrays
-  size_t nint = 2 * (size_t)nv + 2 * (size_t)n, ndbl = 2 * (size_t)nv;
+  size_t nint = 5 * (size_t)nv + 1 + 2 * (size_t)n, ndbl = 2 * (size_t)nv;
   size_t head = (sizeof(hsdJsModel) + sizeof(double) - 1) / sizeof(double) * sizeof(double);
   size_t ints = (nint * sizeof(int) + sizeof(double) - 1) / sizeof(double) * sizeof(double);
   char *block = hsu_calloc(1, head + ints + ndbl * sizeof(double));
@@ -131,7 +168,8 @@ hsdJsModel *hsd_makeJsModel(const hsBody *body, hsError *err) {
   }
   hsdJsModel *m = (hsdJsModel *)block;
   int *dofLink = (int *)(block + head), *dofParent = dofLink + nv, *linkDof = dofParent + nv;
-  int *linkLastDof = linkDof + n;
+  int *linkLastDof = linkDof + n, *dofTop = linkLastDof + n, *dofLen = dofTop + nv;
+  int *dofAdr = dofLen + nv;
   double *armature = (double *)(block + head + ints), *damping = armature + nv;
   m->body = body;
   m->nv = nv;
@@ -162,8 +200,12 @@ hsdJsModel *hsd_makeJsModel(const hsBody *body, hsError *err) {
       linkLastDof[i] = above;
     }
   }
+  treeRuns(nv, dofParent, NULL, dofTop, dofLen, dofAdr);
   m->dofLink = dofLink;
   m->dofParent = dofParent;
+  m->dofTop = dofTop;
+  m->dofLen = dofLen;
+  m->dofAdr = dofAdr;
   m->linkDof = linkDof;
   m->linkLastDof = linkLastDof;
   m->armature = armature;
@@ -201,7 +243,11 @@ int hsd_setJsLinkMass(hsdJsModel *m, int k, double mass, const double com[3],
 
 hsdJsData *hsd_makeJsData(const hsdJsModel *m, hsError *err) {
   int nv = m->nv, n = m->body->nlink;
-  hsdJsData *d = hsu_calloc(1, sizeof *d + (size_t)nv * (sizeof(int) + 1));
+  // one block: the struct, the compact rows of M and of the factor (each at most
+  // nv (nv + 1) / 2 doubles and nv of padding), freeParent, freeTop, freeLen, freeAdr, given
+  size_t nfac = (size_t)nv * ((size_t)nv + 3) / 2;
+  hsdJsData *d = hsu_calloc(1, sizeof *d + 2 * nfac * sizeof(double) +
+                                   (4 * (size_t)nv + 1) * sizeof(int) + (size_t)nv);
   size_t ndbl = (size_t)nv * (4 + 6 + 6 + 1 + 2) + 2 * (size_t)nv * (size_t)nv +
                 (size_t)n * (6 + 13 + 13 + 6 + 6 + 6);
   double *pool = d ? hsu_calloc(ndbl, sizeof(double)) : NULL;
@@ -232,8 +278,13 @@ hsdJsData *hsd_makeJsData(const hsdJsModel *m, hsError *err) {
   d->cfrc = d->cacc + 6 * (size_t)n;
   d->qaccGiven = d->cfrc + 6 * (size_t)n;
   d->qfrcGiven = d->qaccGiven + nv;
-  d->freeParent = (int *)(d + 1);
-  d->given = (unsigned char *)(d->freeParent + nv);
+  d->Mc = (double *)(d + 1);
+  d->fac = d->Mc + nfac;
+  d->freeParent = (int *)(d->fac + nfac);
+  d->freeTop = d->freeParent + nv;
+  d->freeLen = d->freeTop + nv;
+  d->freeAdr = d->freeLen + nv;
+  d->given = (unsigned char *)(d->freeAdr + nv + 1);
   d->g[2] = -9.8;
   return d;
 }
@@ -267,11 +318,11 @@ void hsd_freeJsData(hsdJsData *d) {
 
 //---------------------------------- position --------------------------------------------------
 
-// link i's spatial inertia about c (13 numbers: m, m r, Ic), r its centre of mass less c
+// link i's spatial inertia about c (13 numbers: m, m r, Ic), r its centre of mass less c; on
+// entry I[1..3] holds R com, the centre's offset from the link origin (positionKinematics')
 static void linkInertia(const hsLink *l, const double p[3], const double R[9],
                         const double c[3], double I[13]) {
-  double x[3], r[3], RI[9];
-  rot3(x, R, l->com);
+  double x[3] = {I[1], I[2], I[3]}, r[3], RI[9];
   for (int a = 0; a < 3; a++) {
     for (int b = 0; b < 3; b++) {
       RI[3 * a + b] = R[3 * a] * l->inertia[b] + R[3 * a + 1] * l->inertia[3 + b] +
@@ -310,7 +361,7 @@ static void positionKinematics(const hsdJsModel *m, hsdJsData *d) {
   d->mass = 0;
   for (int i = 0; i < n; i++) {
     const hsLink *l = &m->links[i];
-    double x[3];
+    double *x = d->cinert + 13 * i + 1;  // (R com, kept there for linkInertia)
     rot3(x, st->linkR + 9 * i, l->com);
     for (int k = 0; k < 3; k++) {
       mc[k] += l->mass * (st->linkP[3 * i + k] + x[k]);
@@ -367,18 +418,25 @@ static void positionKinematics(const hsdJsModel *m, hsdJsData *d) {
 
 // the mass matrix by composite rigid bodies (after positionKinematics): M[j][k] =
 // cdof_k . (crb_link(j) cdof_j) for k = j and each dof above j; the armature on the diagonal.
-// Rows below last are left as they are (the free root's block alone: last = 5)
+// Rows below last are left as they are (the free root's block alone: last = 5). The same
+// entries of the rows, the lower triangle's, go into Mc, the factorisation's compact rows
+// (factorLTDL) of the model's tree
 static void massMatrix(const hsdJsModel *m, hsdJsData *d, int last) {
   int nv = m->nv;
   for (int j = 0; j <= last; j++) {
-    double f[6];
+    double f[6], *mc = d->Mc + m->dofAdr[j] + m->dofLen[j] - 1;
     mulInertia(f, d->crb + 13 * m->dofLink[j], d->cdof + 6 * j);
-    for (int k = j; k >= 0; k = m->dofParent[k]) {
-      double v = dot6(d->cdof + 6 * k, f);
-      d->M[(size_t)j * nv + k] = v;
-      d->M[(size_t)k * nv + j] = v;
+    // j's path, a run of consecutive dofs at a time (Mc's row backwards from the diagonal)
+    for (int e = j; e >= 0; e = m->dofParent[m->dofTop[e]]) {
+      for (int k = e; k >= m->dofTop[e]; k--) {
+        double v = dot6(d->cdof + 6 * k, f);
+        d->M[(size_t)j * nv + k] = v;
+        d->M[(size_t)k * nv + j] = v;
+        *mc-- = v;
+      }
     }
     d->M[(size_t)j * nv + j] += m->armature[j];
+    d->Mc[m->dofAdr[j] + m->dofLen[j] - 1] = d->M[(size_t)j * nv + j];
   }
 }
 
@@ -493,27 +551,60 @@ void hsd_jsVelocity(const hsdJsModel *m, hsdJsData *d) {
 
 //---------------------------------- acceleration ----------------------------------------------
 
-// factor H (nv x nv, the tree's entries) in place as L^T D L (Featherstone's LTDL) over the
-// dofs that are not given, parent[] their tree; returns the pivots that had to be raised to
-// JS_MIN_PIVOT
-static int factorLTDL(int nv, const int *parent, const unsigned char *given, double *H) {
+// factor H = M + dt B (nv x nv, the tree's entries; B diagonal, damp[j] its B_jj) as L^T D L
+// (Featherstone's LTDL) into LD over the dofs that are not given, parent[] their tree, top[],
+// len[] and adr[] its runs and compact rows (treeRuns), C scratch for those rows; Mc, if not
+// NULL, M's compact rows in that tree (massMatrix's, no dof given); LD's other entries stay as
+// they are. Returns the pivots that had to be raised to JS_MIN_PIVOT. A compact row holds k's
+// entries along its path from the root down to k (the diagonal last): an ancestor i of k sits
+// at len[i] - 1 and i's own row is a prefix of k's, so row i's update by row k is one straight
+// loop from the rows' starts (by pairs: a row's padding takes the odd one's partner). Each
+// entry sees the same operations in the same order as on H's own rows before
+static int factorLTDL(int nv, const int *parent, const int *top, const int *len,
+                      const int *adr, const unsigned char *given, const double *M,
+                      const double *Mc, double dt, const double *damp, double *LD, double *C) {
+  // M's path entries into C, a run at a time from the row's end, and dt B
+  if (Mc) {
+    memcpy(C, Mc, (size_t)adr[nv] * sizeof *C);
+  }
+  for (int j = 0; j < nv; j++) {
+    double *cj = C + adr[j] + len[j];
+    const double *mj = M + (size_t)j * nv;
+    for (int e = given[j] || Mc ? -1 : j; e >= 0; e = parent[top[e]]) {
+      cj -= e - top[e] + 1;
+      memcpy(cj, mj + top[e], (size_t)(e - top[e] + 1) * sizeof *cj);
+    }
+    if (!given[j]) {
+      C[adr[j] + len[j] - 1] += dt * damp[j];
+    }
+  }
   int bad = 0;
   for (int k = nv - 1; k >= 0; k--) {
     if (given[k]) {
       continue;
     }
-    double *rk = H + (size_t)k * nv;
-    if (!(rk[k] >= JS_MIN_PIVOT)) {
-      rk[k] = JS_MIN_PIVOT;
+    double *rk = C + adr[k], dk = rk[len[k] - 1];
+    if (!(dk >= JS_MIN_PIVOT)) {
+      dk = rk[len[k] - 1] = JS_MIN_PIVOT;
       bad++;
     }
-    for (int i = parent[k]; i >= 0; i = parent[i]) {
-      double a = rk[i] / rk[k];
-      double *ri = H + (size_t)i * nv;
-      for (int j = i; j >= 0; j = parent[j]) {
-        ri[j] -= a * rk[j];
+    // each ancestor i, nearest first: row i -= (H_ki / H_kk) row k, then H_ki = that ratio
+    for (int e = parent[k]; e >= 0; e = parent[top[e]]) {
+      for (int i = e; i >= top[e]; i--) {
+        int li = len[i];
+        double a = rk[li - 1] / dk;
+        subScaled(C + adr[i], rk, a, li);
+        rk[li - 1] = a;
       }
-      rk[i] = a;
+    }
+  }
+  // the factors into LD's entries
+  for (int j = 0; j < nv; j++) {
+    const double *cj = C + adr[j] + len[j];
+    double *hj = LD + (size_t)j * nv;
+    for (int e = given[j] ? -1 : j; e >= 0; e = parent[top[e]]) {
+      cj -= e - top[e] + 1;
+      memcpy(hj + top[e], cj, (size_t)(e - top[e] + 1) * sizeof *cj);
     }
   }
   return bad;
@@ -544,10 +635,15 @@ static void solveLTDLHalf(int nv, const int *parent, const unsigned char *given,
 static void solveLTDLRest(int nv, const int *parent, const unsigned char *given,
                           const double *LD, double *x) {
   for (int k = 0; k < nv; k++) {
-    const double *rk = LD + (size_t)k * nv;
-    for (int i = given[k] ? -1 : parent[k]; i >= 0; i = parent[i]) {
-      x[k] -= rk[i] * x[i];
+    if (given[k]) {
+      continue;
     }
+    const double *rk = LD + (size_t)k * nv;
+    double xk = x[k];
+    for (int i = parent[k]; i >= 0; i = parent[i]) {
+      xk -= rk[i] * x[i];
+    }
+    x[k] = xk;
   }
 }
 
@@ -584,7 +680,7 @@ void hsd_jsAcceleration(const hsdJsModel *m, hsdJsData *d, double dtImplicit) {
                  dot6(d->cdof + 6 * j, d->cfrc + 6 * m->dofLink[j]);
     ngiven += d->given[j] != 0;
   }
-  const int *parent = m->dofParent;
+  const int *parent = m->dofParent, *top = m->dofTop, *len = m->dofLen, *adr = m->dofAdr;
   if (ngiven > 0) {
     // the given dofs' accelerations move to the right-hand side; the free dofs' tree skips them
     for (int j = 0; j < nv; j++) {
@@ -602,16 +698,21 @@ void hsd_jsAcceleration(const hsdJsModel *m, hsdJsData *d, double dtImplicit) {
         }
       }
     }
+    treeRuns(nv, d->freeParent, d->given, d->freeTop, d->freeLen, d->freeAdr);
     parent = d->freeParent;
+    top = d->freeTop;
+    len = d->freeLen;
+    adr = d->freeAdr;
   }
-  // M (+ dt B) into LD, the free dofs' tree entries only, factored and solved
-  for (int j = 0; j < nv; j++) {
-    for (int k = d->given[j] ? -1 : j; k >= 0; k = parent[k]) {
-      d->LD[(size_t)j * nv + k] = d->M[(size_t)j * nv + k];
+  // M (+ dt B) factored into LD, the free dofs' tree entries only, and solved (a given dof's
+  // diagonal entry in LD gains dt B too, as it always has: nothing reads it)
+  for (int j = 0; j < nv && ngiven > 0; j++) {
+    if (d->given[j]) {
+      d->LD[(size_t)j * nv + j] += dtImplicit * m->damping[j];
     }
-    d->LD[(size_t)j * nv + j] += dtImplicit * m->damping[j];
   }
-  d->badPivots = factorLTDL(nv, parent, d->given, d->LD);
+  d->badPivots = factorLTDL(nv, parent, top, len, adr, d->given, d->M, ngiven ? NULL : d->Mc,
+                            dtImplicit, m->damping, d->LD, d->fac);
   solveLTDL(nv, parent, d->given, d->LD, d->qacc, 0);
   if (ngiven > 0) {
     for (int j = 0; j < nv; j++) {
@@ -666,6 +767,7 @@ static void compositeAcceleration(const hsdJsModel *m, hsdJsData *d, double dtIm
     qacc[j] = root && j < 6 ? 0 : d->qaccGiven[j];
     d->freeParent[j] = !root ? -1 : j < 6 ? j - 1 : 5;
   }
+  treeRuns(nv, d->freeParent, d->given, d->freeTop, d->freeLen, d->freeAdr);
   newtonEuler(m, d, qacc, 1, gen);
   double A[6] = {0, 0, 0, 0, 0, 0};
   d->badPivots = 0;
@@ -673,12 +775,9 @@ static void compositeAcceleration(const hsdJsModel *m, hsdJsData *d, double dtIm
     massMatrix(m, d, 5);
     for (int j = 0; j < 6; j++) {
       qacc[j] = d->qfrc[j] + d->qfrcPassive[j] - gen[j];
-      for (int k = j; k >= 0; k--) {
-        d->LD[(size_t)j * nv + k] = d->M[(size_t)j * nv + k];
-      }
-      d->LD[(size_t)j * nv + j] += dtImplicit * m->damping[j];
     }
-    d->badPivots = factorLTDL(nv, d->freeParent, d->given, d->LD);
+    d->badPivots = factorLTDL(nv, d->freeParent, d->freeTop, d->freeLen, d->freeAdr, d->given,
+                              d->M, NULL, dtImplicit, m->damping, d->LD, d->fac);
     solveLTDL(nv, d->freeParent, d->given, d->LD, qacc, 0);
     for (int j = 0; j < 6; j++) {
       for (int k = 0; k < 6; k++) {
@@ -919,7 +1018,7 @@ void hsd_jsSolveMPath(const hsdJsModel *m, const hsdJsData *d, double *x, int nr
   // solveLTDLHalf's passes along the path alone (its dofs in the same descending order, the
   // given ones skipped as the free tree skips them), the nrhs vectors side by side: the same
   // bits as one at a time
-  const int *par = m->dofParent;
+  const int *par = m->dofParent, *top = m->dofTop;
   const unsigned char *g = d->given;
   size_t nv = (size_t)m->nv;
   if (d->givenPath == 3) {
@@ -928,14 +1027,14 @@ void hsd_jsSolveMPath(const hsdJsModel *m, const hsdJsData *d, double *x, int nr
     }
     return;
   }
-  for (int k = last; k >= 0; k = par[k]) {
-    for (int r = 0; r < nrhs && g[k]; r++) {
-      x[r * nv + k] = 0;
-    }
-  }
   int anyGiven = 0;
-  for (int k = last; k >= 0 && !anyGiven; k = par[k]) {
-    anyGiven = g[k];
+  for (int k = last; k >= 0; k = par[k]) {
+    if (g[k]) {
+      anyGiven = 1;
+      for (int r = 0; r < nrhs; r++) {
+        x[r * nv + k] = 0;
+      }
+    }
   }
   for (int k = last; k >= 0; k = par[k]) {
     if (g[k]) {
@@ -951,11 +1050,9 @@ void hsd_jsSolveMPath(const hsdJsModel *m, const hsdJsData *d, double *x, int nr
       if (a0 == 0 && a1 == 0 && a2 == 0) {
         continue;
       }
-      for (int i = par[k]; i >= 0; i = par[i]) {
-        double l = rk[i];
-        x0[i] -= l * a0;
-        x1[i] -= l * a1;
-        x2[i] -= l * a2;
+      for (int e = par[k]; e >= 0; e = par[top[e]]) {
+        subScaled3(x0 + top[e], x1 + top[e], x2 + top[e], rk + top[e], a0, a1, a2,
+                   e - top[e] + 1);
       }
       continue;
     }

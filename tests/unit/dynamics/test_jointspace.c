@@ -2,7 +2,7 @@
 // independent references: rotor inertia as OpenHRP's armature, a pendulum's period, a double
 // pendulum's energy, a free body's momenta, a free rigid body's closed form against the general
 // path, a slide joint under gravity, damping's decay, and the sample humanoid's mass matrix, bias
-// forces and momenta.
+// forces and momenta, and its factors of M bit for bit the dense LTDL's.
 
 #include "dyn_helpers.h"
 
@@ -578,6 +578,76 @@ static void testHumanoidMassMatrix(void) {
   hsu_free(acc);
   hsu_free(L);
   jsFree(&r);
+}
+
+// the factors of M (+ dt B) as the textbook's dense LTDL over parent[] gives them, on H's own
+// rows (Featherstone, Rigid Body Dynamics Algorithms, 6.5): the given dofs skipped, each row
+// updated by its descendants from the last dof up, its ancestors nearest first
+static void jsDenseLTDL(int nv, const int *parent, const unsigned char *given, double *H) {
+  for (int k = nv - 1; k >= 0; k--) {
+    double *rk = H + (size_t)k * nv;
+    for (int i = given[k] ? -1 : parent[k]; i >= 0; i = parent[i]) {
+      double a = rk[i] / rk[k], *ri = H + (size_t)i * nv;
+      for (int j = i; j >= 0; j = parent[j]) {
+        ri[j] -= a * rk[j];
+      }
+      rk[i] = a;
+    }
+  }
+}
+
+// the engine's factorisation (compact rows) gives the dense LTDL's bits on the humanoid: no
+// dof given, some joints given (their tree skips them), the root given; with implicit damping
+static void testFactorBits(void) {
+  for (int pattern = 0; pattern < 3; pattern++) {
+    jsRig r = jsHumanoid(11 + (unsigned)pattern);
+    int nv = r.m->nv;
+    for (int j = 0; j < nv; j++) {
+      r.d->given[j] = pattern == 1 ? j >= 6 && j % 3 == 0 : pattern == 2 ? j < 6 : 0;
+    }
+    hsd_jsPosition(r.m, r.d);
+    hsd_jsVelocity(r.m, r.d);
+    // (the humanoid has no damping: B as if it had, for the factor's dt B term)
+    double *damping = (double *)r.m->damping, dt = 0.001;
+    for (int j = 6; j < nv; j++) {
+      damping[j] = 0.01 * j;
+    }
+    hsd_jsAcceleration(r.m, r.d, dt);
+    // the free dofs' tree and the reference factors from M
+    int *parent = hsu_calloc((size_t)nv, sizeof(int));
+    double *H = hsu_calloc((size_t)nv * nv, sizeof(double));
+    for (int j = 0; j < nv; j++) {
+      int p = r.m->dofParent[j];
+      while (p >= 0 && r.d->given[p]) {
+        p = r.m->dofParent[p];
+      }
+      parent[j] = p;
+    }
+    for (int j = 0; j < nv; j++) {
+      for (int k = r.d->given[j] ? -1 : j; k >= 0; k = parent[k]) {
+        H[(size_t)j * nv + k] = r.d->M[(size_t)j * nv + k];
+      }
+      H[(size_t)j * nv + j] += dt * damping[j];
+    }
+    jsDenseLTDL(nv, parent, r.d->given, H);
+    int entries = 0, same = 0;
+    for (int j = 0; j < nv; j++) {
+      for (int k = r.d->given[j] ? -1 : j; k >= 0; k = parent[k]) {
+        size_t at = (size_t)j * nv + k;
+        entries++;
+        same += memcmp(&H[at], &r.d->LD[at], sizeof H[at]) == 0;
+      }
+    }
+    CU_ASSERT(entries > nv);
+    CU_ASSERT_EQUAL(same, entries);
+    CU_ASSERT_EQUAL(r.d->badPivots, 0);
+    for (int j = 6; j < nv; j++) {
+      damping[j] = 0;
+    }
+    hsu_free(H);
+    hsu_free(parent);
+    jsFree(&r);
+  }
 }
 
 // the contacts' half solves (dynamics_jscontact.c): for rows zero but on one link's path to the
@@ -1791,6 +1861,8 @@ void register_jointspace(void) {
   CU_add_test(s, "damping: exponential decay", testDampingDecay);
   CU_add_test(s, "humanoid: M = d ID / d qacc, SPD", testHumanoidMassMatrix);
   CU_add_test(s, "half solves on a path: bits, Y^T D Y = J M^-1 J^T", testHalfSolves);
+  CU_add_test(s, "humanoid: factors bit for bit the dense LTDL's (none, some, root given)",
+              testFactorBits);
   CU_add_test(s, "humanoid: kinetic energy and gravity by differences",
               testHumanoidEnergyAndGravity);
   CU_add_test(s, "humanoid floating: energy and momentum", testHumanoidFloating);
