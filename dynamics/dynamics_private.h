@@ -446,8 +446,9 @@ void hsd_shapesMoved(hsdWorld *w);
 void hsd_shapesCurrent(hsdWorld *w);
 
 // the contact points of the world's contact link pairs at the current link poses: for each
-// link pair that may touch (hsd_charsMayTouch, hsd_linksMayTouch), in link pair order, its points (at most
-// opt.maxContactsPerPair per link pair, none within the pair's cullingThresh of another) as
+// link pair that may touch (hsd_charsMayTouch, hsd_linksMayTouch), in link pair order, its
+// points (at most opt.maxContactsPerPair per link pair, none within the pair's cullingThresh
+// of another) as
 // hsdContacts (pair, characters, links, point, normal from link[1] towards link[0], depth;
 // force zero) into out[0 .. max); returns how many, *dropped the points that did not fit. With
 // the broad phase (opt.broadPhase) only pairs whose world boxes overlap are asked about: same
