@@ -32,21 +32,13 @@
 
 //---------------------------------- spatial algebra -------------------------------------------
 //
-// Small vector helpers of this file's own, static so the compiler inlines them in the hot loops
-// (util's are in another translation unit: a call each).
-
+// (util.h's inline hsu_rotVec and hsu_dot serve R v and a . b) r = a x b, r may alias a or b
+// (every operand read before r is written; hsu_cross's res may not)
 static inline void cross3(double r[3], const double a[3], const double b[3]) {
   double x = a[1] * b[2] - a[2] * b[1], y = a[2] * b[0] - a[0] * b[2];
   r[2] = a[0] * b[1] - a[1] * b[0];
   r[0] = x;
   r[1] = y;
-}
-
-// r = R v (r may not alias v)
-static inline void rot3(double r[3], const double R[9], const double v[3]) {
-  r[0] = R[0] * v[0] + R[1] * v[1] + R[2] * v[2];
-  r[1] = R[3] * v[0] + R[4] * v[1] + R[5] * v[2];
-  r[2] = R[6] * v[0] + R[7] * v[1] + R[8] * v[2];
 }
 
 // res = v x s for motion vectors v = [w; u], s = [a; b]: [w x a; w x b + u x a]
@@ -75,7 +67,7 @@ static void crossForce(double res[6], const double v[6], const double f[6]) {
 // [Ic w + h x u; m u - h x w]
 static inline void mulInertia(double res[6], const double I[13], const double v[6]) {
   double t[3], hw[3];
-  rot3(res, I + 4, v);
+  hsu_rotVec(res, I + 4, v);
   cross3(t, I + 1, v + 3);
   cross3(hw, I + 1, v);
   for (int k = 0; k < 3; k++) {
@@ -362,7 +354,7 @@ static void positionKinematics(const hsdJsModel *m, hsdJsData *d) {
   for (int i = 0; i < n; i++) {
     const hsLink *l = &m->links[i];
     double *x = d->cinert + 13 * i + 1;  // (R com, kept there for linkInertia)
-    rot3(x, st->linkR + 9 * i, l->com);
+    hsu_rotVec(x, st->linkR + 9 * i, l->com);
     for (int k = 0; k < 3; k++) {
       mc[k] += l->mass * (st->linkP[3 * i + k] + x[k]);
     }
@@ -402,7 +394,7 @@ static void positionKinematics(const hsdJsModel *m, hsdJsData *d) {
     const double *p = st->linkP + 3 * i;
     double a[3], pc[3] = {d->c[0] - p[0], d->c[1] - p[1], d->c[2] - p[2]};
     const hsLink *l = &b->links[i];
-    rot3(a, st->linkR + 9 * i, l->axis);
+    hsu_rotVec(a, st->linkR + 9 * i, l->axis);
     double na = hsu_norm(a);
     for (int k = 0; k < 3; k++) {
       a[k] /= na;
@@ -870,7 +862,7 @@ static int rigidAcceleration(const hsdJsModel *m, hsdJsData *d) {
   }
   // w' = I^-1 (n - w x I w)
   double Iw[3], wIw[3], wd[3];
-  rot3(Iw, I, v);
+  hsu_rotVec(Iw, I, v);
   cross3(wIw, v, Iw);
   for (int k = 0; k < 3; k++) {
     wd[k] = n[k] - wIw[k];

@@ -117,38 +117,6 @@ enum {
                    // (up to 3 rows, unbounded)
 };
 
-// res = a x b, hsu_cross's expressions inlined (it is called per point and per dof here);
-// res may not alias a or b
-static inline void cross(double res[3], const double a[3], const double b[3]) {
-  res[0] = a[1] * b[2] - a[2] * b[1];
-  res[1] = a[2] * b[0] - a[0] * b[2];
-  res[2] = a[0] * b[1] - a[1] * b[0];
-}
-
-// a . b, R v and R^T v: hsu_dot's, hsu_rotVec's and hsu_rotVecT's expressions inlined (per
-// point and per row here)
-static inline double dot3(const double a[3], const double b[3]) {
-  return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
-static inline void rotv(double res[3], const double R[9], const double v[3]) {
-  double x = v[0], y = v[1], z = v[2];
-  double r0 = R[0] * x + R[1] * y + R[2] * z;
-  double r1 = R[3] * x + R[4] * y + R[5] * z;
-  res[2] = R[6] * x + R[7] * y + R[8] * z;
-  res[0] = r0;
-  res[1] = r1;
-}
-
-static inline void rotvT(double res[3], const double R[9], const double v[3]) {
-  double x = v[0], y = v[1], z = v[2];
-  double r0 = R[0] * x + R[3] * y + R[6] * z;
-  double r1 = R[1] * x + R[4] * y + R[7] * z;
-  res[2] = R[2] * x + R[5] * y + R[8] * z;
-  res[0] = r0;
-  res[1] = r1;
-}
-
 // the larger of a and b (fmax is a call into libm in the solver's inner loops; no NaN here)
 static inline double maxd(double a, double b) {
   return a > b ? a : b;
@@ -372,19 +340,19 @@ static void tangents(const double n[3], double t1[3], double t2[3]) {
   int k = fabs(n[0]) <= fabs(n[1]) ? (fabs(n[0]) <= fabs(n[2]) ? 0 : 2)
                                    : (fabs(n[1]) <= fabs(n[2]) ? 1 : 2);
   e[k] = 1;
-  cross(t1, n, e);
+  hsu_cross(t1, n, e);
   double l = hsu_norm(t1);
   for (int j = 0; j < 3; j++) {
     t1[j] /= l;
   }
-  cross(t2, n, t1);
+  hsu_cross(t2, n, t1);
 }
 
 // J[j] += sign cdof_j . [(p - c) x dir; dir] for the dofs from link k to the root
 static void jacobianRow(const hsdJsModel *m, const hsdJsData *d, int k, const double p[3],
                         const double dir[3], double sign, double *J) {
   double r[3] = {p[0] - d->c[0], p[1] - d->c[1], p[2] - d->c[2]}, rd[3];
-  cross(rd, r, dir);
+  hsu_cross(rd, r, dir);
   for (int j = m->linkLastDof[k]; j >= 0; j = m->dofParent[j]) {
     const double *s = d->cdof + 6 * j;
     J[j] += sign * (s[0] * rd[0] + s[1] * rd[1] + s[2] * rd[2] + s[3] * dir[0] +
@@ -399,7 +367,7 @@ static void jacobianRows3(const hsdJsModel *m, const hsdJsData *d, int k, const 
                           const double fr[9], double sign, double *J, size_t nv) {
   double r[3] = {p[0] - d->c[0], p[1] - d->c[1], p[2] - d->c[2]}, rd[9];
   for (int a = 0; a < 3; a++) {
-    cross(rd + 3 * a, r, fr + 3 * a);
+    hsu_cross(rd + 3 * a, r, fr + 3 * a);
   }
   // rows 0 and 1's [(p - c) x dir; dir] as pairs, row 2's alone
   JsV2 x01[6], sb = {sign, sign};
@@ -702,7 +670,7 @@ static int frameOf(hsdWorld *w, hsdJsContacts *s, int ci, int last, const double
   for (int j = last; j >= 0; j = jm->dofParent[j]) {
     const double *sd = jd->cdof + 6 * j;  // [w; u at c]: o moves at u + w x (o - c)
     double v[3];
-    cross(v, sd, rc);
+    hsu_cross(v, sd, rc);
     for (int a = 0; a < 3; a++) {
       Y[a * nv + j] = sd[3 + a] + v[a];
       Y[(3 + a) * nv + j] = sd[a];
@@ -820,7 +788,7 @@ static void frameRows(const hsdWorld *w, hsdJsContacts *s, JsPoint *P, int k, Js
   double r[3] = {p[0] - F->o[0], p[1] - F->o[1], p[2] - F->o[2]};
   for (int a = 0; a < 3; a++) {
     double rd[3];
-    cross(rd, r, P->fr + 3 * a);
+    hsu_cross(rd, r, P->fr + 3 * a);
     for (int j = 0; j < 3; j++) {
       g[a][j] = sign * P->fr[3 * a + j];
       g[a][3 + j] = sign * rd[j];
@@ -1187,12 +1155,12 @@ static void rigidRows(hsdWorld *w, hsdJsContacts *s, JsPoint *P, const hsdContac
       for (int j = 0; j < 3; j++) {
         Jr[j] = sign * P->fr[3 * r + j];
       }
-      cross(Jr + 3, po, Jr);
-      cross(t, pc, Jr);
+      hsu_cross(Jr + 3, po, Jr);
+      hsu_cross(t, pc, Jr);
       for (int j = 0; j < 3; j++) {
         Wr[3 + j] = ri[1 + 3 * j] * t[0] + ri[2 + 3 * j] * t[1] + ri[3 + 3 * j] * t[2];
       }
-      cross(x, Wr + 3, oc);
+      hsu_cross(x, Wr + 3, oc);
       for (int j = 0; j < 3; j++) {
         Wr[j] = Jr[j] * ri[0] + x[j];
       }
@@ -1435,7 +1403,7 @@ static void loopPoints(const hsdWorld *w, const hsdLoop *l, double p[2][3], doub
   for (int side = 0; side < 2; side++) {
     const hsBodyState *st = w->chars[l->ch[1 - side]].state;
     int k = l->link[1 - side];
-    rotv(x, st->linkR + 9 * k, l->p[1 - side]);
+    hsu_rotVec(x, st->linkR + 9 * k, l->p[1 - side]);
     for (int j = 0; j < 3; j++) {
       q[side][j] = st->linkP[3 * k + j] + x[j];
     }
@@ -1457,7 +1425,7 @@ static void buildLoop(hsdWorld *w, hsdJsContacts *s, int i, JsPoint *P, size_t *
   const hsdLoop *l = &w->loops[i];
   double p[2][3], e[3], ax[3];
   loopPoints(w, l, p, e);
-  rotv(ax, w->chars[l->ch[0]].state->linkR + 9 * l->link[0], l->axis);
+  hsu_rotVec(ax, w->chars[l->ch[0]].state->linkR + 9 * l->link[0], l->axis);
   memset(P, 0, sizeof *P);
   P->kind = JS_BOXED;
   P->src = i;
@@ -1482,7 +1450,7 @@ static void buildLoop(hsdWorld *w, hsdJsContacts *s, int i, JsPoint *P, size_t *
   int ch[2] = {l->ch[1], l->ch[0]}, link[2] = {l->link[1], l->link[0]};
   buildRows(w, s, P, ch, link, (const double(*)[3])p, used);
   for (int r = 0; r < P->nrow; r++) {
-    P->lam[r] = P->inv[r] > 0 ? dot3(l->jsImp, P->fr + 3 * r) : 0;
+    P->lam[r] = P->inv[r] > 0 ? hsu_dot(l->jsImp, P->fr + 3 * r) : 0;
   }
 }
 
@@ -1491,11 +1459,11 @@ static void buildLoop(hsdWorld *w, hsdJsContacts *s, int i, JsPoint *P, size_t *
 static void addLinkForce(hsdCharacter *c, int k, const double p[3], const double f[3]) {
   const hsBodyState *st = c->state;
   double com[3], r[3], t[3];
-  rotv(com, st->linkR + 9 * k, c->body->links[k].com);
+  hsu_rotVec(com, st->linkR + 9 * k, c->body->links[k].com);
   for (int j = 0; j < 3; j++) {
     r[j] = p[j] - st->linkP[3 * k + j] - com[j];
   }
-  cross(t, r, f);
+  hsu_cross(t, r, f);
   for (int j = 0; j < 3; j++) {
     c->linkWrench[k][j] += f[j];
     c->linkWrench[k][3 + j] += t[j];
@@ -2172,7 +2140,7 @@ static int solveFrames(hsdWorld *w, hsdJsContacts *s, const int *idx, int m) {
     double r[3] = {hc->p[0] - o[0], hc->p[1] - o[1], hc->p[2] - o[2]};
     for (int a = 0; a < 3; a++) {
       double *g = G + 6 * (3 * (size_t)t + a), rd[3];
-      cross(rd, r, P->fr + 3 * a);
+      hsu_cross(rd, r, P->fr + 3 * a);
       for (int j = 0; j < 3; j++) {
         g[j] = sign * P->fr[3 * a + j];
         g[3 + j] = sign * rd[j];
@@ -2558,7 +2526,7 @@ void hsd_jsContacts(hsdWorld *w) {
     for (int j = 0; j < 3; j++) {
       r0[j] = hc->p[j] - st0->linkP[3 * k0 + j];
     }
-    rotvT(P->xl, st0->linkR + 9 * k0, r0);
+    hsu_rotVecT(P->xl, st0->linkR + 9 * k0, r0);
     // a crawler's track moves its surface: the tangent rows' targets cancel that motion (a
     // link that is not a crawler's adds nothing)
     double tr[3] = {0, 0, 0}, nOut[3] = {-hc->n[0], -hc->n[1], -hc->n[2]};
@@ -2568,8 +2536,8 @@ void hsd_jsContacts(hsdWorld *w) {
     if (w->chars[hc->ch[1]].body->links[hc->link[1]].jointType == hsJOINT_CRAWLER) {
       hsd_addTrackVel(&w->chars[hc->ch[1]], hc->link[1], hc->n, tr, -1);
     }
-    P->target[1] = -dot3(tr, P->fr + 3);
-    P->target[2] = -dot3(tr, P->fr + 6);
+    P->target[1] = -hsu_dot(tr, P->fr + 3);
+    P->target[2] = -hsu_dot(tr, P->fr + 6);
     double u0[3];
     startVelocities(w, s, P, u0, P->uv);
     double ut1 = u0[1] - P->target[1];
@@ -2595,7 +2563,7 @@ void hsd_jsContacts(hsdWorld *w) {
     }
     const double *imp = warmImpulse(s, hc, P->xl);
     for (int r = 0; r < 3; r++) {
-      P->lam[r] = imp && P->inv[r] > 0 ? dot3(imp, P->fr + 3 * r) : 0;
+      P->lam[r] = imp && P->inv[r] > 0 ? hsu_dot(imp, P->fr + 3 * r) : 0;
     }
     P->lam[0] = fmax(0, P->lam[0]);
     projectCone(P->lam, P->mu);
@@ -2633,7 +2601,7 @@ void hsd_jsContacts(hsdWorld *w) {
       int k = hc->link[side];
       double *com = comW[side], r[3], f[3], t[3];
       if (comChar[side] != c || comLink[side] != k) {
-        rotv(com, st->linkR + 9 * k, c->body->links[k].com);
+        hsu_rotVec(com, st->linkR + 9 * k, c->body->links[k].com);
         comChar[side] = c;
         comLink[side] = k;
       }
@@ -2641,7 +2609,7 @@ void hsd_jsContacts(hsdWorld *w) {
         r[j] = hc->p[j] - st->linkP[3 * k + j] - com[j];
         f[j] = side ? -hc->force[j] : hc->force[j];
       }
-      cross(t, r, f);
+      hsu_cross(t, r, f);
       for (int j = 0; j < 3; j++) {
         c->linkWrench[k][j] += f[j];
         c->linkWrench[k][3 + j] += t[j];
