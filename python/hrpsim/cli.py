@@ -240,6 +240,9 @@ def cmd_run_local(args):
     # `hrpsim run --local`: in process, no servers (run_local.py); the same results directory
     # and the same lines as a server run
     from .run_local import run_local
+    if args.quiet:
+        from .local import set_log_level
+        set_log_level("error")  # (nor the core's own warnings: the models', the engine's)
     if args.view:
         _err("hrpsim run: --view needs the servers (the viewer is an OnlineViewer the "
              "Scheduler pushes to); replay a local run with `hrpsim view RESULTS`")
