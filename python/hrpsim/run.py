@@ -718,7 +718,10 @@ def run_project(path, out_dir=None, state_dir=None, plots=True, progress=None, b
         except H.SchedulerError as exc:
             raise RunError("start failed: %s" % exc.description) from exc
         started = True
-        engine = sched.engine()  # (the run's, whoever's servers: the summary says it)
+        try:
+            engine = sched.engine()  # (the run's, whoever's servers: the summary says it)
+        except CORBA.SystemException:
+            engine = None  # (an older hrpsim's Scheduler has no engine(): the summary says null)
         status, dead = _follow_run(sched, log, bar, controllers, viewed=viewer is not None)
         started = False
 
