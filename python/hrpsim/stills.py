@@ -66,8 +66,9 @@ def motion(time, link_p, names):
 
 def choose_moments(time, speed, count=MOTION_MOMENTS, min_gap=MIN_GAP):
     """[(record index, why)] in time order: "start", "end" and up to ``count`` moments of
-    largest motion ("largest motion, N m/s"), each at least ``min_gap`` of the duration from
-    every other chosen moment."""
+    largest motion ("largest motion, links' summed speed N m/s": the sum over every link, not
+    one link's speed), each at least ``min_gap`` of the duration from every other chosen
+    moment."""
     n = len(time)
     if n == 0:
         return []
@@ -82,7 +83,7 @@ def choose_moments(time, speed, count=MOTION_MOMENTS, min_gap=MIN_GAP):
         if speed[i] < MIN_SPEED:
             break
         if all(abs(time[i] - time[j]) >= gap for j, _ in chosen):
-            chosen.append((int(i), "largest motion, %.2f m/s" % speed[i]))
+            chosen.append((int(i), "largest motion, links' summed speed %.2f m/s" % speed[i]))
     return sorted(chosen)
 
 

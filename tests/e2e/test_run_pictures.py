@@ -233,6 +233,6 @@ def test_choose_moments():
     # 3.2 s is too close to 3 s, 9.9 s too close to the end (within 15% of 10 s)
     got = choose_moments(t, speed)
     assert [i for i, _ in got] == [0, 30, 70, 100]
-    assert [w for _, w in got] == ["start", "largest motion, 5.00 m/s",
-                                   "largest motion, 4.00 m/s", "end"]
+    assert [w for _, w in got] == ["start", "largest motion, links' summed speed 5.00 m/s",
+                                   "largest motion, links' summed speed 4.00 m/s", "end"]
     assert choose_moments(t, np.zeros_like(t)) == [(0, "start"), (100, "end")]
